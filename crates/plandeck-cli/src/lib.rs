@@ -1,0 +1,1 @@
+//! Plandeck's command-line companion (placeholder while the skeleton lands).

@@ -1,0 +1,55 @@
+//! TypeScript declarations for every type that crosses IPC, generated from the Rust types.
+//!
+//! The output is checked in at `ui/src/lib/bindings.ts`; the test below fails when it is stale.
+//! Regenerate with `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
+
+use ts_rs::TS;
+
+macro_rules! declarations {
+    ($($ty:ty),* $(,)?) => {
+        vec![$(<$ty as TS>::decl()),*]
+    };
+}
+
+/// The whole `bindings.ts` file.
+pub fn typescript() -> String {
+    let decls: Vec<String> = declarations![
+        crate::agent::Agent,
+        crate::ipc::ErrorKind,
+        crate::ipc::IpcError,
+        crate::overview::Overview,
+        crate::overview::SourceStatus,
+        crate::overview::Folder,
+    ];
+    let mut out = String::from(
+        "// Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.\n// Do not edit by hand: a test fails when this file is stale.\n\n",
+    );
+    for decl in decls {
+        out.push_str("export ");
+        out.push_str(&decl);
+        out.push_str("\n\n");
+    }
+    out.truncate(out.trim_end().len());
+    out.push('\n');
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use std::path::PathBuf;
+
+    #[test]
+    fn bindings_are_fresh() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/bindings.ts");
+        let fresh = super::typescript();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
+            return;
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            current == fresh,
+            "ui/src/lib/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
+        );
+    }
+}

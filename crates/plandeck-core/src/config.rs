@@ -1,0 +1,239 @@
+//! Where each agent keeps its files, and where Plandeck keeps its own.
+//!
+//! Resolution order for each agent root: command-line flag, then the settings file
+//! (`$XDG_CONFIG_HOME/plandeck/settings.json`, else `~/.config/plandeck/settings.json`), then the
+//! agent's own environment variable (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`), then the default under
+//! `$HOME`. Plandeck's store is `$XDG_DATA_HOME/plandeck`, else `~/.local/share/plandeck`.
+//! Everything honours `$HOME`, so a test points the whole app at a temp dir by setting it.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::fsx;
+
+#[derive(Debug, thiserror::Error)]
+pub enum ConfigError {
+    #[error("$HOME is not set, so Plandeck cannot tell where the agents keep their files")]
+    NoHome,
+    #[error("cannot read settings {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("settings {path} is not valid JSON: {source}")]
+    Parse { path: PathBuf, source: serde_json::Error },
+    #[error(transparent)]
+    Write(#[from] fsx::WriteError),
+}
+
+/// A process environment, passed in rather than read globally so tests are hermetic.
+#[derive(Debug, Clone, Default)]
+pub struct Env {
+    vars: HashMap<String, String>,
+}
+
+impl Env {
+    /// The current process's environment.
+    pub fn from_process() -> Self {
+        Self { vars: std::env::vars().collect() }
+    }
+
+    pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
+        Self { vars: pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect() }
+    }
+
+    pub fn get(&self, key: &str) -> Option<&str> {
+        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+    }
+}
+
+/// Overrides given on the command line (`--claude-root` …). `None` means "not given".
+#[derive(Debug, Clone, Default)]
+pub struct Overrides {
+    pub claude_root: Option<PathBuf>,
+    pub gemini_root: Option<PathBuf>,
+    pub codex_root: Option<PathBuf>,
+    pub data_dir: Option<PathBuf>,
+    pub config_dir: Option<PathBuf>,
+}
+
+/// The user's settings file. Unknown keys are kept on save, so a newer Plandeck's settings survive
+/// an older one.
+#[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
+#[serde(rename_all = "camelCase")]
+pub struct Settings {
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub claude_root: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub gemini_root: Option<PathBuf>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub codex_root: Option<PathBuf>,
+    /// Folders of plans beyond the agents' own (any agent, or hand-written).
+    #[serde(default)]
+    pub extra_plan_folders: Vec<PathBuf>,
+    /// Repositories whose worktrees are listed even when no session was seen in them.
+    #[serde(default)]
+    pub extra_repos: Vec<PathBuf>,
+    #[serde(flatten)]
+    pub other: serde_json::Map<String, serde_json::Value>,
+}
+
+impl Settings {
+    pub fn load(path: &Path) -> Result<Self, ConfigError> {
+        match std::fs::read(path) {
+            Ok(bytes) => serde_json::from_slice(&bytes)
+                .map_err(|source| ConfigError::Parse { path: path.to_owned(), source }),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
+            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+        }
+    }
+
+    pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
+        let mut json = serde_json::to_vec_pretty(self).expect("settings serialize");
+        json.push(b'\n');
+        fsx::write_atomic(path, &json)?;
+        Ok(())
+    }
+}
+
+/// Every folder Plandeck reads or writes, resolved once at start-up.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Roots {
+    pub home: PathBuf,
+    /// Claude Code's root (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+    pub claude: PathBuf,
+    /// Gemini CLI's root (`~/.gemini`).
+    pub gemini: PathBuf,
+    /// Codex CLI's root (`$CODEX_HOME` or `~/.codex`).
+    pub codex: PathBuf,
+    /// Plandeck's own store (approved versions, decision log, gate files).
+    pub data: PathBuf,
+    /// Plandeck's config folder, holding `settings.json`.
+    pub config: PathBuf,
+    pub extra_plan_folders: Vec<PathBuf>,
+    pub extra_repos: Vec<PathBuf>,
+}
+
+impl Roots {
+    /// Resolves every root from flags, the settings file, the environment and `$HOME`.
+    pub fn resolve(env: &Env, overrides: &Overrides) -> Result<Self, ConfigError> {
+        let home = PathBuf::from(env.get("HOME").ok_or(ConfigError::NoHome)?);
+        let config = overrides.config_dir.clone().unwrap_or_else(|| {
+            env.get("XDG_CONFIG_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".config"))
+                .join("plandeck")
+        });
+        let settings = Settings::load(&config.join("settings.json"))?;
+        let pick = |flag: &Option<PathBuf>, setting: &Option<PathBuf>, var: Option<&str>, default: &str| {
+            flag.clone()
+                .or_else(|| setting.clone())
+                .or_else(|| var.and_then(|v| env.get(v)).map(PathBuf::from))
+                .unwrap_or_else(|| home.join(default))
+        };
+        let claude = pick(&overrides.claude_root, &settings.claude_root, Some("CLAUDE_CONFIG_DIR"), ".claude");
+        let gemini = pick(&overrides.gemini_root, &settings.gemini_root, None, ".gemini");
+        let codex = pick(&overrides.codex_root, &settings.codex_root, Some("CODEX_HOME"), ".codex");
+        let data = overrides.data_dir.clone().unwrap_or_else(|| {
+            env.get("XDG_DATA_HOME")
+                .map(PathBuf::from)
+                .unwrap_or_else(|| home.join(".local/share"))
+                .join("plandeck")
+        });
+        Ok(Self {
+            home,
+            claude,
+            gemini,
+            codex,
+            data,
+            config,
+            extra_plan_folders: settings.extra_plan_folders,
+            extra_repos: settings.extra_repos,
+        })
+    }
+
+    pub fn settings_path(&self) -> PathBuf {
+        self.config.join("settings.json")
+    }
+
+    /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store and
+    /// config under `home/.local/share` and `home/.config`.
+    pub fn under_home(home: &Path) -> Self {
+        Self {
+            home: home.to_owned(),
+            claude: home.join(".claude"),
+            gemini: home.join(".gemini"),
+            codex: home.join(".codex"),
+            data: home.join(".local/share/plandeck"),
+            config: home.join(".config/plandeck"),
+            extra_plan_folders: Vec::new(),
+            extra_repos: Vec::new(),
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn defaults_follow_home() {
+        let roots = Roots::resolve(&Env::from_pairs([("HOME", "/h")]), &Overrides::default()).unwrap();
+        assert_eq!(roots.claude, Path::new("/h/.claude"));
+        assert_eq!(roots.gemini, Path::new("/h/.gemini"));
+        assert_eq!(roots.codex, Path::new("/h/.codex"));
+        assert_eq!(roots.data, Path::new("/h/.local/share/plandeck"));
+        assert_eq!(roots.config, Path::new("/h/.config/plandeck"));
+    }
+
+    #[test]
+    fn env_vars_then_settings_then_flags_win() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let env = Env::from_pairs([
+            ("HOME", home),
+            ("CLAUDE_CONFIG_DIR", "/env/claude"),
+            ("CODEX_HOME", "/env/codex"),
+            ("XDG_DATA_HOME", "/xdg/data"),
+        ]);
+        let roots = Roots::resolve(&env, &Overrides::default()).unwrap();
+        assert_eq!(roots.claude, Path::new("/env/claude"));
+        assert_eq!(roots.codex, Path::new("/env/codex"));
+        assert_eq!(roots.data, Path::new("/xdg/data/plandeck"));
+
+        let settings = Settings {
+            claude_root: Some("/set/claude".into()),
+            gemini_root: Some("/set/gemini".into()),
+            extra_repos: vec!["/repo".into()],
+            ..Default::default()
+        };
+        settings.save(&dir.path().join(".config/plandeck/settings.json")).unwrap();
+        let roots = Roots::resolve(&env, &Overrides::default()).unwrap();
+        assert_eq!(roots.claude, Path::new("/set/claude"));
+        assert_eq!(roots.gemini, Path::new("/set/gemini"));
+        assert_eq!(roots.extra_repos, vec![PathBuf::from("/repo")]);
+
+        let flags = Overrides { claude_root: Some("/flag/claude".into()), ..Default::default() };
+        let roots = Roots::resolve(&env, &flags).unwrap();
+        assert_eq!(roots.claude, Path::new("/flag/claude"));
+    }
+
+    #[test]
+    fn missing_home_is_a_clear_error() {
+        let err = Roots::resolve(&Env::default(), &Overrides::default()).unwrap_err();
+        assert!(err.to_string().contains("$HOME"));
+    }
+
+    #[test]
+    fn settings_keep_unknown_keys_and_report_bad_json() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("settings.json");
+        std::fs::write(&path, r#"{"futureKey": {"x": 1}, "extraRepos": ["/r"]}"#).unwrap();
+        let settings = Settings::load(&path).unwrap();
+        settings.save(&path).unwrap();
+        let back: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        assert_eq!(back["futureKey"]["x"], 1);
+        std::fs::write(&path, "{nope").unwrap();
+        let err = Settings::load(&path).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
+    }
+}

@@ -1,0 +1,1 @@
+//! A scratch workspace with sample data of every kind (see `create`).

@@ -1,0 +1,18 @@
+//! Plandeck's domain, with no Tauri dependency.
+//!
+//! The desktop shell (`src-tauri/`) and the command-line companion (`plandeck-cli`) are thin
+//! adapters over this crate: they parse arguments, call one function here, and map errors.
+//!
+//! - [`config`]: where each agent keeps its files and where Plandeck keeps its own (roots, settings).
+//! - [`fsx`]: atomic writes and fsynced appends; every write Plandeck makes goes through it.
+//! - [`ipc`]: the one serializable error type that crosses IPC and the CLI's `--json`.
+//! - [`bindings`]: the TypeScript declarations generated from the types that cross IPC.
+//! - [`demo`]: a scratch workspace filled with sample data of every kind.
+
+pub mod agent;
+pub mod bindings;
+pub mod config;
+pub mod demo;
+pub mod fsx;
+pub mod ipc;
+pub mod overview;
