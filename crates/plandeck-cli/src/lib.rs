@@ -1,1 +1,122 @@
-//! Plandeck's command-line companion (placeholder while the skeleton lands).
+//! Plandeck's command-line companion.
+//!
+//! `plandeck` with no subcommand opens the window (the desktop shell handles that); with a
+//! subcommand it runs here, with no display needed. Every subcommand is a thin adapter over
+//! `plandeck-core`, sharing its code path with the window. Output with `--json` is a contract:
+//! fields are added, never renamed.
+
+use std::io::Write;
+use std::path::PathBuf;
+
+use clap::{Args, Parser, Subcommand};
+use plandeck_core::config::{Env, Overrides, Roots};
+use plandeck_core::ipc::{ErrorKind, IpcError};
+
+mod commands;
+
+#[derive(Debug, Parser)]
+#[command(
+    name = "plandeck",
+    version,
+    about = "Review the plans your coding agents write, watch their sessions, keep their worktrees safe.",
+    long_about = "Review the plans your coding agents write, watch their sessions, keep their worktrees safe.\n\nWith no subcommand, opens the Plandeck window."
+)]
+pub struct Cli {
+    #[command(flatten)]
+    pub global: GlobalArgs,
+    /// Open the window on a scratch workspace filled with sample plans, sessions and worktrees.
+    #[arg(long)]
+    pub demo: bool,
+    #[command(subcommand)]
+    pub command: Option<Command>,
+}
+
+/// Where to look; each overrides the settings file and the environment.
+#[derive(Debug, Clone, Default, Args)]
+pub struct GlobalArgs {
+    /// Claude Code's folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub claude_root: Option<PathBuf>,
+    /// Gemini CLI's folder (default: ~/.gemini).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub gemini_root: Option<PathBuf>,
+    /// Codex CLI's folder (default: $CODEX_HOME, else ~/.codex).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub codex_root: Option<PathBuf>,
+    /// Plandeck's store (default: $XDG_DATA_HOME/plandeck, else ~/.local/share/plandeck).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub data_dir: Option<PathBuf>,
+    /// Plandeck's config folder holding settings.json (default: $XDG_CONFIG_HOME/plandeck).
+    #[arg(long, global = true, value_name = "DIR")]
+    pub config_dir: Option<PathBuf>,
+}
+
+impl GlobalArgs {
+    pub fn overrides(&self) -> Overrides {
+        Overrides {
+            claude_root: self.claude_root.clone(),
+            gemini_root: self.gemini_root.clone(),
+            codex_root: self.codex_root.clone(),
+            data_dir: self.data_dir.clone(),
+            config_dir: self.config_dir.clone(),
+        }
+    }
+
+    pub fn roots(&self, env: &Env) -> Result<Roots, IpcError> {
+        Ok(Roots::resolve(env, &self.overrides())?)
+    }
+}
+
+#[derive(Debug, Subcommand)]
+pub enum Command {
+    /// Show which folders Plandeck reads and what it found there.
+    Sources(commands::sources::SourcesArgs),
+}
+
+/// What a subcommand produced: text for stdout and the process exit code.
+pub struct Outcome {
+    pub code: i32,
+}
+
+/// Runs a subcommand, writing to `out` and `err`. Errors are printed as text, or as
+/// `{"error": {kind, message}}` on stdout with `--json`, and give exit code 1 (2 for bad usage).
+pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    let ctx = Context { global: global.clone(), env: env.clone() };
+    let (json, result) = match command {
+        Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
+    };
+    match result {
+        Ok(code) => code,
+        Err(e) => report_error(&e, json, out, err),
+    }
+}
+
+/// What every subcommand gets: the global flags and the environment.
+pub struct Context {
+    pub global: GlobalArgs,
+    pub env: Env,
+}
+
+impl Context {
+    pub fn roots(&self) -> Result<Roots, IpcError> {
+        self.global.roots(&self.env)
+    }
+}
+
+fn report_error(e: &IpcError, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+    if json {
+        let _ = writeln!(out, "{}", serde_json::json!({ "error": e }));
+    }
+    let _ = writeln!(err, "plandeck: {}", e.message);
+    match e.kind {
+        ErrorKind::BadInput => 2,
+        _ => 1,
+    }
+}
+
+/// Prints `value` as pretty JSON followed by a newline.
+pub fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), IpcError> {
+    let text = serde_json::to_string_pretty(value)
+        .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
+    writeln!(out, "{text}").map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
+}

@@ -14,5 +14,6 @@ pub mod bindings;
 pub mod config;
 pub mod demo;
 pub mod fsx;
+pub mod ids;
 pub mod ipc;
 pub mod overview;
