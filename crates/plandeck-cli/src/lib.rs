@@ -120,3 +120,22 @@ pub fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<
         .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
     writeln!(out, "{text}").map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
 }
+
+/// Parses `args` and runs the subcommand; with none, says that the window lives in `plandeck`.
+/// Returns the exit code. Used by `plandeck-cli`'s main; the desktop binary parses itself so that
+/// it can open the window when there is no subcommand.
+pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let cli = match Cli::try_parse_from(args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let Some(command) = cli.command else {
+        eprintln!("plandeck-cli: give a subcommand (see --help); the window is `plandeck` with none");
+        return 2;
+    };
+    let env = Env::from_process();
+    run(command, &cli.global, &env, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
+}

@@ -20,6 +20,7 @@ pub fn typescript() -> String {
         crate::overview::Overview,
         crate::overview::SourceStatus,
         crate::overview::Folder,
+        crate::review::ReviewState,
     ];
     let mut out = String::from(
         "// Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.\n// Do not edit by hand: a test fails when this file is stale.\n\n",

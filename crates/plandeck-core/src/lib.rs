@@ -17,3 +17,4 @@ pub mod fsx;
 pub mod ids;
 pub mod ipc;
 pub mod overview;
+pub mod review;

@@ -28,3 +28,5 @@ label: string, path: string, exists: boolean,
  * How many files of the kind were found (bounded walk; see [`count_files`]).
  */
 files: number, };
+
+export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
