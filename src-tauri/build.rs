@@ -1,1 +1,6 @@
-fn main(){ tauri_build::build() }
+fn main() {
+    tauri_build::try_build(
+        tauri_build::Attributes::new().capabilities_path_pattern("src-tauri/capabilities/**/*"),
+    )
+    .expect("tauri build script");
+}

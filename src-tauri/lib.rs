@@ -1,1 +1,44 @@
+//! The desktop shell: Tauri commands and events over `plandeck-core`. Thin on purpose: each
+//! command is a one-call adapter, blocking work runs off the main thread, errors cross as
+//! `{kind, message}`.
 
+mod commands;
+mod state;
+
+use plandeck_cli::GlobalArgs;
+use plandeck_core::config::{Env, Roots};
+use plandeck_core::ipc::IpcError;
+
+pub use state::AppState;
+
+/// Opens the main window. With `demo`, first creates the demo workspace and points every root at
+/// it (nothing of the person's own folders is read or written then).
+pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcError> {
+    init_tracing();
+    let roots = if demo {
+        let workspace = plandeck_core::demo::create(&std::env::temp_dir())?;
+        tracing::info!(home = %workspace.home.display(), "demo workspace created");
+        workspace.roots()
+    } else {
+        global.roots(env)?
+    };
+    run_with_roots(roots, demo)
+}
+
+fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
+    tauri::Builder::default()
+        .plugin(tauri_plugin_dialog::init())
+        .manage(AppState::new(roots, demo))
+        .invoke_handler(tauri::generate_handler![
+            commands::overview::get_overview,
+            commands::demo::load_demo,
+        ])
+        .run(tauri::generate_context!())
+        .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Internal, format!("cannot open the window: {e}")))
+}
+
+fn init_tracing() {
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PLANDECK_LOG")
+        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,plandeck=info,plandeck_core=info"));
+    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+}

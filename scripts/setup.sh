@@ -1,0 +1,55 @@
+#!/usr/bin/env bash
+# Installs what a fresh Debian 12 machine lacks to build and run Plandeck (as root, or with sudo).
+#   bash scripts/setup.sh          # to build and run the app
+#   bash scripts/setup.sh --test   # also what the tests need (WebKitWebDriver, Xvfb, tauri-driver, tmux)
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+want_test=0
+[ "${1:-}" = "--test" ] && want_test=1
+
+SUDO=""
+[ "$(id -u)" -ne 0 ] && SUDO="sudo"
+
+# Debian packages Tauri needs; for tests also the WebDriver for WebKitGTK, a virtual display,
+# tmux (gate delivery) and imagemagick (screenshots).
+pkgs=(libwebkit2gtk-4.1-dev build-essential libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev pkg-config curl git)
+if [ "$want_test" = 1 ]; then
+  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick)
+fi
+missing=()
+for p in "${pkgs[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
+done
+if ! command -v node >/dev/null 2>&1; then missing+=(nodejs npm); fi
+if [ "${#missing[@]}" -gt 0 ]; then
+  echo "==> installing Debian packages: ${missing[*]}"
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)
+if [ "$node_major" -lt 20 ]; then
+  echo "Plandeck's UI build (Vite 8) needs Node.js 20.19 or newer; this machine has $(node --version 2>/dev/null || echo none)." >&2
+  exit 1
+fi
+
+if ! command -v cargo >/dev/null 2>&1; then
+  [ -x "$HOME/.cargo/bin/cargo" ] || {
+    echo "==> installing Rust (rustup)"
+    curl --proto '=https' --tlsv1.2 -sSf https://sh.rustup.rs | sh -s -- -y --profile minimal
+  }
+  export PATH="$HOME/.cargo/bin:$PATH"
+fi
+
+if [ "$want_test" = 1 ] && ! command -v tauri-driver >/dev/null 2>&1; then
+  echo "==> installing tauri-driver"
+  cargo install tauri-driver --locked
+fi
+
+echo "==> installing UI packages"
+if [ -f ui/package-lock.json ]; then
+  npm --prefix ui ci --no-audit --no-fund --loglevel=error
+else
+  npm --prefix ui install --no-audit --no-fund --loglevel=error
+fi

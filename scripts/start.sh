@@ -1,0 +1,11 @@
+#!/usr/bin/env bash
+# Installs everything, builds Plandeck and opens the window. Extra arguments go to plandeck
+# (e.g. `bash scripts/start.sh --demo`).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+bash scripts/setup.sh
+export PATH="$HOME/.cargo/bin:$PATH"
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+npm --prefix ui run build --silent
+cargo build --release -p plandeck
+exec "$CARGO_TARGET_DIR/release/plandeck" "$@"

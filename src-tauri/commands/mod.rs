@@ -1,0 +1,15 @@
+//! One module per area; each command is a one-call adapter over `plandeck-core`.
+
+pub mod demo;
+pub mod overview;
+
+use plandeck_core::ipc::{ErrorKind, IpcError};
+
+/// Runs blocking core work (file reads, git2) off the main thread.
+pub async fn blocking<T: Send + 'static>(
+    f: impl FnOnce() -> Result<T, IpcError> + Send + 'static,
+) -> Result<T, IpcError> {
+    tauri::async_runtime::spawn_blocking(f)
+        .await
+        .map_err(|e| IpcError::new(ErrorKind::Internal, format!("background task failed: {e}")))?
+}

@@ -1,0 +1,179 @@
+// A small W3C WebDriver client for driving the real Plandeck window through tauri-driver +
+// WebKitWebDriver. No browser download, no framework: fetch and the protocol.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
+import { createServer } from "node:net";
+import { tmpdir } from "node:os";
+import { join, resolve } from "node:path";
+
+export const ROOT = resolve(import.meta.dirname, "../..");
+export const ARTIFACTS = join(ROOT, "tests/e2e/artifacts");
+
+/** The plandeck binary under test: $PLANDECK_BIN, else the debug build in $CARGO_TARGET_DIR. */
+export function plandeckBin() {
+  if (process.env.PLANDECK_BIN) return process.env.PLANDECK_BIN;
+  const target = process.env.CARGO_TARGET_DIR || join(ROOT, "target");
+  return join(target, "debug/plandeck");
+}
+
+async function freePort() {
+  return new Promise((res, rej) => {
+    const srv = createServer();
+    srv.listen(0, "127.0.0.1", () => {
+      const { port } = srv.address();
+      srv.close(() => res(port));
+    });
+    srv.on("error", rej);
+  });
+}
+
+const sleep = (ms) => new Promise((r) => setTimeout(r, ms));
+
+/** Polls `fn` until it returns a truthy value or `timeout` ms pass; returns that value. */
+export async function waitFor(fn, { timeout = 15000, interval = 100, what = "condition" } = {}) {
+  const end = Date.now() + timeout;
+  let last;
+  while (Date.now() < end) {
+    try {
+      const v = await fn();
+      if (v) return v;
+    } catch (e) {
+      last = e;
+    }
+    await sleep(interval);
+  }
+  throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? `: ${last.message}` : ""}`);
+}
+
+const ELEMENT = "element-6066-11e4-a52e-4f735466cecc";
+
+export class Session {
+  constructor(base, id) {
+    this.base = base;
+    this.id = id;
+  }
+
+  async cmd(method, path, body) {
+    const res = await fetch(`${this.base}/session/${this.id}${path}`, {
+      method,
+      headers: { "content-type": "application/json" },
+      body: body === undefined ? undefined : JSON.stringify(body),
+    });
+    const json = await res.json().catch(() => ({}));
+    if (!res.ok || json?.value?.error) {
+      throw new Error(`${method} ${path}: ${json?.value?.error ?? res.status} ${json?.value?.message ?? ""}`);
+    }
+    return json.value;
+  }
+
+  /** Runs `script` (a function body) in the page and returns its value. */
+  exec(script, ...args) {
+    return this.cmd("POST", "/execute/sync", { script, args });
+  }
+
+  async find(css) {
+    const v = await this.cmd("POST", "/element", { using: "css selector", value: css });
+    return v[ELEMENT];
+  }
+
+  async findAll(css) {
+    const v = await this.cmd("POST", "/elements", { using: "css selector", value: css });
+    return v.map((e) => e[ELEMENT]);
+  }
+
+  /** Waits for an element matching `css` and returns its id. */
+  waitFor(css, opts = {}) {
+    return waitFor(() => this.find(css), { what: `element ${css}`, ...opts });
+  }
+
+  /** Waits until the page's text (innerText of `css`, default body) contains `text`. */
+  waitForText(text, css = "body", opts = {}) {
+    return waitFor(
+      async () => (await this.exec(`const e = document.querySelector(arguments[0]); return e ? e.innerText : "";`, css)).includes(text),
+      { what: `text ${JSON.stringify(text)} in ${css}`, ...opts },
+    );
+  }
+
+  async click(css) {
+    const el = await this.waitFor(css);
+    await this.cmd("POST", `/element/${el}/click`, {});
+  }
+
+  async text(css) {
+    const el = await this.waitFor(css);
+    return this.cmd("GET", `/element/${el}/text`);
+  }
+
+  async type(css, text) {
+    const el = await this.waitFor(css);
+    await this.cmd("POST", `/element/${el}/value`, { text });
+  }
+
+  async keys(text) {
+    const actions = [...text].flatMap((c) => [{ type: "keyDown", value: c }, { type: "keyUp", value: c }]);
+    await this.cmd("POST", "/actions", { actions: [{ type: "key", id: "kb", actions }] });
+    await this.cmd("DELETE", "/actions");
+  }
+
+  /** Saves a PNG screenshot of the window to tests/e2e/artifacts/<name>.png and returns the path. */
+  async screenshot(name) {
+    const b64 = await this.cmd("GET", "/screenshot");
+    mkdirSync(ARTIFACTS, { recursive: true });
+    const path = join(ARTIFACTS, `${name}.png`);
+    writeFileSync(path, Buffer.from(b64, "base64"));
+    return path;
+  }
+}
+
+/**
+ * Starts tauri-driver, opens the real plandeck window with `args` and `env`, runs `fn(session)`,
+ * and always tears both down. `home` defaults to a fresh temp dir so nothing of the developer's
+ * own folders is read.
+ */
+export async function withApp({ args = [], env = {}, home } = {}, fn) {
+  home ??= mkdtempSync(join(tmpdir(), "plandeck-e2e-home-"));
+  const port = await freePort();
+  const nativePort = await freePort();
+  const driverEnv = {
+    ...process.env,
+    HOME: home,
+    XDG_DATA_HOME: join(home, ".local/share"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    CLAUDE_CONFIG_DIR: "",
+    CODEX_HOME: "",
+    WEBKIT_DISABLE_COMPOSITING_MODE: "1",
+    ...env,
+  };
+  const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
+    env: driverEnv,
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let driverLog = "";
+  driver.stdout.on("data", (d) => (driverLog += d));
+  driver.stderr.on("data", (d) => (driverLog += d));
+  const base = `http://127.0.0.1:${port}`;
+  let session;
+  try {
+    await waitFor(() => fetch(`${base}/status`).then((r) => r.ok), { timeout: 20000, what: "tauri-driver" });
+    const res = await fetch(`${base}/session`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify({
+        capabilities: { alwaysMatch: { "tauri:options": { application: plandeckBin(), args } } },
+      }),
+    });
+    const json = await res.json();
+    if (!res.ok || !json.value?.sessionId) {
+      throw new Error(`cannot start the app: ${JSON.stringify(json)}\n${driverLog}`);
+    }
+    session = new Session(base, json.value.sessionId);
+    session.home = home;
+    await session.waitFor("nav[aria-label=Views]", { timeout: 30000 });
+    return await fn(session);
+  } finally {
+    if (session) await fetch(`${base}/session/${session.id}`, { method: "DELETE" }).catch(() => {});
+    driver.kill("SIGTERM");
+    await new Promise((r) => (driver.exitCode !== null ? r() : driver.once("exit", r)));
+  }
+}
