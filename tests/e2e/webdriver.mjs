@@ -1,7 +1,7 @@
 // A small W3C WebDriver client for driving the real Plandeck window through tauri-driver +
 // WebKitWebDriver. No browser download, no framework: fetch and the protocol.
 
-import { spawn } from "node:child_process";
+import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
@@ -46,7 +46,9 @@ export async function waitFor(fn, { timeout = 15000, interval = 100, what = "con
   throw new Error(`timed out after ${timeout} ms waiting for ${what}${last ? `: ${last.message}` : ""}`);
 }
 
-const ELEMENT = "element-6066-11e4-a52e-4f735466cecc";
+// An element reference is an object with one key (the W3C name, which WebKitWebDriver spells
+// differently); take its value whatever the key.
+const elementId = (ref) => (ref && typeof ref === "object" ? Object.values(ref)[0] : undefined);
 
 export class Session {
   constructor(base, id) {
@@ -59,6 +61,7 @@ export class Session {
       method,
       headers: { "content-type": "application/json" },
       body: body === undefined ? undefined : JSON.stringify(body),
+      signal: AbortSignal.timeout(30000),
     });
     const json = await res.json().catch(() => ({}));
     if (!res.ok || json?.value?.error) {
@@ -74,12 +77,12 @@ export class Session {
 
   async find(css) {
     const v = await this.cmd("POST", "/element", { using: "css selector", value: css });
-    return v[ELEMENT];
+    return elementId(v);
   }
 
   async findAll(css) {
     const v = await this.cmd("POST", "/elements", { using: "css selector", value: css });
-    return v.map((e) => e[ELEMENT]);
+    return v.map(elementId);
   }
 
   /** Waits for an element matching `css` and returns its id. */
@@ -116,12 +119,17 @@ export class Session {
     await this.cmd("DELETE", "/actions");
   }
 
-  /** Saves a PNG screenshot of the window to tests/e2e/artifacts/<name>.png and returns the path. */
+  /**
+   * Saves a PNG screenshot of the display to tests/e2e/artifacts/<name>.png and returns the path.
+   * WebKitWebDriver's screenshot command hangs under Xvfb, so this captures the X display the
+   * window is on (ImageMagick's `import`), which is what a person would see.
+   */
   async screenshot(name) {
-    const b64 = await this.cmd("GET", "/screenshot");
     mkdirSync(ARTIFACTS, { recursive: true });
     const path = join(ARTIFACTS, `${name}.png`);
-    writeFileSync(path, Buffer.from(b64, "base64"));
+    await new Promise((res) => setTimeout(res, 300)); // let the last change paint
+    const r = spawnSync("import", ["-window", "root", path], { timeout: 20000 });
+    if (r.status !== 0) throw new Error(`screenshot failed: ${r.stderr?.toString() ?? r.error}`);
     return path;
   }
 }
