@@ -18,6 +18,10 @@ count_cargo() { # sums "test result: ... N passed; M failed" lines
   passed=$((passed + p)); failed=$((failed + f))
 }
 
+# The desktop crate embeds ui/dist (tauri::generate_context! fails without it), so build the UI first.
+echo "==> building the UI (ui/dist)"
+npm --prefix ui run build --silent || status=1
+
 echo "==> 1/3 core, CLI and shell tests (cargo)"
 cargo test --workspace --no-fail-fast 2>&1 | tee "$logs/cargo.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
@@ -32,7 +36,6 @@ passed=$((passed + p)); failed=$((failed + f))
 (cd ui && npx svelte-check --tsconfig ./tsconfig.json --threshold error --output human 2>&1 | tail -3) || status=1
 
 echo "==> 3/3 end to end: the real window under Xvfb"
-npm --prefix ui run build --silent || status=1
 cargo build -p plandeck 2>&1 | tail -2
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 started_xvfb=""

@@ -71,6 +71,18 @@ impl GlobalArgs {
 pub enum Command {
     /// Show which folders Plandeck reads and what it found there.
     Sources(commands::sources::SourcesArgs),
+    /// List, show and diff plans.
+    Plans(commands::plans::PlansArgs),
+    /// Approve a plan (pinning the approved version), optionally with an edited version.
+    Approve(commands::review::ApproveArgs),
+    /// Reject a plan with feedback for the agent.
+    Reject(commands::review::RejectArgs),
+    /// The decision log, newest first.
+    Log(commands::review::LogArgs),
+    /// Agent sessions and their state.
+    Sessions(commands::sessions::SessionsArgs),
+    /// Agent worktrees: list, keep, remove safely.
+    Worktrees(commands::worktrees::WorktreesArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -84,6 +96,12 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
     let ctx = Context { global: global.clone(), env: env.clone() };
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
+        Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out)),
+        Command::Approve(args) => (args.json(), commands::review::approve(&ctx, args, out)),
+        Command::Reject(args) => (args.json(), commands::review::reject(&ctx, args, out)),
+        Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
+        Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
+        Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,

@@ -7,6 +7,13 @@
 //! - [`fsx`]: atomic writes and fsynced appends; every write Plandeck makes goes through it.
 //! - [`ipc`]: the one serializable error type that crosses IPC and the CLI's `--json`.
 //! - [`bindings`]: the TypeScript declarations generated from the types that cross IPC.
+//! - [`plans`]: plan files of every agent: discovery, linking to sessions, search.
+//! - [`render`]: markdown to sanitized HTML.
+//! - [`watch`]: debounced file watching with a handle that stops it when dropped.
+//! - [`review`]: approved versions, decisions, diffs.
+//! - [`sessions`]: agent sessions from transcripts and registries, and their state.
+//! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
+//! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
 
 pub mod agent;
@@ -14,7 +21,13 @@ pub mod bindings;
 pub mod config;
 pub mod demo;
 pub mod fsx;
+pub mod gate;
 pub mod ids;
 pub mod ipc;
 pub mod overview;
+pub mod plans;
+pub mod render;
 pub mod review;
+pub mod sessions;
+pub mod watch;
+pub mod worktrees;

@@ -1,3 +1,7 @@
 //! One module per subcommand (or group of subcommands).
 
+pub mod plans;
+pub mod review;
+pub mod sessions;
 pub mod sources;
+pub mod worktrees;
