@@ -4,7 +4,17 @@
 
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { ErrorKind, IpcError, Overview } from "./bindings";
+import type {
+  ErrorKind,
+  IpcError,
+  Overview,
+  PlanDocument,
+  PlanSummary,
+  RemoveOutcome,
+  SearchHit,
+  SessionSummary,
+  WorktreeSummary,
+} from "./bindings";
 
 export type * from "./bindings";
 
@@ -29,10 +39,19 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const ipc = {
   getOverview: () => call<Overview>("get_overview"),
   loadDemo: () => call<Overview>("load_demo"),
+  listPlans: () => call<PlanSummary[]>("list_plans"),
+  getPlan: (id: string) => call<PlanDocument>("get_plan", { id }),
+  searchPlans: (query: string) => call<SearchHit[]>("search_plans", { query }),
+  listSessions: () => call<SessionSummary[]>("list_sessions"),
+  listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
+  keepWorktree: (path: string) => call<void>("keep_worktree", { path }),
+  /** Removes after a native confirmation dialog when anything would be lost (or the base is unknown). */
+  removeWorktree: (path: string) => call<RemoveOutcome>("remove_worktree", { path }),
+  removeCleanWorktrees: (repo: string) => call<string[]>("remove_clean_worktrees", { repo }),
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */
-export type EventName = "app:roots-changed";
+export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed";
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
 export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
