@@ -3,6 +3,7 @@
 //! `{kind, message}`.
 
 mod commands;
+mod live;
 mod state;
 
 use plandeck_cli::GlobalArgs;
@@ -29,9 +30,29 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
         .manage(AppState::new(roots, demo))
+        .setup(|app| {
+            live::start(app.handle());
+            Ok(())
+        })
         .invoke_handler(tauri::generate_handler![
             commands::overview::get_overview,
             commands::demo::load_demo,
+            commands::plans::list_plans,
+            commands::plans::get_plan,
+            commands::plans::search_plans,
+            commands::plans::add_plan_folder,
+            commands::review::plan_diff,
+            commands::review::plan_history,
+            commands::review::plan_version,
+            commands::review::approve_plan,
+            commands::review::reject_plan,
+            commands::review::decision_log,
+            commands::sessions::list_sessions,
+            commands::worktrees::list_worktrees,
+            commands::worktrees::keep_worktree,
+            commands::worktrees::remove_worktree,
+            commands::worktrees::remove_clean_worktrees,
+            commands::worktrees::restore_worktree,
         ])
         .run(tauri::generate_context!())
         .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Internal, format!("cannot open the window: {e}")))

@@ -1,11 +1,23 @@
-//! What the shell keeps between commands: the resolved roots (switchable to the demo workspace).
+//! What the shell keeps between commands: the resolved roots (switchable to the demo workspace),
+//! the session index, and the watchers that turn file changes into events.
 
-use std::sync::RwLock;
+use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
+use plandeck_core::sessions::SessionIndex;
+use plandeck_core::watch::WatchHandle;
 
 pub struct AppState {
     inner: RwLock<Current>,
+    /// The live session index, followed by byte offset as transcripts grow.
+    pub sessions: Arc<Mutex<Option<SessionIndex>>>,
+    /// Watchers of the current roots; dropping them stops them.
+    pub watchers: Mutex<Vec<WatchHandle>>,
+    /// The worktree watcher, re-armed whenever the list of worktrees changes.
+    pub worktree_watcher: Mutex<Option<(Vec<std::path::PathBuf>, WatchHandle)>>,
+    /// Keeps the liveness tick of the current roots running; replaced (so the old tick stops)
+    /// when the roots change.
+    pub tick: Mutex<Option<std::sync::Arc<()>>>,
 }
 
 #[derive(Clone)]
@@ -16,14 +28,29 @@ pub struct Current {
 
 impl AppState {
     pub fn new(roots: Roots, demo: bool) -> Self {
-        Self { inner: RwLock::new(Current { roots, demo }) }
+        Self {
+            inner: RwLock::new(Current { roots, demo }),
+            sessions: Arc::new(Mutex::new(None)),
+            watchers: Mutex::new(Vec::new()),
+            worktree_watcher: Mutex::new(None),
+            tick: Mutex::new(None),
+        }
     }
 
     pub fn current(&self) -> Current {
         self.inner.read().unwrap_or_else(|e| e.into_inner()).clone()
     }
 
+    pub fn roots(&self) -> Roots {
+        self.current().roots
+    }
+
     pub fn switch(&self, roots: Roots, demo: bool) {
         *self.inner.write().unwrap_or_else(|e| e.into_inner()) = Current { roots, demo };
     }
+}
+
+/// Locks a mutex, recovering the data if a thread panicked while holding it.
+pub fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
 }

@@ -10,6 +10,7 @@ use crate::AppState;
 pub async fn load_demo(app: AppHandle, state: State<'_, AppState>) -> Result<Overview, IpcError> {
     let roots = super::blocking(|| Ok(plandeck_core::demo::create(&std::env::temp_dir())?.roots())).await?;
     state.switch(roots.clone(), true);
+    crate::live::start(&app);
     if let Err(e) = app.emit("app:roots-changed", ()) {
         tracing::warn!("cannot emit app:roots-changed: {e}");
     }

@@ -2,6 +2,10 @@
 
 pub mod demo;
 pub mod overview;
+pub mod plans;
+pub mod review;
+pub mod sessions;
+pub mod worktrees;
 
 use plandeck_core::ipc::{ErrorKind, IpcError};
 

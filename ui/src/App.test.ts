@@ -26,6 +26,7 @@ describe("App", () => {
   it("shows which folders were looked at when nothing was found", async () => {
     mockIPC((cmd) => {
       if (cmd === "get_overview") return overview();
+      if (cmd === "list_plans") return { plans: [], problems: [] };
       return [];
     });
     render(App);
@@ -40,6 +41,7 @@ describe("App", () => {
       calls.push(cmd);
       if (cmd === "get_overview") return overview();
       if (cmd === "load_demo") return overview(true);
+      if (cmd === "list_plans") return { plans: [], problems: [] };
       return [];
     });
     render(App);
@@ -49,7 +51,7 @@ describe("App", () => {
   });
 
   it("switches views with the sidebar and with the number keys", async () => {
-    mockIPC((cmd) => (cmd === "get_overview" ? overview() : []));
+    mockIPC((cmd) => (cmd === "get_overview" ? overview() : cmd === "list_plans" ? { plans: [], problems: [] } : []));
     render(App);
     await screen.findByText("No plans yet");
     await fireEvent.keyDown(window, { key: "2" });
@@ -61,6 +63,7 @@ describe("App", () => {
   it("shows an IPC error's message", async () => {
     mockIPC((cmd) => {
       if (cmd === "get_overview") throw { kind: "badInput", message: "settings.json is not valid JSON" };
+      if (cmd === "list_plans") return { plans: [], problems: [] };
       return [];
     });
     render(App);

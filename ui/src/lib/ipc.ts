@@ -5,11 +5,14 @@
 import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
+  Decision,
   ErrorKind,
   IpcError,
   Overview,
+  PlanDiff,
   PlanDocument,
-  PlanSummary,
+  PlanHistory,
+  PlanListing,
   RemoveOutcome,
   SearchHit,
   SessionSummary,
@@ -39,15 +42,25 @@ async function call<T>(command: string, args?: Record<string, unknown>): Promise
 export const ipc = {
   getOverview: () => call<Overview>("get_overview"),
   loadDemo: () => call<Overview>("load_demo"),
-  listPlans: () => call<PlanSummary[]>("list_plans"),
+  listPlans: () => call<PlanListing>("list_plans"),
   getPlan: (id: string) => call<PlanDocument>("get_plan", { id }),
   searchPlans: (query: string) => call<SearchHit[]>("search_plans", { query }),
+  addPlanFolder: (path: string) => call<void>("add_plan_folder", { path }),
+  planDiff: (id: string, from: string | null, to: string | null) => call<PlanDiff>("plan_diff", { id, from, to }),
+  planHistory: (id: string) => call<PlanHistory>("plan_history", { id }),
+  planVersion: (hash: string) => call<string>("plan_version", { hash }),
+  /** Approves; with `edited`, writes it to the plan file first if the file still holds `startedFrom`. */
+  approvePlan: (id: string, edited: string | null, startedFrom: string | null, mode: string | null) =>
+    call<Decision>("approve_plan", { id, edited, startedFrom, mode }),
+  rejectPlan: (id: string, feedback: string) => call<Decision>("reject_plan", { id, feedback }),
+  decisionLog: () => call<Decision[]>("decision_log"),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
   keepWorktree: (path: string) => call<void>("keep_worktree", { path }),
   /** Removes after a native confirmation dialog when anything would be lost (or the base is unknown). */
   removeWorktree: (path: string) => call<RemoveOutcome>("remove_worktree", { path }),
   removeCleanWorktrees: (repo: string) => call<string[]>("remove_clean_worktrees", { repo }),
+  restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */

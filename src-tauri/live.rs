@@ -1,0 +1,104 @@
+//! Turns file changes into events: plan files → `plans:changed`, transcripts and registries →
+//! the session index → `sessions:changed`, worktree files → `worktrees:changed`.
+//!
+//! The watchers live in the core; this module only connects their callbacks to Tauri events and
+//! re-arms them when the roots change (the demo is loaded).
+
+use std::time::Duration;
+
+use plandeck_core::sessions::SessionIndex;
+use plandeck_core::{plans, review, watch};
+use tauri::{AppHandle, Emitter, Manager};
+
+use crate::state::{lock, AppState};
+
+const DEBOUNCE: Duration = Duration::from_millis(150);
+
+/// Emits `name` with `payload`, logging (not failing) when the window is gone.
+pub fn emit<S: serde::Serialize + Clone>(app: &AppHandle, name: &str, payload: S) {
+    if let Err(e) = app.emit(name, payload) {
+        tracing::warn!("cannot emit {name}: {e}");
+    }
+}
+
+/// (Re)starts every watcher over the current roots and rebuilds the session index.
+pub fn start(app: &AppHandle) {
+    let state = app.state::<AppState>();
+    let roots = state.roots();
+    let mut handles = Vec::new();
+
+    // Plans: record each version seen, then tell the window.
+    let plan_app = app.clone();
+    let plan_roots = roots.clone();
+    match plans::watch(&roots, move |changed| {
+        for path in &changed.paths {
+            if let Ok(bytes) = std::fs::read(path) {
+                if let Err(e) = review::record_version(&plan_roots, std::path::Path::new(path), &bytes) {
+                    tracing::warn!("cannot record a version of {path}: {e}");
+                }
+            }
+        }
+        emit(&plan_app, "plans:changed", changed);
+    }) {
+        Ok(h) => handles.push(h),
+        Err(e) => tracing::warn!("plans are not watched live: {e}"),
+    }
+
+    // Sessions: a fresh index, then follow appended bytes.
+    let index = SessionIndex::open(&roots);
+    let session_paths = index.watch_roots();
+    *lock(&state.sessions) = Some(index);
+    let sessions = state.sessions.clone();
+    let session_app = app.clone();
+    match watch::watch(session_paths, DEBOUNCE, move |paths| {
+        let changed = match lock(&sessions).as_mut() {
+            Some(index) => index.apply(&paths),
+            None => false,
+        };
+        if changed {
+            emit(&session_app, "sessions:changed", ());
+        }
+    }) {
+        Ok(h) => handles.push(h),
+        Err(e) => tracing::warn!("sessions are not watched live: {e}"),
+    }
+
+    // A registry entry whose process died changes nothing on disk: look again every few seconds.
+    let tick_app = app.clone();
+    let tick_sessions = state.sessions.clone();
+    let generation = std::sync::Arc::new(());
+    let weak = std::sync::Arc::downgrade(&generation);
+    std::thread::spawn(move || loop {
+        std::thread::sleep(Duration::from_secs(3));
+        if weak.upgrade().is_none() {
+            return;
+        }
+        let changed = match lock(&tick_sessions).as_mut() {
+            Some(index) => index.apply(&[]),
+            None => false,
+        };
+        if changed {
+            emit(&tick_app, "sessions:changed", ());
+        }
+    });
+    *lock(&state.watchers) = handles;
+    *lock(&state.tick) = Some(generation);
+    *lock(&state.worktree_watcher) = None;
+}
+
+/// Watches the given worktrees (dirs and git dirs) for live counts; re-armed only when the set
+/// of paths changes.
+pub fn watch_worktrees(app: &AppHandle, paths: Vec<std::path::PathBuf>) {
+    let state = app.state::<AppState>();
+    let mut slot = lock(&state.worktree_watcher);
+    if slot.as_ref().is_some_and(|(p, _)| *p == paths) {
+        return;
+    }
+    let wt_app = app.clone();
+    match watch::watch(paths.clone(), Duration::from_millis(250), move |_| {
+        emit(&wt_app, "worktrees:changed", ());
+    }) {
+        Ok(h) => *slot = Some((paths, h)),
+        Err(e) => tracing::warn!("worktrees are not watched live: {e}"),
+    }
+}

@@ -1,0 +1,119 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import PlanDetail from "./PlanDetail.svelte";
+import type { PlanDiff, PlanDocument, ReviewState } from "../lib/bindings";
+
+function doc(state: ReviewState = "unreviewed", source = "# Plan\n\n1. one\n"): PlanDocument {
+  return {
+    plan: {
+      id: "abc123def456",
+      path: "/h/.claude/plans/p.md",
+      agent: "claude",
+      title: "Plan",
+      project: "/h/work/api",
+      sessionId: "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d",
+      gitBranch: "main",
+      state,
+      updatedAt: new Date().toISOString(),
+      sizeBytes: source.length,
+      problem: null,
+      subagentId: null,
+    },
+    source,
+    contentHash: "hash-of-source",
+    html: "<h1 id=\"plan\">Plan</h1><ol><li>one</li></ol>",
+    headings: [{ id: "plan", level: 1, text: "Plan" }],
+  } as PlanDocument;
+}
+
+const diff: PlanDiff = {
+  fromHash: "a",
+  toHash: "b",
+  fromLabel: "approved",
+  toLabel: "current",
+  stats: { added: 1, removed: 1 },
+  hunks: [
+    {
+      oldStart: 1,
+      newStart: 1,
+      lines: [
+        { kind: "equal", oldNo: 1, newNo: 1, segments: [{ text: "# Plan", changed: false }] },
+        { kind: "delete", oldNo: 2, newNo: null, segments: [{ text: "1. ", changed: false }, { text: "one", changed: true }] },
+        { kind: "insert", oldNo: null, newNo: 2, segments: [{ text: "1. ", changed: false }, { text: "two", changed: true }] },
+      ],
+    },
+  ],
+  renderedHtml: "<div class=\"diff-del\"><p>one</p></div><div class=\"diff-ins\"><p>two</p></div>",
+} as unknown as PlanDiff;
+
+describe("PlanDetail", () => {
+  it("renders the sanitized HTML and approves with the a key", async () => {
+    const calls: [string, unknown][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return doc();
+      if (cmd === "approve_plan") return { decision: "approved" };
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    expect(await screen.findByTestId("plan-html")).toHaveTextContent("one");
+    await fireEvent.keyDown(window, { key: "a" });
+    await waitFor(() => expect(calls.some(([c]) => c === "approve_plan")).toBe(true));
+    expect(await screen.findByTestId("review-notice")).toHaveTextContent("Approved");
+  });
+
+  it("rejects with feedback on Ctrl+Enter, and refuses empty feedback", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return doc();
+      if (cmd === "reject_plan") return { decision: "rejected" };
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.keyDown(window, { key: "r" });
+    const box = await screen.findByTestId("feedback");
+    await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    expect(await screen.findByRole("alert")).toHaveTextContent("Say what the agent should change");
+    expect(calls.some(([c]) => c === "reject_plan")).toBe(false);
+    await fireEvent.input(box, { target: { value: "use cursors, not pages" } });
+    await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(calls.find(([c]) => c === "reject_plan")?.[1].feedback).toBe("use cursors, not pages"));
+  });
+
+  it("opens a changed plan on its diff, in each mode", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc("changed");
+      if (cmd === "plan_diff") return diff;
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    const view = await screen.findByTestId("plan-diff");
+    expect(view).toHaveAttribute("data-mode", "unified");
+    expect(view.querySelector(".delete .hl")).toHaveTextContent("one");
+    expect(view.querySelector(".insert .hl")).toHaveTextContent("two");
+    await fireEvent.click(screen.getByText("Side by side"));
+    const split = await screen.findByTestId("plan-diff");
+    expect(split.querySelectorAll("table.split tr").length).toBe(2);
+    await fireEvent.click(screen.getByText("Rendered", { selector: "[data-diff-mode]" }));
+    expect(await screen.findByTestId("rendered-diff")).toHaveTextContent("two");
+  });
+
+  it("shows both versions on an edit conflict and loses neither", async () => {
+    let onDisk = "# Plan\n\n1. one\n";
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc("unreviewed", onDisk);
+      if (cmd === "approve_plan") {
+        onDisk = "# Plan\n\n1. changed by the agent\n";
+        throw { kind: "conflict", message: "the plan changed on disk" };
+      }
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.keyDown(window, { key: "e" });
+    await screen.findByTestId("plan-editor");
+    await fireEvent.click(screen.getByTestId("approve-edit"));
+    const conflict = await screen.findByTestId("conflict");
+    expect(conflict).toHaveTextContent("changed by the agent");
+    expect(conflict).toHaveTextContent("1. one");
+  });
+});
