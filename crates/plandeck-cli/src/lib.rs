@@ -83,6 +83,8 @@ pub enum Command {
     Sessions(commands::sessions::SessionsArgs),
     /// Agent worktrees: list, keep, remove safely.
     Worktrees(commands::worktrees::WorktreesArgs),
+    /// Create a scratch workspace full of sample data and say where it is.
+    Demo(commands::demo::DemoArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -102,6 +104,7 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
         Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
         Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
         Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
+        Command::Demo(args) => (args.json, commands::demo::run(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,

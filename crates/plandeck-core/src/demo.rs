@@ -56,8 +56,16 @@ pub const SESSION_WORKTREE: &str = "a1c2e3f4-5b6d-4e7f-8a9b-0c1d2e3f4a5b";
 pub const SESSION_GEMINI: &str = "c0ffee42-1d2e-4f3a-8b9c-ad0e1f2a3b4c";
 pub const SESSION_CODEX: &str = "0199a7e2-5c3d-7e8f-9a0b-1c2d3e4f5a6b";
 
-/// Creates a new demo workspace in a fresh folder under `parent` (e.g. the temp dir).
+/// Creates a new demo workspace in a fresh folder under `parent` (e.g. the temp dir), with a live
+/// registry entry naming this process (the window that shows the demo).
 pub fn create(parent: &Path) -> Result<DemoWorkspace, DemoError> {
+    create_with(parent, Some(std::process::id()))
+}
+
+/// Creates a demo workspace; `registry_pid` names the process of the demo's running Claude Code
+/// session (`None`: no registry entry, as after the CLI exited). The workspace's settings file
+/// lists the sample repository, so `HOME=<home> plandeck` shows the same as `plandeck --demo`.
+pub fn create_with(parent: &Path, registry_pid: Option<u32>) -> Result<DemoWorkspace, DemoError> {
     let nanos = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map(|d| d.as_nanos())
@@ -70,9 +78,14 @@ pub fn create(parent: &Path) -> Result<DemoWorkspace, DemoError> {
     let clean_worktree = home.join("work/shop-docs");
     let base = build_repo(&repo, &worktree, &clean_worktree)?;
     let roots = Roots::under_home(&home);
-    write_claude(&roots.claude, &repo, &worktree, &base)?;
+    write_claude(&roots.claude, &repo, &worktree, &base, registry_pid)?;
     write_gemini(&roots.gemini, &repo)?;
     write_codex(&roots.codex, &repo)?;
+    let settings = crate::config::Settings { extra_repos: vec![repo.clone()], ..Default::default() };
+    settings.save(&roots.settings_path()).map_err(|e| match e {
+        crate::config::ConfigError::Write(w) => DemoError::Write(w),
+        other => DemoError::Create { path: roots.settings_path(), source: std::io::Error::other(other.to_string()) },
+    })?;
     Ok(DemoWorkspace { home, repo })
 }
 
@@ -99,7 +112,7 @@ const PLAN_SUBAGENT: &str = "# Explore: how orders are queried today\n\n- `src/o
 const PLAN_RATE_LIMIT: &str = "# Plan: rate limiting for the public API\n\n1. Token bucket per API key, 100 requests/minute.\n2. Return `429` with `Retry-After`.\n3. Metrics: count of limited requests per key.\n";
 const PLAN_GEMINI: &str = "# Plan: cache product pages\n\n1. Add an LRU cache (1,000 entries) in front of `get_product`.\n2. Invalidate on product update.\n3. Expose hit/miss counters.\n";
 
-fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid) -> Result<(), DemoError> {
+fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid, registry_pid: Option<u32>) -> Result<(), DemoError> {
     let plans = claude.join("plans");
     write(&plans.join("shop-pagination-brisk-otter.md"), PLAN_PAGINATION)?;
     write(&plans.join("shop-pagination-brisk-otter-agent-a7f3c9d2e1b04856.md"), PLAN_SUBAGENT)?;
@@ -132,12 +145,14 @@ fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid) -
     ];
     let project = claude.join("projects").join(claude_project_folder(repo));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&waiting))?;
+    if let Some(pid) = registry_pid {
     write(
-        &claude.join(format!("sessions/{}.json", std::process::id())),
-        &json!({"pid": std::process::id(), "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",
+        &claude.join(format!("sessions/{pid}.json")),
+        &json!({"pid": pid, "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",
                 "entrypoint": "cli", "tmux": null, "name": "shop-pagination", "status": "waiting",
                 "startedAt": 0, "updatedAt": 0}).to_string(),
     )?;
+    }
 
     // A session working in a worktree made with `claude -w pagination`.
     let sid = SESSION_WORKTREE;
