@@ -15,7 +15,7 @@ SUDO=""
 # tmux (gate delivery) and imagemagick (screenshots).
 pkgs=(libwebkit2gtk-4.1-dev build-essential libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev pkg-config curl git)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick)
+  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick xdotool x11-utils)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

@@ -185,3 +185,28 @@ export async function withApp({ args = [], env = {}, home } = {}, fn) {
     await new Promise((r) => (driver.exitCode !== null ? r() : driver.once("exit", r)));
   }
 }
+
+/** Creates a demo workspace with the CLI (`plandeck demo --json`); returns `{home, repo}`. */
+export function makeDemoHome() {
+  const parent = mkdtempSync(join(tmpdir(), "plandeck-e2e-demo-"));
+  const r = spawnSync(plandeckBin(), ["demo", "--into", parent, "--json"], { encoding: "utf8", timeout: 60000 });
+  if (r.status !== 0) throw new Error(`plandeck demo failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The environment that points plandeck at `home` (as withApp does), for CLI calls in tests. */
+export function envFor(home) {
+  return {
+    ...process.env,
+    HOME: home,
+    XDG_DATA_HOME: join(home, ".local/share"),
+    XDG_CONFIG_HOME: join(home, ".config"),
+    CLAUDE_CONFIG_DIR: "",
+    CODEX_HOME: "",
+  };
+}
+
+/** Runs the plandeck CLI against `home`; returns {status, stdout, stderr}. */
+export function cli(home, args) {
+  return spawnSync(plandeckBin(), args, { encoding: "utf8", env: envFor(home), timeout: 60000 });
+}

@@ -1,0 +1,39 @@
+// Worktrees in the real window: a clean worktree is removed; a dirty one is not removed unless the
+// person confirms in the native dialog (here the dialog is cancelled with Escape through xdotool).
+
+import { test } from "node:test";
+import assert from "node:assert/strict";
+import { existsSync } from "node:fs";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
+
+function cancelNativeDialog() {
+  // The GTK message dialog is a separate X window titled "Remove …?"; Escape answers Cancel.
+  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
+  const win = found.stdout.trim().split("\n")[0];
+  if (!win) return false;
+  spawnSync("xdotool", ["windowactivate", "--sync", win], { timeout: 5000 });
+  spawnSync("xdotool", ["key", "--window", win, "Escape"], { timeout: 5000 });
+  return true;
+}
+
+test("removes a clean worktree; a dirty one stays unless confirmed", async () => {
+  const { home, repo } = makeDemoHome();
+  const clean = join(home, "work/shop-docs");
+  const dirty = join(repo, ".claude/worktrees/pagination");
+  await withApp({ home }, async (s) => {
+    await s.click("[data-view=worktrees]");
+    await s.waitFor(`[data-testid=worktree-row][data-path="${clean}"]`);
+    await s.click(`[data-testid=worktree-row][data-path="${clean}"] [data-testid=remove-worktree]`);
+    await s.waitForText("saved as", "[data-testid=worktree-notice]");
+    assert.equal(existsSync(clean), false, "the clean worktree is gone");
+    await s.screenshot("worktrees-removed");
+
+    await s.click(`[data-testid=worktree-row][data-path="${dirty}"] [data-testid=remove-worktree]`);
+    await s.screenshot("worktrees-confirm");
+    assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown");
+    await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+    assert.ok(existsSync(join(dirty, "NOTES.md")), "the dirty worktree and its untracked file are still there");
+  });
+});
