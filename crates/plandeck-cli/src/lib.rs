@@ -83,6 +83,12 @@ pub enum Command {
     Sessions(commands::sessions::SessionsArgs),
     /// Agent worktrees: list, keep, remove safely.
     Worktrees(commands::worktrees::WorktreesArgs),
+    /// Run as an agent's plan-approval hook (reads the hook JSON on stdin).
+    Hook(commands::gate::HookArgs),
+    /// Install or uninstall the plan-approval hook in an agent's settings.
+    Hooks(commands::gate::HooksArgs),
+    /// Plans waiting in an agent's terminal for your decision.
+    Pending(commands::gate::PendingArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -102,6 +108,9 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
         Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
         Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
         Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
+        Command::Hook(args) => (false, commands::gate::hook(&ctx, args, out, err)),
+        Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
+        Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,

@@ -1,5 +1,6 @@
 //! One module per subcommand (or group of subcommands).
 
+pub mod gate;
 pub mod plans;
 pub mod review;
 pub mod sessions;

@@ -44,6 +44,17 @@ pub struct InstallReport {
     pub message: String,
 }
 
+impl InstallPlan {
+    /// A unified diff of the change, for a person to read before it is written.
+    pub fn unified_diff(&self) -> String {
+        similar::TextDiff::from_lines(&self.before, &self.after)
+            .unified_diff()
+            .context_radius(3)
+            .header(&format!("{} (now)", self.settings_path), &format!("{} (after)", self.settings_path))
+            .to_string()
+    }
+}
+
 /// What install created, so uninstall can remove exactly that.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -89,6 +100,9 @@ pub fn hook_command(agent: Agent) -> String {
 
 /// Whether `command` is a Plandeck hook for `agent` (any install location).
 fn is_ours(command: &str, agent: Agent) -> bool {
+    if command.trim() == hook_command(agent) {
+        return true;
+    }
     let Some(exe) = command.trim().strip_suffix(&format!(" hook {agent}")) else { return false };
     let exe = exe.trim().trim_matches(|c| c == '\'' || c == '"');
     Path::new(exe).file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("plandeck"))

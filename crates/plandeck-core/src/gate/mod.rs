@@ -149,6 +149,14 @@ pub struct GateRequest {
     pub decision: Option<GateDecision>,
 }
 
+impl GateRequest {
+    /// Seconds since the request was filed (none if `waiting_since` is damaged).
+    pub fn waiting_secs(&self) -> Option<u64> {
+        let since = time::OffsetDateTime::parse(&self.waiting_since, &time::format_description::well_known::Rfc3339).ok()?;
+        u64::try_from((time::OffsetDateTime::now_utc() - since).whole_seconds()).ok()
+    }
+}
+
 /// The reviewer's choice on the approval card: `1` auto-accept edits, `2` approve each edit.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
