@@ -85,6 +85,12 @@ pub enum Command {
     Worktrees(commands::worktrees::WorktreesArgs),
     /// Create a scratch workspace full of sample data and say where it is.
     Demo(commands::demo::DemoArgs),
+    /// Run as an agent's plan-approval hook (reads the hook JSON on stdin).
+    Hook(commands::gate::HookArgs),
+    /// Install or uninstall the plan-approval hook in an agent's settings.
+    Hooks(commands::gate::HooksArgs),
+    /// Plans waiting in an agent's terminal for your decision.
+    Pending(commands::gate::PendingArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -105,6 +111,9 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
         Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
         Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
         Command::Demo(args) => (args.json, commands::demo::run(&ctx, args, out)),
+        Command::Hook(args) => (false, commands::gate::hook(&ctx, args, out, err)),
+        Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
+        Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,

@@ -30,3 +30,86 @@ label: string, path: string, exists: boolean,
 files: number, };
 
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
+
+export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";
+
+export type GateRequest = { id: string, agent: Agent, sessionId: string, cwd: string, 
+/**
+ * The plan file the agent will read when the card is answered (absent if it was not found).
+ */
+planPath: string | null, 
+/**
+ * The plan's text as the agent submitted it.
+ */
+plan: string, 
+/**
+ * The `ExitPlanMode` tool_use id (Claude), found in the transcript's tail.
+ */
+toolUseId: string | null, transcriptPath: string | null, 
+/**
+ * Where in the transcript to look for the answer (bytes): the tool call's line, or the
+ * transcript's length when the request was filed.
+ */
+transcriptOffset: number, 
+/**
+ * The tmux pane of the agent (`%3`), when it runs in tmux.
+ */
+tmuxPane: string | null, 
+/**
+ * The tmux server socket of that pane, when known from the agent's `$TMUX`.
+ */
+tmuxSocket: string | null, 
+/**
+ * RFC 3339.
+ */
+waitingSince: string, 
+/**
+ * RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+ */
+deadline: string, hookPid: number, agentPid: number | null, status: GateStatus, 
+/**
+ * RFC 3339, once closed.
+ */
+closedAt: string | null, 
+/**
+ * The decision taken in Plandeck, if any.
+ */
+decision: GateDecision | null, };
+
+export type ApproveMode = "auto" | "manual";
+
+export type GateDecision = { "decision": "approve", mode: ApproveMode, 
+/**
+ * The edited plan, written to the plan file before the card is answered.
+ */
+edited: string | null, 
+/**
+ * The text the reviewer started editing from; the edit is refused if the file moved on.
+ */
+startedFrom: string | null, } | { "decision": "reject", feedback: string, };
+
+export type DecisionOutcome = { requestId: string, 
+/**
+ * The decision reached the agent (the card closed, or the hook took the rejection).
+ */
+delivered: boolean, 
+/**
+ * What happened, for a person ("approve in the terminal" when there is no pane).
+ */
+message: string, status: GateStatus, };
+
+export type InstallPlan = { settingsPath: string, 
+/**
+ * The file as it is ("" when it does not exist).
+ */
+before: string, 
+/**
+ * The file as it would be.
+ */
+after: string, changed: boolean, };
+
+export type InstallReport = { settingsPath: string, 
+/**
+ * The copy of the previous file, when one was written.
+ */
+backupPath: string | null, changed: boolean, message: string, };

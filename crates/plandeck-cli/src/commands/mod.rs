@@ -1,6 +1,7 @@
 //! One module per subcommand (or group of subcommands).
 
 pub mod demo;
+pub mod gate;
 pub mod plans;
 pub mod review;
 pub mod sessions;

@@ -1,6 +1,251 @@
-//! Requests from agent hooks waiting for a reviewer's decision. (Being built: see issue 5.)
+//! The gate: a plan waiting for approval in an agent's terminal becomes a request in Plandeck, and
+//! the reviewer's decision reaches the live agent (DESIGN.md §4).
+//!
+//! How the parts meet:
+//! - [`hook_claude`] / [`hook_gemini`] run inside `plandeck hook …`, started by the agent CLI. They
+//!   file a request in the [`store`] (`<data>/gate/requests/<id>.json`); the Claude hook then waits
+//!   for a decision file, the transcript showing the terminal's answer, the deadline, or the app
+//!   going away. The Gemini hook returns at once (its card waits for the hook).
+//! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] and
+//!   answers with [`decide`]: a Claude rejection is a decision file the waiting hook turns into
+//!   `deny`; everything else answers the approval card in the session's tmux pane ([`delivery`]).
+//! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
+//!   nobody is there to decide and step aside at once.
+//! - [`install`] merges the hook commands into the agents' settings, and takes them out again.
+//!
+//! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
+//! moves to `done/` with how it ended; nothing is deleted silently.
+
+mod delivery;
+mod hook_claude;
+mod hook_gemini;
+mod install;
+mod json;
+mod pane;
+mod store;
+mod transcript;
+
+use std::path::PathBuf;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::agent::Agent;
+use crate::ipc::{ErrorKind, IpcError};
+
+pub use delivery::{decide, decide_with, DeliveryOptions};
+pub use hook_claude::hook_claude;
+pub use hook_gemini::hook_gemini;
+pub use install::{
+    hook_command, install, install_plan, install_plan_with, install_with, uninstall, uninstall_plan, InstallPlan,
+    InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
+};
+pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
+
+/// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
+/// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code
+/// would kill the hook.
+pub const DEFAULT_DEADLINE: Duration = Duration::from_secs(10 * 60);
+
+/// What a hook prints and how it exits. A pure result so tests call the hook in-process.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct HookOutcome {
+    pub stdout: String,
+    pub stderr: String,
+    pub exit_code: i32,
+}
+
+impl HookOutcome {
+    fn quiet(stderr: impl Into<String>) -> Self {
+        Self { stdout: String::new(), stderr: stderr.into(), exit_code: 0 }
+    }
+}
+
+/// What the hook knows about the process that runs it. Defaults read the current process.
+#[derive(Debug, Clone)]
+pub struct HookOptions {
+    /// How long to wait for a decision before stepping aside (Claude only).
+    pub deadline: Duration,
+    /// The hook's own pid, recorded so the app can tell a dead hook from a waiting one.
+    pub hook_pid: u32,
+    /// The agent CLI's pid (the hook's parent): its stdin is the pane's terminal.
+    pub agent_pid: Option<u32>,
+    /// `$TMUX` of the agent (`socket,pid,session`): names the tmux server of its pane.
+    pub tmux_env: Option<String>,
+}
+
+impl Default for HookOptions {
+    fn default() -> Self {
+        // SAFETY: getppid has no preconditions and cannot fail.
+        let ppid = unsafe { libc::getppid() };
+        Self {
+            deadline: DEFAULT_DEADLINE,
+            hook_pid: std::process::id(),
+            agent_pid: u32::try_from(ppid).ok().filter(|p| *p > 1),
+            tmux_env: std::env::var("TMUX").ok().filter(|v| !v.is_empty()),
+        }
+    }
+}
+
+/// Where a request stands. `Waiting` while it is in `requests/`; anything else once in `done/`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum GateStatus {
+    /// Filed, no answer yet.
+    Waiting,
+    /// An approval was decided in Plandeck and the card is being answered (or must be, in the
+    /// terminal when there is no pane).
+    Approving,
+    /// Approved in Plandeck, and the agent took it.
+    Approved,
+    /// Rejected in Plandeck; the feedback reached the agent.
+    Rejected,
+    /// The person answered the card in the terminal first.
+    AnsweredInTerminal,
+    /// Nobody decided before the deadline; the agent's own prompt took over.
+    Expired,
+    /// Plandeck stopped while the hook waited; the agent's own prompt took over.
+    AppStopped,
+    /// The agent CLI went away without an answer.
+    AgentGone,
+}
+
+/// One plan waiting for the reviewer, as stored in `<data>/gate/requests/<id>.json` and as sent to
+/// the window and `plandeck pending --json` (`id`, `agent`, `sessionId`, `cwd`, `planPath`,
+/// `waitingSince` are a contract).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GateRequest {
+    pub id: String,
+    pub agent: Agent,
+    pub session_id: String,
+    pub cwd: String,
+    /// The plan file the agent will read when the card is answered (absent if it was not found).
+    pub plan_path: Option<String>,
+    /// The plan's text as the agent submitted it.
+    pub plan: String,
+    /// The `ExitPlanMode` tool_use id (Claude), found in the transcript's tail.
+    pub tool_use_id: Option<String>,
+    pub transcript_path: Option<String>,
+    /// Where in the transcript to look for the answer (bytes): the tool call's line, or the
+    /// transcript's length when the request was filed.
+    #[ts(type = "number")]
+    pub transcript_offset: u64,
+    /// The tmux pane of the agent (`%3`), when it runs in tmux.
+    pub tmux_pane: Option<String>,
+    /// The tmux server socket of that pane, when known from the agent's `$TMUX`.
+    pub tmux_socket: Option<String>,
+    /// RFC 3339.
+    pub waiting_since: String,
+    /// RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+    pub deadline: String,
+    pub hook_pid: u32,
+    pub agent_pid: Option<u32>,
+    pub status: GateStatus,
+    /// RFC 3339, once closed.
+    pub closed_at: Option<String>,
+    /// The decision taken in Plandeck, if any.
+    pub decision: Option<GateDecision>,
+}
+
+impl GateRequest {
+    /// Seconds since the request was filed (none if `waiting_since` is damaged).
+    pub fn waiting_secs(&self) -> Option<u64> {
+        let since = time::OffsetDateTime::parse(&self.waiting_since, &time::format_description::well_known::Rfc3339).ok()?;
+        u64::try_from((time::OffsetDateTime::now_utc() - since).whole_seconds()).ok()
+    }
+}
+
+/// The reviewer's choice on the approval card: `1` auto-accept edits, `2` approve each edit.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ApproveMode {
+    Auto,
+    Manual,
+}
+
+/// What the reviewer decided.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", tag = "decision")]
+pub enum GateDecision {
+    #[serde(rename_all = "camelCase")]
+    Approve {
+        mode: ApproveMode,
+        /// The edited plan, written to the plan file before the card is answered.
+        edited: Option<String>,
+        /// The text the reviewer started editing from; the edit is refused if the file moved on.
+        started_from: Option<String>,
+    },
+    #[serde(rename_all = "camelCase")]
+    Reject { feedback: String },
+}
+
+/// What [`decide`] achieved.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DecisionOutcome {
+    pub request_id: String,
+    /// The decision reached the agent (the card closed, or the hook took the rejection).
+    pub delivered: bool,
+    /// What happened, for a person ("approve in the terminal" when there is no pane).
+    pub message: String,
+    pub status: GateStatus,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum GateError {
+    #[error("no gate request {id}")]
+    NotFound { id: String },
+    #[error("request {id} is already closed ({status:?}): the terminal or another decision answered first")]
+    Closed { id: String, status: GateStatus },
+    #[error("the plan file {path} changed since the edit started; nothing was written")]
+    PlanConflict { path: PathBuf, current: String },
+    #[error("request {id} has no plan file to write the edit to")]
+    NoPlanFile { id: String },
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not valid JSON: {message}")]
+    Parse { path: PathBuf, message: String },
+    #[error("{message}")]
+    BadInput { message: String },
+    #[error("tmux: {message}")]
+    Tmux { message: String },
+    #[error(transparent)]
+    Write(#[from] crate::fsx::WriteError),
+}
+
+impl From<GateError> for IpcError {
+    fn from(e: GateError) -> Self {
+        let kind = match &e {
+            GateError::NotFound { .. } | GateError::NoPlanFile { .. } => ErrorKind::NotFound,
+            GateError::Closed { .. } | GateError::PlanConflict { .. } => ErrorKind::Conflict,
+            GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
+            GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
+            GateError::Tmux { .. } => ErrorKind::Internal,
+        };
+        IpcError::new(kind, e.to_string())
+    }
+}
 
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
-    Vec::new()
+    vec![
+        <GateStatus as TS>::decl(),
+        <GateRequest as TS>::decl(),
+        <ApproveMode as TS>::decl(),
+        <GateDecision as TS>::decl(),
+        <DecisionOutcome as TS>::decl(),
+        <InstallPlan as TS>::decl(),
+        <InstallReport as TS>::decl(),
+    ]
+}
+
+/// Now as RFC 3339 (UTC).
+pub(crate) fn now_rfc3339() -> String {
+    rfc3339(time::OffsetDateTime::now_utc())
+}
+
+pub(crate) fn rfc3339(t: time::OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
 }

@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# Runs every benchmark (benches/src/bin/bench_*.rs) in release mode and writes BENCHMARKS.md: one
+# row per measurement with its budget and the baseline timed in the same run, then each area's notes
+# (benches/results/<area>.md). Usage: bash benches/run.sh [bench_name ...]
+set -euo pipefail
+cd "$(dirname "$0")/.."
+export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+benches=("$@")
+if [ ${#benches[@]} -eq 0 ]; then
+  for f in benches/src/bin/bench_*.rs; do benches+=("$(basename "$f" .rs)"); done
+fi
+cargo build --release -p plandeck-benches --bins
+out=$(mktemp)
+for b in "${benches[@]}"; do
+  echo "==> $b" >&2
+  "$CARGO_TARGET_DIR/release/$b" | tee -a "$out" >&2 || echo "{\"bench\":\"$b\",\"error\":\"failed\"}" >>"$out"
+done
+python3 - "$out" <<'PY'
+import json, sys, platform, datetime, os, subprocess
+rows = []
+for line in open(sys.argv[1]):
+    line = line.strip()
+    if not line.startswith("{"): continue
+    try: rows.append(json.loads(line))
+    except Exception: pass
+cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.strip()
+md = ["# Benchmarks", "", f"Measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores ({cpu}), release build. ",
+      "Rerun with `bash benches/run.sh`; each figure's baseline is timed in the same run.", "",
+      "| benchmark | figure | budget | baseline (same run) | notes |", "|---|---|---|---|---|"]
+for r in rows:
+    if "error" in r:
+        md.append(f"| {r['bench']} | failed | | | |"); continue
+    base = r.get("baseline")
+    base_s = f"{base['what']}: {base['ms']} ms" if base else "—"
+    extra = {k: v for k, v in r.items() if k not in ("bench", "ms", "budget", "baseline")}
+    notes = ", ".join(f"{k}={v}" for k, v in extra.items())
+    md.append(f"| {r['bench']} | {r['ms']} ms | {r.get('budget','')} | {base_s} | {notes} |")
+md.append("")
+for f in sorted(os.listdir("benches/results")) if os.path.isdir("benches/results") else []:
+    if f.endswith(".md"):
+        md.append(open(os.path.join("benches/results", f)).read().rstrip() + "\n")
+open("BENCHMARKS.md", "w").write("\n".join(md) + "\n")
+print("wrote BENCHMARKS.md", file=sys.stderr)
+PY

@@ -1,0 +1,216 @@
+//! `plandeck hook claude|gemini`, `plandeck hooks install|uninstall`, `plandeck pending`, and the
+//! request side of `plandeck approve|reject` ([`approve_request`], [`reject_request`]).
+
+use std::io::{BufRead, IsTerminal, Read, Write};
+use std::path::Path;
+
+use clap::{Args, Subcommand, ValueEnum};
+use plandeck_core::agent::Agent;
+use plandeck_core::gate::{self, ApproveMode, DecisionOutcome, GateDecision, HookOptions, InstallPlan};
+use plandeck_core::ipc::{ErrorKind, IpcError};
+
+use crate::{print_json, Context};
+
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum HookAgent {
+    Claude,
+    Gemini,
+}
+
+impl From<HookAgent> for Agent {
+    fn from(a: HookAgent) -> Self {
+        match a {
+            HookAgent::Claude => Agent::Claude,
+            HookAgent::Gemini => Agent::Gemini,
+        }
+    }
+}
+
+#[derive(Debug, Args)]
+pub struct HookArgs {
+    /// Which agent runs this hook (reads its hook JSON on stdin).
+    #[arg(value_enum)]
+    pub agent: HookAgent,
+}
+
+#[derive(Debug, Args)]
+pub struct HooksArgs {
+    #[command(subcommand)]
+    pub action: HooksAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HooksAction {
+    /// Add Plandeck's plan-approval hook to the agent's settings (shows the change first).
+    Install(HooksTarget),
+    /// Remove exactly what `install` added.
+    Uninstall(HooksTarget),
+}
+
+#[derive(Debug, Args)]
+pub struct HooksTarget {
+    #[arg(long, value_enum)]
+    pub agent: HookAgent,
+    /// Write without asking.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Debug, Args)]
+pub struct PendingArgs {
+    /// Print JSON (an array of requests).
+    #[arg(long)]
+    pub json: bool,
+}
+
+impl PendingArgs {
+    pub fn json(&self) -> bool {
+        self.json
+    }
+}
+
+fn io_err(e: std::io::Error) -> IpcError {
+    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
+}
+
+/// `plandeck hook <agent>`: never fails the agent; every problem is a line on stderr and exit 0.
+pub fn hook(ctx: &Context, args: HookArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, IpcError> {
+    let agent: Agent = args.agent.into();
+    let roots = match ctx.roots() {
+        Ok(r) => r,
+        Err(e) => {
+            let _ = writeln!(err, "plandeck hook {agent}: {}; no decision given", e.message);
+            if agent == Agent::Gemini {
+                let _ = writeln!(out, "{{}}");
+            }
+            return Ok(0);
+        }
+    };
+    let mut stdin = Vec::new();
+    // The hook JSON is small; a bound keeps a runaway writer from filling memory.
+    let _ = std::io::stdin().lock().take(64 * 1024 * 1024).read_to_end(&mut stdin);
+    let outcome = match agent {
+        Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
+        _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
+    };
+    let _ = out.write_all(outcome.stdout.as_bytes());
+    let _ = out.flush();
+    let _ = err.write_all(outcome.stderr.as_bytes());
+    Ok(outcome.exit_code)
+}
+
+/// `plandeck hooks install|uninstall --agent …`.
+pub fn hooks(ctx: &Context, args: HooksArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let (install, target) = match args.action {
+        HooksAction::Install(t) => (true, t),
+        HooksAction::Uninstall(t) => (false, t),
+    };
+    let agent: Agent = target.agent.into();
+    let plan = if install { gate::install_plan(&roots, agent)? } else { gate::uninstall_plan(&roots, agent)? };
+    if !plan.changed {
+        let what = if install { "already installed" } else { "not installed" };
+        writeln!(out, "{}: {what}; nothing to change in {}", agent.display_name(), plan.settings_path).map_err(io_err)?;
+        return Ok(0);
+    }
+    show_plan(&plan, out)?;
+    if !target.yes && !confirm(&plan, out, err)? {
+        return Ok(1);
+    }
+    let report = if install { gate::install(&roots, agent)? } else { gate::uninstall(&roots, agent)? };
+    writeln!(out, "{}", report.message).map_err(io_err)?;
+    Ok(0)
+}
+
+fn show_plan(plan: &InstallPlan, out: &mut dyn Write) -> Result<(), IpcError> {
+    write!(out, "{}", plan.unified_diff()).map_err(io_err)
+}
+
+fn confirm(plan: &InstallPlan, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool, IpcError> {
+    let stdin = std::io::stdin();
+    if !stdin.is_terminal() {
+        let _ = writeln!(err, "plandeck: not writing {} without confirmation: rerun with --yes", plan.settings_path);
+        return Ok(false);
+    }
+    write!(out, "Write these changes to {}? [y/N] ", plan.settings_path).map_err(io_err)?;
+    out.flush().map_err(io_err)?;
+    let mut line = String::new();
+    let _ = stdin.lock().read_line(&mut line);
+    let yes = matches!(line.trim(), "y" | "Y" | "yes" | "Yes");
+    if !yes {
+        let _ = writeln!(err, "plandeck: nothing written");
+    }
+    Ok(yes)
+}
+
+/// `plandeck pending [--json]`: the requests waiting for a decision, oldest first.
+pub fn pending(ctx: &Context, args: PendingArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let requests = gate::pending(&roots);
+    if args.json {
+        print_json(out, &requests)?;
+        return Ok(0);
+    }
+    if requests.is_empty() {
+        writeln!(out, "No plan is waiting for you.").map_err(io_err)?;
+        return Ok(0);
+    }
+    for r in &requests {
+        let waited = r.waiting_secs().map(human_duration).unwrap_or_else(|| "?".to_owned());
+        let plan = r
+            .plan_path
+            .as_deref()
+            .and_then(|p| Path::new(p).file_name())
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_else(|| "(plan file unknown)".to_owned());
+        let pane = r.tmux_pane.as_deref().map(|p| format!("tmux {p}")).unwrap_or_else(|| "no tmux pane".to_owned());
+        writeln!(out, "{}  {:<11} waiting {waited:<6} {plan}", r.id, r.agent.display_name()).map_err(io_err)?;
+        writeln!(out, "    {}  session {}  {pane}", r.cwd, r.session_id).map_err(io_err)?;
+    }
+    Ok(0)
+}
+
+fn human_duration(secs: u64) -> String {
+    match secs {
+        0..=59 => format!("{secs}s"),
+        60..=3599 => format!("{}m", secs / 60),
+        _ => format!("{}h{:02}m", secs / 3600, (secs % 3600) / 60),
+    }
+}
+
+#[allow(dead_code)] // used by approve_request / reject_request
+fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcError> {
+    writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
+    // Not delivered is not a failure of the command, but scripts may want to know.
+    Ok(if o.delivered { 0 } else { 3 })
+}
+
+/// `plandeck approve <request-id> [--mode auto|manual] [--edit FILE]`. With `--edit`, the plan
+/// file is rewritten with FILE's text first (refused if the plan changed since the request).
+/// Exit 0 when the card was answered, 3 when the person must answer in the terminal.
+#[allow(dead_code)] // the lead wires `plandeck approve <request-id>` to it
+pub fn approve_request(
+    ctx: &Context,
+    id: &str,
+    mode: ApproveMode,
+    edit_file: Option<&Path>,
+    out: &mut dyn Write,
+) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let edited = match edit_file {
+        Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
+            IpcError::new(ErrorKind::BadInput, format!("cannot read the edited plan {}: {e}", p.display()))
+        })?),
+        None => None,
+    };
+    let outcome = gate::decide(&roots, id, GateDecision::Approve { mode, edited, started_from: None })?;
+    print_outcome(&outcome, out)
+}
+
+/// `plandeck reject <request-id> --feedback TEXT`.
+#[allow(dead_code)] // the lead wires `plandeck reject <request-id>` to it
+pub fn reject_request(ctx: &Context, id: &str, feedback: &str, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let outcome = gate::decide(&roots, id, GateDecision::Reject { feedback: feedback.to_owned() })?;
+    print_outcome(&outcome, out)
+}

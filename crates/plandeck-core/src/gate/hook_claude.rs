@@ -1,0 +1,182 @@
+//! `plandeck hook claude`: Claude Code's `PermissionRequest` hook on `ExitPlanMode`.
+//!
+//! Claude Code 2.1.328 honours a hook's `deny` (the message reaches the model at once) but ignores
+//! `allow` for `ExitPlanMode` in an interactive session: the card must be answered. So this hook
+//! only ever prints a denial; approvals are delivered to the card ([`super::delivery`]), and the
+//! hook exits once the transcript shows the call's answer. It never blocks the agent for long:
+//! not running app, deadline, app stopping, or bad input all mean "exit 0, no decision".
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{RecursiveMode, Watcher};
+use serde::Deserialize;
+
+use super::store::{self, app_running, close, file_request, read_decision};
+use super::transcript::{locate, Follower};
+use super::{pane, rfc3339, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
+use crate::agent::Agent;
+use crate::config::Roots;
+
+#[derive(Debug, Deserialize)]
+struct Input {
+    session_id: String,
+    #[serde(default)]
+    transcript_path: Option<String>,
+    #[serde(default)]
+    cwd: String,
+    #[serde(default)]
+    tool_name: Option<String>,
+    #[serde(default)]
+    tool_input: serde_json::Value,
+}
+
+/// How often the transcript, the app and the deadline are checked while waiting. Decisions wake
+/// the hook at once through inotify; without it they are also polled at this rate.
+const TICK: Duration = Duration::from_millis(50);
+const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
+const APP_CHECK: Duration = Duration::from_millis(250);
+
+/// Runs the hook on `stdin`; see the module docs.
+pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
+    let input: Input = match parse(stdin) {
+        Ok(i) => i,
+        Err(msg) => return HookOutcome::quiet(format!("plandeck hook claude: {msg}; no decision given\n")),
+    };
+    if input.tool_name.as_deref() != Some("ExitPlanMode") {
+        return HookOutcome::quiet(format!(
+            "plandeck hook claude: not an ExitPlanMode request (tool {:?}); no decision given\n",
+            input.tool_name.as_deref().unwrap_or("none")
+        ));
+    }
+    if !app_running(roots) {
+        return HookOutcome::quiet("plandeck hook claude: Plandeck is not running; answer in the terminal\n");
+    }
+    let req = build_request(roots, &input, &opts);
+    if let Err(e) = file_request(roots, &req) {
+        return HookOutcome::quiet(format!("plandeck hook claude: {e}; no decision given\n"));
+    }
+    wait(roots, req, opts.deadline)
+}
+
+fn parse(stdin: &[u8]) -> Result<Input, String> {
+    if stdin.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty input (expected the hook's JSON on stdin)".to_owned());
+    }
+    serde_json::from_slice(stdin).map_err(|e| format!("input is not the hook JSON Claude Code sends ({e})"))
+}
+
+pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+    crate::ids::short_hash(format!("{session_id}:{pid}:{nanos}").as_bytes())
+}
+
+fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateRequest {
+    let now = time::OffsetDateTime::now_utc();
+    let deadline = now + time::Duration::try_from(opts.deadline).unwrap_or(time::Duration::minutes(10));
+    let (tool_use_id, offset) = match &input.transcript_path {
+        Some(p) => locate(std::path::Path::new(p), Agent::Claude),
+        None => (None, 0),
+    };
+    let socket = pane::socket_from_env(opts.tmux_env.as_deref());
+    let tmux_pane = pane::from_registry(&roots.claude, &input.session_id)
+        .or_else(|| opts.agent_pid.and_then(|pid| pane::from_process(pid, socket.as_deref())));
+    let str_field = |k: &str| input.tool_input.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+    GateRequest {
+        id: new_id(&input.session_id, opts.hook_pid),
+        agent: Agent::Claude,
+        session_id: input.session_id.clone(),
+        cwd: input.cwd.clone(),
+        plan_path: str_field("planFilePath"),
+        plan: str_field("plan").unwrap_or_default(),
+        tool_use_id,
+        transcript_path: input.transcript_path.clone(),
+        transcript_offset: offset,
+        tmux_pane,
+        tmux_socket: socket,
+        waiting_since: rfc3339(now),
+        deadline: rfc3339(deadline),
+        hook_pid: opts.hook_pid,
+        agent_pid: opts.agent_pid,
+        status: GateStatus::Waiting,
+        closed_at: None,
+        decision: None,
+    }
+}
+
+fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
+    let start = Instant::now();
+    let decisions = store::decisions_dir(roots);
+    let _ = std::fs::create_dir_all(&decisions);
+    let (tx, rx) = mpsc::channel();
+    // inotify wakes us the moment a decision file lands; polling below is the fallback.
+    let watcher = notify::recommended_watcher(move |_| {
+        let _ = tx.send(());
+    })
+    .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w));
+    let tick = if watcher.is_ok() { TICK } else { TICK_WITHOUT_WATCHER };
+    let request_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    let mut follower = req
+        .transcript_path
+        .as_ref()
+        .map(|p| Follower::new(PathBuf::from(p), Agent::Claude, req.transcript_offset, req.tool_use_id.clone()));
+    let mut approving = false;
+    let mut last_app_check = start;
+    loop {
+        match read_decision(roots, &req.id) {
+            Some(GateDecision::Reject { feedback }) => {
+                let mut closed = req.clone();
+                closed.tool_use_id = tool_use_id(&follower, &req);
+                let _ = close(roots, &closed, GateStatus::Rejected);
+                return deny(&feedback);
+            }
+            Some(GateDecision::Approve { .. }) => approving = true,
+            None => {}
+        }
+        if follower.as_mut().is_some_and(Follower::poll) {
+            let status = if approving { GateStatus::Approved } else { GateStatus::AnsweredInTerminal };
+            let mut closed = req.clone();
+            closed.tool_use_id = tool_use_id(&follower, &req);
+            let _ = close(roots, &closed, status);
+            return HookOutcome::quiet("");
+        }
+        if !request_file.exists() {
+            // Closed by someone else (the app saw the answer first).
+            return HookOutcome::quiet("");
+        }
+        let elapsed = start.elapsed();
+        if elapsed >= deadline {
+            let _ = close(roots, &req, GateStatus::Expired);
+            return HookOutcome::quiet(format!(
+                "plandeck hook claude: no decision in Plandeck within {}s; answer in the terminal\n",
+                deadline.as_secs()
+            ));
+        }
+        if last_app_check.elapsed() >= APP_CHECK {
+            last_app_check = Instant::now();
+            if !app_running(roots) {
+                let _ = close(roots, &req, GateStatus::AppStopped);
+                return HookOutcome::quiet("plandeck hook claude: Plandeck stopped; answer in the terminal\n");
+            }
+        }
+        let _ = rx.recv_timeout(tick.min(deadline - elapsed));
+        // Drain a burst of events so one decision does not cause many wake-ups.
+        while rx.try_recv().is_ok() {}
+    }
+}
+
+fn tool_use_id(follower: &Option<Follower>, req: &GateRequest) -> Option<String> {
+    follower.as_ref().and_then(|f| f.tool_use_id().map(str::to_owned)).or_else(|| req.tool_use_id.clone())
+}
+
+/// The answer Claude Code takes as a rejection with feedback.
+fn deny(feedback: &str) -> HookOutcome {
+    let out = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": { "behavior": "deny", "message": feedback }
+        }
+    });
+    HookOutcome { stdout: format!("{out}\n"), stderr: String::new(), exit_code: 0 }
+}

@@ -1,0 +1,85 @@
+//! Finding the tmux pane an agent runs in: from Claude Code's session registry
+//! (`<claude>/sessions/<pid>.json`, field `tmux` = `session:@window.%pane`), else from the agent
+//! process's terminal (`/proc/<pid>/fd/0` → `/dev/pts/N` → `tmux list-panes -a`).
+
+use std::path::Path;
+use std::process::Command;
+
+/// The tmux socket from `$TMUX` (`/tmp/tmux-1000/default,1234,0`).
+pub(crate) fn socket_from_env(tmux_env: Option<&str>) -> Option<String> {
+    let socket = tmux_env?.split(',').next()?.trim();
+    (!socket.is_empty()).then(|| socket.to_owned())
+}
+
+/// A `tmux` command on the given server (the default one when `socket` is none).
+pub(crate) fn tmux(socket: Option<&str>) -> Command {
+    let mut cmd = Command::new("tmux");
+    if let Some(s) = socket {
+        cmd.arg("-S").arg(s);
+    }
+    cmd
+}
+
+/// The pane id in a registry's `tmux` value: `cc:@0.%3` → `%3`; anything else is used as given.
+pub(crate) fn normalize_pane(value: &str) -> String {
+    match value.rsplit_once('.') {
+        Some((_, pane)) if pane.starts_with('%') => pane.to_owned(),
+        _ => value.to_owned(),
+    }
+}
+
+/// The pane named by the Claude Code session registry for `session_id`.
+pub(crate) fn from_registry(claude_root: &Path, session_id: &str) -> Option<String> {
+    let entries = std::fs::read_dir(claude_root.join("sessions")).ok()?;
+    for entry in entries.flatten() {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let Ok(meta) = entry.metadata() else { continue };
+        if meta.len() > 1024 * 1024 {
+            continue;
+        }
+        let Ok(bytes) = std::fs::read(&path) else { continue };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+        if v.get("sessionId").and_then(|s| s.as_str()) == Some(session_id) {
+            if let Some(t) = v.get("tmux").and_then(|s| s.as_str()).filter(|s| !s.is_empty()) {
+                return Some(normalize_pane(t));
+            }
+        }
+    }
+    None
+}
+
+/// The pane whose terminal is the stdin of process `pid`.
+pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
+    let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).ok()?;
+    let tty = tty.to_str()?.to_owned();
+    if !tty.starts_with("/dev/") {
+        return None;
+    }
+    let out = tmux(socket).args(["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"]).output().ok()?;
+    if !out.status.success() {
+        return None;
+    }
+    String::from_utf8_lossy(&out.stdout).lines().find_map(|line| {
+        let (pane_tty, pane_id) = line.split_once(' ')?;
+        (pane_tty == tty).then(|| pane_id.trim().to_owned())
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_pane_is_found_and_normalized() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
+        std::fs::write(dir.path().join("sessions/1.json"), r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#).unwrap();
+        std::fs::write(dir.path().join("sessions/2.json"), "{damaged").unwrap();
+        assert_eq!(from_registry(dir.path(), "a").as_deref(), Some("%7"));
+        assert_eq!(from_registry(dir.path(), "b"), None);
+        assert_eq!(socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(), Some("/tmp/tmux-0/default"));
+    }
+}
