@@ -4,6 +4,7 @@
 
 mod commands;
 mod live;
+mod notify;
 mod state;
 
 use plandeck_cli::GlobalArgs;
@@ -29,6 +30,7 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
 fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo))
         .setup(|app| {
             live::start(app.handle());
@@ -53,6 +55,8 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::worktrees::remove_worktree,
             commands::worktrees::remove_clean_worktrees,
             commands::worktrees::restore_worktree,
+            commands::gate::list_pending,
+            commands::gate::decide_request,
         ])
         .run(tauri::generate_context!())
         .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Internal, format!("cannot open the window: {e}")))

@@ -7,7 +7,7 @@
 use std::time::Duration;
 
 use plandeck_core::sessions::SessionIndex;
-use plandeck_core::{plans, review, watch};
+use plandeck_core::{gate, plans, review, watch};
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::state::{lock, AppState};
@@ -26,6 +26,32 @@ pub fn start(app: &AppHandle) {
     let state = app.state::<AppState>();
     let roots = state.roots();
     let mut handles = Vec::new();
+
+    // The gate: announce that Plandeck is running, and follow requests filed by hooks.
+    *lock(&state.presence) = None;
+    match gate::app_heartbeat(&roots) {
+        Ok(p) => *lock(&state.presence) = Some(p),
+        Err(e) => tracing::warn!("agent hooks will not wait for Plandeck: {e}"),
+    }
+    let gate_app = app.clone();
+    let gate_roots = roots.clone();
+    let seen = std::sync::Mutex::new(std::collections::HashSet::<String>::new());
+    match watch::watch(vec![roots.data.join("gate")], Duration::from_millis(30), move |_| {
+        let pending = gate::pending(&gate_roots);
+        let mut seen = lock(&seen);
+        for request in &pending {
+            if seen.insert(request.id.clone()) {
+                crate::notify::request_arrived(&gate_app, request);
+            }
+        }
+        emit(&gate_app, "gate:changed", ());
+        if pending.iter().any(|r| r.agent == plandeck_core::agent::Agent::Claude) {
+            emit(&gate_app, "sessions:changed", ());
+        }
+    }) {
+        Ok(h) => handles.push(h),
+        Err(e) => tracing::warn!("gate requests are not watched live: {e}"),
+    }
 
     // Plans: record each version seen, then tell the window.
     let plan_app = app.clone();

@@ -18,6 +18,8 @@ pub struct AppState {
     /// Keeps the liveness tick of the current roots running; replaced (so the old tick stops)
     /// when the roots change.
     pub tick: Mutex<Option<std::sync::Arc<()>>>,
+    /// Tells agent hooks that Plandeck is running (so they wait for a decision); removed on drop.
+    pub presence: Mutex<Option<plandeck_core::gate::AppPresence>>,
 }
 
 #[derive(Clone)]
@@ -34,6 +36,7 @@ impl AppState {
             watchers: Mutex::new(Vec::new()),
             worktree_watcher: Mutex::new(None),
             tick: Mutex::new(None),
+            presence: Mutex::new(None),
         }
     }
 

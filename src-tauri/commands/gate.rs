@@ -1,0 +1,32 @@
+//! The gate: plans waiting in an agent's terminal, and the reviewer's decision on them.
+
+use plandeck_core::gate::{self, DecisionOutcome, GateDecision, GateRequest};
+use plandeck_core::ipc::IpcError;
+use tauri::{AppHandle, State};
+
+use super::blocking;
+use crate::AppState;
+
+/// Every request waiting for the reviewer, oldest first.
+#[tauri::command]
+#[tracing::instrument(skip_all)]
+pub async fn list_pending(state: State<'_, AppState>) -> Result<Vec<GateRequest>, IpcError> {
+    let roots = state.roots();
+    blocking(move || Ok(gate::pending(&roots))).await
+}
+
+/// Delivers a decision to the waiting agent (the hook, or the approval card in its tmux pane).
+#[tauri::command]
+#[tracing::instrument(skip(app, state, decision))]
+pub async fn decide_request(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+    decision: GateDecision,
+) -> Result<DecisionOutcome, IpcError> {
+    let roots = state.roots();
+    let outcome = blocking(move || Ok(gate::decide(&roots, &id, decision)?)).await?;
+    crate::live::emit(&app, "gate:changed", ());
+    crate::live::emit(&app, "plans:changed", plandeck_core::plans::PlansChanged { paths: Vec::new() });
+    Ok(outcome)
+}
