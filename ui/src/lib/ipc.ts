@@ -6,7 +6,10 @@ import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
 import type {
   Decision,
+  DecisionOutcome,
   ErrorKind,
+  GateDecision,
+  GateRequest,
   IpcError,
   Overview,
   PlanDiff,
@@ -60,6 +63,9 @@ export const ipc = {
   /** Removes after a native confirmation dialog when anything would be lost (or the base is unknown). */
   removeWorktree: (path: string) => call<RemoveOutcome>("remove_worktree", { path }),
   removeCleanWorktrees: (repo: string) => call<string[]>("remove_clean_worktrees", { repo }),
+  listPending: () => call<GateRequest[]>("list_pending"),
+  /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
+  decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
   restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
 };
 

@@ -1,0 +1,70 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import WaitingQueue from "./WaitingQueue.svelte";
+import type { GateRequest } from "../lib/bindings";
+
+const request = (over: Partial<GateRequest> = {}): GateRequest => ({
+  id: "req-1",
+  agent: "claude",
+  sessionId: "fecae38a-0653-4970-8e6f-118f15e00ee0",
+  cwd: "/home/dev/work/api",
+  planPath: "/home/dev/.claude/plans/p.md",
+  plan: "# Plan: add pagination\n\n1. cursor\n",
+  toolUseId: "toolu_1",
+  transcriptPath: null,
+  transcriptOffset: 0,
+  tmuxPane: "%3",
+  tmuxSocket: null,
+  waitingSince: new Date(Date.now() - 90_000).toISOString(),
+  deadline: new Date(Date.now() + 600_000).toISOString(),
+  hookPid: 1,
+  agentPid: null,
+  status: "waiting",
+  closedAt: null,
+  decision: null,
+  ...over,
+});
+
+describe("WaitingQueue", () => {
+  it("lists waiting plans with how long they waited, and hides when none wait", async () => {
+    mockIPC((cmd) => (cmd === "list_pending" ? [request()] : null));
+    render(WaitingQueue);
+    const row = await screen.findByTestId("gate-request");
+    expect(row).toHaveTextContent("add pagination");
+    expect(row).toHaveTextContent("waiting 1 min");
+    expect(row).toHaveTextContent("work/api");
+  });
+
+  it("approves with the chosen mode and rejects with feedback", async () => {
+    const decisions: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending") return [request()];
+      if (cmd === "decide_request") {
+        decisions.push(args.decision);
+        return { requestId: "req-1", delivered: true, message: "Delivered.", status: "approved" };
+      }
+    });
+    render(WaitingQueue);
+    await fireEvent.click(await screen.findByTestId("gate-approve-manual"));
+    await waitFor(() => expect(decisions[0]).toMatchObject({ decision: "approve", mode: "manual" }));
+    await fireEvent.click(screen.getByTestId("gate-reject"));
+    const box = await screen.findByTestId("gate-feedback");
+    await fireEvent.click(screen.getByTestId("gate-send-reject"));
+    expect(await screen.findByRole("alert")).toHaveTextContent("Say what the agent should change");
+    await fireEvent.input(box, { target: { value: "split step 2" } });
+    await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() => expect(decisions[1]).toEqual({ decision: "reject", feedback: "split step 2" }));
+  });
+
+  it("says when the approval must be given in the terminal", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_pending") return [request({ tmuxPane: null })];
+      if (cmd === "decide_request") return { requestId: "req-1", delivered: false, message: "approve in the terminal", status: "approving" };
+    });
+    render(WaitingQueue);
+    expect(await screen.findByText(/No tmux pane known/)).toBeInTheDocument();
+    await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
+    expect(await screen.findByTestId("gate-status")).toHaveTextContent("approve in the terminal");
+  });
+});
