@@ -257,6 +257,23 @@ fn coalesce(
         if !out.is_empty() {
             on_batch(out, &Arming { shared });
         }
+        // Paths the callback just added that exist already: report what is in them now, since
+        // it was made before their watch and no event will say so.
+        for _ in 0..8 {
+            let appeared = match shared.state.lock() {
+                Ok(mut state) => std::mem::take(&mut state.appeared),
+                Err(_) => return,
+            };
+            if appeared.is_empty() || shared.stopped.load(Ordering::SeqCst) {
+                break;
+            }
+            let mut found = BTreeSet::new();
+            for path in appeared {
+                found.insert(path.clone());
+                walk_into(&path, &mut found);
+            }
+            on_batch(found.into_iter().collect(), &Arming { shared });
+        }
     }
 }
 
