@@ -275,13 +275,22 @@ fn plan_files(source: &Source, problems: &mut Vec<String>) -> Vec<PathBuf> {
             if name.starts_with('.') {
                 continue;
             }
-            // Follows symlinks: a plan may be a link; a folder link is guarded by `visited`.
-            let Ok(meta) = std::fs::metadata(&path) else { continue };
-            if meta.is_dir() {
+            let Ok(kind) = entry.file_type() else { continue };
+            // Follows symlinks (a plan may be a link; a folder link is guarded by `visited`),
+            // with a stat only for links: the listing of thousands of plans is mostly this loop.
+            let (is_dir, is_file) = if kind.is_symlink() {
+                match std::fs::metadata(&path) {
+                    Ok(meta) => (meta.is_dir(), meta.is_file()),
+                    Err(_) => continue,
+                }
+            } else {
+                (kind.is_dir(), kind.is_file())
+            };
+            if is_dir {
                 if source.recursive && depth < 8 {
                     stack.push((path, depth + 1));
                 }
-            } else if meta.is_file() && name.ends_with(".md") {
+            } else if is_file && name.ends_with(".md") {
                 out.push(path);
             }
         }
@@ -343,19 +352,15 @@ pub(crate) fn transcript_facts(path: &Path) -> std::io::Result<TranscriptFacts> 
     }
     let mut facts = TranscriptFacts { modified: meta.modified().ok(), ..Default::default() };
     for chunk in [&head, &tail] {
-        for v in string_values(chunk, b"\"slug\"") {
-            facts.slugs.insert(v);
-        }
-        for v in string_values(chunk, b"\"planFilePath\"") {
-            facts.plan_paths.insert(v);
-        }
-        if let Some(v) = string_values(chunk, b"\"sessionId\"").pop() {
+        facts.slugs.extend(string_values(chunk, b"\"slug\""));
+        facts.plan_paths.extend(string_values(chunk, b"\"planFilePath\""));
+        if let Some(v) = last_string_value(chunk, b"\"sessionId\"") {
             facts.session_id = Some(v);
         }
         if facts.cwd.is_none() {
-            facts.cwd = string_values(chunk, b"\"cwd\"").into_iter().next();
+            facts.cwd = first_string_value(chunk, b"\"cwd\"");
         }
-        if let Some(v) = string_values(chunk, b"\"gitBranch\"").pop() {
+        if let Some(v) = last_string_value(chunk, b"\"gitBranch\"") {
             facts.git_branch = Some(v);
         }
     }
@@ -368,33 +373,55 @@ pub(crate) fn transcript_facts(path: &Path) -> std::io::Result<TranscriptFacts> 
 /// The string values of `key` (given with its quotes) in raw JSON text, in order. Inside a JSON
 /// string a quote is escaped, so an unescaped `"key"` followed by `:` is a real key.
 pub(crate) fn string_values(text: &[u8], key: &[u8]) -> Vec<String> {
-    let mut out = Vec::new();
+    let mut out: Vec<String> = Vec::new();
     for at in memchr::memmem::find_iter(text, key) {
-        let mut i = at + key.len();
+        if let Some(v) = value_at(text, at + key.len()) {
+            // Records repeat the same value line after line; keep the list short.
+            if out.last() != Some(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+fn first_string_value(text: &[u8], key: &[u8]) -> Option<String> {
+    memchr::memmem::find_iter(text, key).find_map(|at| value_at(text, at + key.len()))
+}
+
+fn last_string_value(text: &[u8], key: &[u8]) -> Option<String> {
+    memchr::memmem::rfind_iter(text, key).find_map(|at| value_at(text, at + key.len()))
+}
+
+/// The JSON string after `: ` at `i` (just past a key), if there is a whole one.
+fn value_at(text: &[u8], mut i: usize) -> Option<String> {
+    {
         while i < text.len() && text[i].is_ascii_whitespace() {
             i += 1;
         }
         if text.get(i) != Some(&b':') {
-            continue;
+            return None;
         }
         i += 1;
         while i < text.len() && text[i].is_ascii_whitespace() {
             i += 1;
         }
         if text.get(i) != Some(&b'"') {
-            continue;
+            return None;
         }
         let start = i;
         i += 1;
+        let mut escaped = false;
         while i < text.len() && text[i] != b'"' {
+            escaped |= text[i] == b'\\';
             i += if text[i] == b'\\' { 2 } else { 1 };
         }
-        let Some(raw) = text.get(start..=i) else { continue };
-        if let Ok(value) = serde_json::from_slice::<String>(raw) {
-            if !value.is_empty() {
-                out.push(value);
-            }
-        }
+        let raw = text.get(start..=i)?;
+        let value = if escaped {
+            serde_json::from_slice::<String>(raw).ok()?
+        } else {
+            std::str::from_utf8(&raw[1..raw.len() - 1]).ok()?.to_owned()
+        };
+        (!value.is_empty()).then_some(value)
     }
-    out
 }
