@@ -29,6 +29,60 @@ label: string, path: string, exists: boolean,
  */
 files: number, };
 
+export type PlanSummary = { 
+/**
+ * [`crate::ids::plan_id`] of `path`.
+ */
+id: string, path: string, agent: Agent, 
+/**
+ * The first heading, else the file name.
+ */
+title: string, 
+/**
+ * The project directory the plan belongs to, when known.
+ */
+project: string | null, sessionId: string | null, gitBranch: string | null, state: ReviewState, 
+/**
+ * Last change of the file, RFC 3339 UTC.
+ */
+updatedAt: string | null, sizeBytes: number, 
+/**
+ * Why the plan cannot be shown (binary, not UTF-8, too large, unreadable), if it cannot.
+ */
+problem: string | null, 
+/**
+ * For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
+ */
+subagentId: string | null, };
+
+export type PlanListing = { plans: Array<PlanSummary>, 
+/**
+ * One sentence per folder that could not be read.
+ */
+problems: Array<string>, };
+
+export type PlanDocument = { plan: PlanSummary, 
+/**
+ * The markdown source.
+ */
+source: string, 
+/**
+ * Sanitized HTML.
+ */
+html: string, 
+/**
+ * The headings, for a table of contents.
+ */
+headings: Array<Heading>, };
+
+export type SearchHit = { id: string, title: string, snippet: string, };
+
+export type PlansChanged = { paths: Array<string>, };
+
+export type Heading = { id: string, level: number, text: string, };
+
+export type Rendered = { html: string, headings: Array<Heading>, };
+
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
 
 export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";

@@ -1,20 +1,388 @@
-//! Plan files of every agent: discovery, linking to sessions, search. (Being built: see issue 3.)
+//! Plan files of every agent: discovery, linking to sessions, reading, search, live changes.
+//!
+//! - [`list`] finds every plan (Claude Code's plans folder and each project's `plansDirectory`,
+//!   subagent plans, Gemini CLI's per-session plans folders, the user's extra folders) and links
+//!   each to its agent, project, session and branch (see `discover`).
+//! - [`get`] reads one plan and renders it ([`crate::render`]); [`search`] searches them all.
+//! - [`watch()`] reports plan files created, changed, renamed or deleted (see `live`).
+//!
+//! A plan that cannot be shown (binary, not UTF-8, huge, unreadable) is still listed, with a
+//! `problem` sentence in place of its content; a folder that cannot be read is a listing problem.
 
-use std::path::PathBuf;
+mod discover;
+mod live;
 
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
+pub use crate::render::Heading;
+use crate::review::{Approvals, ReviewState};
 
-/// Finds a plan by id (see [`crate::ids::plan_id`]) or by path. Until discovery lands, only paths.
-pub fn resolve(_roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
-    let path = PathBuf::from(id_or_path);
-    if path.is_file() {
-        return path.canonicalize().map_err(|e| IpcError::new(ErrorKind::Io, format!("{id_or_path}: {e}")));
+pub use live::{watch, PlansChanged};
+
+/// Plans bigger than this are listed but not read: no agent writes one, and reading it whole
+/// would stall the listing.
+pub const MAX_PLAN_BYTES: u64 = 8 * 1024 * 1024;
+
+/// One plan as the list shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanSummary {
+    /// [`crate::ids::plan_id`] of `path`.
+    pub id: String,
+    pub path: String,
+    pub agent: Agent,
+    /// The first heading, else the file name.
+    pub title: String,
+    /// The project directory the plan belongs to, when known.
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+    pub git_branch: Option<String>,
+    pub state: ReviewState,
+    /// Last change of the file, RFC 3339 UTC.
+    pub updated_at: Option<String>,
+    #[ts(type = "number")]
+    pub size_bytes: u64,
+    /// Why the plan cannot be shown (binary, not UTF-8, too large, unreadable), if it cannot.
+    pub problem: Option<String>,
+    /// For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
+    pub subagent_id: Option<String>,
+}
+
+/// Every plan found, newest first, and the folders that could not be read.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanListing {
+    pub plans: Vec<PlanSummary>,
+    /// One sentence per folder that could not be read.
+    pub problems: Vec<String>,
+}
+
+/// One plan, read and rendered.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDocument {
+    pub plan: PlanSummary,
+    /// The markdown source.
+    pub source: String,
+    /// Sanitized HTML.
+    pub html: String,
+    /// The headings, for a table of contents.
+    pub headings: Vec<Heading>,
+}
+
+/// A plan matching a search, with the text around the first match.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SearchHit {
+    pub id: String,
+    pub title: String,
+    pub snippet: String,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum PlanError {
+    #[error("No plan {0:?}: no listed plan has that id, and no such file exists (it may have been deleted or moved).")]
+    Unknown(String),
+    #[error("The plan {path} no longer exists: it was deleted or moved.")]
+    Deleted { path: PathBuf },
+    #[error("The plan {path} is too large to show ({size} bytes; plans over 8 MiB are not read).")]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error("The plan {path} is a binary file, not markdown.")]
+    Binary { path: PathBuf },
+    #[error("The plan {path} is not valid UTF-8 text (bad byte at offset {offset}).")]
+    NotUtf8 { path: PathBuf, offset: usize },
+    #[error("Cannot read the plan {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+}
+
+impl From<PlanError> for IpcError {
+    fn from(e: PlanError) -> Self {
+        let kind = match &e {
+            PlanError::Unknown(_) | PlanError::Deleted { .. } => ErrorKind::NotFound,
+            PlanError::TooLarge { .. } | PlanError::Binary { .. } | PlanError::NotUtf8 { .. } => ErrorKind::BadInput,
+            PlanError::Read { .. } => ErrorKind::Io,
+        };
+        IpcError::new(kind, e.to_string())
     }
-    Err(IpcError::new(ErrorKind::NotFound, format!("no plan {id_or_path:?}")))
+}
+
+/// Every plan under `roots`, newest first, with the folders that could not be read.
+pub fn list(roots: &Roots) -> PlanListing {
+    let found = discover::discover(roots);
+    let approvals = Approvals::load(&roots.data);
+    let mut plans: Vec<(PlanSummary, Option<SystemTime>)> = found
+        .candidates
+        .par_iter()
+        .filter_map(|c| {
+            let read = read_plan(&c.path);
+            if matches!(read, Err(PlanError::Deleted { .. })) {
+                return None; // Deleted between the folder scan and now.
+            }
+            Some(summarize(c, &read, &approvals))
+        })
+        .collect();
+    plans.sort_by(|(a, at), (b, bt)| bt.cmp(at).then_with(|| a.path.cmp(&b.path)));
+    PlanListing { plans: plans.into_iter().map(|(p, _)| p).collect(), problems: found.problems }
+}
+
+/// Reads and renders one plan, by id or path.
+pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
+    let found = discover::discover(roots);
+    let path = resolve_in(&found, id_or_path)?;
+    let candidate = found.candidates.iter().find(|c| c.path == path).cloned().unwrap_or_else(|| {
+        // A path outside every plan folder: shown, but linked to nothing.
+        discover::Candidate {
+            path: path.clone(),
+            agent: Agent::Other,
+            project: None,
+            session_id: None,
+            git_branch: None,
+            subagent_id: None,
+        }
+    });
+    let read = read_plan(&path);
+    let approvals = Approvals::load(&roots.data);
+    let (plan, _) = summarize(&candidate, &read, &approvals);
+    let (_, text) = read?;
+    let rendered = crate::render::render(&text);
+    Ok(PlanDocument { plan, source: text, html: rendered.html, headings: rendered.headings })
+}
+
+/// Plans whose title or text contains `query` (case-insensitive), newest first, each with the
+/// text around its first match.
+pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
+    let query = query.trim();
+    if query.is_empty() {
+        return Vec::new();
+    }
+    let needle = query.to_lowercase();
+    let listing = list(roots);
+    listing
+        .plans
+        .par_iter()
+        .filter(|p| p.problem.is_none())
+        .filter_map(|p| {
+            let in_title = p.title.to_lowercase().contains(&needle);
+            let text = read_plan(Path::new(&p.path)).ok().map(|(_, t)| t).unwrap_or_default();
+            let snippet = match find_ci(&text, &needle) {
+                Some((start, end)) => snippet(&text, start, end),
+                None if in_title => snippet(&text, 0, 0),
+                None => return None,
+            };
+            Some(SearchHit { id: p.id.clone(), title: p.title.clone(), snippet })
+        })
+        .collect()
+}
+
+/// Finds a plan by id ([`crate::ids::plan_id`]) or by path (absolute, or relative to the current
+/// directory). Paths come back in the form the listing uses (canonical folder + file name).
+pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
+    let found = discover::discover(roots);
+    Ok(resolve_in(&found, id_or_path)?)
+}
+
+fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, PlanError> {
+    let looks_like_id = id_or_path.len() == 12 && id_or_path.bytes().all(|b| b.is_ascii_hexdigit());
+    if looks_like_id {
+        let id = id_or_path.to_ascii_lowercase();
+        if let Some(c) = found.candidates.iter().find(|c| crate::ids::plan_id(&c.path) == id) {
+            return Ok(c.path.clone());
+        }
+    }
+    let path = PathBuf::from(id_or_path);
+    let path = if path.is_absolute() {
+        path
+    } else {
+        std::env::current_dir().map(|d| d.join(&path)).unwrap_or(path)
+    };
+    let normal = normalize(&path);
+    if normal.is_file() {
+        return Ok(normal);
+    }
+    if found.candidates.iter().any(|c| c.path == normal) || normal.extension().is_some_and(|x| x == "md") && normal.parent().is_some_and(Path::is_dir) {
+        return Err(PlanError::Deleted { path: normal });
+    }
+    Err(PlanError::Unknown(id_or_path.to_owned()))
+}
+
+/// The listing's form of a path: canonical parent folder + file name (the file may be a link).
+fn normalize(path: &Path) -> PathBuf {
+    match (path.parent(), path.file_name()) {
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => discover::canonical_or(parent).join(name),
+        _ => path.to_owned(),
+    }
+}
+
+/// Every folder that can hold plans: Claude Code's plans folder (even before it exists), each
+/// project's `plansDirectory`, each Gemini CLI session's plans folder, the extra folders.
+pub fn folders(roots: &Roots) -> Vec<PathBuf> {
+    discover::discover(roots).sources.into_iter().map(|s| s.dir).collect()
+}
+
+/// The file's metadata and its text, or why it cannot be shown.
+fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
+    let with = |source: std::io::Error| {
+        if source.kind() == std::io::ErrorKind::NotFound {
+            PlanError::Deleted { path: path.to_owned() }
+        } else {
+            PlanError::Read { path: path.to_owned(), source }
+        }
+    };
+    let mut file = std::fs::File::open(path).map_err(with)?;
+    let meta = file.metadata().map_err(with)?;
+    if meta.len() > MAX_PLAN_BYTES {
+        return Err(PlanError::TooLarge { path: path.to_owned(), size: meta.len() });
+    }
+    let mut bytes = Vec::with_capacity(meta.len() as usize);
+    // Bounded even if the file grows while being read.
+    (&mut file).take(MAX_PLAN_BYTES + 1).read_to_end(&mut bytes).map_err(with)?;
+    if bytes.len() as u64 > MAX_PLAN_BYTES {
+        return Err(PlanError::TooLarge { path: path.to_owned(), size: bytes.len() as u64 });
+    }
+    if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
+        return Err(PlanError::Binary { path: path.to_owned() });
+    }
+    match String::from_utf8(bytes) {
+        Ok(text) => Ok((meta, text)),
+        Err(e) => Err(PlanError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() }),
+    }
+}
+
+fn summarize(
+    c: &discover::Candidate,
+    read: &Result<(std::fs::Metadata, String), PlanError>,
+    approvals: &Approvals,
+) -> (PlanSummary, Option<SystemTime>) {
+    let file_name = c.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let meta = match read {
+        Ok((meta, _)) => Some(meta.clone()),
+        Err(_) => std::fs::metadata(&c.path).ok(),
+    };
+    let modified = meta.as_ref().and_then(|m| m.modified().ok());
+    let (title, state, problem) = match read {
+        Ok((_, text)) => (
+            first_heading(text).unwrap_or_else(|| file_name.clone()),
+            approvals.state(&c.path, text.as_bytes()),
+            None,
+        ),
+        Err(e) => (file_name.clone(), approvals.state(&c.path, &[]), Some(e.to_string())),
+    };
+    let summary = PlanSummary {
+        id: crate::ids::plan_id(&c.path),
+        path: c.path.display().to_string(),
+        agent: c.agent,
+        title,
+        project: c.project.clone(),
+        session_id: c.session_id.clone(),
+        git_branch: c.git_branch.clone(),
+        state,
+        updated_at: modified.and_then(rfc3339),
+        size_bytes: meta.map_or(0, |m| m.len()),
+        problem,
+        subagent_id: c.subagent_id.clone(),
+    };
+    (summary, modified)
+}
+
+fn rfc3339(t: SystemTime) -> Option<String> {
+    time::OffsetDateTime::from(t).format(&time::format_description::well_known::Rfc3339).ok()
+}
+
+/// The text of the first ATX heading outside front matter and fenced code.
+pub fn first_heading(text: &str) -> Option<String> {
+    let mut lines = text.lines().peekable();
+    if lines.peek().is_some_and(|l| l.trim_end() == "---") {
+        lines.next();
+        for line in lines.by_ref() {
+            if line.trim_end() == "---" {
+                break;
+            }
+        }
+    }
+    let mut fence: Option<&str> = None;
+    for line in lines {
+        let t = line.trim_start();
+        if let Some(f) = fence {
+            if t.starts_with(f) {
+                fence = None;
+            }
+            continue;
+        }
+        if t.starts_with("```") || t.starts_with("~~~") {
+            fence = Some(&t[..3]);
+            continue;
+        }
+        let hashes = t.bytes().take_while(|&b| b == b'#').count();
+        if (1..=6).contains(&hashes) && line.len() - t.len() < 4 {
+            let rest = &t[hashes..];
+            if rest.is_empty() || rest.starts_with([' ', '\t']) {
+                let title = rest.trim().trim_end_matches('#').trim();
+                if !title.is_empty() {
+                    return Some(title.to_owned());
+                }
+            }
+        }
+    }
+    None
+}
+
+/// Byte range in `text` of the first case-insensitive match of `needle` (already lower case).
+fn find_ci(text: &str, needle: &str) -> Option<(usize, usize)> {
+    if text.is_ascii() && needle.is_ascii() {
+        let lower = text.to_ascii_lowercase();
+        return memchr::memmem::find(lower.as_bytes(), needle.as_bytes()).map(|s| (s, s + needle.len()));
+    }
+    // Lower-casing can change lengths: keep where each lowered byte came from.
+    let mut lower = String::with_capacity(text.len());
+    let mut origin = Vec::with_capacity(text.len());
+    for (i, ch) in text.char_indices() {
+        for l in ch.to_lowercase() {
+            let before = lower.len();
+            lower.push(l);
+            origin.extend(std::iter::repeat_n(i, lower.len() - before));
+        }
+    }
+    let s = lower.find(needle)?;
+    let end_lowered = s + needle.len();
+    let start = origin[s];
+    let end = origin.get(end_lowered).copied().unwrap_or(text.len());
+    Some((start, end.max(start)))
+}
+
+/// About 160 characters around `start..end`, on one line, with ellipses where text was cut.
+fn snippet(text: &str, start: usize, end: usize) -> String {
+    let before = text[..start].char_indices().rev().nth(59).map_or(0, |(i, _)| i);
+    let after = text[end..].char_indices().nth(100).map_or(text.len(), |(i, _)| end + i);
+    let mut out = String::new();
+    if before > 0 {
+        out.push('…');
+    }
+    out.push_str(&text[before..after].split_whitespace().collect::<Vec<_>>().join(" "));
+    if after < text.len() {
+        out.push('…');
+    }
+    out
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
-    Vec::new()
+    vec![
+        <PlanSummary as TS>::decl(),
+        <PlanListing as TS>::decl(),
+        <PlanDocument as TS>::decl(),
+        <SearchHit as TS>::decl(),
+        <PlansChanged as TS>::decl(),
+    ]
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,427 @@
+//! Where plans live and what each belongs to: the folders of every agent, and the links from plan
+//! files to sessions, projects and branches read from the heads and tails of transcripts.
+//!
+//! Transcripts can be gigabytes, so only their first and last [`WINDOW`] bytes are read, and keys
+//! are found textually (`"slug"`, `"cwd"` …) so a record cut by the window still yields them.
+
+use std::collections::{BTreeSet, HashMap, HashSet};
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+use std::time::SystemTime;
+
+use rayon::prelude::*;
+
+use crate::agent::Agent;
+use crate::config::Roots;
+
+/// How much of each end of a transcript is read.
+pub(crate) const WINDOW: u64 = 64 * 1024;
+/// Settings and session files bigger than this are not agent-written; they are skipped.
+const SMALL_JSON: u64 = 1024 * 1024;
+
+/// A folder that holds plans, with what every plan in it shares.
+#[derive(Debug, Clone)]
+pub(crate) struct Source {
+    pub dir: PathBuf,
+    pub agent: Agent,
+    pub project: Option<PathBuf>,
+    pub session_id: Option<String>,
+    /// Plans in subfolders too (extra folders); agents' own folders are flat.
+    pub recursive: bool,
+}
+
+/// A plan file found, before its content is read.
+#[derive(Debug, Clone)]
+pub(crate) struct Candidate {
+    pub path: PathBuf,
+    pub agent: Agent,
+    pub project: Option<String>,
+    pub session_id: Option<String>,
+    pub git_branch: Option<String>,
+    pub subagent_id: Option<String>,
+}
+
+/// What transcripts say about one session.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct TranscriptFacts {
+    pub session_id: Option<String>,
+    pub cwd: Option<String>,
+    pub git_branch: Option<String>,
+    pub slugs: BTreeSet<String>,
+    pub plan_paths: BTreeSet<String>,
+    pub modified: Option<SystemTime>,
+}
+
+#[derive(Debug, Clone)]
+struct Link {
+    session_id: Option<String>,
+    cwd: Option<String>,
+    git_branch: Option<String>,
+    modified: Option<SystemTime>,
+}
+
+/// Everything discovery found: plan folders, plan files with their links, and problems.
+#[derive(Debug, Default)]
+pub(crate) struct Discovery {
+    pub sources: Vec<Source>,
+    pub candidates: Vec<Candidate>,
+    pub problems: Vec<String>,
+}
+
+/// Finds every plan folder and plan file under `roots`, linked to sessions.
+pub(crate) fn discover(roots: &Roots) -> Discovery {
+    let mut problems = Vec::new();
+    let transcripts = read_transcripts(roots, &mut problems);
+    let mut projects: BTreeSet<PathBuf> =
+        transcripts.iter().filter_map(|t| t.cwd.as_ref()).map(PathBuf::from).collect();
+    projects.extend(session_cwds(roots, &mut problems));
+    let sources = sources(roots, &projects, &mut problems);
+
+    let mut by_slug: HashMap<&str, Link> = HashMap::new();
+    let mut by_path: HashMap<&str, Link> = HashMap::new();
+    for t in &transcripts {
+        let link = Link {
+            session_id: t.session_id.clone(),
+            cwd: t.cwd.clone(),
+            git_branch: t.git_branch.clone(),
+            modified: t.modified,
+        };
+        let newer = |old: &Link| old.modified < link.modified;
+        for slug in &t.slugs {
+            if by_slug.get(slug.as_str()).is_none_or(newer) {
+                by_slug.insert(slug, link.clone());
+            }
+        }
+        for path in &t.plan_paths {
+            if by_path.get(path.as_str()).is_none_or(newer) {
+                by_path.insert(path, link.clone());
+            }
+        }
+    }
+
+    let mut seen = HashSet::new();
+    let mut candidates = Vec::new();
+    for source in &sources {
+        for path in plan_files(source, &mut problems) {
+            if !seen.insert(path.clone()) {
+                continue;
+            }
+            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let (slug, subagent_id) = match stem.rsplit_once("-agent-") {
+                Some((slug, id)) if !slug.is_empty() && !id.is_empty() => (slug.to_owned(), Some(id.to_owned())),
+                _ => (stem.clone(), None),
+            };
+            let mut c = Candidate {
+                path: path.clone(),
+                agent: source.agent,
+                project: source.project.as_ref().map(|p| p.display().to_string()),
+                session_id: source.session_id.clone(),
+                git_branch: None,
+                subagent_id,
+            };
+            if source.agent == Agent::Claude {
+                let link = path.to_str().and_then(|p| by_path.get(p)).or_else(|| by_slug.get(slug.as_str()));
+                if let Some(link) = link {
+                    c.session_id = c.session_id.or_else(|| link.session_id.clone());
+                    c.project = c.project.or_else(|| link.cwd.clone());
+                    c.git_branch = link.git_branch.clone();
+                }
+            }
+            candidates.push(c);
+        }
+    }
+    Discovery { sources, candidates, problems }
+}
+
+/// Every folder that can hold plans (existing or not, for the agents' default ones).
+fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<String>) -> Vec<Source> {
+    let mut out = Vec::new();
+    let mut dirs = HashSet::new();
+    let mut push = |out: &mut Vec<Source>, s: Source| {
+        if dirs.insert(s.dir.clone()) {
+            out.push(s);
+        }
+    };
+    let claude_plans = canonical_or(&roots.claude.join("plans"));
+    push(&mut out, Source { dir: claude_plans, agent: Agent::Claude, project: None, session_id: None, recursive: false });
+    for project in projects {
+        for dir in plans_directories(project) {
+            push(&mut out, Source { dir, agent: Agent::Claude, project: Some(project.clone()), session_id: None, recursive: false });
+        }
+    }
+    for s in gemini_sources(roots, problems) {
+        push(&mut out, s);
+    }
+    for extra in &roots.extra_plan_folders {
+        push(&mut out, Source { dir: canonical_or(extra), agent: Agent::Other, project: None, session_id: None, recursive: true });
+    }
+    out
+}
+
+/// The folder itself, canonical when it exists (so ids do not depend on how it was reached).
+pub(crate) fn canonical_or(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+}
+
+/// A project's `plansDirectory` folders (from `.claude/settings.local.json` and
+/// `.claude/settings.json`), only those that exist and stay inside the project, as Claude Code does.
+pub(crate) fn plans_directories(project: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let Ok(root) = project.canonicalize() else { return out };
+    for name in ["settings.local.json", "settings.json"] {
+        let Some(value) = read_small_json(&project.join(".claude").join(name)) else { continue };
+        let Some(rel) = value.get("plansDirectory").and_then(|v| v.as_str()) else { continue };
+        let Ok(dir) = root.join(rel).canonicalize() else { continue };
+        if !dir.starts_with(&root) {
+            tracing::debug!(project = %project.display(), plans_directory = rel, "plansDirectory escapes its project: ignored");
+            continue;
+        }
+        if dir.is_dir() && !out.contains(&dir) {
+            out.push(dir);
+        }
+    }
+    out
+}
+
+fn read_small_json(path: &Path) -> Option<serde_json::Value> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > SMALL_JSON {
+        return None;
+    }
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Gemini CLI: `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
+fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
+    let mut out = Vec::new();
+    let slug_to_project: HashMap<String, String> = read_small_json(&roots.gemini.join("projects.json"))
+        .and_then(|v| v.get("projects").and_then(|p| p.as_object()).cloned())
+        .map(|m| {
+            m.into_iter().filter_map(|(path, slug)| slug.as_str().map(|s| (s.to_owned(), path))).collect()
+        })
+        .unwrap_or_default();
+    let tmp = canonical_or(&roots.gemini.join("tmp"));
+    for slug_dir in subdirs(&tmp, problems) {
+        let slug = name_of(&slug_dir);
+        let project = slug_to_project.get(&slug).cloned().or_else(|| {
+            std::fs::read_to_string(slug_dir.join(".project_root")).ok().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+        });
+        for session_dir in subdirs(&slug_dir, problems) {
+            let plans = session_dir.join("plans");
+            if plans.is_dir() {
+                out.push(Source {
+                    dir: plans,
+                    agent: Agent::Gemini,
+                    project: project.as_ref().map(PathBuf::from),
+                    session_id: Some(name_of(&session_dir)),
+                    recursive: false,
+                });
+            }
+        }
+    }
+    out
+}
+
+fn name_of(path: &Path) -> String {
+    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+}
+
+/// Subfolders of `dir` (not following symlinks). A missing folder is no problem; an unreadable one is.
+fn subdirs(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    out.push(entry.path());
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => problems.push(folder_problem(dir, &e)),
+    }
+    out.sort();
+    out
+}
+
+pub(crate) fn folder_problem(dir: &Path, e: &std::io::Error) -> String {
+    format!("Cannot read the folder {}: {}. Plans in it are not listed.", dir.display(), e)
+}
+
+/// The `.md` files of a plan folder (recursive for extra folders, never looping through symlinks).
+fn plan_files(source: &Source, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut visited: HashSet<(u64, u64)> = HashSet::new();
+    let mut stack = vec![(source.dir.clone(), 0u32)];
+    while let Some((dir, depth)) = stack.pop() {
+        if let Some(id) = dir_id(&dir) {
+            if !visited.insert(id) {
+                continue;
+            }
+        }
+        let entries = match std::fs::read_dir(&dir) {
+            Ok(entries) => entries,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound && depth == 0 => continue,
+            Err(e) => {
+                problems.push(folder_problem(&dir, &e));
+                continue;
+            }
+        };
+        for entry in entries.flatten() {
+            let path = entry.path();
+            let name = entry.file_name();
+            let name = name.to_string_lossy();
+            if name.starts_with('.') {
+                continue;
+            }
+            let Ok(kind) = entry.file_type() else { continue };
+            // Follows symlinks (a plan may be a link; a folder link is guarded by `visited`),
+            // with a stat only for links: the listing of thousands of plans is mostly this loop.
+            let (is_dir, is_file) = if kind.is_symlink() {
+                match std::fs::metadata(&path) {
+                    Ok(meta) => (meta.is_dir(), meta.is_file()),
+                    Err(_) => continue,
+                }
+            } else {
+                (kind.is_dir(), kind.is_file())
+            };
+            if is_dir {
+                if source.recursive && depth < 8 {
+                    stack.push((path, depth + 1));
+                }
+            } else if is_file && name.ends_with(".md") {
+                out.push(path);
+            }
+        }
+    }
+    out
+}
+
+fn dir_id(dir: &Path) -> Option<(u64, u64)> {
+    use std::os::unix::fs::MetadataExt;
+    std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
+}
+
+/// The `cwd` of every running Claude Code session (`sessions/<pid>.json`).
+fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let dir = roots.claude.join("sessions");
+    let entries = match std::fs::read_dir(&dir) {
+        Ok(e) => e,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+        Err(e) => {
+            problems.push(folder_problem(&dir, &e));
+            return Vec::new();
+        }
+    };
+    entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| read_small_json(&e.path()))
+        .filter_map(|v| v.get("cwd").and_then(|c| c.as_str()).map(PathBuf::from))
+        .collect()
+}
+
+/// Head and tail facts of every `projects/*/*.jsonl` transcript, read in parallel.
+fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> Vec<TranscriptFacts> {
+    let projects = roots.claude.join("projects");
+    let mut files = Vec::new();
+    for dir in subdirs(&projects, problems) {
+        match std::fs::read_dir(&dir) {
+            Ok(entries) => files.extend(
+                entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+            ),
+            Err(e) => problems.push(folder_problem(&dir, &e)),
+        }
+    }
+    files.par_iter().filter_map(|p| transcript_facts(p).ok()).collect()
+}
+
+/// What the first and last [`WINDOW`] bytes of a transcript say.
+pub(crate) fn transcript_facts(path: &Path) -> std::io::Result<TranscriptFacts> {
+    let mut file = File::open(path)?;
+    let meta = file.metadata()?;
+    let len = meta.len();
+    let mut head = Vec::with_capacity(WINDOW.min(len) as usize);
+    (&mut file).take(WINDOW).read_to_end(&mut head)?;
+    let mut tail = Vec::new();
+    if len > WINDOW {
+        let start = len.saturating_sub(WINDOW).max(WINDOW);
+        file.seek(SeekFrom::Start(start))?;
+        file.take(WINDOW).read_to_end(&mut tail)?;
+    }
+    let mut facts = TranscriptFacts { modified: meta.modified().ok(), ..Default::default() };
+    for chunk in [&head, &tail] {
+        facts.slugs.extend(string_values(chunk, b"\"slug\""));
+        facts.plan_paths.extend(string_values(chunk, b"\"planFilePath\""));
+        if let Some(v) = last_string_value(chunk, b"\"sessionId\"") {
+            facts.session_id = Some(v);
+        }
+        if facts.cwd.is_none() {
+            facts.cwd = first_string_value(chunk, b"\"cwd\"");
+        }
+        if let Some(v) = last_string_value(chunk, b"\"gitBranch\"") {
+            facts.git_branch = Some(v);
+        }
+    }
+    if facts.session_id.is_none() {
+        facts.session_id = path.file_stem().map(|s| s.to_string_lossy().into_owned());
+    }
+    Ok(facts)
+}
+
+/// The string values of `key` (given with its quotes) in raw JSON text, in order. Inside a JSON
+/// string a quote is escaped, so an unescaped `"key"` followed by `:` is a real key.
+pub(crate) fn string_values(text: &[u8], key: &[u8]) -> Vec<String> {
+    let mut out: Vec<String> = Vec::new();
+    for at in memchr::memmem::find_iter(text, key) {
+        if let Some(v) = value_at(text, at + key.len()) {
+            // Records repeat the same value line after line; keep the list short.
+            if out.last() != Some(&v) {
+                out.push(v);
+            }
+        }
+    }
+    out
+}
+
+fn first_string_value(text: &[u8], key: &[u8]) -> Option<String> {
+    memchr::memmem::find_iter(text, key).find_map(|at| value_at(text, at + key.len()))
+}
+
+fn last_string_value(text: &[u8], key: &[u8]) -> Option<String> {
+    memchr::memmem::rfind_iter(text, key).find_map(|at| value_at(text, at + key.len()))
+}
+
+/// The JSON string after `: ` at `i` (just past a key), if there is a whole one.
+fn value_at(text: &[u8], mut i: usize) -> Option<String> {
+    {
+        while i < text.len() && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if text.get(i) != Some(&b':') {
+            return None;
+        }
+        i += 1;
+        while i < text.len() && text[i].is_ascii_whitespace() {
+            i += 1;
+        }
+        if text.get(i) != Some(&b'"') {
+            return None;
+        }
+        let start = i;
+        i += 1;
+        let mut escaped = false;
+        while i < text.len() && text[i] != b'"' {
+            escaped |= text[i] == b'\\';
+            i += if text[i] == b'\\' { 2 } else { 1 };
+        }
+        let raw = text.get(start..=i)?;
+        let value = if escaped {
+            serde_json::from_slice::<String>(raw).ok()?
+        } else {
+            std::str::from_utf8(&raw[1..raw.len() - 1]).ok()?.to_owned()
+        };
+        (!value.is_empty()).then_some(value)
+    }
+}

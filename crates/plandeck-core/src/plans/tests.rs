@@ -1,0 +1,271 @@
+use super::*;
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+const FIXTURES: &str = "/work/shared/fixtures";
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+/// A temp home holding the recorded Claude Code and Gemini CLI folders.
+pub(crate) fn fixture_home() -> (tempfile::TempDir, Roots) {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&Path::new(FIXTURES).join("claude-code-2.1.328"), &home.path().join(".claude"));
+    copy_tree(&Path::new(FIXTURES).join("gemini-cli-0.61.0"), &home.path().join(".gemini"));
+    let roots = Roots::under_home(home.path());
+    (home, roots)
+}
+
+fn by_title<'a>(listing: &'a PlanListing, file: &str) -> &'a PlanSummary {
+    listing.plans.iter().find(|p| p.path.ends_with(file)).unwrap_or_else(|| panic!("{file} not listed: {listing:#?}"))
+}
+
+#[test]
+fn fixture_plans_are_found_and_linked() {
+    let (_home, roots) = fixture_home();
+    let listing = list(&roots);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let claude = listing.plans.iter().filter(|p| p.agent == Agent::Claude).count();
+    let gemini = listing.plans.iter().filter(|p| p.agent == Agent::Gemini).count();
+    assert_eq!((claude, gemini), (7, 4), "{listing:#?}");
+
+    let kite = by_title(&listing, "plan-pagination-for-the-wondrous-kite.md");
+    assert_eq!(kite.session_id.as_deref(), Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d"));
+    assert_eq!(kite.project.as_deref(), Some("/home/dev/work/api"));
+    assert_eq!(kite.git_branch.as_deref(), Some("master"));
+    assert_eq!(kite.title, "Plan: add pagination");
+    assert_eq!(kite.state, ReviewState::Unreviewed);
+    assert_eq!(kite.id, crate::ids::plan_id(Path::new(&kite.path)));
+    assert!(kite.updated_at.as_deref().is_some_and(|t| t.ends_with('Z')), "{kite:?}");
+    assert!(kite.problem.is_none());
+
+    let wt = by_title(&listing, "plan-pagination-in-worktree-fluffy-wozniak.md");
+    assert_eq!(wt.git_branch.as_deref(), Some("worktree-demo-wt"));
+    assert_eq!(wt.session_id.as_deref(), Some("fecae38a-0653-4970-8e6f-118f15e00ee0"));
+
+    let gem: Vec<_> = listing.plans.iter().filter(|p| p.agent == Agent::Gemini).collect();
+    for g in &gem {
+        assert_eq!(g.project.as_deref(), Some("/home/dev/work/gemproj"), "{g:?}");
+        let sid = g.session_id.as_deref().unwrap();
+        assert!(g.path.contains(sid), "{g:?}");
+    }
+
+    // Newest first.
+    let times: Vec<_> = listing.plans.iter().map(|p| p.updated_at.clone()).collect();
+    let mut sorted = times.clone();
+    sorted.sort_by(|a, b| b.cmp(a));
+    assert_eq!(times, sorted);
+}
+
+#[test]
+fn plans_directory_subagents_and_extra_folders() {
+    let (home, mut roots) = fixture_home();
+    // A project seen through a running session, with its own plans folder, and one that escapes.
+    let project = home.path().join("work/shop");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    fs::create_dir_all(project.join("docs/plans")).unwrap();
+    fs::write(project.join(".claude/settings.json"), r#"{"plansDirectory": "docs/plans"}"#).unwrap();
+    fs::write(project.join("docs/plans/shop-plan.md"), "Intro\n\n## Steps\n").unwrap();
+    let outside = home.path().join("outside");
+    fs::create_dir_all(&outside).unwrap();
+    fs::write(outside.join("secret.md"), "# Not a plan of the project").unwrap();
+    fs::write(project.join(".claude/settings.local.json"), r#"{"plansDirectory": "../../outside"}"#).unwrap();
+    fs::write(
+        roots.claude.join("sessions/777.json"),
+        serde_json::json!({"pid": 777, "sessionId": "s-777", "cwd": project}).to_string(),
+    )
+    .unwrap();
+    // A subagent plan of a fixture session.
+    fs::write(roots.claude.join("plans/plan-pagination-for-the-wondrous-kite-agent-a1b2.md"), "# Sub").unwrap();
+    // An extra folder with a nested plan and a symlink loop.
+    let extra = home.path().join("notes");
+    fs::create_dir_all(extra.join("deep")).unwrap();
+    fs::write(extra.join("deep/mine.md"), "# Mine").unwrap();
+    std::os::unix::fs::symlink(&extra, extra.join("deep/loop")).unwrap();
+    roots.extra_plan_folders.push(extra.clone());
+
+    let listing = list(&roots);
+    assert!(listing.problems.is_empty(), "{:?}", listing.problems);
+    let shop = by_title(&listing, "shop-plan.md");
+    assert_eq!(shop.title, "Steps");
+    assert_eq!(shop.agent, Agent::Claude);
+    assert_eq!(shop.project.as_deref(), Some(project.to_str().unwrap()));
+    assert!(!listing.plans.iter().any(|p| p.path.ends_with("secret.md")), "escaping plansDirectory was used");
+
+    let sub = by_title(&listing, "-agent-a1b2.md");
+    assert_eq!(sub.subagent_id.as_deref(), Some("a1b2"));
+    assert_eq!(sub.session_id.as_deref(), Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d"));
+
+    let mine: Vec<_> = listing.plans.iter().filter(|p| p.path.ends_with("mine.md")).collect();
+    assert_eq!(mine.len(), 1, "the symlink loop listed a plan twice: {mine:?}");
+    assert_eq!(mine[0].agent, Agent::Other);
+    assert!(folders(&roots).contains(&project.join("docs/plans").canonicalize().unwrap()));
+}
+
+#[test]
+fn bad_files_are_listed_with_a_problem_and_refused_by_get() {
+    let (_home, roots) = fixture_home();
+    let plans = roots.claude.join("plans");
+    fs::write(plans.join("binary.md"), b"# x\0\x01\x02").unwrap();
+    fs::write(plans.join("latin1.md"), b"# caf\xe9\n").unwrap();
+    let big = fs::File::create(plans.join("huge.md")).unwrap();
+    big.set_len(50 * 1024 * 1024).unwrap();
+    let listing = list(&roots);
+    for (file, word) in [("binary.md", "binary"), ("latin1.md", "UTF-8"), ("huge.md", "too large")] {
+        let p = by_title(&listing, file);
+        assert_eq!(p.title, file);
+        assert!(p.problem.as_deref().is_some_and(|m| m.contains(word)), "{p:?}");
+        let err: IpcError = get(&roots, &p.id).unwrap_err().into();
+        assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
+        assert!(err.message.contains(word), "{err:?}");
+    }
+    assert_eq!(by_title(&listing, "huge.md").size_bytes, 50 * 1024 * 1024);
+}
+
+#[test]
+fn unreadable_folders_are_problems() {
+    if unsafe { libc::geteuid() } == 0 {
+        // root reads everything; the case cannot be built.
+        return;
+    }
+    let (_home, roots) = fixture_home();
+    let tmp = roots.gemini.join("tmp/gemproj");
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o000)).unwrap();
+    let listing = list(&roots);
+    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755)).unwrap();
+    assert!(listing.problems.iter().any(|p| p.contains("gemproj")), "{:?}", listing.problems);
+    assert_eq!(listing.plans.iter().filter(|p| p.agent == Agent::Claude).count(), 7);
+}
+
+#[test]
+fn get_renders_and_resolves_ids_and_paths() {
+    let (_home, roots) = fixture_home();
+    let listing = list(&roots);
+    let kite = by_title(&listing, "plan-pagination-for-the-wondrous-kite.md");
+    let doc = get(&roots, &kite.id).unwrap();
+    assert_eq!(doc.plan, *kite);
+    assert!(doc.source.starts_with("# Plan: add pagination"));
+    assert!(doc.html.contains("<h1 id=\"plan-add-pagination\">"), "{}", doc.html);
+    assert_eq!(doc.headings[0].text, "Plan: add pagination");
+    assert_eq!(get(&roots, &kite.path).unwrap().plan.id, kite.id);
+    // Through a path with `..` in it.
+    let odd = format!("{}/../plans/{}", roots.claude.join("plans").display(), Path::new(&kite.path).file_name().unwrap().to_str().unwrap());
+    assert_eq!(resolve(&roots, &odd).unwrap(), PathBuf::from(&kite.path));
+
+    fs::remove_file(&kite.path).unwrap();
+    let err: IpcError = get(&roots, &kite.path).unwrap_err().into();
+    assert_eq!(err.kind, ErrorKind::NotFound);
+    assert!(err.message.contains("no longer exists"), "{err:?}");
+    let err: IpcError = get(&roots, &kite.id).unwrap_err().into();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+}
+
+#[test]
+fn search_is_case_insensitive_with_snippets() {
+    let (_home, roots) = fixture_home();
+    let plans = roots.claude.join("plans");
+    fs::write(plans.join("zz.md"), format!("# Zeta\n\n{}The ÉCLAIR step matters.\n", "filler words ".repeat(20))).unwrap();
+    let hits = search(&roots, "éclair");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0].snippet.contains("ÉCLAIR step"), "{hits:?}");
+    assert!(hits[0].snippet.starts_with('…'), "{hits:?}");
+    assert_eq!(search(&roots, "ZETA").len(), 1);
+    assert!(search(&roots, "PAGINATION").len() >= 11);
+    assert!(search(&roots, "no such words anywhere").is_empty());
+    assert!(search(&roots, "  ").is_empty());
+}
+
+#[test]
+fn first_heading_skips_front_matter_and_code() {
+    assert_eq!(first_heading("---\ntitle: x\n# no\n---\n```\n# nope\n```\n## Real ##\n").as_deref(), Some("Real"));
+    assert_eq!(first_heading("#hashtag\n    # indented code\ntext").as_deref(), None);
+}
+
+#[test]
+fn transcript_keys_are_read_from_cut_records() {
+    let text = br#"x", "slug": "a-b", "cwd":"/p\"q", "slug" : "c" } {"sessionId":"#;
+    assert_eq!(discover::string_values(text, b"\"slug\""), ["a-b", "c"]);
+    assert_eq!(discover::string_values(text, b"\"cwd\""), ["/p\"q"]);
+    assert!(discover::string_values(text, b"\"sessionId\"").is_empty());
+}
+
+fn wait_for(rx: &mpsc::Receiver<PlansChanged>, what: &str, pred: impl Fn(&PlansChanged) -> bool) {
+    let deadline = Instant::now() + Duration::from_secs(10);
+    loop {
+        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+            Ok(c) if pred(&c) => return,
+            Ok(_) => continue,
+            Err(_) => panic!("no change with {what} within 10 s"),
+        }
+    }
+}
+
+#[test]
+fn watch_reports_plan_changes_and_new_folders() {
+    let (home, roots) = fixture_home();
+    let (tx, rx) = mpsc::channel();
+    let _handle = watch(&roots, move |c| {
+        let _ = tx.send(c);
+    })
+    .unwrap();
+    let has = |p: &Path| {
+        let p = p.display().to_string();
+        move |c: &PlansChanged| c.paths.contains(&p)
+    };
+    let plans = roots.claude.join("plans");
+    let a = plans.join("new-plan.md");
+    fs::write(&a, "# New").unwrap();
+    wait_for(&rx, "create", has(&a));
+    fs::write(&a, "# New, changed").unwrap();
+    wait_for(&rx, "modify", has(&a));
+    let b = plans.join("renamed-plan.md");
+    fs::rename(&a, &b).unwrap();
+    wait_for(&rx, "rename", has(&b));
+    fs::remove_file(&b).unwrap();
+    wait_for(&rx, "delete", has(&b));
+
+    // Transcript appends are not plan changes.
+    let transcript = roots.claude.join("projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl");
+    let mut text = fs::read_to_string(&transcript).unwrap();
+    text.push_str("{\"type\":\"user\"}\n");
+    fs::write(&transcript, text).unwrap();
+
+    // A new Gemini session folder.
+    let g = roots.gemini.join("tmp/gemproj/0000aaaa-new-session/plans/p.md");
+    fs::create_dir_all(g.parent().unwrap()).unwrap();
+    fs::write(&g, "# G").unwrap();
+    wait_for(&rx, "a plan in a new Gemini session", has(&g));
+
+    // A new project with its own plans folder, announced by a session file.
+    let project = home.path().join("work/newproj");
+    fs::create_dir_all(project.join(".claude")).unwrap();
+    fs::create_dir_all(project.join("plans-here")).unwrap();
+    fs::write(project.join(".claude/settings.json"), r#"{"plansDirectory":"plans-here"}"#).unwrap();
+    let p = project.join("plans-here/first.md").canonicalize().unwrap_or(project.canonicalize().unwrap().join("plans-here/first.md"));
+    fs::write(&p, "# First").unwrap();
+    fs::write(roots.claude.join("sessions/4242.json"), serde_json::json!({"cwd": project}).to_string()).unwrap();
+    wait_for(&rx, "a plan in a new project's plansDirectory", has(&p));
+    let second = p.with_file_name("second.md");
+    fs::write(&second, "# Second").unwrap();
+    wait_for(&rx, "a second plan there", has(&second));
+
+    // A folder created later where no folder was: a brand-new Claude plans folder.
+    fs::remove_dir_all(&plans).unwrap();
+    fs::create_dir_all(&plans).unwrap();
+    let c = plans.join("after.md");
+    fs::write(&c, "# After").unwrap();
+    wait_for(&rx, "a plan in the re-created plans folder", has(&c));
+}
