@@ -104,6 +104,9 @@ pub fn approve(roots: &Roots, plan_path: &Path, req: ApproveRequest) -> Result<D
 
     let (approved_hash, edited) = match (&req.edited, yours_hash) {
         (Some(text), Some(h)) if h != current_hash => {
+            // The text the agent wrote stays in the history beside the reviewer's edit.
+            let before = store::put_version(data, &current)?;
+            store::note_seen(data, &key, &before, &now)?;
             fsx::write_atomic(&key, text.as_bytes())?;
             (h, true)
         }
