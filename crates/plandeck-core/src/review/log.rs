@@ -52,11 +52,24 @@ pub struct Decision {
     pub mode: Option<String>,
 }
 
-/// Appends `decision` to the log (fsynced).
+/// Appends `decision` to the log (fsynced). Call with the store lock held.
 pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
-    let line = serde_json::to_string(decision).map_err(|e| ReviewError::Internal(e.to_string()))?;
-    fsx::append_line(&store::log_path(data), &line)?;
+    let mut line = serde_json::to_string(decision).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    let path = store::log_path(data);
+    // After a torn append (power loss mid-write), end the fragment first, so it stays one damaged
+    // line that readers skip instead of swallowing this decision.
+    if ends_torn(&path) {
+        line.insert(0, '\n');
+    }
+    fsx::append_line(&path, &line)?;
     Ok(())
+}
+
+fn ends_torn(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = fs::File::open(path) else { return false };
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
 
 /// Every decision in the log, oldest first. A missing log is empty.
@@ -155,6 +168,18 @@ mod tests {
         bytes.extend(&full[..full.len() / 2]);
         let got = parse(&bytes, Path::new("log"));
         assert_eq!(got, [decision(0), decision(1)]);
+    }
+
+    #[test]
+    fn append_after_a_torn_line_keeps_the_new_decision() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &decision(1)).unwrap();
+        let path = store::log_path(dir.path());
+        let mut bytes = fs::read(&path).unwrap();
+        bytes.extend(b"{\"time\":\"tor");
+        fs::write(&path, bytes).unwrap();
+        append(dir.path(), &decision(2)).unwrap();
+        assert_eq!(read_all(dir.path()).unwrap(), [decision(1), decision(2)]);
     }
 
     #[test]
