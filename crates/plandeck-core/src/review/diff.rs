@@ -286,61 +286,77 @@ fn blocks(md: &str) -> Vec<Range<usize>> {
 /// Renders `new` with the blocks that differ from `old` marked: deleted blocks (rendered from the
 /// old text) in `div.diff-del`, inserted or changed ones in `div.diff-ins`. Sanitized with
 /// ammonia's defaults plus those two classes on `div`, and nothing else.
+///
+/// Runs of equal blocks are rendered as one piece of markdown (so a list stays one list), and
+/// pieces are rendered and sanitized in parallel, each on its own: a plan's unclosed raw HTML
+/// cannot reach past its piece into the diff markup.
 pub fn rendered_diff_html(old: &str, new: &str) -> String {
+    use rayon::prelude::*;
+    use std::hash::{Hash, Hasher};
+
     let old_blocks = blocks(old);
     let new_blocks = blocks(new);
-    // Compare blocks by their text, ignoring trailing blank space (a block's range may or may not
-    // take the blank line after it).
-    let old_keys: Vec<&str> = old_blocks.iter().map(|r| old[r.clone()].trim_end()).collect();
-    let new_keys: Vec<&str> = new_blocks.iter().map(|r| new[r.clone()].trim_end()).collect();
+    // Compare blocks by a hash of their text without trailing blank space (a block's range may or
+    // may not take the blank line after it); hashes keep the block diff cheap on long plans.
+    let key = |text: &str| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.trim_end().hash(&mut h);
+        h.finish()
+    };
+    let old_keys: Vec<u64> = old_blocks.iter().map(|r| key(&old[r.clone()])).collect();
+    let new_keys: Vec<u64> = new_blocks.iter().map(|r| key(&new[r.clone()])).collect();
     let ops = similar::capture_diff_slices_deadline(
         Algorithm::Myers,
         &old_keys,
         &new_keys,
         Some(Instant::now() + DEADLINE),
     );
-    let mut raw = String::with_capacity(new.len() * 3 / 2);
-    let render = |raw: &mut String, src: &str, class: Option<&str>| {
-        if let Some(class) = class {
-            raw.push_str("<div class=\"");
-            raw.push_str(class);
-            raw.push_str("\">");
-        }
-        html::push_html(raw, Parser::new_ext(src, markdown_options()));
-        if class.is_some() {
-            raw.push_str("</div>\n");
-        }
+    let span = |blocks: &[Range<usize>], start: usize, len: usize| -> Option<Range<usize>> {
+        let first = blocks.get(start)?;
+        let last = blocks.get(start + len.checked_sub(1)?)?;
+        Some(first.start..last.end)
     };
+    let mut pieces: Vec<(&str, Option<&'static str>)> = Vec::new();
     for op in ops {
-        match op {
+        let (old_run, new_run) = match op {
             DiffOp::Equal { new_index, len, .. } => {
-                for r in &new_blocks[new_index..new_index + len] {
-                    render(&mut raw, &new[r.clone()], None);
+                if let Some(r) = span(&new_blocks, new_index, len) {
+                    pieces.push((&new[r], None));
                 }
+                continue;
             }
-            DiffOp::Delete { old_index, old_len, .. } => {
-                for r in &old_blocks[old_index..old_index + old_len] {
-                    render(&mut raw, &old[r.clone()], Some("diff-del"));
-                }
-            }
-            DiffOp::Insert { new_index, new_len, .. } => {
-                for r in &new_blocks[new_index..new_index + new_len] {
-                    render(&mut raw, &new[r.clone()], Some("diff-ins"));
-                }
-            }
-            DiffOp::Replace { old_index, old_len, new_index, new_len } => {
-                for r in &old_blocks[old_index..old_index + old_len] {
-                    render(&mut raw, &old[r.clone()], Some("diff-del"));
-                }
-                for r in &new_blocks[new_index..new_index + new_len] {
-                    render(&mut raw, &new[r.clone()], Some("diff-ins"));
-                }
-            }
+            DiffOp::Delete { old_index, old_len, .. } => ((old_index, old_len), (0, 0)),
+            DiffOp::Insert { new_index, new_len, .. } => ((0, 0), (new_index, new_len)),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => ((old_index, old_len), (new_index, new_len)),
+        };
+        if let Some(r) = span(&old_blocks, old_run.0, old_run.1) {
+            pieces.push((&old[r], Some("diff-del")));
+        }
+        if let Some(r) = span(&new_blocks, new_run.0, new_run.1) {
+            pieces.push((&new[r], Some("diff-ins")));
         }
     }
-    let mut builder = ammonia::Builder::default();
-    builder.add_allowed_classes("div", &["diff-ins", "diff-del"]);
-    builder.clean(&raw).to_string()
+    let rendered: Vec<String> = pieces
+        .par_chunks(32)
+        .map(|chunk| {
+            let mut raw = String::new();
+            for (src, class) in chunk {
+                if let Some(class) = class {
+                    raw.push_str("<div class=\"");
+                    raw.push_str(class);
+                    raw.push_str("\">");
+                }
+                html::push_html(&mut raw, Parser::new_ext(src, markdown_options()));
+                if class.is_some() {
+                    raw.push_str("</div>\n");
+                }
+            }
+            let mut builder = ammonia::Builder::default();
+            builder.add_allowed_classes("div", &["diff-ins", "diff-del"]);
+            builder.clean(&raw).to_string()
+        })
+        .collect();
+    rendered.concat()
 }
 
 /// The diff of the plan at `plan_path` between two versions: `from` defaults to the last
