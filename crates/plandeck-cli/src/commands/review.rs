@@ -1,12 +1,15 @@
-//! `plandeck approve|reject|log` and `plandeck plans diff`. (Being built: issue 4.)
+//! `plandeck approve|reject|log` and `plandeck plans diff`: the same core calls as the window's
+//! review buttons, so a decision made here is the same record in the same store.
 
-use std::io::Write;
+use std::io::{IsTerminal, Write};
 use std::path::PathBuf;
 
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
+use plandeck_core::plans;
+use plandeck_core::review::{self, ApproveRequest, Decision, LineKind, Verdict};
 
-use crate::Context;
+use crate::{print_json, Context};
 
 #[derive(Debug, Args)]
 pub struct ApproveArgs {
@@ -67,19 +70,133 @@ impl LogArgs {
     }
 }
 
-fn not_yet() -> IpcError {
-    IpcError::new(ErrorKind::Internal, "not built yet")
+fn io_err(e: std::io::Error) -> IpcError {
+    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
 }
 
-pub fn approve(_ctx: &Context, _args: ApproveArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(not_yet())
+fn short(hash: Option<&str>) -> &str {
+    hash.map_or("-", |h| h.get(..8).unwrap_or(h))
 }
-pub fn reject(_ctx: &Context, _args: RejectArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(not_yet())
+
+pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let plan = plans::resolve(&roots, &args.target)?;
+    let req = match &args.edit {
+        None => ApproveRequest::default(),
+        Some(file) => {
+            let edited = std::fs::read_to_string(file).map_err(|e| {
+                let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::BadInput };
+                IpcError::new(kind, format!("cannot read the edited plan {}: {e}", file.display()))
+            })?;
+            // The edit was made against the file as it is now; if the agent rewrites it before
+            // the approval lands, that is a conflict, not a silent overwrite.
+            let current = review::store::read_plan_bytes(&plan)?;
+            ApproveRequest {
+                edited: Some(edited),
+                started_from: Some(review::store::hash(&current)),
+                ..Default::default()
+            }
+        }
+    };
+    let decision = review::approve(&roots, &plan, req)?;
+    if args.json {
+        print_json(out, &decision)?;
+    } else {
+        let how = if decision.edited { ", with your edit written to the plan file" } else { "" };
+        writeln!(out, "Approved {} (version {}){how}.", decision.plan_path, short(decision.approved_hash.as_deref()))
+            .map_err(io_err)?;
+    }
+    Ok(0)
 }
-pub fn log(_ctx: &Context, _args: LogArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(not_yet())
+
+pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let plan = plans::resolve(&roots, &args.target)?;
+    let decision = review::reject(&roots, &plan, &args.feedback, None, None)?;
+    if args.json {
+        print_json(out, &decision)?;
+    } else {
+        writeln!(out, "Rejected {} with feedback:\n  {}", decision.plan_path, args.feedback.trim()).map_err(io_err)?;
+    }
+    Ok(0)
 }
-pub fn diff(_ctx: &Context, _args: DiffArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(not_yet())
+
+pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let plan = match &args.plan {
+        Some(p) => Some(plans::resolve(&roots, p)?),
+        None => None,
+    };
+    let decisions = review::log(&roots, plan.as_deref())?;
+    if args.json {
+        print_json(out, &decisions)?;
+        return Ok(0);
+    }
+    if decisions.is_empty() {
+        writeln!(out, "No decisions yet.").map_err(io_err)?;
+    }
+    for d in &decisions {
+        write_decision(out, d).map_err(io_err)?;
+    }
+    Ok(0)
+}
+
+fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
+    let verdict = match d.decision {
+        Verdict::Approved if d.edited => "approved (edited)",
+        Verdict::Approved => "approved",
+        Verdict::Rejected => "rejected",
+    };
+    let hash = d.approved_hash.as_deref().or(d.content_hash.as_deref());
+    writeln!(out, "{}  {verdict:<17}  {:<6}  {}  {}  by {}", d.time, d.agent, short(hash), d.plan_path, d.reviewer)?;
+    if let Some(feedback) = &d.feedback {
+        for line in feedback.lines() {
+            writeln!(out, "    {line}")?;
+        }
+    }
+    Ok(())
+}
+
+pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let plan = plans::resolve(&roots, &args.plan)?;
+    let d = review::diff(&roots, &plan, None, None)?;
+    if args.json {
+        print_json(out, &d)?;
+        return Ok(0);
+    }
+    if d.is_empty() {
+        writeln!(out, "No changes: {} is the {}.", plan.display(), d.from_label).map_err(io_err)?;
+        return Ok(0);
+    }
+    let color = ctx.env.get("NO_COLOR").is_none() && std::io::stdout().is_terminal();
+    if !color {
+        out.write_all(d.unified_text().as_bytes()).map_err(io_err)?;
+        return Ok(0);
+    }
+    // Colour by line, and make the words that changed inside a line bold.
+    let (bold, reset) = ("\x1b[1m", "\x1b[0m");
+    writeln!(out, "{bold}--- {}\n+++ {}{reset}", d.from_label, d.to_label).map_err(io_err)?;
+    for h in &d.hunks {
+        let os = if h.old_len == 0 { h.old_start - 1 } else { h.old_start };
+        let ns = if h.new_len == 0 { h.new_start - 1 } else { h.new_start };
+        writeln!(out, "\x1b[36m@@ -{os},{} +{ns},{} @@{reset}", h.old_len, h.new_len).map_err(io_err)?;
+        for line in &h.lines {
+            let (sign, tint) = match line.kind {
+                LineKind::Equal => (' ', ""),
+                LineKind::Insert => ('+', "\x1b[32m"),
+                LineKind::Delete => ('-', "\x1b[31m"),
+            };
+            let mut text = format!("{tint}{sign}");
+            for seg in &line.segments {
+                if seg.changed {
+                    text.push_str(&format!("{bold}{}{reset}{tint}", seg.text));
+                } else {
+                    text.push_str(&seg.text);
+                }
+            }
+            writeln!(out, "{text}{reset}").map_err(io_err)?;
+        }
+    }
+    Ok(0)
 }

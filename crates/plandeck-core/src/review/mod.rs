@@ -1,43 +1,105 @@
-//! Reviews: the versions of each plan Plandeck has seen, which one was approved, and the
-//! append-only decision log. (Being built: see issue 4.)
+//! Reviews: the versions of each plan Plandeck has seen, which one was approved, the append-only
+//! decision log, and diffs between versions.
+//!
+//! - [`store`]: content-addressed versions, the per-plan index of versions seen, the store lock.
+//! - [`log`]: the decision log (`decisions.jsonl`) and the [`Decision`] it records.
+//! - [`decide`]: record a version; approve, edit-and-approve, reject; read the log and history.
+//! - [`state`]: [`Approvals`], the review state of every plan for a listing.
+//! - [`diff`]: [`PlanDiff`], hunks, side-by-side rows, rendered diff HTML, unified text.
+//!
+//! The window and the CLI call the same functions here.
 
-use std::path::Path;
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
+use crate::ipc::{ErrorKind, IpcError};
 
-/// Where a plan stands with its reviewer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ReviewState {
-    /// No decision was ever recorded for this plan.
-    Unreviewed,
-    /// The file holds exactly the approved version.
-    Approved,
-    /// Approved once, but the file now differs from the approved version.
-    Changed,
-    /// The last decision was a rejection.
-    Rejected,
+pub mod decide;
+pub mod diff;
+pub mod log;
+pub mod state;
+pub mod store;
+
+pub use decide::{agent_for_path, approve, history, log, record_version, reject, version};
+pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
+pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
+pub use log::{Decision, Verdict};
+pub use state::{Approvals, ReviewState};
+
+#[derive(Debug, thiserror::Error)]
+pub enum ReviewError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+    #[error("{path} is not a file")]
+    NotAFile { path: PathBuf },
+    #[error("{path} is not UTF-8 text")]
+    NotText { path: PathBuf },
+    #[error("{path} is {size} bytes; plans over {} bytes are not reviewed", store::MAX_PLAN_BYTES)]
+    TooLarge { path: PathBuf, size: u64 },
+    #[error(transparent)]
+    Write(#[from] crate::fsx::WriteError),
+    /// The plan file no longer holds what the reviewer started from. Nothing was written to the
+    /// plan; both texts are in the store (`theirs_hash`, `yours_hash`), yours at `saved`.
+    #[error(
+        "{path} changed on disk since you started (it now holds version {theirs_hash}); nothing was \
+         written. Your version {yours_hash} is kept at {saved}"
+    )]
+    Conflict {
+        path: PathBuf,
+        /// What the plan file holds now.
+        theirs: String,
+        /// What the reviewer wanted to approve.
+        yours: String,
+        theirs_hash: String,
+        yours_hash: String,
+        saved: PathBuf,
+    },
+    #[error("a rejection needs feedback for the agent")]
+    EmptyFeedback,
+    #[error("{hash:?} is not a version hash (64 lowercase hex digits)")]
+    BadHash { hash: String },
+    #[error("no stored version {hash}")]
+    NoVersion { hash: String },
+    #[error("internal error: {0}")]
+    Internal(String),
 }
 
-/// The last decision on every plan, loaded once (e.g. per listing) so that the state of each plan
-/// is a lookup, not a read of the log.
-#[derive(Debug, Clone, Default)]
-pub struct Approvals {}
-
-impl Approvals {
-    /// Loads what the store in `data_dir` knows. A missing or damaged store gives no decisions.
-    pub fn load(_data_dir: &Path) -> Self {
-        Self {}
-    }
-
-    /// The review state of the plan at `plan_path` whose file now holds `content`.
-    pub fn state(&self, _plan_path: &Path, _content: &[u8]) -> ReviewState {
-        ReviewState::Unreviewed
+impl From<ReviewError> for IpcError {
+    fn from(e: ReviewError) -> Self {
+        let kind = match &e {
+            ReviewError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+            ReviewError::Read { .. } | ReviewError::Write(_) => ErrorKind::Io,
+            ReviewError::NotAFile { .. }
+            | ReviewError::NotText { .. }
+            | ReviewError::TooLarge { .. }
+            | ReviewError::EmptyFeedback
+            | ReviewError::BadHash { .. } => ErrorKind::BadInput,
+            ReviewError::Conflict { .. } => ErrorKind::Conflict,
+            ReviewError::NoVersion { .. } => ErrorKind::NotFound,
+            ReviewError::Internal(_) => ErrorKind::Internal,
+        };
+        IpcError::new(kind, e.to_string())
     }
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
-    vec![<ReviewState as TS>::decl()]
+    use ts_rs::TS;
+    vec![
+        <ReviewState as TS>::decl(),
+        <Verdict as TS>::decl(),
+        <Decision as TS>::decl(),
+        <ApproveRequest as TS>::decl(),
+        <VersionInfo as TS>::decl(),
+        <PlanHistory as TS>::decl(),
+        <DiffStats as TS>::decl(),
+        <LineKind as TS>::decl(),
+        <Segment as TS>::decl(),
+        <DiffLine as TS>::decl(),
+        <Hunk as TS>::decl(),
+        <SideRow as TS>::decl(),
+        <PlanDiff as TS>::decl(),
+    ]
 }
+
+#[cfg(test)]
+mod tests;

@@ -1,0 +1,100 @@
+//! `plandeck approve|reject|log` and `plandeck plans diff` over temp homes.
+
+mod common;
+use common::plandeck;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn plan(home: &Path, text: &str) -> PathBuf {
+    let path = home.join(".claude/plans/cache.md");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn approve_change_diff_reject_and_log() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Cache\n\n1. Add it.\n");
+    let ps = p.to_str().unwrap();
+
+    let (code, out, err) = plandeck(home.path(), &["approve", ps, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let d = json(&out);
+    assert_eq!(d["decision"], "approved");
+    assert_eq!(d["agent"], "claude");
+    assert_eq!(d["edited"], false);
+    assert_eq!(d["approvedHash"].as_str().unwrap().len(), 64);
+
+    let (code, out, _) = plandeck(home.path(), &["plans", "diff", ps]);
+    assert_eq!(code, 0);
+    assert!(out.starts_with("No changes"), "{out}");
+
+    fs::write(&p, "# Cache\n\n1. Add a small one.\n").unwrap();
+    let (code, out, _) = plandeck(home.path(), &["plans", "diff", ps]);
+    assert_eq!(code, 0);
+    assert!(out.contains("@@ -1,3 +1,3 @@") && out.contains("-1. Add it.") && out.contains("+1. Add a small one."), "{out}");
+
+    let (_, out, _) = plandeck(home.path(), &["plans", "diff", ps, "--json"]);
+    let v = json(&out);
+    assert_eq!(v["stats"]["added"], 1);
+    assert_eq!(v["stats"]["removed"], 1);
+    assert!(v["renderedHtml"].as_str().unwrap().contains("diff-ins"));
+    assert_eq!(v["fromHash"], d["approvedHash"]);
+
+    let (code, out, err) = plandeck(home.path(), &["reject", ps, "--feedback", "Say which cache.", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["feedback"], "Say which cache.");
+
+    let (code, out, _) = plandeck(home.path(), &["log", "--plan", ps, "--json"]);
+    assert_eq!(code, 0);
+    let log = json(&out);
+    let verdicts: Vec<_> = log.as_array().unwrap().iter().map(|d| d["decision"].as_str().unwrap()).collect();
+    assert_eq!(verdicts, ["rejected", "approved"]);
+
+    let (code, out, _) = plandeck(home.path(), &["log"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("rejected") && out.contains("    Say which cache."), "{out}");
+}
+
+#[test]
+fn approve_with_edit_writes_the_plan() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Cache\n\n1. Add it.\n");
+    let edit = home.path().join("edited.md");
+    fs::write(&edit, "# Cache\n\n1. Add it, with a TTL.\n").unwrap();
+    let (code, out, err) =
+        plandeck(home.path(), &["approve", p.to_str().unwrap(), "--edit", edit.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Approved") && out.contains("edit"), "{out}");
+    assert_eq!(fs::read_to_string(&p).unwrap(), "# Cache\n\n1. Add it, with a TTL.\n");
+    let (_, out, _) = plandeck(home.path(), &["plans", "diff", p.to_str().unwrap()]);
+    assert!(out.starts_with("No changes"), "{out}");
+}
+
+#[test]
+fn errors_are_clear() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Cache\n");
+    let (code, out, err) = plandeck(home.path(), &["reject", p.to_str().unwrap(), "--feedback", " ", "--json"]);
+    assert_eq!(code, 2);
+    assert_eq!(json(&out)["error"]["kind"], "badInput");
+    assert!(err.contains("feedback"), "{err}");
+
+    let (code, out, _) = plandeck(home.path(), &["approve", "/no/such/plan.md", "--json"]);
+    assert_eq!(code, 1);
+    assert_eq!(json(&out)["error"]["kind"], "notFound");
+
+    let (code, _, err) = plandeck(home.path(), &["approve", p.to_str().unwrap(), "--edit", "/no/such/edit.md"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("edit.md"), "{err}");
+
+    let (code, out, _) = plandeck(home.path(), &["log", "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(json(&out), serde_json::json!([]));
+}

@@ -1,0 +1,263 @@
+//! Recording versions and decisions: approve, edit-and-approve, reject; reading them back.
+//!
+//! Order of writes, so that a crash at any instant leaves a consistent store: the snapshot of a
+//! version goes into `versions/` first, then (edit-and-approve) the plan file is replaced
+//! atomically, then the decision line is appended. A recorded approval therefore always has its
+//! snapshot, and the plan file is always either the old or the new text.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::log::{self, Decision, Verdict};
+use super::{store, ReviewError};
+use crate::agent::Agent;
+use crate::config::Roots;
+use crate::fsx;
+
+/// What the reviewer approves: the plan as it is, or an edited text.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ApproveRequest {
+    /// The edited plan to write and approve; `None` approves the file as it is.
+    #[serde(default)]
+    pub edited: Option<String>,
+    /// Hash of the text the reviewer started from (saw or began editing). When given, the file
+    /// must still hold it, or the approval is a conflict.
+    #[serde(default)]
+    pub started_from: Option<String>,
+    /// Which agent wrote the plan; derived from the path when `None`.
+    #[serde(default)]
+    pub agent: Option<Agent>,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    /// "auto" | "manual": how the decision reaches the agent.
+    #[serde(default)]
+    pub mode: Option<String>,
+}
+
+/// The agent whose folder holds `plan_path`: Claude Code's or Gemini CLI's root, else other.
+pub fn agent_for_path(roots: &Roots, plan_path: &Path) -> Agent {
+    let key = store::plan_key(plan_path);
+    let under = |root: &Path| key.starts_with(root) || key.starts_with(store::plan_key(root));
+    if under(&roots.claude) {
+        Agent::Claude
+    } else if under(&roots.gemini) {
+        Agent::Gemini
+    } else if under(&roots.codex) {
+        Agent::Codex
+    } else {
+        Agent::Other
+    }
+}
+
+/// Stores a version of the plan Plandeck has seen and notes it in the plan's index. Idempotent.
+pub fn record_version(roots: &Roots, plan_path: &Path, content: &[u8]) -> Result<String, ReviewError> {
+    let key = store::plan_key(plan_path);
+    let hash = store::put_version(&roots.data, content)?;
+    let _lock = store::lock(&roots.data)?;
+    store::note_seen(&roots.data, &key, &hash, &log::now())?;
+    Ok(hash)
+}
+
+/// Approves the plan at `plan_path` as it is, or with the reviewer's edit (written to the plan
+/// file only if it still holds `started_from`).
+pub fn approve(roots: &Roots, plan_path: &Path, req: ApproveRequest) -> Result<Decision, ReviewError> {
+    let key = store::plan_key(plan_path);
+    let data = &roots.data;
+    // The reviewer's text goes into the store before anything else, so it survives a conflict or
+    // a crash, and so the approval line below never lacks its snapshot.
+    let yours_hash = match &req.edited {
+        Some(text) => Some(store::put_version(data, text.as_bytes())?),
+        None => None,
+    };
+    let _lock = store::lock(data)?;
+    let current = store::read_plan_bytes(&key)?;
+    let current_hash = store::hash(&current);
+    let now = log::now();
+
+    if let Some(started) = &req.started_from {
+        store::version_path(data, started)?;
+        if *started != current_hash {
+            // Keep their text too, so both sides of the conflict are in the store.
+            let theirs_hash = store::put_version(data, &current)?;
+            store::note_seen(data, &key, &theirs_hash, &now)?;
+            let (yours, yours_hash) = match (&req.edited, yours_hash) {
+                (Some(text), Some(h)) => (text.clone(), h),
+                // A plain approval of a version the file no longer holds: "yours" is what was read.
+                _ => {
+                    let bytes = store::get_version(data, started).unwrap_or_default();
+                    (String::from_utf8_lossy(&bytes).into_owned(), started.clone())
+                }
+            };
+            return Err(ReviewError::Conflict {
+                path: key,
+                theirs: String::from_utf8_lossy(&current).into_owned(),
+                yours,
+                theirs_hash,
+                saved: store::version_path(data, &yours_hash)?,
+                yours_hash,
+            });
+        }
+    }
+
+    let (approved_hash, edited) = match (&req.edited, yours_hash) {
+        (Some(text), Some(h)) if h != current_hash => {
+            // The text the agent wrote stays in the history beside the reviewer's edit.
+            let before = store::put_version(data, &current)?;
+            store::note_seen(data, &key, &before, &now)?;
+            fsx::write_atomic(&key, text.as_bytes())?;
+            (h, true)
+        }
+        _ => (store::put_version(data, &current)?, false),
+    };
+    store::note_seen(data, &key, &approved_hash, &now)?;
+    let decision = Decision {
+        time: now,
+        reviewer: log::reviewer(),
+        plan_path: key.to_string_lossy().into_owned(),
+        agent: req.agent.unwrap_or_else(|| agent_for_path(roots, &key)),
+        session_id: req.session_id,
+        decision: Verdict::Approved,
+        feedback: None,
+        approved_hash: Some(approved_hash.clone()),
+        content_hash: Some(approved_hash),
+        edited,
+        mode: req.mode,
+    };
+    log::append(data, &decision)?;
+    Ok(decision)
+}
+
+/// Rejects the plan at `plan_path` with `feedback` for the agent (required, non-empty).
+pub fn reject(
+    roots: &Roots,
+    plan_path: &Path,
+    feedback: &str,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+) -> Result<Decision, ReviewError> {
+    if feedback.trim().is_empty() {
+        return Err(ReviewError::EmptyFeedback);
+    }
+    let key = store::plan_key(plan_path);
+    let data = &roots.data;
+    // The rejected text is kept too, so the history can show what was turned down. A plan file
+    // that is gone can still be rejected (the agent may have moved it); the decision says so.
+    let content_hash = match store::read_plan_bytes(&key) {
+        Ok(bytes) => Some(store::put_version(data, &bytes)?),
+        Err(ReviewError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(e),
+    };
+    let _lock = store::lock(data)?;
+    let now = log::now();
+    if let Some(h) = &content_hash {
+        store::note_seen(data, &key, h, &now)?;
+    }
+    let decision = Decision {
+        time: now,
+        reviewer: log::reviewer(),
+        plan_path: key.to_string_lossy().into_owned(),
+        agent: agent.unwrap_or_else(|| agent_for_path(roots, &key)),
+        session_id,
+        decision: Verdict::Rejected,
+        feedback: Some(feedback.to_owned()),
+        approved_hash: None,
+        content_hash,
+        edited: false,
+        mode: None,
+    };
+    log::append(data, &decision)?;
+    Ok(decision)
+}
+
+/// The decision log, newest first; only decisions on `plan` when given.
+pub fn log(roots: &Roots, plan: Option<&Path>) -> Result<Vec<Decision>, ReviewError> {
+    let mut all = log::read_all(&roots.data)?;
+    if let Some(plan) = plan {
+        let key = store::plan_key(plan).to_string_lossy().into_owned();
+        let given = plan.to_string_lossy();
+        all.retain(|d| d.plan_path == key || d.plan_path == given);
+    }
+    all.reverse();
+    Ok(all)
+}
+
+/// The text of stored version `hash`.
+pub fn version(roots: &Roots, hash: &str) -> Result<String, ReviewError> {
+    let bytes = store::get_version(&roots.data, hash)?;
+    String::from_utf8(bytes).map_err(|_| ReviewError::NotText { path: PathBuf::from(hash) })
+}
+
+/// One version of a plan in its history.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct VersionInfo {
+    pub hash: String,
+    /// When Plandeck last saw the plan file hold this version (RFC 3339 UTC).
+    pub seen_at: String,
+    /// Some approval pinned this version.
+    pub approved: bool,
+    /// The plan file holds this version now.
+    pub current: bool,
+    /// Size in bytes (0 when the snapshot is missing).
+    #[ts(type = "number")]
+    pub size: u64,
+}
+
+/// The versions of a plan and the decisions on it, newest first.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanHistory {
+    pub plan_path: String,
+    /// The last approved version, if any.
+    pub approved_hash: Option<String>,
+    /// The plan file's current version (`None` when the file is gone or unreadable).
+    pub current_hash: Option<String>,
+    pub versions: Vec<VersionInfo>,
+    pub decisions: Vec<Decision>,
+}
+
+/// The versions seen of the plan at `plan_path` and the decisions on it, newest first.
+pub fn history(roots: &Roots, plan_path: &Path) -> Result<PlanHistory, ReviewError> {
+    let key = store::plan_key(plan_path);
+    let decisions = log(roots, Some(&key))?;
+    let approved: std::collections::HashSet<&str> =
+        decisions.iter().filter_map(|d| d.approved_hash.as_deref()).collect();
+    let current_hash = store::read_plan_bytes(&key).ok().map(|b| store::hash(&b));
+    let mut seen = store::seen_versions(&roots.data, &key);
+    // Versions named by decisions but missing from a lost or damaged index still belong here.
+    for d in decisions.iter().rev() {
+        for h in [&d.approved_hash, &d.content_hash].into_iter().flatten() {
+            if !seen.iter().any(|s| &s.hash == h) {
+                seen.push(store::Seen { hash: h.clone(), seen_at: d.time.clone() });
+            }
+        }
+    }
+    seen.sort_by(|a, b| a.seen_at.cmp(&b.seen_at));
+    let versions = seen
+        .into_iter()
+        .rev()
+        .map(|s| {
+            let size = store::version_path(&roots.data, &s.hash)
+                .ok()
+                .and_then(|p| std::fs::metadata(p).ok())
+                .map_or(0, |m| m.len());
+            VersionInfo {
+                approved: approved.contains(s.hash.as_str()),
+                current: current_hash.as_deref() == Some(s.hash.as_str()),
+                hash: s.hash,
+                seen_at: s.seen_at,
+                size,
+            }
+        })
+        .collect();
+    Ok(PlanHistory {
+        plan_path: key.to_string_lossy().into_owned(),
+        approved_hash: decisions.iter().find_map(|d| d.approved_hash.clone()),
+        current_hash,
+        versions,
+        decisions,
+    })
+}

@@ -1,0 +1,463 @@
+//! Diffs between two versions of a plan: line hunks with the changed words marked, rows for a
+//! side-by-side view, a unified text for the terminal, and the rendered markdown with inserted and
+//! deleted blocks marked (sanitized: a plan is text an agent wrote after reading untrusted input).
+
+use std::ops::Range;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use pulldown_cmark::{html, Event, Options, Parser, Tag};
+use serde::{Deserialize, Serialize};
+use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
+use ts_rs::TS;
+
+use super::{decide, store, ReviewError};
+use crate::config::Roots;
+
+/// Lines of unchanged context around each change.
+const CONTEXT: usize = 3;
+/// Past this, similar falls back to a coarser (still correct) diff instead of running long.
+const DEADLINE: Duration = Duration::from_millis(500);
+
+/// Added and removed line counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffStats {
+    pub added: u32,
+    pub removed: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum LineKind {
+    Equal,
+    Insert,
+    Delete,
+}
+
+/// A run of text in a line; `changed` marks the words that differ inside a changed line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Segment {
+    pub text: String,
+    pub changed: bool,
+}
+
+/// One line of a hunk, numbered 1-based in the old and/or new text, without its newline.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct DiffLine {
+    pub kind: LineKind,
+    pub old_no: Option<u32>,
+    pub new_no: Option<u32>,
+    pub segments: Vec<Segment>,
+}
+
+impl DiffLine {
+    /// The whole line's text.
+    pub fn text(&self) -> String {
+        self.segments.iter().map(|s| s.text.as_str()).collect()
+    }
+}
+
+/// A group of changes with their context, as in a unified diff.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Hunk {
+    /// 1-based first old line (as in `@@ -oldStart,oldLen`).
+    pub old_start: u32,
+    pub old_len: u32,
+    pub new_start: u32,
+    pub new_len: u32,
+    pub lines: Vec<DiffLine>,
+}
+
+/// One row of the side-by-side view: the old line on the left, the new one on the right, either
+/// missing where a line was only inserted or deleted. `hunk` indexes [`PlanDiff::hunks`], so the
+/// view can draw a separator where it changes.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SideRow {
+    pub hunk: u32,
+    pub left: Option<DiffLine>,
+    pub right: Option<DiffLine>,
+}
+
+/// Two versions of a plan compared.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanDiff {
+    /// The old side's version (`None`: nothing approved yet, so the old side is empty).
+    pub from_hash: Option<String>,
+    pub to_hash: String,
+    pub from_label: String,
+    pub to_label: String,
+    pub stats: DiffStats,
+    pub hunks: Vec<Hunk>,
+    pub rows: Vec<SideRow>,
+    /// The new text rendered, with deleted blocks in `div.diff-del` and inserted ones in
+    /// `div.diff-ins`; sanitized.
+    pub rendered_html: String,
+}
+
+impl PlanDiff {
+    /// Compares `old` with `new` (labels "old"/"new"; set them after).
+    pub fn between(old: &str, new: &str) -> Self {
+        let diff = TextDiff::configure()
+            .algorithm(Algorithm::Patience)
+            .deadline(Instant::now() + DEADLINE)
+            .diff_lines(old, new);
+        let deadline = Some(Instant::now() + DEADLINE);
+        let mut stats = DiffStats::default();
+        let mut hunks = Vec::new();
+        let mut rows = Vec::new();
+        for (hunk_no, group) in diff.grouped_ops(CONTEXT).iter().enumerate() {
+            let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+            let old_range = first.old_range().start..last.old_range().end;
+            let new_range = first.new_range().start..last.new_range().end;
+            let mut lines = Vec::new();
+            for op in group {
+                for change in diff.iter_inline_changes_deadline(op, deadline) {
+                    let kind = match change.tag() {
+                        ChangeTag::Equal => LineKind::Equal,
+                        ChangeTag::Insert => {
+                            stats.added += 1;
+                            LineKind::Insert
+                        }
+                        ChangeTag::Delete => {
+                            stats.removed += 1;
+                            LineKind::Delete
+                        }
+                    };
+                    let mut segments: Vec<Segment> = Vec::new();
+                    for (changed, text) in change.iter_strings_lossy() {
+                        let text = text.into_owned();
+                        match segments.last_mut() {
+                            Some(prev) if prev.changed == changed => prev.text.push_str(&text),
+                            _ => segments.push(Segment { text, changed }),
+                        }
+                    }
+                    strip_newline(&mut segments);
+                    lines.push(DiffLine {
+                        kind,
+                        old_no: change.old_index().map(|i| i as u32 + 1),
+                        new_no: change.new_index().map(|i| i as u32 + 1),
+                        segments,
+                    });
+                }
+            }
+            side_rows(hunk_no as u32, &lines, &mut rows);
+            hunks.push(Hunk {
+                old_start: old_range.start as u32 + 1,
+                old_len: old_range.len() as u32,
+                new_start: new_range.start as u32 + 1,
+                new_len: new_range.len() as u32,
+                lines,
+            });
+        }
+        PlanDiff {
+            from_hash: Some(store::hash(old.as_bytes())),
+            to_hash: store::hash(new.as_bytes()),
+            from_label: "old".into(),
+            to_label: "new".into(),
+            stats,
+            hunks,
+            rows,
+            rendered_html: rendered_diff_html(old, new),
+        }
+    }
+
+    /// A plain unified diff (`---`/`+++` headers, `@@` hunks), for the terminal.
+    pub fn unified_text(&self) -> String {
+        let mut out = format!("--- {}\n+++ {}\n", self.from_label, self.to_label);
+        for h in &self.hunks {
+            // As GNU diff: an empty side's start is the line before it.
+            let os = if h.old_len == 0 { h.old_start - 1 } else { h.old_start };
+            let ns = if h.new_len == 0 { h.new_start - 1 } else { h.new_start };
+            out.push_str(&format!("@@ -{os},{} +{ns},{} @@\n", h.old_len, h.new_len));
+            for line in &h.lines {
+                out.push(match line.kind {
+                    LineKind::Equal => ' ',
+                    LineKind::Insert => '+',
+                    LineKind::Delete => '-',
+                });
+                out.push_str(&line.text());
+                out.push('\n');
+            }
+        }
+        out
+    }
+
+    pub fn is_empty(&self) -> bool {
+        self.hunks.is_empty()
+    }
+}
+
+fn strip_newline(segments: &mut Vec<Segment>) {
+    if let Some(last) = segments.last_mut() {
+        if last.text.ends_with('\n') {
+            last.text.pop();
+            if last.text.ends_with('\r') {
+                last.text.pop();
+            }
+        }
+        if last.text.is_empty() && segments.len() > 1 {
+            segments.pop();
+        }
+    }
+}
+
+/// Pairs each run of deleted lines with the run of inserted lines after it, row by row.
+fn side_rows(hunk: u32, lines: &[DiffLine], rows: &mut Vec<SideRow>) {
+    let mut dels: Vec<&DiffLine> = Vec::new();
+    let mut inss: Vec<&DiffLine> = Vec::new();
+    let flush = |dels: &mut Vec<&DiffLine>, inss: &mut Vec<&DiffLine>, rows: &mut Vec<SideRow>| {
+        for i in 0..dels.len().max(inss.len()) {
+            rows.push(SideRow {
+                hunk,
+                left: dels.get(i).map(|l| (*l).clone()),
+                right: inss.get(i).map(|l| (*l).clone()),
+            });
+        }
+        dels.clear();
+        inss.clear();
+    };
+    for line in lines {
+        match line.kind {
+            LineKind::Delete => {
+                if !inss.is_empty() {
+                    flush(&mut dels, &mut inss, rows);
+                }
+                dels.push(line)
+            }
+            LineKind::Insert => inss.push(line),
+            LineKind::Equal => {
+                flush(&mut dels, &mut inss, rows);
+                rows.push(SideRow { hunk, left: Some(line.clone()), right: Some(line.clone()) });
+            }
+        }
+    }
+    flush(&mut dels, &mut inss, rows);
+}
+
+fn markdown_options() -> Options {
+    let mut options = Options::empty();
+    options.insert(Options::ENABLE_TABLES);
+    options.insert(Options::ENABLE_TASKLISTS);
+    options.insert(Options::ENABLE_STRIKETHROUGH);
+    options.insert(Options::ENABLE_FOOTNOTES);
+    options
+}
+
+/// The source ranges of the blocks a reader sees as units: each top-level block, except that a
+/// top-level list is split into its items (a plan is mostly lists; marking a whole list for one
+/// changed step would hide what changed).
+fn blocks(md: &str) -> Vec<Range<usize>> {
+    let mut out = Vec::new();
+    let mut depth = 0usize;
+    let mut in_top_list = false;
+    for (event, range) in Parser::new_ext(md, markdown_options()).into_offset_iter() {
+        match event {
+            Event::Start(tag) => {
+                if depth == 0 {
+                    if matches!(tag, Tag::List(_)) {
+                        in_top_list = true;
+                    } else {
+                        out.push(range);
+                    }
+                } else if depth == 1 && in_top_list && matches!(tag, Tag::Item) {
+                    out.push(range);
+                }
+                depth += 1;
+            }
+            Event::End(_) => {
+                depth = depth.saturating_sub(1);
+                if depth == 0 {
+                    in_top_list = false;
+                }
+            }
+            _ if depth == 0 => out.push(range),
+            _ => {}
+        }
+    }
+    out
+}
+
+/// Renders `new` with the blocks that differ from `old` marked: deleted blocks (rendered from the
+/// old text) in `div.diff-del`, inserted or changed ones in `div.diff-ins`. Sanitized with
+/// ammonia's defaults plus those two classes on `div`, and nothing else.
+///
+/// Runs of equal blocks are rendered as one piece of markdown (so a list stays one list), and
+/// pieces are rendered and sanitized in parallel, each on its own: a plan's unclosed raw HTML
+/// cannot reach past its piece into the diff markup.
+pub fn rendered_diff_html(old: &str, new: &str) -> String {
+    use rayon::prelude::*;
+    use std::hash::{Hash, Hasher};
+
+    let old_blocks = blocks(old);
+    let new_blocks = blocks(new);
+    // Compare blocks by a hash of their text without trailing blank space (a block's range may or
+    // may not take the blank line after it); hashes keep the block diff cheap on long plans.
+    let key = |text: &str| {
+        let mut h = std::collections::hash_map::DefaultHasher::new();
+        text.trim_end().hash(&mut h);
+        h.finish()
+    };
+    let old_keys: Vec<u64> = old_blocks.iter().map(|r| key(&old[r.clone()])).collect();
+    let new_keys: Vec<u64> = new_blocks.iter().map(|r| key(&new[r.clone()])).collect();
+    // Patience: block hashes are nearly all unique, so it anchors on them at once; Myers took
+    // tens of ms here on a 10,000-line plan.
+    let ops = similar::capture_diff_slices_deadline(
+        Algorithm::Patience,
+        &old_keys,
+        &new_keys,
+        Some(Instant::now() + DEADLINE),
+    );
+    let span = |blocks: &[Range<usize>], start: usize, len: usize| -> Option<Range<usize>> {
+        let first = blocks.get(start)?;
+        let last = blocks.get(start + len.checked_sub(1)?)?;
+        Some(first.start..last.end)
+    };
+    let mut pieces: Vec<(&str, Option<&'static str>)> = Vec::new();
+    for op in ops {
+        let (old_run, new_run) = match op {
+            DiffOp::Equal { new_index, len, .. } => {
+                if let Some(r) = span(&new_blocks, new_index, len) {
+                    pieces.push((&new[r], None));
+                }
+                continue;
+            }
+            DiffOp::Delete { old_index, old_len, .. } => ((old_index, old_len), (0, 0)),
+            DiffOp::Insert { new_index, new_len, .. } => ((0, 0), (new_index, new_len)),
+            DiffOp::Replace { old_index, old_len, new_index, new_len } => ((old_index, old_len), (new_index, new_len)),
+        };
+        if let Some(r) = span(&old_blocks, old_run.0, old_run.1) {
+            pieces.push((&old[r], Some("diff-del")));
+        }
+        if let Some(r) = span(&new_blocks, new_run.0, new_run.1) {
+            pieces.push((&new[r], Some("diff-ins")));
+        }
+    }
+    let rendered: Vec<String> = pieces
+        // A few large chunks: each chunk pays for one sanitizer pass.
+        .par_chunks(pieces.len().div_ceil(4 * rayon::current_num_threads()).max(16))
+        .map(|chunk| {
+            let mut raw = String::new();
+            for (src, class) in chunk {
+                if let Some(class) = class {
+                    raw.push_str("<div class=\"");
+                    raw.push_str(class);
+                    raw.push_str("\">");
+                }
+                html::push_html(&mut raw, Parser::new_ext(src, markdown_options()));
+                if class.is_some() {
+                    raw.push_str("</div>\n");
+                }
+            }
+            let mut builder = ammonia::Builder::default();
+            builder.add_allowed_classes("div", &["diff-ins", "diff-del"]);
+            builder.clean(&raw).to_string()
+        })
+        .collect();
+    rendered.concat()
+}
+
+/// The diff of the plan at `plan_path` between two versions: `from` defaults to the last
+/// approved version (an empty text when there is none), `to` to the plan file as it is now.
+pub fn diff(roots: &Roots, plan_path: &Path, from: Option<&str>, to: Option<&str>) -> Result<PlanDiff, ReviewError> {
+    let key = store::plan_key(plan_path);
+    let short = |h: &str| h.chars().take(8).collect::<String>();
+    let (new, to_label) = match to {
+        Some(h) => (decide::version(roots, h)?, format!("version {}", short(h))),
+        None => (store::read_plan(&key)?, format!("{} (current file)", key.display())),
+    };
+    let (old, from_hash, from_label) = match from {
+        Some(h) => (decide::version(roots, h)?, Some(h.to_owned()), format!("version {}", short(h))),
+        None => {
+            let last = decide::log(roots, Some(&key))?
+                .into_iter()
+                .find_map(|d| d.approved_hash.map(|h| (h, d.time)));
+            match last {
+                Some((h, time)) => {
+                    let label = format!("approved {} ({})", time, short(&h));
+                    (decide::version(roots, &h)?, Some(h), label)
+                }
+                None => (String::new(), None, "nothing approved yet".to_owned()),
+            }
+        }
+    };
+    let mut d = PlanDiff::between(&old, &new);
+    d.from_hash = from_hash;
+    d.from_label = from_label;
+    d.to_label = to_label;
+    Ok(d)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const OLD: &str = "# Plan: cache\n\nWe add a cache in front of the API.\n\n## Steps\n\n1. Add `cache.rs` with an LRU.\n2. Wire it into the client.\n3. Test the hit rate.\n\n## Risks\n\nStale reads.\n";
+    const NEW: &str = "# Plan: cache\n\nWe add a small cache in front of the API.\n\n## Steps\n\n1. Add `cache.rs` with an LRU.\n2. Wire it into the client and the CLI.\n3. Test the hit rate.\n4. Document the flag.\n\n<script>alert(1)</script>\n";
+
+    #[test]
+    fn unified_text_snapshot() {
+        let mut d = PlanDiff::between(OLD, NEW);
+        d.from_label = "approved".into();
+        d.to_label = "current".into();
+        insta::assert_snapshot!(d.unified_text());
+        assert_eq!(d.stats, DiffStats { added: 4, removed: 5 });
+    }
+
+    #[test]
+    fn hunks_snapshot_marks_changed_words() {
+        let d = PlanDiff::between(OLD, NEW);
+        insta::assert_snapshot!(serde_json::to_string_pretty(&d.hunks).unwrap());
+        let changed: Vec<String> = d.hunks[0]
+            .lines
+            .iter()
+            .filter(|l| l.kind == LineKind::Insert)
+            .flat_map(|l| l.segments.iter().filter(|s| s.changed).map(|s| s.text.clone()))
+            .collect();
+        assert!(changed.iter().any(|t| t.contains("small")), "{changed:?}");
+    }
+
+    #[test]
+    fn rendered_snapshot_is_marked_and_sanitized() {
+        let html = rendered_diff_html(OLD, NEW);
+        insta::assert_snapshot!(html);
+        assert!(!html.contains("<script"), "{html}");
+        assert!(html.contains("<div class=\"diff-ins\">") && html.contains("<div class=\"diff-del\">"));
+    }
+
+    #[test]
+    fn plan_html_cannot_forge_diff_markup_or_other_classes() {
+        let html = rendered_diff_html("a\n", "<div class=\"evil diff-ins\" onclick=\"x()\">b</div>\n\n<p class=\"x\">c</p>\n");
+        assert!(!html.contains("evil") && !html.contains("onclick") && !html.contains("class=\"x\""), "{html}");
+    }
+
+    #[test]
+    fn side_rows_pair_deletes_with_inserts() {
+        let d = PlanDiff::between("a\nb\nc\n", "a\nB\nc\nd\n");
+        let rows: Vec<(Option<String>, Option<String>)> = d
+            .rows
+            .iter()
+            .map(|r| (r.left.as_ref().map(DiffLine::text), r.right.as_ref().map(DiffLine::text)))
+            .collect();
+        let s = |x: &str| Some(x.to_owned());
+        assert_eq!(rows, [(s("a"), s("a")), (s("b"), s("B")), (s("c"), s("c")), (None, s("d"))]);
+    }
+
+    #[test]
+    fn identical_texts_have_no_hunks_and_no_marks() {
+        let d = PlanDiff::between(OLD, OLD);
+        assert!(d.is_empty() && d.rows.is_empty());
+        assert!(!d.rendered_html.contains("diff-"));
+    }
+
+    #[test]
+    fn list_items_are_separate_blocks() {
+        let b = blocks("- one\n- two\n\npara\n");
+        assert_eq!(b.len(), 3, "{b:?}");
+    }
+}

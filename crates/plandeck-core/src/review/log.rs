@@ -1,0 +1,201 @@
+//! The decision log: `decisions.jsonl`, one JSON [`Decision`] per line, append-only and fsynced.
+//!
+//! A crash can leave at most one unterminated last line; readers skip it. A damaged line in the
+//! middle (someone edited the file) is skipped with a warning, never fatal.
+
+use std::fs;
+use std::io;
+use std::path::Path;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::{store, ReviewError};
+use crate::agent::Agent;
+use crate::fsx;
+
+/// Approved or rejected.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum Verdict {
+    Approved,
+    Rejected,
+}
+
+/// One decision a reviewer made on a plan: a line of the audit log.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct Decision {
+    /// When, RFC 3339 UTC.
+    pub time: String,
+    /// The OS user who decided.
+    pub reviewer: String,
+    pub plan_path: String,
+    pub agent: Agent,
+    #[serde(default)]
+    pub session_id: Option<String>,
+    pub decision: Verdict,
+    /// The reviewer's words to the agent (required on a rejection).
+    #[serde(default)]
+    pub feedback: Option<String>,
+    /// The version approved (its snapshot is in the store before this line is written).
+    #[serde(default)]
+    pub approved_hash: Option<String>,
+    /// The version the decision was about: the approved one, or the rejected file's content.
+    #[serde(default)]
+    pub content_hash: Option<String>,
+    /// The reviewer edited the plan before approving it.
+    #[serde(default)]
+    pub edited: bool,
+    /// How the decision reached the agent: "auto" (Plandeck answered it) or "manual".
+    #[serde(default)]
+    pub mode: Option<String>,
+}
+
+/// Appends `decision` to the log (fsynced). Call with the store lock held.
+pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
+    let mut line = serde_json::to_string(decision).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    let path = store::log_path(data);
+    // After a torn append (power loss mid-write), end the fragment first, so it stays one damaged
+    // line that readers skip instead of swallowing this decision.
+    if ends_torn(&path) {
+        line.insert(0, '\n');
+    }
+    fsx::append_line(&path, &line)?;
+    Ok(())
+}
+
+fn ends_torn(path: &Path) -> bool {
+    use std::io::{Read, Seek, SeekFrom};
+    let Ok(mut file) = fs::File::open(path) else { return false };
+    let mut last = [0u8; 1];
+    file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
+}
+
+/// Every decision in the log, oldest first. A missing log is empty.
+pub fn read_all(data: &Path) -> Result<Vec<Decision>, ReviewError> {
+    let path = store::log_path(data);
+    let bytes = match fs::read(&path) {
+        Ok(b) => b,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(Vec::new()),
+        Err(source) => return Err(ReviewError::Read { path, source }),
+    };
+    Ok(parse(&bytes, &path))
+}
+
+/// Parses log bytes, skipping an unterminated last line (a torn append) and damaged lines.
+pub(crate) fn parse(bytes: &[u8], path: &Path) -> Vec<Decision> {
+    let complete = match memchr::memrchr(b'\n', bytes) {
+        Some(i) => &bytes[..=i],
+        None => &[][..],
+    };
+    let mut out = Vec::new();
+    for (n, line) in complete.split(|&b| b == b'\n').enumerate() {
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match serde_json::from_slice::<Decision>(line) {
+            Ok(d) => out.push(d),
+            Err(e) => tracing::warn!(path = %path.display(), line = n + 1, error = %e, "skipping damaged decision"),
+        }
+    }
+    out
+}
+
+/// The current time, RFC 3339 UTC with second precision.
+pub fn now() -> String {
+    let t = time::OffsetDateTime::now_utc();
+    let t = t.replace_nanosecond(0).unwrap_or(t);
+    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_else(|_| t.unix_timestamp().to_string())
+}
+
+/// The OS user: `$USER`, else the password database entry of the effective uid, else the uid.
+pub fn reviewer() -> String {
+    if let Some(user) = std::env::var_os("USER").filter(|u| !u.is_empty()) {
+        return user.to_string_lossy().into_owned();
+    }
+    // SAFETY: geteuid has no preconditions.
+    let uid = unsafe { libc::geteuid() };
+    passwd_name(uid).unwrap_or_else(|| format!("uid {uid}"))
+}
+
+fn passwd_name(uid: libc::uid_t) -> Option<String> {
+    let mut buf = vec![0u8; 4096];
+    // SAFETY: passwd is plain old data; zeroed is a valid (empty) value that getpwuid_r fills in.
+    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
+    let mut result: *mut libc::passwd = std::ptr::null_mut();
+    // SAFETY: every pointer is valid for the call; buf outlives the use of pwd's fields below.
+    let rc = unsafe {
+        libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut result)
+    };
+    if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
+        return None;
+    }
+    // SAFETY: pw_name points into buf, NUL-terminated by getpwuid_r.
+    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
+    Some(name.to_string_lossy().into_owned())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn decision(n: u32) -> Decision {
+        Decision {
+            time: format!("2026-01-01T00:00:0{n}Z"),
+            reviewer: "r".into(),
+            plan_path: "/p.md".into(),
+            agent: Agent::Claude,
+            session_id: None,
+            decision: Verdict::Approved,
+            feedback: None,
+            approved_hash: Some("h".into()),
+            content_hash: Some("h".into()),
+            edited: false,
+            mode: None,
+        }
+    }
+
+    #[test]
+    fn torn_last_line_and_damaged_lines_are_skipped() {
+        let mut bytes = Vec::new();
+        for n in 0..2 {
+            bytes.extend(serde_json::to_vec(&decision(n)).unwrap());
+            bytes.push(b'\n');
+            bytes.extend(b"{damaged\n");
+        }
+        let full = serde_json::to_vec(&decision(3)).unwrap();
+        bytes.extend(&full[..full.len() / 2]);
+        let got = parse(&bytes, Path::new("log"));
+        assert_eq!(got, [decision(0), decision(1)]);
+    }
+
+    #[test]
+    fn append_after_a_torn_line_keeps_the_new_decision() {
+        let dir = tempfile::tempdir().unwrap();
+        append(dir.path(), &decision(1)).unwrap();
+        let path = store::log_path(dir.path());
+        let mut bytes = fs::read(&path).unwrap();
+        bytes.extend(b"{\"time\":\"tor");
+        fs::write(&path, bytes).unwrap();
+        append(dir.path(), &decision(2)).unwrap();
+        assert_eq!(read_all(dir.path()).unwrap(), [decision(1), decision(2)]);
+    }
+
+    #[test]
+    fn decision_json_is_camel_case() {
+        let v = serde_json::to_value(decision(1)).unwrap();
+        for key in ["planPath", "sessionId", "approvedHash", "decision", "edited", "mode", "reviewer", "time"] {
+            assert!(v.get(key).is_some(), "{key} missing in {v}");
+        }
+        assert_eq!(v["decision"], "approved");
+    }
+
+    #[test]
+    fn now_is_rfc3339_utc_and_reviewer_is_someone() {
+        let t = now();
+        assert!(t.ends_with('Z') && t.len() == 20, "{t}");
+        assert!(!reviewer().is_empty());
+        assert!(passwd_name(0).is_some());
+    }
+}

@@ -1,0 +1,85 @@
+//! Where each plan stands: the last decision on every plan, loaded once, so a listing of
+//! thousands of plans costs one read of the log plus at most one hash per plan.
+
+use std::collections::HashMap;
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::log::{self, Verdict};
+use super::store;
+
+/// Where a plan stands with its reviewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ReviewState {
+    /// No decision was ever recorded for this plan.
+    Unreviewed,
+    /// The file holds exactly the approved version.
+    Approved,
+    /// Approved once, but the file now differs from the approved version.
+    Changed,
+    /// The last decision was a rejection.
+    Rejected,
+}
+
+#[derive(Debug, Clone)]
+enum Last {
+    Approved { hash: String },
+    Rejected,
+}
+
+/// The last decision on every plan, loaded once (e.g. per listing) so that the state of each plan
+/// is a lookup, not a read of the log.
+#[derive(Debug, Clone, Default)]
+pub struct Approvals {
+    last: HashMap<PathBuf, Last>,
+}
+
+impl Approvals {
+    /// Loads what the store in `data_dir` knows. A missing or damaged store gives no decisions.
+    pub fn load(data_dir: &Path) -> Self {
+        let decisions = match log::read_all(data_dir) {
+            Ok(d) => d,
+            Err(e) => {
+                tracing::warn!(error = %e, "cannot read the decision log; every plan shows as unreviewed");
+                Vec::new()
+            }
+        };
+        let mut last = HashMap::new();
+        for d in decisions {
+            let entry = match (d.decision, d.approved_hash) {
+                (Verdict::Approved, Some(hash)) => Last::Approved { hash },
+                (Verdict::Approved, None) => continue,
+                (Verdict::Rejected, _) => Last::Rejected,
+            };
+            last.insert(PathBuf::from(d.plan_path), entry);
+        }
+        Self { last }
+    }
+
+    /// The review state of the plan at `plan_path` whose file now holds `content`.
+    pub fn state(&self, plan_path: &Path, content: &[u8]) -> ReviewState {
+        if self.last.is_empty() {
+            return ReviewState::Unreviewed;
+        }
+        // Decisions are keyed by canonical path; try the path as given first to spare a syscall.
+        let found = self.last.get(plan_path).or_else(|| self.last.get(&store::plan_key(plan_path)));
+        match found {
+            None => ReviewState::Unreviewed,
+            Some(Last::Rejected) => ReviewState::Rejected,
+            Some(Last::Approved { hash }) if *hash == store::hash(content) => ReviewState::Approved,
+            Some(Last::Approved { .. }) => ReviewState::Changed,
+        }
+    }
+
+    /// The approved version's hash of the plan at `plan_path`, if its last decision approved it.
+    pub fn approved_hash(&self, plan_path: &Path) -> Option<&str> {
+        let found = self.last.get(plan_path).or_else(|| self.last.get(&store::plan_key(plan_path)));
+        match found {
+            Some(Last::Approved { hash }) => Some(hash),
+            _ => None,
+        }
+    }
+}
