@@ -105,6 +105,15 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out)),
+        // A waiting request's id goes to the gate (the decision reaches the agent); anything else
+        // names a plan, whose decision is recorded.
+        Command::Approve(args) if ctx.is_request(&args.target) => (
+            args.json(),
+            commands::gate::approve_request(&ctx, &args.target, args.mode.into(), args.edit.as_deref(), out),
+        ),
+        Command::Reject(args) if ctx.is_request(&args.target) => {
+            (args.json(), commands::gate::reject_request(&ctx, &args.target, &args.feedback, out))
+        }
         Command::Approve(args) => (args.json(), commands::review::approve(&ctx, args, out)),
         Command::Reject(args) => (args.json(), commands::review::reject(&ctx, args, out)),
         Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
@@ -130,6 +139,14 @@ pub struct Context {
 impl Context {
     pub fn roots(&self) -> Result<Roots, IpcError> {
         self.global.roots(&self.env)
+    }
+
+    /// Whether `target` names a gate request (open or closed) rather than a plan.
+    pub fn is_request(&self, target: &str) -> bool {
+        match self.roots() {
+            Ok(roots) => plandeck_core::gate::request(&roots, target).is_ok(),
+            Err(_) => false,
+        }
     }
 }
 

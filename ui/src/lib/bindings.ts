@@ -29,6 +29,65 @@ label: string, path: string, exists: boolean,
  */
 files: number, };
 
+export type PlanSummary = { 
+/**
+ * [`crate::ids::plan_id`] of `path`.
+ */
+id: string, path: string, agent: Agent, 
+/**
+ * The first heading, else the file name.
+ */
+title: string, 
+/**
+ * The project directory the plan belongs to, when known.
+ */
+project: string | null, sessionId: string | null, gitBranch: string | null, state: ReviewState, 
+/**
+ * Last change of the file, RFC 3339 UTC.
+ */
+updatedAt: string | null, sizeBytes: number, 
+/**
+ * Why the plan cannot be shown (binary, not UTF-8, too large, unreadable), if it cannot.
+ */
+problem: string | null, 
+/**
+ * For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
+ */
+subagentId: string | null, };
+
+export type PlanListing = { plans: Array<PlanSummary>, 
+/**
+ * One sentence per folder that could not be read.
+ */
+problems: Array<string>, };
+
+export type PlanDocument = { plan: PlanSummary, 
+/**
+ * The markdown source.
+ */
+source: string, 
+/**
+ * Sanitized HTML.
+ */
+html: string, 
+/**
+ * The headings, for a table of contents.
+ */
+headings: Array<Heading>, 
+/**
+ * SHA-256 (hex) of `source`: what an edit started from, so approving the edit can refuse
+ * when the file moved on (see [`crate::review::approve`]).
+ */
+contentHash: string, };
+
+export type SearchHit = { id: string, title: string, snippet: string, };
+
+export type PlansChanged = { paths: Array<string>, };
+
+export type Heading = { id: string, level: number, text: string, };
+
+export type Rendered = { html: string, headings: Array<Heading>, };
+
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
 
 export type Verdict = "approved" | "rejected";
@@ -136,3 +195,86 @@ fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, sta
  * `div.diff-ins`; sanitized.
  */
 renderedHtml: string, };
+
+export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";
+
+export type GateRequest = { id: string, agent: Agent, sessionId: string, cwd: string, 
+/**
+ * The plan file the agent will read when the card is answered (absent if it was not found).
+ */
+planPath: string | null, 
+/**
+ * The plan's text as the agent submitted it.
+ */
+plan: string, 
+/**
+ * The `ExitPlanMode` tool_use id (Claude), found in the transcript's tail.
+ */
+toolUseId: string | null, transcriptPath: string | null, 
+/**
+ * Where in the transcript to look for the answer (bytes): the tool call's line, or the
+ * transcript's length when the request was filed.
+ */
+transcriptOffset: number, 
+/**
+ * The tmux pane of the agent (`%3`), when it runs in tmux.
+ */
+tmuxPane: string | null, 
+/**
+ * The tmux server socket of that pane, when known from the agent's `$TMUX`.
+ */
+tmuxSocket: string | null, 
+/**
+ * RFC 3339.
+ */
+waitingSince: string, 
+/**
+ * RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+ */
+deadline: string, hookPid: number, agentPid: number | null, status: GateStatus, 
+/**
+ * RFC 3339, once closed.
+ */
+closedAt: string | null, 
+/**
+ * The decision taken in Plandeck, if any.
+ */
+decision: GateDecision | null, };
+
+export type ApproveMode = "auto" | "manual";
+
+export type GateDecision = { "decision": "approve", mode: ApproveMode, 
+/**
+ * The edited plan, written to the plan file before the card is answered.
+ */
+edited: string | null, 
+/**
+ * The text the reviewer started editing from; the edit is refused if the file moved on.
+ */
+startedFrom: string | null, } | { "decision": "reject", feedback: string, };
+
+export type DecisionOutcome = { requestId: string, 
+/**
+ * The decision reached the agent (the card closed, or the hook took the rejection).
+ */
+delivered: boolean, 
+/**
+ * What happened, for a person ("approve in the terminal" when there is no pane).
+ */
+message: string, status: GateStatus, };
+
+export type InstallPlan = { settingsPath: string, 
+/**
+ * The file as it is ("" when it does not exist).
+ */
+before: string, 
+/**
+ * The file as it would be.
+ */
+after: string, changed: boolean, };
+
+export type InstallReport = { settingsPath: string, 
+/**
+ * The copy of the previous file, when one was written.
+ */
+backupPath: string | null, changed: boolean, message: string, };

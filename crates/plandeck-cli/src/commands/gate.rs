@@ -178,7 +178,6 @@ fn human_duration(secs: u64) -> String {
     }
 }
 
-#[allow(dead_code)] // used by approve_request / reject_request
 fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcError> {
     writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
     // Not delivered is not a failure of the command, but scripts may want to know.
@@ -188,7 +187,6 @@ fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcErr
 /// `plandeck approve <request-id> [--mode auto|manual] [--edit FILE]`. With `--edit`, the plan
 /// file is rewritten with FILE's text first (refused if the plan changed since the request).
 /// Exit 0 when the card was answered, 3 when the person must answer in the terminal.
-#[allow(dead_code)] // the lead wires `plandeck approve <request-id>` to it
 pub fn approve_request(
     ctx: &Context,
     id: &str,
@@ -208,7 +206,6 @@ pub fn approve_request(
 }
 
 /// `plandeck reject <request-id> --feedback TEXT`.
-#[allow(dead_code)] // the lead wires `plandeck reject <request-id>` to it
 pub fn reject_request(ctx: &Context, id: &str, feedback: &str, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let outcome = gate::decide(&roots, id, GateDecision::Reject { feedback: feedback.to_owned() })?;

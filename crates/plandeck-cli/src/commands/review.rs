@@ -11,13 +11,32 @@ use plandeck_core::review::{self, ApproveRequest, Decision, LineKind, Verdict};
 
 use crate::{print_json, Context};
 
+/// The choice on the agent's approval card.
+#[derive(Debug, Clone, Copy, clap::ValueEnum)]
+pub enum ApproveModeArg {
+    Auto,
+    Manual,
+}
+
+impl From<ApproveModeArg> for plandeck_core::gate::ApproveMode {
+    fn from(m: ApproveModeArg) -> Self {
+        match m {
+            ApproveModeArg::Auto => Self::Auto,
+            ApproveModeArg::Manual => Self::Manual,
+        }
+    }
+}
+
 #[derive(Debug, Args)]
 pub struct ApproveArgs {
-    /// The plan's id or path.
+    /// A waiting request's id (`plandeck pending`), or a plan's id or path.
     pub target: String,
     /// Approve this edited version instead: the plan file is rewritten with it first.
     #[arg(long, value_name = "FILE")]
     pub edit: Option<PathBuf>,
+    /// For a waiting request: `auto` accepts the agent's edits, `manual` asks for each.
+    #[arg(long, value_enum, default_value = "auto")]
+    pub mode: ApproveModeArg,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -25,7 +44,7 @@ pub struct ApproveArgs {
 
 #[derive(Debug, Args)]
 pub struct RejectArgs {
-    /// The plan's id or path.
+    /// A waiting request's id (`plandeck pending`), or a plan's id or path.
     pub target: String,
     /// What the agent should change.
     #[arg(long)]

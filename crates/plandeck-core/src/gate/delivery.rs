@@ -75,6 +75,7 @@ pub fn decide_with(
     };
     match decision.clone() {
         GateDecision::Reject { .. } if req.agent == Agent::Claude && pid_alive(req.hook_pid) => {
+            record_review(roots, &req, &decision);
             write_decision(roots, &req.id, &decision)?;
             let file = store::requests_dir(roots).join(format!("{}.json", req.id));
             let start = Instant::now();
@@ -91,6 +92,7 @@ pub fn decide_with(
             let Some(pane) = req.tmux_pane.clone() else {
                 return Ok(outcome(&req, false, "no tmux pane known: reject in the terminal", GateStatus::Waiting));
             };
+            record_review(roots, &req, &decision);
             write_decision(roots, &req.id, &decision)?;
             let keys = [Key::Press("3"), Key::Text(feedback), Key::Press("Enter")];
             match answer_card(&req, &pane, &keys, false, opts) {
@@ -102,8 +104,9 @@ pub fn decide_with(
             }
         }
         GateDecision::Approve { mode, edited, started_from } => {
-            if let Some(edited) = &edited {
-                write_edited_plan(&req, edited, started_from.as_deref())?;
+            match &edited {
+                Some(edited) => write_edited_plan(roots, &req, edited, started_from.as_deref(), mode)?,
+                None => record_review(roots, &req, &decision),
             }
             write_decision(roots, &req.id, &decision)?;
             req.status = GateStatus::Approving;
@@ -133,10 +136,10 @@ pub fn decide_with(
     }
 }
 
-/// HOOK POINT (review): edit-and-approve belongs to `crate::review::approve` (which pins the
-/// approved version and logs the decision). Until it is merged, the plan file is written here,
-/// atomically, and only if it still holds what the reviewer started from.
-fn write_edited_plan(req: &GateRequest, edited: &str, started_from: Option<&str>) -> Result<(), GateError> {
+/// Edit-and-approve: the reviewer's text goes through [`crate::review::approve`], which writes the
+/// plan file atomically only if it still holds what the reviewer started from (the submitted plan
+/// when no base is given), pins the approved version and logs the decision.
+fn write_edited_plan(roots: &Roots, req: &GateRequest, edited: &str, started_from: Option<&str>, mode: ApproveMode) -> Result<(), GateError> {
     let path = req.plan_path.as_deref().ok_or_else(|| GateError::NoPlanFile { id: req.id.clone() })?;
     let path = Path::new(path);
     let current = match std::fs::read(path) {
@@ -144,16 +147,58 @@ fn write_edited_plan(req: &GateRequest, edited: &str, started_from: Option<&str>
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
         Err(source) => return Err(GateError::Read { path: path.to_owned(), source }),
     };
-    let unchanged = match started_from {
-        Some(base) => current == base,
-        // Without a base, the plan the agent submitted is what the reviewer saw.
-        None => current.trim_end() == req.plan.trim_end(),
-    };
-    if !unchanged {
+    let base = started_from.unwrap_or(&req.plan);
+    if current.trim_end() != base.trim_end() {
         return Err(GateError::PlanConflict { path: path.to_owned(), current });
     }
-    crate::fsx::write_atomic(path, edited.as_bytes())?;
+    if !path.exists() {
+        // The agent never wrote the file (or it was removed): there is nothing to conflict with.
+        crate::fsx::write_atomic(path, current.as_bytes())?;
+    }
+    crate::review::approve(
+        roots,
+        path,
+        crate::review::ApproveRequest {
+            edited: Some(edited.to_owned()),
+            started_from: Some(crate::review::store::hash(current.as_bytes())),
+            agent: Some(req.agent),
+            session_id: Some(req.session_id.clone()),
+            mode: Some(mode_name(mode).to_owned()),
+        },
+    )?;
     Ok(())
+}
+
+/// Records a decision taken through the gate in the review log (pinning the approved version).
+/// A plan file that cannot be read is not a reason to keep the agent waiting: it is logged.
+fn record_review(roots: &Roots, req: &GateRequest, decision: &GateDecision) {
+    let Some(path) = req.plan_path.as_deref().map(Path::new) else { return };
+    let result = match decision {
+        GateDecision::Approve { mode, .. } => crate::review::approve(
+            roots,
+            path,
+            crate::review::ApproveRequest {
+                agent: Some(req.agent),
+                session_id: Some(req.session_id.clone()),
+                mode: Some(mode_name(*mode).to_owned()),
+                ..Default::default()
+            },
+        )
+        .map(drop),
+        GateDecision::Reject { feedback } => {
+            crate::review::reject(roots, path, feedback, Some(req.agent), Some(req.session_id.clone())).map(drop)
+        }
+    };
+    if let Err(e) = result {
+        tracing::warn!("the decision on {} was delivered but not recorded in the review log: {e}", path.display());
+    }
+}
+
+fn mode_name(mode: ApproveMode) -> &'static str {
+    match mode {
+        ApproveMode::Auto => "auto",
+        ApproveMode::Manual => "manual",
+    }
 }
 
 enum Key {

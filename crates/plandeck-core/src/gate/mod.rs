@@ -213,6 +213,9 @@ pub enum GateError {
     Tmux { message: String },
     #[error(transparent)]
     Write(#[from] crate::fsx::WriteError),
+    /// Recording the decision in the review store failed (or found a conflict).
+    #[error(transparent)]
+    Review(#[from] crate::review::ReviewError),
 }
 
 impl From<GateError> for IpcError {
@@ -223,7 +226,11 @@ impl From<GateError> for IpcError {
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
+            GateError::Review(_) => ErrorKind::Internal,
         };
+        if let GateError::Review(r) = e {
+            return IpcError::from(r);
+        }
         IpcError::new(kind, e.to_string())
     }
 }

@@ -77,6 +77,9 @@ pub struct PlanDocument {
     pub html: String,
     /// The headings, for a table of contents.
     pub headings: Vec<Heading>,
+    /// SHA-256 (hex) of `source`: what an edit started from, so approving the edit can refuse
+    /// when the file moved on (see [`crate::review::approve`]).
+    pub content_hash: String,
 }
 
 /// A plan matching a search, with the text around the first match.
@@ -154,7 +157,8 @@ pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
     let (plan, _) = summarize(&candidate, &read, &approvals);
     let (_, text) = read?;
     let rendered = crate::render::render(&text);
-    Ok(PlanDocument { plan, source: text, html: rendered.html, headings: rendered.headings })
+    let content_hash = crate::review::store::hash(text.as_bytes());
+    Ok(PlanDocument { plan, source: text, html: rendered.html, headings: rendered.headings, content_hash })
 }
 
 /// Plans whose title or text contains `query` (case-insensitive), newest first, each with the
