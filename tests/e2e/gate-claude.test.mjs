@@ -5,11 +5,12 @@
 // tool result the model gets back, which is what these tests check.
 
 import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { cli, envFor, waitFor } from "./webdriver.mjs";
+import { cli, envFor, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
 // Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
@@ -132,4 +133,67 @@ test("claude: the terminal answering first closes the request in Plandeck", { sk
       });
     }
   });
+});
+
+test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { skip: claude.skip, timeout: 110000 }, async () => {
+  // In print mode ExitPlanMode exists only with a permission prompt handler; the PermissionRequest
+  // hook then runs beside it and the first answer wins (docs/agents.md). The handler here (an MCP
+  // tool) takes a minute to answer, as a person in an SDK app would.
+  const feedback = "Headless: keep offsets, add a cursor.";
+  const { base, home, repo } = makeAgentHome("api");
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+    }),
+  );
+  assert.equal(cli(home, ["hooks", "install", "--agent", "claude", "--yes"]).status, 0);
+  const mcp = join(base, "mcp.json");
+  writeFileSync(mcp, JSON.stringify({ mcpServers: { plandeck: { command: process.execPath, args: [join(ROOT, "tests/agents/permission-mcp.mjs")] } } }));
+  const api = await startStandIn("claude", join(base, "api"));
+  let agent;
+  try {
+    await withPlandeck(home, async (s) => {
+      const env = envFor(home);
+      for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
+      Object.assign(env, {
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: KEY,
+        DISABLE_AUTOUPDATER: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        PERMISSION_DELAY_MS: "60000",
+      });
+      agent = spawn(claude.bin, ["-p", "plan pagination headless", "--permission-mode", "plan", "--mcp-config", mcp, "--permission-prompt-tool", "mcp__plandeck__approve"], {
+        cwd: repo,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      agent.stdout.on("data", (d) => (output += d));
+      agent.stderr.on("data", (d) => (output += d));
+      const exited = new Promise((r) => agent.once("exit", r));
+      const req = await waitFor(() => pending(home)[0], { timeout: 30000, what: `the plan in plandeck pending (claude -p said: ${output})` });
+      assert.equal(req.tmuxPane, null);
+      if (s) {
+        const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+        await s.click(`${card} [data-testid=gate-reject]`);
+        await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+        await s.click(`${card} [data-testid=gate-send-reject]`);
+      } else {
+        const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+        assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+      }
+      const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
+      assert.equal(got.content, feedback);
+      assert.equal(got.isError, true);
+      await exited;
+      assert.match(output, /DONE after/);
+      assert.equal(closedRequest(home, req.id)?.status, "rejected");
+    });
+  } finally {
+    agent?.kill("SIGTERM");
+    api.stop();
+  }
 });
