@@ -3,7 +3,7 @@
 // Plandeck app running on the test's HOME.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
@@ -131,6 +131,8 @@ export class Tmux {
 
   kill() {
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { timeout: 10000 });
+    // tmux 3.3 leaves the socket file behind.
+    rmSync(join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid()}`, this.socket), { force: true });
   }
 }
 
