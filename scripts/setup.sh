@@ -47,6 +47,26 @@ if [ "$want_test" = 1 ] && ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi
 
+# The real agent CLIs for the gate's end-to-end tests (tests/e2e/gate-*.test.mjs), outside the repo.
+# Pinned to the versions the fixtures were recorded with; skipped when already there.
+if [ "$want_test" = 1 ]; then
+  agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
+  agent_pkgs=("@anthropic-ai/claude-code@2.1.328" "@google/gemini-cli@0.61.0")
+  have_agents=1
+  for spec in "${agent_pkgs[@]}"; do
+    name="${spec%@*}"; version="${spec##*@}"
+    got=$(node -p "try { require('$agents_dir/node_modules/$name/package.json').version } catch { '' }" 2>/dev/null)
+    [ "$got" = "$version" ] || have_agents=0
+  done
+  if [ "$have_agents" = 0 ]; then
+    echo "==> installing the agent CLIs for the gate tests into $agents_dir"
+    mkdir -p "$agents_dir"
+    # Not fatal: without them the gate tests skip with a message saying so.
+    npm install --prefix "$agents_dir" --no-audit --no-fund --loglevel=error "${agent_pkgs[@]}" \
+      || echo "warning: could not install ${agent_pkgs[*]}; the gate end-to-end tests will be skipped" >&2
+  fi
+fi
+
 echo "==> installing UI packages"
 if [ -f ui/package-lock.json ]; then
   npm --prefix ui ci --no-audit --no-fund --loglevel=error

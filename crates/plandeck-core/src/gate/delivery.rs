@@ -285,11 +285,27 @@ fn answer_card(req: &GateRequest, pane: &str, keys: &[Key], retry: bool, opts: &
                 std::thread::sleep(Duration::from_millis(100));
             }
             send(req, pane, key)?;
+            if let Key::Text(text) = key {
+                // Gemini CLI 0.61 takes an Enter read within 30 ms of the previous key as a
+                // newline, not a submit, and it reads keys only between renders: a gap between
+                // our calls is not enough. Once the text is drawn, every key of it has been read.
+                let probe: String = text.lines().next().unwrap_or("").trim().chars().take(20).collect();
+                if !probe.is_empty() && !wait_screen(req, pane, opts.close_timeout, |s| s.contains(&probe))? {
+                    tracing::warn!(pane, "typed text not seen on screen; sending the next key anyway");
+                }
+            }
         }
         if wait_screen(req, pane, opts.close_timeout, |s| !card_visible(agent, s))? {
             return Ok(());
         }
         tracing::warn!(pane, attempt, "approval card still open after sending the keys");
+        // A final Enter taken as a newline leaves the typed answer in place: submit it again.
+        if matches!(keys.last(), Some(Key::Press("Enter"))) && keys.len() > 1 {
+            send(req, pane, &Key::Press("Enter"))?;
+            if wait_screen(req, pane, opts.close_timeout, |s| !card_visible(agent, s))? {
+                return Ok(());
+            }
+        }
     }
     Err(format!("the approval card in tmux pane {pane} did not close; answer in the terminal"))
 }

@@ -1,0 +1,140 @@
+#!/usr/bin/env node
+// A loopback stand-in for the Anthropic Messages API, scripted to play a model in plan mode, for
+// end-to-end tests of the gate with the real Claude Code CLI.
+//
+//   node tests/agents/claude-api.mjs --dir DIR [--port N] [--plan-file FILE]
+//   ANTHROPIC_BASE_URL=http://127.0.0.1:N ANTHROPIC_API_KEY=sk-ant-test claude --permission-mode plan
+//
+// The script, for the main conversation (requests that carry tools):
+// - a new prompt: `Write` the plan to the plan file the CLI's plan-mode reminder names;
+// - the `Write` result: `ExitPlanMode` with the plan (after `ToolSearch` `select:ExitPlanMode` when
+//   the CLI lists ExitPlanMode as a deferred tool, as 2.1.328 does);
+// - the `ExitPlanMode` result: record what it says to `DIR/received.jsonl` and end the turn.
+// Side requests (no tools: titles, summaries) get a short text. Every request is logged to
+// `DIR/requests.jsonl`; unknown endpoints get an empty JSON object.
+
+import { readFileSync } from "node:fs";
+import { argsOf, DEFAULT_PLAN, json, record, serve } from "./common.mjs";
+
+const args = argsOf();
+const dir = args.dir ?? process.exit(2);
+const planText = args["plan-file"] ? readFileSync(args["plan-file"], "utf8") : DEFAULT_PLAN;
+let seq = 0;
+const newId = (prefix) => `${prefix}_standin${Date.now().toString(36)}${(seq++).toString(36)}`;
+
+/** All text of a request (system prompt and messages), to find what the CLI told the model. */
+function allText(body) {
+  const parts = [];
+  const walk = (v) => {
+    if (typeof v === "string") parts.push(v);
+    else if (Array.isArray(v)) v.forEach(walk);
+    else if (v && typeof v === "object") Object.values(v).forEach(walk);
+  };
+  walk(body.system);
+  walk(body.messages);
+  return parts.join("\n");
+}
+
+/** The plan file path the plan-mode reminder names (`…/.claude/plans/<slug>.md`). */
+function planPath(body) {
+  const m = allText(body).match(/(\/[^\s"'`]*\/plans\/[^\s"'`/]+\.md)/);
+  return m ? m[1] : null;
+}
+
+const blocks = (msg) => (typeof msg?.content === "string" ? [{ type: "text", text: msg.content }] : msg?.content ?? []);
+
+/** The tool name of each tool_use id in the conversation. */
+function toolNames(body) {
+  const names = new Map();
+  for (const m of body.messages ?? []) {
+    if (m.role !== "assistant") continue;
+    for (const b of blocks(m)) if (b.type === "tool_use") names.set(b.id, b.name);
+  }
+  return names;
+}
+
+function resultText(content) {
+  if (typeof content === "string") return content;
+  return (content ?? []).map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
+}
+
+/** What the scripted model says next: an array of content blocks. */
+function nextTurn(body) {
+  // What came after the model's last turn: the user's prompt or tool results, and (2.1.328)
+  // `system` messages carrying reminders such as "Exited Plan Mode".
+  const msgs = body.messages ?? [];
+  const lastAssistant = msgs.findLastIndex((m) => m.role === "assistant");
+  const names = toolNames(body);
+  const results = msgs.slice(lastAssistant + 1).flatMap(blocks).filter((b) => b.type === "tool_result");
+  const tools = (body.tools ?? []).map((t) => t.name);
+  const exitPlan = () => {
+    if (!tools.includes("ExitPlanMode") && tools.includes("ToolSearch")) {
+      return [{ type: "tool_use", id: newId("toolu"), name: "ToolSearch", input: { query: "select:ExitPlanMode", max_results: 1 } }];
+    }
+    return [{ type: "tool_use", id: newId("toolu"), name: "ExitPlanMode", input: { plan: planText } }];
+  };
+  for (const r of results) {
+    const name = names.get(r.tool_use_id);
+    if (name === "ExitPlanMode") {
+      const text = resultText(r.content);
+      record(dir, { agent: "claude", tool: "ExitPlanMode", toolUseId: r.tool_use_id, isError: !!r.is_error, content: text });
+      return [{ type: "text", text: `DONE after: ${JSON.stringify(text.slice(0, 200))}` }];
+    }
+    if (name === "ToolSearch") return [{ type: "tool_use", id: newId("toolu"), name: "ExitPlanMode", input: { plan: planText } }];
+    if (name === "Write") return exitPlan();
+  }
+  if (results.length > 0) return [{ type: "text", text: "OK" }];
+  const path = planPath(body);
+  if (!path) return [{ type: "text", text: "Not in plan mode: no plan file named." }];
+  return [{ type: "tool_use", id: newId("toolu"), name: "Write", input: { file_path: path, content: planText } }];
+}
+
+function message(body, content) {
+  return {
+    id: newId("msg"),
+    type: "message",
+    role: "assistant",
+    model: body?.model ?? "claude-standin",
+    content,
+    stop_reason: content.some((b) => b.type === "tool_use") ? "tool_use" : "end_turn",
+    stop_sequence: null,
+    usage: { input_tokens: 10, output_tokens: 10, cache_creation_input_tokens: 0, cache_read_input_tokens: 0 },
+  };
+}
+
+function stream(res, msg) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const send = (event, data) => res.write(`event: ${event}\ndata: ${JSON.stringify({ type: event, ...data })}\n\n`);
+  send("message_start", { message: { ...msg, content: [], stop_reason: null, usage: { ...msg.usage, output_tokens: 1 } } });
+  msg.content.forEach((b, index) => {
+    if (b.type === "text") {
+      send("content_block_start", { index, content_block: { type: "text", text: "" } });
+      send("content_block_delta", { index, delta: { type: "text_delta", text: b.text } });
+    } else {
+      send("content_block_start", { index, content_block: { type: "tool_use", id: b.id, name: b.name, input: {} } });
+      send("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: JSON.stringify(b.input) } });
+    }
+    send("content_block_stop", { index });
+  });
+  send("message_delta", { delta: { stop_reason: msg.stop_reason, stop_sequence: null }, usage: { output_tokens: 10 } });
+  send("message_stop", {});
+  res.end();
+}
+
+serve({
+  dir,
+  port: args.port ?? 0,
+  handle(req, body, res) {
+    const path = req.url.split("?")[0];
+    if (req.method === "POST" && path === "/v1/messages/count_tokens") return json(res, 200, { input_tokens: 100 });
+    if (req.method === "POST" && path === "/v1/messages") {
+      const content = body?.tools?.length ? nextTurn(body) : [{ type: "text", text: "Plan pagination" }];
+      const msg = message(body, content);
+      return body?.stream ? stream(res, msg) : json(res, 200, msg);
+    }
+    if (req.method === "GET" && path === "/v1/models") {
+      return json(res, 200, { data: [{ type: "model", id: "claude-standin", display_name: "Stand-in" }], has_more: false });
+    }
+    return json(res, 200, {});
+  },
+});

@@ -1,0 +1,209 @@
+// Helpers for the gate's end-to-end tests with the real agent CLIs: where the CLIs are installed,
+// the loopback model-API stand-ins (tests/agents/), a private tmux server per test, and the
+// Plandeck app running on the test's HOME.
+
+import { spawn, spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { homedir, tmpdir } from "node:os";
+import { join } from "node:path";
+import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
+
+/** Where scripts/setup.sh --test installs the agent CLIs (npm --prefix). */
+export const AGENTS_DIR = process.env.PLANDECK_AGENTS_DIR || join(homedir(), ".cache/plandeck-agents");
+
+/** The installed CLI's executable, or null with why (for t.skip). */
+export function agentCli(name) {
+  const bin = join(AGENTS_DIR, "node_modules/.bin", name);
+  if (existsSync(bin)) return { bin };
+  return { skip: `${name} is not installed in ${AGENTS_DIR} (scripts/setup.sh --test installs it from the npm registry)` };
+}
+
+/** A fresh temp HOME with a git repository at `home/work/<project>`. */
+export function makeAgentHome(project) {
+  const base = mkdtempSync(join(tmpdir(), "plandeck-gate-e2e-"));
+  const home = join(base, "home");
+  const repo = join(home, "work", project);
+  mkdirSync(repo, { recursive: true });
+  const git = (...args) => {
+    const r = spawnSync("git", args, {
+      cwd: repo,
+      encoding: "utf8",
+      env: { ...envFor(home), GIT_AUTHOR_NAME: "Dev", GIT_AUTHOR_EMAIL: "dev@example.com", GIT_COMMITTER_NAME: "Dev", GIT_COMMITTER_EMAIL: "dev@example.com", GIT_AUTHOR_DATE: "2026-01-01T00:00:00Z", GIT_COMMITTER_DATE: "2026-01-01T00:00:00Z" },
+    });
+    if (r.status !== 0) throw new Error(`git ${args.join(" ")}: ${r.stderr}`);
+  };
+  git("init", "-q", "-b", "main");
+  writeFileSync(join(repo, "README.md"), `# ${project}\n`);
+  git("add", ".");
+  git("commit", "-q", "-m", "init");
+  return { base, home, repo };
+}
+
+/** Starts a stand-in (`claude` or `gemini`) logging into `dir`; resolves once it listens. */
+export async function startStandIn(kind, dir, extraArgs = []) {
+  const proc = spawn(process.execPath, [join(ROOT, `tests/agents/${kind}-api.mjs`), "--dir", dir, ...extraArgs], {
+    stdio: ["ignore", "pipe", "pipe"],
+  });
+  let out = "";
+  proc.stdout.on("data", (d) => (out += d));
+  proc.stderr.on("data", (d) => (out += d));
+  const port = await waitFor(() => out.match(/listening (\d+)/)?.[1], { timeout: 10000, what: `${kind} stand-in to listen (${out})` });
+  return {
+    port: Number(port),
+    url: `http://127.0.0.1:${port}`,
+    dir,
+    /** Parsed lines of `received.jsonl`: what the model got back for its plan. */
+    received() {
+      return readLines(join(dir, "received.jsonl"));
+    },
+    /** Parsed lines of `requests.jsonl`: every request the CLI sent. */
+    requests() {
+      return readLines(join(dir, "requests.jsonl"));
+    },
+    stop() {
+      proc.kill("SIGTERM");
+    },
+  };
+}
+
+function readLines(path) {
+  if (!existsSync(path)) return [];
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => JSON.parse(l));
+}
+
+let tmuxCount = 0;
+
+/** A private tmux server (its own socket) running one command in a 200x50 pane. */
+export class Tmux {
+  constructor() {
+    this.socket = `plandeck-e2e-${process.pid}-${tmuxCount++}`;
+  }
+
+  run(args, opts = {}) {
+    const r = spawnSync("tmux", ["-L", this.socket, ...args], { encoding: "utf8", timeout: 10000, ...opts });
+    if (r.status !== 0) throw new Error(`tmux ${args.join(" ")}: ${r.stderr || r.error}`);
+    return r.stdout;
+  }
+
+  /** Starts `argv` in `cwd` with exactly `env` (the server starts with it, so the pane has it). */
+  start(argv, { cwd, env }) {
+    const clean = { ...env };
+    delete clean.TMUX;
+    delete clean.TMUX_PANE;
+    this.run(["new-session", "-d", "-x", "200", "-y", "50", "-s", "agent", "-c", cwd, ...argv], { env: clean });
+    // Keep the pane (and what it last showed) if the CLI exits, for the failure message.
+    this.run(["set-option", "-g", "remain-on-exit", "on"]);
+  }
+
+  capture() {
+    return this.run(["capture-pane", "-p", "-t", "agent"]);
+  }
+
+  keys(...keys) {
+    this.run(["send-keys", "-t", "agent", ...keys]);
+  }
+
+  text(text) {
+    this.run(["send-keys", "-t", "agent", "-l", text]);
+  }
+
+  /** Waits for the screen to satisfy `pred` (a string to contain, or a function). */
+  waitScreen(pred, { timeout = 30000, what } = {}) {
+    const test = typeof pred === "string" ? (s) => s.includes(pred) : pred;
+    return waitFor(() => test(this.capture()), {
+      timeout,
+      what: `${what ?? pred} on the agent's screen`,
+    }).catch((e) => {
+      throw new Error(`${e.message}\n--- screen ---\n${this.safeCapture()}`);
+    });
+  }
+
+  safeCapture() {
+    try {
+      return this.capture();
+    } catch (e) {
+      return String(e);
+    }
+  }
+
+  kill() {
+    spawnSync("tmux", ["-L", this.socket, "kill-server"], { timeout: 10000 });
+    // tmux 3.3 leaves the socket file behind.
+    rmSync(join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid()}`, this.socket), { force: true });
+  }
+}
+
+/**
+ * Types `prompt` into the agent's input and submits it, confirmed by the stand-in receiving a
+ * request that holds it. An Enter right after typed text can be taken as a newline (Gemini CLI
+ * reads an Enter within 30 ms of other keys so), so Enter is sent once the text is on screen,
+ * and again if the request does not come.
+ */
+export async function submitPrompt(tmux, standIn, prompt) {
+  tmux.text(prompt);
+  await tmux.waitScreen(prompt, { timeout: 15000 });
+  const sent = () => standIn.requests().some((r) => JSON.stringify(r.body ?? "").includes(prompt));
+  for (let attempt = 0; attempt < 3; attempt++) {
+    tmux.keys("Enter");
+    try {
+      await waitFor(sent, { timeout: 5000, what: "the prompt to reach the model" });
+      return;
+    } catch {
+      // not submitted (taken as a newline or not yet ready): Enter again
+    }
+  }
+  throw new Error(`the prompt never reached the model\n--- screen ---\n${tmux.safeCapture()}`);
+}
+
+/** The requests `plandeck pending --json` lists for `home`. */
+export function pending(home) {
+  const r = cli(home, ["pending", "--json"]);
+  if (r.status !== 0) throw new Error(`plandeck pending failed: ${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * A closed request as stored (`<data>/gate/done/<id>.json`), or null while it is open. Closing
+ * moves the open file there first and then writes the final status, so a file still saying
+ * `waiting` is not closed yet.
+ */
+export function closedRequest(home, id) {
+  const path = join(home, ".local/share/plandeck/gate/done", `${id}.json`);
+  if (!existsSync(path)) return null;
+  const req = JSON.parse(readFileSync(path, "utf8"));
+  return req.status === "waiting" || req.status === "approving" ? null : req;
+}
+
+/** Waits for the one request the agent filed and returns it. */
+export function waitForRequest(home, tmux, { timeout = 30000 } = {}) {
+  return waitFor(() => pending(home)[0], { timeout, what: "the plan to show up in plandeck pending" }).catch((e) => {
+    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+  });
+}
+
+/**
+ * Runs `fn(session)` with the Plandeck app running on `home` (the real window through withApp; it
+ * announces itself in `<data>/gate/app.json`, so hooks wait for a decision). With
+ * PLANDECK_E2E_NO_WINDOW=1 (for machines without the desktop build) no window is opened: a
+ * placeholder process holds app.json instead, `fn` gets null and decisions go through the CLI.
+ */
+export async function withPlandeck(home, fn) {
+  if (process.env.PLANDECK_E2E_NO_WINDOW !== "1") {
+    return withApp({ home }, async (s) => {
+      await waitFor(() => existsSync(join(home, ".local/share/plandeck/gate/app.json")), { what: "the app's gate/app.json" });
+      return fn(s);
+    });
+  }
+  const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)"], { stdio: "ignore" });
+  const gate = join(home, ".local/share/plandeck/gate");
+  mkdirSync(gate, { recursive: true });
+  writeFileSync(join(gate, "app.json"), JSON.stringify({ pid: holder.pid, started: new Date().toISOString() }));
+  try {
+    return await fn(null);
+  } finally {
+    holder.kill("SIGTERM");
+  }
+}

@@ -1,0 +1,199 @@
+// The gate end to end with the real Claude Code CLI (npm @anthropic-ai/claude-code 2.1.x) running
+// interactively in tmux, its model API answered by tests/agents/claude-api.mjs on loopback, and
+// Plandeck's hook installed with `plandeck hooks install` in a temp HOME where the app runs.
+// The scripted model writes a plan in plan mode and calls ExitPlanMode; the stand-in records the
+// tool result the model gets back, which is what these tests check.
+
+import assert from "node:assert/strict";
+import { spawn } from "node:child_process";
+import { readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { cli, envFor, ROOT, waitFor } from "./webdriver.mjs";
+
+const claude = agentCli("claude");
+// Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
+// (the key's last 20 characters) answers it beforehand.
+const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
+const CARD = "Tell Claude what to change";
+
+/** A Claude Code session in plan mode that has submitted its plan; runs `fn` with it. */
+async function withPlanWaiting(fn) {
+  const { base, home, repo } = makeAgentHome("api");
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      lastOnboardingVersion: "2.1.328",
+      theme: "dark",
+      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+    }),
+  );
+  const installed = cli(home, ["hooks", "install", "--agent", "claude", "--yes"]);
+  assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
+  const api = await startStandIn("claude", join(base, "api"));
+  const tmux = new Tmux();
+  try {
+    await withPlandeck(home, async (s) => {
+      const env = envFor(home);
+      for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
+      Object.assign(env, {
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: KEY,
+        DISABLE_AUTOUPDATER: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+      });
+      tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env });
+      await tmux.waitScreen("plan mode on", { timeout: 30000 });
+      await submitPrompt(tmux, api, "plan pagination for the api");
+      const req = await waitForRequest(home, tmux);
+      assert.equal(req.agent, "claude");
+      assert.equal(req.cwd, repo);
+      assert.ok(req.tmuxPane, "the request names the agent's tmux pane");
+      assert.match(req.planPath ?? "", /\/\.claude\/plans\/[^/]+\.md$/);
+      await fn({ s, home, base, api, tmux, req });
+    });
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+}
+
+/** What the model got back for its ExitPlanMode call. */
+function exitPlanResult(api, tmux) {
+  return waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), {
+    timeout: 20000,
+    what: "the ExitPlanMode result to reach the model",
+  }).catch((e) => {
+    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+  });
+}
+
+test("claude: a plan rejected in Plandeck reaches the model as the feedback", { skip: claude.skip, timeout: 110000 }, async () => {
+  const feedback = "Use cursor pagination only: no page numbers.";
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    if (s) {
+      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+      await s.click(`${card} [data-testid=gate-reject]`);
+      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${card} [data-testid=gate-send-reject]`);
+    } else {
+      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+    }
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.content, feedback);
+    assert.equal(got.isError, true);
+    await tmux.waitScreen("Denied by PermissionRequest hook");
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "rejected");
+    assert.ok(!pending(home).some((r) => r.id === req.id));
+  });
+});
+
+test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { skip: claude.skip, timeout: 110000 }, async () => {
+  const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
+  await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
+    const file = join(base, "edited.md");
+    writeFileSync(file, edited);
+    const r = cli(home, ["approve", req.id, "--edit", file]);
+    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.isError, false);
+    assert.match(got.content, /^User has approved your plan/);
+    assert.ok(got.content.includes(`## Approved Plan:\n${edited}`), `the model got:\n${got.content}`);
+    assert.equal(readFileSync(req.planPath, "utf8"), edited);
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "approved");
+  });
+});
+
+test("claude: the terminal answering first closes the request in Plandeck", { skip: claude.skip, timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    await tmux.waitScreen(CARD);
+    // A key sent the instant the card is drawn can be lost: send it until the card closes.
+    await waitFor(
+      async () => {
+        if (!tmux.capture().includes(CARD)) return true;
+        tmux.keys("2");
+        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
+      },
+      { timeout: 15000, what: "the card to take the terminal's answer" },
+    );
+    const got = await exitPlanResult(api, tmux);
+    assert.match(got.content, /^User has approved your plan/);
+    await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "answeredInTerminal");
+    if (s) {
+      await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
+        what: "the request to leave the window's queue",
+      });
+    }
+  });
+});
+
+test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { skip: claude.skip, timeout: 110000 }, async () => {
+  // In print mode ExitPlanMode exists only with a permission prompt handler; the PermissionRequest
+  // hook then runs beside it and the first answer wins (docs/agents.md). The handler here (an MCP
+  // tool) takes a minute to answer, as a person in an SDK app would.
+  const feedback = "Headless: keep offsets, add a cursor.";
+  const { base, home, repo } = makeAgentHome("api");
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+    }),
+  );
+  assert.equal(cli(home, ["hooks", "install", "--agent", "claude", "--yes"]).status, 0);
+  const mcp = join(base, "mcp.json");
+  writeFileSync(mcp, JSON.stringify({ mcpServers: { plandeck: { command: process.execPath, args: [join(ROOT, "tests/agents/permission-mcp.mjs")] } } }));
+  const api = await startStandIn("claude", join(base, "api"));
+  let agent;
+  try {
+    await withPlandeck(home, async (s) => {
+      const env = envFor(home);
+      for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
+      Object.assign(env, {
+        ANTHROPIC_BASE_URL: api.url,
+        ANTHROPIC_API_KEY: KEY,
+        DISABLE_AUTOUPDATER: "1",
+        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+        PERMISSION_DELAY_MS: "60000",
+      });
+      agent = spawn(claude.bin, ["-p", "plan pagination headless", "--permission-mode", "plan", "--mcp-config", mcp, "--permission-prompt-tool", "mcp__plandeck__approve"], {
+        cwd: repo,
+        env,
+        stdio: ["ignore", "pipe", "pipe"],
+      });
+      let output = "";
+      agent.stdout.on("data", (d) => (output += d));
+      agent.stderr.on("data", (d) => (output += d));
+      const exited = new Promise((r) => agent.once("exit", r));
+      const req = await waitFor(() => pending(home)[0], { timeout: 30000, what: `the plan in plandeck pending (claude -p said: ${output})` });
+      assert.equal(req.tmuxPane, null);
+      if (s) {
+        const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+        await s.click(`${card} [data-testid=gate-reject]`);
+        await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+        await s.click(`${card} [data-testid=gate-send-reject]`);
+      } else {
+        const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+        assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+      }
+      const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
+      assert.equal(got.content, feedback);
+      assert.equal(got.isError, true);
+      await exited;
+      assert.match(output, /DONE after/);
+      assert.equal(closedRequest(home, req.id)?.status, "rejected");
+    });
+  } finally {
+    agent?.kill("SIGTERM");
+    api.stop();
+  }
+});

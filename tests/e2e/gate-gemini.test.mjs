@@ -1,0 +1,130 @@
+// The gate end to end with the real Gemini CLI (npm @google/gemini-cli 0.61.x) running in plan mode
+// in tmux, its model API answered by tests/agents/gemini-api.mjs on loopback
+// (GOOGLE_GEMINI_BASE_URL), and Plandeck's BeforeTool hook installed with `plandeck hooks install`
+// in a temp HOME where the app runs. The scripted model writes `<plans>/pagination.md` and calls
+// exit_plan_mode; the stand-in records the functionResponse the model gets back.
+
+import assert from "node:assert/strict";
+import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { cli, envFor, waitFor } from "./webdriver.mjs";
+
+const gemini = agentCli("gemini");
+const CARD = "Type your feedback";
+
+/** A Gemini CLI session in plan mode whose plan waits on the approval card; runs `fn` with it. */
+async function withPlanWaiting(fn) {
+  const { base, home, repo } = makeAgentHome("gemproj");
+  // API-key auth chosen beforehand and folder trust off: no dialogs before the prompt.
+  mkdirSync(join(home, ".gemini"), { recursive: true });
+  writeFileSync(
+    join(home, ".gemini/settings.json"),
+    JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      privacy: { usageStatisticsEnabled: false },
+    }),
+  );
+  writeFileSync(join(home, ".gemini/trustedFolders.json"), JSON.stringify({ [repo]: "TRUST_FOLDER" }));
+  const installed = cli(home, ["hooks", "install", "--agent", "gemini", "--yes"]);
+  assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
+  // Plandeck never installs a policy allowing exit_plan_mode (it would let plans through unread).
+  const policies = join(home, ".gemini/policies");
+  assert.ok(!existsSync(policies) || readdirSync(policies).length === 0);
+  const api = await startStandIn("gemini", join(base, "api"));
+  const tmux = new Tmux();
+  try {
+    await withPlandeck(home, async (s) => {
+      const env = envFor(home);
+      for (const k of Object.keys(env)) if (/^(GEMINI_|GOOGLE_)/.test(k)) delete env[k];
+      Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
+      tmux.start([gemini.bin, "--approval-mode", "plan"], { cwd: repo, env });
+      await tmux.waitScreen("Type your message", { timeout: 45000 });
+      await submitPrompt(tmux, api, "plan pagination for the api");
+      const req = await waitForRequest(home, tmux);
+      assert.equal(req.agent, "gemini");
+      assert.equal(req.cwd, repo);
+      assert.ok(req.tmuxPane, "the request names the agent's tmux pane (found from the hook's parent's terminal)");
+      assert.match(req.planPath ?? "", /\/\.gemini\/tmp\/gemproj\/[^/]+\/plans\/pagination\.md$/);
+      // The hook returned at once with no decision: the card is on screen for the person too.
+      await tmux.waitScreen(CARD);
+      await fn({ s, home, base, api, tmux, req });
+    });
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+}
+
+/** The functionResponse the model got for its exit_plan_mode call. */
+function exitPlanResponse(api, tmux) {
+  return waitFor(() => api.received().find((r) => r.tool === "exit_plan_mode"), {
+    timeout: 20000,
+    what: "the exit_plan_mode response to reach the model",
+  }).catch((e) => {
+    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+  });
+}
+
+test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { skip: gemini.skip, timeout: 110000 }, async () => {
+  const feedback = "Use cursor pagination only: no page numbers.";
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    if (s) {
+      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+      await s.click(`${card} [data-testid=gate-reject]`);
+      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${card} [data-testid=gate-send-reject]`);
+    } else {
+      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+    }
+    const got = await exitPlanResponse(api, tmux);
+    assert.match(got.response.output, new RegExp(`^Plan rejected\\. User feedback: ${feedback.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`));
+    assert.match(got.response.output, /Revise the plan based on the feedback\./);
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "rejected");
+    assert.ok(!pending(home).some((r) => r.id === req.id));
+  });
+});
+
+test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { skip: gemini.skip, timeout: 110000 }, async () => {
+  const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
+  await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
+    const file = join(base, "edited.md");
+    writeFileSync(file, edited);
+    const r = cli(home, ["approve", req.id, "--edit", file]);
+    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    const got = await exitPlanResponse(api, tmux);
+    assert.match(got.response.output, /^Plan approved\./);
+    assert.ok(got.response.output.includes(`The approved implementation plan is stored at: ${req.planPath}`), got.response.output);
+    assert.equal(readFileSync(req.planPath, "utf8"), edited);
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "approved");
+  });
+});
+
+test("gemini: the terminal answering first closes the request in Plandeck", { skip: gemini.skip, timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    // A key sent the instant the card is drawn can be lost: send it until the card closes.
+    await waitFor(
+      async () => {
+        if (!tmux.capture().includes(CARD)) return true;
+        tmux.keys("2");
+        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
+      },
+      { timeout: 15000, what: "the card to take the terminal's answer" },
+    );
+    const got = await exitPlanResponse(api, tmux);
+    assert.match(got.response.output, /^Plan approved\./);
+    await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "answeredInTerminal");
+    if (s) {
+      await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
+        what: "the request to leave the window's queue",
+      });
+    }
+  });
+});
