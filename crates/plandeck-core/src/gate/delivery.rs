@@ -114,6 +114,19 @@ pub fn decide_with(
             if store::requests_dir(roots).join(format!("{}.json", req.id)).exists() {
                 save_open_request(roots, &req)?;
             }
+            if req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid) {
+                // No card: the waiting hook answers `allow` with the (edited) plan.
+                let file = store::requests_dir(roots).join(format!("{}.json", req.id));
+                let start = Instant::now();
+                while file.exists() && start.elapsed() < opts.hook_timeout {
+                    std::thread::sleep(Duration::from_millis(5));
+                }
+                return Ok(if file.exists() {
+                    outcome(&req, false, "approval filed; the hook has not taken it yet", GateStatus::Approving)
+                } else {
+                    outcome(&req, true, "approved: the headless agent has the plan", GateStatus::Approved)
+                });
+            }
             let Some(pane) = req.tmux_pane.clone() else {
                 return Ok(outcome(&req, false, "approve in the terminal", GateStatus::Approving));
             };

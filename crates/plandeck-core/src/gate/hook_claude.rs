@@ -93,12 +93,13 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         tool_use_id,
         transcript_path: input.transcript_path.clone(),
         transcript_offset: offset,
-        tmux_pane,
+        tmux_pane: tmux_pane.clone(),
         tmux_socket: socket,
         waiting_since: rfc3339(now),
         deadline: rfc3339(deadline),
         hook_pid: opts.hook_pid,
         agent_pid: opts.agent_pid,
+        headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
@@ -130,6 +131,13 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
                 closed.tool_use_id = tool_use_id(&follower, &req);
                 let _ = close(roots, &closed, GateStatus::Rejected);
                 return deny(&feedback);
+            }
+            Some(GateDecision::Approve { edited, .. }) if req.headless => {
+                // Headless Claude Code honours the hook's allow: deliver the (edited) plan here.
+                let mut closed = req.clone();
+                closed.tool_use_id = tool_use_id(&follower, &req);
+                let _ = close(roots, &closed, GateStatus::Approved);
+                return allow(&req, edited.as_deref());
             }
             Some(GateDecision::Approve { .. }) => approving = true,
             None => {}
@@ -168,6 +176,22 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
 
 fn tool_use_id(follower: &Option<Follower>, req: &GateRequest) -> Option<String> {
     follower.as_ref().and_then(|f| f.tool_use_id().map(str::to_owned)).or_else(|| req.tool_use_id.clone())
+}
+
+/// The answer headless Claude Code takes as an approval: with `updatedInput.plan` the model gets
+/// "Approved Plan (edited by user)" and that text.
+fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
+    let mut input = serde_json::json!({ "plan": edited.unwrap_or(&req.plan) });
+    if let Some(path) = &req.plan_path {
+        input["planFilePath"] = serde_json::Value::String(path.clone());
+    }
+    let out = serde_json::json!({
+        "hookSpecificOutput": {
+            "hookEventName": "PermissionRequest",
+            "decision": { "behavior": "allow", "updatedInput": input }
+        }
+    });
+    HookOutcome { stdout: format!("{out}\n"), stderr: String::new(), exit_code: 0 }
 }
 
 /// The answer Claude Code takes as a rejection with feedback.

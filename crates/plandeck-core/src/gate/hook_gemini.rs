@@ -79,6 +79,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         deadline: now,
         hook_pid: opts.hook_pid,
         agent_pid: opts.agent_pid,
+        headless: false,
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,

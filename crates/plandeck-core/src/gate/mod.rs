@@ -142,6 +142,11 @@ pub struct GateRequest {
     pub deadline: String,
     pub hook_pid: u32,
     pub agent_pid: Option<u32>,
+    /// The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
+    /// there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
+    /// approvals too.
+    #[serde(default)]
+    pub headless: bool,
     pub status: GateStatus,
     /// RFC 3339, once closed.
     pub closed_at: Option<String>,

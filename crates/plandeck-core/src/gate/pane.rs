@@ -83,3 +83,13 @@ mod tests {
         assert_eq!(socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(), Some("/tmp/tmux-0/default"));
     }
 }
+
+/// Whether the agent process runs headless: `claude -p`/`--print`, or with a permission prompt
+/// handler (`--permission-prompt-tool`, as the Agent SDK starts it). An interactive session
+/// outside tmux is not headless: its card still waits for the person.
+pub(crate) fn runs_headless(pid: u32) -> bool {
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
+    cmdline
+        .split(|b| *b == 0)
+        .any(|arg| arg == b"-p" || arg == b"--print" || arg == b"--permission-prompt-tool" || arg.starts_with(b"--permission-prompt-tool="))
+}

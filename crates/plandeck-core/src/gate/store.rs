@@ -112,7 +112,11 @@ pub(crate) fn close(roots: &Roots, req: &GateRequest, status: GateStatus) -> Res
     let to = done_dir(roots).join(format!("{}.json", req.id));
     fs::create_dir_all(done_dir(roots))
         .map_err(|source| GateError::Read { path: done_dir(roots), source })?;
-    match fs::rename(&from, &to) {
+    // One closer wins: the rename of the open file to a `.closing` name. The closed record is then
+    // written under its final name before the `.closing` file goes, so no reader ever sees a
+    // closed request with its old `waiting` status.
+    let closing = done_dir(roots).join(format!("{}.json.closing", req.id));
+    match fs::rename(&from, &closing) {
         Ok(()) => {}
         Err(e) if e.kind() == IoKind::NotFound => return Ok(false),
         Err(source) => return Err(GateError::Read { path: from, source }),
@@ -124,6 +128,7 @@ pub(crate) fn close(roots: &Roots, req: &GateRequest, status: GateStatus) -> Res
         closed.decision = read_decision(roots, &req.id);
     }
     write_json(&to, &closed)?;
+    let _ = fs::remove_file(&closing);
     // The decision is kept inside the closed request, so its own file can go.
     let _ = fs::remove_file(decisions_dir(roots).join(format!("{}.json", req.id)));
     Ok(true)
