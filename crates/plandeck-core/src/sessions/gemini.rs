@@ -5,7 +5,10 @@
 //! `toolCalls` on gemini lines), and `{"$set": {…}}` patches. A message id can come again with more
 //! fields (its tool calls, then their results), so calls are opened and closed by call id, which
 //! makes the repetition harmless. A `$set` of `messages` rewrites history (after a resume); it is
-//! read for the title only, since the live lines before it already told what happened.
+//! read for the title only, since the live lines before it already told what happened. After a
+//! cancel (and on resume) the CLI also re-writes the history as single lines, starting with a
+//! user line holding `<session_context>` and ending with that `$set` of `messages`; those lines
+//! are old news and do not change the turn or the open calls.
 
 use std::borrow::Cow;
 use std::fmt;
@@ -147,6 +150,9 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
         if let Some(ts) = set.last_updated.as_deref() {
             facts.saw_time(ts);
         }
+        if set.messages.is_some() {
+            facts.replaying = false;
+        }
         for m in set.messages.into_iter().flatten() {
             if m.kind.as_deref() == Some("user") {
                 for text in texts(&m.content) {
@@ -162,6 +168,12 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
     }
     if let Some(ts) = m.timestamp.as_deref() {
         facts.saw_time(ts);
+    }
+    if m.kind.as_deref() == Some("user") && texts(&m.content).any(|t| t.starts_with("<session_context>")) {
+        facts.replaying = true;
+    }
+    if facts.replaying {
+        return;
     }
     match m.kind.as_deref() {
         Some("user") => {

@@ -53,7 +53,7 @@ pub struct SessionIndex {
     now: Option<OffsetDateTime>,
 }
 
-fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
+pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
     match agent {
         Agent::Claude => claude::feed_line(facts, line, false),
         Agent::Gemini => gemini::feed_line(facts, line),
@@ -252,7 +252,8 @@ impl SessionIndex {
         };
         let len = meta.len();
         let mut base = Facts::default();
-        if len > HEAD_WINDOWS[0] + TAIL_WINDOWS[0] {
+        let small = len <= HEAD_WINDOWS[0] + TAIL_WINDOWS[0];
+        if !small {
             for limit in HEAD_WINDOWS {
                 let mut head = Facts::default();
                 let _ = read_head(&path, limit, &mut |l| feed(agent, &mut head, l));
@@ -269,7 +270,9 @@ impl SessionIndex {
         }
         let mut follower = Follower::new(&path);
         let mut facts = base.clone();
-        for window in TAIL_WINDOWS {
+        // A small file is read whole, once.
+        let windows: &[u64] = if small { &[u64::MAX] } else { &TAIL_WINDOWS };
+        for &window in windows {
             facts = base.clone();
             follower = Follower::new(&path);
             match follower.read_tail(window, &mut |l| feed(agent, &mut facts, l)) {

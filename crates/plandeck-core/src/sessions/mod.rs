@@ -116,6 +116,12 @@ pub struct WorktreeHint {
     pub running: bool,
 }
 
+/// Folds one transcript line of `agent` into `facts` (what the index does with each line; public
+/// for property tests and fuzzing).
+pub fn feed_line(agent: Agent, facts: &mut state::Facts, line: &[u8]) {
+    index::feed(agent, facts, line)
+}
+
 /// Every session, those that need the person first (one-shot, for the CLI).
 pub fn list(roots: &Roots) -> Vec<SessionSummary> {
     SessionIndex::open(roots).sessions()

@@ -91,7 +91,7 @@ pub struct WorktreeFacts {
 const MAX_PENDING: usize = 32;
 
 /// Everything the records of one session said so far.
-#[derive(Debug, Clone, Default)]
+#[derive(Debug, Clone, Default, PartialEq)]
 pub struct Facts {
     pub session_id: Option<String>,
     pub cwd: Option<String>,
@@ -112,6 +112,9 @@ pub struct Facts {
     pub pending: Vec<Pending>,
     pub turn: Turn,
     pub unreadable: u32,
+    /// The agent is re-writing old history (Gemini after a cancel or resume): those records say
+    /// nothing new about the turn.
+    pub replaying: bool,
 }
 
 impl Facts {

@@ -102,11 +102,13 @@ impl LineSplitter {
     }
 
     fn emit(&mut self, line: &[u8], on_line: &mut dyn FnMut(&[u8])) {
-        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        // The cap counts the whole line as it streams in (with any `\r`), so a line is judged
+        // the same whichever way it was split.
         if line.len() > self.cap {
             self.overlong += 1;
             return;
         }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
