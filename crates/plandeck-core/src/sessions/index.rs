@@ -479,6 +479,16 @@ impl SessionIndex {
         out
     }
 
+    /// One session by id (the first of any agent with that id), without building the whole list:
+    /// what a card needs after [`SessionIndex::apply`].
+    pub fn session(&self, session_id: &str) -> Option<SessionSummary> {
+        let now = self.now();
+        if let Some(e) = self.entries.iter().find(|e| !e.deleted && e.key == session_id) {
+            return Some(self.summary(e, now));
+        }
+        self.live_for(session_id).map(|l| self.registry_only(l))
+    }
+
     /// Worktree facts of every Claude Code session (see [`WorktreeHint`]).
     pub fn worktree_hints(&self) -> Vec<WorktreeHint> {
         self.entries
