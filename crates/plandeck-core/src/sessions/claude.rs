@@ -182,11 +182,7 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
                 None => {}
             }
         }
-        Some("system") if !sidechain => {
-            if rec.subtype.as_deref() == Some("turn_duration") {
-                facts.turn = Turn::Ended;
-            }
-        }
+        Some("system") if !sidechain && rec.subtype.as_deref() == Some("turn_duration") => facts.turn = Turn::Ended,
         Some("user") if !sidechain => {
             set(&mut facts.permission_mode, &rec.permission_mode);
             let meta = rec.is_meta.unwrap_or(false);

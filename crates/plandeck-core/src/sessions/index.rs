@@ -383,7 +383,7 @@ impl SessionIndex {
         // a live one wins.
         let mut found: Option<&Live> = None;
         for l in self.registry.values() {
-            if l.file.session_id == session_id && found.map_or(true, |f| !f.alive && l.alive) {
+            if l.file.session_id == session_id && !matches!(found, Some(f) if f.alive || !l.alive) {
                 found = Some(l);
             }
         }

@@ -136,7 +136,7 @@ impl Facts {
     /// Records a timestamp (RFC 3339); the latest one wins, so out-of-order records are harmless.
     pub fn saw_time(&mut self, ts: &str) {
         if let Ok(t) = OffsetDateTime::parse(ts, &time::format_description::well_known::Rfc3339) {
-            if self.last_activity.map_or(true, |l| t > l) {
+            if !matches!(self.last_activity, Some(l) if t <= l) {
                 self.last_activity = Some(t);
             }
         }

@@ -277,6 +277,21 @@ mod tests {
     }
 
     #[test]
+    fn a_200_mb_line_streams_through_in_bounded_memory() {
+        let mut s = LineSplitter::default();
+        let chunk = vec![b'a'; 1 << 20];
+        let mut got = Vec::new();
+        s.feed(b"{\"type\":\"user\",\"pad\":\"", &mut |l| got.push(l.to_vec()));
+        for _ in 0..200 {
+            s.feed(&chunk, &mut |l| got.push(l.to_vec()));
+            assert!(s.pending() <= MAX_LINE);
+        }
+        s.feed(b"\"}\n{\"ok\":1}\n", &mut |l| got.push(l.to_vec()));
+        assert_eq!(got, vec![b"{\"ok\":1}".to_vec()]);
+        assert_eq!((s.overlong, s.pending()), (1, 0));
+    }
+
+    #[test]
     fn glued_records_are_split_and_broken_glue_is_damage() {
         let mut n = 0;
         assert!(for_each_record::<serde_json::Value>(br#"{"a":1}{"b":2}"#, &mut |_| n += 1));
