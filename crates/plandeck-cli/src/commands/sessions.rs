@@ -72,7 +72,7 @@ fn write_table(out: &mut dyn Write, list: &[SessionSummary], home: &std::path::P
         writeln!(out, "No agent sessions found.")?;
         return Ok(());
     }
-    writeln!(out, "{:<22} {:<7} {:<10} {:<17} {:<12} WHERE / WHAT", "STATE", "AGENT", "SESSION", "LAST ACTIVITY (UTC)", "MODE")?;
+    writeln!(out, "{:<22} {:<7} {:<10} {:<19} {:<12} WHERE / WHAT", "STATE", "AGENT", "SESSION", "LAST ACTIVITY (UTC)", "MODE")?;
     for s in list {
         let last = s.last_activity.as_deref().map(|t| t.get(..16).unwrap_or(t).replace('T', " ")).unwrap_or_else(|| "-".into());
         let id: String = s.session_id.chars().take(8).collect();
@@ -83,7 +83,7 @@ fn write_table(out: &mut dyn Write, list: &[SessionSummary], home: &std::path::P
         }
         writeln!(
             out,
-            "{:<22} {:<7} {:<10} {:<17} {:<12} {}",
+            "{:<22} {:<7} {:<10} {:<19} {:<12} {}",
             s.state.as_str(),
             s.agent.as_str(),
             id,

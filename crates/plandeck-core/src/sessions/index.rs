@@ -137,8 +137,10 @@ impl SessionIndex {
         self.now.unwrap_or_else(OffsetDateTime::now_utc)
     }
 
-    /// Folders a watcher should watch (recursively) for [`SessionIndex::apply`]: the ones of each
-    /// agent that exist, else the agent's root when it exists.
+    /// What a watcher should watch (folders recursively, plus Gemini's `projects.json` file) for
+    /// [`SessionIndex::apply`]: the ones of each agent that exist, else the agent's root when it
+    /// exists (re-open the index when an agent's folders appear). Pid liveness has no file event:
+    /// call [`SessionIndex::tick`] now and then, and `sessions()` again for time-based states.
     pub fn watch_roots(&self) -> Vec<PathBuf> {
         let r = &self.roots;
         let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
