@@ -474,3 +474,32 @@ fn corpus_never_panics() {
     }
     assert!(n >= 5);
 }
+
+#[test]
+fn subagent_transcripts_count_as_the_session_activity() {
+    let h = home();
+    let r = &h.roots;
+    let now = at("2026-06-01T12:00:00Z");
+    let min = time::Duration::minutes(1);
+    let path = write_transcript(r, "s-parent", &[user("s-parent", now - 30 * min, "explore"), tool_use("s-parent", now - 29 * min, "t1", "Task")]);
+    let sub = path.with_file_name("s-parent/subagents/agent-a1.jsonl");
+    std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
+    std::fs::write(&sub, format!("{}\n", json!({"type": "assistant", "isSidechain": true, "timestamp": ts(now - 2 * min), "message": {"content": "x"}}))).unwrap();
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    let s = index.session("s-parent").unwrap();
+    assert_eq!((s.state, s.last_activity.as_deref()), (SessionState::Working, Some("2026-06-01T11:58:00Z")));
+    append(&sub, format!("{}\n", json!({"type": "user", "isSidechain": true, "timestamp": ts(now - min), "message": {"content": "y"}})).as_bytes());
+    assert!(index.apply(std::slice::from_ref(&sub)));
+    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T11:59:00Z"));
+    // A new subagent transcript reported later is picked up too.
+    let sub2 = path.with_file_name("s-parent/subagents/agent-b2.jsonl");
+    std::fs::write(&sub2, format!("{}\n", json!({"type": "assistant", "timestamp": ts(now), "message": {"content": "z"}}))).unwrap();
+    assert!(index.apply(std::slice::from_ref(&sub2)));
+    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T12:00:00Z"));
+    // Replacing the parent re-reads it, subagents included, without stale indices.
+    std::fs::write(&path, format!("{}\n", answer("s-parent", now))).unwrap();
+    index.apply(std::slice::from_ref(&path));
+    assert_eq!(index.session("s-parent").unwrap().state, SessionState::Idle);
+    assert!(!index.apply(&[sub.clone(), sub2.clone()]));
+}

@@ -561,7 +561,9 @@ impl SessionIndex {
             } else if let Some(&(i, j)) = self.subagent_paths.get(p) {
                 let e = &mut self.entries[i];
                 let facts = &mut e.facts;
-                let _ = e.subagents[j].read_new(&mut |l| claude::feed_line(facts, l, true));
+                if let Some(sub) = e.subagents.get_mut(j) {
+                    let _ = sub.read_new(&mut |l| claude::feed_line(facts, l, true));
+                }
             } else if p.parent() == Some(registry_dir.as_path()) {
                 visible |= self.read_registry(p);
             } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
@@ -674,6 +676,11 @@ impl SessionIndex {
             Ok(Progress::Replaced) => {
                 let mut e = std::mem::replace(&mut self.entries[i], placeholder());
                 self.reload(&mut e);
+                // The reload found the subagent transcripts afresh: point their paths at them.
+                self.subagent_paths.retain(|_, (k, _)| *k != i);
+                for (j, sub) in e.subagents.iter().enumerate() {
+                    self.subagent_paths.insert(sub.path.clone(), (i, j));
+                }
                 self.entries[i] = e;
             }
             Ok(Progress::Missing) | Err(_) => e.deleted = true,
