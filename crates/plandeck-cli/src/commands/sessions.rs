@@ -1,11 +1,13 @@
-//! `plandeck sessions list`. (Being built: issue 6.)
+//! `plandeck sessions list`: every agent session on the machine with its state, those that need
+//! the person first.
 
 use std::io::Write;
 
 use clap::{Args, Subcommand};
 use plandeck_core::ipc::{ErrorKind, IpcError};
+use plandeck_core::sessions::{self, SessionSummary};
 
-use crate::Context;
+use crate::{print_json, Context};
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
@@ -31,6 +33,83 @@ impl SessionsArgs {
     }
 }
 
-pub fn run(_ctx: &Context, _args: SessionsArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(IpcError::new(ErrorKind::Internal, "not built yet"))
+pub fn run(ctx: &Context, args: SessionsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    match args.command {
+        SessionsCommand::List { json } => {
+            let list = sessions::list(&roots);
+            if json {
+                print_json(out, &list)?;
+            } else {
+                write_table(out, &list, &roots.home)
+                    .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))?;
+            }
+            Ok(0)
+        }
+    }
+}
+
+/// `~/…` for paths under the home folder: shorter and just as clear.
+fn tilde(path: &str, home: &std::path::Path) -> String {
+    match std::path::Path::new(path).strip_prefix(home) {
+        Ok(rest) if !home.as_os_str().is_empty() => format!("~/{}", rest.display()),
+        _ => path.to_owned(),
+    }
+}
+
+fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut c: String = s.chars().take(max - 1).collect();
+        c.push('…');
+        c
+    }
+}
+
+fn write_table(out: &mut dyn Write, list: &[SessionSummary], home: &std::path::Path) -> std::io::Result<()> {
+    if list.is_empty() {
+        writeln!(out, "No agent sessions found.")?;
+        return Ok(());
+    }
+    writeln!(out, "{:<22} {:<7} {:<10} {:<19} {:<12} WHERE / WHAT", "STATE", "AGENT", "SESSION", "LAST ACTIVITY (UTC)", "MODE")?;
+    for s in list {
+        let last = s.last_activity.as_deref().map(|t| t.get(..16).unwrap_or(t).replace('T', " ")).unwrap_or_else(|| "-".into());
+        let id: String = s.session_id.chars().take(8).collect();
+        let place = s.worktree.as_deref().unwrap_or(&s.cwd);
+        let mut what = tilde(place, home);
+        if let Some(b) = &s.git_branch {
+            what.push_str(&format!(" [{b}]"));
+        }
+        writeln!(
+            out,
+            "{:<22} {:<7} {:<10} {:<19} {:<12} {}",
+            s.state.as_str(),
+            s.agent.as_str(),
+            id,
+            last,
+            clip(s.permission_mode.as_deref().unwrap_or("-"), 12),
+            what
+        )?;
+        let mut details = Vec::new();
+        if let Some(t) = &s.title {
+            details.push(format!("\"{}\"", clip(t, 60)));
+        }
+        if let Some(p) = &s.plan_path {
+            details.push(format!("plan {}", tilde(p, home)));
+        }
+        if let Some(t) = &s.tasks {
+            details.push(format!("tasks {}/{}", t.done, t.total));
+        }
+        if let Some(p) = &s.tmux_pane {
+            details.push(format!("tmux {p}"));
+        }
+        if s.unreadable_lines > 0 {
+            details.push(format!("{} unreadable lines", s.unreadable_lines));
+        }
+        if !details.is_empty() {
+            writeln!(out, "{:<22} {}", "", details.join(" · "))?;
+        }
+    }
+    Ok(())
 }

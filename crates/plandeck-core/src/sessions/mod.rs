@@ -1,8 +1,103 @@
-//! Agent sessions from transcripts and registries, and their state. (Being built: see issue 6.)
+//! Agent sessions from transcripts and registries, and their state.
+//!
+//! Every agent session on the machine, found from the agents' own files (DESIGN.md §2):
+//! - Claude Code: transcripts `<claude>/projects/<cwd-mangled>/<sessionId>.jsonl` (the session id
+//!   is the file name; subagent transcripts under `<sessionId>/subagents/` count as the session's
+//!   activity), the registry `<claude>/sessions/<pid>.json` of running CLIs, task lists
+//!   `<claude>/tasks/<sessionId>/*.json`, plans `<claude>/plans/<slug>.md` or the `planFilePath` of
+//!   the session's `ExitPlanMode` call.
+//! - Gemini CLI: chat logs `<gemini>/tmp/<slug>/chats/session-*.jsonl`, the project from
+//!   `projects.json` or `tmp/<slug>/.project_root`, plans `tmp/<slug>/<sessionId>/plans/`.
+//! - Codex CLI: rollouts `<codex>/sessions/YYYY/MM/DD/rollout-*.jsonl`.
+//!
+//! Reading is by byte offset ([`transcript`]): a cold [`SessionIndex::open`] reads a small head of
+//! each transcript (cwd, first prompt) and its tail (16 KiB, widened up to 8 MiB only while the
+//! tail holds no user/assistant record), never whole files; [`SessionIndex::apply`] then reads only
+//! the bytes appended since. Facts that only the middle of a long file holds (a permission mode
+//! set long ago and not repeated) come from the head instead; `unreadableLines` counts damaged
+//! lines among the bytes read (the tail and everything appended since).
+//!
+//! # State rules (from facts only, first match wins)
+//! With a Claude Code registry entry (`sessions/<pid>.json`) for the session:
+//! 1. its pid is not alive (no `/proc/<pid>`, or a different process start time than the entry's
+//!    `procStart`) → `crashed` (the CLI removes its entry on a clean exit, so a stale one means it
+//!    died);
+//! 2. an `ExitPlanMode` call with no `tool_result` for its id yet → `waiting_for_approval`;
+//! 3. registry `status`: `waiting` → `waiting_for_input` (a permission prompt or a question),
+//!    `busy` → `working`, `idle` → `idle`; any other status → from the last records as below.
+//!
+//! With no registry entry (every Gemini and Codex session; a Claude session whose CLI exited):
+//! 1. activity in the last 10 minutes → from the last records: a pending plan approval
+//!    (`ExitPlanMode`, Gemini `exit_plan_mode` toolCall with no result and no later
+//!    `functionResponse`) → `waiting_for_approval`; a pending question (`AskUserQuestion`,
+//!    `ask_user`, a Codex approval request) → `waiting_for_input`; a turn under way (a prompt, a
+//!    tool call or tool result last) → `working`; an ended turn (final answer, `turn_duration`,
+//!    "[Request interrupted…]", Gemini "Request cancelled.", Codex `task_complete`) → `idle`;
+//! 2. the last records left a turn unfinished and the last activity is under 2 hours old →
+//!    `unknown` (the UI says "no news since hh:mm": a process may still be waiting, or be gone);
+//! 3. otherwise → `ended`. No timestamp at all → `unknown`.
+//!
+//! Sorted: waiting for approval, waiting for input, then live states (crashed, working, idle,
+//! unknown), then ended; most recent activity first within each.
+
+mod claude;
+mod codex;
+mod gemini;
+mod index;
+pub mod state;
+pub mod transcript;
 
 use std::path::PathBuf;
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::agent::Agent;
 use crate::config::Roots;
+use crate::review::ReviewState;
+
+pub use index::SessionIndex;
+pub use state::SessionState;
+
+/// Progress of a session's task list.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TaskProgress {
+    pub done: u32,
+    pub total: u32,
+}
+
+/// One session as the UI and `plandeck sessions list --json` show it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionSummary {
+    pub agent: Agent,
+    pub session_id: String,
+    /// The working directory the records name ("" when no record read named one).
+    pub cwd: String,
+    pub state: SessionState,
+    /// plan / default / acceptEdits / auto / bypassPermissions … (Codex: its approval policy).
+    pub permission_mode: Option<String>,
+    pub plan_path: Option<String>,
+    /// The worktree the session works in now (`worktree-state`), if any.
+    pub worktree: Option<String>,
+    /// RFC 3339, UTC: the latest record or registry update.
+    pub last_activity: Option<String>,
+    pub git_branch: Option<String>,
+    pub tmux_pane: Option<String>,
+    pub pid: Option<u32>,
+    pub version: Option<String>,
+    pub model: Option<String>,
+    /// The registry's name for the session (Claude Code), if any.
+    pub name: Option<String>,
+    /// The first prompt, on one line, cut to 100 characters.
+    pub title: Option<String>,
+    pub unreadable_lines: u32,
+    pub tasks: Option<TaskProgress>,
+    pub transcript_path: Option<String>,
+    /// The review state of its plan.
+    pub review_state: Option<ReviewState>,
+}
 
 /// What sessions tell about worktrees: where a session works, and the commit its worktree started
 /// from when a `worktree-state` record gave it. Used by [`crate::worktrees`].
@@ -21,12 +116,36 @@ pub struct WorktreeHint {
     pub running: bool,
 }
 
-/// Every session's working directory and worktree facts. Until discovery lands, none.
-pub fn worktree_hints(_roots: &Roots) -> Vec<WorktreeHint> {
-    Vec::new()
+/// Folds one transcript line of `agent` into `facts` (what the index does with each line; public
+/// for property tests and fuzzing).
+pub fn feed_line(agent: Agent, facts: &mut state::Facts, line: &[u8]) {
+    index::feed(agent, facts, line)
+}
+
+/// Every session, those that need the person first (one-shot, for the CLI).
+pub fn list(roots: &Roots) -> Vec<SessionSummary> {
+    SessionIndex::open(roots).sessions()
+}
+
+/// Every session's working directory and worktree facts.
+pub fn worktree_hints(roots: &Roots) -> Vec<WorktreeHint> {
+    SessionIndex::open(roots).worktree_hints()
+}
+
+/// Reading problems worth a log line; never fatal to the index.
+#[derive(Debug, thiserror::Error)]
+pub enum SessionsError {
+    #[error("cannot read {path}: {source}")]
+    Read { path: PathBuf, source: std::io::Error },
+}
+
+impl From<SessionsError> for crate::ipc::IpcError {
+    fn from(e: SessionsError) -> Self {
+        crate::ipc::IpcError::new(crate::ipc::ErrorKind::Io, e.to_string())
+    }
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
-    Vec::new()
+    vec![<SessionState as TS>::decl(), <TaskProgress as TS>::decl(), <SessionSummary as TS>::decl()]
 }

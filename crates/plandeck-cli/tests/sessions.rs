@@ -1,0 +1,47 @@
+//! `plandeck sessions list` over temp homes.
+
+mod common;
+use common::plandeck;
+
+#[test]
+fn sessions_list_json_has_the_contract_fields() {
+    let home = tempfile::tempdir().unwrap();
+    let demo = plandeck_core::demo::create(home.path()).unwrap();
+    let (code, out, err) = plandeck(&demo.home, &["sessions", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let list = v.as_array().unwrap();
+    assert_eq!(list.len(), 4);
+    for s in list {
+        for key in ["agent", "sessionId", "cwd", "state", "permissionMode", "planPath", "worktree", "lastActivity",
+                    "gitBranch", "tmuxPane", "pid", "version", "model", "title", "unreadableLines", "tasks",
+                    "transcriptPath", "reviewState"] {
+            assert!(s.get(key).is_some(), "{key} missing in {s}");
+        }
+    }
+    assert_eq!(list[0]["state"], "waiting_for_approval");
+    assert_eq!(list[1]["state"], "waiting_for_approval");
+    let claude = list.iter().find(|s| s["agent"] == "claude" && s["state"] == "waiting_for_approval").unwrap();
+    assert_eq!(claude["permissionMode"], "plan");
+    assert!(claude["planPath"].as_str().unwrap().ends_with("shop-pagination-brisk-otter.md"));
+    assert_eq!(claude["reviewState"], "unreviewed");
+    assert!(list.iter().any(|s| s["agent"] == "codex" && s["state"] == "ended"));
+}
+
+#[test]
+fn sessions_list_text_and_empty_home() {
+    let home = tempfile::tempdir().unwrap();
+    let (code, out, _) = plandeck(home.path(), &["sessions", "list"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("No agent sessions found"), "{out}");
+    let (code, out, _) = plandeck(home.path(), &["sessions", "list", "--json"]);
+    assert_eq!((code, out.trim()), (0, "[]"));
+
+    let demo = plandeck_core::demo::create(home.path()).unwrap();
+    let (code, out, _) = plandeck(&demo.home, &["sessions", "list"]);
+    assert_eq!(code, 0);
+    let first = out.lines().nth(1).unwrap();
+    assert!(first.starts_with("waiting_for_approval"), "{out}");
+    assert!(out.contains("~/work/shop"), "{out}");
+    assert!(out.contains("\"plan cursor pagination for the orders endpoint\""), "{out}");
+}

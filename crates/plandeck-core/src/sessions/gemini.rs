@@ -1,0 +1,261 @@
+//! Gemini CLI: chat logs `tmp/<slug>/chats/session-*.jsonl`.
+//!
+//! A chat log is the log of a document, not one record per message: a header line (`sessionId`,
+//! `startTime`), message lines (`id`, `timestamp`, `type` user / gemini / info, `content`,
+//! `toolCalls` on gemini lines), and `{"$set": {…}}` patches. A message id can come again with more
+//! fields (its tool calls, then their results), so calls are opened and closed by call id, which
+//! makes the repetition harmless. A `$set` of `messages` rewrites history (after a resume); it is
+//! read for the title only, since the live lines before it already told what happened. After a
+//! cancel (and on resume) the CLI also re-writes the history as single lines, starting with a
+//! user line holding `<session_context>` and ending with that `$set` of `messages`; those lines
+//! are old news and do not change the turn or the open calls.
+
+use std::borrow::Cow;
+use std::fmt;
+
+use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::Deserialize;
+
+use super::state::{Facts, PendingKind, Turn};
+use super::transcript::for_each_record;
+
+#[derive(Deserialize)]
+struct Line<'a> {
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(rename = "startTime", borrow, default)]
+    start_time: Option<Cow<'a, str>>,
+    #[serde(rename = "$set", borrow, default)]
+    set: Option<Patch<'a>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    model: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Content<'a>>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<Vec<ToolCall<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct Patch<'a> {
+    #[serde(rename = "lastUpdated", borrow, default)]
+    last_updated: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    messages: Option<Vec<Message<'a>>>,
+}
+
+/// A message inside a `$set` of `messages`: only what the title needs.
+#[derive(Deserialize)]
+struct Message<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    content: Option<Content<'a>>,
+}
+
+#[derive(Deserialize)]
+struct ToolCall<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    name: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    args: Option<Args<'a>>,
+    #[serde(default)]
+    result: Option<de::IgnoredAny>,
+    #[serde(borrow, default)]
+    status: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Args<'a> {
+    #[serde(borrow, default)]
+    plan_filename: Option<Cow<'a, str>>,
+}
+
+#[derive(Deserialize)]
+struct Part<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
+    #[serde(rename = "functionResponse", borrow, default)]
+    function_response: Option<FunctionResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct FunctionResponse<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+}
+
+enum Content<'a> {
+    Text(Cow<'a, str>),
+    Parts(Vec<Part<'a>>),
+    Other,
+}
+
+impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<'a>(std::marker::PhantomData<&'a ()>);
+        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
+            type Value = Content<'a>;
+            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+                f.write_str("a string or an array of parts")
+            }
+            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Borrowed(v)))
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(Content::Text(Cow::Owned(v.to_owned())))
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                let mut parts = Vec::new();
+                while let Some(p) = seq.next_element::<Part<'a>>()? {
+                    parts.push(p);
+                }
+                Ok(Content::Parts(parts))
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                Ok(Content::Other)
+            }
+        }
+        d.deserialize_any(V(std::marker::PhantomData))
+    }
+}
+
+/// Folds one chat-log line into `facts`.
+pub fn feed_line(facts: &mut Facts, line: &[u8]) {
+    let ok = for_each_record::<Line>(line, &mut |rec| apply(facts, rec));
+    if !ok {
+        facts.unreadable += 1;
+    }
+}
+
+fn apply(facts: &mut Facts, mut rec: Line<'_>) {
+    if let (Some(sid), Some(start)) = (rec.session_id.as_deref(), rec.start_time.as_deref()) {
+        if facts.session_id.is_none() {
+            facts.session_id = Some(sid.to_owned());
+        }
+        facts.saw_time(start);
+    }
+    if let Some(set) = rec.set.take() {
+        if let Some(ts) = set.last_updated.as_deref() {
+            facts.saw_time(ts);
+        }
+        if set.messages.is_some() {
+            facts.replaying = false;
+        }
+        for m in set.messages.into_iter().flatten() {
+            if m.kind.as_deref() == Some("user") {
+                for text in texts(&m.content) {
+                    facts.set_title(text);
+                }
+            }
+        }
+        return;
+    }
+    let m = rec;
+    if m.id.is_none() {
+        return;
+    }
+    if let Some(ts) = m.timestamp.as_deref() {
+        facts.saw_time(ts);
+    }
+    if m.kind.as_deref() == Some("user") && texts(&m.content).any(|t| t.starts_with("<session_context>")) {
+        facts.replaying = true;
+    }
+    if facts.replaying {
+        return;
+    }
+    match m.kind.as_deref() {
+        Some("user") => {
+            if let Some(Content::Parts(parts)) = &m.content {
+                for p in parts {
+                    if let Some(id) = p.function_response.as_ref().and_then(|r| r.id.as_deref()) {
+                        facts.close_call(id);
+                        facts.turn = Turn::Running;
+                    }
+                }
+            }
+            for text in texts(&m.content) {
+                if !text.trim_start().starts_with('<') {
+                    facts.set_title(text);
+                    facts.turn = Turn::Running;
+                }
+            }
+        }
+        Some("gemini") => {
+            if let Some(model) = m.model.as_deref() {
+                if facts.model.as_deref() != Some(model) {
+                    facts.model = Some(model.to_owned());
+                }
+            }
+            let calls = m.tool_calls.unwrap_or_default();
+            for call in &calls {
+                let Some(id) = call.id.as_deref() else { continue };
+                let done = call.result.is_some()
+                    || matches!(call.status.as_deref(), Some("success" | "error" | "cancelled"));
+                if done {
+                    facts.close_call(id);
+                    continue;
+                }
+                if facts.pending.iter().any(|p| p.id == id) {
+                    continue;
+                }
+                let kind = match call.name.as_deref() {
+                    Some("exit_plan_mode") => {
+                        if let Some(f) = call.args.as_ref().and_then(|a| a.plan_filename.as_deref()) {
+                            facts.plan_path = Some(f.to_owned());
+                        }
+                        PendingKind::Approval
+                    }
+                    Some("ask_user") => PendingKind::Question,
+                    _ => PendingKind::Other,
+                };
+                facts.open_call(id, kind);
+            }
+            let said_something = texts(&m.content).any(|t| !t.trim().is_empty());
+            facts.turn = if calls.is_empty() && said_something { Turn::Ended } else { Turn::Running };
+        }
+        // "Request cancelled." and errors end the turn.
+        Some("info" | "error") => facts.turn = Turn::Ended,
+        _ => {}
+    }
+}
+
+fn texts<'b>(content: &'b Option<Content<'_>>) -> Box<dyn Iterator<Item = &'b str> + 'b> {
+    match content {
+        Some(Content::Text(t)) => Box::new(std::iter::once(t.as_ref())),
+        Some(Content::Parts(parts)) => Box::new(parts.iter().filter_map(|p| p.text.as_deref())),
+        _ => Box::new(std::iter::empty()),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn exit_plan_mode_pending_then_answered() {
+        let mut f = Facts::default();
+        feed_line(&mut f, br#"{"sessionId":"s1","projectHash":"h","startTime":"2026-01-01T00:00:00Z","kind":"main"}"#);
+        feed_line(&mut f, br#"{"id":"m1","timestamp":"2026-01-01T00:00:01Z","type":"user","content":[{"text":"plan caching"}]}"#);
+        feed_line(&mut f, br#"{"id":"m2","timestamp":"2026-01-01T00:00:02Z","type":"gemini","content":"","toolCalls":[{"id":"c1","name":"exit_plan_mode","args":{"plan_filename":"p.md"}}]}"#);
+        assert_eq!(f.session_id.as_deref(), Some("s1"));
+        assert_eq!(f.title.as_deref(), Some("plan caching"));
+        assert!(f.has_pending(PendingKind::Approval));
+        assert_eq!(f.plan_path.as_deref(), Some("p.md"));
+        feed_line(&mut f, br#"{"id":"m3","timestamp":"2026-01-01T00:00:03Z","type":"user","content":[{"functionResponse":{"id":"c1","name":"exit_plan_mode","response":{}}}]}"#);
+        assert!(!f.has_pending(PendingKind::Approval));
+        feed_line(&mut f, br#"{"$set":{"lastUpdated":"2026-01-01T00:00:09Z"}}"#);
+        assert_eq!(f.last_activity.unwrap().second(), 9);
+    }
+}

@@ -1,0 +1,722 @@
+//! The index of every session: a cold open that reads heads and tails in parallel, then updates
+//! from the paths a file watcher reports, reading only appended bytes.
+
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
+
+use rayon::prelude::*;
+use time::OffsetDateTime;
+
+use super::state::{self, Facts, Registry, SessionState};
+use super::transcript::{read_head, Follower, Progress, TAIL_WINDOWS};
+use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
+use crate::agent::Agent;
+use crate::config::Roots;
+use crate::review::{Approvals, ReviewState};
+
+/// Head windows tried for the cwd and first prompt.
+const HEAD_WINDOWS: [u64; 3] = [8 << 10, 64 << 10, 512 << 10];
+/// Plans larger than this are not read for their review state.
+const MAX_PLAN: u64 = 16 << 20;
+/// How deep discovery walks below a root, so a symlink loop ends.
+const MAX_DEPTH: usize = 5;
+
+#[derive(Debug)]
+struct Entry {
+    agent: Agent,
+    key: String,
+    follower: Follower,
+    facts: Facts,
+    subagents: Vec<Follower>,
+    deleted: bool,
+    tasks: Option<TaskProgress>,
+    plan: Option<PathBuf>,
+    review: Option<ReviewState>,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+struct Live {
+    file: claude::RegistryFile,
+    alive: bool,
+}
+
+/// Every session on the machine, kept up to date from file-watcher paths.
+#[derive(Debug)]
+pub struct SessionIndex {
+    roots: Roots,
+    entries: Vec<Entry>,
+    by_path: HashMap<PathBuf, usize>,
+    subagent_paths: HashMap<PathBuf, (usize, usize)>,
+    registry: HashMap<PathBuf, Live>,
+    gemini_projects: HashMap<String, String>,
+    approvals: Approvals,
+    now: Option<OffsetDateTime>,
+}
+
+pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
+    match agent {
+        Agent::Claude => claude::feed_line(facts, line, false),
+        Agent::Gemini => gemini::feed_line(facts, line),
+        Agent::Codex => codex::feed_line(facts, line),
+        Agent::Other => {}
+    }
+}
+
+fn is_jsonl(p: &Path) -> bool {
+    p.extension().and_then(|x| x.to_str()) == Some("jsonl")
+}
+
+fn file_name(p: &Path) -> &str {
+    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
+}
+
+fn dir_entries(dir: &Path) -> Vec<PathBuf> {
+    match std::fs::read_dir(dir) {
+        Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
+        Err(e) => {
+            if e.kind() != std::io::ErrorKind::NotFound {
+                tracing::debug!("{}", super::SessionsError::Read { path: dir.to_owned(), source: e });
+            }
+            Vec::new()
+        }
+    }
+}
+
+fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, keep: &dyn Fn(&Path) -> bool) {
+    if depth > MAX_DEPTH {
+        return;
+    }
+    for p in dir_entries(dir) {
+        if p.is_dir() {
+            walk(&p, depth + 1, out, keep);
+        } else if keep(&p) {
+            out.push(p);
+        }
+    }
+}
+
+fn mtime(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+}
+
+fn format_time(t: OffsetDateTime) -> Option<String> {
+    t.to_offset(time::UtcOffset::UTC).format(&time::format_description::well_known::Rfc3339).ok()
+}
+
+impl SessionIndex {
+    /// Discovers every session and reads each transcript's head and tail.
+    pub fn open(roots: &Roots) -> SessionIndex {
+        let mut index = SessionIndex {
+            roots: roots.clone(),
+            entries: Vec::new(),
+            by_path: HashMap::new(),
+            subagent_paths: HashMap::new(),
+            registry: HashMap::new(),
+            gemini_projects: HashMap::new(),
+            approvals: Approvals::load(&roots.data),
+            now: None,
+        };
+        index.load_gemini_projects();
+        for p in dir_entries(&roots.claude.join("sessions")) {
+            index.read_registry(&p);
+        }
+        let found = index.discover_all();
+        let entries: Vec<Entry> = found.into_par_iter().map(|(agent, path)| index.load(agent, &path)).collect();
+        for e in entries {
+            index.insert(e);
+        }
+        index
+    }
+
+    /// Fixes the clock used for time-based rules (tests, benchmarks); `None` uses the system clock.
+    pub fn set_now(&mut self, now: Option<OffsetDateTime>) {
+        self.now = now;
+    }
+
+    fn now(&self) -> OffsetDateTime {
+        self.now.unwrap_or_else(OffsetDateTime::now_utc)
+    }
+
+    /// What a watcher should watch (folders recursively, plus Gemini's `projects.json` file) for
+    /// [`SessionIndex::apply`]: the ones of each agent that exist, else the agent's root when it
+    /// exists (re-open the index when an agent's folders appear). Pid liveness has no file event:
+    /// call [`SessionIndex::tick`] now and then, and `sessions()` again for time-based states.
+    pub fn watch_roots(&self) -> Vec<PathBuf> {
+        let r = &self.roots;
+        let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
+            (&r.claude, vec![r.claude.join("projects"), r.claude.join("sessions"), r.claude.join("tasks"), r.claude.join("plans")]),
+            (&r.gemini, vec![r.gemini.join("tmp"), r.gemini.join("projects.json")]),
+            (&r.codex, vec![r.codex.join("sessions")]),
+        ];
+        let mut out = Vec::new();
+        for (root, folders) in groups {
+            let existing: Vec<PathBuf> = folders.into_iter().filter(|f| f.exists()).collect();
+            if existing.is_empty() {
+                if root.is_dir() {
+                    out.push(root.clone());
+                }
+            } else {
+                out.extend(existing);
+            }
+        }
+        out
+    }
+
+    fn discover_all(&self) -> Vec<(Agent, PathBuf)> {
+        let mut found = Vec::new();
+        for project in dir_entries(&self.roots.claude.join("projects")) {
+            for p in dir_entries(&project) {
+                if is_jsonl(&p) && p.is_file() {
+                    found.push((Agent::Claude, p));
+                }
+            }
+        }
+        for slug in dir_entries(&self.roots.gemini.join("tmp")) {
+            for p in dir_entries(&slug.join("chats")) {
+                if is_jsonl(&p) && file_name(&p).starts_with("session-") {
+                    found.push((Agent::Gemini, p));
+                }
+            }
+        }
+        let mut rollouts = Vec::new();
+        walk(&self.roots.codex.join("sessions"), 0, &mut rollouts, &|p| is_jsonl(p) && file_name(p).starts_with("rollout-"));
+        found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
+        found
+    }
+
+    /// Which agent's transcript `path` would be, by where it is.
+    fn classify(&self, path: &Path) -> Option<Agent> {
+        if !is_jsonl(path) {
+            return None;
+        }
+        let parent = path.parent()?;
+        if parent.parent() == Some(&self.roots.claude.join("projects")) {
+            return Some(Agent::Claude);
+        }
+        if parent.file_name()? == "chats"
+            && parent.parent()?.parent() == Some(&self.roots.gemini.join("tmp"))
+            && file_name(path).starts_with("session-")
+        {
+            return Some(Agent::Gemini);
+        }
+        if path.starts_with(self.roots.codex.join("sessions")) && file_name(path).starts_with("rollout-") {
+            return Some(Agent::Codex);
+        }
+        None
+    }
+
+    fn load_gemini_projects(&mut self) {
+        self.gemini_projects.clear();
+        let Ok(bytes) = std::fs::read(self.roots.gemini.join("projects.json")) else { return };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return };
+        if let Some(map) = v.get("projects").and_then(|p| p.as_object()) {
+            for (path, slug) in map {
+                if let Some(slug) = slug.as_str() {
+                    self.gemini_projects.insert(slug.to_owned(), path.clone());
+                }
+            }
+        }
+    }
+
+    fn gemini_cwd(&self, chat: &Path) -> Option<String> {
+        let slug_dir = chat.parent()?.parent()?;
+        let slug = slug_dir.file_name()?.to_str()?;
+        if let Some(p) = self.gemini_projects.get(slug) {
+            return Some(p.clone());
+        }
+        let root = std::fs::read_to_string(slug_dir.join(".project_root")).ok()?;
+        Some(root.trim().to_owned()).filter(|r| !r.is_empty())
+    }
+
+    /// Reads a transcript cold: head for the cwd and first prompt, then the tail.
+    fn load(&self, agent: Agent, path: &Path) -> Entry {
+        let mut e = Entry {
+            agent,
+            key: String::new(),
+            follower: Follower::new(path),
+            facts: Facts::default(),
+            subagents: Vec::new(),
+            deleted: false,
+            tasks: None,
+            plan: None,
+            review: None,
+        };
+        self.reload(&mut e);
+        e
+    }
+
+    fn reload(&self, e: &mut Entry) {
+        let path = e.follower.path.clone();
+        let agent = e.agent;
+        let Ok(meta) = std::fs::metadata(&path) else {
+            e.deleted = true;
+            return;
+        };
+        let len = meta.len();
+        let mut base = Facts::default();
+        let small = len <= HEAD_WINDOWS[0] + TAIL_WINDOWS[0];
+        if !small {
+            for limit in HEAD_WINDOWS {
+                let mut head = Facts::default();
+                let _ = read_head(&path, limit, &mut |l| feed(agent, &mut head, l));
+                let enough = head.title.is_some() && (agent == Agent::Gemini || head.cwd.is_some());
+                base = head;
+                if enough || limit >= len {
+                    break;
+                }
+            }
+            // What the head says about the turn is old news; the tail decides it.
+            base.turn = state::Turn::None;
+            base.pending.clear();
+            base.unreadable = 0;
+        }
+        let mut follower = Follower::new(&path);
+        let mut facts = base.clone();
+        // A small file is read whole, once.
+        let windows: &[u64] = if small { &[u64::MAX] } else { &TAIL_WINDOWS };
+        for &window in windows {
+            facts = base.clone();
+            follower = Follower::new(&path);
+            match follower.read_tail(window, &mut |l| feed(agent, &mut facts, l)) {
+                Ok(covered) => {
+                    if covered || facts.anchored() {
+                        break;
+                    }
+                }
+                Err(_) => {
+                    e.deleted = true;
+                    return;
+                }
+            }
+        }
+        facts.unreadable += std::mem::take(&mut follower.splitter.overlong);
+        if agent == Agent::Gemini && facts.cwd.is_none() {
+            facts.cwd = self.gemini_cwd(&path);
+        }
+        e.key = match agent {
+            Agent::Claude => path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned(),
+            _ => facts.session_id.clone().unwrap_or_else(|| {
+                path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned()
+            }),
+        };
+        e.facts = facts;
+        e.follower = follower;
+        e.deleted = false;
+        e.subagents.clear();
+        if agent == Agent::Claude {
+            for sub in claude::subagent_transcripts(&path) {
+                let mut f = Follower::new(&sub);
+                let facts = &mut e.facts;
+                let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| claude::feed_line(facts, l, true));
+                e.subagents.push(f);
+            }
+            e.tasks = claude::task_progress(&self.roots.claude.join("tasks"), &e.key);
+        }
+        self.refresh_plan(e);
+    }
+
+    fn resolve_plan(&self, e: &Entry) -> Option<PathBuf> {
+        match e.agent {
+            Agent::Claude => {
+                let named = e.facts.plan_path.as_ref().map(PathBuf::from);
+                let by_slug = e.facts.slug.as_ref().map(|s| self.roots.claude.join("plans").join(format!("{s}.md")));
+                if let Some(p) = named.as_ref().filter(|p| p.is_file()) {
+                    return Some(p.clone());
+                }
+                if let Some(p) = by_slug.filter(|p| p.is_file()) {
+                    return Some(p);
+                }
+                named
+            }
+            Agent::Gemini => {
+                let dir = e.follower.path.parent()?.parent()?.join(&e.key).join("plans");
+                if let Some(name) = &e.facts.plan_path {
+                    return Some(dir.join(name));
+                }
+                let mds: Vec<PathBuf> = dir_entries(&dir).into_iter().filter(|p| p.extension().and_then(|x| x.to_str()) == Some("md")).collect();
+                mds.into_iter().max_by_key(|p| mtime(p))
+            }
+            _ => None,
+        }
+    }
+
+    fn refresh_plan(&self, e: &mut Entry) {
+        e.plan = self.resolve_plan(e);
+        e.review = e.plan.as_ref().and_then(|p| self.review_of(p));
+    }
+
+    fn review_of(&self, plan: &Path) -> Option<ReviewState> {
+        let meta = std::fs::metadata(plan).ok()?;
+        if !meta.is_file() || meta.len() > MAX_PLAN {
+            return None;
+        }
+        let content = std::fs::read(plan).ok()?;
+        Some(self.approvals.state(plan, &content))
+    }
+
+    fn insert(&mut self, e: Entry) {
+        let i = self.entries.len();
+        self.by_path.insert(e.follower.path.clone(), i);
+        for (j, s) in e.subagents.iter().enumerate() {
+            self.subagent_paths.insert(s.path.clone(), (i, j));
+        }
+        self.entries.push(e);
+    }
+
+    fn read_registry(&mut self, path: &Path) -> bool {
+        if path.extension().and_then(|x| x.to_str()) != Some("json") {
+            return false;
+        }
+        let new = claude::RegistryFile::read(path).map(|file| {
+            let alive = claude::pid_alive(file.pid, file.proc_start.as_deref());
+            Live { file, alive }
+        });
+        match new {
+            Some(live) => {
+                let old = self.registry.insert(path.to_owned(), live.clone());
+                old.as_ref() != Some(&live)
+            }
+            None => self.registry.remove(path).is_some(),
+        }
+    }
+
+    fn live_for(&self, session_id: &str) -> Option<&Live> {
+        // Several entries can name one session (a stale one left by a crash and a new one):
+        // a live one wins.
+        let mut found: Option<&Live> = None;
+        for l in self.registry.values() {
+            if l.file.session_id == session_id && !matches!(found, Some(f) if f.alive || !l.alive) {
+                found = Some(l);
+            }
+        }
+        found
+    }
+
+    fn summary(&self, e: &Entry, now: OffsetDateTime) -> SessionSummary {
+        let f = &e.facts;
+        let live = if e.agent == Agent::Claude { self.live_for(&e.key) } else { None };
+        let reg = live.map(|l| Registry { pid: l.file.pid, status: l.file.status.clone(), alive: l.alive });
+        let state = state::derive(f, reg.as_ref(), now);
+        let reg_time = live
+            .and_then(|l| l.file.updated_at)
+            .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok());
+        let last = match (f.last_activity, reg_time) {
+            (Some(a), Some(b)) => Some(a.max(b)),
+            (a, b) => a.or(b),
+        };
+        SessionSummary {
+            agent: e.agent,
+            session_id: e.key.clone(),
+            cwd: f.cwd.clone().or_else(|| live.and_then(|l| l.file.cwd.clone())).unwrap_or_default(),
+            state,
+            permission_mode: f.permission_mode.clone(),
+            plan_path: e.plan.as_ref().map(|p| p.to_string_lossy().into_owned()),
+            worktree: f.worktree.as_ref().filter(|_| f.in_worktree).map(|w| w.path.clone()),
+            last_activity: last.and_then(format_time),
+            git_branch: f.git_branch.clone(),
+            tmux_pane: live.and_then(|l| l.file.tmux.clone()),
+            pid: live.map(|l| l.file.pid),
+            version: f.version.clone().or_else(|| live.and_then(|l| l.file.version.clone())),
+            model: f.model.clone(),
+            name: live.and_then(|l| l.file.name.clone()),
+            title: f.title.clone(),
+            unreadable_lines: f.unreadable,
+            tasks: e.tasks,
+            transcript_path: Some(e.follower.path.to_string_lossy().into_owned()),
+            review_state: e.review,
+        }
+    }
+
+    fn registry_only(&self, live: &Live) -> SessionSummary {
+        let state = if live.alive {
+            state::derive(&Facts::default(), Some(&Registry { pid: live.file.pid, status: live.file.status.clone(), alive: true }), self.now())
+        } else {
+            SessionState::Crashed
+        };
+        SessionSummary {
+            agent: Agent::Claude,
+            session_id: live.file.session_id.clone(),
+            cwd: live.file.cwd.clone().unwrap_or_default(),
+            state,
+            permission_mode: None,
+            plan_path: None,
+            worktree: None,
+            last_activity: live
+                .file
+                .updated_at
+                .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok())
+                .and_then(format_time),
+            git_branch: None,
+            tmux_pane: live.file.tmux.clone(),
+            pid: Some(live.file.pid),
+            version: live.file.version.clone(),
+            model: None,
+            name: live.file.name.clone(),
+            title: None,
+            unreadable_lines: 0,
+            tasks: claude::task_progress(&self.roots.claude.join("tasks"), &live.file.session_id),
+            transcript_path: None,
+            review_state: None,
+        }
+    }
+
+    /// Every session, those that need the person first (see the module doc for the order).
+    pub fn sessions(&self) -> Vec<SessionSummary> {
+        let now = self.now();
+        let mut out: Vec<SessionSummary> = self.entries.iter().filter(|e| !e.deleted).map(|e| self.summary(e, now)).collect();
+        let mut seen: BTreeSet<&str> = self
+            .entries
+            .iter()
+            .filter(|e| !e.deleted && e.agent == Agent::Claude)
+            .map(|e| e.key.as_str())
+            .collect();
+        let mut lives: Vec<&Live> = self.registry.values().collect();
+        lives.sort_by_key(|l| !l.alive);
+        for live in lives {
+            if seen.insert(live.file.session_id.as_str()) {
+                out.push(self.registry_only(live));
+            }
+        }
+        sort(&mut out);
+        out
+    }
+
+    /// One session by id (the first of any agent with that id), without building the whole list:
+    /// what a card needs after [`SessionIndex::apply`].
+    pub fn session(&self, session_id: &str) -> Option<SessionSummary> {
+        let now = self.now();
+        if let Some(e) = self.entries.iter().find(|e| !e.deleted && e.key == session_id) {
+            return Some(self.summary(e, now));
+        }
+        self.live_for(session_id).map(|l| self.registry_only(l))
+    }
+
+    /// Worktree facts of every Claude Code session (see [`WorktreeHint`]).
+    pub fn worktree_hints(&self) -> Vec<WorktreeHint> {
+        self.entries
+            .iter()
+            .filter(|e| !e.deleted && e.agent == Agent::Claude)
+            .filter_map(|e| {
+                let cwd = e.facts.cwd.clone()?;
+                let wt = e.facts.worktree.as_ref();
+                Some(WorktreeHint {
+                    session_id: e.key.clone(),
+                    cwd: PathBuf::from(cwd),
+                    worktree_path: wt.map(|w| PathBuf::from(&w.path)),
+                    original_head_commit: wt.and_then(|w| w.original_head_commit.clone()),
+                    original_branch: wt.and_then(|w| w.original_branch.clone()),
+                    running: self.live_for(&e.key).is_some_and(|l| l.alive),
+                })
+            })
+            .collect()
+    }
+
+    /// Re-checks whether the processes of registry entries are alive (a killed CLI leaves its
+    /// entry behind and no file changes). Returns whether any changed. Call it now and then.
+    pub fn tick(&mut self) -> bool {
+        let mut changed = false;
+        for live in self.registry.values_mut() {
+            let alive = claude::pid_alive(live.file.pid, live.file.proc_start.as_deref());
+            changed |= alive != live.alive;
+            live.alive = alive;
+        }
+        changed
+    }
+
+    /// Updates the index from paths a file watcher reported (files or folders, created, changed
+    /// or deleted). Reads only the bytes appended since the last read. Returns whether anything
+    /// [`SessionIndex::sessions`] shows changed.
+    pub fn apply(&mut self, changed: &[PathBuf]) -> bool {
+        let now = self.now();
+        let mut touched: BTreeSet<usize> = BTreeSet::new();
+        let mut visible = false;
+        let tasks_root = self.roots.claude.join("tasks");
+        let registry_dir = self.roots.claude.join("sessions");
+        // First find which entries each path concerns, to snapshot them before the update.
+        for p in changed {
+            if let Some(&i) = self.by_path.get(p) {
+                touched.insert(i);
+            } else if let Some(&(i, _)) = self.subagent_paths.get(p) {
+                touched.insert(i);
+            } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
+                if let Some(list) = rest.components().next().and_then(|c| c.as_os_str().to_str()) {
+                    touched.extend(self.claude_entries(list));
+                }
+            } else {
+                for (i, e) in self.entries.iter().enumerate() {
+                    if e.plan.as_deref() == Some(p.as_path()) {
+                        touched.insert(i);
+                    }
+                }
+            }
+        }
+        let before: Vec<(usize, Option<SessionSummary>)> = touched
+            .iter()
+            .map(|&i| (i, (!self.entries[i].deleted).then(|| self.summary(&self.entries[i], now))))
+            .collect();
+
+        for p in changed {
+            if let Some(&i) = self.by_path.get(p) {
+                self.follow(i);
+            } else if let Some(&(i, j)) = self.subagent_paths.get(p) {
+                let e = &mut self.entries[i];
+                let facts = &mut e.facts;
+                if let Some(sub) = e.subagents.get_mut(j) {
+                    let _ = sub.read_new(&mut |l| claude::feed_line(facts, l, true));
+                }
+            } else if p.parent() == Some(registry_dir.as_path()) {
+                visible |= self.read_registry(p);
+            } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
+                if let Some(list) = rest.components().next().and_then(|c| c.as_os_str().to_str()) {
+                    for i in self.claude_entries(list) {
+                        self.entries[i].tasks = claude::task_progress(&tasks_root, list);
+                    }
+                    visible |= self.registry.values().any(|l| l.file.session_id == list);
+                }
+            } else if p == &self.roots.gemini.join("projects.json") || file_name(p) == ".project_root" {
+                self.load_gemini_projects();
+            } else if let Some(agent) = self.classify(p) {
+                visible |= self.add_new(agent, p);
+            } else if self.is_subagent_path(p) {
+                visible |= self.add_subagent(p);
+            } else if p.is_dir() && self.under_roots(p) {
+                let mut found = Vec::new();
+                walk(p, 0, &mut found, &|f| is_jsonl(f));
+                for f in found {
+                    if self.by_path.contains_key(&f) || self.subagent_paths.contains_key(&f) {
+                        continue;
+                    }
+                    if let Some(agent) = self.classify(&f) {
+                        visible |= self.add_new(agent, &f);
+                    } else if self.is_subagent_path(&f) {
+                        visible |= self.add_subagent(&f);
+                    }
+                }
+            }
+            // A plan file: its entries' review states are refreshed below.
+        }
+        for &i in &touched {
+            let mut e = std::mem::replace(&mut self.entries[i], placeholder());
+            if !e.deleted {
+                self.refresh_plan(&mut e);
+            }
+            self.entries[i] = e;
+        }
+        for (i, old) in before {
+            let e = &self.entries[i];
+            let new = (!e.deleted).then(|| self.summary(e, now));
+            visible |= new != old;
+        }
+        visible
+    }
+
+    fn claude_entries(&self, session_id: &str) -> Vec<usize> {
+        self.entries
+            .iter()
+            .enumerate()
+            .filter(|(_, e)| e.agent == Agent::Claude && e.key == session_id)
+            .map(|(i, _)| i)
+            .collect()
+    }
+
+    fn under_roots(&self, p: &Path) -> bool {
+        [&self.roots.claude, &self.roots.gemini, &self.roots.codex].iter().any(|r| p.starts_with(r))
+    }
+
+    /// `<claude>/projects/<project>/<sessionId>/subagents/<name>.jsonl`
+    fn is_subagent_path(&self, p: &Path) -> bool {
+        is_jsonl(p)
+            && p.parent().and_then(|d| d.file_name()) == Some("subagents".as_ref())
+            && p.ancestors().nth(4) == Some(self.roots.claude.join("projects").as_path())
+    }
+
+    fn add_subagent(&mut self, p: &Path) -> bool {
+        let Some(sid) = p.ancestors().nth(2).and_then(|d| d.file_name()).and_then(|n| n.to_str()) else {
+            return false;
+        };
+        let transcript = p.ancestors().nth(3).map(|d| d.join(format!("{sid}.jsonl")));
+        let Some(&i) = transcript.as_ref().and_then(|t| self.by_path.get(t)) else { return false };
+        let e = &mut self.entries[i];
+        let mut f = Follower::new(p);
+        let facts = &mut e.facts;
+        let before = facts.last_activity;
+        let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| claude::feed_line(facts, l, true));
+        let changed = facts.last_activity != before;
+        let j = e.subagents.len();
+        e.subagents.push(f);
+        self.subagent_paths.insert(p.to_owned(), (i, j));
+        changed
+    }
+
+    fn add_new(&mut self, agent: Agent, p: &Path) -> bool {
+        if !p.is_file() {
+            return false;
+        }
+        let e = self.load(agent, p);
+        if e.deleted {
+            return false;
+        }
+        self.insert(e);
+        true
+    }
+
+    /// Reads what was appended to entry `i`'s transcript.
+    fn follow(&mut self, i: usize) {
+        let e = &mut self.entries[i];
+        let agent = e.agent;
+        let facts = &mut e.facts;
+        let progress = e.follower.read_new(&mut |l| feed(agent, facts, l));
+        facts.unreadable += std::mem::take(&mut e.follower.splitter.overlong);
+        match progress {
+            Ok(Progress::Appended | Progress::Unchanged) => {
+                if e.deleted {
+                    e.deleted = false;
+                }
+            }
+            Ok(Progress::Replaced) => {
+                let mut e = std::mem::replace(&mut self.entries[i], placeholder());
+                self.reload(&mut e);
+                // The reload found the subagent transcripts afresh: point their paths at them.
+                self.subagent_paths.retain(|_, (k, _)| *k != i);
+                for (j, sub) in e.subagents.iter().enumerate() {
+                    self.subagent_paths.insert(sub.path.clone(), (i, j));
+                }
+                self.entries[i] = e;
+            }
+            Ok(Progress::Missing) | Err(_) => e.deleted = true,
+        }
+    }
+}
+
+fn placeholder() -> Entry {
+    Entry {
+        agent: Agent::Other,
+        key: String::new(),
+        follower: Follower::new(Path::new("")),
+        facts: Facts::default(),
+        subagents: Vec::new(),
+        deleted: true,
+        tasks: None,
+        plan: None,
+        review: None,
+    }
+}
+
+fn rank(s: SessionState) -> u8 {
+    match s {
+        SessionState::WaitingForApproval => 0,
+        SessionState::WaitingForInput => 1,
+        SessionState::Ended => 3,
+        _ => 2,
+    }
+}
+
+/// Those that need the person first, then live ones, then ended; newest first within each.
+pub(super) fn sort(out: &mut [SessionSummary]) {
+    out.sort_by(|a, b| {
+        rank(a.state)
+            .cmp(&rank(b.state))
+            .then_with(|| b.last_activity.cmp(&a.last_activity))
+            .then_with(|| a.session_id.cmp(&b.session_id))
+    });
+}

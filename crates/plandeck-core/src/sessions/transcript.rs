@@ -1,0 +1,337 @@
+//! Following an append-only JSON-lines transcript by byte offset.
+//!
+//! The agents append one JSON record per line and never rewrite earlier bytes, so a reader only
+//! needs the bytes past the offset it stopped at. [`LineSplitter`] turns chunks of bytes (in any
+//! split) into complete lines; [`Follower`] owns the offset, notices truncation or replacement of
+//! the file, and reads a bounded tail on a cold start.
+//!
+//! Damage, and what happens to it:
+//! - an unterminated last line is held back until its newline arrives (the writer is mid-line);
+//! - a line longer than the cap ([`MAX_LINE`]) is dropped as it streams in (the buffer is freed,
+//!   the rest of the line up to the next newline is skipped) and counted as one unreadable line,
+//!   so a 200 MB single line costs at most the cap in memory;
+//! - a line that is not JSON (truncated record, invalid UTF-8, binary) is counted and skipped;
+//! - glued records (`{…}{…}` on one line, as left by a writer that lost a newline) are split: each
+//!   complete object is a record. If the glue is broken (the first object is cut short), the rest
+//!   of that line counts as one unreadable line. See [`for_each_record`].
+
+use std::fs::File;
+use std::io::{Read, Seek, SeekFrom};
+use std::path::{Path, PathBuf};
+
+use serde::Deserialize;
+
+/// The longest line kept, in bytes. Claude Code puts whole tool results (file contents, base64
+/// screenshots of a few MB) on one line; anything longer is treated as damage.
+pub const MAX_LINE: usize = 8 << 20;
+
+/// Turns a byte stream, fed in chunks split anywhere, into complete lines with bounded memory.
+#[derive(Debug, Clone)]
+pub struct LineSplitter {
+    buf: Vec<u8>,
+    skipping: bool,
+    cap: usize,
+    /// Lines dropped for being longer than the cap.
+    pub overlong: u32,
+}
+
+impl Default for LineSplitter {
+    fn default() -> Self {
+        Self::with_cap(MAX_LINE)
+    }
+}
+
+impl LineSplitter {
+    pub fn with_cap(cap: usize) -> Self {
+        Self { buf: Vec::new(), skipping: false, cap, overlong: 0 }
+    }
+
+    /// Bytes held for an unterminated line.
+    pub fn pending(&self) -> usize {
+        self.buf.len()
+    }
+
+    /// Forgets any partial line (after the file was replaced).
+    pub fn reset(&mut self) {
+        self.buf = Vec::new();
+        self.skipping = false;
+    }
+
+    /// Feeds `chunk`; calls `on_line` with each complete line (without its `\n` or a trailing
+    /// `\r`). Empty lines are not reported.
+    pub fn feed(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(&[u8])) {
+        while !chunk.is_empty() {
+            match memchr::memchr(b'\n', chunk) {
+                Some(nl) => {
+                    let (head, rest) = (&chunk[..nl], &chunk[nl + 1..]);
+                    chunk = rest;
+                    if self.skipping {
+                        self.skipping = false;
+                        continue;
+                    }
+                    if self.buf.is_empty() {
+                        self.emit(head, on_line);
+                    } else if self.buf.len() + head.len() > self.cap {
+                        self.buf = Vec::new();
+                        self.overlong += 1;
+                    } else {
+                        let mut line = std::mem::take(&mut self.buf);
+                        line.extend_from_slice(head);
+                        self.emit(&line, on_line);
+                        line.clear();
+                        // Keep a modest buffer around for the next partial line, not a huge one.
+                        if line.capacity() <= 1 << 20 {
+                            self.buf = line;
+                        }
+                    }
+                }
+                None => {
+                    if !self.skipping {
+                        if self.buf.len() + chunk.len() > self.cap {
+                            self.buf = Vec::new();
+                            self.skipping = true;
+                            self.overlong += 1;
+                        } else {
+                            self.buf.extend_from_slice(chunk);
+                        }
+                    }
+                    return;
+                }
+            }
+        }
+    }
+
+    fn emit(&mut self, line: &[u8], on_line: &mut dyn FnMut(&[u8])) {
+        // The cap counts the whole line as it streams in (with any `\r`), so a line is judged
+        // the same whichever way it was split.
+        if line.len() > self.cap {
+            self.overlong += 1;
+            return;
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if line.iter().all(u8::is_ascii_whitespace) {
+            return;
+        }
+        on_line(line);
+    }
+}
+
+/// Parses every JSON value of `line` as a `T` and gives it to `on_record`. Glued objects are
+/// split; returns false when (part of) the line is unreadable.
+pub fn for_each_record<'a, T: Deserialize<'a>>(line: &'a [u8], on_record: &mut dyn FnMut(T)) -> bool {
+    let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<T>();
+    let mut any = false;
+    loop {
+        match stream.next() {
+            Some(Ok(record)) => {
+                any = true;
+                on_record(record);
+            }
+            Some(Err(_)) => return false,
+            None => return any,
+        }
+    }
+}
+
+/// What a read of the new bytes found.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Progress {
+    /// Nothing new.
+    Unchanged,
+    /// New bytes were read from the previous offset.
+    Appended,
+    /// The file shrank or was replaced: the caller starts over from the tail.
+    Replaced,
+    /// The file is gone.
+    Missing,
+}
+
+/// A transcript followed by byte offset.
+#[derive(Debug, Clone)]
+pub struct Follower {
+    pub path: PathBuf,
+    /// Bytes consumed so far (complete lines plus the held partial line).
+    pub offset: u64,
+    /// Identity of the file read (inode on Unix), to notice replacement.
+    pub file_id: u64,
+    pub splitter: LineSplitter,
+}
+
+#[cfg(unix)]
+fn file_id(meta: &std::fs::Metadata) -> u64 {
+    use std::os::unix::fs::MetadataExt;
+    meta.ino()
+}
+
+#[cfg(not(unix))]
+fn file_id(_meta: &std::fs::Metadata) -> u64 {
+    0
+}
+
+/// Windows of the tail tried on a cold start: small first, larger when the small one held no
+/// record that tells the state (e.g. it fell inside one long tool result).
+pub const TAIL_WINDOWS: [u64; 4] = [16 << 10, 128 << 10, 1 << 20, 8 << 20];
+
+impl Follower {
+    pub fn new(path: &Path) -> Self {
+        Self { path: path.to_owned(), offset: 0, file_id: 0, splitter: LineSplitter::default() }
+    }
+
+    /// Reads the bytes appended since the last read, calling `on_line` for each complete line.
+    /// Reads in bounded chunks, so memory stays bounded however much was appended.
+    pub fn read_new(&mut self, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<Progress> {
+        let mut file = match File::open(&self.path) {
+            Ok(f) => f,
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Progress::Missing),
+            Err(e) => return Err(e),
+        };
+        let meta = file.metadata()?;
+        if file_id(&meta) != self.file_id || meta.len() < self.offset {
+            return Ok(Progress::Replaced);
+        }
+        if meta.len() == self.offset {
+            return Ok(Progress::Unchanged);
+        }
+        file.seek(SeekFrom::Start(self.offset))?;
+        let mut chunk = vec![0u8; 256 << 10];
+        let mut read_any = false;
+        loop {
+            let n = match file.read(&mut chunk) {
+                Ok(0) => break,
+                Ok(n) => n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            };
+            read_any = true;
+            self.offset += n as u64;
+            self.splitter.feed(&chunk[..n], on_line);
+        }
+        Ok(if read_any { Progress::Appended } else { Progress::Unchanged })
+    }
+
+    /// Starts following from the last `window` bytes: the first (probably cut) line of the window
+    /// is skipped unless the window reaches the start of the file. Returns whether the window
+    /// covered the whole file.
+    pub fn read_tail(&mut self, window: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<bool> {
+        let mut file = File::open(&self.path)?;
+        let meta = file.metadata()?;
+        let len = meta.len();
+        let start = len.saturating_sub(window);
+        file.seek(SeekFrom::Start(start))?;
+        let mut bytes = Vec::with_capacity((len - start) as usize);
+        (&mut file).take(len - start).read_to_end(&mut bytes)?;
+        let mut from = 0;
+        if start > 0 {
+            // A window that starts exactly at a line start still skips that line: the byte
+            // before it is unknown without another read, and one line less is harmless.
+            match memchr::memchr(b'\n', &bytes) {
+                Some(nl) => from = nl + 1,
+                None => from = bytes.len(),
+            }
+        }
+        self.splitter.reset();
+        self.splitter.feed(&bytes[from..], on_line);
+        self.offset = start + bytes.len() as u64;
+        self.file_id = file_id(&meta);
+        Ok(start == 0)
+    }
+}
+
+/// The first complete lines of a file, within `limit` bytes.
+pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
+    let file = File::open(path)?;
+    let mut bytes = Vec::new();
+    file.take(limit).read_to_end(&mut bytes)?;
+    let mut splitter = LineSplitter::default();
+    splitter.feed(&bytes, on_line);
+    Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn lines(splitter: &mut LineSplitter, chunks: &[&[u8]]) -> Vec<Vec<u8>> {
+        let mut out = Vec::new();
+        for c in chunks {
+            splitter.feed(c, &mut |l| out.push(l.to_vec()));
+        }
+        out
+    }
+
+    #[test]
+    fn unterminated_line_waits_for_its_newline() {
+        let mut s = LineSplitter::default();
+        assert_eq!(lines(&mut s, &[b"{\"a\":1}\n{\"b\""]), vec![b"{\"a\":1}".to_vec()]);
+        assert_eq!(s.pending(), 4);
+        assert_eq!(lines(&mut s, &[b":2}\r\n\n"]), vec![b"{\"b\":2}".to_vec()]);
+    }
+
+    #[test]
+    fn overlong_line_is_skipped_with_bounded_memory() {
+        let mut s = LineSplitter::with_cap(10);
+        let got = lines(&mut s, &[b"{\"a\":1}\n0123456", b"789abcdef", b"ghij", b"k\n{\"b\":2}\n"]);
+        assert_eq!(got, vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
+        assert_eq!(s.overlong, 1);
+        assert!(s.pending() == 0);
+    }
+
+    #[test]
+    fn a_200_mb_line_streams_through_in_bounded_memory() {
+        let mut s = LineSplitter::default();
+        let chunk = vec![b'a'; 1 << 20];
+        let mut got = Vec::new();
+        s.feed(b"{\"type\":\"user\",\"pad\":\"", &mut |l| got.push(l.to_vec()));
+        for _ in 0..200 {
+            s.feed(&chunk, &mut |l| got.push(l.to_vec()));
+            assert!(s.pending() <= MAX_LINE);
+        }
+        s.feed(b"\"}\n{\"ok\":1}\n", &mut |l| got.push(l.to_vec()));
+        assert_eq!(got, vec![b"{\"ok\":1}".to_vec()]);
+        assert_eq!((s.overlong, s.pending()), (1, 0));
+    }
+
+    #[test]
+    fn glued_records_are_split_and_broken_glue_is_damage() {
+        let mut n = 0;
+        assert!(for_each_record::<serde_json::Value>(br#"{"a":1}{"b":2}"#, &mut |_| n += 1));
+        assert_eq!(n, 2);
+        let mut n = 0;
+        assert!(!for_each_record::<serde_json::Value>(br#"{"a":"cut{"b":2}"#, &mut |_| n += 1));
+        assert!(!for_each_record::<serde_json::Value>(b"{\"a\":\"\xff\xfe\"}", &mut |_| n += 1));
+        assert_eq!(n, 0);
+    }
+
+    #[test]
+    fn follower_reads_only_new_bytes_and_notices_replacement() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n{\"a\":2}\n").unwrap();
+        let mut f = Follower::new(&path);
+        let mut got = Vec::new();
+        assert!(f.read_tail(1 << 20, &mut |l| got.push(l.to_vec())).unwrap());
+        assert_eq!(got.len(), 2);
+        use std::io::Write;
+        let mut w = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        w.write_all(b"{\"a\":3}\n{\"a\"").unwrap();
+        got.clear();
+        assert_eq!(f.read_new(&mut |l| got.push(l.to_vec())).unwrap(), Progress::Appended);
+        assert_eq!(got, vec![b"{\"a\":3}".to_vec()]);
+        assert_eq!(f.read_new(&mut |_| panic!()).unwrap(), Progress::Unchanged);
+        std::fs::write(&path, "{}\n").unwrap();
+        assert_eq!(f.read_new(&mut |_| ()).unwrap(), Progress::Replaced);
+        std::fs::remove_file(&path).unwrap();
+        assert_eq!(f.read_new(&mut |_| ()).unwrap(), Progress::Missing);
+    }
+
+    #[test]
+    fn tail_skips_the_cut_first_line() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "{\"a\":\"xxxxxxxxxxxx\"}\n{\"a\":2}\n").unwrap();
+        let mut f = Follower::new(&path);
+        let mut got = Vec::new();
+        assert!(!f.read_tail(12, &mut |l| got.push(l.to_vec())).unwrap());
+        assert_eq!(got, vec![b"{\"a\":2}".to_vec()]);
+    }
+}

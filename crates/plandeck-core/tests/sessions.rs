@@ -1,0 +1,505 @@
+//! Sessions over the real fixtures, the demo, generated transcripts of every state and every kind
+//! of damage, appends seen by `apply`, and property tests of the line reader and record parsers.
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+
+use plandeck_core::agent::Agent;
+use plandeck_core::config::Roots;
+use plandeck_core::sessions::state::Facts;
+use plandeck_core::sessions::transcript::LineSplitter;
+use plandeck_core::sessions::{self, SessionIndex, SessionState, SessionSummary};
+use serde_json::json;
+use time::OffsetDateTime;
+
+const FIXTURES: &str = "/work/shared/fixtures";
+
+fn at(s: &str) -> OffsetDateTime {
+    OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap()
+}
+
+fn copy_dir(from: &Path, to: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for e in std::fs::read_dir(from).unwrap() {
+        let e = e.unwrap();
+        let dest = to.join(e.file_name());
+        if e.file_type().unwrap().is_dir() {
+            copy_dir(&e.path(), &dest);
+        } else {
+            std::fs::copy(e.path(), dest).unwrap();
+        }
+    }
+}
+
+fn find<'a>(list: &'a [SessionSummary], id_prefix: &str) -> &'a SessionSummary {
+    list.iter().find(|s| s.session_id.starts_with(id_prefix)).unwrap_or_else(|| panic!("no session {id_prefix}"))
+}
+
+fn fixture_home() -> Option<tempfile::TempDir> {
+    let base = Path::new(FIXTURES);
+    if !base.is_dir() {
+        eprintln!("fixtures not found at {FIXTURES}; skipped");
+        return None;
+    }
+    let home = tempfile::tempdir().unwrap();
+    copy_dir(&base.join("claude-code-2.1.328"), &home.path().join(".claude"));
+    copy_dir(&base.join("gemini-cli-0.61.0"), &home.path().join(".gemini"));
+    Some(home)
+}
+
+/// Fixtures: the two registry entries name pids that are not running here (they were recorded
+/// on another machine), so those sessions are `crashed`; every other session finished its turn
+/// (rejected, approved, cancelled with Esc) and is `ended` once the 10-minute window has passed,
+/// or `idle` right after.
+#[test]
+fn fixtures_get_the_states_their_readme_implies() {
+    let Some(home) = fixture_home() else { return };
+    let roots = Roots::under_home(home.path());
+    let mut index = SessionIndex::open(&roots);
+    index.set_now(Some(at("2026-11-23T01:00:00Z")));
+    let list = index.sessions();
+    assert_eq!(list.len(), 11, "{list:#?}");
+    for id in ["5fb53a48", "fecae38a"] {
+        assert_eq!(find(&list, id).state, SessionState::Crashed, "{id}");
+    }
+    for id in ["018bf6eb", "616b9e27", "8231d470", "a4242848", "e1acdfb1", "c76f8969", "cf0df6f8", "75bf76e3", "bfc1b571"] {
+        assert_eq!(find(&list, id).state, SessionState::Ended, "{id}");
+    }
+
+    let wt = find(&list, "fecae38a");
+    assert_eq!(wt.agent, Agent::Claude);
+    assert_eq!(wt.tmux_pane.as_deref(), Some("cc2:@0.%0"));
+    assert_eq!(wt.pid, Some(23452));
+    assert_eq!(wt.permission_mode.as_deref(), Some("plan"));
+    assert_eq!(wt.worktree, None, "the session left its worktree (worktreeSession: null)");
+    assert_eq!(wt.git_branch.as_deref(), Some("worktree-demo-wt"));
+    assert_eq!(wt.title.as_deref(), Some("plan pagination in worktree"));
+    assert!(wt.plan_path.as_deref().unwrap().ends_with(".claude/plans/plan-pagination-in-worktree-fluffy-wozniak.md"));
+    assert_eq!(wt.unreadable_lines, 0);
+    assert_eq!(find(&list, "8231d470").permission_mode.as_deref(), Some("default"), "plan mode left after approval");
+    assert_eq!(find(&list, "018bf6eb").title.as_deref(), Some("plan pagination six"), "the /clear echo is no title");
+
+    let g = find(&list, "c76f8969");
+    assert_eq!(g.agent, Agent::Gemini);
+    assert_eq!(g.cwd, "/home/dev/work/gemproj");
+    assert_eq!(g.title.as_deref(), Some("plan pagination for the api"));
+    assert!(g.plan_path.as_deref().unwrap().ends_with("tmp/gemproj/c76f8969-6e57-4aca-b93f-75bfc80d94ca/plans/pagination.md"));
+    assert_eq!(g.model.as_deref(), Some("gemini-3.8-flash"));
+
+    // Right after the recording, the Gemini sessions had just finished their turns.
+    index.set_now(Some(at("2026-11-22T12:33:00Z")));
+    let list = index.sessions();
+    for id in ["c76f8969", "cf0df6f8", "75bf76e3", "bfc1b571"] {
+        assert_eq!(find(&list, id).state, SessionState::Idle, "{id}");
+    }
+
+    let hints = index.worktree_hints();
+    let h = hints.iter().find(|h| h.session_id.starts_with("fecae38a")).unwrap();
+    assert_eq!(h.worktree_path.as_deref(), Some(Path::new("/home/dev/work/api/.claude/worktrees/demo-wt")));
+    assert_eq!(h.original_head_commit.as_deref(), Some("9b52f4195cc6ee84ae1da5579b4d863ecd4f6527"));
+    assert_eq!(h.original_branch.as_deref(), Some("main"));
+    assert!(!h.running);
+    assert_eq!(sessions::worktree_hints(&roots).len(), hints.len());
+}
+
+#[test]
+fn demo_sessions_get_sensible_states() {
+    let dir = tempfile::tempdir().unwrap();
+    let demo = plandeck_core::demo::create(dir.path()).unwrap();
+    let list = sessions::list(&demo.roots());
+    assert_eq!(list.len(), 4, "{list:#?}");
+    let waiting = find(&list, plandeck_core::demo::SESSION_WAITING);
+    assert_eq!(waiting.state, SessionState::WaitingForApproval);
+    assert_eq!(waiting.permission_mode.as_deref(), Some("plan"));
+    assert!(waiting.plan_path.as_deref().unwrap().ends_with("shop-pagination-brisk-otter.md"));
+    assert_eq!(waiting.pid, Some(std::process::id()));
+    assert!(list[0].state.needs_person() && list[1].state.needs_person(), "{list:#?}");
+    let wt = find(&list, plandeck_core::demo::SESSION_WORKTREE);
+    assert_eq!(wt.state, SessionState::Working);
+    assert!(wt.worktree.as_deref().unwrap().ends_with(".claude/worktrees/pagination"));
+    assert_eq!(wt.permission_mode.as_deref(), Some("acceptEdits"));
+    assert_eq!(find(&list, plandeck_core::demo::SESSION_GEMINI).state, SessionState::WaitingForApproval);
+    let codex = find(&list, plandeck_core::demo::SESSION_CODEX);
+    assert_eq!((codex.state, codex.permission_mode.as_deref()), (SessionState::Ended, Some("on-request")));
+    assert_eq!(codex.version.as_deref(), Some("0.50.0"));
+}
+
+// ---- generated transcripts ----
+
+struct Home {
+    _dir: tempfile::TempDir,
+    roots: Roots,
+}
+
+fn home() -> Home {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    Home { _dir: dir, roots }
+}
+
+fn ts(t: OffsetDateTime) -> String {
+    t.format(&time::format_description::well_known::Rfc3339).unwrap()
+}
+
+fn user(sid: &str, t: OffsetDateTime, text: &str) -> serde_json::Value {
+    json!({"type": "user", "sessionId": sid, "cwd": "/work/app", "gitBranch": "main", "version": "2.1.328",
+           "timestamp": ts(t), "slug": "gen-plan", "permissionMode": "default",
+           "message": {"role": "user", "content": text}})
+}
+
+fn tool_use(sid: &str, t: OffsetDateTime, id: &str, name: &str) -> serde_json::Value {
+    json!({"type": "assistant", "sessionId": sid, "cwd": "/work/app", "timestamp": ts(t),
+           "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "tool_use",
+           "content": [{"type": "tool_use", "id": id, "name": name, "input": {"plan": "# P", "planFilePath": "/nowhere/p.md"}}]}})
+}
+
+fn tool_result(sid: &str, t: OffsetDateTime, id: &str) -> serde_json::Value {
+    json!({"type": "user", "sessionId": sid, "timestamp": ts(t),
+           "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": "done"}]}})
+}
+
+fn answer(sid: &str, t: OffsetDateTime) -> serde_json::Value {
+    json!({"type": "assistant", "sessionId": sid, "timestamp": ts(t),
+           "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "end_turn", "content": [{"type": "text", "text": "Done."}]}})
+}
+
+fn transcript_path(roots: &Roots, sid: &str) -> PathBuf {
+    roots.claude.join("projects/-work-app").join(format!("{sid}.jsonl"))
+}
+
+fn write_transcript(roots: &Roots, sid: &str, records: &[serde_json::Value]) -> PathBuf {
+    let path = transcript_path(roots, sid);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(bytes).unwrap();
+}
+
+fn write_registry(roots: &Roots, pid: u32, sid: &str, status: &str) -> PathBuf {
+    let path = roots.claude.join(format!("sessions/{pid}.json"));
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    let v = json!({"pid": pid, "sessionId": sid, "cwd": "/work/app", "status": status, "tmux": "w:@1.%3",
+                   "name": "gen", "updatedAt": 0, "version": "2.1.328"});
+    std::fs::write(&path, v.to_string()).unwrap();
+    path
+}
+
+/// A pid that is certainly not running: a child that already exited and was reaped.
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+fn state_of(index: &SessionIndex, sid: &str) -> SessionState {
+    find(&index.sessions(), sid).state
+}
+
+#[test]
+fn generated_transcripts_get_each_state() {
+    let h = home();
+    let now = at("2026-06-01T12:00:00Z");
+    let min = time::Duration::minutes(1);
+    let r = &h.roots;
+    write_transcript(r, "s-approval", &[user("s-approval", now - 5 * min, "plan it"), tool_use("s-approval", now - 4 * min, "t1", "ExitPlanMode")]);
+    write_transcript(r, "s-question", &[user("s-question", now - 5 * min, "ask me"), tool_use("s-question", now - 4 * min, "t1", "AskUserQuestion")]);
+    write_transcript(r, "s-working", &[user("s-working", now - 2 * min, "edit"), tool_use("s-working", now - min, "t1", "Edit"), tool_result("s-working", now - min, "t1")]);
+    write_transcript(r, "s-idle", &[user("s-idle", now - 3 * min, "hi"), answer("s-idle", now - 2 * min)]);
+    write_transcript(r, "s-ended", &[user("s-ended", now - 300 * min, "hi"), answer("s-ended", now - 299 * min)]);
+    write_transcript(r, "s-unknown", &[user("s-unknown", now - 60 * min, "edit"), tool_use("s-unknown", now - 59 * min, "t1", "Bash")]);
+    write_transcript(r, "s-crashed", &[user("s-crashed", now - 60 * min, "edit")]);
+    write_registry(r, dead_pid(), "s-crashed", "busy");
+    write_transcript(r, "s-busy", &[user("s-busy", now - 600 * min, "edit")]);
+    write_registry(r, std::process::id(), "s-busy", "busy");
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    let list = index.sessions();
+    let expect = [
+        ("s-approval", SessionState::WaitingForApproval),
+        ("s-question", SessionState::WaitingForInput),
+        ("s-working", SessionState::Working),
+        ("s-idle", SessionState::Idle),
+        ("s-ended", SessionState::Ended),
+        ("s-unknown", SessionState::Unknown),
+        ("s-crashed", SessionState::Crashed),
+        ("s-busy", SessionState::Working),
+    ];
+    for (sid, state) in expect {
+        assert_eq!(find(&list, sid).state, state, "{sid}");
+    }
+    assert_eq!(list[0].session_id, "s-approval");
+    assert_eq!(list[1].session_id, "s-question");
+    assert_eq!(list.last().unwrap().session_id, "s-ended");
+    let busy = find(&list, "s-busy");
+    assert_eq!((busy.pid, busy.tmux_pane.as_deref()), (Some(std::process::id()), Some("w:@1.%3")));
+    // The unknown session carries its last activity for "no news since".
+    assert_eq!(find(&list, "s-unknown").last_activity.as_deref(), Some("2026-06-01T11:01:00Z"));
+}
+
+#[test]
+fn registry_only_session_and_tasks() {
+    let h = home();
+    let r = &h.roots;
+    write_registry(r, std::process::id(), "s-fresh", "idle");
+    let tasks = r.claude.join("tasks/s-fresh");
+    std::fs::create_dir_all(&tasks).unwrap();
+    for (i, status) in ["completed", "in_progress", "pending", "deleted"].iter().enumerate() {
+        std::fs::write(tasks.join(format!("{i}.json")), json!({"id": i.to_string(), "subject": "x", "status": status}).to_string()).unwrap();
+    }
+    std::fs::write(tasks.join(".lock"), "").unwrap();
+    let list = sessions::list(r);
+    assert_eq!(list.len(), 1);
+    assert_eq!(list[0].state, SessionState::Idle);
+    assert_eq!(list[0].transcript_path, None);
+    assert_eq!(list[0].tasks, Some(sessions::TaskProgress { done: 1, total: 3 }));
+}
+
+#[test]
+fn damaged_transcripts_are_counted_never_fatal() {
+    let h = home();
+    let r = &h.roots;
+    let now = at("2026-06-01T12:00:00Z");
+    let path = write_transcript(r, "s-dmg", &[user("s-dmg", now, "first prompt")]);
+    let mut bad = Vec::new();
+    bad.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"trunc\n"); // truncated record
+    bad.extend_from_slice(b"{\"type\":\"user\",\"cwd\":\"\xff\xfe\"}\n"); // invalid UTF-8
+    bad.extend_from_slice(b"\x00\x01\x02binary\n"); // binary
+    bad.extend_from_slice(format!("{}{}\n", tool_use("s-dmg", now, "g1", "Read"), tool_result("s-dmg", now, "g1")).as_bytes()); // glued, split
+    bad.extend_from_slice(b"{\"type\":\"user\",\"x\":\"cut{\"type\":\"user\"}\n"); // broken glue
+    bad.extend_from_slice(b"{\"type\":\"some-future-record\",\"x\":1}\n"); // unknown: ignored
+    append(&path, &bad);
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    let s = find(&index.sessions(), "s-dmg").clone();
+    assert_eq!(s.state, SessionState::Working);
+    assert_eq!(s.unreadable_lines, 4, "truncated, invalid UTF-8, binary, broken glue");
+    assert_eq!(s.title.as_deref(), Some("first prompt"));
+
+    // Appended: one line over the 8 MiB cap, then a good record, then half a record.
+    let mut bad = Vec::new();
+    let mut huge = b"{\"type\":\"user\",\"pad\":\"".to_vec();
+    huge.resize(9 << 20, b'a');
+    huge.extend_from_slice(b"\"}\n");
+    bad.extend_from_slice(&huge);
+    bad.extend_from_slice(format!("{}\n", tool_use("s-dmg", now, "t9", "ExitPlanMode")).as_bytes());
+    bad.extend_from_slice(b"{\"type\":\"user\",\"unterminated"); // waits for its newline
+    append(&path, &bad);
+    assert!(index.apply(std::slice::from_ref(&path)));
+    let s = find(&index.sessions(), "s-dmg").clone();
+    assert_eq!(s.state, SessionState::WaitingForApproval);
+    assert_eq!(s.unreadable_lines, 5, "and the overlong line");
+
+    // Cold, the big file is read from its tail only: the damage before it is not seen.
+    let cold = SessionIndex::open(r);
+    assert_eq!(find(&cold.sessions(), "s-dmg").title.as_deref(), Some("first prompt"));
+
+    // A missing / unreadable folder is no error.
+    let mut r2 = r.clone();
+    r2.claude = PathBuf::from("/nonexistent/claude");
+    assert!(sessions::list(&r2).is_empty());
+}
+
+#[test]
+fn apply_reads_only_appended_bytes_and_follows_changes() {
+    let h = home();
+    let r = &h.roots;
+    let now = at("2026-06-01T12:00:00Z");
+    let min = time::Duration::minutes(1);
+    let path = write_transcript(r, "s-live", &[user("s-live", now - 2 * min, "plan it")]);
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    assert_eq!(state_of(&index, "s-live"), SessionState::Working);
+    assert!(index.watch_roots().iter().any(|p| p.ends_with(".claude/projects")));
+
+    // Damage the bytes already read, in place: re-reading them would count unreadable lines.
+    let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
+    f.write_all(b"XXXX").unwrap();
+    drop(f);
+
+    // A record in two writes: the first half waits for its newline.
+    let rec = format!("{}\n", tool_use("s-live", now - min, "t1", "ExitPlanMode"));
+    let (a, b) = rec.as_bytes().split_at(rec.len() / 2);
+    append(&path, a);
+    assert!(!index.apply(std::slice::from_ref(&path)), "half a record changes nothing");
+    append(&path, b);
+    assert!(index.apply(std::slice::from_ref(&path)));
+    let s = find(&index.sessions(), "s-live").clone();
+    assert_eq!(s.state, SessionState::WaitingForApproval);
+    assert_eq!(s.unreadable_lines, 0, "old bytes were not read again");
+    assert!(!index.apply(std::slice::from_ref(&path)), "nothing new");
+
+    append(&path, format!("{}\n{}\n", tool_result("s-live", now, "t1"), answer("s-live", now)).as_bytes());
+    assert!(index.apply(std::slice::from_ref(&path)));
+    assert_eq!(state_of(&index, "s-live"), SessionState::Idle);
+
+    // A new transcript appears, one is replaced by a shorter file, one is deleted.
+    let other = write_transcript(r, "s-new", &[user("s-new", now, "new one")]);
+    assert!(index.apply(std::slice::from_ref(&other)));
+    assert_eq!(state_of(&index, "s-new"), SessionState::Working);
+    std::fs::write(&path, format!("{}\n", tool_use("s-live", now, "t2", "ExitPlanMode"))).unwrap();
+    assert!(index.apply(std::slice::from_ref(&path)));
+    assert_eq!(state_of(&index, "s-live"), SessionState::WaitingForApproval);
+    std::fs::remove_file(&other).unwrap();
+    assert!(index.apply(std::slice::from_ref(&other)));
+    assert!(index.sessions().iter().all(|s| s.session_id != "s-new"));
+
+    // Registry appears (live, waiting) and goes away.
+    let reg = write_registry(r, std::process::id(), "s-live", "waiting");
+    assert!(index.apply(std::slice::from_ref(&reg)));
+    assert_eq!(find(&index.sessions(), "s-live").pid, Some(std::process::id()));
+    std::fs::remove_file(&reg).unwrap();
+    assert!(index.apply(&[reg]));
+    assert_eq!(find(&index.sessions(), "s-live").pid, None);
+
+    // A new project folder reported as a folder.
+    let dir = r.claude.join("projects/-work-other");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(dir.join("s-dir.jsonl"), format!("{}\n", user("s-dir", now, "x"))).unwrap();
+    assert!(index.apply(&[dir]));
+    assert_eq!(state_of(&index, "s-dir"), SessionState::Working);
+}
+
+#[test]
+fn gemini_and_codex_appends() {
+    let h = home();
+    let r = &h.roots;
+    let now = at("2026-06-01T12:00:00Z");
+    let chat = r.gemini.join("tmp/proj/chats/session-2026-06-01T11-59-abcd1234.jsonl");
+    std::fs::create_dir_all(chat.parent().unwrap()).unwrap();
+    std::fs::write(r.gemini.join("tmp/proj/.project_root"), "/work/proj").unwrap();
+    std::fs::write(&chat, format!("{}\n", json!({"sessionId": "abcd1234-0000", "projectHash": "h", "startTime": "2026-06-01T11:59:00Z", "kind": "main"}))).unwrap();
+    let rollout = r.codex.join("sessions/2026/06/01/rollout-2026-06-01T11-58-00-cx1.jsonl");
+    std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
+    std::fs::write(&rollout, format!("{}\n", json!({"timestamp": "2026-06-01T11:58:00Z", "type": "session_meta", "payload": {"id": "cx1", "cwd": "/work/c", "cli_version": "0.50.0"}}))).unwrap();
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    assert_eq!(find(&index.sessions(), "abcd1234").cwd, "/work/proj");
+    append(&chat, format!("{}\n", json!({"id": "m1", "timestamp": "2026-06-01T11:59:30Z", "type": "gemini", "content": "",
+        "toolCalls": [{"id": "c1", "name": "exit_plan_mode", "args": {"plan_filename": "p.md"}}]})).as_bytes());
+    append(&rollout, format!("{}\n", json!({"timestamp": "2026-06-01T11:59:00Z", "type": "event_msg", "payload": {"type": "task_complete"}})).as_bytes());
+    assert!(index.apply(&[chat.clone(), rollout.clone()]));
+    let list = index.sessions();
+    let g = find(&list, "abcd1234");
+    assert_eq!(g.state, SessionState::WaitingForApproval);
+    assert!(g.plan_path.as_deref().unwrap().ends_with("tmp/proj/abcd1234-0000/plans/p.md"));
+    assert_eq!(find(&list, "cx1").state, SessionState::Idle);
+}
+
+// ---- properties ----
+
+use proptest::prelude::*;
+
+fn fold_chunks(agent: Agent, bytes: &[u8], cuts: &[usize], cap: usize) -> Facts {
+    let mut facts = Facts::default();
+    let mut splitter = LineSplitter::with_cap(cap);
+    let mut points: Vec<usize> = cuts.iter().map(|c| c % (bytes.len() + 1)).collect();
+    points.sort_unstable();
+    let mut from = 0;
+    for p in points.into_iter().chain(std::iter::once(bytes.len())) {
+        splitter.feed(&bytes[from..p], &mut |l| sessions::feed_line(agent, &mut facts, l));
+        from = p;
+    }
+    facts.unreadable += splitter.overlong;
+    facts
+}
+
+fn record_strategy() -> impl Strategy<Value = String> {
+    let id = "[a-c][0-9]";
+    let text = "[ a-zé\"\\\\<\\[]{0,20}";
+    prop_oneof![
+        (text).prop_map(|t| json!({"type": "user", "timestamp": "2026-01-01T00:00:01Z", "cwd": "/w", "message": {"content": t}}).to_string()),
+        (id, prop_oneof![Just("ExitPlanMode"), Just("AskUserQuestion"), Just("Bash")]).prop_map(|(i, n)| json!({"type": "assistant",
+            "timestamp": "2026-01-01T00:00:02Z", "message": {"content": [{"type": "tool_use", "id": i, "name": n, "input": {"planFilePath": "/p.md"}}]}}).to_string()),
+        id.prop_map(|i| json!({"type": "user", "message": {"content": [{"type": "tool_result", "tool_use_id": i, "content": [{"type": "text", "text": "x"}]}]}}).to_string()),
+        prop_oneof![Just("plan"), Just("default"), Just("acceptEdits")].prop_map(|m| json!({"type": "permission-mode", "permissionMode": m}).to_string()),
+        Just(json!({"type": "worktree-state", "worktreeSession": null}).to_string()),
+        Just(json!({"type": "system", "subtype": "turn_duration", "timestamp": "2026-01-01T00:00:03Z"}).to_string()),
+        (id).prop_map(|i| json!({"id": i, "timestamp": "2026-01-01T00:00:04Z", "type": "gemini", "content": "",
+            "toolCalls": [{"id": i, "name": "exit_plan_mode", "args": {"plan_filename": "p.md"}}]}).to_string()),
+        (id).prop_map(|i| json!({"id": "u", "type": "user", "content": [{"functionResponse": {"id": i}}]}).to_string()),
+        Just(json!({"timestamp": "2026-01-01T00:00:05Z", "type": "event_msg", "payload": {"type": "task_complete"}}).to_string()),
+        "[{}\\[\\]\",:a-z0-9 ]{0,30}",
+    ]
+}
+
+proptest! {
+    #![proptest_config(ProptestConfig { cases: 256, ..ProptestConfig::default() })]
+
+    /// Arbitrary bytes in arbitrary chunks: no panic, and the same facts as one whole read.
+    #[test]
+    fn arbitrary_bytes_never_panic(bytes in proptest::collection::vec(any::<u8>(), 0..2048),
+                                   cuts in proptest::collection::vec(any::<usize>(), 0..8),
+                                   cap in 8usize..512) {
+        for agent in [Agent::Claude, Agent::Gemini, Agent::Codex] {
+            let whole = fold_chunks(agent, &bytes, &[], cap);
+            let split = fold_chunks(agent, &bytes, &cuts, cap);
+            prop_assert_eq!(whole, split);
+        }
+    }
+
+    /// Valid records (and some junk lines) split anywhere: the same facts as a whole read.
+    #[test]
+    fn arbitrary_splits_of_records_read_the_same(records in proptest::collection::vec(record_strategy(), 0..24),
+                                                 cuts in proptest::collection::vec(any::<usize>(), 0..12),
+                                                 glue in any::<bool>()) {
+        let sep = if glue { "" } else { "\n" };
+        let mut text = records.join(sep);
+        text.push('\n');
+        for agent in [Agent::Claude, Agent::Gemini, Agent::Codex] {
+            let whole = fold_chunks(agent, text.as_bytes(), &[], 1 << 20);
+            let split = fold_chunks(agent, text.as_bytes(), &cuts, 1 << 20);
+            prop_assert_eq!(whole, split);
+        }
+    }
+}
+
+/// The kept corpus of nasty inputs (tests/corpus/sessions): every file through every parser.
+#[test]
+fn corpus_never_panics() {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/corpus/sessions");
+    let mut n = 0;
+    for e in std::fs::read_dir(&dir).unwrap() {
+        let bytes = std::fs::read(e.unwrap().path()).unwrap();
+        for agent in [Agent::Claude, Agent::Gemini, Agent::Codex] {
+            let whole = fold_chunks(agent, &bytes, &[], 4096);
+            let split = fold_chunks(agent, &bytes, &[1, 7, 100, 1000], 4096);
+            assert_eq!(whole, split);
+        }
+        n += 1;
+    }
+    assert!(n >= 5);
+}
+
+#[test]
+fn subagent_transcripts_count_as_the_session_activity() {
+    let h = home();
+    let r = &h.roots;
+    let now = at("2026-06-01T12:00:00Z");
+    let min = time::Duration::minutes(1);
+    let path = write_transcript(r, "s-parent", &[user("s-parent", now - 30 * min, "explore"), tool_use("s-parent", now - 29 * min, "t1", "Task")]);
+    let sub = path.with_file_name("s-parent/subagents/agent-a1.jsonl");
+    std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
+    std::fs::write(&sub, format!("{}\n", json!({"type": "assistant", "isSidechain": true, "timestamp": ts(now - 2 * min), "message": {"content": "x"}}))).unwrap();
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(now));
+    let s = index.session("s-parent").unwrap();
+    assert_eq!((s.state, s.last_activity.as_deref()), (SessionState::Working, Some("2026-06-01T11:58:00Z")));
+    append(&sub, format!("{}\n", json!({"type": "user", "isSidechain": true, "timestamp": ts(now - min), "message": {"content": "y"}})).as_bytes());
+    assert!(index.apply(std::slice::from_ref(&sub)));
+    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T11:59:00Z"));
+    // A new subagent transcript reported later is picked up too.
+    let sub2 = path.with_file_name("s-parent/subagents/agent-b2.jsonl");
+    std::fs::write(&sub2, format!("{}\n", json!({"type": "assistant", "timestamp": ts(now), "message": {"content": "z"}}))).unwrap();
+    assert!(index.apply(std::slice::from_ref(&sub2)));
+    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T12:00:00Z"));
+    // Replacing the parent re-reads it, subagents included, without stale indices.
+    std::fs::write(&path, format!("{}\n", answer("s-parent", now))).unwrap();
+    index.apply(std::slice::from_ref(&path));
+    assert_eq!(index.session("s-parent").unwrap().state, SessionState::Idle);
+    assert!(!index.apply(&[sub.clone(), sub2.clone()]));
+}
