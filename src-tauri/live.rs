@@ -100,7 +100,7 @@ pub fn start(app: &AppHandle) {
             return;
         }
         let changed = match lock(&tick_sessions).as_mut() {
-            Some(index) => index.apply(&[]),
+            Some(index) => index.tick(),
             None => false,
         };
         if changed {

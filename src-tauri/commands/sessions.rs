@@ -16,7 +16,9 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSumm
     blocking(move || {
         let mut slot = lock(&sessions);
         let index = slot.get_or_insert_with(|| SessionIndex::open(&roots));
-        Ok(index.sessions())
+        let mut list = index.sessions();
+        plandeck_core::sessions::mark_gate_requests(&mut list, &plandeck_core::gate::pending(&roots));
+        Ok(list)
     })
     .await
 }

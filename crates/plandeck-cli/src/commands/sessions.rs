@@ -37,7 +37,8 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut dyn Write) -> Result<i32
     let roots = ctx.roots()?;
     match args.command {
         SessionsCommand::List { json } => {
-            let list = sessions::list(&roots);
+            let mut list = sessions::list(&roots);
+            sessions::mark_gate_requests(&mut list, &plandeck_core::gate::pending(&roots));
             if json {
                 print_json(out, &list)?;
             } else {

@@ -149,3 +149,14 @@ impl From<SessionsError> for crate::ipc::IpcError {
 pub(crate) fn ts_declarations() -> Vec<String> {
     vec![<SessionState as TS>::decl(), <TaskProgress as TS>::decl(), <SessionSummary as TS>::decl()]
 }
+
+/// Marks sessions that have a plan waiting in the gate as `waiting_for_approval`: a hook filed
+/// the request before the transcript shows the `ExitPlanMode` call (Claude Code writes it after
+/// the hook runs), and for Gemini CLI the request is the only sign.
+pub fn mark_gate_requests(sessions: &mut [SessionSummary], pending: &[crate::gate::GateRequest]) {
+    for s in sessions.iter_mut() {
+        if pending.iter().any(|r| r.session_id == s.session_id && r.agent == s.agent) {
+            s.state = SessionState::WaitingForApproval;
+        }
+    }
+}
