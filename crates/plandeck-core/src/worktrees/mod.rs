@@ -35,7 +35,7 @@ pub use keep::{is_kept, keep, unkeep};
 pub use list::{list, watch_paths};
 pub use remove::{remove, remove_clean, removal_preview};
 pub use status::{changed_files, ChangedFile, ChangedFiles};
-pub use unmerged::{resolve_base, unmerged_commits, Base};
+pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 
 /// One worktree of a repository, as `git worktree list` shows it, with what removing it would lose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
