@@ -76,7 +76,7 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
     // Repository is not Sync, hence the second handle.
     let scan_top = top.clone();
     let (staged, unstaged) =
-        rayon::join(|| { let t = std::time::Instant::now(); let r = open().and_then(|r| staged_changes(&r)); if std::env::var_os("PD_TRACE").is_some() { eprintln!("staged {:?}", t.elapsed()); } r }, move || worktree_changes(&repo, &scan_top));
+        rayon::join(|| open().and_then(|r| staged_changes(&r)), move || worktree_changes(&repo, &scan_top));
     let staged = staged?;
     let (unstaged, untracked) = unstaged?;
 
@@ -229,9 +229,7 @@ struct Scan<'a> {
 fn worktree_changes(repo: &Repository, top: &Path) -> Result<(Vec<(Vec<u8>, char)>, Vec<Vec<u8>>), WorktreeError> {
     let git_dir = repo.path().to_owned();
     let index = repo.index().map_err(WorktreeError::git(&git_dir))?;
-    let t = std::time::Instant::now();
     let entries: Vec<IndexEntry> = index.iter().collect();
-    if std::env::var_os("PD_TRACE").is_some() { eprintln!("index {:?}", t.elapsed()); }
     let config = repo.config().map_err(WorktreeError::git(&git_dir))?;
     let autocrlf = config.get_string("core.autocrlf").map(|v| v != "false").unwrap_or(false)
         || config.get_bool("core.autocrlf").unwrap_or(false);
@@ -248,26 +246,20 @@ fn worktree_changes(repo: &Repository, top: &Path) -> Result<(Vec<(Vec<u8>, char
 
     let (verdicts, untracked_candidates) = rayon::join(
         || {
-            let t = std::time::Instant::now();
-            let r = entries
+            entries
                 .par_iter()
                 .filter_map(|e| match scan.check(e) {
                     Verdict::Clean => None,
                     v => Some((e.path.clone(), v)),
                 })
-                .collect::<Vec<_>>();
-            if std::env::var_os("PD_TRACE").is_some() { eprintln!("stat {:?} suspects {}", t.elapsed(), r.len()); }
-            r
+                .collect::<Vec<_>>()
         },
         || {
             let mut tracked: Vec<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
             // The index is sorted by path already; sorting again is cheap and makes the binary
             // searches below correct whatever libgit2 hands back.
-            let t = std::time::Instant::now();
             tracked.par_sort_unstable();
-            let r = walk(top, &tracked, Vec::new());
-            if std::env::var_os("PD_TRACE").is_some() { eprintln!("walk {:?}", t.elapsed()); }
-            r
+            walk(top, &tracked, Vec::new())
         },
     );
 
