@@ -1,12 +1,15 @@
-//! `plandeck worktrees list|remove|keep`. (Being built: issue 7.)
+//! `plandeck worktrees list|remove|keep`: agent worktrees with what removing them would lose.
 
 use std::io::Write;
+use std::collections::BTreeMap;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
-use crate::Context;
+use plandeck_core::worktrees::{self, WorktreeSummary};
+
+use crate::{print_json, Context};
 
 #[derive(Debug, Args)]
 pub struct WorktreesArgs {
@@ -52,6 +55,94 @@ impl WorktreesArgs {
     }
 }
 
-pub fn run(_ctx: &Context, _args: WorktreesArgs, _out: &mut dyn Write) -> Result<i32, IpcError> {
-    Err(IpcError::new(ErrorKind::Internal, "not built yet"))
+pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    match args.command {
+        WorktreesCommand::List { repo, json } => {
+            let list = worktrees::list(&roots, repo.as_deref())?;
+            if json {
+                print_json(out, &list)?;
+            } else {
+                print_list(out, &list)?;
+            }
+        }
+        WorktreesCommand::Remove { path, discard, json } => {
+            let outcome = worktrees::remove(&roots, &path, discard)?;
+            if json {
+                print_json(out, &outcome)?;
+            } else {
+                let mut text = format!("Removed {}.", path.display());
+                if let Some(b) = &outcome.branch_deleted {
+                    text.push_str(&format!(" Deleted branch {b}."));
+                }
+                if let Some(r) = &outcome.archive_ref {
+                    text.push_str(&format!("\nIts commits are saved under {r} (restore: git branch <name> {r})."));
+                }
+                if let Some(t) = &outcome.tmux_session_killed {
+                    text.push_str(&format!("\nKilled tmux session {t}."));
+                }
+                line(out, &text)?;
+            }
+        }
+        WorktreesCommand::Keep { path, json } => {
+            worktrees::keep(&roots, &path)?;
+            if json {
+                print_json(out, &serde_json::json!({ "kept": path }))?;
+            } else {
+                line(out, &format!("Keeping {}.", path.display()))?;
+            }
+        }
+    }
+    Ok(0)
+}
+
+fn line(out: &mut dyn Write, text: &str) -> Result<(), IpcError> {
+    writeln!(out, "{text}").map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
+}
+
+/// Grouped by repository: one line per worktree with its branch and what removing it would lose.
+fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcError> {
+    if list.is_empty() {
+        return line(out, "No worktrees: no session worked in a repository yet (add one with extraRepos in settings.json).");
+    }
+    let mut by_repo: BTreeMap<&str, Vec<&WorktreeSummary>> = BTreeMap::new();
+    for w in list {
+        by_repo.entry(w.repo.as_str()).or_default().push(w);
+    }
+    for (repo, items) in by_repo {
+        line(out, repo)?;
+        for w in items {
+            let branch = w.branch.clone().unwrap_or_else(|| match &w.head {
+                Some(h) => format!("(detached {})", &h[..h.len().min(10)]),
+                None => "(none)".to_owned(),
+            });
+            let mut state = Vec::new();
+            if w.is_main {
+                state.push("main".to_owned());
+            }
+            if let Some(p) = &w.problem {
+                state.push(format!("problem: {p}"));
+            } else {
+                state.push(if w.changed_files == 0 { "clean".to_owned() } else { format!("{} changed", w.changed_files) });
+                state.push(match (w.unmerged_commits, &w.base_name) {
+                    (Some(n), Some(b)) => format!("{n} unmerged vs {b}"),
+                    _ => "base unknown".to_owned(),
+                });
+            }
+            if w.locked {
+                state.push(match &w.lock_reason {
+                    Some(r) => format!("locked ({r})"),
+                    None => "locked".to_owned(),
+                });
+            }
+            if w.kept {
+                state.push("kept".to_owned());
+            }
+            if let Some(s) = &w.session_id {
+                state.push(format!("session {s}"));
+            }
+            line(out, &format!("  {branch:<24} {}  {}", w.path, state.join(", ")))?;
+        }
+    }
+    Ok(())
 }

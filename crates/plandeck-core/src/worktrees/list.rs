@@ -1,0 +1,295 @@
+//! Listing: the repositories seen in sessions (plus `extra_repos`), every worktree of each (like
+//! `git worktree list`), each summarised with its counts. A repository that cannot be read becomes
+//! an entry with a `problem`, never a failure of the whole list.
+
+use std::collections::{BTreeMap, HashMap, HashSet};
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicU64, Ordering};
+
+use git2::{Repository, WorktreeLockStatus};
+use rayon::prelude::*;
+
+use super::{canonical, keep, path_text, status, unmerged, WorktreeError, WorktreeSummary};
+use crate::config::Roots;
+use crate::sessions::{worktree_hints, WorktreeHint};
+
+/// A worktree as git records it, before anything is counted.
+#[derive(Debug, Clone)]
+pub(crate) struct Found {
+    /// The repository's display folder: the main worktree (or the common dir when bare).
+    pub repo: PathBuf,
+    pub common_dir: PathBuf,
+    /// The folder as git records it.
+    pub path: PathBuf,
+    /// The linked worktree's name under `<common>/worktrees/`; none for the main worktree.
+    pub name: Option<String>,
+    pub is_main: bool,
+    pub locked: Option<Option<String>>,
+    pub prunable: bool,
+}
+
+/// The sessions that work in a worktree, for its summary and its refusals.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Sessions {
+    pub session_id: Option<String>,
+    pub running: Option<String>,
+    pub original_head: Option<String>,
+}
+
+/// Every worktree of every repository seen in sessions plus `roots.extra_repos` (or only of
+/// `repo`), each summarised. Unreadable repositories are entries with a `problem`.
+pub fn list(roots: &Roots, repo: Option<&Path>) -> Result<Vec<WorktreeSummary>, WorktreeError> {
+    let hints = worktree_hints(roots);
+    let kept = keep::kept_set(roots)?;
+    let (found, mut problems) = match repo {
+        Some(repo) => {
+            let common = common_dir_of(repo)?;
+            (worktrees_of(&common)?, Vec::new())
+        }
+        None => find_all(roots, &hints),
+    };
+    let sessions = assign_sessions(&found, &hints);
+    let mut out: Vec<WorktreeSummary> =
+        found.par_iter().zip(sessions.par_iter()).map(|(f, s)| summarize(f, s, &kept, true)).collect();
+    out.append(&mut problems);
+    Ok(out)
+}
+
+/// The git common dir of the repository holding `path` (a worktree of it, or any folder inside).
+pub(crate) fn common_dir_of(path: &Path) -> Result<PathBuf, WorktreeError> {
+    let repo = Repository::discover(path).map_err(|source| WorktreeError::NotARepo { path: path.to_owned(), source })?;
+    Ok(canonical(repo.commondir()))
+}
+
+/// Every repository's worktrees, and problem entries for repositories that cannot be read.
+pub(crate) fn find_all(roots: &Roots, hints: &[WorktreeHint]) -> (Vec<Found>, Vec<WorktreeSummary>) {
+    let mut commons: BTreeMap<PathBuf, ()> = BTreeMap::new();
+    let mut problems = Vec::new();
+    for hint in hints {
+        let at = hint.worktree_path.as_deref().filter(|p| p.exists()).unwrap_or(&hint.cwd);
+        // A session folder that is not (or no longer) a repository is ordinary: skip it quietly.
+        if let Ok(common) = common_dir_of(at) {
+            commons.insert(common, ());
+        }
+    }
+    for extra in &roots.extra_repos {
+        match common_dir_of(extra) {
+            Ok(common) => {
+                commons.insert(common, ());
+            }
+            Err(e) => problems.push(problem_entry(extra, &e.to_string())),
+        }
+    }
+    let mut found = Vec::new();
+    for common in commons.keys() {
+        match worktrees_of(common) {
+            Ok(mut f) => found.append(&mut f),
+            Err(e) => problems.push(problem_entry(common, &e.to_string())),
+        }
+    }
+    (found, problems)
+}
+
+fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
+    WorktreeSummary {
+        repo: path_text(path),
+        path: path_text(path),
+        branch: None,
+        head: None,
+        base: None,
+        base_name: None,
+        changed_files: 0,
+        unmerged_commits: None,
+        locked: false,
+        lock_reason: None,
+        is_main: false,
+        prunable: false,
+        size_bytes: None,
+        session_id: None,
+        kept: false,
+        problem: Some(problem.to_owned()),
+    }
+}
+
+/// The main worktree and every linked one of the repository whose common dir is `common`.
+pub(crate) fn worktrees_of(common: &Path) -> Result<Vec<Found>, WorktreeError> {
+    let repo = Repository::open(common).map_err(|source| WorktreeError::NotARepo { path: common.to_owned(), source })?;
+    let main = repo.workdir().map(canonical);
+    let display = main.clone().unwrap_or_else(|| common.to_owned());
+    let mut out = Vec::new();
+    if let Some(main) = main {
+        out.push(Found {
+            repo: display.clone(),
+            common_dir: common.to_owned(),
+            path: main,
+            name: None,
+            is_main: true,
+            locked: None,
+            prunable: false,
+        });
+    }
+    let names = repo.worktrees().map_err(WorktreeError::git(common))?;
+    for name in names.iter().flatten() {
+        let wt = match repo.find_worktree(name) {
+            Ok(wt) => wt,
+            Err(e) => {
+                tracing::warn!(repo = %common.display(), name, "unreadable worktree metadata: {e}");
+                continue;
+            }
+        };
+        let locked = match wt.is_locked() {
+            Ok(WorktreeLockStatus::Locked(reason)) => Some(reason),
+            _ => None,
+        };
+        let path = wt.path();
+        let prunable = !path.exists() || wt.validate().is_err();
+        out.push(Found {
+            repo: display.clone(),
+            common_dir: common.to_owned(),
+            // Not canonicalised: a worktree folder replaced by a symlink must stay visible as such.
+            path: if path.is_absolute() { path.components().collect() } else { common.join(path) },
+            name: Some(name.to_owned()),
+            is_main: false,
+            locked,
+            prunable,
+        });
+    }
+    Ok(out)
+}
+
+/// The sessions working in each of `all` (same order): a hint whose `worktree_path` is the worktree,
+/// or whose cwd is inside it and not inside a deeper worktree of the list.
+pub(crate) fn assign_sessions(all: &[Found], hints: &[WorktreeHint]) -> Vec<Sessions> {
+    let paths: Vec<PathBuf> = all.iter().map(|w| canonical(&w.path)).collect();
+    let mut out = vec![Sessions::default(); all.len()];
+    for hint in hints {
+        let at = canonical(hint.worktree_path.as_deref().unwrap_or(&hint.cwd));
+        let best = (0..paths.len()).filter(|&i| at.starts_with(&paths[i])).max_by_key(|&i| paths[i].as_os_str().len());
+        let Some(i) = best else { continue };
+        let s = &mut out[i];
+        if hint.worktree_path.is_some() && hint.original_head_commit.is_some() {
+            s.original_head = hint.original_head_commit.clone();
+        }
+        if hint.running {
+            s.running = Some(hint.session_id.clone());
+            s.session_id = Some(hint.session_id.clone());
+        } else if s.running.is_none() {
+            s.session_id = Some(hint.session_id.clone());
+        }
+    }
+    out
+}
+
+/// Counts everything about one worktree. Failures become the `problem`.
+pub(crate) fn summarize(f: &Found, sessions: &Sessions, kept: &HashSet<PathBuf>, with_size: bool) -> WorktreeSummary {
+    let mut s = problem_entry(&f.path, "");
+    s.problem = None;
+    s.repo = path_text(&f.repo);
+    s.is_main = f.is_main;
+    s.locked = f.locked.is_some();
+    s.lock_reason = f.locked.clone().flatten().filter(|r| !r.is_empty());
+    s.prunable = f.prunable;
+    s.session_id = sessions.session_id.clone();
+    s.kept = kept.contains(&canonical(&f.path));
+    if f.prunable {
+        s.problem = Some("the folder is gone; git still records the worktree (prunable)".to_owned());
+        return s;
+    }
+    let repo = match Repository::open(&f.path) {
+        Ok(r) => r,
+        Err(e) => {
+            s.problem = Some(format!("cannot open the worktree: {}", e.message()));
+            return s;
+        }
+    };
+    let head = repo.head().ok();
+    s.branch = head.as_ref().filter(|h| h.is_branch()).and_then(|h| h.shorthand().map(str::to_owned));
+    if s.branch.is_none() {
+        // An unborn branch has no HEAD commit but still has a name.
+        if let Ok(r) = repo.find_reference("HEAD") {
+            s.branch = r.symbolic_target().and_then(|t| t.strip_prefix("refs/heads/")).map(str::to_owned);
+        }
+    }
+    let head_id = head.as_ref().and_then(|h| h.target());
+    s.head = head_id.map(|id| id.to_string());
+    if let Some(base) = unmerged::resolve_base(&repo, s.branch.as_deref(), sessions.original_head.as_deref()) {
+        s.base = Some(base.id.to_string());
+        s.base_name = Some(base.name);
+        s.unmerged_commits = match head_id {
+            Some(head) => match unmerged::count_unmerged(&repo, head, base.id) {
+                Ok(n) => Some(n),
+                Err(e) => {
+                    s.problem = Some(format!("cannot count unmerged commits: {}", e.message()));
+                    None
+                }
+            },
+            None => Some(0),
+        };
+    }
+    match status::changed_files(&f.path) {
+        Ok(c) => s.changed_files = c.count(),
+        Err(e) => s.problem = Some(format!("cannot read changed files: {e}")),
+    }
+    if with_size {
+        s.size_bytes = dir_size(&f.path);
+    }
+    s
+}
+
+const SIZE_ENTRY_CAP: u64 = 2_000_000;
+
+/// Bytes on disk under `dir`, `.git` excluded, walked in parallel; none past 2 million entries
+/// (a size that slow to measure is not worth the wait).
+fn dir_size(dir: &Path) -> Option<u64> {
+    let entries = AtomicU64::new(0);
+    fn walk(dir: &Path, entries: &AtomicU64) -> Option<u64> {
+        let read = std::fs::read_dir(dir).ok()?;
+        let mut total = 0u64;
+        let mut subdirs = Vec::new();
+        for entry in read.flatten() {
+            if entries.fetch_add(1, Ordering::Relaxed) > SIZE_ENTRY_CAP {
+                return None;
+            }
+            if entry.file_name() == ".git" {
+                continue;
+            }
+            let Ok(meta) = entry.metadata() else { continue };
+            if meta.is_dir() {
+                subdirs.push(entry.path());
+            } else {
+                use std::os::unix::fs::MetadataExt;
+                total += meta.blocks() * 512;
+            }
+        }
+        let nested: Option<Vec<u64>> = subdirs.par_iter().map(|d| walk(d, entries)).collect();
+        Some(total + nested?.into_iter().sum::<u64>())
+    }
+    walk(dir, &entries)
+}
+
+/// What the shell should watch to keep the counts live: each worktree folder, its git dir and the
+/// repository's common dir (for refs). The watcher should skip `objects/` churn under git dirs.
+pub fn watch_paths(list: &[WorktreeSummary]) -> Vec<PathBuf> {
+    let mut out: Vec<PathBuf> = Vec::new();
+    let mut seen: HashSet<PathBuf> = HashSet::new();
+    let mut push = |p: PathBuf, out: &mut Vec<PathBuf>| {
+        if seen.insert(p.clone()) {
+            out.push(p);
+        }
+    };
+    let mut git_dirs: HashMap<String, ()> = HashMap::new();
+    for s in list {
+        let path = PathBuf::from(&s.path);
+        if !path.is_dir() {
+            continue;
+        }
+        push(path.clone(), &mut out);
+        if let Ok(repo) = Repository::open(&path) {
+            push(canonical(repo.path()), &mut out);
+            if git_dirs.insert(s.repo.clone(), ()).is_none() {
+                push(canonical(repo.commondir()), &mut out);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,443 @@
+//! Tests on real temporary repositories: built with git2 (fixed signature and time), checked with
+//! the git CLI.
+
+use std::collections::BTreeSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+use git2::{Repository, Signature, Time, WorktreeAddOptions};
+
+use super::*;
+use crate::config::Roots;
+
+fn sig() -> Signature<'static> {
+    Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap()
+}
+
+fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_OPTIONAL_LOCKS", "0")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    String::from_utf8(out.stdout).unwrap()
+}
+
+fn write(path: &Path, text: &str) {
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(path, text).unwrap();
+}
+
+/// Stages everything under the workdir (like `git add -A`) and commits on HEAD.
+fn commit_all(repo: &Repository, msg: &str) -> git2::Oid {
+    let mut index = repo.index().unwrap();
+    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None).unwrap();
+    index.update_all(["*"], None).unwrap();
+    index.write().unwrap();
+    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
+    let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
+    let parents: Vec<&git2::Commit> = parents.iter().collect();
+    repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents).unwrap()
+}
+
+/// A repository on `main` with a few files and one commit.
+fn new_repo(dir: &Path) -> Repository {
+    let mut opts = git2::RepositoryInitOptions::new();
+    opts.initial_head("main");
+    let repo = Repository::init_opts(dir, &opts).unwrap();
+    write(&dir.join("README.md"), "hello\n");
+    write(&dir.join("src/lib.rs"), "pub fn a() {}\n");
+    commit_all(&repo, "initial");
+    repo
+}
+
+/// A linked worktree `name` at `path` on a new branch `branch` from HEAD.
+fn add_worktree(repo: &Repository, name: &str, path: &Path, branch: &str) -> Repository {
+    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let b = repo.branch(branch, &head, false).unwrap();
+    let mut opts = WorktreeAddOptions::new();
+    opts.reference(Some(b.get()));
+    repo.worktree(name, path, Some(&opts)).unwrap();
+    Repository::open(path).unwrap()
+}
+
+fn porcelain(dir: &Path) -> BTreeSet<String> {
+    git(dir, &["status", "--porcelain"]).lines().map(str::to_owned).collect()
+}
+
+fn ours(dir: &Path) -> BTreeSet<String> {
+    changed_files(dir).unwrap().files.iter().map(ChangedFile::line).collect()
+}
+
+fn roots_with(home: &Path, repos: &[&Path]) -> Roots {
+    let mut roots = Roots::under_home(home);
+    roots.extra_repos = repos.iter().map(|p| p.to_path_buf()).collect();
+    roots
+}
+
+#[test]
+fn each_kind_of_change_is_counted_like_git_status() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let repo = new_repo(&dir);
+    for name in ["a.txt", "b.txt", "c.txt", "d.txt", "same.txt", "dir/e.txt", "sub/deep/f.txt", "run.sh"] {
+        write(&dir.join(name), &format!("content of {name}\n"));
+    }
+    write(&dir.join(".gitignore"), "*.log\nbuild/\n");
+    commit_all(&repo, "files");
+    assert_eq!(ours(&dir), BTreeSet::new());
+    assert_eq!(porcelain(&dir), BTreeSet::new());
+
+    write(&dir.join("a.txt"), "modified, not staged\n");
+    write(&dir.join("b.txt"), "modified and staged\n");
+    fs::remove_file(dir.join("c.txt")).unwrap();
+    fs::rename(dir.join("d.txt"), dir.join("d-renamed.txt")).unwrap();
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new("b.txt")).unwrap();
+    index.remove_path(Path::new("d.txt")).unwrap();
+    index.add_path(Path::new("d-renamed.txt")).unwrap();
+    index.write().unwrap();
+    // Same size, same second: only the content (racy check) can tell.
+    write(&dir.join("same.txt"), "CONTENT of same.txt\n");
+    write(&dir.join("sub/deep/f.txt"), "changed deep\n");
+    write(&dir.join("new.txt"), "untracked\n");
+    write(&dir.join("debug.log"), "ignored\n");
+    write(&dir.join("build/out/bin"), "ignored dir\n");
+    write(&dir.join("newdir/inner/z.txt"), "nested untracked\n");
+    write(&dir.join("only-ignored/x.log"), "ignored only\n");
+    fs::create_dir_all(dir.join("empty-dir")).unwrap();
+    write(&dir.join("dir/new-in-tracked.txt"), "untracked in a tracked dir\n");
+    use std::os::unix::fs::PermissionsExt;
+    fs::set_permissions(dir.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
+
+    let git_lines = porcelain(&dir);
+    assert!(git_lines.contains("R  d.txt -> d-renamed.txt"), "{git_lines:?}");
+    assert!(git_lines.contains("?? newdir/"), "{git_lines:?}");
+    assert_eq!(ours(&dir), git_lines);
+    assert_eq!(changed_files(&dir).unwrap().count() as usize, git_lines.len());
+}
+
+#[test]
+fn staged_then_deleted_and_unborn_branch_match_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let repo = Repository::init(&dir).unwrap();
+    write(&dir.join("one.txt"), "1\n");
+    write(&dir.join("two.txt"), "2\n");
+    let mut index = repo.index().unwrap();
+    index.add_path(Path::new("one.txt")).unwrap();
+    index.add_path(Path::new("two.txt")).unwrap();
+    index.write().unwrap();
+    fs::remove_file(dir.join("two.txt")).unwrap();
+    assert_eq!(ours(&dir), porcelain(&dir));
+}
+
+#[test]
+fn linked_worktree_changes_match_git() {
+    let tmp = tempfile::tempdir().unwrap();
+    let repo = new_repo(&tmp.path().join("repo"));
+    let wt = tmp.path().join("wt");
+    add_worktree(&repo, "wt", &wt, "feature");
+    write(&wt.join("README.md"), "changed in the worktree\n");
+    write(&wt.join("notes/todo.md"), "untracked\n");
+    assert_eq!(ours(&wt), porcelain(&wt));
+    assert_eq!(ours(&wt).len(), 2);
+}
+
+#[test]
+fn unmerged_counts_against_several_bases() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join("repo");
+    let repo = new_repo(&dir);
+    let start = repo.head().unwrap().target().unwrap();
+    let wt_path = tmp.path().join("wt");
+    let wt = add_worktree(&repo, "wt", &wt_path, "feature");
+    for i in 0..3 {
+        write(&wt_path.join(format!("f{i}.txt")), "x\n");
+        commit_all(&wt, &format!("feature {i}"));
+    }
+    // main moves on too.
+    write(&dir.join("main.txt"), "m\n");
+    commit_all(&repo, "main moves");
+    let head = wt.head().unwrap().target().unwrap();
+
+    let rev_list = |base: &str| git(&wt_path, &["rev-list", "--count", &format!("{base}..HEAD")]).trim().parse::<u32>().unwrap();
+
+    // Default branch.
+    let base = resolve_base(&wt, Some("feature"), None).unwrap();
+    assert_eq!(base.name, "main");
+    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list("main"));
+    assert_eq!(rev_list("main"), 3);
+
+    // originalHeadCommit wins.
+    let base = resolve_base(&wt, Some("feature"), Some(&start.to_string())).unwrap();
+    assert_eq!(base.name, "originalHeadCommit");
+    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list(&start.to_string()));
+
+    // An upstream wins over the default branch.
+    let second = wt.revparse_single("HEAD~1").unwrap().id();
+    repo.reference("refs/remotes/origin/feature", second, true, "test").unwrap();
+    repo.remote("origin", "https://example.invalid/repo.git").unwrap();
+    let mut cfg = repo.config().unwrap();
+    cfg.set_str("branch.feature.remote", "origin").unwrap();
+    cfg.set_str("branch.feature.merge", "refs/heads/feature").unwrap();
+    let wt = Repository::open(&wt_path).unwrap();
+    let base = resolve_base(&wt, Some("feature"), None).unwrap();
+    assert_eq!(base.name, "origin/feature");
+    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list("origin/feature"));
+    assert_eq!(rev_list("origin/feature"), 1);
+
+    // A branch of its own with no main/master and no upstream: unknown.
+    let tmp2 = tempfile::tempdir().unwrap();
+    let mut opts = git2::RepositoryInitOptions::new();
+    opts.initial_head("trunk");
+    let lone = Repository::init_opts(tmp2.path(), &opts).unwrap();
+    write(&tmp2.path().join("a"), "a\n");
+    commit_all(&lone, "a");
+    assert_eq!(resolve_base(&lone, Some("trunk"), None), None);
+}
+
+struct Fixture {
+    _tmp: tempfile::TempDir,
+    home: PathBuf,
+    repo_dir: PathBuf,
+    repo: Repository,
+}
+
+fn fixture() -> Fixture {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = fs::canonicalize(tmp.path()).unwrap();
+    let home = base.join("home");
+    fs::create_dir_all(&home).unwrap();
+    let repo_dir = base.join("repo");
+    let repo = new_repo(&repo_dir);
+    Fixture { _tmp: tmp, home, repo_dir, repo }
+}
+
+impl Fixture {
+    fn roots(&self) -> Roots {
+        roots_with(&self.home, &[&self.repo_dir])
+    }
+    fn worktree(&self, name: &str) -> (PathBuf, Repository) {
+        let path = self.repo_dir.parent().unwrap().join(format!("wt-{name}"));
+        let wt = add_worktree(&self.repo, name, &path, name);
+        (path, wt)
+    }
+}
+
+fn kinds(p: &RemovalPreview) -> Vec<&'static str> {
+    p.refusals
+        .iter()
+        .map(|r| match r {
+            Refusal::Dirty { .. } => "dirty",
+            Refusal::Unmerged { .. } => "unmerged",
+            Refusal::BaseUnknown => "baseUnknown",
+            Refusal::Locked { .. } => "locked",
+            Refusal::Main => "main",
+            Refusal::NotAWorktree { .. } => "notAWorktree",
+            Refusal::RunningSession { .. } => "running",
+            Refusal::Unreadable { .. } => "unreadable",
+        })
+        .collect()
+}
+
+fn assert_refused(roots: &Roots, path: &Path, discard: bool) -> String {
+    match remove(roots, path, discard) {
+        Err(WorktreeError::Refused { message, .. }) => {
+            assert!(path.exists() || !discard, "refused but gone");
+            message
+        }
+        other => panic!("expected a refusal for {}, got {other:?}", path.display()),
+    }
+}
+
+#[test]
+fn list_shows_main_and_linked_with_counts() {
+    let f = fixture();
+    let (clean, _) = f.worktree("clean");
+    let (dirty, dirty_repo) = f.worktree("dirty");
+    write(&dirty.join("new.txt"), "x\n");
+    write(&dirty.join("README.md"), "changed\n");
+    commit_all(&dirty_repo, "one commit");
+    write(&dirty.join("README.md"), "changed again\n");
+    let list = list(&f.roots(), None).unwrap();
+    assert_eq!(list.len(), 3, "{list:#?}");
+    let main = list.iter().find(|w| w.is_main).unwrap();
+    assert_eq!(main.branch.as_deref(), Some("main"));
+    let c = list.iter().find(|w| Path::new(&w.path) == clean).unwrap();
+    assert_eq!((c.changed_files, c.unmerged_commits, c.base_name.as_deref()), (0, Some(0), Some("main")));
+    assert!(c.size_bytes.unwrap() > 0);
+    let d = list.iter().find(|w| Path::new(&w.path) == dirty).unwrap();
+    assert_eq!(d.changed_files as usize, porcelain(&dirty).len());
+    assert_eq!((d.changed_files, d.unmerged_commits), (1, Some(1)));
+    assert_eq!(d.repo, main.path);
+    let json = serde_json::to_value(d).unwrap();
+    for key in ["repo", "path", "branch", "head", "base", "changedFiles", "unmergedCommits", "locked", "isMain"] {
+        assert!(json.get(key).is_some(), "missing {key}: {json}");
+    }
+    // Only one repository, through --repo.
+    assert_eq!(super::list(&Roots::under_home(&f.home), Some(&clean)).unwrap().len(), 3);
+    let watch = watch_paths(&list);
+    assert!(watch.contains(&clean) && watch.iter().any(|p| p.ends_with(".git")), "{watch:?}");
+}
+
+#[test]
+fn a_broken_extra_repository_is_a_problem_entry() {
+    let f = fixture();
+    let missing = f.home.join("nope");
+    let roots = roots_with(&f.home, &[&f.repo_dir, &missing]);
+    let list = list(&roots, None).unwrap();
+    let bad = list.iter().find(|w| Path::new(&w.path) == missing).unwrap();
+    assert!(bad.problem.as_deref().unwrap().contains("not a git repository"), "{bad:?}");
+}
+
+#[test]
+fn refuses_every_unsafe_case() {
+    let f = fixture();
+    let roots = f.roots();
+
+    // Dirty (tracked change) and untracked only.
+    let (dirty, _) = f.worktree("dirty");
+    write(&dirty.join("README.md"), "edited\n");
+    let p = removal_preview(&roots, &dirty).unwrap();
+    assert_eq!(kinds(&p), ["dirty"]);
+    assert!(p.confirmable);
+    assert_eq!(p.changed_files, [" M README.md"]);
+    let msg = assert_refused(&roots, &dirty, false);
+    assert!(msg.contains("README.md") && msg.contains("--discard"), "{msg}");
+
+    let (untracked, _) = f.worktree("untracked");
+    write(&untracked.join("scratch.txt"), "only untracked\n");
+    assert_eq!(kinds(&removal_preview(&roots, &untracked).unwrap()), ["dirty"]);
+    assert_refused(&roots, &untracked, false);
+
+    // Unmerged.
+    let (ahead, ahead_repo) = f.worktree("ahead");
+    write(&ahead.join("x.txt"), "x\n");
+    commit_all(&ahead_repo, "work only here");
+    let p = removal_preview(&roots, &ahead).unwrap();
+    assert_eq!(kinds(&p), ["unmerged"]);
+    assert_eq!(p.unmerged_commits[0].summary, "work only here");
+    assert!(assert_refused(&roots, &ahead, false).contains("work only here"));
+
+    // Unknown base: the repository's default branch is renamed away.
+    let (lost, _) = f.worktree("lost");
+    f.repo.find_branch("main", git2::BranchType::Local).unwrap().rename("trunk", false).unwrap();
+    assert_eq!(kinds(&removal_preview(&roots, &lost).unwrap()), ["baseUnknown"]);
+    assert_refused(&roots, &lost, false);
+    f.repo.find_branch("trunk", git2::BranchType::Local).unwrap().rename("main", false).unwrap();
+
+    // Locked by a person (no pid): never, even with discard.
+    let (locked, _) = f.worktree("locked");
+    f.repo.find_worktree("locked").unwrap().lock(Some("on a usb disk")).unwrap();
+    let p = removal_preview(&roots, &locked).unwrap();
+    assert_eq!(kinds(&p), ["locked"]);
+    assert!(!p.confirmable);
+    assert!(assert_refused(&roots, &locked, true).contains("usb disk"));
+    // Locked by a process that is gone: stale, confirmable.
+    let (stale, _) = f.worktree("stale");
+    f.repo.find_worktree("stale").unwrap().lock(Some("claude agent (pid 999999999)")).unwrap();
+    let p = removal_preview(&roots, &stale).unwrap();
+    assert!(p.confirmable, "{p:?}");
+    assert_refused(&roots, &stale, false);
+    assert!(remove(&roots, &stale, true).unwrap().removed);
+
+    // Main.
+    let p = removal_preview(&roots, &f.repo_dir).unwrap();
+    assert!(kinds(&p).contains(&"main") && !p.confirmable);
+    assert_refused(&roots, &f.repo_dir, true);
+    assert!(f.repo_dir.join(".git").exists());
+
+    // A path outside any worktree, and a folder inside one.
+    let outside = f.home.join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    assert_eq!(kinds(&removal_preview(&roots, &outside).unwrap()), ["notAWorktree"]);
+    assert_refused(&roots, &outside, true);
+    assert_refused(&roots, &dirty.join("src"), true);
+    assert!(dirty.join("src/lib.rs").exists());
+
+    // A symlink given as the path, and a worktree folder replaced by a symlink to elsewhere.
+    let link = f.home.join("link");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    assert_refused(&roots, &link, true);
+    let (swapped, _) = f.worktree("swapped");
+    fs::remove_dir_all(&swapped).unwrap();
+    write(&outside.join("precious.txt"), "keep me\n");
+    std::os::unix::fs::symlink(&outside, &swapped).unwrap();
+    let p = removal_preview(&roots, &swapped).unwrap();
+    assert!(kinds(&p).contains(&"notAWorktree"), "{p:?}");
+    assert_refused(&roots, &swapped, true);
+    assert!(outside.join("precious.txt").exists());
+
+    // Every refused worktree is still there.
+    for p in [&dirty, &untracked, &ahead, &lost, &locked] {
+        assert!(p.join("README.md").exists(), "{}", p.display());
+    }
+}
+
+#[test]
+fn removal_archives_commits_and_restore_brings_them_back() {
+    let f = fixture();
+    let roots = f.roots();
+    let (ahead, ahead_repo) = f.worktree("ahead");
+    write(&ahead.join("x.txt"), "x\n");
+    let tip = commit_all(&ahead_repo, "work only here");
+    write(&ahead.join("x.txt"), "uncommitted\n");
+    drop(ahead_repo);
+    f.worktree("other-ahead");
+    f.repo.reference("refs/plandeck/archive/ahead", tip, false, "an older archive").unwrap();
+    keep(&roots, &ahead).unwrap();
+
+    let out = remove(&roots, &ahead, true).unwrap();
+    assert!(out.removed);
+    assert_eq!(out.archive_ref.as_deref(), Some("refs/plandeck/archive/ahead-2"));
+    assert_eq!(out.branch_deleted.as_deref(), Some("ahead"));
+    assert!(!ahead.exists());
+    assert!(!git(&f.repo_dir, &["worktree", "list"]).contains("wt-ahead"));
+    assert!(f.repo.find_branch("ahead", git2::BranchType::Local).is_err());
+    assert!(!is_kept(&roots, &ahead).unwrap());
+    assert_eq!(git(&f.repo_dir, &["rev-parse", "refs/plandeck/archive/ahead-2"]).trim(), tip.to_string());
+
+    let branch = restore(&roots, &f.repo_dir, "refs/plandeck/archive/ahead-2").unwrap();
+    assert_eq!(branch, "ahead");
+    assert_eq!(git(&f.repo_dir, &["rev-parse", "ahead"]).trim(), tip.to_string());
+    assert!(matches!(restore(&roots, &f.repo_dir, "nope"), Err(WorktreeError::ArchiveNotFound { .. })));
+}
+
+#[test]
+fn remove_clean_touches_only_clean_merged_unlocked_unkept_worktrees() {
+    let f = fixture();
+    let roots = f.roots();
+    let (clean, _) = f.worktree("clean");
+    let (kept, _) = f.worktree("kept");
+    let (dirty, _) = f.worktree("dirty");
+    let (locked, _) = f.worktree("locked");
+    let (ahead, ahead_repo) = f.worktree("ahead");
+    write(&dirty.join("u.txt"), "u\n");
+    f.repo.find_worktree("locked").unwrap().lock(None).unwrap();
+    write(&ahead.join("x.txt"), "x\n");
+    commit_all(&ahead_repo, "ahead");
+    keep(&roots, &kept).unwrap();
+    assert!(list(&roots, None).unwrap().iter().any(|w| w.kept && Path::new(&w.path) == kept));
+
+    let removed = remove_clean(&roots, &f.repo_dir).unwrap();
+    assert_eq!(removed, [clean.to_string_lossy().to_string()]);
+    assert!(!clean.exists());
+    for p in [&kept, &dirty, &locked, &ahead, &f.repo_dir] {
+        assert!(p.exists(), "{}", p.display());
+    }
+    // A clean removal needs no confirmation.
+    assert!(remove(&roots, &kept, false).unwrap().removed);
+}
+
+#[test]
+fn keep_refuses_a_path_that_is_not_a_worktree() {
+    let f = fixture();
+    let err = keep(&f.roots(), &f.repo_dir.join("src")).unwrap_err();
+    assert!(matches!(err, WorktreeError::NotAWorktree { .. }), "{err}");
+    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::NotFound);
+}
