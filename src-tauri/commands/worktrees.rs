@@ -39,17 +39,22 @@ pub async fn remove_worktree(app: AppHandle, state: State<'_, AppState>, path: S
     let mut discard = false;
     if !preview.refusals.is_empty() {
         if !preview.confirmable {
-            return Err(IpcError::new(ErrorKind::Refused, preview.describe()));
+            let why: Vec<String> = preview.refusals.iter().map(|r| r.message()).collect();
+            return Err(IpcError::new(ErrorKind::Refused, format!("{} cannot be removed: {}", path.display(), why.join("; "))));
         }
         let confirmed = app
             .dialog()
-            .message(preview.describe())
+            .message(format!(
+                "{}\n\nThe branch tip is saved as {} first, so commits can be restored.",
+                preview.loss_summary,
+                preview.archive_ref.as_deref().unwrap_or("an archive ref")
+            ))
             .title(format!("Remove {}?", path.display()))
             .kind(MessageDialogKind::Warning)
             .buttons(MessageDialogButtons::OkCancelCustom("Discard and remove".into(), "Cancel".into()))
             .blocking_show();
         if !confirmed {
-            return Ok(RemoveOutcome::not_removed());
+            return Ok(RemoveOutcome { removed: false, archive_ref: None, branch_deleted: None, tmux_session_killed: None });
         }
         discard = true;
     }

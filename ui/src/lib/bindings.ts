@@ -29,7 +29,206 @@ label: string, path: string, exists: boolean,
  */
 files: number, };
 
+export type PlanSummary = { 
+/**
+ * [`crate::ids::plan_id`] of `path`.
+ */
+id: string, path: string, agent: Agent, 
+/**
+ * The first heading, else the file name.
+ */
+title: string, 
+/**
+ * The project directory the plan belongs to, when known.
+ */
+project: string | null, sessionId: string | null, gitBranch: string | null, state: ReviewState, 
+/**
+ * Last change of the file, RFC 3339 UTC.
+ */
+updatedAt: string | null, sizeBytes: number, 
+/**
+ * Why the plan cannot be shown (binary, not UTF-8, too large, unreadable), if it cannot.
+ */
+problem: string | null, 
+/**
+ * For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
+ */
+subagentId: string | null, };
+
+export type PlanListing = { plans: Array<PlanSummary>, 
+/**
+ * One sentence per folder that could not be read.
+ */
+problems: Array<string>, };
+
+export type PlanDocument = { plan: PlanSummary, 
+/**
+ * The markdown source.
+ */
+source: string, 
+/**
+ * Sanitized HTML.
+ */
+html: string, 
+/**
+ * The headings, for a table of contents.
+ */
+headings: Array<Heading>, 
+/**
+ * SHA-256 (hex) of `source`: what an edit started from, so approving the edit can refuse
+ * when the file moved on (see [`crate::review::approve`]).
+ */
+contentHash: string, };
+
+export type SearchHit = { id: string, title: string, snippet: string, };
+
+export type PlansChanged = { paths: Array<string>, };
+
+export type Heading = { id: string, level: number, text: string, };
+
+export type Rendered = { html: string, headings: Array<Heading>, };
+
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
+
+export type Verdict = "approved" | "rejected";
+
+export type Decision = { 
+/**
+ * When, RFC 3339 UTC.
+ */
+time: string, 
+/**
+ * The OS user who decided.
+ */
+reviewer: string, planPath: string, agent: Agent, sessionId: string | null, decision: Verdict, 
+/**
+ * The reviewer's words to the agent (required on a rejection).
+ */
+feedback: string | null, 
+/**
+ * The version approved (its snapshot is in the store before this line is written).
+ */
+approvedHash: string | null, 
+/**
+ * The version the decision was about: the approved one, or the rejected file's content.
+ */
+contentHash: string | null, 
+/**
+ * The reviewer edited the plan before approving it.
+ */
+edited: boolean, 
+/**
+ * How the decision reached the agent: "auto" (Plandeck answered it) or "manual".
+ */
+mode: string | null, };
+
+export type ApproveRequest = { 
+/**
+ * The edited plan to write and approve; `None` approves the file as it is.
+ */
+edited: string | null, 
+/**
+ * Hash of the text the reviewer started from (saw or began editing). When given, the file
+ * must still hold it, or the approval is a conflict.
+ */
+startedFrom: string | null, 
+/**
+ * Which agent wrote the plan; derived from the path when `None`.
+ */
+agent: Agent | null, sessionId: string | null, 
+/**
+ * "auto" | "manual": how the decision reaches the agent.
+ */
+mode: string | null, };
+
+export type VersionInfo = { hash: string, 
+/**
+ * When Plandeck last saw the plan file hold this version (RFC 3339 UTC).
+ */
+seenAt: string, 
+/**
+ * Some approval pinned this version.
+ */
+approved: boolean, 
+/**
+ * The plan file holds this version now.
+ */
+current: boolean, 
+/**
+ * Size in bytes (0 when the snapshot is missing).
+ */
+size: number, };
+
+export type PlanHistory = { planPath: string, 
+/**
+ * The last approved version, if any.
+ */
+approvedHash: string | null, 
+/**
+ * The plan file's current version (`None` when the file is gone or unreadable).
+ */
+currentHash: string | null, versions: Array<VersionInfo>, decisions: Array<Decision>, };
+
+export type DiffStats = { added: number, removed: number, };
+
+export type LineKind = "equal" | "insert" | "delete";
+
+export type Segment = { text: string, changed: boolean, };
+
+export type DiffLine = { kind: LineKind, oldNo: number | null, newNo: number | null, segments: Array<Segment>, };
+
+export type Hunk = { 
+/**
+ * 1-based first old line (as in `@@ -oldStart,oldLen`).
+ */
+oldStart: number, oldLen: number, newStart: number, newLen: number, lines: Array<DiffLine>, };
+
+export type SideRow = { hunk: number, left: DiffLine | null, right: DiffLine | null, };
+
+export type PlanDiff = { 
+/**
+ * The old side's version (`None`: nothing approved yet, so the old side is empty).
+ */
+fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, stats: DiffStats, hunks: Array<Hunk>, rows: Array<SideRow>, 
+/**
+ * The new text rendered, with deleted blocks in `div.diff-del` and inserted ones in
+ * `div.diff-ins`; sanitized.
+ */
+renderedHtml: string, };
+
+export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
+
+export type TaskProgress = { done: number, total: number, };
+
+export type SessionSummary = { agent: Agent, sessionId: string, 
+/**
+ * The working directory the records name ("" when no record read named one).
+ */
+cwd: string, state: SessionState, 
+/**
+ * plan / default / acceptEdits / auto / bypassPermissions … (Codex: its approval policy).
+ */
+permissionMode: string | null, planPath: string | null, 
+/**
+ * The worktree the session works in now (`worktree-state`), if any.
+ */
+worktree: string | null, 
+/**
+ * RFC 3339, UTC: the latest record or registry update.
+ */
+lastActivity: string | null, gitBranch: string | null, tmuxPane: string | null, pid: number | null, version: string | null, model: string | null, 
+/**
+ * The registry's name for the session (Claude Code), if any.
+ */
+name: string | null, 
+/**
+ * The first prompt, on one line, cut to 100 characters.
+ */
+title: string | null, unreadableLines: number, tasks: TaskProgress | null, transcriptPath: string | null, 
+/**
+ * The review state of its plan.
+ */
+reviewState: ReviewState | null, };
 
 export type WorktreeSummary = { 
 /**
@@ -117,3 +316,92 @@ export type RemoveOutcome = { removed: boolean,
  * Where the branch tip (or detached HEAD) was saved: `refs/plandeck/archive/<branch>`.
  */
 archiveRef: string | null, branchDeleted: string | null, tmuxSessionKilled: string | null, };
+
+export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";
+
+export type GateRequest = { id: string, agent: Agent, sessionId: string, cwd: string, 
+/**
+ * The plan file the agent will read when the card is answered (absent if it was not found).
+ */
+planPath: string | null, 
+/**
+ * The plan's text as the agent submitted it.
+ */
+plan: string, 
+/**
+ * The `ExitPlanMode` tool_use id (Claude), found in the transcript's tail.
+ */
+toolUseId: string | null, transcriptPath: string | null, 
+/**
+ * Where in the transcript to look for the answer (bytes): the tool call's line, or the
+ * transcript's length when the request was filed.
+ */
+transcriptOffset: number, 
+/**
+ * The tmux pane of the agent (`%3`), when it runs in tmux.
+ */
+tmuxPane: string | null, 
+/**
+ * The tmux server socket of that pane, when known from the agent's `$TMUX`.
+ */
+tmuxSocket: string | null, 
+/**
+ * RFC 3339.
+ */
+waitingSince: string, 
+/**
+ * RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+ */
+deadline: string, hookPid: number, agentPid: number | null, 
+/**
+ * The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
+ * there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
+ * approvals too.
+ */
+headless: boolean, status: GateStatus, 
+/**
+ * RFC 3339, once closed.
+ */
+closedAt: string | null, 
+/**
+ * The decision taken in Plandeck, if any.
+ */
+decision: GateDecision | null, };
+
+export type ApproveMode = "auto" | "manual";
+
+export type GateDecision = { "decision": "approve", mode: ApproveMode, 
+/**
+ * The edited plan, written to the plan file before the card is answered.
+ */
+edited: string | null, 
+/**
+ * The text the reviewer started editing from; the edit is refused if the file moved on.
+ */
+startedFrom: string | null, } | { "decision": "reject", feedback: string, };
+
+export type DecisionOutcome = { requestId: string, 
+/**
+ * The decision reached the agent (the card closed, or the hook took the rejection).
+ */
+delivered: boolean, 
+/**
+ * What happened, for a person ("approve in the terminal" when there is no pane).
+ */
+message: string, status: GateStatus, };
+
+export type InstallPlan = { settingsPath: string, 
+/**
+ * The file as it is ("" when it does not exist).
+ */
+before: string, 
+/**
+ * The file as it would be.
+ */
+after: string, changed: boolean, };
+
+export type InstallReport = { settingsPath: string, 
+/**
+ * The copy of the previous file, when one was written.
+ */
+backupPath: string | null, changed: boolean, message: string, };
