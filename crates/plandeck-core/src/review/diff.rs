@@ -107,33 +107,8 @@ pub struct PlanDiff {
 impl PlanDiff {
     /// Compares `old` with `new` (labels "old"/"new"; set them after).
     pub fn between(old: &str, new: &str) -> Self {
-        let old_lines = split_lines(old);
-        let new_lines = split_lines(new);
-        // Lines interned to numbers, so the diff compares integers; the same lines, the same
-        // operations as `TextDiff::diff_lines` with Patience (see `patience`).
-        let (old_ids, new_ids) = intern(&old_lines, &new_lines);
-        let ops = patience::diff_slices(&old_ids, &new_ids, Some(Instant::now() + DEADLINE));
-        let deadline = Some(Instant::now() + DEADLINE);
-        let mut stats = DiffStats::default();
-        let mut hunks = Vec::new();
-        let mut rows = Vec::new();
-        for (hunk_no, group) in similar::group_diff_ops(ops, CONTEXT).iter().enumerate() {
-            let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-            let old_range = first.old_range().start..last.old_range().end;
-            let new_range = first.new_range().start..last.new_range().end;
-            let mut lines = Vec::new();
-            for op in group {
-                op_lines(op, &old_lines, &new_lines, deadline, &mut stats, &mut lines);
-            }
-            side_rows(hunk_no as u32, &lines, &mut rows);
-            hunks.push(Hunk {
-                old_start: old_range.start as u32 + 1,
-                old_len: old_range.len() as u32,
-                new_start: new_range.start as u32 + 1,
-                new_len: new_range.len() as u32,
-                lines,
-            });
-        }
+        // The rendered side does not depend on the line diff: work on both at once.
+        let (rendered_html, (stats, hunks, rows)) = rayon::join(|| rendered_diff_html(old, new), || line_diff(old, new));
         PlanDiff {
             from_hash: Some(store::hash(old.as_bytes())),
             to_hash: store::hash(new.as_bytes()),
@@ -142,7 +117,7 @@ impl PlanDiff {
             stats,
             hunks,
             rows,
-            rendered_html: rendered_diff_html(old, new),
+            rendered_html,
         }
     }
 
@@ -170,6 +145,38 @@ impl PlanDiff {
     pub fn is_empty(&self) -> bool {
         self.hunks.is_empty()
     }
+}
+
+/// Hunks with the changed words marked, and side-by-side rows, from a line diff.
+fn line_diff(old: &str, new: &str) -> (DiffStats, Vec<Hunk>, Vec<SideRow>) {
+    let old_lines = split_lines(old);
+    let new_lines = split_lines(new);
+    // Lines interned to numbers, so the diff compares integers; the same lines, the same
+    // operations as `TextDiff::diff_lines` with Patience (see `patience`).
+    let (old_ids, new_ids) = intern(&old_lines, &new_lines);
+    let ops = patience::diff_slices(&old_ids, &new_ids, Some(Instant::now() + DEADLINE));
+    let deadline = Some(Instant::now() + DEADLINE);
+    let mut stats = DiffStats::default();
+    let mut hunks = Vec::new();
+    let mut rows = Vec::new();
+    for (hunk_no, group) in similar::group_diff_ops(ops, CONTEXT).iter().enumerate() {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        let mut lines = Vec::new();
+        for op in group {
+            op_lines(op, &old_lines, &new_lines, deadline, &mut stats, &mut lines);
+        }
+        side_rows(hunk_no as u32, &lines, &mut rows);
+        hunks.push(Hunk {
+            old_start: old_range.start as u32 + 1,
+            old_len: old_range.len() as u32,
+            new_start: new_range.start as u32 + 1,
+            new_len: new_range.len() as u32,
+            lines,
+        });
+    }
+    (stats, hunks, rows)
 }
 
 /// Splits `text` into lines with their line ends, as `similar` does (LF, CRLF or a lone CR end a
