@@ -4,16 +4,22 @@
 //! Measures `review::diff` as the window calls it (read the file, load the approved version from
 //! the store, line diff with word highlights, side-by-side rows, rendered HTML marked and
 //! sanitized), and `PlanDiff::between` on strings in memory.
+//!
+//! Also the review part of listing 5,000 plans (budget for the whole listing < 300 ms):
+//! `Approvals::load` plus `.state()` of every plan, 1,000 of them approved, against reading the
+//! 5,000 files, which the listing does anyway.
 
 use std::fs;
 use std::process::Command;
 
 use plandeck_benches::{median, ms, percentile, report, time_n};
 use plandeck_core::config::Roots;
-use plandeck_core::review::{self, ApproveRequest, PlanDiff};
+use plandeck_core::review::{self, Approvals, ApproveRequest, PlanDiff, ReviewState};
 
 const LINES: usize = 10_000;
 const RUNS: usize = 30;
+const PLANS: usize = 5_000;
+const APPROVED: usize = 1_000;
 
 /// A plan-like markdown of `LINES` lines: headings, paragraphs, numbered steps, code blocks.
 fn plan() -> Vec<String> {
@@ -102,4 +108,44 @@ fn main() {
     report("PlanDiff::between (in memory)", ms(median(&in_memory)), "< 50 ms", Some(("git diff --no-index --word-diff", ms(median(&git_words)))), serde_json::json!({ "p90ms": ms(percentile(&in_memory, 90.0)) }));
     report("rendered_diff_html (blocks diffed, rendered, sanitized)", ms(median(&rendered)), "part of the above", None, serde_json::json!({ "p90ms": ms(percentile(&rendered, 90.0)) }));
     report("render::markdown_html of the new text (reference)", ms(median(&plain_render)), "-", None, serde_json::json!({}));
+    approvals();
+}
+
+/// `Approvals::load` + `.state()` over 5,000 plans, 1,000 approved through `review::approve`.
+fn approvals() {
+    let dir = tempfile::tempdir().expect("temp dir");
+    let roots = Roots::under_home(dir.path());
+    let plans_dir = roots.claude.join("plans");
+    fs::create_dir_all(&plans_dir).expect("mkdir");
+    let paths: Vec<_> = (0..PLANS).map(|i| plans_dir.join(format!("plan-{i:05}.md"))).collect();
+    for (i, p) in paths.iter().enumerate() {
+        fs::write(p, format!("# Plan {i}\n\nStep one of plan {i}.\n\n1. Do it.\n2. Test it.\n").repeat(20)).expect("write");
+    }
+    for p in paths.iter().step_by(PLANS / APPROVED) {
+        review::approve(&roots, p, ApproveRequest::default()).expect("approve");
+    }
+    let contents: Vec<Vec<u8>> = paths.iter().map(|p| fs::read(p).expect("read")).collect();
+    let mut approved = 0;
+    let states = time_n(RUNS, || {
+        let approvals = Approvals::load(&roots.data);
+        approved = paths
+            .iter()
+            .zip(&contents)
+            .filter(|(p, c)| approvals.state(p, c) == ReviewState::Approved)
+            .count();
+    });
+    assert_eq!(approved, APPROVED, "every approved plan shows as approved");
+    let load = time_n(RUNS, || {
+        std::hint::black_box(Approvals::load(&roots.data));
+    });
+    let read = time_n(RUNS, || {
+        for p in &paths {
+            std::hint::black_box(fs::read(p).expect("read"));
+        }
+    });
+    let extra = serde_json::json!({
+        "plans": PLANS, "approved": APPROVED, "runs": RUNS, "p90ms": ms(percentile(&states, 90.0)),
+        "loadOnlyMs": ms(median(&load)),
+    });
+    report("Approvals::load + state() of 5,000 plans (1,000 approved)", ms(median(&states)), "part of listing 5,000 plans < 300 ms", Some(("fs::read of the 5,000 plans", ms(median(&read)))), extra);
 }

@@ -2,22 +2,26 @@
 //! side-by-side view, a unified text for the terminal, and the rendered markdown with inserted and
 //! deleted blocks marked (sanitized: a plan is text an agent wrote after reading untrusted input).
 
+use std::collections::HashMap;
 use std::ops::Range;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use pulldown_cmark::{html, Event, Options, Parser, Tag};
+use pulldown_cmark::{Event, Options, Parser, Tag};
 use serde::{Deserialize, Serialize};
 use similar::{Algorithm, ChangeTag, DiffOp, TextDiff};
 use ts_rs::TS;
 
-use super::{decide, store, ReviewError};
+use super::{decide, patience, safe_html, store, ReviewError};
 use crate::config::Roots;
 
 /// Lines of unchanged context around each change.
 const CONTEXT: usize = 3;
 /// Past this, similar falls back to a coarser (still correct) diff instead of running long.
 const DEADLINE: Duration = Duration::from_millis(500);
+/// Replaced lines longer than this together are shown without word highlights: a word diff of a
+/// rewritten section costs more than it tells.
+const MAX_WORD_DIFF_BYTES: usize = 16 * 1024;
 
 /// Added and removed line counts.
 #[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -103,58 +107,8 @@ pub struct PlanDiff {
 impl PlanDiff {
     /// Compares `old` with `new` (labels "old"/"new"; set them after).
     pub fn between(old: &str, new: &str) -> Self {
-        let diff = TextDiff::configure()
-            .algorithm(Algorithm::Patience)
-            .deadline(Instant::now() + DEADLINE)
-            .diff_lines(old, new);
-        let deadline = Some(Instant::now() + DEADLINE);
-        let mut stats = DiffStats::default();
-        let mut hunks = Vec::new();
-        let mut rows = Vec::new();
-        for (hunk_no, group) in diff.grouped_ops(CONTEXT).iter().enumerate() {
-            let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
-            let old_range = first.old_range().start..last.old_range().end;
-            let new_range = first.new_range().start..last.new_range().end;
-            let mut lines = Vec::new();
-            for op in group {
-                for change in diff.iter_inline_changes_deadline(op, deadline) {
-                    let kind = match change.tag() {
-                        ChangeTag::Equal => LineKind::Equal,
-                        ChangeTag::Insert => {
-                            stats.added += 1;
-                            LineKind::Insert
-                        }
-                        ChangeTag::Delete => {
-                            stats.removed += 1;
-                            LineKind::Delete
-                        }
-                    };
-                    let mut segments: Vec<Segment> = Vec::new();
-                    for (changed, text) in change.iter_strings_lossy() {
-                        let text = text.into_owned();
-                        match segments.last_mut() {
-                            Some(prev) if prev.changed == changed => prev.text.push_str(&text),
-                            _ => segments.push(Segment { text, changed }),
-                        }
-                    }
-                    strip_newline(&mut segments);
-                    lines.push(DiffLine {
-                        kind,
-                        old_no: change.old_index().map(|i| i as u32 + 1),
-                        new_no: change.new_index().map(|i| i as u32 + 1),
-                        segments,
-                    });
-                }
-            }
-            side_rows(hunk_no as u32, &lines, &mut rows);
-            hunks.push(Hunk {
-                old_start: old_range.start as u32 + 1,
-                old_len: old_range.len() as u32,
-                new_start: new_range.start as u32 + 1,
-                new_len: new_range.len() as u32,
-                lines,
-            });
-        }
+        // The rendered side does not depend on the line diff: work on both at once.
+        let (rendered_html, (stats, hunks, rows)) = rayon::join(|| rendered_diff_html(old, new), || line_diff(old, new));
         PlanDiff {
             from_hash: Some(store::hash(old.as_bytes())),
             to_hash: store::hash(new.as_bytes()),
@@ -163,7 +117,7 @@ impl PlanDiff {
             stats,
             hunks,
             rows,
-            rendered_html: rendered_diff_html(old, new),
+            rendered_html,
         }
     }
 
@@ -190,6 +144,150 @@ impl PlanDiff {
 
     pub fn is_empty(&self) -> bool {
         self.hunks.is_empty()
+    }
+}
+
+/// Hunks with the changed words marked, and side-by-side rows, from a line diff.
+fn line_diff(old: &str, new: &str) -> (DiffStats, Vec<Hunk>, Vec<SideRow>) {
+    let old_lines = split_lines(old);
+    let new_lines = split_lines(new);
+    // Lines interned to numbers, so the diff compares integers; the same lines, the same
+    // operations as `TextDiff::diff_lines` with Patience (see `patience`).
+    let (old_ids, new_ids) = intern(&old_lines, &new_lines);
+    let ops = patience::diff_slices(&old_ids, &new_ids, Some(Instant::now() + DEADLINE));
+    let deadline = Some(Instant::now() + DEADLINE);
+    let mut stats = DiffStats::default();
+    let mut hunks = Vec::new();
+    let mut rows = Vec::new();
+    for (hunk_no, group) in similar::group_diff_ops(ops, CONTEXT).iter().enumerate() {
+        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let old_range = first.old_range().start..last.old_range().end;
+        let new_range = first.new_range().start..last.new_range().end;
+        let mut lines = Vec::new();
+        for op in group {
+            op_lines(op, &old_lines, &new_lines, deadline, &mut stats, &mut lines);
+        }
+        side_rows(hunk_no as u32, &lines, &mut rows);
+        hunks.push(Hunk {
+            old_start: old_range.start as u32 + 1,
+            old_len: old_range.len() as u32,
+            new_start: new_range.start as u32 + 1,
+            new_len: new_range.len() as u32,
+            lines,
+        });
+    }
+    (stats, hunks, rows)
+}
+
+/// Splits `text` into lines with their line ends, as `similar` does (LF, CRLF or a lone CR end a
+/// line).
+fn split_lines(text: &str) -> Vec<&str> {
+    let bytes = text.as_bytes();
+    let mut lines = Vec::with_capacity(bytes.len() / 40 + 1);
+    let mut start = 0;
+    let mut at = 0;
+    while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
+        let i = at + i;
+        let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+        lines.push(&text[start..end]);
+        start = end;
+        at = end;
+    }
+    if start < text.len() {
+        lines.push(&text[start..]);
+    }
+    lines
+}
+
+/// Each line as a number, equal numbers for equal lines.
+fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> (Vec<u32>, Vec<u32>) {
+    let mut ids: HashMap<&'a str, u32> = HashMap::with_capacity(old.len() + new.len());
+    let mut id = |line: &'a str| {
+        let next = ids.len() as u32;
+        *ids.entry(line).or_insert(next)
+    };
+    let old_ids = old.iter().map(|&l| id(l)).collect();
+    let new_ids = new.iter().map(|&l| id(l)).collect();
+    (old_ids, new_ids)
+}
+
+/// A line of text as one unchanged segment, without its line end.
+fn plain_line(kind: LineKind, old_no: Option<usize>, new_no: Option<usize>, text: &str) -> DiffLine {
+    let mut segments = vec![Segment { text: text.to_owned(), changed: false }];
+    strip_newline(&mut segments);
+    DiffLine {
+        kind,
+        old_no: old_no.map(|i| i as u32 + 1),
+        new_no: new_no.map(|i| i as u32 + 1),
+        segments,
+    }
+}
+
+/// The lines of one operation, with the changed words marked where lines were replaced (as
+/// `TextDiff::iter_inline_changes`, which only looks at the replaced lines themselves).
+fn op_lines(
+    op: &DiffOp,
+    old_lines: &[&str],
+    new_lines: &[&str],
+    deadline: Option<Instant>,
+    stats: &mut DiffStats,
+    out: &mut Vec<DiffLine>,
+) {
+    let (old_range, new_range) = (op.old_range(), op.new_range());
+    match *op {
+        DiffOp::Equal { old_index, new_index, len } => {
+            for i in 0..len {
+                out.push(plain_line(LineKind::Equal, Some(old_index + i), Some(new_index + i), old_lines[old_index + i]));
+            }
+            return;
+        }
+        DiffOp::Delete { .. } | DiffOp::Insert { .. } => {}
+        DiffOp::Replace { .. } => {
+            let old_part = &old_lines[old_range.clone()];
+            let new_part = &new_lines[new_range.clone()];
+            let size: usize = old_part.iter().chain(new_part).map(|l| l.len()).sum();
+            if size <= MAX_WORD_DIFF_BYTES {
+                let words = TextDiff::configure().algorithm(Algorithm::Patience).diff_slices(old_part, new_part);
+                let whole = DiffOp::Replace { old_index: 0, old_len: old_part.len(), new_index: 0, new_len: new_part.len() };
+                for change in words.iter_inline_changes_deadline(&whole, deadline) {
+                    let kind = match change.tag() {
+                        ChangeTag::Equal => LineKind::Equal,
+                        ChangeTag::Insert => {
+                            stats.added += 1;
+                            LineKind::Insert
+                        }
+                        ChangeTag::Delete => {
+                            stats.removed += 1;
+                            LineKind::Delete
+                        }
+                    };
+                    let mut segments: Vec<Segment> = Vec::new();
+                    for (changed, text) in change.iter_strings_lossy() {
+                        match segments.last_mut() {
+                            Some(prev) if prev.changed == changed => prev.text.push_str(&text),
+                            _ => segments.push(Segment { text: text.into_owned(), changed }),
+                        }
+                    }
+                    strip_newline(&mut segments);
+                    out.push(DiffLine {
+                        kind,
+                        old_no: change.old_index().map(|i| (old_range.start + i) as u32 + 1),
+                        new_no: change.new_index().map(|i| (new_range.start + i) as u32 + 1),
+                        segments,
+                    });
+                }
+                return;
+            }
+        }
+    }
+    // Whole lines: deleted ones first, then inserted ones.
+    for i in old_range {
+        stats.removed += 1;
+        out.push(plain_line(LineKind::Delete, Some(i), None, old_lines[i]));
+    }
+    for i in new_range {
+        stats.added += 1;
+        out.push(plain_line(LineKind::Insert, None, Some(i), new_lines[i]));
     }
 }
 
@@ -240,7 +338,7 @@ fn side_rows(hunk: u32, lines: &[DiffLine], rows: &mut Vec<SideRow>) {
     flush(&mut dels, &mut inss, rows);
 }
 
-fn markdown_options() -> Options {
+pub(crate) fn markdown_options() -> Options {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_TASKLISTS);
@@ -284,35 +382,25 @@ fn blocks(md: &str) -> Vec<Range<usize>> {
 }
 
 /// Renders `new` with the blocks that differ from `old` marked: deleted blocks (rendered from the
-/// old text) in `div.diff-del`, inserted or changed ones in `div.diff-ins`. Sanitized with
-/// ammonia's defaults plus those two classes on `div`, and nothing else.
+/// old text) in `div.diff-del`, inserted or changed ones in `div.diff-ins`.
 ///
-/// Runs of equal blocks are rendered as one piece of markdown (so a list stays one list), and
-/// pieces are rendered and sanitized in parallel, each on its own: a plan's unclosed raw HTML
-/// cannot reach past its piece into the diff markup.
+/// Runs of equal blocks are rendered as one piece of markdown (so a list stays one list). Each
+/// piece is rendered and sanitized on its own with ammonia's defaults (see `safe_html`, which
+/// skips the HTML parser where it cannot change anything), and the diff markup is added around
+/// the sanitized pieces: a plan's unclosed raw HTML cannot reach past its piece, and a plan
+/// cannot write a class, so it cannot forge the diff markup.
 pub fn rendered_diff_html(old: &str, new: &str) -> String {
     use rayon::prelude::*;
-    use std::hash::{Hash, Hasher};
+    use std::hash::{BuildHasher, BuildHasherDefault};
 
-    let old_blocks = blocks(old);
-    let new_blocks = blocks(new);
+    let (old_blocks, new_blocks) = rayon::join(|| blocks(old), || blocks(new));
     // Compare blocks by a hash of their text without trailing blank space (a block's range may or
     // may not take the blank line after it); hashes keep the block diff cheap on long plans.
-    let key = |text: &str| {
-        let mut h = std::collections::hash_map::DefaultHasher::new();
-        text.trim_end().hash(&mut h);
-        h.finish()
-    };
+    let hasher = BuildHasherDefault::<std::collections::hash_map::DefaultHasher>::default();
+    let key = |text: &str| hasher.hash_one(text.trim_end());
     let old_keys: Vec<u64> = old_blocks.iter().map(|r| key(&old[r.clone()])).collect();
     let new_keys: Vec<u64> = new_blocks.iter().map(|r| key(&new[r.clone()])).collect();
-    // Patience: block hashes are nearly all unique, so it anchors on them at once; Myers took
-    // tens of ms here on a 10,000-line plan.
-    let ops = similar::capture_diff_slices_deadline(
-        Algorithm::Patience,
-        &old_keys,
-        &new_keys,
-        Some(Instant::now() + DEADLINE),
-    );
+    let ops = patience::diff_slices(&old_keys, &new_keys, Some(Instant::now() + DEADLINE));
     let span = |blocks: &[Range<usize>], start: usize, len: usize| -> Option<Range<usize>> {
         let first = blocks.get(start)?;
         let last = blocks.get(start + len.checked_sub(1)?)?;
@@ -339,24 +427,14 @@ pub fn rendered_diff_html(old: &str, new: &str) -> String {
         }
     }
     let rendered: Vec<String> = pieces
-        // A few large chunks: each chunk pays for one sanitizer pass.
-        .par_chunks(pieces.len().div_ceil(4 * rayon::current_num_threads()).max(16))
-        .map(|chunk| {
-            let mut raw = String::new();
-            for (src, class) in chunk {
-                if let Some(class) = class {
-                    raw.push_str("<div class=\"");
-                    raw.push_str(class);
-                    raw.push_str("\">");
-                }
-                html::push_html(&mut raw, Parser::new_ext(src, markdown_options()));
-                if class.is_some() {
-                    raw.push_str("</div>\n");
-                }
+        .par_iter()
+        .with_min_len(16)
+        .map(|(src, class)| {
+            let html = safe_html::markdown_sanitized(src);
+            match class {
+                Some(class) => format!("<div class=\"{class}\">{html}</div>\n"),
+                None => html,
             }
-            let mut builder = ammonia::Builder::default();
-            builder.add_allowed_classes("div", &["diff-ins", "diff-del"]);
-            builder.clean(&raw).to_string()
         })
         .collect();
     rendered.concat()
@@ -434,6 +512,8 @@ mod tests {
     fn plan_html_cannot_forge_diff_markup_or_other_classes() {
         let html = rendered_diff_html("a\n", "<div class=\"evil diff-ins\" onclick=\"x()\">b</div>\n\n<p class=\"x\">c</p>\n");
         assert!(!html.contains("evil") && !html.contains("onclick") && !html.contains("class=\"x\""), "{html}");
+        // Only the markup the diff adds carries a diff class: one deleted piece, one inserted.
+        assert_eq!((html.matches("diff-del").count(), html.matches("diff-ins").count()), (1, 1), "{html}");
     }
 
     #[test]

@@ -16,6 +16,8 @@ use crate::ipc::{ErrorKind, IpcError};
 pub mod decide;
 pub mod diff;
 pub mod log;
+mod patience;
+mod safe_html;
 pub mod state;
 pub mod store;
 
