@@ -135,11 +135,9 @@ test("claude: the terminal answering first closes the request in Plandeck", { sk
   });
 });
 
-test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { skip: claude.skip, timeout: 110000 }, async () => {
-  // In print mode ExitPlanMode exists only with a permission prompt handler; the PermissionRequest
-  // hook then runs beside it and the first answer wins (docs/agents.md). The handler here (an MCP
-  // tool) takes a minute to answer, as a person in an SDK app would.
-  const feedback = "Headless: keep offsets, add a cursor.";
+/** A headless `claude -p` session (permission prompt tool that answers only after a minute)
+ * whose plan waits in Plandeck; runs `decide({s, home, req, api})`, then waits for the agent. */
+async function withHeadlessPlan(decide) {
   const { base, home, repo } = makeAgentHome("api");
   writeFileSync(
     join(home, ".claude.json"),
@@ -176,24 +174,49 @@ test("claude -p (headless, with a permission prompt tool): a plan rejected in Pl
       const exited = new Promise((r) => agent.once("exit", r));
       const req = await waitFor(() => pending(home)[0], { timeout: 30000, what: `the plan in plandeck pending (claude -p said: ${output})` });
       assert.equal(req.tmuxPane, null);
-      if (s) {
-        const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-        await s.click(`${card} [data-testid=gate-reject]`);
-        await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-        await s.click(`${card} [data-testid=gate-send-reject]`);
-      } else {
-        const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-        assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-      }
-      const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
-      assert.equal(got.content, feedback);
-      assert.equal(got.isError, true);
+      assert.equal(req.headless, true, "the request knows the agent runs headless");
+      await decide({ s, home, base, req, api });
       await exited;
       assert.match(output, /DONE after/);
-      assert.equal(closedRequest(home, req.id)?.status, "rejected");
     });
   } finally {
     agent?.kill("SIGTERM");
     api.stop();
   }
+}
+
+test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { skip: claude.skip, timeout: 110000 }, async () => {
+  // In print mode ExitPlanMode exists only with a permission prompt handler; the PermissionRequest
+  // hook then runs beside it and the first answer wins (docs/agents.md). The handler here (an MCP
+  // tool) takes a minute to answer, as a person in an SDK app would.
+  const feedback = "Headless: keep offsets, add a cursor.";
+  await withHeadlessPlan(async ({ s, home, req, api }) => {
+    if (s) {
+      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+      await s.click(`${card} [data-testid=gate-reject]`);
+      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${card} [data-testid=gate-send-reject]`);
+    } else {
+      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+    }
+    const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
+    assert.equal(got.content, feedback);
+    assert.equal(got.isError, true);
+    await waitFor(() => closedRequest(home, req.id)?.status === "rejected", { what: "the request closed as rejected" });
+  });
+});
+
+test("claude -p (headless): a plan edited and approved in Plandeck reaches the model as the edited plan", { skip: claude.skip, timeout: 110000 }, async () => {
+  await withHeadlessPlan(async ({ home, base, req, api }) => {
+    const edited = join(base, "edited-headless.md");
+    writeFileSync(edited, `${req.plan.trimEnd()}\n\n4. Reviewer: cap the page size at 100.\n`);
+    const r = cli(home, ["approve", req.id, "--edit", edited]);
+    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    const got = await waitFor(() => api.received().find((x) => x.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
+    assert.match(got.content, /Approved Plan \(edited by user\)/);
+    assert.match(got.content, /cap the page size at 100/);
+    await waitFor(() => closedRequest(home, req.id)?.status === "approved", { what: "the request closed as approved" });
+    assert.match(readFileSync(req.planPath, "utf8"), /cap the page size at 100/, "the edit is in the plan file too");
+  });
 });
