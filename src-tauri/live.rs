@@ -76,6 +76,7 @@ pub fn start(app: &AppHandle) {
     *lock(&state.sessions) = Some(index);
     let sessions = state.sessions.clone();
     let session_app = app.clone();
+    let mut waiting = waiting_sessions(&sessions);
     match watch::watch(session_paths, DEBOUNCE, move |paths| {
         let changed = match lock(&sessions).as_mut() {
             Some(index) => index.apply(&paths),
@@ -83,6 +84,14 @@ pub fn start(app: &AppHandle) {
         };
         if changed {
             emit(&session_app, "sessions:changed", ());
+            // A session that starts waiting for the person gets a desktop notification.
+            let now = waiting_sessions(&sessions);
+            for (id, what) in &now {
+                if !waiting.contains_key(id) {
+                    crate::notify::session_waiting(&session_app, what);
+                }
+            }
+            waiting = now;
         }
     }) {
         Ok(h) => handles.push(h),
@@ -127,4 +136,24 @@ pub fn watch_worktrees(app: &AppHandle, paths: Vec<std::path::PathBuf>) {
         Ok(h) => *slot = Some((paths, h)),
         Err(e) => tracing::warn!("worktrees are not watched live: {e}"),
     }
+}
+
+/// Sessions waiting for the person (approval or input), by id, with a line saying which.
+fn waiting_sessions(
+    sessions: &std::sync::Mutex<Option<SessionIndex>>,
+) -> std::collections::HashMap<String, String> {
+    use plandeck_core::sessions::SessionState;
+    let Some(index) = lock(sessions).as_ref().map(|i| i.sessions()) else { return Default::default() };
+    index
+        .into_iter()
+        .filter(|s| matches!(s.state, SessionState::WaitingForApproval | SessionState::WaitingForInput))
+        .map(|s| {
+            let project = std::path::Path::new(&s.cwd).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let what = match s.state {
+                SessionState::WaitingForApproval => "waits for your approval of its plan",
+                _ => "waits for your input",
+            };
+            (s.session_id.clone(), format!("{} in {project} {what}.", s.agent.display_name()))
+        })
+        .collect()
 }
