@@ -9,12 +9,17 @@ import { join } from "node:path";
 import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 function cancelNativeDialog() {
-  // The GTK message dialog is a separate X window titled "Remove …?"; Escape answers Cancel.
+  // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
+  // under Xvfb to focus it, so click its Cancel button (the right one of the two at its bottom)
+  // with the real pointer, as a person would.
   const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
   const win = found.stdout.trim().split("\n")[0];
   if (!win) return false;
-  spawnSync("xdotool", ["windowactivate", "--sync", win], { timeout: 5000 });
-  spawnSync("xdotool", ["key", "--window", win, "Escape"], { timeout: 5000 });
+  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
+  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
+  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
+  if (!width || !height) return false;
+  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * 0.75)), String(height - 16), "click", "1"], { timeout: 5000 });
   return true;
 }
 
