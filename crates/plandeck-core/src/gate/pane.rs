@@ -84,12 +84,33 @@ mod tests {
     }
 }
 
-/// Whether the agent process runs headless: `claude -p`/`--print`, or with a permission prompt
-/// handler (`--permission-prompt-tool`, as the Agent SDK starts it). An interactive session
-/// outside tmux is not headless: its card still waits for the person.
+/// Whether the agent runs headless: `claude -p`/`--print`, or with a permission prompt handler
+/// (`--permission-prompt-tool`, as the Agent SDK starts it). The hook's parent may be a shell
+/// (`sh -c "<hook command>"`), so the agent is looked for among a few ancestors. An interactive
+/// session outside tmux is not headless: its card still waits for the person.
 pub(crate) fn runs_headless(pid: u32) -> bool {
-    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else { return false };
-    cmdline
-        .split(|b| *b == 0)
-        .any(|arg| arg == b"-p" || arg == b"--print" || arg == b"--permission-prompt-tool" || arg.starts_with(b"--permission-prompt-tool="))
+    let mut pid = pid;
+    for _ in 0..4 {
+        if pid <= 1 {
+            return false;
+        }
+        if let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) {
+            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
+            if args.iter().any(|a| *a == b"-p" || *a == b"--print" || a.starts_with(b"--permission-prompt-tool")) {
+                return true;
+            }
+        }
+        match parent_of(pid) {
+            Some(parent) => pid = parent,
+            None => return false,
+        }
+    }
+    false
+}
+
+/// The parent pid of `pid`, from `/proc/<pid>/stat` (the field after the command's `)`).
+fn parent_of(pid: u32) -> Option<u32> {
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    rest.split_whitespace().nth(1)?.parse().ok()
 }
