@@ -57,6 +57,9 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::worktrees::restore_worktree,
             commands::gate::list_pending,
             commands::gate::decide_request,
+            commands::settings::hook_status,
+            commands::settings::set_hook,
+            commands::settings::add_repo,
         ])
         .run(tauri::generate_context!())
         .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Internal, format!("cannot open the window: {e}")))

@@ -6,6 +6,7 @@ pub mod overview;
 pub mod plans;
 pub mod review;
 pub mod sessions;
+pub mod settings;
 pub mod worktrees;
 
 use plandeck_core::ipc::{ErrorKind, IpcError};

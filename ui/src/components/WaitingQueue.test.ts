@@ -20,6 +20,7 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   deadline: new Date(Date.now() + 600_000).toISOString(),
   hookPid: 1,
   agentPid: null,
+  headless: false,
   status: "waiting",
   closedAt: null,
   decision: null,

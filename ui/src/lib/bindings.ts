@@ -405,3 +405,13 @@ export type InstallReport = { settingsPath: string,
  * The copy of the previous file, when one was written.
  */
 backupPath: string | null, changed: boolean, message: string, };
+
+export type HookPreview = { agent: Agent, settingsPath: string, 
+/**
+ * The hook is in the agent's settings now.
+ */
+installed: boolean, 
+/**
+ * The diff of installing when not installed, else of uninstalling.
+ */
+diff: string, };

@@ -10,6 +10,9 @@ import type {
   ErrorKind,
   GateDecision,
   GateRequest,
+  HookPreview,
+  InstallReport,
+  Agent,
   IpcError,
   Overview,
   PlanDiff,
@@ -66,6 +69,9 @@ export const ipc = {
   listPending: () => call<GateRequest[]>("list_pending"),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
   decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
+  hookStatus: (agent: Agent) => call<HookPreview>("hook_status", { agent }),
+  setHook: (agent: Agent, installed: boolean) => call<InstallReport>("set_hook", { agent, installed }),
+  addRepo: (path: string) => call<void>("add_repo", { path }),
   restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
 };
 

@@ -388,3 +388,24 @@ mod tests {
         assert!(!is_ours("/usr/bin/other hook claude", Agent::Claude));
     }
 }
+
+/// What the settings view shows for one agent's hook: whether it is installed, and the change
+/// installing (or uninstalling) would make, as a unified diff, before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HookPreview {
+    pub agent: Agent,
+    pub settings_path: String,
+    /// The hook is in the agent's settings now.
+    pub installed: bool,
+    /// The diff of installing when not installed, else of uninstalling.
+    pub diff: String,
+}
+
+/// The hook's state for `agent` and the diff of toggling it.
+pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateError> {
+    let install = install_plan(roots, agent)?;
+    let installed = !install.changed;
+    let plan = if installed { uninstall_plan(roots, agent)? } else { install };
+    Ok(HookPreview { agent, settings_path: plan.settings_path.clone(), installed, diff: plan.unified_diff() })
+}

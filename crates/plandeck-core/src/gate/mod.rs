@@ -38,6 +38,7 @@ pub use delivery::{decide, decide_with, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
 pub use install::{
+    hook_preview, HookPreview,
     hook_command, install, install_plan, install_plan_with, install_with, uninstall, uninstall_plan, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
@@ -250,6 +251,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <DecisionOutcome as TS>::decl(),
         <InstallPlan as TS>::decl(),
         <InstallReport as TS>::decl(),
+        <install::HookPreview as TS>::decl(),
     ]
 }
 
