@@ -78,6 +78,7 @@ test("claude: a plan rejected in Plandeck reaches the model as the feedback", { 
       const card = `[data-testid=gate-request][data-id="${req.id}"]`;
       await s.click(`${card} [data-testid=gate-reject]`);
       await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+      await s.screenshot("waiting-queue");
       await s.click(`${card} [data-testid=gate-send-reject]`);
     } else {
       const r = cli(home, ["reject", req.id, "--feedback", feedback]);
