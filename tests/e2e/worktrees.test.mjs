@@ -3,7 +3,7 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
@@ -30,6 +30,11 @@ test("removes a clean worktree; a dirty one stays unless confirmed", async () =>
   await withApp({ home }, async (s) => {
     await s.click("[data-view=worktrees]");
     await s.waitFor(`[data-testid=worktree-row][data-path="${clean}"]`);
+    // Counts follow the files live: a new untracked file in the dirty worktree is counted.
+    const dirtyCount = `[data-testid=worktree-row][data-path="${dirty}"] [data-testid=changed-files]`;
+    await waitFor(async () => (await s.text(dirtyCount)) === "2", { what: "2 changed files at first" });
+    writeFileSync(join(dirty, "scratch.txt"), "more work\n");
+    await waitFor(async () => (await s.text(dirtyCount)) === "3", { what: "the new file to be counted live" });
     await s.click(`[data-testid=worktree-row][data-path="${clean}"] [data-testid=remove-worktree]`);
     await s.waitForText("saved as", "[data-testid=worktree-notice]");
     assert.equal(existsSync(clean), false, "the clean worktree is gone");
