@@ -32,6 +32,10 @@ use super::WorktreeError;
 mod index_file;
 use index_file::{CacheTree, Entry, ParsedIndex};
 
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;
+
 /// One line of `git status --porcelain`: `x` is the staged letter, `y` the unstaged one.
 #[derive(Debug, Clone, PartialEq, Eq)]
 pub struct ChangedFile {
@@ -101,15 +105,15 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
 
     // path (as the index names it) -> (x, y, display path)
     let mut lines: BTreeMap<Vec<u8>, (char, char, String)> = BTreeMap::new();
-    for (key, x, display) in staged {
-        lines.insert(key, (x, ' ', display));
+    for (key, x, y, display) in staged {
+        lines.insert(key, (x, y, display));
     }
     for (key, y) in unstaged {
         let entry = lines.entry(key.clone()).or_insert_with(|| (' ', ' ', String::from_utf8_lossy(&key).into_owned()));
-        if entry.0 == 'U' {
-            continue;
+        // A conflict's second letter is already set; a working-tree change does not replace it.
+        if entry.1 == ' ' {
+            entry.1 = y;
         }
-        entry.1 = y;
     }
     for key in untracked {
         let display = String::from_utf8_lossy(&key).into_owned();
@@ -158,8 +162,10 @@ fn from_libgit2(repo: &Repository, git_dir: &Path) -> Result<ParsedIndex<'static
     Ok(ParsedIndex { entries, tree: None })
 }
 
-/// HEAD's tree against the index: (index path, staged letter, display path).
-fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec<u8>, char, String)>, WorktreeError> {
+/// HEAD's tree against the index: (index path, staged letter, unstaged letter, display path); the
+/// unstaged letter is set only for conflicts, whose two letters both come from the index.
+#[allow(clippy::type_complexity)]
+fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec<u8>, char, char, String)>, WorktreeError> {
     let at = repo.path().to_owned();
     let tree = match repo.head() {
         Ok(head) => Some(head.peel_to_tree().map_err(WorktreeError::git(&at))?.id()),
@@ -168,11 +174,22 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
     };
     let entries = &index.entries;
     let mut out = Vec::new();
-    let mut conflicted = std::collections::HashSet::new();
+    // A conflicted path shows which sides exist (stages 1 base, 2 ours, 3 theirs), as git does.
+    let mut conflicted: BTreeMap<&[u8], u8> = BTreeMap::new();
     for e in entries.iter().filter(|e| e.stage != 0) {
-        if conflicted.insert(e.path.as_ref()) {
-            out.push((e.path.to_vec(), 'U', String::from_utf8_lossy(&e.path).into_owned()));
-        }
+        *conflicted.entry(e.path.as_ref()).or_default() |= 1 << (e.stage - 1);
+    }
+    for (path, sides) in &conflicted {
+        let (x, y) = match sides {
+            0b001 => ('D', 'D'),
+            0b010 => ('A', 'U'),
+            0b100 => ('U', 'A'),
+            0b101 => ('D', 'U'),
+            0b011 => ('U', 'D'),
+            0b110 => ('A', 'A'),
+            _ => ('U', 'U'),
+        };
+        out.push((path.to_vec(), x, y, String::from_utf8_lossy(path).into_owned()));
     }
 
     // HEAD's tree is walked only where the cache-tree does not already vouch that the index
@@ -235,9 +252,9 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
     let renames_possible = merged.iter().any(|m| m.1 == 'A') && merged.iter().any(|m| m.1 == 'D');
     if !renames_possible {
         for (path, letter) in merged {
-            if !conflicted.contains(path.as_slice()) {
+            if !conflicted.contains_key(path.as_slice()) {
                 let display = String::from_utf8_lossy(&path).into_owned();
-                out.push((path, letter, display));
+                out.push((path, letter, ' ', display));
             }
         }
         return Ok(out);
@@ -268,7 +285,7 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
             _ => continue,
         };
         let new = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes()).unwrap_or_default().to_vec();
-        if conflicted.contains(new.as_slice()) {
+        if conflicted.contains_key(new.as_slice()) {
             continue;
         }
         let mut display = String::from_utf8_lossy(&new).into_owned();
@@ -277,7 +294,7 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
                 display = format!("{} -> {display}", String::from_utf8_lossy(old));
             }
         }
-        out.push((new, letter, display));
+        out.push((new, letter, ' ', display));
     }
     Ok(out)
 }
