@@ -1,8 +1,12 @@
 //! The changed files of a worktree, fast: what `git status --porcelain` prints, line for line.
 //!
 //! A plain git2 `statuses()` call is single-threaded and measured 2.5× `git status` on a
-//! 100,000-file repository, so the work is split three ways and run in parallel:
-//! - staged: HEAD's tree against the index (git2 diff, with rename detection as `git status` does);
+//! 100,000-file repository, so the index file is read once by our own parser (index_file.rs, with
+//! libgit2's reading as the fallback) and the work is split three ways and run in parallel:
+//! - staged: HEAD's tree against the index. Where the index's cache-tree says a folder's entries
+//!   write exactly HEAD's tree for it, that folder is skipped (on a clean index, all of HEAD is), as
+//!   git does; the rest is a merge of the flattened trees with the sorted entries. git2's diff
+//!   runs only when adds and deletes could pair into renames, which `git status` shows as one line;
 //! - unstaged: every index entry's stat data (mtime, ctime, size, inode, mode) compared with an
 //!   `lstat` of the file, in parallel with rayon; only entries whose stat changed, or that are
 //!   "racily clean" (modified in the same instant the index was written), are hashed;
@@ -122,8 +126,11 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
     Ok(ChangedFiles { files: lines.into_values().map(|(x, y, path)| ChangedFile { path, x, y }).collect() })
 }
 
+/// A file's modification time: seconds and nanoseconds.
+type Mtime = (i64, u32);
+
 /// The index file's bytes and modification time, or `None` when there is no index yet.
-fn read_index(path: &Path) -> Result<Option<(Vec<u8>, (i64, u32))>, WorktreeError> {
+fn read_index(path: &Path) -> Result<Option<(Vec<u8>, Mtime)>, WorktreeError> {
     let io = |source| WorktreeError::Io { path: path.to_owned(), source };
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
