@@ -1,6 +1,7 @@
 //! Worktree budgets (DESIGN.md §6), each against the git CLI in the same run:
 //! - changed-file count on a 100,000-file repository ≤ 1.5× `git status --porcelain`
-//!   (git2's plain `statuses()` is timed too, for reference);
+//!   (git2's plain `statuses()` is timed too, for reference), once with a clean index and once
+//!   with a staged change in a deep folder (the cache-tree then covers only part of HEAD);
 //! - unmerged-commit count over 100,000 commits ≤ 1.2× `git rev-list --count`.
 //!
 //! Both repositories are generated with `git fast-import`. Rounds alternate between ours and git's
@@ -68,6 +69,17 @@ fn changed_files_bench() {
     let ours_count = plandeck_core::worktrees::changed_files(dir).expect("changed files").count() as usize;
     assert_eq!(ours_count, git_lines, "changed-file count differs from git status");
 
+    time_changed_files(dir, "worktrees.changed_files_100k", git_lines);
+
+    // With a staged change in a deep folder the cache-tree is invalid along that path, so part of
+    // HEAD's tree has to be compared with the index (the clean case above skips all of it).
+    git(dir, &["add", "d000/s00/f0.txt"]);
+    let git_lines = git(dir, &["status", "--porcelain"]).split(|b| *b == b'\n').filter(|l| !l.is_empty()).count();
+    time_changed_files(dir, "worktrees.changed_files_100k_staged", git_lines);
+}
+
+/// Times ours, `git status --porcelain` and git2's `statuses()` in alternating rounds.
+fn time_changed_files(dir: &Path, bench: &str, git_lines: usize) {
     let (mut ours, mut theirs, mut plain) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         let t = Instant::now();
@@ -87,7 +99,7 @@ fn changed_files_bench() {
     }
     let (o, g, p) = (ms(median(&ours)), ms(median(&theirs)), ms(median(&plain)));
     report(
-        "worktrees.changed_files_100k",
+        bench,
         o,
         "<= 1.5x git status --porcelain",
         Some(("git status --porcelain", g)),

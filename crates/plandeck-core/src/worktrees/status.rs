@@ -1,8 +1,12 @@
 //! The changed files of a worktree, fast: what `git status --porcelain` prints, line for line.
 //!
 //! A plain git2 `statuses()` call is single-threaded and measured 2.5× `git status` on a
-//! 100,000-file repository, so the work is split three ways and run in parallel:
-//! - staged: HEAD's tree against the index (git2 diff, with rename detection as `git status` does);
+//! 100,000-file repository, so the index file is read once by our own parser (index_file.rs, with
+//! libgit2's reading as the fallback) and the work is split three ways and run in parallel:
+//! - staged: HEAD's tree against the index. Where the index's cache-tree says a folder's entries
+//!   write exactly HEAD's tree for it, that folder is skipped (on a clean index, all of HEAD is), as
+//!   git does; the rest is a merge of the flattened trees with the sorted entries. git2's diff
+//!   runs only when adds and deletes could pair into renames, which `git status` shows as one line;
 //! - unstaged: every index entry's stat data (mtime, ctime, size, inode, mode) compared with an
 //!   `lstat` of the file, in parallel with rayon; only entries whose stat changed, or that are
 //!   "racily clean" (modified in the same instant the index was written), are hashed;
@@ -15,16 +19,26 @@
 //! from the index is confirmed with git2's own per-file status, so a line-ending conversion is not
 //! taken for a change.
 
+use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
 use std::os::unix::ffi::OsStrExt;
+use std::io::Read;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
-use git2::{DiffFindOptions, DiffOptions, IndexEntry, ObjectType, Oid, Repository, Status};
+use git2::{DiffFindOptions, DiffOptions, ObjectType, Oid, Repository, Status};
 use rayon::prelude::*;
 
 use super::WorktreeError;
+
+#[path = "index_file.rs"]
+mod index_file;
+use index_file::{CacheTree, Entry, ParsedIndex};
+
+#[cfg(test)]
+#[path = "status_tests.rs"]
+mod tests;
 
 /// One line of `git status --porcelain`: `x` is the staged letter, `y` the unstaged one.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,10 +69,6 @@ impl ChangedFiles {
     }
 }
 
-const STAGE_MASK: u16 = 0x3000;
-const FLAG_ASSUME_VALID: u16 = 0x8000;
-const EXT_INTENT_TO_ADD: u16 = 1 << 13;
-const EXT_SKIP_WORKTREE: u16 = 1 << 14;
 const MODE_TYPE: u32 = 0o170000;
 const MODE_LINK: u32 = 0o120000;
 const MODE_GITLINK: u32 = 0o160000;
@@ -72,25 +82,42 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
     let Some(top) = repo.workdir().map(Path::to_owned) else {
         return Err(WorktreeError::NotAWorktree { path: workdir.to_owned(), why: "a bare repository has no files".into() });
     };
-    // The staged diff and the working-tree scan share nothing, so they run side by side; a
-    // Repository is not Sync, hence the second handle.
-    let scan_top = top.clone();
-    let (staged, unstaged) =
-        rayon::join(|| open().and_then(|r| staged_changes(&r)), move || worktree_changes(&repo, &scan_top));
+    let git_dir = repo.path().to_owned();
+    let index_path = git_dir.join("index");
+    // The index is read once, here, and both halves below work from this one reading.
+    let raw = read_index(&index_path)?;
+    let sha1 = repo
+        .config()
+        .ok()
+        .and_then(|c| c.get_string("extensions.objectformat").ok())
+        .is_none_or(|f| f.eq_ignore_ascii_case("sha1"));
+    let parsed = match raw.as_ref().filter(|_| sha1).and_then(|(bytes, _)| index_file::parse(bytes)) {
+        Some(parsed) => parsed,
+        None => from_libgit2(&repo, &git_dir)?,
+    };
+    let index_mtime = raw.as_ref().map(|(_, mtime)| *mtime);
+
+    // The staged comparison and the working-tree scan share nothing but the parsed index, so they
+    // run side by side; a Repository is not Sync, hence the second handle.
+    let (entries, top_ref) = (&parsed.entries, top.as_path());
+    let (staged, unstaged) = rayon::join(
+        || open().and_then(|r| staged_changes(&r, &parsed)),
+        move || worktree_changes(&repo, top_ref, entries, index_mtime),
+    );
     let staged = staged?;
     let (unstaged, untracked) = unstaged?;
 
     // path (as the index names it) -> (x, y, display path)
     let mut lines: BTreeMap<Vec<u8>, (char, char, String)> = BTreeMap::new();
-    for (key, x, display) in staged {
-        lines.insert(key, (x, ' ', display));
+    for (key, x, y, display) in staged {
+        lines.insert(key, (x, y, display));
     }
     for (key, y) in unstaged {
         let entry = lines.entry(key.clone()).or_insert_with(|| (' ', ' ', String::from_utf8_lossy(&key).into_owned()));
-        if entry.0 == 'U' {
-            continue;
+        // A conflict's second letter is already set; a working-tree change does not replace it.
+        if entry.1 == ' ' {
+            entry.1 = y;
         }
-        entry.1 = y;
     }
     for key in untracked {
         let display = String::from_utf8_lossy(&key).into_owned();
@@ -99,50 +126,113 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
     Ok(ChangedFiles { files: lines.into_values().map(|(x, y, path)| ChangedFile { path, x, y }).collect() })
 }
 
-/// HEAD's tree against the index: (index path, staged letter, display path).
-fn staged_changes(repo: &Repository) -> Result<Vec<(Vec<u8>, char, String)>, WorktreeError> {
+/// A file's modification time: seconds and nanoseconds.
+type Mtime = (i64, u32);
+
+/// The index file's bytes and modification time, or `None` when there is no index yet.
+fn read_index(path: &Path) -> Result<Option<(Vec<u8>, Mtime)>, WorktreeError> {
+    let io = |source| WorktreeError::Io { path: path.to_owned(), source };
+    let mut file = match std::fs::File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(io(e)),
+    };
+    // The time comes from the open file, so it belongs to the very bytes read (git replaces the
+    // index by renaming a new file over it, never by writing in place).
+    let meta = file.metadata().map_err(io)?;
+    let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
+    file.read_to_end(&mut bytes).map_err(io)?;
+    Ok(Some((bytes, (meta.mtime(), u32::try_from(meta.mtime_nsec()).unwrap_or(0)))))
+}
+
+/// The index as libgit2 reads it, for the indexes our parser declines; no cache-tree then.
+fn from_libgit2(repo: &Repository, git_dir: &Path) -> Result<ParsedIndex<'static>, WorktreeError> {
+    let index = repo.index().map_err(WorktreeError::git(git_dir))?;
+    let mut entries: Vec<Entry<'static>> = index
+        .iter()
+        .map(|e| Entry {
+            ctime: (e.ctime.seconds() as u32, e.ctime.nanoseconds()),
+            mtime: (e.mtime.seconds() as u32, e.mtime.nanoseconds()),
+            ino: e.ino,
+            mode: e.mode,
+            size: e.file_size,
+            id: e.id,
+            stage: ((e.flags & 0x3000) >> 12) as u8,
+            assume_valid: e.flags & 0x8000 != 0,
+            skip_worktree: e.flags_extended & (1 << 14) != 0,
+            intent_to_add: e.flags_extended & (1 << 13) != 0,
+            path: Cow::Owned(e.path),
+        })
+        .collect();
+    // The scans below binary-search by path.
+    entries.sort_by(|a, b| (a.path.as_ref(), a.stage).cmp(&(b.path.as_ref(), b.stage)));
+    Ok(ParsedIndex { entries, tree: None })
+}
+
+/// HEAD's tree against the index: (index path, staged letter, unstaged letter, display path); the
+/// unstaged letter is set only for conflicts, whose two letters both come from the index.
+#[allow(clippy::type_complexity)]
+fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec<u8>, char, char, String)>, WorktreeError> {
     let at = repo.path().to_owned();
     let tree = match repo.head() {
-        Ok(head) => Some(head.peel_to_tree().map_err(WorktreeError::git(&at))?),
+        Ok(head) => Some(head.peel_to_tree().map_err(WorktreeError::git(&at))?.id()),
         Err(e) if e.code() == git2::ErrorCode::UnbornBranch || e.code() == git2::ErrorCode::NotFound => None,
         Err(source) => return Err(WorktreeError::Git { path: at, source }),
     };
-    let index = repo.index().map_err(WorktreeError::git(&at))?;
+    let entries = &index.entries;
     let mut out = Vec::new();
-    let mut conflicted = std::collections::HashSet::new();
-    if index.has_conflicts() {
-        for entry in index.iter() {
-            if entry.flags & STAGE_MASK != 0 && conflicted.insert(entry.path.clone()) {
-                let display = String::from_utf8_lossy(&entry.path).into_owned();
-                out.push((entry.path, 'U', display));
-            }
+    // A conflicted path shows which sides exist (stages 1 base, 2 ours, 3 theirs), as git does.
+    let mut conflicted: BTreeMap<&[u8], u8> = BTreeMap::new();
+    for e in entries.iter().filter(|e| e.stage != 0) {
+        *conflicted.entry(e.path.as_ref()).or_default() |= 1 << (e.stage - 1);
+    }
+    for (path, sides) in &conflicted {
+        let (x, y) = match sides {
+            0b001 => ('D', 'D'),
+            0b010 => ('A', 'U'),
+            0b100 => ('U', 'A'),
+            0b101 => ('D', 'U'),
+            0b011 => ('U', 'D'),
+            0b110 => ('A', 'A'),
+            _ => ('U', 'U'),
+        };
+        out.push((path.to_vec(), x, y, String::from_utf8_lossy(path).into_owned()));
+    }
+
+    // HEAD's tree is walked only where the cache-tree does not already vouch that the index
+    // entries below a folder write exactly HEAD's tree for it (git status skips the same way).
+    // What is walked is flattened and merged against the sorted index entries it covers.
+    let mut head_entries: Vec<(Vec<u8>, Oid, u32)> = Vec::new();
+    let mut skipped: Vec<(usize, usize)> = Vec::new();
+    if let Some(tree) = tree {
+        let mut walker = HeadWalk { repo, entries, head: &mut head_entries, skipped: &mut skipped };
+        walker.walk(tree, &mut Vec::new(), index.tree.as_ref(), 0, entries.len()).map_err(WorktreeError::git(&at))?;
+    }
+    if skipped == [(0, entries.len())] {
+        return Ok(out);
+    }
+    head_entries.sort_unstable_by(|a, b| a.0.cmp(&b.0));
+    skipped.sort_unstable();
+    let mut ranges = skipped.iter().peekable();
+    let mut index_side: Vec<&Entry<'_>> = Vec::new();
+    for (i, e) in entries.iter().enumerate() {
+        while ranges.peek().is_some_and(|r| r.1 <= i) {
+            ranges.next();
+        }
+        if ranges.peek().is_some_and(|r| r.0 <= i) {
+            continue;
+        }
+        // Intent-to-add entries are not staged content: git shows them as " A" (worktree side).
+        if e.stage == 0 && !e.intent_to_add {
+            index_side.push(e);
         }
     }
-    // Fast path: HEAD's tree flattened and merged against the sorted index (libgit2's diff
-    // machinery is several times slower on 100,000 entries). Only when the merge finds both adds
-    // and deletes does git2's diff run, for the rename pairing `git status` shows.
-    let mut head_entries: Vec<(Vec<u8>, Oid, i32)> = Vec::new();
-    if let Some(tree) = &tree {
-        tree.walk(git2::TreeWalkMode::PreOrder, |root, entry| {
-            if entry.kind() != Some(ObjectType::Tree) {
-                let mut path = Vec::with_capacity(root.len() + entry.name_bytes().len());
-                path.extend_from_slice(root.as_bytes());
-                path.extend_from_slice(entry.name_bytes());
-                head_entries.push((path, entry.id(), entry.filemode_raw()));
-            }
-            git2::TreeWalkResult::Ok
-        })
-        .map_err(WorktreeError::git(&at))?;
-    }
-    head_entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
-    let mut staged_entries: Vec<(Vec<u8>, Oid, u32)> =
-        index.iter().filter(|e| e.flags & STAGE_MASK == 0).map(|e| (e.path, e.id, e.mode)).collect();
-    staged_entries.par_sort_unstable_by(|a, b| a.0.cmp(&b.0));
+
     let (mut i, mut j) = (0, 0);
     let mut merged: Vec<(Vec<u8>, char)> = Vec::new();
-    while i < head_entries.len() || j < staged_entries.len() {
-        let order = match (head_entries.get(i), staged_entries.get(j)) {
-            (Some(h), Some(x)) => h.0.cmp(&x.0),
+    while i < head_entries.len() || j < index_side.len() {
+        let order = match (head_entries.get(i), index_side.get(j)) {
+            (Some(h), Some(x)) => h.0.as_slice().cmp(x.path.as_ref()),
             (Some(_), None) => std::cmp::Ordering::Less,
             _ => std::cmp::Ordering::Greater,
         };
@@ -152,14 +242,14 @@ fn staged_changes(repo: &Repository) -> Result<Vec<(Vec<u8>, char, String)>, Wor
                 i += 1;
             }
             std::cmp::Ordering::Greater => {
-                merged.push((staged_entries[j].0.clone(), 'A'));
+                merged.push((index_side[j].path.to_vec(), 'A'));
                 j += 1;
             }
             std::cmp::Ordering::Equal => {
-                let (h, x) = (&head_entries[i], &staged_entries[j]);
-                if h.1 != x.1 || h.2 as u32 != x.2 {
-                    let letter = if (h.2 as u32 & MODE_TYPE) != (x.2 & MODE_TYPE) { 'T' } else { 'M' };
-                    merged.push((x.0.clone(), letter));
+                let (h, x) = (&head_entries[i], index_side[j]);
+                if h.1 != x.id || h.2 != x.mode {
+                    let letter = if (h.2 & MODE_TYPE) != (x.mode & MODE_TYPE) { 'T' } else { 'M' };
+                    merged.push((x.path.to_vec(), letter));
                 }
                 i += 1;
                 j += 1;
@@ -169,18 +259,25 @@ fn staged_changes(repo: &Repository) -> Result<Vec<(Vec<u8>, char, String)>, Wor
     let renames_possible = merged.iter().any(|m| m.1 == 'A') && merged.iter().any(|m| m.1 == 'D');
     if !renames_possible {
         for (path, letter) in merged {
-            if !conflicted.contains(&path) {
+            if !conflicted.contains_key(path.as_slice()) {
                 let display = String::from_utf8_lossy(&path).into_owned();
-                out.push((path, letter, display));
+                out.push((path, letter, ' ', display));
             }
         }
         return Ok(out);
     }
 
+    // Only when the merge finds both adds and deletes does git2's diff run, for the rename pairing
+    // `git status` shows ("R  old -> new").
+    let git_index = repo.index().map_err(WorktreeError::git(&at))?;
+    let head_tree = match tree {
+        Some(id) => Some(repo.find_tree(id).map_err(WorktreeError::git(&at))?),
+        None => None,
+    };
     let mut opts = DiffOptions::new();
     opts.include_typechange(true);
-    let mut diff = repo.diff_tree_to_index(tree.as_ref(), Some(&index), Some(&mut opts)).map_err(WorktreeError::git(&at))?;
-    // `git status` pairs a staged delete and add into one rename line.
+    let mut diff =
+        repo.diff_tree_to_index(head_tree.as_ref(), Some(&git_index), Some(&mut opts)).map_err(WorktreeError::git(&at))?;
     let mut find = DiffFindOptions::new();
     find.renames(true);
     diff.find_similar(Some(&mut find)).map_err(WorktreeError::git(&at))?;
@@ -195,7 +292,7 @@ fn staged_changes(repo: &Repository) -> Result<Vec<(Vec<u8>, char, String)>, Wor
             _ => continue,
         };
         let new = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes()).unwrap_or_default().to_vec();
-        if conflicted.contains(&new) {
+        if conflicted.contains_key(new.as_slice()) {
             continue;
         }
         let mut display = String::from_utf8_lossy(&new).into_owned();
@@ -204,9 +301,53 @@ fn staged_changes(repo: &Repository) -> Result<Vec<(Vec<u8>, char, String)>, Wor
                 display = format!("{} -> {display}", String::from_utf8_lossy(old));
             }
         }
-        out.push((new, letter, display));
+        out.push((new, letter, ' ', display));
     }
     Ok(out)
+}
+
+/// The walk of HEAD's tree that the cache-tree lets skip folders.
+struct HeadWalk<'r, 'e> {
+    repo: &'r Repository,
+    entries: &'e [Entry<'e>],
+    /// Files of the walked trees: (path, id, mode).
+    head: &'r mut Vec<(Vec<u8>, Oid, u32)>,
+    /// Ranges of `entries` known to equal HEAD.
+    skipped: &'r mut Vec<(usize, usize)>,
+}
+
+impl HeadWalk<'_, '_> {
+    /// Tree `id` at `prefix` (empty or ending in "/"), whose index entries are `entries[lo..hi]`.
+    fn walk(&mut self, id: Oid, prefix: &mut Vec<u8>, cache: Option<&CacheTree>, lo: usize, hi: usize) -> Result<(), git2::Error> {
+        if let Some((cached, count)) = cache.and_then(|c| c.valid) {
+            // The cache-tree's count is a cheap consistency check against the entries at hand;
+            // conflicts invalidate it in git, but a stray one must not be hidden.
+            if cached == id && count == hi - lo && self.entries[lo..hi].iter().all(|e| e.stage == 0 && !e.intent_to_add) {
+                if lo < hi {
+                    self.skipped.push((lo, hi));
+                }
+                return Ok(());
+            }
+        }
+        let tree = self.repo.find_tree(id)?;
+        for item in tree.iter() {
+            let len = prefix.len();
+            prefix.extend_from_slice(item.name_bytes());
+            if item.kind() == Some(ObjectType::Tree) {
+                prefix.push(b'/');
+                let range = &self.entries[lo..hi];
+                let from = lo + range.partition_point(|e| e.path.as_ref() < prefix.as_slice());
+                let to = from + self.entries[from..hi].partition_point(|e| e.path.starts_with(prefix));
+                let name = &prefix[len..prefix.len() - 1];
+                let child = cache.and_then(|c| c.child(name));
+                self.walk(item.id(), prefix, child, from, to)?;
+            } else {
+                self.head.push((prefix.clone(), item.id(), item.filemode_raw() as u32));
+            }
+            prefix.truncate(len);
+        }
+        Ok(())
+    }
 }
 
 /// What the stat pass decided about one index entry.
@@ -217,8 +358,7 @@ enum Verdict {
     Confirm,
 }
 
-struct Scan<'a> {
-    top: &'a Path,
+struct Scan {
     index_mtime: Option<(i64, u32)>,
     filemode: bool,
     filters: bool,
@@ -226,10 +366,13 @@ struct Scan<'a> {
 
 /// Unstaged changes ((index path, letter)) and untracked paths of the working tree.
 #[allow(clippy::type_complexity)]
-fn worktree_changes(repo: &Repository, top: &Path) -> Result<(Vec<(Vec<u8>, char)>, Vec<Vec<u8>>), WorktreeError> {
+fn worktree_changes(
+    repo: &Repository,
+    top: &Path,
+    entries: &[Entry<'_>],
+    index_mtime: Option<(i64, u32)>,
+) -> Result<(Vec<(Vec<u8>, char)>, Vec<Vec<u8>>), WorktreeError> {
     let git_dir = repo.path().to_owned();
-    let index = repo.index().map_err(WorktreeError::git(&git_dir))?;
-    let entries: Vec<IndexEntry> = index.iter().collect();
     let config = repo.config().map_err(WorktreeError::git(&git_dir))?;
     let autocrlf = config.get_string("core.autocrlf").map(|v| v != "false").unwrap_or(false)
         || config.get_bool("core.autocrlf").unwrap_or(false);
@@ -237,30 +380,34 @@ fn worktree_changes(repo: &Repository, top: &Path) -> Result<(Vec<(Vec<u8>, char
         || git_dir.join("info/attributes").exists()
         || repo.commondir().join("info/attributes").exists()
         || entries.iter().any(|e| e.path.ends_with(b".gitattributes"));
-    let scan = Scan {
-        top,
-        index_mtime: std::fs::metadata(git_dir.join("index")).ok().map(|m| (m.mtime(), m.mtime_nsec() as u32)),
-        filemode: config.get_bool("core.filemode").unwrap_or(true),
-        filters,
-    };
+    let scan = Scan { index_mtime, filemode: config.get_bool("core.filemode").unwrap_or(true), filters };
 
     let (verdicts, untracked_candidates) = rayon::join(
         || {
+            let top_bytes = top.as_os_str().as_bytes();
             entries
                 .par_iter()
-                .filter_map(|e| match scan.check(e) {
-                    Verdict::Clean => None,
-                    v => Some((e.path.clone(), v)),
-                })
+                .map_init(
+                    // One path buffer per worker rather than one allocation per entry.
+                    || {
+                        let mut buf = Vec::with_capacity(top_bytes.len() + 256);
+                        buf.extend_from_slice(top_bytes);
+                        buf.push(b'/');
+                        buf
+                    },
+                    |buf, e| {
+                        buf.truncate(top_bytes.len() + 1);
+                        buf.extend_from_slice(&e.path);
+                        match scan.check(e, Path::new(OsStr::from_bytes(buf))) {
+                            Verdict::Clean => None,
+                            v => Some((e.path.to_vec(), v)),
+                        }
+                    },
+                )
+                .flatten()
                 .collect::<Vec<_>>()
         },
-        || {
-            let mut tracked: Vec<&[u8]> = entries.iter().map(|e| e.path.as_slice()).collect();
-            // The index is sorted by path already; sorting again is cheap and makes the binary
-            // searches below correct whatever libgit2 hands back.
-            tracked.par_sort_unstable();
-            walk(top, &tracked, Vec::new())
-        },
+        || walk(top, entries, Vec::new()),
     );
 
     let mut unstaged = Vec::with_capacity(verdicts.len());
@@ -299,21 +446,20 @@ fn worktree_changes(repo: &Repository, top: &Path) -> Result<(Vec<(Vec<u8>, char
     Ok((unstaged, untracked))
 }
 
-impl Scan<'_> {
-    fn check(&self, e: &IndexEntry) -> Verdict {
-        if e.flags & STAGE_MASK != 0 || e.flags & FLAG_ASSUME_VALID != 0 || e.flags_extended & EXT_SKIP_WORKTREE != 0 {
+impl Scan {
+    fn check(&self, e: &Entry<'_>, full: &Path) -> Verdict {
+        if e.stage != 0 || e.assume_valid || e.skip_worktree {
             return Verdict::Clean;
         }
         if e.mode & MODE_TYPE == MODE_GITLINK {
             // Submodules are not looked into (git's default shows only a moved HEAD; rare here).
             return Verdict::Clean;
         }
-        let full = self.top.join(OsStr::from_bytes(&e.path));
-        let meta = match std::fs::symlink_metadata(&full) {
+        let meta = match std::fs::symlink_metadata(full) {
             Ok(m) => m,
             Err(_) => return Verdict::Changed('D'),
         };
-        if e.flags_extended & EXT_INTENT_TO_ADD != 0 {
+        if e.intent_to_add {
             return Verdict::Changed('A');
         }
         let ft = meta.file_type();
@@ -327,32 +473,32 @@ impl Scan<'_> {
         if !is_link && self.filemode && ((e.mode & 0o111 != 0) != (meta.mode() & 0o111 != 0)) {
             return Verdict::Changed('M');
         }
-        let same_time = |sec: i32, nsec: u32, fs_sec: i64, fs_nsec: i64| {
+        let same_time = |(sec, nsec): (u32, u32), fs_sec: i64, fs_nsec: i64| {
             i64::from(sec) == fs_sec && (nsec == 0 || i64::from(nsec) == fs_nsec)
         };
-        let stat_same = same_time(e.mtime.seconds(), e.mtime.nanoseconds(), meta.mtime(), meta.mtime_nsec())
-            && same_time(e.ctime.seconds(), e.ctime.nanoseconds(), meta.ctime(), meta.ctime_nsec())
-            && e.file_size == meta.size() as u32
+        let stat_same = same_time(e.mtime, meta.mtime(), meta.mtime_nsec())
+            && same_time(e.ctime, meta.ctime(), meta.ctime_nsec())
+            && e.size == meta.size() as u32
             && e.ino == meta.ino() as u32;
         // Racily clean: written in the same instant as the index, so a later write of the same size
         // would not show in the stat data. Git checks these by content too.
         let racy = match self.index_mtime {
             // With no sub-second time recorded (git built without USE_NSEC), the same second is racy.
-            Some((sec, _)) if e.mtime.nanoseconds() == 0 => i64::from(e.mtime.seconds()) >= sec,
-            Some((sec, nsec)) => (i64::from(e.mtime.seconds()), e.mtime.nanoseconds()) >= (sec, nsec),
+            Some((sec, _)) if e.mtime.1 == 0 => i64::from(e.mtime.0) >= sec,
+            Some((sec, nsec)) => (i64::from(e.mtime.0), e.mtime.1) >= (sec, nsec),
             None => true,
         };
         if stat_same && !racy {
             return Verdict::Clean;
         }
-        if !self.filters && e.file_size != meta.size() as u32 && e.file_size != 0 {
+        if !self.filters && e.size != meta.size() as u32 && e.size != 0 {
             // Git smudges racy entries to size 0, so only a non-zero recorded size proves a change.
             return Verdict::Changed('M');
         }
         let hash = if is_link {
-            std::fs::read_link(&full).ok().and_then(|t| Oid::hash_object(ObjectType::Blob, t.as_os_str().as_bytes()).ok())
+            std::fs::read_link(full).ok().and_then(|t| Oid::hash_object(ObjectType::Blob, t.as_os_str().as_bytes()).ok())
         } else {
-            Oid::hash_file(ObjectType::Blob, &full).ok()
+            Oid::hash_file(ObjectType::Blob, full).ok()
         };
         match hash {
             Some(id) if id == e.id => Verdict::Clean,
@@ -367,16 +513,16 @@ struct Candidate {
     dir: bool,
 }
 
-fn is_tracked_file(tracked: &[&[u8]], rel: &[u8]) -> bool {
-    tracked.binary_search(&rel).is_ok()
+fn is_tracked_file(tracked: &[Entry<'_>], rel: &[u8]) -> bool {
+    tracked.binary_search_by(|e| e.path.as_ref().cmp(rel)).is_ok()
 }
 
-fn is_tracked_dir(tracked: &[&[u8]], rel: &[u8]) -> bool {
+fn is_tracked_dir(tracked: &[Entry<'_>], rel: &[u8]) -> bool {
     let mut prefix = Vec::with_capacity(rel.len() + 1);
     prefix.extend_from_slice(rel);
     prefix.push(b'/');
-    let at = tracked.partition_point(|p| *p < prefix.as_slice());
-    tracked.get(at).is_some_and(|p| p.starts_with(&prefix))
+    let at = tracked.partition_point(|e| e.path.as_ref() < prefix.as_slice());
+    tracked.get(at).is_some_and(|e| e.path.starts_with(&prefix))
 }
 
 fn join_rel(rel: &[u8], name: &[u8]) -> Vec<u8> {
@@ -391,7 +537,7 @@ fn join_rel(rel: &[u8], name: &[u8]) -> Vec<u8> {
 
 /// Names under the folder `rel` (and its tracked subfolders, in parallel) that the index does not
 /// know. Unreadable folders are skipped: git skips them too.
-fn walk(top: &Path, tracked: &[&[u8]], rel: Vec<u8>) -> Vec<Candidate> {
+fn walk(top: &Path, tracked: &[Entry<'_>], rel: Vec<u8>) -> Vec<Candidate> {
     let dir = if rel.is_empty() { top.to_owned() } else { top.join(OsStr::from_bytes(&rel)) };
     let Ok(read) = std::fs::read_dir(&dir) else { return Vec::new() };
     let mut candidates = Vec::new();
