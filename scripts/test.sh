@@ -46,7 +46,7 @@ if [ -z "${DISPLAY:-}" ]; then
   export DISPLAY="$display"
   for _ in $(seq 50); do xdpyinfo >/dev/null 2>&1 && break; [ -e "/tmp/.X11-unix/X${display#:}" ] && break; sleep 0.1; done
 fi
-node --test --test-concurrency=1 --test-reporter=spec tests/e2e/*.test.mjs 2>&1 | tee "$logs/e2e.log"
+node --test --test-force-exit --test-concurrency=1 --test-reporter=spec tests/e2e/*.test.mjs 2>&1 | tee "$logs/e2e.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
 p=$(grep -E '^ℹ pass' "$logs/e2e.log" | grep -Eo '[0-9]+' | tail -1); f=$(grep -E '^ℹ fail' "$logs/e2e.log" | grep -Eo '[0-9]+' | tail -1)
 passed=$((passed + ${p:-0})); failed=$((failed + ${f:-0}))

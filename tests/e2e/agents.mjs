@@ -130,6 +130,16 @@ export class Tmux {
   }
 
   kill() {
+    // The agent CLIs outlive their pane (Gemini CLI relaunches itself in a child that ignores the
+    // hang-up), so end each pane's whole process group before the server.
+    const panes = spawnSync("tmux", ["-L", this.socket, "list-panes", "-a", "-F", "#{pane_pid}"], { encoding: "utf8", timeout: 10000 });
+    for (const pid of (panes.stdout ?? "").split("\n").map(Number).filter((n) => n > 1)) {
+      try {
+        process.kill(-pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
     spawnSync("tmux", ["-L", this.socket, "kill-server"], { timeout: 10000 });
     // tmux 3.3 leaves the socket file behind.
     rmSync(join(process.env.TMUX_TMPDIR || "/tmp", `tmux-${process.getuid()}`, this.socket), { force: true });

@@ -2,7 +2,7 @@
 // WebKitWebDriver. No browser download, no framework: fetch and the protocol.
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync, mkdtempSync } from "node:fs";
+import { mkdirSync, writeFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
@@ -183,6 +183,22 @@ export async function withApp({ args = [], env = {}, home } = {}, fn) {
     if (session) await fetch(`${base}/session/${session.id}`, { method: "DELETE" }).catch(() => {});
     driver.kill("SIGTERM");
     await new Promise((r) => (driver.exitCode !== null ? r() : driver.once("exit", r)));
+    killAppsOf(home);
+  }
+}
+
+/** Ends any plandeck window still running on `home` (a driver that died can leave one behind). */
+function killAppsOf(home) {
+  const bin = plandeckBin();
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+      if (cmd !== bin) continue;
+      const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
+      if (env.includes(`HOME=${home}`)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
 }
 
