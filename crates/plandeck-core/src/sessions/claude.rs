@@ -4,10 +4,9 @@
 //! of each line without building it, which is most of what makes reading cheap.
 
 use std::borrow::Cow;
-use std::fmt;
 use std::path::{Path, PathBuf};
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de::Deserializer;
 use serde::Deserialize;
 
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
@@ -69,45 +68,7 @@ struct Message<'a> {
     content: Option<Content<'a>>,
 }
 
-/// A message's content: a plain string, or content blocks.
-enum Content<'a> {
-    Text(Cow<'a, str>),
-    Blocks(Vec<Block<'a>>),
-    Other,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Content<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or an array of content blocks")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut blocks = Vec::new();
-                while let Some(b) = seq.next_element::<Block<'a>>()? {
-                    blocks.push(b);
-                }
-                Ok(Content::Blocks(blocks))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
+type Content<'a> = super::content::Content<'a, Block<'a>>;
 
 #[derive(Deserialize)]
 struct Block<'a> {
@@ -188,7 +149,7 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
             let meta = rec.is_meta.unwrap_or(false);
             match rec.message.and_then(|m| m.content) {
                 Some(Content::Text(text)) => user_text(facts, &text, meta),
-                Some(Content::Blocks(blocks)) => {
+                Some(Content::Items(blocks)) => {
                     for b in blocks {
                         match b.kind.as_deref() {
                             Some("tool_result") => {
@@ -209,7 +170,7 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
             let Some(msg) = rec.message else { return };
             set(&mut facts.model, &msg.model);
             let mut called = false;
-            if let Some(Content::Blocks(blocks)) = msg.content {
+            if let Some(Content::Items(blocks)) = msg.content {
                 for b in blocks {
                     if b.kind.as_deref() != Some("tool_use") {
                         continue;

@@ -11,9 +11,8 @@
 //! are old news and do not change the turn or the open calls.
 
 use std::borrow::Cow;
-use std::fmt;
 
-use serde::de::{self, Deserializer, SeqAccess, Visitor};
+use serde::de;
 use serde::Deserialize;
 
 use super::state::{Facts, PendingKind, Turn};
@@ -92,44 +91,7 @@ struct FunctionResponse<'a> {
     id: Option<Cow<'a, str>>,
 }
 
-enum Content<'a> {
-    Text(Cow<'a, str>),
-    Parts(Vec<Part<'a>>),
-    Other,
-}
-
-impl<'de: 'a, 'a> Deserialize<'de> for Content<'a> {
-    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        struct V<'a>(std::marker::PhantomData<&'a ()>);
-        impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
-            type Value = Content<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
-                f.write_str("a string or an array of parts")
-            }
-            fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Borrowed(v)))
-            }
-            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
-                Ok(Content::Text(Cow::Owned(v.to_owned())))
-            }
-            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
-                Ok(Content::Other)
-            }
-            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
-                let mut parts = Vec::new();
-                while let Some(p) = seq.next_element::<Part<'a>>()? {
-                    parts.push(p);
-                }
-                Ok(Content::Parts(parts))
-            }
-            fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
-                Ok(Content::Other)
-            }
-        }
-        d.deserialize_any(V(std::marker::PhantomData))
-    }
-}
+type Content<'a> = super::content::Content<'a, Part<'a>>;
 
 /// Folds one chat-log line into `facts`.
 pub fn feed_line(facts: &mut Facts, line: &[u8]) {
@@ -177,7 +139,7 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
     }
     match m.kind.as_deref() {
         Some("user") => {
-            if let Some(Content::Parts(parts)) = &m.content {
+            if let Some(Content::Items(parts)) = &m.content {
                 for p in parts {
                     if let Some(id) = p.function_response.as_ref().and_then(|r| r.id.as_deref()) {
                         facts.close_call(id);
@@ -234,7 +196,7 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
 fn texts<'b>(content: &'b Option<Content<'_>>) -> Box<dyn Iterator<Item = &'b str> + 'b> {
     match content {
         Some(Content::Text(t)) => Box::new(std::iter::once(t.as_ref())),
-        Some(Content::Parts(parts)) => Box::new(parts.iter().filter_map(|p| p.text.as_deref())),
+        Some(Content::Items(parts)) => Box::new(parts.iter().filter_map(|p| p.text.as_deref())),
         _ => Box::new(std::iter::empty()),
     }
 }

@@ -42,6 +42,7 @@
 
 mod claude;
 mod codex;
+mod content;
 mod gemini;
 mod index;
 pub mod state;
