@@ -11,7 +11,6 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use notify::{RecursiveMode, Watcher};
-use serde::Deserialize;
 
 use super::store::{self, app_running, close, file_request, read_decision};
 use super::transcript::{locate, Follower};
@@ -19,18 +18,7 @@ use super::{pane, rfc3339, GateDecision, GateRequest, GateStatus, HookOptions, H
 use crate::agent::Agent;
 use crate::config::Roots;
 
-#[derive(Debug, Deserialize)]
-struct Input {
-    session_id: String,
-    #[serde(default)]
-    transcript_path: Option<String>,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: serde_json::Value,
-}
+use super::HookInput as Input;
 
 /// How often the transcript, the app and the deadline are checked while waiting. Decisions wake
 /// the hook at once through inotify; without it they are also polled at this rate.

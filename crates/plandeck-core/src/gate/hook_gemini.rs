@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::Deserialize;
 
 use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
@@ -17,18 +16,7 @@ use super::{now_rfc3339, pane, GateRequest, GateStatus, HookOptions, HookOutcome
 use crate::agent::Agent;
 use crate::config::Roots;
 
-#[derive(Debug, Deserialize)]
-struct Input {
-    session_id: String,
-    #[serde(default)]
-    transcript_path: Option<String>,
-    #[serde(default)]
-    cwd: String,
-    #[serde(default)]
-    tool_name: Option<String>,
-    #[serde(default)]
-    tool_input: serde_json::Value,
-}
+use super::HookInput as Input;
 
 /// Plans bigger than this are not read into the request (the window reads the file itself).
 const MAX_PLAN: u64 = 8 * 1024 * 1024;

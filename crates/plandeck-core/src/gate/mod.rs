@@ -241,6 +241,21 @@ impl From<GateError> for IpcError {
     }
 }
 
+/// The part of an agent's hook input (its stdin JSON) that the hooks read; both agents send
+/// these fields (see the fixtures' `hook-input/`).
+#[derive(Debug, Deserialize)]
+pub(crate) struct HookInput {
+    pub session_id: String,
+    #[serde(default)]
+    pub transcript_path: Option<String>,
+    #[serde(default)]
+    pub cwd: String,
+    #[serde(default)]
+    pub tool_name: Option<String>,
+    #[serde(default)]
+    pub tool_input: serde_json::Value,
+}
+
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
