@@ -73,9 +73,9 @@ pub enum Command {
     Sources(commands::sources::SourcesArgs),
     /// List, show and diff plans.
     Plans(commands::plans::PlansArgs),
-    /// Approve a plan (pinning the approved version), optionally with an edited version.
+    /// Approve a waiting plan (request id: the agent gets it) or a plan file (pins the approved version); --edit approves your edit.
     Approve(commands::review::ApproveArgs),
-    /// Reject a plan with feedback for the agent.
+    /// Reject a waiting plan (request id: the agent gets the feedback) or a plan file, with feedback.
     Reject(commands::review::RejectArgs),
     /// The decision log, newest first.
     Log(commands::review::LogArgs),
