@@ -9,20 +9,28 @@ benches=("$@")
 if [ ${#benches[@]} -eq 0 ]; then
   for f in benches/src/bin/bench_*.rs; do benches+=("$(basename "$f" .rs)"); done
 fi
-cargo build --release -p plandeck-benches --bins
-out=$(mktemp)
+# bench_gate also times the real `plandeck-cli` process (hook start, decision to exit).
+cargo build --release -p plandeck-benches --bins -p plandeck-cli --bin plandeck-cli
+mkdir -p benches/results
 for b in "${benches[@]}"; do
   echo "==> $b" >&2
-  "$CARGO_TARGET_DIR/release/$b" | tee -a "$out" >&2 || echo "{\"bench\":\"$b\",\"error\":\"failed\"}" >>"$out"
+  out="benches/results/$b.jsonl"
+  if ! "$CARGO_TARGET_DIR/release/$b" | tee "$out.new" >&2; then
+    echo "{\"bench\":\"$b\",\"error\":\"failed\"}" >>"$out.new"
+  fi
+  mv "$out.new" "$out"
 done
-python3 - "$out" <<'PY'
-import json, sys, platform, datetime, os, subprocess
+# Each binary's last figures are kept in benches/results/<bin>.jsonl, so rerunning one benchmark
+# leaves the others' rows as they were measured.
+python3 - <<'PY'
+import json, sys, platform, datetime, os, subprocess, glob
 rows = []
-for line in open(sys.argv[1]):
-    line = line.strip()
-    if not line.startswith("{"): continue
-    try: rows.append(json.loads(line))
-    except Exception: pass
+for path in sorted(glob.glob("benches/results/bench_*.jsonl")):
+    for line in open(path):
+        line = line.strip()
+        if not line.startswith("{"): continue
+        try: rows.append(json.loads(line))
+        except Exception: pass
 cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.strip()
 md = ["# Benchmarks", "", f"Measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores ({cpu}), release build. ",
       "Rerun with `bash benches/run.sh`; each figure's baseline is timed in the same run.", "",

@@ -186,3 +186,14 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
     let env = Env::from_process();
     run(command, &cli.global, &env, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
 }
+
+/// `s` cut to `max` characters with an ellipsis, for table columns.
+pub(crate) fn clip(s: &str, max: usize) -> String {
+    if s.chars().count() <= max {
+        s.to_owned()
+    } else {
+        let mut c: String = s.chars().take(max.saturating_sub(1)).collect();
+        c.push('…');
+        c
+    }
+}

@@ -131,15 +131,7 @@ fn write_table(plans: &[PlanSummary], home: &std::path::Path, out: &mut dyn Writ
     writeln!(out, "{} plan{}", rows.len(), if rows.len() == 1 { "" } else { "s" })
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut c: String = s.chars().take(max - 1).collect();
-        c.push('…');
-        c
-    }
-}
+use crate::clip;
 
 fn show(ctx: &Context, plan: &str, html: bool, md: bool, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;

@@ -58,15 +58,7 @@ fn tilde(path: &str, home: &std::path::Path) -> String {
     }
 }
 
-fn clip(s: &str, max: usize) -> String {
-    if s.chars().count() <= max {
-        s.to_owned()
-    } else {
-        let mut c: String = s.chars().take(max - 1).collect();
-        c.push('…');
-        c
-    }
-}
+use crate::clip;
 
 fn write_table(out: &mut dyn Write, list: &[SessionSummary], home: &std::path::Path) -> std::io::Result<()> {
     if list.is_empty() {

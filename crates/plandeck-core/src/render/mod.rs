@@ -30,7 +30,8 @@ pub struct Rendered {
     pub headings: Vec<Heading>,
 }
 
-fn options() -> Options {
+/// The markdown features plans use (also what the rendered diff parses with).
+pub(crate) fn options() -> Options {
     let mut options = Options::empty();
     options.insert(Options::ENABLE_TABLES);
     options.insert(Options::ENABLE_TASKLISTS);

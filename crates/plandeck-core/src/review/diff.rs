@@ -339,12 +339,7 @@ fn side_rows(hunk: u32, lines: &[DiffLine], rows: &mut Vec<SideRow>) {
 }
 
 pub(crate) fn markdown_options() -> Options {
-    let mut options = Options::empty();
-    options.insert(Options::ENABLE_TABLES);
-    options.insert(Options::ENABLE_TASKLISTS);
-    options.insert(Options::ENABLE_STRIKETHROUGH);
-    options.insert(Options::ENABLE_FOOTNOTES);
-    options
+    crate::render::options()
 }
 
 /// The source ranges of the blocks a reader sees as units: each top-level block, except that a
