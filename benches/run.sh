@@ -44,6 +44,7 @@ for r in rows:
     notes = ", ".join(f"{k}={v}" for k, v in extra.items())
     md.append(f"| {r['bench']} | {r['ms']} ms | {r.get('budget','')} | {base_s} | {notes} |")
 md.append("")
+md.append("## Notes per area\n\nHow each benchmark builds its data and what it times. Figures quoted in these notes come from development runs (often on a machine loaded by parallel builds); the table above is the latest run.\n")
 for f in sorted(os.listdir("benches/results")) if os.path.isdir("benches/results") else []:
     if f.endswith(".md"):
         md.append(open(os.path.join("benches/results", f)).read().rstrip() + "\n")
