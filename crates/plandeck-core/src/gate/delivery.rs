@@ -108,12 +108,15 @@ pub fn decide_with(
                 Some(edited) => write_edited_plan(roots, &req, edited, started_from.as_deref(), mode)?,
                 None => record_review(roots, &req, &decision),
             }
-            write_decision(roots, &req.id, &decision)?;
+            // Mark the request as approving before the decision is written: once the decision
+            // file exists a waiting hook may close the request at once (headless), and saving the
+            // open request after that would bring it back.
             req.status = GateStatus::Approving;
             req.decision = Some(decision.clone());
             if store::requests_dir(roots).join(format!("{}.json", req.id)).exists() {
                 save_open_request(roots, &req)?;
             }
+            write_decision(roots, &req.id, &decision)?;
             if req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid) {
                 // No card: the waiting hook answers `allow` with the (edited) plan.
                 let file = store::requests_dir(roots).join(format!("{}.json", req.id));
