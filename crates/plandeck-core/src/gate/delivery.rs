@@ -116,8 +116,11 @@ pub fn decide_with(
             if store::requests_dir(roots).join(format!("{}.json", req.id)).exists() {
                 save_open_request(roots, &req)?;
             }
+            // Whether a headless hook waits must be known before the decision is written: it
+            // takes the decision, answers and exits within milliseconds.
+            let hook_delivers = req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid);
             write_decision(roots, &req.id, &decision)?;
-            if req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid) {
+            if hook_delivers {
                 // No card: the waiting hook answers `allow` with the (edited) plan.
                 let file = store::requests_dir(roots).join(format!("{}.json", req.id));
                 let start = Instant::now();
