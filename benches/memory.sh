@@ -18,7 +18,8 @@ IDLE_APP="${IDLE_APP:-15}"
 rel=(); [ "$PROFILE" = release ] && rel=(--release)
 if [ -z "${NO_BUILD:-}" ]; then
   (cd benches/memory/hello && cargo build "${rel[@]}" --quiet)
-  [ -f ui/dist/index.html ] || npm --prefix ui run build
+  # cargo embeds ui/dist as it is: build it from the current sources.
+  npm --prefix ui run build --silent >/dev/null
   cargo build "${rel[@]}" --quiet -p plandeck --bin plandeck
 fi
 hello="$CARGO_TARGET_DIR/$PROFILE/hello-tauri"
