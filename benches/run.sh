@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs every benchmark (benches/src/bin/bench_*.rs) in release mode and writes BENCHMARKS.md: one
 # row per measurement with its budget and the baseline timed in the same run, then each area's notes
-# (benches/results/<area>.md). Usage: bash benches/run.sh [bench_name ...]
+# (benches/results/<area>.md); benches/memory.sh adds the memory figures. Usage: bash benches/run.sh [bench_name ...]
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
@@ -13,6 +13,7 @@ fi
 cargo build --release -p plandeck-benches --bins -p plandeck-cli --bin plandeck-cli
 mkdir -p benches/results
 for b in "${benches[@]}"; do
+  [ "$b" = bench_memory ] && continue  # benches/memory.sh, below
   echo "==> $b" >&2
   out="benches/results/$b.jsonl"
   if ! "$CARGO_TARGET_DIR/release/$b" | tee "$out.new" >&2; then
@@ -20,6 +21,12 @@ for b in "${benches[@]}"; do
   fi
   mv "$out.new" "$out"
 done
+# Memory of the app's processes against a hello-world Tauri window (DESIGN.md §6), under Xvfb when
+# $DISPLAY is unset: benches/memory.sh writes benches/results/bench_memory.jsonl (debug builds, ~4 min).
+if [ $# -eq 0 ] || [[ " $* " == *" bench_memory "* ]]; then
+  echo "==> bench_memory" >&2
+  bash benches/memory.sh || echo '{"bench":"bench_memory","error":"failed"}' >benches/results/bench_memory.jsonl
+fi
 # Each binary's last figures are kept in benches/results/<bin>.jsonl, so rerunning one benchmark
 # leaves the others' rows as they were measured.
 python3 - <<'PY'
@@ -39,10 +46,11 @@ for r in rows:
     if "error" in r:
         md.append(f"| {r['bench']} | failed | | | |"); continue
     base = r.get("baseline")
-    base_s = f"{base['what']}: {base['ms']} ms" if base else "—"
-    extra = {k: v for k, v in r.items() if k not in ("bench", "ms", "budget", "baseline")}
+    unit = r.get("unit", "ms")  # "MB PSS" for bench_memory
+    base_s = f"{base['what']}: {base['ms']} {unit}" if base else "—"
+    extra = {k: v for k, v in r.items() if k not in ("bench", "ms", "unit", "budget", "baseline")}
     notes = ", ".join(f"{k}={v}" for k, v in extra.items())
-    md.append(f"| {r['bench']} | {r['ms']} ms | {r.get('budget','')} | {base_s} | {notes} |")
+    md.append(f"| {r['bench']} | {r['ms']} {unit} | {r.get('budget','')} | {base_s} | {notes} |")
 md.append("")
 md.append("## Notes per area\n\nHow each benchmark builds its data and what it times. Figures quoted in these notes come from development runs (often on a machine loaded by parallel builds); the table above is the latest run.\n")
 for f in sorted(os.listdir("benches/results")) if os.path.isdir("benches/results") else []:

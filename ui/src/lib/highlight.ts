@@ -1,31 +1,19 @@
 // Syntax highlighting of code blocks in rendered plans. The HTML arrives sanitized from Rust with
-// `<pre><code class="language-x">`; highlight.js only adds spans with classes.
-import hljs from "highlight.js/lib/core";
-import bash from "highlight.js/lib/languages/bash";
-import go from "highlight.js/lib/languages/go";
-import javascript from "highlight.js/lib/languages/javascript";
-import json from "highlight.js/lib/languages/json";
-import python from "highlight.js/lib/languages/python";
-import rust from "highlight.js/lib/languages/rust";
-import sql from "highlight.js/lib/languages/sql";
-import typescript from "highlight.js/lib/languages/typescript";
-import yaml from "highlight.js/lib/languages/yaml";
-import diff from "highlight.js/lib/languages/diff";
+// `<pre><code class="language-x">`; highlight.js only adds spans with classes. highlight.js is
+// loaded the first time a plan with a code block is shown, not with the app (memory: DESIGN.md §6).
 
-for (const [name, lang] of Object.entries({ bash, go, javascript, json, python, rust, sql, typescript, yaml, diff })) {
-  hljs.registerLanguage(name, lang);
-}
-hljs.registerAliases(["sh", "shell"], { languageName: "bash" });
-hljs.registerAliases(["js"], { languageName: "javascript" });
-hljs.registerAliases(["ts"], { languageName: "typescript" });
-hljs.registerAliases(["py"], { languageName: "python" });
-hljs.registerAliases(["rs"], { languageName: "rust" });
+let loading: Promise<typeof import("./hljs").default> | undefined;
 
 /** Highlights every code block with a known language inside `root`. */
-export function highlightIn(root: HTMLElement) {
-  for (const el of root.querySelectorAll<HTMLElement>("pre code[class*='language-']")) {
+export async function highlightIn(root: HTMLElement) {
+  const blocks = [...root.querySelectorAll<HTMLElement>("pre code[class*='language-']")].filter((el) => !el.dataset.highlighted);
+  if (!blocks.length) return;
+  loading ??= import("./hljs").then((m) => m.default);
+  const hljs = await loading;
+  for (const el of blocks) {
     const lang = [...el.classList].find((c) => c.startsWith("language-"))?.slice(9);
-    if (lang && hljs.getLanguage(lang) && !el.dataset.highlighted) {
+    // The block may have been replaced while highlight.js loaded.
+    if (lang && el.isConnected && hljs.getLanguage(lang) && !el.dataset.highlighted) {
       hljs.highlightElement(el);
     }
   }
@@ -33,6 +21,6 @@ export function highlightIn(root: HTMLElement) {
 
 /** A Svelte action: highlights code blocks after each render of the node's content. */
 export function highlighted(node: HTMLElement, _html: string) {
-  highlightIn(node);
-  return { update: () => highlightIn(node) };
+  void highlightIn(node);
+  return { update: () => void highlightIn(node) };
 }
