@@ -14,8 +14,10 @@ use plandeck_core::gate::{
     self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome,
 };
 
-const CLAUDE_STDIN: &str = "/work/shared/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json";
-const GEMINI_STDIN: &str = "/work/shared/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json";
+const CLAUDE_STDIN: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json");
+const GEMINI_STDIN: &str =
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json");
 const TOOL_USE: &str = "toolu_test_exit_plan";
 
 fn opts(deadline: Duration) -> HookOptions {

@@ -12,7 +12,8 @@ use plandeck_core::sessions::{self, SessionIndex, SessionState, SessionSummary};
 use serde_json::json;
 use time::OffsetDateTime;
 
-const FIXTURES: &str = "/work/shared/fixtures";
+// shared/ sits beside the repository (in CI too).
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures");
 
 fn at(s: &str) -> OffsetDateTime {
     OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap()

@@ -164,7 +164,8 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    const FIXTURES: &str = "/work/shared/fixtures";
+    // shared/ sits beside the repository (in CI too).
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures");
 
     #[test]
     fn claude_fixture_denied_session_is_answered() {
