@@ -77,6 +77,19 @@ function readLines(path) {
 let tmuxCount = 0;
 
 /** A private tmux server (its own socket) running one command in a 200x50 pane. */
+/**
+ * `env` without the variables that make an agent CLI believe it runs in CI (CI, CONTINUOUS_INTEGRATION,
+ * CI_*): Gemini CLI then refuses to be interactive ("No input provided via stdin"), and CI runs
+ * these tests with CI=true.
+ */
+export function withoutCi(env) {
+  const clean = { ...env };
+  for (const k of Object.keys(clean)) {
+    if (k === "CI" || k === "CONTINUOUS_INTEGRATION" || k.startsWith("CI_")) delete clean[k];
+  }
+  return clean;
+}
+
 export class Tmux {
   constructor() {
     this.socket = `plandeck-e2e-${process.pid}-${tmuxCount++}`;
@@ -90,7 +103,7 @@ export class Tmux {
 
   /** Starts `argv` in `cwd` with exactly `env` (the server starts with it, so the pane has it). */
   start(argv, { cwd, env }) {
-    const clean = { ...env };
+    const clean = withoutCi(env);
     delete clean.TMUX;
     delete clean.TMUX_PANE;
     this.run(["new-session", "-d", "-x", "200", "-y", "50", "-s", "agent", "-c", cwd, ...argv], { env: clean });

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { agentCli, withoutCi, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
 import { cli, envFor, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -166,7 +166,7 @@ async function withHeadlessPlan(decide) {
       });
       agent = spawn(claude.bin, ["-p", "plan pagination headless", "--permission-mode", "plan", "--mcp-config", mcp, "--permission-prompt-tool", "mcp__plandeck__approve"], {
         cwd: repo,
-        env,
+        env: withoutCi(env),
         stdio: ["ignore", "pipe", "pipe"],
       });
       let output = "";
