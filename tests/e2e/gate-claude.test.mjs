@@ -18,6 +18,20 @@ const claude = agentCli("claude");
 const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
 const CARD = "Tell Claude what to change";
 
+/** The environment of a Claude Code run on `home`, its model API at the stand-in `api`. */
+function claudeEnv(home, api, extra = {}) {
+  const env = envFor(home);
+  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
+  return {
+    ...env,
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: KEY,
+    DISABLE_AUTOUPDATER: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...extra,
+  };
+}
+
 /** A Claude Code session in plan mode that has submitted its plan; runs `fn` with it. */
 async function withPlanWaiting(fn) {
   const { base, home, repo } = makeAgentHome("api");
@@ -37,14 +51,7 @@ async function withPlanWaiting(fn) {
   const tmux = new Tmux();
   try {
     await withPlandeck(home, async (s) => {
-      const env = envFor(home);
-      for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-      Object.assign(env, {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: KEY,
-        DISABLE_AUTOUPDATER: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-      });
+      const env = claudeEnv(home, api);
       tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env });
       await tmux.waitScreen("plan mode on", { timeout: 30000 });
       await submitPrompt(tmux, api, "plan pagination for the api");
@@ -155,15 +162,7 @@ async function withHeadlessPlan(decide) {
   let agent;
   try {
     await withPlandeck(home, async (s) => {
-      const env = envFor(home);
-      for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-      Object.assign(env, {
-        ANTHROPIC_BASE_URL: api.url,
-        ANTHROPIC_API_KEY: KEY,
-        DISABLE_AUTOUPDATER: "1",
-        CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-        PERMISSION_DELAY_MS: "60000",
-      });
+      const env = claudeEnv(home, api, { PERMISSION_DELAY_MS: "60000" });
       agent = spawn(claude.bin, ["-p", "plan pagination headless", "--permission-mode", "plan", "--mcp-config", mcp, "--permission-prompt-tool", "mcp__plandeck__approve"], {
         cwd: repo,
         env: withoutCi(env),

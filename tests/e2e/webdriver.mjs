@@ -143,16 +143,7 @@ export async function withApp({ args = [], env = {}, home } = {}, fn) {
   home ??= mkdtempSync(join(tmpdir(), "plandeck-e2e-home-"));
   const port = await freePort();
   const nativePort = await freePort();
-  const driverEnv = {
-    ...process.env,
-    HOME: home,
-    XDG_DATA_HOME: join(home, ".local/share"),
-    XDG_CONFIG_HOME: join(home, ".config"),
-    CLAUDE_CONFIG_DIR: "",
-    CODEX_HOME: "",
-    WEBKIT_DISABLE_COMPOSITING_MODE: "1",
-    ...env,
-  };
+  const driverEnv = { ...envFor(home), WEBKIT_DISABLE_COMPOSITING_MODE: "1", ...env };
   const driver = spawn("tauri-driver", ["--port", String(port), "--native-port", String(nativePort)], {
     env: driverEnv,
     stdio: ["ignore", "pipe", "pipe"],
