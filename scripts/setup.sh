@@ -61,9 +61,9 @@ if [ "$want_test" = 1 ]; then
   if [ "$have_agents" = 0 ]; then
     echo "==> installing the agent CLIs for the gate tests into $agents_dir"
     mkdir -p "$agents_dir"
-    # Not fatal: without them the gate tests skip with a message saying so.
+    # Fatal: the gate's end-to-end tests need them and never skip.
     npm install --prefix "$agents_dir" --no-audit --no-fund --loglevel=error "${agent_pkgs[@]}" \
-      || echo "warning: could not install ${agent_pkgs[*]}; the gate end-to-end tests will be skipped" >&2
+      || { echo "could not install ${agent_pkgs[*]} from the npm registry; the gate's end-to-end tests need them" >&2; exit 1; }
   fi
 fi
 

@@ -2,7 +2,7 @@
 """Writes the memory benchmark's data set into a fresh $HOME: 500 plans (450 Claude Code plans in
 ~/.claude/plans, 50 Gemini CLI plans in ~/.gemini/tmp/<project>/<session>/plans) and 200 sessions
 (190 Claude Code transcripts in ~/.claude/projects/<mangled cwd>/<uuid>.jsonl, 10 Gemini CLI chats),
-in the record shapes of /work/shared/fixtures (Claude Code 2.1.328, Gemini CLI 0.61.0).
+in the record shapes of tests/fixtures (Claude Code 2.1.328, Gemini CLI 0.61.0).
 
 Sizes are those of real use: plans 2-12 KB of markdown (headings, lists, tables, code), transcripts
 20 KB to 3 MB (log-uniform, ~110 MB in all) of user prompts, assistant text, tool calls and their

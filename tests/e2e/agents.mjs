@@ -11,11 +11,11 @@ import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
 /** Where scripts/setup.sh --test installs the agent CLIs (npm --prefix). */
 export const AGENTS_DIR = process.env.PLANDECK_AGENTS_DIR || join(homedir(), ".cache/plandeck-agents");
 
-/** The installed CLI's executable, or null with why (for t.skip). */
+/** The installed CLI's executable. A missing CLI fails the tests that need it: they never skip. */
 export function agentCli(name) {
   const bin = join(AGENTS_DIR, "node_modules/.bin", name);
   if (existsSync(bin)) return { bin };
-  return { skip: `${name} is not installed in ${AGENTS_DIR} (scripts/setup.sh --test installs it from the npm registry)` };
+  throw new Error(`${name} is not installed in ${AGENTS_DIR} (scripts/setup.sh --test installs it from the npm registry)`);
 }
 
 /** A fresh temp HOME with a git repository at `home/work/<project>`. */

@@ -78,7 +78,7 @@ function exitPlanResult(api, tmux) {
   });
 }
 
-test("claude: a plan rejected in Plandeck reaches the model as the feedback", { skip: claude.skip, timeout: 110000 }, async () => {
+test("claude: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     if (s) {
@@ -101,7 +101,7 @@ test("claude: a plan rejected in Plandeck reaches the model as the feedback", { 
   });
 });
 
-test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { skip: claude.skip, timeout: 110000 }, async () => {
+test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
     const file = join(base, "edited.md");
@@ -118,7 +118,7 @@ test("claude: a plan edited and approved in Plandeck reaches the model as Approv
   });
 });
 
-test("claude: the terminal answering first closes the request in Plandeck", { skip: claude.skip, timeout: 110000 }, async () => {
+test("claude: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     await tmux.waitScreen(CARD);
     // A key sent the instant the card is drawn can be lost: send it until the card closes.
@@ -185,7 +185,7 @@ async function withHeadlessPlan(decide) {
   }
 }
 
-test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { skip: claude.skip, timeout: 110000 }, async () => {
+test("claude -p (headless, with a permission prompt tool): a plan rejected in Plandeck reaches the model", { timeout: 110000 }, async () => {
   // In print mode ExitPlanMode exists only with a permission prompt handler; the PermissionRequest
   // hook then runs beside it and the first answer wins (docs/agents.md). The handler here (an MCP
   // tool) takes a minute to answer, as a person in an SDK app would.
@@ -207,7 +207,7 @@ test("claude -p (headless, with a permission prompt tool): a plan rejected in Pl
   });
 });
 
-test("claude -p (headless): a plan edited and approved in Plandeck reaches the model as the edited plan", { skip: claude.skip, timeout: 110000 }, async () => {
+test("claude -p (headless): a plan edited and approved in Plandeck reaches the model as the edited plan", { timeout: 110000 }, async () => {
   await withHeadlessPlan(async ({ home, base, req, api }) => {
     const edited = join(base, "edited-headless.md");
     writeFileSync(edited, `${req.plan.trimEnd()}\n\n4. Reviewer: cap the page size at 100.\n`);

@@ -68,7 +68,7 @@ function exitPlanResponse(api, tmux) {
   });
 }
 
-test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { skip: gemini.skip, timeout: 110000 }, async () => {
+test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     if (s) {
@@ -89,7 +89,7 @@ test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { 
   });
 });
 
-test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { skip: gemini.skip, timeout: 110000 }, async () => {
+test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
     const file = join(base, "edited.md");
@@ -105,7 +105,7 @@ test("gemini: a plan edited and approved in Plandeck reaches the model, and the 
   });
 });
 
-test("gemini: the terminal answering first closes the request in Plandeck", { skip: gemini.skip, timeout: 110000 }, async () => {
+test("gemini: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     // A key sent the instant the card is drawn can be lost: send it until the card closes.
     await waitFor(

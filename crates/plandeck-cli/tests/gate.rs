@@ -15,9 +15,9 @@ use plandeck_core::gate::{
 };
 
 const CLAUDE_STDIN: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json");
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json");
 const GEMINI_STDIN: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json");
+    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json");
 const TOOL_USE: &str = "toolu_test_exit_plan";
 
 fn opts(deadline: Duration) -> HookOptions {

@@ -23,8 +23,8 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/claude-code-2.1.328")), &home.path().join(".claude"));
-    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures/gemini-cli-0.61.0")), &home.path().join(".gemini"));
+    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-2.1.328")), &home.path().join(".claude"));
+    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/gemini-cli-0.61.0")), &home.path().join(".gemini"));
     home
 }
 

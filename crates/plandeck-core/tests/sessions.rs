@@ -12,8 +12,8 @@ use plandeck_core::sessions::{self, SessionIndex, SessionState, SessionSummary};
 use serde_json::json;
 use time::OffsetDateTime;
 
-// shared/ sits beside the repository (in CI too).
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures");
+// The fixtures live in the repository (tests/fixtures/, with their README).
+const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
 
 fn at(s: &str) -> OffsetDateTime {
     OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap()

@@ -164,8 +164,8 @@ mod tests {
     use super::*;
     use std::path::Path;
 
-    // shared/ sits beside the repository (in CI too).
-    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../../shared/fixtures");
+    // The fixtures live in the repository (tests/fixtures/, with their README).
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
 
     #[test]
     fn claude_fixture_denied_session_is_answered() {
