@@ -62,11 +62,20 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::settings::add_repo,
         ])
         .run(tauri::generate_context!())
-        .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Internal, format!("cannot open the window: {e}")))
+        .map_err(|e| {
+            IpcError::new(
+                plandeck_core::ipc::ErrorKind::Internal,
+                format!("cannot open the window: {e}"),
+            )
+        })
 }
 
 fn init_tracing() {
-    let filter = tracing_subscriber::EnvFilter::try_from_env("PLANDECK_LOG")
-        .unwrap_or_else(|_| tracing_subscriber::EnvFilter::new("warn,plandeck=info,plandeck_core=info"));
-    let _ = tracing_subscriber::fmt().with_env_filter(filter).with_writer(std::io::stderr).try_init();
+    let filter = tracing_subscriber::EnvFilter::try_from_env("PLANDECK_LOG").unwrap_or_else(|_| {
+        tracing_subscriber::EnvFilter::new("warn,plandeck=info,plandeck_core=info")
+    });
+    let _ = tracing_subscriber::fmt()
+        .with_env_filter(filter)
+        .with_writer(std::io::stderr)
+        .try_init();
 }

@@ -36,19 +36,26 @@ pub fn start(app: &AppHandle) {
     let gate_app = app.clone();
     let gate_roots = roots.clone();
     let seen = std::sync::Mutex::new(std::collections::HashSet::<String>::new());
-    match watch::watch(vec![roots.data.join("gate")], Duration::from_millis(30), move |_| {
-        let pending = gate::pending(&gate_roots);
-        let mut seen = lock(&seen);
-        for request in &pending {
-            if seen.insert(request.id.clone()) {
-                crate::notify::request_arrived(&gate_app, request);
+    match watch::watch(
+        vec![roots.data.join("gate")],
+        Duration::from_millis(30),
+        move |_| {
+            let pending = gate::pending(&gate_roots);
+            let mut seen = lock(&seen);
+            for request in &pending {
+                if seen.insert(request.id.clone()) {
+                    crate::notify::request_arrived(&gate_app, request);
+                }
             }
-        }
-        emit(&gate_app, "gate:changed", ());
-        if pending.iter().any(|r| r.agent == plandeck_core::agent::Agent::Claude) {
-            emit(&gate_app, "sessions:changed", ());
-        }
-    }) {
+            emit(&gate_app, "gate:changed", ());
+            if pending
+                .iter()
+                .any(|r| r.agent == plandeck_core::agent::Agent::Claude)
+            {
+                emit(&gate_app, "sessions:changed", ());
+            }
+        },
+    ) {
         Ok(h) => handles.push(h),
         Err(e) => tracing::warn!("gate requests are not watched live: {e}"),
     }
@@ -59,7 +66,9 @@ pub fn start(app: &AppHandle) {
     match plans::watch(&roots, move |changed| {
         for path in &changed.paths {
             if let Ok(bytes) = std::fs::read(path) {
-                if let Err(e) = review::record_version(&plan_roots, std::path::Path::new(path), &bytes) {
+                if let Err(e) =
+                    review::record_version(&plan_roots, std::path::Path::new(path), &bytes)
+                {
                     tracing::warn!("cannot record a version of {path}: {e}");
                 }
             }
@@ -143,17 +152,30 @@ fn waiting_sessions(
     sessions: &std::sync::Mutex<Option<SessionIndex>>,
 ) -> std::collections::HashMap<String, String> {
     use plandeck_core::sessions::SessionState;
-    let Some(index) = lock(sessions).as_ref().map(|i| i.sessions()) else { return Default::default() };
+    let Some(index) = lock(sessions).as_ref().map(|i| i.sessions()) else {
+        return Default::default();
+    };
     index
         .into_iter()
-        .filter(|s| matches!(s.state, SessionState::WaitingForApproval | SessionState::WaitingForInput))
+        .filter(|s| {
+            matches!(
+                s.state,
+                SessionState::WaitingForApproval | SessionState::WaitingForInput
+            )
+        })
         .map(|s| {
-            let project = std::path::Path::new(&s.cwd).file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+            let project = std::path::Path::new(&s.cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let what = match s.state {
                 SessionState::WaitingForApproval => "waits for your approval of its plan",
                 _ => "waits for your input",
             };
-            (s.session_id.clone(), format!("{} in {project} {what}.", s.agent.display_name()))
+            (
+                s.session_id.clone(),
+                format!("{} in {project} {what}.", s.agent.display_name()),
+            )
         })
         .collect()
 }

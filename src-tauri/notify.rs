@@ -10,15 +10,30 @@ pub fn request_arrived(app: &AppHandle, request: &GateRequest) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| request.cwd.clone());
-    let body = format!("{} in {project} waits for your decision.", request.agent.display_name());
-    if let Err(e) = app.notification().builder().title("A plan is waiting").body(body).show() {
+    let body = format!(
+        "{} in {project} waits for your decision.",
+        request.agent.display_name()
+    );
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title("A plan is waiting")
+        .body(body)
+        .show()
+    {
         tracing::debug!("no desktop notification: {e}");
     }
 }
 
 /// Tells the person a session started waiting for them.
 pub fn session_waiting(app: &AppHandle, what: &str) {
-    if let Err(e) = app.notification().builder().title("A session needs you").body(what).show() {
+    if let Err(e) = app
+        .notification()
+        .builder()
+        .title("A session needs you")
+        .body(what)
+        .show()
+    {
         tracing::debug!("no desktop notification: {e}");
     }
 }

@@ -8,7 +8,8 @@ use crate::AppState;
 #[tauri::command]
 #[tracing::instrument(skip_all)]
 pub async fn load_demo(app: AppHandle, state: State<'_, AppState>) -> Result<Overview, IpcError> {
-    let roots = super::blocking(|| Ok(plandeck_core::demo::create(&std::env::temp_dir())?.roots())).await?;
+    let roots =
+        super::blocking(|| Ok(plandeck_core::demo::create(&std::env::temp_dir())?.roots())).await?;
     state.switch(roots.clone(), true);
     crate::live::start(&app);
     if let Err(e) = app.emit("app:roots-changed", ()) {

@@ -27,6 +27,10 @@ pub async fn decide_request(
     let roots = state.roots();
     let outcome = blocking(move || Ok(gate::decide(&roots, &id, decision)?)).await?;
     crate::live::emit(&app, "gate:changed", ());
-    crate::live::emit(&app, "plans:changed", plandeck_core::plans::PlansChanged { paths: Vec::new() });
+    crate::live::emit(
+        &app,
+        "plans:changed",
+        plandeck_core::plans::PlansChanged { paths: Vec::new() },
+    );
     Ok(outcome)
 }

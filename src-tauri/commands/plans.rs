@@ -23,7 +23,11 @@ pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocu
     let roots = state.roots();
     blocking(move || {
         let doc = plans::get(&roots, &id)?;
-        if let Err(e) = review::record_version(&roots, std::path::Path::new(&doc.plan.path), doc.source.as_bytes()) {
+        if let Err(e) = review::record_version(
+            &roots,
+            std::path::Path::new(&doc.plan.path),
+            doc.source.as_bytes(),
+        ) {
             tracing::warn!("cannot record a version of {}: {e}", doc.plan.path);
         }
         Ok(doc)
@@ -33,7 +37,10 @@ pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocu
 
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn search_plans(state: State<'_, AppState>, query: String) -> Result<Vec<SearchHit>, IpcError> {
+pub async fn search_plans(
+    state: State<'_, AppState>,
+    query: String,
+) -> Result<Vec<SearchHit>, IpcError> {
     let roots = state.roots();
     blocking(move || Ok(plans::search(&roots, &query))).await
 }
@@ -42,11 +49,18 @@ pub async fn search_plans(state: State<'_, AppState>, query: String) -> Result<V
 /// watchers so its plans show up live.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
-pub async fn add_plan_folder(app: AppHandle, state: State<'_, AppState>, path: String) -> Result<(), IpcError> {
+pub async fn add_plan_folder(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    path: String,
+) -> Result<(), IpcError> {
     let mut roots = state.roots();
     let path = std::path::PathBuf::from(path);
     if !path.is_dir() {
-        return Err(IpcError::new(plandeck_core::ipc::ErrorKind::NotFound, format!("{} is not a folder", path.display())));
+        return Err(IpcError::new(
+            plandeck_core::ipc::ErrorKind::NotFound,
+            format!("{} is not a folder", path.display()),
+        ));
     }
     let settings_path = roots.settings_path();
     let saved = roots.clone();
@@ -66,6 +80,10 @@ pub async fn add_plan_folder(app: AppHandle, state: State<'_, AppState>, path: S
     state.switch(roots, state.current().demo);
     let _ = saved;
     crate::live::start(&app);
-    crate::live::emit(&app, "plans:changed", plans::PlansChanged { paths: Vec::new() });
+    crate::live::emit(
+        &app,
+        "plans:changed",
+        plans::PlansChanged { paths: Vec::new() },
+    );
     Ok(())
 }

@@ -12,7 +12,12 @@ use crate::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn plan_diff(state: State<'_, AppState>, id: String, from: Option<String>, to: Option<String>) -> Result<PlanDiff, IpcError> {
+pub async fn plan_diff(
+    state: State<'_, AppState>,
+    id: String,
+    from: Option<String>,
+    to: Option<String>,
+) -> Result<PlanDiff, IpcError> {
     let roots = state.roots();
     blocking(move || {
         let path = plans::resolve(&roots, &id)?;
@@ -55,16 +60,37 @@ pub async fn approve_plan(
     let decision = blocking(move || {
         let path = plans::resolve(&roots, &id)?;
         let (agent, session_id) = plan_owner(&roots, &path);
-        Ok(review::approve(&roots, &path, ApproveRequest { edited, started_from, agent, session_id, mode })?)
+        Ok(review::approve(
+            &roots,
+            &path,
+            ApproveRequest {
+                edited,
+                started_from,
+                agent,
+                session_id,
+                mode,
+            },
+        )?)
     })
     .await?;
-    crate::live::emit(&app, "plans:changed", plans::PlansChanged { paths: vec![decision.plan_path.clone()] });
+    crate::live::emit(
+        &app,
+        "plans:changed",
+        plans::PlansChanged {
+            paths: vec![decision.plan_path.clone()],
+        },
+    );
     Ok(decision)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(app, state, feedback))]
-pub async fn reject_plan(app: AppHandle, state: State<'_, AppState>, id: String, feedback: String) -> Result<Decision, IpcError> {
+pub async fn reject_plan(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+    feedback: String,
+) -> Result<Decision, IpcError> {
     let roots = state.roots();
     let decision = blocking(move || {
         let path = plans::resolve(&roots, &id)?;
@@ -72,7 +98,13 @@ pub async fn reject_plan(app: AppHandle, state: State<'_, AppState>, id: String,
         Ok(review::reject(&roots, &path, &feedback, agent, session_id)?)
     })
     .await?;
-    crate::live::emit(&app, "plans:changed", plans::PlansChanged { paths: vec![decision.plan_path.clone()] });
+    crate::live::emit(
+        &app,
+        "plans:changed",
+        plans::PlansChanged {
+            paths: vec![decision.plan_path.clone()],
+        },
+    );
     Ok(decision)
 }
 
@@ -84,7 +116,10 @@ pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, I
 }
 
 /// The agent and session a plan belongs to, as plan discovery linked them.
-fn plan_owner(roots: &plandeck_core::config::Roots, path: &PathBuf) -> (Option<plandeck_core::agent::Agent>, Option<String>) {
+fn plan_owner(
+    roots: &plandeck_core::config::Roots,
+    path: &PathBuf,
+) -> (Option<plandeck_core::agent::Agent>, Option<String>) {
     match plans::get(roots, &path.to_string_lossy()) {
         Ok(doc) => (Some(doc.plan.agent), doc.plan.session_id),
         Err(_) => (None, None),

@@ -17,7 +17,10 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSumm
         let mut slot = lock(&sessions);
         let index = slot.get_or_insert_with(|| SessionIndex::open(&roots));
         let mut list = index.sessions();
-        plandeck_core::sessions::mark_gate_requests(&mut list, &plandeck_core::gate::pending(&roots));
+        plandeck_core::sessions::mark_gate_requests(
+            &mut list,
+            &plandeck_core::gate::pending(&roots),
+        );
         Ok(list)
     })
     .await

@@ -12,7 +12,10 @@ use crate::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip_all)]
-pub async fn list_worktrees(app: AppHandle, state: State<'_, AppState>) -> Result<Vec<WorktreeSummary>, IpcError> {
+pub async fn list_worktrees(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Vec<WorktreeSummary>, IpcError> {
     let roots = state.roots();
     let list = blocking(move || Ok(worktrees::list(&roots, None)?)).await?;
     crate::live::watch_worktrees(&app, worktrees::watch_paths(&list));
@@ -31,7 +34,11 @@ pub async fn keep_worktree(state: State<'_, AppState>, path: String) -> Result<(
 /// never be removed (the main worktree, a path that is not a listed worktree) is refused outright.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
-pub async fn remove_worktree(app: AppHandle, state: State<'_, AppState>, path: String) -> Result<RemoveOutcome, IpcError> {
+pub async fn remove_worktree(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    path: String,
+) -> Result<RemoveOutcome, IpcError> {
     let roots = state.roots();
     let path = PathBuf::from(path);
     let (r, p) = (roots.clone(), path.clone());
@@ -40,7 +47,10 @@ pub async fn remove_worktree(app: AppHandle, state: State<'_, AppState>, path: S
     if !preview.refusals.is_empty() {
         if !preview.confirmable {
             let why: Vec<String> = preview.refusals.iter().map(|r| r.message()).collect();
-            return Err(IpcError::new(ErrorKind::Refused, format!("{} cannot be removed: {}", path.display(), why.join("; "))));
+            return Err(IpcError::new(
+                ErrorKind::Refused,
+                format!("{} cannot be removed: {}", path.display(), why.join("; ")),
+            ));
         }
         let confirmed = app
             .dialog()
@@ -51,10 +61,18 @@ pub async fn remove_worktree(app: AppHandle, state: State<'_, AppState>, path: S
             ))
             .title(format!("Remove {}?", path.display()))
             .kind(MessageDialogKind::Warning)
-            .buttons(MessageDialogButtons::OkCancelCustom("Discard and remove".into(), "Cancel".into()))
+            .buttons(MessageDialogButtons::OkCancelCustom(
+                "Discard and remove".into(),
+                "Cancel".into(),
+            ))
             .blocking_show();
         if !confirmed {
-            return Ok(RemoveOutcome { removed: false, archive_ref: None, branch_deleted: None, tmux_session_killed: None });
+            return Ok(RemoveOutcome {
+                removed: false,
+                archive_ref: None,
+                branch_deleted: None,
+                tmux_session_killed: None,
+            });
         }
         discard = true;
     }
@@ -66,18 +84,35 @@ pub async fn remove_worktree(app: AppHandle, state: State<'_, AppState>, path: S
 /// "Remove all clean and merged" for one repository.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
-pub async fn remove_clean_worktrees(app: AppHandle, state: State<'_, AppState>, repo: String) -> Result<Vec<String>, IpcError> {
+pub async fn remove_clean_worktrees(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    repo: String,
+) -> Result<Vec<String>, IpcError> {
     let roots = state.roots();
-    let removed = blocking(move || Ok(worktrees::remove_clean(&roots, &PathBuf::from(repo))?)).await?;
+    let removed =
+        blocking(move || Ok(worktrees::remove_clean(&roots, &PathBuf::from(repo))?)).await?;
     crate::live::emit(&app, "worktrees:changed", ());
     Ok(removed)
 }
 
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
-pub async fn restore_worktree(app: AppHandle, state: State<'_, AppState>, repo: String, archive_ref: String) -> Result<String, IpcError> {
+pub async fn restore_worktree(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    repo: String,
+    archive_ref: String,
+) -> Result<String, IpcError> {
     let roots = state.roots();
-    let branch = blocking(move || Ok(worktrees::restore(&roots, &PathBuf::from(repo), &archive_ref)?)).await?;
+    let branch = blocking(move || {
+        Ok(worktrees::restore(
+            &roots,
+            &PathBuf::from(repo),
+            &archive_ref,
+        )?)
+    })
+    .await?;
     crate::live::emit(&app, "worktrees:changed", ());
     Ok(branch)
 }

@@ -50,7 +50,16 @@ fn revise(lines: &[String]) -> Vec<String> {
     lines
         .iter()
         .enumerate()
-        .map(|(n, l)| if n % 20 == 7 { format!("{} (revised: use a bounded queue)", l.replacen("the", "a", 1)) } else { l.clone() })
+        .map(|(n, l)| {
+            if n % 20 == 7 {
+                format!(
+                    "{} (revised: use a bounded queue)",
+                    l.replacen("the", "a", 1)
+                )
+            } else {
+                l.clone()
+            }
+        })
         .collect()
 }
 
@@ -82,7 +91,11 @@ fn main() {
             .arg(&plan_path)
             .output()
             .expect("git diff runs");
-        assert_eq!(out.status.code(), Some(1), "git diff --no-index finds differences");
+        assert_eq!(
+            out.status.code(),
+            Some(1),
+            "git diff --no-index finds differences"
+        );
     });
     let git_words = time_n(RUNS, || {
         Command::new("git")
@@ -104,10 +117,34 @@ fn main() {
         "lines": LINES, "changedLines": LINES / 20, "added": s.added, "removed": s.removed,
         "hunks": hunks, "htmlBytes": html, "runs": RUNS, "p90ms": ms(percentile(&full, 90.0)),
     });
-    report("review::diff (read + diff + words + rows + sanitized render)", ms(median(&full)), "< 50 ms", Some(("git diff --no-index", ms(median(&git)))), extra);
-    report("PlanDiff::between (in memory)", ms(median(&in_memory)), "< 50 ms", Some(("git diff --no-index --word-diff", ms(median(&git_words)))), serde_json::json!({ "p90ms": ms(percentile(&in_memory, 90.0)) }));
-    report("rendered_diff_html (blocks diffed, rendered, sanitized)", ms(median(&rendered)), "part of the above", None, serde_json::json!({ "p90ms": ms(percentile(&rendered, 90.0)) }));
-    report("render::markdown_html of the new text (reference)", ms(median(&plain_render)), "-", None, serde_json::json!({}));
+    report(
+        "review::diff (read + diff + words + rows + sanitized render)",
+        ms(median(&full)),
+        "< 50 ms",
+        Some(("git diff --no-index", ms(median(&git)))),
+        extra,
+    );
+    report(
+        "PlanDiff::between (in memory)",
+        ms(median(&in_memory)),
+        "< 50 ms",
+        Some(("git diff --no-index --word-diff", ms(median(&git_words)))),
+        serde_json::json!({ "p90ms": ms(percentile(&in_memory, 90.0)) }),
+    );
+    report(
+        "rendered_diff_html (blocks diffed, rendered, sanitized)",
+        ms(median(&rendered)),
+        "part of the above",
+        None,
+        serde_json::json!({ "p90ms": ms(percentile(&rendered, 90.0)) }),
+    );
+    report(
+        "render::markdown_html of the new text (reference)",
+        ms(median(&plain_render)),
+        "-",
+        None,
+        serde_json::json!({}),
+    );
     approvals();
 }
 
@@ -117,9 +154,15 @@ fn approvals() {
     let roots = Roots::under_home(dir.path());
     let plans_dir = roots.claude.join("plans");
     fs::create_dir_all(&plans_dir).expect("mkdir");
-    let paths: Vec<_> = (0..PLANS).map(|i| plans_dir.join(format!("plan-{i:05}.md"))).collect();
+    let paths: Vec<_> = (0..PLANS)
+        .map(|i| plans_dir.join(format!("plan-{i:05}.md")))
+        .collect();
     for (i, p) in paths.iter().enumerate() {
-        fs::write(p, format!("# Plan {i}\n\nStep one of plan {i}.\n\n1. Do it.\n2. Test it.\n").repeat(20)).expect("write");
+        fs::write(
+            p,
+            format!("# Plan {i}\n\nStep one of plan {i}.\n\n1. Do it.\n2. Test it.\n").repeat(20),
+        )
+        .expect("write");
     }
     for p in paths.iter().step_by(PLANS / APPROVED) {
         review::approve(&roots, p, ApproveRequest::default()).expect("approve");
@@ -147,5 +190,11 @@ fn approvals() {
         "plans": PLANS, "approved": APPROVED, "runs": RUNS, "p90ms": ms(percentile(&states, 90.0)),
         "loadOnlyMs": ms(median(&load)),
     });
-    report("Approvals::load + state() of 5,000 plans (1,000 approved)", ms(median(&states)), "part of listing 5,000 plans < 300 ms", Some(("fs::read of the 5,000 plans", ms(median(&read)))), extra);
+    report(
+        "Approvals::load + state() of 5,000 plans (1,000 approved)",
+        ms(median(&states)),
+        "part of listing 5,000 plans < 300 ms",
+        Some(("fs::read of the 5,000 plans", ms(median(&read)))),
+        extra,
+    );
 }

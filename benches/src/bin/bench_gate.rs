@@ -37,7 +37,10 @@ fn wait_visible(roots: &Roots) -> String {
         if let Some(r) = gate::pending(roots).into_iter().next() {
             return r.id;
         }
-        assert!(start.elapsed() < Duration::from_secs(10), "request never became visible");
+        assert!(
+            start.elapsed() < Duration::from_secs(10),
+            "request never became visible"
+        );
         std::thread::sleep(Duration::from_micros(200));
     }
 }
@@ -48,7 +51,12 @@ fn in_process(roots: &Roots, stdin: &[u8]) -> (Vec<Duration>, Vec<Duration>) {
         let (r, s) = (roots.clone(), stdin.to_vec());
         let t0 = Instant::now();
         let hook = std::thread::spawn(move || {
-            let opts = HookOptions { deadline: Duration::from_secs(60), hook_pid: std::process::id(), agent_pid: None, tmux_env: None };
+            let opts = HookOptions {
+                deadline: Duration::from_secs(60),
+                hook_pid: std::process::id(),
+                agent_pid: None,
+                tmux_env: None,
+            };
             let out = gate::hook_claude(&r, &s, opts);
             (out, Instant::now())
         });
@@ -67,11 +75,19 @@ fn in_process(roots: &Roots, stdin: &[u8]) -> (Vec<Duration>, Vec<Duration>) {
 
 fn write_reject(roots: &Roots, id: &str) {
     let path = roots.data.join("gate/decisions").join(format!("{id}.json"));
-    let body = serde_json::to_vec(&GateDecision::Reject { feedback: "no".into() }).unwrap();
+    let body = serde_json::to_vec(&GateDecision::Reject {
+        feedback: "no".into(),
+    })
+    .unwrap();
     plandeck_core::fsx::write_atomic(&path, &body).unwrap();
 }
 
-fn as_process(exe: &Path, home: &Path, roots: &Roots, stdin: &[u8]) -> (Vec<Duration>, Vec<Duration>) {
+fn as_process(
+    exe: &Path,
+    home: &Path,
+    roots: &Roots,
+    stdin: &[u8],
+) -> (Vec<Duration>, Vec<Duration>) {
     let (mut visible, mut exit) = (Vec::new(), Vec::new());
     for _ in 0..N {
         let t0 = Instant::now();
@@ -109,15 +125,44 @@ fn main() {
 
     let (visible, exit) = in_process(&roots, &stdin);
     let extra = |v: &[Duration], mode: &str| serde_json::json!({"p95_ms": ms(percentile(v, 95.0)), "n": N, "mode": mode});
-    report("gate_hook_to_pending", ms(median(&visible)), "< 50 ms", None, extra(&visible, "in-process"));
-    report("gate_decision_to_hook_exit", ms(median(&exit)), "< 50 ms", None, extra(&exit, "in-process"));
+    report(
+        "gate_hook_to_pending",
+        ms(median(&visible)),
+        "< 50 ms",
+        None,
+        extra(&visible, "in-process"),
+    );
+    report(
+        "gate_decision_to_hook_exit",
+        ms(median(&exit)),
+        "< 50 ms",
+        None,
+        extra(&exit, "in-process"),
+    );
 
-    let exe: PathBuf = std::env::current_exe().unwrap().with_file_name("plandeck-cli");
+    let exe: PathBuf = std::env::current_exe()
+        .unwrap()
+        .with_file_name("plandeck-cli");
     if exe.exists() {
         let (visible, exit) = as_process(&exe, &home, &roots, &stdin);
-        report("gate_hook_process_to_pending", ms(median(&visible)), "< 50 ms", Some(base), extra(&visible, "process"));
-        report("gate_decision_to_hook_process_exit", ms(median(&exit)), "< 50 ms", Some(base), extra(&exit, "process"));
+        report(
+            "gate_hook_process_to_pending",
+            ms(median(&visible)),
+            "< 50 ms",
+            Some(base),
+            extra(&visible, "process"),
+        );
+        report(
+            "gate_decision_to_hook_process_exit",
+            ms(median(&exit)),
+            "< 50 ms",
+            Some(base),
+            extra(&exit, "process"),
+        );
     } else {
-        eprintln!("{} not built: `cargo build --release -p plandeck-cli` to measure the real process", exe.display());
+        eprintln!(
+            "{} not built: `cargo build --release -p plandeck-cli` to measure the real process",
+            exe.display()
+        );
     }
 }

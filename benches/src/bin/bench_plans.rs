@@ -54,7 +54,9 @@ fn build_home(plans: usize, transcripts: usize) -> (tempfile::TempDir, Roots) {
 fn wait_for(rx: &mpsc::Receiver<(Instant, Vec<PathBuf>)>, path: &Path) -> Option<Instant> {
     let deadline = Instant::now() + Duration::from_secs(10);
     loop {
-        let (at, paths) = rx.recv_timeout(deadline.saturating_duration_since(Instant::now())).ok()?;
+        let (at, paths) = rx
+            .recv_timeout(deadline.saturating_duration_since(Instant::now()))
+            .ok()?;
         if paths.iter().any(|p| p == path) {
             return Some(at);
         }
@@ -80,7 +82,11 @@ fn write_latency() {
     let mut lost = 0;
     for i in 0..WRITES {
         // Half new files, half rewrites of existing ones.
-        let path = if i % 2 == 0 { plan_dir.join(format!("new-{i}.md")) } else { plan_dir.join(format!("plan-{:05}.md", i % 200)) };
+        let path = if i % 2 == 0 {
+            plan_dir.join(format!("new-{i}.md"))
+        } else {
+            plan_dir.join(format!("plan-{:05}.md", i % 200))
+        };
         drain(&rx);
         let start = Instant::now();
         fs::write(&path, plan_text(i)).expect("write");
@@ -99,10 +105,16 @@ fn write_latency() {
         }
     })
     .expect("notify");
-    watcher.watch(&plan_dir, notify::RecursiveMode::Recursive).expect("watch");
+    watcher
+        .watch(&plan_dir, notify::RecursiveMode::Recursive)
+        .expect("watch");
     let mut base = Vec::with_capacity(WRITES);
     for i in 0..WRITES {
-        let path = if i % 2 == 0 { plan_dir.join(format!("raw-{i}.md")) } else { plan_dir.join(format!("plan-{:05}.md", i % 200)) };
+        let path = if i % 2 == 0 {
+            plan_dir.join(format!("raw-{i}.md"))
+        } else {
+            plan_dir.join(format!("plan-{:05}.md", i % 200))
+        };
         drain(&brx);
         let start = Instant::now();
         fs::write(&path, plan_text(i)).expect("write");
@@ -150,7 +162,10 @@ fn listing() {
         "list 5,000 plans (fresh listing, no Plandeck cache), median of 7",
         ms(median(&runs)),
         "< 300 ms",
-        Some(("read_dir + read every plan file, one thread, median of 7", ms(median(&base)))),
+        Some((
+            "read_dir + read every plan file, one thread, median of 7",
+            ms(median(&base)),
+        )),
         serde_json::json!({
             "plans": count, "transcripts": TRANSCRIPTS, "transcript_kb": 200,
             "first_run_ms": ms(first), "max_ms": ms(percentile(&runs, 100.0)),
@@ -160,5 +175,7 @@ fn listing() {
 
 fn main() {
     listing();
-    if std::env::var_os("ONLY_LIST").is_none() { write_latency(); }
+    if std::env::var_os("ONLY_LIST").is_none() {
+        write_latency();
+    }
 }

@@ -35,12 +35,32 @@ impl Rng {
 
 fn uuid(rng: &mut Rng) -> String {
     let (a, b) = (rng.next(), rng.next());
-    format!("{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}", a >> 32, (a >> 16) & 0xffff, a & 0xfff, b >> 52, b & 0xffff_ffff_ffff)
+    format!(
+        "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
+        a >> 32,
+        (a >> 16) & 0xffff,
+        a & 0xfff,
+        b >> 52,
+        b & 0xffff_ffff_ffff
+    )
 }
 
 /// Source-file-like text of about `len` bytes (quotes, newlines, unicode to escape).
 fn blob(rng: &mut Rng, len: usize) -> String {
-    const WORDS: [&str; 12] = ["fn", "let", "orders", "cursor", "\"page\"", "=>", "{", "}", "// naïve", "limit:", "Result<T>", "\tmatch"];
+    const WORDS: [&str; 12] = [
+        "fn",
+        "let",
+        "orders",
+        "cursor",
+        "\"page\"",
+        "=>",
+        "{",
+        "}",
+        "// naïve",
+        "limit:",
+        "Result<T>",
+        "\tmatch",
+    ];
     let mut s = String::with_capacity(len + 16);
     while s.len() < len {
         s.push_str(WORDS[rng.below(WORDS.len() as u64) as usize]);
@@ -76,10 +96,16 @@ impl Gen {
     /// One turn: prompt, some tool calls with results, a final answer.
     fn turn(&mut self, out: &mut Vec<u8>, sid: &str, cwd: &str, t: &mut u64) {
         let prompt = self.text(80, 400);
-        let rec = Self::merge(self.common(sid, cwd, *t), json!({"type": "user", "permissionMode": "default", "promptId": uuid(&mut self.rng),
-            "message": {"role": "user", "content": prompt}}));
+        let rec = Self::merge(
+            self.common(sid, cwd, *t),
+            json!({"type": "user", "permissionMode": "default", "promptId": uuid(&mut self.rng),
+            "message": {"role": "user", "content": prompt}}),
+        );
         writeln!(out, "{rec}").ok();
-        let att = Self::merge(self.common(sid, cwd, *t), json!({"type": "attachment", "attachment": {"type": "environment", "text": blob(&mut self.rng, 600)}}));
+        let att = Self::merge(
+            self.common(sid, cwd, *t),
+            json!({"type": "attachment", "attachment": {"type": "environment", "text": blob(&mut self.rng, 600)}}),
+        );
         writeln!(out, "{att}").ok();
         for _ in 0..(1 + self.rng.below(6)) {
             *t += 3;
@@ -87,21 +113,33 @@ impl Gen {
             let tools = ["Read", "Edit", "Bash", "Grep", "Write"];
             let name = tools[self.rng.below(5) as usize];
             let input = json!({"file_path": format!("{cwd}/src/orders.rs"), "old_string": blob(&mut self.rng, 200), "new_string": self.text(300, 1500)});
-            let call = Self::merge(self.common(sid, cwd, *t), json!({"type": "assistant", "requestId": uuid(&mut self.rng), "message": {"id": uuid(&mut self.rng), "type": "message",
+            let call = Self::merge(
+                self.common(sid, cwd, *t),
+                json!({"type": "assistant", "requestId": uuid(&mut self.rng), "message": {"id": uuid(&mut self.rng), "type": "message",
                 "role": "assistant", "model": "claude-opus-5-5", "stop_reason": "tool_use", "content": [{"type": "tool_use", "id": id, "name": name, "input": input}],
-                "usage": {"input_tokens": 1200, "cache_read_input_tokens": 40000, "output_tokens": 300, "service_tier": "standard"}}}));
+                "usage": {"input_tokens": 1200, "cache_read_input_tokens": 40000, "output_tokens": 300, "service_tier": "standard"}}}),
+            );
             writeln!(out, "{call}").ok();
             let k = self.rng.below(self.blobs.len() as u64) as usize;
             let content = self.blobs[k].clone();
-            let result = Self::merge(self.common(sid, cwd, *t + 1), json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content}]},
-                "toolUseResult": {"type": "text", "file": {"filePath": format!("{cwd}/src/orders.rs"), "numLines": 120}}}));
+            let result = Self::merge(
+                self.common(sid, cwd, *t + 1),
+                json!({"type": "user", "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": id, "content": content}]},
+                "toolUseResult": {"type": "text", "file": {"filePath": format!("{cwd}/src/orders.rs"), "numLines": 120}}}),
+            );
             writeln!(out, "{result}").ok();
         }
         *t += 5;
-        let answer = Self::merge(self.common(sid, cwd, *t), json!({"type": "assistant", "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "end_turn",
-            "content": [{"type": "text", "text": self.text(300, 2000)}]}}));
+        let answer = Self::merge(
+            self.common(sid, cwd, *t),
+            json!({"type": "assistant", "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "end_turn",
+            "content": [{"type": "text", "text": self.text(300, 2000)}]}}),
+        );
         writeln!(out, "{answer}").ok();
-        let dur = Self::merge(self.common(sid, cwd, *t), json!({"type": "system", "subtype": "turn_duration", "durationMs": 12000, "messageCount": 14}));
+        let dur = Self::merge(
+            self.common(sid, cwd, *t),
+            json!({"type": "system", "subtype": "turn_duration", "durationMs": 12000, "messageCount": 14}),
+        );
         writeln!(out, "{dur}").ok();
         writeln!(out, "{}", json!({"type": "file-history-snapshot", "messageId": uuid(&mut self.rng), "snapshot": {"trackedFileBackups": {}}})).ok();
     }
@@ -121,7 +159,10 @@ fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         return Ok(files);
     }
     let _ = std::fs::remove_dir_all(dir);
-    let mut g = Gen { rng: Rng(0x9e3779b97f4a7c15), blobs: Vec::new() };
+    let mut g = Gen {
+        rng: Rng(0x9e3779b97f4a7c15),
+        blobs: Vec::new(),
+    };
     for len in [1_000, 3_000, 8_000, 16_000, 32_000, 64_000] {
         let b = blob(&mut g.rng, len);
         g.blobs.push(b);
@@ -133,8 +174,13 @@ fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         // Sizes spread 0.05×–6× the mean (long-tailed), scaled to reach the total.
         let remaining = TOTAL.saturating_sub(written);
         let mean = remaining / (SESSIONS - i) as u64;
-        let factor = [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 6.0][g.rng.below(12) as usize];
-        let target = if i + 1 == SESSIONS { remaining } else { ((mean as f64) * factor) as u64 };
+        let factor =
+            [0.05, 0.1, 0.2, 0.4, 0.6, 0.8, 1.0, 1.2, 1.5, 2.0, 2.5, 6.0][g.rng.below(12) as usize];
+        let target = if i + 1 == SESSIONS {
+            remaining
+        } else {
+            ((mean as f64) * factor) as u64
+        };
         let project = projects.join(format!("-home-dev-work-proj{}", i % 40));
         std::fs::create_dir_all(&project)?;
         let sid = uuid(&mut g.rng);
@@ -142,7 +188,11 @@ fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         let path = project.join(format!("{sid}.jsonl"));
         let mut w = BufWriter::with_capacity(1 << 20, File::create(&path)?);
         let mut buf = Vec::with_capacity(256 << 10);
-        writeln!(buf, "{}", json!({"type": "permission-mode", "permissionMode": "default", "sessionId": sid}))?;
+        writeln!(
+            buf,
+            "{}",
+            json!({"type": "permission-mode", "permissionMode": "default", "sessionId": sid})
+        )?;
         let mut size = 0u64;
         let mut t = (i as u64 * 37) % 80_000;
         while size < target {
@@ -163,7 +213,12 @@ fn generate(dir: &Path) -> std::io::Result<Vec<PathBuf>> {
         files.push(path);
     }
     std::fs::write(&done, format!("{written}\n"))?;
-    eprintln!("generated {} sessions, {:.2} GiB in {:.1} s", SESSIONS, written as f64 / (1u64 << 30) as f64, t0.elapsed().as_secs_f64());
+    eprintln!(
+        "generated {} sessions, {:.2} GiB in {:.1} s",
+        SESSIONS,
+        written as f64 / (1u64 << 30) as f64,
+        t0.elapsed().as_secs_f64()
+    );
     files.sort();
     Ok(files)
 }
@@ -175,14 +230,20 @@ fn bench_now() -> time::OffsetDateTime {
 
 fn rss_bytes() -> u64 {
     let statm = std::fs::read_to_string("/proc/self/statm").unwrap_or_default();
-    let pages: u64 = statm.split_whitespace().nth(1).and_then(|s| s.parse().ok()).unwrap_or(0);
+    let pages: u64 = statm
+        .split_whitespace()
+        .nth(1)
+        .and_then(|s| s.parse().ok())
+        .unwrap_or(0);
     pages * 4096
 }
 
 /// The baseline: every line of every file parsed with serde_json, on as many threads as the
 /// index uses.
 fn parse_everything(files: &[PathBuf]) -> (u64, u64) {
-    let threads = std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1);
+    let threads = std::thread::available_parallelism()
+        .map(|n| n.get())
+        .unwrap_or(1);
     let chunks: Vec<&[PathBuf]> = files.chunks(files.len().div_ceil(threads)).collect();
     std::thread::scope(|s| {
         let handles: Vec<_> = chunks
@@ -209,7 +270,10 @@ fn parse_everything(files: &[PathBuf]) -> (u64, u64) {
                 })
             })
             .collect();
-        handles.into_iter().map(|h| h.join().expect("thread")).fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
+        handles
+            .into_iter()
+            .map(|h| h.join().expect("thread"))
+            .fold((0, 0), |a, b| (a.0 + b.0, a.1 + b.1))
     })
 }
 
@@ -219,7 +283,10 @@ fn main() {
         .unwrap_or_else(|| PathBuf::from("/root/.cache/plandeck-bench"))
         .join("sessions-v1");
     let files = generate(&cache).expect("generate transcripts");
-    let total: u64 = files.iter().map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0)).sum();
+    let total: u64 = files
+        .iter()
+        .map(|f| std::fs::metadata(f).map(|m| m.len()).unwrap_or(0))
+        .sum();
     let roots = Roots::under_home(&cache);
 
     // Memory first, before anything else has grown the heap.
@@ -251,22 +318,42 @@ fn main() {
         "sessions_cold_index",
         cold_ms,
         "< 1000 ms and >= 20x faster than parsing every line",
-        Some(("serde_json::Value parse of every line, same files, same thread count", base_ms)),
+        Some((
+            "serde_json::Value parse of every line, same files, same thread count",
+            base_ms,
+        )),
         json!({"sessions": count, "bytes": total, "lines": parsed, "speedup": (base_ms / cold_ms * 10.0).round() / 10.0,
                "runs_ms": cold.iter().map(|d| (ms(*d) * 10.0).round() / 10.0).collect::<Vec<_>>(), "baseline_bytes": bytes,
                "threads": std::thread::available_parallelism().map(|n| n.get()).unwrap_or(1), "states": states, "warm_lines": lines}),
     );
-    report("sessions_index_memory", 0.0, "bounded (reported)", None, json!({"rss_delta_mib": ((rss1.saturating_sub(rss0)) as f64 / 1048576.0 * 10.0).round() / 10.0, "sessions": count}));
+    report(
+        "sessions_index_memory",
+        0.0,
+        "bounded (reported)",
+        None,
+        json!({"rss_delta_mib": ((rss1.saturating_sub(rss0)) as f64 / 1048576.0 * 10.0).round() / 10.0, "sessions": count}),
+    );
 
     // One appended record → updated state, through apply. The file is restored afterwards.
     let mut index = SessionIndex::open(&roots);
     // The generated records are dated 2026-06-01; the clock is set just after them.
     index.set_now(Some(bench_now()));
-    let target = files.iter().find(|f| {
-        let sid = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
-        index.sessions().iter().any(|s| s.session_id == sid && s.state != SessionState::WaitingForApproval)
-    }).expect("a session not waiting").clone();
-    let sid = target.file_stem().and_then(|s| s.to_str()).unwrap_or("").to_owned();
+    let target = files
+        .iter()
+        .find(|f| {
+            let sid = f.file_stem().and_then(|s| s.to_str()).unwrap_or("");
+            index
+                .sessions()
+                .iter()
+                .any(|s| s.session_id == sid && s.state != SessionState::WaitingForApproval)
+        })
+        .expect("a session not waiting")
+        .clone();
+    let sid = target
+        .file_stem()
+        .and_then(|s| s.to_str())
+        .unwrap_or("")
+        .to_owned();
     let original_len = std::fs::metadata(&target).map(|m| m.len()).unwrap_or(0);
     let (mut samples, mut listing) = (Vec::new(), Vec::new());
     for i in 0..200 {
@@ -280,7 +367,11 @@ fn main() {
         };
         let line = format!("{rec}\n");
         let t = Instant::now();
-        std::fs::OpenOptions::new().append(true).open(&target).and_then(|mut f| f.write_all(line.as_bytes())).expect("append");
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&target)
+            .and_then(|mut f| f.write_all(line.as_bytes()))
+            .expect("append");
         let changed = index.apply(std::slice::from_ref(&target));
         let state = index.session(&sid).map(|s| s.state);
         samples.push(t.elapsed());
@@ -288,10 +379,18 @@ fn main() {
         std::hint::black_box(index.sessions());
         listing.push(t.elapsed());
         assert!(changed);
-        let expected = if i % 2 == 0 { SessionState::WaitingForApproval } else { SessionState::Working };
+        let expected = if i % 2 == 0 {
+            SessionState::WaitingForApproval
+        } else {
+            SessionState::Working
+        };
         assert_eq!(state, Some(expected), "append {i}");
     }
-    File::options().write(true).open(&target).and_then(|f| f.set_len(original_len)).expect("restore");
+    File::options()
+        .write(true)
+        .open(&target)
+        .and_then(|f| f.set_len(original_len))
+        .expect("restore");
     report(
         "sessions_append_to_state",
         ms(median(&samples)),

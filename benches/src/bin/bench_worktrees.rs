@@ -19,8 +19,17 @@ const COMMITS: usize = 100_000;
 const ROUNDS: usize = 7;
 
 fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
-    let out = Command::new("git").args(args).current_dir(dir).env("GIT_CONFIG_NOSYSTEM", "1").output().expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     out.stdout
 }
 
@@ -31,7 +40,12 @@ fn fast_import(dir: &Path, stream: &[u8]) {
         .stdin(Stdio::piped())
         .spawn()
         .expect("git fast-import runs");
-    child.stdin.take().expect("stdin").write_all(stream).expect("stream written");
+    child
+        .stdin
+        .take()
+        .expect("stdin")
+        .write_all(stream)
+        .expect("stream written");
     assert!(child.wait().expect("fast-import ends").success());
 }
 
@@ -46,15 +60,28 @@ fn changed_files_bench() {
     let dir = tmp.path();
     init(dir);
     let mut s = Vec::new();
-    s.extend_from_slice(b"commit refs/heads/main\ncommitter Bench <b@e> 1700000000 +0000\ndata 6\nfiles\n");
+    s.extend_from_slice(
+        b"commit refs/heads/main\ncommitter Bench <b@e> 1700000000 +0000\ndata 6\nfiles\n",
+    );
     for i in 0..FILES {
         let body = format!("file {i}\nsome content to hash\n");
-        s.extend_from_slice(format!("M 644 inline d{:03}/s{:02}/f{i}.txt\ndata {}\n{body}\n", i % 1000, (i / 1000) % 10, body.len()).as_bytes());
+        s.extend_from_slice(
+            format!(
+                "M 644 inline d{:03}/s{:02}/f{i}.txt\ndata {}\n{body}\n",
+                i % 1000,
+                (i / 1000) % 10,
+                body.len()
+            )
+            .as_bytes(),
+        );
     }
     fast_import(dir, &s);
     let t = Instant::now();
     git(dir, &["reset", "-q", "--hard", "main"]);
-    eprintln!("checked out {FILES} files in {:.1}s", t.elapsed().as_secs_f64());
+    eprintln!(
+        "checked out {FILES} files in {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
     std::fs::write(dir.join(".gitignore"), "*.log\n").expect("write");
     for i in (0..FILES).step_by(10_000) {
         let p = dir.join(format!("d{:03}/s{:02}/f{i}.txt", i % 1000, (i / 1000) % 10));
@@ -65,16 +92,27 @@ fn changed_files_bench() {
         std::fs::write(dir.join(format!("d00{i}/ignored.log")), "log\n").expect("write");
     }
     // Settle the index once, as any git status would have.
-    let git_lines = git(dir, &["status", "--porcelain"]).split(|b| *b == b'\n').filter(|l| !l.is_empty()).count();
-    let ours_count = plandeck_core::worktrees::changed_files(dir).expect("changed files").count() as usize;
-    assert_eq!(ours_count, git_lines, "changed-file count differs from git status");
+    let git_lines = git(dir, &["status", "--porcelain"])
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
+    let ours_count = plandeck_core::worktrees::changed_files(dir)
+        .expect("changed files")
+        .count() as usize;
+    assert_eq!(
+        ours_count, git_lines,
+        "changed-file count differs from git status"
+    );
 
     time_changed_files(dir, "worktrees.changed_files_100k", git_lines);
 
     // With a staged change in a deep folder the cache-tree is invalid along that path, so part of
     // HEAD's tree has to be compared with the index (the clean case above skips all of it).
     git(dir, &["add", "d000/s00/f0.txt"]);
-    let git_lines = git(dir, &["status", "--porcelain"]).split(|b| *b == b'\n').filter(|l| !l.is_empty()).count();
+    let git_lines = git(dir, &["status", "--porcelain"])
+        .split(|b| *b == b'\n')
+        .filter(|l| !l.is_empty())
+        .count();
     time_changed_files(dir, "worktrees.changed_files_100k_staged", git_lines);
 }
 
@@ -83,7 +121,9 @@ fn time_changed_files(dir: &Path, bench: &str, git_lines: usize) {
     let (mut ours, mut theirs, mut plain) = (Vec::new(), Vec::new(), Vec::new());
     for _ in 0..ROUNDS {
         let t = Instant::now();
-        let n = plandeck_core::worktrees::changed_files(dir).expect("changed files").count();
+        let n = plandeck_core::worktrees::changed_files(dir)
+            .expect("changed files")
+            .count();
         ours.push(t.elapsed());
         assert_eq!(n as usize, git_lines);
         let t = Instant::now();
@@ -121,13 +161,21 @@ fn unmerged_bench() {
         if i > 1 {
             s.extend_from_slice(format!("from :{}\n", i - 1).as_bytes());
         }
-        s.extend_from_slice(format!("M 644 inline f.txt\ndata {}\n{body}\n", body.len()).as_bytes());
+        s.extend_from_slice(
+            format!("M 644 inline f.txt\ndata {}\n{body}\n", body.len()).as_bytes(),
+        );
     }
     s.extend_from_slice(b"reset refs/heads/main\nfrom :1\n\n");
     let t = Instant::now();
     fast_import(dir, &s);
-    eprintln!("imported {COMMITS} commits in {:.1}s", t.elapsed().as_secs_f64());
-    let expect = String::from_utf8_lossy(&git(dir, &["rev-list", "--count", "main..feature"])).trim().parse::<u32>().expect("count");
+    eprintln!(
+        "imported {COMMITS} commits in {:.1}s",
+        t.elapsed().as_secs_f64()
+    );
+    let expect = String::from_utf8_lossy(&git(dir, &["rev-list", "--count", "main..feature"]))
+        .trim()
+        .parse::<u32>()
+        .expect("count");
     let repo = git2::Repository::open(dir).expect("open");
     let head = repo.revparse_single("feature").expect("feature").id();
     let base = repo.revparse_single("main").expect("main").id();

@@ -100,8 +100,17 @@ pub struct Outcome {
 
 /// Runs a subcommand, writing to `out` and `err`. Errors are printed as text, or as
 /// `{"error": {kind, message}}` on stdout with `--json`, and give exit code 1 (2 for bad usage).
-pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
-    let ctx = Context { global: global.clone(), env: env.clone() };
+pub fn run(
+    command: Command,
+    global: &GlobalArgs,
+    env: &Env,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> i32 {
+    let ctx = Context {
+        global: global.clone(),
+        env: env.clone(),
+    };
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out)),
@@ -109,11 +118,18 @@ pub fn run(command: Command, global: &GlobalArgs, env: &Env, out: &mut dyn Write
         // names a plan, whose decision is recorded.
         Command::Approve(args) if ctx.is_request(&args.target) => (
             args.json(),
-            commands::gate::approve_request(&ctx, &args.target, args.mode.into(), args.edit.as_deref(), out),
+            commands::gate::approve_request(
+                &ctx,
+                &args.target,
+                args.mode.into(),
+                args.edit.as_deref(),
+                out,
+            ),
         ),
-        Command::Reject(args) if ctx.is_request(&args.target) => {
-            (args.json(), commands::gate::reject_request(&ctx, &args.target, &args.feedback, out))
-        }
+        Command::Reject(args) if ctx.is_request(&args.target) => (
+            args.json(),
+            commands::gate::reject_request(&ctx, &args.target, &args.feedback, out),
+        ),
         Command::Approve(args) => (args.json(), commands::review::approve(&ctx, args, out)),
         Command::Reject(args) => (args.json(), commands::review::reject(&ctx, args, out)),
         Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
@@ -165,7 +181,8 @@ fn report_error(e: &IpcError, json: bool, out: &mut dyn Write, err: &mut dyn Wri
 pub fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), IpcError> {
     let text = serde_json::to_string_pretty(value)
         .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
-    writeln!(out, "{text}").map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
+    writeln!(out, "{text}")
+        .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
 }
 
 /// Parses `args` and runs the subcommand; with none, says that the window lives in `plandeck`.
@@ -180,11 +197,19 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         }
     };
     let Some(command) = cli.command else {
-        eprintln!("plandeck-cli: give a subcommand (see --help); the window is `plandeck` with none");
+        eprintln!(
+            "plandeck-cli: give a subcommand (see --help); the window is `plandeck` with none"
+        );
         return 2;
     };
     let env = Env::from_process();
-    run(command, &cli.global, &env, &mut std::io::stdout().lock(), &mut std::io::stderr().lock())
+    run(
+        command,
+        &cli.global,
+        &env,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
 }
 
 /// `s` cut to `max` characters with an ellipsis, for table columns.

@@ -11,17 +11,27 @@ use std::time::{Duration, Instant};
 use common::plandeck;
 use plandeck_core::config::Roots;
 use plandeck_core::gate::{
-    self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome,
+    self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus,
+    HookOptions, HookOutcome,
 };
 
-const CLAUDE_STDIN: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json");
-const GEMINI_STDIN: &str =
-    concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json");
+const CLAUDE_STDIN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"
+);
+const GEMINI_STDIN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/gemini-cli-0.61.0/hook-input/before-tool-exit-plan-mode.json"
+);
 const TOOL_USE: &str = "toolu_test_exit_plan";
 
 fn opts(deadline: Duration) -> HookOptions {
-    HookOptions { deadline, hook_pid: std::process::id(), agent_pid: None, tmux_env: None }
+    HookOptions {
+        deadline,
+        hook_pid: std::process::id(),
+        agent_pid: None,
+        tmux_env: None,
+    }
 }
 
 /// Waits for `f` to give something, polling with a generous bound.
@@ -31,7 +41,10 @@ fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
         if let Some(v) = f() {
             return v;
         }
-        assert!(start.elapsed() < Duration::from_secs(20), "timed out waiting for {what}");
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
 }
@@ -52,7 +65,8 @@ fn claude_setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let roots = Roots::under_home(&home);
-    let mut input: serde_json::Value = serde_json::from_slice(&std::fs::read(CLAUDE_STDIN).unwrap()).unwrap();
+    let mut input: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(CLAUDE_STDIN).unwrap()).unwrap();
     let plan = input["tool_input"]["plan"].as_str().unwrap().to_owned();
     let transcript = home.join(".claude/projects/-w/s.jsonl");
     let plan_file = home.join(".claude/plans/p.md");
@@ -61,10 +75,22 @@ fn claude_setup() -> Setup {
     std::fs::write(&plan_file, &plan).unwrap();
     let call = serde_json::json!({"type":"assistant","message":{"role":"assistant","content":[
         {"type":"tool_use","id":TOOL_USE,"name":"ExitPlanMode","input":{"plan":plan,"planFilePath":plan_file}}]}});
-    std::fs::write(&transcript, format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n")).unwrap();
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n"),
+    )
+    .unwrap();
     input["transcript_path"] = serde_json::json!(transcript);
     input["tool_input"]["planFilePath"] = serde_json::json!(plan_file);
-    Setup { _dir: dir, home, roots, transcript, plan_file, stdin: serde_json::to_vec(&input).unwrap(), plan }
+    Setup {
+        _dir: dir,
+        home,
+        roots,
+        transcript,
+        plan_file,
+        stdin: serde_json::to_vec(&input).unwrap(),
+        plan,
+    }
 }
 
 fn answer_in_transcript(path: &Path) {
@@ -74,13 +100,19 @@ fn answer_in_transcript(path: &Path) {
     writeln!(f, "{rec}").unwrap();
 }
 
-fn spawn_hook(roots: &Roots, stdin: &[u8], deadline: Duration) -> std::thread::JoinHandle<HookOutcome> {
+fn spawn_hook(
+    roots: &Roots,
+    stdin: &[u8],
+    deadline: Duration,
+) -> std::thread::JoinHandle<HookOutcome> {
     let (roots, stdin) = (roots.clone(), stdin.to_vec());
     std::thread::spawn(move || gate::hook_claude(&roots, &stdin, opts(deadline)))
 }
 
 fn wait_request(roots: &Roots) -> GateRequest {
-    wait_for("the request to be filed", || gate::pending(roots).into_iter().next())
+    wait_for("the request to be filed", || {
+        gate::pending(roots).into_iter().next()
+    })
 }
 
 fn assert_no_decision(out: &HookOutcome) {
@@ -97,7 +129,14 @@ fn reject_prints_deny_with_the_feedback() {
     assert_eq!(req.session_id, "fecae38a-0653-4970-8e6f-118f15e00ee0");
     assert_eq!(req.tool_use_id.as_deref(), Some(TOOL_USE));
     assert_eq!(req.plan, s.plan);
-    let outcome = gate::decide(&s.roots, &req.id, GateDecision::Reject { feedback: "split step 2".into() }).unwrap();
+    let outcome = gate::decide(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject {
+            feedback: "split step 2".into(),
+        },
+    )
+    .unwrap();
     assert!(outcome.delivered, "{outcome:?}");
     let out = hook.join().unwrap();
     assert_eq!(out.exit_code, 0);
@@ -106,7 +145,10 @@ fn reject_prints_deny_with_the_feedback() {
         v,
         serde_json::json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"split step 2"}}})
     );
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::Rejected);
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::Rejected
+    );
     assert!(gate::pending(&s.roots).is_empty());
 }
 
@@ -116,7 +158,11 @@ fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
     let req = wait_request(&s.roots);
-    let decision = GateDecision::Approve { mode: ApproveMode::Auto, edited: None, started_from: None };
+    let decision = GateDecision::Approve {
+        mode: ApproveMode::Auto,
+        edited: None,
+        started_from: None,
+    };
     let outcome = gate::decide(&s.roots, &req.id, decision).unwrap();
     assert!(!outcome.delivered);
     assert_eq!(outcome.message, "approve in the terminal");
@@ -126,7 +172,10 @@ fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     answer_in_transcript(&s.transcript);
     let out = hook.join().unwrap();
     assert_no_decision(&out);
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::Approved);
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::Approved
+    );
 }
 
 #[test]
@@ -135,7 +184,10 @@ fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
     let req = wait_request(&s.roots);
-    assert_eq!(req.plan_path.as_deref(), Some(s.plan_file.to_str().unwrap()));
+    assert_eq!(
+        req.plan_path.as_deref(),
+        Some(s.plan_file.to_str().unwrap())
+    );
 
     // The plan moved on under the reviewer: refused, nothing written.
     std::fs::write(&s.plan_file, "agent rewrote it").unwrap();
@@ -145,13 +197,22 @@ fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
         started_from: Some(s.plan.clone()),
     };
     let err = gate::decide(&s.roots, &req.id, edit("# edited")).unwrap_err();
-    assert!(matches!(err, GateError::PlanConflict { ref current, .. } if current == "agent rewrote it"), "{err}");
-    assert_eq!(std::fs::read_to_string(&s.plan_file).unwrap(), "agent rewrote it");
+    assert!(
+        matches!(err, GateError::PlanConflict { ref current, .. } if current == "agent rewrote it"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_to_string(&s.plan_file).unwrap(),
+        "agent rewrote it"
+    );
 
     std::fs::write(&s.plan_file, &s.plan).unwrap();
     let outcome = gate::decide(&s.roots, &req.id, edit("# edited plan\n")).unwrap();
     assert!(!outcome.delivered);
-    assert_eq!(std::fs::read_to_string(&s.plan_file).unwrap(), "# edited plan\n");
+    assert_eq!(
+        std::fs::read_to_string(&s.plan_file).unwrap(),
+        "# edited plan\n"
+    );
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
 }
@@ -177,7 +238,9 @@ fn deadline_passed_means_no_decision() {
     assert_no_decision(&out);
     assert!(out.stderr.contains("no decision"), "{out:?}");
     assert!(gate::pending(&s.roots).is_empty());
-    let done: Vec<_> = std::fs::read_dir(s.roots.data.join("gate/done")).unwrap().collect();
+    let done: Vec<_> = std::fs::read_dir(s.roots.data.join("gate/done"))
+        .unwrap()
+        .collect();
     assert_eq!(done.len(), 1, "closed requests are kept");
 }
 
@@ -211,11 +274,29 @@ fn answered_in_terminal_closes_the_request_and_later_decisions_conflict() {
     let req = wait_request(&s.roots);
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::AnsweredInTerminal);
-    let err = gate::decide(&s.roots, &req.id, GateDecision::Reject { feedback: "late".into() }).unwrap_err();
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::AnsweredInTerminal
+    );
+    let err = gate::decide(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject {
+            feedback: "late".into(),
+        },
+    )
+    .unwrap_err();
     let ipc: plandeck_core::ipc::IpcError = err.into();
     assert_eq!(ipc.kind, plandeck_core::ipc::ErrorKind::Conflict);
-    let err: plandeck_core::ipc::IpcError = gate::decide(&s.roots, "nosuch", GateDecision::Reject { feedback: "x".into() }).unwrap_err().into();
+    let err: plandeck_core::ipc::IpcError = gate::decide(
+        &s.roots,
+        "nosuch",
+        GateDecision::Reject {
+            feedback: "x".into(),
+        },
+    )
+    .unwrap_err()
+    .into();
     assert_eq!(err.kind, plandeck_core::ipc::ErrorKind::NotFound);
 }
 
@@ -227,7 +308,10 @@ fn app_stopping_releases_the_hook() {
     let req = wait_request(&s.roots);
     drop(app);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::AppStopped);
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::AppStopped
+    );
 }
 
 /// A pid that is certainly gone: a child that ran and was reaped.
@@ -249,7 +333,8 @@ struct GeminiSetup {
 fn gemini_setup() -> GeminiSetup {
     let dir = tempfile::tempdir().unwrap();
     let roots = Roots::under_home(dir.path());
-    let mut input: serde_json::Value = serde_json::from_slice(&std::fs::read(GEMINI_STDIN).unwrap()).unwrap();
+    let mut input: serde_json::Value =
+        serde_json::from_slice(&std::fs::read(GEMINI_STDIN).unwrap()).unwrap();
     let sid = input["session_id"].as_str().unwrap().to_owned();
     let slug = roots.gemini.join("tmp/gemproj");
     let chat = slug.join("chats/session-2026-11-22T12-31-bfc1b571.jsonl");
@@ -259,7 +344,13 @@ fn gemini_setup() -> GeminiSetup {
     std::fs::write(&chat, "{\"sessionId\":\"x\",\"kind\":\"main\"}\n").unwrap();
     std::fs::write(&plan_file, "# Gemini plan\n").unwrap();
     input["transcript_path"] = serde_json::json!(chat);
-    GeminiSetup { _dir: dir, roots, chat, plan_file, stdin: serde_json::to_vec(&input).unwrap() }
+    GeminiSetup {
+        _dir: dir,
+        roots,
+        chat,
+        plan_file,
+        stdin: serde_json::to_vec(&input).unwrap(),
+    }
 }
 
 #[test]
@@ -273,21 +364,36 @@ fn gemini_hook_files_the_request_and_returns_at_once() {
     let pending = gate::pending(&s.roots);
     assert_eq!(pending.len(), 1);
     assert_eq!(pending[0].plan, "# Gemini plan\n");
-    assert_eq!(pending[0].plan_path.as_deref(), Some(s.plan_file.to_str().unwrap()));
+    assert_eq!(
+        pending[0].plan_path.as_deref(),
+        Some(s.plan_file.to_str().unwrap())
+    );
 
     // Found by searching the slug folders when the transcript path says nothing useful.
     let mut other: serde_json::Value = serde_json::from_slice(&s.stdin).unwrap();
     other["transcript_path"] = "/nowhere/x.jsonl".into();
     gate::hook_gemini(&s.roots, &serde_json::to_vec(&other).unwrap(), o);
-    assert!(gate::pending(&s.roots).iter().all(|r| r.plan_path.as_deref() == Some(s.plan_file.to_str().unwrap())));
+    assert!(gate::pending(&s.roots)
+        .iter()
+        .all(|r| r.plan_path.as_deref() == Some(s.plan_file.to_str().unwrap())));
 
     // The terminal answered: the chat gets the functionResponse.
     let resp = r#"{"id":"m","type":"user","content":[{"functionResponse":{"id":"c","name":"exit_plan_mode","response":{"output":"Plan approved."}}}]}"#;
-    let mut f = std::fs::OpenOptions::new().append(true).open(&s.chat).unwrap();
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&s.chat)
+        .unwrap();
     writeln!(f, "{resp}").unwrap();
     let still = gate::pending(&s.roots);
-    assert_eq!(still.len(), 1, "only the one whose transcript we follow is answered");
-    assert_eq!(gate::request(&s.roots, &pending[0].id).unwrap().status, GateStatus::AnsweredInTerminal);
+    assert_eq!(
+        still.len(),
+        1,
+        "only the one whose transcript we follow is answered"
+    );
+    assert_eq!(
+        gate::request(&s.roots, &pending[0].id).unwrap().status,
+        GateStatus::AnsweredInTerminal
+    );
 }
 
 #[test]
@@ -300,14 +406,28 @@ fn pending_json_has_the_contract_fields() {
     assert_eq!(code, 0, "{stderr}");
     let v: serde_json::Value = serde_json::from_str(&stdout).unwrap();
     let r = &v.as_array().unwrap()[0];
-    for field in ["id", "agent", "sessionId", "cwd", "planPath", "waitingSince", "tmuxPane", "plan", "deadline", "status"] {
+    for field in [
+        "id",
+        "agent",
+        "sessionId",
+        "cwd",
+        "planPath",
+        "waitingSince",
+        "tmuxPane",
+        "plan",
+        "deadline",
+        "status",
+    ] {
         assert!(r.get(field).is_some(), "missing {field}: {r}");
     }
     assert_eq!(r["agent"], "gemini");
     assert_eq!(r["status"], "waiting");
     let (code, text, _) = plandeck(&home, &["pending"]);
     assert_eq!(code, 0);
-    assert!(text.contains("Gemini CLI") && text.contains("pagination.md"), "{text}");
+    assert!(
+        text.contains("Gemini CLI") && text.contains("pagination.md"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -320,21 +440,30 @@ fn hooks_install_shows_the_change_and_uninstall_restores() {
     if !std::io::stdin().is_terminal() {
         let (code, out, err) = plandeck(&s.home, &["hooks", "install", "--agent", "claude"]);
         assert_ne!(code, 0);
-        assert!(out.contains("+") && out.contains("PermissionRequest"), "{out}");
+        assert!(
+            out.contains("+") && out.contains("PermissionRequest"),
+            "{out}"
+        );
         assert!(err.contains("--yes"), "{err}");
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
     }
     let (code, out, err) = plandeck(&s.home, &["hooks", "install", "--agent", "claude", "--yes"]);
     assert_eq!(code, 0, "{out}{err}");
-    let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert_eq!(v["theme"], "dark");
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "notify.sh");
-    let cmd = v["hooks"]["PermissionRequest"][0]["hooks"][0]["command"].as_str().unwrap();
+    let cmd = v["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap();
     assert!(cmd.ends_with(" hook claude"), "{cmd}");
     let (code, out, _) = plandeck(&s.home, &["hooks", "install", "--agent", "claude", "--yes"]);
     assert_eq!(code, 0);
     assert!(out.contains("nothing to change"), "{out}");
-    let (code, _, err) = plandeck(&s.home, &["hooks", "uninstall", "--agent", "claude", "--yes"]);
+    let (code, _, err) = plandeck(
+        &s.home,
+        &["hooks", "uninstall", "--agent", "claude", "--yes"],
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
 }
@@ -376,12 +505,30 @@ impl Tmux {
         let script_path = dir.join("card.sh");
         std::fs::write(&script_path, script).unwrap();
         let out = Command::new("tmux")
-            .arg("-S").arg(&socket)
-            .args(["-f", "/dev/null", "new-session", "-d", "-x", "120", "-y", "30", "-P", "-F", "#{pane_id}", "bash"])
+            .arg("-S")
+            .arg(&socket)
+            .args([
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "30",
+                "-P",
+                "-F",
+                "#{pane_id}",
+                "bash",
+            ])
             .arg(&script_path)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
         let pane = String::from_utf8(out.stdout).unwrap().trim().to_owned();
         Some((Tmux { socket }, pane))
     }
@@ -392,12 +539,19 @@ impl Tmux {
 
 impl Drop for Tmux {
     fn drop(&mut self) {
-        let _ = Command::new("tmux").arg("-S").arg(&self.socket).arg("kill-server").output();
+        let _ = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .arg("kill-server")
+            .output();
     }
 }
 
 fn fast_delivery() -> DeliveryOptions {
-    DeliveryOptions { settle: Duration::from_millis(300), ..DeliveryOptions::default() }
+    DeliveryOptions {
+        settle: Duration::from_millis(300),
+        ..DeliveryOptions::default()
+    }
 }
 
 #[test]
@@ -408,13 +562,16 @@ fn approve_answers_the_claude_card_in_tmux() {
         "printf 'Would you like to proceed?\\n 1. Yes, and use auto mode\\n 2. Yes, manually approve edits\\n 3. Tell Claude what to change\\n'\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.home, &script) else { return };
+    let Some((tmux, pane)) = Tmux::start(&s.home, &script) else {
+        return;
+    };
     // The session registry names the pane, as Claude Code's sessions/<pid>.json does.
     let sid = "fecae38a-0653-4970-8e6f-118f15e00ee0";
     std::fs::create_dir_all(s.roots.claude.join("sessions")).unwrap();
     std::fs::write(
         s.roots.claude.join("sessions/4242.json"),
-        serde_json::json!({"pid":4242,"sessionId":sid,"tmux":format!("fake:@0.{pane}")}).to_string(),
+        serde_json::json!({"pid":4242,"sessionId":sid,"tmux":format!("fake:@0.{pane}")})
+            .to_string(),
     )
     .unwrap();
     let _app = gate::app_heartbeat(&s.roots).unwrap();
@@ -424,13 +581,25 @@ fn approve_answers_the_claude_card_in_tmux() {
     let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
     let req = wait_request(&s.roots);
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
-    let decision = GateDecision::Approve { mode: ApproveMode::Manual, edited: None, started_from: None };
+    let decision = GateDecision::Approve {
+        mode: ApproveMode::Manual,
+        edited: None,
+        started_from: None,
+    };
     let outcome = gate::decide_with(&s.roots, &req.id, decision, &fast_delivery()).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
-    assert_eq!(wait_for("the key", || std::fs::read_to_string(&got).ok().filter(|k| !k.is_empty())), "2");
+    assert_eq!(
+        wait_for("the key", || std::fs::read_to_string(&got)
+            .ok()
+            .filter(|k| !k.is_empty())),
+        "2"
+    );
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::Approved);
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::Approved
+    );
 }
 
 #[test]
@@ -441,16 +610,23 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
         "printf 'Ready to start?\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'feedback> '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else { return };
+    let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else {
+        return;
+    };
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     // No registry for Gemini: the pane is found from the agent's terminal. Here the "agent" is the
     // card script itself, whose stdin is the pane's tty.
     let out = Command::new("tmux")
-        .arg("-S").arg(&tmux.socket)
+        .arg("-S")
+        .arg(&tmux.socket)
         .args(["display-message", "-p", "-t", &pane, "#{pane_pid}"])
         .output()
         .unwrap();
-    let agent_pid: u32 = String::from_utf8(out.stdout).unwrap().trim().parse().unwrap();
+    let agent_pid: u32 = String::from_utf8(out.stdout)
+        .unwrap()
+        .trim()
+        .parse()
+        .unwrap();
     let mut o = opts(Duration::from_secs(60));
     o.hook_pid = dead_pid();
     o.agent_pid = Some(agent_pid);
@@ -459,8 +635,24 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
     assert_eq!(out.stdout, "{}\n");
     let req = wait_request(&s.roots);
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
-    let outcome = gate::decide_with(&s.roots, &req.id, GateDecision::Reject { feedback: "split step 2".into() }, &fast_delivery()).unwrap();
+    let outcome = gate::decide_with(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject {
+            feedback: "split step 2".into(),
+        },
+        &fast_delivery(),
+    )
+    .unwrap();
     assert!(outcome.delivered, "{outcome:?}");
-    assert_eq!(wait_for("the feedback", || std::fs::read_to_string(&got).ok().filter(|k| !k.is_empty())), "3:split step 2");
-    assert_eq!(gate::request(&s.roots, &req.id).unwrap().status, GateStatus::Rejected);
+    assert_eq!(
+        wait_for("the feedback", || std::fs::read_to_string(&got)
+            .ok()
+            .filter(|k| !k.is_empty())),
+        "3:split step 2"
+    );
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::Rejected
+    );
 }

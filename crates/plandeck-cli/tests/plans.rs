@@ -23,8 +23,20 @@ fn copy_tree(from: &Path, to: &Path) {
 
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/claude-code-2.1.328")), &home.path().join(".claude"));
-    copy_tree(Path::new(concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures/gemini-cli-0.61.0")), &home.path().join(".gemini"));
+    copy_tree(
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/claude-code-2.1.328"
+        )),
+        &home.path().join(".claude"),
+    );
+    copy_tree(
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/gemini-cli-0.61.0"
+        )),
+        &home.path().join(".gemini"),
+    );
     home
 }
 
@@ -37,13 +49,28 @@ fn list_json_is_the_contract() {
     let plans = v.as_array().unwrap();
     assert_eq!(plans.len(), 11);
     for p in plans {
-        for key in ["id", "path", "agent", "title", "project", "sessionId", "state", "updatedAt"] {
+        for key in [
+            "id",
+            "path",
+            "agent",
+            "title",
+            "project",
+            "sessionId",
+            "state",
+            "updatedAt",
+        ] {
             assert!(p.get(key).is_some(), "{key} missing in {p}");
         }
-        assert!(["claude", "gemini", "other"].contains(&p["agent"].as_str().unwrap()), "{p}");
+        assert!(
+            ["claude", "gemini", "other"].contains(&p["agent"].as_str().unwrap()),
+            "{p}"
+        );
         assert_eq!(p["state"], "unreviewed");
     }
-    let kite = plans.iter().find(|p| p["path"].as_str().unwrap().ends_with("wondrous-kite.md")).unwrap();
+    let kite = plans
+        .iter()
+        .find(|p| p["path"].as_str().unwrap().ends_with("wondrous-kite.md"))
+        .unwrap();
     assert_eq!(kite["sessionId"], "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d");
     assert_eq!(kite["project"], "/home/dev/work/api");
     assert_eq!(kite["title"], "Plan: add pagination");
@@ -55,9 +82,15 @@ fn list_text_is_a_table() {
     let (code, out, _) = plandeck(home.path(), &["plans", "list"]);
     assert_eq!(code, 0);
     let lines: Vec<_> = out.lines().collect();
-    assert!(lines[0].starts_with("ID") && lines[0].contains("TITLE"), "{out}");
+    assert!(
+        lines[0].starts_with("ID") && lines[0].contains("TITLE"),
+        "{out}"
+    );
     assert_eq!(lines.len(), 1 + 11 + 1, "{out}");
-    assert!(out.contains("Plan: add pagination") && out.contains("gemini"), "{out}");
+    assert!(
+        out.contains("Plan: add pagination") && out.contains("gemini"),
+        "{out}"
+    );
     assert!(out.ends_with("11 plans\n"), "{out}");
 
     let empty = tempfile::tempdir().unwrap();
@@ -73,7 +106,15 @@ fn show_prints_html_md_and_json() {
     fs::write(&plan, "# Hostile\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))\n\n<img src=x onerror=alert(1)>\n").unwrap();
     let (_, out, _) = plandeck(home.path(), &["plans", "list", "--json"]);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let id = v.as_array().unwrap().iter().find(|p| p["title"] == "Hostile").unwrap()["id"].as_str().unwrap().to_owned();
+    let id = v
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|p| p["title"] == "Hostile")
+        .unwrap()["id"]
+        .as_str()
+        .unwrap()
+        .to_owned();
 
     let (code, html, _) = plandeck(home.path(), &["plans", "show", &id, "--html"]);
     assert_eq!(code, 0);
@@ -81,7 +122,10 @@ fn show_prints_html_md_and_json() {
     for bad in ["<script", "javascript:", "onerror"] {
         assert!(!html.contains(bad), "{bad} in {html}");
     }
-    let (code, md, _) = plandeck(home.path(), &["plans", "show", plan.to_str().unwrap(), "--md"]);
+    let (code, md, _) = plandeck(
+        home.path(),
+        &["plans", "show", plan.to_str().unwrap(), "--md"],
+    );
     assert_eq!(code, 0);
     assert_eq!(md, fs::read_to_string(&plan).unwrap());
     let (code, json, _) = plandeck(home.path(), &["plans", "show", &id, "--json"]);
@@ -103,7 +147,10 @@ fn show_errors_are_clear() {
 
     let bin = home.path().join(".claude/plans/bin.md");
     fs::write(&bin, b"\0\0\0binary").unwrap();
-    let (code, _, err) = plandeck(home.path(), &["plans", "show", bin.to_str().unwrap(), "--html"]);
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["plans", "show", bin.to_str().unwrap(), "--html"],
+    );
     assert_eq!(code, 2);
     assert!(err.contains("binary"), "{err}");
 }

@@ -38,7 +38,12 @@ fn approve_change_diff_reject_and_log() {
     fs::write(&p, "# Cache\n\n1. Add a small one.\n").unwrap();
     let (code, out, _) = plandeck(home.path(), &["plans", "diff", ps]);
     assert_eq!(code, 0);
-    assert!(out.contains("@@ -1,3 +1,3 @@") && out.contains("-1. Add it.") && out.contains("+1. Add a small one."), "{out}");
+    assert!(
+        out.contains("@@ -1,3 +1,3 @@")
+            && out.contains("-1. Add it.")
+            && out.contains("+1. Add a small one."),
+        "{out}"
+    );
 
     let (_, out, _) = plandeck(home.path(), &["plans", "diff", ps, "--json"]);
     let v = json(&out);
@@ -47,19 +52,30 @@ fn approve_change_diff_reject_and_log() {
     assert!(v["renderedHtml"].as_str().unwrap().contains("diff-ins"));
     assert_eq!(v["fromHash"], d["approvedHash"]);
 
-    let (code, out, err) = plandeck(home.path(), &["reject", ps, "--feedback", "Say which cache.", "--json"]);
+    let (code, out, err) = plandeck(
+        home.path(),
+        &["reject", ps, "--feedback", "Say which cache.", "--json"],
+    );
     assert_eq!(code, 0, "{err}");
     assert_eq!(json(&out)["feedback"], "Say which cache.");
 
     let (code, out, _) = plandeck(home.path(), &["log", "--plan", ps, "--json"]);
     assert_eq!(code, 0);
     let log = json(&out);
-    let verdicts: Vec<_> = log.as_array().unwrap().iter().map(|d| d["decision"].as_str().unwrap()).collect();
+    let verdicts: Vec<_> = log
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|d| d["decision"].as_str().unwrap())
+        .collect();
     assert_eq!(verdicts, ["rejected", "approved"]);
 
     let (code, out, _) = plandeck(home.path(), &["log"]);
     assert_eq!(code, 0);
-    assert!(out.contains("rejected") && out.contains("    Say which cache."), "{out}");
+    assert!(
+        out.contains("rejected") && out.contains("    Say which cache."),
+        "{out}"
+    );
 }
 
 #[test]
@@ -68,11 +84,21 @@ fn approve_with_edit_writes_the_plan() {
     let p = plan(home.path(), "# Cache\n\n1. Add it.\n");
     let edit = home.path().join("edited.md");
     fs::write(&edit, "# Cache\n\n1. Add it, with a TTL.\n").unwrap();
-    let (code, out, err) =
-        plandeck(home.path(), &["approve", p.to_str().unwrap(), "--edit", edit.to_str().unwrap()]);
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "approve",
+            p.to_str().unwrap(),
+            "--edit",
+            edit.to_str().unwrap(),
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("Approved") && out.contains("edit"), "{out}");
-    assert_eq!(fs::read_to_string(&p).unwrap(), "# Cache\n\n1. Add it, with a TTL.\n");
+    assert_eq!(
+        fs::read_to_string(&p).unwrap(),
+        "# Cache\n\n1. Add it, with a TTL.\n"
+    );
     let (_, out, _) = plandeck(home.path(), &["plans", "diff", p.to_str().unwrap()]);
     assert!(out.starts_with("No changes"), "{out}");
 }
@@ -81,7 +107,10 @@ fn approve_with_edit_writes_the_plan() {
 fn errors_are_clear() {
     let home = tempfile::tempdir().unwrap();
     let p = plan(home.path(), "# Cache\n");
-    let (code, out, err) = plandeck(home.path(), &["reject", p.to_str().unwrap(), "--feedback", " ", "--json"]);
+    let (code, out, err) = plandeck(
+        home.path(),
+        &["reject", p.to_str().unwrap(), "--feedback", " ", "--json"],
+    );
     assert_eq!(code, 2);
     assert_eq!(json(&out)["error"]["kind"], "badInput");
     assert!(err.contains("feedback"), "{err}");
@@ -90,7 +119,10 @@ fn errors_are_clear() {
     assert_eq!(code, 1);
     assert_eq!(json(&out)["error"]["kind"], "notFound");
 
-    let (code, _, err) = plandeck(home.path(), &["approve", p.to_str().unwrap(), "--edit", "/no/such/edit.md"]);
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["approve", p.to_str().unwrap(), "--edit", "/no/such/edit.md"],
+    );
     assert_eq!(code, 1);
     assert!(err.contains("edit.md"), "{err}");
 

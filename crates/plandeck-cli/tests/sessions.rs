@@ -13,19 +13,44 @@ fn sessions_list_json_has_the_contract_fields() {
     let list = v.as_array().unwrap();
     assert_eq!(list.len(), 4);
     for s in list {
-        for key in ["agent", "sessionId", "cwd", "state", "permissionMode", "planPath", "worktree", "lastActivity",
-                    "gitBranch", "tmuxPane", "pid", "version", "model", "title", "unreadableLines", "tasks",
-                    "transcriptPath", "reviewState"] {
+        for key in [
+            "agent",
+            "sessionId",
+            "cwd",
+            "state",
+            "permissionMode",
+            "planPath",
+            "worktree",
+            "lastActivity",
+            "gitBranch",
+            "tmuxPane",
+            "pid",
+            "version",
+            "model",
+            "title",
+            "unreadableLines",
+            "tasks",
+            "transcriptPath",
+            "reviewState",
+        ] {
             assert!(s.get(key).is_some(), "{key} missing in {s}");
         }
     }
     assert_eq!(list[0]["state"], "waiting_for_approval");
     assert_eq!(list[1]["state"], "waiting_for_approval");
-    let claude = list.iter().find(|s| s["agent"] == "claude" && s["state"] == "waiting_for_approval").unwrap();
+    let claude = list
+        .iter()
+        .find(|s| s["agent"] == "claude" && s["state"] == "waiting_for_approval")
+        .unwrap();
     assert_eq!(claude["permissionMode"], "plan");
-    assert!(claude["planPath"].as_str().unwrap().ends_with("shop-pagination-brisk-otter.md"));
+    assert!(claude["planPath"]
+        .as_str()
+        .unwrap()
+        .ends_with("shop-pagination-brisk-otter.md"));
     assert_eq!(claude["reviewState"], "unreviewed");
-    assert!(list.iter().any(|s| s["agent"] == "codex" && s["state"] == "ended"));
+    assert!(list
+        .iter()
+        .any(|s| s["agent"] == "codex" && s["state"] == "ended"));
 }
 
 #[test]
@@ -43,5 +68,8 @@ fn sessions_list_text_and_empty_home() {
     let first = out.lines().nth(1).unwrap();
     assert!(first.starts_with("waiting_for_approval"), "{out}");
     assert!(out.contains("~/work/shop"), "{out}");
-    assert!(out.contains("\"plan cursor pagination for the orders endpoint\""), "{out}");
+    assert!(
+        out.contains("\"plan cursor pagination for the orders endpoint\""),
+        "{out}"
+    );
 }

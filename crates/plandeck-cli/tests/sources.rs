@@ -11,7 +11,12 @@ fn sources_json_lists_each_agent_root() {
     let (code, out, _) = plandeck(home.path(), &["sources", "--json"]);
     assert_eq!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    let agents: Vec<_> = v["sources"].as_array().unwrap().iter().map(|s| s["agent"].as_str().unwrap()).collect();
+    let agents: Vec<_> = v["sources"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["agent"].as_str().unwrap())
+        .collect();
     assert_eq!(agents, ["claude", "gemini", "codex"]);
     assert_eq!(v["sources"][0]["folders"][0]["files"], 1);
 }

@@ -16,12 +16,15 @@ fn write(path: &Path, text: &str) {
 fn commit_all(repo: &Repository, msg: &str) {
     let sig = Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap();
     let mut index = repo.index().unwrap();
-    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None).unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
     index.write().unwrap();
     let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
     let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
     let parents: Vec<&git2::Commit> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parents).unwrap();
+    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parents)
+        .unwrap();
 }
 
 /// A home whose settings list one repository with a clean and a dirty worktree.
@@ -47,7 +50,10 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf, PathBuf) {
     let dirty = add("dirty");
     write(&dirty.join("scratch.txt"), "unsaved work\n");
     let settings = serde_json::json!({ "extraRepos": [repo_dir] });
-    write(&home.join(".config/plandeck/settings.json"), &settings.to_string());
+    write(
+        &home.join(".config/plandeck/settings.json"),
+        &settings.to_string(),
+    );
     (tmp, home, repo_dir, clean, dirty)
 }
 
@@ -59,23 +65,55 @@ fn list_json_has_the_contract_fields() {
     let list: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
     assert_eq!(list.len(), 3);
     for w in &list {
-        for key in ["repo", "path", "branch", "head", "base", "changedFiles", "unmergedCommits", "locked", "isMain"] {
+        for key in [
+            "repo",
+            "path",
+            "branch",
+            "head",
+            "base",
+            "changedFiles",
+            "unmergedCommits",
+            "locked",
+            "isMain",
+        ] {
             assert!(w.get(key).is_some(), "missing {key} in {w}");
         }
     }
-    let find = |p: &Path| list.iter().find(|w| w["path"] == p.to_str().unwrap()).unwrap().clone();
+    let find = |p: &Path| {
+        list.iter()
+            .find(|w| w["path"] == p.to_str().unwrap())
+            .unwrap()
+            .clone()
+    };
     assert_eq!(find(&dirty)["changedFiles"], 1);
     assert_eq!(find(&clean)["changedFiles"], 0);
     assert_eq!(find(&clean)["unmergedCommits"], 0);
     assert_eq!(find(&repo_dir)["isMain"], true);
 
-    let (code, out, _) = plandeck(&home, &["worktrees", "list", "--repo", clean.to_str().unwrap(), "--json"]);
+    let (code, out, _) = plandeck(
+        &home,
+        &[
+            "worktrees",
+            "list",
+            "--repo",
+            clean.to_str().unwrap(),
+            "--json",
+        ],
+    );
     assert_eq!(code, 0);
-    assert_eq!(serde_json::from_str::<Vec<serde_json::Value>>(&out).unwrap().len(), 3);
+    assert_eq!(
+        serde_json::from_str::<Vec<serde_json::Value>>(&out)
+            .unwrap()
+            .len(),
+        3
+    );
 
     let (code, text, _) = plandeck(&home, &["worktrees", "list"]);
     assert_eq!(code, 0);
-    assert!(text.contains("1 changed") && text.contains("clean, 0 unmerged vs main"), "{text}");
+    assert!(
+        text.contains("1 changed") && text.contains("clean, 0 unmerged vs main"),
+        "{text}"
+    );
 }
 
 #[test]
@@ -83,19 +121,42 @@ fn remove_refuses_without_discard_and_removes_with_it() {
     let (_tmp, home, repo_dir, clean, dirty) = setup();
     let (code, _, err) = plandeck(&home, &["worktrees", "remove", dirty.to_str().unwrap()]);
     assert_ne!(code, 0);
-    assert!(err.contains("scratch.txt") && err.contains("--discard"), "{err}");
+    assert!(
+        err.contains("scratch.txt") && err.contains("--discard"),
+        "{err}"
+    );
     assert!(dirty.join("scratch.txt").exists());
 
-    let (code, out, _) = plandeck(&home, &["worktrees", "remove", dirty.to_str().unwrap(), "--json"]);
+    let (code, out, _) = plandeck(
+        &home,
+        &["worktrees", "remove", dirty.to_str().unwrap(), "--json"],
+    );
     assert_ne!(code, 0);
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["error"]["kind"], "refused");
 
-    let (code, _, err) = plandeck(&home, &["worktrees", "remove", repo_dir.to_str().unwrap(), "--discard"]);
+    let (code, _, err) = plandeck(
+        &home,
+        &[
+            "worktrees",
+            "remove",
+            repo_dir.to_str().unwrap(),
+            "--discard",
+        ],
+    );
     assert_ne!(code, 0);
     assert!(err.contains("main worktree"), "{err}");
 
-    let (code, out, err) = plandeck(&home, &["worktrees", "remove", dirty.to_str().unwrap(), "--discard", "--json"]);
+    let (code, out, err) = plandeck(
+        &home,
+        &[
+            "worktrees",
+            "remove",
+            dirty.to_str().unwrap(),
+            "--discard",
+            "--json",
+        ],
+    );
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["removed"], true);
@@ -105,7 +166,10 @@ fn remove_refuses_without_discard_and_removes_with_it() {
 
     let (code, out, err) = plandeck(&home, &["worktrees", "remove", clean.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("Removed") && out.contains("refs/plandeck/archive/clean"), "{out}");
+    assert!(
+        out.contains("Removed") && out.contains("refs/plandeck/archive/clean"),
+        "{out}"
+    );
 }
 
 #[test]
@@ -116,7 +180,9 @@ fn keep_is_remembered() {
     assert!(out.contains("Keeping"));
     let (_, out, _) = plandeck(&home, &["worktrees", "list", "--json"]);
     let list: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
-    assert!(list.iter().any(|w| w["path"] == clean.to_str().unwrap() && w["kept"] == true));
+    assert!(list
+        .iter()
+        .any(|w| w["path"] == clean.to_str().unwrap() && w["kept"] == true));
     let (code, _, err) = plandeck(&home, &["worktrees", "keep", home.to_str().unwrap()]);
     assert_ne!(code, 0);
     assert!(err.contains("not"), "{err}");

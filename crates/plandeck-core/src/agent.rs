@@ -48,7 +48,9 @@ impl std::str::FromStr for Agent {
             "gemini" => Ok(Agent::Gemini),
             "codex" => Ok(Agent::Codex),
             "other" => Ok(Agent::Other),
-            _ => Err(format!("unknown agent {s:?}: expected claude, gemini, codex or other")),
+            _ => Err(format!(
+                "unknown agent {s:?}: expected claude, gemini, codex or other"
+            )),
         }
     }
 }

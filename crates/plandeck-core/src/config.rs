@@ -18,9 +18,15 @@ pub enum ConfigError {
     #[error("$HOME is not set, so Plandeck cannot tell where the agents keep their files")]
     NoHome,
     #[error("cannot read settings {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("settings {path} is not valid JSON: {source}")]
-    Parse { path: PathBuf, source: serde_json::Error },
+    Parse {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
 }
@@ -34,15 +40,25 @@ pub struct Env {
 impl Env {
     /// The current process's environment.
     pub fn from_process() -> Self {
-        Self { vars: std::env::vars().collect() }
+        Self {
+            vars: std::env::vars().collect(),
+        }
     }
 
     pub fn from_pairs<'a>(pairs: impl IntoIterator<Item = (&'a str, &'a str)>) -> Self {
-        Self { vars: pairs.into_iter().map(|(k, v)| (k.to_owned(), v.to_owned())).collect() }
+        Self {
+            vars: pairs
+                .into_iter()
+                .map(|(k, v)| (k.to_owned(), v.to_owned()))
+                .collect(),
+        }
     }
 
     pub fn get(&self, key: &str) -> Option<&str> {
-        self.vars.get(key).map(String::as_str).filter(|v| !v.is_empty())
+        self.vars
+            .get(key)
+            .map(String::as_str)
+            .filter(|v| !v.is_empty())
     }
 }
 
@@ -80,10 +96,15 @@ pub struct Settings {
 impl Settings {
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read(path) {
-            Ok(bytes) => serde_json::from_slice(&bytes)
-                .map_err(|source| ConfigError::Parse { path: path.to_owned(), source }),
+            Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| ConfigError::Parse {
+                path: path.to_owned(),
+                source,
+            }),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(Self::default()),
-            Err(source) => Err(ConfigError::Read { path: path.to_owned(), source }),
+            Err(source) => Err(ConfigError::Read {
+                path: path.to_owned(),
+                source,
+            }),
         }
     }
 
@@ -124,15 +145,33 @@ impl Roots {
                 .join("plandeck")
         });
         let settings = Settings::load(&config.join("settings.json"))?;
-        let pick = |flag: &Option<PathBuf>, setting: &Option<PathBuf>, var: Option<&str>, default: &str| {
+        let pick = |flag: &Option<PathBuf>,
+                    setting: &Option<PathBuf>,
+                    var: Option<&str>,
+                    default: &str| {
             flag.clone()
                 .or_else(|| setting.clone())
                 .or_else(|| var.and_then(|v| env.get(v)).map(PathBuf::from))
                 .unwrap_or_else(|| home.join(default))
         };
-        let claude = pick(&overrides.claude_root, &settings.claude_root, Some("CLAUDE_CONFIG_DIR"), ".claude");
-        let gemini = pick(&overrides.gemini_root, &settings.gemini_root, None, ".gemini");
-        let codex = pick(&overrides.codex_root, &settings.codex_root, Some("CODEX_HOME"), ".codex");
+        let claude = pick(
+            &overrides.claude_root,
+            &settings.claude_root,
+            Some("CLAUDE_CONFIG_DIR"),
+            ".claude",
+        );
+        let gemini = pick(
+            &overrides.gemini_root,
+            &settings.gemini_root,
+            None,
+            ".gemini",
+        );
+        let codex = pick(
+            &overrides.codex_root,
+            &settings.codex_root,
+            Some("CODEX_HOME"),
+            ".codex",
+        );
         let data = overrides.data_dir.clone().unwrap_or_else(|| {
             env.get("XDG_DATA_HOME")
                 .map(PathBuf::from)
@@ -177,7 +216,8 @@ mod tests {
 
     #[test]
     fn defaults_follow_home() {
-        let roots = Roots::resolve(&Env::from_pairs([("HOME", "/h")]), &Overrides::default()).unwrap();
+        let roots =
+            Roots::resolve(&Env::from_pairs([("HOME", "/h")]), &Overrides::default()).unwrap();
         assert_eq!(roots.claude, Path::new("/h/.claude"));
         assert_eq!(roots.gemini, Path::new("/h/.gemini"));
         assert_eq!(roots.codex, Path::new("/h/.codex"));
@@ -206,13 +246,18 @@ mod tests {
             extra_repos: vec!["/repo".into()],
             ..Default::default()
         };
-        settings.save(&dir.path().join(".config/plandeck/settings.json")).unwrap();
+        settings
+            .save(&dir.path().join(".config/plandeck/settings.json"))
+            .unwrap();
         let roots = Roots::resolve(&env, &Overrides::default()).unwrap();
         assert_eq!(roots.claude, Path::new("/set/claude"));
         assert_eq!(roots.gemini, Path::new("/set/gemini"));
         assert_eq!(roots.extra_repos, vec![PathBuf::from("/repo")]);
 
-        let flags = Overrides { claude_root: Some("/flag/claude".into()), ..Default::default() };
+        let flags = Overrides {
+            claude_root: Some("/flag/claude".into()),
+            ..Default::default()
+        };
         let roots = Roots::resolve(&env, &flags).unwrap();
         assert_eq!(roots.claude, Path::new("/flag/claude"));
     }
@@ -230,7 +275,8 @@ mod tests {
         std::fs::write(&path, r#"{"futureKey": {"x": 1}, "extraRepos": ["/r"]}"#).unwrap();
         let settings = Settings::load(&path).unwrap();
         settings.save(&path).unwrap();
-        let back: serde_json::Value = serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
+        let back: serde_json::Value =
+            serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(back["futureKey"]["x"], 1);
         std::fs::write(&path, "{nope").unwrap();
         let err = Settings::load(&path).unwrap_err();

@@ -20,7 +20,10 @@ pub enum DemoError {
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
     #[error("cannot create the demo folder {path}: {source}")]
-    Create { path: PathBuf, source: std::io::Error },
+    Create {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("cannot build the demo repository: {0}")]
     Git(#[from] git2::Error),
 }
@@ -71,8 +74,14 @@ pub fn create_with(parent: &Path, registry_pid: Option<u32>) -> Result<DemoWorks
         .map(|d| d.as_nanos())
         .unwrap_or_default();
     let home = parent.join(format!("plandeck-demo-{}-{nanos:x}", std::process::id()));
-    std::fs::create_dir_all(&home).map_err(|source| DemoError::Create { path: home.clone(), source })?;
-    let home = home.canonicalize().map_err(|source| DemoError::Create { path: home.clone(), source })?;
+    std::fs::create_dir_all(&home).map_err(|source| DemoError::Create {
+        path: home.clone(),
+        source,
+    })?;
+    let home = home.canonicalize().map_err(|source| DemoError::Create {
+        path: home.clone(),
+        source,
+    })?;
     let repo = home.join("work/shop");
     let worktree = repo.join(".claude/worktrees/pagination");
     let clean_worktree = home.join("work/shop-docs");
@@ -81,10 +90,16 @@ pub fn create_with(parent: &Path, registry_pid: Option<u32>) -> Result<DemoWorks
     write_claude(&roots.claude, &repo, &worktree, &base, registry_pid)?;
     write_gemini(&roots.gemini, &repo)?;
     write_codex(&roots.codex, &repo)?;
-    let settings = crate::config::Settings { extra_repos: vec![repo.clone()], ..Default::default() };
+    let settings = crate::config::Settings {
+        extra_repos: vec![repo.clone()],
+        ..Default::default()
+    };
     settings.save(&roots.settings_path()).map_err(|e| match e {
         crate::config::ConfigError::Write(w) => DemoError::Write(w),
-        other => DemoError::Create { path: roots.settings_path(), source: std::io::Error::other(other.to_string()) },
+        other => DemoError::Create {
+            path: roots.settings_path(),
+            source: std::io::Error::other(other.to_string()),
+        },
     })?;
     Ok(DemoWorkspace { home, repo })
 }
@@ -99,12 +114,16 @@ fn jsonl(records: &[serde_json::Value]) -> String {
 
 fn stamp(minutes_ago: i64) -> String {
     let t = time::OffsetDateTime::now_utc() - time::Duration::minutes(minutes_ago);
-    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }
 
 /// Claude Code's folder name for a project: every non-alphanumeric character becomes '-'.
 pub fn claude_project_folder(cwd: &Path) -> String {
-    cwd.to_string_lossy().chars().map(|c| if c.is_ascii_alphanumeric() { c } else { '-' }).collect()
+    cwd.to_string_lossy()
+        .chars()
+        .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
+        .collect()
 }
 
 const PLAN_PAGINATION: &str = "# Plan: cursor pagination for /orders\n\n## Context\n\nThe orders endpoint returns every row; large shops time out.\n\n## Steps\n\n1. Add `cursor` and `limit` query parameters (default 50, max 200).\n2. Encode the cursor as the last `(created_at, id)` pair, base64.\n3. Return `next_cursor` in the response body.\n4. Tests: empty table, exact page boundary, invalid cursor → 400.\n\n## Risks\n\n| risk | mitigation |\n|---|---|\n| clients rely on full lists | keep `?all=1` for one release |\n| cursor tampering | sign it with the app key |\n\n- [x] read the current handler\n- [ ] write the migration\n\n```rust\nfn decode_cursor(s: &str) -> Result<Cursor, Error> {\n    let bytes = base64::decode(s)?;\n    Ok(serde_json::from_slice(&bytes)?)\n}\n```\n";
@@ -112,11 +131,26 @@ const PLAN_SUBAGENT: &str = "# Explore: how orders are queried today\n\n- `src/o
 const PLAN_RATE_LIMIT: &str = "# Plan: rate limiting for the public API\n\n1. Token bucket per API key, 100 requests/minute.\n2. Return `429` with `Retry-After`.\n3. Metrics: count of limited requests per key.\n";
 const PLAN_GEMINI: &str = "# Plan: cache product pages\n\n1. Add an LRU cache (1,000 entries) in front of `get_product`.\n2. Invalidate on product update.\n3. Expose hit/miss counters.\n";
 
-fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid, registry_pid: Option<u32>) -> Result<(), DemoError> {
+fn write_claude(
+    claude: &Path,
+    repo: &Path,
+    worktree: &Path,
+    base: &git2::Oid,
+    registry_pid: Option<u32>,
+) -> Result<(), DemoError> {
     let plans = claude.join("plans");
-    write(&plans.join("shop-pagination-brisk-otter.md"), PLAN_PAGINATION)?;
-    write(&plans.join("shop-pagination-brisk-otter-agent-a7f3c9d2e1b04856.md"), PLAN_SUBAGENT)?;
-    write(&plans.join("shop-rate-limit-quiet-heron.md"), PLAN_RATE_LIMIT)?;
+    write(
+        &plans.join("shop-pagination-brisk-otter.md"),
+        PLAN_PAGINATION,
+    )?;
+    write(
+        &plans.join("shop-pagination-brisk-otter-agent-a7f3c9d2e1b04856.md"),
+        PLAN_SUBAGENT,
+    )?;
+    write(
+        &plans.join("shop-rate-limit-quiet-heron.md"),
+        PLAN_RATE_LIMIT,
+    )?;
 
     let cwd = repo.to_string_lossy().to_string();
     let common = |sid: &str, cwd: &str, branch: &str, slug: &str, ts: String| {
@@ -132,21 +166,33 @@ fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid, r
     // A session in plan mode whose ExitPlanMode call waits for the person.
     let sid = SESSION_WAITING;
     let slug = "shop-pagination-brisk-otter";
-    let plan_path = plans.join(format!("{slug}.md")).to_string_lossy().to_string();
+    let plan_path = plans
+        .join(format!("{slug}.md"))
+        .to_string_lossy()
+        .to_string();
     let waiting = [
         json!({"type": "permission-mode", "permissionMode": "plan", "sessionId": sid}),
-        merge(common(sid, &cwd, "main", slug, stamp(9)), json!({"type": "user", "uuid": "u1", "parentUuid": null,
-            "permissionMode": "plan", "message": {"role": "user", "content": "plan cursor pagination for the orders endpoint"}})),
-        merge(common(sid, &cwd, "main", slug, stamp(8)), json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
-            "message": {"role": "assistant", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "I'll read the handler first."}]}})),
-        merge(common(sid, &cwd, "main", slug, stamp(6)), json!({"type": "assistant", "uuid": "a2", "parentUuid": "a1",
+        merge(
+            common(sid, &cwd, "main", slug, stamp(9)),
+            json!({"type": "user", "uuid": "u1", "parentUuid": null,
+            "permissionMode": "plan", "message": {"role": "user", "content": "plan cursor pagination for the orders endpoint"}}),
+        ),
+        merge(
+            common(sid, &cwd, "main", slug, stamp(8)),
+            json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
+            "message": {"role": "assistant", "model": "claude-opus-5-5", "content": [{"type": "text", "text": "I'll read the handler first."}]}}),
+        ),
+        merge(
+            common(sid, &cwd, "main", slug, stamp(6)),
+            json!({"type": "assistant", "uuid": "a2", "parentUuid": "a1",
             "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "tool_use", "content": [{"type": "tool_use",
-            "id": "toolu_demo_exitplan_1", "name": "ExitPlanMode", "input": {"plan": PLAN_PAGINATION, "planFilePath": plan_path}}]}})),
+            "id": "toolu_demo_exitplan_1", "name": "ExitPlanMode", "input": {"plan": PLAN_PAGINATION, "planFilePath": plan_path}}]}}),
+        ),
     ];
     let project = claude.join("projects").join(claude_project_folder(repo));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&waiting))?;
     if let Some(pid) = registry_pid {
-    write(
+        write(
         &claude.join(format!("sessions/{pid}.json")),
         &json!({"pid": pid, "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",
                 "entrypoint": "cli", "tmux": null, "name": "shop-pagination", "status": "waiting",
@@ -163,20 +209,32 @@ fn write_claude(claude: &Path, repo: &Path, worktree: &Path, base: &git2::Oid, r
             "worktreeName": "pagination", "worktreeBranch": "worktree-pagination", "originalBranch": "main",
             "originalHeadCommit": base.to_string(), "sessionId": sid}}),
         json!({"type": "permission-mode", "permissionMode": "acceptEdits", "sessionId": sid}),
-        merge(common(sid, &wt, "worktree-pagination", slug, stamp(30)), json!({"type": "user", "uuid": "u1", "parentUuid": null,
-            "permissionMode": "acceptEdits", "message": {"role": "user", "content": "implement the approved rate-limit plan"}})),
-        merge(common(sid, &wt, "worktree-pagination", slug, stamp(2)), json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
+        merge(
+            common(sid, &wt, "worktree-pagination", slug, stamp(30)),
+            json!({"type": "user", "uuid": "u1", "parentUuid": null,
+            "permissionMode": "acceptEdits", "message": {"role": "user", "content": "implement the approved rate-limit plan"}}),
+        ),
+        merge(
+            common(sid, &wt, "worktree-pagination", slug, stamp(2)),
+            json!({"type": "assistant", "uuid": "a1", "parentUuid": "u1",
             "message": {"role": "assistant", "model": "claude-opus-5-5", "stop_reason": "tool_use", "content": [{"type": "tool_use",
-            "id": "toolu_demo_edit_1", "name": "Edit", "input": {"file_path": format!("{wt}/src/lib.rs")}}]}})),
+            "id": "toolu_demo_edit_1", "name": "Edit", "input": {"file_path": format!("{wt}/src/lib.rs")}}]}}),
+        ),
     ];
-    let project = claude.join("projects").join(claude_project_folder(worktree));
+    let project = claude
+        .join("projects")
+        .join(claude_project_folder(worktree));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&in_worktree))?;
     Ok(())
 }
 
 fn write_gemini(gemini: &Path, repo: &Path) -> Result<(), DemoError> {
     let cwd = repo.to_string_lossy().to_string();
-    write(&gemini.join("projects.json"), &serde_json::to_string_pretty(&json!({"projects": {cwd.clone(): "shop"}})).unwrap_or_default())?;
+    write(
+        &gemini.join("projects.json"),
+        &serde_json::to_string_pretty(&json!({"projects": {cwd.clone(): "shop"}}))
+            .unwrap_or_default(),
+    )?;
     let tmp = gemini.join("tmp/shop");
     write(&tmp.join(".project_root"), &cwd)?;
     let sid = SESSION_GEMINI;
@@ -192,7 +250,10 @@ fn write_gemini(gemini: &Path, repo: &Path) -> Result<(), DemoError> {
         json!({"$set": {"lastUpdated": stamp(4)}}),
     ];
     let short = &sid[..8];
-    write(&tmp.join(format!("chats/session-2026-11-22T10-00-{short}.jsonl")), &jsonl(&records))?;
+    write(
+        &tmp.join(format!("chats/session-2026-11-22T10-00-{short}.jsonl")),
+        &jsonl(&records),
+    )?;
     Ok(())
 }
 
@@ -209,23 +270,56 @@ fn write_codex(codex: &Path, repo: &Path) -> Result<(), DemoError> {
                "content": [{"type": "output_text", "text": "Added the entry."}]}}),
         json!({"timestamp": stamp(45), "type": "event_msg", "payload": {"type": "task_complete"}}),
     ];
-    write(&codex.join(format!("sessions/2026/11/22/rollout-2026-11-22T09-00-00-{sid}.jsonl")), &jsonl(&records))?;
+    write(
+        &codex.join(format!(
+            "sessions/2026/11/22/rollout-2026-11-22T09-00-00-{sid}.jsonl"
+        )),
+        &jsonl(&records),
+    )?;
     Ok(())
 }
 
 /// The sample repository: `main` with two commits, a linked worktree `shop-docs` on `docs` (clean,
 /// merged) and Claude Code's `.claude/worktrees/pagination` on `worktree-pagination` with one
 /// unmerged commit and one modified file. Returns the commit the pagination worktree started from.
-fn build_repo(repo_path: &Path, worktree: &Path, clean_worktree: &Path) -> Result<git2::Oid, DemoError> {
-    let mkdir = |p: &Path| std::fs::create_dir_all(p).map_err(|source| DemoError::Create { path: p.to_owned(), source });
+fn build_repo(
+    repo_path: &Path,
+    worktree: &Path,
+    clean_worktree: &Path,
+) -> Result<git2::Oid, DemoError> {
+    let mkdir = |p: &Path| {
+        std::fs::create_dir_all(p).map_err(|source| DemoError::Create {
+            path: p.to_owned(),
+            source,
+        })
+    };
     mkdir(repo_path)?;
-    let repo = Repository::init_opts(repo_path, git2::RepositoryInitOptions::new().initial_head("main"))?;
-    let sig = Signature::new("Plandeck Demo", "demo@plandeck.invalid", &Time::new(1_795_000_000, 0))?;
-    write(&repo_path.join("README.md"), "# shop\n\nA small web shop.\n")?;
-    write(&repo_path.join("src/lib.rs"), "pub fn orders() -> Vec<u32> {\n    vec![]\n}\n")?;
-    write(&repo_path.join(".gitignore"), "/target\n/.claude/worktrees/\n")?;
+    let repo = Repository::init_opts(
+        repo_path,
+        git2::RepositoryInitOptions::new().initial_head("main"),
+    )?;
+    let sig = Signature::new(
+        "Plandeck Demo",
+        "demo@plandeck.invalid",
+        &Time::new(1_795_000_000, 0),
+    )?;
+    write(
+        &repo_path.join("README.md"),
+        "# shop\n\nA small web shop.\n",
+    )?;
+    write(
+        &repo_path.join("src/lib.rs"),
+        "pub fn orders() -> Vec<u32> {\n    vec![]\n}\n",
+    )?;
+    write(
+        &repo_path.join(".gitignore"),
+        "/target\n/.claude/worktrees/\n",
+    )?;
     let first = commit_all(&repo, &sig, "Initial shop", &[])?;
-    write(&repo_path.join("src/orders.rs"), "pub struct Order {\n    pub id: u64,\n}\n")?;
+    write(
+        &repo_path.join("src/orders.rs"),
+        "pub struct Order {\n    pub id: u64,\n}\n",
+    )?;
     let second = commit_all(&repo, &sig, "Add orders module", &[first])?;
 
     let head = repo.find_commit(second)?;
@@ -233,25 +327,47 @@ fn build_repo(repo_path: &Path, worktree: &Path, clean_worktree: &Path) -> Resul
     repo.branch("worktree-pagination", &head, false)?;
     mkdir(clean_worktree.parent().unwrap_or(repo_path))?;
     let docs_ref = repo.find_reference("refs/heads/docs")?;
-    repo.worktree("shop-docs", clean_worktree, Some(git2::WorktreeAddOptions::new().reference(Some(&docs_ref))))?;
+    repo.worktree(
+        "shop-docs",
+        clean_worktree,
+        Some(git2::WorktreeAddOptions::new().reference(Some(&docs_ref))),
+    )?;
     mkdir(worktree.parent().unwrap_or(repo_path))?;
     let wt_ref = repo.find_reference("refs/heads/worktree-pagination")?;
-    repo.worktree("pagination", worktree, Some(git2::WorktreeAddOptions::new().reference(Some(&wt_ref))))?;
+    repo.worktree(
+        "pagination",
+        worktree,
+        Some(git2::WorktreeAddOptions::new().reference(Some(&wt_ref))),
+    )?;
 
     let wt_repo = Repository::open(worktree)?;
-    write(&worktree.join("src/pagination.rs"), "pub struct Cursor(pub String);\n")?;
+    write(
+        &worktree.join("src/pagination.rs"),
+        "pub struct Cursor(pub String);\n",
+    )?;
     commit_all(&wt_repo, &sig, "Add cursor type", &[second])?;
-    write(&worktree.join("src/lib.rs"), "pub mod pagination;\n\npub fn orders() -> Vec<u32> {\n    vec![]\n}\n")?;
+    write(
+        &worktree.join("src/lib.rs"),
+        "pub mod pagination;\n\npub fn orders() -> Vec<u32> {\n    vec![]\n}\n",
+    )?;
     write(&worktree.join("NOTES.md"), "scratch notes, not committed\n")?;
     Ok(second)
 }
 
-fn commit_all(repo: &Repository, sig: &Signature, message: &str, parents: &[git2::Oid]) -> Result<git2::Oid, DemoError> {
+fn commit_all(
+    repo: &Repository,
+    sig: &Signature,
+    message: &str,
+    parents: &[git2::Oid],
+) -> Result<git2::Oid, DemoError> {
     let mut index = repo.index()?;
     index.add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)?;
     index.write()?;
     let tree = repo.find_tree(index.write_tree()?)?;
-    let parents: Vec<git2::Commit> = parents.iter().map(|p| repo.find_commit(*p)).collect::<Result<_, _>>()?;
+    let parents: Vec<git2::Commit> = parents
+        .iter()
+        .map(|p| repo.find_commit(*p))
+        .collect::<Result<_, _>>()?;
     let parent_refs: Vec<&git2::Commit> = parents.iter().collect();
     Ok(repo.commit(Some("HEAD"), sig, sig, message, &tree, &parent_refs)?)
 }
@@ -265,9 +381,18 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let ws = create(dir.path()).unwrap();
         let roots = ws.roots();
-        assert!(roots.claude.join("plans/shop-pagination-brisk-otter.md").is_file());
-        assert!(roots.gemini.join(format!("tmp/shop/{SESSION_GEMINI}/plans/caching.md")).is_file());
-        assert_eq!(crate::overview::count_files(&roots.codex.join("sessions"), ".jsonl", 5), 1);
+        assert!(roots
+            .claude
+            .join("plans/shop-pagination-brisk-otter.md")
+            .is_file());
+        assert!(roots
+            .gemini
+            .join(format!("tmp/shop/{SESSION_GEMINI}/plans/caching.md"))
+            .is_file());
+        assert_eq!(
+            crate::overview::count_files(&roots.codex.join("sessions"), ".jsonl", 5),
+            1
+        );
         let repo = Repository::open(&ws.repo).unwrap();
         let names = repo.worktrees().unwrap();
         assert_eq!(names.len(), 2);
@@ -275,7 +400,10 @@ mod tests {
         let statuses = wt.statuses(None).unwrap();
         assert_eq!(statuses.len(), 2, "one modified, one untracked file");
         let docs = Repository::open(ws.home.join("work/shop-docs")).unwrap();
-        assert!(docs.statuses(None).unwrap().is_empty(), "the docs worktree is clean");
+        assert!(
+            docs.statuses(None).unwrap().is_empty(),
+            "the docs worktree is clean"
+        );
     }
 
     #[test]

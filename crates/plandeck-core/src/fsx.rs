@@ -17,7 +17,10 @@ pub struct WriteError {
 }
 
 fn with_path(path: &Path) -> impl FnOnce(io::Error) -> WriteError + '_ {
-    move |source| WriteError { path: path.to_path_buf(), source }
+    move |source| WriteError {
+        path: path.to_path_buf(),
+        source,
+    }
 }
 
 static COUNTER: AtomicU64 = AtomicU64::new(0);
@@ -25,9 +28,15 @@ static COUNTER: AtomicU64 = AtomicU64::new(0);
 /// Writes `bytes` to `path` atomically (temp + fsync + rename + fsync of the directory).
 /// Creates the parent directory when it is missing. Keeps the target's permissions if it exists.
 pub fn write_atomic(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let dir = path.parent().filter(|p| !p.as_os_str().is_empty()).unwrap_or(Path::new("."));
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(with_path(dir))?;
-    let name = path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let tmp = dir.join(format!(
         ".{name}.plandeck-tmp-{}-{}",
         std::process::id(),
@@ -57,8 +66,11 @@ pub fn append_line(path: &Path, line: &str) -> Result<(), WriteError> {
     let dir = path.parent().unwrap_or(Path::new("."));
     fs::create_dir_all(dir).map_err(with_path(dir))?;
     let existed = path.exists();
-    let mut file =
-        OpenOptions::new().create(true).append(true).open(path).map_err(with_path(path))?;
+    let mut file = OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(path)
+        .map_err(with_path(path))?;
     let mut buf = Vec::with_capacity(line.len() + 1);
     buf.extend_from_slice(line.as_bytes());
     buf.push(b'\n');
@@ -97,7 +109,10 @@ mod tests {
         fs::write(&path, "a").unwrap();
         fs::set_permissions(&path, fs::Permissions::from_mode(0o600)).unwrap();
         write_atomic(&path, b"b").unwrap();
-        assert_eq!(fs::metadata(&path).unwrap().permissions().mode() & 0o777, 0o600);
+        assert_eq!(
+            fs::metadata(&path).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
     }
 
     #[test]

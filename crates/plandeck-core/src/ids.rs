@@ -21,7 +21,13 @@ mod tests {
     fn plan_id_is_stable_and_short() {
         let a = super::plan_id(std::path::Path::new("/h/.claude/plans/x.md"));
         assert_eq!(a.len(), 12);
-        assert_eq!(a, super::plan_id(std::path::Path::new("/h/.claude/plans/x.md")));
-        assert_ne!(a, super::plan_id(std::path::Path::new("/h/.claude/plans/y.md")));
+        assert_eq!(
+            a,
+            super::plan_id(std::path::Path::new("/h/.claude/plans/x.md"))
+        );
+        assert_ne!(
+            a,
+            super::plan_id(std::path::Path::new("/h/.claude/plans/y.md"))
+        );
     }
 }

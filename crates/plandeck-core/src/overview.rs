@@ -76,7 +76,11 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
                 folder("chats", &roots.gemini.join("tmp"), ".jsonl"),
             ],
         ),
-        source(Agent::Codex, &roots.codex, vec![folder("sessions", &roots.codex.join("sessions"), ".jsonl")]),
+        source(
+            Agent::Codex,
+            &roots.codex,
+            vec![folder("sessions", &roots.codex.join("sessions"), ".jsonl")],
+        ),
     ];
     if !roots.extra_plan_folders.is_empty() {
         sources.push(SourceStatus {
@@ -84,7 +88,11 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
             name: "Extra plan folders".to_owned(),
             root: String::new(),
             root_exists: true,
-            folders: roots.extra_plan_folders.iter().map(|p| folder("plans", p, ".md")).collect(),
+            folders: roots
+                .extra_plan_folders
+                .iter()
+                .map(|p| folder("plans", p, ".md"))
+                .collect(),
         });
     }
     Overview {
@@ -98,10 +106,14 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
 /// Counts regular files ending in `suffix` below `dir`, not following symlinks (so a symlink loop
 /// cannot trap it) and ignoring folders it cannot read.
 pub fn count_files(dir: &Path, suffix: &str, max_depth: usize) -> u32 {
-    let Ok(entries) = std::fs::read_dir(dir) else { return 0 };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return 0;
+    };
     let mut n = 0;
     for entry in entries.flatten() {
-        let Ok(kind) = entry.file_type() else { continue };
+        let Ok(kind) = entry.file_type() else {
+            continue;
+        };
         if kind.is_dir() && max_depth > 0 {
             n += count_files(&entry.path(), suffix, max_depth - 1);
         } else if kind.is_file() && entry.file_name().to_string_lossy().ends_with(suffix) {

@@ -40,7 +40,9 @@ fn plan_path(home: &Path) -> PathBuf {
 /// The child: decides forever (bounded, so an orphan ends by itself).
 #[test]
 fn crash_child() {
-    let Some(home) = std::env::var_os(CHILD_ENV) else { return };
+    let Some(home) = std::env::var_os(CHILD_ENV) else {
+        return;
+    };
     let home = PathBuf::from(home);
     let roots = Roots::under_home(&home);
     let plan = plan_path(&home);
@@ -50,7 +52,10 @@ fn crash_child() {
     while start.elapsed() < Duration::from_secs(20) {
         n += 1;
         let current = fs::read(&plan).unwrap();
-        let at = versions.iter().position(|v| v.as_bytes() == current.as_slice()).unwrap_or(0);
+        let at = versions
+            .iter()
+            .position(|v| v.as_bytes() == current.as_slice())
+            .unwrap_or(0);
         if n % 7 == 0 {
             review::reject(&roots, &plan, "again", None, None).unwrap();
         } else if n % 3 == 0 {
@@ -92,28 +97,44 @@ fn check(home: &Path, versions: &[String], iteration: usize, previous: usize) ->
     lines.pop();
     let mut decisions = Vec::new();
     for (i, line) in lines.iter().enumerate() {
-        let d: Decision = serde_json::from_slice(line)
-            .unwrap_or_else(|e| panic!("iteration {iteration}: line {} does not parse: {e}", i + 1));
+        let d: Decision = serde_json::from_slice(line).unwrap_or_else(|e| {
+            panic!("iteration {iteration}: line {} does not parse: {e}", i + 1)
+        });
         decisions.push(d);
     }
-    assert!(decisions.len() >= previous, "iteration {iteration}: the log lost decisions");
+    assert!(
+        decisions.len() >= previous,
+        "iteration {iteration}: the log lost decisions"
+    );
     assert_eq!(review::log(&roots, None).unwrap().len(), decisions.len());
 
     let mut checked = HashSet::new();
     for d in decisions.iter().filter(|d| d.decision == Verdict::Approved) {
-        let hash = d.approved_hash.as_deref().expect("an approval names its version");
+        let hash = d
+            .approved_hash
+            .as_deref()
+            .expect("an approval names its version");
         if checked.insert(hash.to_owned()) {
-            let snapshot = review::version(&roots, hash)
-                .unwrap_or_else(|e| panic!("iteration {iteration}: approval without snapshot: {e}"));
-            assert_eq!(store::hash(snapshot.as_bytes()), hash, "iteration {iteration}: damaged snapshot");
+            let snapshot = review::version(&roots, hash).unwrap_or_else(|e| {
+                panic!("iteration {iteration}: approval without snapshot: {e}")
+            });
+            assert_eq!(
+                store::hash(snapshot.as_bytes()),
+                hash,
+                "iteration {iteration}: damaged snapshot"
+            );
         }
     }
     // The index is rewritten atomically, so it always parses.
     if let Ok(entries) = fs::read_dir(roots.data.join("index")) {
-        for e in entries.flatten().filter(|e| !e.file_name().to_string_lossy().starts_with('.')) {
+        for e in entries
+            .flatten()
+            .filter(|e| !e.file_name().to_string_lossy().starts_with('.'))
+        {
             let bytes = fs::read(e.path()).unwrap();
-            serde_json::from_slice::<serde_json::Value>(&bytes)
-                .unwrap_or_else(|err| panic!("iteration {iteration}: index {:?} damaged: {err}", e.path()));
+            serde_json::from_slice::<serde_json::Value>(&bytes).unwrap_or_else(|err| {
+                panic!("iteration {iteration}: index {:?} damaged: {err}", e.path())
+            });
         }
     }
     decisions.len()
@@ -131,7 +152,11 @@ fn killed_at_random_moments_leaves_a_consistent_store() {
     fs::write(&plan, &versions[0]).unwrap();
 
     let exe = std::env::current_exe().unwrap();
-    let seed = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_nanos() as u64 ^ u64::from(std::process::id());
+    let seed = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .unwrap()
+        .as_nanos() as u64
+        ^ u64::from(std::process::id());
     let mut rng = Rng(seed | 1);
     let mut decisions = 0;
     for iteration in 0..ITERATIONS {
@@ -152,6 +177,9 @@ fn killed_at_random_moments_leaves_a_consistent_store() {
         child.wait().unwrap();
         decisions = check(home.path(), &versions, iteration, decisions);
     }
-    assert!(decisions > 0, "no child ever got to decide: kills were too early");
+    assert!(
+        decisions > 0,
+        "no child ever got to decide: kills were too early"
+    );
     eprintln!("{ITERATIONS} kills, {decisions} decisions recorded (seed {seed})");
 }

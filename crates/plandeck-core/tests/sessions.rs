@@ -33,7 +33,9 @@ fn copy_dir(from: &Path, to: &Path) {
 }
 
 fn find<'a>(list: &'a [SessionSummary], id_prefix: &str) -> &'a SessionSummary {
-    list.iter().find(|s| s.session_id.starts_with(id_prefix)).unwrap_or_else(|| panic!("no session {id_prefix}"))
+    list.iter()
+        .find(|s| s.session_id.starts_with(id_prefix))
+        .unwrap_or_else(|| panic!("no session {id_prefix}"))
 }
 
 fn fixture_home() -> Option<tempfile::TempDir> {
@@ -43,8 +45,14 @@ fn fixture_home() -> Option<tempfile::TempDir> {
         return None;
     }
     let home = tempfile::tempdir().unwrap();
-    copy_dir(&base.join("claude-code-2.1.328"), &home.path().join(".claude"));
-    copy_dir(&base.join("gemini-cli-0.61.0"), &home.path().join(".gemini"));
+    copy_dir(
+        &base.join("claude-code-2.1.328"),
+        &home.path().join(".claude"),
+    );
+    copy_dir(
+        &base.join("gemini-cli-0.61.0"),
+        &home.path().join(".gemini"),
+    );
     Some(home)
 }
 
@@ -63,7 +71,10 @@ fn fixtures_get_the_states_their_readme_implies() {
     for id in ["5fb53a48", "fecae38a"] {
         assert_eq!(find(&list, id).state, SessionState::Crashed, "{id}");
     }
-    for id in ["018bf6eb", "616b9e27", "8231d470", "a4242848", "e1acdfb1", "c76f8969", "cf0df6f8", "75bf76e3", "bfc1b571"] {
+    for id in [
+        "018bf6eb", "616b9e27", "8231d470", "a4242848", "e1acdfb1", "c76f8969", "cf0df6f8",
+        "75bf76e3", "bfc1b571",
+    ] {
         assert_eq!(find(&list, id).state, SessionState::Ended, "{id}");
     }
 
@@ -72,19 +83,38 @@ fn fixtures_get_the_states_their_readme_implies() {
     assert_eq!(wt.tmux_pane.as_deref(), Some("cc2:@0.%0"));
     assert_eq!(wt.pid, Some(23452));
     assert_eq!(wt.permission_mode.as_deref(), Some("plan"));
-    assert_eq!(wt.worktree, None, "the session left its worktree (worktreeSession: null)");
+    assert_eq!(
+        wt.worktree, None,
+        "the session left its worktree (worktreeSession: null)"
+    );
     assert_eq!(wt.git_branch.as_deref(), Some("worktree-demo-wt"));
     assert_eq!(wt.title.as_deref(), Some("plan pagination in worktree"));
-    assert!(wt.plan_path.as_deref().unwrap().ends_with(".claude/plans/plan-pagination-in-worktree-fluffy-wozniak.md"));
+    assert!(wt
+        .plan_path
+        .as_deref()
+        .unwrap()
+        .ends_with(".claude/plans/plan-pagination-in-worktree-fluffy-wozniak.md"));
     assert_eq!(wt.unreadable_lines, 0);
-    assert_eq!(find(&list, "8231d470").permission_mode.as_deref(), Some("default"), "plan mode left after approval");
-    assert_eq!(find(&list, "018bf6eb").title.as_deref(), Some("plan pagination six"), "the /clear echo is no title");
+    assert_eq!(
+        find(&list, "8231d470").permission_mode.as_deref(),
+        Some("default"),
+        "plan mode left after approval"
+    );
+    assert_eq!(
+        find(&list, "018bf6eb").title.as_deref(),
+        Some("plan pagination six"),
+        "the /clear echo is no title"
+    );
 
     let g = find(&list, "c76f8969");
     assert_eq!(g.agent, Agent::Gemini);
     assert_eq!(g.cwd, "/home/dev/work/gemproj");
     assert_eq!(g.title.as_deref(), Some("plan pagination for the api"));
-    assert!(g.plan_path.as_deref().unwrap().ends_with("tmp/gemproj/c76f8969-6e57-4aca-b93f-75bfc80d94ca/plans/pagination.md"));
+    assert!(g
+        .plan_path
+        .as_deref()
+        .unwrap()
+        .ends_with("tmp/gemproj/c76f8969-6e57-4aca-b93f-75bfc80d94ca/plans/pagination.md"));
     assert_eq!(g.model.as_deref(), Some("gemini-3.8-flash"));
 
     // Right after the recording, the Gemini sessions had just finished their turns.
@@ -95,9 +125,18 @@ fn fixtures_get_the_states_their_readme_implies() {
     }
 
     let hints = index.worktree_hints();
-    let h = hints.iter().find(|h| h.session_id.starts_with("fecae38a")).unwrap();
-    assert_eq!(h.worktree_path.as_deref(), Some(Path::new("/home/dev/work/api/.claude/worktrees/demo-wt")));
-    assert_eq!(h.original_head_commit.as_deref(), Some("9b52f4195cc6ee84ae1da5579b4d863ecd4f6527"));
+    let h = hints
+        .iter()
+        .find(|h| h.session_id.starts_with("fecae38a"))
+        .unwrap();
+    assert_eq!(
+        h.worktree_path.as_deref(),
+        Some(Path::new("/home/dev/work/api/.claude/worktrees/demo-wt"))
+    );
+    assert_eq!(
+        h.original_head_commit.as_deref(),
+        Some("9b52f4195cc6ee84ae1da5579b4d863ecd4f6527")
+    );
     assert_eq!(h.original_branch.as_deref(), Some("main"));
     assert!(!h.running);
     assert_eq!(sessions::worktree_hints(&roots).len(), hints.len());
@@ -112,16 +151,33 @@ fn demo_sessions_get_sensible_states() {
     let waiting = find(&list, plandeck_core::demo::SESSION_WAITING);
     assert_eq!(waiting.state, SessionState::WaitingForApproval);
     assert_eq!(waiting.permission_mode.as_deref(), Some("plan"));
-    assert!(waiting.plan_path.as_deref().unwrap().ends_with("shop-pagination-brisk-otter.md"));
+    assert!(waiting
+        .plan_path
+        .as_deref()
+        .unwrap()
+        .ends_with("shop-pagination-brisk-otter.md"));
     assert_eq!(waiting.pid, Some(std::process::id()));
-    assert!(list[0].state.needs_person() && list[1].state.needs_person(), "{list:#?}");
+    assert!(
+        list[0].state.needs_person() && list[1].state.needs_person(),
+        "{list:#?}"
+    );
     let wt = find(&list, plandeck_core::demo::SESSION_WORKTREE);
     assert_eq!(wt.state, SessionState::Working);
-    assert!(wt.worktree.as_deref().unwrap().ends_with(".claude/worktrees/pagination"));
+    assert!(wt
+        .worktree
+        .as_deref()
+        .unwrap()
+        .ends_with(".claude/worktrees/pagination"));
     assert_eq!(wt.permission_mode.as_deref(), Some("acceptEdits"));
-    assert_eq!(find(&list, plandeck_core::demo::SESSION_GEMINI).state, SessionState::WaitingForApproval);
+    assert_eq!(
+        find(&list, plandeck_core::demo::SESSION_GEMINI).state,
+        SessionState::WaitingForApproval
+    );
     let codex = find(&list, plandeck_core::demo::SESSION_CODEX);
-    assert_eq!((codex.state, codex.permission_mode.as_deref()), (SessionState::Ended, Some("on-request")));
+    assert_eq!(
+        (codex.state, codex.permission_mode.as_deref()),
+        (SessionState::Ended, Some("on-request"))
+    );
     assert_eq!(codex.version.as_deref(), Some("0.50.0"));
 }
 
@@ -139,7 +195,8 @@ fn home() -> Home {
 }
 
 fn ts(t: OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339).unwrap()
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap()
 }
 
 fn user(sid: &str, t: OffsetDateTime, text: &str) -> serde_json::Value {
@@ -165,7 +222,10 @@ fn answer(sid: &str, t: OffsetDateTime) -> serde_json::Value {
 }
 
 fn transcript_path(roots: &Roots, sid: &str) -> PathBuf {
-    roots.claude.join("projects/-work-app").join(format!("{sid}.jsonl"))
+    roots
+        .claude
+        .join("projects/-work-app")
+        .join(format!("{sid}.jsonl"))
 }
 
 fn write_transcript(roots: &Roots, sid: &str, records: &[serde_json::Value]) -> PathBuf {
@@ -177,7 +237,12 @@ fn write_transcript(roots: &Roots, sid: &str, records: &[serde_json::Value]) -> 
 }
 
 fn append(path: &Path, bytes: &[u8]) {
-    std::fs::OpenOptions::new().append(true).open(path).unwrap().write_all(bytes).unwrap();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .unwrap()
+        .write_all(bytes)
+        .unwrap();
 }
 
 fn write_registry(roots: &Roots, pid: u32, sid: &str, status: &str) -> PathBuf {
@@ -207,12 +272,55 @@ fn generated_transcripts_get_each_state() {
     let now = at("2026-06-01T12:00:00Z");
     let min = time::Duration::minutes(1);
     let r = &h.roots;
-    write_transcript(r, "s-approval", &[user("s-approval", now - 5 * min, "plan it"), tool_use("s-approval", now - 4 * min, "t1", "ExitPlanMode")]);
-    write_transcript(r, "s-question", &[user("s-question", now - 5 * min, "ask me"), tool_use("s-question", now - 4 * min, "t1", "AskUserQuestion")]);
-    write_transcript(r, "s-working", &[user("s-working", now - 2 * min, "edit"), tool_use("s-working", now - min, "t1", "Edit"), tool_result("s-working", now - min, "t1")]);
-    write_transcript(r, "s-idle", &[user("s-idle", now - 3 * min, "hi"), answer("s-idle", now - 2 * min)]);
-    write_transcript(r, "s-ended", &[user("s-ended", now - 300 * min, "hi"), answer("s-ended", now - 299 * min)]);
-    write_transcript(r, "s-unknown", &[user("s-unknown", now - 60 * min, "edit"), tool_use("s-unknown", now - 59 * min, "t1", "Bash")]);
+    write_transcript(
+        r,
+        "s-approval",
+        &[
+            user("s-approval", now - 5 * min, "plan it"),
+            tool_use("s-approval", now - 4 * min, "t1", "ExitPlanMode"),
+        ],
+    );
+    write_transcript(
+        r,
+        "s-question",
+        &[
+            user("s-question", now - 5 * min, "ask me"),
+            tool_use("s-question", now - 4 * min, "t1", "AskUserQuestion"),
+        ],
+    );
+    write_transcript(
+        r,
+        "s-working",
+        &[
+            user("s-working", now - 2 * min, "edit"),
+            tool_use("s-working", now - min, "t1", "Edit"),
+            tool_result("s-working", now - min, "t1"),
+        ],
+    );
+    write_transcript(
+        r,
+        "s-idle",
+        &[
+            user("s-idle", now - 3 * min, "hi"),
+            answer("s-idle", now - 2 * min),
+        ],
+    );
+    write_transcript(
+        r,
+        "s-ended",
+        &[
+            user("s-ended", now - 300 * min, "hi"),
+            answer("s-ended", now - 299 * min),
+        ],
+    );
+    write_transcript(
+        r,
+        "s-unknown",
+        &[
+            user("s-unknown", now - 60 * min, "edit"),
+            tool_use("s-unknown", now - 59 * min, "t1", "Bash"),
+        ],
+    );
     write_transcript(r, "s-crashed", &[user("s-crashed", now - 60 * min, "edit")]);
     write_registry(r, dead_pid(), "s-crashed", "busy");
     write_transcript(r, "s-busy", &[user("s-busy", now - 600 * min, "edit")]);
@@ -237,9 +345,15 @@ fn generated_transcripts_get_each_state() {
     assert_eq!(list[1].session_id, "s-question");
     assert_eq!(list.last().unwrap().session_id, "s-ended");
     let busy = find(&list, "s-busy");
-    assert_eq!((busy.pid, busy.tmux_pane.as_deref()), (Some(std::process::id()), Some("w:@1.%3")));
+    assert_eq!(
+        (busy.pid, busy.tmux_pane.as_deref()),
+        (Some(std::process::id()), Some("w:@1.%3"))
+    );
     // The unknown session carries its last activity for "no news since".
-    assert_eq!(find(&list, "s-unknown").last_activity.as_deref(), Some("2026-06-01T11:01:00Z"));
+    assert_eq!(
+        find(&list, "s-unknown").last_activity.as_deref(),
+        Some("2026-06-01T11:01:00Z")
+    );
 }
 
 #[test]
@@ -249,15 +363,25 @@ fn registry_only_session_and_tasks() {
     write_registry(r, std::process::id(), "s-fresh", "idle");
     let tasks = r.claude.join("tasks/s-fresh");
     std::fs::create_dir_all(&tasks).unwrap();
-    for (i, status) in ["completed", "in_progress", "pending", "deleted"].iter().enumerate() {
-        std::fs::write(tasks.join(format!("{i}.json")), json!({"id": i.to_string(), "subject": "x", "status": status}).to_string()).unwrap();
+    for (i, status) in ["completed", "in_progress", "pending", "deleted"]
+        .iter()
+        .enumerate()
+    {
+        std::fs::write(
+            tasks.join(format!("{i}.json")),
+            json!({"id": i.to_string(), "subject": "x", "status": status}).to_string(),
+        )
+        .unwrap();
     }
     std::fs::write(tasks.join(".lock"), "").unwrap();
     let list = sessions::list(r);
     assert_eq!(list.len(), 1);
     assert_eq!(list[0].state, SessionState::Idle);
     assert_eq!(list[0].transcript_path, None);
-    assert_eq!(list[0].tasks, Some(sessions::TaskProgress { done: 1, total: 3 }));
+    assert_eq!(
+        list[0].tasks,
+        Some(sessions::TaskProgress { done: 1, total: 3 })
+    );
 }
 
 #[test]
@@ -270,7 +394,14 @@ fn damaged_transcripts_are_counted_never_fatal() {
     bad.extend_from_slice(b"{\"type\":\"user\",\"message\":{\"content\":\"trunc\n"); // truncated record
     bad.extend_from_slice(b"{\"type\":\"user\",\"cwd\":\"\xff\xfe\"}\n"); // invalid UTF-8
     bad.extend_from_slice(b"\x00\x01\x02binary\n"); // binary
-    bad.extend_from_slice(format!("{}{}\n", tool_use("s-dmg", now, "g1", "Read"), tool_result("s-dmg", now, "g1")).as_bytes()); // glued, split
+    bad.extend_from_slice(
+        format!(
+            "{}{}\n",
+            tool_use("s-dmg", now, "g1", "Read"),
+            tool_result("s-dmg", now, "g1")
+        )
+        .as_bytes(),
+    ); // glued, split
     bad.extend_from_slice(b"{\"type\":\"user\",\"x\":\"cut{\"type\":\"user\"}\n"); // broken glue
     bad.extend_from_slice(b"{\"type\":\"some-future-record\",\"x\":1}\n"); // unknown: ignored
     append(&path, &bad);
@@ -278,7 +409,10 @@ fn damaged_transcripts_are_counted_never_fatal() {
     index.set_now(Some(now));
     let s = find(&index.sessions(), "s-dmg").clone();
     assert_eq!(s.state, SessionState::Working);
-    assert_eq!(s.unreadable_lines, 4, "truncated, invalid UTF-8, binary, broken glue");
+    assert_eq!(
+        s.unreadable_lines, 4,
+        "truncated, invalid UTF-8, binary, broken glue"
+    );
     assert_eq!(s.title.as_deref(), Some("first prompt"));
 
     // Appended: one line over the 8 MiB cap, then a good record, then half a record.
@@ -297,7 +431,10 @@ fn damaged_transcripts_are_counted_never_fatal() {
 
     // Cold, the big file is read from its tail only: the damage before it is not seen.
     let cold = SessionIndex::open(r);
-    assert_eq!(find(&cold.sessions(), "s-dmg").title.as_deref(), Some("first prompt"));
+    assert_eq!(
+        find(&cold.sessions(), "s-dmg").title.as_deref(),
+        Some("first prompt")
+    );
 
     // A missing / unreadable folder is no error.
     let mut r2 = r.clone();
@@ -315,7 +452,10 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     let mut index = SessionIndex::open(r);
     index.set_now(Some(now));
     assert_eq!(state_of(&index, "s-live"), SessionState::Working);
-    assert!(index.watch_roots().iter().any(|p| p.ends_with(".claude/projects")));
+    assert!(index
+        .watch_roots()
+        .iter()
+        .any(|p| p.ends_with(".claude/projects")));
 
     // Damage the bytes already read, in place: re-reading them would count unreadable lines.
     let mut f = std::fs::OpenOptions::new().write(true).open(&path).unwrap();
@@ -326,7 +466,10 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     let rec = format!("{}\n", tool_use("s-live", now - min, "t1", "ExitPlanMode"));
     let (a, b) = rec.as_bytes().split_at(rec.len() / 2);
     append(&path, a);
-    assert!(!index.apply(std::slice::from_ref(&path)), "half a record changes nothing");
+    assert!(
+        !index.apply(std::slice::from_ref(&path)),
+        "half a record changes nothing"
+    );
     append(&path, b);
     assert!(index.apply(std::slice::from_ref(&path)));
     let s = find(&index.sessions(), "s-live").clone();
@@ -334,7 +477,15 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     assert_eq!(s.unreadable_lines, 0, "old bytes were not read again");
     assert!(!index.apply(std::slice::from_ref(&path)), "nothing new");
 
-    append(&path, format!("{}\n{}\n", tool_result("s-live", now, "t1"), answer("s-live", now)).as_bytes());
+    append(
+        &path,
+        format!(
+            "{}\n{}\n",
+            tool_result("s-live", now, "t1"),
+            answer("s-live", now)
+        )
+        .as_bytes(),
+    );
     assert!(index.apply(std::slice::from_ref(&path)));
     assert_eq!(state_of(&index, "s-live"), SessionState::Idle);
 
@@ -342,7 +493,11 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     let other = write_transcript(r, "s-new", &[user("s-new", now, "new one")]);
     assert!(index.apply(std::slice::from_ref(&other)));
     assert_eq!(state_of(&index, "s-new"), SessionState::Working);
-    std::fs::write(&path, format!("{}\n", tool_use("s-live", now, "t2", "ExitPlanMode"))).unwrap();
+    std::fs::write(
+        &path,
+        format!("{}\n", tool_use("s-live", now, "t2", "ExitPlanMode")),
+    )
+    .unwrap();
     assert!(index.apply(std::slice::from_ref(&path)));
     assert_eq!(state_of(&index, "s-live"), SessionState::WaitingForApproval);
     std::fs::remove_file(&other).unwrap();
@@ -352,7 +507,10 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     // Registry appears (live, waiting) and goes away.
     let reg = write_registry(r, std::process::id(), "s-live", "waiting");
     assert!(index.apply(std::slice::from_ref(&reg)));
-    assert_eq!(find(&index.sessions(), "s-live").pid, Some(std::process::id()));
+    assert_eq!(
+        find(&index.sessions(), "s-live").pid,
+        Some(std::process::id())
+    );
     std::fs::remove_file(&reg).unwrap();
     assert!(index.apply(&[reg]));
     assert_eq!(find(&index.sessions(), "s-live").pid, None);
@@ -360,7 +518,11 @@ fn apply_reads_only_appended_bytes_and_follows_changes() {
     // A new project folder reported as a folder.
     let dir = r.claude.join("projects/-work-other");
     std::fs::create_dir_all(&dir).unwrap();
-    std::fs::write(dir.join("s-dir.jsonl"), format!("{}\n", user("s-dir", now, "x"))).unwrap();
+    std::fs::write(
+        dir.join("s-dir.jsonl"),
+        format!("{}\n", user("s-dir", now, "x")),
+    )
+    .unwrap();
     assert!(index.apply(&[dir]));
     assert_eq!(state_of(&index, "s-dir"), SessionState::Working);
 }
@@ -370,24 +532,39 @@ fn gemini_and_codex_appends() {
     let h = home();
     let r = &h.roots;
     let now = at("2026-06-01T12:00:00Z");
-    let chat = r.gemini.join("tmp/proj/chats/session-2026-06-01T11-59-abcd1234.jsonl");
+    let chat = r
+        .gemini
+        .join("tmp/proj/chats/session-2026-06-01T11-59-abcd1234.jsonl");
     std::fs::create_dir_all(chat.parent().unwrap()).unwrap();
     std::fs::write(r.gemini.join("tmp/proj/.project_root"), "/work/proj").unwrap();
     std::fs::write(&chat, format!("{}\n", json!({"sessionId": "abcd1234-0000", "projectHash": "h", "startTime": "2026-06-01T11:59:00Z", "kind": "main"}))).unwrap();
-    let rollout = r.codex.join("sessions/2026/06/01/rollout-2026-06-01T11-58-00-cx1.jsonl");
+    let rollout = r
+        .codex
+        .join("sessions/2026/06/01/rollout-2026-06-01T11-58-00-cx1.jsonl");
     std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
     std::fs::write(&rollout, format!("{}\n", json!({"timestamp": "2026-06-01T11:58:00Z", "type": "session_meta", "payload": {"id": "cx1", "cwd": "/work/c", "cli_version": "0.50.0"}}))).unwrap();
     let mut index = SessionIndex::open(r);
     index.set_now(Some(now));
     assert_eq!(find(&index.sessions(), "abcd1234").cwd, "/work/proj");
-    append(&chat, format!("{}\n", json!({"id": "m1", "timestamp": "2026-06-01T11:59:30Z", "type": "gemini", "content": "",
-        "toolCalls": [{"id": "c1", "name": "exit_plan_mode", "args": {"plan_filename": "p.md"}}]})).as_bytes());
+    append(
+        &chat,
+        format!(
+            "{}\n",
+            json!({"id": "m1", "timestamp": "2026-06-01T11:59:30Z", "type": "gemini", "content": "",
+        "toolCalls": [{"id": "c1", "name": "exit_plan_mode", "args": {"plan_filename": "p.md"}}]})
+        )
+        .as_bytes(),
+    );
     append(&rollout, format!("{}\n", json!({"timestamp": "2026-06-01T11:59:00Z", "type": "event_msg", "payload": {"type": "task_complete"}})).as_bytes());
     assert!(index.apply(&[chat.clone(), rollout.clone()]));
     let list = index.sessions();
     let g = find(&list, "abcd1234");
     assert_eq!(g.state, SessionState::WaitingForApproval);
-    assert!(g.plan_path.as_deref().unwrap().ends_with("tmp/proj/abcd1234-0000/plans/p.md"));
+    assert!(g
+        .plan_path
+        .as_deref()
+        .unwrap()
+        .ends_with("tmp/proj/abcd1234-0000/plans/p.md"));
     assert_eq!(find(&list, "cx1").state, SessionState::Idle);
 }
 
@@ -402,7 +579,9 @@ fn fold_chunks(agent: Agent, bytes: &[u8], cuts: &[usize], cap: usize) -> Facts 
     points.sort_unstable();
     let mut from = 0;
     for p in points.into_iter().chain(std::iter::once(bytes.len())) {
-        splitter.feed(&bytes[from..p], &mut |l| sessions::feed_line(agent, &mut facts, l));
+        splitter.feed(&bytes[from..p], &mut |l| {
+            sessions::feed_line(agent, &mut facts, l)
+        });
         from = p;
     }
     facts.unreadable += splitter.overlong;
@@ -482,22 +661,45 @@ fn subagent_transcripts_count_as_the_session_activity() {
     let r = &h.roots;
     let now = at("2026-06-01T12:00:00Z");
     let min = time::Duration::minutes(1);
-    let path = write_transcript(r, "s-parent", &[user("s-parent", now - 30 * min, "explore"), tool_use("s-parent", now - 29 * min, "t1", "Task")]);
+    let path = write_transcript(
+        r,
+        "s-parent",
+        &[
+            user("s-parent", now - 30 * min, "explore"),
+            tool_use("s-parent", now - 29 * min, "t1", "Task"),
+        ],
+    );
     let sub = path.with_file_name("s-parent/subagents/agent-a1.jsonl");
     std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
     std::fs::write(&sub, format!("{}\n", json!({"type": "assistant", "isSidechain": true, "timestamp": ts(now - 2 * min), "message": {"content": "x"}}))).unwrap();
     let mut index = SessionIndex::open(r);
     index.set_now(Some(now));
     let s = index.session("s-parent").unwrap();
-    assert_eq!((s.state, s.last_activity.as_deref()), (SessionState::Working, Some("2026-06-01T11:58:00Z")));
+    assert_eq!(
+        (s.state, s.last_activity.as_deref()),
+        (SessionState::Working, Some("2026-06-01T11:58:00Z"))
+    );
     append(&sub, format!("{}\n", json!({"type": "user", "isSidechain": true, "timestamp": ts(now - min), "message": {"content": "y"}})).as_bytes());
     assert!(index.apply(std::slice::from_ref(&sub)));
-    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T11:59:00Z"));
+    assert_eq!(
+        index.session("s-parent").unwrap().last_activity.as_deref(),
+        Some("2026-06-01T11:59:00Z")
+    );
     // A new subagent transcript reported later is picked up too.
     let sub2 = path.with_file_name("s-parent/subagents/agent-b2.jsonl");
-    std::fs::write(&sub2, format!("{}\n", json!({"type": "assistant", "timestamp": ts(now), "message": {"content": "z"}}))).unwrap();
+    std::fs::write(
+        &sub2,
+        format!(
+            "{}\n",
+            json!({"type": "assistant", "timestamp": ts(now), "message": {"content": "z"}})
+        ),
+    )
+    .unwrap();
     assert!(index.apply(std::slice::from_ref(&sub2)));
-    assert_eq!(index.session("s-parent").unwrap().last_activity.as_deref(), Some("2026-06-01T12:00:00Z"));
+    assert_eq!(
+        index.session("s-parent").unwrap().last_activity.as_deref(),
+        Some("2026-06-01T12:00:00Z")
+    );
     // Replacing the parent re-reads it, subagents included, without stale indices.
     std::fs::write(&path, format!("{}\n", answer("s-parent", now))).unwrap();
     index.apply(std::slice::from_ref(&path));

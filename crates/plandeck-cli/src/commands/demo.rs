@@ -23,10 +23,18 @@ pub fn run(_ctx: &Context, args: DemoArgs, out: &mut dyn Write) -> Result<i32, I
     let parent = args.into.unwrap_or_else(std::env::temp_dir);
     let ws = plandeck_core::demo::create_with(&parent, None)?;
     if args.json {
-        print_json(out, &serde_json::json!({ "home": ws.home, "repo": ws.repo }))?;
+        print_json(
+            out,
+            &serde_json::json!({ "home": ws.home, "repo": ws.repo }),
+        )?;
     } else {
-        writeln!(out, "Demo workspace: {}\nOpen it with: HOME={} plandeck", ws.home.display(), ws.home.display())
-            .map_err(|e| IpcError::new(ErrorKind::Io, e.to_string()))?;
+        writeln!(
+            out,
+            "Demo workspace: {}\nOpen it with: HOME={} plandeck",
+            ws.home.display(),
+            ws.home.display()
+        )
+        .map_err(|e| IpcError::new(ErrorKind::Io, e.to_string()))?;
     }
     Ok(0)
 }

@@ -6,7 +6,9 @@ use std::path::Path;
 
 use clap::{Args, Subcommand, ValueEnum};
 use plandeck_core::agent::Agent;
-use plandeck_core::gate::{self, ApproveMode, DecisionOutcome, GateDecision, HookOptions, InstallPlan};
+use plandeck_core::gate::{
+    self, ApproveMode, DecisionOutcome, GateDecision, HookOptions, InstallPlan,
+};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
 use crate::{print_json, Context};
@@ -74,12 +76,21 @@ fn io_err(e: std::io::Error) -> IpcError {
 }
 
 /// `plandeck hook <agent>`: never fails the agent; every problem is a line on stderr and exit 0.
-pub fn hook(ctx: &Context, args: HookArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn hook(
+    ctx: &Context,
+    args: HookArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, IpcError> {
     let agent: Agent = args.agent.into();
     let roots = match ctx.roots() {
         Ok(r) => r,
         Err(e) => {
-            let _ = writeln!(err, "plandeck hook {agent}: {}; no decision given", e.message);
+            let _ = writeln!(
+                err,
+                "plandeck hook {agent}: {}; no decision given",
+                e.message
+            );
             if agent == Agent::Gemini {
                 let _ = writeln!(out, "{{}}");
             }
@@ -88,7 +99,10 @@ pub fn hook(ctx: &Context, args: HookArgs, out: &mut dyn Write, err: &mut dyn Wr
     };
     let mut stdin = Vec::new();
     // The hook JSON is small; a bound keeps a runaway writer from filling memory.
-    let _ = std::io::stdin().lock().take(64 * 1024 * 1024).read_to_end(&mut stdin);
+    let _ = std::io::stdin()
+        .lock()
+        .take(64 * 1024 * 1024)
+        .read_to_end(&mut stdin);
     let outcome = match agent {
         Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
         _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
@@ -100,24 +114,47 @@ pub fn hook(ctx: &Context, args: HookArgs, out: &mut dyn Write, err: &mut dyn Wr
 }
 
 /// `plandeck hooks install|uninstall --agent …`.
-pub fn hooks(ctx: &Context, args: HooksArgs, out: &mut dyn Write, err: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn hooks(
+    ctx: &Context,
+    args: HooksArgs,
+    out: &mut dyn Write,
+    err: &mut dyn Write,
+) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let (install, target) = match args.action {
         HooksAction::Install(t) => (true, t),
         HooksAction::Uninstall(t) => (false, t),
     };
     let agent: Agent = target.agent.into();
-    let plan = if install { gate::install_plan(&roots, agent)? } else { gate::uninstall_plan(&roots, agent)? };
+    let plan = if install {
+        gate::install_plan(&roots, agent)?
+    } else {
+        gate::uninstall_plan(&roots, agent)?
+    };
     if !plan.changed {
-        let what = if install { "already installed" } else { "not installed" };
-        writeln!(out, "{}: {what}; nothing to change in {}", agent.display_name(), plan.settings_path).map_err(io_err)?;
+        let what = if install {
+            "already installed"
+        } else {
+            "not installed"
+        };
+        writeln!(
+            out,
+            "{}: {what}; nothing to change in {}",
+            agent.display_name(),
+            plan.settings_path
+        )
+        .map_err(io_err)?;
         return Ok(0);
     }
     show_plan(&plan, out)?;
     if !target.yes && !confirm(&plan, out, err)? {
         return Ok(1);
     }
-    let report = if install { gate::install(&roots, agent)? } else { gate::uninstall(&roots, agent)? };
+    let report = if install {
+        gate::install(&roots, agent)?
+    } else {
+        gate::uninstall(&roots, agent)?
+    };
     writeln!(out, "{}", report.message).map_err(io_err)?;
     Ok(0)
 }
@@ -129,7 +166,11 @@ fn show_plan(plan: &InstallPlan, out: &mut dyn Write) -> Result<(), IpcError> {
 fn confirm(plan: &InstallPlan, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool, IpcError> {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
-        let _ = writeln!(err, "plandeck: not writing {} without confirmation: rerun with --yes", plan.settings_path);
+        let _ = writeln!(
+            err,
+            "plandeck: not writing {} without confirmation: rerun with --yes",
+            plan.settings_path
+        );
         return Ok(false);
     }
     write!(out, "Write these changes to {}? [y/N] ", plan.settings_path).map_err(io_err)?;
@@ -156,15 +197,28 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut dyn Write) -> Result<
         return Ok(0);
     }
     for r in &requests {
-        let waited = r.waiting_secs().map(human_duration).unwrap_or_else(|| "?".to_owned());
+        let waited = r
+            .waiting_secs()
+            .map(human_duration)
+            .unwrap_or_else(|| "?".to_owned());
         let plan = r
             .plan_path
             .as_deref()
             .and_then(|p| Path::new(p).file_name())
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_else(|| "(plan file unknown)".to_owned());
-        let pane = r.tmux_pane.as_deref().map(|p| format!("tmux {p}")).unwrap_or_else(|| "no tmux pane".to_owned());
-        writeln!(out, "{}  {:<11} waiting {waited:<6} {plan}", r.id, r.agent.display_name()).map_err(io_err)?;
+        let pane = r
+            .tmux_pane
+            .as_deref()
+            .map(|p| format!("tmux {p}"))
+            .unwrap_or_else(|| "no tmux pane".to_owned());
+        writeln!(
+            out,
+            "{}  {:<11} waiting {waited:<6} {plan}",
+            r.id,
+            r.agent.display_name()
+        )
+        .map_err(io_err)?;
         writeln!(out, "    {}  session {}  {pane}", r.cwd, r.session_id).map_err(io_err)?;
     }
     Ok(0)
@@ -197,17 +251,39 @@ pub fn approve_request(
     let roots = ctx.roots()?;
     let edited = match edit_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
-            IpcError::new(ErrorKind::BadInput, format!("cannot read the edited plan {}: {e}", p.display()))
+            IpcError::new(
+                ErrorKind::BadInput,
+                format!("cannot read the edited plan {}: {e}", p.display()),
+            )
         })?),
         None => None,
     };
-    let outcome = gate::decide(&roots, id, GateDecision::Approve { mode, edited, started_from: None })?;
+    let outcome = gate::decide(
+        &roots,
+        id,
+        GateDecision::Approve {
+            mode,
+            edited,
+            started_from: None,
+        },
+    )?;
     print_outcome(&outcome, out)
 }
 
 /// `plandeck reject <request-id> --feedback TEXT`.
-pub fn reject_request(ctx: &Context, id: &str, feedback: &str, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn reject_request(
+    ctx: &Context,
+    id: &str,
+    feedback: &str,
+    out: &mut dyn Write,
+) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let outcome = gate::decide(&roots, id, GateDecision::Reject { feedback: feedback.to_owned() })?;
+    let outcome = gate::decide(
+        &roots,
+        id,
+        GateDecision::Reject {
+            feedback: feedback.to_owned(),
+        },
+    )?;
     print_outcome(&outcome, out)
 }

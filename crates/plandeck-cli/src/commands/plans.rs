@@ -53,7 +53,12 @@ pub fn run(ctx: &Context, args: PlansArgs, out: &mut dyn Write) -> Result<i32, I
     match args.command {
         PlansCommand::Diff(d) => super::review::diff(ctx, d, out),
         PlansCommand::List { json } => list(ctx, json, out),
-        PlansCommand::Show { plan, html, md, json } => show(ctx, &plan, html, md, json, out),
+        PlansCommand::Show {
+            plan,
+            html,
+            md,
+            json,
+        } => show(ctx, &plan, html, md, json, out),
     }
 }
 
@@ -73,7 +78,11 @@ fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError>
         return Ok(0);
     }
     if listing.plans.is_empty() {
-        writeln!(out, "No plans found. `plandeck sources` shows where Plandeck looked.").map_err(io)?;
+        writeln!(
+            out,
+            "No plans found. `plandeck sources` shows where Plandeck looked."
+        )
+        .map_err(io)?;
     } else {
         write_table(&listing.plans, &roots.home, out).map_err(io)?;
     }
@@ -84,11 +93,19 @@ fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError>
 }
 
 /// One line per plan: id, agent, state, when, title, project — columns sized to their content.
-fn write_table(plans: &[PlanSummary], home: &std::path::Path, out: &mut dyn Write) -> std::io::Result<()> {
+fn write_table(
+    plans: &[PlanSummary],
+    home: &std::path::Path,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
     let rows: Vec<[String; 6]> = plans
         .iter()
         .map(|p| {
-            let when = p.updated_at.as_deref().map(|t| t.get(..16).unwrap_or(t).replace('T', " ")).unwrap_or_default();
+            let when = p
+                .updated_at
+                .as_deref()
+                .map(|t| t.get(..16).unwrap_or(t).replace('T', " "))
+                .unwrap_or_default();
             let mut title = clip(&p.title, 48);
             if let Some(problem) = &p.problem {
                 title = format!("{title} [{}]", clip(problem, 40));
@@ -101,8 +118,18 @@ fn write_table(plans: &[PlanSummary], home: &std::path::Path, out: &mut dyn Writ
                     _ => s.to_owned(),
                 })
                 .unwrap_or_else(|| "-".into());
-            let state = serde_json::to_value(p.state).ok().and_then(|v| v.as_str().map(str::to_owned)).unwrap_or_default();
-            [p.id.clone(), p.agent.to_string(), state, when, title, project]
+            let state = serde_json::to_value(p.state)
+                .ok()
+                .and_then(|v| v.as_str().map(str::to_owned))
+                .unwrap_or_default();
+            [
+                p.id.clone(),
+                p.agent.to_string(),
+                state,
+                when,
+                title,
+                project,
+            ]
         })
         .collect();
     let header = ["ID", "AGENT", "STATE", "UPDATED (UTC)", "TITLE", "PROJECT"];
@@ -126,14 +153,30 @@ fn write_table(plans: &[PlanSummary], home: &std::path::Path, out: &mut dyn Writ
     };
     writeln!(out, "{}", line(header))?;
     for row in &rows {
-        writeln!(out, "{}", line([&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]]))?;
+        writeln!(
+            out,
+            "{}",
+            line([&row[0], &row[1], &row[2], &row[3], &row[4], &row[5]])
+        )?;
     }
-    writeln!(out, "{} plan{}", rows.len(), if rows.len() == 1 { "" } else { "s" })
+    writeln!(
+        out,
+        "{} plan{}",
+        rows.len(),
+        if rows.len() == 1 { "" } else { "s" }
+    )
 }
 
 use crate::clip;
 
-fn show(ctx: &Context, plan: &str, html: bool, md: bool, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+fn show(
+    ctx: &Context,
+    plan: &str,
+    html: bool,
+    md: bool,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let doc = plans::get(&roots, plan)?;
     if json {
@@ -151,7 +194,12 @@ fn show(ctx: &Context, plan: &str, html: bool, md: bool, json: bool, out: &mut d
         writeln!(out, "  id       {}", p.id).map_err(io)?;
         writeln!(out, "  path     {}", p.path).map_err(io)?;
         writeln!(out, "  agent    {}", p.agent.display_name()).map_err(io)?;
-        for (label, value) in [("project", &p.project), ("session", &p.session_id), ("branch", &p.git_branch), ("updated", &p.updated_at)] {
+        for (label, value) in [
+            ("project", &p.project),
+            ("session", &p.session_id),
+            ("branch", &p.git_branch),
+            ("updated", &p.updated_at),
+        ] {
             if let Some(v) = value {
                 writeln!(out, "  {label:<8} {v}").map_err(io)?;
             }

@@ -104,8 +104,15 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
         None => ApproveRequest::default(),
         Some(file) => {
             let edited = std::fs::read_to_string(file).map_err(|e| {
-                let kind = if e.kind() == std::io::ErrorKind::NotFound { ErrorKind::NotFound } else { ErrorKind::BadInput };
-                IpcError::new(kind, format!("cannot read the edited plan {}: {e}", file.display()))
+                let kind = if e.kind() == std::io::ErrorKind::NotFound {
+                    ErrorKind::NotFound
+                } else {
+                    ErrorKind::BadInput
+                };
+                IpcError::new(
+                    kind,
+                    format!("cannot read the edited plan {}: {e}", file.display()),
+                )
             })?;
             // The edit was made against the file as it is now; if the agent rewrites it before
             // the approval lands, that is a conflict, not a silent overwrite.
@@ -121,9 +128,18 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
     if args.json {
         print_json(out, &decision)?;
     } else {
-        let how = if decision.edited { ", with your edit written to the plan file" } else { "" };
-        writeln!(out, "Approved {} (version {}){how}.", decision.plan_path, short(decision.approved_hash.as_deref()))
-            .map_err(io_err)?;
+        let how = if decision.edited {
+            ", with your edit written to the plan file"
+        } else {
+            ""
+        };
+        writeln!(
+            out,
+            "Approved {} (version {}){how}.",
+            decision.plan_path,
+            short(decision.approved_hash.as_deref())
+        )
+        .map_err(io_err)?;
     }
     Ok(0)
 }
@@ -135,7 +151,13 @@ pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i3
     if args.json {
         print_json(out, &decision)?;
     } else {
-        writeln!(out, "Rejected {} with feedback:\n  {}", decision.plan_path, args.feedback.trim()).map_err(io_err)?;
+        writeln!(
+            out,
+            "Rejected {} with feedback:\n  {}",
+            decision.plan_path,
+            args.feedback.trim()
+        )
+        .map_err(io_err)?;
     }
     Ok(0)
 }
@@ -167,7 +189,15 @@ fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
         Verdict::Rejected => "rejected",
     };
     let hash = d.approved_hash.as_deref().or(d.content_hash.as_deref());
-    writeln!(out, "{}  {verdict:<17}  {:<6}  {}  {}  by {}", d.time, d.agent, short(hash), d.plan_path, d.reviewer)?;
+    writeln!(
+        out,
+        "{}  {verdict:<17}  {:<6}  {}  {}  by {}",
+        d.time,
+        d.agent,
+        short(hash),
+        d.plan_path,
+        d.reviewer
+    )?;
     if let Some(feedback) = &d.feedback {
         for line in feedback.lines() {
             writeln!(out, "    {line}")?;
@@ -185,7 +215,13 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, I
         return Ok(0);
     }
     if d.is_empty() {
-        writeln!(out, "No changes: {} is the {}.", plan.display(), d.from_label).map_err(io_err)?;
+        writeln!(
+            out,
+            "No changes: {} is the {}.",
+            plan.display(),
+            d.from_label
+        )
+        .map_err(io_err)?;
         return Ok(0);
     }
     let color = ctx.env.get("NO_COLOR").is_none() && std::io::stdout().is_terminal();
@@ -197,9 +233,22 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, I
     let (bold, reset) = ("\x1b[1m", "\x1b[0m");
     writeln!(out, "{bold}--- {}\n+++ {}{reset}", d.from_label, d.to_label).map_err(io_err)?;
     for h in &d.hunks {
-        let os = if h.old_len == 0 { h.old_start - 1 } else { h.old_start };
-        let ns = if h.new_len == 0 { h.new_start - 1 } else { h.new_start };
-        writeln!(out, "\x1b[36m@@ -{os},{} +{ns},{} @@{reset}", h.old_len, h.new_len).map_err(io_err)?;
+        let os = if h.old_len == 0 {
+            h.old_start - 1
+        } else {
+            h.old_start
+        };
+        let ns = if h.new_len == 0 {
+            h.new_start - 1
+        } else {
+            h.new_start
+        };
+        writeln!(
+            out,
+            "\x1b[36m@@ -{os},{} +{ns},{} @@{reset}",
+            h.old_len, h.new_len
+        )
+        .map_err(io_err)?;
         for line in &h.lines {
             let (sign, tint) = match line.kind {
                 LineKind::Equal => (' ', ""),

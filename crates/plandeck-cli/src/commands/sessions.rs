@@ -42,8 +42,9 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut dyn Write) -> Result<i32
             if json {
                 print_json(out, &list)?;
             } else {
-                write_table(out, &list, &roots.home)
-                    .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))?;
+                write_table(out, &list, &roots.home).map_err(|e| {
+                    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
+                })?;
             }
             Ok(0)
         }
@@ -60,14 +61,26 @@ fn tilde(path: &str, home: &std::path::Path) -> String {
 
 use crate::clip;
 
-fn write_table(out: &mut dyn Write, list: &[SessionSummary], home: &std::path::Path) -> std::io::Result<()> {
+fn write_table(
+    out: &mut dyn Write,
+    list: &[SessionSummary],
+    home: &std::path::Path,
+) -> std::io::Result<()> {
     if list.is_empty() {
         writeln!(out, "No agent sessions found.")?;
         return Ok(());
     }
-    writeln!(out, "{:<22} {:<7} {:<10} {:<19} {:<12} WHERE / WHAT", "STATE", "AGENT", "SESSION", "LAST ACTIVITY (UTC)", "MODE")?;
+    writeln!(
+        out,
+        "{:<22} {:<7} {:<10} {:<19} {:<12} WHERE / WHAT",
+        "STATE", "AGENT", "SESSION", "LAST ACTIVITY (UTC)", "MODE"
+    )?;
     for s in list {
-        let last = s.last_activity.as_deref().map(|t| t.get(..16).unwrap_or(t).replace('T', " ")).unwrap_or_else(|| "-".into());
+        let last = s
+            .last_activity
+            .as_deref()
+            .map(|t| t.get(..16).unwrap_or(t).replace('T', " "))
+            .unwrap_or_else(|| "-".into());
         let id: String = s.session_id.chars().take(8).collect();
         let place = s.worktree.as_deref().unwrap_or(&s.cwd);
         let mut what = tilde(place, home);

@@ -22,12 +22,23 @@ pub fn run(ctx: &Context, args: SourcesArgs, out: &mut dyn Write) -> Result<i32,
         print_json(out, &overview)?;
         return Ok(0);
     }
-    let w = |out: &mut dyn Write, s: String| writeln!(out, "{s}").map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Io, e.to_string()));
+    let w = |out: &mut dyn Write, s: String| {
+        writeln!(out, "{s}")
+            .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Io, e.to_string()))
+    };
     for source in &overview.sources {
-        let state = if source.root_exists { "" } else { "  (not found)" };
+        let state = if source.root_exists {
+            ""
+        } else {
+            "  (not found)"
+        };
         w(out, format!("{}: {}{state}", source.name, source.root))?;
         for f in &source.folders {
-            let found = if f.exists { format!("{} files", f.files) } else { "missing".to_owned() };
+            let found = if f.exists {
+                format!("{} files", f.files)
+            } else {
+                "missing".to_owned()
+            };
             w(out, format!("  {:<18} {found:<10} {}", f.label, f.path))?;
         }
     }

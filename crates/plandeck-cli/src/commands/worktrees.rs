@@ -1,7 +1,7 @@
 //! `plandeck worktrees list|remove|keep`: agent worktrees with what removing them would lose.
 
-use std::io::Write;
 use std::collections::BTreeMap;
+use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -50,7 +50,9 @@ pub enum WorktreesCommand {
 impl WorktreesArgs {
     pub fn json(&self) -> bool {
         match &self.command {
-            WorktreesCommand::List { json, .. } | WorktreesCommand::Remove { json, .. } | WorktreesCommand::Keep { json, .. } => *json,
+            WorktreesCommand::List { json, .. }
+            | WorktreesCommand::Remove { json, .. }
+            | WorktreesCommand::Keep { json, .. } => *json,
         }
     }
 }
@@ -66,7 +68,11 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
                 print_list(out, &list)?;
             }
         }
-        WorktreesCommand::Remove { path, discard, json } => {
+        WorktreesCommand::Remove {
+            path,
+            discard,
+            json,
+        } => {
             let outcome = worktrees::remove(&roots, &path, discard)?;
             if json {
                 print_json(out, &outcome)?;
@@ -76,7 +82,9 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
                     text.push_str(&format!(" Deleted branch {b}."));
                 }
                 if let Some(r) = &outcome.archive_ref {
-                    text.push_str(&format!("\nIts commits are saved under {r} (restore: git branch <name> {r})."));
+                    text.push_str(&format!(
+                        "\nIts commits are saved under {r} (restore: git branch <name> {r})."
+                    ));
                 }
                 if let Some(t) = &outcome.tmux_session_killed {
                     text.push_str(&format!("\nKilled tmux session {t}."));
@@ -97,7 +105,8 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
 }
 
 fn line(out: &mut dyn Write, text: &str) -> Result<(), IpcError> {
-    writeln!(out, "{text}").map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
+    writeln!(out, "{text}")
+        .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
 }
 
 /// Grouped by repository: one line per worktree with its branch and what removing it would lose.
@@ -123,7 +132,11 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
             if let Some(p) = &w.problem {
                 state.push(format!("problem: {p}"));
             } else {
-                state.push(if w.changed_files == 0 { "clean".to_owned() } else { format!("{} changed", w.changed_files) });
+                state.push(if w.changed_files == 0 {
+                    "clean".to_owned()
+                } else {
+                    format!("{} changed", w.changed_files)
+                });
                 state.push(match (w.unmerged_commits, &w.base_name) {
                     (Some(n), Some(b)) => format!("{n} unmerged vs {b}"),
                     _ => "base unknown".to_owned(),
@@ -141,7 +154,10 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
             if let Some(s) = &w.session_id {
                 state.push(format!("session {s}"));
             }
-            line(out, &format!("  {branch:<24} {}  {}", w.path, state.join(", ")))?;
+            line(
+                out,
+                &format!("  {branch:<24} {}  {}", w.path, state.join(", ")),
+            )?;
         }
     }
     Ok(())

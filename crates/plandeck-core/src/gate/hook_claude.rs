@@ -30,7 +30,9 @@ const APP_CHECK: Duration = Duration::from_millis(250);
 pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
     let input: Input = match parse(stdin) {
         Ok(i) => i,
-        Err(msg) => return HookOutcome::quiet(format!("plandeck hook claude: {msg}; no decision given\n")),
+        Err(msg) => {
+            return HookOutcome::quiet(format!("plandeck hook claude: {msg}; no decision given\n"))
+        }
     };
     if input.tool_name.as_deref() != Some("ExitPlanMode") {
         return HookOutcome::quiet(format!(
@@ -39,7 +41,9 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         ));
     }
     if !app_running(roots) {
-        return HookOutcome::quiet("plandeck hook claude: Plandeck is not running; answer in the terminal\n");
+        return HookOutcome::quiet(
+            "plandeck hook claude: Plandeck is not running; answer in the terminal\n",
+        );
     }
     let req = build_request(roots, &input, &opts);
     if let Err(e) = file_request(roots, &req) {
@@ -52,7 +56,8 @@ fn parse(stdin: &[u8]) -> Result<Input, String> {
     if stdin.iter().all(u8::is_ascii_whitespace) {
         return Err("empty input (expected the hook's JSON on stdin)".to_owned());
     }
-    serde_json::from_slice(stdin).map_err(|e| format!("input is not the hook JSON Claude Code sends ({e})"))
+    serde_json::from_slice(stdin)
+        .map_err(|e| format!("input is not the hook JSON Claude Code sends ({e})"))
 }
 
 pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
@@ -62,15 +67,24 @@ pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
 
 fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateRequest {
     let now = time::OffsetDateTime::now_utc();
-    let deadline = now + time::Duration::try_from(opts.deadline).unwrap_or(time::Duration::minutes(10));
+    let deadline =
+        now + time::Duration::try_from(opts.deadline).unwrap_or(time::Duration::minutes(10));
     let (tool_use_id, offset) = match &input.transcript_path {
         Some(p) => locate(std::path::Path::new(p), Agent::Claude),
         None => (None, 0),
     };
     let socket = pane::socket_from_env(opts.tmux_env.as_deref());
-    let tmux_pane = pane::from_registry(&roots.claude, &input.session_id)
-        .or_else(|| opts.agent_pid.and_then(|pid| pane::from_process(pid, socket.as_deref())));
-    let str_field = |k: &str| input.tool_input.get(k).and_then(|v| v.as_str()).map(str::to_owned);
+    let tmux_pane = pane::from_registry(&roots.claude, &input.session_id).or_else(|| {
+        opts.agent_pid
+            .and_then(|pid| pane::from_process(pid, socket.as_deref()))
+    });
+    let str_field = |k: &str| {
+        input
+            .tool_input
+            .get(k)
+            .and_then(|v| v.as_str())
+            .map(str::to_owned)
+    };
     GateRequest {
         id: new_id(&input.session_id, opts.hook_pid),
         agent: Agent::Claude,
@@ -104,12 +118,20 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
         let _ = tx.send(());
     })
     .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w));
-    let tick = if watcher.is_ok() { TICK } else { TICK_WITHOUT_WATCHER };
+    let tick = if watcher.is_ok() {
+        TICK
+    } else {
+        TICK_WITHOUT_WATCHER
+    };
     let request_file = store::requests_dir(roots).join(format!("{}.json", req.id));
-    let mut follower = req
-        .transcript_path
-        .as_ref()
-        .map(|p| Follower::new(PathBuf::from(p), Agent::Claude, req.transcript_offset, req.tool_use_id.clone()));
+    let mut follower = req.transcript_path.as_ref().map(|p| {
+        Follower::new(
+            PathBuf::from(p),
+            Agent::Claude,
+            req.transcript_offset,
+            req.tool_use_id.clone(),
+        )
+    });
     let mut approving = false;
     let mut last_app_check = start;
     loop {
@@ -131,7 +153,11 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             None => {}
         }
         if follower.as_mut().is_some_and(Follower::poll) {
-            let status = if approving { GateStatus::Approved } else { GateStatus::AnsweredInTerminal };
+            let status = if approving {
+                GateStatus::Approved
+            } else {
+                GateStatus::AnsweredInTerminal
+            };
             let mut closed = req.clone();
             closed.tool_use_id = tool_use_id(&follower, &req);
             let _ = close(roots, &closed, status);
@@ -153,7 +179,9 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             last_app_check = Instant::now();
             if !app_running(roots) {
                 let _ = close(roots, &req, GateStatus::AppStopped);
-                return HookOutcome::quiet("plandeck hook claude: Plandeck stopped; answer in the terminal\n");
+                return HookOutcome::quiet(
+                    "plandeck hook claude: Plandeck stopped; answer in the terminal\n",
+                );
             }
         }
         let _ = rx.recv_timeout(tick.min(deadline - elapsed));
@@ -163,7 +191,10 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
 }
 
 fn tool_use_id(follower: &Option<Follower>, req: &GateRequest) -> Option<String> {
-    follower.as_ref().and_then(|f| f.tool_use_id().map(str::to_owned)).or_else(|| req.tool_use_id.clone())
+    follower
+        .as_ref()
+        .and_then(|f| f.tool_use_id().map(str::to_owned))
+        .or_else(|| req.tool_use_id.clone())
 }
 
 /// The answer headless Claude Code takes as an approval: with `updatedInput.plan` the model gets
@@ -179,7 +210,11 @@ fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
             "decision": { "behavior": "allow", "updatedInput": input }
         }
     });
-    HookOutcome { stdout: format!("{out}\n"), stderr: String::new(), exit_code: 0 }
+    HookOutcome {
+        stdout: format!("{out}\n"),
+        stderr: String::new(),
+        exit_code: 0,
+    }
 }
 
 /// The answer Claude Code takes as a rejection with feedback.
@@ -190,5 +225,9 @@ fn deny(feedback: &str) -> HookOutcome {
             "decision": { "behavior": "deny", "message": feedback }
         }
     });
-    HookOutcome { stdout: format!("{out}\n"), stderr: String::new(), exit_code: 0 }
+    HookOutcome {
+        stdout: format!("{out}\n"),
+        stderr: String::new(),
+        exit_code: 0,
+    }
 }

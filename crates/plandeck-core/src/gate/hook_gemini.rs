@@ -8,7 +8,6 @@
 
 use std::path::{Path, PathBuf};
 
-
 use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
 use super::transcript::locate;
@@ -23,13 +22,23 @@ const MAX_PLAN: u64 = 8 * 1024 * 1024;
 
 /// Runs the hook on `stdin`: always `{}` on stdout and exit 0.
 pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
-    let no_decision = |stderr: String| HookOutcome { stdout: "{}\n".to_owned(), stderr, exit_code: 0 };
+    let no_decision = |stderr: String| HookOutcome {
+        stdout: "{}\n".to_owned(),
+        stderr,
+        exit_code: 0,
+    };
     if stdin.iter().all(u8::is_ascii_whitespace) {
-        return no_decision("plandeck hook gemini: empty input (expected the hook's JSON on stdin)\n".to_owned());
+        return no_decision(
+            "plandeck hook gemini: empty input (expected the hook's JSON on stdin)\n".to_owned(),
+        );
     }
     let input: Input = match serde_json::from_slice(stdin) {
         Ok(i) => i,
-        Err(e) => return no_decision(format!("plandeck hook gemini: input is not the hook JSON Gemini CLI sends ({e})\n")),
+        Err(e) => {
+            return no_decision(format!(
+                "plandeck hook gemini: input is not the hook JSON Gemini CLI sends ({e})\n"
+            ))
+        }
     };
     if input.tool_name.as_deref() != Some("exit_plan_mode") {
         return no_decision(format!(
@@ -40,15 +49,26 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
     if !app_running(roots) {
         return no_decision(String::new());
     }
-    let plan_name = input.tool_input.get("plan_filename").and_then(|v| v.as_str()).unwrap_or("");
-    let plan_path = find_plan(&roots.gemini, input.transcript_path.as_deref(), &input.session_id, plan_name);
+    let plan_name = input
+        .tool_input
+        .get("plan_filename")
+        .and_then(|v| v.as_str())
+        .unwrap_or("");
+    let plan_path = find_plan(
+        &roots.gemini,
+        input.transcript_path.as_deref(),
+        &input.session_id,
+        plan_name,
+    );
     let plan = plan_path.as_deref().and_then(read_plan).unwrap_or_default();
     let (_, offset) = match &input.transcript_path {
         Some(p) => locate(Path::new(p), Agent::Gemini),
         None => (None, 0),
     };
     let socket = pane::socket_from_env(opts.tmux_env.as_deref());
-    let tmux_pane = opts.agent_pid.and_then(|pid| pane::from_process(pid, socket.as_deref()));
+    let tmux_pane = opts
+        .agent_pid
+        .and_then(|pid| pane::from_process(pid, socket.as_deref()));
     let now = now_rfc3339();
     let req = GateRequest {
         id: new_id(&input.session_id, opts.hook_pid),
@@ -80,23 +100,38 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
 
 /// `<gemini>/tmp/<slug>/<sessionId>/plans/<name>`: the slug folder is the transcript's
 /// grandparent (`tmp/<slug>/chats/session-….jsonl`); otherwise every slug folder is searched.
-fn find_plan(gemini_root: &Path, transcript: Option<&str>, session_id: &str, name: &str) -> Option<PathBuf> {
+fn find_plan(
+    gemini_root: &Path,
+    transcript: Option<&str>,
+    session_id: &str,
+    name: &str,
+) -> Option<PathBuf> {
     let name_path = Path::new(name);
     if name_path.is_absolute() {
         return name_path.is_file().then(|| name_path.to_owned());
     }
     // A bare file name only: a name that climbs out of the plans folder is not a plan of ours.
-    if name.is_empty() || name_path.components().count() != 1 || name == ".." || session_id.contains('/') {
+    if name.is_empty()
+        || name_path.components().count() != 1
+        || name == ".."
+        || session_id.contains('/')
+    {
         return None;
     }
     let in_slug = |slug_dir: &Path| {
         let p = slug_dir.join(session_id).join("plans").join(name);
         p.is_file().then_some(p)
     };
-    if let Some(found) = transcript.and_then(|t| Path::new(t).parent()?.parent().map(Path::to_owned)).and_then(|d| in_slug(&d)) {
+    if let Some(found) = transcript
+        .and_then(|t| Path::new(t).parent()?.parent().map(Path::to_owned))
+        .and_then(|d| in_slug(&d))
+    {
         return Some(found);
     }
-    std::fs::read_dir(gemini_root.join("tmp")).ok()?.flatten().find_map(|e| in_slug(&e.path()))
+    std::fs::read_dir(gemini_root.join("tmp"))
+        .ok()?
+        .flatten()
+        .find_map(|e| in_slug(&e.path()))
 }
 
 fn read_plan(path: &Path) -> Option<String> {
@@ -104,5 +139,7 @@ fn read_plan(path: &Path) -> Option<String> {
     if meta.len() > MAX_PLAN {
         return None;
     }
-    std::fs::read(path).ok().map(|b| String::from_utf8_lossy(&b).into_owned())
+    std::fs::read(path)
+        .ok()
+        .map(|b| String::from_utf8_lossy(&b).into_owned())
 }

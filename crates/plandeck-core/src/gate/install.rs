@@ -50,7 +50,10 @@ impl InstallPlan {
         similar::TextDiff::from_lines(&self.before, &self.after)
             .unified_diff()
             .context_radius(3)
-            .header(&format!("{} (now)", self.settings_path), &format!("{} (after)", self.settings_path))
+            .header(
+                &format!("{} (now)", self.settings_path),
+                &format!("{} (after)", self.settings_path),
+            )
             .to_string()
     }
 }
@@ -70,9 +73,17 @@ struct Spec {
 
 fn spec(agent: Agent) -> Result<Spec, GateError> {
     match agent {
-        Agent::Claude => Ok(Spec { event: "PermissionRequest", matcher: "ExitPlanMode" }),
-        Agent::Gemini => Ok(Spec { event: "BeforeTool", matcher: "exit_plan_mode" }),
-        other => Err(GateError::BadInput { message: format!("no plan-approval hook for {}", other.display_name()) }),
+        Agent::Claude => Ok(Spec {
+            event: "PermissionRequest",
+            matcher: "ExitPlanMode",
+        }),
+        Agent::Gemini => Ok(Spec {
+            event: "BeforeTool",
+            matcher: "exit_plan_mode",
+        }),
+        other => Err(GateError::BadInput {
+            message: format!("no plan-approval hook for {}", other.display_name()),
+        }),
     }
 }
 
@@ -89,7 +100,9 @@ fn record_path(roots: &Roots, agent: Agent) -> PathBuf {
 
 /// The command the agent runs: this executable, `hook <agent>`.
 pub fn hook_command(agent: Agent) -> String {
-    let exe = std::env::current_exe().map(|p| p.to_string_lossy().into_owned()).unwrap_or_else(|_| "plandeck".to_owned());
+    let exe = std::env::current_exe()
+        .map(|p| p.to_string_lossy().into_owned())
+        .unwrap_or_else(|_| "plandeck".to_owned());
     let exe = if exe.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
         format!("'{}'", exe.replace('\'', "'\\''"))
     } else {
@@ -103,9 +116,14 @@ fn is_ours(command: &str, agent: Agent) -> bool {
     if command.trim() == hook_command(agent) {
         return true;
     }
-    let Some(exe) = command.trim().strip_suffix(&format!(" hook {agent}")) else { return false };
+    let Some(exe) = command.trim().strip_suffix(&format!(" hook {agent}")) else {
+        return false;
+    };
     let exe = exe.trim().trim_matches(|c| c == '\'' || c == '"');
-    Path::new(exe).file_name().and_then(|n| n.to_str()).is_some_and(|n| n.starts_with("plandeck"))
+    Path::new(exe)
+        .file_name()
+        .and_then(|n| n.to_str())
+        .is_some_and(|n| n.starts_with("plandeck"))
 }
 
 fn our_group(agent: Agent, spec: &Spec, command: &str) -> J {
@@ -122,7 +140,10 @@ fn our_group(agent: Agent, spec: &Spec, command: &str) -> J {
             ("timeout", J::Num(CLAUDE_HOOK_TIMEOUT_SECS.into())),
         ]),
     };
-    J::obj(vec![("matcher", J::Str(spec.matcher.into())), ("hooks", J::Arr(vec![hook]))])
+    J::obj(vec![
+        ("matcher", J::Str(spec.matcher.into())),
+        ("hooks", J::Arr(vec![hook])),
+    ])
 }
 
 fn read_settings(path: &Path) -> Result<(String, J), GateError> {
@@ -131,35 +152,58 @@ fn read_settings(path: &Path) -> Result<(String, J), GateError> {
             message: format!("{} is not UTF-8 text; not touching it", path.display()),
         })?,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => return Err(GateError::Read { path: path.to_owned(), source }),
+        Err(source) => {
+            return Err(GateError::Read {
+                path: path.to_owned(),
+                source,
+            })
+        }
     };
     if text.trim().is_empty() {
         return Ok((text, J::Obj(Vec::new())));
     }
-    let j: J = serde_json::from_str(&text)
-        .map_err(|e| GateError::Parse { path: path.to_owned(), message: format!("{e}; fix it first, Plandeck will not overwrite it") })?;
+    let j: J = serde_json::from_str(&text).map_err(|e| GateError::Parse {
+        path: path.to_owned(),
+        message: format!("{e}; fix it first, Plandeck will not overwrite it"),
+    })?;
     if !matches!(j, J::Obj(_)) {
-        return Err(GateError::BadInput { message: format!("{} does not hold a JSON object", path.display()) });
+        return Err(GateError::BadInput {
+            message: format!("{} does not hold a JSON object", path.display()),
+        });
     }
     Ok((text, j))
 }
 
 /// Takes every Plandeck hook for `agent` out of the event's array; drops groups left empty by it.
 fn strip_ours(root: &mut J, agent: Agent, spec: &Spec) -> Result<(), GateError> {
-    let Some(arr) = root.get_mut("hooks").and_then(|h| h.get_mut(spec.event)) else { return Ok(()) };
+    let Some(arr) = root.get_mut("hooks").and_then(|h| h.get_mut(spec.event)) else {
+        return Ok(());
+    };
     let J::Arr(groups) = arr else {
-        return Err(GateError::BadInput { message: format!("hooks.{} is not an array", spec.event) });
+        return Err(GateError::BadInput {
+            message: format!("hooks.{} is not an array", spec.event),
+        });
     };
     groups.retain_mut(|group| {
-        let Some(J::Arr(hooks)) = group.get_mut("hooks") else { return true };
+        let Some(J::Arr(hooks)) = group.get_mut("hooks") else {
+            return true;
+        };
         let before = hooks.len();
-        hooks.retain(|h| !h.get("command").and_then(J::as_str).is_some_and(|c| is_ours(c, agent)));
+        hooks.retain(|h| {
+            !h.get("command")
+                .and_then(J::as_str)
+                .is_some_and(|c| is_ours(c, agent))
+        });
         !(before > 0 && hooks.is_empty() && before != hooks.len())
     });
     Ok(())
 }
 
-fn merged(roots: &Roots, agent: Agent, command: &str) -> Result<(PathBuf, String, J, Record), GateError> {
+fn merged(
+    roots: &Roots,
+    agent: Agent,
+    command: &str,
+) -> Result<(PathBuf, String, J, Record), GateError> {
     let spec = spec(agent)?;
     let path = settings_path(roots, agent);
     let (text, mut root) = read_settings(&path)?;
@@ -170,7 +214,11 @@ fn merged(roots: &Roots, agent: Agent, command: &str) -> Result<(PathBuf, String
             root.insert("hooks", J::Obj(Vec::new()));
         }
         Some(J::Obj(_)) => {}
-        Some(_) => return Err(GateError::BadInput { message: format!("{}: `hooks` is not an object", path.display()) }),
+        Some(_) => {
+            return Err(GateError::BadInput {
+                message: format!("{}: `hooks` is not an object", path.display()),
+            })
+        }
     }
     if root.get("hooks").and_then(|h| h.get(spec.event)).is_none() {
         record.created_event = true;
@@ -191,10 +239,19 @@ pub fn install_plan(roots: &Roots, agent: Agent) -> Result<InstallPlan, GateErro
 }
 
 /// [`install_plan`] for a given hook command.
-pub fn install_plan_with(roots: &Roots, agent: Agent, command: &str) -> Result<InstallPlan, GateError> {
+pub fn install_plan_with(
+    roots: &Roots,
+    agent: Agent,
+    command: &str,
+) -> Result<InstallPlan, GateError> {
     let (path, before, root, _) = merged(roots, agent, command)?;
     let after = root.to_pretty();
-    Ok(InstallPlan { settings_path: path.to_string_lossy().into_owned(), changed: after != before, before, after })
+    Ok(InstallPlan {
+        settings_path: path.to_string_lossy().into_owned(),
+        changed: after != before,
+        before,
+        after,
+    })
 }
 
 /// Installs the hook for `agent` (this executable's `hook <agent>`).
@@ -203,7 +260,11 @@ pub fn install(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> 
 }
 
 /// [`install`] with a given hook command (tests install a known path).
-pub fn install_with(roots: &Roots, agent: Agent, command: &str) -> Result<InstallReport, GateError> {
+pub fn install_with(
+    roots: &Roots,
+    agent: Agent,
+    command: &str,
+) -> Result<InstallReport, GateError> {
     let (path, before, root, record) = merged(roots, agent, command)?;
     let after = root.to_pretty();
     // A reinstall keeps the record of the first install: those containers are still ours.
@@ -219,14 +280,22 @@ pub fn uninstall_plan(roots: &Roots, agent: Agent) -> Result<InstallPlan, GateEr
     let (path, before, root) = unmerged(roots, agent)?;
     let after = root.to_pretty();
     let changed = !before.is_empty() && after != before;
-    Ok(InstallPlan { settings_path: path.to_string_lossy().into_owned(), before, after, changed })
+    Ok(InstallPlan {
+        settings_path: path.to_string_lossy().into_owned(),
+        before,
+        after,
+        changed,
+    })
 }
 
 fn unmerged(roots: &Roots, agent: Agent) -> Result<(PathBuf, String, J), GateError> {
     let spec = spec(agent)?;
     let path = settings_path(roots, agent);
     let (text, mut root) = read_settings(&path)?;
-    let record = read_json::<Record>(&record_path(roots, agent)).ok().flatten().unwrap_or_default();
+    let record = read_json::<Record>(&record_path(roots, agent))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
     strip_ours(&mut root, agent, &spec)?;
     if record.created_event {
         if let Some(h) = root.get_mut("hooks") {
@@ -258,14 +327,26 @@ pub fn uninstall(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError
     Ok(report)
 }
 
-fn write_settings(path: &Path, before: &str, after: &str, verb: &str) -> Result<InstallReport, GateError> {
+fn write_settings(
+    path: &Path,
+    before: &str,
+    after: &str,
+    verb: &str,
+) -> Result<InstallReport, GateError> {
     let settings_path = path.to_string_lossy().into_owned();
     if before == after {
-        return Ok(InstallReport { settings_path, backup_path: None, changed: false, message: format!("already {verb}: nothing to change") });
+        return Ok(InstallReport {
+            settings_path,
+            backup_path: None,
+            changed: false,
+            message: format!("already {verb}: nothing to change"),
+        });
     }
     let backup_path = if path.exists() {
         let stamp = time::OffsetDateTime::now_utc()
-            .format(time::macros::format_description!("[year][month][day]T[hour][minute][second]Z"))
+            .format(time::macros::format_description!(
+                "[year][month][day]T[hour][minute][second]Z"
+            ))
             .unwrap_or_default();
         let mut backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}", path.display()));
         let mut n = 1;
@@ -283,7 +364,12 @@ fn write_settings(path: &Path, before: &str, after: &str, verb: &str) -> Result<
         Some(b) => format!("{verb} in {settings_path} (previous file kept at {b})"),
         None => format!("{verb} in {settings_path}"),
     };
-    Ok(InstallReport { settings_path, backup_path, changed: true, message })
+    Ok(InstallReport {
+        settings_path,
+        backup_path,
+        changed: true,
+        message,
+    })
 }
 
 #[cfg(test)]
@@ -316,13 +402,18 @@ mod tests {
         let plan = install_plan_with(&roots, Agent::Claude, CMD).unwrap();
         assert!(plan.changed);
         assert_eq!(plan.before, original);
-        assert_eq!(std::fs::read_to_string(&path).unwrap(), original, "a plan writes nothing");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original,
+            "a plan writes nothing"
+        );
 
         let report = install_with(&roots, Agent::Claude, CMD).unwrap();
         assert!(report.changed);
         let backup = report.backup_path.unwrap();
         assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         let pr = v["hooks"]["PermissionRequest"].as_array().unwrap();
         assert_eq!(pr.len(), 2);
         assert_eq!(pr[0]["hooks"][0]["command"], "other.sh");
@@ -331,7 +422,10 @@ mod tests {
         assert_eq!(pr[1]["hooks"][0]["timeout"], CLAUDE_HOOK_TIMEOUT_SECS);
         assert_eq!(v["zUnknown"]["keep"][1], 2);
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.find("zUnknown").unwrap() < text.find("aFinal").unwrap(), "key order kept");
+        assert!(
+            text.find("zUnknown").unwrap() < text.find("aFinal").unwrap(),
+            "key order kept"
+        );
 
         // Idempotent.
         assert!(!install_with(&roots, Agent::Claude, CMD).unwrap().changed);
@@ -347,10 +441,16 @@ mod tests {
         let report = install_with(&roots, Agent::Gemini, "/x/plandeck-cli hook gemini").unwrap();
         assert!(report.backup_path.is_none());
         let path = roots.gemini.join("settings.json");
-        let v: serde_json::Value = serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
         assert_eq!(v["hooks"]["BeforeTool"][0]["matcher"], "exit_plan_mode");
-        assert_eq!(v["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"], GEMINI_HOOK_TIMEOUT_MS);
-        assert!(!std::fs::read_to_string(&path).unwrap().contains("\"allow\""));
+        assert_eq!(
+            v["hooks"]["BeforeTool"][0]["hooks"][0]["timeout"],
+            GEMINI_HOOK_TIMEOUT_MS
+        );
+        assert!(!std::fs::read_to_string(&path)
+            .unwrap()
+            .contains("\"allow\""));
         uninstall(&roots, Agent::Gemini).unwrap();
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{}\n");
     }
@@ -383,7 +483,10 @@ mod tests {
     #[test]
     fn ours_is_recognised_by_executable_name() {
         assert!(is_ours("/usr/bin/plandeck hook claude", Agent::Claude));
-        assert!(is_ours("'/my apps/plandeck-cli' hook claude", Agent::Claude));
+        assert!(is_ours(
+            "'/my apps/plandeck-cli' hook claude",
+            Agent::Claude
+        ));
         assert!(!is_ours("/usr/bin/plandeck hook gemini", Agent::Claude));
         assert!(!is_ours("/usr/bin/other hook claude", Agent::Claude));
     }
@@ -406,6 +509,15 @@ pub struct HookPreview {
 pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateError> {
     let install = install_plan(roots, agent)?;
     let installed = !install.changed;
-    let plan = if installed { uninstall_plan(roots, agent)? } else { install };
-    Ok(HookPreview { agent, settings_path: plan.settings_path.clone(), installed, diff: plan.unified_diff() })
+    let plan = if installed {
+        uninstall_plan(roots, agent)?
+    } else {
+        install
+    };
+    Ok(HookPreview {
+        agent,
+        settings_path: plan.settings_path.clone(),
+        installed,
+        diff: plan.unified_diff(),
+    })
 }

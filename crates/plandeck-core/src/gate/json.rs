@@ -109,7 +109,9 @@ impl<'de> Deserialize<'de> for J {
                 Ok(J::Num(n.into()))
             }
             fn visit_f64<E: de::Error>(self, n: f64) -> Result<J, E> {
-                serde_json::Number::from_f64(n).map(J::Num).ok_or_else(|| E::custom("not a JSON number"))
+                serde_json::Number::from_f64(n)
+                    .map(J::Num)
+                    .ok_or_else(|| E::custom("not a JSON number"))
             }
             fn visit_str<E>(self, s: &str) -> Result<J, E> {
                 Ok(J::Str(s.to_owned()))

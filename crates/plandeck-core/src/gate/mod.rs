@@ -38,9 +38,9 @@ pub use delivery::{decide, decide_with, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
 pub use install::{
-    hook_preview, HookPreview,
-    hook_command, install, install_plan, install_plan_with, install_with, uninstall, uninstall_plan, InstallPlan,
-    InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
+    hook_command, hook_preview, install, install_plan, install_plan_with, install_with, uninstall,
+    uninstall_plan, HookPreview, InstallPlan, InstallReport, CLAUDE_HOOK_TIMEOUT_SECS,
+    GEMINI_HOOK_TIMEOUT_MS,
 };
 pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
 
@@ -59,7 +59,11 @@ pub struct HookOutcome {
 
 impl HookOutcome {
     fn quiet(stderr: impl Into<String>) -> Self {
-        Self { stdout: String::new(), stderr: stderr.into(), exit_code: 0 }
+        Self {
+            stdout: String::new(),
+            stderr: stderr.into(),
+            exit_code: 0,
+        }
     }
 }
 
@@ -158,7 +162,11 @@ pub struct GateRequest {
 impl GateRequest {
     /// Seconds since the request was filed (none if `waiting_since` is damaged).
     pub fn waiting_secs(&self) -> Option<u64> {
-        let since = time::OffsetDateTime::parse(&self.waiting_since, &time::format_description::well_known::Rfc3339).ok()?;
+        let since = time::OffsetDateTime::parse(
+            &self.waiting_since,
+            &time::format_description::well_known::Rfc3339,
+        )
+        .ok()?;
         u64::try_from((time::OffsetDateTime::now_utc() - since).whole_seconds()).ok()
     }
 }
@@ -210,7 +218,10 @@ pub enum GateError {
     #[error("request {id} has no plan file to write the edit to")]
     NoPlanFile { id: String },
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not valid JSON: {message}")]
     Parse { path: PathBuf, message: String },
     #[error("{message}")]
@@ -276,5 +287,6 @@ pub(crate) fn now_rfc3339() -> String {
 }
 
 pub(crate) fn rfc3339(t: time::OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_default()
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_default()
 }

@@ -40,10 +40,18 @@ pub(crate) fn from_registry(claude_root: &Path, session_id: &str) -> Option<Stri
         if meta.len() > 1024 * 1024 {
             continue;
         }
-        let Ok(bytes) = std::fs::read(&path) else { continue };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { continue };
+        let Ok(bytes) = std::fs::read(&path) else {
+            continue;
+        };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            continue;
+        };
         if v.get("sessionId").and_then(|s| s.as_str()) == Some(session_id) {
-            if let Some(t) = v.get("tmux").and_then(|s| s.as_str()).filter(|s| !s.is_empty()) {
+            if let Some(t) = v
+                .get("tmux")
+                .and_then(|s| s.as_str())
+                .filter(|s| !s.is_empty())
+            {
                 return Some(normalize_pane(t));
             }
         }
@@ -58,14 +66,19 @@ pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
     if !tty.starts_with("/dev/") {
         return None;
     }
-    let out = tmux(socket).args(["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"]).output().ok()?;
+    let out = tmux(socket)
+        .args(["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
-    String::from_utf8_lossy(&out.stdout).lines().find_map(|line| {
-        let (pane_tty, pane_id) = line.split_once(' ')?;
-        (pane_tty == tty).then(|| pane_id.trim().to_owned())
-    })
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .find_map(|line| {
+            let (pane_tty, pane_id) = line.split_once(' ')?;
+            (pane_tty == tty).then(|| pane_id.trim().to_owned())
+        })
 }
 
 #[cfg(test)]
@@ -76,11 +89,18 @@ mod tests {
     fn registry_pane_is_found_and_normalized() {
         let dir = tempfile::tempdir().unwrap();
         std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
-        std::fs::write(dir.path().join("sessions/1.json"), r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#).unwrap();
+        std::fs::write(
+            dir.path().join("sessions/1.json"),
+            r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#,
+        )
+        .unwrap();
         std::fs::write(dir.path().join("sessions/2.json"), "{damaged").unwrap();
         assert_eq!(from_registry(dir.path(), "a").as_deref(), Some("%7"));
         assert_eq!(from_registry(dir.path(), "b"), None);
-        assert_eq!(socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(), Some("/tmp/tmux-0/default"));
+        assert_eq!(
+            socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(),
+            Some("/tmp/tmux-0/default")
+        );
     }
 }
 
@@ -96,7 +116,9 @@ pub(crate) fn runs_headless(pid: u32) -> bool {
         }
         if let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) {
             let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-            if args.iter().any(|a| *a == b"-p" || *a == b"--print" || a.starts_with(b"--permission-prompt-tool")) {
+            if args.iter().any(|a| {
+                *a == b"-p" || *a == b"--print" || a.starts_with(b"--permission-prompt-tool")
+            }) {
                 return true;
             }
         }

@@ -21,14 +21,19 @@ const CHUNK: u64 = 8 * 1024 * 1024;
 /// Where to start watching `path`: the line of the latest `ExitPlanMode` call (and its id), else
 /// the current end of the file.
 pub(crate) fn locate(path: &std::path::Path, agent: Agent) -> (Option<String>, u64) {
-    let Ok(mut file) = File::open(path) else { return (None, 0) };
-    let Ok(len) = file.metadata().map(|m| m.len()) else { return (None, 0) };
+    let Ok(mut file) = File::open(path) else {
+        return (None, 0);
+    };
+    let Ok(len) = file.metadata().map(|m| m.len()) else {
+        return (None, 0);
+    };
     if agent != Agent::Claude {
         return (None, len);
     }
     let start = len.saturating_sub(TAIL);
     let mut buf = Vec::new();
-    if file.seek(SeekFrom::Start(start)).is_err() || file.take(TAIL).read_to_end(&mut buf).is_err() {
+    if file.seek(SeekFrom::Start(start)).is_err() || file.take(TAIL).read_to_end(&mut buf).is_err()
+    {
         return (None, len);
     }
     let mut found = None;
@@ -61,8 +66,14 @@ fn exit_plan_tool_use(line: &[u8]) -> Option<String> {
 }
 
 fn is_tool_result_for(line: &[u8], id: &str) -> bool {
-    let Ok(v) = serde_json::from_slice::<Value>(line) else { return false };
-    let Some(content) = v.get("message").and_then(|m| m.get("content")).and_then(Value::as_array) else {
+    let Ok(v) = serde_json::from_slice::<Value>(line) else {
+        return false;
+    };
+    let Some(content) = v
+        .get("message")
+        .and_then(|m| m.get("content"))
+        .and_then(Value::as_array)
+    else {
         return false;
     };
     content.iter().any(|c| {
@@ -86,7 +97,9 @@ fn is_gemini_plan_response(line: &[u8]) -> bool {
             _ => false,
         }
     }
-    serde_json::from_slice::<Value>(line).map(|v| walk(&v)).unwrap_or(false)
+    serde_json::from_slice::<Value>(line)
+        .map(|v| walk(&v))
+        .unwrap_or(false)
 }
 
 /// Follows a transcript from an offset, by complete lines, until the answer shows up.
@@ -98,8 +111,18 @@ pub(crate) struct Follower {
 }
 
 impl Follower {
-    pub(crate) fn new(path: PathBuf, agent: Agent, offset: u64, tool_use_id: Option<String>) -> Self {
-        Self { path, agent, offset, tool_use_id }
+    pub(crate) fn new(
+        path: PathBuf,
+        agent: Agent,
+        offset: u64,
+        tool_use_id: Option<String>,
+    ) -> Self {
+        Self {
+            path,
+            agent,
+            offset,
+            tool_use_id,
+        }
     }
 
     pub(crate) fn tool_use_id(&self) -> Option<&str> {
@@ -109,8 +132,12 @@ impl Follower {
     /// Reads what was appended since the last call; true once the answer is there.
     pub(crate) fn poll(&mut self) -> bool {
         loop {
-            let Ok(mut file) = File::open(&self.path) else { return false };
-            let Ok(len) = file.metadata().map(|m| m.len()) else { return false };
+            let Ok(mut file) = File::open(&self.path) else {
+                return false;
+            };
+            let Ok(len) = file.metadata().map(|m| m.len()) else {
+                return false;
+            };
             if len < self.offset {
                 // Truncated or replaced: start over from the beginning of the new content.
                 self.offset = 0;
@@ -142,7 +169,9 @@ impl Follower {
 
     fn line_answers(&mut self, line: &[u8]) -> bool {
         match self.agent {
-            Agent::Gemini => memmem::find(line, b"exit_plan_mode").is_some() && is_gemini_plan_response(line),
+            Agent::Gemini => {
+                memmem::find(line, b"exit_plan_mode").is_some() && is_gemini_plan_response(line)
+            }
             _ => {
                 if memmem::find(line, b"ExitPlanMode").is_some() {
                     if let Some(id) = exit_plan_tool_use(line) {
@@ -151,7 +180,9 @@ impl Follower {
                     }
                 }
                 match &self.tool_use_id {
-                    Some(id) => memmem::find(line, id.as_bytes()).is_some() && is_tool_result_for(line, id),
+                    Some(id) => {
+                        memmem::find(line, id.as_bytes()).is_some() && is_tool_result_for(line, id)
+                    }
                     None => false,
                 }
             }
@@ -195,7 +226,11 @@ mod tests {
         crate::fsx::append_line(&path, other).unwrap();
         assert!(!f.poll());
         // Half a line: waits for the newline.
-        std::fs::OpenOptions::new().append(true).open(&path).and_then(|mut w| std::io::Write::write_all(&mut w, ours.as_bytes())).unwrap();
+        std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .and_then(|mut w| std::io::Write::write_all(&mut w, ours.as_bytes()))
+            .unwrap();
         assert!(!f.poll());
         crate::fsx::append_line(&path, "").unwrap();
         assert!(f.poll());
@@ -203,7 +238,8 @@ mod tests {
 
     #[test]
     fn gemini_fixture_response_is_seen_after_offset() {
-        let path = Path::new(FIXTURES).join("gemini-cli-0.61.0/tmp/gemproj/chats/session-2026-11-22T12-31-bfc1b571.jsonl");
+        let path = Path::new(FIXTURES)
+            .join("gemini-cli-0.61.0/tmp/gemproj/chats/session-2026-11-22T12-31-bfc1b571.jsonl");
         if !path.exists() {
             return;
         }

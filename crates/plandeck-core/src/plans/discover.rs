@@ -73,8 +73,11 @@ pub(crate) struct Discovery {
 pub(crate) fn discover(roots: &Roots) -> Discovery {
     let mut problems = Vec::new();
     let transcripts = read_transcripts(roots, &mut problems);
-    let mut projects: BTreeSet<PathBuf> =
-        transcripts.iter().filter_map(|t| t.cwd.as_ref()).map(PathBuf::from).collect();
+    let mut projects: BTreeSet<PathBuf> = transcripts
+        .iter()
+        .filter_map(|t| t.cwd.as_ref())
+        .map(PathBuf::from)
+        .collect();
     projects.extend(session_cwds(roots, &mut problems));
     let sources = sources(roots, &projects, &mut problems);
 
@@ -107,9 +110,14 @@ pub(crate) fn discover(roots: &Roots) -> Discovery {
             if !seen.insert(path.clone()) {
                 continue;
             }
-            let stem = path.file_stem().map(|s| s.to_string_lossy().into_owned()).unwrap_or_default();
+            let stem = path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default();
             let (slug, subagent_id) = match stem.rsplit_once("-agent-") {
-                Some((slug, id)) if !slug.is_empty() && !id.is_empty() => (slug.to_owned(), Some(id.to_owned())),
+                Some((slug, id)) if !slug.is_empty() && !id.is_empty() => {
+                    (slug.to_owned(), Some(id.to_owned()))
+                }
                 _ => (stem.clone(), None),
             };
             let mut c = Candidate {
@@ -121,7 +129,10 @@ pub(crate) fn discover(roots: &Roots) -> Discovery {
                 subagent_id,
             };
             if source.agent == Agent::Claude {
-                let link = path.to_str().and_then(|p| by_path.get(p)).or_else(|| by_slug.get(slug.as_str()));
+                let link = path
+                    .to_str()
+                    .and_then(|p| by_path.get(p))
+                    .or_else(|| by_slug.get(slug.as_str()));
                 if let Some(link) = link {
                     c.session_id = c.session_id.or_else(|| link.session_id.clone());
                     c.project = c.project.or_else(|| link.cwd.clone());
@@ -131,7 +142,11 @@ pub(crate) fn discover(roots: &Roots) -> Discovery {
             candidates.push(c);
         }
     }
-    Discovery { sources, candidates, problems }
+    Discovery {
+        sources,
+        candidates,
+        problems,
+    }
 }
 
 /// Every folder that can hold plans (existing or not, for the agents' default ones).
@@ -144,17 +159,44 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
         }
     };
     let claude_plans = canonical_or(&roots.claude.join("plans"));
-    push(&mut out, Source { dir: claude_plans, agent: Agent::Claude, project: None, session_id: None, recursive: false });
+    push(
+        &mut out,
+        Source {
+            dir: claude_plans,
+            agent: Agent::Claude,
+            project: None,
+            session_id: None,
+            recursive: false,
+        },
+    );
     for project in projects {
         for dir in plans_directories(project) {
-            push(&mut out, Source { dir, agent: Agent::Claude, project: Some(project.clone()), session_id: None, recursive: false });
+            push(
+                &mut out,
+                Source {
+                    dir,
+                    agent: Agent::Claude,
+                    project: Some(project.clone()),
+                    session_id: None,
+                    recursive: false,
+                },
+            );
         }
     }
     for s in gemini_sources(roots, problems) {
         push(&mut out, s);
     }
     for extra in &roots.extra_plan_folders {
-        push(&mut out, Source { dir: canonical_or(extra), agent: Agent::Other, project: None, session_id: None, recursive: true });
+        push(
+            &mut out,
+            Source {
+                dir: canonical_or(extra),
+                agent: Agent::Other,
+                project: None,
+                session_id: None,
+                recursive: true,
+            },
+        );
     }
     out
 }
@@ -168,11 +210,19 @@ pub(crate) fn canonical_or(path: &Path) -> PathBuf {
 /// `.claude/settings.json`), only those that exist and stay inside the project, as Claude Code does.
 pub(crate) fn plans_directories(project: &Path) -> Vec<PathBuf> {
     let mut out = Vec::new();
-    let Ok(root) = project.canonicalize() else { return out };
+    let Ok(root) = project.canonicalize() else {
+        return out;
+    };
     for name in ["settings.local.json", "settings.json"] {
-        let Some(value) = read_small_json(&project.join(".claude").join(name)) else { continue };
-        let Some(rel) = value.get("plansDirectory").and_then(|v| v.as_str()) else { continue };
-        let Ok(dir) = root.join(rel).canonicalize() else { continue };
+        let Some(value) = read_small_json(&project.join(".claude").join(name)) else {
+            continue;
+        };
+        let Some(rel) = value.get("plansDirectory").and_then(|v| v.as_str()) else {
+            continue;
+        };
+        let Ok(dir) = root.join(rel).canonicalize() else {
+            continue;
+        };
         if !dir.starts_with(&root) {
             tracing::debug!(project = %project.display(), plans_directory = rel, "plansDirectory escapes its project: ignored");
             continue;
@@ -195,17 +245,23 @@ fn read_small_json(path: &Path) -> Option<serde_json::Value> {
 /// Gemini CLI: `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
 fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
     let mut out = Vec::new();
-    let slug_to_project: HashMap<String, String> = read_small_json(&roots.gemini.join("projects.json"))
-        .and_then(|v| v.get("projects").and_then(|p| p.as_object()).cloned())
-        .map(|m| {
-            m.into_iter().filter_map(|(path, slug)| slug.as_str().map(|s| (s.to_owned(), path))).collect()
-        })
-        .unwrap_or_default();
+    let slug_to_project: HashMap<String, String> =
+        read_small_json(&roots.gemini.join("projects.json"))
+            .and_then(|v| v.get("projects").and_then(|p| p.as_object()).cloned())
+            .map(|m| {
+                m.into_iter()
+                    .filter_map(|(path, slug)| slug.as_str().map(|s| (s.to_owned(), path)))
+                    .collect()
+            })
+            .unwrap_or_default();
     let tmp = canonical_or(&roots.gemini.join("tmp"));
     for slug_dir in subdirs(&tmp, problems) {
         let slug = name_of(&slug_dir);
         let project = slug_to_project.get(&slug).cloned().or_else(|| {
-            std::fs::read_to_string(slug_dir.join(".project_root")).ok().map(|s| s.trim().to_owned()).filter(|s| !s.is_empty())
+            std::fs::read_to_string(slug_dir.join(".project_root"))
+                .ok()
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
         });
         for session_dir in subdirs(&slug_dir, problems) {
             let plans = session_dir.join("plans");
@@ -224,7 +280,9 @@ fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
 }
 
 fn name_of(path: &Path) -> String {
-    path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default()
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
 }
 
 /// Subfolders of `dir` (not following symlinks). A missing folder is no problem; an unreadable one is.
@@ -246,7 +304,11 @@ fn subdirs(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
 }
 
 pub(crate) fn folder_problem(dir: &Path, e: &std::io::Error) -> String {
-    format!("Cannot read the folder {}: {}. Plans in it are not listed.", dir.display(), e)
+    format!(
+        "Cannot read the folder {}: {}. Plans in it are not listed.",
+        dir.display(),
+        e
+    )
 }
 
 /// The `.md` files of a plan folder (recursive for extra folders, never looping through symlinks).
@@ -275,7 +337,9 @@ fn plan_files(source: &Source, problems: &mut Vec<String>) -> Vec<PathBuf> {
             if name.starts_with('.') {
                 continue;
             }
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             // Follows symlinks (a plan may be a link; a folder link is guarded by `visited`),
             // with a stat only for links: the listing of thousands of plans is mostly this loop.
             let (is_dir, is_file) = if kind.is_symlink() {
@@ -329,12 +393,18 @@ fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> Vec<Transcript
     for dir in subdirs(&projects, problems) {
         match std::fs::read_dir(&dir) {
             Ok(entries) => files.extend(
-                entries.flatten().map(|e| e.path()).filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+                entries
+                    .flatten()
+                    .map(|e| e.path())
+                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
             ),
             Err(e) => problems.push(folder_problem(&dir, &e)),
         }
     }
-    files.par_iter().filter_map(|p| transcript_facts(p).ok()).collect()
+    files
+        .par_iter()
+        .filter_map(|p| transcript_facts(p).ok())
+        .collect()
 }
 
 /// What the first and last [`WINDOW`] bytes of a transcript say.
@@ -350,10 +420,15 @@ pub(crate) fn transcript_facts(path: &Path) -> std::io::Result<TranscriptFacts> 
         file.seek(SeekFrom::Start(start))?;
         file.take(WINDOW).read_to_end(&mut tail)?;
     }
-    let mut facts = TranscriptFacts { modified: meta.modified().ok(), ..Default::default() };
+    let mut facts = TranscriptFacts {
+        modified: meta.modified().ok(),
+        ..Default::default()
+    };
     for chunk in [&head, &tail] {
         facts.slugs.extend(string_values(chunk, b"\"slug\""));
-        facts.plan_paths.extend(string_values(chunk, b"\"planFilePath\""));
+        facts
+            .plan_paths
+            .extend(string_values(chunk, b"\"planFilePath\""));
         if let Some(v) = last_string_value(chunk, b"\"sessionId\"") {
             facts.session_id = Some(v);
         }

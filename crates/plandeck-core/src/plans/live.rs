@@ -41,11 +41,18 @@ struct Filter {
 
 /// Watches every plan of `roots` and calls `on_change` with each coalesced batch of plan changes,
 /// on a thread of its own, until the handle is dropped.
-pub fn watch(roots: &Roots, mut on_change: impl FnMut(PlansChanged) + Send + 'static) -> Result<WatchHandle, WatchError> {
+pub fn watch(
+    roots: &Roots,
+    mut on_change: impl FnMut(PlansChanged) + Send + 'static,
+) -> Result<WatchHandle, WatchError> {
     let found = discover::discover(roots);
     let both = |p: PathBuf| {
         let canonical = discover::canonical_or(&p);
-        if canonical == p { vec![p] } else { vec![p, canonical] }
+        if canonical == p {
+            vec![p]
+        } else {
+            vec![p, canonical]
+        }
     };
     let mut filter = Filter {
         claude_plans: both(roots.claude.join("plans")),
@@ -53,7 +60,11 @@ pub fn watch(roots: &Roots, mut on_change: impl FnMut(PlansChanged) + Send + 'st
         claude_sessions: roots.claude.join("sessions"),
         gemini_tmp: both(roots.gemini.join("tmp")),
         flat: HashSet::new(),
-        extra: roots.extra_plan_folders.iter().flat_map(|p| both(p.clone())).collect(),
+        extra: roots
+            .extra_plan_folders
+            .iter()
+            .flat_map(|p| both(p.clone()))
+            .collect(),
         projects: HashSet::new(),
         known: HashSet::new(),
     };
@@ -97,11 +108,15 @@ impl Filter {
 
     /// A transcript or session file may name a project not seen before: watch its plans folder.
     fn learn_project(&mut self, path: &Path, arming: &Arming<'_>) {
-        let is_json = path.extension().is_some_and(|x| x == "jsonl" || x == "json");
+        let is_json = path
+            .extension()
+            .is_some_and(|x| x == "jsonl" || x == "json");
         if !is_json || self.known.contains(path) || !path.is_file() {
             return;
         }
-        let Ok(facts) = discover::transcript_facts(path) else { return };
+        let Ok(facts) = discover::transcript_facts(path) else {
+            return;
+        };
         let Some(cwd) = facts.cwd else { return }; // Not written yet: look again on its next change.
         self.known.insert(path.to_owned());
         let project = PathBuf::from(cwd);
@@ -118,17 +133,27 @@ impl Filter {
         let md = path.extension().is_some_and(|x| x == "md");
         let parent = path.parent().unwrap_or(path);
         // The folders themselves (created, removed, renamed) and the `.md` files directly in them.
-        if self.claude_plans.iter().any(|d| d == path || (md && d == parent)) {
+        if self
+            .claude_plans
+            .iter()
+            .any(|d| d == path || (md && d == parent))
+        {
             return true;
         }
         if self.flat.contains(path) || (md && self.flat.contains(parent)) {
             return true;
         }
-        if self.extra.iter().any(|d| d == path || (md && path.starts_with(d))) {
+        if self
+            .extra
+            .iter()
+            .any(|d| d == path || (md && path.starts_with(d)))
+        {
             return true;
         }
         for tmp in &self.gemini_tmp {
-            let Ok(rel) = path.strip_prefix(tmp) else { continue };
+            let Ok(rel) = path.strip_prefix(tmp) else {
+                continue;
+            };
             let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
             // tmp/<slug>/<sessionId>/plans/<name>.md, or a session or plans folder itself.
             let session_like = |s: &str| s != "chats" && !s.contains('.');

@@ -104,14 +104,19 @@ pub enum PlanError {
     #[error("The plan {path} is not valid UTF-8 text (bad byte at offset {offset}).")]
     NotUtf8 { path: PathBuf, offset: usize },
     #[error("Cannot read the plan {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl From<PlanError> for IpcError {
     fn from(e: PlanError) -> Self {
         let kind = match &e {
             PlanError::Unknown(_) | PlanError::Deleted { .. } => ErrorKind::NotFound,
-            PlanError::TooLarge { .. } | PlanError::Binary { .. } | PlanError::NotUtf8 { .. } => ErrorKind::BadInput,
+            PlanError::TooLarge { .. } | PlanError::Binary { .. } | PlanError::NotUtf8 { .. } => {
+                ErrorKind::BadInput
+            }
             PlanError::Read { .. } => ErrorKind::Io,
         };
         IpcError::new(kind, e.to_string())
@@ -134,31 +139,45 @@ pub fn list(roots: &Roots) -> PlanListing {
         })
         .collect();
     plans.sort_by(|(a, at), (b, bt)| bt.cmp(at).then_with(|| a.path.cmp(&b.path)));
-    PlanListing { plans: plans.into_iter().map(|(p, _)| p).collect(), problems: found.problems }
+    PlanListing {
+        plans: plans.into_iter().map(|(p, _)| p).collect(),
+        problems: found.problems,
+    }
 }
 
 /// Reads and renders one plan, by id or path.
 pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
     let found = discover::discover(roots);
     let path = resolve_in(&found, id_or_path)?;
-    let candidate = found.candidates.iter().find(|c| c.path == path).cloned().unwrap_or_else(|| {
-        // A path outside every plan folder: shown, but linked to nothing.
-        discover::Candidate {
-            path: path.clone(),
-            agent: Agent::Other,
-            project: None,
-            session_id: None,
-            git_branch: None,
-            subagent_id: None,
-        }
-    });
+    let candidate = found
+        .candidates
+        .iter()
+        .find(|c| c.path == path)
+        .cloned()
+        .unwrap_or_else(|| {
+            // A path outside every plan folder: shown, but linked to nothing.
+            discover::Candidate {
+                path: path.clone(),
+                agent: Agent::Other,
+                project: None,
+                session_id: None,
+                git_branch: None,
+                subagent_id: None,
+            }
+        });
     let read = read_plan(&path);
     let approvals = Approvals::load(&roots.data);
     let (plan, _) = summarize(&candidate, &read, &approvals);
     let (_, text) = read?;
     let rendered = crate::render::render(&text);
     let content_hash = crate::review::store::hash(text.as_bytes());
-    Ok(PlanDocument { plan, source: text, html: rendered.html, headings: rendered.headings, content_hash })
+    Ok(PlanDocument {
+        plan,
+        source: text,
+        html: rendered.html,
+        headings: rendered.headings,
+        content_hash,
+    })
 }
 
 /// Plans whose title or text contains `query` (case-insensitive), newest first, each with the
@@ -176,13 +195,20 @@ pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
         .filter(|p| p.problem.is_none())
         .filter_map(|p| {
             let in_title = p.title.to_lowercase().contains(&needle);
-            let text = read_plan(Path::new(&p.path)).ok().map(|(_, t)| t).unwrap_or_default();
+            let text = read_plan(Path::new(&p.path))
+                .ok()
+                .map(|(_, t)| t)
+                .unwrap_or_default();
             let snippet = match find_ci(&text, &needle) {
                 Some((start, end)) => snippet(&text, start, end),
                 None if in_title => snippet(&text, 0, 0),
                 None => return None,
             };
-            Some(SearchHit { id: p.id.clone(), title: p.title.clone(), snippet })
+            Some(SearchHit {
+                id: p.id.clone(),
+                title: p.title.clone(),
+                snippet,
+            })
         })
         .collect()
 }
@@ -198,7 +224,11 @@ fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, 
     let looks_like_id = id_or_path.len() == 12 && id_or_path.bytes().all(|b| b.is_ascii_hexdigit());
     if looks_like_id {
         let id = id_or_path.to_ascii_lowercase();
-        if let Some(c) = found.candidates.iter().find(|c| crate::ids::plan_id(&c.path) == id) {
+        if let Some(c) = found
+            .candidates
+            .iter()
+            .find(|c| crate::ids::plan_id(&c.path) == id)
+        {
             return Ok(c.path.clone());
         }
     }
@@ -206,13 +236,18 @@ fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, 
     let path = if path.is_absolute() {
         path
     } else {
-        std::env::current_dir().map(|d| d.join(&path)).unwrap_or(path)
+        std::env::current_dir()
+            .map(|d| d.join(&path))
+            .unwrap_or(path)
     };
     let normal = normalize(&path);
     if normal.is_file() {
         return Ok(normal);
     }
-    if found.candidates.iter().any(|c| c.path == normal) || normal.extension().is_some_and(|x| x == "md") && normal.parent().is_some_and(Path::is_dir) {
+    if found.candidates.iter().any(|c| c.path == normal)
+        || normal.extension().is_some_and(|x| x == "md")
+            && normal.parent().is_some_and(Path::is_dir)
+    {
         return Err(PlanError::Deleted { path: normal });
     }
     Err(PlanError::Unknown(id_or_path.to_owned()))
@@ -221,7 +256,9 @@ fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, 
 /// The listing's form of a path: canonical parent folder + file name (the file may be a link).
 fn normalize(path: &Path) -> PathBuf {
     match (path.parent(), path.file_name()) {
-        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => discover::canonical_or(parent).join(name),
+        (Some(parent), Some(name)) if !parent.as_os_str().is_empty() => {
+            discover::canonical_or(parent).join(name)
+        }
         _ => path.to_owned(),
     }
 }
@@ -229,35 +266,58 @@ fn normalize(path: &Path) -> PathBuf {
 /// Every folder that can hold plans: Claude Code's plans folder (even before it exists), each
 /// project's `plansDirectory`, each Gemini CLI session's plans folder, the extra folders.
 pub fn folders(roots: &Roots) -> Vec<PathBuf> {
-    discover::discover(roots).sources.into_iter().map(|s| s.dir).collect()
+    discover::discover(roots)
+        .sources
+        .into_iter()
+        .map(|s| s.dir)
+        .collect()
 }
 
 /// The file's metadata and its text, or why it cannot be shown.
 fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
     let with = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
-            PlanError::Deleted { path: path.to_owned() }
+            PlanError::Deleted {
+                path: path.to_owned(),
+            }
         } else {
-            PlanError::Read { path: path.to_owned(), source }
+            PlanError::Read {
+                path: path.to_owned(),
+                source,
+            }
         }
     };
     let mut file = std::fs::File::open(path).map_err(with)?;
     let meta = file.metadata().map_err(with)?;
     if meta.len() > MAX_PLAN_BYTES {
-        return Err(PlanError::TooLarge { path: path.to_owned(), size: meta.len() });
+        return Err(PlanError::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+        });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
     // Bounded even if the file grows while being read.
-    (&mut file).take(MAX_PLAN_BYTES + 1).read_to_end(&mut bytes).map_err(with)?;
+    (&mut file)
+        .take(MAX_PLAN_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .map_err(with)?;
     if bytes.len() as u64 > MAX_PLAN_BYTES {
-        return Err(PlanError::TooLarge { path: path.to_owned(), size: bytes.len() as u64 });
+        return Err(PlanError::TooLarge {
+            path: path.to_owned(),
+            size: bytes.len() as u64,
+        });
     }
     if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
-        return Err(PlanError::Binary { path: path.to_owned() });
+        return Err(PlanError::Binary {
+            path: path.to_owned(),
+        });
     }
     match String::from_utf8(bytes) {
         Ok(text) => Ok((meta, text)),
-        Err(e) => Err(PlanError::NotUtf8 { path: path.to_owned(), offset: e.utf8_error().valid_up_to() }),
+        Err(e) => Err(PlanError::NotUtf8 {
+            path: path.to_owned(),
+            offset: e.utf8_error().valid_up_to(),
+        }),
     }
 }
 
@@ -266,7 +326,11 @@ fn summarize(
     read: &Result<(std::fs::Metadata, String), PlanError>,
     approvals: &Approvals,
 ) -> (PlanSummary, Option<SystemTime>) {
-    let file_name = c.path.file_name().map(|n| n.to_string_lossy().into_owned()).unwrap_or_default();
+    let file_name = c
+        .path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
     let meta = match read {
         Ok((meta, _)) => Some(meta.clone()),
         Err(_) => std::fs::metadata(&c.path).ok(),
@@ -278,7 +342,11 @@ fn summarize(
             approvals.state(&c.path, text.as_bytes()),
             None,
         ),
-        Err(e) => (file_name.clone(), approvals.state(&c.path, &[]), Some(e.to_string())),
+        Err(e) => (
+            file_name.clone(),
+            approvals.state(&c.path, &[]),
+            Some(e.to_string()),
+        ),
     };
     let summary = PlanSummary {
         id: crate::ids::plan_id(&c.path),
@@ -298,7 +366,9 @@ fn summarize(
 }
 
 fn rfc3339(t: SystemTime) -> Option<String> {
-    time::OffsetDateTime::from(t).format(&time::format_description::well_known::Rfc3339).ok()
+    time::OffsetDateTime::from(t)
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
 }
 
 /// The text of the first ATX heading outside front matter and fenced code.
@@ -343,7 +413,8 @@ pub fn first_heading(text: &str) -> Option<String> {
 fn find_ci(text: &str, needle: &str) -> Option<(usize, usize)> {
     if text.is_ascii() && needle.is_ascii() {
         let lower = text.to_ascii_lowercase();
-        return memchr::memmem::find(lower.as_bytes(), needle.as_bytes()).map(|s| (s, s + needle.len()));
+        return memchr::memmem::find(lower.as_bytes(), needle.as_bytes())
+            .map(|s| (s, s + needle.len()));
     }
     // Lower-casing can change lengths: keep where each lowered byte came from.
     let mut lower = String::with_capacity(text.len());
@@ -364,13 +435,25 @@ fn find_ci(text: &str, needle: &str) -> Option<(usize, usize)> {
 
 /// About 160 characters around `start..end`, on one line, with ellipses where text was cut.
 fn snippet(text: &str, start: usize, end: usize) -> String {
-    let before = text[..start].char_indices().rev().nth(59).map_or(0, |(i, _)| i);
-    let after = text[end..].char_indices().nth(100).map_or(text.len(), |(i, _)| end + i);
+    let before = text[..start]
+        .char_indices()
+        .rev()
+        .nth(59)
+        .map_or(0, |(i, _)| i);
+    let after = text[end..]
+        .char_indices()
+        .nth(100)
+        .map_or(text.len(), |(i, _)| end + i);
     let mut out = String::new();
     if before > 0 {
         out.push('…');
     }
-    out.push_str(&text[before..after].split_whitespace().collect::<Vec<_>>().join(" "));
+    out.push_str(
+        &text[before..after]
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    );
     if after < text.len() {
         out.push('…');
     }

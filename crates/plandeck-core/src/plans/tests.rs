@@ -24,14 +24,24 @@ fn copy_tree(from: &Path, to: &Path) {
 /// A temp home holding the recorded Claude Code and Gemini CLI folders.
 pub(crate) fn fixture_home() -> (tempfile::TempDir, Roots) {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(&Path::new(FIXTURES).join("claude-code-2.1.328"), &home.path().join(".claude"));
-    copy_tree(&Path::new(FIXTURES).join("gemini-cli-0.61.0"), &home.path().join(".gemini"));
+    copy_tree(
+        &Path::new(FIXTURES).join("claude-code-2.1.328"),
+        &home.path().join(".claude"),
+    );
+    copy_tree(
+        &Path::new(FIXTURES).join("gemini-cli-0.61.0"),
+        &home.path().join(".gemini"),
+    );
     let roots = Roots::under_home(home.path());
     (home, roots)
 }
 
 fn by_title<'a>(listing: &'a PlanListing, file: &str) -> &'a PlanSummary {
-    listing.plans.iter().find(|p| p.path.ends_with(file)).unwrap_or_else(|| panic!("{file} not listed: {listing:#?}"))
+    listing
+        .plans
+        .iter()
+        .find(|p| p.path.ends_with(file))
+        .unwrap_or_else(|| panic!("{file} not listed: {listing:#?}"))
 }
 
 #[test]
@@ -39,27 +49,52 @@ fn fixture_plans_are_found_and_linked() {
     let (_home, roots) = fixture_home();
     let listing = list(&roots);
     assert!(listing.problems.is_empty(), "{:?}", listing.problems);
-    let claude = listing.plans.iter().filter(|p| p.agent == Agent::Claude).count();
-    let gemini = listing.plans.iter().filter(|p| p.agent == Agent::Gemini).count();
+    let claude = listing
+        .plans
+        .iter()
+        .filter(|p| p.agent == Agent::Claude)
+        .count();
+    let gemini = listing
+        .plans
+        .iter()
+        .filter(|p| p.agent == Agent::Gemini)
+        .count();
     assert_eq!((claude, gemini), (7, 4), "{listing:#?}");
 
     let kite = by_title(&listing, "plan-pagination-for-the-wondrous-kite.md");
-    assert_eq!(kite.session_id.as_deref(), Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d"));
+    assert_eq!(
+        kite.session_id.as_deref(),
+        Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d")
+    );
     assert_eq!(kite.project.as_deref(), Some("/home/dev/work/api"));
     assert_eq!(kite.git_branch.as_deref(), Some("master"));
     assert_eq!(kite.title, "Plan: add pagination");
     assert_eq!(kite.state, ReviewState::Unreviewed);
     assert_eq!(kite.id, crate::ids::plan_id(Path::new(&kite.path)));
-    assert!(kite.updated_at.as_deref().is_some_and(|t| t.ends_with('Z')), "{kite:?}");
+    assert!(
+        kite.updated_at.as_deref().is_some_and(|t| t.ends_with('Z')),
+        "{kite:?}"
+    );
     assert!(kite.problem.is_none());
 
     let wt = by_title(&listing, "plan-pagination-in-worktree-fluffy-wozniak.md");
     assert_eq!(wt.git_branch.as_deref(), Some("worktree-demo-wt"));
-    assert_eq!(wt.session_id.as_deref(), Some("fecae38a-0653-4970-8e6f-118f15e00ee0"));
+    assert_eq!(
+        wt.session_id.as_deref(),
+        Some("fecae38a-0653-4970-8e6f-118f15e00ee0")
+    );
 
-    let gem: Vec<_> = listing.plans.iter().filter(|p| p.agent == Agent::Gemini).collect();
+    let gem: Vec<_> = listing
+        .plans
+        .iter()
+        .filter(|p| p.agent == Agent::Gemini)
+        .collect();
     for g in &gem {
-        assert_eq!(g.project.as_deref(), Some("/home/dev/work/gemproj"), "{g:?}");
+        assert_eq!(
+            g.project.as_deref(),
+            Some("/home/dev/work/gemproj"),
+            "{g:?}"
+        );
         let sid = g.session_id.as_deref().unwrap();
         assert!(g.path.contains(sid), "{g:?}");
     }
@@ -78,19 +113,37 @@ fn plans_directory_subagents_and_extra_folders() {
     let project = home.path().join("work/shop");
     fs::create_dir_all(project.join(".claude")).unwrap();
     fs::create_dir_all(project.join("docs/plans")).unwrap();
-    fs::write(project.join(".claude/settings.json"), r#"{"plansDirectory": "docs/plans"}"#).unwrap();
-    fs::write(project.join("docs/plans/shop-plan.md"), "Intro\n\n## Steps\n").unwrap();
+    fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"plansDirectory": "docs/plans"}"#,
+    )
+    .unwrap();
+    fs::write(
+        project.join("docs/plans/shop-plan.md"),
+        "Intro\n\n## Steps\n",
+    )
+    .unwrap();
     let outside = home.path().join("outside");
     fs::create_dir_all(&outside).unwrap();
     fs::write(outside.join("secret.md"), "# Not a plan of the project").unwrap();
-    fs::write(project.join(".claude/settings.local.json"), r#"{"plansDirectory": "../../outside"}"#).unwrap();
+    fs::write(
+        project.join(".claude/settings.local.json"),
+        r#"{"plansDirectory": "../../outside"}"#,
+    )
+    .unwrap();
     fs::write(
         roots.claude.join("sessions/777.json"),
         serde_json::json!({"pid": 777, "sessionId": "s-777", "cwd": project}).to_string(),
     )
     .unwrap();
     // A subagent plan of a fixture session.
-    fs::write(roots.claude.join("plans/plan-pagination-for-the-wondrous-kite-agent-a1b2.md"), "# Sub").unwrap();
+    fs::write(
+        roots
+            .claude
+            .join("plans/plan-pagination-for-the-wondrous-kite-agent-a1b2.md"),
+        "# Sub",
+    )
+    .unwrap();
     // An extra folder with a nested plan and a symlink loop.
     let extra = home.path().join("notes");
     fs::create_dir_all(extra.join("deep")).unwrap();
@@ -104,14 +157,28 @@ fn plans_directory_subagents_and_extra_folders() {
     assert_eq!(shop.title, "Steps");
     assert_eq!(shop.agent, Agent::Claude);
     assert_eq!(shop.project.as_deref(), Some(project.to_str().unwrap()));
-    assert!(!listing.plans.iter().any(|p| p.path.ends_with("secret.md")), "escaping plansDirectory was used");
+    assert!(
+        !listing.plans.iter().any(|p| p.path.ends_with("secret.md")),
+        "escaping plansDirectory was used"
+    );
 
     let sub = by_title(&listing, "-agent-a1b2.md");
     assert_eq!(sub.subagent_id.as_deref(), Some("a1b2"));
-    assert_eq!(sub.session_id.as_deref(), Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d"));
+    assert_eq!(
+        sub.session_id.as_deref(),
+        Some("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d")
+    );
 
-    let mine: Vec<_> = listing.plans.iter().filter(|p| p.path.ends_with("mine.md")).collect();
-    assert_eq!(mine.len(), 1, "the symlink loop listed a plan twice: {mine:?}");
+    let mine: Vec<_> = listing
+        .plans
+        .iter()
+        .filter(|p| p.path.ends_with("mine.md"))
+        .collect();
+    assert_eq!(
+        mine.len(),
+        1,
+        "the symlink loop listed a plan twice: {mine:?}"
+    );
     assert_eq!(mine[0].agent, Agent::Other);
     assert!(folders(&roots).contains(&project.join("docs/plans").canonicalize().unwrap()));
 }
@@ -125,10 +192,17 @@ fn bad_files_are_listed_with_a_problem_and_refused_by_get() {
     let big = fs::File::create(plans.join("huge.md")).unwrap();
     big.set_len(50 * 1024 * 1024).unwrap();
     let listing = list(&roots);
-    for (file, word) in [("binary.md", "binary"), ("latin1.md", "UTF-8"), ("huge.md", "too large")] {
+    for (file, word) in [
+        ("binary.md", "binary"),
+        ("latin1.md", "UTF-8"),
+        ("huge.md", "too large"),
+    ] {
         let p = by_title(&listing, file);
         assert_eq!(p.title, file);
-        assert!(p.problem.as_deref().is_some_and(|m| m.contains(word)), "{p:?}");
+        assert!(
+            p.problem.as_deref().is_some_and(|m| m.contains(word)),
+            "{p:?}"
+        );
         let err: IpcError = get(&roots, &p.id).unwrap_err().into();
         assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
         assert!(err.message.contains(word), "{err:?}");
@@ -147,8 +221,19 @@ fn unreadable_folders_are_problems() {
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o000)).unwrap();
     let listing = list(&roots);
     fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755)).unwrap();
-    assert!(listing.problems.iter().any(|p| p.contains("gemproj")), "{:?}", listing.problems);
-    assert_eq!(listing.plans.iter().filter(|p| p.agent == Agent::Claude).count(), 7);
+    assert!(
+        listing.problems.iter().any(|p| p.contains("gemproj")),
+        "{:?}",
+        listing.problems
+    );
+    assert_eq!(
+        listing
+            .plans
+            .iter()
+            .filter(|p| p.agent == Agent::Claude)
+            .count(),
+        7
+    );
 }
 
 #[test]
@@ -159,11 +244,19 @@ fn get_renders_and_resolves_ids_and_paths() {
     let doc = get(&roots, &kite.id).unwrap();
     assert_eq!(doc.plan, *kite);
     assert!(doc.source.starts_with("# Plan: add pagination"));
-    assert!(doc.html.contains("<h1 id=\"plan-add-pagination\">"), "{}", doc.html);
+    assert!(
+        doc.html.contains("<h1 id=\"plan-add-pagination\">"),
+        "{}",
+        doc.html
+    );
     assert_eq!(doc.headings[0].text, "Plan: add pagination");
     assert_eq!(get(&roots, &kite.path).unwrap().plan.id, kite.id);
     // Through a path with `..` in it.
-    let odd = format!("{}/../plans/{}", roots.claude.join("plans").display(), Path::new(&kite.path).file_name().unwrap().to_str().unwrap());
+    let odd = format!(
+        "{}/../plans/{}",
+        roots.claude.join("plans").display(),
+        Path::new(&kite.path).file_name().unwrap().to_str().unwrap()
+    );
     assert_eq!(resolve(&roots, &odd).unwrap(), PathBuf::from(&kite.path));
 
     fs::remove_file(&kite.path).unwrap();
@@ -178,7 +271,14 @@ fn get_renders_and_resolves_ids_and_paths() {
 fn search_is_case_insensitive_with_snippets() {
     let (_home, roots) = fixture_home();
     let plans = roots.claude.join("plans");
-    fs::write(plans.join("zz.md"), format!("# Zeta\n\n{}The ÉCLAIR step matters.\n", "filler words ".repeat(20))).unwrap();
+    fs::write(
+        plans.join("zz.md"),
+        format!(
+            "# Zeta\n\n{}The ÉCLAIR step matters.\n",
+            "filler words ".repeat(20)
+        ),
+    )
+    .unwrap();
     let hits = search(&roots, "éclair");
     assert_eq!(hits.len(), 1, "{hits:?}");
     assert!(hits[0].snippet.contains("ÉCLAIR step"), "{hits:?}");
@@ -191,8 +291,14 @@ fn search_is_case_insensitive_with_snippets() {
 
 #[test]
 fn first_heading_skips_front_matter_and_code() {
-    assert_eq!(first_heading("---\ntitle: x\n# no\n---\n```\n# nope\n```\n## Real ##\n").as_deref(), Some("Real"));
-    assert_eq!(first_heading("#hashtag\n    # indented code\ntext").as_deref(), None);
+    assert_eq!(
+        first_heading("---\ntitle: x\n# no\n---\n```\n# nope\n```\n## Real ##\n").as_deref(),
+        Some("Real")
+    );
+    assert_eq!(
+        first_heading("#hashtag\n    # indented code\ntext").as_deref(),
+        None
+    );
 }
 
 #[test]
@@ -239,13 +345,17 @@ fn watch_reports_plan_changes_and_new_folders() {
     wait_for(&rx, "delete", has(&b));
 
     // Transcript appends are not plan changes.
-    let transcript = roots.claude.join("projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl");
+    let transcript = roots
+        .claude
+        .join("projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl");
     let mut text = fs::read_to_string(&transcript).unwrap();
     text.push_str("{\"type\":\"user\"}\n");
     fs::write(&transcript, text).unwrap();
 
     // A new Gemini session folder.
-    let g = roots.gemini.join("tmp/gemproj/0000aaaa-new-session/plans/p.md");
+    let g = roots
+        .gemini
+        .join("tmp/gemproj/0000aaaa-new-session/plans/p.md");
     fs::create_dir_all(g.parent().unwrap()).unwrap();
     fs::write(&g, "# G").unwrap();
     wait_for(&rx, "a plan in a new Gemini session", has(&g));
@@ -254,10 +364,21 @@ fn watch_reports_plan_changes_and_new_folders() {
     let project = home.path().join("work/newproj");
     fs::create_dir_all(project.join(".claude")).unwrap();
     fs::create_dir_all(project.join("plans-here")).unwrap();
-    fs::write(project.join(".claude/settings.json"), r#"{"plansDirectory":"plans-here"}"#).unwrap();
-    let p = project.join("plans-here/first.md").canonicalize().unwrap_or(project.canonicalize().unwrap().join("plans-here/first.md"));
+    fs::write(
+        project.join(".claude/settings.json"),
+        r#"{"plansDirectory":"plans-here"}"#,
+    )
+    .unwrap();
+    let p = project
+        .join("plans-here/first.md")
+        .canonicalize()
+        .unwrap_or(project.canonicalize().unwrap().join("plans-here/first.md"));
     fs::write(&p, "# First").unwrap();
-    fs::write(roots.claude.join("sessions/4242.json"), serde_json::json!({"cwd": project}).to_string()).unwrap();
+    fs::write(
+        roots.claude.join("sessions/4242.json"),
+        serde_json::json!({"cwd": project}).to_string(),
+    )
+    .unwrap();
     wait_for(&rx, "a plan in a new project's plansDirectory", has(&p));
     let second = p.with_file_name("second.md");
     fs::write(&second, "# Second").unwrap();

@@ -64,7 +64,13 @@ pub fn render(markdown: &str) -> Rendered {
             }
             let text = text.trim().to_owned();
             let id = unique(slugify(&text), &mut used);
-            if let Event::Start(Tag::Heading { id: slot, classes, attrs, .. }) = &mut events[start] {
+            if let Event::Start(Tag::Heading {
+                id: slot,
+                classes,
+                attrs,
+                ..
+            }) = &mut events[start]
+            {
                 // `{#id .class}` attribute syntax is off, but clear them anyway: ids are ours.
                 *slot = Some(CowStr::from(id.clone()));
                 classes.clear();
@@ -76,7 +82,10 @@ pub fn render(markdown: &str) -> Rendered {
     }
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, events.into_iter());
-    Rendered { html: sanitize(&raw), headings }
+    Rendered {
+        html: sanitize(&raw),
+        headings,
+    }
 }
 
 /// Renders `markdown` to HTML that is safe to put into the webview (the HTML of [`render`]).
@@ -113,7 +122,10 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
     match (element, attribute) {
         ("code", "class") => {
             let ok = value.strip_prefix("language-").is_some_and(|lang| {
-                !lang.is_empty() && lang.chars().all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
+                !lang.is_empty()
+                    && lang
+                        .chars()
+                        .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
             });
             ok.then(|| value.into())
         }
@@ -123,7 +135,9 @@ fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Optio
             // Plain slugs only: nothing that could look like markup or clobber much in the DOM.
             let ok = !value.is_empty()
                 && value.len() <= 200
-                && value.chars().all(|c| c.is_alphanumeric() || c == '-' || c == '_');
+                && value
+                    .chars()
+                    .all(|c| c.is_alphanumeric() || c == '-' || c == '_');
             ok.then(|| value.into())
         }
         ("input", "type") => (value == "checkbox").then(|| value.into()),

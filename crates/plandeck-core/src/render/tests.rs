@@ -99,15 +99,25 @@ fn assert_inert(html: &str, payload: &str) {
     const ALLOWED_URL: &[&str] = &["http://", "https://", "mailto:", "#"];
     for (name, attrs) in tags(html) {
         assert!(
-            !["script", "iframe", "object", "embed", "svg", "style", "form", "meta", "link", "base", "math",
-              "template", "noscript", "body", "button", "frame", "frameset"]
-                .contains(&name.as_str()),
+            ![
+                "script", "iframe", "object", "embed", "svg", "style", "form", "meta", "link",
+                "base", "math", "template", "noscript", "body", "button", "frame", "frameset"
+            ]
+            .contains(&name.as_str()),
             "<{name}> survived in {html:?} (from {payload:?})"
         );
         for (attr, value) in &attrs {
-            assert!(!attr.starts_with("on"), "handler {attr} on <{name}> in {html:?} (from {payload:?})");
-            assert!(!["style", "srcdoc", "formaction", "action"].contains(&attr.as_str()), "{attr} in {html:?}");
-            if ["href", "src", "xlink:href", "data", "poster", "background"].contains(&attr.as_str()) {
+            assert!(
+                !attr.starts_with("on"),
+                "handler {attr} on <{name}> in {html:?} (from {payload:?})"
+            );
+            assert!(
+                !["style", "srcdoc", "formaction", "action"].contains(&attr.as_str()),
+                "{attr} in {html:?}"
+            );
+            if ["href", "src", "xlink:href", "data", "poster", "background"]
+                .contains(&attr.as_str())
+            {
                 let v = value.to_ascii_lowercase();
                 let relative = !v.contains(':');
                 assert!(
@@ -118,8 +128,15 @@ fn assert_inert(html: &str, payload: &str) {
         }
         if name == "input" {
             let has = |k: &str, v: &str| attrs.iter().any(|(a, x)| a == k && x == v);
-            assert!(has("disabled", "") && has("type", "checkbox"), "{attrs:?} in {html:?} (from {payload:?})");
-            assert_eq!(attrs.iter().filter(|(a, _)| a == "type").count(), 1, "{html:?}");
+            assert!(
+                has("disabled", "") && has("type", "checkbox"),
+                "{attrs:?} in {html:?} (from {payload:?})"
+            );
+            assert_eq!(
+                attrs.iter().filter(|(a, _)| a == "type").count(),
+                1,
+                "{html:?}"
+            );
         }
     }
 }
@@ -129,7 +146,8 @@ fn hostile_payloads_come_out_inert() {
     for payload in HOSTILE {
         assert_inert(&render(payload).html, payload);
         // Also embedded in ordinary markdown, inline and in a list.
-        let doc = format!("# Title\n\nSome text {payload} more.\n\n- item {payload}\n\n{payload}\n");
+        let doc =
+            format!("# Title\n\nSome text {payload} more.\n\n- item {payload}\n\n{payload}\n");
         assert_inert(&render(&doc).html, payload);
     }
 }
@@ -155,11 +173,25 @@ fn markdown_features_render() {
 fn headings_get_unique_slugs_and_feed_the_toc() {
     let r = render("# Plan: add *paging*\n\n## Steps\n\n## Steps\n\n### `code` & more!\n\n## Étapes\n\n## !!!\n");
     let ids: Vec<_> = r.headings.iter().map(|h| h.id.as_str()).collect();
-    assert_eq!(ids, ["plan-add-paging", "steps", "steps-1", "code--more", "étapes", "section"]);
+    assert_eq!(
+        ids,
+        [
+            "plan-add-paging",
+            "steps",
+            "steps-1",
+            "code--more",
+            "étapes",
+            "section"
+        ]
+    );
     assert_eq!(r.headings[0].text, "Plan: add paging");
     assert_eq!(r.headings[3].level, 3);
     for id in ids {
-        assert!(r.html.contains(&format!("id=\"{id}\"")), "{id} missing in {}", r.html);
+        assert!(
+            r.html.contains(&format!("id=\"{id}\"")),
+            "{id} missing in {}",
+            r.html
+        );
     }
 }
 

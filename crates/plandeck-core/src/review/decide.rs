@@ -53,7 +53,11 @@ pub fn agent_for_path(roots: &Roots, plan_path: &Path) -> Agent {
 }
 
 /// Stores a version of the plan Plandeck has seen and notes it in the plan's index. Idempotent.
-pub fn record_version(roots: &Roots, plan_path: &Path, content: &[u8]) -> Result<String, ReviewError> {
+pub fn record_version(
+    roots: &Roots,
+    plan_path: &Path,
+    content: &[u8],
+) -> Result<String, ReviewError> {
     let key = store::plan_key(plan_path);
     let hash = store::put_version(&roots.data, content)?;
     let _lock = store::lock(&roots.data)?;
@@ -63,7 +67,11 @@ pub fn record_version(roots: &Roots, plan_path: &Path, content: &[u8]) -> Result
 
 /// Approves the plan at `plan_path` as it is, or with the reviewer's edit (written to the plan
 /// file only if it still holds `started_from`).
-pub fn approve(roots: &Roots, plan_path: &Path, req: ApproveRequest) -> Result<Decision, ReviewError> {
+pub fn approve(
+    roots: &Roots,
+    plan_path: &Path,
+    req: ApproveRequest,
+) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
     // The reviewer's text goes into the store before anything else, so it survives a conflict or
@@ -88,7 +96,10 @@ pub fn approve(roots: &Roots, plan_path: &Path, req: ApproveRequest) -> Result<D
                 // A plain approval of a version the file no longer holds: "yours" is what was read.
                 _ => {
                     let bytes = store::get_version(data, started).unwrap_or_default();
-                    (String::from_utf8_lossy(&bytes).into_owned(), started.clone())
+                    (
+                        String::from_utf8_lossy(&bytes).into_owned(),
+                        started.clone(),
+                    )
                 }
             };
             return Err(ReviewError::Conflict {
@@ -147,7 +158,9 @@ pub fn reject(
     // that is gone can still be rejected (the agent may have moved it); the decision says so.
     let content_hash = match store::read_plan_bytes(&key) {
         Ok(bytes) => Some(store::put_version(data, &bytes)?),
-        Err(ReviewError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => None,
+        Err(ReviewError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            None
+        }
         Err(e) => return Err(e),
     };
     let _lock = store::lock(data)?;
@@ -187,7 +200,9 @@ pub fn log(roots: &Roots, plan: Option<&Path>) -> Result<Vec<Decision>, ReviewEr
 /// The text of stored version `hash`.
 pub fn version(roots: &Roots, hash: &str) -> Result<String, ReviewError> {
     let bytes = store::get_version(&roots.data, hash)?;
-    String::from_utf8(bytes).map_err(|_| ReviewError::NotText { path: PathBuf::from(hash) })
+    String::from_utf8(bytes).map_err(|_| ReviewError::NotText {
+        path: PathBuf::from(hash),
+    })
 }
 
 /// One version of a plan in its history.
@@ -223,15 +238,20 @@ pub struct PlanHistory {
 pub fn history(roots: &Roots, plan_path: &Path) -> Result<PlanHistory, ReviewError> {
     let key = store::plan_key(plan_path);
     let decisions = log(roots, Some(&key))?;
-    let approved: std::collections::HashSet<&str> =
-        decisions.iter().filter_map(|d| d.approved_hash.as_deref()).collect();
+    let approved: std::collections::HashSet<&str> = decisions
+        .iter()
+        .filter_map(|d| d.approved_hash.as_deref())
+        .collect();
     let current_hash = store::read_plan_bytes(&key).ok().map(|b| store::hash(&b));
     let mut seen = store::seen_versions(&roots.data, &key);
     // Versions named by decisions but missing from a lost or damaged index still belong here.
     for d in decisions.iter().rev() {
         for h in [&d.approved_hash, &d.content_hash].into_iter().flatten() {
             if !seen.iter().any(|s| &s.hash == h) {
-                seen.push(store::Seen { hash: h.clone(), seen_at: d.time.clone() });
+                seen.push(store::Seen {
+                    hash: h.clone(),
+                    seen_at: d.time.clone(),
+                });
             }
         }
     }

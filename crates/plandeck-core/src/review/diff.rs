@@ -108,7 +108,8 @@ impl PlanDiff {
     /// Compares `old` with `new` (labels "old"/"new"; set them after).
     pub fn between(old: &str, new: &str) -> Self {
         // The rendered side does not depend on the line diff: work on both at once.
-        let (rendered_html, (stats, hunks, rows)) = rayon::join(|| rendered_diff_html(old, new), || line_diff(old, new));
+        let (rendered_html, (stats, hunks, rows)) =
+            rayon::join(|| rendered_diff_html(old, new), || line_diff(old, new));
         PlanDiff {
             from_hash: Some(store::hash(old.as_bytes())),
             to_hash: store::hash(new.as_bytes()),
@@ -126,8 +127,16 @@ impl PlanDiff {
         let mut out = format!("--- {}\n+++ {}\n", self.from_label, self.to_label);
         for h in &self.hunks {
             // As GNU diff: an empty side's start is the line before it.
-            let os = if h.old_len == 0 { h.old_start - 1 } else { h.old_start };
-            let ns = if h.new_len == 0 { h.new_start - 1 } else { h.new_start };
+            let os = if h.old_len == 0 {
+                h.old_start - 1
+            } else {
+                h.old_start
+            };
+            let ns = if h.new_len == 0 {
+                h.new_start - 1
+            } else {
+                h.new_start
+            };
             out.push_str(&format!("@@ -{os},{} +{ns},{} @@\n", h.old_len, h.new_len));
             for line in &h.lines {
                 out.push(match line.kind {
@@ -160,7 +169,9 @@ fn line_diff(old: &str, new: &str) -> (DiffStats, Vec<Hunk>, Vec<SideRow>) {
     let mut hunks = Vec::new();
     let mut rows = Vec::new();
     for (hunk_no, group) in similar::group_diff_ops(ops, CONTEXT).iter().enumerate() {
-        let (Some(first), Some(last)) = (group.first(), group.last()) else { continue };
+        let (Some(first), Some(last)) = (group.first(), group.last()) else {
+            continue;
+        };
         let old_range = first.old_range().start..last.old_range().end;
         let new_range = first.new_range().start..last.new_range().end;
         let mut lines = Vec::new();
@@ -188,7 +199,11 @@ fn split_lines(text: &str) -> Vec<&str> {
     let mut at = 0;
     while let Some(i) = memchr::memchr2(b'\n', b'\r', &bytes[at..]) {
         let i = at + i;
-        let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') { i + 2 } else { i + 1 };
+        let end = if bytes[i] == b'\r' && bytes.get(i + 1) == Some(&b'\n') {
+            i + 2
+        } else {
+            i + 1
+        };
         lines.push(&text[start..end]);
         start = end;
         at = end;
@@ -212,8 +227,16 @@ fn intern<'a>(old: &[&'a str], new: &[&'a str]) -> (Vec<u32>, Vec<u32>) {
 }
 
 /// A line of text as one unchanged segment, without its line end.
-fn plain_line(kind: LineKind, old_no: Option<usize>, new_no: Option<usize>, text: &str) -> DiffLine {
-    let mut segments = vec![Segment { text: text.to_owned(), changed: false }];
+fn plain_line(
+    kind: LineKind,
+    old_no: Option<usize>,
+    new_no: Option<usize>,
+    text: &str,
+) -> DiffLine {
+    let mut segments = vec![Segment {
+        text: text.to_owned(),
+        changed: false,
+    }];
     strip_newline(&mut segments);
     DiffLine {
         kind,
@@ -235,9 +258,18 @@ fn op_lines(
 ) {
     let (old_range, new_range) = (op.old_range(), op.new_range());
     match *op {
-        DiffOp::Equal { old_index, new_index, len } => {
+        DiffOp::Equal {
+            old_index,
+            new_index,
+            len,
+        } => {
             for i in 0..len {
-                out.push(plain_line(LineKind::Equal, Some(old_index + i), Some(new_index + i), old_lines[old_index + i]));
+                out.push(plain_line(
+                    LineKind::Equal,
+                    Some(old_index + i),
+                    Some(new_index + i),
+                    old_lines[old_index + i],
+                ));
             }
             return;
         }
@@ -247,8 +279,15 @@ fn op_lines(
             let new_part = &new_lines[new_range.clone()];
             let size: usize = old_part.iter().chain(new_part).map(|l| l.len()).sum();
             if size <= MAX_WORD_DIFF_BYTES {
-                let words = TextDiff::configure().algorithm(Algorithm::Patience).diff_slices(old_part, new_part);
-                let whole = DiffOp::Replace { old_index: 0, old_len: old_part.len(), new_index: 0, new_len: new_part.len() };
+                let words = TextDiff::configure()
+                    .algorithm(Algorithm::Patience)
+                    .diff_slices(old_part, new_part);
+                let whole = DiffOp::Replace {
+                    old_index: 0,
+                    old_len: old_part.len(),
+                    new_index: 0,
+                    new_len: new_part.len(),
+                };
                 for change in words.iter_inline_changes_deadline(&whole, deadline) {
                     let kind = match change.tag() {
                         ChangeTag::Equal => LineKind::Equal,
@@ -265,7 +304,10 @@ fn op_lines(
                     for (changed, text) in change.iter_strings_lossy() {
                         match segments.last_mut() {
                             Some(prev) if prev.changed == changed => prev.text.push_str(&text),
-                            _ => segments.push(Segment { text: text.into_owned(), changed }),
+                            _ => segments.push(Segment {
+                                text: text.into_owned(),
+                                changed,
+                            }),
                         }
                     }
                     strip_newline(&mut segments);
@@ -331,7 +373,11 @@ fn side_rows(hunk: u32, lines: &[DiffLine], rows: &mut Vec<SideRow>) {
             LineKind::Insert => inss.push(line),
             LineKind::Equal => {
                 flush(&mut dels, &mut inss, rows);
-                rows.push(SideRow { hunk, left: Some(line.clone()), right: Some(line.clone()) });
+                rows.push(SideRow {
+                    hunk,
+                    left: Some(line.clone()),
+                    right: Some(line.clone()),
+                });
             }
         }
     }
@@ -410,9 +456,18 @@ pub fn rendered_diff_html(old: &str, new: &str) -> String {
                 }
                 continue;
             }
-            DiffOp::Delete { old_index, old_len, .. } => ((old_index, old_len), (0, 0)),
-            DiffOp::Insert { new_index, new_len, .. } => ((0, 0), (new_index, new_len)),
-            DiffOp::Replace { old_index, old_len, new_index, new_len } => ((old_index, old_len), (new_index, new_len)),
+            DiffOp::Delete {
+                old_index, old_len, ..
+            } => ((old_index, old_len), (0, 0)),
+            DiffOp::Insert {
+                new_index, new_len, ..
+            } => ((0, 0), (new_index, new_len)),
+            DiffOp::Replace {
+                old_index,
+                old_len,
+                new_index,
+                new_len,
+            } => ((old_index, old_len), (new_index, new_len)),
         };
         if let Some(r) = span(&old_blocks, old_run.0, old_run.1) {
             pieces.push((&old[r], Some("diff-del")));
@@ -437,15 +492,27 @@ pub fn rendered_diff_html(old: &str, new: &str) -> String {
 
 /// The diff of the plan at `plan_path` between two versions: `from` defaults to the last
 /// approved version (an empty text when there is none), `to` to the plan file as it is now.
-pub fn diff(roots: &Roots, plan_path: &Path, from: Option<&str>, to: Option<&str>) -> Result<PlanDiff, ReviewError> {
+pub fn diff(
+    roots: &Roots,
+    plan_path: &Path,
+    from: Option<&str>,
+    to: Option<&str>,
+) -> Result<PlanDiff, ReviewError> {
     let key = store::plan_key(plan_path);
     let short = |h: &str| h.chars().take(8).collect::<String>();
     let (new, to_label) = match to {
         Some(h) => (decide::version(roots, h)?, format!("version {}", short(h))),
-        None => (store::read_plan(&key)?, format!("{} (current file)", key.display())),
+        None => (
+            store::read_plan(&key)?,
+            format!("{} (current file)", key.display()),
+        ),
     };
     let (old, from_hash, from_label) = match from {
-        Some(h) => (decide::version(roots, h)?, Some(h.to_owned()), format!("version {}", short(h))),
+        Some(h) => (
+            decide::version(roots, h)?,
+            Some(h.to_owned()),
+            format!("version {}", short(h)),
+        ),
         None => {
             let last = decide::log(roots, Some(&key))?
                 .into_iter()
@@ -479,7 +546,13 @@ mod tests {
         d.from_label = "approved".into();
         d.to_label = "current".into();
         insta::assert_snapshot!(d.unified_text());
-        assert_eq!(d.stats, DiffStats { added: 4, removed: 5 });
+        assert_eq!(
+            d.stats,
+            DiffStats {
+                added: 4,
+                removed: 5
+            }
+        );
     }
 
     #[test]
@@ -490,7 +563,12 @@ mod tests {
             .lines
             .iter()
             .filter(|l| l.kind == LineKind::Insert)
-            .flat_map(|l| l.segments.iter().filter(|s| s.changed).map(|s| s.text.clone()))
+            .flat_map(|l| {
+                l.segments
+                    .iter()
+                    .filter(|s| s.changed)
+                    .map(|s| s.text.clone())
+            })
             .collect();
         assert!(changed.iter().any(|t| t.contains("small")), "{changed:?}");
     }
@@ -500,15 +578,30 @@ mod tests {
         let html = rendered_diff_html(OLD, NEW);
         insta::assert_snapshot!(html);
         assert!(!html.contains("<script"), "{html}");
-        assert!(html.contains("<div class=\"diff-ins\">") && html.contains("<div class=\"diff-del\">"));
+        assert!(
+            html.contains("<div class=\"diff-ins\">") && html.contains("<div class=\"diff-del\">")
+        );
     }
 
     #[test]
     fn plan_html_cannot_forge_diff_markup_or_other_classes() {
-        let html = rendered_diff_html("a\n", "<div class=\"evil diff-ins\" onclick=\"x()\">b</div>\n\n<p class=\"x\">c</p>\n");
-        assert!(!html.contains("evil") && !html.contains("onclick") && !html.contains("class=\"x\""), "{html}");
+        let html = rendered_diff_html(
+            "a\n",
+            "<div class=\"evil diff-ins\" onclick=\"x()\">b</div>\n\n<p class=\"x\">c</p>\n",
+        );
+        assert!(
+            !html.contains("evil") && !html.contains("onclick") && !html.contains("class=\"x\""),
+            "{html}"
+        );
         // Only the markup the diff adds carries a diff class: one deleted piece, one inserted.
-        assert_eq!((html.matches("diff-del").count(), html.matches("diff-ins").count()), (1, 1), "{html}");
+        assert_eq!(
+            (
+                html.matches("diff-del").count(),
+                html.matches("diff-ins").count()
+            ),
+            (1, 1),
+            "{html}"
+        );
     }
 
     #[test]
@@ -517,10 +610,23 @@ mod tests {
         let rows: Vec<(Option<String>, Option<String>)> = d
             .rows
             .iter()
-            .map(|r| (r.left.as_ref().map(DiffLine::text), r.right.as_ref().map(DiffLine::text)))
+            .map(|r| {
+                (
+                    r.left.as_ref().map(DiffLine::text),
+                    r.right.as_ref().map(DiffLine::text),
+                )
+            })
             .collect();
         let s = |x: &str| Some(x.to_owned());
-        assert_eq!(rows, [(s("a"), s("a")), (s("b"), s("B")), (s("c"), s("c")), (None, s("d"))]);
+        assert_eq!(
+            rows,
+            [
+                (s("a"), s("a")),
+                (s("b"), s("B")),
+                (s("c"), s("c")),
+                (None, s("d"))
+            ]
+        );
     }
 
     #[test]

@@ -54,7 +54,8 @@ pub struct Decision {
 
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
 pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
-    let mut line = serde_json::to_string(decision).map_err(|e| ReviewError::Internal(e.to_string()))?;
+    let mut line =
+        serde_json::to_string(decision).map_err(|e| ReviewError::Internal(e.to_string()))?;
     let path = store::log_path(data);
     // After a torn append (power loss mid-write), end the fragment first, so it stays one damaged
     // line that readers skip instead of swallowing this decision.
@@ -67,7 +68,9 @@ pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
 
 fn ends_torn(path: &Path) -> bool {
     use std::io::{Read, Seek, SeekFrom};
-    let Ok(mut file) = fs::File::open(path) else { return false };
+    let Ok(mut file) = fs::File::open(path) else {
+        return false;
+    };
     let mut last = [0u8; 1];
     file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
@@ -96,7 +99,9 @@ pub(crate) fn parse(bytes: &[u8], path: &Path) -> Vec<Decision> {
         }
         match serde_json::from_slice::<Decision>(line) {
             Ok(d) => out.push(d),
-            Err(e) => tracing::warn!(path = %path.display(), line = n + 1, error = %e, "skipping damaged decision"),
+            Err(e) => {
+                tracing::warn!(path = %path.display(), line = n + 1, error = %e, "skipping damaged decision")
+            }
         }
     }
     out
@@ -106,7 +111,8 @@ pub(crate) fn parse(bytes: &[u8], path: &Path) -> Vec<Decision> {
 pub fn now() -> String {
     let t = time::OffsetDateTime::now_utc();
     let t = t.replace_nanosecond(0).unwrap_or(t);
-    t.format(&time::format_description::well_known::Rfc3339).unwrap_or_else(|_| t.unix_timestamp().to_string())
+    t.format(&time::format_description::well_known::Rfc3339)
+        .unwrap_or_else(|_| t.unix_timestamp().to_string())
 }
 
 /// The OS user: `$USER`, else the password database entry of the effective uid, else the uid.
@@ -126,7 +132,13 @@ fn passwd_name(uid: libc::uid_t) -> Option<String> {
     let mut result: *mut libc::passwd = std::ptr::null_mut();
     // SAFETY: every pointer is valid for the call; buf outlives the use of pwd's fields below.
     let rc = unsafe {
-        libc::getpwuid_r(uid, &mut pwd, buf.as_mut_ptr().cast(), buf.len(), &mut result)
+        libc::getpwuid_r(
+            uid,
+            &mut pwd,
+            buf.as_mut_ptr().cast(),
+            buf.len(),
+            &mut result,
+        )
     };
     if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
         return None;
@@ -185,7 +197,16 @@ mod tests {
     #[test]
     fn decision_json_is_camel_case() {
         let v = serde_json::to_value(decision(1)).unwrap();
-        for key in ["planPath", "sessionId", "approvedHash", "decision", "edited", "mode", "reviewer", "time"] {
+        for key in [
+            "planPath",
+            "sessionId",
+            "approvedHash",
+            "decision",
+            "edited",
+            "mode",
+            "reviewer",
+            "time",
+        ] {
             assert!(v.get(key).is_some(), "{key} missing in {v}");
         }
         assert_eq!(v["decision"], "approved");

@@ -30,12 +30,18 @@ pub use state::{Approvals, ReviewState};
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a file")]
     NotAFile { path: PathBuf },
     #[error("{path} is not UTF-8 text")]
     NotText { path: PathBuf },
-    #[error("{path} is {size} bytes; plans over {} bytes are not reviewed", store::MAX_PLAN_BYTES)]
+    #[error(
+        "{path} is {size} bytes; plans over {} bytes are not reviewed",
+        store::MAX_PLAN_BYTES
+    )]
     TooLarge { path: PathBuf, size: u64 },
     #[error(transparent)]
     Write(#[from] crate::fsx::WriteError),
@@ -68,7 +74,9 @@ pub enum ReviewError {
 impl From<ReviewError> for IpcError {
     fn from(e: ReviewError) -> Self {
         let kind = match &e {
-            ReviewError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => ErrorKind::NotFound,
+            ReviewError::Read { source, .. } if source.kind() == std::io::ErrorKind::NotFound => {
+                ErrorKind::NotFound
+            }
             ReviewError::Read { .. } | ReviewError::Write(_) => ErrorKind::Io,
             ReviewError::NotAFile { .. }
             | ReviewError::NotText { .. }

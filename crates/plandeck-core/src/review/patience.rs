@@ -19,7 +19,11 @@ use std::time::Instant;
 
 /// The operations turning `old` into `new`, as `similar`'s `capture_diff_slices_deadline` with
 /// `Algorithm::Patience` returns them (merged into replaces, compacted).
-pub(crate) fn diff_slices<T: Hash + Eq + Ord>(old: &[T], new: &[T], deadline: Option<Instant>) -> Vec<DiffOp> {
+pub(crate) fn diff_slices<T: Hash + Eq + Ord>(
+    old: &[T],
+    new: &[T],
+    deadline: Option<Instant>,
+) -> Vec<DiffOp> {
     let mut hook = Compact::new(Replace::new(Capture::new()), old, new);
     // Capture never fails (its error type is uninhabited), so there is no error to lose here.
     let Ok(()) = patience(&mut hook, old, new, deadline);
@@ -80,7 +84,12 @@ fn anchors<T: Hash + Eq>(old: &[T], new: &[T]) -> Vec<(usize, usize)> {
 }
 
 /// `similar::algorithms::patience::diff_deadline`, with the anchors found by [`anchors`].
-fn patience<T, D>(d: &mut D, old: &[T], new: &[T], deadline: Option<Instant>) -> Result<(), D::Error>
+fn patience<T, D>(
+    d: &mut D,
+    old: &[T],
+    new: &[T],
+    deadline: Option<Instant>,
+) -> Result<(), D::Error>
 where
     T: Hash + Eq,
     D: DiffHook,
@@ -107,7 +116,14 @@ where
         old_current = old_at;
         new_current = new_at;
     }
-    myers::diff_deadline(d, old, old_current..old.len(), new, new_current..new.len(), deadline)
+    myers::diff_deadline(
+        d,
+        old,
+        old_current..old.len(),
+        new,
+        new_current..new.len(),
+        deadline,
+    )
 }
 
 #[cfg(test)]
@@ -123,7 +139,10 @@ mod tests {
 
     #[test]
     fn matches_similar_patience() {
-        same_as_similar(&[11, 1, 2, 2, 3, 4, 4, 4, 5, 47, 19], &[10, 1, 2, 2, 8, 9, 4, 4, 7, 47, 18]);
+        same_as_similar(
+            &[11, 1, 2, 2, 3, 4, 4, 4, 5, 47, 19],
+            &[10, 1, 2, 2, 8, 9, 4, 4, 7, 47, 18],
+        );
         same_as_similar(&[1, 2, 3, 4], &[1, 2, 3]);
         same_as_similar(&[], &[1, 2]);
         same_as_similar(&[1, 2], &[]);
@@ -133,12 +152,22 @@ mod tests {
         // Pseudo-random texts: mostly unique lines, some repeated ones, edits every few lines.
         let mut seed = 7u64;
         let mut next = move || {
-            seed = seed.wrapping_mul(6364136223846793005).wrapping_add(1442695040888963407);
+            seed = seed
+                .wrapping_mul(6364136223846793005)
+                .wrapping_add(1442695040888963407);
             (seed >> 33) as u32
         };
         for round in 0..200 {
             let len = (next() % 300) as usize;
-            let old: Vec<u32> = (0..len).map(|i| if next() % 5 == 0 { next() % 4 } else { 100 + i as u32 }).collect();
+            let old: Vec<u32> = (0..len)
+                .map(|i| {
+                    if next() % 5 == 0 {
+                        next() % 4
+                    } else {
+                        100 + i as u32
+                    }
+                })
+                .collect();
             let mut new = Vec::new();
             for &x in &old {
                 match next() % (4 + round % 20) {

@@ -15,7 +15,10 @@ use pulldown_cmark::{html, CodeBlockKind, Event, Parser, Tag};
 use super::diff::markdown_options;
 
 /// Inline tags a plan may write by hand that ammonia keeps as they are (without attributes).
-const INLINE_TAGS: &[&str] = &["b", "i", "em", "strong", "code", "kbd", "sub", "sup", "s", "u", "mark", "small", "var", "samp", "del", "ins"];
+const INLINE_TAGS: &[&str] = &[
+    "b", "i", "em", "strong", "code", "kbd", "sub", "sup", "s", "u", "mark", "small", "var",
+    "samp", "del", "ins",
+];
 
 /// `src` rendered and sanitized, as `ammonia::clean(pulldown_cmark html of src)`.
 pub(crate) fn markdown_sanitized(src: &str) -> String {
@@ -51,7 +54,9 @@ fn fast(src: &str) -> Option<String> {
                 }
                 Event::Start(match tag {
                     // ammonia drops the `language-` class; an indented block renders without it.
-                    Tag::CodeBlock(CodeBlockKind::Fenced(_)) => Tag::CodeBlock(CodeBlockKind::Indented),
+                    Tag::CodeBlock(CodeBlockKind::Fenced(_)) => {
+                        Tag::CodeBlock(CodeBlockKind::Indented)
+                    }
                     Tag::CodeBlock(CodeBlockKind::Indented)
                     | Tag::Paragraph
                     | Tag::BlockQuote(None)
@@ -60,11 +65,12 @@ fn fast(src: &str) -> Option<String> {
                     | Tag::Emphasis
                     | Tag::Strong
                     | Tag::Strikethrough => tag,
-                    Tag::Heading { ref id, ref classes, ref attrs, .. }
-                        if id.is_none() && classes.is_empty() && attrs.is_empty() =>
-                    {
-                        tag
-                    }
+                    Tag::Heading {
+                        ref id,
+                        ref classes,
+                        ref attrs,
+                        ..
+                    } if id.is_none() && classes.is_empty() && attrs.is_empty() => tag,
                     _ => return None,
                 })
             }
@@ -74,12 +80,15 @@ fn fast(src: &str) -> Option<String> {
                 }
                 event
             }
-            Event::Text(_) | Event::Code(_) | Event::SoftBreak | Event::HardBreak | Event::Rule => event,
+            Event::Text(_) | Event::Code(_) | Event::SoftBreak | Event::HardBreak | Event::Rule => {
+                event
+            }
             Event::InlineHtml(ref tag) => {
                 let tag: &str = tag;
                 if tag == "<br>" {
                     event
-                } else if let Some(name) = tag.strip_prefix("</").and_then(|t| t.strip_suffix('>')) {
+                } else if let Some(name) = tag.strip_prefix("</").and_then(|t| t.strip_suffix('>'))
+                {
                     if open.pop() != Some(name) {
                         return None;
                     }

@@ -65,7 +65,10 @@ impl Approvals {
             return ReviewState::Unreviewed;
         }
         // Decisions are keyed by canonical path; try the path as given first to spare a syscall.
-        let found = self.last.get(plan_path).or_else(|| self.last.get(&store::plan_key(plan_path)));
+        let found = self
+            .last
+            .get(plan_path)
+            .or_else(|| self.last.get(&store::plan_key(plan_path)));
         match found {
             None => ReviewState::Unreviewed,
             Some(Last::Rejected) => ReviewState::Rejected,
@@ -76,7 +79,10 @@ impl Approvals {
 
     /// The approved version's hash of the plan at `plan_path`, if its last decision approved it.
     pub fn approved_hash(&self, plan_path: &Path) -> Option<&str> {
-        let found = self.last.get(plan_path).or_else(|| self.last.get(&store::plan_key(plan_path)));
+        let found = self
+            .last
+            .get(plan_path)
+            .or_else(|| self.last.get(&store::plan_key(plan_path)));
         match found {
             Some(Last::Approved { hash }) => Some(hash),
             _ => None,

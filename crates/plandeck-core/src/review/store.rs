@@ -42,14 +42,23 @@ pub(crate) fn log_path(data: &Path) -> PathBuf {
 }
 
 fn index_path(data: &Path, plan: &Path) -> PathBuf {
-    data.join("index").join(format!("{}.json", hash(plan.as_os_str().as_encoded_bytes())))
+    data.join("index").join(format!(
+        "{}.json",
+        hash(plan.as_os_str().as_encoded_bytes())
+    ))
 }
 
 /// Where the version with `hash` is (or would be) stored. Refuses anything but 64 hex digits, so a
 /// hash from the UI or the command line can never name a path outside `versions/`.
 pub fn version_path(data: &Path, hash: &str) -> Result<PathBuf, ReviewError> {
-    if hash.len() != 64 || !hash.bytes().all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase()) {
-        return Err(ReviewError::BadHash { hash: hash.to_owned() });
+    if hash.len() != 64
+        || !hash
+            .bytes()
+            .all(|b| b.is_ascii_hexdigit() && !b.is_ascii_uppercase())
+    {
+        return Err(ReviewError::BadHash {
+            hash: hash.to_owned(),
+        });
     }
     Ok(versions_dir(data).join(hash))
 }
@@ -70,9 +79,9 @@ pub fn get_version(data: &Path, hash: &str) -> Result<Vec<u8>, ReviewError> {
     let path = version_path(data, hash)?;
     match fs::read(&path) {
         Ok(bytes) => Ok(bytes),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => {
-            Err(ReviewError::NoVersion { hash: hash.to_owned() })
-        }
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Err(ReviewError::NoVersion {
+            hash: hash.to_owned(),
+        }),
         Err(source) => Err(ReviewError::Read { path, source }),
     }
 }
@@ -80,17 +89,27 @@ pub fn get_version(data: &Path, hash: &str) -> Result<Vec<u8>, ReviewError> {
 /// Reads a plan file as UTF-8 text, refusing huge and binary files with a clear error.
 pub fn read_plan(path: &Path) -> Result<String, ReviewError> {
     let bytes = read_plan_bytes(path)?;
-    String::from_utf8(bytes).map_err(|_| ReviewError::NotText { path: path.to_owned() })
+    String::from_utf8(bytes).map_err(|_| ReviewError::NotText {
+        path: path.to_owned(),
+    })
 }
 
 pub fn read_plan_bytes(path: &Path) -> Result<Vec<u8>, ReviewError> {
-    let read_err = |source| ReviewError::Read { path: path.to_owned(), source };
+    let read_err = |source| ReviewError::Read {
+        path: path.to_owned(),
+        source,
+    };
     let meta = fs::metadata(path).map_err(read_err)?;
     if !meta.is_file() {
-        return Err(ReviewError::NotAFile { path: path.to_owned() });
+        return Err(ReviewError::NotAFile {
+            path: path.to_owned(),
+        });
     }
     if meta.len() > MAX_PLAN_BYTES {
-        return Err(ReviewError::TooLarge { path: path.to_owned(), size: meta.len() });
+        return Err(ReviewError::TooLarge {
+            path: path.to_owned(),
+            size: meta.len(),
+        });
     }
     fs::read(path).map_err(read_err)
 }
@@ -135,8 +154,14 @@ pub fn note_seen(data: &Path, plan: &Path, hash: &str, now: &str) -> Result<(), 
     }
     // A plan that goes back to an earlier text is seen again: keep one entry per hash, latest time.
     versions.retain(|v| v.hash != hash);
-    versions.push(Seen { hash: hash.to_owned(), seen_at: now.to_owned() });
-    let index = Index { path: plan.to_owned(), versions };
+    versions.push(Seen {
+        hash: hash.to_owned(),
+        seen_at: now.to_owned(),
+    });
+    let index = Index {
+        path: plan.to_owned(),
+        versions,
+    };
     let mut json = serde_json::to_vec(&index).map_err(|e| ReviewError::Internal(e.to_string()))?;
     json.push(b'\n');
     fsx::write_atomic(&index_path(data, plan), &json)?;
@@ -150,8 +175,14 @@ pub struct StoreLock {
 
 pub fn lock(data: &Path) -> Result<StoreLock, ReviewError> {
     let path = data.join("review.lock");
-    let write_err = |source| fsx::WriteError { path: path.clone(), source };
-    fs::create_dir_all(data).map_err(|source| fsx::WriteError { path: data.to_owned(), source })?;
+    let write_err = |source| fsx::WriteError {
+        path: path.clone(),
+        source,
+    };
+    fs::create_dir_all(data).map_err(|source| fsx::WriteError {
+        path: data.to_owned(),
+        source,
+    })?;
     let file = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -189,9 +220,18 @@ mod tests {
     fn hashes_that_are_not_hex_are_refused() {
         let dir = tempfile::tempdir().unwrap();
         for bad in ["../../etc/passwd", "", &"A".repeat(64), &"g".repeat(64)] {
-            assert!(matches!(get_version(dir.path(), bad), Err(ReviewError::BadHash { .. })), "{bad}");
+            assert!(
+                matches!(
+                    get_version(dir.path(), bad),
+                    Err(ReviewError::BadHash { .. })
+                ),
+                "{bad}"
+            );
         }
-        assert!(matches!(get_version(dir.path(), &"0".repeat(64)), Err(ReviewError::NoVersion { .. })));
+        assert!(matches!(
+            get_version(dir.path(), &"0".repeat(64)),
+            Err(ReviewError::NoVersion { .. })
+        ));
     }
 
     #[test]
@@ -205,8 +245,14 @@ mod tests {
         note_seen(dir.path(), plan, "h1", "t2").unwrap();
         note_seen(dir.path(), plan, "h2", "t3").unwrap();
         note_seen(dir.path(), plan, "h1", "t4").unwrap();
-        let hashes: Vec<_> = seen_versions(dir.path(), plan).into_iter().map(|s| (s.hash, s.seen_at)).collect();
-        assert_eq!(hashes, [("h2".into(), "t3".into()), ("h1".into(), "t4".into())]);
+        let hashes: Vec<_> = seen_versions(dir.path(), plan)
+            .into_iter()
+            .map(|s| (s.hash, s.seen_at))
+            .collect();
+        assert_eq!(
+            hashes,
+            [("h2".into(), "t3".into()), ("h1".into(), "t4".into())]
+        );
     }
 
     #[test]
@@ -216,8 +262,17 @@ mod tests {
         fs::write(&bin, [0xff, 0xfe, 0x00]).unwrap();
         assert!(matches!(read_plan(&bin), Err(ReviewError::NotText { .. })));
         let huge = dir.path().join("h.md");
-        File::create(&huge).unwrap().set_len(MAX_PLAN_BYTES + 1).unwrap();
-        assert!(matches!(read_plan(&huge), Err(ReviewError::TooLarge { .. })));
-        assert!(matches!(read_plan(dir.path()), Err(ReviewError::NotAFile { .. })));
+        File::create(&huge)
+            .unwrap()
+            .set_len(MAX_PLAN_BYTES + 1)
+            .unwrap();
+        assert!(matches!(
+            read_plan(&huge),
+            Err(ReviewError::TooLarge { .. })
+        ));
+        assert!(matches!(
+            read_plan(dir.path()),
+            Err(ReviewError::NotAFile { .. })
+        ));
     }
 }

@@ -20,7 +20,11 @@ fn fixture() -> Fixture {
     fs::create_dir_all(plan.parent().unwrap()).unwrap();
     fs::write(&plan, "# Cache\n\n1. Add it.\n").unwrap();
     let plan = plan.canonicalize().unwrap();
-    Fixture { _dir: dir, roots, plan }
+    Fixture {
+        _dir: dir,
+        roots,
+        plan,
+    }
 }
 
 impl Fixture {
@@ -35,13 +39,20 @@ fn states_follow_decisions_and_file_changes() {
     let f = fixture();
     assert_eq!(f.state(), ReviewState::Unreviewed);
     record_version(&f.roots, &f.plan, &fs::read(&f.plan).unwrap()).unwrap();
-    assert_eq!(f.state(), ReviewState::Unreviewed, "seeing a version is not a decision");
+    assert_eq!(
+        f.state(),
+        ReviewState::Unreviewed,
+        "seeing a version is not a decision"
+    );
 
     let d = approve(&f.roots, &f.plan, ApproveRequest::default()).unwrap();
     assert_eq!(d.decision, Verdict::Approved);
     assert_eq!(d.agent, Agent::Claude);
     assert!(!d.edited);
-    assert_eq!(d.approved_hash.as_deref(), Some(store::hash(&fs::read(&f.plan).unwrap()).as_str()));
+    assert_eq!(
+        d.approved_hash.as_deref(),
+        Some(store::hash(&fs::read(&f.plan).unwrap()).as_str())
+    );
     assert_eq!(f.state(), ReviewState::Approved);
 
     fs::write(&f.plan, "# Cache\n\n1. Add it.\n2. More.\n").unwrap();
@@ -59,7 +70,11 @@ fn states_follow_decisions_and_file_changes() {
 
     let log = log(&f.roots, Some(&f.plan)).unwrap();
     let verdicts: Vec<_> = log.iter().map(|d| d.decision).collect();
-    assert_eq!(verdicts, [Verdict::Approved, Verdict::Rejected, Verdict::Approved], "newest first");
+    assert_eq!(
+        verdicts,
+        [Verdict::Approved, Verdict::Rejected, Verdict::Approved],
+        "newest first"
+    );
     assert_eq!(log[1].session_id.as_deref(), Some("s1"));
     assert_eq!(log[1].feedback.as_deref(), Some("Too vague."));
 }
@@ -82,8 +97,14 @@ fn edit_and_approve_writes_the_plan_and_pins_the_edit() {
     .unwrap();
     assert!(d.edited);
     assert_eq!(fs::read_to_string(&f.plan).unwrap(), edited);
-    assert_eq!(d.approved_hash.as_deref(), Some(store::hash(edited.as_bytes()).as_str()));
-    assert_eq!(version(&f.roots, d.approved_hash.as_deref().unwrap()).unwrap(), edited);
+    assert_eq!(
+        d.approved_hash.as_deref(),
+        Some(store::hash(edited.as_bytes()).as_str())
+    );
+    assert_eq!(
+        version(&f.roots, d.approved_hash.as_deref().unwrap()).unwrap(),
+        edited
+    );
     assert_eq!(f.state(), ReviewState::Approved);
 
     let h = history(&f.roots, &f.plan).unwrap();
@@ -94,7 +115,13 @@ fn edit_and_approve_writes_the_plan_and_pins_the_edit() {
     assert_eq!(h.decisions.len(), 1);
 
     let diff = diff(&f.roots, &f.plan, Some(&started), None).unwrap();
-    assert_eq!(diff.stats, DiffStats { added: 1, removed: 1 });
+    assert_eq!(
+        diff.stats,
+        DiffStats {
+            added: 1,
+            removed: 1
+        }
+    );
     let none = super::diff(&f.roots, &f.plan, None, None).unwrap();
     assert!(none.is_empty(), "the file is the approved version");
 }
@@ -109,20 +136,45 @@ fn edit_on_a_changed_file_is_a_conflict_that_loses_nothing() {
     let err = approve(
         &f.roots,
         &f.plan,
-        ApproveRequest { edited: Some(yours.into()), started_from: Some(started), ..Default::default() },
+        ApproveRequest {
+            edited: Some(yours.into()),
+            started_from: Some(started),
+            ..Default::default()
+        },
     )
     .unwrap_err();
-    let ReviewError::Conflict { theirs: t, yours: y, yours_hash, theirs_hash, saved, .. } = &err else {
+    let ReviewError::Conflict {
+        theirs: t,
+        yours: y,
+        yours_hash,
+        theirs_hash,
+        saved,
+        ..
+    } = &err
+    else {
         panic!("expected a conflict, got {err}");
     };
     assert_eq!((t.as_str(), y.as_str()), (theirs, yours));
-    assert_eq!(fs::read_to_string(&f.plan).unwrap(), theirs, "the plan file is untouched");
+    assert_eq!(
+        fs::read_to_string(&f.plan).unwrap(),
+        theirs,
+        "the plan file is untouched"
+    );
     assert_eq!(fs::read_to_string(saved).unwrap(), yours);
     assert_eq!(version(&f.roots, theirs_hash).unwrap(), theirs);
     assert_eq!(version(&f.roots, yours_hash).unwrap(), yours);
-    assert!(err.to_string().contains(&saved.display().to_string()), "{err}");
-    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::Conflict);
-    assert!(log(&f.roots, None).unwrap().is_empty(), "no decision recorded");
+    assert!(
+        err.to_string().contains(&saved.display().to_string()),
+        "{err}"
+    );
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::Conflict
+    );
+    assert!(
+        log(&f.roots, None).unwrap().is_empty(),
+        "no decision recorded"
+    );
     assert_eq!(f.state(), ReviewState::Unreviewed);
 }
 
@@ -131,8 +183,15 @@ fn plain_approve_of_a_version_no_longer_on_disk_is_a_conflict() {
     let f = fixture();
     let seen = record_version(&f.roots, &f.plan, &fs::read(&f.plan).unwrap()).unwrap();
     fs::write(&f.plan, "# Cache\n\nrewritten\n").unwrap();
-    let err = approve(&f.roots, &f.plan, ApproveRequest { started_from: Some(seen), ..Default::default() })
-        .unwrap_err();
+    let err = approve(
+        &f.roots,
+        &f.plan,
+        ApproveRequest {
+            started_from: Some(seen),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
     assert!(matches!(err, ReviewError::Conflict { .. }), "{err}");
 }
 
@@ -141,7 +200,10 @@ fn reject_needs_feedback() {
     let f = fixture();
     let err = reject(&f.roots, &f.plan, "  \n", None, None).unwrap_err();
     assert!(matches!(err, ReviewError::EmptyFeedback));
-    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::BadInput);
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::BadInput
+    );
 }
 
 #[test]
@@ -157,16 +219,33 @@ fn record_version_is_idempotent() {
 #[test]
 fn missing_plan_is_not_found() {
     let f = fixture();
-    let err = approve(&f.roots, &f.plan.with_file_name("gone.md"), ApproveRequest::default()).unwrap_err();
-    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::NotFound);
+    let err = approve(
+        &f.roots,
+        &f.plan.with_file_name("gone.md"),
+        ApproveRequest::default(),
+    )
+    .unwrap_err();
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::NotFound
+    );
     let err = version(&f.roots, &"a".repeat(64)).unwrap_err();
-    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::NotFound);
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::NotFound
+    );
 }
 
 #[test]
 fn agent_comes_from_the_folder() {
     let f = fixture();
     assert_eq!(agent_for_path(&f.roots, &f.plan), Agent::Claude);
-    assert_eq!(agent_for_path(&f.roots, &f.roots.gemini.join("tmp/x/plans/p.md")), Agent::Gemini);
-    assert_eq!(agent_for_path(&f.roots, std::path::Path::new("/elsewhere/p.md")), Agent::Other);
+    assert_eq!(
+        agent_for_path(&f.roots, &f.roots.gemini.join("tmp/x/plans/p.md")),
+        Agent::Gemini
+    );
+    assert_eq!(
+        agent_for_path(&f.roots, std::path::Path::new("/elsewhere/p.md")),
+        Agent::Other
+    );
 }

@@ -42,7 +42,9 @@ struct Record<'a> {
 }
 
 /// Tells a `null` field (`Some(None)`) from a missing one (`None`).
-fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(d: D) -> Result<Option<Option<T>>, D::Error> {
+fn present<'de, D: Deserializer<'de>, T: Deserialize<'de>>(
+    d: D,
+) -> Result<Option<Option<T>>, D::Error> {
     Option::<T>::deserialize(d).map(Some)
 }
 
@@ -126,24 +128,24 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
     set(&mut facts.slug, &rec.slug);
     match rec.kind.as_deref() {
         Some("permission-mode") => set(&mut facts.permission_mode, &rec.permission_mode),
-        Some("worktree-state") => {
-            match rec.worktree_session {
-                Some(Some(w)) => {
-                    if let Some(path) = w.worktree_path {
-                        facts.worktree = Some(WorktreeFacts {
-                            path,
-                            branch: w.worktree_branch,
-                            original_branch: w.original_branch,
-                            original_head_commit: w.original_head_commit,
-                        });
-                        facts.in_worktree = true;
-                    }
+        Some("worktree-state") => match rec.worktree_session {
+            Some(Some(w)) => {
+                if let Some(path) = w.worktree_path {
+                    facts.worktree = Some(WorktreeFacts {
+                        path,
+                        branch: w.worktree_branch,
+                        original_branch: w.original_branch,
+                        original_head_commit: w.original_head_commit,
+                    });
+                    facts.in_worktree = true;
                 }
-                Some(None) => facts.in_worktree = false,
-                None => {}
             }
+            Some(None) => facts.in_worktree = false,
+            None => {}
+        },
+        Some("system") if !sidechain && rec.subtype.as_deref() == Some("turn_duration") => {
+            facts.turn = Turn::Ended
         }
-        Some("system") if !sidechain && rec.subtype.as_deref() == Some("turn_duration") => facts.turn = Turn::Ended,
         Some("user") if !sidechain => {
             set(&mut facts.permission_mode, &rec.permission_mode);
             let meta = rec.is_meta.unwrap_or(false);
@@ -179,7 +181,9 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
                     let Some(id) = b.id.as_deref() else { continue };
                     let kind = match b.name.as_deref() {
                         Some("ExitPlanMode") => {
-                            if let Some(p) = b.input.as_ref().and_then(|i| i.plan_file_path.as_deref()) {
+                            if let Some(p) =
+                                b.input.as_ref().and_then(|i| i.plan_file_path.as_deref())
+                            {
                                 facts.plan_path = Some(p.to_owned());
                             }
                             PendingKind::Approval
@@ -192,7 +196,9 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
             }
             facts.turn = match (called, msg.stop_reason.as_deref()) {
                 (true, _) => Turn::Running,
-                (false, Some("end_turn" | "stop_sequence" | "max_tokens" | "refusal")) => Turn::Ended,
+                (false, Some("end_turn" | "stop_sequence" | "max_tokens" | "refusal")) => {
+                    Turn::Ended
+                }
                 _ => Turn::Running,
             };
         }
@@ -263,7 +269,9 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
             if let Some(expected) = proc_start.filter(|s| !s.is_empty()) {
                 // Fields after the command name, which ends at the last ')': state is field 3,
                 // starttime field 22.
-                let start = stat.rsplit_once(')').and_then(|(_, rest)| rest.split_whitespace().nth(19));
+                let start = stat
+                    .rsplit_once(')')
+                    .and_then(|(_, rest)| rest.split_whitespace().nth(19));
                 if let Some(start) = start {
                     return start == expected;
                 }
@@ -304,7 +312,10 @@ pub fn task_progress(tasks_root: &Path, list_id: &str) -> Option<TaskProgress> {
         if path.extension().and_then(|x| x.to_str()) != Some("json") {
             continue;
         }
-        let Some(task) = std::fs::read(&path).ok().and_then(|b| serde_json::from_slice::<TaskFile>(&b).ok()) else {
+        let Some(task) = std::fs::read(&path)
+            .ok()
+            .and_then(|b| serde_json::from_slice::<TaskFile>(&b).ok())
+        else {
             continue;
         };
         match task.status.as_deref() {
@@ -322,9 +333,13 @@ pub fn task_progress(tasks_root: &Path, list_id: &str) -> Option<TaskProgress> {
 /// Transcripts of subagents of the session whose transcript is `transcript`
 /// (`<project>/<sessionId>/subagents/*.jsonl`).
 pub fn subagent_transcripts(transcript: &Path) -> Vec<PathBuf> {
-    let Some(stem) = transcript.file_stem() else { return Vec::new() };
+    let Some(stem) = transcript.file_stem() else {
+        return Vec::new();
+    };
     let dir = transcript.with_file_name(stem).join("subagents");
-    let Ok(entries) = std::fs::read_dir(dir) else { return Vec::new() };
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return Vec::new();
+    };
     let mut out: Vec<PathBuf> = entries
         .flatten()
         .map(|e| e.path())
@@ -376,7 +391,11 @@ mod tests {
 
     #[test]
     fn damaged_and_unknown_records() {
-        let f = fold(&[r#"{"type":"future-thing","x":[1,2]}"#, "{\"type\":\"user\",", "\u{0}\u{1}binary"]);
+        let f = fold(&[
+            r#"{"type":"future-thing","x":[1,2]}"#,
+            "{\"type\":\"user\",",
+            "\u{0}\u{1}binary",
+        ]);
         assert_eq!(f.unreadable, 2);
         assert_eq!(f.turn, Turn::None);
     }

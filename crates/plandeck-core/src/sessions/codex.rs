@@ -92,7 +92,10 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
         }
         (Some("response_item"), Some("message")) => {
             let parts = p.content.as_ref().and_then(|c| c.as_array());
-            let texts = parts.into_iter().flatten().filter_map(|c| c.get("text").and_then(|t| t.as_str()));
+            let texts = parts
+                .into_iter()
+                .flatten()
+                .filter_map(|c| c.get("text").and_then(|t| t.as_str()));
             match p.role.as_deref() {
                 Some("user") => {
                     for t in texts {
@@ -107,7 +110,10 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
                 _ => {}
             }
         }
-        (Some("response_item"), Some("function_call" | "custom_tool_call" | "local_shell_call")) => {
+        (
+            Some("response_item"),
+            Some("function_call" | "custom_tool_call" | "local_shell_call"),
+        ) => {
             if let Some(id) = p.call_id.as_deref() {
                 facts.open_call(id, PendingKind::Other);
             }
@@ -151,7 +157,10 @@ mod tests {
         ] {
             feed_line(&mut f, l.as_bytes());
         }
-        assert_eq!((f.session_id.as_deref(), f.cwd.as_deref()), (Some("s1"), Some("/r")));
+        assert_eq!(
+            (f.session_id.as_deref(), f.cwd.as_deref()),
+            (Some("s1"), Some("/r"))
+        );
         assert_eq!(f.permission_mode.as_deref(), Some("on-request"));
         assert_eq!(f.title.as_deref(), Some("add a CHANGELOG entry"));
         assert_eq!(f.turn, Turn::Running);

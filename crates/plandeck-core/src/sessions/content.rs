@@ -40,7 +40,10 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Content<'a, T> {
                 Ok(Content::Items(items))
             }
             fn visit_map<A: de::MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
-                while map.next_entry::<de::IgnoredAny, de::IgnoredAny>()?.is_some() {}
+                while map
+                    .next_entry::<de::IgnoredAny, de::IgnoredAny>()?
+                    .is_some()
+                {}
                 Ok(Content::Other)
             }
         }

@@ -131,7 +131,9 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
     if let Some(ts) = m.timestamp.as_deref() {
         facts.saw_time(ts);
     }
-    if m.kind.as_deref() == Some("user") && texts(&m.content).any(|t| t.starts_with("<session_context>")) {
+    if m.kind.as_deref() == Some("user")
+        && texts(&m.content).any(|t| t.starts_with("<session_context>"))
+    {
         facts.replaying = true;
     }
     if facts.replaying {
@@ -162,9 +164,14 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
             }
             let calls = m.tool_calls.unwrap_or_default();
             for call in &calls {
-                let Some(id) = call.id.as_deref() else { continue };
+                let Some(id) = call.id.as_deref() else {
+                    continue;
+                };
                 let done = call.result.is_some()
-                    || matches!(call.status.as_deref(), Some("success" | "error" | "cancelled"));
+                    || matches!(
+                        call.status.as_deref(),
+                        Some("success" | "error" | "cancelled")
+                    );
                 if done {
                     facts.close_call(id);
                     continue;
@@ -174,7 +181,8 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
                 }
                 let kind = match call.name.as_deref() {
                     Some("exit_plan_mode") => {
-                        if let Some(f) = call.args.as_ref().and_then(|a| a.plan_filename.as_deref()) {
+                        if let Some(f) = call.args.as_ref().and_then(|a| a.plan_filename.as_deref())
+                        {
                             facts.plan_path = Some(f.to_owned());
                         }
                         PendingKind::Approval
@@ -185,7 +193,11 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
                 facts.open_call(id, kind);
             }
             let said_something = texts(&m.content).any(|t| !t.trim().is_empty());
-            facts.turn = if calls.is_empty() && said_something { Turn::Ended } else { Turn::Running };
+            facts.turn = if calls.is_empty() && said_something {
+                Turn::Ended
+            } else {
+                Turn::Running
+            };
         }
         // "Request cancelled." and errors end the turn.
         Some("info" | "error") => facts.turn = Turn::Ended,
@@ -217,7 +229,10 @@ mod tests {
         assert_eq!(f.plan_path.as_deref(), Some("p.md"));
         feed_line(&mut f, br#"{"id":"m3","timestamp":"2026-01-01T00:00:03Z","type":"user","content":[{"functionResponse":{"id":"c1","name":"exit_plan_mode","response":{}}}]}"#);
         assert!(!f.has_pending(PendingKind::Approval));
-        feed_line(&mut f, br#"{"$set":{"lastUpdated":"2026-01-01T00:00:09Z"}}"#);
+        feed_line(
+            &mut f,
+            br#"{"$set":{"lastUpdated":"2026-01-01T00:00:09Z"}}"#,
+        );
         assert_eq!(f.last_activity.unwrap().second(), 9);
     }
 }

@@ -75,7 +75,13 @@ fn dir_entries(dir: &Path) -> Vec<PathBuf> {
         Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
         Err(e) => {
             if e.kind() != std::io::ErrorKind::NotFound {
-                tracing::debug!("{}", super::SessionsError::Read { path: dir.to_owned(), source: e });
+                tracing::debug!(
+                    "{}",
+                    super::SessionsError::Read {
+                        path: dir.to_owned(),
+                        source: e
+                    }
+                );
             }
             Vec::new()
         }
@@ -100,7 +106,9 @@ fn mtime(p: &Path) -> Option<std::time::SystemTime> {
 }
 
 fn format_time(t: OffsetDateTime) -> Option<String> {
-    t.to_offset(time::UtcOffset::UTC).format(&time::format_description::well_known::Rfc3339).ok()
+    t.to_offset(time::UtcOffset::UTC)
+        .format(&time::format_description::well_known::Rfc3339)
+        .ok()
 }
 
 impl SessionIndex {
@@ -121,7 +129,10 @@ impl SessionIndex {
             index.read_registry(&p);
         }
         let found = index.discover_all();
-        let entries: Vec<Entry> = found.into_par_iter().map(|(agent, path)| index.load(agent, &path)).collect();
+        let entries: Vec<Entry> = found
+            .into_par_iter()
+            .map(|(agent, path)| index.load(agent, &path))
+            .collect();
         for e in entries {
             index.insert(e);
         }
@@ -144,8 +155,19 @@ impl SessionIndex {
     pub fn watch_roots(&self) -> Vec<PathBuf> {
         let r = &self.roots;
         let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
-            (&r.claude, vec![r.claude.join("projects"), r.claude.join("sessions"), r.claude.join("tasks"), r.claude.join("plans")]),
-            (&r.gemini, vec![r.gemini.join("tmp"), r.gemini.join("projects.json")]),
+            (
+                &r.claude,
+                vec![
+                    r.claude.join("projects"),
+                    r.claude.join("sessions"),
+                    r.claude.join("tasks"),
+                    r.claude.join("plans"),
+                ],
+            ),
+            (
+                &r.gemini,
+                vec![r.gemini.join("tmp"), r.gemini.join("projects.json")],
+            ),
             (&r.codex, vec![r.codex.join("sessions")]),
         ];
         let mut out = Vec::new();
@@ -179,7 +201,9 @@ impl SessionIndex {
             }
         }
         let mut rollouts = Vec::new();
-        walk(&self.roots.codex.join("sessions"), 0, &mut rollouts, &|p| is_jsonl(p) && file_name(p).starts_with("rollout-"));
+        walk(&self.roots.codex.join("sessions"), 0, &mut rollouts, &|p| {
+            is_jsonl(p) && file_name(p).starts_with("rollout-")
+        });
         found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
         found
     }
@@ -199,7 +223,9 @@ impl SessionIndex {
         {
             return Some(Agent::Gemini);
         }
-        if path.starts_with(self.roots.codex.join("sessions")) && file_name(path).starts_with("rollout-") {
+        if path.starts_with(self.roots.codex.join("sessions"))
+            && file_name(path).starts_with("rollout-")
+        {
             return Some(Agent::Codex);
         }
         None
@@ -207,8 +233,12 @@ impl SessionIndex {
 
     fn load_gemini_projects(&mut self) {
         self.gemini_projects.clear();
-        let Ok(bytes) = std::fs::read(self.roots.gemini.join("projects.json")) else { return };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else { return };
+        let Ok(bytes) = std::fs::read(self.roots.gemini.join("projects.json")) else {
+            return;
+        };
+        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
+            return;
+        };
         if let Some(map) = v.get("projects").and_then(|p| p.as_object()) {
             for (path, slug) in map {
                 if let Some(slug) = slug.as_str() {
@@ -294,9 +324,16 @@ impl SessionIndex {
             facts.cwd = self.gemini_cwd(&path);
         }
         e.key = match agent {
-            Agent::Claude => path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned(),
+            Agent::Claude => path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .unwrap_or_default()
+                .to_owned(),
             _ => facts.session_id.clone().unwrap_or_else(|| {
-                path.file_stem().and_then(|s| s.to_str()).unwrap_or_default().to_owned()
+                path.file_stem()
+                    .and_then(|s| s.to_str())
+                    .unwrap_or_default()
+                    .to_owned()
             }),
         };
         e.facts = facts;
@@ -319,7 +356,11 @@ impl SessionIndex {
         match e.agent {
             Agent::Claude => {
                 let named = e.facts.plan_path.as_ref().map(PathBuf::from);
-                let by_slug = e.facts.slug.as_ref().map(|s| self.roots.claude.join("plans").join(format!("{s}.md")));
+                let by_slug = e
+                    .facts
+                    .slug
+                    .as_ref()
+                    .map(|s| self.roots.claude.join("plans").join(format!("{s}.md")));
                 if let Some(p) = named.as_ref().filter(|p| p.is_file()) {
                     return Some(p.clone());
                 }
@@ -329,11 +370,20 @@ impl SessionIndex {
                 named
             }
             Agent::Gemini => {
-                let dir = e.follower.path.parent()?.parent()?.join(&e.key).join("plans");
+                let dir = e
+                    .follower
+                    .path
+                    .parent()?
+                    .parent()?
+                    .join(&e.key)
+                    .join("plans");
                 if let Some(name) = &e.facts.plan_path {
                     return Some(dir.join(name));
                 }
-                let mds: Vec<PathBuf> = dir_entries(&dir).into_iter().filter(|p| p.extension().and_then(|x| x.to_str()) == Some("md")).collect();
+                let mds: Vec<PathBuf> = dir_entries(&dir)
+                    .into_iter()
+                    .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("md"))
+                    .collect();
                 mds.into_iter().max_by_key(|p| mtime(p))
             }
             _ => None,
@@ -394,8 +444,16 @@ impl SessionIndex {
 
     fn summary(&self, e: &Entry, now: OffsetDateTime) -> SessionSummary {
         let f = &e.facts;
-        let live = if e.agent == Agent::Claude { self.live_for(&e.key) } else { None };
-        let reg = live.map(|l| Registry { pid: l.file.pid, status: l.file.status.clone(), alive: l.alive });
+        let live = if e.agent == Agent::Claude {
+            self.live_for(&e.key)
+        } else {
+            None
+        };
+        let reg = live.map(|l| Registry {
+            pid: l.file.pid,
+            status: l.file.status.clone(),
+            alive: l.alive,
+        });
         let state = state::derive(f, reg.as_ref(), now);
         let reg_time = live
             .and_then(|l| l.file.updated_at)
@@ -407,16 +465,27 @@ impl SessionIndex {
         SessionSummary {
             agent: e.agent,
             session_id: e.key.clone(),
-            cwd: f.cwd.clone().or_else(|| live.and_then(|l| l.file.cwd.clone())).unwrap_or_default(),
+            cwd: f
+                .cwd
+                .clone()
+                .or_else(|| live.and_then(|l| l.file.cwd.clone()))
+                .unwrap_or_default(),
             state,
             permission_mode: f.permission_mode.clone(),
             plan_path: e.plan.as_ref().map(|p| p.to_string_lossy().into_owned()),
-            worktree: f.worktree.as_ref().filter(|_| f.in_worktree).map(|w| w.path.clone()),
+            worktree: f
+                .worktree
+                .as_ref()
+                .filter(|_| f.in_worktree)
+                .map(|w| w.path.clone()),
             last_activity: last.and_then(format_time),
             git_branch: f.git_branch.clone(),
             tmux_pane: live.and_then(|l| l.file.tmux.clone()),
             pid: live.map(|l| l.file.pid),
-            version: f.version.clone().or_else(|| live.and_then(|l| l.file.version.clone())),
+            version: f
+                .version
+                .clone()
+                .or_else(|| live.and_then(|l| l.file.version.clone())),
             model: f.model.clone(),
             name: live.and_then(|l| l.file.name.clone()),
             title: f.title.clone(),
@@ -429,7 +498,15 @@ impl SessionIndex {
 
     fn registry_only(&self, live: &Live) -> SessionSummary {
         let state = if live.alive {
-            state::derive(&Facts::default(), Some(&Registry { pid: live.file.pid, status: live.file.status.clone(), alive: true }), self.now())
+            state::derive(
+                &Facts::default(),
+                Some(&Registry {
+                    pid: live.file.pid,
+                    status: live.file.status.clone(),
+                    alive: true,
+                }),
+                self.now(),
+            )
         } else {
             SessionState::Crashed
         };
@@ -444,7 +521,9 @@ impl SessionIndex {
             last_activity: live
                 .file
                 .updated_at
-                .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok())
+                .and_then(|ms| {
+                    OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok()
+                })
                 .and_then(format_time),
             git_branch: None,
             tmux_pane: live.file.tmux.clone(),
@@ -463,7 +542,12 @@ impl SessionIndex {
     /// Every session, those that need the person first (see the module doc for the order).
     pub fn sessions(&self) -> Vec<SessionSummary> {
         let now = self.now();
-        let mut out: Vec<SessionSummary> = self.entries.iter().filter(|e| !e.deleted).map(|e| self.summary(e, now)).collect();
+        let mut out: Vec<SessionSummary> = self
+            .entries
+            .iter()
+            .filter(|e| !e.deleted)
+            .map(|e| self.summary(e, now))
+            .collect();
         let mut seen: BTreeSet<&str> = self
             .entries
             .iter()
@@ -485,7 +569,11 @@ impl SessionIndex {
     /// what a card needs after [`SessionIndex::apply`].
     pub fn session(&self, session_id: &str) -> Option<SessionSummary> {
         let now = self.now();
-        if let Some(e) = self.entries.iter().find(|e| !e.deleted && e.key == session_id) {
+        if let Some(e) = self
+            .entries
+            .iter()
+            .find(|e| !e.deleted && e.key == session_id)
+        {
             return Some(self.summary(e, now));
         }
         self.live_for(session_id).map(|l| self.registry_only(l))
@@ -539,7 +627,11 @@ impl SessionIndex {
             } else if let Some(&(i, _)) = self.subagent_paths.get(p) {
                 touched.insert(i);
             } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
-                if let Some(list) = rest.components().next().and_then(|c| c.as_os_str().to_str()) {
+                if let Some(list) = rest
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                {
                     touched.extend(self.claude_entries(list));
                 }
             } else {
@@ -552,7 +644,12 @@ impl SessionIndex {
         }
         let before: Vec<(usize, Option<SessionSummary>)> = touched
             .iter()
-            .map(|&i| (i, (!self.entries[i].deleted).then(|| self.summary(&self.entries[i], now))))
+            .map(|&i| {
+                (
+                    i,
+                    (!self.entries[i].deleted).then(|| self.summary(&self.entries[i], now)),
+                )
+            })
             .collect();
 
         for p in changed {
@@ -567,13 +664,19 @@ impl SessionIndex {
             } else if p.parent() == Some(registry_dir.as_path()) {
                 visible |= self.read_registry(p);
             } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
-                if let Some(list) = rest.components().next().and_then(|c| c.as_os_str().to_str()) {
+                if let Some(list) = rest
+                    .components()
+                    .next()
+                    .and_then(|c| c.as_os_str().to_str())
+                {
                     for i in self.claude_entries(list) {
                         self.entries[i].tasks = claude::task_progress(&tasks_root, list);
                     }
                     visible |= self.registry.values().any(|l| l.file.session_id == list);
                 }
-            } else if p == &self.roots.gemini.join("projects.json") || file_name(p) == ".project_root" {
+            } else if p == &self.roots.gemini.join("projects.json")
+                || file_name(p) == ".project_root"
+            {
                 self.load_gemini_projects();
             } else if let Some(agent) = self.classify(p) {
                 visible |= self.add_new(agent, p);
@@ -620,7 +723,9 @@ impl SessionIndex {
     }
 
     fn under_roots(&self, p: &Path) -> bool {
-        [&self.roots.claude, &self.roots.gemini, &self.roots.codex].iter().any(|r| p.starts_with(r))
+        [&self.roots.claude, &self.roots.gemini, &self.roots.codex]
+            .iter()
+            .any(|r| p.starts_with(r))
     }
 
     /// `<claude>/projects/<project>/<sessionId>/subagents/<name>.jsonl`
@@ -631,11 +736,18 @@ impl SessionIndex {
     }
 
     fn add_subagent(&mut self, p: &Path) -> bool {
-        let Some(sid) = p.ancestors().nth(2).and_then(|d| d.file_name()).and_then(|n| n.to_str()) else {
+        let Some(sid) = p
+            .ancestors()
+            .nth(2)
+            .and_then(|d| d.file_name())
+            .and_then(|n| n.to_str())
+        else {
             return false;
         };
         let transcript = p.ancestors().nth(3).map(|d| d.join(format!("{sid}.jsonl")));
-        let Some(&i) = transcript.as_ref().and_then(|t| self.by_path.get(t)) else { return false };
+        let Some(&i) = transcript.as_ref().and_then(|t| self.by_path.get(t)) else {
+            return false;
+        };
         let e = &mut self.entries[i];
         let mut f = Follower::new(p);
         let facts = &mut e.facts;

@@ -137,7 +137,10 @@ pub fn worktree_hints(roots: &Roots) -> Vec<WorktreeHint> {
 #[derive(Debug, thiserror::Error)]
 pub enum SessionsError {
     #[error("cannot read {path}: {source}")]
-    Read { path: PathBuf, source: std::io::Error },
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
 }
 
 impl From<SessionsError> for crate::ipc::IpcError {
@@ -148,7 +151,11 @@ impl From<SessionsError> for crate::ipc::IpcError {
 
 /// TypeScript declarations of the types this module sends over IPC.
 pub(crate) fn ts_declarations() -> Vec<String> {
-    vec![<SessionState as TS>::decl(), <TaskProgress as TS>::decl(), <SessionSummary as TS>::decl()]
+    vec![
+        <SessionState as TS>::decl(),
+        <TaskProgress as TS>::decl(),
+        <SessionSummary as TS>::decl(),
+    ]
 }
 
 /// Marks sessions that have a plan waiting in the gate as `waiting_for_approval`: a hook filed
@@ -156,7 +163,10 @@ pub(crate) fn ts_declarations() -> Vec<String> {
 /// the hook runs), and for Gemini CLI the request is the only sign.
 pub fn mark_gate_requests(sessions: &mut [SessionSummary], pending: &[crate::gate::GateRequest]) {
     for s in sessions.iter_mut() {
-        if pending.iter().any(|r| r.session_id == s.session_id && r.agent == s.agent) {
+        if pending
+            .iter()
+            .any(|r| r.session_id == s.session_id && r.agent == s.agent)
+        {
             s.state = SessionState::WaitingForApproval;
         }
     }

@@ -45,7 +45,10 @@ impl SessionState {
 
     /// Whether the person is needed (sorted first).
     pub fn needs_person(self) -> bool {
-        matches!(self, SessionState::WaitingForApproval | SessionState::WaitingForInput)
+        matches!(
+            self,
+            SessionState::WaitingForApproval | SessionState::WaitingForInput
+        )
     }
 }
 
@@ -122,7 +125,10 @@ impl Facts {
         if self.pending.len() >= MAX_PENDING {
             self.pending.remove(0);
         }
-        self.pending.push(Pending { id: id.to_owned(), kind });
+        self.pending.push(Pending {
+            id: id.to_owned(),
+            kind,
+        });
     }
 
     pub fn close_call(&mut self, id: &str) {
@@ -245,13 +251,32 @@ mod tests {
         f.saw_time("2026-01-01T00:00:00Z");
         f.turn = Turn::Running;
         let now = at("2026-02-01T00:00:00Z");
-        let reg = |status: &str, alive| Registry { pid: 1, status: Some(status.into()), alive };
-        assert_eq!(derive(&f, Some(&reg("busy", false)), now), SessionState::Crashed);
-        assert_eq!(derive(&f, Some(&reg("busy", true)), now), SessionState::Working);
-        assert_eq!(derive(&f, Some(&reg("idle", true)), now), SessionState::Idle);
-        assert_eq!(derive(&f, Some(&reg("waiting", true)), now), SessionState::WaitingForInput);
+        let reg = |status: &str, alive| Registry {
+            pid: 1,
+            status: Some(status.into()),
+            alive,
+        };
+        assert_eq!(
+            derive(&f, Some(&reg("busy", false)), now),
+            SessionState::Crashed
+        );
+        assert_eq!(
+            derive(&f, Some(&reg("busy", true)), now),
+            SessionState::Working
+        );
+        assert_eq!(
+            derive(&f, Some(&reg("idle", true)), now),
+            SessionState::Idle
+        );
+        assert_eq!(
+            derive(&f, Some(&reg("waiting", true)), now),
+            SessionState::WaitingForInput
+        );
         f.open_call("t1", PendingKind::Approval);
-        assert_eq!(derive(&f, Some(&reg("idle", true)), now), SessionState::WaitingForApproval);
+        assert_eq!(
+            derive(&f, Some(&reg("idle", true)), now),
+            SessionState::WaitingForApproval
+        );
     }
 
     #[test]
@@ -259,13 +284,31 @@ mod tests {
         let mut f = Facts::default();
         f.saw_time("2026-01-01T00:00:00Z");
         f.turn = Turn::Running;
-        assert_eq!(derive(&f, None, at("2026-01-01T00:05:00Z")), SessionState::Working);
-        assert_eq!(derive(&f, None, at("2026-01-01T01:00:00Z")), SessionState::Unknown);
-        assert_eq!(derive(&f, None, at("2026-01-02T00:00:00Z")), SessionState::Ended);
+        assert_eq!(
+            derive(&f, None, at("2026-01-01T00:05:00Z")),
+            SessionState::Working
+        );
+        assert_eq!(
+            derive(&f, None, at("2026-01-01T01:00:00Z")),
+            SessionState::Unknown
+        );
+        assert_eq!(
+            derive(&f, None, at("2026-01-02T00:00:00Z")),
+            SessionState::Ended
+        );
         f.turn = Turn::Ended;
-        assert_eq!(derive(&f, None, at("2026-01-01T00:05:00Z")), SessionState::Idle);
-        assert_eq!(derive(&f, None, at("2026-01-01T01:00:00Z")), SessionState::Ended);
-        assert_eq!(derive(&Facts::default(), None, at("2026-01-01T01:00:00Z")), SessionState::Unknown);
+        assert_eq!(
+            derive(&f, None, at("2026-01-01T00:05:00Z")),
+            SessionState::Idle
+        );
+        assert_eq!(
+            derive(&f, None, at("2026-01-01T01:00:00Z")),
+            SessionState::Ended
+        );
+        assert_eq!(
+            derive(&Facts::default(), None, at("2026-01-01T01:00:00Z")),
+            SessionState::Unknown
+        );
     }
 
     #[test]

@@ -43,7 +43,12 @@ impl Default for LineSplitter {
 
 impl LineSplitter {
     pub fn with_cap(cap: usize) -> Self {
-        Self { buf: Vec::new(), skipping: false, cap, overlong: 0 }
+        Self {
+            buf: Vec::new(),
+            skipping: false,
+            cap,
+            overlong: 0,
+        }
     }
 
     /// Bytes held for an unterminated line.
@@ -118,7 +123,10 @@ impl LineSplitter {
 
 /// Parses every JSON value of `line` as a `T` and gives it to `on_record`. Glued objects are
 /// split; returns false when (part of) the line is unreadable.
-pub fn for_each_record<'a, T: Deserialize<'a>>(line: &'a [u8], on_record: &mut dyn FnMut(T)) -> bool {
+pub fn for_each_record<'a, T: Deserialize<'a>>(
+    line: &'a [u8],
+    on_record: &mut dyn FnMut(T),
+) -> bool {
     let mut stream = serde_json::Deserializer::from_slice(line).into_iter::<T>();
     let mut any = false;
     loop {
@@ -174,7 +182,12 @@ pub const TAIL_WINDOWS: [u64; 4] = [16 << 10, 128 << 10, 1 << 20, 8 << 20];
 
 impl Follower {
     pub fn new(path: &Path) -> Self {
-        Self { path: path.to_owned(), offset: 0, file_id: 0, splitter: LineSplitter::default() }
+        Self {
+            path: path.to_owned(),
+            offset: 0,
+            file_id: 0,
+            splitter: LineSplitter::default(),
+        }
     }
 
     /// Reads the bytes appended since the last read, calling `on_line` for each complete line.
@@ -206,13 +219,21 @@ impl Follower {
             self.offset += n as u64;
             self.splitter.feed(&chunk[..n], on_line);
         }
-        Ok(if read_any { Progress::Appended } else { Progress::Unchanged })
+        Ok(if read_any {
+            Progress::Appended
+        } else {
+            Progress::Unchanged
+        })
     }
 
     /// Starts following from the last `window` bytes: the first (probably cut) line of the window
     /// is skipped unless the window reaches the start of the file. Returns whether the window
     /// covered the whole file.
-    pub fn read_tail(&mut self, window: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<bool> {
+    pub fn read_tail(
+        &mut self,
+        window: u64,
+        on_line: &mut dyn FnMut(&[u8]),
+    ) -> std::io::Result<bool> {
         let mut file = File::open(&self.path)?;
         let meta = file.metadata()?;
         let len = meta.len();
@@ -262,7 +283,10 @@ mod tests {
     #[test]
     fn unterminated_line_waits_for_its_newline() {
         let mut s = LineSplitter::default();
-        assert_eq!(lines(&mut s, &[b"{\"a\":1}\n{\"b\""]), vec![b"{\"a\":1}".to_vec()]);
+        assert_eq!(
+            lines(&mut s, &[b"{\"a\":1}\n{\"b\""]),
+            vec![b"{\"a\":1}".to_vec()]
+        );
         assert_eq!(s.pending(), 4);
         assert_eq!(lines(&mut s, &[b":2}\r\n\n"]), vec![b"{\"b\":2}".to_vec()]);
     }
@@ -270,7 +294,15 @@ mod tests {
     #[test]
     fn overlong_line_is_skipped_with_bounded_memory() {
         let mut s = LineSplitter::with_cap(10);
-        let got = lines(&mut s, &[b"{\"a\":1}\n0123456", b"789abcdef", b"ghij", b"k\n{\"b\":2}\n"]);
+        let got = lines(
+            &mut s,
+            &[
+                b"{\"a\":1}\n0123456",
+                b"789abcdef",
+                b"ghij",
+                b"k\n{\"b\":2}\n",
+            ],
+        );
         assert_eq!(got, vec![b"{\"a\":1}".to_vec(), b"{\"b\":2}".to_vec()]);
         assert_eq!(s.overlong, 1);
         assert!(s.pending() == 0);
@@ -281,7 +313,9 @@ mod tests {
         let mut s = LineSplitter::default();
         let chunk = vec![b'a'; 1 << 20];
         let mut got = Vec::new();
-        s.feed(b"{\"type\":\"user\",\"pad\":\"", &mut |l| got.push(l.to_vec()));
+        s.feed(b"{\"type\":\"user\",\"pad\":\"", &mut |l| {
+            got.push(l.to_vec())
+        });
         for _ in 0..200 {
             s.feed(&chunk, &mut |l| got.push(l.to_vec()));
             assert!(s.pending() <= MAX_LINE);
@@ -294,11 +328,20 @@ mod tests {
     #[test]
     fn glued_records_are_split_and_broken_glue_is_damage() {
         let mut n = 0;
-        assert!(for_each_record::<serde_json::Value>(br#"{"a":1}{"b":2}"#, &mut |_| n += 1));
+        assert!(for_each_record::<serde_json::Value>(
+            br#"{"a":1}{"b":2}"#,
+            &mut |_| n += 1
+        ));
         assert_eq!(n, 2);
         let mut n = 0;
-        assert!(!for_each_record::<serde_json::Value>(br#"{"a":"cut{"b":2}"#, &mut |_| n += 1));
-        assert!(!for_each_record::<serde_json::Value>(b"{\"a\":\"\xff\xfe\"}", &mut |_| n += 1));
+        assert!(!for_each_record::<serde_json::Value>(
+            br#"{"a":"cut{"b":2}"#,
+            &mut |_| n += 1
+        ));
+        assert!(!for_each_record::<serde_json::Value>(
+            b"{\"a\":\"\xff\xfe\"}",
+            &mut |_| n += 1
+        ));
         assert_eq!(n, 0);
     }
 
@@ -312,10 +355,16 @@ mod tests {
         assert!(f.read_tail(1 << 20, &mut |l| got.push(l.to_vec())).unwrap());
         assert_eq!(got.len(), 2);
         use std::io::Write;
-        let mut w = std::fs::OpenOptions::new().append(true).open(&path).unwrap();
+        let mut w = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
         w.write_all(b"{\"a\":3}\n{\"a\"").unwrap();
         got.clear();
-        assert_eq!(f.read_new(&mut |l| got.push(l.to_vec())).unwrap(), Progress::Appended);
+        assert_eq!(
+            f.read_new(&mut |l| got.push(l.to_vec())).unwrap(),
+            Progress::Appended
+        );
         assert_eq!(got, vec![b"{\"a\":3}".to_vec()]);
         assert_eq!(f.read_new(&mut |_| panic!()).unwrap(), Progress::Unchanged);
         std::fs::write(&path, "{}\n").unwrap();

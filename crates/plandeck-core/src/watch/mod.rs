@@ -112,24 +112,33 @@ impl State {
     /// they were removed or renamed, and inode numbers are reused at once, so a folder made again
     /// under the same name can have the same inode yet no watch.
     fn rearm_forcing(&mut self, gone: &BTreeSet<PathBuf>) {
-        let Some(watcher) = self.watcher.as_mut() else { return };
+        let Some(watcher) = self.watcher.as_mut() else {
+            return;
+        };
         let mut desired: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
         for target in &self.targets {
             if target.is_dir() || target.is_file() {
                 desired.insert(target.clone(), RecursiveMode::Recursive);
             } else if let Some(ancestor) = target.ancestors().skip(1).find(|a| a.is_dir()) {
-                desired.entry(ancestor.to_owned()).or_insert(RecursiveMode::NonRecursive);
+                desired
+                    .entry(ancestor.to_owned())
+                    .or_insert(RecursiveMode::NonRecursive);
             }
         }
         // A path under a recursive watch needs no watch of its own.
-        let recursive: Vec<PathBuf> =
-            desired.iter().filter(|(_, m)| **m == RecursiveMode::Recursive).map(|(p, _)| p.clone()).collect();
+        let recursive: Vec<PathBuf> = desired
+            .iter()
+            .filter(|(_, m)| **m == RecursiveMode::Recursive)
+            .map(|(p, _)| p.clone())
+            .collect();
         desired.retain(|p, _| !recursive.iter().any(|r| p != r && p.starts_with(r)));
 
         let stale: Vec<PathBuf> = self
             .armed
             .iter()
-            .filter(|(p, (m, ino))| desired.get(*p) != Some(m) || inode(p) != *ino || gone.contains(*p))
+            .filter(|(p, (m, ino))| {
+                desired.get(*p) != Some(m) || inode(p) != *ino || gone.contains(*p)
+            })
             .map(|(p, _)| p.clone())
             .collect();
         for path in stale {
@@ -178,7 +187,12 @@ pub fn watch_with(
     .map_err(WatchError::Start)?;
     let shared = Arc::new(Shared {
         stopped: AtomicBool::new(false),
-        state: Mutex::new(State { watcher: Some(watcher), targets: Vec::new(), armed: BTreeMap::new(), appeared: Vec::new() }),
+        state: Mutex::new(State {
+            watcher: Some(watcher),
+            targets: Vec::new(),
+            armed: BTreeMap::new(),
+            appeared: Vec::new(),
+        }),
     });
     if let Ok(mut state) = shared.state.lock() {
         for path in paths {
@@ -278,13 +292,20 @@ fn coalesce(
 }
 
 /// Adds an event's paths to the batch; true when it created something (maybe a folder to walk).
-fn take(event: notify::Result<notify::Event>, batch: &mut BTreeSet<PathBuf>, gone: &mut BTreeSet<PathBuf>) -> bool {
+fn take(
+    event: notify::Result<notify::Event>,
+    batch: &mut BTreeSet<PathBuf>,
+    gone: &mut BTreeSet<PathBuf>,
+) -> bool {
     match event {
         Ok(event) => {
             if matches!(event.kind, EventKind::Access(_)) {
                 return false;
             }
-            let renamed = matches!(event.kind, EventKind::Modify(notify::event::ModifyKind::Name(_)));
+            let renamed = matches!(
+                event.kind,
+                EventKind::Modify(notify::event::ModifyKind::Name(_))
+            );
             let created = renamed || matches!(event.kind, EventKind::Create(_));
             if renamed || matches!(event.kind, EventKind::Remove(_)) {
                 gone.extend(event.paths.iter().cloned());
@@ -306,14 +327,18 @@ fn walk_into(dir: &Path, batch: &mut BTreeSet<PathBuf>) {
     let mut budget = 10_000usize;
     let mut stack = vec![(dir.to_owned(), 0u32)];
     while let Some((dir, depth)) = stack.pop() {
-        let Ok(entries) = std::fs::read_dir(&dir) else { continue };
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
         for entry in entries.flatten() {
             if budget == 0 {
                 return;
             }
             budget -= 1;
             let path = entry.path();
-            let Ok(kind) = entry.file_type() else { continue };
+            let Ok(kind) = entry.file_type() else {
+                continue;
+            };
             if kind.is_dir() {
                 if depth < 5 && !in_git_objects(&path) {
                     stack.push((path, depth + 1));

@@ -5,7 +5,11 @@ use std::sync::mpsc::Receiver;
 const PATIENCE: Duration = Duration::from_secs(10);
 
 /// Waits until a batch satisfies `pred`; batches that do not are skipped.
-fn wait_for(rx: &Receiver<Vec<PathBuf>>, what: &str, pred: impl Fn(&[PathBuf]) -> bool) -> Vec<PathBuf> {
+fn wait_for(
+    rx: &Receiver<Vec<PathBuf>>,
+    what: &str,
+    pred: impl Fn(&[PathBuf]) -> bool,
+) -> Vec<PathBuf> {
     let deadline = Instant::now() + PATIENCE;
     loop {
         let left = deadline.saturating_duration_since(Instant::now());
@@ -72,7 +76,9 @@ fn missing_paths_are_picked_up_when_they_appear_and_after_they_go() {
     fs::create_dir_all(&target).unwrap();
     let second = target.join("second.md");
     fs::write(&second, "x").unwrap();
-    wait_for(&rx, "a file in the re-created folder", |b| b.contains(&second));
+    wait_for(&rx, "a file in the re-created folder", |b| {
+        b.contains(&second)
+    });
 }
 
 #[test]
@@ -108,9 +114,14 @@ fn dropping_the_handle_stops_callbacks() {
     let deadline = Instant::now() + PATIENCE;
     loop {
         match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(batch) => assert!(!batch.iter().any(|p| p.ends_with("b.md")), "callback after drop: {batch:?}"),
+            Ok(batch) => assert!(
+                !batch.iter().any(|p| p.ends_with("b.md")),
+                "callback after drop: {batch:?}"
+            ),
             Err(RecvTimeoutError::Disconnected) => break,
-            Err(RecvTimeoutError::Timeout) => panic!("watch thread still running after the handle was dropped"),
+            Err(RecvTimeoutError::Timeout) => {
+                panic!("watch thread still running after the handle was dropped")
+            }
         }
     }
 }

@@ -36,7 +36,10 @@ pub(crate) fn free_name(repo: &Repository, branch: Option<&str>, head: Oid) -> S
     if !taken(&stem) {
         return stem;
     }
-    (2u32..).map(|n| format!("{stem}-{n}")).find(|n| !taken(n)).unwrap_or(stem)
+    (2u32..)
+        .map(|n| format!("{stem}-{n}"))
+        .find(|n| !taken(n))
+        .unwrap_or(stem)
 }
 
 /// Saves `head` under a free archive ref and records it; returns the ref's name.
@@ -48,8 +51,12 @@ pub(crate) fn save(
     worktree: &Path,
 ) -> Result<String, WorktreeError> {
     let name = free_name(repo, branch, head);
-    let msg = format!("plandeck: archive before removing worktree {}", worktree.display());
-    repo.reference(&name, head, false, &msg).map_err(WorktreeError::git(repo.path()))?;
+    let msg = format!(
+        "plandeck: archive before removing worktree {}",
+        worktree.display()
+    );
+    repo.reference(&name, head, false, &msg)
+        .map_err(WorktreeError::git(repo.path()))?;
     let record = Record {
         repo: path_text(&canonical(repo.commondir())),
         archive_ref: name.clone(),
@@ -72,10 +79,24 @@ pub(crate) fn save(
 /// its original name when that is free; a branch of that name already at the archived commit is
 /// fine. The archive ref itself is kept.
 pub fn restore(roots: &Roots, repo: &Path, archive_ref: &str) -> Result<String, WorktreeError> {
-    let r = Repository::discover(repo).map_err(|source| WorktreeError::NotARepo { path: repo.to_owned(), source })?;
-    let full = if archive_ref.starts_with("refs/") { archive_ref.to_owned() } else { format!("{PREFIX}{archive_ref}") };
-    let not_found = || WorktreeError::ArchiveNotFound { repo: repo.to_owned(), name: full.clone() };
-    let target = r.find_reference(&full).ok().and_then(|x| x.target()).ok_or_else(not_found)?;
+    let r = Repository::discover(repo).map_err(|source| WorktreeError::NotARepo {
+        path: repo.to_owned(),
+        source,
+    })?;
+    let full = if archive_ref.starts_with("refs/") {
+        archive_ref.to_owned()
+    } else {
+        format!("{PREFIX}{archive_ref}")
+    };
+    let not_found = || WorktreeError::ArchiveNotFound {
+        repo: repo.to_owned(),
+        name: full.clone(),
+    };
+    let target = r
+        .find_reference(&full)
+        .ok()
+        .and_then(|x| x.target())
+        .ok_or_else(not_found)?;
     let commit = r.find_commit(target).map_err(WorktreeError::git(repo))?;
 
     let common = path_text(&canonical(r.commondir()));
@@ -95,13 +116,17 @@ pub fn restore(roots: &Roots, repo: &Path, archive_ref: &str) -> Result<String, 
             Ok(b) if b.get().target() == Some(target) => return Ok(name.clone()),
             Ok(_) => continue,
             Err(_) => {
-                r.branch(name, &commit, false).map_err(WorktreeError::git(repo))?;
+                r.branch(name, &commit, false)
+                    .map_err(WorktreeError::git(repo))?;
                 return Ok(name.clone());
             }
         }
     }
     Err(WorktreeError::Refused {
         path: repo.to_owned(),
-        message: format!("a different branch named {} already exists; rename it first", names.join(" / ")),
+        message: format!(
+            "a different branch named {} already exists; rename it first",
+            names.join(" / ")
+        ),
     })
 }

@@ -40,7 +40,10 @@ pub(super) struct CacheTree {
 
 impl CacheTree {
     pub fn child(&self, name: &[u8]) -> Option<&CacheTree> {
-        self.children.iter().find(|(n, _)| n.as_slice() == name).map(|(_, c)| c)
+        self.children
+            .iter()
+            .find(|(n, _)| n.as_slice() == name)
+            .map(|(_, c)| c)
     }
 }
 

@@ -26,14 +26,19 @@ fn kept_path(roots: &Roots) -> PathBuf {
 fn load(roots: &Roots) -> Result<KeptFile, WorktreeError> {
     let path = kept_path(roots);
     match std::fs::read(&path) {
-        Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| WorktreeError::KeptDamaged { path, source }),
+        Ok(bytes) => serde_json::from_slice(&bytes)
+            .map_err(|source| WorktreeError::KeptDamaged { path, source }),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(KeptFile::default()),
         Err(source) => Err(WorktreeError::Io { path, source }),
     }
 }
 
 fn save(roots: &Roots, file: &KeptFile) -> Result<(), WorktreeError> {
-    let mut json = serde_json::to_vec_pretty(file).map_err(|source| WorktreeError::KeptDamaged { path: kept_path(roots), source })?;
+    let mut json =
+        serde_json::to_vec_pretty(file).map_err(|source| WorktreeError::KeptDamaged {
+            path: kept_path(roots),
+            source,
+        })?;
     json.push(b'\n');
     fsx::write_atomic(&kept_path(roots), &json)?;
     Ok(())
@@ -54,9 +59,14 @@ pub fn is_kept(roots: &Roots, path: &Path) -> Result<bool, WorktreeError> {
 pub fn keep(roots: &Roots, path: &Path) -> Result<(), WorktreeError> {
     let common = list::common_dir_of(path)?;
     let me = canonical(path);
-    let listed = list::worktrees_of(&common)?.into_iter().any(|f| canonical(&f.path) == me);
+    let listed = list::worktrees_of(&common)?
+        .into_iter()
+        .any(|f| canonical(&f.path) == me);
     if !listed {
-        return Err(WorktreeError::NotAWorktree { path: path.to_owned(), why: "git does not list it as a worktree".into() });
+        return Err(WorktreeError::NotAWorktree {
+            path: path.to_owned(),
+            why: "git does not list it as a worktree".into(),
+        });
     }
     let mut file = load(roots)?;
     if !file.kept.contains(&me) {

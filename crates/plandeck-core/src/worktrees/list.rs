@@ -49,24 +49,37 @@ pub fn list(roots: &Roots, repo: Option<&Path>) -> Result<Vec<WorktreeSummary>, 
         None => find_all(roots, &hints),
     };
     let sessions = assign_sessions(&found, &hints);
-    let mut out: Vec<WorktreeSummary> =
-        found.par_iter().zip(sessions.par_iter()).map(|(f, s)| summarize(f, s, &kept, true)).collect();
+    let mut out: Vec<WorktreeSummary> = found
+        .par_iter()
+        .zip(sessions.par_iter())
+        .map(|(f, s)| summarize(f, s, &kept, true))
+        .collect();
     out.append(&mut problems);
     Ok(out)
 }
 
 /// The git common dir of the repository holding `path` (a worktree of it, or any folder inside).
 pub(crate) fn common_dir_of(path: &Path) -> Result<PathBuf, WorktreeError> {
-    let repo = Repository::discover(path).map_err(|source| WorktreeError::NotARepo { path: path.to_owned(), source })?;
+    let repo = Repository::discover(path).map_err(|source| WorktreeError::NotARepo {
+        path: path.to_owned(),
+        source,
+    })?;
     Ok(canonical(repo.commondir()))
 }
 
 /// Every repository's worktrees, and problem entries for repositories that cannot be read.
-pub(crate) fn find_all(roots: &Roots, hints: &[WorktreeHint]) -> (Vec<Found>, Vec<WorktreeSummary>) {
+pub(crate) fn find_all(
+    roots: &Roots,
+    hints: &[WorktreeHint],
+) -> (Vec<Found>, Vec<WorktreeSummary>) {
     let mut commons: BTreeMap<PathBuf, ()> = BTreeMap::new();
     let mut problems = Vec::new();
     for hint in hints {
-        let at = hint.worktree_path.as_deref().filter(|p| p.exists()).unwrap_or(&hint.cwd);
+        let at = hint
+            .worktree_path
+            .as_deref()
+            .filter(|p| p.exists())
+            .unwrap_or(&hint.cwd);
         // A session folder that is not (or no longer) a repository is ordinary: skip it quietly.
         if let Ok(common) = common_dir_of(at) {
             commons.insert(common, ());
@@ -113,7 +126,10 @@ fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
 
 /// The main worktree and every linked one of the repository whose common dir is `common`.
 pub(crate) fn worktrees_of(common: &Path) -> Result<Vec<Found>, WorktreeError> {
-    let repo = Repository::open(common).map_err(|source| WorktreeError::NotARepo { path: common.to_owned(), source })?;
+    let repo = Repository::open(common).map_err(|source| WorktreeError::NotARepo {
+        path: common.to_owned(),
+        source,
+    })?;
     let main = repo.workdir().map(canonical);
     let display = main.clone().unwrap_or_else(|| common.to_owned());
     let mut out = Vec::new();
@@ -147,7 +163,11 @@ pub(crate) fn worktrees_of(common: &Path) -> Result<Vec<Found>, WorktreeError> {
             repo: display.clone(),
             common_dir: common.to_owned(),
             // Not canonicalised: a worktree folder replaced by a symlink must stay visible as such.
-            path: if path.is_absolute() { path.components().collect() } else { common.join(path) },
+            path: if path.is_absolute() {
+                path.components().collect()
+            } else {
+                common.join(path)
+            },
             name: Some(name.to_owned()),
             is_main: false,
             locked,
@@ -164,7 +184,9 @@ pub(crate) fn assign_sessions(all: &[Found], hints: &[WorktreeHint]) -> Vec<Sess
     let mut out = vec![Sessions::default(); all.len()];
     for hint in hints {
         let at = canonical(hint.worktree_path.as_deref().unwrap_or(&hint.cwd));
-        let best = (0..paths.len()).filter(|&i| at.starts_with(&paths[i])).max_by_key(|&i| paths[i].as_os_str().len());
+        let best = (0..paths.len())
+            .filter(|&i| at.starts_with(&paths[i]))
+            .max_by_key(|&i| paths[i].as_os_str().len());
         let Some(i) = best else { continue };
         let s = &mut out[i];
         if hint.worktree_path.is_some() && hint.original_head_commit.is_some() {
@@ -181,7 +203,12 @@ pub(crate) fn assign_sessions(all: &[Found], hints: &[WorktreeHint]) -> Vec<Sess
 }
 
 /// Counts everything about one worktree. Failures become the `problem`.
-pub(crate) fn summarize(f: &Found, sessions: &Sessions, kept: &HashSet<PathBuf>, with_size: bool) -> WorktreeSummary {
+pub(crate) fn summarize(
+    f: &Found,
+    sessions: &Sessions,
+    kept: &HashSet<PathBuf>,
+    with_size: bool,
+) -> WorktreeSummary {
     let mut s = problem_entry(&f.path, "");
     s.problem = None;
     s.repo = path_text(&f.repo);
@@ -192,7 +219,8 @@ pub(crate) fn summarize(f: &Found, sessions: &Sessions, kept: &HashSet<PathBuf>,
     s.session_id = sessions.session_id.clone();
     s.kept = kept.contains(&canonical(&f.path));
     if f.prunable {
-        s.problem = Some("the folder is gone; git still records the worktree (prunable)".to_owned());
+        s.problem =
+            Some("the folder is gone; git still records the worktree (prunable)".to_owned());
         return s;
     }
     let repo = match Repository::open(&f.path) {
@@ -203,16 +231,26 @@ pub(crate) fn summarize(f: &Found, sessions: &Sessions, kept: &HashSet<PathBuf>,
         }
     };
     let head = repo.head().ok();
-    s.branch = head.as_ref().filter(|h| h.is_branch()).and_then(|h| h.shorthand().map(str::to_owned));
+    s.branch = head
+        .as_ref()
+        .filter(|h| h.is_branch())
+        .and_then(|h| h.shorthand().map(str::to_owned));
     if s.branch.is_none() {
         // An unborn branch has no HEAD commit but still has a name.
         if let Ok(r) = repo.find_reference("HEAD") {
-            s.branch = r.symbolic_target().and_then(|t| t.strip_prefix("refs/heads/")).map(str::to_owned);
+            s.branch = r
+                .symbolic_target()
+                .and_then(|t| t.strip_prefix("refs/heads/"))
+                .map(str::to_owned);
         }
     }
     let head_id = head.as_ref().and_then(|h| h.target());
     s.head = head_id.map(|id| id.to_string());
-    if let Some(base) = unmerged::resolve_base(&repo, s.branch.as_deref(), sessions.original_head.as_deref()) {
+    if let Some(base) = unmerged::resolve_base(
+        &repo,
+        s.branch.as_deref(),
+        sessions.original_head.as_deref(),
+    ) {
         s.base = Some(base.id.to_string());
         s.base_name = Some(base.name);
         s.unmerged_commits = match head_id {

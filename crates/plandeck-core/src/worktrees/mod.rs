@@ -33,7 +33,7 @@ mod unmerged;
 pub use archive::restore;
 pub use keep::{is_kept, keep, unkeep};
 pub use list::{list, watch_paths};
-pub use remove::{remove, remove_clean, removal_preview};
+pub use remove::{removal_preview, remove, remove_clean};
 pub use status::{changed_files, ChangedFile, ChangedFiles};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 
@@ -118,7 +118,10 @@ impl Refusal {
     /// Whether the person may confirm past this refusal.
     pub fn confirmable(&self) -> bool {
         match self {
-            Refusal::Dirty { .. } | Refusal::Unmerged { .. } | Refusal::BaseUnknown | Refusal::Unreadable { .. } => true,
+            Refusal::Dirty { .. }
+            | Refusal::Unmerged { .. }
+            | Refusal::BaseUnknown
+            | Refusal::Unreadable { .. } => true,
             Refusal::Locked { stale, .. } => *stale,
             Refusal::Main | Refusal::NotAWorktree { .. } | Refusal::RunningSession { .. } => false,
         }
@@ -138,7 +141,11 @@ impl Refusal {
             Refusal::BaseUnknown => {
                 "its base is unknown, so Plandeck cannot tell which commits are unmerged".to_owned()
             }
-            Refusal::Locked { reason, session_id, stale } => {
+            Refusal::Locked {
+                reason,
+                session_id,
+                stale,
+            } => {
                 let mut s = "it is locked".to_owned();
                 if let Some(id) = session_id {
                     s.push_str(&format!(" by session {id}"));
@@ -154,7 +161,9 @@ impl Refusal {
                 s
             }
             Refusal::Unreadable { problem } => format!("not everything could be read ({problem})"),
-            Refusal::Main => "it is the main worktree: the repository itself is never removed".to_owned(),
+            Refusal::Main => {
+                "it is the main worktree: the repository itself is never removed".to_owned()
+            }
             Refusal::NotAWorktree { why } => format!("it is not a listed worktree: {why}"),
             Refusal::RunningSession { session_id } => {
                 format!("session {session_id} is running in it; stop the session first")
@@ -164,7 +173,11 @@ impl Refusal {
 }
 
 fn plural<'a>(n: u32, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 { one } else { many }
+    if n == 1 {
+        one
+    } else {
+        many
+    }
 }
 
 /// What removing a worktree would do and lose; shown before the person confirms.
@@ -203,7 +216,10 @@ pub enum WorktreeError {
     #[error("git failed on {path}: {source}")]
     Git { path: PathBuf, source: git2::Error },
     #[error("cannot read {path}: {source}")]
-    Io { path: PathBuf, source: std::io::Error },
+    Io {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error("{path} is not a worktree Plandeck lists: {why}")]
     NotAWorktree { path: PathBuf, why: String },
     #[error("refused to remove {path}: {message}")]
@@ -211,24 +227,35 @@ pub enum WorktreeError {
     #[error("no archive ref {name} in {repo}")]
     ArchiveNotFound { repo: PathBuf, name: String },
     #[error("kept worktrees file {path} is damaged: {source}")]
-    KeptDamaged { path: PathBuf, source: serde_json::Error },
+    KeptDamaged {
+        path: PathBuf,
+        source: serde_json::Error,
+    },
     #[error(transparent)]
     Write(#[from] crate::fsx::WriteError),
 }
 
 impl WorktreeError {
     pub(crate) fn git(path: &Path) -> impl FnOnce(git2::Error) -> WorktreeError + '_ {
-        move |source| WorktreeError::Git { path: path.to_owned(), source }
+        move |source| WorktreeError::Git {
+            path: path.to_owned(),
+            source,
+        }
     }
     pub(crate) fn io(path: &Path) -> impl FnOnce(std::io::Error) -> WorktreeError + '_ {
-        move |source| WorktreeError::Io { path: path.to_owned(), source }
+        move |source| WorktreeError::Io {
+            path: path.to_owned(),
+            source,
+        }
     }
 }
 
 impl From<WorktreeError> for IpcError {
     fn from(e: WorktreeError) -> Self {
         let kind = match &e {
-            WorktreeError::NotARepo { .. } | WorktreeError::NotAWorktree { .. } => ErrorKind::NotFound,
+            WorktreeError::NotARepo { .. } | WorktreeError::NotAWorktree { .. } => {
+                ErrorKind::NotFound
+            }
             WorktreeError::ArchiveNotFound { .. } => ErrorKind::NotFound,
             WorktreeError::Git { .. } => ErrorKind::Git,
             WorktreeError::Io { .. } | WorktreeError::Write(_) => ErrorKind::Io,
@@ -251,7 +278,9 @@ pub(crate) fn canonical(p: &Path) -> PathBuf {
         let abs = if p.is_absolute() {
             p.to_owned()
         } else {
-            std::env::current_dir().map(|d| d.join(p)).unwrap_or_else(|_| p.to_owned())
+            std::env::current_dir()
+                .map(|d| d.join(p))
+                .unwrap_or_else(|_| p.to_owned())
         };
         abs.components().collect()
     })

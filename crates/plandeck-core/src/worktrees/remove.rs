@@ -17,7 +17,10 @@ use std::process::Command;
 use git2::{BranchType, Oid, Repository, WorktreePruneOptions};
 
 use super::list::{self, assign_sessions, Found, Sessions};
-use super::{archive, canonical, keep, path_text, status, unmerged, Refusal, RemovalPreview, RemoveOutcome, WorktreeError};
+use super::{
+    archive, canonical, keep, path_text, status, unmerged, Refusal, RemovalPreview, RemoveOutcome,
+    WorktreeError,
+};
 use crate::config::Roots;
 use crate::sessions::worktree_hints;
 
@@ -35,8 +38,13 @@ struct Located {
 fn locate(roots: &Roots, path: &Path) -> Result<Result<Located, String>, WorktreeError> {
     if let Ok(meta) = std::fs::symlink_metadata(path) {
         if meta.file_type().is_symlink() {
-            let target = std::fs::read_link(path).map(|t| t.display().to_string()).unwrap_or_default();
-            return Ok(Err(format!("{} is a symlink to {target}; give the worktree's own folder", path.display())));
+            let target = std::fs::read_link(path)
+                .map(|t| t.display().to_string())
+                .unwrap_or_default();
+            return Ok(Err(format!(
+                "{} is a symlink to {target}; give the worktree's own folder",
+                path.display()
+            )));
         }
     }
     let me = canonical(path);
@@ -46,17 +54,29 @@ fn locate(roots: &Roots, path: &Path) -> Result<Result<Located, String>, Worktre
         // The folder may be gone (a prunable worktree): look through every known repository.
         Err(_) => list::find_all(roots, &hints).0,
     };
-    let Some(i) = all.iter().position(|f| canonical(&f.path) == me || f.path == me) else {
+    let Some(i) = all
+        .iter()
+        .position(|f| canonical(&f.path) == me || f.path == me)
+    else {
         return Ok(Err(format!("git lists no worktree at {}", path.display())));
     };
     let found = all[i].clone();
     if std::fs::symlink_metadata(&found.path).is_ok_and(|m| m.file_type().is_symlink()) {
-        let target = std::fs::read_link(&found.path).map(|t| t.display().to_string()).unwrap_or_default();
-        return Ok(Err(format!("the worktree folder {} was replaced by a symlink to {target}", found.path.display())));
+        let target = std::fs::read_link(&found.path)
+            .map(|t| t.display().to_string())
+            .unwrap_or_default();
+        return Ok(Err(format!(
+            "the worktree folder {} was replaced by a symlink to {target}",
+            found.path.display()
+        )));
     }
     let sessions = assign_sessions(&all, &hints).swap_remove(i);
     let kept = keep::kept_set(roots)?;
-    Ok(Ok(Located { found, sessions, kept }))
+    Ok(Ok(Located {
+        found,
+        sessions,
+        kept,
+    }))
 }
 
 /// What removing the worktree at `path` would do and lose, and why it may be refused.
@@ -104,7 +124,9 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
         refusals.push(Refusal::Main);
     }
     if let Some(id) = &located.sessions.running {
-        refusals.push(Refusal::RunningSession { session_id: id.clone() });
+        refusals.push(Refusal::RunningSession {
+            session_id: id.clone(),
+        });
     }
     if let Some(reason) = &f.locked {
         let stale = located.sessions.running.is_none() && lock_is_stale(reason.as_deref());
@@ -119,20 +141,28 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
     let mut archive_ref = None;
     if !f.prunable {
         if let Some(problem) = &summary.problem {
-            refusals.push(Refusal::Unreadable { problem: problem.clone() });
+            refusals.push(Refusal::Unreadable {
+                problem: problem.clone(),
+            });
         }
         if summary.changed_files > 0 {
-            refusals.push(Refusal::Dirty { count: summary.changed_files });
+            refusals.push(Refusal::Dirty {
+                count: summary.changed_files,
+            });
             if let Ok(c) = status::changed_files(&f.path) {
                 changed_files = c.files.iter().take(FILES_SHOWN).map(|c| c.line()).collect();
             }
         }
         let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
         let head = summary.head.as_deref().and_then(|h| Oid::from_str(h).ok());
-        match (summary.base.as_deref().and_then(|b| Oid::from_str(b).ok()), head) {
+        match (
+            summary.base.as_deref().and_then(|b| Oid::from_str(b).ok()),
+            head,
+        ) {
             (None, Some(_)) => refusals.push(Refusal::BaseUnknown),
             (Some(base), Some(head)) => {
-                let (count, lines) = unmerged::unmerged_commits(&repo, head, base, COMMITS_SHOWN).map_err(WorktreeError::git(&f.path))?;
+                let (count, lines) = unmerged::unmerged_commits(&repo, head, base, COMMITS_SHOWN)
+                    .map_err(WorktreeError::git(&f.path))?;
                 if count > 0 {
                     refusals.push(Refusal::Unmerged { count });
                     unmerged_commits = lines;
@@ -147,12 +177,30 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
         // The folder is gone; the branch may still hold commits, which the archive keeps.
         let repo = Repository::open(&f.common_dir).map_err(WorktreeError::git(&f.common_dir))?;
         if let Some(head) = prunable_head(&repo, f) {
-            archive_ref = Some(archive::free_name(&repo, prunable_branch(&repo, f).as_deref(), head));
+            archive_ref = Some(archive::free_name(
+                &repo,
+                prunable_branch(&repo, f).as_deref(),
+                head,
+            ));
         }
     }
     let confirmable = refusals.iter().all(Refusal::confirmable);
-    let loss_summary = loss_summary(&summary.path, &refusals, &changed_files, &unmerged_commits, archive_ref.as_deref());
-    let preview = RemovalPreview { worktree: summary, changed_files, unmerged_commits, refusals, confirmable, archive_ref, loss_summary };
+    let loss_summary = loss_summary(
+        &summary.path,
+        &refusals,
+        &changed_files,
+        &unmerged_commits,
+        archive_ref.as_deref(),
+    );
+    let preview = RemovalPreview {
+        worktree: summary,
+        changed_files,
+        unmerged_commits,
+        refusals,
+        confirmable,
+        archive_ref,
+        loss_summary,
+    };
     Ok((preview, Some(located)))
 }
 
@@ -182,7 +230,11 @@ fn loss_summary(
             archive_ref.unwrap_or("no archive ref")
         ));
         for c in commits {
-            s.push_str(&format!("  {} {}\n", &c.id[..c.id.len().min(10)], c.summary));
+            s.push_str(&format!(
+                "  {} {}\n",
+                &c.id[..c.id.len().min(10)],
+                c.summary
+            ));
         }
     }
     s
@@ -191,21 +243,31 @@ fn loss_summary(
 /// A lock is stale when its reason names a process id that is not alive.
 fn lock_is_stale(reason: Option<&str>) -> bool {
     let Some(reason) = reason else { return false };
-    let Some(at) = reason.find("pid") else { return false };
-    let digits: String = reason[at + 3..].trim_start_matches([' ', ':', '=']).chars().take_while(char::is_ascii_digit).collect();
-    let Ok(pid) = digits.parse::<i32>() else { return false };
+    let Some(at) = reason.find("pid") else {
+        return false;
+    };
+    let digits: String = reason[at + 3..]
+        .trim_start_matches([' ', ':', '='])
+        .chars()
+        .take_while(char::is_ascii_digit)
+        .collect();
+    let Ok(pid) = digits.parse::<i32>() else {
+        return false;
+    };
     if pid <= 0 {
         return false;
     }
     // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
-    let alive = unsafe { libc::kill(pid, 0) } == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
+    let alive = unsafe { libc::kill(pid, 0) } == 0
+        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
     !alive
 }
 
 /// HEAD of a worktree whose folder is gone, read from its git dir.
 fn prunable_head(repo: &Repository, f: &Found) -> Option<Oid> {
     let name = f.name.as_deref()?;
-    let head = std::fs::read_to_string(f.common_dir.join("worktrees").join(name).join("HEAD")).ok()?;
+    let head =
+        std::fs::read_to_string(f.common_dir.join("worktrees").join(name).join("HEAD")).ok()?;
     let head = head.trim();
     match head.strip_prefix("ref: ") {
         Some(r) => repo.find_reference(r).ok()?.target(),
@@ -215,8 +277,11 @@ fn prunable_head(repo: &Repository, f: &Found) -> Option<Oid> {
 
 fn prunable_branch(_repo: &Repository, f: &Found) -> Option<String> {
     let name = f.name.as_deref()?;
-    let head = std::fs::read_to_string(f.common_dir.join("worktrees").join(name).join("HEAD")).ok()?;
-    head.trim().strip_prefix("ref: refs/heads/").map(str::to_owned)
+    let head =
+        std::fs::read_to_string(f.common_dir.join("worktrees").join(name).join("HEAD")).ok()?;
+    head.trim()
+        .strip_prefix("ref: refs/heads/")
+        .map(str::to_owned)
 }
 
 /// Removes the worktree at `path` and its branch, after saving the branch tip under
@@ -224,12 +289,20 @@ fn prunable_branch(_repo: &Repository, f: &Found) -> Option<String> {
 /// confirmable and `discard` is true. Kills the tmux session whose pane is in the worktree.
 pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome, WorktreeError> {
     let (preview, located) = preview(roots, path)?;
-    let refuse = |message: String| WorktreeError::Refused { path: path.to_owned(), message };
+    let refuse = |message: String| WorktreeError::Refused {
+        path: path.to_owned(),
+        message,
+    };
     let Some(located) = located else {
         return Err(refuse(preview.loss_summary.trim_end().to_owned()));
     };
     if !preview.confirmable {
-        let never: Vec<String> = preview.refusals.iter().filter(|r| !r.confirmable()).map(Refusal::message).collect();
+        let never: Vec<String> = preview
+            .refusals
+            .iter()
+            .filter(|r| !r.confirmable())
+            .map(Refusal::message)
+            .collect();
         return Err(refuse(never.join("; ")));
     }
     if !preview.refusals.is_empty() && !discard {
@@ -245,13 +318,23 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
     } else {
         (
             preview.worktree.branch.clone(),
-            preview.worktree.head.as_deref().and_then(|h| Oid::from_str(h).ok()),
+            preview
+                .worktree
+                .head
+                .as_deref()
+                .and_then(|h| Oid::from_str(h).ok()),
         )
     };
 
     // The archive comes first: if it cannot be saved, nothing is touched.
     let archive_ref = match head {
-        Some(head) => Some(archive::save(roots, &repo, branch.as_deref(), head, &f.path)?),
+        Some(head) => Some(archive::save(
+            roots,
+            &repo,
+            branch.as_deref(),
+            head,
+            &f.path,
+        )?),
         None => None,
     };
     let tmux_session_killed = kill_tmux_sessions_in(&f.path);
@@ -261,7 +344,12 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
     }
     if let Some(name) = &f.name {
         let pruned = repo.find_worktree(name).and_then(|wt| {
-            wt.prune(Some(WorktreePruneOptions::new().valid(true).locked(true).working_tree(false)))
+            wt.prune(Some(
+                WorktreePruneOptions::new()
+                    .valid(true)
+                    .locked(true)
+                    .working_tree(false),
+            ))
         });
         if let Err(e) = pruned {
             tracing::warn!("git2 prune of {name} failed ({e}); removing its metadata directly");
@@ -281,7 +369,12 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
         },
         _ => None,
     };
-    Ok(RemoveOutcome { removed: true, archive_ref, branch_deleted, tmux_session_killed })
+    Ok(RemoveOutcome {
+        removed: true,
+        archive_ref,
+        branch_deleted,
+        tmux_session_killed,
+    })
 }
 
 /// The default branch is never deleted with a worktree, even when a linked worktree had it out.
@@ -298,21 +391,37 @@ fn is_default_branch(repo: &Repository, branch: &str) -> bool {
 /// Kills each tmux session with a pane whose current folder is in `worktree`; returns their names.
 /// Without tmux (or a server), nothing happens.
 fn kill_tmux_sessions_in(worktree: &Path) -> Option<String> {
-    let out = Command::new("tmux").args(["list-panes", "-a", "-F", "#{session_name}\t#{pane_current_path}"]).output().ok()?;
+    let out = Command::new("tmux")
+        .args([
+            "list-panes",
+            "-a",
+            "-F",
+            "#{session_name}\t#{pane_current_path}",
+        ])
+        .output()
+        .ok()?;
     if !out.status.success() {
         return None;
     }
     let root = canonical(worktree);
     let mut names: Vec<String> = Vec::new();
     for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Some((session, pane_path)) = line.split_once('\t') else { continue };
-        if canonical(Path::new(pane_path)).starts_with(&root) && !names.iter().any(|n| n == session) {
+        let Some((session, pane_path)) = line.split_once('\t') else {
+            continue;
+        };
+        if canonical(Path::new(pane_path)).starts_with(&root) && !names.iter().any(|n| n == session)
+        {
             names.push(session.to_owned());
         }
     }
     let killed: Vec<String> = names
         .into_iter()
-        .filter(|n| Command::new("tmux").args(["kill-session", "-t", &format!("={n}")]).status().is_ok_and(|s| s.success()))
+        .filter(|n| {
+            Command::new("tmux")
+                .args(["kill-session", "-t", &format!("={n}")])
+                .status()
+                .is_ok_and(|s| s.success())
+        })
         .collect();
     (!killed.is_empty()).then(|| killed.join(", "))
 }
@@ -328,11 +437,18 @@ pub fn remove_clean(roots: &Roots, repo: &Path) -> Result<Vec<String>, WorktreeE
     let kept = keep::kept_set(roots)?;
     let mut removed = Vec::new();
     for (f, s) in all.iter().zip(&sessions) {
-        if f.is_main || f.locked.is_some() || f.prunable || s.running.is_some() || kept.contains(&canonical(&f.path)) {
+        if f.is_main
+            || f.locked.is_some()
+            || f.prunable
+            || s.running.is_some()
+            || kept.contains(&canonical(&f.path))
+        {
             continue;
         }
         let summary = list::summarize(f, s, &kept, false);
-        let clean = summary.problem.is_none() && summary.changed_files == 0 && summary.unmerged_commits == Some(0);
+        let clean = summary.problem.is_none()
+            && summary.changed_files == 0
+            && summary.unmerged_commits == Some(0);
         if !clean {
             continue;
         }

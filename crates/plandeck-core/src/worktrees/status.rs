@@ -22,8 +22,8 @@
 use std::borrow::Cow;
 use std::collections::BTreeMap;
 use std::ffi::OsStr;
-use std::os::unix::ffi::OsStrExt;
 use std::io::Read;
+use std::os::unix::ffi::OsStrExt;
 use std::os::unix::fs::MetadataExt;
 use std::path::{Path, PathBuf};
 
@@ -76,11 +76,17 @@ const MODE_GITLINK: u32 = 0o160000;
 /// The changed files of the worktree at `workdir` (its top folder).
 pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
     let open = || {
-        Repository::open(workdir).map_err(|source| WorktreeError::NotARepo { path: workdir.to_owned(), source })
+        Repository::open(workdir).map_err(|source| WorktreeError::NotARepo {
+            path: workdir.to_owned(),
+            source,
+        })
     };
     let repo = open()?;
     let Some(top) = repo.workdir().map(Path::to_owned) else {
-        return Err(WorktreeError::NotAWorktree { path: workdir.to_owned(), why: "a bare repository has no files".into() });
+        return Err(WorktreeError::NotAWorktree {
+            path: workdir.to_owned(),
+            why: "a bare repository has no files".into(),
+        });
     };
     let git_dir = repo.path().to_owned();
     let index_path = git_dir.join("index");
@@ -91,7 +97,11 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
         .ok()
         .and_then(|c| c.get_string("extensions.objectformat").ok())
         .is_none_or(|f| f.eq_ignore_ascii_case("sha1"));
-    let parsed = match raw.as_ref().filter(|_| sha1).and_then(|(bytes, _)| index_file::parse(bytes)) {
+    let parsed = match raw
+        .as_ref()
+        .filter(|_| sha1)
+        .and_then(|(bytes, _)| index_file::parse(bytes))
+    {
         Some(parsed) => parsed,
         None => from_libgit2(&repo, &git_dir)?,
     };
@@ -113,7 +123,9 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
         lines.insert(key, (x, y, display));
     }
     for (key, y) in unstaged {
-        let entry = lines.entry(key.clone()).or_insert_with(|| (' ', ' ', String::from_utf8_lossy(&key).into_owned()));
+        let entry = lines
+            .entry(key.clone())
+            .or_insert_with(|| (' ', ' ', String::from_utf8_lossy(&key).into_owned()));
         // A conflict's second letter is already set; a working-tree change does not replace it.
         if entry.1 == ' ' {
             entry.1 = y;
@@ -123,7 +135,12 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
         let display = String::from_utf8_lossy(&key).into_owned();
         lines.entry(key).or_insert(('?', '?', display));
     }
-    Ok(ChangedFiles { files: lines.into_values().map(|(x, y, path)| ChangedFile { path, x, y }).collect() })
+    Ok(ChangedFiles {
+        files: lines
+            .into_values()
+            .map(|(x, y, path)| ChangedFile { path, x, y })
+            .collect(),
+    })
 }
 
 /// A file's modification time: seconds and nanoseconds.
@@ -131,7 +148,10 @@ type Mtime = (i64, u32);
 
 /// The index file's bytes and modification time, or `None` when there is no index yet.
 fn read_index(path: &Path) -> Result<Option<(Vec<u8>, Mtime)>, WorktreeError> {
-    let io = |source| WorktreeError::Io { path: path.to_owned(), source };
+    let io = |source| WorktreeError::Io {
+        path: path.to_owned(),
+        source,
+    };
     let mut file = match std::fs::File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
@@ -142,7 +162,10 @@ fn read_index(path: &Path) -> Result<Option<(Vec<u8>, Mtime)>, WorktreeError> {
     let meta = file.metadata().map_err(io)?;
     let mut bytes = Vec::with_capacity(usize::try_from(meta.len()).unwrap_or(0));
     file.read_to_end(&mut bytes).map_err(io)?;
-    Ok(Some((bytes, (meta.mtime(), u32::try_from(meta.mtime_nsec()).unwrap_or(0)))))
+    Ok(Some((
+        bytes,
+        (meta.mtime(), u32::try_from(meta.mtime_nsec()).unwrap_or(0)),
+    )))
 }
 
 /// The index as libgit2 reads it, for the indexes our parser declines; no cache-tree then.
@@ -166,17 +189,28 @@ fn from_libgit2(repo: &Repository, git_dir: &Path) -> Result<ParsedIndex<'static
         .collect();
     // The scans below binary-search by path.
     entries.sort_by(|a, b| (a.path.as_ref(), a.stage).cmp(&(b.path.as_ref(), b.stage)));
-    Ok(ParsedIndex { entries, tree: None })
+    Ok(ParsedIndex {
+        entries,
+        tree: None,
+    })
 }
 
 /// HEAD's tree against the index: (index path, staged letter, unstaged letter, display path); the
 /// unstaged letter is set only for conflicts, whose two letters both come from the index.
 #[allow(clippy::type_complexity)]
-fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec<u8>, char, char, String)>, WorktreeError> {
+fn staged_changes(
+    repo: &Repository,
+    index: &ParsedIndex<'_>,
+) -> Result<Vec<(Vec<u8>, char, char, String)>, WorktreeError> {
     let at = repo.path().to_owned();
     let tree = match repo.head() {
         Ok(head) => Some(head.peel_to_tree().map_err(WorktreeError::git(&at))?.id()),
-        Err(e) if e.code() == git2::ErrorCode::UnbornBranch || e.code() == git2::ErrorCode::NotFound => None,
+        Err(e)
+            if e.code() == git2::ErrorCode::UnbornBranch
+                || e.code() == git2::ErrorCode::NotFound =>
+        {
+            None
+        }
         Err(source) => return Err(WorktreeError::Git { path: at, source }),
     };
     let entries = &index.entries;
@@ -196,7 +230,12 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
             0b110 => ('A', 'A'),
             _ => ('U', 'U'),
         };
-        out.push((path.to_vec(), x, y, String::from_utf8_lossy(path).into_owned()));
+        out.push((
+            path.to_vec(),
+            x,
+            y,
+            String::from_utf8_lossy(path).into_owned(),
+        ));
     }
 
     // HEAD's tree is walked only where the cache-tree does not already vouch that the index
@@ -205,8 +244,15 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
     let mut head_entries: Vec<(Vec<u8>, Oid, u32)> = Vec::new();
     let mut skipped: Vec<(usize, usize)> = Vec::new();
     if let Some(tree) = tree {
-        let mut walker = HeadWalk { repo, entries, head: &mut head_entries, skipped: &mut skipped };
-        walker.walk(tree, &mut Vec::new(), index.tree.as_ref(), 0, entries.len()).map_err(WorktreeError::git(&at))?;
+        let mut walker = HeadWalk {
+            repo,
+            entries,
+            head: &mut head_entries,
+            skipped: &mut skipped,
+        };
+        walker
+            .walk(tree, &mut Vec::new(), index.tree.as_ref(), 0, entries.len())
+            .map_err(WorktreeError::git(&at))?;
     }
     if skipped == [(0, entries.len())] {
         return Ok(out);
@@ -248,7 +294,11 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
             std::cmp::Ordering::Equal => {
                 let (h, x) = (&head_entries[i], index_side[j]);
                 if h.1 != x.id || h.2 != x.mode {
-                    let letter = if (h.2 & MODE_TYPE) != (x.mode & MODE_TYPE) { 'T' } else { 'M' };
+                    let letter = if (h.2 & MODE_TYPE) != (x.mode & MODE_TYPE) {
+                        'T'
+                    } else {
+                        'M'
+                    };
                     merged.push((x.path.to_vec(), letter));
                 }
                 i += 1;
@@ -276,11 +326,13 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
     };
     let mut opts = DiffOptions::new();
     opts.include_typechange(true);
-    let mut diff =
-        repo.diff_tree_to_index(head_tree.as_ref(), Some(&git_index), Some(&mut opts)).map_err(WorktreeError::git(&at))?;
+    let mut diff = repo
+        .diff_tree_to_index(head_tree.as_ref(), Some(&git_index), Some(&mut opts))
+        .map_err(WorktreeError::git(&at))?;
     let mut find = DiffFindOptions::new();
     find.renames(true);
-    diff.find_similar(Some(&mut find)).map_err(WorktreeError::git(&at))?;
+    diff.find_similar(Some(&mut find))
+        .map_err(WorktreeError::git(&at))?;
     for delta in diff.deltas() {
         let letter = match delta.status() {
             git2::Delta::Added => 'A',
@@ -291,7 +343,12 @@ fn staged_changes(repo: &Repository, index: &ParsedIndex<'_>) -> Result<Vec<(Vec
             git2::Delta::Typechange => 'T',
             _ => continue,
         };
-        let new = delta.new_file().path_bytes().or_else(|| delta.old_file().path_bytes()).unwrap_or_default().to_vec();
+        let new = delta
+            .new_file()
+            .path_bytes()
+            .or_else(|| delta.old_file().path_bytes())
+            .unwrap_or_default()
+            .to_vec();
         if conflicted.contains_key(new.as_slice()) {
             continue;
         }
@@ -318,11 +375,23 @@ struct HeadWalk<'r, 'e> {
 
 impl HeadWalk<'_, '_> {
     /// Tree `id` at `prefix` (empty or ending in "/"), whose index entries are `entries[lo..hi]`.
-    fn walk(&mut self, id: Oid, prefix: &mut Vec<u8>, cache: Option<&CacheTree>, lo: usize, hi: usize) -> Result<(), git2::Error> {
+    fn walk(
+        &mut self,
+        id: Oid,
+        prefix: &mut Vec<u8>,
+        cache: Option<&CacheTree>,
+        lo: usize,
+        hi: usize,
+    ) -> Result<(), git2::Error> {
         if let Some((cached, count)) = cache.and_then(|c| c.valid) {
             // The cache-tree's count is a cheap consistency check against the entries at hand;
             // conflicts invalidate it in git, but a stray one must not be hidden.
-            if cached == id && count == hi - lo && self.entries[lo..hi].iter().all(|e| e.stage == 0 && !e.intent_to_add) {
+            if cached == id
+                && count == hi - lo
+                && self.entries[lo..hi]
+                    .iter()
+                    .all(|e| e.stage == 0 && !e.intent_to_add)
+            {
                 if lo < hi {
                     self.skipped.push((lo, hi));
                 }
@@ -337,12 +406,14 @@ impl HeadWalk<'_, '_> {
                 prefix.push(b'/');
                 let range = &self.entries[lo..hi];
                 let from = lo + range.partition_point(|e| e.path.as_ref() < prefix.as_slice());
-                let to = from + self.entries[from..hi].partition_point(|e| e.path.starts_with(prefix));
+                let to =
+                    from + self.entries[from..hi].partition_point(|e| e.path.starts_with(prefix));
                 let name = &prefix[len..prefix.len() - 1];
                 let child = cache.and_then(|c| c.child(name));
                 self.walk(item.id(), prefix, child, from, to)?;
             } else {
-                self.head.push((prefix.clone(), item.id(), item.filemode_raw() as u32));
+                self.head
+                    .push((prefix.clone(), item.id(), item.filemode_raw() as u32));
             }
             prefix.truncate(len);
         }
@@ -374,13 +445,20 @@ fn worktree_changes(
 ) -> Result<(Vec<(Vec<u8>, char)>, Vec<Vec<u8>>), WorktreeError> {
     let git_dir = repo.path().to_owned();
     let config = repo.config().map_err(WorktreeError::git(&git_dir))?;
-    let autocrlf = config.get_string("core.autocrlf").map(|v| v != "false").unwrap_or(false)
+    let autocrlf = config
+        .get_string("core.autocrlf")
+        .map(|v| v != "false")
+        .unwrap_or(false)
         || config.get_bool("core.autocrlf").unwrap_or(false);
     let filters = autocrlf
         || git_dir.join("info/attributes").exists()
         || repo.commondir().join("info/attributes").exists()
         || entries.iter().any(|e| e.path.ends_with(b".gitattributes"));
-    let scan = Scan { index_mtime, filemode: config.get_bool("core.filemode").unwrap_or(true), filters };
+    let scan = Scan {
+        index_mtime,
+        filemode: config.get_bool("core.filemode").unwrap_or(true),
+        filters,
+    };
 
     let (verdicts, untracked_candidates) = rayon::join(
         || {
@@ -496,7 +574,9 @@ impl Scan {
             return Verdict::Changed('M');
         }
         let hash = if is_link {
-            std::fs::read_link(full).ok().and_then(|t| Oid::hash_object(ObjectType::Blob, t.as_os_str().as_bytes()).ok())
+            std::fs::read_link(full)
+                .ok()
+                .and_then(|t| Oid::hash_object(ObjectType::Blob, t.as_os_str().as_bytes()).ok())
         } else {
             Oid::hash_file(ObjectType::Blob, full).ok()
         };
@@ -514,7 +594,9 @@ struct Candidate {
 }
 
 fn is_tracked_file(tracked: &[Entry<'_>], rel: &[u8]) -> bool {
-    tracked.binary_search_by(|e| e.path.as_ref().cmp(rel)).is_ok()
+    tracked
+        .binary_search_by(|e| e.path.as_ref().cmp(rel))
+        .is_ok()
 }
 
 fn is_tracked_dir(tracked: &[Entry<'_>], rel: &[u8]) -> bool {
@@ -538,8 +620,14 @@ fn join_rel(rel: &[u8], name: &[u8]) -> Vec<u8> {
 /// Names under the folder `rel` (and its tracked subfolders, in parallel) that the index does not
 /// know. Unreadable folders are skipped: git skips them too.
 fn walk(top: &Path, tracked: &[Entry<'_>], rel: Vec<u8>) -> Vec<Candidate> {
-    let dir = if rel.is_empty() { top.to_owned() } else { top.join(OsStr::from_bytes(&rel)) };
-    let Ok(read) = std::fs::read_dir(&dir) else { return Vec::new() };
+    let dir = if rel.is_empty() {
+        top.to_owned()
+    } else {
+        top.join(OsStr::from_bytes(&rel))
+    };
+    let Ok(read) = std::fs::read_dir(&dir) else {
+        return Vec::new();
+    };
     let mut candidates = Vec::new();
     let mut subdirs = Vec::new();
     for entry in read.flatten() {
@@ -557,14 +645,23 @@ fn walk(top: &Path, tracked: &[Entry<'_>], rel: Vec<u8>) -> Vec<Candidate> {
             if is_tracked_dir(tracked, &child) {
                 subdirs.push(child);
             } else {
-                candidates.push(Candidate { rel: child, dir: true });
+                candidates.push(Candidate {
+                    rel: child,
+                    dir: true,
+                });
             }
         } else {
-            candidates.push(Candidate { rel: child, dir: false });
+            candidates.push(Candidate {
+                rel: child,
+                dir: false,
+            });
         }
     }
     if !subdirs.is_empty() {
-        let nested: Vec<Vec<Candidate>> = subdirs.into_par_iter().map(|d| walk(top, tracked, d)).collect();
+        let nested: Vec<Vec<Candidate>> = subdirs
+            .into_par_iter()
+            .map(|d| walk(top, tracked, d))
+            .collect();
         candidates.extend(nested.into_iter().flatten());
     }
     candidates
@@ -573,7 +670,9 @@ fn walk(top: &Path, tracked: &[Entry<'_>], rel: Vec<u8>) -> Vec<Candidate> {
 /// Whether an untracked folder holds anything git would show: a file that is not ignored, or a
 /// nested repository.
 fn dir_has_untracked(repo: &Repository, top: &Path, rel: &[u8]) -> bool {
-    let Ok(read) = std::fs::read_dir(top.join(OsStr::from_bytes(rel))) else { return false };
+    let Ok(read) = std::fs::read_dir(top.join(OsStr::from_bytes(rel))) else {
+        return false;
+    };
     for entry in read.flatten() {
         let name = entry.file_name();
         if name.as_bytes() == b".git" {

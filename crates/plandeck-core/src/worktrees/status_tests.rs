@@ -29,7 +29,11 @@ fn git_command(dir: &Path, args: &[&str]) -> Command {
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = git_command(dir, args).output().unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -39,11 +43,19 @@ fn write(path: &Path, text: &str) {
 }
 
 fn porcelain(dir: &Path) -> BTreeSet<String> {
-    git(dir, &["status", "--porcelain"]).lines().map(str::to_owned).collect()
+    git(dir, &["status", "--porcelain"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn ours(dir: &Path) -> BTreeSet<String> {
-    changed_files(dir).unwrap().files.iter().map(ChangedFile::line).collect()
+    changed_files(dir)
+        .unwrap()
+        .files
+        .iter()
+        .map(ChangedFile::line)
+        .collect()
 }
 
 fn index_bytes(dir: &Path) -> Vec<u8> {
@@ -54,7 +66,15 @@ fn index_bytes(dir: &Path) -> Vec<u8> {
 fn repo(dir: &Path) {
     fs::create_dir_all(dir).unwrap();
     git(dir, &["init", "-q", "-b", "main"]);
-    for name in ["top.txt", "a/one.txt", "a/b/c/deep.txt", "a/b/c/other.txt", "a/b/side.txt", "z/last.txt", "a-b.txt"] {
+    for name in [
+        "top.txt",
+        "a/one.txt",
+        "a/b/c/deep.txt",
+        "a/b/c/other.txt",
+        "a/b/side.txt",
+        "z/last.txt",
+        "a-b.txt",
+    ] {
         write(&dir.join(name), &format!("content of {name}\n"));
     }
     git(dir, &["add", "-A"]);
@@ -74,7 +94,10 @@ fn a_clean_index_has_a_cache_tree_equal_to_head_and_nothing_changed() {
     let parsed = parse(&bytes).expect("git's index parses");
     let root = parsed.tree.expect("git commit writes the cache-tree");
     let head_tree = git(dir, &["rev-parse", "HEAD^{tree}"]);
-    assert_eq!(root.valid.map(|(id, n)| (id.to_string(), n)), Some((head_tree.trim().to_owned(), 7)));
+    assert_eq!(
+        root.valid.map(|(id, n)| (id.to_string(), n)),
+        Some((head_tree.trim().to_owned(), 7))
+    );
     assert_eq!(parsed.entries.len(), 7);
     assert_eq!(ours(dir), BTreeSet::new());
     assert_eq!(porcelain(dir), BTreeSet::new());
@@ -94,9 +117,15 @@ fn a_staged_change_in_a_deep_folder_invalidates_only_its_path() {
     let root = parse(&bytes).unwrap().tree.unwrap();
     let a = root.child(b"a").unwrap();
     assert!(!valid(&root) && !valid(a) && !valid(a.child(b"b").unwrap().child(b"c").unwrap()));
-    assert!(valid(root.child(b"z").unwrap()), "untouched folders stay valid, so they are skipped");
+    assert!(
+        valid(root.child(b"z").unwrap()),
+        "untouched folders stay valid, so they are skipped"
+    );
     let git_lines = porcelain(dir);
-    assert!(git_lines.contains("M  a/b/c/deep.txt") && git_lines.contains("A  a/b/c/new.txt"), "{git_lines:?}");
+    assert!(
+        git_lines.contains("M  a/b/c/deep.txt") && git_lines.contains("A  a/b/c/new.txt"),
+        "{git_lines:?}"
+    );
     assert_eq!(ours(dir), git_lines);
 }
 
@@ -109,13 +138,24 @@ fn an_index_without_a_cache_tree_is_compared_in_full() {
     fs::remove_file(dir.join(".git/index")).unwrap();
     write(&dir.join("a/b/side.txt"), "changed, then staged\n");
     write(&dir.join("a/new.txt"), "added\n");
-    let files = ["top.txt", "a/one.txt", "a/b/c/deep.txt", "a/b/c/other.txt", "a/b/side.txt", "a/new.txt", "a-b.txt"];
+    let files = [
+        "top.txt",
+        "a/one.txt",
+        "a/b/c/deep.txt",
+        "a/b/c/other.txt",
+        "a/b/side.txt",
+        "a/new.txt",
+        "a-b.txt",
+    ];
     let mut args = vec!["update-index", "--add"];
     args.extend(files);
     git(dir, &args);
     assert!(parse(&index_bytes(dir)).unwrap().tree.is_none());
     let git_lines = porcelain(dir);
-    assert!(git_lines.contains("D  z/last.txt") && git_lines.contains("A  a/new.txt"), "{git_lines:?}");
+    assert!(
+        git_lines.contains("D  z/last.txt") && git_lines.contains("A  a/new.txt"),
+        "{git_lines:?}"
+    );
     assert_eq!(ours(dir), git_lines);
 }
 
@@ -132,7 +172,10 @@ fn index_version_4_and_intent_to_add_match_git() {
     assert_eq!(&bytes[4..8], &[0, 0, 0, 4]);
     let parsed = parse(&bytes).unwrap();
     let paths: Vec<&[u8]> = parsed.entries.iter().map(|e| e.path.as_ref()).collect();
-    assert!(paths.contains(&b"a/b/c/planned.txt".as_slice()) && paths.contains(&b"z/last.txt".as_slice()));
+    assert!(
+        paths.contains(&b"a/b/c/planned.txt".as_slice())
+            && paths.contains(&b"z/last.txt".as_slice())
+    );
     assert!(parsed.entries.iter().any(|e| e.intent_to_add));
     let git_lines = porcelain(dir);
     assert!(git_lines.contains(" A a/b/c/planned.txt"), "{git_lines:?}");
@@ -157,7 +200,9 @@ fn a_merge_conflict_matches_git() {
     write(&dir.join("both-added.txt"), "ours\n");
     git(dir, &["add", "-A"]);
     git(dir, &["commit", "-q", "-m", "ours"]);
-    let out = git_command(dir, &["merge", "-q", "other"]).output().unwrap();
+    let out = git_command(dir, &["merge", "-q", "other"])
+        .output()
+        .unwrap();
     assert!(!out.status.success(), "the merge conflicts");
     let git_lines = porcelain(dir);
     for line in ["UU a/b/c/deep.txt", "UD a/one.txt", "AA both-added.txt"] {
@@ -188,5 +233,8 @@ fn a_damaged_index_never_panics() {
     let mut unknown = bytes.clone();
     let end = unknown.len() - 20;
     unknown.splice(end..end, *b"zzzz\0\0\0\0");
-    assert!(parse(&unknown).is_none(), "an unknown required extension is declined");
+    assert!(
+        parse(&unknown).is_none(),
+        "an unknown required extension is declined"
+    );
 }

@@ -23,7 +23,11 @@ fn git(dir: &Path, args: &[&str]) -> String {
         .env("GIT_OPTIONAL_LOCKS", "0")
         .output()
         .unwrap();
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8(out.stdout).unwrap()
 }
 
@@ -35,13 +39,21 @@ fn write(path: &Path, text: &str) {
 /// Stages everything under the workdir (like `git add -A`) and commits on HEAD.
 fn commit_all(repo: &Repository, msg: &str) -> git2::Oid {
     let mut index = repo.index().unwrap();
-    index.add_all(["*"], git2::IndexAddOption::DEFAULT, None).unwrap();
+    index
+        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
+        .unwrap();
     index.update_all(["*"], None).unwrap();
     index.write().unwrap();
     let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let parents: Vec<git2::Commit> = repo.head().ok().and_then(|h| h.peel_to_commit().ok()).into_iter().collect();
+    let parents: Vec<git2::Commit> = repo
+        .head()
+        .ok()
+        .and_then(|h| h.peel_to_commit().ok())
+        .into_iter()
+        .collect();
     let parents: Vec<&git2::Commit> = parents.iter().collect();
-    repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents).unwrap()
+    repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents)
+        .unwrap()
 }
 
 /// A repository on `main` with a few files and one commit.
@@ -66,11 +78,19 @@ fn add_worktree(repo: &Repository, name: &str, path: &Path, branch: &str) -> Rep
 }
 
 fn porcelain(dir: &Path) -> BTreeSet<String> {
-    git(dir, &["status", "--porcelain"]).lines().map(str::to_owned).collect()
+    git(dir, &["status", "--porcelain"])
+        .lines()
+        .map(str::to_owned)
+        .collect()
 }
 
 fn ours(dir: &Path) -> BTreeSet<String> {
-    changed_files(dir).unwrap().files.iter().map(ChangedFile::line).collect()
+    changed_files(dir)
+        .unwrap()
+        .files
+        .iter()
+        .map(ChangedFile::line)
+        .collect()
 }
 
 fn roots_with(home: &Path, repos: &[&Path]) -> Roots {
@@ -84,7 +104,16 @@ fn each_kind_of_change_is_counted_like_git_status() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("repo");
     let repo = new_repo(&dir);
-    for name in ["a.txt", "b.txt", "c.txt", "d.txt", "same.txt", "dir/e.txt", "sub/deep/f.txt", "run.sh"] {
+    for name in [
+        "a.txt",
+        "b.txt",
+        "c.txt",
+        "d.txt",
+        "same.txt",
+        "dir/e.txt",
+        "sub/deep/f.txt",
+        "run.sh",
+    ] {
         write(&dir.join(name), &format!("content of {name}\n"));
     }
     write(&dir.join(".gitignore"), "*.log\nbuild/\n");
@@ -110,15 +139,24 @@ fn each_kind_of_change_is_counted_like_git_status() {
     write(&dir.join("newdir/inner/z.txt"), "nested untracked\n");
     write(&dir.join("only-ignored/x.log"), "ignored only\n");
     fs::create_dir_all(dir.join("empty-dir")).unwrap();
-    write(&dir.join("dir/new-in-tracked.txt"), "untracked in a tracked dir\n");
+    write(
+        &dir.join("dir/new-in-tracked.txt"),
+        "untracked in a tracked dir\n",
+    );
     use std::os::unix::fs::PermissionsExt;
     fs::set_permissions(dir.join("run.sh"), fs::Permissions::from_mode(0o755)).unwrap();
 
     let git_lines = porcelain(&dir);
-    assert!(git_lines.contains("R  d.txt -> d-renamed.txt"), "{git_lines:?}");
+    assert!(
+        git_lines.contains("R  d.txt -> d-renamed.txt"),
+        "{git_lines:?}"
+    );
     assert!(git_lines.contains("?? newdir/"), "{git_lines:?}");
     assert_eq!(ours(&dir), git_lines);
-    assert_eq!(changed_files(&dir).unwrap().count() as usize, git_lines.len());
+    assert_eq!(
+        changed_files(&dir).unwrap().count() as usize,
+        git_lines.len()
+    );
 }
 
 #[test]
@@ -165,30 +203,47 @@ fn unmerged_counts_against_several_bases() {
     commit_all(&repo, "main moves");
     let head = wt.head().unwrap().target().unwrap();
 
-    let rev_list = |base: &str| git(&wt_path, &["rev-list", "--count", &format!("{base}..HEAD")]).trim().parse::<u32>().unwrap();
+    let rev_list = |base: &str| {
+        git(&wt_path, &["rev-list", "--count", &format!("{base}..HEAD")])
+            .trim()
+            .parse::<u32>()
+            .unwrap()
+    };
 
     // Default branch.
     let base = resolve_base(&wt, Some("feature"), None).unwrap();
     assert_eq!(base.name, "main");
-    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list("main"));
+    assert_eq!(
+        unmerged::count_unmerged(&wt, head, base.id).unwrap(),
+        rev_list("main")
+    );
     assert_eq!(rev_list("main"), 3);
 
     // originalHeadCommit wins.
     let base = resolve_base(&wt, Some("feature"), Some(&start.to_string())).unwrap();
     assert_eq!(base.name, "originalHeadCommit");
-    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list(&start.to_string()));
+    assert_eq!(
+        unmerged::count_unmerged(&wt, head, base.id).unwrap(),
+        rev_list(&start.to_string())
+    );
 
     // An upstream wins over the default branch.
     let second = wt.revparse_single("HEAD~1").unwrap().id();
-    repo.reference("refs/remotes/origin/feature", second, true, "test").unwrap();
-    repo.remote("origin", "https://example.invalid/repo.git").unwrap();
+    repo.reference("refs/remotes/origin/feature", second, true, "test")
+        .unwrap();
+    repo.remote("origin", "https://example.invalid/repo.git")
+        .unwrap();
     let mut cfg = repo.config().unwrap();
     cfg.set_str("branch.feature.remote", "origin").unwrap();
-    cfg.set_str("branch.feature.merge", "refs/heads/feature").unwrap();
+    cfg.set_str("branch.feature.merge", "refs/heads/feature")
+        .unwrap();
     let wt = Repository::open(&wt_path).unwrap();
     let base = resolve_base(&wt, Some("feature"), None).unwrap();
     assert_eq!(base.name, "origin/feature");
-    assert_eq!(unmerged::count_unmerged(&wt, head, base.id).unwrap(), rev_list("origin/feature"));
+    assert_eq!(
+        unmerged::count_unmerged(&wt, head, base.id).unwrap(),
+        rev_list("origin/feature")
+    );
     assert_eq!(rev_list("origin/feature"), 1);
 
     // A branch of its own with no main/master and no upstream: unknown.
@@ -215,7 +270,12 @@ fn fixture() -> Fixture {
     fs::create_dir_all(&home).unwrap();
     let repo_dir = base.join("repo");
     let repo = new_repo(&repo_dir);
-    Fixture { _tmp: tmp, home, repo_dir, repo }
+    Fixture {
+        _tmp: tmp,
+        home,
+        repo_dir,
+        repo,
+    }
 }
 
 impl Fixture {
@@ -269,20 +329,41 @@ fn list_shows_main_and_linked_with_counts() {
     let main = list.iter().find(|w| w.is_main).unwrap();
     assert_eq!(main.branch.as_deref(), Some("main"));
     let c = list.iter().find(|w| Path::new(&w.path) == clean).unwrap();
-    assert_eq!((c.changed_files, c.unmerged_commits, c.base_name.as_deref()), (0, Some(0), Some("main")));
+    assert_eq!(
+        (c.changed_files, c.unmerged_commits, c.base_name.as_deref()),
+        (0, Some(0), Some("main"))
+    );
     assert!(c.size_bytes.unwrap() > 0);
     let d = list.iter().find(|w| Path::new(&w.path) == dirty).unwrap();
     assert_eq!(d.changed_files as usize, porcelain(&dirty).len());
     assert_eq!((d.changed_files, d.unmerged_commits), (1, Some(1)));
     assert_eq!(d.repo, main.path);
     let json = serde_json::to_value(d).unwrap();
-    for key in ["repo", "path", "branch", "head", "base", "changedFiles", "unmergedCommits", "locked", "isMain"] {
+    for key in [
+        "repo",
+        "path",
+        "branch",
+        "head",
+        "base",
+        "changedFiles",
+        "unmergedCommits",
+        "locked",
+        "isMain",
+    ] {
         assert!(json.get(key).is_some(), "missing {key}: {json}");
     }
     // Only one repository, through --repo.
-    assert_eq!(super::list(&Roots::under_home(&f.home), Some(&clean)).unwrap().len(), 3);
+    assert_eq!(
+        super::list(&Roots::under_home(&f.home), Some(&clean))
+            .unwrap()
+            .len(),
+        3
+    );
     let watch = watch_paths(&list);
-    assert!(watch.contains(&clean) && watch.iter().any(|p| p.ends_with(".git")), "{watch:?}");
+    assert!(
+        watch.contains(&clean) && watch.iter().any(|p| p.ends_with(".git")),
+        "{watch:?}"
+    );
 }
 
 #[test]
@@ -292,7 +373,13 @@ fn a_broken_extra_repository_is_a_problem_entry() {
     let roots = roots_with(&f.home, &[&f.repo_dir, &missing]);
     let list = list(&roots, None).unwrap();
     let bad = list.iter().find(|w| Path::new(&w.path) == missing).unwrap();
-    assert!(bad.problem.as_deref().unwrap().contains("not a git repository"), "{bad:?}");
+    assert!(
+        bad.problem
+            .as_deref()
+            .unwrap()
+            .contains("not a git repository"),
+        "{bad:?}"
+    );
 }
 
 #[test]
@@ -308,11 +395,17 @@ fn refuses_every_unsafe_case() {
     assert!(p.confirmable);
     assert_eq!(p.changed_files, [" M README.md"]);
     let msg = assert_refused(&roots, &dirty, false);
-    assert!(msg.contains("README.md") && msg.contains("--discard"), "{msg}");
+    assert!(
+        msg.contains("README.md") && msg.contains("--discard"),
+        "{msg}"
+    );
 
     let (untracked, _) = f.worktree("untracked");
     write(&untracked.join("scratch.txt"), "only untracked\n");
-    assert_eq!(kinds(&removal_preview(&roots, &untracked).unwrap()), ["dirty"]);
+    assert_eq!(
+        kinds(&removal_preview(&roots, &untracked).unwrap()),
+        ["dirty"]
+    );
     assert_refused(&roots, &untracked, false);
 
     // Unmerged.
@@ -326,21 +419,40 @@ fn refuses_every_unsafe_case() {
 
     // Unknown base: the repository's default branch is renamed away.
     let (lost, _) = f.worktree("lost");
-    f.repo.find_branch("main", git2::BranchType::Local).unwrap().rename("trunk", false).unwrap();
-    assert_eq!(kinds(&removal_preview(&roots, &lost).unwrap()), ["baseUnknown"]);
+    f.repo
+        .find_branch("main", git2::BranchType::Local)
+        .unwrap()
+        .rename("trunk", false)
+        .unwrap();
+    assert_eq!(
+        kinds(&removal_preview(&roots, &lost).unwrap()),
+        ["baseUnknown"]
+    );
     assert_refused(&roots, &lost, false);
-    f.repo.find_branch("trunk", git2::BranchType::Local).unwrap().rename("main", false).unwrap();
+    f.repo
+        .find_branch("trunk", git2::BranchType::Local)
+        .unwrap()
+        .rename("main", false)
+        .unwrap();
 
     // Locked by a person (no pid): never, even with discard.
     let (locked, _) = f.worktree("locked");
-    f.repo.find_worktree("locked").unwrap().lock(Some("on a usb disk")).unwrap();
+    f.repo
+        .find_worktree("locked")
+        .unwrap()
+        .lock(Some("on a usb disk"))
+        .unwrap();
     let p = removal_preview(&roots, &locked).unwrap();
     assert_eq!(kinds(&p), ["locked"]);
     assert!(!p.confirmable);
     assert!(assert_refused(&roots, &locked, true).contains("usb disk"));
     // Locked by a process that is gone: stale, confirmable.
     let (stale, _) = f.worktree("stale");
-    f.repo.find_worktree("stale").unwrap().lock(Some("claude agent (pid 999999999)")).unwrap();
+    f.repo
+        .find_worktree("stale")
+        .unwrap()
+        .lock(Some("claude agent (pid 999999999)"))
+        .unwrap();
     let p = removal_preview(&roots, &stale).unwrap();
     assert!(p.confirmable, "{p:?}");
     assert_refused(&roots, &stale, false);
@@ -355,7 +467,10 @@ fn refuses_every_unsafe_case() {
     // A path outside any worktree, and a folder inside one.
     let outside = f.home.join("elsewhere");
     fs::create_dir_all(&outside).unwrap();
-    assert_eq!(kinds(&removal_preview(&roots, &outside).unwrap()), ["notAWorktree"]);
+    assert_eq!(
+        kinds(&removal_preview(&roots, &outside).unwrap()),
+        ["notAWorktree"]
+    );
     assert_refused(&roots, &outside, true);
     assert_refused(&roots, &dirty.join("src"), true);
     assert!(dirty.join("src/lib.rs").exists());
@@ -389,23 +504,45 @@ fn removal_archives_commits_and_restore_brings_them_back() {
     write(&ahead.join("x.txt"), "uncommitted\n");
     drop(ahead_repo);
     f.worktree("other-ahead");
-    f.repo.reference("refs/plandeck/archive/ahead", tip, false, "an older archive").unwrap();
+    f.repo
+        .reference(
+            "refs/plandeck/archive/ahead",
+            tip,
+            false,
+            "an older archive",
+        )
+        .unwrap();
     keep(&roots, &ahead).unwrap();
 
     let out = remove(&roots, &ahead, true).unwrap();
     assert!(out.removed);
-    assert_eq!(out.archive_ref.as_deref(), Some("refs/plandeck/archive/ahead-2"));
+    assert_eq!(
+        out.archive_ref.as_deref(),
+        Some("refs/plandeck/archive/ahead-2")
+    );
     assert_eq!(out.branch_deleted.as_deref(), Some("ahead"));
     assert!(!ahead.exists());
     assert!(!git(&f.repo_dir, &["worktree", "list"]).contains("wt-ahead"));
-    assert!(f.repo.find_branch("ahead", git2::BranchType::Local).is_err());
+    assert!(f
+        .repo
+        .find_branch("ahead", git2::BranchType::Local)
+        .is_err());
     assert!(!is_kept(&roots, &ahead).unwrap());
-    assert_eq!(git(&f.repo_dir, &["rev-parse", "refs/plandeck/archive/ahead-2"]).trim(), tip.to_string());
+    assert_eq!(
+        git(&f.repo_dir, &["rev-parse", "refs/plandeck/archive/ahead-2"]).trim(),
+        tip.to_string()
+    );
 
     let branch = restore(&roots, &f.repo_dir, "refs/plandeck/archive/ahead-2").unwrap();
     assert_eq!(branch, "ahead");
-    assert_eq!(git(&f.repo_dir, &["rev-parse", "ahead"]).trim(), tip.to_string());
-    assert!(matches!(restore(&roots, &f.repo_dir, "nope"), Err(WorktreeError::ArchiveNotFound { .. })));
+    assert_eq!(
+        git(&f.repo_dir, &["rev-parse", "ahead"]).trim(),
+        tip.to_string()
+    );
+    assert!(matches!(
+        restore(&roots, &f.repo_dir, "nope"),
+        Err(WorktreeError::ArchiveNotFound { .. })
+    ));
 }
 
 #[test]
@@ -422,7 +559,10 @@ fn remove_clean_touches_only_clean_merged_unlocked_unkept_worktrees() {
     write(&ahead.join("x.txt"), "x\n");
     commit_all(&ahead_repo, "ahead");
     keep(&roots, &kept).unwrap();
-    assert!(list(&roots, None).unwrap().iter().any(|w| w.kept && Path::new(&w.path) == kept));
+    assert!(list(&roots, None)
+        .unwrap()
+        .iter()
+        .any(|w| w.kept && Path::new(&w.path) == kept));
 
     let removed = remove_clean(&roots, &f.repo_dir).unwrap();
     assert_eq!(removed, [clean.to_string_lossy().to_string()]);
@@ -439,5 +579,8 @@ fn keep_refuses_a_path_that_is_not_a_worktree() {
     let f = fixture();
     let err = keep(&f.roots(), &f.repo_dir.join("src")).unwrap_err();
     assert!(matches!(err, WorktreeError::NotAWorktree { .. }), "{err}");
-    assert_eq!(crate::ipc::IpcError::from(err).kind, crate::ipc::ErrorKind::NotFound);
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::NotFound
+    );
 }

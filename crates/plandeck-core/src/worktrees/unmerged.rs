@@ -19,16 +19,29 @@ pub struct Base {
 
 /// The base of a worktree on `branch` (none when detached), given the `originalHeadCommit` a
 /// transcript recorded for it.
-pub fn resolve_base(repo: &Repository, branch: Option<&str>, original_head: Option<&str>) -> Option<Base> {
+pub fn resolve_base(
+    repo: &Repository,
+    branch: Option<&str>,
+    original_head: Option<&str>,
+) -> Option<Base> {
     let commit = |id: Oid| repo.find_commit(id).ok().map(|c| c.id());
-    if let Some(id) = original_head.and_then(|s| Oid::from_str(s.trim()).ok()).and_then(commit) {
-        return Some(Base { id, name: "originalHeadCommit".to_owned() });
+    if let Some(id) = original_head
+        .and_then(|s| Oid::from_str(s.trim()).ok())
+        .and_then(commit)
+    {
+        return Some(Base {
+            id,
+            name: "originalHeadCommit".to_owned(),
+        });
     }
     if let Some(branch) = branch {
         if let Ok(local) = repo.find_branch(branch, git2::BranchType::Local) {
             if let Ok(up) = local.upstream() {
                 if let (Some(id), Ok(Some(name))) = (up.get().target(), up.name()) {
-                    return Some(Base { id, name: name.to_owned() });
+                    return Some(Base {
+                        id,
+                        name: name.to_owned(),
+                    });
                 }
             }
         }
@@ -43,13 +56,22 @@ pub fn resolve_base(repo: &Repository, branch: Option<&str>, original_head: Opti
 fn created_from(repo: &Repository, branch: &str) -> Option<Base> {
     let reflog = repo.reflog(&format!("refs/heads/{branch}")).ok()?;
     let oldest = reflog.get(reflog.len().checked_sub(1)?)?;
-    let from = oldest.message()?.strip_prefix("branch: Created from ")?.trim();
+    let from = oldest
+        .message()?
+        .strip_prefix("branch: Created from ")?
+        .trim();
     if from == "HEAD" || from == branch || from.is_empty() {
         return None;
     }
     let short = from.strip_prefix("refs/heads/").unwrap_or(from);
-    let id = repo.resolve_reference_from_short_name(short).ok()?.target()?;
-    Some(Base { id, name: short.to_owned() })
+    let id = repo
+        .resolve_reference_from_short_name(short)
+        .ok()?
+        .target()?;
+    Some(Base {
+        id,
+        name: short.to_owned(),
+    })
 }
 
 /// The repository's default branch: `origin/HEAD`'s target, else `main`, else `master`.
@@ -58,15 +80,24 @@ fn default_branch(repo: &Repository) -> Option<Base> {
         if let Some(target) = head.symbolic_target().map(str::to_owned) {
             if let Ok(r) = repo.find_reference(&target) {
                 if let Some(id) = r.target() {
-                    let name = target.strip_prefix("refs/remotes/").unwrap_or(&target).to_owned();
+                    let name = target
+                        .strip_prefix("refs/remotes/")
+                        .unwrap_or(&target)
+                        .to_owned();
                     return Some(Base { id, name });
                 }
             }
         }
     }
     ["main", "master"].iter().find_map(|name| {
-        let id = repo.find_reference(&format!("refs/heads/{name}")).ok()?.target()?;
-        Some(Base { id, name: (*name).to_owned() })
+        let id = repo
+            .find_reference(&format!("refs/heads/{name}"))
+            .ok()?
+            .target()?;
+        Some(Base {
+            id,
+            name: (*name).to_owned(),
+        })
     })
 }
 
@@ -88,7 +119,12 @@ pub fn count_unmerged(repo: &Repository, head: Oid, base: Oid) -> Result<u32, gi
 }
 
 /// The count and the first `limit` unmerged commits, newest first.
-pub fn unmerged_commits(repo: &Repository, head: Oid, base: Oid, limit: usize) -> Result<(u32, Vec<CommitLine>), git2::Error> {
+pub fn unmerged_commits(
+    repo: &Repository,
+    head: Oid,
+    base: Oid,
+    limit: usize,
+) -> Result<(u32, Vec<CommitLine>), git2::Error> {
     let mut walk = repo.revwalk()?;
     walk.set_sorting(Sort::TIME)?;
     walk.push(head)?;
@@ -99,8 +135,15 @@ pub fn unmerged_commits(repo: &Repository, head: Oid, base: Oid, limit: usize) -
         let id = id?;
         n = n.saturating_add(1);
         if lines.len() < limit {
-            let summary = repo.find_commit(id).ok().and_then(|c| c.summary().map(str::to_owned)).unwrap_or_default();
-            lines.push(CommitLine { id: id.to_string(), summary });
+            let summary = repo
+                .find_commit(id)
+                .ok()
+                .and_then(|c| c.summary().map(str::to_owned))
+                .unwrap_or_default();
+            lines.push(CommitLine {
+                id: id.to_string(),
+                summary,
+            });
         }
     }
     Ok((n, lines))
