@@ -297,12 +297,14 @@ export function rolloutRecords(path) {
 export const CODEX_IMPLEMENT_PROMPT = "Implement this plan?";
 
 /**
- * Starts the Codex TUI (`codex --no-daemon`: no background app-server left behind) in `repo` and
- * waits for its composer; then, unless `plan` is false, switches to Plan mode with shift+tab
- * (confirmed by the footer, sent again only if the footer never changed).
+ * Starts the Codex TUI in `repo` and waits for its composer; then, unless `plan` is false,
+ * switches to Plan mode with shift+tab (confirmed by the footer, sent again only if the footer
+ * never changed: the composer is drawn before it takes keys). With `--no-daemon` unless `daemon`:
+ * by default 0.169 starts a shared background app-server (copying itself into
+ * `$CODEX_HOME/packages`) that outlives the TUI.
  */
-export async function startCodex(tmux, codex, { repo, env, plan = true, args = [] }) {
-  tmux.start([codex.bin, "--no-daemon", ...args], { cwd: repo, env });
+export async function startCodex(tmux, codex, { repo, env, plan = true, daemon = false, args = [] }) {
+  tmux.start([codex.bin, ...(daemon ? [] : ["--no-daemon"]), ...args], { cwd: repo, env });
   await tmux.waitScreen("for shortcuts", { timeout: 45000, what: "the Codex composer" });
   if (!plan) return;
   const inPlan = (s) => s.includes("Plan mode (shift+tab");
