@@ -3,10 +3,12 @@
 // `<proposed_plan>` block, the TUI offers to implement it, the person accepts; the rollout file
 // Codex writes (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) must hold the plan and the
 // decision as Plandeck's history reads them (see tests/fixtures/codex-cli-0.169.0/README.md).
-// No Plandeck window is needed. A missing CLI fails the test: it never skips.
+// A second test holds the recorded fixtures (tests/fixtures/codex-cli-0.169.0, re-recorded by
+// tests/agents/record-codex.mjs) to what their README says. No Plandeck window is needed. A missing
+// CLI fails the tests: they never skip.
 
 import assert from "node:assert/strict";
-import { rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -22,7 +24,7 @@ import {
   submitPrompt,
   Tmux,
 } from "./agents.mjs";
-import { waitFor } from "./webdriver.mjs";
+import { ROOT, waitFor } from "./webdriver.mjs";
 
 const codex = agentCli("codex");
 const PLAN = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
@@ -68,7 +70,7 @@ test("Codex CLI plan mode: a proposed plan accepted in the terminal is in the ro
     const turns = api.requests().filter((r) => r.url === "/v1/responses" && r.body?.tools?.length);
     assert.equal(turns.length, 2, `two model turns, got ${turns.length}`);
     assert.equal(requestMode(turns[0].body), "plan");
-    assert.ok(userTexts(turns[0].body).includes(PROMPT));
+    assert.ok(userTexts(turns[0].body).some((t) => t.trim() === PROMPT));
     assert.equal(requestMode(turns[1].body), "default");
     assert.equal(userTexts(turns[1].body).at(-1), "Implement the plan.");
     const sentBack = JSON.stringify(turns[1].body.input);
@@ -121,4 +123,80 @@ test("Codex CLI plan mode: a proposed plan accepted in the terminal is in the ro
     // Kept for a look when the test failed.
     if (ok) rmSync(base, { recursive: true, force: true });
   }
+});
+
+/** A rollout's turns in order: mode, user texts, Plan item texts, assistant raw texts. */
+function turnsOf(recs) {
+  const turns = [];
+  const byId = new Map();
+  for (const r of recs) {
+    const p = r.payload ?? {};
+    if (r.type === "event_msg" && p.type === "task_started") {
+      const t = { id: p.turn_id, mode: p.collaboration_mode_kind, user: [], plans: [], said: [] };
+      turns.push(t);
+      byId.set(p.turn_id, t);
+    } else if (r.type === "event_msg" && p.type === "item_completed") {
+      const t = byId.get(p.turn_id);
+      if (p.item?.type === "UserMessage") t.user.push(p.item.content.map((c) => c.text).join(""));
+      if (p.item?.type === "Plan") t.plans.push(p.item.text);
+    } else if (r.type === "response_item" && p.role === "assistant") {
+      turns.at(-1).said.push(p.content.map((c) => c.text).join(""));
+    }
+  }
+  return turns;
+}
+
+test("Codex fixtures: each recorded scenario's rollouts hold its plans and decisions as the README says", () => {
+  const dir = join(ROOT, "tests/fixtures/codex-cli-0.169.0");
+  const index = JSON.parse(readFileSync(join(dir, "scenarios.json"), "utf8"));
+  const load = (name) =>
+    index[name].sessions.map(({ file, sessionId }) => {
+      const recs = rolloutRecords(join(dir, file));
+      assert.ok(!recs.some((r) => r.unparsed), `${file}: every line is JSON`);
+      assert.deepEqual(recs.map((r) => r.ordinal), recs.map((_, i) => i), `${file}: ordinals 0..n`);
+      assert.equal(recs[0].type, "session_meta");
+      assert.equal(recs[0].payload.id, sessionId);
+      assert.ok(file.endsWith(`-${sessionId}.jsonl`));
+      assert.equal(recs[0].payload.cwd, "/home/dev/work/api");
+      assert.equal(recs[0].payload.cli_version, "0.169.0");
+      return { meta: recs[0].payload, turns: turnsOf(recs) };
+    });
+  const plan = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
+
+  const [accepted] = load("accepted");
+  assert.equal(accepted.meta.source, "cli");
+  assert.deepEqual(accepted.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(accepted.turns[0].plans, [plan]);
+  assert.ok(accepted.turns[0].said[0].includes(`<proposed_plan>\n${plan}</proposed_plan>`));
+  assert.deepEqual(accepted.turns[1].user, ["Implement the plan."]);
+
+  const [revised] = load("revised");
+  assert.deepEqual(revised.turns.map((t) => t.mode), ["plan", "plan", "default"]);
+  assert.deepEqual(revised.turns[1].user, [index.revised.keys[3].match(/^"(.*)" Enter$/)[1]]);
+  assert.equal(revised.turns[0].plans[0], plan);
+  assert.match(revised.turns[1].plans[0], /^# Plan: add pagination \(revised\)\n/);
+  assert.deepEqual(revised.turns[2].user, ["Implement the plan."]);
+
+  const [undecided] = load("undecided");
+  assert.deepEqual(undecided.turns.map((t) => t.mode), ["plan"]);
+  assert.deepEqual(undecided.turns[0].plans, [plan]);
+
+  const [planned, fresh] = load("fresh-thread");
+  assert.deepEqual(planned.turns.map((t) => t.mode), ["plan"]);
+  assert.deepEqual(fresh.turns.map((t) => t.mode), ["default"]);
+  const m = fresh.turns[0].user[0].match(/^Read the approved plan at \/home\/dev\/\.codex\/(attachments\/[^ ]+\/approved-plan\.md) and implement it\.$/);
+  assert.ok(m, fresh.turns[0].user[0]);
+  assert.ok(existsSync(join(dir, m[1])));
+  assert.equal(readFileSync(join(dir, m[1]), "utf8").trimEnd(), planned.turns[0].plans[0].trimEnd());
+
+  const [daemon] = load("daemon");
+  assert.equal(daemon.meta.source, "vscode");
+  assert.deepEqual(daemon.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(daemon.turns[0].plans, [plan]);
+
+  const [headless] = load("exec");
+  assert.equal(headless.meta.originator, "codex_exec");
+  assert.deepEqual(headless.turns.map((t) => t.mode), ["default"]);
+  assert.deepEqual(headless.turns[0].plans, [], "no Plan item outside Plan mode");
+  assert.ok(headless.turns[0].said[0].includes("<proposed_plan>"));
 });
