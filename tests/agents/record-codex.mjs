@@ -216,16 +216,30 @@ async function record(name) {
 
 const names = args.only ? args.only.split(",") : Object.keys(scenarios);
 for (const n of names) if (!scenarios[n]) throw new Error(`unknown scenario ${n}; known: ${Object.keys(scenarios).join(", ")}`);
-// A full recording replaces the generated files of the previous one.
+// A full recording replaces the generated files of the previous one; --only replaces those of the
+// scenarios it records (their files, and their sessions' lines of history.jsonl).
 if (!args.only) for (const d of ["sessions", "attachments", "exec", "standin", "history.jsonl", "scenarios.json"]) rmSync(join(OUT, d), { recursive: true, force: true });
 const index = existsSync(join(OUT, "scenarios.json")) ? JSON.parse(readFileSync(join(OUT, "scenarios.json"), "utf8")) : {};
-let history = "";
+const historyPath = join(OUT, "history.jsonl");
+let history = existsSync(historyPath) ? readFileSync(historyPath, "utf8") : "";
+for (const n of names) {
+  const old = index[n];
+  if (!old) continue;
+  for (const f of old.files) rmSync(join(OUT, f), { force: true });
+  const ids = new Set(old.sessions.map((x) => x.sessionId));
+  history = history
+    .split("\n")
+    .filter((l) => l && !ids.has(JSON.parse(l).session_id))
+    .map((l) => l + "\n")
+    .join("");
+}
 for (const n of names) {
   process.stderr.write(`recording ${n}…\n`);
   const r = await record(n);
   index[n] = { keys: r.keys, sessions: r.sessions, files: r.files };
   history += r.history;
 }
-if (history) writeFileSync(join(OUT, "history.jsonl"), (existsSync(join(OUT, "history.jsonl")) && args.only ? readFileSync(join(OUT, "history.jsonl"), "utf8") : "") + history);
+mkdirSync(OUT, { recursive: true });
+writeFileSync(historyPath, history);
 writeFileSync(join(OUT, "scenarios.json"), JSON.stringify(index, null, 2) + "\n");
 process.stderr.write(`recorded ${names.join(", ")} into ${OUT}\n`);
