@@ -11,6 +11,7 @@
 //   revised       plan proposed, "3. No, stay in Plan mode", feedback typed, a second plan, "1"
 //   undecided     plan proposed, the session quit (Ctrl+C, Ctrl+C) with the popup open
 //   fresh-thread  plan proposed, "2. Yes, clear context and implement" (a new thread)
+//   left-plan-mode plan proposed, popup closed with Esc, shift+tab to Default, "Implement the plan." typed
 //   daemon        as accepted, with the default shared background server (no --no-daemon)
 //   exec          headless `codex exec --json`, the model answering with a <proposed_plan> block
 //
@@ -122,6 +123,23 @@ const scenarios = {
     await rolloutsSettled(codexHome, 2);
     await quitCodex(tmux);
     return { keys: ["shift+tab", `"${PROMPT}" Enter`, "(popup) 2", "Ctrl+C"] };
+  },
+
+  async "left-plan-mode"({ tmux, api, repo, env, codexHome }) {
+    await startCodex(tmux, codex, { repo, env });
+    await submitPrompt(tmux, api, PROMPT);
+    await tmux.waitScreen(CODEX_IMPLEMENT_PROMPT, { timeout: 30000 });
+    tmux.keys("Escape");
+    await tmux.waitScreen((s) => !s.includes(CODEX_IMPLEMENT_PROMPT), { timeout: 10000, what: "the popup to close" });
+    // Out of Plan mode by hand (no popup), then the person's own go-ahead.
+    tmux.keys("BTab");
+    await tmux.waitScreen((s) => !s.includes("Plan mode (shift+tab"), { timeout: 10000, what: "Default mode in the footer" });
+    await submitPrompt(tmux, api, "Implement the plan.");
+    await stepsDone(api, 2);
+    await turnOver(tmux, "DONE: implementing the plan");
+    await rolloutsSettled(codexHome, 1);
+    await quitCodex(tmux);
+    return { keys: ["shift+tab", `"${PROMPT}" Enter`, "(popup) Esc", "shift+tab", '"Implement the plan." Enter', "Ctrl+C"] };
   },
 
   async daemon({ tmux, api, repo, env, codexHome }) {

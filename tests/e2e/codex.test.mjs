@@ -189,6 +189,11 @@ test("Codex fixtures: each recorded scenario's rollouts hold its plans and decis
   assert.ok(existsSync(join(dir, m[1])));
   assert.equal(readFileSync(join(dir, m[1]), "utf8").trimEnd(), planned.turns[0].plans[0].trimEnd());
 
+  const [left] = load("left-plan-mode");
+  assert.deepEqual(left.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(left.turns[0].plans, [plan]);
+  assert.deepEqual(left.turns[1].user, ["Implement the plan."]);
+
   const [daemon] = load("daemon");
   assert.equal(daemon.meta.source, "vscode");
   assert.deepEqual(daemon.turns.map((t) => t.mode), ["plan", "default"]);
