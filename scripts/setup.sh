@@ -47,11 +47,12 @@ if [ "$want_test" = 1 ] && ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi
 
-# The real agent CLIs for the gate's end-to-end tests (tests/e2e/gate-*.test.mjs), outside the repo.
+# The real agent CLIs for the end-to-end tests (tests/e2e/gate-*.test.mjs, codex.test.mjs) and the
+# Codex fixture recorder (tests/agents/record-codex.mjs), outside the repo.
 # Pinned to the versions the fixtures were recorded with; skipped when already there.
 if [ "$want_test" = 1 ]; then
   agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
-  agent_pkgs=("@anthropic-ai/claude-code@2.1.328" "@google/gemini-cli@0.61.0")
+  agent_pkgs=("@anthropic-ai/claude-code@2.1.328" "@google/gemini-cli@0.61.0" "@openai/codex@0.169.0")
   have_agents=1
   for spec in "${agent_pkgs[@]}"; do
     name="${spec%@*}"; version="${spec##*@}"

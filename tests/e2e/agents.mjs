@@ -3,7 +3,7 @@
 // Plandeck app running on the test's HOME.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
@@ -229,4 +229,125 @@ export async function withPlandeck(home, fn) {
   } finally {
     holder.kill("SIGTERM");
   }
+}
+
+/**
+ * Codex CLI on a temp `home`: `$CODEX_HOME` = `<home>/.codex` with a config.toml whose model
+ * provider is the loopback stand-in at `apiUrl` (tests/agents/openai-api.mjs; OPENAI_BASE_URL
+ * alone is not enough), the project `repo` trusted (no trust dialog), and no update check or
+ * analytics. Returns `{ codexHome, env }`: the environment to run `codex` with (no OPENAI_* or
+ * CODEX_* variables of the caller).
+ */
+export function codexSetup(home, repo, apiUrl) {
+  const codexHome = join(home, ".codex");
+  mkdirSync(codexHome, { recursive: true });
+  const q = (s) => JSON.stringify(s);
+  writeFileSync(
+    join(codexHome, "config.toml"),
+    [
+      `model = "gpt-5.4"`,
+      `model_provider = "fake"`,
+      `check_for_update_on_startup = false`,
+      ``,
+      `[model_providers.fake]`,
+      `name = "fake"`,
+      `base_url = ${q(`${apiUrl}/v1`)}`,
+      `env_key = "OPENAI_API_KEY"`,
+      `wire_api = "responses"`,
+      ``,
+      `[projects.${q(repo)}]`,
+      `trust_level = "trusted"`,
+      ``,
+      `[analytics]`,
+      `enabled = false`,
+      ``,
+    ].join("\n"),
+  );
+  const env = envFor(home);
+  for (const k of Object.keys(env)) if (/^(OPENAI_|CODEX_)/.test(k)) delete env[k];
+  Object.assign(env, { CODEX_HOME: codexHome, OPENAI_API_KEY: "plandeck-e2e-standin-key" });
+  return { codexHome, env };
+}
+
+/** Every `sessions/YYYY/MM/DD/rollout-*.jsonl` under `codexHome`, oldest first (by name). */
+export function codexRollouts(codexHome) {
+  const root = join(codexHome, "sessions");
+  if (!existsSync(root)) return [];
+  return readdirSync(root, { recursive: true })
+    .filter((p) => /(^|\/)rollout-[^/]*\.jsonl$/.test(p))
+    .sort((a, b) => a.split("/").pop().localeCompare(b.split("/").pop()))
+    .map((p) => join(root, p));
+}
+
+/** The parsed records of a rollout file (a line that does not parse is kept as `{ unparsed }`). */
+export function rolloutRecords(path) {
+  return readFileSync(path, "utf8")
+    .split("\n")
+    .filter(Boolean)
+    .map((l) => {
+      try {
+        return JSON.parse(l);
+      } catch {
+        return { unparsed: l };
+      }
+    });
+}
+
+/** The screen text Codex 0.169 shows under a `<proposed_plan>` in Plan mode. */
+export const CODEX_IMPLEMENT_PROMPT = "Implement this plan?";
+
+/**
+ * Starts the Codex TUI in `repo` and waits for its composer; then, unless `plan` is false,
+ * switches to Plan mode with shift+tab (confirmed by the footer, sent again only if the footer
+ * never changed: the composer is drawn before it takes keys). With `--no-daemon` unless `daemon`:
+ * by default 0.169 starts a shared background app-server (copying itself into
+ * `$CODEX_HOME/packages`) that outlives the TUI.
+ */
+export async function startCodex(tmux, codex, { repo, env, plan = true, daemon = false, args = [] }) {
+  tmux.start([codex.bin, ...(daemon ? [] : ["--no-daemon"]), ...args], { cwd: repo, env });
+  await tmux.waitScreen("for shortcuts", { timeout: 45000, what: "the Codex composer" });
+  if (!plan) return;
+  const inPlan = (s) => s.includes("Plan mode (shift+tab");
+  for (let attempt = 0; attempt < 3 && !inPlan(tmux.capture()); attempt++) {
+    tmux.keys("BTab");
+    try {
+      await tmux.waitScreen(inPlan, { timeout: 5000, what: "Plan mode in the footer" });
+    } catch {
+      // the key was not taken (sent before the composer was ready): send it again
+    }
+  }
+  await tmux.waitScreen(inPlan, { timeout: 1000, what: "Plan mode in the footer" });
+}
+
+/**
+ * Answers Codex's "Implement this plan?" popup with `key` ("1" implement, "2" fresh thread with
+ * the plan, "3" stay in Plan mode), sent once the popup is on screen and again if it stays open.
+ */
+export async function answerCodexPlan(tmux, key) {
+  await tmux.waitScreen(CODEX_IMPLEMENT_PROMPT, { timeout: 30000 });
+  const closed = (s) => !s.includes(CODEX_IMPLEMENT_PROMPT);
+  for (let attempt = 0; attempt < 3; attempt++) {
+    tmux.keys(key);
+    try {
+      await tmux.waitScreen(closed, { timeout: 5000, what: "the plan popup to close" });
+      return;
+    } catch {
+      // not taken yet: again
+    }
+  }
+  await tmux.waitScreen(closed, { timeout: 1000, what: "the plan popup to close" });
+}
+
+/** Quits the Codex TUI with Ctrl+C (the first one closes an open popup) until it says how to resume. */
+export async function quitCodex(tmux) {
+  const gone = (s) => s.includes("codex resume") || s.includes("Pane is dead");
+  for (let attempt = 0; attempt < 4 && !gone(tmux.safeCapture()); attempt++) {
+    tmux.keys("C-c");
+    try {
+      await tmux.waitScreen(gone, { timeout: 3000, what: "Codex to exit" });
+    } catch {
+      // a popup took the key, or it was not read yet: again
+    }
+  }
+  await tmux.waitScreen(gone, { timeout: 1000, what: "Codex to exit" });
 }

@@ -1,0 +1,207 @@
+// The real Codex CLI (npm @openai/codex 0.169.0) in tmux, in its Plan collaboration mode, its model
+// API answered by tests/agents/openai-api.mjs on loopback: the scripted model proposes a plan in a
+// `<proposed_plan>` block, the TUI offers to implement it, the person accepts; the rollout file
+// Codex writes (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) must hold the plan and the
+// decision as Plandeck's history reads them (see tests/fixtures/codex-cli-0.169.0/README.md).
+// A second test holds the recorded fixtures (tests/fixtures/codex-cli-0.169.0, re-recorded by
+// tests/agents/record-codex.mjs) to what their README says. No Plandeck window is needed. A missing
+// CLI fails the tests: they never skip.
+
+import assert from "node:assert/strict";
+import { existsSync, readFileSync, rmSync } from "node:fs";
+import { join } from "node:path";
+import { test } from "node:test";
+import {
+  agentCli,
+  answerCodexPlan,
+  codexRollouts,
+  codexSetup,
+  makeAgentHome,
+  quitCodex,
+  rolloutRecords,
+  startCodex,
+  startStandIn,
+  submitPrompt,
+  Tmux,
+} from "./agents.mjs";
+import { ROOT, waitFor } from "./webdriver.mjs";
+
+const codex = agentCli("codex");
+const PLAN = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
+const PROMPT = "plan pagination for the list endpoint";
+
+/** The collaboration mode a Responses request tells the model it is in (last one wins). */
+function requestMode(body) {
+  const texts = (body?.input ?? []).filter((i) => i.role === "developer").flatMap((m) => (m.content ?? []).map((c) => c.text ?? ""));
+  let mode = null;
+  for (const t of texts) {
+    const i = t.lastIndexOf("<collaboration_mode>");
+    if (i >= 0) mode = /^<collaboration_mode>\s*# Plan Mode/.test(t.slice(i)) ? "plan" : "default";
+  }
+  return mode;
+}
+
+const userTexts = (body) => (body?.input ?? []).filter((i) => i.role === "user").flatMap((m) => (m.content ?? []).map((c) => c.text ?? ""));
+
+test("Codex CLI plan mode: a proposed plan accepted in the terminal is in the rollout with its decision", { timeout: 180000 }, async () => {
+  const { base, home, repo } = makeAgentHome("api");
+  const api = await startStandIn("openai", join(base, "api"));
+  const tmux = new Tmux();
+  let ok = false;
+  try {
+    const { codexHome, env } = codexSetup(home, repo, api.url);
+    await startCodex(tmux, codex, { repo, env });
+    await submitPrompt(tmux, api, PROMPT);
+    // The TUI renders the block as a plan and offers to implement it.
+    await tmux.waitScreen("Proposed Plan", { timeout: 30000 });
+    await tmux.waitScreen("Yes, implement this plan");
+    await answerCodexPlan(tmux, "1");
+    // The decision reaches the model as a Default-mode turn.
+    const implement = await waitFor(() => api.received().find((r) => r.mode === "default"), {
+      timeout: 30000,
+      what: "the implementation turn at the stand-in",
+    }).catch((e) => {
+      throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+    });
+    assert.deepEqual(implement.user, ["Implement the plan."]);
+    await tmux.waitScreen("DONE: implementing the plan");
+
+    // What the model was sent: the prompt in Plan mode, then the decision in Default mode.
+    const turns = api.requests().filter((r) => r.url === "/v1/responses" && r.body?.tools?.length);
+    assert.equal(turns.length, 2, `two model turns, got ${turns.length}`);
+    assert.equal(requestMode(turns[0].body), "plan");
+    assert.ok(userTexts(turns[0].body).some((t) => t.trim() === PROMPT));
+    assert.equal(requestMode(turns[1].body), "default");
+    assert.equal(userTexts(turns[1].body).at(-1), "Implement the plan.");
+    const sentBack = JSON.stringify(turns[1].body.input);
+    assert.ok(sentBack.includes("<proposed_plan>"), "the second turn carries the proposed plan back to the model");
+
+    // The rollout: written as the session goes (flushed per record), one file for this thread.
+    const done = (recs) => recs.some((r) => r.type === "event_msg" && r.payload?.type === "task_complete" && r.payload?.last_agent_message?.startsWith("DONE"));
+    const path = await waitFor(() => codexRollouts(codexHome).find((p) => done(rolloutRecords(p))), {
+      timeout: 15000,
+      what: "a rollout with the finished implementation turn",
+    });
+    await quitCodex(tmux);
+    assert.equal(codexRollouts(codexHome).length, 1);
+    const recs = rolloutRecords(path);
+    assert.ok(!recs.some((r) => r.unparsed), "every line is JSON");
+
+    const meta = recs[0];
+    assert.equal(meta.type, "session_meta");
+    assert.equal(meta.payload.cli_version, "0.169.0");
+    assert.equal(meta.payload.originator, "codex-tui");
+    assert.equal(meta.payload.cwd, repo);
+    assert.ok(path.endsWith(`-${meta.payload.id}.jsonl`), "the file name ends with the session id");
+
+    // The plan as Codex parsed it: an item_completed Plan item (text without the tags) …
+    const plans = recs.filter((r) => r.type === "event_msg" && r.payload?.type === "item_completed" && r.payload.item?.type === "Plan");
+    assert.equal(plans.length, 1);
+    assert.equal(plans[0].payload.item.text, PLAN);
+    const planTurn = plans[0].payload.turn_id;
+    assert.equal(plans[0].payload.item.id, `${planTurn}-plan`);
+    // … and the model's whole message, tags included.
+    const said = recs.filter((r) => r.type === "response_item" && r.payload?.role === "assistant").map((r) => r.payload.content.map((c) => c.text).join(""));
+    assert.ok(said.some((t) => t.includes(`<proposed_plan>\n${PLAN}</proposed_plan>`)), `the <proposed_plan> block is in the rollout: ${JSON.stringify(said)}`);
+
+    // The turns' modes: the plan turn in Plan mode, the decision turn in Default mode whose user
+    // message is the TUI's fixed "Implement the plan.".
+    const started = recs.filter((r) => r.type === "event_msg" && r.payload?.type === "task_started");
+    assert.deepEqual(
+      started.map((r) => r.payload.collaboration_mode_kind),
+      ["plan", "default"],
+    );
+    assert.equal(started[0].payload.turn_id, planTurn);
+    const implTurn = started[1].payload.turn_id;
+    const implUser = recs.find((r) => r.type === "event_msg" && r.payload?.type === "item_completed" && r.payload.turn_id === implTurn && r.payload.item?.type === "UserMessage");
+    assert.equal(implUser.payload.item.content[0].text, "Implement the plan.");
+    assert.ok(Date.parse(implUser.timestamp) >= Date.parse(plans[0].timestamp), "decided after the plan");
+    ok = true;
+  } finally {
+    tmux.kill();
+    api.stop();
+    // Kept for a look when the test failed.
+    if (ok) rmSync(base, { recursive: true, force: true });
+  }
+});
+
+/** A rollout's turns in order: mode, user texts, Plan item texts, assistant raw texts. */
+function turnsOf(recs) {
+  const turns = [];
+  const byId = new Map();
+  for (const r of recs) {
+    const p = r.payload ?? {};
+    if (r.type === "event_msg" && p.type === "task_started") {
+      const t = { id: p.turn_id, mode: p.collaboration_mode_kind, user: [], plans: [], said: [] };
+      turns.push(t);
+      byId.set(p.turn_id, t);
+    } else if (r.type === "event_msg" && p.type === "item_completed") {
+      const t = byId.get(p.turn_id);
+      if (p.item?.type === "UserMessage") t.user.push(p.item.content.map((c) => c.text).join(""));
+      if (p.item?.type === "Plan") t.plans.push(p.item.text);
+    } else if (r.type === "response_item" && p.role === "assistant") {
+      turns.at(-1).said.push(p.content.map((c) => c.text).join(""));
+    }
+  }
+  return turns;
+}
+
+test("Codex fixtures: each recorded scenario's rollouts hold its plans and decisions as the README says", () => {
+  const dir = join(ROOT, "tests/fixtures/codex-cli-0.169.0");
+  const index = JSON.parse(readFileSync(join(dir, "scenarios.json"), "utf8"));
+  const load = (name) =>
+    index[name].sessions.map(({ file, sessionId }) => {
+      const recs = rolloutRecords(join(dir, file));
+      assert.ok(!recs.some((r) => r.unparsed), `${file}: every line is JSON`);
+      assert.deepEqual(recs.map((r) => r.ordinal), recs.map((_, i) => i), `${file}: ordinals 0..n`);
+      assert.equal(recs[0].type, "session_meta");
+      assert.equal(recs[0].payload.id, sessionId);
+      assert.ok(file.endsWith(`-${sessionId}.jsonl`));
+      assert.equal(recs[0].payload.cwd, "/home/dev/work/api");
+      assert.equal(recs[0].payload.cli_version, "0.169.0");
+      return { meta: recs[0].payload, turns: turnsOf(recs) };
+    });
+  const plan = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
+
+  const [accepted] = load("accepted");
+  assert.equal(accepted.meta.source, "cli");
+  assert.deepEqual(accepted.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(accepted.turns[0].plans, [plan]);
+  assert.ok(accepted.turns[0].said[0].includes(`<proposed_plan>\n${plan}</proposed_plan>`));
+  assert.deepEqual(accepted.turns[1].user, ["Implement the plan."]);
+
+  const [revised] = load("revised");
+  assert.deepEqual(revised.turns.map((t) => t.mode), ["plan", "plan", "default"]);
+  assert.deepEqual(revised.turns[1].user, [index.revised.keys[3].match(/^"(.*)" Enter$/)[1]]);
+  assert.equal(revised.turns[0].plans[0], plan);
+  assert.match(revised.turns[1].plans[0], /^# Plan: add pagination \(revised\)\n/);
+  assert.deepEqual(revised.turns[2].user, ["Implement the plan."]);
+
+  const [undecided] = load("undecided");
+  assert.deepEqual(undecided.turns.map((t) => t.mode), ["plan"]);
+  assert.deepEqual(undecided.turns[0].plans, [plan]);
+
+  const [planned, fresh] = load("fresh-thread");
+  assert.deepEqual(planned.turns.map((t) => t.mode), ["plan"]);
+  assert.deepEqual(fresh.turns.map((t) => t.mode), ["default"]);
+  const m = fresh.turns[0].user[0].match(/^Read the approved plan at \/home\/dev\/\.codex\/(attachments\/[^ ]+\/approved-plan\.md) and implement it\.$/);
+  assert.ok(m, fresh.turns[0].user[0]);
+  assert.ok(existsSync(join(dir, m[1])));
+  assert.equal(readFileSync(join(dir, m[1]), "utf8").trimEnd(), planned.turns[0].plans[0].trimEnd());
+
+  const [left] = load("left-plan-mode");
+  assert.deepEqual(left.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(left.turns[0].plans, [plan]);
+  assert.deepEqual(left.turns[1].user, ["Implement the plan."]);
+
+  const [daemon] = load("daemon");
+  assert.equal(daemon.meta.source, "vscode");
+  assert.deepEqual(daemon.turns.map((t) => t.mode), ["plan", "default"]);
+  assert.deepEqual(daemon.turns[0].plans, [plan]);
+
+  const [headless] = load("exec");
+  assert.equal(headless.meta.originator, "codex_exec");
+  assert.deepEqual(headless.turns.map((t) => t.mode), ["default"]);
+  assert.deepEqual(headless.turns[0].plans, [], "no Plan item outside Plan mode");
+  assert.ok(headless.turns[0].said[0].includes("<proposed_plan>"));
+});
