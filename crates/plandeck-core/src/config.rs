@@ -27,6 +27,8 @@ pub enum ConfigError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("{} is not a git repository", path.display())]
+    NotARepository { path: PathBuf },
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
 }
@@ -111,9 +113,27 @@ impl Settings {
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let mut json = serde_json::to_vec_pretty(self).expect("settings serialize");
         json.push(b'\n');
-        fsx::write_atomic(path, &json)?;
+        fsx::write_private(path, &json)?;
         Ok(())
     }
+}
+
+/// Adds `repo` to the repositories whose worktrees are listed (`extraRepos` of the settings file
+/// at `settings_path`, written atomically and privately). `repo` must be a git repository (its
+/// `.git` folder or file is there). Returns whether it was new.
+pub fn add_extra_repo(settings_path: &Path, repo: &Path) -> Result<bool, ConfigError> {
+    if std::fs::symlink_metadata(repo.join(".git")).is_err() {
+        return Err(ConfigError::NotARepository {
+            path: repo.to_owned(),
+        });
+    }
+    let mut settings = Settings::load(settings_path)?;
+    if settings.extra_repos.iter().any(|r| r == repo) {
+        return Ok(false);
+    }
+    settings.extra_repos.push(repo.to_owned());
+    settings.save(settings_path)?;
+    Ok(true)
 }
 
 /// Every folder Plandeck reads or writes, resolved once at start-up.
@@ -192,6 +212,22 @@ impl Roots {
 
     pub fn settings_path(&self) -> PathBuf {
         self.config.join("settings.json")
+    }
+
+    /// Makes the store and the settings private as they are opened: every folder of the store
+    /// 0700 and every file 0600 (an older store, or one copied in, may be looser), and the config
+    /// folder and its `settings.json` likewise. Only the config folder's own entry and the
+    /// settings file are touched there (a `--config-dir` may be a folder shared with others).
+    /// Symlinks are not followed. Missing folders are fine: they are created private on first
+    /// write. Returns how many entries were tightened.
+    pub fn secure_store(&self) -> Result<usize, ConfigError> {
+        let mut fixed = fsx::tighten(&self.data)?;
+        fixed += usize::from(fsx::tighten_entry(&self.config)?);
+        fixed += usize::from(fsx::tighten_entry(&self.settings_path())?);
+        if fixed > 0 {
+            tracing::info!(fixed, data = %self.data.display(), "store permissions tightened");
+        }
+        Ok(fixed)
     }
 
     /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store and
