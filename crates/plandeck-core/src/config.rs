@@ -314,6 +314,13 @@ mod tests {
         let back: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(back["futureKey"]["x"], 1);
+
+        // Numbers of keys this version does not know keep their digits (flattened through serde).
+        std::fs::write(&path, r#"{"zNew": 18446744073709551617, "aNew": 1e400}"#).unwrap();
+        Settings::load(&path).unwrap().save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(text.contains("18446744073709551617") && text.contains("1e+400"), "{text}");
+        assert!(text.find("zNew").unwrap() < text.find("aNew").unwrap(), "{text}");
         std::fs::write(&path, "{nope").unwrap();
         let err = Settings::load(&path).unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
