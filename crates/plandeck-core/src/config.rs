@@ -319,8 +319,14 @@ mod tests {
         std::fs::write(&path, r#"{"zNew": 18446744073709551617, "aNew": 1e400}"#).unwrap();
         Settings::load(&path).unwrap().save(&path).unwrap();
         let text = std::fs::read_to_string(&path).unwrap();
-        assert!(text.contains("18446744073709551617") && text.contains("1e+400"), "{text}");
-        assert!(text.find("zNew").unwrap() < text.find("aNew").unwrap(), "{text}");
+        assert!(
+            text.contains("18446744073709551617") && text.contains("1e+400"),
+            "{text}"
+        );
+        assert!(
+            text.find("zNew").unwrap() < text.find("aNew").unwrap(),
+            "{text}"
+        );
         std::fs::write(&path, "{nope").unwrap();
         let err = Settings::load(&path).unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
