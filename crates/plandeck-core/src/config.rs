@@ -29,6 +29,8 @@ pub enum ConfigError {
     },
     #[error("{} is not a git repository", path.display())]
     NotARepository { path: PathBuf },
+    #[error("{} is not a folder", path.display())]
+    NotAFolder { path: PathBuf },
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
 }
@@ -132,6 +134,24 @@ pub fn add_extra_repo(settings_path: &Path, repo: &Path) -> Result<bool, ConfigE
         return Ok(false);
     }
     settings.extra_repos.push(repo.to_owned());
+    settings.save(settings_path)?;
+    Ok(true)
+}
+
+/// Adds `folder` to the extra folders of plans (`extraPlanFolders` of the settings file at
+/// `settings_path`, written atomically and privately). `folder` must be a folder. Returns whether it
+/// was new.
+pub fn add_extra_plan_folder(settings_path: &Path, folder: &Path) -> Result<bool, ConfigError> {
+    if !folder.is_dir() {
+        return Err(ConfigError::NotAFolder {
+            path: folder.to_owned(),
+        });
+    }
+    let mut settings = Settings::load(settings_path)?;
+    if settings.extra_plan_folders.iter().any(|f| f == folder) {
+        return Ok(false);
+    }
+    settings.extra_plan_folders.push(folder.to_owned());
     settings.save(settings_path)?;
     Ok(true)
 }
@@ -296,6 +316,31 @@ mod tests {
         };
         let roots = Roots::resolve(&env, &flags).unwrap();
         assert_eq!(roots.claude, Path::new("/flag/claude"));
+    }
+
+    #[test]
+    fn extra_repos_and_plan_folders_are_added_once_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("config/settings.json");
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        assert!(add_extra_repo(&settings, &repo).unwrap());
+        assert!(!add_extra_repo(&settings, &repo).unwrap());
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert!(matches!(
+            add_extra_repo(&settings, &plain),
+            Err(ConfigError::NotARepository { .. })
+        ));
+        assert!(add_extra_plan_folder(&settings, &plain).unwrap());
+        assert!(!add_extra_plan_folder(&settings, &plain).unwrap());
+        assert!(matches!(
+            add_extra_plan_folder(&settings, &dir.path().join("missing")),
+            Err(ConfigError::NotAFolder { .. })
+        ));
+        let loaded = Settings::load(&settings).unwrap();
+        assert_eq!(loaded.extra_repos, [repo]);
+        assert_eq!(loaded.extra_plan_folders, [plain]);
     }
 
     #[test]

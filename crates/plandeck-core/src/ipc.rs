@@ -46,6 +46,7 @@ impl From<crate::config::ConfigError> for IpcError {
         use crate::config::ConfigError::*;
         let kind = match &e {
             NoHome | Parse { .. } | NotARepository { .. } => ErrorKind::BadInput,
+            NotAFolder { .. } => ErrorKind::NotFound,
             Read { .. } | Write(_) => ErrorKind::Io,
         };
         Self::new(kind, e.to_string())
