@@ -3,6 +3,7 @@
 pub mod demo;
 pub mod gate;
 pub mod overview;
+pub mod pick;
 pub mod plans;
 pub mod review;
 pub mod sessions;

@@ -62,8 +62,14 @@ impl GlobalArgs {
         }
     }
 
+    /// Resolves the roots and opens the store: an existing store with looser permissions is made
+    /// private (0700 / 0600) here, before anything reads or writes it.
     pub fn roots(&self, env: &Env) -> Result<Roots, IpcError> {
-        Ok(Roots::resolve(env, &self.overrides())?)
+        let roots = Roots::resolve(env, &self.overrides())?;
+        // A store that cannot be tightened (a file owned by someone else) is still usable, and
+        // new files are created private anyway; the hook must never fail on it.
+        let _ = roots.secure_store();
+        Ok(roots)
     }
 }
 

@@ -27,6 +27,10 @@ pub enum ConfigError {
         path: PathBuf,
         source: serde_json::Error,
     },
+    #[error("{} is not a git repository", path.display())]
+    NotARepository { path: PathBuf },
+    #[error("{} is not a folder", path.display())]
+    NotAFolder { path: PathBuf },
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
 }
@@ -111,9 +115,45 @@ impl Settings {
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let mut json = serde_json::to_vec_pretty(self).expect("settings serialize");
         json.push(b'\n');
-        fsx::write_atomic(path, &json)?;
+        fsx::write_private(path, &json)?;
         Ok(())
     }
+}
+
+/// Adds `repo` to the repositories whose worktrees are listed (`extraRepos` of the settings file
+/// at `settings_path`, written atomically and privately). `repo` must be a git repository (its
+/// `.git` folder or file is there). Returns whether it was new.
+pub fn add_extra_repo(settings_path: &Path, repo: &Path) -> Result<bool, ConfigError> {
+    if std::fs::symlink_metadata(repo.join(".git")).is_err() {
+        return Err(ConfigError::NotARepository {
+            path: repo.to_owned(),
+        });
+    }
+    let mut settings = Settings::load(settings_path)?;
+    if settings.extra_repos.iter().any(|r| r == repo) {
+        return Ok(false);
+    }
+    settings.extra_repos.push(repo.to_owned());
+    settings.save(settings_path)?;
+    Ok(true)
+}
+
+/// Adds `folder` to the extra folders of plans (`extraPlanFolders` of the settings file at
+/// `settings_path`, written atomically and privately). `folder` must be a folder. Returns whether it
+/// was new.
+pub fn add_extra_plan_folder(settings_path: &Path, folder: &Path) -> Result<bool, ConfigError> {
+    if !folder.is_dir() {
+        return Err(ConfigError::NotAFolder {
+            path: folder.to_owned(),
+        });
+    }
+    let mut settings = Settings::load(settings_path)?;
+    if settings.extra_plan_folders.iter().any(|f| f == folder) {
+        return Ok(false);
+    }
+    settings.extra_plan_folders.push(folder.to_owned());
+    settings.save(settings_path)?;
+    Ok(true)
 }
 
 /// Every folder Plandeck reads or writes, resolved once at start-up.
@@ -194,6 +234,22 @@ impl Roots {
         self.config.join("settings.json")
     }
 
+    /// Makes the store and the settings private as they are opened: every folder of the store
+    /// 0700 and every file 0600 (an older store, or one copied in, may be looser), and the config
+    /// folder and its `settings.json` likewise. Only the config folder's own entry and the
+    /// settings file are touched there (a `--config-dir` may be a folder shared with others).
+    /// Symlinks are not followed. Missing folders are fine: they are created private on first
+    /// write. Returns how many entries were tightened.
+    pub fn secure_store(&self) -> Result<usize, ConfigError> {
+        let mut fixed = fsx::tighten(&self.data)?;
+        fixed += usize::from(fsx::tighten_entry(&self.config)?);
+        fixed += usize::from(fsx::tighten_entry(&self.settings_path())?);
+        if fixed > 0 {
+            tracing::info!(fixed, data = %self.data.display(), "store permissions tightened");
+        }
+        Ok(fixed)
+    }
+
     /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store and
     /// config under `home/.local/share` and `home/.config`.
     pub fn under_home(home: &Path) -> Self {
@@ -263,6 +319,31 @@ mod tests {
     }
 
     #[test]
+    fn extra_repos_and_plan_folders_are_added_once_and_checked() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("config/settings.json");
+        let repo = dir.path().join("repo");
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        assert!(add_extra_repo(&settings, &repo).unwrap());
+        assert!(!add_extra_repo(&settings, &repo).unwrap());
+        let plain = dir.path().join("plain");
+        std::fs::create_dir_all(&plain).unwrap();
+        assert!(matches!(
+            add_extra_repo(&settings, &plain),
+            Err(ConfigError::NotARepository { .. })
+        ));
+        assert!(add_extra_plan_folder(&settings, &plain).unwrap());
+        assert!(!add_extra_plan_folder(&settings, &plain).unwrap());
+        assert!(matches!(
+            add_extra_plan_folder(&settings, &dir.path().join("missing")),
+            Err(ConfigError::NotAFolder { .. })
+        ));
+        let loaded = Settings::load(&settings).unwrap();
+        assert_eq!(loaded.extra_repos, [repo]);
+        assert_eq!(loaded.extra_plan_folders, [plain]);
+    }
+
+    #[test]
     fn missing_home_is_a_clear_error() {
         let err = Roots::resolve(&Env::default(), &Overrides::default()).unwrap_err();
         assert!(err.to_string().contains("$HOME"));
@@ -278,6 +359,19 @@ mod tests {
         let back: serde_json::Value =
             serde_json::from_slice(&std::fs::read(&path).unwrap()).unwrap();
         assert_eq!(back["futureKey"]["x"], 1);
+
+        // Numbers of keys this version does not know keep their digits (flattened through serde).
+        std::fs::write(&path, r#"{"zNew": 18446744073709551617, "aNew": 1e400}"#).unwrap();
+        Settings::load(&path).unwrap().save(&path).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        assert!(
+            text.contains("18446744073709551617") && text.contains("1e+400"),
+            "{text}"
+        );
+        assert!(
+            text.find("zNew").unwrap() < text.find("aNew").unwrap(),
+            "{text}"
+        );
         std::fs::write(&path, "{nope").unwrap();
         let err = Settings::load(&path).unwrap_err();
         assert!(matches!(err, ConfigError::Parse { .. }), "{err}");

@@ -398,7 +398,12 @@ before: string,
 /**
  * The file as it would be.
  */
-after: string, changed: boolean, };
+after: string, changed: boolean, 
+/**
+ * Names exactly this change (the file as it is and as it would be): pass it back to write
+ * only if the change is still this one.
+ */
+token: string, };
 
 export type InstallReport = { settingsPath: string, 
 /**
@@ -414,4 +419,8 @@ installed: boolean,
 /**
  * The diff of installing when not installed, else of uninstalling.
  */
-diff: string, };
+diff: string, 
+/**
+ * Names exactly the change the diff shows; toggling proceeds only while it still is.
+ */
+token: string, };

@@ -70,8 +70,11 @@ export const ipc = {
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
   decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
   hookStatus: (agent: Agent) => call<HookPreview>("hook_status", { agent }),
-  setHook: (agent: Agent, installed: boolean) => call<InstallReport>("set_hook", { agent, installed }),
-  addRepo: (path: string) => call<void>("add_repo", { path }),
+  /** Installs/uninstalls after a native confirmation showing the diff; `token` names the change
+   * shown (HookPreview.token): a settings file that changed since is refused (kind "conflict"). */
+  setHook: (agent: Agent, installed: boolean, token: string) => call<InstallReport>("set_hook", { agent, installed, token }),
+  /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
+  addRepo: () => call<string | null>("add_repo"),
   restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
 };
 

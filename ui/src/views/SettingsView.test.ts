@@ -4,7 +4,7 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import SettingsView from "./SettingsView.svelte";
 
 describe("SettingsView", () => {
-  it("shows the change to the agent's settings before installing its hook", async () => {
+  it("shows the change to the agent's settings before installing its hook, and passes the token of what it showed", async () => {
     const calls: [string, any][] = [];
     let installed = false;
     mockIPC((cmd, args: any) => {
@@ -15,6 +15,7 @@ describe("SettingsView", () => {
           settingsPath: `/h/.${args.agent}/settings.json`,
           installed,
           diff: installed ? "-  \"hooks\": {}" : "+  \"hooks\": { \"PermissionRequest\": [] }",
+          token: installed ? "tok-uninstall" : "tok-install",
         };
       if (cmd === "set_hook") {
         installed = args.installed;
@@ -28,8 +29,55 @@ describe("SettingsView", () => {
     await fireEvent.click(within(claude).getByText("Install…"));
     expect(claude.querySelector(".diff .plus")).toHaveTextContent("PermissionRequest");
     await fireEvent.click(within(claude).getByTestId("apply-hook"));
-    await waitFor(() => expect(calls.find(([c]) => c === "set_hook")?.[1]).toEqual({ agent: "claude", installed: true }));
+    await waitFor(() => expect(calls.find(([c]) => c === "set_hook")?.[1]).toEqual({ agent: "claude", installed: true, token: "tok-install" }));
     expect(await screen.findByRole("status")).toHaveTextContent("Backup: /h/.claude/settings.json.plandeck-backup-1");
     await waitFor(() => expect(claude).toHaveTextContent("installed"));
+  });
+
+  it("shows the new change when the settings file changed since it was shown", async () => {
+    let version = 1;
+    mockIPC((cmd, args: any) => {
+      if (cmd === "hook_status")
+        return {
+          agent: args.agent,
+          settingsPath: `/h/.${args.agent}/settings.json`,
+          installed: false,
+          diff: `+  "v${version}": true`,
+          token: `tok-${version}`,
+        };
+      if (cmd === "set_hook") {
+        expect(args.token).toBe("tok-1");
+        version = 2;
+        throw { kind: "conflict", message: "/h/.claude/settings.json changed since the change to it was shown; nothing was written" };
+      }
+    });
+    render(SettingsView, { overview: null });
+    const claude = await screen.findByTestId("hook-claude");
+    await waitFor(() => expect(claude).toHaveTextContent("not installed"));
+    await fireEvent.click(within(claude).getByText("Install…"));
+    expect(claude.querySelector(".diff")).toHaveTextContent("v1");
+    await fireEvent.click(within(claude).getByTestId("apply-hook"));
+    const alert = await screen.findByRole("alert");
+    expect(alert).toHaveAttribute("data-kind", "conflict");
+    expect(alert).toHaveTextContent("changed since");
+    // The diff on screen is the new one, still open for the person to look at again.
+    await waitFor(() => expect(claude.querySelector(".diff")).toHaveTextContent("v2"));
+  });
+
+  it("adds a repository picked by the shell: no path is sent", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "hook_status")
+        return { agent: args.agent, settingsPath: "/s", installed: false, diff: "", token: "t" };
+      if (cmd === "add_repo") return "/home/me/src/app";
+    });
+    let changed = 0;
+    render(SettingsView, { overview: null, onChanged: () => changed++ });
+    await fireEvent.click(await screen.findByTestId("add-repo"));
+    expect(await screen.findByRole("status")).toHaveTextContent("Added /home/me/src/app.");
+    const call = calls.find(([c]) => c === "add_repo");
+    expect(call?.[1] ?? {}).toEqual({});
+    expect(changed).toBe(1);
   });
 });

@@ -150,10 +150,11 @@ pub fn hooks(
     if !target.yes && !confirm(&plan, out, err)? {
         return Ok(1);
     }
+    // Written only if the change is still the one shown above (the file did not change since).
     let report = if install {
-        gate::install(&roots, agent)?
+        gate::install_if_unchanged(&roots, agent, &plan.token)?
     } else {
-        gate::uninstall(&roots, agent)?
+        gate::uninstall_if_unchanged(&roots, agent, &plan.token)?
     };
     writeln!(out, "{}", report.message).map_err(io_err)?;
     Ok(0)

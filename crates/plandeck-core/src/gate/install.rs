@@ -1,26 +1,39 @@
 //! Installing the hooks into the agents' user settings, and taking them out again.
 //!
-//! The hook is merged into the existing JSON with every other key kept in place (order too); a
-//! backup of the file is written beside it first. What install created (the `hooks` object, the
-//! event's array) is remembered in `<data>/gate/install-<agent>.json`, so uninstall removes exactly
-//! what install added and leaves the rest equal to the original after a JSON round trip.
+//! The hook is merged into the existing JSON with every other key kept in place (order too) and
+//! every number kept as written (`serde_json` with `preserve_order` and `arbitrary_precision`: a
+//! 2^64+1 or a 1e400 stays those digits); a backup of the file is written beside it first. What
+//! install created (the `hooks` object, the event's array) is remembered in
+//! `<data>/gate/install-<agent>.json`, so uninstall removes exactly what install added and leaves
+//! the rest equal to the original after a JSON round trip.
+//!
+//! The write is checked against what was read: the file's hash is taken when it is read and
+//! compared right before the new file is renamed into place, so a change made meanwhile (the
+//! agent, an editor) is refused, never overwritten. A plan carries a `token` naming what it showed
+//! (the file as it was and as it would be): [`install_if_unchanged`] / [`uninstall_if_unchanged`]
+//! write only if that is still exactly the change. A symlinked `settings.json` stays a symlink:
+//! its target is replaced atomically.
 //! No policy rule allowing `exit_plan_mode` is ever written (it would let plans through unread).
 
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
+use serde_json::{Map, Value};
 use ts_rs::TS;
 
-use super::json::J;
 use super::store::{gate_dir, read_json, write_json};
 use super::GateError;
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::fsx;
 
 /// Claude Code's hook timeout (seconds): long, so the hook's own deadline always comes first.
 pub const CLAUDE_HOOK_TIMEOUT_SECS: u64 = 86_400;
 /// Gemini CLI's hook timeout (milliseconds): the hook returns at once, this is only a bound.
 pub const GEMINI_HOOK_TIMEOUT_MS: u64 = 10_000;
+
+/// Agent settings bigger than this are not settings: refuse rather than read them.
+const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
 
 /// What installing (or uninstalling) would change, before it is written.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -32,6 +45,9 @@ pub struct InstallPlan {
     /// The file as it would be.
     pub after: String,
     pub changed: bool,
+    /// Names exactly this change (the file as it is and as it would be): pass it back to write
+    /// only if the change is still this one.
+    pub token: String,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -126,72 +142,112 @@ fn is_ours(command: &str, agent: Agent) -> bool {
         .is_some_and(|n| n.starts_with("plandeck"))
 }
 
-fn our_group(agent: Agent, spec: &Spec, command: &str) -> J {
+fn our_group(agent: Agent, spec: &Spec, command: &str) -> Value {
     let hook = match agent {
-        Agent::Gemini => J::obj(vec![
-            ("type", J::Str("command".into())),
-            ("name", J::Str("plandeck".into())),
-            ("command", J::Str(command.into())),
-            ("timeout", J::Num(GEMINI_HOOK_TIMEOUT_MS.into())),
-        ]),
-        _ => J::obj(vec![
-            ("type", J::Str("command".into())),
-            ("command", J::Str(command.into())),
-            ("timeout", J::Num(CLAUDE_HOOK_TIMEOUT_SECS.into())),
-        ]),
+        Agent::Gemini => serde_json::json!({
+            "type": "command",
+            "name": "plandeck",
+            "command": command,
+            "timeout": GEMINI_HOOK_TIMEOUT_MS,
+        }),
+        _ => serde_json::json!({
+            "type": "command",
+            "command": command,
+            "timeout": CLAUDE_HOOK_TIMEOUT_SECS,
+        }),
     };
-    J::obj(vec![
-        ("matcher", J::Str(spec.matcher.into())),
-        ("hooks", J::Arr(vec![hook])),
-    ])
+    serde_json::json!({ "matcher": spec.matcher, "hooks": [hook] })
 }
 
-fn read_settings(path: &Path) -> Result<(String, J), GateError> {
-    let text = match std::fs::read(path) {
-        Ok(b) => String::from_utf8(b).map_err(|_| GateError::BadInput {
-            message: format!("{} is not UTF-8 text; not touching it", path.display()),
-        })?,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
-            return Err(GateError::Read {
-                path: path.to_owned(),
-                source,
+/// An agent's settings file as read: its text, the hash of its bytes (`None`: no file), and the
+/// JSON object it holds.
+struct Read {
+    path: PathBuf,
+    text: String,
+    hash: Option<String>,
+    root: Map<String, Value>,
+}
+
+fn read_settings(path: &Path) -> Result<Read, GateError> {
+    let read_err = |source| GateError::Read {
+        path: path.to_owned(),
+        source,
+    };
+    let bytes = match std::fs::metadata(path) {
+        Ok(meta) if !meta.is_file() => {
+            return Err(GateError::BadInput {
+                message: format!("{} is not a file; not touching it", path.display()),
             })
         }
+        Ok(meta) if meta.len() > MAX_SETTINGS_BYTES => {
+            return Err(GateError::BadInput {
+                message: format!("{} is too big for a settings file", path.display()),
+            })
+        }
+        Ok(_) => match std::fs::read(path) {
+            Ok(b) => Some(b),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+            Err(e) => return Err(read_err(e)),
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
+        Err(e) => return Err(read_err(e)),
     };
-    if text.trim().is_empty() {
-        return Ok((text, J::Obj(Vec::new())));
-    }
-    let j: J = serde_json::from_str(&text).map_err(|e| GateError::Parse {
-        path: path.to_owned(),
-        message: format!("{e}; fix it first, Plandeck will not overwrite it"),
+    let hash = bytes.as_deref().map(fsx::sha256_hex);
+    let text = String::from_utf8(bytes.unwrap_or_default()).map_err(|_| GateError::BadInput {
+        message: format!("{} is not UTF-8 text; not touching it", path.display()),
     })?;
-    if !matches!(j, J::Obj(_)) {
-        return Err(GateError::BadInput {
-            message: format!("{} does not hold a JSON object", path.display()),
-        });
-    }
-    Ok((text, j))
+    let root = if text.trim().is_empty() {
+        Map::new()
+    } else {
+        let value: Value = serde_json::from_str(&text).map_err(|e| GateError::Parse {
+            path: path.to_owned(),
+            message: format!("{e}; fix it first, Plandeck will not overwrite it"),
+        })?;
+        match value {
+            Value::Object(map) => map,
+            _ => {
+                return Err(GateError::BadInput {
+                    message: format!("{} does not hold a JSON object", path.display()),
+                })
+            }
+        }
+    };
+    Ok(Read {
+        path: path.to_owned(),
+        text,
+        hash,
+        root,
+    })
+}
+
+fn pretty(root: &Map<String, Value>) -> String {
+    let mut s = serde_json::to_string_pretty(root).unwrap_or_else(|_| "{}".to_owned());
+    s.push('\n');
+    s
 }
 
 /// Takes every Plandeck hook for `agent` out of the event's array; drops groups left empty by it.
-fn strip_ours(root: &mut J, agent: Agent, spec: &Spec) -> Result<(), GateError> {
-    let Some(arr) = root.get_mut("hooks").and_then(|h| h.get_mut(spec.event)) else {
+fn strip_ours(root: &mut Map<String, Value>, agent: Agent, spec: &Spec) -> Result<(), GateError> {
+    let Some(arr) = root
+        .get_mut("hooks")
+        .and_then(Value::as_object_mut)
+        .and_then(|h| h.get_mut(spec.event))
+    else {
         return Ok(());
     };
-    let J::Arr(groups) = arr else {
+    let Value::Array(groups) = arr else {
         return Err(GateError::BadInput {
             message: format!("hooks.{} is not an array", spec.event),
         });
     };
     groups.retain_mut(|group| {
-        let Some(J::Arr(hooks)) = group.get_mut("hooks") else {
+        let Some(Value::Array(hooks)) = group.get_mut("hooks") else {
             return true;
         };
         let before = hooks.len();
         hooks.retain(|h| {
             !h.get("command")
-                .and_then(J::as_str)
+                .and_then(Value::as_str)
                 .is_some_and(|c| is_ours(c, agent))
         });
         !(before > 0 && hooks.is_empty() && before != hooks.len())
@@ -199,38 +255,101 @@ fn strip_ours(root: &mut J, agent: Agent, spec: &Spec) -> Result<(), GateError> 
     Ok(())
 }
 
-fn merged(
-    roots: &Roots,
-    agent: Agent,
-    command: &str,
-) -> Result<(PathBuf, String, J, Record), GateError> {
+/// The settings with our hook merged in.
+fn merged(roots: &Roots, agent: Agent, command: &str) -> Result<(Read, String, Record), GateError> {
     let spec = spec(agent)?;
-    let path = settings_path(roots, agent);
-    let (text, mut root) = read_settings(&path)?;
+    let read = read_settings(&settings_path(roots, agent))?;
+    let mut root = read.root.clone();
     let mut record = Record::default();
     match root.get("hooks") {
         None => {
             record.created_hooks = true;
-            root.insert("hooks", J::Obj(Vec::new()));
+            root.insert("hooks".to_owned(), Value::Object(Map::new()));
         }
-        Some(J::Obj(_)) => {}
+        Some(Value::Object(_)) => {}
         Some(_) => {
             return Err(GateError::BadInput {
-                message: format!("{}: `hooks` is not an object", path.display()),
+                message: format!("{}: `hooks` is not an object", read.path.display()),
             })
         }
     }
-    if root.get("hooks").and_then(|h| h.get(spec.event)).is_none() {
-        record.created_event = true;
-        if let Some(h) = root.get_mut("hooks") {
-            h.insert(spec.event, J::Arr(Vec::new()));
+    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
+        if !hooks.contains_key(spec.event) {
+            record.created_event = true;
+            hooks.insert(spec.event.to_owned(), Value::Array(Vec::new()));
         }
     }
     strip_ours(&mut root, agent, &spec)?;
-    if let Some(J::Arr(groups)) = root.get_mut("hooks").and_then(|h| h.get_mut(spec.event)) {
+    if let Some(Value::Array(groups)) = root
+        .get_mut("hooks")
+        .and_then(Value::as_object_mut)
+        .and_then(|h| h.get_mut(spec.event))
+    {
         groups.push(our_group(agent, &spec, command));
     }
-    Ok((path, text, root, record))
+    let after = pretty(&root);
+    Ok((read, after, record))
+}
+
+/// The settings with our hook taken out (and the containers install created, when empty).
+fn unmerged(roots: &Roots, agent: Agent) -> Result<(Read, String), GateError> {
+    let spec = spec(agent)?;
+    let read = read_settings(&settings_path(roots, agent))?;
+    let mut root = read.root.clone();
+    let record = read_json::<Record>(&record_path(roots, agent))
+        .ok()
+        .flatten()
+        .unwrap_or_default();
+    strip_ours(&mut root, agent, &spec)?;
+    if record.created_event {
+        if let Some(Value::Object(h)) = root.get_mut("hooks") {
+            if matches!(h.get(spec.event), Some(Value::Array(a)) if a.is_empty()) {
+                // shift_remove: the keys after it keep their order.
+                h.shift_remove(spec.event);
+            }
+        }
+    }
+    if record.created_hooks && matches!(root.get("hooks"), Some(Value::Object(m)) if m.is_empty()) {
+        root.shift_remove("hooks");
+    }
+    // Nothing to take out of a file that is not there (or empty).
+    let after = if read.text.trim().is_empty() {
+        read.text.clone()
+    } else {
+        pretty(&root)
+    };
+    Ok((read, after))
+}
+
+fn token(path: &Path, before: &str, after: &str) -> String {
+    let mut bytes = Vec::with_capacity(before.len() + after.len() + 64);
+    bytes.extend_from_slice(path.as_os_str().as_encoded_bytes());
+    for part in [before, after] {
+        bytes.push(0);
+        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
+        bytes.extend_from_slice(part.as_bytes());
+    }
+    fsx::sha256_hex(&bytes)
+}
+
+fn plan_of(read: &Read, after: String) -> InstallPlan {
+    InstallPlan {
+        settings_path: read.path.to_string_lossy().into_owned(),
+        changed: after != read.text,
+        token: token(&read.path, &read.text, &after),
+        before: read.text.clone(),
+        after,
+    }
+}
+
+/// Refuses when `expected` (a plan's token) no longer names the change.
+fn check_token(plan: &InstallPlan, expected: Option<&str>) -> Result<(), GateError> {
+    match expected {
+        Some(t) if t != plan.token => Err(GateError::SettingsChanged {
+            path: PathBuf::from(&plan.settings_path),
+        }),
+        _ => Ok(()),
+    }
 }
 
 /// What [`install`] would write, without writing.
@@ -244,19 +363,23 @@ pub fn install_plan_with(
     agent: Agent,
     command: &str,
 ) -> Result<InstallPlan, GateError> {
-    let (path, before, root, _) = merged(roots, agent, command)?;
-    let after = root.to_pretty();
-    Ok(InstallPlan {
-        settings_path: path.to_string_lossy().into_owned(),
-        changed: after != before,
-        before,
-        after,
-    })
+    let (read, after, _) = merged(roots, agent, command)?;
+    Ok(plan_of(&read, after))
 }
 
 /// Installs the hook for `agent` (this executable's `hook <agent>`).
 pub fn install(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> {
-    install_with(roots, agent, &hook_command(agent))
+    install_checked(roots, agent, &hook_command(agent), None)
+}
+
+/// Installs the hook only if installing is still exactly the change `token` names (the plan that
+/// was shown); otherwise refuses with [`GateError::SettingsChanged`] and writes nothing.
+pub fn install_if_unchanged(
+    roots: &Roots,
+    agent: Agent,
+    token: &str,
+) -> Result<InstallReport, GateError> {
+    install_checked(roots, agent, &hook_command(agent), Some(token))
 }
 
 /// [`install`] with a given hook command (tests install a known path).
@@ -265,76 +388,74 @@ pub fn install_with(
     agent: Agent,
     command: &str,
 ) -> Result<InstallReport, GateError> {
-    let (path, before, root, record) = merged(roots, agent, command)?;
-    let after = root.to_pretty();
-    // A reinstall keeps the record of the first install: those containers are still ours.
+    install_checked(roots, agent, command, None)
+}
+
+fn install_checked(
+    roots: &Roots,
+    agent: Agent,
+    command: &str,
+    expected: Option<&str>,
+) -> Result<InstallReport, GateError> {
+    let (read, after, record) = merged(roots, agent, command)?;
+    check_token(&plan_of(&read, after.clone()), expected)?;
+    let report = write_settings(&read, &after, "installed")?;
+    // A reinstall keeps the record of the first install: those containers are still ours. It is
+    // written once the settings are, so a refused write leaves no record behind.
     let rec_path = record_path(roots, agent);
     if read_json::<Record>(&rec_path).ok().flatten().is_none() {
         write_json(&rec_path, &record)?;
     }
-    write_settings(&path, &before, &after, "installed")
+    Ok(report)
 }
 
 /// The plan of [`uninstall`]: the file with Plandeck's hook taken out.
 pub fn uninstall_plan(roots: &Roots, agent: Agent) -> Result<InstallPlan, GateError> {
-    let (path, before, root) = unmerged(roots, agent)?;
-    let after = root.to_pretty();
-    let changed = !before.is_empty() && after != before;
-    Ok(InstallPlan {
-        settings_path: path.to_string_lossy().into_owned(),
-        before,
-        after,
-        changed,
-    })
-}
-
-fn unmerged(roots: &Roots, agent: Agent) -> Result<(PathBuf, String, J), GateError> {
-    let spec = spec(agent)?;
-    let path = settings_path(roots, agent);
-    let (text, mut root) = read_settings(&path)?;
-    let record = read_json::<Record>(&record_path(roots, agent))
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    strip_ours(&mut root, agent, &spec)?;
-    if record.created_event {
-        if let Some(h) = root.get_mut("hooks") {
-            if matches!(h.get(spec.event), Some(J::Arr(a)) if a.is_empty()) {
-                h.remove(spec.event);
-            }
-        }
-    }
-    if record.created_hooks && matches!(root.get("hooks"), Some(J::Obj(m)) if m.is_empty()) {
-        root.remove("hooks");
-    }
-    Ok((path, text, root))
+    let (read, after) = unmerged(roots, agent)?;
+    Ok(plan_of(&read, after))
 }
 
 /// Removes exactly what [`install`] added. Idempotent.
 pub fn uninstall(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> {
-    let (path, before, root) = unmerged(roots, agent)?;
-    let report = if before.is_empty() {
+    uninstall_checked(roots, agent, None)
+}
+
+/// [`uninstall`] only if uninstalling is still exactly the change `token` names.
+pub fn uninstall_if_unchanged(
+    roots: &Roots,
+    agent: Agent,
+    token: &str,
+) -> Result<InstallReport, GateError> {
+    uninstall_checked(roots, agent, Some(token))
+}
+
+fn uninstall_checked(
+    roots: &Roots,
+    agent: Agent,
+    expected: Option<&str>,
+) -> Result<InstallReport, GateError> {
+    let (read, after) = unmerged(roots, agent)?;
+    check_token(&plan_of(&read, after.clone()), expected)?;
+    let report = if read.hash.is_none() {
         InstallReport {
-            settings_path: path.to_string_lossy().into_owned(),
+            settings_path: read.path.to_string_lossy().into_owned(),
             backup_path: None,
             changed: false,
             message: "no settings file: nothing to uninstall".to_owned(),
         }
     } else {
-        write_settings(&path, &before, &root.to_pretty(), "uninstalled")?
+        write_settings(&read, &after, "uninstalled")?
     };
     let _ = std::fs::remove_file(record_path(roots, agent));
     Ok(report)
 }
 
-fn write_settings(
-    path: &Path,
-    before: &str,
-    after: &str,
-    verb: &str,
-) -> Result<InstallReport, GateError> {
+/// Writes `after` over the settings file `read` came from: a backup of what was read beside it,
+/// then the new file, renamed into place only if the file still holds exactly what was read.
+fn write_settings(read: &Read, after: &str, verb: &str) -> Result<InstallReport, GateError> {
+    let path = &read.path;
     let settings_path = path.to_string_lossy().into_owned();
-    if before == after {
+    if read.text == after {
         return Ok(InstallReport {
             settings_path,
             backup_path: None,
@@ -342,7 +463,7 @@ fn write_settings(
             message: format!("already {verb}: nothing to change"),
         });
     }
-    let backup_path = if path.exists() {
+    let backup_path = if read.hash.is_some() {
         let stamp = time::OffsetDateTime::now_utc()
             .format(time::macros::format_description!(
                 "[year][month][day]T[hour][minute][second]Z"
@@ -350,16 +471,30 @@ fn write_settings(
             .unwrap_or_default();
         let mut backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}", path.display()));
         let mut n = 1;
-        while backup.exists() {
+        while backup.symlink_metadata().is_ok() {
             n += 1;
             backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}-{n}", path.display()));
         }
-        crate::fsx::write_atomic(&backup, before.as_bytes())?;
-        Some(backup.to_string_lossy().into_owned())
+        // A new file: 0600 (settings may hold secrets; the backup is never more readable).
+        fsx::write_atomic(&backup, read.text.as_bytes())?;
+        Some(backup)
     } else {
         None
     };
-    crate::fsx::write_atomic(path, after.as_bytes())?;
+    match fsx::replace_if_unchanged(path, after.as_bytes(), read.hash.as_deref()) {
+        Ok(()) => {}
+        Err(e) => {
+            // Nothing was changed: the backup of a file that was not replaced is not needed.
+            if let Some(b) = &backup_path {
+                let _ = std::fs::remove_file(b);
+            }
+            return Err(match e {
+                fsx::ReplaceError::Changed { path } => GateError::SettingsChanged { path },
+                fsx::ReplaceError::Write(w) => GateError::Write(w),
+            });
+        }
+    }
+    let backup_path = backup_path.map(|b| b.to_string_lossy().into_owned());
     let message = match &backup_path {
         Some(b) => format!("{verb} in {settings_path} (previous file kept at {b})"),
         None => format!("{verb} in {settings_path}"),
@@ -372,9 +507,43 @@ fn write_settings(
     })
 }
 
+/// What the settings view shows for one agent's hook: whether it is installed, and the change
+/// installing (or uninstalling) would make, as a unified diff, before anything is written.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HookPreview {
+    pub agent: Agent,
+    pub settings_path: String,
+    /// The hook is in the agent's settings now.
+    pub installed: bool,
+    /// The diff of installing when not installed, else of uninstalling.
+    pub diff: String,
+    /// Names exactly the change the diff shows; toggling proceeds only while it still is.
+    pub token: String,
+}
+
+/// The hook's state for `agent` and the diff of toggling it.
+pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateError> {
+    let install = install_plan(roots, agent)?;
+    let installed = !install.changed;
+    let plan = if installed {
+        uninstall_plan(roots, agent)?
+    } else {
+        install
+    };
+    Ok(HookPreview {
+        agent,
+        settings_path: plan.settings_path.clone(),
+        installed,
+        diff: plan.unified_diff(),
+        token: plan.token,
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use serde_json::Value;
 
     const CMD: &str = "/opt/plandeck/bin/plandeck hook claude";
 
@@ -385,7 +554,8 @@ mod tests {
     }
 
     fn roundtrip(text: &str) -> String {
-        serde_json::from_str::<J>(text).unwrap().to_pretty()
+        let v: Value = serde_json::from_str(text).unwrap();
+        pretty(v.as_object().unwrap())
     }
 
     #[test]
@@ -481,6 +651,184 @@ mod tests {
     }
 
     #[test]
+    fn a_symlinked_settings_file_stays_a_symlink() {
+        use std::os::unix::fs::PermissionsExt;
+        let (d, roots) = roots();
+        // A dotfiles checkout holds the real file; ~/.claude/settings.json links to it.
+        let dotfiles = d.path().join("dotfiles/claude");
+        std::fs::create_dir_all(&dotfiles).unwrap();
+        let target = dotfiles.join("settings.json");
+        let original = "{\"model\": \"opus\"}\n";
+        std::fs::write(&target, original).unwrap();
+        std::fs::set_permissions(&target, std::fs::Permissions::from_mode(0o640)).unwrap();
+        std::fs::create_dir_all(&roots.claude).unwrap();
+        let link = roots.claude.join("settings.json");
+        std::os::unix::fs::symlink("../dotfiles/claude/settings.json", &link).unwrap();
+
+        let report = install_with(&roots, Agent::Claude, CMD).unwrap();
+        assert!(report.changed);
+        let meta = std::fs::symlink_metadata(&link).unwrap();
+        assert!(
+            meta.file_type().is_symlink(),
+            "the link was replaced by a file"
+        );
+        assert_eq!(
+            std::fs::read_link(&link).unwrap(),
+            Path::new("../dotfiles/claude/settings.json")
+        );
+        let written = std::fs::read_to_string(&target).unwrap();
+        assert!(written.contains("ExitPlanMode"), "{written}");
+        assert_eq!(
+            std::fs::metadata(&target).unwrap().permissions().mode() & 0o777,
+            0o640,
+            "the target keeps its mode"
+        );
+        // The backup is a private copy of what was there.
+        let backup = PathBuf::from(report.backup_path.unwrap());
+        assert_eq!(std::fs::read_to_string(&backup).unwrap(), original);
+        assert_eq!(
+            std::fs::metadata(&backup).unwrap().permissions().mode() & 0o777,
+            0o600
+        );
+        // No temporary file is left beside the target or the link.
+        for dir in [&dotfiles, &roots.claude] {
+            for e in std::fs::read_dir(dir).unwrap() {
+                let name = e.unwrap().file_name().to_string_lossy().into_owned();
+                assert!(!name.contains("plandeck-tmp"), "{name}");
+            }
+        }
+
+        uninstall(&roots, Agent::Claude).unwrap();
+        assert!(std::fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
+        assert_eq!(
+            std::fs::read_to_string(&target).unwrap(),
+            roundtrip(original)
+        );
+    }
+
+    #[test]
+    fn big_numbers_and_key_order_are_kept_exactly() {
+        let (_d, roots) = roots();
+        let path = roots.claude.join("settings.json");
+        std::fs::create_dir_all(&roots.claude).unwrap();
+        // 2^64 + 1 does not fit a u64, 1e400 does not fit an f64: both must stay these digits.
+        let original = "{\n  \"zeta\": 18446744073709551617,\n  \"huge\": 1e400,\n  \"precise\": 0.10000000000000000000000001,\n  \"neg\": -18446744073709551617,\n  \"alpha\": {\n    \"z\": 1,\n    \"a\": 2\n  },\n  \"hooks\": {\n    \"Stop\": [],\n    \"PermissionRequest\": [],\n    \"Notification\": []\n  },\n  \"beta\": true\n}\n";
+        std::fs::write(&path, original).unwrap();
+
+        install_with(&roots, Agent::Claude, CMD).unwrap();
+        let text = std::fs::read_to_string(&path).unwrap();
+        // The one normalisation serde_json makes: an exponent gets its sign written (`1e+400`),
+        // the same number.
+        for literal in [
+            "18446744073709551617",
+            "-18446744073709551617",
+            "1e+400",
+            "0.10000000000000000000000001",
+        ] {
+            assert!(text.contains(literal), "{literal} lost in\n{text}");
+        }
+        let order = ["zeta", "huge", "precise", "neg", "alpha", "hooks", "beta"];
+        let at: Vec<usize> = order
+            .iter()
+            .map(|k| text.find(&format!("\"{k}\"")).unwrap())
+            .collect();
+        assert!(
+            at.windows(2).all(|w| w[0] < w[1]),
+            "key order lost:\n{text}"
+        );
+        assert!(text.find("\"z\"").unwrap() < text.find("\"a\"").unwrap());
+        assert!(
+            text.find("\"Stop\"").unwrap() < text.find("\"PermissionRequest\"").unwrap()
+                && text.find("\"PermissionRequest\"").unwrap()
+                    < text.find("\"Notification\"").unwrap(),
+            "{text}"
+        );
+
+        // Uninstall gives back the very file (it was in the pretty form), but for that sign.
+        uninstall(&roots, Agent::Claude).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            original.replace("1e400", "1e+400")
+        );
+    }
+
+    #[test]
+    fn uninstall_keeps_the_order_of_the_keys_after_what_it_removes() {
+        let (_d, roots) = roots();
+        let path = roots.claude.join("settings.json");
+        std::fs::create_dir_all(&roots.claude).unwrap();
+        let original = "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3\n}\n";
+        std::fs::write(&path, original).unwrap();
+        install_with(&roots, Agent::Claude, CMD).unwrap();
+        // The person adds keys after ours meanwhile.
+        let mut v: serde_json::Value =
+            serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+        let obj = v.as_object_mut().unwrap();
+        obj.insert("d".into(), 4.into());
+        obj.insert("e".into(), 5.into());
+        std::fs::write(&path, serde_json::to_string_pretty(&v).unwrap() + "\n").unwrap();
+        uninstall(&roots, Agent::Claude).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\n  \"a\": 1,\n  \"b\": 2,\n  \"c\": 3,\n  \"d\": 4,\n  \"e\": 5\n}\n"
+        );
+    }
+
+    #[test]
+    fn a_change_between_the_preview_and_the_write_is_refused() {
+        let (_d, roots) = roots();
+        let path = roots.claude.join("settings.json");
+        std::fs::create_dir_all(&roots.claude).unwrap();
+        std::fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
+        let plan = install_plan_with(&roots, Agent::Claude, &hook_command(Agent::Claude)).unwrap();
+
+        // Claude Code (or an editor) writes the file after the person saw the change.
+        let theirs = "{\"model\": \"sonnet\", \"env\": {\"KEY\": \"v\"}}\n";
+        std::fs::write(&path, theirs).unwrap();
+        let err = install_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
+        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(err.to_string().contains("changed since"), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+        let names: Vec<String> = std::fs::read_dir(&roots.claude)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names, ["settings.json"], "no backup, no temp file left");
+        assert!(
+            !record_path(&roots, Agent::Claude).exists(),
+            "a refused install leaves no record"
+        );
+
+        // The change shown again is written.
+        let plan = install_plan(&roots, Agent::Claude).unwrap();
+        install_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap();
+        let plan = uninstall_plan(&roots, Agent::Claude).unwrap();
+        std::fs::write(&path, theirs).unwrap();
+        let err = uninstall_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
+        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
+    }
+
+    #[test]
+    fn a_file_that_appears_before_the_write_is_not_overwritten() {
+        let (_d, roots) = roots();
+        let plan = install_plan(&roots, Agent::Gemini).unwrap();
+        assert_eq!(plan.before, "");
+        let path = roots.gemini.join("settings.json");
+        std::fs::create_dir_all(&roots.gemini).unwrap();
+        std::fs::write(&path, "{\"theme\": \"x\"}").unwrap();
+        let err = install_if_unchanged(&roots, Agent::Gemini, &plan.token).unwrap_err();
+        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert_eq!(
+            std::fs::read_to_string(&path).unwrap(),
+            "{\"theme\": \"x\"}"
+        );
+    }
+
+    #[test]
     fn ours_is_recognised_by_executable_name() {
         assert!(is_ours("/usr/bin/plandeck hook claude", Agent::Claude));
         assert!(is_ours(
@@ -490,34 +838,4 @@ mod tests {
         assert!(!is_ours("/usr/bin/plandeck hook gemini", Agent::Claude));
         assert!(!is_ours("/usr/bin/other hook claude", Agent::Claude));
     }
-}
-
-/// What the settings view shows for one agent's hook: whether it is installed, and the change
-/// installing (or uninstalling) would make, as a unified diff, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct HookPreview {
-    pub agent: Agent,
-    pub settings_path: String,
-    /// The hook is in the agent's settings now.
-    pub installed: bool,
-    /// The diff of installing when not installed, else of uninstalling.
-    pub diff: String,
-}
-
-/// The hook's state for `agent` and the diff of toggling it.
-pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateError> {
-    let install = install_plan(roots, agent)?;
-    let installed = !install.changed;
-    let plan = if installed {
-        uninstall_plan(roots, agent)?
-    } else {
-        install
-    };
-    Ok(HookPreview {
-        agent,
-        settings_path: plan.settings_path.clone(),
-        installed,
-        diff: plan.unified_diff(),
-    })
 }

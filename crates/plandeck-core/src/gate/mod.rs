@@ -20,7 +20,6 @@ mod delivery;
 mod hook_claude;
 mod hook_gemini;
 mod install;
-mod json;
 mod pane;
 mod store;
 mod transcript;
@@ -38,9 +37,9 @@ pub use delivery::{decide, decide_with, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
 pub use install::{
-    hook_command, hook_preview, install, install_plan, install_plan_with, install_with, uninstall,
-    uninstall_plan, HookPreview, InstallPlan, InstallReport, CLAUDE_HOOK_TIMEOUT_SECS,
-    GEMINI_HOOK_TIMEOUT_MS,
+    hook_command, hook_preview, install, install_if_unchanged, install_plan, install_plan_with,
+    install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
+    InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
 
@@ -228,6 +227,12 @@ pub enum GateError {
     BadInput { message: String },
     #[error("tmux: {message}")]
     Tmux { message: String },
+    /// An agent's settings file changed since it was read, or since the change to it was shown:
+    /// nothing was written.
+    #[error(
+        "{path} changed since the change to it was shown; nothing was written (look at the change again)"
+    )]
+    SettingsChanged { path: PathBuf },
     #[error(transparent)]
     Write(#[from] crate::fsx::WriteError),
     /// Recording the decision in the review store failed (or found a conflict).
@@ -239,7 +244,9 @@ impl From<GateError> for IpcError {
     fn from(e: GateError) -> Self {
         let kind = match &e {
             GateError::NotFound { .. } | GateError::NoPlanFile { .. } => ErrorKind::NotFound,
-            GateError::Closed { .. } | GateError::PlanConflict { .. } => ErrorKind::Conflict,
+            GateError::Closed { .. }
+            | GateError::PlanConflict { .. }
+            | GateError::SettingsChanged { .. } => ErrorKind::Conflict,
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,

@@ -86,7 +86,7 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Gate
         message: format!("cannot encode {}: {e}", path.display()),
     })?;
     bytes.push(b'\n');
-    fsx::write_atomic(path, &bytes)?;
+    fsx::write_private(path, &bytes)?;
     Ok(())
 }
 
@@ -146,10 +146,7 @@ pub(crate) fn close(
 ) -> Result<bool, GateError> {
     let from = requests_dir(roots).join(format!("{}.json", req.id));
     let to = done_dir(roots).join(format!("{}.json", req.id));
-    fs::create_dir_all(done_dir(roots)).map_err(|source| GateError::Read {
-        path: done_dir(roots),
-        source,
-    })?;
+    fsx::create_private_dir(&done_dir(roots))?;
     // One closer wins: the rename of the open file to a `.closing` name. The closed record is then
     // written under its final name before the `.closing` file goes, so no reader ever sees a
     // closed request with its old `waiting` status.

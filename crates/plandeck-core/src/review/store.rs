@@ -69,7 +69,7 @@ pub fn put_version(data: &Path, content: &[u8]) -> Result<String, ReviewError> {
     let path = version_path(data, &h)?;
     // A version file only ever appears through an atomic rename, so one that exists is complete.
     if !path.exists() {
-        fsx::write_atomic(&path, content)?;
+        fsx::write_private(&path, content)?;
     }
     Ok(h)
 }
@@ -164,7 +164,7 @@ pub fn note_seen(data: &Path, plan: &Path, hash: &str, now: &str) -> Result<(), 
     };
     let mut json = serde_json::to_vec(&index).map_err(|e| ReviewError::Internal(e.to_string()))?;
     json.push(b'\n');
-    fsx::write_atomic(&index_path(data, plan), &json)?;
+    fsx::write_private(&index_path(data, plan), &json)?;
     Ok(())
 }
 
@@ -179,16 +179,7 @@ pub fn lock(data: &Path) -> Result<StoreLock, ReviewError> {
         path: path.clone(),
         source,
     };
-    fs::create_dir_all(data).map_err(|source| fsx::WriteError {
-        path: data.to_owned(),
-        source,
-    })?;
-    let file = fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .write(true)
-        .open(&path)
-        .map_err(write_err)?;
+    let file = fsx::open_private(&path)?;
     loop {
         // SAFETY: flock on a file descriptor we own; it does not touch memory.
         let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };

@@ -40,7 +40,7 @@ fn save(roots: &Roots, file: &KeptFile) -> Result<(), WorktreeError> {
             source,
         })?;
     json.push(b'\n');
-    fsx::write_atomic(&kept_path(roots), &json)?;
+    fsx::write_private(&kept_path(roots), &json)?;
     Ok(())
 }
 
