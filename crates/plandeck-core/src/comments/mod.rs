@@ -97,6 +97,36 @@ pub enum CommentError {
     Damaged { path: PathBuf, message: String },
 }
 
+impl From<CommentError> for crate::ipc::IpcError {
+    fn from(e: CommentError) -> Self {
+        use crate::ipc::ErrorKind;
+        let message = e.to_string();
+        let kind = match e {
+            CommentError::Review(r) => return r.into(),
+            CommentError::NotFound { .. } | CommentError::Anchor(AnchorError::NotFound) => {
+                ErrorKind::NotFound
+            }
+            CommentError::Anchor(_)
+            | CommentError::EmptyText
+            | CommentError::TextTooLong { .. }
+            | CommentError::TooMany => ErrorKind::BadInput,
+            CommentError::Damaged { .. } => ErrorKind::Io,
+        };
+        Self::new(kind, message)
+    }
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![
+        <Anchor as TS>::decl(),
+        <Placement as TS>::decl(),
+        <Comment as TS>::decl(),
+        <CommentStatus as TS>::decl(),
+        <PlacedComment as TS>::decl(),
+    ]
+}
+
 fn comments_dir(data: &Path) -> PathBuf {
     data.join("comments")
 }
@@ -241,6 +271,20 @@ pub fn place(comment: Comment, content: &str) -> PlacedComment {
         placement,
         line,
     }
+}
+
+/// The plan a comment file names, for `id_or_path` (a plan id or path) even when the plan file is
+/// gone: its comments stay listed (as outdated) until deleted.
+pub fn commented_plan(data: &Path, id_or_path: &str) -> Option<PathBuf> {
+    let entries = std::fs::read_dir(comments_dir(data)).ok()?;
+    entries.flatten().find_map(|entry| {
+        let bytes = std::fs::read(entry.path()).ok()?;
+        let file = serde_json::from_slice::<CommentFile>(&bytes).ok()?;
+        let matches = crate::ids::plan_id(&file.path) == id_or_path
+            || file.path == Path::new(id_or_path)
+            || store::plan_key(Path::new(id_or_path)) == file.path;
+        matches.then_some(file.path)
+    })
 }
 
 /// Finds comment `id` in the store: the plan it is on, and the comment.
