@@ -278,6 +278,8 @@ resolvedAt: string | null,
  */
 sentWith: Array<string>, };
 
+export type CommentAction = "resolve" | "reopen" | "delete";
+
 export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
 
 export type TaskProgress = { done: number, total: number, };

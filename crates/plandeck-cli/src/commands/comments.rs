@@ -6,8 +6,7 @@ use std::io::Write;
 use clap::Args;
 use plandeck_core::comments::{self, CommentStatus, NewComment, PlacedComment, Position};
 use plandeck_core::ipc::{ErrorKind, IpcError};
-use plandeck_core::plans;
-use plandeck_core::review::{self, log::now};
+use plandeck_core::review::log::now;
 
 use crate::{print_json, Context};
 
@@ -136,25 +135,17 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, Ip
         ));
     };
     let roots = ctx.roots()?;
-    let path = plans::resolve(&roots, plan)?;
-    let content = review::store::read_plan(&path)?;
     let position = args.occurrence.map_or(Position::Only, Position::Occurrence);
-    let placed = comments::add(
-        &roots.data,
-        &path,
-        &content,
+    let placed = comments::add_to_plan(
+        &roots,
+        plan,
         NewComment {
             quote,
             text,
             position,
         },
         &now(),
-    )
-    .map_err(|e| {
-        let mut err = IpcError::from(e);
-        err.message = format!("{}: {}", path.display(), err.message);
-        err
-    })?;
+    )?;
     if args.json {
         print_json(out, &CommentJson::from(&placed))?;
     } else {
@@ -163,7 +154,7 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, Ip
             "Comment {} on line {} of {}.",
             placed.comment.id,
             placed.line.unwrap_or(0),
-            path.display()
+            placed.comment.plan_path
         )
         .map_err(io_err)?;
     }
@@ -172,21 +163,7 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, Ip
 
 pub fn list(ctx: &Context, args: CommentsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    // A plan file that is gone still has its comments: all of them are then outdated.
-    let path = match plans::resolve(&roots, &args.plan) {
-        Ok(path) => path,
-        Err(e) => comments::commented_plan(&roots.data, &args.plan).ok_or(e)?,
-    };
-    let content = match review::store::read_plan(&path) {
-        Ok(c) => c,
-        Err(review::ReviewError::Read { source, .. })
-            if source.kind() == std::io::ErrorKind::NotFound =>
-        {
-            String::new()
-        }
-        Err(e) => return Err(e.into()),
-    };
-    let placed = comments::list(&roots.data, &path, &content)?;
+    let (path, placed) = comments::for_plan(&roots, &args.plan)?;
     if args.json {
         let rows: Vec<CommentJson> = placed.iter().map(CommentJson::from).collect();
         print_json(out, &rows)?;

@@ -113,25 +113,77 @@ pub fn create(text: &str, quote: &str, position: Position) -> Result<Anchor, Anc
     if quote.len() > MAX_QUOTE_BYTES {
         return Err(AnchorError::QuoteTooLong { len: quote.len() });
     }
-    let starts: Vec<usize> = text.match_indices(quote).map(|(i, _)| i).collect();
-    let count = starts.len();
-    let start = match (count, position) {
+    let mut ranges: Vec<(usize, usize)> = text
+        .match_indices(quote)
+        .map(|(i, q)| (i, i + q.len()))
+        .collect();
+    if ranges.is_empty() {
+        // Text selected in the rendered plan has lost its markup (`code`, **bold**, line breaks).
+        ranges = find_rendered(text, quote);
+    }
+    let count = ranges.len();
+    let (start, end) = match (count, position) {
         (0, _) => return Err(AnchorError::NotFound),
-        (1, Position::Only | Position::Near(_)) => starts[0],
+        (1, Position::Only | Position::Near(_)) => ranges[0],
         (_, Position::Only) => return Err(AnchorError::Ambiguous { count }),
-        (_, Position::Occurrence(n)) if n >= 1 && n <= count => starts[n - 1],
+        (_, Position::Occurrence(n)) if n >= 1 && n <= count => ranges[n - 1],
         (_, Position::Occurrence(n)) => {
             return Err(AnchorError::NoSuchOccurrence {
                 occurrence: n,
                 count,
             })
         }
-        (_, Position::Near(at)) => *starts
+        (_, Position::Near(at)) => *ranges
             .iter()
-            .min_by_key(|s| distance(**s, **s + quote.len(), at))
+            .min_by_key(|(s, e)| distance(*s, *e, at))
             .expect("count > 0"),
     };
-    Ok(anchor_at(text, start, start + quote.len()))
+    Ok(anchor_at(text, start, end))
+}
+
+/// Inline markup a rendered selection drops.
+fn is_markup(c: char) -> bool {
+    matches!(c, '*' | '_' | '`' | '~' | '\\')
+}
+
+/// The source ranges whose text, without inline markup and with whitespace runs as one space,
+/// is the quote's (also so normalized). Each range starts and ends on a character of the quote.
+fn find_rendered(text: &str, quote: &str) -> Vec<(usize, usize)> {
+    fn normalize(s: &str) -> (String, Vec<usize>) {
+        let mut out = String::with_capacity(s.len());
+        let mut at = Vec::with_capacity(s.len());
+        let mut space = false;
+        for (i, c) in s.char_indices() {
+            if is_markup(c) {
+                continue;
+            }
+            if c.is_whitespace() {
+                space = !out.is_empty();
+                continue;
+            }
+            if space {
+                out.push(' ');
+                at.push(i);
+                space = false;
+            }
+            at.extend(std::iter::repeat_n(i, c.len_utf8()));
+            out.push(c);
+        }
+        (out, at)
+    }
+    let (norm_quote, _) = normalize(quote);
+    if norm_quote.is_empty() {
+        return Vec::new();
+    }
+    let (norm_text, at) = normalize(text);
+    norm_text
+        .match_indices(norm_quote.as_str())
+        .map(|(i, q)| {
+            let last = at[i + q.len() - 1];
+            let end = last + text[last..].chars().next().map_or(0, char::len_utf8);
+            (at[i], end)
+        })
+        .collect()
 }
 
 /// The anchor of `text[start..end]` (both on char boundaries).
@@ -428,6 +480,21 @@ mod tests {
         let v2 = format!("- plan\n{text}");
         let p = locate(&second, &v2);
         assert_eq!(p.range().unwrap().0, v2.rfind("run").unwrap());
+    }
+
+    #[test]
+    fn a_selection_from_the_rendered_plan_is_found_in_the_source() {
+        // The webview's selection of "Add page and per_page to GET /items." lost the backticks.
+        let a = create(PLAN, "Add page and per_page to GET /items.", Position::Only).unwrap();
+        assert_eq!(a.quote, "Add `page` and `per_page` to `GET /items`.");
+        // Across a line break, with emphasis.
+        let text = "Use **strong**\ncaching here.\n";
+        let a = create(text, "Use strong caching", Position::Only).unwrap();
+        assert_eq!(a.quote, "Use **strong**\ncaching");
+        assert_eq!(
+            create(text, "nothing like it", Position::Only),
+            Err(AnchorError::NotFound)
+        );
     }
 
     #[test]

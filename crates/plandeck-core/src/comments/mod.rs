@@ -124,6 +124,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <Comment as TS>::decl(),
         <CommentStatus as TS>::decl(),
         <PlacedComment as TS>::decl(),
+        <CommentAction as TS>::decl(),
     ]
 }
 
@@ -287,6 +288,43 @@ pub fn commented_plan(data: &Path, id_or_path: &str) -> Option<PathBuf> {
     })
 }
 
+/// The comments of the plan `target` (an id or path), placed in its current text: the window's
+/// and the CLI's one call. A plan file that is gone keeps its comments, all outdated.
+pub fn for_plan(
+    roots: &crate::config::Roots,
+    target: &str,
+) -> Result<(PathBuf, Vec<PlacedComment>), crate::ipc::IpcError> {
+    let path = match crate::plans::resolve(roots, target) {
+        Ok(path) => path,
+        Err(e) => commented_plan(&roots.data, target).ok_or(e)?,
+    };
+    let content = match store::read_plan(&path) {
+        Ok(c) => c,
+        Err(ReviewError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+            String::new()
+        }
+        Err(e) => return Err(e.into()),
+    };
+    let placed = list(&roots.data, &path, &content)?;
+    Ok((path, placed))
+}
+
+/// Adds a comment to the plan `target` (an id or path) as its file holds it now.
+pub fn add_to_plan(
+    roots: &crate::config::Roots,
+    target: &str,
+    new: NewComment<'_>,
+    now: &str,
+) -> Result<PlacedComment, crate::ipc::IpcError> {
+    let path = crate::plans::resolve(roots, target)?;
+    let content = store::read_plan(&path)?;
+    add(&roots.data, &path, &content, new, now).map_err(|e| {
+        let mut err = crate::ipc::IpcError::from(e);
+        err.message = format!("{}: {}", path.display(), err.message);
+        err
+    })
+}
+
 /// Finds comment `id` in the store: the plan it is on, and the comment.
 pub fn find(data: &Path, id: &str) -> Result<(PathBuf, Comment), CommentError> {
     let dir = comments_dir(data);
@@ -323,6 +361,24 @@ fn update(
         .ok_or_else(|| CommentError::NotFound { id: id.to_owned() })?;
     change(&mut file.comments, i);
     write_file(data, &plan, &file)
+}
+
+/// What a reviewer can do to a comment.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum CommentAction {
+    Resolve,
+    Reopen,
+    Delete,
+}
+
+/// Applies `action` to comment `id`.
+pub fn change(data: &Path, id: &str, action: CommentAction, now: &str) -> Result<(), CommentError> {
+    match action {
+        CommentAction::Resolve => resolve(data, id, now),
+        CommentAction::Reopen => reopen(data, id),
+        CommentAction::Delete => delete(data, id),
+    }
 }
 
 /// Marks comment `id` resolved (it stays, shown as resolved).
