@@ -1,5 +1,6 @@
 //! One module per area; each command is a one-call adapter over `plandeck-core`.
 
+pub mod comments;
 pub mod demo;
 pub mod gate;
 pub mod overview;

@@ -85,6 +85,10 @@ pub enum Command {
     Reject(commands::review::RejectArgs),
     /// The decision log, newest first.
     Log(commands::review::LogArgs),
+    /// Comment on quoted text of a plan (--quote, --text), or --resolve/--reopen/--delete one.
+    Comment(commands::comments::CommentArgs),
+    /// The comments on a plan, with their status in its current text.
+    Comments(commands::comments::CommentsArgs),
     /// Agent sessions and their state.
     Sessions(commands::sessions::SessionsArgs),
     /// Agent worktrees: list, keep, remove safely.
@@ -139,6 +143,8 @@ pub fn run(
         Command::Approve(args) => (args.json(), commands::review::approve(&ctx, args, out)),
         Command::Reject(args) => (args.json(), commands::review::reject(&ctx, args, out)),
         Command::Log(args) => (args.json(), commands::review::log(&ctx, args, out)),
+        Command::Comment(args) => (args.json, commands::comments::comment(&ctx, args, out)),
+        Command::Comments(args) => (args.json, commands::comments::list(&ctx, args, out)),
         Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
         Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
         Command::Demo(args) => (args.json, commands::demo::run(&ctx, args, out)),

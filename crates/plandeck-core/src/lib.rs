@@ -11,6 +11,7 @@
 //! - [`render`]: markdown to sanitized HTML.
 //! - [`watch`]: debounced file watching with a handle that stops it when dropped.
 //! - [`review`]: approved versions, decisions, diffs.
+//! - [`comments`]: comments on quoted plan text, re-anchored on each version, carried by decisions.
 //! - [`sessions`]: agent sessions from transcripts and registries, and their state.
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
@@ -18,6 +19,7 @@
 
 pub mod agent;
 pub mod bindings;
+pub mod comments;
 pub mod config;
 pub mod demo;
 pub mod fsx;

@@ -196,6 +196,90 @@ fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, sta
  */
 renderedHtml: string, };
 
+export type Anchor = { 
+/**
+ * The quoted text, exactly as it was.
+ */
+quote: string, 
+/**
+ * Up to 48 characters before the quote.
+ */
+before: string, 
+/**
+ * Up to 48 characters after the quote.
+ */
+after: string, 
+/**
+ * Byte offset of the quote in that version.
+ */
+start: number, };
+
+export type Placement = { "kind": "kept", start: number, end: number, } | { "kind": "moved", start: number, end: number, } | { "kind": "changed", start: number, end: number, 
+/**
+ * 0..1, how much of the quote is left.
+ */
+similarity: number, } | { "kind": "gone" };
+
+export type Comment = { 
+/**
+ * `c` + 12 hex digits, unique in the store.
+ */
+id: string, 
+/**
+ * The plan file the comment is on (the store's plan key).
+ */
+planPath: string, 
+/**
+ * The hash of the plan version the comment was made on.
+ */
+version: string, anchor: Anchor, text: string, 
+/**
+ * RFC 3339 UTC.
+ */
+createdAt: string, author: string, 
+/**
+ * Set when the reviewer resolved it.
+ */
+resolvedAt: string | null, 
+/**
+ * The decisions that carried this comment to the agent (their times), oldest first.
+ */
+sentWith: Array<string>, };
+
+export type CommentStatus = "open" | "outdated" | "resolved";
+
+export type PlacedComment = { status: CommentStatus, placement: Placement, 
+/**
+ * 1-based line of the comment's text in this version, when it is there.
+ */
+line: number | null, 
+/**
+ * `c` + 12 hex digits, unique in the store.
+ */
+id: string, 
+/**
+ * The plan file the comment is on (the store's plan key).
+ */
+planPath: string, 
+/**
+ * The hash of the plan version the comment was made on.
+ */
+version: string, anchor: Anchor, text: string, 
+/**
+ * RFC 3339 UTC.
+ */
+createdAt: string, author: string, 
+/**
+ * Set when the reviewer resolved it.
+ */
+resolvedAt: string | null, 
+/**
+ * The decisions that carried this comment to the agent (their times), oldest first.
+ */
+sentWith: Array<string>, };
+
+export type CommentAction = "resolve" | "reopen" | "delete";
+
 export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
 
 export type TaskProgress = { done: number, total: number, };

@@ -13,7 +13,9 @@ import type {
   HookPreview,
   InstallReport,
   Agent,
+  CommentAction,
   IpcError,
+  PlacedComment,
   Overview,
   PlanDiff,
   PlanDocument,
@@ -60,6 +62,11 @@ export const ipc = {
     call<Decision>("approve_plan", { id, edited, startedFrom, mode }),
   rejectPlan: (id: string, feedback: string) => call<Decision>("reject_plan", { id, feedback }),
   decisionLog: () => call<Decision[]>("decision_log"),
+  listComments: (id: string) => call<PlacedComment[]>("list_comments", { id }),
+  /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */
+  addComment: (id: string, quote: string, text: string, near: number | null) =>
+    call<PlacedComment>("add_comment", { id, quote, text, near }),
+  changeComment: (commentId: string, action: CommentAction) => call<void>("change_comment", { commentId, action }),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
   keepWorktree: (path: string) => call<void>("keep_worktree", { path }),

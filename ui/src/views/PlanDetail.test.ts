@@ -53,6 +53,7 @@ describe("PlanDetail", () => {
     mockIPC((cmd, args) => {
       calls.push([cmd, args]);
       if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
       if (cmd === "approve_plan") return { decision: "approved" };
     });
     render(PlanDetail, { id: "abc123def456" });
@@ -67,6 +68,7 @@ describe("PlanDetail", () => {
     mockIPC((cmd, args) => {
       calls.push([cmd, args]);
       if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
       if (cmd === "reject_plan") return { decision: "rejected" };
     });
     render(PlanDetail, { id: "abc123def456" });

@@ -1,5 +1,6 @@
 //! One module per subcommand (or group of subcommands).
 
+pub mod comments;
 pub mod demo;
 pub mod gate;
 pub mod plans;

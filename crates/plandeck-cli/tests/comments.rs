@@ -1,0 +1,168 @@
+//! `plandeck comment` and `plandeck comments` over temp homes: comments survive a revision of the
+//! plan (open where their text is, outdated where it is gone), and bad input is refused with a
+//! reason and a non-zero exit.
+
+mod common;
+use common::plandeck;
+
+use std::fs;
+use std::path::{Path, PathBuf};
+
+fn plan(home: &Path, text: &str) -> PathBuf {
+    let path = home.join(".claude/plans/cache.md");
+    fs::create_dir_all(path.parent().unwrap()).unwrap();
+    fs::write(&path, text).unwrap();
+    path
+}
+
+fn json(out: &str) -> serde_json::Value {
+    serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
+}
+
+#[test]
+fn comments_survive_a_revision_and_are_resolved_and_deleted() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(
+        home.path(),
+        "# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n",
+    );
+    let ps = p.to_str().unwrap();
+
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "comment",
+            ps,
+            "--quote",
+            "Add an LRU cache.",
+            "--text",
+            "Which size?",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let kept = json(&out);
+    assert_eq!(kept["status"], "open");
+    assert_eq!(kept["quote"], "Add an LRU cache.");
+    assert_eq!(kept["line"], 3);
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "comment",
+            ps,
+            "--quote",
+            "Evict after 5 minutes.",
+            "--text",
+            "Too short.",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let gone = json(&out);
+
+    // The agent revises the plan: one commented line moves, the other is removed.
+    fs::write(&p, "# Cache\n\nWhy: slow reads.\n\n1. Add an LRU cache.\n").unwrap();
+    let (code, out, _) = plandeck(home.path(), &["comments", ps, "--json"]);
+    assert_eq!(code, 0);
+    let listed = json(&out);
+    let rows = listed.as_array().unwrap();
+    assert_eq!(rows.len(), 2, "nothing is dropped: {out}");
+    assert_eq!(rows[0]["id"], kept["id"]);
+    assert_eq!(rows[0]["status"], "open");
+    assert_eq!(rows[0]["line"], 5);
+    assert_eq!(rows[1]["id"], gone["id"]);
+    assert_eq!(rows[1]["status"], "outdated");
+    for field in ["id", "quote", "text", "status", "createdAt", "version"] {
+        assert!(!rows[0][field].is_null(), "{field} missing: {out}");
+    }
+    assert_eq!(rows[0]["version"].as_str().unwrap().len(), 64);
+
+    let id = gone["id"].as_str().unwrap();
+    let (code, _, err) = plandeck(home.path(), &["comment", "--resolve", id]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = plandeck(home.path(), &["comments", ps, "--json"]);
+    assert_eq!(json(&out)[1]["status"], "resolved");
+    let (code, _, err) = plandeck(home.path(), &["comment", "--delete", id]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = plandeck(home.path(), &["comments", ps]);
+    assert!(!out.contains(id) && out.contains("Which size?"), "{out}");
+    let (code, _, err) = plandeck(home.path(), &["comment", "--delete", id]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no comment"), "{err}");
+}
+
+#[test]
+fn a_quote_the_plan_does_not_hold_or_holds_twice_is_refused_with_a_reason() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(
+        home.path(),
+        "# Tests\n\n- run `cargo test`\n- fix lib.rs\n- run `cargo test`\n",
+    );
+    let ps = p.to_str().unwrap();
+
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["comment", ps, "--quote", "npm test", "--text", "x"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("does not hold the quoted text"), "{err}");
+
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["comment", ps, "--quote", "run `cargo test`", "--text", "x"],
+    );
+    assert_ne!(code, 0);
+    assert!(err.contains("occurs 2 times"), "{err}");
+
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "comment",
+            ps,
+            "--quote",
+            "run `cargo test`",
+            "--occurrence",
+            "2",
+            "--text",
+            "again?",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["line"], 5);
+
+    // Hostile text is kept as text.
+    let hostile = "$(rm -rf ~) `id` <script>alert(1)</script>\u{1b}[2J";
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "comment",
+            ps,
+            "--quote",
+            "fix lib.rs",
+            "--text",
+            hostile,
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["text"], hostile);
+
+    // A plan deleted meanwhile: its comments are still listed, as outdated.
+    fs::remove_file(&p).unwrap();
+    let (code, out, err) = plandeck(home.path(), &["comments", ps, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let rows = json(&out);
+    assert_eq!(rows.as_array().unwrap().len(), 2);
+    assert!(rows
+        .as_array()
+        .unwrap()
+        .iter()
+        .all(|r| r["status"] == "outdated"));
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["comment", ps, "--quote", "fix lib.rs", "--text", "x"],
+    );
+    assert_ne!(code, 0);
+    assert!(!err.is_empty());
+}

@@ -1,0 +1,55 @@
+//! Comments on quoted plan text: list, add, resolve, reopen, delete. Plans are named by id.
+
+use plandeck_core::comments::{self, NewComment, PlacedComment, Position};
+use plandeck_core::ipc::IpcError;
+use plandeck_core::review::log::now;
+use tauri::State;
+
+use super::blocking;
+use crate::AppState;
+
+/// The plan's comments, placed in its current text.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn list_comments(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Vec<PlacedComment>, IpcError> {
+    let roots = state.roots();
+    blocking(move || Ok(comments::for_plan(&roots, &id)?.1)).await
+}
+
+/// Comments on `quote`; `near` (a byte offset in the plan's source) picks among repeated quotes.
+#[tauri::command]
+#[tracing::instrument(skip(state, text))]
+pub async fn add_comment(
+    state: State<'_, AppState>,
+    id: String,
+    quote: String,
+    text: String,
+    near: Option<u32>,
+) -> Result<PlacedComment, IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
+        let new = NewComment {
+            quote: &quote,
+            text: &text,
+            position,
+        };
+        comments::add_to_plan(&roots, &id, new, &now())
+    })
+    .await
+}
+
+/// `resolve`, `reopen` or `delete` comment `comment_id`.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn change_comment(
+    state: State<'_, AppState>,
+    comment_id: String,
+    action: comments::CommentAction,
+) -> Result<(), IpcError> {
+    let roots = state.roots();
+    blocking(move || Ok(comments::change(&roots.data, &comment_id, action, &now())?)).await
+}

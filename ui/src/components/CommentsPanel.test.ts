@@ -1,0 +1,76 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import CommentsPanel from "./CommentsPanel.svelte";
+import type { PlacedComment } from "../lib/bindings";
+
+const comment = (over: Partial<PlacedComment> = {}): PlacedComment => ({
+  id: "c1",
+  planPath: "/home/dev/.claude/plans/p.md",
+  version: "a".repeat(64),
+  anchor: { quote: "Return a `Link` header.", before: "", after: "", start: 10 },
+  text: "RFC 8288 format, please.",
+  createdAt: new Date(Date.now() - 60_000).toISOString(),
+  author: "dev",
+  resolvedAt: null,
+  sentWith: [],
+  status: "open",
+  placement: { kind: "kept", start: 10, end: 33 },
+  line: 4,
+  ...over,
+});
+
+describe("CommentsPanel", () => {
+  it("shows open comments with their quotes and outdated ones apart, hostile text inert", async () => {
+    mockIPC((cmd) =>
+      cmd === "list_comments"
+        ? [
+            comment(),
+            comment({ id: "c2", status: "outdated", placement: { kind: "gone" }, line: null, text: "<img src=x onerror=alert(1)>" }),
+          ]
+        : null,
+    );
+    let open = -1;
+    render(CommentsPanel, { planId: "p1", onCount: (n: number) => (open = n) });
+    const first = await screen.findByText("RFC 8288 format, please.");
+    expect(first.closest("[data-status]")).toHaveAttribute("data-status", "open");
+    expect(screen.getAllByText("Return a `Link` header.")).toHaveLength(2);
+    const outdated = screen.getByText("<img src=x onerror=alert(1)>");
+    expect(outdated.closest("[data-status]")).toHaveAttribute("data-status", "outdated");
+    expect(document.querySelector("img")).toBeNull();
+    await waitFor(() => expect(open).toBe(1));
+  });
+
+  it("saves a comment on the drafted quote and resolves one", async () => {
+    const calls: any[] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push({ cmd, args });
+      if (cmd === "list_comments") return [comment()];
+      if (cmd === "add_comment") return comment({ id: "c9", text: args.text });
+      return null;
+    });
+    let done = false;
+    render(CommentsPanel, { planId: "p1", draftQuote: "Test it.", draftNear: 42, onDraftDone: () => (done = true) });
+    const box = await screen.findByTestId("comment-text");
+    await fireEvent.input(box, { target: { value: "Which cases?" } });
+    await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() =>
+      expect(calls.find((c) => c.cmd === "add_comment")?.args).toMatchObject({ id: "p1", quote: "Test it.", text: "Which cases?", near: 42 }),
+    );
+    await waitFor(() => expect(done).toBe(true));
+    await fireEvent.click(await screen.findByText("Resolve"));
+    await waitFor(() => expect(calls.find((c) => c.cmd === "change_comment")?.args).toEqual({ commentId: "c1", action: "resolve" }));
+  });
+
+  it("shows why a comment was refused", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_comments") return [];
+      if (cmd === "add_comment") throw { kind: "notFound", message: "the plan does not hold the quoted text" };
+    });
+    render(CommentsPanel, { planId: "p1", draftQuote: "gone", draftNear: null });
+    const box = await screen.findByTestId("comment-text");
+    await fireEvent.input(box, { target: { value: "x" } });
+    await fireEvent.click(screen.getByTestId("comment-save"));
+    expect(await screen.findByRole("alert")).toHaveTextContent("does not hold the quoted text");
+  });
+});
