@@ -1,7 +1,5 @@
 //! Worktrees: list, keep, remove (with a native confirmation when work would be lost), restore.
 
-use std::path::PathBuf;
-
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::worktrees::{self, RemoveOutcome, WorktreeSummary};
 use tauri::{AppHandle, State};
@@ -22,27 +20,39 @@ pub async fn list_worktrees(
     Ok(list)
 }
 
+/// Keeps the worktree whose listed id is `id` (the webview passes ids, never paths).
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn keep_worktree(state: State<'_, AppState>, path: String) -> Result<(), IpcError> {
+pub async fn keep_worktree(state: State<'_, AppState>, id: String) -> Result<(), IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(worktrees::keep(&roots, &PathBuf::from(path))?)).await
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::keep(&roots, &path)?)
+    })
+    .await
 }
 
-/// Removes a worktree. When work would be lost (changed files, unmerged commits) or the base is
-/// unknown, a native dialog lists exactly what, and only "Discard and remove" goes on. What can
-/// never be removed (the main worktree, a path that is not a listed worktree) is refused outright.
+/// Removes the worktree whose listed id is `id`. When work would be lost (changed files,
+/// unmerged or submodule commits), the base is unknown, or tmux panes are in it, a native dialog
+/// lists exactly what (each agent pane it ends, each of the person's panes it leaves), and only
+/// "Discard and remove" goes on; the removal then goes ahead only while the worktree is still
+/// what the dialog showed (its preview token), else it is refused as a conflict. What can never
+/// be removed (the main worktree, a path that is not a listed worktree) is refused outright.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn remove_worktree(
     app: AppHandle,
     state: State<'_, AppState>,
-    path: String,
+    id: String,
 ) -> Result<RemoveOutcome, IpcError> {
     let roots = state.roots();
-    let path = PathBuf::from(path);
-    let (r, p) = (roots.clone(), path.clone());
-    let preview = blocking(move || Ok(worktrees::removal_preview(&r, &p)?)).await?;
+    let r = roots.clone();
+    let (path, preview) = blocking(move || {
+        let path = worktrees::resolve_id(&r, &id)?;
+        let preview = worktrees::removal_preview(&r, &path, None)?;
+        Ok((path, preview))
+    })
+    .await?;
     let mut discard = false;
     if !preview.refusals.is_empty() {
         if !preview.confirmable {
@@ -72,13 +82,20 @@ pub async fn remove_worktree(
                 archive_ref: None,
                 branch_deleted: None,
                 tmux_session_killed: None,
+                panes_ended: Vec::new(),
             });
         }
         discard = true;
     }
-    let outcome = blocking(move || Ok(worktrees::remove(&roots, &path, discard)?)).await?;
+    let opts = worktrees::RemoveOptions {
+        discard,
+        expected: Some(preview.token),
+        tmux_socket: None,
+    };
+    let outcome = blocking(move || Ok(worktrees::remove(&roots, &path, &opts)?)).await;
+    // Removed or refused because it changed: either way the list shows the new state.
     crate::live::emit(&app, "worktrees:changed", ());
-    Ok(outcome)
+    outcome
 }
 
 /// "Remove all clean and merged" for one repository.
@@ -87,11 +104,14 @@ pub async fn remove_worktree(
 pub async fn remove_clean_worktrees(
     app: AppHandle,
     state: State<'_, AppState>,
-    repo: String,
+    repo_id: String,
 ) -> Result<Vec<String>, IpcError> {
     let roots = state.roots();
-    let removed =
-        blocking(move || Ok(worktrees::remove_clean(&roots, &PathBuf::from(repo))?)).await?;
+    let removed = blocking(move || {
+        let repo = worktrees::resolve_repo_id(&roots, &repo_id)?;
+        Ok(worktrees::remove_clean(&roots, &repo, None)?)
+    })
+    .await?;
     crate::live::emit(&app, "worktrees:changed", ());
     Ok(removed)
 }
@@ -101,16 +121,13 @@ pub async fn remove_clean_worktrees(
 pub async fn restore_worktree(
     app: AppHandle,
     state: State<'_, AppState>,
-    repo: String,
+    repo_id: String,
     archive_ref: String,
 ) -> Result<String, IpcError> {
     let roots = state.roots();
     let branch = blocking(move || {
-        Ok(worktrees::restore(
-            &roots,
-            &PathBuf::from(repo),
-            &archive_ref,
-        )?)
+        let repo = worktrees::resolve_repo_id(&roots, &repo_id)?;
+        Ok(worktrees::restore(&roots, &repo, &archive_ref)?)
     })
     .await?;
     crate::live::emit(&app, "worktrees:changed", ());

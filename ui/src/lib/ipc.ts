@@ -62,17 +62,19 @@ export const ipc = {
   decisionLog: () => call<Decision[]>("decision_log"),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
-  keepWorktree: (path: string) => call<void>("keep_worktree", { path }),
-  /** Removes after a native confirmation dialog when anything would be lost (or the base is unknown). */
-  removeWorktree: (path: string) => call<RemoveOutcome>("remove_worktree", { path }),
-  removeCleanWorktrees: (repo: string) => call<string[]>("remove_clean_worktrees", { repo }),
+  /** Worktree commands take the ids of the listing, never paths. */
+  keepWorktree: (id: string) => call<void>("keep_worktree", { id }),
+  /** Removes after a native confirmation dialog when anything would be lost, the base is unknown or
+   * tmux panes are in it; refused as a `conflict` when the worktree changed since the dialog. */
+  removeWorktree: (id: string) => call<RemoveOutcome>("remove_worktree", { id }),
+  removeCleanWorktrees: (repoId: string) => call<string[]>("remove_clean_worktrees", { repoId }),
   listPending: () => call<GateRequest[]>("list_pending"),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
   decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
   hookStatus: (agent: Agent) => call<HookPreview>("hook_status", { agent }),
   setHook: (agent: Agent, installed: boolean) => call<InstallReport>("set_hook", { agent, installed }),
   addRepo: (path: string) => call<void>("add_repo", { path }),
-  restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
+  restoreWorktree: (repoId: string, archiveRef: string) => call<string>("restore_worktree", { repoId, archiveRef }),
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */

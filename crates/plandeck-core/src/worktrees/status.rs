@@ -427,6 +427,8 @@ enum Verdict {
     Changed(char),
     /// The raw hash differs but a content filter may explain it: ask git2.
     Confirm,
+    /// A submodule recorded at this commit: looked into after the parallel pass.
+    Submodule(Oid),
 }
 
 struct Scan {
@@ -493,6 +495,11 @@ fn worktree_changes(
         match verdict {
             Verdict::Clean => {}
             Verdict::Changed(letter) => unstaged.push((path, letter)),
+            Verdict::Submodule(recorded) => {
+                if super::submodules::changed(&top.join(OsStr::from_bytes(&path)), recorded) {
+                    unstaged.push((path, 'M'));
+                }
+            }
             Verdict::Confirm => {
                 let rel = Path::new(OsStr::from_bytes(&path));
                 let st = repo.status_file(rel).map_err(WorktreeError::git(rel))?;
@@ -530,8 +537,9 @@ impl Scan {
             return Verdict::Clean;
         }
         if e.mode & MODE_TYPE == MODE_GITLINK {
-            // Submodules are not looked into (git's default shows only a moved HEAD; rare here).
-            return Verdict::Clean;
+            // A submodule is changed when another commit is checked out or files inside it changed
+            // (as `git status` shows it, " M sub"); looked into after this pass.
+            return Verdict::Submodule(e.id);
         }
         let meta = match std::fs::symlink_metadata(full) {
             Ok(m) => m,
