@@ -318,12 +318,14 @@ pub(crate) fn summarize(
         };
     }
     match status::changed_files(&f.path) {
-        Ok(c) => s.changed_files = c.count(),
+        Ok(c) => {
+            s.changed_files = c.count();
+            match submodules::lost_commits(&f.path, &c.submodules) {
+                Ok(lost) => s.submodule_commits = lost.iter().map(|l| l.count).sum(),
+                Err(e) => s.problem = Some(format!("cannot read its submodules: {e}")),
+            }
+        }
         Err(e) => s.problem = Some(format!("cannot read changed files: {e}")),
-    }
-    match submodules::lost_commits(&f.path) {
-        Ok(lost) => s.submodule_commits = lost.iter().map(|l| l.count).sum(),
-        Err(e) => s.problem = Some(format!("cannot read its submodules: {e}")),
     }
     if with_size {
         s.size_bytes = dir_size(&f.path);

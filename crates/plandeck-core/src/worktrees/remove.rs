@@ -136,13 +136,16 @@ impl Snapshot {
                 return snap;
             }
         };
-        match status::changed_files(&f.path) {
-            Ok(c) => snap.changed = c.files.iter().map(|c| c.line()).collect(),
+        let submodule_paths = match status::changed_files(&f.path) {
+            Ok(c) => {
+                snap.changed = c.files.iter().map(|c| c.line()).collect();
+                c.submodules
+            }
             Err(e) => {
                 snap.unvalidated = Some(format!("its changed files cannot be read: {e}"));
                 return snap;
             }
-        }
+        };
         let head = summary.head.as_deref().and_then(|h| Oid::from_str(h).ok());
         let base = summary.base.as_deref().and_then(|b| Oid::from_str(b).ok());
         if let (Some(head), Some(base)) = (head, base) {
@@ -153,7 +156,7 @@ impl Snapshot {
                 }
             }
         }
-        match submodules::lost_commits(&f.path) {
+        match submodules::lost_commits(&f.path, &submodule_paths) {
             Ok(l) => snap.submodules = l,
             Err(e) => {
                 snap.unvalidated = Some(format!("its submodules cannot be read: {e}"));

@@ -61,6 +61,8 @@ impl ChangedFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChangedFiles {
     pub files: Vec<ChangedFile>,
+    /// The paths of the submodules the index records (checked out or not).
+    pub submodules: Vec<String>,
 }
 
 impl ChangedFiles {
@@ -106,6 +108,12 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
         None => from_libgit2(&repo, &git_dir)?,
     };
     let index_mtime = raw.as_ref().map(|(_, mtime)| *mtime);
+    let submodules: Vec<String> = parsed
+        .entries
+        .iter()
+        .filter(|e| e.stage == 0 && e.mode & MODE_TYPE == MODE_GITLINK)
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .collect();
 
     // The staged comparison and the working-tree scan share nothing but the parsed index, so they
     // run side by side; a Repository is not Sync, hence the second handle.
@@ -140,6 +148,7 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
             .into_values()
             .map(|(x, y, path)| ChangedFile { path, x, y })
             .collect(),
+        submodules,
     })
 }
 

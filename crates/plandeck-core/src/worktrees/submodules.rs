@@ -14,7 +14,6 @@ use git2::{Oid, Repository, Sort};
 
 use super::{canonical, status, CommitLine, SubmoduleCommits, WorktreeError};
 
-const MODE_GITLINK: u32 = 0o160000;
 const COMMITS_SHOWN: usize = 100;
 
 /// Whether the submodule checked out at `dir` has changes against the commit `recorded`: another
@@ -35,19 +34,21 @@ pub(crate) fn changed(dir: &Path, recorded: Oid) -> bool {
     }
 }
 
-/// The commits of each submodule of the worktree at `workdir` that removing it would lose.
-pub(crate) fn lost_commits(workdir: &Path) -> Result<Vec<SubmoduleCommits>, WorktreeError> {
+/// The commits of each submodule (`submodules`: their paths, as the index records them) of the
+/// worktree at `workdir` that removing it would lose.
+pub(crate) fn lost_commits(
+    workdir: &Path,
+    submodules: &[String],
+) -> Result<Vec<SubmoduleCommits>, WorktreeError> {
+    if submodules.is_empty() {
+        return Ok(Vec::new());
+    }
     let repo = Repository::open(workdir).map_err(WorktreeError::git(workdir))?;
-    let index = repo.index().map_err(WorktreeError::git(workdir))?;
     let private_git_dir = canonical(repo.path());
     let top = canonical(workdir);
     let mut out = Vec::new();
-    for entry in index.iter() {
-        let stage = (entry.flags & 0x3000) >> 12;
-        if entry.mode != MODE_GITLINK || stage != 0 {
-            continue;
-        }
-        let rel = String::from_utf8_lossy(&entry.path).into_owned();
+    for rel in submodules {
+        let rel = rel.clone();
         let dir = workdir.join(&rel);
         let Ok(sub) = Repository::open(&dir) else {
             continue;
