@@ -853,8 +853,23 @@ fn an_existing_folder_git_cannot_validate_is_never_pruned_or_deleted() {
         &format!("gitdir: {}\n", other.display()),
     );
 
+    // Git's own record of a third is damaged (its `commondir` leads nowhere), so git cannot
+    // validate it.
+    let (unlinked, _) = f.worktree("unlinked");
+    write(&unlinked.join("draft.txt"), "draft\n");
+    write(
+        &f.repo_dir.join(".git/worktrees/unlinked/commondir"),
+        "/nonexistent-common\n",
+    );
+    assert!(f
+        .repo
+        .find_worktree("unlinked")
+        .unwrap()
+        .validate()
+        .is_err());
+
     let listed = list(&roots, None).unwrap();
-    for path in [&broken, &crossed] {
+    for path in [&broken, &crossed, &unlinked] {
         let w = listed.iter().find(|w| Path::new(&w.path) == path).unwrap();
         assert!(!w.prunable, "an existing folder is not prunable: {w:?}");
         assert!(w.problem.is_some(), "{w:?}");
@@ -865,6 +880,7 @@ fn an_existing_folder_git_cannot_validate_is_never_pruned_or_deleted() {
         assert!(remove_clean(&roots, &f.repo_dir, None).unwrap().is_empty());
     }
     assert!(broken.join("work.txt").exists() && crossed.join("mine.txt").exists());
+    assert!(unlinked.join("draft.txt").exists());
     assert!(f.repo_dir.join(".git/worktrees/broken").exists());
 
     // A folder that is really gone is prunable, and its removal only drops git's record.
