@@ -3,7 +3,8 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
@@ -30,6 +31,9 @@ test("removes a clean worktree; a dirty one stays unless confirmed", async () =>
   await withApp({ home }, async (s) => {
     await s.click("[data-view=worktrees]");
     await s.waitFor(`[data-testid=worktree-row][data-path="${clean}"]`);
+    // The window knows each worktree by the listing's id (its commands send ids, not paths).
+    const id = await s.exec(`return document.querySelector(arguments[0])?.dataset.id ?? "";`, `[data-testid=worktree-row][data-path="${clean}"]`);
+    assert.match(id, /^[0-9a-f]{12}$/);
     // Counts follow the files live: a new untracked file in the dirty worktree is counted.
     const dirtyCount = `[data-testid=worktree-row][data-path="${dirty}"] [data-testid=changed-files]`;
     await waitFor(async () => (await s.text(dirtyCount)) === "2", { what: "2 changed files at first" });
@@ -46,4 +50,33 @@ test("removes a clean worktree; a dirty one stays unless confirmed", async () =>
     await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
     assert.ok(existsSync(join(dirty, "NOTES.md")), "the dirty worktree and its untracked file are still there");
   });
+});
+
+test("a person's tmux pane in a worktree is named in the confirmation and never ended", async () => {
+  const { home } = makeDemoHome();
+  const clean = join(home, "work/shop-docs");
+  // The person's shell, in a tmux server of its own; the app finds it through $TMUX as it would
+  // inside the person's tmux.
+  const dir = mkdtempSync(join(tmpdir(), "plandeck-e2e-tmux-"));
+  const sock = join(dir, "sock");
+  const tmux = (...args) => spawnSync("tmux", ["-S", sock, ...args], { encoding: "utf8", timeout: 15000, env: { ...process.env, TMUX: "" } });
+  const started = tmux("-f", "/dev/null", "new-session", "-d", "-s", "person", "-c", clean, "sh");
+  assert.equal(started.status, 0, started.stderr);
+  try {
+    await withApp({ home, env: { TMUX: `${sock},0,0` } }, async (s) => {
+      await s.click("[data-view=worktrees]");
+      const row = `[data-testid=worktree-row][data-path="${clean}"]`;
+      await s.waitFor(row);
+      // Clean, but the person's pane is in it: removal asks first (a native dialog), and Cancel
+      // leaves everything.
+      await s.click(`${row} [data-testid=remove-worktree]`);
+      assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown for the person's pane");
+      await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+      assert.ok(existsSync(clean), "the worktree is still there");
+      assert.equal(tmux("has-session", "-t", "=person").status, 0, "the person's tmux session is alive");
+    });
+  } finally {
+    tmux("kill-server");
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
