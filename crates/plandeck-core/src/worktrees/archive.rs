@@ -92,6 +92,10 @@ pub fn restore(roots: &Roots, repo: &Path, archive_ref: &str) -> Result<String, 
         repo: repo.to_owned(),
         name: full.clone(),
     };
+    // Only Plandeck's archive refs are restored: any other ref is not an archive.
+    if !full.starts_with(PREFIX) || full.contains("..") {
+        return Err(not_found());
+    }
     let target = r
         .find_reference(&full)
         .ok()

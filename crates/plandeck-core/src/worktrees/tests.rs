@@ -550,10 +550,20 @@ fn removal_archives_commits_and_restore_brings_them_back() {
         git(&f.repo_dir, &["rev-parse", "ahead"]).trim(),
         tip.to_string()
     );
-    assert!(matches!(
-        restore(&roots, &f.repo_dir, "nope"),
-        Err(WorktreeError::ArchiveNotFound { .. })
-    ));
+    for bad in [
+        "nope",
+        "refs/heads/main",
+        "HEAD",
+        "refs/plandeck/archive/../../heads/main",
+    ] {
+        assert!(
+            matches!(
+                restore(&roots, &f.repo_dir, bad),
+                Err(WorktreeError::ArchiveNotFound { .. })
+            ),
+            "{bad}"
+        );
+    }
 }
 
 #[test]
@@ -1092,4 +1102,45 @@ fn commands_take_listed_ids_not_paths() {
         resolve_id(&roots, &w.id),
         Err(WorktreeError::UnknownId { .. })
     ));
+}
+
+#[test]
+fn a_pane_that_is_no_longer_the_agents_is_never_ended() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, _) = f.worktree("swap");
+    let tmux = Tmux::start(f.home.parent().unwrap());
+    let (pane, pid) = tmux.session("agent", &wt, "exec sleep 100000");
+    register(
+        &roots,
+        pid,
+        "agent-session-2",
+        &wt,
+        &format!("agent:@0.{pane}"),
+        &proc_start(pid),
+    );
+    let shown = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert_eq!(shown.panes_to_end.len(), 1, "{shown:#?}");
+    // The agent exits and the person starts a shell in the same pane before confirming.
+    tmux.run(&["respawn-pane", "-k", "-t", &pane, "exec sh"]);
+    wait_until("the agent to exit", || !alive(pid));
+    let opts = RemoveOptions {
+        discard: true,
+        expected: Some(shown.token.clone()),
+        tmux_socket: Some(tmux.socket.clone()),
+    };
+    let err = remove(&roots, &wt, &opts).unwrap_err();
+    assert!(matches!(err, WorktreeError::Changed { .. }), "{err}");
+    assert!(tmux.panes().contains(&pane) && wt.exists());
+    // Looked at again, the pane is the person's: removal leaves it open.
+    let now = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert!(now.panes_to_end.is_empty(), "{now:#?}");
+    assert_eq!(now.person_panes.len(), 1);
+    let opts = RemoveOptions {
+        expected: Some(now.token.clone()),
+        ..opts
+    };
+    let out = remove(&roots, &wt, &opts).unwrap();
+    assert!(out.removed && out.panes_ended.is_empty());
+    assert!(tmux.panes().contains(&pane));
 }
