@@ -8,11 +8,20 @@
 //! listed worktree. Before removing, the branch tip is saved under `refs/plandeck/archive/<branch>`
 //! so [`restore`] can bring the commits back.
 //!
+//! Trust: the window names worktrees and repositories by the listing's ids ([`resolve_id`],
+//! [`resolve_repo_id`] against a fresh listing), never by paths. A removal goes ahead only while
+//! the worktree still matches the preview the person confirmed (its token). It may end an agent's
+//! own tmux pane, listed first, never a tmux session and never a pane the person opened. A
+//! submodule's changes and its commits found nowhere else count as work to lose. "Prunable" means
+//! the folder is gone; an existing folder git cannot validate is refused, never deleted.
+//!
 //! One file per operation:
 //! - [`list`](list()): repositories from session hints and settings, each worktree summarised.
 //! - `status`: the fast changed-file scan (parallel stat of the index, untracked walk).
 //! - `unmerged`: the base of a worktree and the commits on HEAD not on it.
 //! - `remove`: the removal preview (typed refusals), removal, "remove all clean and merged".
+//! - `panes`: the tmux panes in a worktree, the agents' own told from the person's.
+//! - `submodules`: submodule changes and submodule commits found nowhere else.
 //! - `keep`: the remembered Keep choices (`<data>/worktrees/kept.json`).
 //! - `archive`: archive refs and restore.
 
