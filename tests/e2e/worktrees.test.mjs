@@ -9,10 +9,10 @@ import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
-function cancelNativeDialog() {
+function clickDialogButton(at) {
   // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
-  // under Xvfb to focus it, so click its Cancel button (the right one of the two at its bottom)
-  // with the real pointer, as a person would.
+  // under Xvfb to focus it, so click one of the two buttons at its bottom (confirm on the left,
+  // Cancel on the right) with the real pointer, as a person would.
   const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
   const win = found.stdout.trim().split("\n")[0];
   if (!win) return false;
@@ -20,11 +20,20 @@ function cancelNativeDialog() {
   const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
   const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
   if (!width || !height) return false;
-  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * 0.75)), String(height - 16), "click", "1"], { timeout: 5000 });
+  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * at)), String(height - 16), "click", "1"], { timeout: 5000 });
   return true;
 }
 
-test("removes a clean worktree; a dirty one stays unless confirmed", async () => {
+/** Clicks the confirming (left) button of the native "Remove …?" dialog. */
+function confirmNativeDialog() {
+  return clickDialogButton(0.25);
+}
+
+function cancelNativeDialog() {
+  return clickDialogButton(0.75);
+}
+
+test("removes a clean worktree once confirmed; a dirty one stays unless confirmed", async () => {
   const { home, repo } = makeDemoHome();
   const clean = join(home, "work/shop-docs");
   const dirty = join(repo, ".claude/worktrees/pagination");
@@ -39,7 +48,9 @@ test("removes a clean worktree; a dirty one stays unless confirmed", async () =>
     await waitFor(async () => (await s.text(dirtyCount)) === "2", { what: "2 changed files at first" });
     writeFileSync(join(dirty, "scratch.txt"), "more work\n");
     await waitFor(async () => (await s.text(dirtyCount)) === "3", { what: "the new file to be counted live" });
+    // Even a removal that loses nothing is confirmed in a native dialog first.
     await s.click(`[data-testid=worktree-row][data-path="${clean}"] [data-testid=remove-worktree]`);
+    assert.ok(confirmNativeDialog(), "a native confirmation dialog was shown for the clean worktree");
     await s.waitForText("saved as", "[data-testid=worktree-notice]");
     assert.equal(existsSync(clean), false, "the clean worktree is gone");
     await s.screenshot("worktrees-removed");

@@ -64,8 +64,8 @@ export const ipc = {
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
   /** Worktree commands take the ids of the listing, never paths. */
   keepWorktree: (id: string) => call<void>("keep_worktree", { id }),
-  /** Removes after a native confirmation dialog when anything would be lost, the base is unknown or
-   * tmux panes are in it; refused as a `conflict` when the worktree changed since the dialog. */
+  /** Removes after a native confirmation dialog showing what it does and what would be lost;
+   * refused as a `conflict` when the worktree changed since the dialog. */
   removeWorktree: (id: string) => call<RemoveOutcome>("remove_worktree", { id }),
   removeCleanWorktrees: (repoId: string) => call<string[]>("remove_clean_worktrees", { repoId }),
   listPending: () => call<GateRequest[]>("list_pending"),

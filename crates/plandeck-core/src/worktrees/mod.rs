@@ -44,7 +44,10 @@ mod unmerged;
 pub use archive::restore;
 pub use keep::{is_kept, keep, unkeep};
 pub use list::{list, resolve_id, resolve_repo_id, watch_paths};
-pub use remove::{removal_preview, remove, remove_clean, RemoveOptions};
+pub use remove::{
+    clean_confirmation_text, clean_removals, removal_preview, remove, remove_clean,
+    remove_previewed, RemoveOptions,
+};
 pub use status::{changed_files, ChangedFile, ChangedFiles};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 

@@ -24,8 +24,8 @@ use git2::{BranchType, Oid, Repository, WorktreePruneOptions};
 
 use super::list::{self, assign_sessions, Found, Sessions};
 use super::{
-    archive, canonical, keep, panes, path_text, status, submodules, unmerged, CommitLine, PaneLine,
-    Refusal, RemovalPreview, RemoveOutcome, SubmoduleCommits, WorktreeError,
+    archive, canonical, keep, panes, status, submodules, unmerged, CommitLine, PaneLine, Refusal,
+    RemovalPreview, RemoveOutcome, SubmoduleCommits, WorktreeError,
 };
 use crate::config::Roots;
 use crate::sessions::worktree_hints;
@@ -499,6 +499,68 @@ fn prunable_branch(_repo: &Repository, f: &Found) -> Option<String> {
         .map(str::to_owned)
 }
 
+impl RemovalPreview {
+    /// The text of the native confirmation: what removal does (the folder, the branch, the panes
+    /// it ends) and exactly what would be lost.
+    pub fn confirmation_text(&self) -> String {
+        let w = &self.worktree;
+        let mut s = if self.loss_summary.is_empty() {
+            format!(
+                "Removing {} deletes its folder{}. Nothing would be lost: no changed files, no \
+                 unmerged commits, no tmux pane in it.\n",
+                w.path,
+                w.branch
+                    .as_deref()
+                    .map(|b| format!(" and its branch {b}"))
+                    .unwrap_or_default()
+            )
+        } else {
+            self.loss_summary.clone()
+        };
+        for p in &self.panes_to_end {
+            s.push_str(&format!(
+                "Ends tmux pane {} (session {}, {}), the agent's own.\n",
+                p.pane, p.session, p.command
+            ));
+        }
+        for p in &self.person_panes {
+            s.push_str(&format!(
+                "Leaves your tmux pane {} (session {}, {}) open in a deleted folder.\n",
+                p.pane, p.session, p.command
+            ));
+        }
+        if let Some(r) = &self.archive_ref {
+            s.push_str(&format!(
+                "\nThe branch tip is saved as {r} first, so commits can be restored."
+            ));
+        }
+        s
+    }
+}
+
+/// The text of the native confirmation for "remove all clean and merged".
+pub fn clean_confirmation_text(previews: &[RemovalPreview]) -> String {
+    let mut s =
+        format!(
+        "Removes {} clean and merged {} (no changed files, no unmerged commits, no tmux pane), \
+         each with its branch, saved under an archive ref first:\n",
+        previews.len(),
+        if previews.len() == 1 { "worktree" } else { "worktrees" }
+    );
+    for p in previews {
+        s.push_str(&format!(
+            "  {}{}\n",
+            p.worktree.path,
+            p.worktree
+                .branch
+                .as_deref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default()
+        ));
+    }
+    s
+}
+
 /// How a removal goes.
 #[derive(Debug, Clone, Default)]
 pub struct RemoveOptions {
@@ -648,20 +710,21 @@ fn is_default_branch(repo: &Repository, branch: &str) -> bool {
         .is_some_and(|t| t.rsplit('/').next() == Some(branch))
 }
 
-/// "Remove all clean and merged" for the repository at `repo`: only linked worktrees that are
-/// unlocked, not kept, not in use by a running session, with no changed files and zero unmerged
-/// commits against a known base. Returns the removed folders.
-pub fn remove_clean(
+/// What "remove all clean and merged" would remove in the repository at `repo`: the previews of
+/// the linked worktrees that are unlocked, not kept, not in use by a running session, with no
+/// changed files, no unmerged commits against a known base, no submodule commits found nowhere
+/// else and no tmux pane in them (each preview has no refusal). Shown before the person confirms.
+pub fn clean_removals(
     roots: &Roots,
     repo: &Path,
     tmux_socket: Option<&Path>,
-) -> Result<Vec<String>, WorktreeError> {
+) -> Result<Vec<RemovalPreview>, WorktreeError> {
     let common = list::common_dir_of(repo)?;
     let all = list::worktrees_of(&common)?;
     let hints = worktree_hints(roots);
     let sessions = assign_sessions(&all, &hints);
     let kept = keep::kept_set(roots)?;
-    let mut removed = Vec::new();
+    let mut out = Vec::new();
     for (f, s) in all.iter().zip(&sessions) {
         if f.is_main
             || f.locked.is_some()
@@ -679,17 +742,44 @@ pub fn remove_clean(
         if !clean {
             continue;
         }
-        // `remove` checks everything again and refuses (without discard) if anything changed since.
+        let (p, _) = preview(roots, &f.path, tmux_socket)?;
+        if p.refusals.is_empty() {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Removes each previewed worktree (without discarding anything) while it is still exactly what its
+/// preview showed; one that changed or is refused now is skipped. Returns the removed folders.
+pub fn remove_previewed(
+    roots: &Roots,
+    previews: &[RemovalPreview],
+    tmux_socket: Option<&Path>,
+) -> Result<Vec<String>, WorktreeError> {
+    let mut removed = Vec::new();
+    for p in previews {
         let opts = RemoveOptions {
             discard: false,
-            expected: None,
+            expected: Some(p.token.clone()),
             tmux_socket: tmux_socket.map(Path::to_owned),
         };
-        match remove(roots, &f.path, &opts) {
-            Ok(_) => removed.push(path_text(&f.path)),
-            Err(WorktreeError::Refused { .. }) => continue,
+        match remove(roots, Path::new(&p.worktree.path), &opts) {
+            Ok(_) => removed.push(p.worktree.path.clone()),
+            Err(WorktreeError::Refused { .. } | WorktreeError::Changed { .. }) => continue,
             Err(e) => return Err(e),
         }
     }
     Ok(removed)
+}
+
+/// "Remove all clean and merged" for the repository at `repo` (see [`clean_removals`]), each
+/// checked again right before it goes. Returns the removed folders.
+pub fn remove_clean(
+    roots: &Roots,
+    repo: &Path,
+    tmux_socket: Option<&Path>,
+) -> Result<Vec<String>, WorktreeError> {
+    let previews = clean_removals(roots, repo, tmux_socket)?;
+    remove_previewed(roots, &previews, tmux_socket)
 }

@@ -585,6 +585,13 @@ fn remove_clean_touches_only_clean_merged_unlocked_unkept_worktrees() {
         .iter()
         .any(|w| w.kept && Path::new(&w.path) == kept));
 
+    // What the confirmation names is exactly what goes.
+    let shown = clean_removals(&roots, &f.repo_dir, None).unwrap();
+    assert_eq!(shown.len(), 1);
+    assert!(clean_confirmation_text(&shown).contains(clean.to_str().unwrap()));
+    assert!(shown[0]
+        .confirmation_text()
+        .contains("Nothing would be lost"));
     let removed = remove_clean(&roots, &f.repo_dir, None).unwrap();
     assert_eq!(removed, [clean.to_string_lossy().to_string()]);
     assert!(!clean.exists());
@@ -812,6 +819,12 @@ fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
         p.loss_summary.contains(&agent_pane) && p.loss_summary.contains(&shell_pane),
         "the confirmation names each pane: {}",
         p.loss_summary
+    );
+    let text = p.confirmation_text();
+    assert!(
+        text.contains(&format!("Ends tmux pane {agent_pane}"))
+            && text.contains(&format!("Leaves your tmux pane {shell_pane}")),
+        "{text}"
     );
     let opts_for = |discard: bool, expected: Option<String>| RemoveOptions {
         discard,
