@@ -802,7 +802,21 @@ fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
         "1",
     );
 
+    // The agent holds the worktree's lock, as Claude Code does while it runs: ending its pane
+    // ends the lock's owner, so the lock may be confirmed past.
+    f.repo
+        .find_worktree("agent")
+        .unwrap()
+        .lock(Some(&format!("claude agent (pid {agent_pid})")))
+        .unwrap();
+
     let p = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert!(
+        p.refusals
+            .iter()
+            .any(|r| matches!(r, Refusal::Locked { stale: true, .. })),
+        "{p:#?}"
+    );
     let ended: Vec<&str> = p.panes_to_end.iter().map(|x| x.pane.as_str()).collect();
     assert_eq!(ended, [agent_pane.as_str()], "{p:#?}");
     assert_eq!(
