@@ -260,7 +260,31 @@ pub(crate) fn summarize(
     kept: &HashSet<PathBuf>,
     with_size: bool,
 ) -> WorktreeSummary {
-    let mut s = problem_entry(&f.path, "");
+    summarize_in_full(f, sessions, kept, with_size).summary
+}
+
+/// A worktree's summary with the changed files and submodule commits it was counted from (each
+/// none when it could not be read: the summary's `problem` then says why).
+pub(crate) struct Counted {
+    pub summary: WorktreeSummary,
+    pub changed: Option<status::ChangedFiles>,
+    pub submodules: Option<Vec<super::SubmoduleCommits>>,
+}
+
+/// [`summarize`], keeping what was read for the preview.
+pub(crate) fn summarize_in_full(
+    f: &Found,
+    sessions: &Sessions,
+    kept: &HashSet<PathBuf>,
+    with_size: bool,
+) -> Counted {
+    let mut counted = Counted {
+        summary: problem_entry(&f.path, ""),
+        changed: None,
+        submodules: None,
+    };
+    let s = &mut counted.summary;
+    s.problem = None;
     s.problem = None;
     s.id = worktree_id(&f.path, &f.common_dir);
     s.repo_id = repo_id(&f.common_dir);
@@ -274,13 +298,13 @@ pub(crate) fn summarize(
     if f.prunable {
         s.problem =
             Some("the folder is gone; git still records the worktree (prunable)".to_owned());
-        return s;
+        return counted;
     }
     let repo = match open_validated(f) {
         Ok(r) => r,
         Err(why) => {
             s.problem = Some(why);
-            return s;
+            return counted;
         }
     };
     let head = repo.head().ok();
@@ -321,16 +345,20 @@ pub(crate) fn summarize(
         Ok(c) => {
             s.changed_files = c.count();
             match submodules::lost_commits(&f.path, &c.submodules) {
-                Ok(lost) => s.submodule_commits = lost.iter().map(|l| l.count).sum(),
+                Ok(lost) => {
+                    s.submodule_commits = lost.iter().map(|l| l.count).sum();
+                    counted.submodules = Some(lost);
+                }
                 Err(e) => s.problem = Some(format!("cannot read its submodules: {e}")),
             }
+            counted.changed = Some(c);
         }
         Err(e) => s.problem = Some(format!("cannot read changed files: {e}")),
     }
     if with_size {
-        s.size_bytes = dir_size(&f.path);
+        counted.summary.size_bytes = dir_size(&f.path);
     }
-    s
+    counted
 }
 
 const SIZE_ENTRY_CAP: u64 = 2_000_000;

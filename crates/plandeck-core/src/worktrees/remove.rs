@@ -24,8 +24,8 @@ use git2::{BranchType, Oid, Repository, WorktreePruneOptions};
 
 use super::list::{self, assign_sessions, Found, Sessions};
 use super::{
-    archive, canonical, keep, panes, status, submodules, unmerged, CommitLine, PaneLine, Refusal,
-    RemovalPreview, RemoveOutcome, SubmoduleCommits, WorktreeError,
+    archive, canonical, keep, panes, unmerged, CommitLine, PaneLine, Refusal, RemovalPreview,
+    RemoveOutcome, SubmoduleCommits, WorktreeError,
 };
 use crate::config::Roots;
 use crate::sessions::worktree_hints;
@@ -118,7 +118,8 @@ struct Snapshot {
 impl Snapshot {
     fn take(located: &Located) -> Snapshot {
         let f = &located.found;
-        let mut summary = list::summarize(f, &located.sessions, &located.kept, false);
+        let counted = list::summarize_in_full(f, &located.sessions, &located.kept, false);
+        let mut summary = counted.summary;
         let mut snap = Snapshot {
             changed: Vec::new(),
             unmerged: (0, Vec::new()),
@@ -136,16 +137,18 @@ impl Snapshot {
                 return snap;
             }
         };
-        let submodule_paths = match status::changed_files(&f.path) {
-            Ok(c) => {
-                snap.changed = c.files.iter().map(|c| c.line()).collect();
-                c.submodules
-            }
-            Err(e) => {
-                snap.unvalidated = Some(format!("its changed files cannot be read: {e}"));
-                return snap;
-            }
+        // What git cannot show is not called clean: unreadable changed files or submodules refuse.
+        let (Some(changed), Some(submodules)) = (counted.changed, counted.submodules) else {
+            snap.unvalidated = Some(
+                summary
+                    .problem
+                    .clone()
+                    .unwrap_or_else(|| "its changed files cannot be read".to_owned()),
+            );
+            return snap;
         };
+        snap.changed = changed.files.iter().map(|c| c.line()).collect();
+        snap.submodules = submodules;
         let head = summary.head.as_deref().and_then(|h| Oid::from_str(h).ok());
         let base = summary.base.as_deref().and_then(|b| Oid::from_str(b).ok());
         if let (Some(head), Some(base)) = (head, base) {
@@ -154,12 +157,6 @@ impl Snapshot {
                 Err(e) => {
                     summary.problem = Some(format!("cannot list unmerged commits: {}", e.message()))
                 }
-            }
-        }
-        match submodules::lost_commits(&f.path, &submodule_paths) {
-            Ok(l) => snap.submodules = l,
-            Err(e) => {
-                snap.unvalidated = Some(format!("its submodules cannot be read: {e}"));
             }
         }
         snap.summary = summary;
