@@ -190,6 +190,17 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
                     (Some(n), Some(b)) => format!("{n} unmerged vs {b}"),
                     _ => "base unknown".to_owned(),
                 });
+                if w.submodule_commits > 0 {
+                    state.push(format!(
+                        "{} submodule {} only here",
+                        w.submodule_commits,
+                        if w.submodule_commits == 1 {
+                            "commit"
+                        } else {
+                            "commits"
+                        }
+                    ));
+                }
             }
             if w.locked {
                 state.push(match &w.lock_reason {
