@@ -81,6 +81,7 @@ test("a person's tmux pane in a worktree is named in the confirmation and never 
       // Clean, but the person's pane is in it: removal asks first (a native dialog), and Cancel
       // leaves everything.
       await s.click(`${row} [data-testid=remove-worktree]`);
+      await s.screenshot("worktrees-confirm-person-pane");
       assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown for the person's pane");
       await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
       assert.ok(existsSync(clean), "the worktree is still there");

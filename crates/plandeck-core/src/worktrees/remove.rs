@@ -498,7 +498,7 @@ fn prunable_branch(_repo: &Repository, f: &Found) -> Option<String> {
 
 impl RemovalPreview {
     /// The text of the native confirmation: what removal does (the folder, the branch, the panes
-    /// it ends) and exactly what would be lost.
+    /// it ends and leaves) and exactly what would be lost.
     pub fn confirmation_text(&self) -> String {
         let w = &self.worktree;
         let mut s = if self.loss_summary.is_empty() {
@@ -514,18 +514,7 @@ impl RemovalPreview {
         } else {
             self.loss_summary.clone()
         };
-        for p in &self.panes_to_end {
-            s.push_str(&format!(
-                "Ends tmux pane {} (session {}, {}), the agent's own.\n",
-                p.pane, p.session, p.command
-            ));
-        }
-        for p in &self.person_panes {
-            s.push_str(&format!(
-                "Leaves your tmux pane {} (session {}, {}) open in a deleted folder.\n",
-                p.pane, p.session, p.command
-            ));
-        }
+        // Each pane it ends, and each of the person's it leaves, is one of the refusal lines above.
         if let Some(r) = &self.archive_ref {
             s.push_str(&format!(
                 "\nThe branch tip is saved as {r} first, so commits can be restored."

@@ -836,8 +836,10 @@ fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
     );
     let text = p.confirmation_text();
     assert!(
-        text.contains(&format!("Ends tmux pane {agent_pane}"))
-            && text.contains(&format!("Leaves your tmux pane {shell_pane}")),
+        text.contains(&format!("runs in tmux pane {agent_pane}"))
+            && text.contains("that pane will be ended")
+            && text.contains(&format!("your tmux pane {shell_pane}"))
+            && text.contains("it is not closed"),
         "{text}"
     );
     let opts_for = |discard: bool, expected: Option<String>| RemoveOptions {
