@@ -6,6 +6,7 @@
 
 use std::path::{Path, PathBuf};
 use std::process::Command;
+use std::time::{Duration, Instant};
 
 use super::{canonical, PaneLine};
 use crate::config::Roots;
@@ -155,8 +156,20 @@ pub(crate) fn end_agent_pane(agent: &AgentPane, socket: Option<&Path>) -> bool {
     if !still {
         return false;
     }
-    tmux(socket)
+    let ended = tmux(socket)
         .args(["kill-pane", "-t", &agent.line.pane])
         .status()
-        .is_ok_and(|s| s.success())
+        .is_ok_and(|s| s.success());
+    if ended {
+        // The folder is deleted only once the agent is gone, so it does not write into it
+        // meanwhile; an agent that takes longer is still checked against what was shown.
+        let deadline = Instant::now() + EXIT_WAIT;
+        while pid_alive(agent.line.pid, agent.proc_start.as_deref()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    ended
 }
+
+/// How long a removal waits for an ended agent to exit.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
