@@ -1173,3 +1173,21 @@ fn a_pane_that_is_no_longer_the_agents_is_never_ended() {
     assert!(out.removed && out.panes_ended.is_empty());
     assert!(tmux.panes().contains(&pane));
 }
+
+#[test]
+fn remove_all_clean_leaves_a_worktree_with_the_persons_pane_in_it() {
+    let f = fixture();
+    let roots = f.roots();
+    let (occupied, _) = f.worktree("occupied");
+    let (free, _) = f.worktree("free");
+    let tmux = Tmux::start(f.home.parent().unwrap());
+    let (pane, pid) = tmux.session("person", &occupied, "exec sh");
+
+    let shown = clean_removals(&roots, &f.repo_dir, Some(&tmux.socket)).unwrap();
+    let paths: Vec<&str> = shown.iter().map(|p| p.worktree.path.as_str()).collect();
+    assert_eq!(paths, [free.to_str().unwrap()]);
+    let removed = remove_clean(&roots, &f.repo_dir, Some(&tmux.socket)).unwrap();
+    assert_eq!(removed, [free.to_string_lossy().to_string()]);
+    assert!(occupied.exists() && !free.exists());
+    assert!(tmux.panes().contains(&pane) && alive(pid));
+}
