@@ -1,7 +1,5 @@
 //! Worktrees: list, keep, remove (with a native confirmation when work would be lost), restore.
 
-use std::path::PathBuf;
-
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::worktrees::{self, RemoveOutcome, WorktreeSummary};
 use tauri::{AppHandle, State};
@@ -22,76 +20,128 @@ pub async fn list_worktrees(
     Ok(list)
 }
 
+/// Keeps the worktree whose listed id is `id` (the webview passes ids, never paths).
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn keep_worktree(state: State<'_, AppState>, path: String) -> Result<(), IpcError> {
+pub async fn keep_worktree(state: State<'_, AppState>, id: String) -> Result<(), IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(worktrees::keep(&roots, &PathBuf::from(path))?)).await
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::keep(&roots, &path)?)
+    })
+    .await
 }
 
-/// Removes a worktree. When work would be lost (changed files, unmerged commits) or the base is
-/// unknown, a native dialog lists exactly what, and only "Discard and remove" goes on. What can
-/// never be removed (the main worktree, a path that is not a listed worktree) is refused outright.
+/// Removes the worktree whose listed id is `id`, after a native dialog showing what it does: the
+/// folder and branch, each agent pane it ends, each of the person's panes it leaves, and exactly
+/// what would be lost (changed files, unmerged or submodule commits, an unknown base), in which
+/// case only "Discard and remove" goes on. The removal then goes ahead only while the worktree is
+/// still what the dialog showed (its preview token), else it is refused as a conflict. What can
+/// never be removed (the main worktree, a path that is not a listed worktree, a folder git cannot
+/// validate) is refused outright.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn remove_worktree(
     app: AppHandle,
     state: State<'_, AppState>,
-    path: String,
+    id: String,
 ) -> Result<RemoveOutcome, IpcError> {
     let roots = state.roots();
-    let path = PathBuf::from(path);
-    let (r, p) = (roots.clone(), path.clone());
-    let preview = blocking(move || Ok(worktrees::removal_preview(&r, &p)?)).await?;
-    let mut discard = false;
-    if !preview.refusals.is_empty() {
-        if !preview.confirmable {
-            let why: Vec<String> = preview.refusals.iter().map(|r| r.message()).collect();
-            return Err(IpcError::new(
-                ErrorKind::Refused,
-                format!("{} cannot be removed: {}", path.display(), why.join("; ")),
-            ));
-        }
-        let confirmed = app
-            .dialog()
-            .message(format!(
-                "{}\n\nThe branch tip is saved as {} first, so commits can be restored.",
-                preview.loss_summary,
-                preview.archive_ref.as_deref().unwrap_or("an archive ref")
-            ))
-            .title(format!("Remove {}?", path.display()))
-            .kind(MessageDialogKind::Warning)
-            .buttons(MessageDialogButtons::OkCancelCustom(
-                "Discard and remove".into(),
-                "Cancel".into(),
-            ))
-            .blocking_show();
-        if !confirmed {
-            return Ok(RemoveOutcome {
-                removed: false,
-                archive_ref: None,
-                branch_deleted: None,
-                tmux_session_killed: None,
-            });
-        }
-        discard = true;
+    let r = roots.clone();
+    let (path, preview) = blocking(move || {
+        let path = worktrees::resolve_id(&r, &id)?;
+        let preview = worktrees::removal_preview(&r, &path, None)?;
+        Ok((path, preview))
+    })
+    .await?;
+    if !preview.confirmable {
+        let why: Vec<String> = preview.refusals.iter().map(|r| r.message()).collect();
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            format!("{} cannot be removed: {}", path.display(), why.join("; ")),
+        ));
     }
-    let outcome = blocking(move || Ok(worktrees::remove(&roots, &path, discard)?)).await?;
+    // Every removal is confirmed in a native dialog showing what it does; when something would be
+    // lost, the button says so.
+    let discard = !preview.refusals.is_empty();
+    let confirmed = app
+        .dialog()
+        .message(preview.confirmation_text())
+        .title(format!("Remove {}?", path.display()))
+        .kind(if discard {
+            MessageDialogKind::Warning
+        } else {
+            MessageDialogKind::Info
+        })
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            if discard {
+                "Discard and remove"
+            } else {
+                "Remove"
+            }
+            .into(),
+            "Cancel".into(),
+        ))
+        .blocking_show();
+    if !confirmed {
+        return Ok(RemoveOutcome {
+            removed: false,
+            archive_ref: None,
+            branch_deleted: None,
+            tmux_session_killed: None,
+            panes_ended: Vec::new(),
+        });
+    }
+    let opts = worktrees::RemoveOptions {
+        discard,
+        expected: Some(preview.token),
+        tmux_socket: None,
+    };
+    let outcome = blocking(move || Ok(worktrees::remove(&roots, &path, &opts)?)).await;
+    // Removed or refused because it changed: either way the list shows the new state.
     crate::live::emit(&app, "worktrees:changed", ());
-    Ok(outcome)
+    outcome
 }
 
-/// "Remove all clean and merged" for one repository.
+/// "Remove all clean and merged" for the repository whose listed id is `repo_id`: a native dialog
+/// names each worktree it would remove; each goes only while it is still what the dialog showed.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn remove_clean_worktrees(
     app: AppHandle,
     state: State<'_, AppState>,
-    repo: String,
+    repo_id: String,
 ) -> Result<Vec<String>, IpcError> {
     let roots = state.roots();
+    let r = roots.clone();
+    let (repo, previews) = blocking(move || {
+        let repo = worktrees::resolve_repo_id(&r, &repo_id)?;
+        let previews = worktrees::clean_removals(&r, &repo, None)?;
+        Ok((repo, previews))
+    })
+    .await?;
+    if previews.is_empty() {
+        return Ok(Vec::new());
+    }
+    let confirmed = app
+        .dialog()
+        .message(worktrees::clean_confirmation_text(&previews))
+        .title(format!(
+            "Remove {} clean and merged worktrees of {}?",
+            previews.len(),
+            repo.display()
+        ))
+        .kind(MessageDialogKind::Info)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            "Remove".into(),
+            "Cancel".into(),
+        ))
+        .blocking_show();
+    if !confirmed {
+        return Ok(Vec::new());
+    }
     let removed =
-        blocking(move || Ok(worktrees::remove_clean(&roots, &PathBuf::from(repo))?)).await?;
+        blocking(move || Ok(worktrees::remove_previewed(&roots, &previews, None)?)).await?;
     crate::live::emit(&app, "worktrees:changed", ());
     Ok(removed)
 }
@@ -101,16 +151,13 @@ pub async fn remove_clean_worktrees(
 pub async fn restore_worktree(
     app: AppHandle,
     state: State<'_, AppState>,
-    repo: String,
+    repo_id: String,
     archive_ref: String,
 ) -> Result<String, IpcError> {
     let roots = state.roots();
     let branch = blocking(move || {
-        Ok(worktrees::restore(
-            &roots,
-            &PathBuf::from(repo),
-            &archive_ref,
-        )?)
+        let repo = worktrees::resolve_repo_id(&roots, &repo_id)?;
+        Ok(worktrees::restore(&roots, &repo, &archive_ref)?)
     })
     .await?;
     crate::live::emit(&app, "worktrees:changed", ());

@@ -3,15 +3,16 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { existsSync, writeFileSync } from "node:fs";
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
-function cancelNativeDialog() {
+function clickDialogButton(at) {
   // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
-  // under Xvfb to focus it, so click its Cancel button (the right one of the two at its bottom)
-  // with the real pointer, as a person would.
+  // under Xvfb to focus it, so click one of the two buttons at its bottom (confirm on the left,
+  // Cancel on the right) with the real pointer, as a person would.
   const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
   const win = found.stdout.trim().split("\n")[0];
   if (!win) return false;
@@ -19,23 +20,37 @@ function cancelNativeDialog() {
   const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
   const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
   if (!width || !height) return false;
-  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * 0.75)), String(height - 16), "click", "1"], { timeout: 5000 });
+  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * at)), String(height - 16), "click", "1"], { timeout: 5000 });
   return true;
 }
 
-test("removes a clean worktree; a dirty one stays unless confirmed", async () => {
+/** Clicks the confirming (left) button of the native "Remove …?" dialog. */
+function confirmNativeDialog() {
+  return clickDialogButton(0.25);
+}
+
+function cancelNativeDialog() {
+  return clickDialogButton(0.75);
+}
+
+test("removes a clean worktree once confirmed; a dirty one stays unless confirmed", async () => {
   const { home, repo } = makeDemoHome();
   const clean = join(home, "work/shop-docs");
   const dirty = join(repo, ".claude/worktrees/pagination");
   await withApp({ home }, async (s) => {
     await s.click("[data-view=worktrees]");
     await s.waitFor(`[data-testid=worktree-row][data-path="${clean}"]`);
+    // The window knows each worktree by the listing's id (its commands send ids, not paths).
+    const id = await s.exec(`return document.querySelector(arguments[0])?.dataset.id ?? "";`, `[data-testid=worktree-row][data-path="${clean}"]`);
+    assert.match(id, /^[0-9a-f]{12}$/);
     // Counts follow the files live: a new untracked file in the dirty worktree is counted.
     const dirtyCount = `[data-testid=worktree-row][data-path="${dirty}"] [data-testid=changed-files]`;
     await waitFor(async () => (await s.text(dirtyCount)) === "2", { what: "2 changed files at first" });
     writeFileSync(join(dirty, "scratch.txt"), "more work\n");
     await waitFor(async () => (await s.text(dirtyCount)) === "3", { what: "the new file to be counted live" });
+    // Even a removal that loses nothing is confirmed in a native dialog first.
     await s.click(`[data-testid=worktree-row][data-path="${clean}"] [data-testid=remove-worktree]`);
+    assert.ok(confirmNativeDialog(), "a native confirmation dialog was shown for the clean worktree");
     await s.waitForText("saved as", "[data-testid=worktree-notice]");
     assert.equal(existsSync(clean), false, "the clean worktree is gone");
     await s.screenshot("worktrees-removed");
@@ -46,4 +61,34 @@ test("removes a clean worktree; a dirty one stays unless confirmed", async () =>
     await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
     assert.ok(existsSync(join(dirty, "NOTES.md")), "the dirty worktree and its untracked file are still there");
   });
+});
+
+test("a person's tmux pane in a worktree is named in the confirmation and never ended", async () => {
+  const { home } = makeDemoHome();
+  const clean = join(home, "work/shop-docs");
+  // The person's shell, in a tmux server of its own; the app finds it through $TMUX as it would
+  // inside the person's tmux.
+  const dir = mkdtempSync(join(tmpdir(), "plandeck-e2e-tmux-"));
+  const sock = join(dir, "sock");
+  const tmux = (...args) => spawnSync("tmux", ["-S", sock, ...args], { encoding: "utf8", timeout: 15000, env: { ...process.env, TMUX: "" } });
+  const started = tmux("-f", "/dev/null", "new-session", "-d", "-s", "person", "-c", clean, "sh");
+  assert.equal(started.status, 0, started.stderr);
+  try {
+    await withApp({ home, env: { TMUX: `${sock},0,0` } }, async (s) => {
+      await s.click("[data-view=worktrees]");
+      const row = `[data-testid=worktree-row][data-path="${clean}"]`;
+      await s.waitFor(row);
+      // Clean, but the person's pane is in it: removal asks first (a native dialog), and Cancel
+      // leaves everything.
+      await s.click(`${row} [data-testid=remove-worktree]`);
+      await s.screenshot("worktrees-confirm-person-pane");
+      assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown for the person's pane");
+      await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+      assert.ok(existsSync(clean), "the worktree is still there");
+      assert.equal(tmux("has-session", "-t", "=person").status, 0, "the person's tmux session is alive");
+    });
+  } finally {
+    tmux("kill-server");
+    rmSync(dir, { recursive: true, force: true });
+  }
 });

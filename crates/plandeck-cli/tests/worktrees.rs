@@ -187,3 +187,62 @@ fn keep_is_remembered() {
     assert_ne!(code, 0);
     assert!(err.contains("not"), "{err}");
 }
+
+#[test]
+fn remove_with_the_token_of_an_outdated_preview_is_refused() {
+    let (_tmp, home, _repo, clean, _dirty) = setup();
+    let path = clean.to_str().unwrap();
+    let preview = |home: &Path| {
+        let (code, out, err) = plandeck(home, &["worktrees", "preview", path, "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert!(
+            v["panesToEnd"].is_array() && v["personPanes"].is_array(),
+            "{v}"
+        );
+        v["token"].as_str().unwrap().to_owned()
+    };
+    let shown = preview(&home);
+    // A file is written after the person looked.
+    write(&clean.join("late.txt"), "written after the preview\n");
+    let (code, out, _) = plandeck(
+        &home,
+        &[
+            "worktrees",
+            "remove",
+            path,
+            "--discard",
+            "--expect",
+            &shown,
+            "--json",
+        ],
+    );
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "conflict", "{v}");
+    assert!(clean.join("late.txt").exists());
+
+    let shown = preview(&home);
+    let (code, out, err) = plandeck(
+        &home,
+        &[
+            "worktrees",
+            "remove",
+            path,
+            "--discard",
+            "--expect",
+            &shown,
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["removed"], true);
+    // The contract's fields stay; nothing kills tmux sessions any more.
+    assert!(
+        v.get("tmuxSessionKilled").is_some_and(|t| t.is_null()),
+        "{v}"
+    );
+    assert_eq!(v["panesEnded"], serde_json::json!([]));
+    assert!(!clean.exists());
+}

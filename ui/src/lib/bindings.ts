@@ -316,6 +316,16 @@ reviewState: ReviewState | null, };
 
 export type WorktreeSummary = { 
 /**
+ * Stable id of this worktree (a hash of its folder and its repository's common git dir): what
+ * the window passes back to keep or remove it; resolved against a fresh listing.
+ */
+id: string, 
+/**
+ * Stable id of the repository (a hash of its common git dir), for "remove all clean" and
+ * restore.
+ */
+repoId: string, 
+/**
  * The repository: its main worktree's folder (the common git dir for a bare repository).
  */
 repo: string, 
@@ -349,9 +359,15 @@ changedFiles: number,
  */
 unmergedCommits: number | null, locked: boolean, lockReason: string | null, isMain: boolean, 
 /**
- * Git's metadata is left but the folder is gone (`git worktree prune` would drop it).
+ * Git's metadata is left but the folder is gone (`git worktree prune` would drop it). Only a
+ * missing folder: a folder that exists is checked like any other, or refused.
  */
 prunable: boolean, 
+/**
+ * Commits in its submodules found nowhere else (not on any branch or remote-tracking ref of
+ * the submodule's own repository): removing the folder would lose them.
+ */
+submoduleCommits: number, 
 /**
  * Bytes on disk under the folder (git dir excluded); none when not measured.
  */
@@ -371,7 +387,7 @@ problem: string | null, };
 
 export type CommitLine = { id: string, summary: string, };
 
-export type Refusal = { "kind": "dirty", count: number, } | { "kind": "unmerged", count: number, } | { "kind": "baseUnknown" } | { "kind": "locked", reason: string | null, sessionId: string | null, stale: boolean, } | { "kind": "main" } | { "kind": "notAWorktree", why: string, } | { "kind": "unreadable", problem: string, } | { "kind": "runningSession", sessionId: string, };
+export type Refusal = { "kind": "dirty", count: number, } | { "kind": "unmerged", count: number, } | { "kind": "baseUnknown" } | { "kind": "locked", reason: string | null, sessionId: string | null, stale: boolean, } | { "kind": "main" } | { "kind": "notAWorktree", why: string, } | { "kind": "unreadable", problem: string, } | { "kind": "runningSession", sessionId: string, } | { "kind": "agentPane", pane: string, sessionId: string, pid: number, } | { "kind": "personPane", pane: string, session: string, command: string, } | { "kind": "submoduleCommits", submodule: string, count: number, } | { "kind": "unvalidated", why: string, };
 
 export type RemovalPreview = { worktree: WorktreeSummary, 
 /**
@@ -393,13 +409,70 @@ archiveRef: string | null,
 /**
  * Exactly what would be lost, as text for the confirmation dialog; empty when nothing.
  */
-lossSummary: string, };
+lossSummary: string, 
+/**
+ * The agents' own tmux panes removal would end (each also a refusal to confirm).
+ */
+panesToEnd: Array<PaneLine>, 
+/**
+ * The person's tmux panes in the folder: never ended, left in a deleted folder.
+ */
+personPanes: Array<PaneLine>, 
+/**
+ * Submodule commits found nowhere else, per submodule.
+ */
+submoduleCommits: Array<SubmoduleCommits>, 
+/**
+ * A fingerprint of exactly what this preview shows (HEAD, every changed file, the unmerged
+ * commits, the panes): removal with it goes ahead only while it is still true.
+ */
+token: string, };
 
 export type RemoveOutcome = { removed: boolean, 
 /**
  * Where the branch tip (or detached HEAD) was saved: `refs/plandeck/archive/<branch>`.
  */
-archiveRef: string | null, branchDeleted: string | null, tmuxSessionKilled: string | null, };
+archiveRef: string | null, branchDeleted: string | null, 
+/**
+ * Always none: Plandeck no longer kills tmux sessions (kept for the `--json` contract).
+ */
+tmuxSessionKilled: string | null, 
+/**
+ * The agents' own panes that were ended ("%3").
+ */
+panesEnded: Array<string>, };
+
+export type PaneLine = { 
+/**
+ * tmux's pane id ("%3").
+ */
+pane: string, 
+/**
+ * The tmux session it belongs to.
+ */
+session: string, 
+/**
+ * What runs in it (`pane_current_command`).
+ */
+command: string, 
+/**
+ * The pane's process.
+ */
+pid: number, 
+/**
+ * The agent session whose process the pane runs; none for the person's panes.
+ */
+agentSessionId: string | null, };
+
+export type SubmoduleCommits = { 
+/**
+ * The submodule's path in the worktree.
+ */
+submodule: string, count: number, 
+/**
+ * The first 100, newest first.
+ */
+commits: Array<CommitLine>, };
 
 export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";
 

@@ -69,10 +69,12 @@ export const ipc = {
   changeComment: (commentId: string, action: CommentAction) => call<void>("change_comment", { commentId, action }),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
-  keepWorktree: (path: string) => call<void>("keep_worktree", { path }),
-  /** Removes after a native confirmation dialog when anything would be lost (or the base is unknown). */
-  removeWorktree: (path: string) => call<RemoveOutcome>("remove_worktree", { path }),
-  removeCleanWorktrees: (repo: string) => call<string[]>("remove_clean_worktrees", { repo }),
+  /** Worktree commands take the ids of the listing, never paths. */
+  keepWorktree: (id: string) => call<void>("keep_worktree", { id }),
+  /** Removes after a native confirmation dialog showing what it does and what would be lost;
+   * refused as a `conflict` when the worktree changed since the dialog. */
+  removeWorktree: (id: string) => call<RemoveOutcome>("remove_worktree", { id }),
+  removeCleanWorktrees: (repoId: string) => call<string[]>("remove_clean_worktrees", { repoId }),
   listPending: () => call<GateRequest[]>("list_pending"),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
   decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
@@ -82,7 +84,7 @@ export const ipc = {
   setHook: (agent: Agent, installed: boolean, token: string) => call<InstallReport>("set_hook", { agent, installed, token }),
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
   addRepo: () => call<string | null>("add_repo"),
-  restoreWorktree: (repo: string, archiveRef: string) => call<string>("restore_worktree", { repo, archiveRef }),
+  restoreWorktree: (repoId: string, archiveRef: string) => call<string>("restore_worktree", { repoId, archiveRef }),
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */

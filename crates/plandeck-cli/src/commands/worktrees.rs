@@ -28,12 +28,22 @@ pub enum WorktreesCommand {
         #[arg(long)]
         json: bool,
     },
+    /// What removing a worktree would do and lose (the panes it would end), with its token.
+    Preview {
+        path: PathBuf,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
     /// Remove a worktree and its branch; refuses when work would be lost unless --discard.
     Remove {
         path: PathBuf,
         /// Confirm that changed files and unmerged commits may be discarded.
         #[arg(long)]
         discard: bool,
+        /// Remove only if the worktree is still exactly as the preview with this token showed it.
+        #[arg(long, value_name = "TOKEN")]
+        expect: Option<String>,
         /// Print JSON.
         #[arg(long)]
         json: bool,
@@ -51,6 +61,7 @@ impl WorktreesArgs {
     pub fn json(&self) -> bool {
         match &self.command {
             WorktreesCommand::List { json, .. }
+            | WorktreesCommand::Preview { json, .. }
             | WorktreesCommand::Remove { json, .. }
             | WorktreesCommand::Keep { json, .. } => *json,
         }
@@ -68,12 +79,47 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
                 print_list(out, &list)?;
             }
         }
+        WorktreesCommand::Preview { path, json } => {
+            let preview = worktrees::removal_preview(&roots, &path, None)?;
+            if json {
+                print_json(out, &preview)?;
+            } else if preview.loss_summary.is_empty() {
+                line(
+                    out,
+                    &format!(
+                        "Removing {} loses nothing (token {}).",
+                        path.display(),
+                        preview.token
+                    ),
+                )?;
+            } else {
+                line(
+                    out,
+                    &format!(
+                        "{}{} (token {})",
+                        preview.loss_summary,
+                        if preview.confirmable {
+                            "It can be removed with --discard"
+                        } else {
+                            "It cannot be removed"
+                        },
+                        preview.token
+                    ),
+                )?;
+            }
+        }
         WorktreesCommand::Remove {
             path,
             discard,
+            expect,
             json,
         } => {
-            let outcome = worktrees::remove(&roots, &path, discard)?;
+            let opts = worktrees::RemoveOptions {
+                discard,
+                expected: expect,
+                tmux_socket: None,
+            };
+            let outcome = worktrees::remove(&roots, &path, &opts)?;
             if json {
                 print_json(out, &outcome)?;
             } else {
@@ -86,8 +132,11 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
                         "\nIts commits are saved under {r} (restore: git branch <name> {r})."
                     ));
                 }
-                if let Some(t) = &outcome.tmux_session_killed {
-                    text.push_str(&format!("\nKilled tmux session {t}."));
+                if !outcome.panes_ended.is_empty() {
+                    text.push_str(&format!(
+                        "\nEnded the agent's tmux pane {}.",
+                        outcome.panes_ended.join(", ")
+                    ));
                 }
                 line(out, &text)?;
             }
@@ -141,6 +190,17 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
                     (Some(n), Some(b)) => format!("{n} unmerged vs {b}"),
                     _ => "base unknown".to_owned(),
                 });
+                if w.submodule_commits > 0 {
+                    state.push(format!(
+                        "{} submodule {} only here",
+                        w.submodule_commits,
+                        if w.submodule_commits == 1 {
+                            "commit"
+                        } else {
+                            "commits"
+                        }
+                    ));
+                }
             }
             if w.locked {
                 state.push(match &w.lock_reason {

@@ -57,6 +57,7 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::review::ReviewState;
 
+pub(crate) use claude::{pid_alive, RegistryFile};
 pub use index::SessionIndex;
 pub use state::SessionState;
 

@@ -92,6 +92,10 @@ pub fn restore(roots: &Roots, repo: &Path, archive_ref: &str) -> Result<String, 
         repo: repo.to_owned(),
         name: full.clone(),
     };
+    // Only Plandeck's archive refs are restored: any other ref is not an archive.
+    if !full.starts_with(PREFIX) || full.contains("..") {
+        return Err(not_found());
+    }
     let target = r
         .find_reference(&full)
         .ok()
@@ -104,8 +108,7 @@ pub fn restore(roots: &Roots, repo: &Path, archive_ref: &str) -> Result<String, 
         .unwrap_or_default()
         .lines()
         .filter_map(|l| serde_json::from_str::<Record>(l).ok())
-        .filter(|rec| rec.archive_ref == full && rec.repo == common)
-        .last()
+        .rfind(|rec| rec.archive_ref == full && rec.repo == common)
         .and_then(|rec| rec.branch);
     let from_ref = full.strip_prefix(PREFIX).unwrap_or(&full).to_owned();
     let mut names = Vec::new();

@@ -9,7 +9,10 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use git2::{Repository, WorktreeLockStatus};
 use rayon::prelude::*;
 
-use super::{canonical, keep, path_text, status, unmerged, WorktreeError, WorktreeSummary};
+use super::{
+    canonical, keep, path_text, repo_id, status, submodules, unmerged, worktree_id, WorktreeError,
+    WorktreeSummary,
+};
 use crate::config::Roots;
 use crate::sessions::{worktree_hints, WorktreeHint};
 
@@ -105,6 +108,8 @@ pub(crate) fn find_all(
 
 fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
     WorktreeSummary {
+        id: worktree_id(path, path),
+        repo_id: repo_id(path),
         repo: path_text(path),
         path: path_text(path),
         branch: None,
@@ -117,6 +122,7 @@ fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
         lock_reason: None,
         is_main: false,
         prunable: false,
+        submodule_commits: 0,
         size_bytes: None,
         session_id: None,
         kept: false,
@@ -158,7 +164,9 @@ pub(crate) fn worktrees_of(common: &Path) -> Result<Vec<Found>, WorktreeError> {
             _ => None,
         };
         let path = wt.path();
-        let prunable = !path.exists() || wt.validate().is_err();
+        // Prunable means the folder is gone, nothing else: a folder that exists but that git
+        // cannot validate (a broken `.git` link) is checked, and refused when it cannot be.
+        let prunable = std::fs::symlink_metadata(path).is_err();
         out.push(Found {
             repo: display.clone(),
             common_dir: common.to_owned(),
@@ -202,6 +210,49 @@ pub(crate) fn assign_sessions(all: &[Found], hints: &[WorktreeHint]) -> Vec<Sess
     out
 }
 
+/// Opens the worktree at `f` and checks that git's links hold: its `.git` leads to this
+/// worktree's own git dir (for the main worktree, the common dir). The error says plainly why not.
+pub(crate) fn open_validated(f: &Found) -> Result<Repository, String> {
+    let repo = Repository::open(&f.path)
+        .map_err(|e| format!("git cannot open the folder: {}", e.message()))?;
+    let expected = match &f.name {
+        Some(name) => canonical(&f.common_dir.join("worktrees").join(name)),
+        None => canonical(&f.common_dir),
+    };
+    if canonical(repo.path()) != expected {
+        return Err(format!(
+            "its .git leads to {}, not to this worktree's git dir {}",
+            repo.path().display(),
+            expected.display()
+        ));
+    }
+    if repo.workdir().map(canonical) != Some(canonical(&f.path)) {
+        return Err("git does not take the folder for this worktree's files".to_owned());
+    }
+    Ok(repo)
+}
+
+/// The worktree path whose id is `id`, from a fresh listing (what the window passes instead of a
+/// path). An id not listed now is refused.
+pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, WorktreeError> {
+    let (found, _) = find_all(roots, &worktree_hints(roots));
+    found
+        .into_iter()
+        .find(|f| worktree_id(&f.path, &f.common_dir) == id)
+        .map(|f| f.path)
+        .ok_or_else(|| WorktreeError::UnknownId { id: id.to_owned() })
+}
+
+/// The repository folder whose id is `id`, from a fresh listing.
+pub fn resolve_repo_id(roots: &Roots, id: &str) -> Result<PathBuf, WorktreeError> {
+    let (found, _) = find_all(roots, &worktree_hints(roots));
+    found
+        .into_iter()
+        .find(|f| repo_id(&f.common_dir) == id)
+        .map(|f| f.repo)
+        .ok_or_else(|| WorktreeError::UnknownId { id: id.to_owned() })
+}
+
 /// Counts everything about one worktree. Failures become the `problem`.
 pub(crate) fn summarize(
     f: &Found,
@@ -209,8 +260,34 @@ pub(crate) fn summarize(
     kept: &HashSet<PathBuf>,
     with_size: bool,
 ) -> WorktreeSummary {
-    let mut s = problem_entry(&f.path, "");
+    summarize_in_full(f, sessions, kept, with_size).summary
+}
+
+/// A worktree's summary with the changed files and submodule commits it was counted from (each
+/// none when it could not be read: the summary's `problem` then says why).
+pub(crate) struct Counted {
+    pub summary: WorktreeSummary,
+    pub changed: Option<status::ChangedFiles>,
+    pub submodules: Option<Vec<super::SubmoduleCommits>>,
+}
+
+/// [`summarize`], keeping what was read for the preview.
+pub(crate) fn summarize_in_full(
+    f: &Found,
+    sessions: &Sessions,
+    kept: &HashSet<PathBuf>,
+    with_size: bool,
+) -> Counted {
+    let mut counted = Counted {
+        summary: problem_entry(&f.path, ""),
+        changed: None,
+        submodules: None,
+    };
+    let s = &mut counted.summary;
     s.problem = None;
+    s.problem = None;
+    s.id = worktree_id(&f.path, &f.common_dir);
+    s.repo_id = repo_id(&f.common_dir);
     s.repo = path_text(&f.repo);
     s.is_main = f.is_main;
     s.locked = f.locked.is_some();
@@ -221,13 +298,13 @@ pub(crate) fn summarize(
     if f.prunable {
         s.problem =
             Some("the folder is gone; git still records the worktree (prunable)".to_owned());
-        return s;
+        return counted;
     }
-    let repo = match Repository::open(&f.path) {
+    let repo = match open_validated(f) {
         Ok(r) => r,
-        Err(e) => {
-            s.problem = Some(format!("cannot open the worktree: {}", e.message()));
-            return s;
+        Err(why) => {
+            s.problem = Some(why);
+            return counted;
         }
     };
     let head = repo.head().ok();
@@ -265,13 +342,23 @@ pub(crate) fn summarize(
         };
     }
     match status::changed_files(&f.path) {
-        Ok(c) => s.changed_files = c.count(),
+        Ok(c) => {
+            s.changed_files = c.count();
+            match submodules::lost_commits(&f.path, &c.submodules) {
+                Ok(lost) => {
+                    s.submodule_commits = lost.iter().map(|l| l.count).sum();
+                    counted.submodules = Some(lost);
+                }
+                Err(e) => s.problem = Some(format!("cannot read its submodules: {e}")),
+            }
+            counted.changed = Some(c);
+        }
         Err(e) => s.problem = Some(format!("cannot read changed files: {e}")),
     }
     if with_size {
-        s.size_bytes = dir_size(&f.path);
+        counted.summary.size_bytes = dir_size(&f.path);
     }
-    s
+    counted
 }
 
 const SIZE_ENTRY_CAP: u64 = 2_000_000;

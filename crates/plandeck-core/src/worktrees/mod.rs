@@ -8,11 +8,20 @@
 //! listed worktree. Before removing, the branch tip is saved under `refs/plandeck/archive/<branch>`
 //! so [`restore`] can bring the commits back.
 //!
+//! Trust: the window names worktrees and repositories by the listing's ids ([`resolve_id`],
+//! [`resolve_repo_id`] against a fresh listing), never by paths. A removal goes ahead only while
+//! the worktree still matches the preview the person confirmed (its token). It may end an agent's
+//! own tmux pane, listed first, never a tmux session and never a pane the person opened. A
+//! submodule's changes and its commits found nowhere else count as work to lose. "Prunable" means
+//! the folder is gone; an existing folder git cannot validate is refused, never deleted.
+//!
 //! One file per operation:
 //! - [`list`](list()): repositories from session hints and settings, each worktree summarised.
 //! - `status`: the fast changed-file scan (parallel stat of the index, untracked walk).
 //! - `unmerged`: the base of a worktree and the commits on HEAD not on it.
 //! - `remove`: the removal preview (typed refusals), removal, "remove all clean and merged".
+//! - `panes`: the tmux panes in a worktree, the agents' own told from the person's.
+//! - `submodules`: submodule changes and submodule commits found nowhere else.
 //! - `keep`: the remembered Keep choices (`<data>/worktrees/kept.json`).
 //! - `archive`: archive refs and restore.
 
@@ -26,14 +35,19 @@ use crate::ipc::{ErrorKind, IpcError};
 mod archive;
 mod keep;
 mod list;
+mod panes;
 mod remove;
 mod status;
+mod submodules;
 mod unmerged;
 
 pub use archive::restore;
 pub use keep::{is_kept, keep, unkeep};
-pub use list::{list, watch_paths};
-pub use remove::{removal_preview, remove, remove_clean};
+pub use list::{list, resolve_id, resolve_repo_id, watch_paths};
+pub use remove::{
+    clean_confirmation_text, clean_removals, removal_preview, remove, remove_clean,
+    remove_previewed, RemoveOptions,
+};
 pub use status::{changed_files, ChangedFile, ChangedFiles};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 
@@ -41,6 +55,12 @@ pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct WorktreeSummary {
+    /// Stable id of this worktree (a hash of its folder and its repository's common git dir): what
+    /// the window passes back to keep or remove it; resolved against a fresh listing.
+    pub id: String,
+    /// Stable id of the repository (a hash of its common git dir), for "remove all clean" and
+    /// restore.
+    pub repo_id: String,
     /// The repository: its main worktree's folder (the common git dir for a bare repository).
     pub repo: String,
     /// The worktree's folder.
@@ -61,8 +81,12 @@ pub struct WorktreeSummary {
     pub locked: bool,
     pub lock_reason: Option<String>,
     pub is_main: bool,
-    /// Git's metadata is left but the folder is gone (`git worktree prune` would drop it).
+    /// Git's metadata is left but the folder is gone (`git worktree prune` would drop it). Only a
+    /// missing folder: a folder that exists is checked like any other, or refused.
     pub prunable: bool,
+    /// Commits in its submodules found nowhere else (not on any branch or remote-tracking ref of
+    /// the submodule's own repository): removing the folder would lose them.
+    pub submodule_commits: u32,
     /// Bytes on disk under the folder (git dir excluded); none when not measured.
     #[ts(type = "number | null")]
     pub size_bytes: Option<u64>,
@@ -107,11 +131,33 @@ pub enum Refusal {
     /// Something could not be read (changed files, commits), so what would be lost is not fully
     /// known. Confirmable, like an unknown base.
     Unreadable { problem: String },
-    /// A running agent session works in it. Never: stop the session first.
+    /// A running agent session works in it and Plandeck cannot end it safely (its own tmux pane is
+    /// not known). Never: stop the session first.
     RunningSession {
         #[serde(rename = "sessionId")]
         session_id: String,
     },
+    /// An agent's own tmux pane (the pane's process is a known agent session's process) works in
+    /// it: removal ends that pane (only that pane, and only while it is still that agent's).
+    /// Confirmable.
+    AgentPane {
+        pane: String,
+        #[serde(rename = "sessionId")]
+        session_id: String,
+        pid: u32,
+    },
+    /// A tmux pane the person opened (a shell, an editor) is in the folder. It is never ended: it
+    /// stays open in a deleted folder. Confirmable.
+    PersonPane {
+        pane: String,
+        session: String,
+        command: String,
+    },
+    /// A submodule holds commits found nowhere else; they are lost with the folder. Confirmable.
+    SubmoduleCommits { submodule: String, count: u32 },
+    /// The folder exists but git cannot open or validate it as this worktree (a broken `.git`
+    /// link), so what removing it would lose cannot be checked. Never.
+    Unvalidated { why: String },
 }
 
 impl Refusal {
@@ -121,9 +167,15 @@ impl Refusal {
             Refusal::Dirty { .. }
             | Refusal::Unmerged { .. }
             | Refusal::BaseUnknown
-            | Refusal::Unreadable { .. } => true,
+            | Refusal::Unreadable { .. }
+            | Refusal::AgentPane { .. }
+            | Refusal::PersonPane { .. }
+            | Refusal::SubmoduleCommits { .. } => true,
             Refusal::Locked { stale, .. } => *stale,
-            Refusal::Main | Refusal::NotAWorktree { .. } | Refusal::RunningSession { .. } => false,
+            Refusal::Main
+            | Refusal::NotAWorktree { .. }
+            | Refusal::RunningSession { .. }
+            | Refusal::Unvalidated { .. } => false,
         }
     }
 
@@ -168,6 +220,35 @@ impl Refusal {
             Refusal::RunningSession { session_id } => {
                 format!("session {session_id} is running in it; stop the session first")
             }
+            Refusal::AgentPane {
+                pane,
+                session_id,
+                pid,
+            } => format!(
+                "the agent of session {session_id} runs in tmux pane {pane} (pid {pid}); \
+                 that pane will be ended"
+            ),
+            Refusal::PersonPane {
+                pane,
+                session,
+                command,
+            } => format!(
+                "your tmux pane {pane} (session {session}, running {command}) is in this folder; \
+                 it is not closed and will be left in a deleted folder"
+            ),
+            Refusal::SubmoduleCommits { submodule, count } => format!(
+                "submodule {submodule} has {count} {} found nowhere else; {} lost",
+                plural(*count, "commit", "commits"),
+                if *count == 1 {
+                    "it would be"
+                } else {
+                    "they would be"
+                }
+            ),
+            Refusal::Unvalidated { why } => format!(
+                "git cannot check this folder ({why}), so Plandeck will not delete it; repair it \
+                 with `git worktree repair` or remove it by hand"
+            ),
         }
     }
 }
@@ -196,6 +277,42 @@ pub struct RemovalPreview {
     pub archive_ref: Option<String>,
     /// Exactly what would be lost, as text for the confirmation dialog; empty when nothing.
     pub loss_summary: String,
+    /// The agents' own tmux panes removal would end (each also a refusal to confirm).
+    pub panes_to_end: Vec<PaneLine>,
+    /// The person's tmux panes in the folder: never ended, left in a deleted folder.
+    pub person_panes: Vec<PaneLine>,
+    /// Submodule commits found nowhere else, per submodule.
+    pub submodule_commits: Vec<SubmoduleCommits>,
+    /// A fingerprint of exactly what this preview shows (HEAD, every changed file, the unmerged
+    /// commits, the panes): removal with it goes ahead only while it is still true.
+    pub token: String,
+}
+
+/// A tmux pane in a worktree's folder.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PaneLine {
+    /// tmux's pane id ("%3").
+    pub pane: String,
+    /// The tmux session it belongs to.
+    pub session: String,
+    /// What runs in it (`pane_current_command`).
+    pub command: String,
+    /// The pane's process.
+    pub pid: u32,
+    /// The agent session whose process the pane runs; none for the person's panes.
+    pub agent_session_id: Option<String>,
+}
+
+/// Commits of one submodule that exist nowhere else.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SubmoduleCommits {
+    /// The submodule's path in the worktree.
+    pub submodule: String,
+    pub count: u32,
+    /// The first 100, newest first.
+    pub commits: Vec<CommitLine>,
 }
 
 /// What a removal did.
@@ -206,7 +323,10 @@ pub struct RemoveOutcome {
     /// Where the branch tip (or detached HEAD) was saved: `refs/plandeck/archive/<branch>`.
     pub archive_ref: Option<String>,
     pub branch_deleted: Option<String>,
+    /// Always none: Plandeck no longer kills tmux sessions (kept for the `--json` contract).
     pub tmux_session_killed: Option<String>,
+    /// The agents' own panes that were ended ("%3").
+    pub panes_ended: Vec<String>,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -224,6 +344,11 @@ pub enum WorktreeError {
     NotAWorktree { path: PathBuf, why: String },
     #[error("refused to remove {path}: {message}")]
     Refused { path: PathBuf, message: String },
+    #[error("no listed worktree or repository has the id {id} (list the worktrees again)")]
+    UnknownId { id: String },
+    /// The worktree changed since the preview the person confirmed; nothing was removed.
+    #[error("refused to remove {path}: it changed since it was shown ({what}); nothing was removed, look again")]
+    Changed { path: PathBuf, what: String },
     #[error("no archive ref {name} in {repo}")]
     ArchiveNotFound { repo: PathBuf, name: String },
     #[error("kept worktrees file {path} is damaged: {source}")]
@@ -256,7 +381,10 @@ impl From<WorktreeError> for IpcError {
             WorktreeError::NotARepo { .. } | WorktreeError::NotAWorktree { .. } => {
                 ErrorKind::NotFound
             }
-            WorktreeError::ArchiveNotFound { .. } => ErrorKind::NotFound,
+            WorktreeError::ArchiveNotFound { .. } | WorktreeError::UnknownId { .. } => {
+                ErrorKind::NotFound
+            }
+            WorktreeError::Changed { .. } => ErrorKind::Conflict,
             WorktreeError::Git { .. } => ErrorKind::Git,
             WorktreeError::Io { .. } | WorktreeError::Write(_) => ErrorKind::Io,
             WorktreeError::Refused { .. } => ErrorKind::Refused,
@@ -269,6 +397,19 @@ impl From<WorktreeError> for IpcError {
 /// A path as text for the DTOs.
 pub(crate) fn path_text(p: &Path) -> String {
     p.to_string_lossy().into_owned()
+}
+
+/// The id of a worktree: a hash of its (canonical) folder and its repository's common dir.
+pub(crate) fn worktree_id(path: &Path, common_dir: &Path) -> String {
+    let mut bytes = canonical(path).into_os_string().into_encoded_bytes();
+    bytes.push(0);
+    bytes.extend_from_slice(canonical(common_dir).as_os_str().as_encoded_bytes());
+    crate::ids::short_hash(&bytes)
+}
+
+/// The id of a repository: a hash of its common dir.
+pub(crate) fn repo_id(common_dir: &Path) -> String {
+    crate::ids::short_hash(canonical(common_dir).as_os_str().as_encoded_bytes())
 }
 
 /// The canonical form of a path, or the path itself (absolute, trailing slash dropped) when it
@@ -294,6 +435,8 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <Refusal as TS>::decl(),
         <RemovalPreview as TS>::decl(),
         <RemoveOutcome as TS>::decl(),
+        <PaneLine as TS>::decl(),
+        <SubmoduleCommits as TS>::decl(),
     ]
 }
 

@@ -1,10 +1,17 @@
 //! Safe removal: a preview with typed refusals, removal that archives the branch tip first, and
 //! "remove all clean and merged" for one repository.
 //!
-//! Refusals that may be confirmed (`discard`): changed files, unmerged commits, an unknown base, an
-//! unreadable state, a stale lock. Never: the main worktree, a path git does not list as a worktree
-//! (a symlink is never followed: the path given, and the folder git records, must both be real
-//! folders), a worktree a running session works in, a lock that is not provably stale.
+//! Refusals that may be confirmed (`discard`): changed files (submodule changes included), unmerged
+//! commits, submodule commits found nowhere else, an unknown base, an unreadable state, a stale
+//! lock, an agent's own tmux pane (ended by the removal), a pane of the person's (left open).
+//! Never: the main worktree, a path git does not list as a worktree (a symlink is never followed:
+//! the path given, and the folder git records, must both be real folders), an existing folder git
+//! cannot validate, a worktree a running session works in whose own pane is not known, a lock that
+//! is not provably stale.
+//!
+//! The preview carries a token, a fingerprint of exactly what it shows; removal with that token goes
+//! ahead only while the worktree still matches it, and the files and commits are checked once more
+//! right before the folder is deleted.
 //!
 //! A lock is stale when its reason names a process (`pid 1234`) that no longer exists and no
 //! running session works in the worktree. A lock without a pid (a person's `git worktree lock`) is
@@ -12,14 +19,13 @@
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
 use git2::{BranchType, Oid, Repository, WorktreePruneOptions};
 
 use super::list::{self, assign_sessions, Found, Sessions};
 use super::{
-    archive, canonical, keep, path_text, status, unmerged, Refusal, RemovalPreview, RemoveOutcome,
-    WorktreeError,
+    archive, canonical, keep, panes, unmerged, CommitLine, PaneLine, Refusal, RemovalPreview,
+    RemoveOutcome, SubmoduleCommits, WorktreeError,
 };
 use crate::config::Roots;
 use crate::sessions::worktree_hints;
@@ -79,12 +85,131 @@ fn locate(roots: &Roots, path: &Path) -> Result<Result<Located, String>, Worktre
     }))
 }
 
-/// What removing the worktree at `path` would do and lose, and why it may be refused.
-pub fn removal_preview(roots: &Roots, path: &Path) -> Result<RemovalPreview, WorktreeError> {
-    Ok(preview(roots, path)?.0)
+/// What removing the worktree at `path` would do and lose, and why it may be refused. Panes are
+/// looked for on the tmux server at `tmux_socket` (the default server when none).
+pub fn removal_preview(
+    roots: &Roots,
+    path: &Path,
+    tmux_socket: Option<&Path>,
+) -> Result<RemovalPreview, WorktreeError> {
+    Ok(preview(roots, path, tmux_socket)?.0)
 }
 
-fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located>), WorktreeError> {
+/// What a removal needs from its preview besides what the person sees.
+struct Checked {
+    located: Located,
+    /// The fingerprint of the files and commits (not the panes), checked again right before the
+    /// folder is deleted.
+    content: String,
+    agents: Vec<panes::AgentPane>,
+}
+
+/// The files and commits of a worktree, as the preview shows them and the removal re-checks them.
+struct Snapshot {
+    summary: super::WorktreeSummary,
+    /// Every changed path ("XY path"); none read when `unvalidated` is set.
+    changed: Vec<String>,
+    unmerged: (u32, Vec<CommitLine>),
+    submodules: Vec<SubmoduleCommits>,
+    /// Why git cannot check this existing folder.
+    unvalidated: Option<String>,
+}
+
+impl Snapshot {
+    fn take(located: &Located) -> Snapshot {
+        let f = &located.found;
+        let counted = list::summarize_in_full(f, &located.sessions, &located.kept, false);
+        let mut summary = counted.summary;
+        let mut snap = Snapshot {
+            changed: Vec::new(),
+            unmerged: (0, Vec::new()),
+            submodules: Vec::new(),
+            unvalidated: None,
+            summary: summary.clone(),
+        };
+        if f.prunable {
+            return snap;
+        }
+        let repo = match list::open_validated(f) {
+            Ok(r) => r,
+            Err(why) => {
+                snap.unvalidated = Some(why);
+                return snap;
+            }
+        };
+        // What git cannot show is not called clean: unreadable changed files or submodules refuse.
+        let (Some(changed), Some(submodules)) = (counted.changed, counted.submodules) else {
+            snap.unvalidated = Some(
+                summary
+                    .problem
+                    .clone()
+                    .unwrap_or_else(|| "its changed files cannot be read".to_owned()),
+            );
+            return snap;
+        };
+        snap.changed = changed.files.iter().map(|c| c.line()).collect();
+        snap.submodules = submodules;
+        let head = summary.head.as_deref().and_then(|h| Oid::from_str(h).ok());
+        let base = summary.base.as_deref().and_then(|b| Oid::from_str(b).ok());
+        if let (Some(head), Some(base)) = (head, base) {
+            match unmerged::unmerged_commits(&repo, head, base, COMMITS_SHOWN) {
+                Ok(u) => snap.unmerged = u,
+                Err(e) => {
+                    summary.problem = Some(format!("cannot list unmerged commits: {}", e.message()))
+                }
+            }
+        }
+        snap.summary = summary;
+        snap
+    }
+
+    /// A fingerprint of HEAD, the branch, every changed file, the unmerged and the submodule
+    /// commits.
+    fn content(&self) -> String {
+        let mut text = format!(
+            "head {:?}\nbranch {:?}\nbase {:?}\nfolder {}\nunvalidated {:?}\nunmerged {}\n",
+            self.summary.head,
+            self.summary.branch,
+            self.summary.base,
+            self.summary.prunable,
+            self.unvalidated,
+            self.unmerged.0
+        );
+        for c in &self.unmerged.1 {
+            text.push_str(&format!("commit {}\n", c.id));
+        }
+        // Each changed path with its size and modification time, so an edit after the dialog is
+        // a change even when the list of paths stays the same.
+        let top = Path::new(&self.summary.path);
+        for line in &self.changed {
+            let rel = line.get(3..).unwrap_or_default();
+            let rel = rel.rsplit_once(" -> ").map_or(rel, |(_, new)| new);
+            let stat = std::fs::symlink_metadata(top.join(rel)).ok().map(|m| {
+                use std::os::unix::fs::MetadataExt;
+                (m.len(), m.mtime(), m.mtime_nsec(), m.ino())
+            });
+            text.push_str(&format!("file {line} {stat:?}\n"));
+        }
+        for sub in &self.submodules {
+            text.push_str(&format!("submodule {} {}\n", sub.submodule, sub.count));
+            for c in &sub.commits {
+                text.push_str(&format!("  {}\n", c.id));
+            }
+        }
+        hash_text(&text)
+    }
+}
+
+fn hash_text(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    hex::encode(Sha256::digest(text.as_bytes()))
+}
+
+fn preview(
+    roots: &Roots,
+    path: &Path,
+    tmux_socket: Option<&Path>,
+) -> Result<(RemovalPreview, Option<Checked>), WorktreeError> {
     let located = match locate(roots, path)? {
         Ok(l) => l,
         Err(why) => {
@@ -105,6 +230,7 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
             worktree.problem = Some(why.clone());
             let refusals = vec![Refusal::NotAWorktree { why }];
             let loss_summary = refusals[0].message();
+            let token = hash_text(&format!("not a worktree\n{loss_summary}"));
             let preview = RemovalPreview {
                 worktree,
                 changed_files: Vec::new(),
@@ -113,23 +239,70 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
                 confirmable: false,
                 archive_ref: None,
                 loss_summary,
+                panes_to_end: Vec::new(),
+                person_panes: Vec::new(),
+                submodule_commits: Vec::new(),
+                token,
             };
             return Ok((preview, None));
         }
     };
     let f = &located.found;
-    let summary = list::summarize(f, &located.sessions, &located.kept, false);
+    let snap = Snapshot::take(&located);
+    let content = snap.content();
+    let panes = if f.prunable {
+        panes::PanesIn::default()
+    } else {
+        panes::panes_in(roots, &f.path, tmux_socket)
+    };
+    let summary = snap.summary.clone();
     let mut refusals = Vec::new();
     if f.is_main {
         refusals.push(Refusal::Main);
     }
+    for a in &panes.agents {
+        refusals.push(Refusal::AgentPane {
+            pane: a.line.pane.clone(),
+            session_id: a.line.agent_session_id.clone().unwrap_or_default(),
+            pid: a.line.pid,
+        });
+    }
     if let Some(id) = &located.sessions.running {
-        refusals.push(Refusal::RunningSession {
-            session_id: id.clone(),
+        // A running session whose own pane removal ends is listed as that pane; any other running
+        // session has to be stopped first.
+        let ends_it = panes
+            .agents
+            .iter()
+            .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()));
+        if !ends_it {
+            refusals.push(Refusal::RunningSession {
+                session_id: id.clone(),
+            });
+        }
+    }
+    for p in &panes.person {
+        refusals.push(Refusal::PersonPane {
+            pane: p.pane.clone(),
+            session: p.session.clone(),
+            command: p.command.clone(),
         });
     }
     if let Some(reason) = &f.locked {
-        let stale = located.sessions.running.is_none() && lock_is_stale(reason.as_deref());
+        // Stale: its process is gone, or it is the agent whose own pane this removal ends.
+        let lock_pid = lock_pid(reason.as_deref());
+        let held_by_ended_agent = lock_pid.is_some_and(|pid| {
+            panes
+                .agents
+                .iter()
+                .any(|a| i64::from(a.line.pid) == i64::from(pid))
+        });
+        let running_elsewhere = located.sessions.running.as_ref().is_some_and(|id| {
+            !panes
+                .agents
+                .iter()
+                .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()))
+        });
+        let stale = !running_elsewhere && (held_by_ended_agent || lock_is_stale(reason.as_deref()));
         refusals.push(Refusal::Locked {
             reason: reason.clone().filter(|r| !r.is_empty()),
             session_id: located.sessions.session_id.clone(),
@@ -139,38 +312,39 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
     let mut changed_files = Vec::new();
     let mut unmerged_commits = Vec::new();
     let mut archive_ref = None;
-    if !f.prunable {
+    if let Some(why) = &snap.unvalidated {
+        refusals.push(Refusal::Unvalidated { why: why.clone() });
+    } else if !f.prunable {
         if let Some(problem) = &summary.problem {
             refusals.push(Refusal::Unreadable {
                 problem: problem.clone(),
             });
         }
-        if summary.changed_files > 0 {
+        if !snap.changed.is_empty() {
             refusals.push(Refusal::Dirty {
-                count: summary.changed_files,
+                count: u32::try_from(snap.changed.len()).unwrap_or(u32::MAX),
             });
-            if let Ok(c) = status::changed_files(&f.path) {
-                changed_files = c.files.iter().take(FILES_SHOWN).map(|c| c.line()).collect();
-            }
+            changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
         }
-        let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
+        for sub in &snap.submodules {
+            refusals.push(Refusal::SubmoduleCommits {
+                submodule: sub.submodule.clone(),
+                count: sub.count,
+            });
+        }
         let head = summary.head.as_deref().and_then(|h| Oid::from_str(h).ok());
-        match (
-            summary.base.as_deref().and_then(|b| Oid::from_str(b).ok()),
-            head,
-        ) {
+        match (summary.base.as_deref(), head) {
             (None, Some(_)) => refusals.push(Refusal::BaseUnknown),
-            (Some(base), Some(head)) => {
-                let (count, lines) = unmerged::unmerged_commits(&repo, head, base, COMMITS_SHOWN)
-                    .map_err(WorktreeError::git(&f.path))?;
-                if count > 0 {
-                    refusals.push(Refusal::Unmerged { count });
-                    unmerged_commits = lines;
-                }
+            (Some(_), Some(_)) if snap.unmerged.0 > 0 => {
+                refusals.push(Refusal::Unmerged {
+                    count: snap.unmerged.0,
+                });
+                unmerged_commits = snap.unmerged.1.clone();
             }
             _ => {}
         }
         if let Some(head) = head {
+            let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
             archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
         }
     } else if summary.head.is_none() {
@@ -190,8 +364,21 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
         &refusals,
         &changed_files,
         &unmerged_commits,
+        &snap.submodules,
         archive_ref.as_deref(),
     );
+    let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
+    let mut shown = format!("path {}\ncontent {content}\n", summary.path);
+    for r in &refusals {
+        shown.push_str(&format!("refusal {}\n", r.message()));
+    }
+    for p in panes_to_end.iter().chain(&panes.person) {
+        shown.push_str(&format!(
+            "pane {} {} {:?}\n",
+            p.pane, p.pid, p.agent_session_id
+        ));
+    }
+    let token = hash_text(&shown);
     let preview = RemovalPreview {
         worktree: summary,
         changed_files,
@@ -200,15 +387,27 @@ fn preview(roots: &Roots, path: &Path) -> Result<(RemovalPreview, Option<Located
         confirmable,
         archive_ref,
         loss_summary,
+        panes_to_end,
+        person_panes: panes.person,
+        submodule_commits: snap.submodules,
+        token,
     };
-    Ok((preview, Some(located)))
+    Ok((
+        preview,
+        Some(Checked {
+            located,
+            content,
+            agents: panes.agents,
+        }),
+    ))
 }
 
 fn loss_summary(
     path: &str,
     refusals: &[Refusal],
     files: &[String],
-    commits: &[super::CommitLine],
+    commits: &[CommitLine],
+    submodules: &[SubmoduleCommits],
     archive_ref: Option<&str>,
 ) -> String {
     if refusals.is_empty() {
@@ -237,26 +436,39 @@ fn loss_summary(
             ));
         }
     }
+    for sub in submodules {
+        s.push_str(&format!(
+            "Commits of submodule {} that will be lost:\n",
+            sub.submodule
+        ));
+        for c in &sub.commits {
+            s.push_str(&format!(
+                "  {} {}\n",
+                &c.id[..c.id.len().min(10)],
+                c.summary
+            ));
+        }
+    }
     s
 }
 
-/// A lock is stale when its reason names a process id that is not alive.
-fn lock_is_stale(reason: Option<&str>) -> bool {
-    let Some(reason) = reason else { return false };
-    let Some(at) = reason.find("pid") else {
-        return false;
-    };
+/// The process id a lock reason names ("claude agent (pid 1234)").
+fn lock_pid(reason: Option<&str>) -> Option<i32> {
+    let reason = reason?;
+    let at = reason.find("pid")?;
     let digits: String = reason[at + 3..]
         .trim_start_matches([' ', ':', '='])
         .chars()
         .take_while(char::is_ascii_digit)
         .collect();
-    let Ok(pid) = digits.parse::<i32>() else {
+    digits.parse::<i32>().ok().filter(|p| *p > 0)
+}
+
+/// A lock is stale when its reason names a process id that is not alive.
+fn lock_is_stale(reason: Option<&str>) -> bool {
+    let Some(pid) = lock_pid(reason) else {
         return false;
     };
-    if pid <= 0 {
-        return false;
-    }
     // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
     let alive = unsafe { libc::kill(pid, 0) } == 0
         || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
@@ -284,16 +496,97 @@ fn prunable_branch(_repo: &Repository, f: &Found) -> Option<String> {
         .map(str::to_owned)
 }
 
+impl RemovalPreview {
+    /// The text of the native confirmation: what removal does (the folder, the branch, the panes
+    /// it ends and leaves) and exactly what would be lost.
+    pub fn confirmation_text(&self) -> String {
+        let w = &self.worktree;
+        let mut s = if self.loss_summary.is_empty() {
+            format!(
+                "Removing {} deletes its folder{}. Nothing would be lost: no changed files, no \
+                 unmerged commits, no tmux pane in it.\n",
+                w.path,
+                w.branch
+                    .as_deref()
+                    .map(|b| format!(" and its branch {b}"))
+                    .unwrap_or_default()
+            )
+        } else {
+            self.loss_summary.clone()
+        };
+        // Each pane it ends, and each of the person's it leaves, is one of the refusal lines above.
+        if let Some(r) = &self.archive_ref {
+            s.push_str(&format!(
+                "\nThe branch tip is saved as {r} first, so commits can be restored."
+            ));
+        }
+        s
+    }
+}
+
+/// The text of the native confirmation for "remove all clean and merged".
+pub fn clean_confirmation_text(previews: &[RemovalPreview]) -> String {
+    let mut s =
+        format!(
+        "Removes {} clean and merged {} (no changed files, no unmerged commits, no tmux pane), \
+         each with its branch, saved under an archive ref first:\n",
+        previews.len(),
+        if previews.len() == 1 { "worktree" } else { "worktrees" }
+    );
+    for p in previews {
+        s.push_str(&format!(
+            "  {}{}\n",
+            p.worktree.path,
+            p.worktree
+                .branch
+                .as_deref()
+                .map(|b| format!(" ({b})"))
+                .unwrap_or_default()
+        ));
+    }
+    s
+}
+
+/// How a removal goes.
+#[derive(Debug, Clone, Default)]
+pub struct RemoveOptions {
+    /// The person confirmed losing what the preview listed (`--discard`, the native dialog).
+    pub discard: bool,
+    /// The token of the preview the person saw: removal goes ahead only while it still matches.
+    pub expected: Option<String>,
+    /// The tmux server to look for panes on (the default one when none).
+    pub tmux_socket: Option<PathBuf>,
+}
+
 /// Removes the worktree at `path` and its branch, after saving the branch tip under
 /// `refs/plandeck/archive/…`. Refuses (naming exactly what would be lost) unless every refusal is
-/// confirmable and `discard` is true. Kills the tmux session whose pane is in the worktree.
-pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome, WorktreeError> {
-    let (preview, located) = preview(roots, path)?;
+/// confirmable and `discard` is set; refuses with [`WorktreeError::Changed`] when the preview no
+/// longer matches `expected`, or when the files or commits change before the folder is deleted.
+/// Ends only the agents' own panes the preview listed, each only while it is still that agent's;
+/// never a tmux session, never the person's panes.
+pub fn remove(
+    roots: &Roots,
+    path: &Path,
+    opts: &RemoveOptions,
+) -> Result<RemoveOutcome, WorktreeError> {
+    let socket = opts.tmux_socket.as_deref();
+    let (preview, checked) = preview(roots, path, socket)?;
     let refuse = |message: String| WorktreeError::Refused {
         path: path.to_owned(),
         message,
     };
-    let Some(located) = located else {
+    let changed = |what: &str| WorktreeError::Changed {
+        path: path.to_owned(),
+        what: what.to_owned(),
+    };
+    if let Some(expected) = &opts.expected {
+        if *expected != preview.token {
+            return Err(changed(
+                "what removal would do or lose is not what was shown",
+            ));
+        }
+    }
+    let Some(checked) = checked else {
         return Err(refuse(preview.loss_summary.trim_end().to_owned()));
     };
     if !preview.confirmable {
@@ -305,13 +598,13 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
             .collect();
         return Err(refuse(never.join("; ")));
     }
-    if !preview.refusals.is_empty() && !discard {
+    if !preview.refusals.is_empty() && !opts.discard {
         return Err(refuse(format!(
             "{}\nConfirm with --discard to remove it anyway.",
             preview.loss_summary.trim_end()
         )));
     }
-    let f = &located.found;
+    let f = &checked.located.found;
     let repo = Repository::open(&f.common_dir).map_err(WorktreeError::git(&f.common_dir))?;
     let (branch, head) = if f.prunable {
         (prunable_branch(&repo, f), prunable_head(&repo, f))
@@ -337,9 +630,23 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
         )?),
         None => None,
     };
-    let tmux_session_killed = kill_tmux_sessions_in(&f.path);
+    // The agents go before their folder, so they do not write into it meanwhile.
+    let panes_ended: Vec<String> = checked
+        .agents
+        .iter()
+        .filter(|a| panes::end_agent_pane(a, socket))
+        .map(|a| a.line.pane.clone())
+        .collect();
+    // Right before deleting: the files and commits must still be what was shown.
+    if f.prunable {
+        if std::fs::symlink_metadata(&f.path).is_ok() {
+            return Err(changed("its folder is back"));
+        }
+    } else if Snapshot::take(&checked.located).content() != checked.content {
+        return Err(changed("its files or commits changed"));
+    }
     keep::unkeep(roots, &f.path)?;
-    if f.path.exists() {
+    if !f.prunable {
         std::fs::remove_dir_all(&f.path).map_err(WorktreeError::io(&f.path))?;
     }
     if let Some(name) = &f.name {
@@ -373,7 +680,8 @@ pub fn remove(roots: &Roots, path: &Path, discard: bool) -> Result<RemoveOutcome
         removed: true,
         archive_ref,
         branch_deleted,
-        tmux_session_killed,
+        tmux_session_killed: None,
+        panes_ended,
     })
 }
 
@@ -388,54 +696,21 @@ fn is_default_branch(repo: &Repository, branch: &str) -> bool {
         .is_some_and(|t| t.rsplit('/').next() == Some(branch))
 }
 
-/// Kills each tmux session with a pane whose current folder is in `worktree`; returns their names.
-/// Without tmux (or a server), nothing happens.
-fn kill_tmux_sessions_in(worktree: &Path) -> Option<String> {
-    let out = Command::new("tmux")
-        .args([
-            "list-panes",
-            "-a",
-            "-F",
-            "#{session_name}\t#{pane_current_path}",
-        ])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    let root = canonical(worktree);
-    let mut names: Vec<String> = Vec::new();
-    for line in String::from_utf8_lossy(&out.stdout).lines() {
-        let Some((session, pane_path)) = line.split_once('\t') else {
-            continue;
-        };
-        if canonical(Path::new(pane_path)).starts_with(&root) && !names.iter().any(|n| n == session)
-        {
-            names.push(session.to_owned());
-        }
-    }
-    let killed: Vec<String> = names
-        .into_iter()
-        .filter(|n| {
-            Command::new("tmux")
-                .args(["kill-session", "-t", &format!("={n}")])
-                .status()
-                .is_ok_and(|s| s.success())
-        })
-        .collect();
-    (!killed.is_empty()).then(|| killed.join(", "))
-}
-
-/// "Remove all clean and merged" for the repository at `repo`: only linked worktrees that are
-/// unlocked, not kept, not in use by a running session, with no changed files and zero unmerged
-/// commits against a known base. Returns the removed folders.
-pub fn remove_clean(roots: &Roots, repo: &Path) -> Result<Vec<String>, WorktreeError> {
+/// What "remove all clean and merged" would remove in the repository at `repo`: the previews of
+/// the linked worktrees that are unlocked, not kept, not in use by a running session, with no
+/// changed files, no unmerged commits against a known base, no submodule commits found nowhere
+/// else and no tmux pane in them (each preview has no refusal). Shown before the person confirms.
+pub fn clean_removals(
+    roots: &Roots,
+    repo: &Path,
+    tmux_socket: Option<&Path>,
+) -> Result<Vec<RemovalPreview>, WorktreeError> {
     let common = list::common_dir_of(repo)?;
     let all = list::worktrees_of(&common)?;
     let hints = worktree_hints(roots);
     let sessions = assign_sessions(&all, &hints);
     let kept = keep::kept_set(roots)?;
-    let mut removed = Vec::new();
+    let mut out = Vec::new();
     for (f, s) in all.iter().zip(&sessions) {
         if f.is_main
             || f.locked.is_some()
@@ -448,16 +723,49 @@ pub fn remove_clean(roots: &Roots, repo: &Path) -> Result<Vec<String>, WorktreeE
         let summary = list::summarize(f, s, &kept, false);
         let clean = summary.problem.is_none()
             && summary.changed_files == 0
+            && summary.submodule_commits == 0
             && summary.unmerged_commits == Some(0);
         if !clean {
             continue;
         }
-        // `remove` checks everything again and refuses (without discard) if anything changed since.
-        match remove(roots, &f.path, false) {
-            Ok(_) => removed.push(path_text(&f.path)),
-            Err(WorktreeError::Refused { .. }) => continue,
+        let (p, _) = preview(roots, &f.path, tmux_socket)?;
+        if p.refusals.is_empty() {
+            out.push(p);
+        }
+    }
+    Ok(out)
+}
+
+/// Removes each previewed worktree (without discarding anything) while it is still exactly what its
+/// preview showed; one that changed or is refused now is skipped. Returns the removed folders.
+pub fn remove_previewed(
+    roots: &Roots,
+    previews: &[RemovalPreview],
+    tmux_socket: Option<&Path>,
+) -> Result<Vec<String>, WorktreeError> {
+    let mut removed = Vec::new();
+    for p in previews {
+        let opts = RemoveOptions {
+            discard: false,
+            expected: Some(p.token.clone()),
+            tmux_socket: tmux_socket.map(Path::to_owned),
+        };
+        match remove(roots, Path::new(&p.worktree.path), &opts) {
+            Ok(_) => removed.push(p.worktree.path.clone()),
+            Err(WorktreeError::Refused { .. } | WorktreeError::Changed { .. }) => continue,
             Err(e) => return Err(e),
         }
     }
     Ok(removed)
+}
+
+/// "Remove all clean and merged" for the repository at `repo` (see [`clean_removals`]), each
+/// checked again right before it goes. Returns the removed folders.
+pub fn remove_clean(
+    roots: &Roots,
+    repo: &Path,
+    tmux_socket: Option<&Path>,
+) -> Result<Vec<String>, WorktreeError> {
+    let previews = clean_removals(roots, repo, tmux_socket)?;
+    remove_previewed(roots, &previews, tmux_socket)
 }

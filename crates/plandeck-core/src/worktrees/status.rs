@@ -61,6 +61,8 @@ impl ChangedFile {
 #[derive(Debug, Clone, Default, PartialEq, Eq)]
 pub struct ChangedFiles {
     pub files: Vec<ChangedFile>,
+    /// The paths of the submodules the index records (checked out or not).
+    pub submodules: Vec<String>,
 }
 
 impl ChangedFiles {
@@ -106,6 +108,12 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
         None => from_libgit2(&repo, &git_dir)?,
     };
     let index_mtime = raw.as_ref().map(|(_, mtime)| *mtime);
+    let submodules: Vec<String> = parsed
+        .entries
+        .iter()
+        .filter(|e| e.stage == 0 && e.mode & MODE_TYPE == MODE_GITLINK)
+        .map(|e| String::from_utf8_lossy(&e.path).into_owned())
+        .collect();
 
     // The staged comparison and the working-tree scan share nothing but the parsed index, so they
     // run side by side; a Repository is not Sync, hence the second handle.
@@ -140,6 +148,7 @@ pub fn changed_files(workdir: &Path) -> Result<ChangedFiles, WorktreeError> {
             .into_values()
             .map(|(x, y, path)| ChangedFile { path, x, y })
             .collect(),
+        submodules,
     })
 }
 
@@ -427,6 +436,8 @@ enum Verdict {
     Changed(char),
     /// The raw hash differs but a content filter may explain it: ask git2.
     Confirm,
+    /// A submodule recorded at this commit: looked into after the parallel pass.
+    Submodule(Oid),
 }
 
 struct Scan {
@@ -493,6 +504,11 @@ fn worktree_changes(
         match verdict {
             Verdict::Clean => {}
             Verdict::Changed(letter) => unstaged.push((path, letter)),
+            Verdict::Submodule(recorded) => {
+                if super::submodules::changed(&top.join(OsStr::from_bytes(&path)), recorded) {
+                    unstaged.push((path, 'M'));
+                }
+            }
             Verdict::Confirm => {
                 let rel = Path::new(OsStr::from_bytes(&path));
                 let st = repo.status_file(rel).map_err(WorktreeError::git(rel))?;
@@ -530,8 +546,9 @@ impl Scan {
             return Verdict::Clean;
         }
         if e.mode & MODE_TYPE == MODE_GITLINK {
-            // Submodules are not looked into (git's default shows only a moved HEAD; rare here).
-            return Verdict::Clean;
+            // A submodule is changed when another commit is checked out or files inside it changed
+            // (as `git status` shows it, " M sub"); looked into after this pass.
+            return Verdict::Submodule(e.id);
         }
         let meta = match std::fs::symlink_metadata(full) {
             Ok(m) => m,

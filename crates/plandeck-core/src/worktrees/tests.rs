@@ -301,12 +301,23 @@ fn kinds(p: &RemovalPreview) -> Vec<&'static str> {
             Refusal::NotAWorktree { .. } => "notAWorktree",
             Refusal::RunningSession { .. } => "running",
             Refusal::Unreadable { .. } => "unreadable",
+            Refusal::AgentPane { .. } => "agentPane",
+            Refusal::PersonPane { .. } => "personPane",
+            Refusal::SubmoduleCommits { .. } => "submoduleCommits",
+            Refusal::Unvalidated { .. } => "unvalidated",
         })
         .collect()
 }
 
+fn opts(discard: bool) -> RemoveOptions {
+    RemoveOptions {
+        discard,
+        ..RemoveOptions::default()
+    }
+}
+
 fn assert_refused(roots: &Roots, path: &Path, discard: bool) -> String {
-    match remove(roots, path, discard) {
+    match remove(roots, path, &opts(discard)) {
         Err(WorktreeError::Refused { message, .. }) => {
             assert!(path.exists() || !discard, "refused but gone");
             message
@@ -390,7 +401,7 @@ fn refuses_every_unsafe_case() {
     // Dirty (tracked change) and untracked only.
     let (dirty, _) = f.worktree("dirty");
     write(&dirty.join("README.md"), "edited\n");
-    let p = removal_preview(&roots, &dirty).unwrap();
+    let p = removal_preview(&roots, &dirty, None).unwrap();
     assert_eq!(kinds(&p), ["dirty"]);
     assert!(p.confirmable);
     assert_eq!(p.changed_files, [" M README.md"]);
@@ -403,7 +414,7 @@ fn refuses_every_unsafe_case() {
     let (untracked, _) = f.worktree("untracked");
     write(&untracked.join("scratch.txt"), "only untracked\n");
     assert_eq!(
-        kinds(&removal_preview(&roots, &untracked).unwrap()),
+        kinds(&removal_preview(&roots, &untracked, None).unwrap()),
         ["dirty"]
     );
     assert_refused(&roots, &untracked, false);
@@ -412,7 +423,7 @@ fn refuses_every_unsafe_case() {
     let (ahead, ahead_repo) = f.worktree("ahead");
     write(&ahead.join("x.txt"), "x\n");
     commit_all(&ahead_repo, "work only here");
-    let p = removal_preview(&roots, &ahead).unwrap();
+    let p = removal_preview(&roots, &ahead, None).unwrap();
     assert_eq!(kinds(&p), ["unmerged"]);
     assert_eq!(p.unmerged_commits[0].summary, "work only here");
     assert!(assert_refused(&roots, &ahead, false).contains("work only here"));
@@ -425,7 +436,7 @@ fn refuses_every_unsafe_case() {
         .rename("trunk", false)
         .unwrap();
     assert_eq!(
-        kinds(&removal_preview(&roots, &lost).unwrap()),
+        kinds(&removal_preview(&roots, &lost, None).unwrap()),
         ["baseUnknown"]
     );
     assert_refused(&roots, &lost, false);
@@ -442,7 +453,7 @@ fn refuses_every_unsafe_case() {
         .unwrap()
         .lock(Some("on a usb disk"))
         .unwrap();
-    let p = removal_preview(&roots, &locked).unwrap();
+    let p = removal_preview(&roots, &locked, None).unwrap();
     assert_eq!(kinds(&p), ["locked"]);
     assert!(!p.confirmable);
     assert!(assert_refused(&roots, &locked, true).contains("usb disk"));
@@ -453,13 +464,13 @@ fn refuses_every_unsafe_case() {
         .unwrap()
         .lock(Some("claude agent (pid 999999999)"))
         .unwrap();
-    let p = removal_preview(&roots, &stale).unwrap();
+    let p = removal_preview(&roots, &stale, None).unwrap();
     assert!(p.confirmable, "{p:?}");
     assert_refused(&roots, &stale, false);
-    assert!(remove(&roots, &stale, true).unwrap().removed);
+    assert!(remove(&roots, &stale, &opts(true)).unwrap().removed);
 
     // Main.
-    let p = removal_preview(&roots, &f.repo_dir).unwrap();
+    let p = removal_preview(&roots, &f.repo_dir, None).unwrap();
     assert!(kinds(&p).contains(&"main") && !p.confirmable);
     assert_refused(&roots, &f.repo_dir, true);
     assert!(f.repo_dir.join(".git").exists());
@@ -468,7 +479,7 @@ fn refuses_every_unsafe_case() {
     let outside = f.home.join("elsewhere");
     fs::create_dir_all(&outside).unwrap();
     assert_eq!(
-        kinds(&removal_preview(&roots, &outside).unwrap()),
+        kinds(&removal_preview(&roots, &outside, None).unwrap()),
         ["notAWorktree"]
     );
     assert_refused(&roots, &outside, true);
@@ -483,7 +494,7 @@ fn refuses_every_unsafe_case() {
     fs::remove_dir_all(&swapped).unwrap();
     write(&outside.join("precious.txt"), "keep me\n");
     std::os::unix::fs::symlink(&outside, &swapped).unwrap();
-    let p = removal_preview(&roots, &swapped).unwrap();
+    let p = removal_preview(&roots, &swapped, None).unwrap();
     assert!(kinds(&p).contains(&"notAWorktree"), "{p:?}");
     assert_refused(&roots, &swapped, true);
     assert!(outside.join("precious.txt").exists());
@@ -514,7 +525,7 @@ fn removal_archives_commits_and_restore_brings_them_back() {
         .unwrap();
     keep(&roots, &ahead).unwrap();
 
-    let out = remove(&roots, &ahead, true).unwrap();
+    let out = remove(&roots, &ahead, &opts(true)).unwrap();
     assert!(out.removed);
     assert_eq!(
         out.archive_ref.as_deref(),
@@ -539,10 +550,20 @@ fn removal_archives_commits_and_restore_brings_them_back() {
         git(&f.repo_dir, &["rev-parse", "ahead"]).trim(),
         tip.to_string()
     );
-    assert!(matches!(
-        restore(&roots, &f.repo_dir, "nope"),
-        Err(WorktreeError::ArchiveNotFound { .. })
-    ));
+    for bad in [
+        "nope",
+        "refs/heads/main",
+        "HEAD",
+        "refs/plandeck/archive/../../heads/main",
+    ] {
+        assert!(
+            matches!(
+                restore(&roots, &f.repo_dir, bad),
+                Err(WorktreeError::ArchiveNotFound { .. })
+            ),
+            "{bad}"
+        );
+    }
 }
 
 #[test]
@@ -564,14 +585,21 @@ fn remove_clean_touches_only_clean_merged_unlocked_unkept_worktrees() {
         .iter()
         .any(|w| w.kept && Path::new(&w.path) == kept));
 
-    let removed = remove_clean(&roots, &f.repo_dir).unwrap();
+    // What the confirmation names is exactly what goes.
+    let shown = clean_removals(&roots, &f.repo_dir, None).unwrap();
+    assert_eq!(shown.len(), 1);
+    assert!(clean_confirmation_text(&shown).contains(clean.to_str().unwrap()));
+    assert!(shown[0]
+        .confirmation_text()
+        .contains("Nothing would be lost"));
+    let removed = remove_clean(&roots, &f.repo_dir, None).unwrap();
     assert_eq!(removed, [clean.to_string_lossy().to_string()]);
     assert!(!clean.exists());
     for p in [&kept, &dirty, &locked, &ahead, &f.repo_dir] {
         assert!(p.exists(), "{}", p.display());
     }
     // A clean removal needs no confirmation.
-    assert!(remove(&roots, &kept, false).unwrap().removed);
+    assert!(remove(&roots, &kept, &opts(false)).unwrap().removed);
 }
 
 #[test]
@@ -583,4 +611,583 @@ fn keep_refuses_a_path_that_is_not_a_worktree() {
         crate::ipc::IpcError::from(err).kind,
         crate::ipc::ErrorKind::NotFound
     );
+}
+
+// ---- Trust: panes, folders git cannot validate, submodules, the dialog race, ids. ----
+
+/// The git CLI with a fixed identity and time, allowing file:// submodules.
+fn git_cli(dir: &Path, args: &[&str]) -> String {
+    let mut all = vec![
+        "-c",
+        "user.name=Test",
+        "-c",
+        "user.email=test@example.com",
+        "-c",
+        "protocol.file.allow=always",
+        "-c",
+        "commit.gpgsign=false",
+    ];
+    all.extend_from_slice(args);
+    let out = Command::new("git")
+        .args(&all)
+        .current_dir(dir)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_DATE", "1700000000 +0000")
+        .env("GIT_COMMITTER_DATE", "1700000000 +0000")
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Waits (up to a generous minute) until `cond` holds.
+fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
+    while !cond() {
+        assert!(
+            std::time::Instant::now() < deadline,
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(std::time::Duration::from_millis(50));
+    }
+}
+
+/// A tmux server of its own on a private socket, killed when dropped.
+struct Tmux {
+    socket: PathBuf,
+}
+
+impl Tmux {
+    fn start(dir: &Path) -> Tmux {
+        let t = Tmux {
+            socket: dir.join("tmux.sock"),
+        };
+        t.run(&[
+            "-f",
+            "/dev/null",
+            "start-server",
+            ";",
+            "set",
+            "-g",
+            "exit-empty",
+            "off",
+        ]);
+        t
+    }
+    fn cmd(&self, args: &[&str]) -> std::process::Output {
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .env_remove("TMUX")
+            .output()
+            .expect("tmux runs")
+    }
+    fn run(&self, args: &[&str]) -> String {
+        let out = self.cmd(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8(out.stdout).unwrap()
+    }
+    /// A new session running `command` in `dir`; returns its pane id and the pane's pid.
+    fn session(&self, name: &str, dir: &Path, command: &str) -> (String, u32) {
+        let out = self.run(&[
+            "new-session",
+            "-d",
+            "-s",
+            name,
+            "-c",
+            dir.to_str().unwrap(),
+            "-P",
+            "-F",
+            "#{pane_id} #{pane_pid}",
+            command,
+        ]);
+        let (pane, pid) = out.trim().split_once(' ').unwrap();
+        (pane.to_owned(), pid.parse().unwrap())
+    }
+    fn panes(&self) -> Vec<String> {
+        let out = self.cmd(&["list-panes", "-a", "-F", "#{pane_id}"]);
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .map(str::to_owned)
+            .collect()
+    }
+}
+
+impl Drop for Tmux {
+    fn drop(&mut self) {
+        let _ = self.cmd(&["kill-server"]);
+    }
+}
+
+/// Field 22 of `/proc/<pid>/stat`: the process's start time, as Claude Code's registry records it.
+fn proc_start(pid: u32) -> String {
+    let stat = fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let (_, rest) = stat.rsplit_once(')').unwrap();
+    rest.split_whitespace().nth(19).unwrap().to_owned()
+}
+
+/// Claude Code's registry entry `<claude>/sessions/<pid>.json` for a running CLI.
+fn register(roots: &Roots, pid: u32, session_id: &str, cwd: &Path, tmux: &str, start: &str) {
+    let entry = serde_json::json!({
+        "pid": pid,
+        "sessionId": session_id,
+        "cwd": cwd,
+        "procStart": start,
+        "tmux": tmux,
+        "status": "idle",
+        "version": "2.1.328",
+    });
+    write(
+        &roots.claude.join(format!("sessions/{pid}.json")),
+        &entry.to_string(),
+    );
+}
+
+fn alive(pid: u32) -> bool {
+    crate::sessions::pid_alive(pid, None)
+        && !fs::read_to_string(format!("/proc/{pid}/stat")).is_ok_and(|s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, r)| r.trim_start().starts_with('Z'))
+        })
+}
+
+#[test]
+fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, _) = f.worktree("agent");
+    let tmux = Tmux::start(f.home.parent().unwrap());
+    // The agent runs as its pane's own process; the person has a shell in the worktree, in a
+    // session of their own, and an editor-like process in a second pane of the agent's session
+    // that a stale registry entry (a reused pid: another start time) claims.
+    let (agent_pane, agent_pid) = tmux.session("agent", &wt, "exec sleep 100000");
+    let (shell_pane, shell_pid) = tmux.session("person", &wt, "exec sh");
+    let editor = tmux.run(&[
+        "split-window",
+        "-d",
+        "-t",
+        "agent",
+        "-c",
+        wt.to_str().unwrap(),
+        "-P",
+        "-F",
+        "#{pane_id} #{pane_pid}",
+        "exec sleep 100001",
+    ]);
+    let (editor_pane, editor_pid) = editor.trim().split_once(' ').unwrap();
+    let editor_pid: u32 = editor_pid.parse().unwrap();
+    register(
+        &roots,
+        agent_pid,
+        "agent-session-1",
+        &wt,
+        &format!("agent:@0.{agent_pane}"),
+        &proc_start(agent_pid),
+    );
+    register(
+        &roots,
+        editor_pid,
+        "old-session",
+        &wt,
+        &format!("agent:@0.{editor_pane}"),
+        "1",
+    );
+
+    // The agent holds the worktree's lock, as Claude Code does while it runs: ending its pane
+    // ends the lock's owner, so the lock may be confirmed past.
+    f.repo
+        .find_worktree("agent")
+        .unwrap()
+        .lock(Some(&format!("claude agent (pid {agent_pid})")))
+        .unwrap();
+
+    let p = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert!(
+        p.refusals
+            .iter()
+            .any(|r| matches!(r, Refusal::Locked { stale: true, .. })),
+        "{p:#?}"
+    );
+    let ended: Vec<&str> = p.panes_to_end.iter().map(|x| x.pane.as_str()).collect();
+    assert_eq!(ended, [agent_pane.as_str()], "{p:#?}");
+    assert_eq!(
+        p.panes_to_end[0].agent_session_id.as_deref(),
+        Some("agent-session-1")
+    );
+    let mut person: Vec<&str> = p.person_panes.iter().map(|x| x.pane.as_str()).collect();
+    person.sort();
+    let mut expected = vec![shell_pane.as_str(), editor_pane];
+    expected.sort();
+    assert_eq!(person, expected, "{p:#?}");
+    assert!(p.confirmable, "{p:#?}");
+    assert!(
+        p.loss_summary.contains(&agent_pane) && p.loss_summary.contains(&shell_pane),
+        "the confirmation names each pane: {}",
+        p.loss_summary
+    );
+    let text = p.confirmation_text();
+    assert!(
+        text.contains(&format!("runs in tmux pane {agent_pane}"))
+            && text.contains("that pane will be ended")
+            && text.contains(&format!("your tmux pane {shell_pane}"))
+            && text.contains("it is not closed"),
+        "{text}"
+    );
+    let opts_for = |discard: bool, expected: Option<String>| RemoveOptions {
+        discard,
+        expected,
+        tmux_socket: Some(tmux.socket.clone()),
+    };
+
+    // Nothing is ended without the person's confirmation.
+    assert!(matches!(
+        remove(&roots, &wt, &opts_for(false, None)),
+        Err(WorktreeError::Refused { .. })
+    ));
+    assert!(alive(agent_pid) && alive(shell_pid) && alive(editor_pid));
+
+    let out = remove(&roots, &wt, &opts_for(true, Some(p.token.clone()))).unwrap();
+    assert!(out.removed && !wt.exists());
+    assert_eq!(out.panes_ended, std::slice::from_ref(&agent_pane));
+    assert_eq!(out.tmux_session_killed, None);
+    wait_until("the agent's pane to end", || {
+        !tmux.panes().contains(&agent_pane)
+    });
+    // The person's panes, their session and the agent session's other pane are all still there.
+    let left = tmux.panes();
+    assert!(
+        left.contains(&shell_pane) && left.iter().any(|x| x == editor_pane),
+        "{left:?}"
+    );
+    assert!(tmux.cmd(&["has-session", "-t", "=person"]).status.success());
+    assert!(alive(shell_pid) && alive(editor_pid));
+}
+
+#[test]
+fn an_existing_folder_git_cannot_validate_is_never_pruned_or_deleted() {
+    let f = fixture();
+    let roots = f.roots();
+    // The worktree's .git link is broken: git cannot open the folder, but it is full of work.
+    let (broken, _) = f.worktree("broken");
+    write(&broken.join("work.txt"), "hours of work\n");
+    write(
+        &broken.join(".git"),
+        "gitdir: /nonexistent/worktrees/broken\n",
+    );
+    // Another's .git leads to a different worktree's git dir.
+    let (crossed, _) = f.worktree("crossed");
+    write(&crossed.join("mine.txt"), "mine\n");
+    let other = f.repo_dir.join(".git/worktrees/broken");
+    write(
+        &crossed.join(".git"),
+        &format!("gitdir: {}\n", other.display()),
+    );
+
+    // Git's own record of a third is damaged (its `commondir` leads nowhere), so git cannot
+    // validate it.
+    let (unlinked, _) = f.worktree("unlinked");
+    write(&unlinked.join("draft.txt"), "draft\n");
+    write(
+        &f.repo_dir.join(".git/worktrees/unlinked/commondir"),
+        "/nonexistent-common\n",
+    );
+    assert!(f
+        .repo
+        .find_worktree("unlinked")
+        .unwrap()
+        .validate()
+        .is_err());
+
+    let listed = list(&roots, None).unwrap();
+    for path in [&broken, &crossed, &unlinked] {
+        let w = listed.iter().find(|w| Path::new(&w.path) == path).unwrap();
+        assert!(!w.prunable, "an existing folder is not prunable: {w:?}");
+        assert!(w.problem.is_some(), "{w:?}");
+        let p = removal_preview(&roots, path, None).unwrap();
+        assert!(kinds(&p).contains(&"unvalidated"), "{p:#?}");
+        assert!(!p.confirmable);
+        assert_refused(&roots, path, true);
+        assert!(remove_clean(&roots, &f.repo_dir, None).unwrap().is_empty());
+    }
+    assert!(broken.join("work.txt").exists() && crossed.join("mine.txt").exists());
+    assert!(unlinked.join("draft.txt").exists());
+    assert!(f.repo_dir.join(".git/worktrees/broken").exists());
+
+    // A folder that is really gone is prunable, and its removal only drops git's record.
+    let (gone, _) = f.worktree("gone");
+    fs::remove_dir_all(&gone).unwrap();
+    let w = list(&roots, None)
+        .unwrap()
+        .into_iter()
+        .find(|w| Path::new(&w.path) == gone)
+        .unwrap();
+    assert!(w.prunable);
+    assert!(remove(&roots, &gone, &opts(true)).unwrap().removed);
+    assert!(!f.repo_dir.join(".git/worktrees/gone").exists());
+}
+
+/// A repository whose `sub` is a submodule (a real clone of `subsrc`), and a worktree of it on
+/// branch `subwork` with the submodule checked out.
+fn with_submodule(f: &Fixture) -> PathBuf {
+    let base = f.repo_dir.parent().unwrap();
+    let src = base.join("subsrc");
+    fs::create_dir_all(&src).unwrap();
+    git_cli(&src, &["init", "-q", "-b", "main"]);
+    write(&src.join("lib.txt"), "library\n");
+    git_cli(&src, &["add", "-A"]);
+    git_cli(&src, &["commit", "-q", "-m", "library"]);
+    git_cli(
+        &f.repo_dir,
+        &["submodule", "add", "-q", src.to_str().unwrap(), "sub"],
+    );
+    git_cli(&f.repo_dir, &["commit", "-q", "-m", "add sub"]);
+    let wt = base.join("wt-subwork");
+    git_cli(
+        &f.repo_dir,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "subwork",
+            wt.to_str().unwrap(),
+        ],
+    );
+    git_cli(&wt, &["submodule", "update", "-q", "--init"]);
+    wt
+}
+
+#[test]
+fn submodule_changes_and_commits_found_nowhere_else_make_a_worktree_dirty() {
+    let f = fixture();
+    let roots = f.roots();
+    let wt = with_submodule(&f);
+    let sub = wt.join("sub");
+    let summary = |path: &Path| {
+        list(&roots, None)
+            .unwrap()
+            .into_iter()
+            .find(|w| Path::new(&w.path) == path)
+            .unwrap()
+    };
+    let clean = summary(&wt);
+    assert_eq!(
+        (
+            clean.changed_files,
+            clean.submodule_commits,
+            clean.problem.as_deref()
+        ),
+        (0, 0, None),
+        "{clean:?}"
+    );
+    assert!(kinds(&removal_preview(&roots, &wt, None).unwrap()).is_empty());
+
+    // A modified file inside the submodule, then an untracked one: the worktree is dirty, as git
+    // status shows it.
+    write(&sub.join("lib.txt"), "edited\n");
+    assert_eq!(ours(&wt), porcelain(&wt));
+    assert_eq!(summary(&wt).changed_files, 1);
+    let p = removal_preview(&roots, &wt, None).unwrap();
+    assert_eq!(kinds(&p), ["dirty"]);
+    assert_eq!(p.changed_files, [" M sub"]);
+    assert_refused(&roots, &wt, false);
+    git_cli(&sub, &["checkout", "-q", "--", "lib.txt"]);
+    write(&sub.join("notes.txt"), "untracked in the submodule\n");
+    assert_eq!(summary(&wt).changed_files, 1);
+    assert_eq!(ours(&wt).len(), porcelain(&wt).len());
+    fs::remove_file(sub.join("notes.txt")).unwrap();
+    assert_eq!(summary(&wt).changed_files, 0);
+
+    // A commit made in the submodule checkout: another commit is checked out, and it exists
+    // nowhere else (the submodule's git dir lives in this worktree's git dir).
+    write(&sub.join("lib.txt"), "local work\n");
+    git_cli(&sub, &["commit", "-q", "-am", "submodule work only here"]);
+    let s = summary(&wt);
+    assert_eq!((s.changed_files, s.submodule_commits), (1, 1), "{s:?}");
+    assert_eq!(ours(&wt), porcelain(&wt));
+
+    // The worktree records the new submodule commit: git status is clean, but removing the folder
+    // would still lose the submodule's commit.
+    git_cli(&wt, &["commit", "-q", "-am", "bump sub"]);
+    assert!(porcelain(&wt).is_empty());
+    let s = summary(&wt);
+    assert_eq!((s.changed_files, s.submodule_commits), (0, 1), "{s:?}");
+    let p = removal_preview(&roots, &wt, None).unwrap();
+    assert!(kinds(&p).contains(&"submoduleCommits"), "{p:#?}");
+    assert_eq!(p.submodule_commits[0].submodule, "sub");
+    assert_eq!(
+        p.submodule_commits[0].commits[0].summary,
+        "submodule work only here"
+    );
+    assert!(
+        p.loss_summary.contains("submodule work only here"),
+        "{}",
+        p.loss_summary
+    );
+    assert!(assert_refused(&roots, &wt, false).contains("submodule sub"));
+    assert!(remove_clean(&roots, &f.repo_dir, None).unwrap().is_empty());
+    assert!(sub.join("lib.txt").exists());
+    // Once confirmed, it goes.
+    assert!(remove(&roots, &wt, &opts(true)).unwrap().removed);
+}
+
+#[test]
+fn removal_refuses_when_the_worktree_changed_since_the_preview() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, wt_repo) = f.worktree("racy");
+    let confirmed = |token: &str| RemoveOptions {
+        discard: true,
+        expected: Some(token.to_owned()),
+        tmux_socket: None,
+    };
+
+    // A clean worktree is shown; a file is written before the person's click lands.
+    let shown = removal_preview(&roots, &wt, None).unwrap();
+    write(&wt.join("late.txt"), "written after the dialog\n");
+    let err = remove(&roots, &wt, &confirmed(&shown.token)).unwrap_err();
+    assert!(matches!(err, WorktreeError::Changed { .. }), "{err}");
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::Conflict
+    );
+    assert!(wt.join("late.txt").exists());
+
+    // The dirty state is shown; then a commit is made (HEAD moves, the file list changes).
+    let shown = removal_preview(&roots, &wt, None).unwrap();
+    assert_eq!(kinds(&shown), ["dirty"]);
+    commit_all(&wt_repo, "late commit");
+    let err = remove(&roots, &wt, &confirmed(&shown.token)).unwrap_err();
+    assert!(matches!(err, WorktreeError::Changed { .. }), "{err}");
+    assert!(wt.join("late.txt").exists());
+    assert!(git(&f.repo_dir, &["worktree", "list"]).contains("wt-racy"));
+    // No archive ref was written for a refused removal.
+    assert!(git(&f.repo_dir, &["for-each-ref", "refs/plandeck"]).is_empty());
+
+    // The same file edited to other content of the same size: still a change.
+    write(&wt.join("late.txt"), "edited one more time.....\n");
+    let shown = removal_preview(&roots, &wt, None).unwrap();
+    write(&wt.join("late.txt"), "edited one more time!!!!!\n");
+    assert!(matches!(
+        remove(&roots, &wt, &confirmed(&shown.token)),
+        Err(WorktreeError::Changed { .. })
+    ));
+
+    // What is shown now is what goes.
+    let shown = removal_preview(&roots, &wt, None).unwrap();
+    assert!(
+        remove(&roots, &wt, &confirmed(&shown.token))
+            .unwrap()
+            .removed
+    );
+    assert!(!wt.exists());
+}
+
+#[test]
+fn commands_take_listed_ids_not_paths() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, _) = f.worktree("byid");
+    let listed = list(&roots, None).unwrap();
+    let ids: BTreeSet<&str> = listed.iter().map(|w| w.id.as_str()).collect();
+    assert_eq!(ids.len(), listed.len(), "ids are distinct");
+    let w = listed.iter().find(|w| Path::new(&w.path) == wt).unwrap();
+    assert_eq!(resolve_id(&roots, &w.id).unwrap(), wt);
+    assert_eq!(resolve_repo_id(&roots, &w.repo_id).unwrap(), f.repo_dir);
+    // Ids are stable across listings.
+    assert_eq!(
+        list(&roots, None)
+            .unwrap()
+            .iter()
+            .find(|x| x.id == w.id)
+            .map(|x| x.path.clone()),
+        Some(w.path.clone())
+    );
+
+    // A path, or any folder, is not an id.
+    let outside = f.home.join("elsewhere");
+    fs::create_dir_all(&outside).unwrap();
+    for bad in [wt.to_str().unwrap(), outside.to_str().unwrap(), "", "../x"] {
+        let err = resolve_id(&roots, bad).unwrap_err();
+        assert!(matches!(err, WorktreeError::UnknownId { .. }), "{err}");
+        assert_eq!(
+            crate::ipc::IpcError::from(err).kind,
+            crate::ipc::ErrorKind::NotFound
+        );
+        assert!(resolve_repo_id(&roots, bad).is_err());
+    }
+    // Once removed, its id no longer resolves.
+    assert!(remove(&roots, &wt, &opts(false)).unwrap().removed);
+    assert!(matches!(
+        resolve_id(&roots, &w.id),
+        Err(WorktreeError::UnknownId { .. })
+    ));
+}
+
+#[test]
+fn a_pane_that_is_no_longer_the_agents_is_never_ended() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, _) = f.worktree("swap");
+    let tmux = Tmux::start(f.home.parent().unwrap());
+    let (pane, pid) = tmux.session("agent", &wt, "exec sleep 100000");
+    register(
+        &roots,
+        pid,
+        "agent-session-2",
+        &wt,
+        &format!("agent:@0.{pane}"),
+        &proc_start(pid),
+    );
+    let shown = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert_eq!(shown.panes_to_end.len(), 1, "{shown:#?}");
+    // The agent exits and the person starts a shell in the same pane before confirming.
+    tmux.run(&["respawn-pane", "-k", "-t", &pane, "exec sh"]);
+    wait_until("the agent to exit", || !alive(pid));
+    let opts = RemoveOptions {
+        discard: true,
+        expected: Some(shown.token.clone()),
+        tmux_socket: Some(tmux.socket.clone()),
+    };
+    let err = remove(&roots, &wt, &opts).unwrap_err();
+    assert!(matches!(err, WorktreeError::Changed { .. }), "{err}");
+    assert!(tmux.panes().contains(&pane) && wt.exists());
+    // Looked at again, the pane is the person's: removal leaves it open.
+    let now = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert!(now.panes_to_end.is_empty(), "{now:#?}");
+    assert_eq!(now.person_panes.len(), 1);
+    let opts = RemoveOptions {
+        expected: Some(now.token.clone()),
+        ..opts
+    };
+    let out = remove(&roots, &wt, &opts).unwrap();
+    assert!(out.removed && out.panes_ended.is_empty());
+    assert!(tmux.panes().contains(&pane));
+}
+
+#[test]
+fn remove_all_clean_leaves_a_worktree_with_the_persons_pane_in_it() {
+    let f = fixture();
+    let roots = f.roots();
+    let (occupied, _) = f.worktree("occupied");
+    let (free, _) = f.worktree("free");
+    let tmux = Tmux::start(f.home.parent().unwrap());
+    let (pane, pid) = tmux.session("person", &occupied, "exec sh");
+
+    let shown = clean_removals(&roots, &f.repo_dir, Some(&tmux.socket)).unwrap();
+    let paths: Vec<&str> = shown.iter().map(|p| p.worktree.path.as_str()).collect();
+    assert_eq!(paths, [free.to_str().unwrap()]);
+    let removed = remove_clean(&roots, &f.repo_dir, Some(&tmux.socket)).unwrap();
+    assert_eq!(removed, [free.to_string_lossy().to_string()]);
+    assert!(occupied.exists() && !free.exists());
+    assert!(tmux.panes().contains(&pane) && alive(pid));
 }

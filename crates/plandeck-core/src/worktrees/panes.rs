@@ -1,0 +1,175 @@
+//! The tmux panes in a worktree's folder, told apart: an agent's own pane (the pane's process is a
+//! running agent session's process, as Claude Code's registry `<claude>/sessions/<pid>.json` names
+//! it, with the same start time and, when the registry names one, the same pane) may be ended by a
+//! confirmed removal; every other pane is the person's (a shell, an editor, an agent started from
+//! a shell) and is never ended. Plandeck never kills a tmux session.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use super::{canonical, PaneLine};
+use crate::config::Roots;
+use crate::sessions::{pid_alive, RegistryFile};
+
+/// A pane as `tmux list-panes -a` reports it.
+#[derive(Debug, Clone)]
+struct Pane {
+    id: String,
+    pid: u32,
+    session: String,
+    command: String,
+    path: PathBuf,
+}
+
+/// An agent's own pane, with what identifies the agent's process.
+#[derive(Debug, Clone)]
+pub(crate) struct AgentPane {
+    pub line: PaneLine,
+    pub proc_start: Option<String>,
+}
+
+/// The panes in a worktree: the agents' own and the person's.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct PanesIn {
+    pub agents: Vec<AgentPane>,
+    pub person: Vec<PaneLine>,
+}
+
+fn tmux(socket: Option<&Path>) -> Command {
+    let mut cmd = Command::new("tmux");
+    if let Some(s) = socket {
+        cmd.arg("-S").arg(s);
+    }
+    cmd
+}
+
+/// Every pane of the server; none without tmux or a server.
+fn all_panes(socket: Option<&Path>) -> Vec<Pane> {
+    let Ok(out) = tmux(socket)
+        .args([
+            "list-panes",
+            "-a",
+            "-F",
+            "#{pane_id}\t#{pane_pid}\t#{session_name}\t#{pane_current_command}\t#{pane_current_path}",
+        ])
+        .output()
+    else {
+        return Vec::new();
+    };
+    if !out.status.success() {
+        return Vec::new();
+    }
+    String::from_utf8_lossy(&out.stdout)
+        .lines()
+        .filter_map(|line| {
+            let mut parts = line.splitn(5, '\t');
+            let id = parts.next()?.to_owned();
+            let pid = parts.next()?.parse().ok()?;
+            let session = parts.next()?.to_owned();
+            let command = parts.next()?.to_owned();
+            let path = PathBuf::from(parts.next()?);
+            Some(Pane {
+                id,
+                pid,
+                session,
+                command,
+                path,
+            })
+        })
+        .collect()
+}
+
+/// The running agent processes Claude Code's registry names, with their sessions and panes.
+fn registry(roots: &Roots) -> Vec<RegistryFile> {
+    let Ok(read) = std::fs::read_dir(roots.claude.join("sessions")) else {
+        return Vec::new();
+    };
+    read.flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
+        .filter_map(|p| RegistryFile::read(&p))
+        .filter(|r| pid_alive(r.pid, r.proc_start.as_deref()))
+        .collect()
+}
+
+/// The pane id in a registry's `tmux` value: `cc:@0.%3` → `%3`.
+fn pane_of(value: &str) -> &str {
+    match value.rsplit_once('.') {
+        Some((_, pane)) if pane.starts_with('%') => pane,
+        _ => value,
+    }
+}
+
+/// The agent session whose process `pane` runs, if any: same pid, alive with the registry's start
+/// time, and the registry's pane (when it names one) is this pane.
+fn agent_of<'r>(pane: &Pane, registry: &'r [RegistryFile]) -> Option<&'r RegistryFile> {
+    registry.iter().find(|r| {
+        r.pid == pane.pid
+            && r.tmux
+                .as_deref()
+                .filter(|t| !t.is_empty())
+                .is_none_or(|t| pane_of(t) == pane.id)
+    })
+}
+
+/// The panes whose current folder is inside `worktree`.
+pub(crate) fn panes_in(roots: &Roots, worktree: &Path, socket: Option<&Path>) -> PanesIn {
+    let root = canonical(worktree);
+    let panes: Vec<Pane> = all_panes(socket)
+        .into_iter()
+        .filter(|p| canonical(&p.path).starts_with(&root))
+        .collect();
+    if panes.is_empty() {
+        return PanesIn::default();
+    }
+    let registry = registry(roots);
+    let mut out = PanesIn::default();
+    for p in panes {
+        let agent = agent_of(&p, &registry);
+        let line = PaneLine {
+            pane: p.id.clone(),
+            session: p.session.clone(),
+            command: p.command.clone(),
+            pid: p.pid,
+            agent_session_id: agent.map(|r| r.session_id.clone()),
+        };
+        match agent {
+            Some(r) => out.agents.push(AgentPane {
+                line,
+                proc_start: r.proc_start.clone(),
+            }),
+            None => out.person.push(line),
+        }
+    }
+    out
+}
+
+/// Ends an agent's own pane, only if it is still that agent's: the pane still runs the same
+/// process, which is still the one the registry named (same start time). Returns whether it was
+/// ended. Only the pane: never its tmux session.
+pub(crate) fn end_agent_pane(agent: &AgentPane, socket: Option<&Path>) -> bool {
+    let still = all_panes(socket)
+        .iter()
+        .any(|p| p.id == agent.line.pane && p.pid == agent.line.pid)
+        && pid_alive(agent.line.pid, agent.proc_start.as_deref());
+    if !still {
+        return false;
+    }
+    let ended = tmux(socket)
+        .args(["kill-pane", "-t", &agent.line.pane])
+        .status()
+        .is_ok_and(|s| s.success());
+    if ended {
+        // The folder is deleted only once the agent is gone, so it does not write into it
+        // meanwhile; an agent that takes longer is still checked against what was shown.
+        let deadline = Instant::now() + EXIT_WAIT;
+        while pid_alive(agent.line.pid, agent.proc_start.as_deref()) && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(20));
+        }
+    }
+    ended
+}
+
+/// How long a removal waits for an ended agent to exit.
+const EXIT_WAIT: Duration = Duration::from_secs(10);
