@@ -187,7 +187,7 @@ fn every_file_and_folder_of_the_store_is_private_after_a_realistic_run() {
     // A worktree kept, another removed (its branch tip archived).
     let (repo, kept, dropped) = repo_with_worktrees(&home);
     worktrees::keep(&roots, &kept).unwrap();
-    worktrees::remove(&roots, &dropped, false).unwrap();
+    worktrees::remove(&roots, &dropped, &worktrees::RemoveOptions::default()).unwrap();
 
     // A hook installed (its record is in the store) and the settings saved.
     gate::install_with(
