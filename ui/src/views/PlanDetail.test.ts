@@ -44,7 +44,7 @@ const diff: PlanDiff = {
       ],
     },
   ],
-  renderedHtml: "<div class=\"diff-del\"><p>one</p></div><div class=\"diff-ins\"><p>two</p></div>",
+  renderedHtml: "<div class=\"diff-del\" data-pd-diff=\"del\"><p>one</p></div><div class=\"diff-ins\" data-pd-diff=\"ins\"><p>two</p></div>",
 } as unknown as PlanDiff;
 
 describe("PlanDetail", () => {
