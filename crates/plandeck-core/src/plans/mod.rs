@@ -213,6 +213,86 @@ pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
         .collect()
 }
 
+/// Why Plandeck refuses to write a plan file at a path (DESIGN.md §10: it writes only to
+/// canonical plan files inside discovered plans folders, never through a symlink to elsewhere).
+#[derive(Debug, thiserror::Error)]
+pub enum UnsafePlanPath {
+    #[error("refusing to write {path}: the path goes up a folder (`..`)")]
+    ParentComponent { path: PathBuf },
+    #[error("refusing to write {path}: not an absolute path")]
+    Relative { path: PathBuf },
+    #[error(
+        "refusing to write {path}: it leads to {target}, which is outside every plans folder \
+         Plandeck knows (a symlink or a path pointing elsewhere)"
+    )]
+    Outside { path: PathBuf, target: PathBuf },
+    #[error("refusing to write {path}: it is a symlink that leads nowhere, or not a regular file")]
+    NotAFile { path: PathBuf },
+    #[error("refusing to write {path}: cannot resolve it: {source}")]
+    Resolve {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The one place that decides where a plan file may be written: the canonical path of `path`
+/// (every symlink followed), which must be a regular file (or a new file) strictly inside a
+/// plans folder discovery found (Claude Code's, a project's `plansDirectory`, a Gemini CLI
+/// session's, an extra folder). `path` must be absolute and free of `..`. Writers write to the
+/// path this returns, so a symlinked plan inside a plans folder stays a symlink.
+pub fn writable_plan_path(roots: &Roots, path: &Path) -> Result<PathBuf, UnsafePlanPath> {
+    use std::path::Component;
+    let owned = || path.to_owned();
+    if path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(UnsafePlanPath::ParentComponent { path: owned() });
+    }
+    if !path.is_absolute() {
+        return Err(UnsafePlanPath::Relative { path: owned() });
+    }
+    let target = match path.canonicalize() {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if path.symlink_metadata().is_ok() {
+                // A dangling symlink: where the write would land is not known.
+                return Err(UnsafePlanPath::NotAFile { path: owned() });
+            }
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                return Err(UnsafePlanPath::NotAFile { path: owned() });
+            };
+            match parent.canonicalize() {
+                Ok(p) => p.join(name),
+                Err(source) => {
+                    return Err(UnsafePlanPath::Resolve {
+                        path: owned(),
+                        source,
+                    })
+                }
+            }
+        }
+        Err(source) => {
+            return Err(UnsafePlanPath::Resolve {
+                path: owned(),
+                source,
+            })
+        }
+    };
+    if target.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+        return Err(UnsafePlanPath::NotAFile { path: owned() });
+    }
+    let inside = discover::discover(roots)
+        .sources
+        .iter()
+        .filter_map(|s| s.dir.canonicalize().ok())
+        .any(|dir| target.starts_with(&dir) && target != dir);
+    if !inside {
+        return Err(UnsafePlanPath::Outside {
+            path: owned(),
+            target,
+        });
+    }
+    Ok(target)
+}
+
 /// Finds a plan by id ([`crate::ids::plan_id`]) or by path (absolute, or relative to the current
 /// directory). Paths come back in the form the listing uses (canonical folder + file name).
 pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
