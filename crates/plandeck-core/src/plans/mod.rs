@@ -97,6 +97,9 @@ pub enum PlanError {
     Unknown(String),
     #[error("The plan {path} no longer exists: it was deleted or moved.")]
     Deleted { path: PathBuf },
+    /// The window names plans by the ids discovery gave it, never by path.
+    #[error("{0:?} is not a plan id (12 hex digits from the plan list); the window names plans by id, not by path.")]
+    NotAnId(String),
     #[error("The plan {path} is too large to show ({size} bytes; plans over 8 MiB are not read).")]
     TooLarge { path: PathBuf, size: u64 },
     #[error("The plan {path} is a binary file, not markdown.")]
@@ -114,9 +117,10 @@ impl From<PlanError> for IpcError {
     fn from(e: PlanError) -> Self {
         let kind = match &e {
             PlanError::Unknown(_) | PlanError::Deleted { .. } => ErrorKind::NotFound,
-            PlanError::TooLarge { .. } | PlanError::Binary { .. } | PlanError::NotUtf8 { .. } => {
-                ErrorKind::BadInput
-            }
+            PlanError::TooLarge { .. }
+            | PlanError::Binary { .. }
+            | PlanError::NotUtf8 { .. }
+            | PlanError::NotAnId(_) => ErrorKind::BadInput,
             PlanError::Read { .. } => ErrorKind::Io,
         };
         IpcError::new(kind, e.to_string())
@@ -145,10 +149,25 @@ pub fn list(roots: &Roots) -> PlanListing {
     }
 }
 
-/// Reads and renders one plan, by id or path.
+/// Reads and renders one plan, by id or path (the CLI's form; the window uses [`get_by_id`]).
 pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
     let found = discover::discover(roots);
     let path = resolve_in(&found, id_or_path)?;
+    get_in(roots, &found, path)
+}
+
+/// Reads and renders the plan discovery lists under `id`; a path or an unknown id is refused.
+pub fn get_by_id(roots: &Roots, id: &str) -> Result<PlanDocument, PlanError> {
+    let found = discover::discover(roots);
+    let path = resolve_id_in(&found, id)?;
+    get_in(roots, &found, path)
+}
+
+fn get_in(
+    roots: &Roots,
+    found: &discover::Discovery,
+    path: PathBuf,
+) -> Result<PlanDocument, PlanError> {
     let candidate = found
         .candidates
         .iter()
@@ -298,6 +317,25 @@ pub fn writable_plan_path(roots: &Roots, path: &Path) -> Result<PathBuf, UnsafeP
 pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
     let found = discover::discover(roots);
     Ok(resolve_in(&found, id_or_path)?)
+}
+
+/// The path of the plan discovery lists under `id` ([`crate::ids::plan_id`]). Only ids: what the
+/// window sends is checked against what discovery found, so it cannot name an arbitrary file.
+pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, PlanError> {
+    resolve_id_in(&discover::discover(roots), id)
+}
+
+fn resolve_id_in(found: &discover::Discovery, id: &str) -> Result<PathBuf, PlanError> {
+    if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(PlanError::NotAnId(id.to_owned()));
+    }
+    let id = id.to_ascii_lowercase();
+    found
+        .candidates
+        .iter()
+        .find(|c| crate::ids::plan_id(&c.path) == id)
+        .map(|c| c.path.clone())
+        .ok_or(PlanError::Unknown(id))
 }
 
 fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, PlanError> {
