@@ -39,9 +39,17 @@ pub async fn plan_history(state: State<'_, AppState>, id: String) -> Result<Plan
 
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn plan_version(state: State<'_, AppState>, hash: String) -> Result<String, IpcError> {
+pub async fn plan_version(
+    state: State<'_, AppState>,
+    id: String,
+    hash: String,
+) -> Result<String, IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(review::version(&roots, &hash)?)).await
+    blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        Ok(review::version_of(&roots, &path, &hash)?)
+    })
+    .await
 }
 
 /// Approves the version of a plan the reviewer read (`startedFrom`; refused as `planChanged` when

@@ -55,7 +55,7 @@ export const ipc = {
   addPlanFolder: () => call<string | null>("add_plan_folder"),
   planDiff: (id: string, from: string | null, to: string | null) => call<PlanDiff>("plan_diff", { id, from, to }),
   planHistory: (id: string) => call<PlanHistory>("plan_history", { id }),
-  planVersion: (hash: string) => call<string>("plan_version", { hash }),
+  planVersion: (id: string, hash: string) => call<string>("plan_version", { id, hash }),
   /** Approves the version read (`startedFrom`, else `planChanged`); with `edited`, writes it to
    * the plan file first if the file still holds `startedFrom` (else `conflict`). */
   approvePlan: (id: string, edited: string | null, startedFrom: string | null, mode: string | null) =>

@@ -248,6 +248,27 @@ pub fn version(roots: &Roots, hash: &str) -> Result<String, ReviewError> {
     })
 }
 
+/// The text of stored version `hash` of the plan at `plan_path`: only a version of that plan
+/// (seen by Plandeck or named by a decision on it), else [`ReviewError::NoVersion`].
+pub fn version_of(roots: &Roots, plan_path: &Path, hash: &str) -> Result<String, ReviewError> {
+    store::version_path(&roots.data, hash)?;
+    let key = store::plan_key(plan_path);
+    let seen = store::seen_versions(&roots.data, &key)
+        .iter()
+        .any(|s| s.hash == hash);
+    let decided = || -> Result<bool, ReviewError> {
+        Ok(log(roots, Some(&key))?.iter().any(|d| {
+            d.approved_hash.as_deref() == Some(hash) || d.content_hash.as_deref() == Some(hash)
+        }))
+    };
+    if !seen && !decided()? {
+        return Err(ReviewError::NoVersion {
+            hash: hash.to_owned(),
+        });
+    }
+    version(roots, hash)
+}
+
 /// One version of a plan in its history.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

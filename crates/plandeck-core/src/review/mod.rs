@@ -22,7 +22,7 @@ pub mod state;
 pub mod store;
 
 pub use decide::{
-    agent_for_path, approve, history, log, record_version, reject, reject_seen, version,
+    agent_for_path, approve, history, log, record_version, reject, reject_seen, version, version_of,
 };
 pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};

@@ -384,3 +384,22 @@ fn agent_comes_from_the_folder() {
         Agent::Other
     );
 }
+
+#[test]
+fn version_of_gives_only_versions_of_that_plan() {
+    let f = fixture();
+    let text = fs::read(&f.plan).unwrap();
+    let h = record_version(&f.roots, &f.plan, &text).unwrap();
+    assert_eq!(version_of(&f.roots, &f.plan, &h).unwrap().as_bytes(), text);
+    let other = f.plan.with_file_name("other.md");
+    fs::write(&other, "# Other\n").unwrap();
+    let other_hash = record_version(&f.roots, &other, b"# Other\n").unwrap();
+    assert!(matches!(
+        version_of(&f.roots, &f.plan, &other_hash),
+        Err(ReviewError::NoVersion { .. })
+    ));
+    assert!(matches!(
+        version_of(&f.roots, &f.plan, "../../etc/passwd"),
+        Err(ReviewError::BadHash { .. })
+    ));
+}
