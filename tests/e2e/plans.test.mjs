@@ -2,10 +2,10 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync, renameSync, unlinkSync } from "node:fs";
+import { readFileSync, writeFileSync, renameSync, unlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
+import { cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 /** The native GTK dialog titled `title…` (a separate X window), found with xdotool; its Cancel
  * button (the right one of the two at its bottom) is clicked with the real pointer. */
@@ -148,4 +148,30 @@ test("everything a plan says is visible in the window: comments, collapsed block
     assert.equal(report.hiding, 0);
     await s.screenshot("plans-hidden-text");
   });
+});
+
+test("the webview names plans by id: a path given to any plan command is refused", async () => {
+  const { home } = makeDemoHome();
+  const plan = join(home, ".claude/plans/aaa-by-id.md");
+  writeFileSync(plan, "# Plan: by id\n\n1. step\n");
+  await withApp({ home }, async (s) => {
+    await s.waitForText("by id", "[aria-label=Plans]");
+    const results = await s.exec(`
+      const invoke = window.__TAURI_INTERNALS__.invoke;
+      const tryCall = (cmd, args) => invoke(cmd, args).then(() => "ok", (e) => e.kind);
+      const path = arguments[0];
+      return Promise.all([
+        tryCall("get_plan", { id: path }),
+        tryCall("plan_history", { id: path }),
+        tryCall("plan_diff", { id: path, from: null, to: null }),
+        tryCall("plan_version", { id: path, hash: "0".repeat(64) }),
+        tryCall("approve_plan", { id: path, edited: "# owned\\n", startedFrom: null, mode: null }),
+        tryCall("reject_plan", { id: path, feedback: "x", seenHash: null }),
+        tryCall("get_plan", { id: "/etc/passwd" }),
+        tryCall("get_plan", { id: "0123456789ab" }),
+      ]);`, plan);
+    assert.deepEqual(results, ["badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "notFound"]);
+  });
+  assert.equal(readFileSync(plan, "utf8"), "# Plan: by id\n\n1. step\n");
+  assert.deepEqual(JSON.parse(cli(home, ["log", "--json"]).stdout), []);
 });
