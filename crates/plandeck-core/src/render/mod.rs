@@ -326,9 +326,10 @@ pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
                 out.push(Event::Html("</a></sup>".into()));
             }
             Event::TaskListMarker(checked) => {
-                if checked {
-                    seen.push_str(" x ");
-                }
+                // `[x]` or `[X]` as written: the checkbox shows it.
+                seen.push(' ');
+                seen.push_str(&markdown[range.clone()]);
+                seen.push(' ');
                 out.push(Event::TaskListMarker(checked));
             }
             other => {
@@ -371,9 +372,9 @@ pub(crate) fn valid_language(lang: &str) -> bool {
             .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
 }
 
-/// The words of `text` (runs of letters and digits, lower case), without the names of character
-/// references (`&amp;`, `&#39;`), which render as the character they name.
-pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
+/// The words of `text` (runs of letters and digits), without the names of character references
+/// (`&amp;`, `&#39;`), which render as the character they name.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
     let mut rest = text;
     std::iter::from_fn(move || loop {
         let start = rest.find(|c: char| c.is_alphanumeric() || c == '&')?;
@@ -392,7 +393,7 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
         let end = rest
             .find(|c: char| !c.is_alphanumeric())
             .unwrap_or(rest.len());
-        let word = rest[..end].to_lowercase();
+        let word = &rest[..end];
         rest = &rest[end..];
         return Some(word);
     })
@@ -400,16 +401,21 @@ pub(crate) fn words(text: &str) -> impl Iterator<Item = String> + '_ {
 
 /// Every word of `src`, as often as it occurs there, is among the words of `shown`.
 fn shows_every_word(src: &str, shown: &str) -> bool {
-    let mut count: HashMap<String, i64> = HashMap::new();
-    for w in words(src) {
-        *count.entry(w).or_insert(0) += 1;
+    // Almost always the words are shown in the order they are written: check that first, without
+    // allocating.
+    let mut shown_words = words(shown);
+    if words(src).all(|w| shown_words.by_ref().any(|s| s == w)) {
+        return true;
     }
-    for w in words(shown) {
-        if let Some(n) = count.get_mut(&w) {
-            *n -= 1;
-        }
-    }
-    count.values().all(|n| *n <= 0)
+    let mut want: Vec<&str> = words(src).collect();
+    let mut have: Vec<&str> = words(shown).collect();
+    want.sort_unstable();
+    have.sort_unstable();
+    let mut have = have.into_iter().peekable();
+    want.into_iter().all(|w| {
+        while have.next_if(|h| *h < w).is_some() {}
+        have.next_if(|h| *h == w).is_some()
+    })
 }
 
 /// Characters that are invisible or change the direction or look of the text around them (zero
@@ -423,7 +429,7 @@ fn invisible(c: char) -> bool {
 }
 
 fn visible(text: CowStr<'_>) -> CowStr<'_> {
-    if !text.chars().any(invisible) {
+    if text.is_ascii() || !text.chars().any(invisible) {
         return text;
     }
     let mut out = String::with_capacity(text.len() + 16);
