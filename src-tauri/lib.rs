@@ -30,6 +30,7 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
 fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
     tauri::Builder::default()
         .plugin(tauri_plugin_dialog::init())
+        .plugin(navigation_guard())
         .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo))
         .setup(|app| {
@@ -71,6 +72,93 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
                 format!("cannot open the window: {e}"),
             )
         })
+}
+
+/// Navigation never leaves the app (DESIGN.md §10): the window loads only the app's own origin.
+/// An `http(s)` link opens in the system browser after a native confirmation showing the full
+/// URL; anything else is refused (see [`plandeck_core::links`]).
+fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
+    use plandeck_core::links::{navigation, Navigation};
+    use tauri::Manager;
+    tauri::plugin::Builder::new("navigation-guard")
+        .on_navigation(|webview, url| {
+            let app = webview.app_handle();
+            let mut origins = vec![
+                "tauri://localhost".to_owned(),
+                "http://tauri.localhost".to_owned(),
+                "https://tauri.localhost".to_owned(),
+            ];
+            if !cfg!(feature = "custom-protocol") {
+                if let Some(dev) = &app.config().build.dev_url {
+                    origins.push(dev.origin().ascii_serialization());
+                }
+            }
+            let origins: Vec<&str> = origins.iter().map(String::as_str).collect();
+            match navigation(url.as_str(), &origins) {
+                Navigation::App => true,
+                Navigation::External(url) => {
+                    tracing::info!(%url, "link: asking before opening it in the browser");
+                    confirm_and_open(app, url);
+                    false
+                }
+                Navigation::Refused(url) => {
+                    tracing::warn!(%url, "navigation refused");
+                    use tauri_plugin_dialog::{DialogExt, MessageDialogKind};
+                    app.dialog()
+                        .message(format!(
+                            "Plandeck opens only http and https links, in your browser.\n\n{url}"
+                        ))
+                        .title("Link not opened")
+                        .kind(MessageDialogKind::Info)
+                        .show(|_| {});
+                    false
+                }
+            }
+        })
+        .build()
+}
+
+/// Shows the full URL in a native confirmation; only "Open in browser" hands it to the system
+/// browser (never to the window).
+fn confirm_and_open<R: tauri::Runtime>(app: &tauri::AppHandle<R>, url: String) {
+    use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
+    app.dialog()
+        .message(format!(
+            "A plan links to this address. Open it in your browser?\n\n{url}"
+        ))
+        .title("Open link?")
+        .kind(MessageDialogKind::Warning)
+        .buttons(MessageDialogButtons::OkCancelCustom(
+            "Open in browser".into(),
+            "Cancel".into(),
+        ))
+        .show(move |open| {
+            if open {
+                open_in_browser(&url);
+            }
+        });
+}
+
+fn open_in_browser(url: &str) {
+    let (program, args): (&str, &[&str]) = if cfg!(target_os = "macos") {
+        ("open", &[])
+    } else if cfg!(windows) {
+        ("explorer", &[])
+    } else {
+        ("xdg-open", &[])
+    };
+    match std::process::Command::new(program)
+        .args(args)
+        .arg(url)
+        .stdin(std::process::Stdio::null())
+        .spawn()
+    {
+        // Reaped off the main thread.
+        Ok(mut child) => {
+            std::thread::spawn(move || child.wait());
+        }
+        Err(e) => tracing::warn!(%url, "cannot open the browser ({program}): {e}"),
+    }
 }
 
 fn init_tracing() {

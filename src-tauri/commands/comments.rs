@@ -1,7 +1,9 @@
-//! Comments on quoted plan text: list, add, resolve, reopen, delete. Plans are named by id.
+//! Comments on quoted plan text: list, add, resolve, reopen, delete. Plans are named by the ids
+//! discovery gave the webview, never by path.
 
 use plandeck_core::comments::{self, NewComment, PlacedComment, Position};
 use plandeck_core::ipc::IpcError;
+use plandeck_core::plans;
 use plandeck_core::review::log::now;
 use tauri::State;
 
@@ -16,7 +18,11 @@ pub async fn list_comments(
     id: String,
 ) -> Result<Vec<PlacedComment>, IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(comments::for_plan(&roots, &id)?.1)).await
+    blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        Ok(comments::for_plan(&roots, &path.to_string_lossy())?.1)
+    })
+    .await
 }
 
 /// Comments on `quote`; `near` (a byte offset in the plan's source) picks among repeated quotes.

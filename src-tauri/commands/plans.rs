@@ -1,6 +1,7 @@
-//! Plans: list, open, search, and extra plan folders.
+//! Plans: list, open, search, and extra plan folders. The webview names plans by the ids the
+//! listing gave it, never by path, and never sends a folder path (the shell picks it).
 
-use plandeck_core::config::Settings;
+use plandeck_core::config;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans::{self, PlanDocument, PlanListing, SearchHit};
 use plandeck_core::review;
@@ -22,7 +23,8 @@ pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcEr
 pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocument, IpcError> {
     let roots = state.roots();
     blocking(move || {
-        let doc = plans::get(&roots, &id)?;
+        // Only an id discovery listed: the webview never names a file by path.
+        let doc = plans::get_by_id(&roots, &id)?;
         if let Err(e) = review::record_version(
             &roots,
             std::path::Path::new(&doc.plan.path),
@@ -45,45 +47,31 @@ pub async fn search_plans(
     blocking(move || Ok(plans::search(&roots, &query))).await
 }
 
-/// Adds a folder of plans (picked in the native folder dialog) to the settings, then re-arms the
-/// watchers so its plans show up live.
+/// Adds a folder of plans to the settings, then re-arms the watchers so its plans show up live.
+/// The folder is picked in a native folder dialog the shell opens: the webview never sends a
+/// path. Returns the folder added, or `None` when the dialog was cancelled.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn add_plan_folder(
     app: AppHandle,
     state: State<'_, AppState>,
-    path: String,
-) -> Result<(), IpcError> {
+) -> Result<Option<String>, IpcError> {
+    let Some(path) = super::pick::pick_folder(&app, "Add a folder of plans").await? else {
+        return Ok(None);
+    };
     let mut roots = state.roots();
-    let path = std::path::PathBuf::from(path);
-    if !path.is_dir() {
-        return Err(IpcError::new(
-            plandeck_core::ipc::ErrorKind::NotFound,
-            format!("{} is not a folder", path.display()),
-        ));
-    }
     let settings_path = roots.settings_path();
-    let saved = roots.clone();
-    let path2 = path.clone();
-    blocking(move || {
-        let mut settings = Settings::load(&settings_path)?;
-        if !settings.extra_plan_folders.contains(&path2) {
-            settings.extra_plan_folders.push(path2);
-        }
-        settings.save(&settings_path)?;
-        Ok(())
-    })
-    .await?;
+    let saved = path.clone();
+    blocking(move || Ok(config::add_extra_plan_folder(&settings_path, &saved)?)).await?;
     if !roots.extra_plan_folders.contains(&path) {
-        roots.extra_plan_folders.push(path);
+        roots.extra_plan_folders.push(path.clone());
     }
     state.switch(roots, state.current().demo);
-    let _ = saved;
     crate::live::start(&app);
     crate::live::emit(
         &app,
         "plans:changed",
         plans::PlansChanged { paths: Vec::new() },
     );
-    Ok(())
+    Ok(Some(path.to_string_lossy().into_owned()))
 }

@@ -1,6 +1,6 @@
-//! Review: diffs, history, approve / reject / edit-and-approve.
-
-use std::path::PathBuf;
+//! Review: diffs, history, approve / reject / edit-and-approve. Every command takes a plan id
+//! from the listing (resolved against discovery; a path or an unknown id is refused) and the
+//! decisions take the hash of the version the reviewer read.
 
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
@@ -20,7 +20,7 @@ pub async fn plan_diff(
 ) -> Result<PlanDiff, IpcError> {
     let roots = state.roots();
     blocking(move || {
-        let path = plans::resolve(&roots, &id)?;
+        let path = plans::resolve_id(&roots, &id)?;
         Ok(review::diff(&roots, &path, from.as_deref(), to.as_deref())?)
     })
     .await
@@ -31,7 +31,7 @@ pub async fn plan_diff(
 pub async fn plan_history(state: State<'_, AppState>, id: String) -> Result<PlanHistory, IpcError> {
     let roots = state.roots();
     blocking(move || {
-        let path = plans::resolve(&roots, &id)?;
+        let path = plans::resolve_id(&roots, &id)?;
         Ok(review::history(&roots, &path)?)
     })
     .await
@@ -39,13 +39,22 @@ pub async fn plan_history(state: State<'_, AppState>, id: String) -> Result<Plan
 
 #[tauri::command]
 #[tracing::instrument(skip(state))]
-pub async fn plan_version(state: State<'_, AppState>, hash: String) -> Result<String, IpcError> {
+pub async fn plan_version(
+    state: State<'_, AppState>,
+    id: String,
+    hash: String,
+) -> Result<String, IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(review::version(&roots, &hash)?)).await
+    blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        Ok(review::version_of(&roots, &path, &hash)?)
+    })
+    .await
 }
 
-/// Approves a plan; with `edited`, writes that text to the plan file first, but only if the file
-/// still holds `startedFrom` (else a conflict that loses neither version).
+/// Approves the version of a plan the reviewer read (`startedFrom`; refused as `planChanged` when
+/// the file holds another now); with `edited`, writes that text to the plan file first, but only
+/// if the file still holds `startedFrom` (else a conflict that loses neither version).
 #[tauri::command]
 #[tracing::instrument(skip(app, state, edited))]
 pub async fn approve_plan(
@@ -58,8 +67,8 @@ pub async fn approve_plan(
 ) -> Result<Decision, IpcError> {
     let roots = state.roots();
     let decision = blocking(move || {
-        let path = plans::resolve(&roots, &id)?;
-        let (agent, session_id) = plan_owner(&roots, &path);
+        let path = plans::resolve_id(&roots, &id)?;
+        let (agent, session_id) = plan_owner(&roots, &id);
         Ok(review::approve(
             &roots,
             &path,
@@ -83,6 +92,8 @@ pub async fn approve_plan(
     Ok(decision)
 }
 
+/// Rejects the version of a plan the reviewer read (`seenHash`; refused as `planChanged` when
+/// the file holds another now).
 #[tauri::command]
 #[tracing::instrument(skip(app, state, feedback))]
 pub async fn reject_plan(
@@ -90,12 +101,20 @@ pub async fn reject_plan(
     state: State<'_, AppState>,
     id: String,
     feedback: String,
+    seen_hash: Option<String>,
 ) -> Result<Decision, IpcError> {
     let roots = state.roots();
     let decision = blocking(move || {
-        let path = plans::resolve(&roots, &id)?;
-        let (agent, session_id) = plan_owner(&roots, &path);
-        Ok(review::reject(&roots, &path, &feedback, agent, session_id)?)
+        let path = plans::resolve_id(&roots, &id)?;
+        let (agent, session_id) = plan_owner(&roots, &id);
+        Ok(review::reject_seen(
+            &roots,
+            &path,
+            &feedback,
+            agent,
+            session_id,
+            seen_hash.as_deref(),
+        )?)
     })
     .await?;
     crate::live::emit(
@@ -118,9 +137,9 @@ pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, I
 /// The agent and session a plan belongs to, as plan discovery linked them.
 fn plan_owner(
     roots: &plandeck_core::config::Roots,
-    path: &PathBuf,
+    id: &str,
 ) -> (Option<plandeck_core::agent::Agent>, Option<String>) {
-    match plans::get(roots, &path.to_string_lossy()) {
+    match plans::get_by_id(roots, id) {
         Ok(doc) => (Some(doc.plan.agent), doc.plan.session_id),
         Err(_) => (None, None),
     }

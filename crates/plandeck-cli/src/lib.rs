@@ -126,6 +126,12 @@ pub fn run(
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out)),
         // A waiting request's id goes to the gate (the decision reaches the agent); anything else
         // names a plan, whose decision is recorded.
+        Command::Approve(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
+            (args.json(), Err(expect_hash_on_request()))
+        }
+        Command::Reject(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
+            (args.json(), Err(expect_hash_on_request()))
+        }
         Command::Approve(args) if ctx.is_request(&args.target) => (
             args.json(),
             commands::gate::approve_request(
@@ -176,6 +182,13 @@ impl Context {
             Err(_) => false,
         }
     }
+}
+
+fn expect_hash_on_request() -> IpcError {
+    IpcError::new(
+        ErrorKind::BadInput,
+        "--expect-hash applies to a plan file, not to a waiting request",
+    )
 }
 
 fn report_error(e: &IpcError, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {

@@ -119,9 +119,22 @@ fn show_prints_html_md_and_json() {
     let (code, html, _) = plandeck(home.path(), &["plans", "show", &id, "--html"]);
     assert_eq!(code, 0);
     assert!(html.contains("<h1 id=\"hostile\">Hostile</h1>"), "{html}");
-    for bad in ["<script", "javascript:", "onerror"] {
-        assert!(!html.contains(bad), "{bad} in {html}");
+    // No tag the HTML holds is dangerous (text is escaped, so `<` starts only tags).
+    for tag in html
+        .split('<')
+        .skip(1)
+        .map(|t| t.split('>').next().unwrap_or(""))
+    {
+        for bad in ["script", "img", "javascript:", "onerror"] {
+            assert!(!tag.contains(bad), "{bad} in <{tag}> in {html}");
+        }
     }
+    // What the plan holds is shown as written, inert, not dropped.
+    assert!(
+        html.contains("&lt;script&gt;alert(1)&lt;/script&gt;")
+            && html.contains("&lt;img src=x onerror=alert(1)&gt;"),
+        "{html}"
+    );
     let (code, md, _) = plandeck(
         home.path(),
         &["plans", "show", plan.to_str().unwrap(), "--md"],

@@ -130,3 +130,88 @@ fn errors_are_clear() {
     assert_eq!(code, 0);
     assert_eq!(json(&out), serde_json::json!([]));
 }
+
+#[test]
+fn expect_hash_refuses_a_plan_that_changed_since_it_was_read() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Cache\n\n1. Add it.\n");
+    let ps = p.to_str().unwrap();
+    let (code, out, err) = plandeck(home.path(), &["plans", "show", ps, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let seen = json(&out)["contentHash"].as_str().unwrap().to_owned();
+
+    // The agent rewrites the plan after it was read.
+    fs::write(&p, "# Cache\n\n1. Add it.\n2. Drop the tests.\n").unwrap();
+    for args in [
+        vec!["approve", ps, "--expect-hash", &seen, "--json"],
+        vec![
+            "reject",
+            ps,
+            "--feedback",
+            "No.",
+            "--expect-hash",
+            &seen,
+            "--json",
+        ],
+    ] {
+        let (code, out, err) = plandeck(home.path(), &args);
+        assert_eq!(code, 1, "{out}");
+        assert_eq!(json(&out)["error"]["kind"], "planChanged", "{out}");
+        assert!(err.contains(&seen), "{err}");
+    }
+    let (_, out, _) = plandeck(home.path(), &["log", "--json"]);
+    assert_eq!(json(&out), serde_json::json!([]), "nothing decided");
+
+    // The version on disk, named, is decided.
+    let (_, out, _) = plandeck(home.path(), &["plans", "show", ps, "--json"]);
+    let now = json(&out)["contentHash"].as_str().unwrap().to_owned();
+    let (code, out, err) = plandeck(
+        home.path(),
+        &["approve", ps, "--expect-hash", &now, "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["approvedHash"], now.as_str());
+
+    // A malformed hash is bad input, not a decision.
+    let (code, out, _) = plandeck(
+        home.path(),
+        &[
+            "reject",
+            ps,
+            "--feedback",
+            "x",
+            "--expect-hash",
+            "abc",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 2);
+    assert_eq!(json(&out)["error"]["kind"], "badInput");
+}
+
+#[cfg(unix)]
+#[test]
+fn approve_with_edit_refuses_a_symlink_out_of_the_plans_folder() {
+    let home = tempfile::tempdir().unwrap();
+    plan(home.path(), "# Cache\n");
+    let outside = home.path().join("notes.md");
+    fs::write(&outside, "# Notes\n").unwrap();
+    let link = home.path().join(".claude/plans/notes.md");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    let edit = home.path().join("edited.md");
+    fs::write(&edit, "# Notes\n\nrm -rf ~\n").unwrap();
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "approve",
+            link.to_str().unwrap(),
+            "--edit",
+            edit.to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(code, 1, "{out}");
+    assert_eq!(json(&out)["error"]["kind"], "refused", "{out}");
+    assert!(err.contains("outside every plans folder"), "{err}");
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "# Notes\n");
+}

@@ -13,6 +13,9 @@ pub enum ErrorKind {
     NotFound,
     /// The file changed under the person (edit-and-approve on a plan that changed on disk).
     Conflict,
+    /// The plan changed since the person read it (approve / reject of the version they saw):
+    /// nothing was decided; show them the change.
+    PlanChanged,
     /// A safety rule refused the action; confirming (e.g. `--discard`) may allow it.
     Refused,
     /// The input could not be used (bad JSON, binary file, bad argument).

@@ -26,6 +26,7 @@ pub mod fsx;
 pub mod gate;
 pub mod ids;
 pub mod ipc;
+pub mod links;
 pub mod overview;
 pub mod plans;
 pub mod render;

@@ -3,7 +3,7 @@
 
 export type Agent = "claude" | "gemini" | "codex" | "other";
 
-export type ErrorKind = "notFound" | "conflict" | "refused" | "badInput" | "io" | "git" | "internal";
+export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "internal";
 
 export type IpcError = { kind: ErrorKind, message: string, };
 
@@ -191,8 +191,8 @@ export type PlanDiff = {
  */
 fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, stats: DiffStats, hunks: Array<Hunk>, rows: Array<SideRow>, 
 /**
- * The new text rendered, with deleted blocks in `div.diff-del` and inserted ones in
- * `div.diff-ins`; sanitized.
+ * The new text rendered, with deleted blocks in `div.diff-del[data-pd-diff=del]` and inserted
+ * ones in `div.diff-ins[data-pd-diff=ins]`; sanitized (a plan cannot write `data-pd-diff`).
  */
 renderedHtml: string, };
 

@@ -53,14 +53,18 @@ export const ipc = {
   listPlans: () => call<PlanListing>("list_plans"),
   getPlan: (id: string) => call<PlanDocument>("get_plan", { id }),
   searchPlans: (query: string) => call<SearchHit[]>("search_plans", { query }),
-  addPlanFolder: (path: string) => call<void>("add_plan_folder", { path }),
+  /** Opens the native folder picker in the shell and adds the folder picked (null: cancelled). */
+  addPlanFolder: () => call<string | null>("add_plan_folder"),
   planDiff: (id: string, from: string | null, to: string | null) => call<PlanDiff>("plan_diff", { id, from, to }),
   planHistory: (id: string) => call<PlanHistory>("plan_history", { id }),
-  planVersion: (hash: string) => call<string>("plan_version", { hash }),
-  /** Approves; with `edited`, writes it to the plan file first if the file still holds `startedFrom`. */
+  planVersion: (id: string, hash: string) => call<string>("plan_version", { id, hash }),
+  /** Approves the version read (`startedFrom`, else `planChanged`); with `edited`, writes it to
+   * the plan file first if the file still holds `startedFrom` (else `conflict`). */
   approvePlan: (id: string, edited: string | null, startedFrom: string | null, mode: string | null) =>
     call<Decision>("approve_plan", { id, edited, startedFrom, mode }),
-  rejectPlan: (id: string, feedback: string) => call<Decision>("reject_plan", { id, feedback }),
+  /** Rejects the version read (`seenHash`; `planChanged` when the file holds another now). */
+  rejectPlan: (id: string, feedback: string, seenHash: string | null) =>
+    call<Decision>("reject_plan", { id, feedback, seenHash }),
   decisionLog: () => call<Decision[]>("decision_log"),
   listComments: (id: string) => call<PlacedComment[]>("list_comments", { id }),
   /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */

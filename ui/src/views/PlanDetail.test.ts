@@ -44,7 +44,7 @@ const diff: PlanDiff = {
       ],
     },
   ],
-  renderedHtml: "<div class=\"diff-del\"><p>one</p></div><div class=\"diff-ins\"><p>two</p></div>",
+  renderedHtml: "<div class=\"diff-del\" data-pd-diff=\"del\"><p>one</p></div><div class=\"diff-ins\" data-pd-diff=\"ins\"><p>two</p></div>",
 } as unknown as PlanDiff;
 
 describe("PlanDetail", () => {
@@ -61,6 +61,47 @@ describe("PlanDetail", () => {
     await fireEvent.keyDown(window, { key: "a" });
     await waitFor(() => expect(calls.some(([c]) => c === "approve_plan")).toBe(true));
     expect(await screen.findByTestId("review-notice")).toHaveTextContent("Approved");
+    // The approval names the version on screen, not whatever is on disk when the click lands.
+    expect(calls.find(([c]) => c === "approve_plan")?.[1]).toMatchObject({ startedFrom: "hash-of-source", edited: null });
+  });
+
+  it("refuses to decide a plan that changed since it was read, and shows the change", async () => {
+    for (const [key, cmd] of [["a", "approve_plan"], ["r", "reject_plan"]] as const) {
+      const calls: [string, any][] = [];
+      let reads = 0;
+      mockIPC((c, args) => {
+        calls.push([c, args]);
+        if (c === "get_plan") return reads++ === 0 ? doc() : { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
+        if (c === "plan_diff") return diff;
+        if (c === cmd) throw { kind: "planChanged", message: "changed since you read it" };
+      });
+      const { unmount } = render(PlanDetail, { id: "abc123def456" });
+      await screen.findByTestId("plan-html");
+      await fireEvent.keyDown(window, { key });
+      if (key === "r") {
+        const box = await screen.findByTestId("feedback");
+        await fireEvent.input(box, { target: { value: "no" } });
+        await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+      }
+      const shown = await screen.findByTestId("plan-changed");
+      expect(shown).toHaveTextContent("nothing was decided");
+      await waitFor(() => expect(shown.querySelector(".insert .hl")).toHaveTextContent("two"));
+      const sent = calls.find(([c]) => c === cmd)?.[1];
+      expect(key === "a" ? sent.startedFrom : sent.seenHash).toBe("hash-of-source");
+      // The diff is from the version read to the file as it is now.
+      expect(calls.find(([c]) => c === "plan_diff")?.[1]).toMatchObject({ from: "hash-of-source", to: null });
+      expect(screen.queryByTestId("review-notice")).toBeNull();
+      // Deciding again names the new version.
+      calls.length = 0;
+      mockIPC((c, args) => {
+        calls.push([c, args]);
+        if (c === "get_plan") return { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
+        return { decision: "approved" };
+      });
+      await fireEvent.keyDown(window, { key: "a" });
+      await waitFor(() => expect(calls.find(([c]) => c === "approve_plan")?.[1].startedFrom).toBe("hash-of-new"));
+      unmount();
+    }
   });
 
   it("rejects with feedback on Ctrl+Enter, and refuses empty feedback", async () => {
@@ -81,6 +122,7 @@ describe("PlanDetail", () => {
     await fireEvent.input(box, { target: { value: "use cursors, not pages" } });
     await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
     await waitFor(() => expect(calls.find(([c]) => c === "reject_plan")?.[1].feedback).toBe("use cursors, not pages"));
+    expect(calls.find(([c]) => c === "reject_plan")?.[1].seenHash).toBe("hash-of-source");
   });
 
   it("opens a changed plan on its diff, in each mode", async () => {

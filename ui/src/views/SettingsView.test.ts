@@ -80,4 +80,19 @@ describe("SettingsView", () => {
     expect(call?.[1] ?? {}).toEqual({});
     expect(changed).toBe(1);
   });
+
+  it("adds a folder of plans through the shell's picker: the webview sends no path", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
+      if (cmd === "add_plan_folder") return "/h/notes/plans";
+    });
+    render(SettingsView, { overview: null });
+    await fireEvent.click(await screen.findByText("Add a folder of plans…"));
+    expect(await screen.findByRole("status")).toHaveTextContent("Added /h/notes/plans.");
+    const sent = calls.find(([c]) => c === "add_plan_folder")?.[1] ?? {};
+    expect(Object.keys(sent)).toEqual([]);
+    expect(calls.some(([c]) => c.startsWith("plugin:dialog"))).toBe(false);
+  });
 });

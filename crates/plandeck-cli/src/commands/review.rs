@@ -37,6 +37,10 @@ pub struct ApproveArgs {
     /// For a waiting request: `auto` accepts the agent's edits, `manual` asks for each.
     #[arg(long, value_enum, default_value = "auto")]
     pub mode: ApproveModeArg,
+    /// For a plan file: the hash (`plandeck plans show --json` contentHash) of the version you
+    /// read; refused, nothing decided, if the file no longer holds it.
+    #[arg(long, value_name = "HASH")]
+    pub expect_hash: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -49,6 +53,10 @@ pub struct RejectArgs {
     /// What the agent should change.
     #[arg(long)]
     pub feedback: String,
+    /// For a plan file: the hash of the version you read; refused, nothing decided, if the file
+    /// no longer holds it.
+    #[arg(long, value_name = "HASH")]
+    pub expect_hash: Option<String>,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -101,7 +109,10 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
     let req = match &args.edit {
-        None => ApproveRequest::default(),
+        None => ApproveRequest {
+            started_from: args.expect_hash.clone(),
+            ..Default::default()
+        },
         Some(file) => {
             let edited = std::fs::read_to_string(file).map_err(|e| {
                 let kind = if e.kind() == std::io::ErrorKind::NotFound {
@@ -116,10 +127,14 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
             })?;
             // The edit was made against the file as it is now; if the agent rewrites it before
             // the approval lands, that is a conflict, not a silent overwrite.
-            let current = review::store::read_plan_bytes(&plan)?;
+            // With --expect-hash, it was made against that version.
+            let started_from = match &args.expect_hash {
+                Some(h) => h.clone(),
+                None => review::store::hash(&review::store::read_plan_bytes(&plan)?),
+            };
             ApproveRequest {
                 edited: Some(edited),
-                started_from: Some(review::store::hash(&current)),
+                started_from: Some(started_from),
                 ..Default::default()
             }
         }
@@ -147,7 +162,14 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
 pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
-    let decision = review::reject(&roots, &plan, &args.feedback, None, None)?;
+    let decision = review::reject_seen(
+        &roots,
+        &plan,
+        &args.feedback,
+        None,
+        None,
+        args.expect_hash.as_deref(),
+    )?;
     if args.json {
         print_json(out, &decision)?;
     } else {

@@ -97,6 +97,9 @@ pub enum PlanError {
     Unknown(String),
     #[error("The plan {path} no longer exists: it was deleted or moved.")]
     Deleted { path: PathBuf },
+    /// The window names plans by the ids discovery gave it, never by path.
+    #[error("{0:?} is not a plan id (12 hex digits from the plan list); the window names plans by id, not by path.")]
+    NotAnId(String),
     #[error("The plan {path} is too large to show ({size} bytes; plans over 8 MiB are not read).")]
     TooLarge { path: PathBuf, size: u64 },
     #[error("The plan {path} is a binary file, not markdown.")]
@@ -114,9 +117,10 @@ impl From<PlanError> for IpcError {
     fn from(e: PlanError) -> Self {
         let kind = match &e {
             PlanError::Unknown(_) | PlanError::Deleted { .. } => ErrorKind::NotFound,
-            PlanError::TooLarge { .. } | PlanError::Binary { .. } | PlanError::NotUtf8 { .. } => {
-                ErrorKind::BadInput
-            }
+            PlanError::TooLarge { .. }
+            | PlanError::Binary { .. }
+            | PlanError::NotUtf8 { .. }
+            | PlanError::NotAnId(_) => ErrorKind::BadInput,
             PlanError::Read { .. } => ErrorKind::Io,
         };
         IpcError::new(kind, e.to_string())
@@ -145,10 +149,25 @@ pub fn list(roots: &Roots) -> PlanListing {
     }
 }
 
-/// Reads and renders one plan, by id or path.
+/// Reads and renders one plan, by id or path (the CLI's form; the window uses [`get_by_id`]).
 pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
     let found = discover::discover(roots);
     let path = resolve_in(&found, id_or_path)?;
+    get_in(roots, &found, path)
+}
+
+/// Reads and renders the plan discovery lists under `id`; a path or an unknown id is refused.
+pub fn get_by_id(roots: &Roots, id: &str) -> Result<PlanDocument, PlanError> {
+    let found = discover::discover(roots);
+    let path = resolve_id_in(&found, id)?;
+    get_in(roots, &found, path)
+}
+
+fn get_in(
+    roots: &Roots,
+    found: &discover::Discovery,
+    path: PathBuf,
+) -> Result<PlanDocument, PlanError> {
     let candidate = found
         .candidates
         .iter()
@@ -213,11 +232,110 @@ pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
         .collect()
 }
 
+/// Why Plandeck refuses to write a plan file at a path (DESIGN.md §10: it writes only to
+/// canonical plan files inside discovered plans folders, never through a symlink to elsewhere).
+#[derive(Debug, thiserror::Error)]
+pub enum UnsafePlanPath {
+    #[error("refusing to write {path}: the path goes up a folder (`..`)")]
+    ParentComponent { path: PathBuf },
+    #[error("refusing to write {path}: not an absolute path")]
+    Relative { path: PathBuf },
+    #[error(
+        "refusing to write {path}: it leads to {target}, which is outside every plans folder \
+         Plandeck knows (a symlink or a path pointing elsewhere)"
+    )]
+    Outside { path: PathBuf, target: PathBuf },
+    #[error("refusing to write {path}: it is a symlink that leads nowhere, or not a regular file")]
+    NotAFile { path: PathBuf },
+    #[error("refusing to write {path}: cannot resolve it: {source}")]
+    Resolve {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+}
+
+/// The one place that decides where a plan file may be written: the canonical path of `path`
+/// (every symlink followed), which must be a regular file (or a new file) strictly inside a
+/// plans folder discovery found (Claude Code's, a project's `plansDirectory`, a Gemini CLI
+/// session's, an extra folder). `path` must be absolute and free of `..`. Writers write to the
+/// path this returns, so a symlinked plan inside a plans folder stays a symlink.
+pub fn writable_plan_path(roots: &Roots, path: &Path) -> Result<PathBuf, UnsafePlanPath> {
+    use std::path::Component;
+    let owned = || path.to_owned();
+    if path.components().any(|c| matches!(c, Component::ParentDir)) {
+        return Err(UnsafePlanPath::ParentComponent { path: owned() });
+    }
+    if !path.is_absolute() {
+        return Err(UnsafePlanPath::Relative { path: owned() });
+    }
+    let target = match path.canonicalize() {
+        Ok(t) => t,
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            if path.symlink_metadata().is_ok() {
+                // A dangling symlink: where the write would land is not known.
+                return Err(UnsafePlanPath::NotAFile { path: owned() });
+            }
+            let (Some(parent), Some(name)) = (path.parent(), path.file_name()) else {
+                return Err(UnsafePlanPath::NotAFile { path: owned() });
+            };
+            match parent.canonicalize() {
+                Ok(p) => p.join(name),
+                Err(source) => {
+                    return Err(UnsafePlanPath::Resolve {
+                        path: owned(),
+                        source,
+                    })
+                }
+            }
+        }
+        Err(source) => {
+            return Err(UnsafePlanPath::Resolve {
+                path: owned(),
+                source,
+            })
+        }
+    };
+    if target.symlink_metadata().is_ok_and(|m| !m.is_file()) {
+        return Err(UnsafePlanPath::NotAFile { path: owned() });
+    }
+    let inside = discover::discover(roots)
+        .sources
+        .iter()
+        .filter_map(|s| s.dir.canonicalize().ok())
+        .any(|dir| target.starts_with(&dir) && target != dir);
+    if !inside {
+        return Err(UnsafePlanPath::Outside {
+            path: owned(),
+            target,
+        });
+    }
+    Ok(target)
+}
+
 /// Finds a plan by id ([`crate::ids::plan_id`]) or by path (absolute, or relative to the current
 /// directory). Paths come back in the form the listing uses (canonical folder + file name).
 pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
     let found = discover::discover(roots);
     Ok(resolve_in(&found, id_or_path)?)
+}
+
+/// The path of the plan discovery lists under `id` ([`crate::ids::plan_id`]). Only ids: what the
+/// window sends is checked against what discovery found, so it cannot name an arbitrary file.
+pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, PlanError> {
+    resolve_id_in(&discover::discover(roots), id)
+}
+
+fn resolve_id_in(found: &discover::Discovery, id: &str) -> Result<PathBuf, PlanError> {
+    if id.len() != 12 || !id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        return Err(PlanError::NotAnId(id.to_owned()));
+    }
+    let id = id.to_ascii_lowercase();
+    found
+        .candidates
+        .iter()
+        .find(|c| crate::ids::plan_id(&c.path) == id)
+        .map(|c| c.path.clone())
+        .ok_or(PlanError::Unknown(id))
 }
 
 fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, PlanError> {

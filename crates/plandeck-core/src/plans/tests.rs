@@ -268,6 +268,37 @@ fn get_renders_and_resolves_ids_and_paths() {
 }
 
 #[test]
+fn the_window_names_plans_by_discovered_id_only() {
+    let (home, roots) = fixture_home();
+    let listing = list(&roots);
+    let kite = by_title(&listing, "plan-pagination-for-the-wondrous-kite.md");
+    assert_eq!(
+        resolve_id(&roots, &kite.id).unwrap(),
+        PathBuf::from(&kite.path)
+    );
+    assert_eq!(get_by_id(&roots, &kite.id).unwrap().plan, *kite);
+    // A path, even of a listed plan, is not an id.
+    let outside = home.path().join("secret.md");
+    fs::write(&outside, "# not a plan\n").unwrap();
+    for not_id in [
+        kite.path.as_str(),
+        outside.to_str().unwrap(),
+        "/etc/passwd",
+        "",
+        "../x",
+    ] {
+        let err: IpcError = get_by_id(&roots, not_id).unwrap_err().into();
+        assert_eq!(err.kind, ErrorKind::BadInput, "{not_id}: {err:?}");
+        let err: IpcError = resolve_id(&roots, not_id).unwrap_err().into();
+        assert_eq!(err.kind, ErrorKind::BadInput, "{not_id}: {err:?}");
+    }
+    // The id of a file discovery does not list is unknown.
+    let stray = crate::ids::plan_id(&outside);
+    let err: IpcError = get_by_id(&roots, &stray).unwrap_err().into();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+}
+
+#[test]
 fn search_is_case_insensitive_with_snippets() {
     let (_home, roots) = fixture_home();
     let plans = roots.claude.join("plans");

@@ -4,12 +4,17 @@
 //! here has been through ammonia, with an allow-list trimmed to what rendered markdown needs:
 //! `language-*` classes on code (the webview highlights them), ids on headings (anchors, the table
 //! of contents) and footnotes, and task-list checkboxes that are always disabled.
+//!
+//! Everything a plan says is visible to the reviewer (see [`plan_events`]): nothing it holds is
+//! hidden by rendering (HTML comments, collapsed blocks, fake diff markup, invisible characters).
 
 use std::borrow::Cow;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::sync::OnceLock;
 
-use pulldown_cmark::{html, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd};
+use pulldown_cmark::{
+    html, CodeBlockKind, CowStr, Event, HeadingLevel, Options, Parser, Tag, TagEnd,
+};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
@@ -42,8 +47,11 @@ pub(crate) fn options() -> Options {
 
 /// Renders `markdown` to sanitized HTML with anchored headings (GitHub-style slugs, made unique
 /// with `-1`, `-2` … suffixes) and returns the headings for a table of contents.
+///
+/// Everything the plan says stays visible (see [`plan_events`]): raw HTML and comments are shown
+/// as written in a marked box, and source the rendering would drop is shown beside it.
 pub fn render(markdown: &str) -> Rendered {
-    let mut events: Vec<Event<'_>> = Parser::new_ext(markdown, options()).collect();
+    let mut events = plan_events(markdown);
     let mut headings = Vec::new();
     let mut used: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
@@ -64,17 +72,8 @@ pub fn render(markdown: &str) -> Rendered {
             }
             let text = text.trim().to_owned();
             let id = unique(slugify(&text), &mut used);
-            if let Event::Start(Tag::Heading {
-                id: slot,
-                classes,
-                attrs,
-                ..
-            }) = &mut events[start]
-            {
-                // `{#id .class}` attribute syntax is off, but clear them anyway: ids are ours.
+            if let Event::Start(Tag::Heading { id: slot, .. }) = &mut events[start] {
                 *slot = Some(CowStr::from(id.clone()));
-                classes.clear();
-                attrs.clear();
             }
             headings.push(Heading { id, level, text });
         }
@@ -93,7 +92,359 @@ pub fn markdown_html(markdown: &str) -> String {
     render(markdown).html
 }
 
-/// Sanitizes HTML with Plandeck's allow-list (ammonia's defaults plus what rendered markdown needs).
+/// Inline tags a plan may write by hand that stay markup (exactly `<name>` or `</name>`, no
+/// attributes): none of them can hide, shrink, collapse or disguise text. Any other HTML a plan
+/// holds is shown as written.
+pub(crate) const KEPT_TAGS: &[&str] = &["b", "i", "em", "strong", "code", "kbd", "u", "mark"];
+
+/// Plandeck's own markup around plan text; the sanitizer lets these classes through, and a plan
+/// cannot write them (its raw HTML is shown as text, and markdown writes no such class).
+/// Raw HTML (or a comment) in a paragraph, shown as written.
+pub(crate) const HIDDEN_INLINE_OPEN: &str = "<code class=\"pd-hidden\">";
+pub(crate) const HIDDEN_INLINE_CLOSE: &str = "</code>";
+/// An HTML block, or source the rendering would drop (a link definition, an excess table
+/// cell …), shown as written.
+pub(crate) const HIDDEN_BLOCK_OPEN: &str = "<pre class=\"pd-hidden\">";
+pub(crate) const HIDDEN_BLOCK_CLOSE: &str = "</pre>\n";
+/// The info string of a fenced code block (its language), shown above the code.
+pub(crate) const LANG_OPEN: &str = "<div class=\"pd-lang\">";
+pub(crate) const LANG_CLOSE: &str = "</div>\n";
+/// Markdown strikethrough (`~~x~~`): `<s>`, never `<del>`, which reads as diff markup.
+pub(crate) const STRIKE_OPEN: &str = "<s>";
+pub(crate) const STRIKE_CLOSE: &str = "</s>";
+
+/// `html` is one of [`KEPT_TAGS`] opening or closing, or `<br>`, exactly as written here.
+pub(crate) fn kept_tag(html: &str) -> Option<&'static str> {
+    if html == "<br>" {
+        return Some("br");
+    }
+    let inner = html.strip_prefix('<')?.strip_suffix('>')?;
+    let name = inner.strip_prefix('/').unwrap_or(inner);
+    KEPT_TAGS.iter().find(|t| **t == name).copied()
+}
+
+/// The markdown's events, made safe to show to a reviewer: everything the plan says is visible.
+///
+/// - Raw HTML and HTML comments become text (in `code.pd-hidden` inline, `pre.pd-hidden` for a
+///   block), except the attribute-less [`KEPT_TAGS`] and `<br>`.
+/// - Source that no block renders (link reference definitions) is shown in `pre.pd-hidden` where
+///   it stands; a block whose rendering would lose words of its source (an excess table cell, a
+///   reference label …) is followed by its source in `pre.pd-hidden`.
+/// - Links and images show their destination (and title) as text; images are links, never
+///   loaded. Fenced code shows its info string. Footnotes show their labels.
+/// - Invisible and direction-changing characters are shown as `⟨U+XXXX⟩`.
+/// - Strikethrough is `<s>`.
+///
+/// Headings get no ids here; [`render`] adds them.
+pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
+    let mut out: Vec<Event<'_>> = Vec::with_capacity(markdown.len() / 8 + 8);
+    let mut depth = 0usize;
+    let mut covered = 0usize;
+    let mut block = 0..0;
+    // The words this top-level block shows, to compare with the words of its source.
+    let mut seen = String::new();
+    let mut in_html_block = false;
+    let mut lists: Vec<bool> = Vec::new();
+    // Open links: destination, title, and where their text starts in `seen`.
+    let mut links: Vec<(CowStr<'_>, CowStr<'_>, usize)> = Vec::new();
+    for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
+        if depth == 0 {
+            if range.start > covered {
+                hidden_block(&markdown[covered..range.start], &mut out);
+            }
+            block = range.clone();
+            seen.clear();
+        }
+        match event {
+            Event::Start(tag) => {
+                depth += 1;
+                seen.push(' ');
+                match tag {
+                    Tag::HtmlBlock => {
+                        in_html_block = true;
+                        out.push(Event::Html(HIDDEN_BLOCK_OPEN.into()));
+                    }
+                    Tag::Strikethrough => out.push(Event::Html(STRIKE_OPEN.into())),
+                    Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+                        let info_text = info.trim();
+                        let lang = info_text.split_whitespace().next().unwrap_or("");
+                        let kind = if valid_language(lang) {
+                            CodeBlockKind::Fenced(CowStr::from(lang.to_owned()))
+                        } else {
+                            CodeBlockKind::Indented
+                        };
+                        if !info_text.is_empty() {
+                            out.push(Event::Html(LANG_OPEN.into()));
+                            out.push(Event::Text(visible(CowStr::from(info_text.to_owned()))));
+                            out.push(Event::Html(LANG_CLOSE.into()));
+                            seen.push_str(info_text);
+                            seen.push(' ');
+                        }
+                        out.push(Event::Start(Tag::CodeBlock(kind)));
+                    }
+                    Tag::List(first) => {
+                        lists.push(first.is_some());
+                        out.push(Event::Start(Tag::List(first)));
+                    }
+                    Tag::Item => {
+                        if lists.last() == Some(&true) {
+                            // The number of the item as written counts as shown (the list
+                            // numbers its items itself).
+                            let digits: String = markdown[range.clone()]
+                                .trim_start()
+                                .chars()
+                                .take_while(char::is_ascii_digit)
+                                .collect();
+                            seen.push_str(&digits);
+                            seen.push(' ');
+                        }
+                        out.push(Event::Start(Tag::Item));
+                    }
+                    Tag::Heading { level, .. } => out.push(Event::Start(Tag::Heading {
+                        level,
+                        id: None,
+                        classes: Vec::new(),
+                        attrs: Vec::new(),
+                    })),
+                    Tag::Link {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    } => {
+                        links.push((dest_url.clone(), title.clone(), seen.len()));
+                        out.push(Event::Start(Tag::Link {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        }));
+                    }
+                    Tag::Image {
+                        link_type,
+                        dest_url,
+                        title,
+                        id,
+                    } => {
+                        // Never loaded (a remote image is a beacon, and its alt text would be
+                        // hidden): a link to it, its alt text visible.
+                        links.push((dest_url.clone(), title.clone(), seen.len()));
+                        out.push(Event::Start(Tag::Link {
+                            link_type,
+                            dest_url,
+                            title,
+                            id,
+                        }));
+                        out.push(Event::Text("image: ".into()));
+                    }
+                    Tag::FootnoteDefinition(label) => {
+                        out.push(Event::Html(
+                            format!(
+                                "<div class=\"footnote-definition\" id=\"fn-{}\"><sup class=\"footnote-definition-label\">",
+                                slugify(&label)
+                            )
+                            .into(),
+                        ));
+                        seen.push_str(&label);
+                        seen.push(' ');
+                        out.push(Event::Text(visible(label)));
+                        out.push(Event::Html("</sup>".into()));
+                    }
+                    tag => out.push(Event::Start(tag)),
+                }
+            }
+            Event::End(end) => {
+                depth = depth.saturating_sub(1);
+                seen.push(' ');
+                match end {
+                    TagEnd::HtmlBlock => {
+                        in_html_block = false;
+                        out.push(Event::Html(HIDDEN_BLOCK_CLOSE.into()));
+                    }
+                    TagEnd::Strikethrough => out.push(Event::Html(STRIKE_CLOSE.into())),
+                    TagEnd::List(ordered) => {
+                        lists.pop();
+                        out.push(Event::End(TagEnd::List(ordered)));
+                    }
+                    TagEnd::Link | TagEnd::Image => {
+                        out.push(Event::End(TagEnd::Link));
+                        if let Some((dest, title, from)) = links.pop() {
+                            let text = seen.get(from..).unwrap_or("").trim();
+                            if text != dest.as_ref() || !title.is_empty() {
+                                let mut shown = format!(" ⟨{dest}");
+                                if !title.is_empty() {
+                                    shown.push_str(&format!(" “{title}”"));
+                                }
+                                shown.push('⟩');
+                                seen.push_str(&shown);
+                                out.push(Event::Html("<small>".into()));
+                                out.push(Event::Text(visible(shown.into())));
+                                out.push(Event::Html("</small>".into()));
+                            }
+                        }
+                    }
+                    TagEnd::FootnoteDefinition => out.push(Event::Html("</div>\n".into())),
+                    end => out.push(Event::End(end)),
+                }
+            }
+            Event::Html(html) | Event::InlineHtml(html) => {
+                seen.push(' ');
+                seen.push_str(&html);
+                seen.push(' ');
+                if in_html_block {
+                    out.push(Event::Text(visible(html)));
+                } else if kept_tag(&html).is_some() {
+                    out.push(Event::InlineHtml(html));
+                } else {
+                    out.push(Event::Html(HIDDEN_INLINE_OPEN.into()));
+                    out.push(Event::Text(visible(html)));
+                    out.push(Event::Html(HIDDEN_INLINE_CLOSE.into()));
+                }
+            }
+            Event::Text(text) => {
+                seen.push_str(&text);
+                out.push(Event::Text(visible(text)));
+            }
+            Event::Code(text) => {
+                seen.push(' ');
+                seen.push_str(&text);
+                seen.push(' ');
+                out.push(Event::Code(visible(text)));
+            }
+            Event::FootnoteReference(label) => {
+                seen.push(' ');
+                seen.push_str(&label);
+                seen.push(' ');
+                out.push(Event::Html(
+                    format!(
+                        "<sup class=\"footnote-reference\"><a href=\"#fn-{}\">",
+                        slugify(&label)
+                    )
+                    .into(),
+                ));
+                out.push(Event::Text(visible(label)));
+                out.push(Event::Html("</a></sup>".into()));
+            }
+            Event::TaskListMarker(checked) => {
+                // `[x]` or `[X]` as written: the checkbox shows it.
+                seen.push(' ');
+                seen.push_str(&markdown[range.clone()]);
+                seen.push(' ');
+                out.push(Event::TaskListMarker(checked));
+            }
+            other => {
+                seen.push(' ');
+                out.push(other);
+            }
+        }
+        if depth == 0 {
+            covered = covered.max(range.end).max(block.end);
+            if let Some(src) = markdown.get(block.clone()) {
+                if !shows_every_word(src, &seen) {
+                    hidden_block(src, &mut out);
+                }
+            }
+        }
+    }
+    if covered < markdown.len() {
+        hidden_block(&markdown[covered..], &mut out);
+    }
+    out
+}
+
+/// Source text shown as written in `pre.pd-hidden` (nothing when it is only blank space).
+fn hidden_block<'a>(src: &'a str, out: &mut Vec<Event<'a>>) {
+    let src = src.trim_matches(|c: char| c == '\n' || c == '\r');
+    if src.trim().is_empty() {
+        return;
+    }
+    out.push(Event::Html(HIDDEN_BLOCK_OPEN.into()));
+    out.push(Event::Text(visible(CowStr::Borrowed(src))));
+    out.push(Event::Html(HIDDEN_BLOCK_CLOSE.into()));
+}
+
+/// A code block's language as a class may carry it.
+pub(crate) fn valid_language(lang: &str) -> bool {
+    !lang.is_empty()
+        && lang.len() <= 40
+        && lang
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
+}
+
+/// The words of `text` (runs of letters and digits), without the names of character references
+/// (`&amp;`, `&#39;`), which render as the character they name.
+pub(crate) fn words(text: &str) -> impl Iterator<Item = &str> + '_ {
+    let mut rest = text;
+    std::iter::from_fn(move || loop {
+        let start = rest.find(|c: char| c.is_alphanumeric() || c == '&')?;
+        rest = &rest[start..];
+        if let Some(after) = rest.strip_prefix('&') {
+            let name_len = after
+                .find(|c: char| !(c.is_ascii_alphanumeric() || c == '#'))
+                .unwrap_or(after.len());
+            if name_len > 0 && after[name_len..].starts_with(';') {
+                rest = &after[name_len + 1..];
+            } else {
+                rest = after;
+            }
+            continue;
+        }
+        let end = rest
+            .find(|c: char| !c.is_alphanumeric())
+            .unwrap_or(rest.len());
+        let word = &rest[..end];
+        rest = &rest[end..];
+        return Some(word);
+    })
+}
+
+/// Every word of `src`, as often as it occurs there, is among the words of `shown`.
+fn shows_every_word(src: &str, shown: &str) -> bool {
+    // Almost always the words are shown in the order they are written: check that first, without
+    // allocating.
+    let mut shown_words = words(shown);
+    if words(src).all(|w| shown_words.by_ref().any(|s| s == w)) {
+        return true;
+    }
+    let mut want: Vec<&str> = words(src).collect();
+    let mut have: Vec<&str> = words(shown).collect();
+    want.sort_unstable();
+    have.sort_unstable();
+    let mut have = have.into_iter().peekable();
+    want.into_iter().all(|w| {
+        while have.next_if(|h| *h < w).is_some() {}
+        have.next_if(|h| *h == w).is_some()
+    })
+}
+
+/// Characters that are invisible or change the direction or look of the text around them (zero
+/// width, bidi controls, tag characters, fillers): shown as `⟨U+XXXX⟩` so nothing hides in them.
+fn invisible(c: char) -> bool {
+    matches!(c,
+        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
+        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
+        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
+        | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E007F}')
+}
+
+fn visible(text: CowStr<'_>) -> CowStr<'_> {
+    if text.is_ascii() || !text.chars().any(invisible) {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + 16);
+    for c in text.chars() {
+        if invisible(c) {
+            out.push_str(&format!("⟨U+{:04X}⟩", c as u32));
+        } else {
+            out.push(c);
+        }
+    }
+    out.into()
+}
+
+/// Sanitizes HTML with Plandeck's allow-list: the elements rendered markdown needs, and nothing
+/// that can hide, collapse or disguise text (no `details`, `ins`, `del`, `style`, `hidden` …).
 pub fn sanitize(html: &str) -> String {
     sanitizer().clean(html).to_string()
 }
@@ -102,18 +453,62 @@ fn sanitizer() -> &'static ammonia::Builder<'static> {
     static BUILDER: OnceLock<ammonia::Builder<'static>> = OnceLock::new();
     BUILDER.get_or_init(|| {
         let mut b = ammonia::Builder::default();
-        b.add_tags(["input"])
-            .add_tag_attributes("code", ["class"])
-            .add_tag_attributes("div", ["class", "id"])
-            .add_tag_attributes("sup", ["class"])
-            .add_tag_attributes("input", ["type", "checked"])
-            // Every checkbox is a read-only view of a task list item.
-            .set_tag_attribute_value("input", "disabled", "")
-            .set_tag_attribute_value("input", "type", "checkbox");
+        b.tags(
+            [
+                "p",
+                "h1",
+                "h2",
+                "h3",
+                "h4",
+                "h5",
+                "h6",
+                "ul",
+                "ol",
+                "li",
+                "blockquote",
+                "pre",
+                "code",
+                "em",
+                "strong",
+                "s",
+                "a",
+                "table",
+                "thead",
+                "tbody",
+                "tr",
+                "th",
+                "td",
+                "hr",
+                "br",
+                "input",
+                "sup",
+                "div",
+                "small",
+                "b",
+                "i",
+                "kbd",
+                "u",
+                "mark",
+            ]
+            .into_iter()
+            .collect(),
+        )
+        .generic_attributes(HashSet::new())
+        .tag_attributes(HashMap::new())
+        .add_tag_attributes("a", ["href", "title"])
+        .add_tag_attributes("ol", ["start"])
+        .add_tag_attributes("code", ["class"])
+        .add_tag_attributes("pre", ["class"])
+        .add_tag_attributes("div", ["class", "id"])
+        .add_tag_attributes("sup", ["class"])
+        .add_tag_attributes("input", ["type", "checked"])
+        // Every checkbox is a read-only view of a task list item.
+        .set_tag_attribute_value("input", "disabled", "")
+        .set_tag_attribute_value("input", "type", "checkbox");
         for h in ["h1", "h2", "h3", "h4", "h5", "h6"] {
             b.add_tag_attributes(h, ["id"]);
         }
-        b.attribute_filter(|element, attribute, value| filter_attribute(element, attribute, value));
+        b.attribute_filter(filter_attribute);
         b
     })
 }
@@ -121,16 +516,16 @@ fn sanitizer() -> &'static ammonia::Builder<'static> {
 fn filter_attribute<'u>(element: &str, attribute: &str, value: &'u str) -> Option<Cow<'u, str>> {
     match (element, attribute) {
         ("code", "class") => {
-            let ok = value.strip_prefix("language-").is_some_and(|lang| {
-                !lang.is_empty()
-                    && lang
-                        .chars()
-                        .all(|c| c.is_ascii_alphanumeric() || "+-_#.".contains(c))
-            });
+            let ok =
+                value == "pd-hidden" || value.strip_prefix("language-").is_some_and(valid_language);
             ok.then(|| value.into())
         }
-        ("div", "class") => (value == "footnote-definition").then(|| value.into()),
-        ("sup", "class") => (value == "footnote-reference").then(|| value.into()),
+        ("pre", "class") => (value == "pd-hidden").then(|| value.into()),
+        ("div", "class") => {
+            matches!(value, "footnote-definition" | "pd-lang").then(|| value.into())
+        }
+        ("sup", "class") => matches!(value, "footnote-reference" | "footnote-definition-label")
+            .then(|| value.into()),
         (_, "id") => {
             // Plain slugs only: nothing that could look like markup or clobber much in the DOM.
             let ok = !value.is_empty()

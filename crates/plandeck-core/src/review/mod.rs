@@ -21,7 +21,9 @@ mod safe_html;
 pub mod state;
 pub mod store;
 
-pub use decide::{agent_for_path, approve, history, log, record_version, reject, version};
+pub use decide::{
+    agent_for_path, approve, history, log, record_version, reject, reject_seen, version, version_of,
+};
 pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
 pub use log::{Decision, Verdict};
@@ -61,6 +63,19 @@ pub enum ReviewError {
         yours_hash: String,
         saved: PathBuf,
     },
+    /// The plan file no longer holds the version the reviewer saw: nothing was decided. The UI
+    /// shows the diff from `seen_hash` to the file as it is now.
+    #[error(
+        "{path} changed since you read it (you saw version {seen_hash}, it now holds \
+         {current_hash}); nothing was decided. Read the change, then decide again"
+    )]
+    PlanChanged {
+        path: PathBuf,
+        seen_hash: String,
+        current_hash: String,
+    },
+    #[error(transparent)]
+    UnsafePath(#[from] crate::plans::UnsafePlanPath),
     #[error("a rejection needs feedback for the agent")]
     EmptyFeedback,
     #[error("{hash:?} is not a version hash (64 lowercase hex digits)")]
@@ -84,6 +99,8 @@ impl From<ReviewError> for IpcError {
             | ReviewError::EmptyFeedback
             | ReviewError::BadHash { .. } => ErrorKind::BadInput,
             ReviewError::Conflict { .. } => ErrorKind::Conflict,
+            ReviewError::PlanChanged { .. } => ErrorKind::PlanChanged,
+            ReviewError::UnsafePath(_) => ErrorKind::Refused,
             ReviewError::NoVersion { .. } => ErrorKind::NotFound,
             ReviewError::Internal(_) => ErrorKind::Internal,
         };

@@ -1,26 +1,21 @@
-//! Markdown to sanitized HTML, byte for byte what ammonia's defaults make of pulldown-cmark's
-//! HTML, without running the HTML parser when the markdown cannot carry anything to remove.
+//! Markdown to sanitized HTML, byte for byte what the plan sanitizer makes of the plan's events
+//! ([`crate::render::plan_events`], which shows everything a plan says), without running the
+//! HTML parser when the events cannot carry anything to remove.
 //!
 //! Sanitizing is most of the cost of a rendered diff (html5ever parses, rebuilds and serializes
 //! every byte), yet most of a plan is headings, paragraphs, lists and code, for which the HTML
-//! pulldown-cmark writes is already well formed and safe: all ammonia changes there is `<hr />`
-//! to `<hr>`, `<br />` to `<br>`, a no-break space to `&nbsp;` and the dropped `class` of a code
-//! block. So a piece of markdown whose events are all of that kind, with at most a few balanced
-//! attribute-less inline tags such as `<b>`, is written directly; anything else (links, images,
-//! tables, footnotes, task lists, any other raw HTML, carriage returns, NULs) goes through
-//! ammonia. The test below checks both paths agree on a corpus of plan-like markdown.
+//! pulldown-cmark writes is already well formed and safe: all the sanitizer changes there is
+//! `<hr />` to `<hr>`, `<br />` to `<br>` and a no-break space to `&nbsp;`. So a piece of
+//! markdown whose events are all of that kind, with at most a few balanced attribute-less inline
+//! tags such as `<b>` and Plandeck's own fixed markup, is written directly; anything else (links,
+//! tables, footnotes, task lists, hidden-source boxes, carriage returns, NULs) goes through the
+//! sanitizer. The tests below check both paths agree on a corpus of plan-like markdown.
 
-use pulldown_cmark::{html, CodeBlockKind, Event, Parser, Tag};
+use pulldown_cmark::{html, Event, Tag};
 
-use super::diff::markdown_options;
+use crate::render::{self, plan_events};
 
-/// Inline tags a plan may write by hand that ammonia keeps as they are (without attributes).
-const INLINE_TAGS: &[&str] = &[
-    "b", "i", "em", "strong", "code", "kbd", "sub", "sup", "s", "u", "mark", "small", "var",
-    "samp", "del", "ins",
-];
-
-/// `src` rendered and sanitized, as `ammonia::clean(pulldown_cmark html of src)`.
+/// `src` rendered and sanitized, as `render::sanitize(pulldown_cmark html of plan_events(src))`.
 pub(crate) fn markdown_sanitized(src: &str) -> String {
     match fast(src) {
         Some(html) => html,
@@ -28,13 +23,23 @@ pub(crate) fn markdown_sanitized(src: &str) -> String {
     }
 }
 
-/// The reference path: render, then sanitize with ammonia's defaults (no classes allowed, so a
-/// plan cannot forge the diff markup the caller wraps around the result).
+/// The reference path: the plan's events rendered, then sanitized (the sanitizer lets no class
+/// of the diff markup through, so a plan cannot forge what the caller wraps around the result).
 pub(crate) fn slow(src: &str) -> String {
     let mut raw = String::with_capacity(src.len() * 3 / 2);
-    html::push_html(&mut raw, Parser::new_ext(src, markdown_options()));
-    ammonia::clean(&raw)
+    html::push_html(&mut raw, plan_events(src).into_iter());
+    render::sanitize(&raw)
 }
+
+/// Plandeck's own fixed markup, which the sanitizer keeps as it is.
+const OURS: &[&str] = &[
+    render::HIDDEN_INLINE_OPEN,
+    render::HIDDEN_INLINE_CLOSE,
+    render::LANG_OPEN,
+    render::LANG_CLOSE,
+    render::STRIKE_OPEN,
+    render::STRIKE_CLOSE,
+];
 
 /// The direct path, or `None` when the markdown holds anything it does not handle.
 fn fast(src: &str) -> Option<String> {
@@ -42,68 +47,56 @@ fn fast(src: &str) -> Option<String> {
     if src.bytes().any(|b| b == b'\r' || b == 0) {
         return None;
     }
-    let mut events = Vec::new();
+    let events = plan_events(src);
     // Hand-written inline tags still open; they must close before any markdown element starts or
     // ends, so the parser would never have to repair the nesting.
     let mut open: Vec<&'static str> = Vec::new();
-    for event in Parser::new_ext(src, markdown_options()) {
-        let event = match event {
+    for event in &events {
+        match event {
             Event::Start(tag) => {
                 if !open.is_empty() {
                     return None;
                 }
-                Event::Start(match tag {
-                    // ammonia drops the `language-` class; an indented block renders without it.
-                    Tag::CodeBlock(CodeBlockKind::Fenced(_)) => {
-                        Tag::CodeBlock(CodeBlockKind::Indented)
-                    }
-                    Tag::CodeBlock(CodeBlockKind::Indented)
+                match tag {
+                    Tag::CodeBlock(_)
                     | Tag::Paragraph
                     | Tag::BlockQuote(None)
                     | Tag::List(_)
                     | Tag::Item
                     | Tag::Emphasis
-                    | Tag::Strong
-                    | Tag::Strikethrough => tag,
+                    | Tag::Strong => {}
                     Tag::Heading {
-                        ref id,
-                        ref classes,
-                        ref attrs,
-                        ..
-                    } if id.is_none() && classes.is_empty() && attrs.is_empty() => tag,
+                        id, classes, attrs, ..
+                    } if id.is_none() && classes.is_empty() && attrs.is_empty() => {}
                     _ => return None,
-                })
+                }
             }
             Event::End(_) => {
                 if !open.is_empty() {
                     return None;
                 }
-                event
             }
             Event::Text(_) | Event::Code(_) | Event::SoftBreak | Event::HardBreak | Event::Rule => {
-                event
             }
-            Event::InlineHtml(ref tag) => {
-                let tag: &str = tag;
-                if tag == "<br>" {
-                    event
-                } else if let Some(name) = tag.strip_prefix("</").and_then(|t| t.strip_suffix('>'))
-                {
-                    if open.pop() != Some(name) {
-                        return None;
-                    }
-                    event
-                } else if let Some(name) = tag.strip_prefix('<').and_then(|t| t.strip_suffix('>')) {
-                    let known = INLINE_TAGS.iter().find(|t| **t == name)?;
-                    open.push(*known);
-                    event
-                } else {
+            Event::Html(tag) if OURS.contains(&tag.as_ref()) => {
+                if !open.is_empty() {
                     return None;
                 }
             }
+            Event::InlineHtml(tag) => {
+                let tag: &str = tag;
+                let name = render::kept_tag(tag)?;
+                if name == "br" {
+                } else if tag.starts_with("</") {
+                    if open.pop() != Some(name) {
+                        return None;
+                    }
+                } else {
+                    open.push(name);
+                }
+            }
             _ => return None,
-        };
-        events.push(event);
+        }
     }
     if !open.is_empty() {
         return None;
@@ -141,7 +134,10 @@ mod tests {
         "line one  \nline two\\\nthree\n\n---\n\n***\ntext\n",
         "no\u{a0}break and entities &amp; &lt; &copy; &quot; &#39; &nbsp;\n",
         "Setext\n======\n\nsub\n---\n",
-        "a <b><i>nested</i></b> <sup>1</sup> <sub>2</sub> <kbd>K</kbd> <mark>m</mark> <del>d</del> <ins>i</ins> <s>s</s> <u>u</u> <small>s</small> <var>v</var> <samp>s</samp> <em>e</em> <strong>s</strong>\n",
+        "a <b><i>nested</i></b> <kbd>K</kbd> <mark>m</mark> <u>u</u> <em>e</em> <strong>s</strong> <code>c</code>\n",
+        "~~struck~~ and <!-- a comment --> and <del>fake</del> <details>x</details>\n",
+        "```rust\nfn main() {}\n```\n\n```rust,ignore extra words\nx\n```\n",
+        "<sup>1</sup> <b class=\"x\">c\n",
         "x<br>y\n",
         "1) one\n2) two\n\n5. five\n",
         "",
@@ -157,7 +153,6 @@ mod tests {
         "<script>alert(1)</script>\n",
         "a <b>unclosed\n",
         "a </b> stray\n",
-        "<b class=\"x\">c</b>\n",
         "| a | b |\n|---|---|\n| 1 | 2 |\n",
         "- [ ] task\n",
         "note[^1]\n\n[^1]: foot\n",
@@ -165,6 +160,9 @@ mod tests {
         "a\r\nb\n",
         "<div class=\"diff-ins\">forged</div>\n",
         "<!-- comment\n",
+        "<details>\n<summary>s</summary>\n\nhidden\n\n</details>\n",
+        "[ref]: https://example.com \"title\"\n",
+        "| a |\n|---|\n| 1 | 2 |\n",
         "*<b>crossing*</b>\n",
     ];
 
@@ -197,5 +195,56 @@ mod tests {
         }
         let fast = fast(&doc).expect("plan-like markdown takes the direct path");
         assert_eq!(fast, slow(&doc));
+    }
+
+    mod properties {
+        use super::*;
+        use proptest::prelude::*;
+
+        const PIECES: &[&str] = &[
+            "word",
+            " ",
+            "\n",
+            "\n\n",
+            "*",
+            "**",
+            "~~",
+            "`",
+            "```rust\n",
+            "```\n",
+            "# ",
+            "- ",
+            "1. ",
+            "> ",
+            "<b>",
+            "</b>",
+            "<i>",
+            "</i>",
+            "<br>",
+            "<!-- c -->",
+            "<del>",
+            "</del>",
+            "<details>",
+            "&amp;",
+            "\u{a0}",
+            "\u{200B}",
+            "---\n",
+            "    ",
+            "<",
+            ">",
+            "\"",
+        ];
+
+        proptest! {
+            #![proptest_config(ProptestConfig { cases: 2000, ..ProptestConfig::default() })]
+
+            #[test]
+            fn direct_path_always_matches_the_sanitizer(
+                pieces in proptest::collection::vec(proptest::sample::select(PIECES), 0..30)
+            ) {
+                let src = pieces.concat();
+                prop_assert_eq!(markdown_sanitized(&src), slow(&src), "for {:?}", src);
+            }
+        }
     }
 }

