@@ -2,6 +2,7 @@
 //! from the listing (resolved against discovery; a path or an unknown id is refused) and the
 //! decisions take the hash of the version the reviewer read.
 
+use plandeck_core::comments;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
 use plandeck_core::review::{self, ApproveRequest, Decision, PlanDiff, PlanHistory};
@@ -52,7 +53,8 @@ pub async fn plan_version(
     .await
 }
 
-/// Approves the version of a plan the reviewer read (`startedFrom`; refused as `planChanged` when
+/// Approves the version of a plan the reviewer read, with its open comments as "Reviewer notes"
+/// (unless `withComments` is false) (`startedFrom`; refused as `planChanged` when
 /// the file holds another now); with `edited`, writes that text to the plan file first, but only
 /// if the file still holds `startedFrom` (else a conflict that loses neither version).
 #[tauri::command]
@@ -64,12 +66,13 @@ pub async fn approve_plan(
     edited: Option<String>,
     started_from: Option<String>,
     mode: Option<String>,
+    with_comments: Option<bool>,
 ) -> Result<Decision, IpcError> {
     let roots = state.roots();
     let decision = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
         let (agent, session_id) = plan_owner(&roots, &id);
-        Ok(review::approve(
+        comments::approve(
             &roots,
             &path,
             ApproveRequest {
@@ -79,7 +82,8 @@ pub async fn approve_plan(
                 session_id,
                 mode,
             },
-        )?)
+            with_comments.unwrap_or(true),
+        )
     })
     .await?;
     crate::live::emit(
@@ -92,7 +96,8 @@ pub async fn approve_plan(
     Ok(decision)
 }
 
-/// Rejects the version of a plan the reviewer read (`seenHash`; refused as `planChanged` when
+/// Rejects the version of a plan the reviewer read, with its open comments after the feedback
+/// (unless `withComments` is false) (`seenHash`; refused as `planChanged` when
 /// the file holds another now).
 #[tauri::command]
 #[tracing::instrument(skip(app, state, feedback))]
@@ -102,19 +107,20 @@ pub async fn reject_plan(
     id: String,
     feedback: String,
     seen_hash: Option<String>,
+    with_comments: Option<bool>,
 ) -> Result<Decision, IpcError> {
     let roots = state.roots();
     let decision = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
         let (agent, session_id) = plan_owner(&roots, &id);
-        Ok(review::reject_seen(
+        comments::reject(
             &roots,
             &path,
             &feedback,
-            agent,
-            session_id,
+            (agent, session_id),
             seen_hash.as_deref(),
-        )?)
+            with_comments.unwrap_or(true),
+        )
     })
     .await?;
     crate::live::emit(

@@ -166,3 +166,90 @@ fn a_quote_the_plan_does_not_hold_or_holds_twice_is_refused_with_a_reason() {
     assert_ne!(code, 0);
     assert!(!err.is_empty());
 }
+
+#[test]
+fn reject_and_approve_carry_open_comments_unless_told_not_to() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(
+        home.path(),
+        "# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n",
+    );
+    let ps = p.to_str().unwrap();
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "comment",
+            ps,
+            "--quote",
+            "Evict after 5 minutes.",
+            "--text",
+            "Too short;\nuse 1 hour.",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    let id = json(&out)["id"].as_str().unwrap().to_owned();
+
+    // --no-comments: the typed feedback alone.
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "reject",
+            ps,
+            "--feedback",
+            "Smaller.",
+            "--no-comments",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["feedback"], "Smaller.");
+
+    // By default the comment and its quote go with it, lines intact; the log shows what was sent.
+    let (code, _, err) = plandeck(home.path(), &["reject", ps, "--feedback", "Smaller."]);
+    assert_eq!(code, 0, "{err}");
+    let (_, out, _) = plandeck(home.path(), &["log", "--json"]);
+    let feedback = json(&out)[0]["feedback"].as_str().unwrap().to_owned();
+    assert_eq!(
+        feedback,
+        "Smaller.\n\nComment on the plan (1), each on the quoted text:\n\n\
+         1. On \"Evict after 5 minutes.\":\n   Too short;\n   use 1 hour."
+    );
+    let (_, out, _) = plandeck(home.path(), &["comments", ps, "--json"]);
+    assert_eq!(
+        json(&out)[0]["sentWith"].as_array().unwrap().len(),
+        1,
+        "{out}"
+    );
+
+    // Rejecting with comments only needs no typed feedback.
+    let (code, out, err) = plandeck(home.path(), &["reject", ps, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(json(&out)["feedback"]
+        .as_str()
+        .unwrap()
+        .starts_with("Comment on the plan (1)"));
+
+    // Approve with notes: the plan file gets a "Reviewer notes" section, the approved version
+    // holds it, and the comment stays open where its text still is.
+    let (code, out, err) = plandeck(home.path(), &["approve", ps, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let d = json(&out);
+    assert_eq!(d["edited"], true);
+    let text = fs::read_to_string(&p).unwrap();
+    assert!(text.starts_with("# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n\n## Reviewer notes\n\n1. On \"Evict after 5 minutes.\":\n   Too short;\n   use 1 hour.\n"), "{text}");
+    let (_, out, _) = plandeck(home.path(), &["plans", "diff", ps, "--json"]);
+    assert_eq!(
+        json(&out)["stats"]["added"],
+        0,
+        "the approved version is the file with its notes"
+    );
+
+    // Resolved, it goes with nothing.
+    plandeck(home.path(), &["comment", "--resolve", &id]);
+    let (_, out, _) = plandeck(home.path(), &["approve", ps, "--json"]);
+    assert_eq!(json(&out)["edited"], false);
+    let (code, _, err) = plandeck(home.path(), &["reject", ps]);
+    assert_ne!(code, 0);
+    assert!(err.contains("feedback"), "{err}");
+}

@@ -41,6 +41,9 @@ pub struct ApproveArgs {
     /// read; refused, nothing decided, if the file no longer holds it.
     #[arg(long, value_name = "HASH")]
     pub expect_hash: Option<String>,
+    /// Leave the plan's open comments out of the decision (they go with it by default).
+    #[arg(long)]
+    pub no_comments: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -51,12 +54,15 @@ pub struct RejectArgs {
     /// A waiting request's id (`plandeck pending`), or a plan's id or path.
     pub target: String,
     /// What the agent should change.
-    #[arg(long)]
+    #[arg(long, default_value = "")]
     pub feedback: String,
     /// For a plan file: the hash of the version you read; refused, nothing decided, if the file
     /// no longer holds it.
     #[arg(long, value_name = "HASH")]
     pub expect_hash: Option<String>,
+    /// Leave the plan's open comments out of the decision (they go with it by default).
+    #[arg(long)]
+    pub no_comments: bool,
     /// Print JSON.
     #[arg(long)]
     pub json: bool,
@@ -139,7 +145,7 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
             }
         }
     };
-    let decision = review::approve(&roots, &plan, req)?;
+    let decision = plandeck_core::comments::approve(&roots, &plan, req, !args.no_comments)?;
     if args.json {
         print_json(out, &decision)?;
     } else {
@@ -162,24 +168,21 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
 pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
-    let decision = review::reject_seen(
+    let decision = plandeck_core::comments::reject(
         &roots,
         &plan,
         &args.feedback,
-        None,
-        None,
+        (None, None),
         args.expect_hash.as_deref(),
+        !args.no_comments,
     )?;
     if args.json {
         print_json(out, &decision)?;
     } else {
-        writeln!(
-            out,
-            "Rejected {} with feedback:\n  {}",
-            decision.plan_path,
-            args.feedback.trim()
-        )
-        .map_err(io_err)?;
+        writeln!(out, "Rejected {} with feedback:", decision.plan_path).map_err(io_err)?;
+        for line in decision.feedback.as_deref().unwrap_or("").lines() {
+            writeln!(out, "  {line}").map_err(io_err)?;
+        }
     }
     Ok(0)
 }

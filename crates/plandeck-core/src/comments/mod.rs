@@ -433,6 +433,107 @@ pub fn open_for_decision(
         .collect())
 }
 
+/// What a decision sends to the agent, with the comments it carries.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Outgoing {
+    /// The rejection's feedback, or the approved plan text with its "Reviewer notes".
+    pub text: String,
+    /// The comments carried (to mark as sent once the decision is made).
+    pub ids: Vec<String>,
+}
+
+/// The feedback a rejection of `plan` (holding `content`) sends: the typed words, then every
+/// open comment with its quote ([`feedback::rejection`]). `include: false` sends the typed words
+/// alone.
+pub fn rejection(
+    data: &Path,
+    plan: &Path,
+    content: &str,
+    typed: &str,
+    include: bool,
+) -> Result<Outgoing, CommentError> {
+    let open = if include {
+        open_for_decision(data, plan, content)?
+    } else {
+        Vec::new()
+    };
+    Ok(Outgoing {
+        text: feedback::rejection(typed, &open),
+        ids: open.into_iter().map(|c| c.comment.id).collect(),
+    })
+}
+
+/// The plan text an approval of `plan` sends when it has open comments ("approve with notes"):
+/// `approved` (the file's text, or the reviewer's edit) with a "Reviewer notes" section. `None`
+/// when there is nothing to add, so a plain approval stays plain.
+pub fn approval_with_notes(
+    data: &Path,
+    plan: &Path,
+    content: &str,
+    approved: &str,
+    include: bool,
+) -> Result<Option<Outgoing>, CommentError> {
+    if !include {
+        return Ok(None);
+    }
+    let open = open_for_decision(data, plan, content)?;
+    if open.is_empty() {
+        return Ok(None);
+    }
+    Ok(Some(Outgoing {
+        text: feedback::plan_with_notes(approved, &open),
+        ids: open.into_iter().map(|c| c.comment.id).collect(),
+    }))
+}
+
+/// Approves `plan` as [`review::approve`] does, carrying its open comments to the agent (unless
+/// `include` is false) as a "Reviewer notes" section of the approved text, through the
+/// edit-and-approve path every agent honours. The comments carried are marked sent.
+pub fn approve(
+    roots: &crate::config::Roots,
+    plan: &Path,
+    mut req: review::ApproveRequest,
+    include: bool,
+) -> Result<review::Decision, crate::ipc::IpcError> {
+    let content = store::read_plan(plan)?;
+    let current = store::hash(content.as_bytes());
+    // A plain approval of a version no longer on disk is refused as review::approve refuses it.
+    let seen_changed =
+        req.edited.is_none() && req.started_from.as_ref().is_some_and(|h| *h != current);
+    let base = req.edited.clone().unwrap_or_else(|| content.clone());
+    let notes = if seen_changed {
+        None
+    } else {
+        approval_with_notes(&roots.data, plan, &content, &base, include)?
+    };
+    if let Some(notes) = &notes {
+        req.started_from = Some(req.started_from.unwrap_or(current));
+        req.edited = Some(notes.text.clone());
+    }
+    let decision = review::approve(roots, plan, req)?;
+    if let Some(notes) = notes {
+        mark_sent(&roots.data, plan, &notes.ids, &decision.time)?;
+    }
+    Ok(decision)
+}
+
+/// Rejects `plan` as [`review::reject_seen`] does, with the typed feedback followed by every open
+/// comment and its quote (unless `include` is false). The comments carried are marked sent.
+pub fn reject(
+    roots: &crate::config::Roots,
+    plan: &Path,
+    typed: &str,
+    who: (Option<crate::agent::Agent>, Option<String>),
+    seen: Option<&str>,
+    include: bool,
+) -> Result<review::Decision, crate::ipc::IpcError> {
+    let content = store::read_plan(plan)?;
+    let out = rejection(&roots.data, plan, &content, typed, include)?;
+    let decision = review::reject_seen(roots, plan, &out.text, who.0, who.1, seen)?;
+    mark_sent(&roots.data, plan, &out.ids, &decision.time)?;
+    Ok(decision)
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -508,6 +609,53 @@ mod tests {
             delete(&data, &gone.comment.id),
             Err(CommentError::NotFound { .. })
         ));
+    }
+
+    #[test]
+    fn decisions_carry_open_comments_only() {
+        let dir = tempfile::tempdir().unwrap();
+        let data = dir.path().join("store");
+        let plan = dir.path().join("plan.md");
+        let open = add_on(&data, &plan, V1, "Test it.", "which cases?\nall of them");
+        let done = add_on(&data, &plan, V1, "Return a `Link` header.", "fine");
+        resolve(&data, &done.comment.id, NOW).unwrap();
+        add_on(&data, &plan, V1, "Add `page` to `GET /items`.", "gone soon");
+        let v2 = V1.replace("1. Add `page` to `GET /items`.\n", "");
+
+        let out = rejection(&data, &plan, &v2, "Not yet.", true).unwrap();
+        assert_eq!(out.ids, vec![open.comment.id.clone()]);
+        assert!(
+            out.text.starts_with("Not yet.\n\nComment on the plan (1)"),
+            "{}",
+            out.text
+        );
+        assert!(out
+            .text
+            .contains("On \"Test it.\":\n   which cases?\n   all of them"));
+        assert!(!out.text.contains("fine") && !out.text.contains("gone soon"));
+        assert_eq!(
+            rejection(&data, &plan, &v2, "Not yet.", false)
+                .unwrap()
+                .text,
+            "Not yet."
+        );
+
+        let notes = approval_with_notes(&data, &plan, &v2, &v2, true)
+            .unwrap()
+            .unwrap();
+        assert!(notes.text.starts_with(v2.trim_end()));
+        assert!(notes
+            .text
+            .contains("## Reviewer notes\n\n1. On \"Test it.\""));
+        assert_eq!(
+            approval_with_notes(&data, &plan, &v2, &v2, false).unwrap(),
+            None
+        );
+        resolve(&data, &open.comment.id, NOW).unwrap();
+        assert_eq!(
+            approval_with_notes(&data, &plan, &v2, &v2, true).unwrap(),
+            None
+        );
     }
 
     #[test]
