@@ -22,6 +22,7 @@ pub mod config;
 pub mod demo;
 pub mod fsx;
 pub mod gate;
+pub mod history;
 pub mod ids;
 pub mod ipc;
 pub mod overview;

@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use serde::de::Deserializer;
 use serde::Deserialize;
 
+use super::content::LooseStr;
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
+use crate::history::events::{Outcome, PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -39,6 +41,87 @@ struct Record<'a> {
     message: Option<Message<'a>>,
     #[serde(rename = "worktreeSession", default, deserialize_with = "present")]
     worktree_session: Option<Option<WorktreeSession>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    entrypoint: Option<Cow<'a, str>>,
+    /// The approved plan carried into a new context ("clear context and implement").
+    #[serde(rename = "planContent", default)]
+    plan_content: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    attachment: Option<Attachment<'a>>,
+    #[serde(rename = "toolUseResult", default)]
+    tool_use_result: Option<ToolUseResult>,
+}
+
+#[derive(Deserialize)]
+struct Attachment<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    decision: Option<Cow<'a, str>>,
+    #[serde(rename = "toolUseID", borrow, default)]
+    tool_use_id: Option<Cow<'a, str>>,
+    #[serde(rename = "planFilePath", borrow, default)]
+    plan_file_path: Option<Cow<'a, str>>,
+    #[serde(rename = "planContent", default)]
+    plan_content: Option<LooseStr<'a>>,
+}
+
+/// `toolUseResult`: an object for most tools (for `ExitPlanMode` it holds the approved `plan`),
+/// a plain string for errors and rejections. Only `plan` is kept.
+struct ToolUseResult {
+    plan: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ToolUseResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolUseResult;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tool result")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut plan = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "plan" {
+                        plan = map.next_value::<LooseStr<'de>>()?.0.map(Cow::into_owned);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(ToolUseResult { plan })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Tells a `null` field (`Some(None)`) from a missing one (`None`).
@@ -86,12 +169,25 @@ struct Block<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     input: Option<Input<'a>>,
+    /// A `tool_result`'s content: a string or text blocks.
+    #[serde(borrow, default)]
+    content: Option<super::content::Content<'a, TextItem<'a>>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct TextItem<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Input<'a> {
     #[serde(rename = "planFilePath", borrow, default)]
     plan_file_path: Option<Cow<'a, str>>,
+    #[serde(default)]
+    plan: Option<LooseStr<'a>>,
 }
 
 fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
@@ -204,6 +300,145 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
         }
         _ => {}
     }
+}
+
+/// Folds one transcript line into the plan-history facts: `ExitPlanMode` calls and their results,
+/// hook decisions, `planContent` and `plan_file_reference` (see [`crate::history`]).
+pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    let ok = for_each_record::<Record>(line, &mut |rec| plan_record(pf, rec));
+    if !ok {
+        pf.unreadable += 1;
+    }
+}
+
+fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
+    PlanFacts::set_once(&mut pf.session_id, rec.session_id.as_deref());
+    PlanFacts::set_once(&mut pf.slug, rec.slug.as_deref());
+    if !rec.is_sidechain.unwrap_or(false) {
+        PlanFacts::set_once(&mut pf.cwd, rec.cwd.as_deref());
+    }
+    PlanFacts::set_once(&mut pf.source, rec.entrypoint.as_deref());
+    let at = rec.timestamp.as_deref().map(str::to_owned);
+    if let Some(text) = rec.plan_content.and_then(|p| p.0) {
+        if !text.trim().is_empty() {
+            pf.events.push(PlanEvent::Carried {
+                at: at.clone(),
+                text: text.into_owned(),
+                path: None,
+            });
+        }
+    }
+    if let Some(a) = rec.attachment {
+        match a.kind.as_deref() {
+            Some("hook_permission_decision") if a.decision.as_deref() == Some("deny") => {
+                if let Some(call) = a.tool_use_id.as_deref().filter(|c| pf.submitted(c)) {
+                    pf.events.push(PlanEvent::HookDenied {
+                        call: call.to_owned(),
+                    });
+                }
+            }
+            Some("plan_file_reference") => {
+                if let Some(text) = a.plan_content.and_then(|p| p.0) {
+                    pf.events.push(PlanEvent::Carried {
+                        at: at.clone(),
+                        text: text.into_owned(),
+                        path: a.plan_file_path.as_deref().map(str::to_owned),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(msg) = rec.message else { return };
+    let Some(Content::Items(blocks)) = msg.content else {
+        return;
+    };
+    for b in blocks {
+        match (rec.kind.as_deref(), b.kind.as_deref()) {
+            (Some("assistant"), Some("tool_use")) if b.name.as_deref() == Some("ExitPlanMode") => {
+                let Some(call) = b.id.as_deref() else {
+                    continue;
+                };
+                if pf.submitted(call) {
+                    continue;
+                }
+                let input = b.input.as_ref();
+                pf.events.push(PlanEvent::Submitted {
+                    call: call.to_owned(),
+                    at: at.clone(),
+                    text: input
+                        .and_then(|i| i.plan.as_ref())
+                        .and_then(|p| p.0.as_deref())
+                        .map(str::to_owned),
+                    path: input
+                        .and_then(|i| i.plan_file_path.as_deref())
+                        .map(str::to_owned),
+                    turn: None,
+                });
+            }
+            (Some("user"), Some("tool_result")) => {
+                let Some(call) = b.tool_use_id.as_deref() else {
+                    continue;
+                };
+                if !pf.submitted(call) || pf.answered(call) {
+                    continue;
+                }
+                let text = match &b.content {
+                    Some(super::content::Content::Text(t)) => t.to_string(),
+                    Some(super::content::Content::Items(items)) => items
+                        .iter()
+                        .filter_map(|i| i.text.as_deref())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => String::new(),
+                };
+                let approved_text = rec.tool_use_result.as_ref().and_then(|r| r.plan.clone());
+                let (outcome, hook) =
+                    claude_outcome(&text, b.is_error.unwrap_or(false), approved_text);
+                pf.events.push(PlanEvent::Answered {
+                    call: call.to_owned(),
+                    at: at.clone(),
+                    outcome,
+                    hook,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads the decision out of an `ExitPlanMode` result text (Claude Code 2.1).
+fn claude_outcome(text: &str, is_error: bool, approved: Option<String>) -> (Outcome, bool) {
+    const DECLINED: &str = "The user doesn't want to proceed with this tool use";
+    if text.starts_with("User has approved your plan") || (!is_error && approved.is_some()) {
+        let text = approved.or_else(|| {
+            text.split_once("## Approved Plan:\n")
+                .map(|(_, plan)| plan.to_owned())
+        });
+        return (Outcome::Approved { text }, false);
+    }
+    if text.starts_with(DECLINED) {
+        // "Tell Claude what to change": the feedback follows "the user said:".
+        if let Some((_, said)) = text.split_once("the user said:\n") {
+            return (
+                Outcome::Rejected {
+                    feedback: said.trim().to_owned(),
+                },
+                false,
+            );
+        }
+        return (Outcome::Cancelled, false);
+    }
+    if is_error {
+        // Anything else refusing the call is a hook's deny: its message is the feedback.
+        let feedback = text
+            .strip_prefix("Error: ")
+            .unwrap_or(text)
+            .trim()
+            .to_owned();
+        return (Outcome::Rejected { feedback }, true);
+    }
+    (Outcome::Approved { text: None }, false)
 }
 
 fn user_text(facts: &mut Facts, text: &str, meta: bool) {
