@@ -185,19 +185,52 @@ pub fn list(roots: &Roots) -> Result<Vec<RecoveredPlan>, HistoryError> {
     Ok(scan(roots)?.plans)
 }
 
-/// Whether the recovered plan `r` is the plan of the file `file` (same path; or the same agent,
-/// session and file name, for a home whose transcripts name it by another path).
+/// Whether the recovered plan `r` is the plan of the file `file`: the same path, `r` being the
+/// newest session's plan on it (an older session's plan on a reused path is not the file's); or
+/// the same agent, session and file name (transcripts that name the file by another path, as
+/// after a home was moved).
 pub fn same_plan(r: &RecoveredPlan, file: &crate::plans::PlanSummary) -> bool {
     let Some(path) = r.path.as_deref() else {
         return false;
     };
     if path == file.path {
-        return true;
+        return r.id == file.id;
     }
     r.agent == file.agent
         && r.session_id.is_some()
         && r.session_id == file.session_id
         && Path::new(path).file_name() == Path::new(&file.path).file_name()
+}
+
+/// The plans list with the plans only the transcripts hold: every plan file (as
+/// [`crate::plans::list`] gives it), then every recovered plan that matches no listed file
+/// ([`same_plan`]) — its file is gone, was reused by a later session, or never existed — newest
+/// first, with the scan's notes.
+pub struct Listing {
+    pub files: crate::plans::PlanListing,
+    pub transcript_only: Vec<RecoveredPlan>,
+    pub notes: Vec<String>,
+}
+
+/// See [`Listing`]. A scan that fails leaves the file plans listed, with a note.
+pub fn listing(roots: &Roots) -> Listing {
+    let files = crate::plans::list(roots);
+    let (recovered, notes) = match scan(roots) {
+        Ok(h) => (h.plans, h.notes),
+        Err(e) => (
+            Vec::new(),
+            vec![format!("Plans in transcripts were not read: {e}")],
+        ),
+    };
+    let transcript_only = recovered
+        .into_iter()
+        .filter(|r| !files.plans.iter().any(|f| same_plan(r, f)))
+        .collect();
+    Listing {
+        files,
+        transcript_only,
+        notes,
+    }
 }
 
 /// One recovered plan, by its id, the id of its file in the plans list, or its path.
