@@ -625,6 +625,49 @@ mod tests {
     }
 
     #[test]
+    fn exit_plan_mode_results_read_as_decisions() {
+        use crate::history::events::Outcome;
+        let mut pf = PlanFacts::default();
+        let call = r##"{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"t1","name":"ExitPlanMode","input":{"plan":"# P\n","planFilePath":"/p.md"}}]}}"##;
+        // A hook's deny with no hook_permission_decision record before it: still a hook.
+        let denied = r#"{"type":"user","timestamp":"2026-01-01T00:00:01Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Error: no"}]},"toolUseResult":"Error: no"}"#;
+        plan_line(&mut pf, call.as_bytes());
+        plan_line(&mut pf, denied.as_bytes());
+        // A result for a call that is not ExitPlanMode is not a decision.
+        plan_line(&mut pf, denied.replace("t1", "t9").as_bytes());
+        assert_eq!(pf.session_id.as_deref(), Some("s"));
+        assert_eq!(pf.events.len(), 2);
+        assert_eq!(
+            pf.events[1],
+            PlanEvent::Answered {
+                call: "t1".into(),
+                at: Some("2026-01-01T00:00:01Z".into()),
+                outcome: Outcome::Rejected {
+                    feedback: "no".into()
+                },
+                hook: true
+            }
+        );
+        let (o, hook) = claude_outcome(
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            true,
+            None,
+        );
+        assert_eq!((o, hook), (Outcome::Cancelled, false));
+        let (o, _) = claude_outcome(
+            "User has approved your plan.\n\n## Approved Plan:\n# E\n",
+            false,
+            None,
+        );
+        assert_eq!(
+            o,
+            Outcome::Approved {
+                text: Some("# E\n".into())
+            }
+        );
+    }
+
+    #[test]
     fn damaged_and_unknown_records() {
         let f = fold(&[
             r#"{"type":"future-thing","x":[1,2]}"#,
