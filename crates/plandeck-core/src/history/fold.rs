@@ -35,6 +35,7 @@ pub(super) fn fold(
 ) -> Vec<RecoveredPlan> {
     let mut drafts: BTreeMap<Key, Draft> = BTreeMap::new();
     let mut fresh: Vec<(String, Option<String>, Option<String>, String)> = Vec::new();
+    let mut carried: Vec<Carried> = Vec::new();
     for (path, entry) in files {
         let f = &entry.facts;
         if f.unreadable > 0 {
@@ -47,7 +48,14 @@ pub(super) fn fold(
         }
         let transcript = path.display().to_string();
         match entry.agent {
-            Agent::Claude => claude(roots, &transcript, entry.subagent, f, &mut drafts),
+            Agent::Claude => claude(
+                roots,
+                &transcript,
+                entry.subagent,
+                f,
+                &mut drafts,
+                &mut carried,
+            ),
             Agent::Gemini => gemini(path, &transcript, f, &mut drafts, notes),
             Agent::Codex => {
                 codex(&transcript, f, &mut drafts);
@@ -65,6 +73,7 @@ pub(super) fn fold(
             Agent::Other => {}
         }
     }
+    place_carried(carried, &mut drafts);
     fresh_threads(roots, &fresh, &mut drafts, notes);
     for d in drafts.values_mut() {
         d.versions
@@ -132,12 +141,55 @@ fn apply_outcome(v: &mut PlanVersion, outcome: &Outcome, hook: bool, at: &Option
     }
 }
 
+/// A plan text carried into a conversation (`planContent`, `plan_file_reference`), placed once
+/// every transcript was read: it is a version only when no plan on that path has that text (the
+/// session that submitted it may be in another transcript, or gone).
+struct Carried {
+    facts: PlanFacts,
+    path: String,
+    at: Option<String>,
+    text: String,
+    transcript: String,
+    subagent: bool,
+}
+
+fn place_carried(carried: Vec<Carried>, drafts: &mut BTreeMap<Key, Draft>) {
+    for c in carried {
+        let known = drafts.values().any(|d| {
+            d.path.as_deref() == Some(c.path.as_str())
+                && d.versions.iter().any(|v| {
+                    v.text.trim() == c.text.trim()
+                        || v.approved_text.as_deref().map(str::trim) == Some(c.text.trim())
+                })
+        });
+        if known {
+            continue;
+        }
+        let d = draft(
+            drafts,
+            Agent::Claude,
+            &c.facts,
+            c.path.clone(),
+            Some(c.path.clone()),
+            c.subagent,
+        );
+        let mut v = version(c.text, c.at, &c.transcript);
+        v.verdict = None;
+        v.note = Some(
+            "Carried into the conversation (planContent, or after a compaction); not submitted for approval there."
+                .into(),
+        );
+        d.versions.push(v);
+    }
+}
+
 fn claude(
     roots: &Roots,
     transcript: &str,
     subagent: bool,
     f: &PlanFacts,
     drafts: &mut BTreeMap<Key, Draft>,
+    carried: &mut Vec<Carried>,
 ) {
     let headless = f.source.as_deref().is_some_and(|s| s.starts_with("sdk"));
     let slug_path = f.slug.as_ref().map(|s| {
@@ -190,21 +242,19 @@ fn claude(
                 d.versions.push(v);
             }
             PlanEvent::Carried { at, text, path } => {
-                let path = path.clone().or_else(|| slug_path.clone());
-                let Some(key) = path.clone() else { continue };
-                let d = draft(drafts, Agent::Claude, f, key, path, subagent);
-                let known = d.versions.iter().any(|v| {
-                    v.text.trim() == text.trim()
-                        || v.approved_text.as_deref().map(str::trim) == Some(text.trim())
-                });
-                if !known {
-                    let mut v = version(text.clone(), at.clone(), transcript);
-                    v.verdict = None;
-                    v.note = Some(
-                        "Carried into the conversation (planContent / after a compaction), not submitted for approval here."
-                            .into(),
-                    );
-                    d.versions.push(v);
+                if let Some(path) = path.clone().or_else(|| slug_path.clone()) {
+                    carried.push(Carried {
+                        facts: PlanFacts {
+                            session_id: f.session_id.clone(),
+                            cwd: f.cwd.clone(),
+                            ..PlanFacts::default()
+                        },
+                        path,
+                        at: at.clone(),
+                        text: text.clone(),
+                        transcript: transcript.to_owned(),
+                        subagent,
+                    });
                 }
             }
             _ => {}

@@ -534,3 +534,132 @@ fn bad_input_is_recovered_where_possible_and_noted_never_a_panic() {
     let again = scan(&roots).unwrap();
     assert_eq!(again.stats.files_read, 1);
 }
+
+#[test]
+fn subagent_plans_and_carried_texts_are_recovered() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let project = roots.claude.join("projects/-w");
+    let plans = roots.claude.join("plans");
+    let sub_plan = plans.join("slug-agent-a1.md");
+    fs::create_dir_all(project.join("s1/subagents")).unwrap();
+    let rec = |v: serde_json::Value| v.to_string() + "\n";
+    // The subagent's own ExitPlanMode, in its transcript under the session.
+    fs::write(
+        project.join("s1/subagents/agent-a1.jsonl"),
+        rec(
+            serde_json::json!({"type":"assistant","isSidechain":true,"sessionId":"s1",
+            "timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"ta",
+            "name":"ExitPlanMode","input":{"plan":"# Sub plan\n","planFilePath":sub_plan}}]}}),
+        ),
+    )
+    .unwrap();
+    // The main session: a plan approved, then the file edited and carried on after a compaction;
+    // a later session started from the approved text (planContent) adds nothing new.
+    let main_plan = plans.join("slug.md");
+    fs::write(
+        project.join("s1.jsonl"),
+        [
+            rec(serde_json::json!({"type":"assistant","sessionId":"s1","slug":"slug",
+                "timestamp":"2026-01-01T00:01:00Z","message":{"content":[{"type":"tool_use","id":"t1",
+                "name":"ExitPlanMode","input":{"plan":"# Main\n","planFilePath":main_plan}}]}})),
+            rec(serde_json::json!({"type":"user","sessionId":"s1","timestamp":"2026-01-01T00:02:00Z",
+                "message":{"content":[{"type":"tool_result","tool_use_id":"t1",
+                "content":"User has approved your plan. You can now start coding."}]},
+                "toolUseResult":{"plan":"# Main\n","filePath":main_plan}})),
+            rec(serde_json::json!({"type":"attachment","sessionId":"s1","timestamp":"2026-01-01T01:00:00Z",
+                "attachment":{"type":"plan_file_reference","planFilePath":main_plan,
+                "planContent":"# Main, edited after approval\n"}})),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    fs::write(
+        project.join("s2.jsonl"),
+        rec(
+            serde_json::json!({"type":"user","sessionId":"s2","slug":"slug",
+            "timestamp":"2026-01-01T00:03:00Z","planContent":"# Main\n",
+            "message":{"content":"Implement the following plan: # Main"}}),
+        ),
+    )
+    .unwrap();
+    let h = scan(&roots).unwrap();
+    let sub = h
+        .plans
+        .iter()
+        .find(|p| p.path.as_deref() == sub_plan.to_str())
+        .unwrap();
+    assert!(sub.subagent);
+    assert_eq!(sub.session_id.as_deref(), Some("s1"));
+    assert_eq!(sub.text, "# Sub plan\n");
+    let main: Vec<_> = h
+        .plans
+        .iter()
+        .filter(|p| p.path.as_deref() == main_plan.to_str())
+        .collect();
+    assert_eq!(main.len(), 1, "{main:#?}");
+    let v = &main[0].versions;
+    assert_eq!(v.len(), 2, "{v:#?}");
+    assert_eq!(v[0].verdict, Some(HistoryVerdict::Approved));
+    assert_eq!(v[1].text, "# Main, edited after approval\n");
+    assert_eq!(v[1].verdict, None);
+    assert_eq!(main[0].text, "# Main, edited after approval\n");
+}
+
+#[test]
+fn codex_rollouts_of_an_older_format_fall_back_to_proposed_plan_blocks() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let day = roots.codex.join("sessions/2026/01/01");
+    fs::create_dir_all(&day).unwrap();
+    let rec = |v: serde_json::Value| v.to_string() + "\n";
+    let said = |t: &str, text: &str| {
+        rec(
+            serde_json::json!({"timestamp":t,"type":"event_msg","payload":{"type":"user_message","message":text}}),
+        )
+    };
+    let turn = |t: &str, mode: &str| {
+        rec(
+            serde_json::json!({"timestamp":t,"type":"event_msg","payload":{"type":"task_started","collaboration_mode_kind":mode}}),
+        )
+    };
+    let answer = |t: &str, text: &str| {
+        rec(
+            serde_json::json!({"timestamp":t,"type":"response_item","payload":{"type":"message","role":"assistant",
+            "content":[{"type":"output_text","text":text}]}}),
+        )
+    };
+    fs::write(
+        day.join("rollout-2026-01-01T00-00-00-old.jsonl"),
+        [
+            rec(
+                serde_json::json!({"timestamp":"2026-01-01T00:00:00Z","type":"session_meta",
+                "payload":{"id":"old","cwd":"/w","source":{"subagent":"x"}}}),
+            ),
+            turn("2026-01-01T00:00:01Z", "plan"),
+            said("2026-01-01T00:00:01Z", "plan it"),
+            answer(
+                "2026-01-01T00:00:02Z",
+                "Sure.\n<proposed_plan>\n# A\n</proposed_plan>",
+            ),
+            turn("2026-01-01T00:00:03Z", "plan"),
+            said("2026-01-01T00:00:03Z", "shorter"),
+            answer(
+                "2026-01-01T00:00:04Z",
+                "<proposed_plan>\n# B\n</proposed_plan>",
+            ),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let h = scan(&roots).unwrap();
+    assert_eq!(h.plans.len(), 1, "{:#?}", h.plans);
+    let v = &h.plans[0].versions;
+    assert_eq!(v.len(), 2);
+    assert_eq!(v[0].text, "# A\n");
+    assert_eq!(v[0].verdict, Some(HistoryVerdict::Rejected));
+    assert_eq!(v[0].feedback.as_deref(), Some("shorter"));
+    assert_eq!(v[1].text, "# B\n");
+    assert_eq!(v[1].verdict, Some(HistoryVerdict::Pending));
+    assert_eq!(h.plans[0].project.as_deref(), Some("/w"));
+}
