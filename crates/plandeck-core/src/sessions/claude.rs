@@ -54,16 +54,18 @@ struct Record<'a> {
     tool_use_result: Option<ToolUseResult>,
 }
 
+/// An `attachment` record's payload. Its fields differ by type, so every one is read loosely: an
+/// unexpected shape is ignored, never makes the line unreadable.
 #[derive(Deserialize)]
 struct Attachment<'a> {
     #[serde(rename = "type", borrow, default)]
-    kind: Option<Cow<'a, str>>,
-    #[serde(borrow, default)]
-    decision: Option<Cow<'a, str>>,
-    #[serde(rename = "toolUseID", borrow, default)]
-    tool_use_id: Option<Cow<'a, str>>,
-    #[serde(rename = "planFilePath", borrow, default)]
-    plan_file_path: Option<Cow<'a, str>>,
+    kind: Option<LooseStr<'a>>,
+    #[serde(default)]
+    decision: Option<LooseStr<'a>>,
+    #[serde(rename = "toolUseID", default)]
+    tool_use_id: Option<LooseStr<'a>>,
+    #[serde(rename = "planFilePath", default)]
+    plan_file_path: Option<LooseStr<'a>>,
     #[serde(rename = "planContent", default)]
     plan_content: Option<LooseStr<'a>>,
 }
@@ -329,9 +331,11 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
         }
     }
     if let Some(a) = rec.attachment {
-        match a.kind.as_deref() {
-            Some("hook_permission_decision") if a.decision.as_deref() == Some("deny") => {
-                if let Some(call) = a.tool_use_id.as_deref().filter(|c| pf.submitted(c)) {
+        let loose =
+            |v: &Option<LooseStr<'_>>| v.as_ref().and_then(|v| v.0.as_deref()).map(str::to_owned);
+        match loose(&a.kind).as_deref() {
+            Some("hook_permission_decision") if loose(&a.decision).as_deref() == Some("deny") => {
+                if let Some(call) = loose(&a.tool_use_id).filter(|c| pf.submitted(c)) {
                     pf.events.push(PlanEvent::HookDenied {
                         call: call.to_owned(),
                     });
@@ -342,7 +346,7 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
                     pf.events.push(PlanEvent::Carried {
                         at: at.clone(),
                         text: text.into_owned(),
-                        path: a.plan_file_path.as_deref().map(str::to_owned),
+                        path: loose(&a.plan_file_path),
                     });
                 }
             }
@@ -665,6 +669,16 @@ mod tests {
                 text: Some("# E\n".into())
             }
         );
+    }
+
+    #[test]
+    fn plan_fields_of_an_unexpected_shape_do_not_make_a_line_unreadable() {
+        let line = r#"{"type":"attachment","timestamp":"2026-01-01T00:00:00Z","planContent":{"x":1},"attachment":{"type":"hook_permission_decision","decision":{"behavior":"deny"},"toolUseID":7,"planFilePath":null},"toolUseResult":[1,2]}"#;
+        let f = fold(&[line]);
+        assert_eq!(f.unreadable, 0);
+        let mut pf = PlanFacts::default();
+        plan_line(&mut pf, line.as_bytes());
+        assert_eq!((pf.unreadable, pf.events.len()), (0, 0));
     }
 
     #[test]
