@@ -97,6 +97,14 @@ impl PlanFacts {
             .any(|e| matches!(e, PlanEvent::Answered { call: c, .. } if c == call))
     }
 
+    /// Calls submitted and not answered yet.
+    pub(crate) fn open_calls(&self) -> impl Iterator<Item = &str> {
+        self.events.iter().filter_map(move |e| match e {
+            PlanEvent::Submitted { call, .. } if !self.answered(call) => Some(call.as_str()),
+            _ => None,
+        })
+    }
+
     pub(crate) fn set_once(slot: &mut Option<String>, v: Option<&str>) {
         if slot.is_none() {
             if let Some(v) = v.filter(|v| !v.is_empty()) {

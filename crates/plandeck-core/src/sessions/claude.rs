@@ -306,11 +306,37 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
 
 /// Folds one transcript line into the plan-history facts: `ExitPlanMode` calls and their results,
 /// hook decisions, `planContent` and `plan_file_reference` (see [`crate::history`]).
+///
+/// Most lines (tool results with file contents) say nothing about plans: a line is parsed only
+/// when it names one of the record kinds read here, or an unanswered `ExitPlanMode` call, or
+/// while the session's id and working directory are still unknown. Finding a word in a line runs
+/// at memory speed, so a whole transcript costs little more than reading it.
 pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    if !plan_relevant(pf, line) {
+        return;
+    }
     let ok = for_each_record::<Record>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;
     }
+}
+
+fn plan_relevant(pf: &PlanFacts, line: &[u8]) -> bool {
+    use memchr::memmem::find;
+    if pf.session_id.is_none() || pf.cwd.is_none() {
+        return true;
+    }
+    const WORDS: [&[u8]; 4] = [
+        b"ExitPlanMode",
+        b"planContent",
+        b"plan_file_reference",
+        b"hook_permission_decision",
+    ];
+    if WORDS.iter().any(|w| find(line, w).is_some()) {
+        return true;
+    }
+    pf.open_calls()
+        .any(|call| find(line, call.as_bytes()).is_some())
 }
 
 fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {

@@ -173,6 +173,20 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
 /// Folds one rollout line into the plan-history facts: turns and their mode, the person's
 /// messages, `Plan` items and `<proposed_plan>` blocks (see [`crate::history`]).
 pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    // Only lines that can matter are parsed (see `claude::plan_line`).
+    const WORDS: [&[u8]; 5] = [
+        b"session_meta",
+        b"task_started",
+        b"item_completed",
+        b"user_message",
+        b"<proposed_plan>",
+    ];
+    if !WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(line, w).is_some())
+    {
+        return;
+    }
     let ok = for_each_record::<Line>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;

@@ -220,6 +220,20 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
 /// Folds one chat-log line into the plan-history facts: plan files written, `exit_plan_mode`
 /// calls and their answers (see [`crate::history`]).
 pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    // Only lines that can matter are parsed (see `claude::plan_line`).
+    const WORDS: [&[u8]; 5] = [
+        b"exit_plan_mode",
+        b"write_file",
+        b"<session_context>",
+        b"\"messages\"",
+        b"startTime",
+    ];
+    if !WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(line, w).is_some())
+    {
+        return;
+    }
     let ok = for_each_record::<Line>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;
