@@ -65,10 +65,10 @@ fn generate(home: &Path, total: u64) -> (u64, usize) {
         let plan_at = size / 2;
         let mut planned = false;
         let mut i = 0;
-        while n < size {
+        while n < size || !planned {
             i += 1;
             let ts = format!("2026-01-01T00:{:02}:{:02}Z", (i / 60) % 60, i % 60);
-            let line = if !planned && n >= plan_at {
+            let line = if !planned && (n >= plan_at || n >= size) {
                 planned = true;
                 let plan = format!("# Plan {sid}\n\n{}", blob(&mut rng, 4000));
                 let call = json!({"type":"assistant","sessionId":sid,"timestamp":ts,"message":{"content":[
@@ -97,7 +97,7 @@ fn generate(home: &Path, total: u64) -> (u64, usize) {
                             {"type":"tool_result","tool_use_id":format!("r{i}"),"content":"A".repeat(3 << 20)}]}})
                         .to_string()
                     }
-                    _ => json!({"type":"user","sessionId":sid,"timestamp":ts,"message":{"content":blob(&mut rng, 200)}})
+                    _ => json!({"type":"user","sessionId":sid,"cwd":"/w","entrypoint":"cli","timestamp":ts,"message":{"content":blob(&mut rng, 200)}})
                         .to_string(),
                 }
             };

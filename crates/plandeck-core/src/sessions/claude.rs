@@ -323,16 +323,13 @@ pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
 
 fn plan_relevant(pf: &PlanFacts, line: &[u8]) -> bool {
     use memchr::memmem::find;
-    if pf.session_id.is_none() || pf.cwd.is_none() {
+    if pf.session_id.is_none() || pf.cwd.is_none() && find(line, b"\"cwd\"").is_some() {
         return true;
     }
-    const WORDS: [&[u8]; 4] = [
-        b"ExitPlanMode",
-        b"planContent",
-        b"plan_file_reference",
-        b"hook_permission_decision",
-    ];
-    if WORDS.iter().any(|w| find(line, w).is_some()) {
+    // Every word contains "lan": one pass over most lines. A hook's decision names its call,
+    // which the open calls below catch.
+    const WORDS: [&[u8]; 3] = [b"ExitPlanMode", b"planContent", b"plan_file_reference"];
+    if find(line, b"lan").is_some() && WORDS.iter().any(|w| find(line, w).is_some()) {
         return true;
     }
     pf.open_calls()
