@@ -235,6 +235,43 @@ pub fn create_private_dir(dir: &Path) -> Result<(), WriteError> {
     Ok(())
 }
 
+/// Writes `bytes` to `path` atomically, only if `path` does not exist: the complete file appears
+/// at once (temp + fsync + hard link + fsync of the directory), and a file created at `path` in
+/// the meantime is never replaced (the error's kind is then `AlreadyExists`).
+pub fn write_atomic_new(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let dir = path
+        .parent()
+        .filter(|p| !p.as_os_str().is_empty())
+        .unwrap_or(Path::new("."));
+    fs::create_dir_all(dir).map_err(with_path(dir))?;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let tmp = dir.join(format!(
+        ".{name}.plandeck-tmp-{}-{}",
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed)
+    ));
+    let result = (|| {
+        let mut file = OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .mode(0o600)
+            .open(&tmp)?;
+        file.write_all(bytes)?;
+        file.sync_all()?;
+        drop(file);
+        fs::hard_link(&tmp, path)?;
+        let _ = fs::remove_file(&tmp);
+        sync_dir(dir)
+    })();
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result.map_err(with_path(path))
+}
+
 /// Appends one line (a newline is added) and fsyncs. Used for append-only logs of the store: a
 /// crash leaves at most one unterminated last line, which readers skip. A new log is created 0600
 /// in a 0700 folder.

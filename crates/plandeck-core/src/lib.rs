@@ -24,6 +24,7 @@ pub mod config;
 pub mod demo;
 pub mod fsx;
 pub mod gate;
+pub mod history;
 pub mod ids;
 pub mod ipc;
 pub mod links;

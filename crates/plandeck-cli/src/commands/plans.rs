@@ -3,6 +3,7 @@
 use std::io::Write;
 
 use clap::{Args, Subcommand};
+use plandeck_core::history::{self, HistoryVerdict, PlanSource};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans::{self, PlanSummary};
 
@@ -38,12 +39,33 @@ pub enum PlansCommand {
     },
     /// The plan against its approved version (or two given versions).
     Diff(super::review::DiffArgs),
+    /// Every version an agent submitted of a plan, oldest first, with its decision (read from
+    /// the agents' transcripts, so it works for a plan whose file is gone).
+    History {
+        /// The plan's id (from `plans list`) or the path its file has or had.
+        plan: String,
+        /// Print JSON: an array of versions.
+        #[arg(long)]
+        json: bool,
+    },
+    /// Write a plan whose file is gone back to its own path, from the transcripts. Never over a
+    /// file holding different text; only inside a plans folder Plandeck knows.
+    Restore {
+        /// The plan's id (from `plans list`).
+        plan: String,
+        /// Print JSON.
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 impl PlansArgs {
     pub fn json(&self) -> bool {
         match &self.command {
-            PlansCommand::List { json } | PlansCommand::Show { json, .. } => *json,
+            PlansCommand::List { json }
+            | PlansCommand::Show { json, .. }
+            | PlansCommand::History { json, .. }
+            | PlansCommand::Restore { json, .. } => *json,
             PlansCommand::Diff(d) => d.json,
         }
     }
@@ -59,6 +81,8 @@ pub fn run(ctx: &Context, args: PlansArgs, out: &mut dyn Write) -> Result<i32, I
             md,
             json,
         } => show(ctx, &plan, html, md, json, out),
+        PlansCommand::History { plan, json } => history(ctx, &plan, json, out),
+        PlansCommand::Restore { plan, json } => restore(ctx, &plan, json, out),
     }
 }
 
@@ -66,16 +90,69 @@ fn io(e: std::io::Error) -> IpcError {
     IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
 }
 
+/// A plan only the transcripts hold, in the shape of a listed plan (`path` is null for a plan
+/// that never had a file), with `source: "transcript"`.
+fn transcript_entry(r: &history::RecoveredPlan) -> serde_json::Value {
+    let state = match r.state {
+        Some(HistoryVerdict::Approved) => "approved",
+        Some(HistoryVerdict::Rejected) => "rejected",
+        _ => "unreviewed",
+    };
+    serde_json::json!({
+        "id": r.id,
+        "path": r.path,
+        "agent": r.agent,
+        "title": r.title,
+        "project": r.project,
+        "sessionId": r.session_id,
+        "gitBranch": null,
+        "state": state,
+        "updatedAt": r.versions.last().and_then(|v| v.submitted_at.clone()),
+        "sizeBytes": r.text.len(),
+        "problem": null,
+        "subagentId": null,
+        "source": PlanSource::Transcript,
+        "verdict": r.state,
+        "versions": r.versions.len(),
+    })
+}
+
 fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let listing = plans::list(&roots);
+    let history::Listing {
+        files: listing,
+        transcript_only,
+        notes,
+    } = history::listing(&roots);
+    for note in &notes {
+        eprintln!("plandeck: {note}");
+    }
     if json {
         // The contract is an array of plans; folder problems go to stderr.
         for problem in &listing.problems {
             eprintln!("plandeck: {problem}");
         }
-        print_json(out, &listing.plans)?;
+        let mut rows = Vec::with_capacity(listing.plans.len() + transcript_only.len());
+        for p in &listing.plans {
+            let mut v = serde_json::to_value(p)
+                .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
+            if let Some(o) = v.as_object_mut() {
+                o.insert("source".into(), serde_json::json!(PlanSource::File));
+            }
+            rows.push(v);
+        }
+        rows.extend(transcript_only.iter().map(transcript_entry));
+        print_json(out, &rows)?;
         return Ok(0);
+    }
+    let mut listing = listing;
+    for r in &transcript_only {
+        let mut row: PlanSummary = match serde_json::from_value(transcript_entry(r)) {
+            Ok(row) => row,
+            Err(_) => continue,
+        };
+        row.title = format!("{} [transcript only]", row.title);
+        listing.plans.push(row);
     }
     if listing.plans.is_empty() {
         writeln!(
@@ -205,6 +282,71 @@ fn show(
             }
         }
         writeln!(out, "\n{}", doc.source.trim_end()).map_err(io)?;
+    }
+    Ok(0)
+}
+
+fn history(ctx: &Context, plan: &str, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let p = history::find(&roots, plan)?;
+    if json {
+        print_json(out, &p.versions)?;
+        return Ok(0);
+    }
+    writeln!(out, "{}\n", p.title).map_err(io)?;
+    writeln!(out, "  id       {}", p.id).map_err(io)?;
+    writeln!(out, "  agent    {}", p.agent.display_name()).map_err(io)?;
+    if let Some(path) = &p.path {
+        let source = match p.source {
+            PlanSource::File => "",
+            PlanSource::Transcript => " (the file no longer holds it)",
+        };
+        writeln!(out, "  path     {path}{source}").map_err(io)?;
+    }
+    if let Some(s) = &p.session_id {
+        writeln!(out, "  session  {s}").map_err(io)?;
+    }
+    for (i, v) in p.versions.iter().enumerate() {
+        let verdict = v
+            .verdict
+            .and_then(|x| serde_json::to_value(x).ok())
+            .and_then(|x| x.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "no decision".into());
+        let place = v
+            .decided_in
+            .and_then(|x| serde_json::to_value(x).ok())
+            .and_then(|x| x.as_str().map(|s| format!(" in {s}")))
+            .unwrap_or_default();
+        writeln!(
+            out,
+            "\n#{} {}  {verdict}{place}",
+            i + 1,
+            v.submitted_at.as_deref().unwrap_or("(no time)")
+        )
+        .map_err(io)?;
+        if let Some(f) = &v.feedback {
+            writeln!(out, "   feedback: {f}").map_err(io)?;
+        }
+        if v.approved_text.is_some() {
+            writeln!(out, "   approved with the person's edits").map_err(io)?;
+        }
+        if let Some(n) = &v.note {
+            writeln!(out, "   note: {n}").map_err(io)?;
+        }
+        writeln!(out, "   {}", clip(v.text.lines().next().unwrap_or(""), 80)).map_err(io)?;
+    }
+    Ok(0)
+}
+
+fn restore(ctx: &Context, plan: &str, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let r = history::restore(&roots, plan)?;
+    if json {
+        print_json(out, &r)?;
+    } else if r.written {
+        writeln!(out, "Restored {} to {}", r.id, r.path).map_err(io)?;
+    } else {
+        writeln!(out, "{} already holds this plan; nothing written.", r.path).map_err(io)?;
     }
     Ok(0)
 }

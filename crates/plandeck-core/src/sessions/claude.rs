@@ -9,9 +9,11 @@ use std::path::{Path, PathBuf};
 use serde::de::Deserializer;
 use serde::Deserialize;
 
+use super::content::LooseStr;
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
+use crate::history::events::{Outcome, PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -39,6 +41,89 @@ struct Record<'a> {
     message: Option<Message<'a>>,
     #[serde(rename = "worktreeSession", default, deserialize_with = "present")]
     worktree_session: Option<Option<WorktreeSession>>,
+    #[serde(rename = "sessionId", borrow, default)]
+    session_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    entrypoint: Option<Cow<'a, str>>,
+    /// The approved plan carried into a new context ("clear context and implement").
+    #[serde(rename = "planContent", default)]
+    plan_content: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    attachment: Option<Attachment<'a>>,
+    #[serde(rename = "toolUseResult", default)]
+    tool_use_result: Option<ToolUseResult>,
+}
+
+/// An `attachment` record's payload. Its fields differ by type, so every one is read loosely: an
+/// unexpected shape is ignored, never makes the line unreadable.
+#[derive(Deserialize)]
+struct Attachment<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<LooseStr<'a>>,
+    #[serde(default)]
+    decision: Option<LooseStr<'a>>,
+    #[serde(rename = "toolUseID", default)]
+    tool_use_id: Option<LooseStr<'a>>,
+    #[serde(rename = "planFilePath", default)]
+    plan_file_path: Option<LooseStr<'a>>,
+    #[serde(rename = "planContent", default)]
+    plan_content: Option<LooseStr<'a>>,
+}
+
+/// `toolUseResult`: an object for most tools (for `ExitPlanMode` it holds the approved `plan`),
+/// a plain string for errors and rejections. Only `plan` is kept.
+struct ToolUseResult {
+    plan: Option<String>,
+}
+
+impl<'de> Deserialize<'de> for ToolUseResult {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use serde::de::{IgnoredAny, MapAccess, Visitor};
+        struct V;
+        impl<'de> Visitor<'de> for V {
+            type Value = ToolUseResult;
+            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+                f.write_str("a tool result")
+            }
+            fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
+                let mut plan = None;
+                while let Some(key) = map.next_key::<Cow<'de, str>>()? {
+                    if key == "plan" {
+                        plan = map.next_value::<LooseStr<'de>>()?.0.map(Cow::into_owned);
+                    } else {
+                        map.next_value::<IgnoredAny>()?;
+                    }
+                }
+                Ok(ToolUseResult { plan })
+            }
+            fn visit_seq<A: serde::de::SeqAccess<'de>>(
+                self,
+                mut seq: A,
+            ) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<IgnoredAny>()?.is_some() {}
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_str<E: serde::de::Error>(self, _: &str) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_bool<E: serde::de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_i64<E: serde::de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_u64<E: serde::de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_f64<E: serde::de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+            fn visit_unit<E: serde::de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ToolUseResult { plan: None })
+            }
+        }
+        d.deserialize_any(V)
+    }
 }
 
 /// Tells a `null` field (`Some(None)`) from a missing one (`None`).
@@ -86,12 +171,25 @@ struct Block<'a> {
     text: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     input: Option<Input<'a>>,
+    /// A `tool_result`'s content: a string or text blocks.
+    #[serde(borrow, default)]
+    content: Option<super::content::Content<'a, TextItem<'a>>>,
+    #[serde(default)]
+    is_error: Option<bool>,
+}
+
+#[derive(Deserialize)]
+struct TextItem<'a> {
+    #[serde(borrow, default)]
+    text: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Input<'a> {
     #[serde(rename = "planFilePath", borrow, default)]
     plan_file_path: Option<Cow<'a, str>>,
+    #[serde(default)]
+    plan: Option<LooseStr<'a>>,
 }
 
 fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
@@ -204,6 +302,170 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
         }
         _ => {}
     }
+}
+
+/// Folds one transcript line into the plan-history facts: `ExitPlanMode` calls and their results,
+/// hook decisions, `planContent` and `plan_file_reference` (see [`crate::history`]).
+///
+/// Most lines (tool results with file contents) say nothing about plans: a line is parsed only
+/// when it names one of the record kinds read here, or an unanswered `ExitPlanMode` call, or
+/// while the session's id and working directory are still unknown. Finding a word in a line runs
+/// at memory speed, so a whole transcript costs little more than reading it.
+pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    if !plan_relevant(pf, line) {
+        return;
+    }
+    let ok = for_each_record::<Record>(line, &mut |rec| plan_record(pf, rec));
+    if !ok {
+        pf.unreadable += 1;
+    }
+}
+
+fn plan_relevant(pf: &PlanFacts, line: &[u8]) -> bool {
+    use memchr::memmem::find;
+    if pf.session_id.is_none() || pf.cwd.is_none() && find(line, b"\"cwd\"").is_some() {
+        return true;
+    }
+    // Every word contains "lan": one pass over most lines. A hook's decision names its call,
+    // which the open calls below catch.
+    const WORDS: [&[u8]; 3] = [b"ExitPlanMode", b"planContent", b"plan_file_reference"];
+    if find(line, b"lan").is_some() && WORDS.iter().any(|w| find(line, w).is_some()) {
+        return true;
+    }
+    pf.open_calls()
+        .any(|call| find(line, call.as_bytes()).is_some())
+}
+
+fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
+    PlanFacts::set_once(&mut pf.session_id, rec.session_id.as_deref());
+    PlanFacts::set_once(&mut pf.slug, rec.slug.as_deref());
+    if !rec.is_sidechain.unwrap_or(false) {
+        PlanFacts::set_once(&mut pf.cwd, rec.cwd.as_deref());
+    }
+    PlanFacts::set_once(&mut pf.source, rec.entrypoint.as_deref());
+    let at = rec.timestamp.as_deref().map(str::to_owned);
+    if let Some(text) = rec.plan_content.and_then(|p| p.0) {
+        if !text.trim().is_empty() {
+            pf.events.push(PlanEvent::Carried {
+                at: at.clone(),
+                text: text.into_owned(),
+                path: None,
+            });
+        }
+    }
+    if let Some(a) = rec.attachment {
+        let loose =
+            |v: &Option<LooseStr<'_>>| v.as_ref().and_then(|v| v.0.as_deref()).map(str::to_owned);
+        match loose(&a.kind).as_deref() {
+            Some("hook_permission_decision") if loose(&a.decision).as_deref() == Some("deny") => {
+                if let Some(call) = loose(&a.tool_use_id).filter(|c| pf.submitted(c)) {
+                    pf.events.push(PlanEvent::HookDenied {
+                        call: call.to_owned(),
+                    });
+                }
+            }
+            Some("plan_file_reference") => {
+                if let Some(text) = a.plan_content.and_then(|p| p.0) {
+                    pf.events.push(PlanEvent::Carried {
+                        at: at.clone(),
+                        text: text.into_owned(),
+                        path: loose(&a.plan_file_path),
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+    let Some(msg) = rec.message else { return };
+    let Some(Content::Items(blocks)) = msg.content else {
+        return;
+    };
+    for b in blocks {
+        match (rec.kind.as_deref(), b.kind.as_deref()) {
+            (Some("assistant"), Some("tool_use")) if b.name.as_deref() == Some("ExitPlanMode") => {
+                let Some(call) = b.id.as_deref() else {
+                    continue;
+                };
+                if pf.submitted(call) {
+                    continue;
+                }
+                let input = b.input.as_ref();
+                pf.events.push(PlanEvent::Submitted {
+                    call: call.to_owned(),
+                    at: at.clone(),
+                    text: input
+                        .and_then(|i| i.plan.as_ref())
+                        .and_then(|p| p.0.as_deref())
+                        .map(str::to_owned),
+                    path: input
+                        .and_then(|i| i.plan_file_path.as_deref())
+                        .map(str::to_owned),
+                    turn: None,
+                });
+            }
+            (Some("user"), Some("tool_result")) => {
+                let Some(call) = b.tool_use_id.as_deref() else {
+                    continue;
+                };
+                if !pf.submitted(call) || pf.answered(call) {
+                    continue;
+                }
+                let text = match &b.content {
+                    Some(super::content::Content::Text(t)) => t.to_string(),
+                    Some(super::content::Content::Items(items)) => items
+                        .iter()
+                        .filter_map(|i| i.text.as_deref())
+                        .collect::<Vec<_>>()
+                        .join("\n"),
+                    _ => String::new(),
+                };
+                let approved_text = rec.tool_use_result.as_ref().and_then(|r| r.plan.clone());
+                let (outcome, hook) =
+                    claude_outcome(&text, b.is_error.unwrap_or(false), approved_text);
+                pf.events.push(PlanEvent::Answered {
+                    call: call.to_owned(),
+                    at: at.clone(),
+                    outcome,
+                    hook,
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads the decision out of an `ExitPlanMode` result text (Claude Code 2.1).
+fn claude_outcome(text: &str, is_error: bool, approved: Option<String>) -> (Outcome, bool) {
+    const DECLINED: &str = "The user doesn't want to proceed with this tool use";
+    if text.starts_with("User has approved your plan") || (!is_error && approved.is_some()) {
+        let text = approved.or_else(|| {
+            text.split_once("## Approved Plan:\n")
+                .map(|(_, plan)| plan.to_owned())
+        });
+        return (Outcome::Approved { text }, false);
+    }
+    if text.starts_with(DECLINED) {
+        // "Tell Claude what to change": the feedback follows "the user said:".
+        if let Some((_, said)) = text.split_once("the user said:\n") {
+            return (
+                Outcome::Rejected {
+                    feedback: said.trim().to_owned(),
+                },
+                false,
+            );
+        }
+        return (Outcome::Cancelled, false);
+    }
+    if is_error {
+        // Anything else refusing the call is a hook's deny: its message is the feedback.
+        let feedback = text
+            .strip_prefix("Error: ")
+            .unwrap_or(text)
+            .trim()
+            .to_owned();
+        return (Outcome::Rejected { feedback }, true);
+    }
+    (Outcome::Approved { text: None }, false)
 }
 
 fn user_text(facts: &mut Facts, text: &str, meta: bool) {
@@ -387,6 +649,59 @@ mod tests {
         ]);
         assert!(!f.in_worktree);
         assert_eq!(f.worktree.unwrap().path, "/w");
+    }
+
+    #[test]
+    fn exit_plan_mode_results_read_as_decisions() {
+        use crate::history::events::Outcome;
+        let mut pf = PlanFacts::default();
+        let call = r##"{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"t1","name":"ExitPlanMode","input":{"plan":"# P\n","planFilePath":"/p.md"}}]}}"##;
+        // A hook's deny with no hook_permission_decision record before it: still a hook.
+        let denied = r#"{"type":"user","timestamp":"2026-01-01T00:00:01Z","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":true,"content":"Error: no"}]},"toolUseResult":"Error: no"}"#;
+        plan_line(&mut pf, call.as_bytes());
+        plan_line(&mut pf, denied.as_bytes());
+        // A result for a call that is not ExitPlanMode is not a decision.
+        plan_line(&mut pf, denied.replace("t1", "t9").as_bytes());
+        assert_eq!(pf.session_id.as_deref(), Some("s"));
+        assert_eq!(pf.events.len(), 2);
+        assert_eq!(
+            pf.events[1],
+            PlanEvent::Answered {
+                call: "t1".into(),
+                at: Some("2026-01-01T00:00:01Z".into()),
+                outcome: Outcome::Rejected {
+                    feedback: "no".into()
+                },
+                hook: true
+            }
+        );
+        let (o, hook) = claude_outcome(
+            "The user doesn't want to proceed with this tool use. The tool use was rejected.",
+            true,
+            None,
+        );
+        assert_eq!((o, hook), (Outcome::Cancelled, false));
+        let (o, _) = claude_outcome(
+            "User has approved your plan.\n\n## Approved Plan:\n# E\n",
+            false,
+            None,
+        );
+        assert_eq!(
+            o,
+            Outcome::Approved {
+                text: Some("# E\n".into())
+            }
+        );
+    }
+
+    #[test]
+    fn plan_fields_of_an_unexpected_shape_do_not_make_a_line_unreadable() {
+        let line = r#"{"type":"attachment","timestamp":"2026-01-01T00:00:00Z","planContent":{"x":1},"attachment":{"type":"hook_permission_decision","decision":{"behavior":"deny"},"toolUseID":7,"planFilePath":null},"toolUseResult":[1,2]}"#;
+        let f = fold(&[line]);
+        assert_eq!(f.unreadable, 0);
+        let mut pf = PlanFacts::default();
+        plan_line(&mut pf, line.as_bytes());
+        assert_eq!((pf.unreadable, pf.events.len()), (0, 0));
     }
 
     #[test]

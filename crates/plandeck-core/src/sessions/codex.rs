@@ -9,8 +9,10 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
+use super::content::LooseStr;
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
+use crate::history::events::{PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -45,6 +47,31 @@ struct Payload<'a> {
     content: Option<serde_json::Value>,
     #[serde(borrow, default)]
     call_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    turn_id: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    collaboration_mode_kind: Option<Cow<'a, str>>,
+    /// `session_meta.source`: `cli`, `exec`, `vscode` (an object in some versions: ignored).
+    #[serde(default)]
+    source: Option<LooseStr<'a>>,
+    /// `event_msg` `user_message` (older tagged rollouts).
+    #[serde(default)]
+    message: Option<LooseStr<'a>>,
+    /// `event_msg` `item_completed`: the UI's item (`Plan`, `UserMessage`, …).
+    #[serde(borrow, default)]
+    item: Option<Item<'a>>,
+}
+
+#[derive(Deserialize)]
+struct Item<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<Cow<'a, str>>,
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    #[serde(default)]
+    text: Option<LooseStr<'a>>,
+    #[serde(default)]
+    content: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -141,6 +168,138 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
         }
         _ => {}
     }
+}
+
+/// Folds one rollout line into the plan-history facts: turns and their mode, the person's
+/// messages, `Plan` items and `<proposed_plan>` blocks (see [`crate::history`]).
+pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    // Only lines that can matter are parsed (see `claude::plan_line`).
+    const WORDS: [&[u8]; 5] = [
+        b"session_meta",
+        b"task_started",
+        b"item_completed",
+        b"user_message",
+        b"<proposed_plan>",
+    ];
+    if !WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(line, w).is_some())
+    {
+        return;
+    }
+    let ok = for_each_record::<Line>(line, &mut |rec| plan_record(pf, rec));
+    if !ok {
+        pf.unreadable += 1;
+    }
+}
+
+fn texts(content: &Option<serde_json::Value>) -> impl Iterator<Item = &str> {
+    content
+        .as_ref()
+        .and_then(|c| c.as_array())
+        .into_iter()
+        .flatten()
+        .filter_map(|c| c.get("text").and_then(|t| t.as_str()))
+}
+
+fn plan_record(pf: &mut PlanFacts, rec: Line<'_>) {
+    let at = rec.timestamp.as_deref().map(str::to_owned);
+    let Some(p) = rec.payload else { return };
+    match (rec.kind.as_deref(), p.kind.as_deref()) {
+        (Some("session_meta"), _) => {
+            PlanFacts::set_once(&mut pf.session_id, p.id.as_deref());
+            PlanFacts::set_once(&mut pf.cwd, p.cwd.as_deref());
+            PlanFacts::set_once(
+                &mut pf.source,
+                p.source.as_ref().and_then(|s| s.0.as_deref()),
+            );
+        }
+        (Some("event_msg"), Some("task_started")) => pf.events.push(PlanEvent::Turn {
+            id: p.turn_id.as_deref().map(str::to_owned),
+            at,
+            mode: p
+                .collaboration_mode_kind
+                .as_deref()
+                .unwrap_or("default")
+                .to_owned(),
+        }),
+        (Some("event_msg"), Some("item_completed")) => {
+            let Some(item) = p.item else { return };
+            match item.kind.as_deref() {
+                Some("Plan") => {
+                    let Some(text) = item.text.and_then(|t| t.0) else {
+                        return;
+                    };
+                    let call = item
+                        .id
+                        .as_deref()
+                        .map(str::to_owned)
+                        .unwrap_or_else(|| format!("plan-{}", pf.events.len()));
+                    if !pf.submitted(&call) {
+                        pf.events.push(PlanEvent::Submitted {
+                            call,
+                            at,
+                            text: Some(text.into_owned()),
+                            path: None,
+                            turn: p.turn_id.as_deref().map(str::to_owned),
+                        });
+                    }
+                }
+                Some("UserMessage") => {
+                    let text = texts(&item.content).collect::<Vec<_>>().join("\n");
+                    said(pf, at, text);
+                }
+                _ => {}
+            }
+        }
+        (Some("event_msg"), Some("user_message")) => {
+            if let Some(text) = p.message.and_then(|m| m.0) {
+                said(pf, at, text.into_owned());
+            }
+        }
+        (Some("response_item"), Some("message")) if p.role.as_deref() == Some("assistant") => {
+            for t in texts(&p.content) {
+                if let Some(plan) = proposed_plan(t) {
+                    pf.events.push(PlanEvent::Proposed {
+                        at: at.clone(),
+                        text: plan.to_owned(),
+                    });
+                }
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Records the person's message once (0.169 writes it as an item; older rollouts as an event).
+fn said(pf: &mut PlanFacts, at: Option<String>, text: String) {
+    let repeat = pf.events.iter().rev().find_map(|e| match e {
+        PlanEvent::Said { text: t, .. } => Some(t == &text),
+        PlanEvent::Turn { .. } => Some(false),
+        _ => None,
+    });
+    if repeat == Some(true) {
+        return;
+    }
+    const FRESH: &str = "Read the approved plan at ";
+    if let Some(rest) = text.strip_prefix(FRESH) {
+        if let Some((path, _)) = rest.split_once(" and implement it") {
+            pf.events.push(PlanEvent::FreshThread {
+                at: at.clone(),
+                attachment: path.to_owned(),
+            });
+        }
+    }
+    pf.events.push(PlanEvent::Said { at, text });
+}
+
+/// The text inside the first `<proposed_plan>…</proposed_plan>` block, tags and the newlines next
+/// to them removed.
+pub(crate) fn proposed_plan(text: &str) -> Option<&str> {
+    let start = text.find("<proposed_plan>")? + "<proposed_plan>".len();
+    let end = start + text[start..].find("</proposed_plan>")?;
+    let inner = &text[start..end];
+    Some(inner.strip_prefix('\n').unwrap_or(inner))
 }
 
 #[cfg(test)]

@@ -15,8 +15,10 @@ use std::borrow::Cow;
 use serde::de;
 use serde::Deserialize;
 
+use super::content::LooseStr;
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
+use crate::history::events::{Outcome, PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -69,12 +71,22 @@ struct ToolCall<'a> {
     result: Option<de::IgnoredAny>,
     #[serde(borrow, default)]
     status: Option<Cow<'a, str>>,
+    /// What the card showed as the result (a string for `exit_plan_mode`).
+    #[serde(rename = "resultDisplay", default)]
+    result_display: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Option<Cow<'a, str>>,
 }
 
 #[derive(Deserialize)]
 struct Args<'a> {
     #[serde(borrow, default)]
     plan_filename: Option<Cow<'a, str>>,
+    /// `write_file`: where and what.
+    #[serde(default)]
+    file_path: Option<LooseStr<'a>>,
+    #[serde(default)]
+    content: Option<LooseStr<'a>>,
 }
 
 #[derive(Deserialize)]
@@ -203,6 +215,150 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
         Some("info" | "error") => facts.turn = Turn::Ended,
         _ => {}
     }
+}
+
+/// Folds one chat-log line into the plan-history facts: plan files written, `exit_plan_mode`
+/// calls and their answers (see [`crate::history`]).
+pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
+    // Only lines that can matter are parsed (see `claude::plan_line`).
+    const WORDS: [&[u8]; 5] = [
+        b"exit_plan_mode",
+        b"write_file",
+        b"<session_context>",
+        b"\"messages\"",
+        b"startTime",
+    ];
+    if !WORDS
+        .iter()
+        .any(|w| memchr::memmem::find(line, w).is_some())
+    {
+        return;
+    }
+    let ok = for_each_record::<Line>(line, &mut |rec| plan_record(pf, rec));
+    if !ok {
+        pf.unreadable += 1;
+    }
+}
+
+fn plan_record(pf: &mut PlanFacts, rec: Line<'_>) {
+    if let (Some(sid), Some(_)) = (rec.session_id.as_deref(), rec.start_time.as_deref()) {
+        PlanFacts::set_once(&mut pf.session_id, Some(sid));
+    }
+    if rec.set.as_ref().is_some_and(|s| s.messages.is_some()) {
+        pf.replaying = false;
+        return;
+    }
+    if rec.id.is_none() {
+        return;
+    }
+    if rec.kind.as_deref() == Some("user")
+        && texts(&rec.content).any(|t| t.starts_with("<session_context>"))
+    {
+        pf.replaying = true;
+    }
+    if pf.replaying || rec.kind.as_deref() != Some("gemini") {
+        return;
+    }
+    for call in rec.tool_calls.iter().flatten() {
+        let Some(id) = call.id.as_deref() else {
+            continue;
+        };
+        let at = call
+            .timestamp
+            .as_deref()
+            .or(rec.timestamp.as_deref())
+            .map(str::to_owned);
+        match call.name.as_deref() {
+            Some("write_file") => {
+                let args = call.args.as_ref();
+                let path = args
+                    .and_then(|a| a.file_path.as_ref())
+                    .and_then(|p| p.0.as_deref());
+                let text = args
+                    .and_then(|a| a.content.as_ref())
+                    .and_then(|p| p.0.as_deref());
+                if let (Some(path), Some(text)) = (path, text) {
+                    if path.contains("/plans/") && path.ends_with(".md") {
+                        let known = pf.events.iter().any(|e| {
+                            matches!(e, PlanEvent::Wrote { path: p, text: t } if p == path && t == text)
+                        });
+                        if !known {
+                            pf.events.push(PlanEvent::Wrote {
+                                path: path.to_owned(),
+                                text: text.to_owned(),
+                            });
+                        }
+                    }
+                }
+            }
+            Some("exit_plan_mode") => {
+                if !pf.submitted(id) {
+                    pf.events.push(PlanEvent::Submitted {
+                        call: id.to_owned(),
+                        at: rec.timestamp.as_deref().map(str::to_owned),
+                        text: None,
+                        path: call
+                            .args
+                            .as_ref()
+                            .and_then(|a| a.plan_filename.as_deref())
+                            .map(str::to_owned),
+                        turn: None,
+                    });
+                }
+                if pf.answered(id) {
+                    continue;
+                }
+                let display = call
+                    .result_display
+                    .as_ref()
+                    .and_then(|d| d.0.as_deref())
+                    .unwrap_or("");
+                let outcome = match call.status.as_deref() {
+                    Some("cancelled") => Some((Outcome::Cancelled, false)),
+                    Some("success") | Some("error") => Some(gemini_outcome(display)),
+                    _ => None,
+                };
+                if let Some((outcome, hook)) = outcome {
+                    pf.events.push(PlanEvent::Answered {
+                        call: id.to_owned(),
+                        at,
+                        outcome,
+                        hook,
+                    });
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Reads the decision out of an `exit_plan_mode` result (Gemini CLI 0.61).
+fn gemini_outcome(display: &str) -> (Outcome, bool) {
+    if let Some(rest) = display.strip_prefix("Tool execution blocked: ") {
+        return (
+            Outcome::Rejected {
+                feedback: rest.trim().to_owned(),
+            },
+            true,
+        );
+    }
+    if let Some(rest) = display.strip_prefix("Plan rejected. User feedback: ") {
+        let feedback = rest
+            .split_once("\n\n")
+            .map_or(rest, |(f, _)| f)
+            .trim()
+            .to_owned();
+        return (Outcome::Rejected { feedback }, false);
+    }
+    if display.starts_with("Plan approved") {
+        return (Outcome::Approved { text: None }, false);
+    }
+    (
+        Outcome::Rejected {
+            feedback: display.trim().to_owned(),
+        },
+        false,
+    )
 }
 
 fn texts<'b>(content: &'b Option<Content<'_>>) -> Box<dyn Iterator<Item = &'b str> + 'b> {

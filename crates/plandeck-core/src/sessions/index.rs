@@ -53,6 +53,32 @@ pub struct SessionIndex {
     now: Option<OffsetDateTime>,
 }
 
+/// Every transcript of every agent under `roots` (Claude Code sessions, Gemini CLI chats, Codex
+/// CLI rollouts), subagent transcripts not included. Shared with [`crate::history`].
+pub(crate) fn transcript_files(roots: &Roots) -> Vec<(Agent, PathBuf)> {
+    let mut found = Vec::new();
+    for project in dir_entries(&roots.claude.join("projects")) {
+        for p in dir_entries(&project) {
+            if is_jsonl(&p) && p.is_file() {
+                found.push((Agent::Claude, p));
+            }
+        }
+    }
+    for slug in dir_entries(&roots.gemini.join("tmp")) {
+        for p in dir_entries(&slug.join("chats")) {
+            if is_jsonl(&p) && file_name(&p).starts_with("session-") {
+                found.push((Agent::Gemini, p));
+            }
+        }
+    }
+    let mut rollouts = Vec::new();
+    walk(&roots.codex.join("sessions"), 0, &mut rollouts, &|p| {
+        is_jsonl(p) && file_name(p).starts_with("rollout-")
+    });
+    found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
+    found
+}
+
 pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
     match agent {
         Agent::Claude => claude::feed_line(facts, line, false),
@@ -185,27 +211,7 @@ impl SessionIndex {
     }
 
     fn discover_all(&self) -> Vec<(Agent, PathBuf)> {
-        let mut found = Vec::new();
-        for project in dir_entries(&self.roots.claude.join("projects")) {
-            for p in dir_entries(&project) {
-                if is_jsonl(&p) && p.is_file() {
-                    found.push((Agent::Claude, p));
-                }
-            }
-        }
-        for slug in dir_entries(&self.roots.gemini.join("tmp")) {
-            for p in dir_entries(&slug.join("chats")) {
-                if is_jsonl(&p) && file_name(&p).starts_with("session-") {
-                    found.push((Agent::Gemini, p));
-                }
-            }
-        }
-        let mut rollouts = Vec::new();
-        walk(&self.roots.codex.join("sessions"), 0, &mut rollouts, &|p| {
-            is_jsonl(p) && file_name(p).starts_with("rollout-")
-        });
-        found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
-        found
+        transcript_files(&self.roots)
     }
 
     /// Which agent's transcript `path` would be, by where it is.

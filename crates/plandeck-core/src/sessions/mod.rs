@@ -40,11 +40,11 @@
 //! Sorted: waiting for approval, waiting for input, then live states (crashed, working, idle,
 //! unknown), then ended; most recent activity first within each.
 
-mod claude;
-mod codex;
+pub(crate) mod claude;
+pub(crate) mod codex;
 mod content;
-mod gemini;
-mod index;
+pub(crate) mod gemini;
+pub(crate) mod index;
 pub mod state;
 pub mod transcript;
 

@@ -1,0 +1,192 @@
+//! `plandeck plans list|history|restore` over the recorded agent folders with the plans deleted.
+
+mod common;
+use common::plandeck;
+
+use std::fs;
+use std::path::Path;
+
+fn fixture(name: &str) -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name)
+}
+
+/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
+fn copy_tree(from: &Path, to: &Path, home: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target, home);
+        } else {
+            let text = fs::read_to_string(entry.path()).unwrap();
+            fs::write(&target, text.replace("/home/dev", home.to_str().unwrap())).unwrap();
+        }
+    }
+}
+
+fn home(delete_plans: bool) -> tempfile::TempDir {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
+    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    if delete_plans {
+        fs::remove_dir_all(home.join(".claude/plans")).unwrap();
+        for slug in fs::read_dir(home.join(".gemini/tmp/gemproj")).unwrap() {
+            let plans = slug.unwrap().path().join("plans");
+            if plans.is_dir() {
+                fs::remove_dir_all(plans).unwrap();
+            }
+        }
+    }
+    dir
+}
+
+fn list(home: &Path) -> Vec<serde_json::Value> {
+    let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str::<serde_json::Value>(&out)
+        .unwrap()
+        .as_array()
+        .unwrap()
+        .clone()
+}
+
+#[test]
+fn list_json_gains_source_and_keeps_plans_whose_file_is_gone() {
+    let with_files = home(false);
+    let plans = list(with_files.path());
+    // Files of Claude (7) and Gemini (4) are listed as files; the 7 Codex plans only exist in
+    // transcripts.
+    let files: Vec<_> = plans.iter().filter(|p| p["source"] == "file").collect();
+    let transcript: Vec<_> = plans
+        .iter()
+        .filter(|p| p["source"] == "transcript")
+        .collect();
+    assert_eq!(files.len(), 11, "{plans:#?}");
+    assert_eq!(transcript.len(), 7, "{plans:#?}");
+    assert!(transcript
+        .iter()
+        .all(|p| p["agent"] == "codex" && p["path"].is_null()));
+
+    let without = home(true);
+    let plans = list(without.path());
+    assert_eq!(plans.len(), 18, "{plans:#?}");
+    let edited = plans
+        .iter()
+        .find(|p| p["sessionId"] == "8231d470-01ea-414b-8fe3-908262ff511e")
+        .unwrap();
+    assert_eq!(edited["source"], "transcript");
+    assert_eq!(edited["title"], "Plan: pagination (EDITED ON DISK)");
+    assert_eq!(edited["state"], "approved");
+    for key in [
+        "id",
+        "path",
+        "agent",
+        "title",
+        "sessionId",
+        "state",
+        "updatedAt",
+    ] {
+        assert!(edited.get(key).is_some(), "{key}");
+    }
+}
+
+#[test]
+fn history_json_is_an_array_of_versions_oldest_first() {
+    let h = home(true);
+    let plans = list(h.path());
+    let gemini = plans
+        .iter()
+        .find(|p| p["sessionId"] == "cf0df6f8-ad73-4066-b046-798b88c0fbb0")
+        .unwrap();
+    let (code, out, err) = plandeck(
+        h.path(),
+        &["plans", "history", gemini["id"].as_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let v = v.as_array().unwrap();
+    assert_eq!(v.len(), 2);
+    for version in v {
+        for key in ["text", "submittedAt", "verdict", "feedback", "decidedIn"] {
+            assert!(version.get(key).is_some(), "{key}: {version}");
+        }
+    }
+    assert_eq!(v[0]["verdict"], "rejected");
+    assert_eq!(v[0]["feedback"], "REVIEWER: split step 2");
+    assert_eq!(v[0]["decidedIn"], "hook");
+    assert_eq!(v[1]["verdict"], "cancelled");
+    assert_eq!(v[1]["decidedIn"], "terminal");
+
+    // By the path the file had.
+    let path = gemini["path"].as_str().unwrap();
+    let (code, out, _) = plandeck(h.path(), &["plans", "history", path, "--json"]);
+    assert_eq!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()[1]["verdict"],
+        "cancelled"
+    );
+
+    // A Codex plan revised after feedback.
+    let revised = plans
+        .iter()
+        .find(|p| p["sessionId"] == "01a207a7-dafa-7ee1-9996-1110b9cb9e12")
+        .unwrap();
+    let (_, out, _) = plandeck(
+        h.path(),
+        &[
+            "plans",
+            "history",
+            revised["id"].as_str().unwrap(),
+            "--json",
+        ],
+    );
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v[0]["verdict"], "rejected");
+    assert_eq!(
+        v[0]["feedback"],
+        "Use cursor pagination only, drop the page numbers"
+    );
+    assert_eq!(v[1]["verdict"], "approved");
+
+    let (code, _, err) = plandeck(h.path(), &["plans", "history", "000000000000", "--json"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("No recovered plan"), "{err}");
+}
+
+#[test]
+fn restore_writes_the_lost_plan_back_and_never_over_other_text() {
+    let h = home(true);
+    let plans = list(h.path());
+    let hook = plans
+        .iter()
+        .find(|p| p["sessionId"] == "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d")
+        .unwrap();
+    let id = hook["id"].as_str().unwrap();
+    let path = Path::new(hook["path"].as_str().unwrap()).to_owned();
+    assert!(path.starts_with(h.path().join(".claude/plans")));
+    let (code, out, err) = plandeck(h.path(), &["plans", "restore", id]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("Restored"), "{out}");
+    assert!(fs::read_to_string(&path)
+        .unwrap()
+        .starts_with("# Plan: add pagination"));
+    // Now it is a file plan again.
+    let again = list(h.path());
+    let p = again.iter().find(|p| p["id"] == id).unwrap();
+    assert_eq!(p["source"], "file");
+
+    // Another session's text in the file: refused, non-zero, the file untouched.
+    fs::write(&path, "# Someone else's plan\n").unwrap();
+    let (code, _, err) = plandeck(h.path(), &["plans", "restore", id]);
+    assert_ne!(code, 0);
+    assert!(err.contains("holds different text"), "{err}");
+    assert_eq!(
+        fs::read_to_string(&path).unwrap(),
+        "# Someone else's plan\n"
+    );
+}

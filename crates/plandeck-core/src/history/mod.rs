@@ -1,0 +1,332 @@
+//! Every plan an agent ever submitted, recovered from the agents' transcripts, with every
+//! decision — and kept, so that a plan whose file was swept, overwritten or never existed still
+//! has its text and history.
+//!
+//! Where the records are (read by the transcript readers of [`crate::sessions`], which turn each
+//! line into [`events::PlanEvent`]s; see their `plan_line`):
+//! - Claude Code: an assistant `tool_use` `ExitPlanMode` (input `plan`, `planFilePath`) is a
+//!   version; its `tool_result` decides it: "User has approved your plan" → approved, with the
+//!   approved text in `toolUseResult.plan` (it differs from the submitted text when the person
+//!   edited the plan); "The user doesn't want to proceed…" → cancelled (Esc), or rejected when
+//!   "the user said:" follows; any other error result (with a `hook_permission_decision` deny
+//!   before it, or not) → rejected by a hook, the message being the feedback. `planContent` on
+//!   user messages and `plan_file_reference` attachments carry a plan's text on (a version only
+//!   when the text is new). Subagent transcripts are read too.
+//! - Gemini CLI: `exit_plan_mode` tool calls (`plan_filename`) are versions, their text the last
+//!   `write_file` of that plan file in the chat; `status`/`resultDisplay` decide them ("Plan
+//!   approved", "Tool execution blocked: …" = a hook, "Plan rejected. User feedback: …",
+//!   `cancelled`).
+//! - Codex CLI: each `Plan` item (else a `<proposed_plan>` block) is a version. The next turn
+//!   decides it: Default mode with "Implement the plan." → approved in the terminal; still Plan
+//!   mode with a message → rejected with that message as feedback; none → pending. A new thread
+//!   started by "Read the approved plan at <file> and implement it." approves the version with
+//!   that text. `codex exec` (headless) plans have no decision (`decidedIn: headless`).
+//!
+//! Where a decision was made: `plandeck` when Plandeck's own decision log ([`crate::review::log`])
+//! holds a decision of the same verdict on the same plan within two minutes of the result;
+//! `hook` for a hook's deny; `headless` for SDK/exec runs; otherwise `terminal`.
+//!
+//! A plan is one agent session's plan file (or, for Codex, one session's plans): a plan file
+//! reused by a later session (same path, another session) is a new plan, not a new version.
+//! The newest session on a path gets the path's plan id ([`crate::ids::plan_id`]), so a plan and
+//! its file share an id; older ones get an id from path and session.
+
+pub mod events;
+mod fold;
+pub mod scan;
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::agent::Agent;
+use crate::config::Roots;
+use crate::ipc::{ErrorKind, IpcError};
+
+pub use scan::ScanStats;
+
+/// How a version was decided.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum HistoryVerdict {
+    Approved,
+    Rejected,
+    Cancelled,
+    /// Submitted, no answer in the records (yet).
+    Pending,
+}
+
+/// Where a decision was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedIn {
+    Plandeck,
+    Terminal,
+    Hook,
+    Headless,
+}
+
+/// Where a plan's text comes from now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum PlanSource {
+    /// Its file exists and belongs to it.
+    File,
+    /// Only the transcripts hold it (the file is gone, reused by a later session, or never was).
+    Transcript,
+}
+
+/// One submitted version of a plan and its decision.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct PlanVersion {
+    /// The text submitted.
+    pub text: String,
+    /// RFC 3339 UTC, as the transcript recorded it.
+    pub submitted_at: Option<String>,
+    /// `null` when the records hold no decision to look for (a headless run, a carried text).
+    pub verdict: Option<HistoryVerdict>,
+    pub feedback: Option<String>,
+    pub decided_in: Option<DecidedIn>,
+    pub decided_at: Option<String>,
+    /// The text approved, when it differs from the one submitted (the person edited it).
+    pub approved_text: Option<String>,
+    /// What the records could not tell, in a sentence.
+    pub note: Option<String>,
+    /// The transcript it was read from.
+    pub transcript: String,
+}
+
+/// A plan recovered from transcripts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveredPlan {
+    pub id: String,
+    pub agent: Agent,
+    pub session_id: Option<String>,
+    /// The path its file had (none for Codex plans).
+    pub path: Option<String>,
+    /// The session's working directory.
+    pub project: Option<String>,
+    pub title: String,
+    /// The latest text: the last version's approved text if it was approved, else its text.
+    pub text: String,
+    /// The last version's verdict.
+    pub state: Option<HistoryVerdict>,
+    pub source: PlanSource,
+    /// A subagent's plan.
+    pub subagent: bool,
+    /// Oldest first.
+    pub versions: Vec<PlanVersion>,
+}
+
+/// Everything a scan found.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct History {
+    /// Newest first.
+    pub plans: Vec<RecoveredPlan>,
+    pub stats: ScanStats,
+    /// Sentences about what could not be read or recovered.
+    pub notes: Vec<String>,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HistoryError {
+    #[error("No recovered plan {0:?}: no transcript holds a plan with that id or path.")]
+    Unknown(String),
+    #[error("The plan {id} never had a file (Codex CLI plans live only in the transcript): there is nothing to restore.")]
+    NoPath { id: String },
+    #[error("Refusing to restore {path}: it is not inside a plans folder Plandeck knows.")]
+    OutsidePlans { path: PathBuf },
+    #[error("Refusing to restore {path}: the file exists and holds different text (it may belong to a later session). Nothing was written.")]
+    Differs { path: PathBuf },
+    #[error("Cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
+    #[error(transparent)]
+    Write(#[from] crate::fsx::WriteError),
+}
+
+impl From<HistoryError> for IpcError {
+    fn from(e: HistoryError) -> Self {
+        let kind = match &e {
+            HistoryError::Unknown(_) | HistoryError::NoPath { .. } => ErrorKind::NotFound,
+            HistoryError::OutsidePlans { .. } => ErrorKind::Refused,
+            HistoryError::Differs { .. } => ErrorKind::Conflict,
+            HistoryError::Read { .. } | HistoryError::Write(_) => ErrorKind::Io,
+        };
+        IpcError::new(kind, e.to_string())
+    }
+}
+
+/// Scans the transcripts (reading only what is new since the last scan) and folds them into plans.
+pub fn scan(roots: &Roots) -> Result<History, HistoryError> {
+    let (files, stats, mut notes) = scan::scan(roots)?;
+    let decisions = crate::review::log::read_all(&roots.data).unwrap_or_else(|e| {
+        notes.push(format!(
+            "Plandeck's decision log could not be read ({e}): no decision is shown as made in Plandeck."
+        ));
+        Vec::new()
+    });
+    let plans = fold::fold(roots, &files, &decisions, &mut notes);
+    Ok(History {
+        plans,
+        stats,
+        notes,
+    })
+}
+
+/// Every recovered plan, newest first.
+pub fn list(roots: &Roots) -> Result<Vec<RecoveredPlan>, HistoryError> {
+    Ok(scan(roots)?.plans)
+}
+
+/// Whether the recovered plan `r` is the plan of the file `file`: the same path, `r` being the
+/// newest session's plan on it (an older session's plan on a reused path is not the file's); or
+/// the same agent, session and file name (transcripts that name the file by another path, as
+/// after a home was moved).
+pub fn same_plan(r: &RecoveredPlan, file: &crate::plans::PlanSummary) -> bool {
+    let Some(path) = r.path.as_deref() else {
+        return false;
+    };
+    if path == file.path {
+        return r.id == file.id;
+    }
+    r.agent == file.agent
+        && r.session_id.is_some()
+        && r.session_id == file.session_id
+        && Path::new(path).file_name() == Path::new(&file.path).file_name()
+}
+
+/// The plans list with the plans only the transcripts hold: every plan file (as
+/// [`crate::plans::list`] gives it), then every recovered plan that matches no listed file
+/// ([`same_plan`]) — its file is gone, was reused by a later session, or never existed — newest
+/// first, with the scan's notes.
+pub struct Listing {
+    pub files: crate::plans::PlanListing,
+    pub transcript_only: Vec<RecoveredPlan>,
+    pub notes: Vec<String>,
+}
+
+/// See [`Listing`]. A scan that fails leaves the file plans listed, with a note.
+pub fn listing(roots: &Roots) -> Listing {
+    let files = crate::plans::list(roots);
+    let (recovered, notes) = match scan(roots) {
+        Ok(h) => (h.plans, h.notes),
+        Err(e) => (
+            Vec::new(),
+            vec![format!("Plans in transcripts were not read: {e}")],
+        ),
+    };
+    let transcript_only = recovered
+        .into_iter()
+        .filter(|r| !files.plans.iter().any(|f| same_plan(r, f)))
+        .collect();
+    Listing {
+        files,
+        transcript_only,
+        notes,
+    }
+}
+
+/// One recovered plan, by its id, the id of its file in the plans list, or its path.
+pub fn find(roots: &Roots, id_or_path: &str) -> Result<RecoveredPlan, HistoryError> {
+    let plans = list(roots)?;
+    if let Some(p) = plans.iter().find(|p| p.id == id_or_path) {
+        return Ok(p.clone());
+    }
+    // By path: the newest plan that had it (a path reused by a later session names the later).
+    let as_path = Path::new(id_or_path);
+    let abs = if as_path.is_absolute() {
+        as_path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(as_path))
+            .unwrap_or_else(|_| as_path.to_owned())
+    };
+    if let Some(p) = plans
+        .iter()
+        .filter(|p| p.path.as_deref().map(Path::new) == Some(abs.as_path()))
+        .max_by(|a, b| last_time(a).cmp(&last_time(b)))
+    {
+        return Ok(p.clone());
+    }
+    // The id or path of a listed plan file whose transcripts name it by another path.
+    let listing = crate::plans::list(roots);
+    if let Some(file) = listing
+        .plans
+        .iter()
+        .find(|f| f.id == id_or_path || Path::new(&f.path) == abs)
+    {
+        if let Some(p) = plans.iter().find(|p| same_plan(p, file)) {
+            return Ok(p.clone());
+        }
+    }
+    Err(HistoryError::Unknown(id_or_path.to_owned()))
+}
+
+fn last_time(p: &RecoveredPlan) -> Option<&str> {
+    p.versions.last().and_then(|v| v.submitted_at.as_deref())
+}
+
+/// What [`restore`] did.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Restored {
+    pub id: String,
+    pub path: String,
+    /// False when the file already held exactly this text.
+    pub written: bool,
+}
+
+/// Writes a recovered plan's latest text back to the path its file had: atomically, only inside
+/// a plans folder the discovery knows, never over a file holding different text.
+pub fn restore(roots: &Roots, id: &str) -> Result<Restored, HistoryError> {
+    let plan = find(roots, id)?;
+    let path = PathBuf::from(plan.path.clone().ok_or_else(|| HistoryError::NoPath {
+        id: plan.id.clone(),
+    })?);
+    let parent = path.parent().map(canonical_or);
+    let known = crate::plans::folders(roots)
+        .iter()
+        .any(|f| Some(canonical_or(f)) == parent);
+    if !known || path.extension().is_none_or(|x| x != "md") {
+        return Err(HistoryError::OutsidePlans { path });
+    }
+    let _lock = crate::review::store::lock(&roots.data).ok();
+    match std::fs::read(&path) {
+        Ok(bytes) if bytes == plan.text.as_bytes() => {
+            return Ok(Restored {
+                id: plan.id,
+                path: path.display().to_string(),
+                written: false,
+            })
+        }
+        Ok(_) => return Err(HistoryError::Differs { path }),
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(source) => return Err(HistoryError::Read { path, source }),
+    }
+    crate::fsx::write_atomic_new(&path, plan.text.as_bytes()).map_err(|e| {
+        if e.source.kind() == std::io::ErrorKind::AlreadyExists {
+            HistoryError::Differs { path: path.clone() }
+        } else {
+            HistoryError::Write(e)
+        }
+    })?;
+    Ok(Restored {
+        id: plan.id,
+        path: path.display().to_string(),
+        written: true,
+    })
+}
+
+fn canonical_or(p: &Path) -> PathBuf {
+    p.canonicalize().unwrap_or_else(|_| p.to_owned())
+}
+
+#[cfg(test)]
+mod tests;
