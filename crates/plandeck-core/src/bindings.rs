@@ -26,6 +26,7 @@ pub fn typescript() -> String {
     decls.extend(crate::render::ts_declarations());
     decls.extend(crate::review::ts_declarations());
     decls.extend(crate::comments::ts_declarations());
+    decls.extend(crate::history::ts_declarations());
     decls.extend(crate::sessions::ts_declarations());
     decls.extend(crate::worktrees::ts_declarations());
     decls.extend(crate::gate::ts_declarations());

@@ -280,6 +280,72 @@ sentWith: Array<string>, };
 
 export type CommentAction = "resolve" | "reopen" | "delete";
 
+export type HistoryVerdict = "approved" | "rejected" | "cancelled" | "pending";
+
+export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
+
+export type PlanSource = "file" | "transcript";
+
+export type PlanVersion = { 
+/**
+ * The text submitted.
+ */
+text: string, 
+/**
+ * RFC 3339 UTC, as the transcript recorded it.
+ */
+submittedAt: string | null, 
+/**
+ * `null` when the records hold no decision to look for (a headless run, a carried text).
+ */
+verdict: HistoryVerdict | null, feedback: string | null, decidedIn: DecidedIn | null, decidedAt: string | null, 
+/**
+ * The text approved, when it differs from the one submitted (the person edited it).
+ */
+approvedText: string | null, 
+/**
+ * What the records could not tell, in a sentence.
+ */
+note: string | null, 
+/**
+ * The transcript it was read from.
+ */
+transcript: string, };
+
+export type RecoveredPlan = { id: string, agent: Agent, sessionId: string | null, 
+/**
+ * The path its file had (none for Codex plans).
+ */
+path: string | null, 
+/**
+ * The session's working directory.
+ */
+project: string | null, title: string, 
+/**
+ * The latest text: the last version's approved text if it was approved, else its text.
+ */
+text: string, 
+/**
+ * The last version's verdict.
+ */
+state: HistoryVerdict | null, source: PlanSource, 
+/**
+ * A subagent's plan.
+ */
+subagent: boolean, 
+/**
+ * Oldest first.
+ */
+versions: Array<PlanVersion>, };
+
+export type RecoveredPlanView = { plan: RecoveredPlan, html: string, };
+
+export type Restored = { id: string, path: string, 
+/**
+ * False when the file already held exactly this text.
+ */
+written: boolean, };
+
 export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
 
 export type TaskProgress = { done: number, total: number, };

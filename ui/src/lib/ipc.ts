@@ -16,6 +16,9 @@ import type {
   CommentAction,
   IpcError,
   PlacedComment,
+  RecoveredPlan,
+  RecoveredPlanView,
+  Restored,
   Overview,
   PlanDiff,
   PlanDocument,
@@ -66,6 +69,10 @@ export const ipc = {
   rejectPlan: (id: string, feedback: string, seenHash: string | null) =>
     call<Decision>("reject_plan", { id, feedback, seenHash }),
   decisionLog: () => call<Decision[]>("decision_log"),
+  /** Plans only the transcripts hold (file gone). The first call reads every transcript once. */
+  transcriptPlans: () => call<RecoveredPlan[]>("transcript_plans"),
+  recoveredPlan: (id: string) => call<RecoveredPlanView>("recovered_plan", { id }),
+  restorePlan: (id: string) => call<Restored>("restore_plan", { id }),
   listComments: (id: string) => call<PlacedComment[]>("list_comments", { id }),
   /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */
   addComment: (id: string, quote: string, text: string, near: number | null) =>

@@ -73,6 +73,7 @@ describe("PlanDetail", () => {
         calls.push([c, args]);
         if (c === "get_plan") return reads++ === 0 ? doc() : { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
         if (c === "plan_diff") return diff;
+        if (c === "list_comments") return [];
         if (c === cmd) throw { kind: "planChanged", message: "changed since you read it" };
       });
       const { unmount } = render(PlanDetail, { id: "abc123def456" });
@@ -96,6 +97,7 @@ describe("PlanDetail", () => {
       mockIPC((c, args) => {
         calls.push([c, args]);
         if (c === "get_plan") return { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
+        if (c === "list_comments") return [];
         return { decision: "approved" };
       });
       await fireEvent.keyDown(window, { key: "a" });
@@ -128,6 +130,7 @@ describe("PlanDetail", () => {
   it("opens a changed plan on its diff, in each mode", async () => {
     mockIPC((cmd) => {
       if (cmd === "get_plan") return doc("changed");
+      if (cmd === "list_comments") return [];
       if (cmd === "plan_diff") return diff;
     });
     render(PlanDetail, { id: "abc123def456" });
@@ -146,6 +149,7 @@ describe("PlanDetail", () => {
     let onDisk = "# Plan\n\n1. one\n";
     mockIPC((cmd) => {
       if (cmd === "get_plan") return doc("unreviewed", onDisk);
+      if (cmd === "list_comments") return [];
       if (cmd === "approve_plan") {
         onDisk = "# Plan\n\n1. changed by the agent\n";
         throw { kind: "conflict", message: "the plan changed on disk" };

@@ -273,8 +273,63 @@ fn last_time(p: &RecoveredPlan) -> Option<&str> {
     p.versions.last().and_then(|v| v.submitted_at.as_deref())
 }
 
+/// A recovered plan for the window, with its latest text rendered (sanitized).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RecoveredPlanView {
+    pub plan: RecoveredPlan,
+    pub html: String,
+}
+
+/// The window names plans by the ids it was given, never by path.
+fn check_id(id: &str) -> Result<(), IpcError> {
+    if id.is_empty() || id.len() > 64 || !id.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'-')
+    {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!("{id:?} is not a plan id"),
+        ));
+    }
+    Ok(())
+}
+
+/// The recovered plan with id `id` (a plan file's id names its newest session's plan), rendered.
+pub fn view_by_id(roots: &Roots, id: &str) -> Result<RecoveredPlanView, IpcError> {
+    check_id(id)?;
+    let plan = find(roots, id)?;
+    let html = crate::render::render(&plan.text).html;
+    Ok(RecoveredPlanView { plan, html })
+}
+
+/// The plans only the transcripts hold (their file is gone, reused, or never was), newest first.
+pub fn transcript_only(roots: &Roots) -> Result<Vec<RecoveredPlan>, IpcError> {
+    Ok(list(roots)?
+        .into_iter()
+        .filter(|r| r.source == PlanSource::Transcript)
+        .collect())
+}
+
+/// [`restore`] for the window: by id only.
+pub fn restore_by_id(roots: &Roots, id: &str) -> Result<Restored, IpcError> {
+    check_id(id)?;
+    Ok(restore(roots, id)?)
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![
+        <HistoryVerdict as TS>::decl(),
+        <DecidedIn as TS>::decl(),
+        <PlanSource as TS>::decl(),
+        <PlanVersion as TS>::decl(),
+        <RecoveredPlan as TS>::decl(),
+        <RecoveredPlanView as TS>::decl(),
+        <Restored as TS>::decl(),
+    ]
+}
+
 /// What [`restore`] did.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Restored {
     pub id: String,
