@@ -11,7 +11,7 @@ import { withApp, plandeckBin, envFor, makeDemoHome, waitFor } from "./webdriver
 /** A private D-Bus session bus (the lock is a name on it): nothing of the person's session. */
 async function sessionBus() {
   const daemon = spawn("dbus-daemon", ["--session", "--nofork", "--print-address=1"], {
-    stdio: ["ignore", "pipe", "inherit"],
+    stdio: ["ignore", "pipe", "ignore"],
   });
   let out = "";
   daemon.stdout.on("data", (d) => (out += d));
