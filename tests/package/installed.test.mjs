@@ -39,7 +39,7 @@ before(() => {
 test("the .deb holds the binary, the desktop entry and the icons", () => {
   const r = run("dpkg-deb", ["-c", deb]);
   assert.equal(r.status, 0, r.stderr);
-  const files = r.stdout.split("\n").map((l) => l.split(/\s+/).pop().replace(/^\.\//, "/"));
+  const files = r.stdout.split("\n").map((l) => "/" + l.split(/\s+/).pop().replace(/^\.?\//, ""));
   assert.ok(files.includes("/usr/bin/plandeck"), r.stdout);
   const desktop = files.find((f) => /^\/usr\/share\/applications\/.*\.desktop$/.test(f));
   assert.ok(desktop, `no desktop entry in\n${r.stdout}`);
