@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Memory budget (DESIGN.md §6): PSS of every Plandeck process (main + WebKitWebProcess +
+# Memory budget (docs/architecture.md §6): PSS of every Plandeck process (main + WebKitWebProcess +
 # WebKitNetworkProcess + any other descendant) idle with 500 plans and 200 sessions, against the
 # framework floor, a hello-world Tauri 2 window (benches/memory/hello) measured the same way in the
 # same run. Both are built with the same cargo profile ($PROFILE, default debug: the app's release

@@ -21,7 +21,7 @@ for b in "${benches[@]}"; do
   fi
   mv "$out.new" "$out"
 done
-# Memory of the app's processes against a hello-world Tauri window (DESIGN.md §6), under Xvfb when
+# Memory of the app's processes against a hello-world Tauri window (docs/architecture.md §6), under Xvfb when
 # $DISPLAY is unset: benches/memory.sh writes benches/results/bench_memory.jsonl (debug builds, ~4 min).
 if [ $# -eq 0 ] || [[ " $* " == *" bench_memory "* ]]; then
   echo "==> bench_memory" >&2

@@ -29,6 +29,9 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
 
 fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
     tauri::Builder::default()
+        // First, so a second launch on the same store hands over and exits before anything else
+        // starts (it would watch, notify and deliver a second time).
+        .plugin(single_instance(&roots))
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
         .plugin(tauri_plugin_notification::init())
@@ -77,7 +80,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         })
 }
 
-/// Navigation never leaves the app (DESIGN.md §10): the window loads only the app's own origin.
+/// Navigation never leaves the app (docs/architecture.md §7, trust rules): the window loads only the app's own origin.
 /// An `http(s)` link opens in the system browser after a native confirmation showing the full
 /// URL; anything else is refused (see [`plandeck_core::links`]).
 fn navigation_guard<R: tauri::Runtime>() -> tauri::plugin::TauriPlugin<R> {
@@ -162,6 +165,30 @@ fn open_in_browser(url: &str) {
         }
         Err(e) => tracing::warn!(%url, "cannot open the browser ({program}): {e}"),
     }
+}
+
+/// One running app per store: a second window launch on the same data folder (a desktop entry
+/// click while Plandeck runs) focuses the running window and exits. The lock is a D-Bus name keyed
+/// by the data folder, so the demo workspace or another `--data-dir` is an app of its own; without
+/// a session bus the app starts normally. CLI subcommands never get here.
+/// One running app per store: a second window launch on the same data folder (a desktop entry
+/// click while Plandeck runs) focuses the running window and exits. The lock is a D-Bus name keyed
+/// by the data folder, so the demo workspace or another `--data-dir` is an app of its own; without
+/// a session bus the app starts normally. CLI subcommands never get here.
+fn single_instance(roots: &Roots) -> tauri::plugin::TauriPlugin<tauri::Wry> {
+    let data = std::fs::canonicalize(&roots.data).unwrap_or_else(|_| roots.data.clone());
+    let store = plandeck_core::ids::short_hash(data.as_os_str().as_encoded_bytes());
+    tauri_plugin_single_instance::Builder::new()
+        .dbus_id(format!("dev.plandeck.app.store_{store}"))
+        .callback(|app, _argv, _cwd| {
+            tracing::info!("a second launch: focusing the running window");
+            if let Some(window) = tauri::Manager::get_webview_window(app, "main") {
+                let _ = window.unminimize();
+                let _ = window.show();
+                let _ = window.set_focus();
+            }
+        })
+        .build()
 }
 
 fn init_tracing() {

@@ -1,4 +1,4 @@
-//! The gate's two budgets (DESIGN.md §6): hook start to the request visible to the app
+//! The gate's two budgets (docs/architecture.md §6): hook start to the request visible to the app
 //! (`gate::pending`), and decision written to hook exit; each < 50 ms.
 //!
 //! Measured twice: the hook in-process (a thread running `gate::hook_claude`), and, when the

@@ -1,4 +1,4 @@
-//! Plans budgets (DESIGN.md §6):
+//! Plans budgets (docs/architecture.md §6):
 //! - a plan file written to the change leaving the core (`plans::watch` callback), p99 over 1,000
 //!   writes, < 100 ms; baseline: the raw `notify` event for the same kind of write, same run.
 //! - listing 5,000 plans cold (a fresh listing, no cache in Plandeck), < 300 ms; baseline: only

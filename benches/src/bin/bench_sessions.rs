@@ -2,7 +2,7 @@
 //! faster than parsing every line of the same files with serde_json, timed in the same run); one
 //! appended record to updated state through `apply` (< 10 ms); the index's resident memory.
 //!
-//! The transcripts are generated once into `/root/.cache/plandeck-bench/sessions-v1` (or
+//! The transcripts are generated once into `$HOME/.cache/plandeck-bench/sessions-v1` (or
 //! `$PLANDECK_BENCH_CACHE/sessions-v1`) and reused: realistic records (prompts, assistant text,
 //! tool_use with inputs, tool_result with file contents of 1–64 KB, attachments, snapshots,
 //! turn_duration), file sizes from 50 KB to 6 MB averaging 1 MiB.
@@ -280,7 +280,10 @@ fn parse_everything(files: &[PathBuf]) -> (u64, u64) {
 fn main() {
     let cache = std::env::var_os("PLANDECK_BENCH_CACHE")
         .map(PathBuf::from)
-        .unwrap_or_else(|| PathBuf::from("/root/.cache/plandeck-bench"))
+        .or_else(|| {
+            std::env::var_os("HOME").map(|h| PathBuf::from(h).join(".cache/plandeck-bench"))
+        })
+        .expect("set HOME or PLANDECK_BENCH_CACHE")
         .join("sessions-v1");
     let files = generate(&cache).expect("generate transcripts");
     let total: u64 = files

@@ -1,4 +1,4 @@
-//! Worktree budgets (DESIGN.md §6), each against the git CLI in the same run:
+//! Worktree budgets (docs/architecture.md §6), each against the git CLI in the same run:
 //! - changed-file count on a 100,000-file repository ≤ 1.5× `git status --porcelain`
 //!   (git2's plain `statuses()` is timed too, for reference), once with a clean index and once
 //!   with a staged change in a deep folder (the cache-tree then covers only part of HEAD);

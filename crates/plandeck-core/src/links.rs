@@ -1,4 +1,4 @@
-//! Where a navigation in the window may go (DESIGN.md §10: navigation never leaves the app).
+//! Where a navigation in the window may go (docs/architecture.md §7, trust rules: navigation never leaves the app).
 //!
 //! The shell asks [`navigation`] for every navigation the webview starts. The app's own pages
 //! load; an `http(s)` link a plan holds is never loaded in the window: the shell shows the full

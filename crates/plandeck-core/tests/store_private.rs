@@ -1,4 +1,4 @@
-//! The store is private (DESIGN.md §10): after a realistic run (a plan approved and rejected, a
+//! The store is private (docs/architecture.md §7, trust rules): after a realistic run (a plan approved and rejected, a
 //! gate request filed and rejected, a worktree kept and one removed, a hook installed, settings
 //! saved) every folder of the store and of the settings is 0700 and every file 0600, whatever the
 //! umask; and a store left with looser modes is tightened when it is opened.

@@ -1,6 +1,6 @@
 // Syntax highlighting of code blocks in rendered plans. The HTML arrives sanitized from Rust with
 // `<pre><code class="language-x">`; highlight.js only adds spans with classes. highlight.js is
-// loaded the first time a plan with a code block is shown, not with the app (memory: DESIGN.md §6).
+// loaded the first time a plan with a code block is shown, not with the app (memory: docs/architecture.md §6).
 
 let loading: Promise<typeof import("./hljs").default> | undefined;
 

@@ -1,5 +1,5 @@
 //! The gate: a plan waiting for approval in an agent's terminal becomes a request in Plandeck, and
-//! the reviewer's decision reaches the live agent (DESIGN.md §4).
+//! the reviewer's decision reaches the live agent (docs/architecture.md §4).
 //!
 //! How the parts meet:
 //! - [`hook_claude`] / [`hook_gemini`] run inside `plandeck hook …`, started by the agent CLI. They

@@ -232,7 +232,7 @@ pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
         .collect()
 }
 
-/// Why Plandeck refuses to write a plan file at a path (DESIGN.md §10: it writes only to
+/// Why Plandeck refuses to write a plan file at a path (docs/architecture.md §7, trust rules: it writes only to
 /// canonical plan files inside discovered plans folders, never through a symlink to elsewhere).
 #[derive(Debug, thiserror::Error)]
 pub enum UnsafePlanPath {

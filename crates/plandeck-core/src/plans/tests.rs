@@ -212,20 +212,31 @@ fn bad_files_are_listed_with_a_problem_and_refused_by_get() {
 
 #[test]
 fn unreadable_folders_are_problems() {
-    if unsafe { libc::geteuid() } == 0 {
-        // root reads everything; the case cannot be built.
-        return;
-    }
-    let (_home, roots) = fixture_home();
-    let tmp = roots.gemini.join("tmp/gemproj");
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o000)).unwrap();
+    // Folders that cannot be read by anyone, root included (the tests run as root in CI, and root
+    // reads a folder whatever its mode): a symlink loop (ELOOP) and a file where a folder is
+    // expected (ENOTDIR).
+    let (home, mut roots) = fixture_home();
+    let tmp = roots.gemini.join("tmp");
+    fs::rename(&tmp, roots.gemini.join("tmp-elsewhere")).unwrap();
+    std::os::unix::fs::symlink("tmp", &tmp).unwrap();
+    let not_a_folder = home.path().join("notes.txt");
+    fs::write(&not_a_folder, "not a folder").unwrap();
+    roots.extra_plan_folders.push(not_a_folder);
+
     let listing = list(&roots);
-    fs::set_permissions(&tmp, fs::Permissions::from_mode(0o755)).unwrap();
+    let problem = |what: &str| {
+        listing
+            .problems
+            .iter()
+            .any(|p| p.starts_with("Cannot read the folder") && p.contains(what))
+    };
     assert!(
-        listing.problems.iter().any(|p| p.contains("gemproj")),
+        problem(&tmp.display().to_string()),
         "{:?}",
         listing.problems
     );
+    assert!(problem("notes.txt"), "{:?}", listing.problems);
+    // The rest is still listed.
     assert_eq!(
         listing
             .plans
@@ -234,6 +245,7 @@ fn unreadable_folders_are_problems() {
             .count(),
         7
     );
+    assert!(!listing.plans.iter().any(|p| p.agent == Agent::Gemini));
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! Agent sessions from transcripts and registries, and their state.
 //!
-//! Every agent session on the machine, found from the agents' own files (DESIGN.md §2):
+//! Every agent session on the machine, found from the agents' own files (docs/architecture.md §2):
 //! - Claude Code: transcripts `<claude>/projects/<cwd-mangled>/<sessionId>.jsonl` (the session id
 //!   is the file name; subagent transcripts under `<sessionId>/subagents/` count as the session's
 //!   activity), the registry `<claude>/sessions/<pid>.json` of running CLIs, task lists
