@@ -356,7 +356,7 @@ fn build_repo(
 
 fn commit_all(
     repo: &Repository,
-    sig: &Signature,
+    sig: &Signature<'_>,
     message: &str,
     parents: &[git2::Oid],
 ) -> Result<git2::Oid, DemoError> {
@@ -364,11 +364,11 @@ fn commit_all(
     index.add_all(["*"].iter(), git2::IndexAddOption::DEFAULT, None)?;
     index.write()?;
     let tree = repo.find_tree(index.write_tree()?)?;
-    let parents: Vec<git2::Commit> = parents
+    let parents: Vec<git2::Commit<'_>> = parents
         .iter()
         .map(|p| repo.find_commit(*p))
         .collect::<Result<_, _>>()?;
-    let parent_refs: Vec<&git2::Commit> = parents.iter().collect();
+    let parent_refs: Vec<&git2::Commit<'_>> = parents.iter().collect();
     Ok(repo.commit(Some("HEAD"), sig, sig, message, &tree, &parent_refs)?)
 }
 

@@ -56,9 +56,9 @@ fn crash_child() {
             .iter()
             .position(|v| v.as_bytes() == current.as_slice())
             .unwrap_or(0);
-        if n % 7 == 0 {
+        if n.is_multiple_of(7) {
             review::reject(&roots, &plan, "again", None, None).unwrap();
-        } else if n % 3 == 0 {
+        } else if n.is_multiple_of(3) {
             review::approve(&roots, &plan, ApproveRequest::default()).unwrap();
         } else {
             let req = ApproveRequest {

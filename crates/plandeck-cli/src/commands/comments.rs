@@ -165,7 +165,7 @@ pub fn list(ctx: &Context, args: CommentsArgs, out: &mut dyn Write) -> Result<i3
     let roots = ctx.roots()?;
     let (path, placed) = comments::for_plan(&roots, &args.plan)?;
     if args.json {
-        let rows: Vec<CommentJson> = placed.iter().map(CommentJson::from).collect();
+        let rows: Vec<CommentJson<'_>> = placed.iter().map(CommentJson::from).collect();
         print_json(out, &rows)?;
         return Ok(0);
     }

@@ -599,7 +599,7 @@ mod tests {
         reopen(&data, &gone.comment.id).unwrap();
         assert_eq!(open_for_decision(&data, &plan, v2).unwrap().len(), 1);
 
-        mark_sent(&data, &plan, &[kept.comment.id.clone()], NOW).unwrap();
+        mark_sent(&data, &plan, std::slice::from_ref(&kept.comment.id), NOW).unwrap();
         let (_, c) = find(&data, &kept.comment.id).unwrap();
         assert_eq!(c.sent_with, vec![NOW.to_owned()]);
 

@@ -81,29 +81,6 @@ pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
         })
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn registry_pane_is_found_and_normalized() {
-        let dir = tempfile::tempdir().unwrap();
-        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
-        std::fs::write(
-            dir.path().join("sessions/1.json"),
-            r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#,
-        )
-        .unwrap();
-        std::fs::write(dir.path().join("sessions/2.json"), "{damaged").unwrap();
-        assert_eq!(from_registry(dir.path(), "a").as_deref(), Some("%7"));
-        assert_eq!(from_registry(dir.path(), "b"), None);
-        assert_eq!(
-            socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(),
-            Some("/tmp/tmux-0/default")
-        );
-    }
-}
-
 /// Whether the agent runs headless: `claude -p`/`--print`, or with a permission prompt handler
 /// (`--permission-prompt-tool`, as the Agent SDK starts it). The hook's parent may be a shell
 /// (`sh -c "<hook command>"`), so the agent is looked for among a few ancestors. An interactive
@@ -135,4 +112,27 @@ fn parent_of(pid: u32) -> Option<u32> {
     let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
     let (_, rest) = stat.rsplit_once(')')?;
     rest.split_whitespace().nth(1)?.parse().ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn registry_pane_is_found_and_normalized() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
+        std::fs::write(
+            dir.path().join("sessions/1.json"),
+            r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#,
+        )
+        .unwrap();
+        std::fs::write(dir.path().join("sessions/2.json"), "{damaged").unwrap();
+        assert_eq!(from_registry(dir.path(), "a").as_deref(), Some("%7"));
+        assert_eq!(from_registry(dir.path(), "b"), None);
+        assert_eq!(
+            socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(),
+            Some("/tmp/tmux-0/default")
+        );
+    }
 }

@@ -82,7 +82,7 @@ impl<'de> Deserialize<'de> for ToolUseResult {
         struct V;
         impl<'de> Visitor<'de> for V {
             type Value = ToolUseResult;
-            fn expecting(&self, f: &mut std::fmt::Formatter) -> std::fmt::Result {
+            fn expecting(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
                 f.write_str("a tool result")
             }
             fn visit_map<A: MapAccess<'de>>(self, mut map: A) -> Result<Self::Value, A::Error> {
@@ -202,7 +202,7 @@ fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
 
 /// Folds one transcript line into `facts`. `subagent` lines only count as activity.
 pub fn feed_line(facts: &mut Facts, line: &[u8], subagent: bool) {
-    let ok = for_each_record::<Record>(line, &mut |rec| {
+    let ok = for_each_record::<Record<'_>>(line, &mut |rec| {
         if let Some(ts) = rec.timestamp.as_deref() {
             facts.saw_time(ts);
         }
@@ -315,7 +315,7 @@ pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
     if !plan_relevant(pf, line) {
         return;
     }
-    let ok = for_each_record::<Record>(line, &mut |rec| plan_record(pf, rec));
+    let ok = for_each_record::<Record<'_>>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;
     }

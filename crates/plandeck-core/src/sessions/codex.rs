@@ -90,7 +90,7 @@ fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
 
 /// Folds one rollout line into `facts`.
 pub fn feed_line(facts: &mut Facts, line: &[u8]) {
-    let ok = for_each_record::<Line>(line, &mut |rec| apply(facts, rec));
+    let ok = for_each_record::<Line<'_>>(line, &mut |rec| apply(facts, rec));
     if !ok {
         facts.unreadable += 1;
     }
@@ -187,7 +187,7 @@ pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
     {
         return;
     }
-    let ok = for_each_record::<Line>(line, &mut |rec| plan_record(pf, rec));
+    let ok = for_each_record::<Line<'_>>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;
     }

@@ -20,7 +20,7 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Content<'a, T> {
         struct V<'a, T>(PhantomData<(&'a (), T)>);
         impl<'de: 'a, 'a, T: Deserialize<'de>> Visitor<'de> for V<'a, T> {
             type Value = Content<'a, T>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string or an array")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {
@@ -60,7 +60,7 @@ impl<'de: 'a, 'a> Deserialize<'de> for LooseStr<'a> {
         struct V<'a>(PhantomData<&'a ()>);
         impl<'de: 'a, 'a> Visitor<'de> for V<'a> {
             type Value = LooseStr<'a>;
-            fn expecting(&self, f: &mut fmt::Formatter) -> fmt::Result {
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
                 f.write_str("a string")
             }
             fn visit_borrowed_str<E: de::Error>(self, v: &'de str) -> Result<Self::Value, E> {

@@ -45,13 +45,13 @@ fn commit_all(repo: &Repository, msg: &str) -> git2::Oid {
     index.update_all(["*"], None).unwrap();
     index.write().unwrap();
     let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let parents: Vec<git2::Commit> = repo
+    let parents: Vec<git2::Commit<'_>> = repo
         .head()
         .ok()
         .and_then(|h| h.peel_to_commit().ok())
         .into_iter()
         .collect();
-    let parents: Vec<&git2::Commit> = parents.iter().collect();
+    let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
     repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents)
         .unwrap()
 }
