@@ -227,7 +227,14 @@ fn deliver(
                     GateStatus::Waiting,
                 )
             } else {
-                match store::request(roots, &req.id).map(|r| r.status) {
+                // The hook closes by a rename, then writes the closed record: wait for it.
+                let start = Instant::now();
+                let mut closed = store::request(roots, &req.id);
+                while closed.is_err() && start.elapsed() < opts.hook_timeout {
+                    std::thread::sleep(Duration::from_millis(5));
+                    closed = store::request(roots, &req.id);
+                }
+                match closed.map(|r| r.status) {
                     Ok(GateStatus::Rejected) => Reached::new(
                         Delivery::Delivered,
                         "rejected: the agent has the feedback",
