@@ -535,6 +535,38 @@ impl Tmux {
     fn env(&self) -> String {
         format!("{},1,0", self.socket.display())
     }
+    fn pane_pid(&self, pane: &str) -> u32 {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["display-message", "-p", "-t", pane, "#{pane_pid}"])
+            .output()
+            .unwrap();
+        String::from_utf8(out.stdout)
+            .unwrap()
+            .trim()
+            .parse()
+            .unwrap()
+    }
+    fn capture(&self, pane: &str) -> String {
+        let out = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["capture-pane", "-p", "-t", pane])
+            .output()
+            .unwrap();
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+    fn keys(&self, pane: &str, keys: &[&str]) {
+        let ok = Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(["send-keys", "-t", pane])
+            .args(keys)
+            .status()
+            .unwrap();
+        assert!(ok.success());
+    }
 }
 
 impl Drop for Tmux {
@@ -559,7 +591,8 @@ fn approve_answers_the_claude_card_in_tmux() {
     let s = claude_setup();
     let got = s.home.join("got");
     let script = format!(
-        "printf 'Would you like to proceed?\\n 1. Yes, and use auto mode\\n 2. Yes, manually approve edits\\n 3. Tell Claude what to change\\n'\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\necho done\nsleep 60\n",
+        "cat {plan}\nprintf '\\nWould you like to proceed?\\n 1. Yes, and use auto mode\\n 2. Yes, manually approve edits\\n 3. Tell Claude what to change\\n'\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\necho done\nsleep 60\n",
+        plan = s.plan_file.display(),
         got = got.display()
     );
     let Some((tmux, pane)) = Tmux::start(&s.home, &script) else {
@@ -578,6 +611,8 @@ fn approve_answers_the_claude_card_in_tmux() {
     let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
     let mut o = opts(Duration::from_secs(60));
     o.tmux_env = Some(tmux.env());
+    // The agent is the card script, whose stdin is the pane's terminal.
+    o.agent_pid = Some(tmux.pane_pid(&pane));
     let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
     let req = wait_request(&s.roots);
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
@@ -607,7 +642,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
     let s = gemini_setup();
     let got = s.roots.home.join("got");
     let script = format!(
-        "printf 'Ready to start?\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'feedback> '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
+        "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'feedback> '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
     let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else {
@@ -616,17 +651,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     // No registry for Gemini: the pane is found from the agent's terminal. Here the "agent" is the
     // card script itself, whose stdin is the pane's tty.
-    let out = Command::new("tmux")
-        .arg("-S")
-        .arg(&tmux.socket)
-        .args(["display-message", "-p", "-t", &pane, "#{pane_pid}"])
-        .output()
-        .unwrap();
-    let agent_pid: u32 = String::from_utf8(out.stdout)
-        .unwrap()
-        .trim()
-        .parse()
-        .unwrap();
+    let agent_pid = tmux.pane_pid(&pane);
     let mut o = opts(Duration::from_secs(60));
     o.hook_pid = dead_pid();
     o.agent_pid = Some(agent_pid);
@@ -655,4 +680,295 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
         gate::request(&s.roots, &req.id).unwrap().status,
         GateStatus::Rejected
     );
+}
+
+/// A Gemini-like card: the plan, the choices, bracketed paste on, raw keys; the choice goes to
+/// `<dir>/key`, everything typed after it to `<dir>/got`, byte for byte.
+fn recording_card(dir: &Path, plan_line: &str) -> String {
+    format!(
+        "echo $$ > {dir}/card-pid\nprintf 'Ready to start?\\n\\n{plan_line}\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nprintf '\\033[?2004h'\nstty raw -echo\nIFS= read -rsn1 k\nprintf '%s' \"$k\" > {dir}/key\nclear\nprintf 'feedback> '\nexec cat > {dir}/got\n",
+        dir = dir.display()
+    )
+}
+
+fn log_json(home: &Path) -> Vec<serde_json::Value> {
+    let (code, out, err) = plandeck(home, &["log", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn feedback_with_a_dash_lines_and_control_characters_reaches_the_card_as_text() {
+    let s = gemini_setup();
+    let home = s.roots.home.clone();
+    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Gemini plan")) else {
+        return;
+    };
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(tmux.pane_pid(&pane));
+    o.tmux_env = Some(tmux.env());
+    gate::hook_gemini(&s.roots, &s.stdin, o);
+    let req = wait_request(&s.roots);
+    let marker = home.join("ran");
+    let feedback = format!(
+        "- split step 2\r\n- keep `x` $(touch {m})\u{3}\n\u{1b}[201~touch {m}\u{1b}[A",
+        m = marker.display()
+    );
+    let outcome = gate::decide_with(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject { feedback },
+        &fast_delivery(),
+    )
+    .unwrap();
+    assert!(outcome.delivered, "{outcome:?}");
+    assert_eq!(outcome.delivery, gate::Delivery::Delivered);
+    let typed = wait_for("the typed feedback", || {
+        std::fs::read_to_string(home.join("got"))
+            .ok()
+            .filter(|g| g.ends_with('\r'))
+    });
+    assert_eq!(std::fs::read_to_string(home.join("key")).unwrap(), "3");
+    // One bracketed paste holding every line, then one Enter; no key hidden in the text.
+    assert_eq!(
+        typed,
+        format!(
+            "\u{1b}[200~- split step 2\n- keep `x` $(touch {m})\n[201~touch {m}[A\u{1b}[201~\r",
+            m = marker.display()
+        )
+    );
+    assert!(!marker.exists());
+    let log = log_json(&home);
+    assert_eq!(log[0]["delivery"], "delivered", "{log:?}");
+    assert_eq!(log[0]["requestId"], req.id.as_str());
+    assert_eq!(log[0]["decision"], "rejected");
+}
+
+#[test]
+fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() {
+    let s = gemini_setup();
+    let home = s.roots.home.clone();
+    std::fs::write(
+        home.join("agent-card.sh"),
+        recording_card(&home, "Gemini plan"),
+    )
+    .unwrap();
+    // A shell in the pane; the "agent" (the card) runs in it, as a person starts an agent.
+    let shell = format!(
+        "export PS1='shell$ ' HISTFILE={h}/history\nset -o history\nexec bash --norc --noprofile -i\n",
+        h = home.display()
+    );
+    let Some((tmux, pane)) = Tmux::start(&home, &shell) else {
+        return;
+    };
+    wait_for("the shell prompt", || {
+        tmux.capture(&pane).contains("shell$").then_some(())
+    });
+    tmux.keys(
+        &pane,
+        &[
+            "-l",
+            "--",
+            &format!("bash {}/agent-card.sh", home.display()),
+        ],
+    );
+    tmux.keys(&pane, &["Enter"]);
+    let agent: u32 = wait_for("the card", || {
+        std::fs::read_to_string(home.join("card-pid"))
+            .ok()?
+            .trim()
+            .parse()
+            .ok()
+    });
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Type your feedback")
+            .then_some(())
+    });
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(agent);
+    o.tmux_env = Some(tmux.env());
+    gate::hook_gemini(&s.roots, &s.stdin, o);
+    let req = wait_request(&s.roots);
+    assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
+    // The agent dies with its card on screen; the shell prints its prompt below the card.
+    let _ = Command::new("kill")
+        .args(["-9", &agent.to_string()])
+        .status();
+    wait_for("the shell to take the pane back", || {
+        let screen = tmux.capture(&pane);
+        (screen.contains("Type your feedback") && screen.matches("shell$").count() >= 2)
+            .then_some(())
+    });
+    let marker = home.join("PWNED");
+    let feedback = format!("touch {}", marker.display());
+    let (code, out, err) = plandeck(&home, &["reject", &req.id, "--feedback", &feedback]);
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(
+        err.contains("not delivered") && err.contains("gone"),
+        "{err}"
+    );
+    // Nothing reached the shell: not its screen, not its history, nothing ran.
+    tmux.keys(&pane, &["-l", "--", "history -a"]);
+    tmux.keys(&pane, &["Enter"]);
+    wait_for("the history to be written", || {
+        home.join("history").exists().then_some(())
+    });
+    let history = std::fs::read_to_string(home.join("history")).unwrap();
+    assert!(!history.contains("PWNED"), "{history}");
+    assert!(!tmux.capture(&pane).contains("PWNED"));
+    assert!(!marker.exists());
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::AgentGone
+    );
+    let log = log_json(&home);
+    assert_eq!(log[0]["delivery"], "failed", "{log:?}");
+    assert!(
+        log[0]["deliveryReason"].as_str().unwrap().contains("gone"),
+        "{log:?}"
+    );
+}
+
+#[test]
+fn a_card_that_shows_another_plan_is_not_answered() {
+    let s = gemini_setup();
+    let home = s.roots.home.clone();
+    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Rewrite the auth layer"))
+    else {
+        return;
+    };
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(tmux.pane_pid(&pane));
+    o.tmux_env = Some(tmux.env());
+    gate::hook_gemini(&s.roots, &s.stdin, o);
+    let req = wait_request(&s.roots);
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Type your feedback")
+            .then_some(())
+    });
+    let outcome = gate::decide_with(
+        &s.roots,
+        &req.id,
+        GateDecision::Approve {
+            mode: ApproveMode::Auto,
+            edited: None,
+            started_from: None,
+        },
+        &fast_delivery(),
+    )
+    .unwrap();
+    assert_eq!(outcome.delivery, gate::Delivery::Failed, "{outcome:?}");
+    assert!(
+        outcome
+            .message
+            .contains("does not show this request's plan"),
+        "{outcome:?}"
+    );
+    assert!(!home.join("key").exists());
+    // Still open, still waiting: the person can answer in the terminal.
+    assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Waiting);
+}
+
+#[test]
+fn the_claude_hook_closes_its_request_when_the_agent_dies() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut agent = Command::new("sleep")
+        .arg("1000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut o = opts(Duration::from_secs(600));
+    o.agent_pid = Some(agent.id());
+    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
+    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    let req = wait_request(&s.roots);
+    agent.kill().unwrap();
+    agent.wait().unwrap();
+    wait_for("the hook to notice", || hook.is_finished().then_some(()));
+    let out = hook.join().unwrap();
+    assert_no_decision(&out);
+    assert!(out.stderr.contains("agent went away"), "{out:?}");
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::AgentGone
+    );
+}
+
+#[test]
+fn a_hung_tmux_is_stopped_and_the_decision_says_why() {
+    let s = gemini_setup();
+    let home = s.roots.home.clone();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    gate::hook_gemini(&s.roots, &s.stdin, o);
+    let mut req = wait_request(&s.roots);
+    // A live agent in a pane, as far as the request knows; then tmux hangs.
+    let mut agent = Command::new("sleep")
+        .arg("1000")
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{}/stat", agent.id())).unwrap();
+    let start: u64 = stat
+        .rsplit_once(')')
+        .unwrap()
+        .1
+        .split_whitespace()
+        .nth(19)
+        .unwrap()
+        .parse()
+        .unwrap();
+    req.tmux_pane = Some("%0".into());
+    req.agent_pid = Some(agent.id());
+    req.agent_start_time = Some(start);
+    let file = s.roots.data.join(format!("gate/requests/{}.json", req.id));
+    std::fs::write(&file, serde_json::to_vec(&req).unwrap()).unwrap();
+    let fake = home.join("fakebin");
+    std::fs::create_dir_all(&fake).unwrap();
+    std::fs::write(fake.join("tmux"), "#!/bin/sh\nexec sleep 1000\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(fake.join("tmux"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = format!(
+        "{}:{}",
+        fake.display(),
+        std::env::var("PATH").unwrap_or_default()
+    );
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
+        .args(["reject", &req.id, "--feedback", "split step 2"])
+        .env("HOME", &home)
+        .env("PATH", path)
+        .env_remove("DISPLAY")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // The test's own bound: without one in Plandeck, the CLI would wait for tmux forever.
+    let start_wait = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if start_wait.elapsed() > Duration::from_secs(60) {
+            let _ = child.kill();
+            let _ = agent.kill();
+            panic!("plandeck reject hung on a hung tmux");
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert_ne!(out.status.code(), Some(0), "{err}");
+    assert!(err.contains("did not answer"), "{err}");
+    assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Waiting);
+    let _ = agent.kill();
+    let _ = agent.wait();
 }

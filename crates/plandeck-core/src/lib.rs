@@ -15,6 +15,7 @@
 //! - [`sessions`]: agent sessions from transcripts and registries, and their state.
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
+//! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
 
 pub mod agent;
@@ -33,5 +34,6 @@ pub mod plans;
 pub mod render;
 pub mod review;
 pub mod sessions;
+pub mod terminal;
 pub mod watch;
 pub mod worktrees;

@@ -20,6 +20,7 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   deadline: new Date(Date.now() + 600_000).toISOString(),
   hookPid: 1,
   agentPid: null,
+  agentStartTime: null,
   headless: false,
   status: "waiting",
   closedAt: null,
@@ -43,7 +44,7 @@ describe("WaitingQueue", () => {
       if (cmd === "list_pending") return [request()];
       if (cmd === "decide_request") {
         decisions.push(args.decision);
-        return { requestId: "req-1", delivered: true, message: "Delivered.", status: "approved" };
+        return { requestId: "req-1", delivered: true, message: "Delivered.", status: "approved", delivery: "delivered" };
       }
     });
     render(WaitingQueue);
@@ -61,11 +62,30 @@ describe("WaitingQueue", () => {
   it("says when the approval must be given in the terminal", async () => {
     mockIPC((cmd) => {
       if (cmd === "list_pending") return [request({ tmuxPane: null })];
-      if (cmd === "decide_request") return { requestId: "req-1", delivered: false, message: "approve in the terminal", status: "approving" };
+      if (cmd === "decide_request") return { requestId: "req-1", delivered: false, message: "approve in the terminal", status: "approving", delivery: "pending" };
     });
     render(WaitingQueue);
     expect(await screen.findByText(/No tmux pane known/)).toBeInTheDocument();
     await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
     expect(await screen.findByTestId("gate-status")).toHaveTextContent("approve in the terminal");
+  });
+
+  it("shows a decision that did not reach the agent, with the reason, after its request is gone", async () => {
+    let listed = [request()];
+    mockIPC((cmd) => {
+      if (cmd === "list_pending") return listed;
+      if (cmd === "decide_request") {
+        listed = [];
+        return { requestId: "req-1", delivered: false, message: "the agent (pid 42) is gone; nothing was typed", status: "agentGone", delivery: "failed" };
+      }
+    });
+    render(WaitingQueue);
+    await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
+    const failed = await screen.findByTestId("gate-delivery-failed");
+    expect(failed).toHaveAttribute("role", "alert");
+    expect(failed).toHaveTextContent("Not delivered");
+    expect(failed).toHaveTextContent("add pagination");
+    expect(failed).toHaveTextContent("the agent (pid 42) is gone; nothing was typed");
+    await waitFor(() => expect(screen.queryByTestId("gate-request")).toBeNull());
   });
 });

@@ -92,6 +92,8 @@ export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
 
 export type Verdict = "approved" | "rejected";
 
+export type Delivery = "delivered" | "answeredInTerminal" | "pending" | "failed";
+
 export type Decision = { 
 /**
  * When, RFC 3339 UTC.
@@ -120,7 +122,19 @@ edited: boolean,
 /**
  * How the decision reached the agent: "auto" (Plandeck answered it) or "manual".
  */
-mode: string | null, };
+mode: string | null, 
+/**
+ * The gate request the decision answered (decisions taken through the gate only).
+ */
+requestId?: string, 
+/**
+ * How the decision reached the agent (decisions taken through the gate only).
+ */
+delivery?: Delivery, 
+/**
+ * Why delivery failed or is pending, for a person.
+ */
+deliveryReason?: string, };
 
 export type ApproveRequest = { 
 /**
@@ -577,6 +591,11 @@ waitingSince: string,
  */
 deadline: string, hookPid: number, agentPid: number | null, 
 /**
+ * When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
+ * another program is never taken for the agent.
+ */
+agentStartTime: number | null, 
+/**
  * The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
  * there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
  * approvals too.
@@ -609,9 +628,14 @@ export type DecisionOutcome = { requestId: string,
  */
 delivered: boolean, 
 /**
- * What happened, for a person ("approve in the terminal" when there is no pane).
+ * What happened, for a person ("approve in the terminal" when there is no pane), and why
+ * when delivery failed.
  */
-message: string, status: GateStatus, };
+message: string, status: GateStatus, 
+/**
+ * How the decision reached the agent; `failed` when typing was refused or failed.
+ */
+delivery: Delivery, };
 
 export type InstallPlan = { settingsPath: string, 
 /**

@@ -98,10 +98,11 @@ pub fn hook(
         }
     };
     let mut stdin = Vec::new();
-    // The hook JSON is small; a bound keeps a runaway writer from filling memory.
+    // The hook JSON is small; a bound keeps a runaway writer from filling memory (one byte more
+    // than the parser takes, so it can say the input was too big).
     let _ = std::io::stdin()
         .lock()
-        .take(64 * 1024 * 1024)
+        .take(gate::MAX_HOOK_INPUT as u64 + 1)
         .read_to_end(&mut stdin);
     let outcome = match agent {
         Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
@@ -234,14 +235,22 @@ fn human_duration(secs: u64) -> String {
 }
 
 fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcError> {
+    if o.delivery == gate::Delivery::Failed {
+        // Refused or failed: nothing (more) reached the agent. An error, with the reason.
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            format!("{}: not delivered: {}", o.request_id, o.message),
+        ));
+    }
     writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
-    // Not delivered is not a failure of the command, but scripts may want to know.
+    // Left to the terminal is not a failure of the command, but scripts may want to know.
     Ok(if o.delivered { 0 } else { 3 })
 }
 
 /// `plandeck approve <request-id> [--mode auto|manual] [--edit FILE]`. With `--edit`, the plan
 /// file is rewritten with FILE's text first (refused if the plan changed since the request).
-/// Exit 0 when the card was answered, 3 when the person must answer in the terminal.
+/// Exit 0 when the card was answered, 3 when the person must answer in the terminal (or it
+/// answered first), 1 with the reason on stderr when delivery was refused or failed.
 pub fn approve_request(
     ctx: &Context,
     id: &str,

@@ -2,22 +2,33 @@
 //!
 //! - Claude Code, reject: a decision file; the waiting hook prints `deny` with the feedback.
 //! - Everything else answers the approval card in the agent's tmux pane: `1` (auto) / `2`
-//!   (manual) approve; Gemini's reject is `3`, the feedback typed literally, then `Enter` in a
-//!   separate call (sent together they were taken as a paste). Keys sent the instant the card is
-//!   drawn can be lost, so the card must have been on screen for about a second first, and
-//!   `capture-pane` must show it closed afterwards (one retry, else the person is told).
+//!   (manual) approve; a reject is `3`, the feedback, then `Enter` in a separate call. Keys sent
+//!   the instant the card is drawn can be lost, so the card must have been on screen for about a
+//!   second first, and `capture-pane` must show it closed afterwards (one retry, else the person
+//!   is told).
+//! - Typing goes through [`crate::terminal`]: before the first write and before every key, the
+//!   agent recorded for the request must be alive and the same process, the pane must be its
+//!   terminal with the agent in front, and the card on screen must show this request's plan.
+//!   Otherwise nothing is typed and the outcome says why (an agent that is gone closes the
+//!   request as such).
+//! - Feedback is cleaned ([`crate::terminal::clean_text`]); one line is typed literally
+//!   (`send-keys -l --`), several lines as one bracketed paste (both CLIs keep every line).
 //! - With no pane the request stays open and the person answers in the terminal.
+//! - The review log gets the decision once its delivery is known (delivered, answered in the
+//!   terminal, pending, or failed with the reason).
 
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-use super::pane::tmux;
 use super::store::{
     self, answered, close, load_open, pid_alive, save_open_request, write_decision,
 };
-use super::{ApproveMode, DecisionOutcome, GateDecision, GateError, GateRequest, GateStatus};
+use super::{
+    ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
+};
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
 /// Timing of card delivery; the defaults follow what the real CLIs needed.
 #[derive(Debug, Clone)]
@@ -46,14 +57,33 @@ impl Default for DeliveryOptions {
 const POLL: Duration = Duration::from_millis(50);
 
 /// Applies the reviewer's decision to request `request_id` with the default timing.
-/// Errors: `NotFound`; `Closed` when the terminal (or another decision) answered first;
-/// `PlanConflict` when an edit's plan file changed since the edit started.
+/// Errors: `NotFound`; `Closed` when the terminal (or another decision) answered first, or the
+/// agent is gone; `PlanConflict` when an edit's plan file changed since the edit started;
+/// `BadInput` for empty or too long feedback. A delivery that was refused or failed is not an
+/// error: the outcome has `delivery: failed` and the reason.
 pub fn decide(
     roots: &Roots,
     request_id: &str,
     decision: GateDecision,
 ) -> Result<DecisionOutcome, GateError> {
     decide_with(roots, request_id, decision, &DeliveryOptions::default())
+}
+
+/// What delivery achieved, before it becomes a [`DecisionOutcome`].
+struct Reached {
+    delivery: Delivery,
+    message: String,
+    status: GateStatus,
+}
+
+impl Reached {
+    fn new(delivery: Delivery, message: impl Into<String>, status: GateStatus) -> Self {
+        Self {
+            delivery,
+            message: message.into(),
+            status,
+        }
+    }
 }
 
 /// [`decide`] with explicit timing (tests, benchmarks).
@@ -63,7 +93,7 @@ pub fn decide_with(
     decision: GateDecision,
     opts: &DeliveryOptions,
 ) -> Result<DecisionOutcome, GateError> {
-    let mut req = load_open(roots, request_id)?;
+    let req = load_open(roots, request_id)?;
     if !pid_alive(req.hook_pid) && answered(&req) {
         let _ = close(roots, &req, GateStatus::AnsweredInTerminal);
         return Err(GateError::Closed {
@@ -71,162 +101,370 @@ pub fn decide_with(
             status: GateStatus::AnsweredInTerminal,
         });
     }
-    if let GateDecision::Reject { feedback } = &decision {
-        if feedback.trim().is_empty() {
-            return Err(GateError::BadInput {
-                message: "a rejection needs feedback for the agent".to_owned(),
-            });
+    let decision = match decision {
+        GateDecision::Reject { feedback } => GateDecision::Reject {
+            feedback: clean_feedback(&feedback)?,
+        },
+        other => other,
+    };
+    let mut record = None;
+    let reached = deliver(roots, req.clone(), &decision, opts, &mut record)?;
+    if let Some(mut d) = record {
+        d.request_id = Some(req.id.clone());
+        d.delivery = Some(reached.delivery);
+        d.delivery_reason =
+            (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+        if let Err(e) = crate::review::decide::append_decision(roots, &d) {
+            tracing::warn!(
+                "the decision on request {} was not recorded in the review log: {e}",
+                req.id
+            );
         }
     }
-    let outcome =
-        |req: &GateRequest, delivered: bool, message: &str, status: GateStatus| DecisionOutcome {
-            request_id: req.id.clone(),
-            delivered,
-            message: message.to_owned(),
-            status,
-        };
+    Ok(DecisionOutcome {
+        request_id: req.id,
+        delivered: reached.delivery == Delivery::Delivered,
+        message: reached.message,
+        status: reached.status,
+        delivery: reached.delivery,
+    })
+}
+
+/// The feedback as it will reach the agent: no control characters, bounded. Refused when empty
+/// or too long (never cut silently).
+fn clean_feedback(feedback: &str) -> Result<String, GateError> {
+    if terminal::needs_truncation(feedback, terminal::MAX_TYPED_CHARS) {
+        return Err(GateError::BadInput {
+            message: format!(
+                "the feedback is longer than {} characters; shorten it",
+                terminal::MAX_TYPED_CHARS
+            ),
+        });
+    }
+    let cleaned = terminal::clean_text(feedback, terminal::MAX_TYPED_CHARS);
+    if cleaned.trim().is_empty() {
+        return Err(GateError::BadInput {
+            message: "a rejection needs feedback for the agent".to_owned(),
+        });
+    }
+    Ok(cleaned)
+}
+
+/// The pane and agent a request names.
+fn target(req: &GateRequest, pane: &str) -> Target {
+    Target {
+        socket: req.tmux_socket.clone(),
+        pane: pane.to_owned(),
+        agent: req.agent_pid.map(|pid| ProcessId {
+            pid,
+            start_time: req.agent_start_time,
+        }),
+    }
+}
+
+/// Why a card was not answered.
+enum CardFailure {
+    Terminal(TerminalError),
+    /// The card closed (or never showed) before Plandeck typed anything.
+    AnsweredFirst,
+    Other(String),
+}
+
+impl From<TerminalError> for CardFailure {
+    fn from(e: TerminalError) -> Self {
+        Self::Terminal(e)
+    }
+}
+
+/// Turns a card failure into what the outcome says; an agent that is gone closes the request.
+fn card_failed(
+    roots: &Roots,
+    req: &GateRequest,
+    failure: CardFailure,
+    open: GateStatus,
+) -> Reached {
+    match failure {
+        CardFailure::Terminal(
+            e @ (TerminalError::AgentGone { .. } | TerminalError::AgentReplaced { .. }),
+        ) => {
+            let _ = close(roots, req, GateStatus::AgentGone);
+            Reached::new(Delivery::Failed, e.to_string(), GateStatus::AgentGone)
+        }
+        CardFailure::Terminal(e) => Reached::new(
+            Delivery::Failed,
+            format!("{e}; answer in the terminal"),
+            open,
+        ),
+        CardFailure::AnsweredFirst => Reached::new(
+            Delivery::AnsweredInTerminal,
+            "the approval card closed before Plandeck answered it: the terminal answered first",
+            open,
+        ),
+        CardFailure::Other(msg) => Reached::new(Delivery::Failed, msg, open),
+    }
+}
+
+fn deliver(
+    roots: &Roots,
+    mut req: GateRequest,
+    decision: &GateDecision,
+    opts: &DeliveryOptions,
+    record: &mut Option<crate::review::Decision>,
+) -> Result<Reached, GateError> {
     match decision.clone() {
         GateDecision::Reject { .. } if req.agent == Agent::Claude && pid_alive(req.hook_pid) => {
-            record_review(roots, &req, &decision);
-            write_decision(roots, &req.id, &decision)?;
+            *record = prepare_record(roots, &req, decision);
+            write_decision(roots, &req.id, decision)?;
             let file = store::requests_dir(roots).join(format!("{}.json", req.id));
             let start = Instant::now();
             while file.exists() && start.elapsed() < opts.hook_timeout {
                 std::thread::sleep(Duration::from_millis(5));
             }
             Ok(if file.exists() {
-                outcome(
-                    &req,
-                    false,
+                Reached::new(
+                    Delivery::Pending,
                     "rejection filed; the hook has not taken it yet",
                     GateStatus::Waiting,
                 )
             } else {
-                outcome(
-                    &req,
-                    true,
-                    "rejected: the agent has the feedback",
-                    GateStatus::Rejected,
-                )
+                // The hook closes by a rename, then writes the closed record: wait for it.
+                let start = Instant::now();
+                let mut closed = store::request(roots, &req.id);
+                while closed.is_err() && start.elapsed() < opts.hook_timeout {
+                    std::thread::sleep(Duration::from_millis(5));
+                    closed = store::request(roots, &req.id);
+                }
+                match closed.map(|r| r.status) {
+                    Ok(GateStatus::Rejected) => Reached::new(
+                        Delivery::Delivered,
+                        "rejected: the agent has the feedback",
+                        GateStatus::Rejected,
+                    ),
+                    Ok(status) => Reached::new(
+                        Delivery::Failed,
+                        format!(
+                            "the request closed ({status:?}) before the hook took the rejection"
+                        ),
+                        status,
+                    ),
+                    Err(e) => Reached::new(Delivery::Failed, e.to_string(), GateStatus::Waiting),
+                }
             })
         }
         GateDecision::Reject { feedback } => {
             let Some(pane) = req.tmux_pane.clone() else {
-                return Ok(outcome(
-                    &req,
-                    false,
+                return Ok(Reached::new(
+                    Delivery::Pending,
                     "no tmux pane known: reject in the terminal",
                     GateStatus::Waiting,
                 ));
             };
-            record_review(roots, &req, &decision);
-            write_decision(roots, &req.id, &decision)?;
-            let keys = [Key::Press("3"), Key::Text(feedback), Key::Press("Enter")];
-            match answer_card(&req, &pane, &keys, false, opts) {
+            let target = target(&req, &pane);
+            // Checked before anything is written: a refusal leaves no trace but the log line.
+            if let Err(f) = preflight(&req, &target) {
+                *record = prepare_record(roots, &req, decision);
+                return Ok(card_failed(roots, &req, f, GateStatus::Waiting));
+            }
+            *record = prepare_record(roots, &req, decision);
+            write_decision(roots, &req.id, decision)?;
+            let keys = [Key::Choice(3), Key::Text(feedback), Key::Enter];
+            Ok(match answer_card(&req, &target, &keys, false, opts) {
                 Ok(()) => {
                     let _ = close(roots, &req, GateStatus::Rejected);
-                    Ok(outcome(
-                        &req,
-                        true,
+                    Reached::new(
+                        Delivery::Delivered,
                         "rejected in the terminal card",
                         GateStatus::Rejected,
-                    ))
+                    )
                 }
-                Err(msg) => Ok(outcome(&req, false, &msg, GateStatus::Waiting)),
-            }
+                Err(f) => {
+                    let _ = std::fs::remove_file(
+                        store::decisions_dir(roots).join(format!("{}.json", req.id)),
+                    );
+                    card_failed(roots, &req, f, GateStatus::Waiting)
+                }
+            })
         }
         GateDecision::Approve {
             mode,
             edited,
             started_from,
         } => {
-            match &edited {
-                Some(edited) => {
-                    write_edited_plan(roots, &req, edited, started_from.as_deref(), mode)?
-                }
-                None => record_review(roots, &req, &decision),
-            }
-            // Mark the request as approving before the decision is written: once the decision
-            // file exists a waiting hook may close the request at once (headless), and saving the
-            // open request after that would bring it back.
-            req.status = GateStatus::Approving;
-            req.decision = Some(decision.clone());
-            if store::requests_dir(roots)
-                .join(format!("{}.json", req.id))
-                .exists()
-            {
-                save_open_request(roots, &req)?;
-            }
             // Whether a headless hook waits must be known before the decision is written: it
             // takes the decision, answers and exits within milliseconds.
             let hook_delivers =
                 req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid);
-            write_decision(roots, &req.id, &decision)?;
+            let pane = req.tmux_pane.clone().filter(|_| !hook_delivers);
+            if let Some(pane) = &pane {
+                // Nothing is written (not even the edit) when the pane is not the agent's.
+                if let Err(f) = preflight(&req, &target(&req, pane)) {
+                    *record = prepare_record(roots, &req, decision);
+                    return Ok(card_failed(roots, &req, f, req.status));
+                }
+            }
+            *record = match &edited {
+                Some(edited) => Some(write_edited_plan(
+                    roots,
+                    &req,
+                    edited,
+                    started_from.as_deref(),
+                    mode,
+                )?),
+                None => prepare_record(roots, &req, decision),
+            };
+            // Mark the request as approving before the decision is written: once the decision
+            // file exists a waiting hook may close the request at once (headless), and saving the
+            // open request after that would bring it back.
+            let before = req.status;
+            req.status = GateStatus::Approving;
+            req.decision = Some(decision.clone());
+            let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+            if open_file.exists() {
+                save_open_request(roots, &req)?;
+            }
+            write_decision(roots, &req.id, decision)?;
             if hook_delivers {
                 // No card: the waiting hook answers `allow` with the (edited) plan.
-                let file = store::requests_dir(roots).join(format!("{}.json", req.id));
                 let start = Instant::now();
-                while file.exists() && start.elapsed() < opts.hook_timeout {
+                while open_file.exists() && start.elapsed() < opts.hook_timeout {
                     std::thread::sleep(Duration::from_millis(5));
                 }
-                return Ok(if file.exists() {
-                    outcome(
-                        &req,
-                        false,
+                return Ok(if open_file.exists() {
+                    Reached::new(
+                        Delivery::Pending,
                         "approval filed; the hook has not taken it yet",
                         GateStatus::Approving,
                     )
                 } else {
-                    outcome(
-                        &req,
-                        true,
+                    Reached::new(
+                        Delivery::Delivered,
                         "approved: the headless agent has the plan",
                         GateStatus::Approved,
                     )
                 });
             }
-            let Some(pane) = req.tmux_pane.clone() else {
-                return Ok(outcome(
-                    &req,
-                    false,
+            let Some(pane) = pane else {
+                return Ok(Reached::new(
+                    Delivery::Pending,
                     "approve in the terminal",
                     GateStatus::Approving,
                 ));
             };
             let key = match mode {
-                ApproveMode::Auto => "1",
-                ApproveMode::Manual => "2",
+                ApproveMode::Auto => 1,
+                ApproveMode::Manual => 2,
             };
-            match answer_card(&req, &pane, &[Key::Press(key)], true, opts) {
+            match answer_card(&req, &target(&req, &pane), &[Key::Choice(key)], true, opts) {
                 Ok(()) => {
                     // A waiting Claude hook closes the request once the transcript shows the
                     // answer; otherwise nobody else will.
                     if !pid_alive(req.hook_pid) {
                         let _ = close(roots, &req, GateStatus::Approved);
                     }
-                    Ok(outcome(
-                        &req,
-                        true,
+                    Ok(Reached::new(
+                        Delivery::Delivered,
                         "approved in the terminal card",
                         GateStatus::Approved,
                     ))
                 }
-                Err(msg) => Ok(outcome(&req, false, &msg, GateStatus::Approving)),
+                Err(f) => {
+                    // Not approving any more: the hook must not take the terminal's answer for
+                    // ours.
+                    let _ = std::fs::remove_file(
+                        store::decisions_dir(roots).join(format!("{}.json", req.id)),
+                    );
+                    req.status = before;
+                    req.decision = None;
+                    if open_file.exists() {
+                        let _ = save_open_request(roots, &req);
+                    }
+                    Ok(card_failed(roots, &req, f, before))
+                }
             }
         }
     }
 }
 
-/// Edit-and-approve: the reviewer's text goes through [`crate::review::approve`], which writes the
-/// plan file atomically only if it still holds what the reviewer started from (the submitted plan
-/// when no base is given), pins the approved version and logs the decision.
+/// The checks made before anything is written for a card decision: the agent and its pane
+/// ([`Target::verify`]), and the card on screen being this request's.
+fn preflight(req: &GateRequest, target: &Target) -> Result<(), CardFailure> {
+    target.verify()?;
+    let screen = target.capture(0)?;
+    if card_visible(req.agent, &screen) && !card_is_this_requests(req, &screen) {
+        return Err(CardFailure::Other(not_this_card(target)));
+    }
+    Ok(())
+}
+
+fn not_this_card(target: &Target) -> String {
+    format!(
+        "the approval card in tmux pane {} does not show this request's plan; nothing was typed; answer in the terminal",
+        target.pane
+    )
+}
+
+/// A plan line as the CLIs render it: no markdown markers, no box drawing, single spaces.
+fn normalize(text: &str) -> String {
+    let mut out = String::with_capacity(text.len());
+    for c in text.chars() {
+        let c = match c {
+            '`' | '*' | '_' | '#' | '>' | '│' | '┃' | '|' => ' ',
+            c => c,
+        };
+        if c.is_whitespace() {
+            if !out.ends_with(' ') && !out.is_empty() {
+                out.push(' ');
+            }
+        } else {
+            out.push(c);
+        }
+    }
+    out.trim_end().to_owned()
+}
+
+/// Whether the screen shows this request's plan with the card: lines of the plan as the CLIs
+/// render them (two, or the only one; a long plan shows its later lines), or the plan file's
+/// name (Claude Code prints its path on the card).
+fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
+    let screen_lines: Vec<String> = screen.lines().map(normalize).collect();
+    let probes: Vec<String> = req
+        .plan
+        .lines()
+        .map(|l| {
+            normalize(l.trim_start_matches(|c: char| {
+                c.is_whitespace() || c == '-' || c == '+' || c == '#'
+            }))
+        })
+        .filter(|l| l.chars().count() >= 8)
+        .map(|l| l.chars().take(60).collect::<String>().trim_end().to_owned())
+        .collect();
+    let hits = probes
+        .iter()
+        .filter(|p| screen_lines.iter().any(|s| s.contains(p.as_str())))
+        .count();
+    if !probes.is_empty() && hits >= probes.len().min(2) {
+        return true;
+    }
+    let name = req
+        .plan_path
+        .as_deref()
+        .and_then(|p| Path::new(p).file_name())
+        .map(|n| n.to_string_lossy().into_owned())
+        .filter(|n| n.len() >= 4);
+    name.is_some_and(|n| screen.contains(&n))
+}
+
+/// Edit-and-approve: the reviewer's text goes through [`crate::review`], which writes the plan
+/// file atomically only if it still holds what the reviewer started from (the submitted plan
+/// when no base is given) and pins the approved version. The log line is returned, to be written
+/// once delivery is known.
 fn write_edited_plan(
     roots: &Roots,
     req: &GateRequest,
     edited: &str,
     started_from: Option<&str>,
     mode: ApproveMode,
-) -> Result<(), GateError> {
+) -> Result<crate::review::Decision, GateError> {
     let path = req
         .plan_path
         .as_deref()
@@ -253,7 +491,7 @@ fn write_edited_plan(
         // The agent never wrote the file (or it was removed): there is nothing to conflict with.
         crate::fsx::write_atomic(path, current.as_bytes())?;
     }
-    crate::review::approve(
+    Ok(crate::review::decide::approve_unlogged(
         roots,
         path,
         crate::review::ApproveRequest {
@@ -263,18 +501,20 @@ fn write_edited_plan(
             session_id: Some(req.session_id.clone()),
             mode: Some(mode_name(mode).to_owned()),
         },
-    )?;
-    Ok(())
+    )?)
 }
 
-/// Records a decision taken through the gate in the review log (pinning the approved version).
-/// A plan file that cannot be read is not a reason to keep the agent waiting: it is logged.
-fn record_review(roots: &Roots, req: &GateRequest, decision: &GateDecision) {
-    let Some(path) = req.plan_path.as_deref().map(Path::new) else {
-        return;
-    };
+/// Pins the version a decision is about and prepares its log line (written once delivery is
+/// known). A plan file that cannot be read is not a reason to keep the agent waiting: it is
+/// logged as a warning, and the decision goes without a log line.
+fn prepare_record(
+    roots: &Roots,
+    req: &GateRequest,
+    decision: &GateDecision,
+) -> Option<crate::review::Decision> {
+    let path = Path::new(req.plan_path.as_deref()?);
     let result = match decision {
-        GateDecision::Approve { mode, .. } => crate::review::approve(
+        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged(
             roots,
             path,
             crate::review::ApproveRequest {
@@ -283,23 +523,24 @@ fn record_review(roots: &Roots, req: &GateRequest, decision: &GateDecision) {
                 mode: Some(mode_name(*mode).to_owned()),
                 ..Default::default()
             },
-        )
-        .map(drop),
-        GateDecision::Reject { feedback } => crate::review::reject(
+        ),
+        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged(
             roots,
             path,
             feedback,
             Some(req.agent),
             Some(req.session_id.clone()),
-        )
-        .map(drop),
+            None,
+        ),
     };
-    if let Err(e) = result {
-        tracing::warn!(
-            "the decision on {} was delivered but not recorded in the review log: {e}",
-            path.display()
-        );
-    }
+    result
+        .map_err(|e| {
+            tracing::warn!(
+                "the decision on {} cannot be recorded in the review log: {e}",
+                path.display()
+            )
+        })
+        .ok()
 }
 
 fn mode_name(mode: ApproveMode) -> &'static str {
@@ -307,13 +548,6 @@ fn mode_name(mode: ApproveMode) -> &'static str {
         ApproveMode::Auto => "auto",
         ApproveMode::Manual => "manual",
     }
-}
-
-enum Key {
-    /// A key name (`1`, `Enter`).
-    Press(&'static str),
-    /// Literal text (`send-keys -l`).
-    Text(String),
 }
 
 /// The texts of the approval card's choices, per agent (fixtures READMEs).
@@ -340,48 +574,15 @@ fn card_visible(agent: Agent, screen: &str) -> bool {
         >= 2
 }
 
-fn capture(req: &GateRequest, pane: &str) -> Result<String, String> {
-    let out = tmux(req.tmux_socket.as_deref())
-        .args(["capture-pane", "-p", "-t", pane])
-        .output()
-        .map_err(|e| format!("cannot run tmux: {e}"))?;
-    if !out.status.success() {
-        return Err(format!(
-            "tmux pane {pane} is gone ({}); answer in the terminal",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ));
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-}
-
-fn send(req: &GateRequest, pane: &str, key: &Key) -> Result<(), String> {
-    let mut cmd = tmux(req.tmux_socket.as_deref());
-    cmd.args(["send-keys", "-t", pane]);
-    match key {
-        Key::Press(k) => cmd.arg(k),
-        Key::Text(t) => cmd.arg("-l").arg(t),
-    };
-    let out = cmd.output().map_err(|e| format!("cannot run tmux: {e}"))?;
-    if out.status.success() {
-        Ok(())
-    } else {
-        Err(format!(
-            "tmux send-keys failed: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ))
-    }
-}
-
 /// Waits for `pred(screen)` up to `timeout`.
 fn wait_screen(
-    req: &GateRequest,
-    pane: &str,
+    target: &Target,
     timeout: Duration,
     pred: impl Fn(&str) -> bool,
-) -> Result<bool, String> {
+) -> Result<bool, TerminalError> {
     let start = Instant::now();
     loop {
-        if pred(&capture(req, pane)?) {
+        if pred(&target.capture(0)?) {
             return Ok(true);
         }
         if start.elapsed() >= timeout {
@@ -391,44 +592,49 @@ fn wait_screen(
     }
 }
 
-/// Answers the card in `pane` with `keys`, once it has been visible for `opts.settle`, and
-/// confirms it closed. `retry`: send the keys once more if the card is still open.
+/// Answers the card in the target pane with `keys`, once it has been visible for `opts.settle`
+/// and shows this request's plan, and confirms it closed. Every key is sent through
+/// [`Target::send`], which checks the agent and its pane first. `retry`: send the keys once more
+/// if the card is still open.
 fn answer_card(
     req: &GateRequest,
-    pane: &str,
+    target: &Target,
     keys: &[Key],
     retry: bool,
     opts: &DeliveryOptions,
-) -> Result<(), String> {
+) -> Result<(), CardFailure> {
     let agent = req.agent;
-    if !wait_screen(req, pane, opts.card_timeout, |s| card_visible(agent, s))? {
-        return Err(format!(
-            "the approval card is not on screen in tmux pane {pane}; answer in the terminal"
-        ));
+    if !wait_screen(target, opts.card_timeout, |s| card_visible(agent, s))? {
+        target.verify()?;
+        return Err(CardFailure::Other(format!(
+            "the approval card is not on screen in tmux pane {}; nothing was typed; answer in the terminal",
+            target.pane
+        )));
+    }
+    if !card_is_this_requests(req, &target.capture(0)?) {
+        return Err(CardFailure::Other(not_this_card(target)));
     }
     // Visible since now; it must stay visible for the settle time.
     let seen = Instant::now();
     while seen.elapsed() < opts.settle {
         std::thread::sleep(POLL.min(opts.settle));
-        if !card_visible(agent, &capture(req, pane)?) {
-            return Err(
-                "the approval card closed before Plandeck answered it: the terminal answered first"
-                    .to_owned(),
-            );
+        if !card_visible(agent, &target.capture(0)?) {
+            return Err(CardFailure::AnsweredFirst);
         }
     }
     for attempt in 0..(if retry { 2 } else { 1 }) {
         for (i, key) in keys.iter().enumerate() {
             if i > 0 {
                 // Separate calls with a short gap, so text and Enter are not taken as one paste.
-                std::thread::sleep(Duration::from_millis(100));
+                std::thread::sleep(terminal::KEY_GAP);
             }
-            send(req, pane, key)?;
+            target.send(key)?;
             if let Key::Text(text) = key {
                 // Gemini CLI 0.61 takes an Enter read within 30 ms of the previous key as a
                 // newline, not a submit, and it reads keys only between renders: a gap between
                 // our calls is not enough. Once the text is drawn, every key of it has been read.
-                let probe: String = text
+                // Claude Code shows a long paste as "[Pasted text …]".
+                let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
                     .lines()
                     .next()
                     .unwrap_or("")
@@ -437,34 +643,37 @@ fn answer_card(
                     .take(20)
                     .collect();
                 if !probe.is_empty()
-                    && !wait_screen(req, pane, opts.close_timeout, |s| s.contains(&probe))?
+                    && !wait_screen(target, opts.close_timeout, |s| {
+                        s.contains(&probe) || s.contains("[Pasted text")
+                    })?
                 {
                     tracing::warn!(
-                        pane,
+                        pane = target.pane,
                         "typed text not seen on screen; sending the next key anyway"
                     );
                 }
             }
         }
-        if wait_screen(req, pane, opts.close_timeout, |s| !card_visible(agent, s))? {
+        if wait_screen(target, opts.close_timeout, |s| !card_visible(agent, s))? {
             return Ok(());
         }
         tracing::warn!(
-            pane,
+            pane = target.pane,
             attempt,
             "approval card still open after sending the keys"
         );
         // A final Enter taken as a newline leaves the typed answer in place: submit it again.
-        if matches!(keys.last(), Some(Key::Press("Enter"))) && keys.len() > 1 {
-            send(req, pane, &Key::Press("Enter"))?;
-            if wait_screen(req, pane, opts.close_timeout, |s| !card_visible(agent, s))? {
+        if matches!(keys.last(), Some(Key::Enter)) && keys.len() > 1 {
+            target.send(&Key::Enter)?;
+            if wait_screen(target, opts.close_timeout, |s| !card_visible(agent, s))? {
                 return Ok(());
             }
         }
     }
-    Err(format!(
-        "the approval card in tmux pane {pane} did not close; answer in the terminal"
-    ))
+    Err(CardFailure::Other(format!(
+        "the approval card in tmux pane {} did not close; answer in the terminal",
+        target.pane
+    )))
 }
 
 #[cfg(test)]
@@ -478,5 +687,45 @@ mod tests {
         assert!(!card_visible(Agent::Gemini, claude));
         assert!(card_visible(Agent::Gemini, "1. Yes, automatically accept edits\n2. Yes, manually accept edits\n3. Type your feedback…"));
         assert!(!card_visible(Agent::Claude, "> implementing step 1"));
+    }
+
+    #[test]
+    fn the_card_must_show_this_requests_plan() {
+        let req = |plan: &str, path: Option<&str>| GateRequest {
+            id: "r".into(),
+            agent: Agent::Gemini,
+            session_id: "s".into(),
+            cwd: "/".into(),
+            plan_path: path.map(str::to_owned),
+            plan: plan.into(),
+            tool_use_id: None,
+            transcript_path: None,
+            transcript_offset: 0,
+            tmux_pane: None,
+            tmux_socket: None,
+            waiting_since: String::new(),
+            deadline: String::new(),
+            hook_pid: 0,
+            agent_pid: None,
+            agent_start_time: None,
+            headless: false,
+            status: GateStatus::Waiting,
+            closed_at: None,
+            decision: None,
+        };
+        // As Gemini CLI 0.61 draws it: markdown rendered, inside a box.
+        let screen = "│ Ready to start implementation?      │\n│ Plan: add pagination                │\n│  1. Add page and limit params       │\n│ 3.  Type your feedback...           │";
+        let plan = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n";
+        assert!(card_is_this_requests(&req(plan, None), screen));
+        assert!(!card_is_this_requests(
+            &req("# Plan: rewrite the auth layer\n", None),
+            screen
+        ));
+        assert!(!card_is_this_requests(&req("", None), screen));
+        // Claude Code names the plan file on the card.
+        assert!(card_is_this_requests(
+            &req("", Some("/h/.claude/plans/jolly-pizza.md")),
+            "ctrl+g to edit in Vim · ~/.claude/plans/jolly-pizza.md"
+        ));
     }
 }

@@ -53,11 +53,7 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
 }
 
 fn parse(stdin: &[u8]) -> Result<Input, String> {
-    if stdin.iter().all(u8::is_ascii_whitespace) {
-        return Err("empty input (expected the hook's JSON on stdin)".to_owned());
-    }
-    serde_json::from_slice(stdin)
-        .map_err(|e| format!("input is not the hook JSON Claude Code sends ({e})"))
+    Input::parse(stdin, "Claude Code")
 }
 
 pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
@@ -101,6 +97,7 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         deadline: rfc3339(deadline),
         hook_pid: opts.hook_pid,
         agent_pid: opts.agent_pid,
+        agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
         status: GateStatus::Waiting,
         closed_at: None,
@@ -177,6 +174,20 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
         }
         if last_app_check.elapsed() >= APP_CHECK {
             last_app_check = Instant::now();
+            if let Some(pid) = req.agent_pid {
+                let agent = crate::terminal::ProcessId {
+                    pid,
+                    start_time: req.agent_start_time,
+                };
+                if crate::terminal::alive(&agent).is_err() {
+                    // Nobody is left to answer: close now, not at the deadline, so no decision
+                    // is typed into a pane the agent no longer holds.
+                    let _ = close(roots, &req, GateStatus::AgentGone);
+                    return HookOutcome::quiet(
+                        "plandeck hook claude: the agent went away; request closed\n",
+                    );
+                }
+            }
             if !app_running(roots) {
                 let _ = close(roots, &req, GateStatus::AppStopped);
                 return HookOutcome::quiet(

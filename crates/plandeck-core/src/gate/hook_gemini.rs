@@ -27,18 +27,9 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         stderr,
         exit_code: 0,
     };
-    if stdin.iter().all(u8::is_ascii_whitespace) {
-        return no_decision(
-            "plandeck hook gemini: empty input (expected the hook's JSON on stdin)\n".to_owned(),
-        );
-    }
-    let input: Input = match serde_json::from_slice(stdin) {
+    let input = match Input::parse(stdin, "Gemini CLI") {
         Ok(i) => i,
-        Err(e) => {
-            return no_decision(format!(
-                "plandeck hook gemini: input is not the hook JSON Gemini CLI sends ({e})\n"
-            ))
-        }
+        Err(msg) => return no_decision(format!("plandeck hook gemini: {msg}\n")),
     };
     if input.tool_name.as_deref() != Some("exit_plan_mode") {
         return no_decision(format!(
@@ -87,6 +78,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         deadline: now,
         hook_pid: opts.hook_pid,
         agent_pid: opts.agent_pid,
+        agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: false,
         status: GateStatus::Waiting,
         closed_at: None,

@@ -22,6 +22,8 @@ mod hook_gemini;
 mod install;
 mod pane;
 mod store;
+#[cfg(test)]
+mod tests;
 mod transcript;
 
 use std::path::PathBuf;
@@ -32,6 +34,7 @@ use ts_rs::TS;
 
 use crate::agent::Agent;
 use crate::ipc::{ErrorKind, IpcError};
+pub use crate::review::Delivery;
 
 pub use delivery::{decide, decide_with, DeliveryOptions};
 pub use hook_claude::hook_claude;
@@ -73,7 +76,8 @@ pub struct HookOptions {
     pub deadline: Duration,
     /// The hook's own pid, recorded so the app can tell a dead hook from a waiting one.
     pub hook_pid: u32,
-    /// The agent CLI's pid (the hook's parent): its stdin is the pane's terminal.
+    /// The agent CLI's pid (the hook's parent, or its parent when the hook runs through
+    /// `sh -c`): its stdin is the pane's terminal.
     pub agent_pid: Option<u32>,
     /// `$TMUX` of the agent (`socket,pid,session`): names the tmux server of its pane.
     pub tmux_env: Option<String>,
@@ -86,7 +90,10 @@ impl Default for HookOptions {
         Self {
             deadline: DEFAULT_DEADLINE,
             hook_pid: std::process::id(),
-            agent_pid: u32::try_from(ppid).ok().filter(|p| *p > 1),
+            agent_pid: u32::try_from(ppid)
+                .ok()
+                .filter(|p| *p > 1)
+                .and_then(crate::terminal::agent_of_hook),
             tmux_env: std::env::var("TMUX").ok().filter(|v| !v.is_empty()),
         }
     }
@@ -146,6 +153,11 @@ pub struct GateRequest {
     pub deadline: String,
     pub hook_pid: u32,
     pub agent_pid: Option<u32>,
+    /// When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
+    /// another program is never taken for the agent.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub agent_start_time: Option<u64>,
     /// The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
     /// there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
     /// approvals too.
@@ -201,9 +213,12 @@ pub struct DecisionOutcome {
     pub request_id: String,
     /// The decision reached the agent (the card closed, or the hook took the rejection).
     pub delivered: bool,
-    /// What happened, for a person ("approve in the terminal" when there is no pane).
+    /// What happened, for a person ("approve in the terminal" when there is no pane), and why
+    /// when delivery failed.
     pub message: String,
     pub status: GateStatus,
+    /// How the decision reached the agent; `failed` when typing was refused or failed.
+    pub delivery: Delivery,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -259,10 +274,13 @@ impl From<GateError> for IpcError {
     }
 }
 
+/// The most hook input (stdin JSON) a hook reads; a plan bigger than this is not a plan.
+pub const MAX_HOOK_INPUT: usize = 16 * 1024 * 1024;
+
 /// The part of an agent's hook input (its stdin JSON) that the hooks read; both agents send
 /// these fields (see the fixtures' `hook-input/`).
 #[derive(Debug, Deserialize)]
-pub(crate) struct HookInput {
+pub struct HookInput {
     pub session_id: String,
     #[serde(default)]
     pub transcript_path: Option<String>,
@@ -272,6 +290,24 @@ pub(crate) struct HookInput {
     pub tool_name: Option<String>,
     #[serde(default)]
     pub tool_input: serde_json::Value,
+}
+
+impl HookInput {
+    /// Parses a hook's stdin. Any bytes give a value or a message for a person, never a panic;
+    /// more than [`MAX_HOOK_INPUT`] bytes are refused without being parsed.
+    pub fn parse(stdin: &[u8], agent_name: &str) -> Result<Self, String> {
+        if stdin.len() > MAX_HOOK_INPUT {
+            return Err(format!(
+                "input is larger than {} MiB; not the hook JSON {agent_name} sends",
+                MAX_HOOK_INPUT / (1024 * 1024)
+            ));
+        }
+        if stdin.iter().all(u8::is_ascii_whitespace) {
+            return Err("empty input (expected the hook's JSON on stdin)".to_owned());
+        }
+        serde_json::from_slice(stdin)
+            .map_err(|e| format!("input is not the hook JSON {agent_name} sends ({e})"))
+    }
 }
 
 /// TypeScript declarations of the types this module sends over IPC.

@@ -3,21 +3,11 @@
 //! process's terminal (`/proc/<pid>/fd/0` → `/dev/pts/N` → `tmux list-panes -a`).
 
 use std::path::Path;
-use std::process::Command;
 
 /// The tmux socket from `$TMUX` (`/tmp/tmux-1000/default,1234,0`).
 pub(crate) fn socket_from_env(tmux_env: Option<&str>) -> Option<String> {
     let socket = tmux_env?.split(',').next()?.trim();
     (!socket.is_empty()).then(|| socket.to_owned())
-}
-
-/// A `tmux` command on the given server (the default one when `socket` is none).
-pub(crate) fn tmux(socket: Option<&str>) -> Command {
-    let mut cmd = Command::new("tmux");
-    if let Some(s) = socket {
-        cmd.arg("-S").arg(s);
-    }
-    cmd
 }
 
 /// The pane id in a registry's `tmux` value: `cc:@0.%3` → `%3`; anything else is used as given.
@@ -60,25 +50,20 @@ pub(crate) fn from_registry(claude_root: &Path, session_id: &str) -> Option<Stri
 }
 
 /// The pane whose terminal is the stdin of process `pid`.
+/// tmux is asked with a bound ([`crate::terminal::EXTERNAL_TIMEOUT`]): a hung server costs the
+/// hook seconds, never the agent's whole turn.
 pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
-    let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).ok()?;
-    let tty = tty.to_str()?.to_owned();
-    if !tty.starts_with("/dev/") {
-        return None;
-    }
-    let out = tmux(socket)
-        .args(["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"])
-        .output()
-        .ok()?;
-    if !out.status.success() {
-        return None;
-    }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .find_map(|line| {
-            let (pane_tty, pane_id) = line.split_once(' ')?;
-            (pane_tty == tty).then(|| pane_id.trim().to_owned())
-        })
+    let tty = crate::terminal::terminal_of(pid)?;
+    let out = crate::terminal::tmux_output(
+        socket,
+        &["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"],
+    )
+    .map_err(|e| tracing::warn!("cannot find the agent's tmux pane: {e}"))
+    .ok()?;
+    out.lines().find_map(|line| {
+        let (pane_tty, pane_id) = line.split_once(' ')?;
+        (pane_tty == tty).then(|| pane_id.trim().to_owned())
+    })
 }
 
 /// Whether the agent runs headless: `claude -p`/`--print`, or with a permission prompt handler

@@ -15,7 +15,9 @@ use crate::agent::Agent;
 
 /// How far back from the end to look for the tool call when a request is filed.
 const TAIL: u64 = 1024 * 1024;
-/// Most bytes read per poll; a bigger backlog is read over several polls.
+/// Most bytes read at once; a bigger backlog is read in several chunks. A single line longer than
+/// this is not a record the follower looks for (a plan-approval answer is small): it is skipped,
+/// read once, never again.
 const CHUNK: u64 = 8 * 1024 * 1024;
 
 /// Where to start watching `path`: the line of the latest `ExitPlanMode` call (and its id), else
@@ -108,6 +110,10 @@ pub(crate) struct Follower {
     agent: Agent,
     offset: u64,
     tool_use_id: Option<String>,
+    /// Inside a line longer than [`CHUNK`]: drop bytes up to its newline.
+    skipping: bool,
+    /// Bytes read from the file so far (each byte is read once).
+    bytes_read: u64,
 }
 
 impl Follower {
@@ -122,6 +128,8 @@ impl Follower {
             agent,
             offset,
             tool_use_id,
+            skipping: false,
+            bytes_read: 0,
         }
     }
 
@@ -141,6 +149,7 @@ impl Follower {
             if len < self.offset {
                 // Truncated or replaced: start over from the beginning of the new content.
                 self.offset = 0;
+                self.skipping = false;
             }
             if len == self.offset {
                 return false;
@@ -151,17 +160,49 @@ impl Follower {
             {
                 return false;
             }
+            self.bytes_read += buf.len() as u64;
+            let full = buf.len() as u64 >= CHUNK;
+            // Where the first line of interest starts in `buf`.
+            let mut start = 0usize;
+            if self.skipping {
+                match memchr::memchr(b'\n', &buf) {
+                    Some(i) => {
+                        self.skipping = false;
+                        start = i + 1;
+                    }
+                    None => {
+                        self.offset += buf.len() as u64;
+                        if full {
+                            continue;
+                        }
+                        return false;
+                    }
+                }
+            }
             // Only complete lines: an unterminated last line waits for its newline.
-            let Some(end) = memchr::memrchr(b'\n', &buf) else {
+            let Some(end) = memchr::memrchr(b'\n', &buf[start..]) else {
+                if full && start == 0 {
+                    // One line fills the whole chunk: it is not what we look for. Skip past it
+                    // instead of reading the same chunk again on every poll.
+                    tracing::warn!(
+                        path = %self.path.display(),
+                        offset = self.offset,
+                        "skipping a transcript line longer than {CHUNK} bytes"
+                    );
+                    self.offset += buf.len() as u64;
+                    self.skipping = true;
+                    continue;
+                }
+                self.offset += start as u64;
                 return false;
             };
-            for line in buf[..end].split(|b| *b == b'\n') {
+            for line in buf[start..start + end].split(|b| *b == b'\n') {
                 if self.line_answers(line) {
                     return true;
                 }
             }
-            self.offset += end as u64 + 1;
-            if (buf.len() as u64) < CHUNK {
+            self.offset += (start + end) as u64 + 1;
+            if !full {
                 return false;
             }
         }
@@ -209,6 +250,40 @@ mod tests {
         assert_eq!(id.as_deref(), Some("toolu_d50b3a87818648069288"));
         let mut f = Follower::new(path, Agent::Claude, at, id);
         assert!(f.poll());
+    }
+
+    #[test]
+    fn a_line_longer_than_a_chunk_is_skipped_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let id = "toolu_after_huge";
+        // A record bigger than a chunk (a huge tool output), not yet terminated.
+        let huge = vec![b'x'; (CHUNK + CHUNK / 2) as usize];
+        std::fs::write(&path, &huge).unwrap();
+        let mut f = Follower::new(path.clone(), Agent::Claude, 0, Some(id.to_owned()));
+        assert!(!f.poll());
+        let read_once = f.bytes_read;
+        assert!(!f.poll());
+        assert!(!f.poll());
+        assert!(
+            f.bytes_read - read_once < 1024,
+            "the huge line was read again: {} bytes after {read_once}",
+            f.bytes_read - read_once
+        );
+        // Its end, then the answer: seen.
+        let answer = serde_json::json!({"type":"user","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":id,"content":"ok"}]}});
+        let mut file = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&path)
+            .unwrap();
+        std::io::Write::write_all(&mut file, format!("tail\n{answer}\n").as_bytes()).unwrap();
+        assert!(f.poll());
+        assert!(f.bytes_read < huge.len() as u64 + 4096, "{}", f.bytes_read);
+
+        // A complete huge line followed by the answer, read by a new follower in one poll.
+        let mut g = Follower::new(path, Agent::Claude, 0, Some(id.to_owned()));
+        assert!(g.poll());
     }
 
     #[test]

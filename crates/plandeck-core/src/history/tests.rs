@@ -261,6 +261,9 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
             content_hash: None,
             edited: false,
             mode: None,
+            request_id: None,
+            delivery: None,
+            delivery_reason: None,
         },
     )
     .unwrap();

@@ -72,6 +72,25 @@ pub fn approve(
     plan_path: &Path,
     req: ApproveRequest,
 ) -> Result<Decision, ReviewError> {
+    let decision = approve_unlogged(roots, plan_path, req)?;
+    append_decision(roots, &decision)?;
+    Ok(decision)
+}
+
+/// Appends `decision` to the log under the store lock: for callers (the gate) that log a
+/// decision once they know how it was delivered.
+pub(crate) fn append_decision(roots: &Roots, decision: &Decision) -> Result<(), ReviewError> {
+    let _lock = store::lock(&roots.data)?;
+    log::append(&roots.data, decision)
+}
+
+/// [`approve`] without the log line: every other write is done (snapshots, the edit); the caller
+/// appends the returned decision with [`append_decision`].
+pub(crate) fn approve_unlogged(
+    roots: &Roots,
+    plan_path: &Path,
+    req: ApproveRequest,
+) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
     // The reviewer's text goes into the store before anything else, so it survives a conflict or
@@ -149,8 +168,10 @@ pub fn approve(
         content_hash: Some(approved_hash),
         edited,
         mode: req.mode,
+        request_id: None,
+        delivery: None,
+        delivery_reason: None,
     };
-    log::append(data, &decision)?;
     Ok(decision)
 }
 
@@ -168,6 +189,20 @@ pub fn reject(
 /// [`reject`], refused with [`ReviewError::PlanChanged`] when `seen` (the hash of the version
 /// the reviewer read) is given and the plan file no longer holds it.
 pub fn reject_seen(
+    roots: &Roots,
+    plan_path: &Path,
+    feedback: &str,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+    seen: Option<&str>,
+) -> Result<Decision, ReviewError> {
+    let decision = reject_unlogged(roots, plan_path, feedback, agent, session_id, seen)?;
+    append_decision(roots, &decision)?;
+    Ok(decision)
+}
+
+/// [`reject_seen`] without the log line (see [`approve_unlogged`]).
+pub(crate) fn reject_unlogged(
     roots: &Roots,
     plan_path: &Path,
     feedback: &str,
@@ -223,8 +258,10 @@ pub fn reject_seen(
         content_hash,
         edited: false,
         mode: None,
+        request_id: None,
+        delivery: None,
+        delivery_reason: None,
     };
-    log::append(data, &decision)?;
     Ok(decision)
 }
 

@@ -22,6 +22,22 @@ pub enum Verdict {
     Rejected,
 }
 
+/// How a decision taken through the gate reached the agent (DESIGN.md §10: the log records what
+/// was delivered, not what was intended).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum Delivery {
+    /// The agent has it (the card took the keys, or the hook took the decision).
+    Delivered,
+    /// The terminal answered the card first; Plandeck typed nothing.
+    AnsweredInTerminal,
+    /// Not delivered yet: the person answers in the terminal (no tmux pane), or the hook has not
+    /// taken it yet.
+    Pending,
+    /// Typing was refused or failed; `deliveryReason` says why.
+    Failed,
+}
+
 /// One decision a reviewer made on a plan: a line of the audit log.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
@@ -50,6 +66,18 @@ pub struct Decision {
     /// How the decision reached the agent: "auto" (Plandeck answered it) or "manual".
     #[serde(default)]
     pub mode: Option<String>,
+    /// The gate request the decision answered (decisions taken through the gate only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub request_id: Option<String>,
+    /// How the decision reached the agent (decisions taken through the gate only).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub delivery: Option<Delivery>,
+    /// Why delivery failed or is pending, for a person.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub delivery_reason: Option<String>,
 }
 
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
@@ -165,6 +193,9 @@ mod tests {
             content_hash: Some("h".into()),
             edited: false,
             mode: None,
+            request_id: None,
+            delivery: None,
+            delivery_reason: None,
         }
     }
 

@@ -26,7 +26,7 @@ pub use decide::{
 };
 pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
-pub use log::{Decision, Verdict};
+pub use log::{Decision, Delivery, Verdict};
 pub use state::{Approvals, ReviewState};
 
 #[derive(Debug, thiserror::Error)]
@@ -114,6 +114,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
         <ReviewState as TS>::decl(),
         <Verdict as TS>::decl(),
+        <log::Delivery as TS>::decl(),
         <Decision as TS>::decl(),
         <ApproveRequest as TS>::decl(),
         <VersionInfo as TS>::decl(),

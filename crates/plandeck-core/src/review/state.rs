@@ -49,6 +49,14 @@ impl Approvals {
         };
         let mut last = HashMap::new();
         for d in decisions {
+            // A decision that never reached the agent (refused, failed, or the terminal answered
+            // first) did not change where the plan stands.
+            if matches!(
+                d.delivery,
+                Some(log::Delivery::Failed | log::Delivery::AnsweredInTerminal)
+            ) {
+                continue;
+            }
             let entry = match (d.decision, d.approved_hash) {
                 (Verdict::Approved, Some(hash)) => Last::Approved { hash },
                 (Verdict::Approved, None) => continue,

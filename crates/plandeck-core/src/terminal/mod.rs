@@ -1,0 +1,367 @@
+//! Typing into a live agent's terminal (its tmux pane), safely. DESIGN.md §10: text typed into a
+//! pane is literal, free of control characters, and typed only after checking that the agent is
+//! alive and the pane is its pane.
+//!
+//! - [`run_bounded`]: every external call (tmux) runs with a timeout and is killed after it.
+//! - [`clean_text`]: the person's text without anything a terminal would take as a key.
+//! - [`Target`] names a pane and the agent process expected in it (pid and start time, so a
+//!   reused pid is not mistaken for the agent). [`Target::verify`] refuses, with the reason, when
+//!   the agent is gone or replaced, the pane is gone, the pane's terminal is not the agent's, or
+//!   another program (a shell) is in front of the agent.
+//! - [`Target::send`] verifies, then types one [`Key`]: a choice digit, Enter, or text. One-line
+//!   text is `send-keys -l -- <text>`; text with line breaks is a bracketed paste
+//!   (`load-buffer` from stdin, `paste-buffer -p -r`), which Claude Code 2.1.328 and Gemini CLI
+//!   0.61.0 both take as text: every line reaches the input box, none submits it.
+//!
+//! The gate answers approval cards with it; anything else that must type into an agent (a
+//! verification report) uses the same calls.
+
+mod clean;
+mod run;
+
+use std::process::Command;
+use std::time::Duration;
+
+pub use clean::{clean_text, needs_truncation, MAX_TYPED_CHARS};
+pub use run::{run_bounded, RunError, EXTERNAL_TIMEOUT};
+
+/// A process, with its start time (clock ticks after boot, `/proc/<pid>/stat` field 22) so that a
+/// pid reused by another program is told apart.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct ProcessId {
+    pub pid: u32,
+    pub start_time: Option<u64>,
+}
+
+impl ProcessId {
+    /// The running process `pid` as it is now (its start time read from `/proc`).
+    pub fn current(pid: u32) -> Self {
+        Self {
+            pid,
+            start_time: start_time(pid),
+        }
+    }
+}
+
+/// The fields of `/proc/<pid>/stat` after the command name: `[0]` is the state (field 3).
+fn stat_fields(pid: u32) -> Option<Vec<String>> {
+    if pid == 0 {
+        return None;
+    }
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
+    let (_, rest) = stat.rsplit_once(')')?;
+    Some(rest.split_whitespace().map(str::to_owned).collect())
+}
+
+fn stat_number(pid: u32, field: usize) -> Option<u64> {
+    // `field` is the 1-based field number of proc(5); the slice starts at field 3.
+    stat_fields(pid)?.get(field.checked_sub(3)?)?.parse().ok()
+}
+
+/// When `pid` started (clock ticks after boot), if it runs.
+pub fn start_time(pid: u32) -> Option<u64> {
+    stat_number(pid, 22)
+}
+
+/// The parent of `pid`.
+pub fn parent_of(pid: u32) -> Option<u32> {
+    stat_number(pid, 4).and_then(|p| u32::try_from(p).ok())
+}
+
+/// Whether `id` still runs (not a zombie) and is the same process (same start time when known).
+pub fn alive(id: &ProcessId) -> Result<(), TerminalError> {
+    let fields = stat_fields(id.pid).ok_or(TerminalError::AgentGone { pid: id.pid })?;
+    if fields.first().is_some_and(|s| s == "Z" || s == "X") {
+        return Err(TerminalError::AgentGone { pid: id.pid });
+    }
+    if let Some(recorded) = id.start_time {
+        let now: Option<u64> = fields.get(22 - 3).and_then(|s| s.parse().ok());
+        if now != Some(recorded) {
+            return Err(TerminalError::AgentReplaced { pid: id.pid });
+        }
+    }
+    Ok(())
+}
+
+/// The terminal on `pid`'s stdin (`/dev/pts/3`), if it is a terminal.
+pub fn terminal_of(pid: u32) -> Option<String> {
+    let tty = std::fs::read_link(format!("/proc/{pid}/fd/0")).ok()?;
+    let tty = tty.to_str()?;
+    (tty.starts_with("/dev/pts/") || tty.starts_with("/dev/tty")).then(|| tty.to_owned())
+}
+
+/// Whether `pid` is in the foreground process group of its terminal (nothing else, such as a
+/// shell it was suspended to, reads the keys).
+fn in_foreground(pid: u32) -> bool {
+    matches!((stat_number(pid, 5), stat_number(pid, 8)), (Some(pgrp), Some(tpgid)) if pgrp == tpgid)
+}
+
+fn is_descendant(pid: u32, ancestor: u32) -> bool {
+    let mut p = pid;
+    for _ in 0..64 {
+        if p == ancestor {
+            return true;
+        }
+        match parent_of(p) {
+            Some(parent) if parent > 1 && parent != p => p = parent,
+            _ => return false,
+        }
+    }
+    false
+}
+
+const SHELLS: &[&str] = &["sh", "dash", "bash", "zsh", "fish", "ksh", "mksh"];
+
+/// The agent CLI that started a hook whose parent is `ppid`. Claude Code 2.1.328 runs hooks
+/// through `/bin/sh -c`, so the parent may be that shell: shells are skipped (a few levels).
+pub fn agent_of_hook(ppid: u32) -> Option<u32> {
+    let mut pid = ppid;
+    for _ in 0..4 {
+        if pid <= 1 {
+            return None;
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if !SHELLS.contains(&comm.trim()) {
+            return Some(pid);
+        }
+        pid = parent_of(pid)?;
+    }
+    None
+}
+
+/// Why nothing (more) was typed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum TerminalError {
+    #[error("the agent's process is not known, so its pane cannot be checked; nothing was typed")]
+    AgentUnknown,
+    #[error("the agent (pid {pid}) is gone; nothing was typed")]
+    AgentGone { pid: u32 },
+    #[error("pid {pid} is now another process, not the agent; nothing was typed")]
+    AgentReplaced { pid: u32 },
+    #[error("tmux pane {pane} is gone ({detail}); nothing was typed")]
+    PaneGone { pane: String, detail: String },
+    #[error("tmux pane {pane} is not the agent's (the pane's terminal is {pane_tty}, the agent's is {agent_tty}); nothing was typed")]
+    NotAgentsPane {
+        pane: String,
+        pane_tty: String,
+        agent_tty: String,
+    },
+    #[error("another program (a shell?) is in front of the agent (pid {pid}) in its terminal; nothing was typed")]
+    AgentNotInForeground { pid: u32 },
+    #[error("tmux: {message}")]
+    Tmux { message: String },
+}
+
+/// One key to type.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Key {
+    /// A card's choice, `1`–`9`.
+    Choice(u8),
+    Enter,
+    /// Text for an input box; cleaned again with [`clean_text`] before it is typed.
+    Text(String),
+}
+
+/// A tmux pane and the agent process that must be in it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Target {
+    /// The tmux server's socket (`-S`), the default server when none.
+    pub socket: Option<String>,
+    /// The pane id (`%3`).
+    pub pane: String,
+    /// The agent; `None` means unknown, and every check refuses.
+    pub agent: Option<ProcessId>,
+}
+
+impl Target {
+    fn tmux(&self, args: &[&str], stdin: Option<&[u8]>) -> Result<String, TerminalError> {
+        let out = run_bounded(
+            tmux_command(self.socket.as_deref(), args),
+            stdin,
+            EXTERNAL_TIMEOUT,
+        )
+        .map_err(|e| TerminalError::Tmux {
+            message: e.to_string(),
+        })?;
+        if !out.status.success() {
+            return Err(TerminalError::Tmux {
+                message: format!(
+                    "{} failed: {}",
+                    args.first().copied().unwrap_or("tmux"),
+                    String::from_utf8_lossy(&out.stderr).trim()
+                ),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    }
+
+    /// What the pane shows, with `history` lines of scrollback above the screen.
+    pub fn capture(&self, history: u32) -> Result<String, TerminalError> {
+        let start = format!("-{history}");
+        let mut args = vec!["capture-pane", "-p", "-J", "-t", self.pane.as_str()];
+        if history > 0 {
+            args.extend(["-S", start.as_str()]);
+        }
+        self.tmux(&args, None).map_err(|e| self.pane_gone(e))
+    }
+
+    fn pane_gone(&self, e: TerminalError) -> TerminalError {
+        match e {
+            TerminalError::Tmux { message } if !message.contains("did not answer") => {
+                TerminalError::PaneGone {
+                    pane: self.pane.clone(),
+                    detail: message,
+                }
+            }
+            other => other,
+        }
+    }
+
+    /// Checks, right before typing, that the agent runs, is the process recorded (same start
+    /// time), that the pane is its terminal (or holds it among its processes), and that nothing
+    /// else is in front of it.
+    pub fn verify(&self) -> Result<(), TerminalError> {
+        let agent = self.agent.ok_or(TerminalError::AgentUnknown)?;
+        alive(&agent)?;
+        let info = self
+            .tmux(
+                &[
+                    "display-message",
+                    "-p",
+                    "-t",
+                    self.pane.as_str(),
+                    "#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_dead}",
+                ],
+                None,
+            )
+            .map_err(|e| self.pane_gone(e))?;
+        let mut parts = info.trim_end_matches('\n').split('\t');
+        let (id, pane_pid, pane_tty, dead) = (
+            parts.next().unwrap_or(""),
+            parts.next().and_then(|p| p.parse::<u32>().ok()),
+            parts.next().unwrap_or("").to_owned(),
+            parts.next().unwrap_or(""),
+        );
+        if id != self.pane || dead == "1" {
+            return Err(TerminalError::PaneGone {
+                pane: self.pane.clone(),
+                detail: if dead == "1" {
+                    "its program exited".to_owned()
+                } else {
+                    "tmux names no such pane".to_owned()
+                },
+            });
+        }
+        let agent_tty = terminal_of(agent.pid);
+        let same_tty = agent_tty.as_deref() == Some(pane_tty.as_str()) && !pane_tty.is_empty();
+        let in_tree = pane_pid.is_some_and(|p| is_descendant(agent.pid, p));
+        if !same_tty && !in_tree {
+            return Err(TerminalError::NotAgentsPane {
+                pane: self.pane.clone(),
+                pane_tty,
+                agent_tty: agent_tty.unwrap_or_else(|| "not a terminal".to_owned()),
+            });
+        }
+        if !in_foreground(agent.pid) {
+            return Err(TerminalError::AgentNotInForeground { pid: agent.pid });
+        }
+        // Checked again last: the agent may have ended while the pane was looked at.
+        alive(&agent)
+    }
+
+    /// Verifies the target, then types `key`.
+    pub fn send(&self, key: &Key) -> Result<(), TerminalError> {
+        self.verify()?;
+        let pane = self.pane.as_str();
+        match key {
+            Key::Choice(n @ 1..=9) => {
+                let digit = n.to_string();
+                self.tmux(&["send-keys", "-t", pane, "-l", "--", &digit], None)?;
+            }
+            Key::Choice(n) => {
+                return Err(TerminalError::Tmux {
+                    message: format!("{n} is not a card choice"),
+                })
+            }
+            Key::Enter => {
+                self.tmux(&["send-keys", "-t", pane, "Enter"], None)?;
+            }
+            Key::Text(text) => {
+                let text = clean_text(text, MAX_TYPED_CHARS);
+                if text.is_empty() {
+                    return Ok(());
+                }
+                if text.contains('\n') {
+                    self.paste(&text)?;
+                } else {
+                    // `--`: text starting with `-` is text, not an option of send-keys.
+                    self.tmux(&["send-keys", "-t", pane, "-l", "--", &text], None)?;
+                }
+            }
+        }
+        Ok(())
+    }
+
+    /// Types `text` as one bracketed paste: the program sees the lines as pasted text, so a line
+    /// break does not submit. `-r` keeps `\n` as is (tmux would turn it into `\r`, which Claude
+    /// Code keeps as a carriage return in the text).
+    fn paste(&self, text: &str) -> Result<(), TerminalError> {
+        let buffer = format!(
+            "plandeck-{}-{}",
+            std::process::id(),
+            std::time::SystemTime::now()
+                .duration_since(std::time::UNIX_EPOCH)
+                .map(|d| d.as_nanos())
+                .unwrap_or_default()
+        );
+        self.tmux(&["load-buffer", "-b", &buffer, "-"], Some(text.as_bytes()))?;
+        let pasted = self.tmux(
+            &[
+                "paste-buffer",
+                "-p",
+                "-r",
+                "-d",
+                "-b",
+                &buffer,
+                "-t",
+                &self.pane,
+            ],
+            None,
+        );
+        if pasted.is_err() {
+            let _ = self.tmux(&["delete-buffer", "-b", &buffer], None);
+        }
+        pasted.map(drop)
+    }
+}
+
+/// A `tmux` command on the given server (the default one when `socket` is none).
+pub fn tmux_command(socket: Option<&str>, args: &[&str]) -> Command {
+    let mut cmd = Command::new("tmux");
+    if let Some(s) = socket {
+        cmd.arg("-S").arg(s);
+    }
+    cmd.args(args);
+    cmd
+}
+
+/// Runs `tmux args` on `socket` with the standard bound; stdout when it succeeded.
+pub fn tmux_output(socket: Option<&str>, args: &[&str]) -> Result<String, TerminalError> {
+    let out = run_bounded(tmux_command(socket, args), None, EXTERNAL_TIMEOUT).map_err(|e| {
+        TerminalError::Tmux {
+            message: e.to_string(),
+        }
+    })?;
+    if !out.status.success() {
+        return Err(TerminalError::Tmux {
+            message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// A pause between keys that must not be read as one burst.
+pub const KEY_GAP: Duration = Duration::from_millis(100);
+
+#[cfg(test)]
+mod tests;

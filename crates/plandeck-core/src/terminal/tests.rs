@@ -1,0 +1,234 @@
+//! Typing into real tmux panes on a private server (`tmux -S <tmp>/sock`).
+
+use super::*;
+use std::path::{Path, PathBuf};
+use std::time::Instant;
+
+struct Server {
+    socket: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = tmux_output(self.socket.to_str(), &["kill-server"]);
+    }
+}
+
+/// A private tmux server running `script` (bash) in one pane: (server, pane id, pane pid).
+fn start(dir: &Path, script: &str) -> (Server, String, u32) {
+    let socket = dir.join("sock");
+    let path = dir.join("pane.sh");
+    std::fs::write(&path, script).unwrap();
+    let out = tmux_output(
+        socket.to_str(),
+        &[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "30",
+            "-P",
+            "-F",
+            "#{pane_id} #{pane_pid}",
+            "bash",
+            path.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let (pane, pid) = out.trim().split_once(' ').unwrap();
+    (Server { socket }, pane.to_owned(), pid.parse().unwrap())
+}
+
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A pane whose program turns bracketed paste on and records every byte it reads into `got`,
+/// once `ready` exists.
+const RECORDER: &str = "printf '\\033[?2004h'; stty raw -echo; touch ready; exec cat > got\n";
+
+fn recorder(dir: &Path) -> (Server, Target) {
+    let script = RECORDER
+        .replace("ready", dir.join("ready").to_str().unwrap())
+        .replace("got", dir.join("got").to_str().unwrap());
+    let (server, pane, pid) = start(dir, &script);
+    wait_for("the recorder", || dir.join("ready").exists().then_some(()));
+    let target = Target {
+        socket: server.socket.to_str().map(str::to_owned),
+        pane,
+        agent: Some(ProcessId::current(pid)),
+    };
+    (server, target)
+}
+
+fn got(dir: &Path, ends_with: &str) -> String {
+    wait_for("the typed bytes", || {
+        let s = String::from_utf8_lossy(&std::fs::read(dir.join("got")).unwrap_or_default())
+            .into_owned();
+        s.ends_with(ends_with).then_some(s)
+    })
+}
+
+#[test]
+fn one_line_starting_with_a_dash_is_typed_literally() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    target.send(&Key::Choice(3)).unwrap();
+    target
+        .send(&Key::Text("-x --help `date` $(id)".into()))
+        .unwrap();
+    target.send(&Key::Enter).unwrap();
+    assert_eq!(got(dir.path(), "\r"), "3-x --help `date` $(id)\r");
+}
+
+#[test]
+fn lines_arrive_as_one_paste_and_control_characters_as_nothing() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    let text = "- first\r\n- second `x` $(touch marker)\u{3}\nthird\u{1b}[201~\u{1b}[Aend";
+    target.send(&Key::Text(text.into())).unwrap();
+    target.send(&Key::Enter).unwrap();
+    // The paste's own brackets are the only escape sequences; no line break is a carriage
+    // return (which submits), and the text's ESC [201~ could not end the paste early.
+    assert_eq!(
+        got(dir.path(), "\r"),
+        "\u{1b}[200~- first\n- second `x` $(touch marker)\nthird[201~[Aend\u{1b}[201~\r"
+    );
+}
+
+#[test]
+fn nothing_is_typed_for_an_agent_that_is_gone_or_replaced() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    let mut child = Command::new("true").spawn().unwrap();
+    let dead = child.id();
+    child.wait().unwrap();
+    let gone = Target {
+        agent: Some(ProcessId::current(dead)),
+        ..target.clone()
+    };
+    assert_eq!(
+        gone.send(&Key::Text("rm -rf ~".into())),
+        Err(TerminalError::AgentGone { pid: dead })
+    );
+    let agent = target.agent.unwrap();
+    let replaced = Target {
+        agent: Some(ProcessId {
+            pid: agent.pid,
+            start_time: agent.start_time.map(|t| t + 1),
+        }),
+        ..target.clone()
+    };
+    assert_eq!(
+        replaced.send(&Key::Enter),
+        Err(TerminalError::AgentReplaced { pid: agent.pid })
+    );
+    let unknown = Target {
+        agent: None,
+        ..target.clone()
+    };
+    assert_eq!(unknown.send(&Key::Enter), Err(TerminalError::AgentUnknown));
+    // The recorder got nothing at all.
+    target.send(&Key::Choice(1)).unwrap();
+    assert_eq!(got(dir.path(), "1"), "1");
+}
+
+#[test]
+fn nothing_is_typed_into_a_pane_that_is_not_the_agents() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    // A live process elsewhere (its stdin is not the pane's terminal).
+    let mut other = Command::new("sleep")
+        .arg("1000")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    let wrong = Target {
+        agent: Some(ProcessId::current(other.id())),
+        ..target.clone()
+    };
+    let err = wrong.send(&Key::Text("hello".into())).unwrap_err();
+    let _ = other.kill();
+    let _ = other.wait();
+    assert!(matches!(err, TerminalError::NotAgentsPane { .. }), "{err}");
+    assert!(err.to_string().contains("nothing was typed"), "{err}");
+    let missing = Target {
+        pane: "%99".into(),
+        ..target.clone()
+    };
+    assert!(matches!(
+        missing.send(&Key::Enter),
+        Err(TerminalError::PaneGone { .. })
+    ));
+    target.send(&Key::Choice(2)).unwrap();
+    assert_eq!(got(dir.path(), "2"), "2");
+}
+
+#[test]
+fn nothing_is_typed_when_a_shell_is_in_front_of_the_agent() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("agent-pid");
+    // An interactive shell whose "agent" was sent to the background: the shell reads the keys.
+    let script = format!(
+        "set -m\nsleep 1000 &\necho $! > {}\nexec bash --norc --noprofile -i\n",
+        pidfile.display()
+    );
+    let (server, pane, _) = start(dir.path(), &script);
+    let pid: u32 = wait_for("the background agent", || {
+        std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
+    });
+    let target = Target {
+        socket: server.socket.to_str().map(str::to_owned),
+        pane,
+        agent: Some(ProcessId::current(pid)),
+    };
+    assert_eq!(
+        target.send(&Key::Text("touch typed".into())),
+        Err(TerminalError::AgentNotInForeground { pid })
+    );
+    let _ = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status();
+}
+
+#[test]
+fn hook_parents_that_are_shells_are_skipped() {
+    let me = std::process::id();
+    assert_eq!(agent_of_hook(me), Some(me));
+    use std::os::unix::process::CommandExt;
+    // Its own process group, and none of the test's output: the sleeping child must neither
+    // outlive the test nor hold the test runner's stdout open (a `cargo test | tee` would wait).
+    let mut sh = Command::new("sh")
+        .args(["-c", "sleep 1000; true"])
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::null())
+        .stderr(std::process::Stdio::null())
+        .process_group(0)
+        .spawn()
+        .unwrap();
+    let comm = format!("/proc/{}/comm", sh.id());
+    wait_for("the shell to start", || {
+        (std::fs::read_to_string(&comm).ok()?.trim() == "sh").then_some(())
+    });
+    let found = agent_of_hook(sh.id());
+    let _ = Command::new("kill")
+        .args(["-KILL", "--", &format!("-{}", sh.id())])
+        .status();
+    let _ = sh.wait();
+    assert_eq!(found, Some(me));
+}
