@@ -15,7 +15,7 @@ const gemini = agentCli("gemini");
 const CARD = "Type your feedback";
 
 /** A Gemini CLI session in plan mode whose plan waits on the approval card; runs `fn` with it. */
-async function withPlanWaiting(fn) {
+async function withPlanWaiting(fn, { shellAround = false } = {}) {
   const { base, home, repo } = makeAgentHome("gemproj");
   // API-key auth chosen beforehand and folder trust off: no dialogs before the prompt.
   mkdirSync(join(home, ".gemini"), { recursive: true });
@@ -40,7 +40,9 @@ async function withPlanWaiting(fn) {
       const env = envFor(home);
       for (const k of Object.keys(env)) if (/^(GEMINI_|GOOGLE_)/.test(k)) delete env[k];
       Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
-      tmux.start([gemini.bin, "--approval-mode", "plan"], { cwd: repo, env });
+      // shellAround: the CLI runs from a shell that stays in the pane when the agent dies.
+      const argv = [gemini.bin, "--approval-mode", "plan"];
+      tmux.start(shellAround ? ["bash", "--norc", "-c", `${argv.join(" ")}; exec bash --norc --noprofile -i`] : argv, { cwd: repo, env });
       await tmux.waitScreen("Type your message", { timeout: 45000 });
       await submitPrompt(tmux, api, "plan pagination for the api");
       const req = await waitForRequest(home, tmux);
@@ -127,4 +129,55 @@ test("gemini: the terminal answering first closes the request in Plandeck", { ti
       });
     }
   });
+});
+
+test("gemini: hostile feedback (a leading dash, lines, backticks, $(...), control characters) reaches the model as text and runs nothing", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
+    const mark = join(base, "pwned");
+    const feedback = `- keep \`cursor\` only and $(touch ${mark})\nsecond line: \`rm -rf ~\`\u0003\u001b[201~\nthird line\r`;
+    const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+    assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}\n--- screen ---\n${tmux.safeCapture()}`);
+    const got = await exitPlanResponse(api, tmux);
+    const out = got.response.output;
+    assert.ok(out.includes(`- keep \`cursor\` only and $(touch ${mark})`), out);
+    assert.ok(out.includes("second line: `rm -rf ~`"), out);
+    assert.ok(out.includes("third line"), out);
+    assert.ok(!/[\u0000-\u0008\u000b-\u001f\u007f]/.test(out), `no control characters reach the model: ${JSON.stringify(out)}`);
+    assert.ok(!existsSync(mark), "nothing the feedback says was run");
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "rejected");
+  });
+});
+
+test("gemini: the agent killed while its card is up leaves a shell; a decision then types nothing and says why", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, base, tmux, req }) => {
+    assert.ok(req.agentPid, "the request records the agent's pid");
+    // Kill the agent: its node processes (the launcher and the relaunched child), never the shell.
+    const ppid = (pid) => {
+      try {
+        const stat = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[1]);
+      } catch { return 0; }
+    };
+    const comm = (pid) => { try { return readFileSync(`/proc/${pid}/comm`, "utf8").trim(); } catch { return ""; } };
+    let top = req.agentPid;
+    while (comm(ppid(top)) === "node") top = ppid(top);
+    const tree = new Set([top]);
+    for (let grew = true; grew; ) {
+      grew = false;
+      for (const d of readdirSync("/proc").filter((d) => /^\d+$/.test(d)).map(Number)) {
+        if (!tree.has(d) && tree.has(ppid(d))) { tree.add(d); grew = true; }
+      }
+    }
+    for (const pid of tree) try { process.kill(pid, "SIGKILL"); } catch {}
+    // The card's text may stay on screen above it: wait for the shell's prompt.
+    await tmux.waitScreen((screen) => /bash-[\d.]+[#$] *$/m.test(screen), { timeout: 20000, what: "the shell left in the pane" });
+    const mark = join(base, "typed-into-shell");
+    const r = cli(home, ["reject", req.id, "--feedback", `touch ${mark}`]);
+    assert.notEqual(r.status, 0, `a decision for a dead agent must fail: ${r.stdout}`);
+    assert.match(r.stderr, /agent|gone|not running|no longer/i);
+    await new Promise((res) => setTimeout(res, 500)); // give a wrongly typed Enter the time to run
+    assert.ok(!existsSync(mark), "nothing ran in the shell");
+    assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
+  }, { shellAround: true });
 });

@@ -215,3 +215,21 @@ fn approve_with_edit_refuses_a_symlink_out_of_the_plans_folder() {
     assert!(err.contains("outside every plans folder"), "{err}");
     assert_eq!(fs::read_to_string(&outside).unwrap(), "# Notes\n");
 }
+
+#[test]
+fn feedback_may_start_with_a_dash() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Cache\n\n1. Add it.\n");
+    let (code, out, err) = plandeck(
+        home.path(),
+        &[
+            "reject",
+            p.to_str().unwrap(),
+            "--feedback",
+            "- use cursors\n- no page numbers",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(json(&out)["feedback"], "- use cursors\n- no page numbers");
+}

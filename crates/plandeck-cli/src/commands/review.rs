@@ -53,8 +53,8 @@ pub struct ApproveArgs {
 pub struct RejectArgs {
     /// A waiting request's id (`plandeck pending`), or a plan's id or path.
     pub target: String,
-    /// What the agent should change.
-    #[arg(long, default_value = "")]
+    /// What the agent should change. May start with `-` (a Markdown bullet).
+    #[arg(long, default_value = "", allow_hyphen_values = true)]
     pub feedback: String,
     /// For a plan file: the hash of the version you read; refused, nothing decided, if the file
     /// no longer holds it.
