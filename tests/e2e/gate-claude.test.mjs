@@ -6,7 +6,7 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, withoutCi, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
@@ -218,5 +218,21 @@ test("claude -p (headless): a plan edited and approved in Plandeck reaches the m
     assert.match(got.content, /cap the page size at 100/);
     await waitFor(() => closedRequest(home, req.id)?.status === "approved", { what: "the request closed as approved" });
     assert.match(readFileSync(req.planPath, "utf8"), /cap the page size at 100/, "the edit is in the plan file too");
+  });
+});
+
+test("claude: hostile feedback (a leading dash, lines, backticks, $(...), control characters) reaches the model as text and runs nothing", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
+    const mark = join(base, "pwned");
+    const feedback = `- keep \`cursor\` only and $(touch ${mark})\nsecond line: \`rm -rf ~\`\u0003\u001b[201~\nthird line`;
+    const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+    assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+    const got = await exitPlanResult(api, tmux);
+    const text = typeof got.content === "string" ? got.content : JSON.stringify(got.content);
+    assert.ok(text.includes(`- keep \`cursor\` only and $(touch ${mark})`), text);
+    assert.ok(text.includes("second line: `rm -rf ~`"), text);
+    assert.ok(text.includes("third line"), text);
+    assert.ok(!/[\u0003\u001b]/.test(text), `no control characters reach the model: ${JSON.stringify(text)}`);
+    assert.ok(!existsSync(mark), "nothing the feedback says was run");
   });
 });
