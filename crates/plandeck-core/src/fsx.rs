@@ -166,23 +166,12 @@ fn replace(
     privacy: Privacy,
     before_rename: &mut dyn FnMut() -> io::Result<()>,
 ) -> Result<(), WriteError> {
-    let dir = path
-        .parent()
-        .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
+    let dir = folder_of(path);
     match privacy {
         Privacy::Keep => fs::create_dir_all(dir).map_err(with_path(dir))?,
         Privacy::Private => create_private_dir(dir)?,
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = dir.join(format!(
-        ".{name}.plandeck-tmp-{}-{}",
-        std::process::id(),
-        COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    let tmp = temp_beside(dir, path);
     let result = (|| {
         // 0600 from creation: nobody else can open the temporary file while it is written.
         let mut file = OpenOptions::new()
@@ -235,24 +224,33 @@ pub fn create_private_dir(dir: &Path) -> Result<(), WriteError> {
     Ok(())
 }
 
-/// Writes `bytes` to `path` atomically, only if `path` does not exist: the complete file appears
-/// at once (temp + fsync + hard link + fsync of the directory), and a file created at `path` in
-/// the meantime is never replaced (the error's kind is then `AlreadyExists`).
-pub fn write_atomic_new(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
-    let dir = path
-        .parent()
+/// The folder `path` is in (`.` for a bare name).
+fn folder_of(path: &Path) -> &Path {
+    path.parent()
         .filter(|p| !p.as_os_str().is_empty())
-        .unwrap_or(Path::new("."));
-    fs::create_dir_all(dir).map_err(with_path(dir))?;
+        .unwrap_or(Path::new("."))
+}
+
+/// A temporary file name in `dir`, beside `path`, unique to this process and call.
+fn temp_beside(dir: &Path, path: &Path) -> PathBuf {
     let name = path
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = dir.join(format!(
+    dir.join(format!(
         ".{name}.plandeck-tmp-{}-{}",
         std::process::id(),
         COUNTER.fetch_add(1, Ordering::Relaxed)
-    ));
+    ))
+}
+
+/// Writes `bytes` to `path` atomically, only if `path` does not exist: the complete file appears
+/// at once (temp + fsync + hard link + fsync of the directory), and a file created at `path` in
+/// the meantime is never replaced (the error's kind is then `AlreadyExists`).
+pub fn write_atomic_new(path: &Path, bytes: &[u8]) -> Result<(), WriteError> {
+    let dir = folder_of(path);
+    fs::create_dir_all(dir).map_err(with_path(dir))?;
+    let tmp = temp_beside(dir, path);
     let result = (|| {
         let mut file = OpenOptions::new()
             .write(true)
