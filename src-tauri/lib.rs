@@ -59,6 +59,8 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::comments::list_comments,
             commands::comments::add_comment,
             commands::comments::change_comment,
+            commands::comments::review_markdown,
+            commands::gate::request_comments,
             commands::sessions::list_sessions,
             commands::worktrees::list_worktrees,
             commands::worktrees::keep_worktree,

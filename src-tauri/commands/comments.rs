@@ -59,3 +59,16 @@ pub async fn change_comment(
     let roots = state.roots();
     blocking(move || Ok(comments::change(&roots.data, &comment_id, action, &now())?)).await
 }
+
+/// The plan's review as Markdown ("Copy review as Markdown"): its title, each comment with its
+/// quote and status, and the latest decision.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn review_markdown(state: State<'_, AppState>, id: String) -> Result<String, IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        comments::review_markdown(&roots, &path.to_string_lossy())
+    })
+    .await
+}

@@ -15,7 +15,8 @@ pub async fn list_pending(state: State<'_, AppState>) -> Result<Vec<GateRequest>
     blocking(move || Ok(gate::pending(&roots))).await
 }
 
-/// Delivers a decision to the waiting agent (the hook, or the approval card in its tmux pane).
+/// Delivers a decision to the waiting agent (the hook, or the approval card in its tmux pane),
+/// with the plan's open comments unless `with_comments` is false.
 #[tauri::command]
 #[tracing::instrument(skip(app, state, decision))]
 pub async fn decide_request(
@@ -23,9 +24,14 @@ pub async fn decide_request(
     state: State<'_, AppState>,
     id: String,
     decision: GateDecision,
+    with_comments: Option<bool>,
 ) -> Result<DecisionOutcome, IpcError> {
     let roots = state.roots();
-    let outcome = blocking(move || Ok(gate::decide(&roots, &id, decision)?)).await?;
+    let opts = gate::DeliveryOptions {
+        comments: with_comments.unwrap_or(true),
+        ..Default::default()
+    };
+    let outcome = blocking(move || Ok(gate::decide_with(&roots, &id, decision, &opts)?)).await?;
     crate::live::emit(&app, "gate:changed", ());
     crate::live::emit(
         &app,
@@ -33,4 +39,15 @@ pub async fn decide_request(
         plandeck_core::plans::PlansChanged { paths: Vec::new() },
     );
     Ok(outcome)
+}
+
+/// The open comments a decision on request `id` would carry.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn request_comments(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<Vec<plandeck_core::comments::PlacedComment>, IpcError> {
+    let roots = state.roots();
+    blocking(move || Ok(gate::open_comments(&roots, &id)?)).await
 }

@@ -253,3 +253,66 @@ fn reject_and_approve_carry_open_comments_unless_told_not_to() {
     assert_ne!(code, 0);
     assert!(err.contains("feedback"), "{err}");
 }
+
+#[test]
+fn comments_markdown_is_the_review_with_quotes_statuses_and_the_decision() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(
+        home.path(),
+        "# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n",
+    );
+    let ps = p.to_str().unwrap();
+    let add = |quote: &str, text: &str| {
+        let (code, _, err) = plandeck(
+            home.path(),
+            &["comment", ps, "--quote", quote, "--text", text],
+        );
+        assert_eq!(code, 0, "{err}");
+    };
+    add("Add an LRU cache.", "Which size?\n- 100 entries?");
+    add("Evict after 5 minutes.", "Too short.");
+    let (code, out, err) = plandeck(home.path(), &["comments", ps, "--markdown"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("# Review: Cache\n\n"), "{out}");
+    assert!(out.contains("- Decision: none yet\n"), "{out}");
+
+    let (code, _, err) = plandeck(home.path(), &["reject", ps, "--feedback", "Smaller."]);
+    assert_eq!(code, 0, "{err}");
+    fs::write(&p, "# Cache\n\n1. Add an LRU cache.\n").unwrap();
+    let (code, out, err) = plandeck(home.path(), &["comments", ps, "--markdown"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains("- Decision: rejected by ") && out.contains(", with 2 comments\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("### 1. Open, line 3\n\n> Add an LRU cache.\n\nWhich size?\n- 100 entries?\n"),
+        "{out}"
+    );
+    assert!(
+        out.contains("### 2. Outdated (its text is gone from this version)\n\n> Evict after 5 minutes.\n\nToo short.\n"),
+        "{out}"
+    );
+    assert!(out.contains("; sent with the decision of "), "{out}");
+}
+
+#[test]
+fn a_comment_on_a_50_mb_plan_is_refused_with_a_reason_and_writes_nothing() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Huge\n\n- step one\n");
+    // 50 MB: the head is a plan, the rest zeros (sparse, so the test stays light).
+    fs::OpenOptions::new()
+        .write(true)
+        .open(&p)
+        .unwrap()
+        .set_len(50 * 1024 * 1024)
+        .unwrap();
+    let ps = p.to_str().unwrap();
+    let (code, out, err) = plandeck(
+        home.path(),
+        &["comment", ps, "--quote", "step one", "--text", "x"],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("52428800 bytes; plans over"), "{err}");
+    assert!(!home.path().join(".local/share/plandeck/comments").exists());
+}

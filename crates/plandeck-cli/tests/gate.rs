@@ -972,3 +972,122 @@ fn a_hung_tmux_is_stopped_and_the_decision_says_why() {
     let _ = agent.kill();
     let _ = agent.wait();
 }
+
+/// A comment on `quote` of `plan`, made as a reviewer makes it; its id.
+fn comment_on(home: &Path, plan: &Path, quote: &str, text: &str) -> String {
+    let plan = plan.to_str().unwrap();
+    let args = ["comment", plan, "--quote", quote, "--text", text, "--json"];
+    let (code, out, err) = plandeck(home, &args);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    v["id"].as_str().unwrap().to_owned()
+}
+
+fn comment_json(home: &Path, plan: &Path, id: &str) -> serde_json::Value {
+    let (code, out, err) = plandeck(home, &["comments", plan.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let all: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    all.into_iter()
+        .find(|c| c["id"] == id)
+        .expect("the comment")
+}
+
+/// The stdin of a request for `plan` (the setup's stdin with another plan text).
+fn stdin_for(s: &Setup, plan: &str) -> Vec<u8> {
+    let mut input: serde_json::Value = serde_json::from_slice(&s.stdin).unwrap();
+    input["tool_input"]["plan"] = serde_json::json!(plan);
+    serde_json::to_vec(&input).unwrap()
+}
+
+fn deny_message(out: &HookOutcome) -> String {
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("hook JSON");
+    assert_eq!(
+        v["hookSpecificOutput"]["decision"]["behavior"], "deny",
+        "{v}"
+    );
+    v["hookSpecificOutput"]["decision"]["message"]
+        .as_str()
+        .unwrap()
+        .to_owned()
+}
+
+#[test]
+fn a_rejected_request_carries_the_open_comments_and_the_log_records_them() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    // Two comments on the plan; the agent then revises it: one stays open, one is outdated.
+    let kept = comment_on(
+        &s.home,
+        &s.plan_file,
+        "Return a cursor",
+        "opaque, not an offset:\n  base64 of the last id",
+    );
+    let gone = comment_on(&s.home, &s.plan_file, "3. Write tests", "which ones?");
+    let revised = s.plan.replace("3. Write tests", "3. Ship it");
+    std::fs::write(&s.plan_file, &revised).unwrap();
+    let hook = spawn_hook(&s.roots, &stdin_for(&s, &revised), Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+
+    let (code, out, err) = plandeck(&s.home, &["reject", &req.id, "--feedback", "Close, but:"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let message = deny_message(&hook.join().unwrap());
+    assert_eq!(
+        message,
+        "Close, but:\n\nComment on the plan (1), each on the quoted text:\n\n\
+         1. On \"Return a cursor\":\n   opaque, not an offset:\n     base64 of the last id"
+    );
+    let log = log_json(&s.home);
+    assert_eq!(log[0]["requestId"], req.id.as_str());
+    assert_eq!(log[0]["feedback"], message.as_str());
+    assert_eq!(log[0]["comments"], serde_json::json!([kept]));
+    let sent = comment_json(&s.home, &s.plan_file, &kept);
+    assert_eq!(sent["sentWith"], serde_json::json!([log[0]["time"]]));
+    let outdated = comment_json(&s.home, &s.plan_file, &gone);
+    assert_eq!(outdated["status"], "outdated");
+    assert_eq!(outdated["sentWith"], serde_json::json!([]));
+}
+
+#[test]
+fn a_request_rejected_with_no_comments_sends_the_typed_words_alone() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let id = comment_on(&s.home, &s.plan_file, "Return a cursor", "opaque");
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+    let args = ["reject", &req.id, "--feedback", "not now", "--no-comments"];
+    let (code, out, err) = plandeck(&s.home, &args);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(deny_message(&hook.join().unwrap()), "not now");
+    assert_eq!(log_json(&s.home)[0]["comments"], serde_json::json!([]));
+    let c = comment_json(&s.home, &s.plan_file, &id);
+    assert_eq!(
+        (&c["status"], &c["sentWith"]),
+        (&serde_json::json!("open"), &serde_json::json!([]))
+    );
+}
+
+#[test]
+fn an_approved_request_carries_the_open_comments_as_reviewer_notes() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let id = comment_on(&s.home, &s.plan_file, "Return a cursor", "opaque, please");
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+    // No pane: the plan file gets the notes, and the person answers the card in the terminal.
+    let (code, out, err) = plandeck(&s.home, &["approve", &req.id]);
+    assert_eq!(code, 3, "{out}{err}");
+    let notes = "## Reviewer notes\n\n1. On \"Return a cursor\":\n   opaque, please";
+    assert_eq!(
+        std::fs::read_to_string(&s.plan_file).unwrap(),
+        format!("{}\n\n{notes}\n", s.plan.trim_end())
+    );
+    answer_in_transcript(&s.transcript);
+    assert_no_decision(&hook.join().unwrap());
+    let log = log_json(&s.home);
+    assert_eq!(log[0]["decision"], "approved");
+    assert_eq!(log[0]["edited"], true);
+    assert_eq!(log[0]["feedback"], notes);
+    assert_eq!(log[0]["comments"], serde_json::json!([id]));
+    let c = comment_json(&s.home, &s.plan_file, &id);
+    assert_eq!(c["sentWith"], serde_json::json!([log[0]["time"]]));
+}

@@ -73,4 +73,33 @@ describe("CommentsPanel", () => {
     await fireEvent.click(screen.getByTestId("comment-save"));
     expect(await screen.findByRole("alert")).toHaveTextContent("does not hold the quoted text");
   });
+
+  it("copies the review as Markdown to the clipboard", async () => {
+    const md = "# Review: Plan\n\n- Decision: none yet\n";
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_comments") return [comment()];
+      if (cmd === "review_markdown") return args.id === "p1" ? md : null;
+    });
+    const written: string[] = [];
+    Object.defineProperty(navigator, "clipboard", {
+      value: { writeText: async (t: string) => void written.push(t) },
+      configurable: true,
+    });
+    render(CommentsPanel, { planId: "p1" });
+    await fireEvent.click(await screen.findByTestId("copy-review"));
+    expect(await screen.findByTestId("copy-done")).toHaveTextContent("Review copied as Markdown.");
+    expect(written).toEqual([md]);
+  });
+
+  it("renders 200 comments, each with its quote", async () => {
+    mockIPC((cmd) =>
+      cmd === "list_comments"
+        ? Array.from({ length: 200 }, (_, i) => comment({ id: `c${i}`, text: `note ${i}`, line: i + 1 }))
+        : null,
+    );
+    render(CommentsPanel, { planId: "p1" });
+    expect(await screen.findByText("note 199")).toBeInTheDocument();
+    expect(document.querySelectorAll("[data-status=open]")).toHaveLength(200);
+    expect(screen.getByText("200 open")).toBeInTheDocument();
+  });
 });

@@ -89,3 +89,28 @@ describe("WaitingQueue", () => {
     await waitFor(() => expect(screen.queryByTestId("gate-request")).toBeNull());
   });
 });
+
+describe("WaitingQueue with comments on the plan", () => {
+  it("says the open comments go with the decision, rejects on them alone, and can leave them out", async () => {
+    const calls: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending") return [request()];
+      if (cmd === "request_comments") return [{ id: "c1" }, { id: "c2" }];
+      if (cmd === "decide_request") {
+        calls.push(args);
+        return { requestId: "req-1", delivered: true, message: "Delivered.", status: "rejected", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    const carry = await screen.findByTestId("gate-comments");
+    expect(carry).toHaveTextContent("With the plan's 2 open comments");
+    // Comments alone are feedback enough.
+    await fireEvent.click(screen.getByTestId("gate-reject"));
+    await fireEvent.click(await screen.findByTestId("gate-send-reject"));
+    await waitFor(() => expect(calls[0]).toEqual({ id: "req-1", decision: { decision: "reject", feedback: "" }, withComments: true }));
+    // Unticked: the decision goes without them.
+    await fireEvent.click(carry.querySelector("input")!);
+    await fireEvent.click(screen.getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(calls[1]).toMatchObject({ decision: { decision: "approve" }, withComments: false }));
+  });
+});

@@ -134,7 +134,12 @@ delivery?: Delivery,
 /**
  * Why delivery failed or is pending, for a person.
  */
-deliveryReason?: string, };
+deliveryReason?: string, 
+/**
+ * The ids of the reviewer's comments that went with the decision (their quotes and text are
+ * in `feedback`, or in the approved plan's "Reviewer notes").
+ */
+comments: Array<string>, };
 
 export type ApproveRequest = { 
 /**

@@ -78,6 +78,10 @@ export const ipc = {
   addComment: (id: string, quote: string, text: string, near: number | null) =>
     call<PlacedComment>("add_comment", { id, quote, text, near }),
   changeComment: (commentId: string, action: CommentAction) => call<void>("change_comment", { commentId, action }),
+  /** The open comments a decision on waiting request `id` carries. */
+  requestComments: (id: string) => call<PlacedComment[]>("request_comments", { id }),
+  /** The plan's review as Markdown: title, each comment with its quote and status, the decision. */
+  reviewMarkdown: (id: string) => call<string>("review_markdown", { id }),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
   /** Worktree commands take the ids of the listing, never paths. */
@@ -87,8 +91,11 @@ export const ipc = {
   removeWorktree: (id: string) => call<RemoveOutcome>("remove_worktree", { id }),
   removeCleanWorktrees: (repoId: string) => call<string[]>("remove_clean_worktrees", { repoId }),
   listPending: () => call<GateRequest[]>("list_pending"),
-  /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane). */
-  decideRequest: (id: string, decision: GateDecision) => call<DecisionOutcome>("decide_request", { id, decision }),
+  /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
+   * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
+   * `withComments` is false. */
+  decideRequest: (id: string, decision: GateDecision, withComments = true) =>
+    call<DecisionOutcome>("decide_request", { id, decision, withComments }),
   hookStatus: (agent: Agent) => call<HookPreview>("hook_status", { agent }),
   /** Installs/uninstalls after a native confirmation showing the diff; `token` names the change
    * shown (HookPreview.token): a settings file that changed since is refused (kind "conflict"). */

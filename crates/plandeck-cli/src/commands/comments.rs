@@ -45,8 +45,12 @@ pub struct CommentsArgs {
     pub plan: String,
     /// Print JSON: an array of comments, each with at least id, quote, text, status
     /// (open | outdated | resolved), createdAt and version.
-    #[arg(long)]
+    #[arg(long, conflicts_with = "markdown")]
     pub json: bool,
+    /// Print the review as Markdown: the plan's title, each comment with its quote and status,
+    /// and the latest decision (what the window's "Copy review as Markdown" copies).
+    #[arg(long)]
+    pub markdown: bool,
 }
 
 /// A comment as `--json` prints it: the stored comment, its status in the plan's current text,
@@ -163,6 +167,11 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, Ip
 
 pub fn list(ctx: &Context, args: CommentsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
+    if args.markdown {
+        let md = comments::review_markdown(&roots, &args.plan)?;
+        write!(out, "{md}").map_err(io_err)?;
+        return Ok(0);
+    }
     let (path, placed) = comments::for_plan(&roots, &args.plan)?;
     if args.json {
         let rows: Vec<CommentJson<'_>> = placed.iter().map(CommentJson::from).collect();

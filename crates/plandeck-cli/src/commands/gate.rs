@@ -7,7 +7,7 @@ use std::path::Path;
 use clap::{Args, Subcommand, ValueEnum};
 use plandeck_core::agent::Agent;
 use plandeck_core::gate::{
-    self, ApproveMode, DecisionOutcome, GateDecision, HookOptions, InstallPlan,
+    self, ApproveMode, DecisionOutcome, DeliveryOptions, GateDecision, HookOptions, InstallPlan,
 };
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
@@ -247,8 +247,10 @@ fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcErr
     Ok(if o.delivered { 0 } else { 3 })
 }
 
-/// `plandeck approve <request-id> [--mode auto|manual] [--edit FILE]`. With `--edit`, the plan
-/// file is rewritten with FILE's text first (refused if the plan changed since the request).
+/// `plandeck approve <request-id> [--mode auto|manual] [--edit FILE] [--no-comments]`. With
+/// `--edit`, the plan file is rewritten with FILE's text first (refused if the plan changed since
+/// the request). The plan's open comments go with it as "Reviewer notes" unless `comments` is
+/// false.
 /// Exit 0 when the card was answered, 3 when the person must answer in the terminal (or it
 /// answered first), 1 with the reason on stderr when delivery was refused or failed.
 pub fn approve_request(
@@ -256,6 +258,7 @@ pub fn approve_request(
     id: &str,
     mode: ApproveMode,
     edit_file: Option<&Path>,
+    comments: bool,
     out: &mut dyn Write,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
@@ -268,7 +271,7 @@ pub fn approve_request(
         })?),
         None => None,
     };
-    let outcome = gate::decide(
+    let outcome = gate::decide_with(
         &roots,
         id,
         GateDecision::Approve {
@@ -276,23 +279,33 @@ pub fn approve_request(
             edited,
             started_from: None,
         },
+        &DeliveryOptions {
+            comments,
+            ..Default::default()
+        },
     )?;
     print_outcome(&outcome, out)
 }
 
-/// `plandeck reject <request-id> --feedback TEXT`.
+/// `plandeck reject <request-id> --feedback TEXT [--no-comments]`: the plan's open comments
+/// follow the feedback unless `comments` is false.
 pub fn reject_request(
     ctx: &Context,
     id: &str,
     feedback: &str,
+    comments: bool,
     out: &mut dyn Write,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let outcome = gate::decide(
+    let outcome = gate::decide_with(
         &roots,
         id,
         GateDecision::Reject {
             feedback: feedback.to_owned(),
+        },
+        &DeliveryOptions {
+            comments,
+            ..Default::default()
         },
     )?;
     print_outcome(&outcome, out)

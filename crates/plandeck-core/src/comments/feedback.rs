@@ -44,11 +44,14 @@ pub fn plan_with_notes(plan: &str, comments: &[PlacedComment]) -> String {
     }
     let mut out = plan.trim_end().to_owned();
     out.push_str("\n\n");
-    out.push_str(NOTES_HEADING);
-    out.push_str("\n\n");
-    out.push_str(&items(comments));
+    out.push_str(&notes_section(comments));
     out.push('\n');
     out
+}
+
+/// The "Reviewer notes" section alone (what the decision log records for an approval with notes).
+pub fn notes_section(comments: &[PlacedComment]) -> String {
+    format!("{NOTES_HEADING}\n\n{}", items(comments))
 }
 
 /// "Comments on the plan (N), each on the quoted text:" and the numbered comments.

@@ -3,6 +3,7 @@
 //!
 //! - [`anchor`]: a comment's quote and surroundings, and where they are in another version.
 //! - [`feedback`]: the plain-text layout in which comments reach the agent.
+//! - [`export`]: "Copy review as Markdown".
 //!
 //! A plan's comments live in the store, one JSON file per plan (`comments/<hash of the plan key>.json`),
 //! rewritten atomically under the store lock. Each comment keeps the version it was made on; its
@@ -19,6 +20,7 @@ use crate::fsx;
 use crate::review::{self, store, ReviewError};
 
 pub mod anchor;
+pub mod export;
 pub mod feedback;
 
 pub use anchor::{Anchor, AnchorError, Placement, Position};
@@ -309,6 +311,24 @@ pub fn for_plan(
     Ok((path, placed))
 }
 
+/// The review of the plan `target` (an id or path) as Markdown ([`export::review_markdown`]):
+/// its comments placed in its current text, and the latest decision on it. The window's "Copy
+/// review as Markdown" and `plandeck comments <plan> --markdown`.
+pub fn review_markdown(
+    roots: &crate::config::Roots,
+    target: &str,
+) -> Result<String, crate::ipc::IpcError> {
+    let (path, placed) = for_plan(roots, target)?;
+    let content = store::read_plan(&path).unwrap_or_default();
+    let decisions = crate::review::log(roots, Some(&path))?;
+    Ok(export::review_markdown(
+        &path,
+        &content,
+        &placed,
+        decisions.first(),
+    ))
+}
+
 /// Adds a comment to the plan `target` (an id or path) as its file holds it now.
 pub fn add_to_plan(
     roots: &crate::config::Roots,
@@ -440,6 +460,8 @@ pub struct Outgoing {
     pub text: String,
     /// The comments carried (to mark as sent once the decision is made).
     pub ids: Vec<String>,
+    /// What the decision log records as sent: the feedback, or the "Reviewer notes" section.
+    pub logged: String,
 }
 
 /// The feedback a rejection of `plan` (holding `content`) sends: the typed words, then every
@@ -457,8 +479,10 @@ pub fn rejection(
     } else {
         Vec::new()
     };
+    let text = feedback::rejection(typed, &open);
     Ok(Outgoing {
-        text: feedback::rejection(typed, &open),
+        logged: text.clone(),
+        text,
         ids: open.into_iter().map(|c| c.comment.id).collect(),
     })
 }
@@ -482,6 +506,7 @@ pub fn approval_with_notes(
     }
     Ok(Some(Outgoing {
         text: feedback::plan_with_notes(approved, &open),
+        logged: feedback::notes_section(&open),
         ids: open.into_iter().map(|c| c.comment.id).collect(),
     }))
 }
@@ -510,7 +535,12 @@ pub fn approve(
         req.started_from = Some(req.started_from.unwrap_or(current));
         req.edited = Some(notes.text.clone());
     }
-    let decision = review::approve(roots, plan, req)?;
+    let mut decision = review::decide::approve_unlogged(roots, plan, req)?;
+    if let Some(notes) = &notes {
+        decision.comments = notes.ids.clone();
+        decision.feedback = Some(notes.logged.clone());
+    }
+    review::decide::append_decision(roots, &decision)?;
     if let Some(notes) = notes {
         mark_sent(&roots.data, plan, &notes.ids, &decision.time)?;
     }
@@ -529,7 +559,9 @@ pub fn reject(
 ) -> Result<review::Decision, crate::ipc::IpcError> {
     let content = store::read_plan(plan)?;
     let out = rejection(&roots.data, plan, &content, typed, include)?;
-    let decision = review::reject_seen(roots, plan, &out.text, who.0, who.1, seen)?;
+    let mut decision = review::decide::reject_unlogged(roots, plan, &out.text, who.0, who.1, seen)?;
+    decision.comments = out.ids.clone();
+    review::decide::append_decision(roots, &decision)?;
     mark_sent(&roots.data, plan, &out.ids, &decision.time)?;
     Ok(decision)
 }

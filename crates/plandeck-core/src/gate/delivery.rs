@@ -30,9 +30,14 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
-/// Timing of card delivery; the defaults follow what the real CLIs needed.
+/// Timing of card delivery (the defaults follow what the real CLIs needed), and whether the
+/// plan's open comments go with the decision.
 #[derive(Debug, Clone)]
 pub struct DeliveryOptions {
+    /// Carry the plan's open comments with the decision, as a plan decision does
+    /// ([`crate::comments`]): after a rejection's feedback, or as "Reviewer notes" of the approved
+    /// plan. `plandeck approve|reject --no-comments` turns it off.
+    pub comments: bool,
     /// How long to wait for the card to be on screen at all.
     pub card_timeout: Duration,
     /// How long the card must have been visible before a key is sent.
@@ -46,6 +51,7 @@ pub struct DeliveryOptions {
 impl Default for DeliveryOptions {
     fn default() -> Self {
         Self {
+            comments: true,
             card_timeout: Duration::from_secs(10),
             settle: Duration::from_millis(1000),
             close_timeout: Duration::from_secs(3),
@@ -101,6 +107,11 @@ pub fn decide_with(
             status: GateStatus::AnsweredInTerminal,
         });
     }
+    let (decision, carried) = if opts.comments {
+        carry_comments(roots, &req, decision)?
+    } else {
+        (decision, None)
+    };
     let decision = match decision {
         GateDecision::Reject { feedback } => GateDecision::Reject {
             feedback: clean_feedback(&feedback)?,
@@ -114,6 +125,21 @@ pub fn decide_with(
         d.delivery = Some(reached.delivery);
         d.delivery_reason =
             (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+        // The comments went with the decision when it reached the agent, or waits for it (the
+        // hook has the rejection, the approved plan file has the notes).
+        let sent = matches!(reached.delivery, Delivery::Delivered | Delivery::Pending);
+        if let Some(c) = carried.filter(|c| sent && !c.out.ids.is_empty()) {
+            d.comments = c.out.ids.clone();
+            if d.decision == crate::review::Verdict::Approved {
+                d.feedback = Some(c.out.logged.clone());
+            }
+            if let Err(e) = crate::comments::mark_sent(&roots.data, &c.plan, &c.out.ids, &d.time) {
+                tracing::warn!(
+                    "the comments sent with request {} were not marked sent: {e}",
+                    req.id
+                );
+            }
+        }
         if let Err(e) = crate::review::decide::append_decision(roots, &d) {
             tracing::warn!(
                 "the decision on request {} was not recorded in the review log: {e}",
@@ -127,6 +153,90 @@ pub fn decide_with(
         message: reached.message,
         status: reached.status,
         delivery: reached.delivery,
+    })
+}
+
+/// The open comments a decision on request `request_id` would carry (the window shows them
+/// beside its buttons), in plan order: none when it has no readable plan file.
+pub fn open_comments(
+    roots: &Roots,
+    request_id: &str,
+) -> Result<Vec<crate::comments::PlacedComment>, GateError> {
+    let req = load_open(roots, request_id)?;
+    let Some(plan) = req.plan_path.as_deref().map(std::path::PathBuf::from) else {
+        return Ok(Vec::new());
+    };
+    let Ok(content) = crate::review::store::read_plan(&plan) else {
+        return Ok(Vec::new());
+    };
+    crate::comments::open_for_decision(&roots.data, &plan, &content).map_err(|e| {
+        GateError::BadInput {
+            message: format!("the comments of {}: {e}", plan.display()),
+        }
+    })
+}
+
+/// The open comments a decision on a request carries, and the plan they are on.
+struct Carried {
+    plan: std::path::PathBuf,
+    out: crate::comments::Outgoing,
+}
+
+/// The decision with the plan's open comments in it, as a plan decision carries them: after a
+/// rejection's typed feedback, or as a "Reviewer notes" section of the approved plan (an approval
+/// with notes goes through the edit-and-approve path, which every agent honours). Comments are
+/// placed in the plan file as it is now; a request without a readable plan file carries none.
+fn carry_comments(
+    roots: &Roots,
+    req: &GateRequest,
+    decision: GateDecision,
+) -> Result<(GateDecision, Option<Carried>), GateError> {
+    let Some(plan) = req.plan_path.as_deref().map(std::path::PathBuf::from) else {
+        return Ok((decision, None));
+    };
+    let Ok(content) = crate::review::store::read_plan(&plan) else {
+        return Ok((decision, None));
+    };
+    let comments_err = |e: crate::comments::CommentError| GateError::BadInput {
+        message: format!("the comments of {}: {e}", plan.display()),
+    };
+    Ok(match decision {
+        GateDecision::Reject { feedback } => {
+            let out = crate::comments::rejection(&roots.data, &plan, &content, &feedback, true)
+                .map_err(comments_err)?;
+            let decision = GateDecision::Reject {
+                feedback: out.text.clone(),
+            };
+            (decision, Some(Carried { plan, out }))
+        }
+        GateDecision::Approve {
+            mode,
+            edited,
+            started_from,
+        } => {
+            let base = edited.clone().unwrap_or_else(|| content.clone());
+            match crate::comments::approval_with_notes(&roots.data, &plan, &content, &base, true)
+                .map_err(comments_err)?
+            {
+                None => (
+                    GateDecision::Approve {
+                        mode,
+                        edited,
+                        started_from,
+                    },
+                    None,
+                ),
+                Some(out) => {
+                    let decision = GateDecision::Approve {
+                        mode,
+                        edited: Some(out.text.clone()),
+                        // A plain approval approves the file as it is now.
+                        started_from: started_from.or(Some(content)),
+                    };
+                    (decision, Some(Carried { plan, out }))
+                }
+            }
+        }
     })
 }
 

@@ -36,7 +36,7 @@ use crate::agent::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
-pub use delivery::{decide, decide_with, DeliveryOptions};
+pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
 pub use install::{

@@ -264,6 +264,7 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
             request_id: None,
             delivery: None,
             delivery_reason: None,
+            comments: Vec::new(),
         },
     )
     .unwrap();

@@ -171,6 +171,7 @@ pub(crate) fn approve_unlogged(
         request_id: None,
         delivery: None,
         delivery_reason: None,
+        comments: Vec::new(),
     };
     Ok(decision)
 }
@@ -261,6 +262,7 @@ pub(crate) fn reject_unlogged(
         request_id: None,
         delivery: None,
         delivery_reason: None,
+        comments: Vec::new(),
     };
     Ok(decision)
 }

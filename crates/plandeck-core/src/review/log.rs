@@ -78,6 +78,10 @@ pub struct Decision {
     #[serde(default, skip_serializing_if = "Option::is_none")]
     #[ts(optional)]
     pub delivery_reason: Option<String>,
+    /// The ids of the reviewer's comments that went with the decision (their quotes and text are
+    /// in `feedback`, or in the approved plan's "Reviewer notes").
+    #[serde(default)]
+    pub comments: Vec<String>,
 }
 
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
@@ -196,6 +200,7 @@ mod tests {
             request_id: None,
             delivery: None,
             delivery_reason: None,
+            comments: Vec::new(),
         }
     }
 
