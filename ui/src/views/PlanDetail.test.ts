@@ -164,4 +164,60 @@ describe("PlanDetail", () => {
     expect(conflict).toHaveTextContent("changed by the agent");
     expect(conflict).toHaveTextContent("1. one");
   });
+
+  it("comments on a clicked block with its source text as the quote", async () => {
+    // "é" is two bytes: the renderer's byte offsets must pick the right text.
+    const source = "# Plan é\n\n1. one\n2. two `x`\n";
+    const d = { ...doc("unreviewed", source), html: '<h1 id="plan-é" data-src="0-9">Plan é</h1><ol><li data-src="11-17">one</li><li data-src="18-28">two <code>x</code></li></ol>' };
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return d;
+      if (cmd === "list_comments") return [];
+      if (cmd === "add_comment") return null;
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    const html = await screen.findByTestId("plan-html");
+    await fireEvent.click(html.querySelectorAll("li")[1].querySelector("code")!);
+    expect(html.querySelectorAll("li")[1]).toHaveClass("pd-focused");
+    await fireEvent.keyDown(window, { key: "c" });
+    const box = await screen.findByTestId("comment-text");
+    expect(screen.getByTestId("comment-draft")).toHaveTextContent("2. two `x`");
+    await fireEvent.input(box, { target: { value: "why x?" } });
+    await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
+    await waitFor(() =>
+      expect(calls.find(([c]) => c === "add_comment")?.[1]).toEqual({ id: "abc123def456", quote: "2. two `x`", text: "why x?", near: 18 }),
+    );
+    // The margin button does the same for the heading.
+    await fireEvent.click(html.querySelector("h1")!);
+    await fireEvent.click(await screen.findByTestId("comment-block"));
+    expect(screen.getByTestId("comment-draft")).toHaveTextContent("# Plan é");
+  });
+
+  it("shows in the history which comments were made on each version and went with each decision", async () => {
+    const c = (id: string, version: string, quote: string, text: string, sentWith: string[]) => ({
+      id, planPath: "/h/.claude/plans/p.md", version, anchor: { quote, before: "", after: "", start: 0 }, text,
+      createdAt: new Date().toISOString(), author: "dev", resolvedAt: null, sentWith, status: "open", placement: { kind: "kept", start: 0, end: 1 }, line: 1,
+    });
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [c("c1", "v1", "1. one", "which one?", ["2026-11-23T10:05:00Z"]), c("c2", "v2", "# Plan", "<b>bold</b> title", [])];
+      if (cmd === "plan_history")
+        return {
+          decisions: [{ time: "2026-11-23T10:05:00Z", reviewer: "dev", planPath: "/h/.claude/plans/p.md", agent: "claude", sessionId: null, decision: "rejected", feedback: "no", approvedHash: null, contentHash: "v1", edited: false, mode: null, comments: ["c1"] }],
+          versions: [{ hash: "v2", seenAt: new Date().toISOString(), approved: false }, { hash: "v1", seenAt: new Date().toISOString(), approved: false }],
+        };
+      if (cmd === "transcript_history") return [];
+      return null;
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.click(document.querySelector('[data-tab="history"]')!);
+    const withDecision = await screen.findByTestId("decision-comments");
+    expect(withDecision).toHaveTextContent("With 1 comment: “1. one”");
+    const perVersion = await screen.findAllByTestId("version-comment");
+    expect(perVersion.map((e) => e.textContent)).toEqual([expect.stringContaining("<b>bold</b> title"), expect.stringContaining("which one?")]);
+    expect(perVersion[1]).toHaveTextContent("sent with the decision of 2026-11-23T10:05:00Z");
+    expect(document.querySelector(".version-comment b")).toBeNull();
+  });
 });

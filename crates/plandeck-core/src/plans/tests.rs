@@ -257,7 +257,7 @@ fn get_renders_and_resolves_ids_and_paths() {
     assert_eq!(doc.plan, *kite);
     assert!(doc.source.starts_with("# Plan: add pagination"));
     assert!(
-        doc.html.contains("<h1 id=\"plan-add-pagination\">"),
+        doc.html.contains("<h1 id=\"plan-add-pagination\""),
         "{}",
         doc.html
     );

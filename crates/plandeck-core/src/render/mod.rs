@@ -51,7 +51,8 @@ pub(crate) fn options() -> Options {
 /// Everything the plan says stays visible (see [`plan_events`]): raw HTML and comments are shown
 /// as written in a marked box, and source the rendering would drop is shown beside it.
 pub fn render(markdown: &str) -> Rendered {
-    let mut events = plan_events(markdown);
+    let mut marks = Vec::new();
+    let mut events = plan_events_marked(markdown, Some(&mut marks));
     let mut headings = Vec::new();
     let mut used: HashMap<String, usize> = HashMap::new();
     let mut i = 0;
@@ -79,12 +80,111 @@ pub fn render(markdown: &str) -> Rendered {
         }
         i += 1;
     }
+    let nonce = marker_nonce();
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
-    html::push_html(&mut raw, events.into_iter());
+    html::push_html(&mut raw, with_markers(events, &marks, &nonce));
     Rendered {
-        html: sanitize(&raw),
+        html: place_sources(&sanitize(&raw), &marks, &nonce, markdown),
         headings,
     }
+}
+
+/// A block the rendered view marks with its source range (`data-src="start-end"`, byte offsets
+/// into the plan's text), so a click on it can comment on exactly that text.
+#[derive(Debug, Clone)]
+pub(crate) struct Mark {
+    /// Where in the events its marker goes (before the event at this index).
+    at: usize,
+    /// The element that gets the attribute.
+    tag: &'static str,
+    range: std::ops::Range<usize>,
+}
+
+/// Marker characters: tag characters, which a plan's text can never carry into the HTML (they
+/// are shown as `⟨U+E0001⟩`, see [`visible`]), around a nonce drawn for each render that a plan
+/// cannot know (for attribute values, where characters are not made visible).
+const MARK_OPEN: char = '\u{E0001}';
+const MARK_CLOSE: char = '\u{E007F}';
+
+fn marker_nonce() -> String {
+    use std::hash::{BuildHasher, Hasher};
+    let a = std::collections::hash_map::RandomState::new()
+        .build_hasher()
+        .finish();
+    let mut h = std::collections::hash_map::RandomState::new().build_hasher();
+    h.write_u64(a);
+    format!("{a:016x}{:016x}", h.finish())
+}
+
+fn marker(nonce: &str, i: usize) -> String {
+    format!("{MARK_OPEN}{nonce}{i}{MARK_CLOSE}")
+}
+
+/// The events with each mark's marker (a text event) inserted where it goes.
+fn with_markers<'a>(
+    events: Vec<Event<'a>>,
+    marks: &[Mark],
+    nonce: &str,
+) -> impl Iterator<Item = Event<'a>> {
+    let mut out = Vec::with_capacity(events.len() + marks.len());
+    let mut next = marks.iter().enumerate().peekable();
+    for (i, event) in events.into_iter().enumerate() {
+        while let Some((n, _)) = next.next_if(|(_, m)| m.at <= i) {
+            out.push(Event::Text(CowStr::from(marker(nonce, n))));
+        }
+        out.push(event);
+    }
+    for (n, _) in next {
+        out.push(Event::Text(CowStr::from(marker(nonce, n))));
+    }
+    out.into_iter()
+}
+
+/// Sanitized `html` with each marker replaced by a `data-src` attribute on the element it marks
+/// (the nearest such opening tag before it). Written after sanitizing, like the differ's
+/// `data-pd-diff`: the sanitizer lets no `data-` attribute through, so a plan cannot write one.
+fn place_sources(html: &str, marks: &[Mark], nonce: &str, markdown: &str) -> String {
+    let open = format!("{MARK_OPEN}{nonce}");
+    if !html.contains(&open) {
+        return html.to_owned();
+    }
+    let mut out = String::with_capacity(html.len() + marks.len() * 20);
+    let mut done = 0;
+    let mut rest_at = 0;
+    while let Some(found) = html[rest_at..].find(&open) {
+        let pos = rest_at + found;
+        let digits_at = pos + open.len();
+        let Some(len) = html[digits_at..].find(MARK_CLOSE) else {
+            break;
+        };
+        let end = digits_at + len + MARK_CLOSE.len_utf8();
+        let mark = html[digits_at..digits_at + len]
+            .parse::<usize>()
+            .ok()
+            .and_then(|n| marks.get(n))
+            .filter(|m| markdown.get(m.range.clone()).is_some());
+        // The end of the element's opening tag, between what is written already and the marker.
+        // (Its attributes, a heading's slug id at most, never hold a `>`.)
+        let tag_at = mark.and_then(|m| {
+            let needle = format!("<{}", m.tag);
+            let start = html[done..pos]
+                .rmatch_indices(needle.as_str())
+                .map(|(i, _)| done + i + needle.len())
+                .find(|after| matches!(html.as_bytes().get(*after), Some(b' ' | b'>')))?;
+            html[start..pos].find('>').map(|i| start + i)
+        });
+        if let (Some(m), Some(after)) = (mark, tag_at) {
+            out.push_str(&html[done..after]);
+            out.push_str(&format!(" data-src=\"{}-{}\"", m.range.start, m.range.end));
+            out.push_str(&html[after..pos]);
+        } else {
+            out.push_str(&html[done..pos]);
+        }
+        done = end;
+        rest_at = end;
+    }
+    out.push_str(&html[done..]);
+    out
 }
 
 /// Renders `markdown` to HTML that is safe to put into the webview (the HTML of [`render`]).
@@ -137,7 +237,18 @@ pub(crate) fn kept_tag(html: &str) -> Option<&'static str> {
 ///
 /// Headings get no ids here; [`render`] adds them.
 pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
+    plan_events_marked(markdown, None)
+}
+
+/// [`plan_events`], recording in `marks` (when given) each block a reviewer can comment on:
+/// headings, paragraphs, list items (their own lines, without nested lists), table rows and code
+/// blocks, with their source ranges.
+fn plan_events_marked<'a>(markdown: &'a str, mut marks: Option<&mut Vec<Mark>>) -> Vec<Event<'a>> {
     let mut out: Vec<Event<'_>> = Vec::with_capacity(markdown.len() / 8 + 8);
+    // Open list items (their mark, and whether a nested block already ended their own lines),
+    // and a table row whose mark goes into its first cell.
+    let mut open_items: Vec<(Option<usize>, bool)> = Vec::new();
+    let mut pending_row: Option<std::ops::Range<usize>> = None;
     let mut depth = 0usize;
     let mut covered = 0usize;
     let mut block = 0..0;
@@ -159,6 +270,33 @@ pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
             Event::Start(tag) => {
                 depth += 1;
                 seen.push(' ');
+                let marked: Option<&'static str> = match &tag {
+                    Tag::Paragraph => Some("p"),
+                    Tag::Heading { level, .. } => Some(match level {
+                        HeadingLevel::H1 => "h1",
+                        HeadingLevel::H2 => "h2",
+                        HeadingLevel::H3 => "h3",
+                        HeadingLevel::H4 => "h4",
+                        HeadingLevel::H5 => "h5",
+                        HeadingLevel::H6 => "h6",
+                    }),
+                    Tag::Item => Some("li"),
+                    Tag::CodeBlock(_) => Some("pre"),
+                    _ => None,
+                };
+                if let (Some(marks), Tag::List(_) | Tag::CodeBlock(_) | Tag::BlockQuote(_)) =
+                    (marks.as_deref_mut(), &tag)
+                {
+                    // A nested block ends the enclosing item's own lines.
+                    if let Some((Some(m), cut @ false)) = open_items.last_mut() {
+                        marks[*m].range.end = range.start.max(marks[*m].range.start);
+                        *cut = true;
+                    }
+                }
+                if matches!(tag, Tag::TableHead | Tag::TableRow) {
+                    pending_row = Some(range.clone());
+                }
+                let is_cell = matches!(tag, Tag::TableCell);
                 match tag {
                     Tag::HtmlBlock => {
                         in_html_block = true;
@@ -252,10 +390,33 @@ pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
                     }
                     tag => out.push(Event::Start(tag)),
                 }
+                if let Some(marks) = marks.as_deref_mut() {
+                    if let Some(tag) = marked {
+                        marks.push(Mark {
+                            at: out.len(),
+                            tag,
+                            range: range.clone(),
+                        });
+                        if tag == "li" {
+                            open_items.push((Some(marks.len() - 1), false));
+                        }
+                    } else if is_cell {
+                        if let Some(row) = pending_row.take() {
+                            marks.push(Mark {
+                                at: out.len(),
+                                tag: "tr",
+                                range: row,
+                            });
+                        }
+                    }
+                }
             }
             Event::End(end) => {
                 depth = depth.saturating_sub(1);
                 seen.push(' ');
+                if matches!(end, TagEnd::Item) {
+                    open_items.pop();
+                }
                 match end {
                     TagEnd::HtmlBlock => {
                         in_html_block = false;
@@ -348,6 +509,13 @@ pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
     }
     if covered < markdown.len() {
         hidden_block(&markdown[covered..], &mut out);
+    }
+    if let Some(marks) = marks {
+        // A block's range may take the blank space after it: not part of its text.
+        for m in marks.iter_mut() {
+            let text = &markdown[m.range.clone()];
+            m.range.end = m.range.start + text.trim_end().len();
+        }
     }
     out
 }

@@ -136,7 +136,7 @@ fn assert_inert(html: &str, payload: &str) {
                     "lang"
                 ]
                 .contains(&attr.as_str())
-                    && !attr.starts_with("data-")
+                    && (!attr.starts_with("data-") || is_source_range(&name, attr, value))
                     && !attr.starts_with("aria-"),
                 "{attr} in {html:?}"
             );
@@ -172,6 +172,132 @@ fn assert_inert(html: &str, payload: &str) {
     }
 }
 
+/// The one `data-` attribute rendered HTML carries: the renderer's `data-src="start-end"` on a
+/// block a reviewer can comment on.
+fn is_source_range(tag: &str, attr: &str, value: &str) -> bool {
+    let blocks = ["p", "h1", "h2", "h3", "h4", "h5", "h6", "li", "pre", "tr"];
+    attr == "data-src"
+        && blocks.contains(&tag)
+        && value.split_once('-').is_some_and(|(a, b)| {
+            a.parse::<usize>()
+                .ok()
+                .zip(b.parse::<usize>().ok())
+                .is_some_and(|(a, b)| a <= b)
+        })
+}
+
+/// Every `data-src` of `html`, in order: its tag and range.
+fn source_ranges(html: &str) -> Vec<(String, std::ops::Range<usize>)> {
+    tags(html)
+        .into_iter()
+        .flat_map(|(name, attrs)| {
+            attrs
+                .into_iter()
+                .filter(|(a, _)| a == "data-src")
+                .map(move |(_, v)| {
+                    let (a, b) = v.split_once('-').unwrap();
+                    (name.clone(), a.parse().unwrap()..b.parse().unwrap())
+                })
+        })
+        .collect()
+}
+
+#[test]
+fn blocks_carry_their_source_ranges() {
+    let md = "# Plan: *paging*
+
+We add `page`.
+
+1. Add params
+2. Return a cursor
+   - opaque
+   - base64
+
+| a | b |
+|---|---|
+| 1 | 2 |
+
+```rust
+fn main() {}
+```
+
+> quoted
+
+- [ ] todo é
+";
+    let html = render(md).html;
+    let got: Vec<(String, &str)> = source_ranges(&html)
+        .into_iter()
+        .map(|(tag, r)| (tag, &md[r]))
+        .collect();
+    let want = [
+        ("h1", "# Plan: *paging*"),
+        ("p", "We add `page`."),
+        ("li", "1. Add params"),
+        ("li", "2. Return a cursor"),
+        ("li", "- opaque"),
+        ("li", "- base64"),
+        ("tr", "| a | b |"),
+        ("tr", "| 1 | 2 |"),
+        ("pre", "```rust\nfn main() {}\n```"),
+        ("p", "quoted"),
+        ("li", "- [ ] todo é"),
+    ];
+    let want: Vec<(String, &str)> = want.iter().map(|(t, s)| (t.to_string(), *s)).collect();
+    assert_eq!(got, want, "{html}");
+    // The attribute sits on the element itself; the rest of the HTML is as before.
+    assert!(
+        html.contains("<h1 id=\"plan-paging\" data-src=\"0-16\">Plan: <em>paging</em></h1>"),
+        "{html}"
+    );
+    assert!(html.contains("<pre data-src="), "{html}");
+    assert!(
+        !html.contains('\u{E0001}') && !html.contains('\u{E007F}'),
+        "{html:?}"
+    );
+    assert_inert(&html, md);
+}
+
+#[test]
+fn a_plan_cannot_write_or_forge_source_ranges() {
+    // The sanitizer lets no data-src through: only the renderer writes it, after sanitizing.
+    assert_eq!(
+        sanitize("<p data-src=\"0-3\">x</p><li data-src=\"1-2\">y</li>"),
+        "<p>x</p><li>y</li>"
+    );
+    // Raw HTML with the attribute is shown as text; marker characters a plan writes (as such or
+    // as references, in text or in a link) are shown or kept apart, and mark nothing.
+    let forged = [
+        // HTML blocks: shown as written, in a box that is no block of the plan.
+        "<p data-src=\"0-3\">forged</p>\n",
+        "<h2 data-src=\"0-1\">x</h2>\n",
+        // Paragraphs: the one range is the paragraph's own.
+        "text <b data-src=\"0-3\">x</b> more\n",
+        "text \u{E0001}00000000000000000000000000000000\u{E007F} more\n",
+        "text &#xE0001;0000000000000000&#xE007F; more\n",
+        "[x](https://e.com/&#xE0001;0000000000000000&#xE007F;) y\n",
+        "[x](https://e.com/ \"&#xE0001;00&#xE007F;\") y\n",
+    ];
+    for (i, src) in forged.iter().enumerate() {
+        let md = format!("# Title\n\n{src}\n- item\n");
+        let html = render(&md).html;
+        let ranges = source_ranges(&html);
+        let tags: Vec<&str> = ranges.iter().map(|(t, _)| t.as_str()).collect();
+        let want: &[&str] = if i < 2 {
+            &["h1", "li"]
+        } else {
+            &["h1", "p", "li"]
+        };
+        assert_eq!(tags, want, "{html}");
+        assert_eq!(&md[ranges[0].1.clone()], "# Title");
+        if i >= 2 {
+            assert_eq!(&md[ranges[1].1.clone()], src.trim_end(), "{html}");
+        }
+        assert_eq!(&md[ranges.last().unwrap().1.clone()], "- item");
+        assert_inert(&html, src);
+    }
+}
+
 #[test]
 fn hostile_payloads_come_out_inert() {
     for payload in HOSTILE {
@@ -188,8 +314,12 @@ fn markdown_features_render() {
     let md = "# Plan\n\n| a | b |\n|---|---|\n| 1 | 2 |\n\n- [x] done\n- [ ] todo\n\n~~gone~~\n\nNote[^1].\n\n[^1]: The note.\n\n```rust\nfn main() {}\n```\n";
     let r = render(md);
     let h = &r.html;
-    assert!(h.contains("<h1 id=\"plan\">Plan</h1>"), "{h}");
+    assert!(
+        h.contains("<h1 id=\"plan\" data-src=\"0-6\">Plan</h1>"),
+        "{h}"
+    );
     assert!(h.contains("<table>") && h.contains("<td>1</td>"), "{h}");
+    assert!(h.contains("<tr data-src=\"8-17\"><th>a</th>"), "{h}");
     assert!(h.contains("<s>gone</s>") && !h.contains("<del"), "{h}");
     assert!(h.contains("<code class=\"language-rust\">"), "{h}");
     assert!(h.contains("class=\"footnote-reference\""), "{h}");
@@ -232,8 +362,9 @@ fn odd_code_languages_lose_their_class() {
     assert_inert(&r.html, "odd language");
     // The info string is shown as text above the code, never as an attribute.
     assert!(
-        r.html
-            .contains("<div class=\"pd-lang\">js\" onclick=\"x</div>\n<pre><code>x"),
+        r.html.contains(
+            "<div class=\"pd-lang\">js\" onclick=\"x</div>\n<pre data-src=\"0-23\"><code>x"
+        ),
         "{}",
         r.html
     );
@@ -243,7 +374,10 @@ fn odd_code_languages_lose_their_class() {
 #[test]
 fn markdown_html_wraps_render() {
     let html = markdown_html("# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))");
-    assert!(html.contains("<h1 id=\"hi\">Hi</h1>"), "{html}");
+    assert!(
+        html.contains("<h1 id=\"hi\" data-src=\"0-4\">Hi</h1>"),
+        "{html}"
+    );
     assert!(!html.contains("<script"), "{html}");
     assert!(!html.contains("href=\"javascript:"), "{html}");
     assert_inert(&html, "markdown_html");
