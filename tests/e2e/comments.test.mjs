@@ -6,7 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { mkdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
-import { cli, makeDemoHome, withApp } from "./webdriver.mjs";
+import { cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 const PLAN = [
   "# Plan: rate limiting",
@@ -43,11 +43,34 @@ test("comments follow a revised plan; a rejection carries the open ones with the
     await s.waitForText("rate limiting", "[aria-label=Plans]");
     await s.exec(`[...document.querySelectorAll("[data-testid=plan-row]")].find(e => e.innerText.includes("rate limiting")).click()`);
     await s.waitForText("token bucket", "[data-testid=plan-detail]");
+    // One comment on a block clicked in the rendered plan (its source text is the quote) …
+    const clicked = await s.exec(
+      `const el = [...document.querySelectorAll("[data-testid=plan-html] li[data-src]")].find(e => e.innerText.includes("Log every rejected"));
+       el.click(); return el.classList.contains("pd-focused");`,
+    );
+    assert.ok(clicked, "a click focuses the block");
+    await s.keys("c");
+    await s.waitFor("[data-testid=comment-text]");
+    const draft = await s.exec(`return document.querySelector("[data-testid=comment-draft] .quote").textContent`);
+    assert.equal(draft, "3. Log every rejected request at info level.");
+    await s.type("[data-testid=comment-text]", "Info is too loud; use debug.");
+    await s.click("[data-testid=comment-save]");
+    await s.waitForText("Info is too loud", "[data-testid=comments]");
+    // … and one on text selected in the source view.
     await s.exec(`document.querySelector("[data-tab=source]").click()`);
     await s.waitFor("[data-testid=plan-source]");
     await commentOn(s, "Return `429` with a `Retry-After` header.", "Which Retry-After: seconds or a date?");
-    await commentOn(s, "Log every rejected request at info level.", "Info is too loud; use debug.");
+    await s.exec(`document.querySelector("[data-tab=rendered]").click()`);
+    await s.exec(
+      `[...document.querySelectorAll("[data-testid=plan-html] li[data-src]")].find(e => e.innerText.includes("token bucket")).click()`,
+    );
+    await s.waitFor("[data-testid=comment-block]");
     await s.screenshot("comments");
+    await s.click("[data-testid=copy-review]");
+    await waitFor(() => s.exec(`return document.querySelector("[data-testid=copy-done], [data-testid=comments] [role=alert]")?.innerText`), {
+      what: "the review copied",
+    });
+    assert.equal(await s.exec(`return document.querySelector("[data-testid=comments] [role=alert]")?.innerText ?? null`), null);
 
     // The agent revises the plan: step 2 moves down, step 3 is gone.
     writeFileSync(path, PLAN.replace("1. Add", "1. Measure the current load.\n2. Add").replace("2. Return", "3. Return").replace("3. Log every rejected request at info level.\n", ""));
@@ -62,6 +85,12 @@ test("comments follow a revised plan; a rejection carries the open ones with the
     await s.type("[data-testid=feedback]", "Two things first.");
     await s.click("[data-testid=send-reject]");
     await s.waitForText("1 comment", "[data-testid=review-notice]");
+    // The history shows the comments made on the first version, and the one sent with the decision.
+    await s.exec(`document.querySelector("[data-tab=history]").click()`);
+    await s.waitFor("[data-testid=decision-comments]");
+    assert.match(await s.text("[data-testid=decision-comments]"), /With 1 comment: “Return `429`/);
+    const perVersion = await s.exec(`return [...document.querySelectorAll("[data-testid=version-comment]")].map(e => e.innerText)`);
+    assert.equal(perVersion.length, 2, perVersion.join("\n"));
   });
 
   const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
@@ -70,6 +99,11 @@ test("comments follow a revised plan; a rejection carries the open ones with the
     "Two things first.\n\nComment on the plan (1), each on the quoted text:\n\n" +
       "1. On \"Return `429` with a `Retry-After` header.\":\n   Which Retry-After: seconds or a date?",
   );
+  assert.equal(log[0].comments.length, 1);
   const comments = JSON.parse(cli(home, ["comments", path, "--json"]).stdout);
   assert.deepEqual(comments.map((c) => [c.status, c.sentWith.length]), [["open", 1], ["outdated", 0]]);
+  const md = cli(home, ["comments", path, "--markdown"]).stdout;
+  assert.match(md, /^# Review: Plan: rate limiting\n/);
+  assert.match(md, /- Decision: rejected by .*, with 1 comment\n/);
+  assert.match(md, /### 2\. Outdated .*\n\n> 3\. Log every rejected request at info level\.\n\nInfo is too loud; use debug\./);
 });

@@ -91,6 +91,19 @@ describe("CommentsPanel", () => {
     expect(written).toEqual([md]);
   });
 
+  it("shows the review to copy by hand when the clipboard refuses it", async () => {
+    mockIPC((cmd) => (cmd === "list_comments" ? [] : cmd === "review_markdown" ? "# Review: Plan\n" : null));
+    Object.defineProperty(navigator, "clipboard", {
+      value: { writeText: async () => Promise.reject(new Error("NotAllowedError")) },
+      configurable: true,
+    });
+    render(CommentsPanel, { planId: "p1" });
+    await fireEvent.click(await screen.findByTestId("copy-review"));
+    const manual = await screen.findByTestId("copy-manual");
+    expect(manual.querySelector("textarea")).toHaveValue("# Review: Plan\n");
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
   it("renders 200 comments, each with its quote", async () => {
     mockIPC((cmd) =>
       cmd === "list_comments"
