@@ -5,7 +5,7 @@ use plandeck_core::comments::{self, NewComment, PlacedComment, Position};
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
 use plandeck_core::review::log::now;
-use tauri::State;
+use tauri::{AppHandle, State};
 
 use super::blocking;
 use crate::AppState;
@@ -27,8 +27,9 @@ pub async fn list_comments(
 
 /// Comments on `quote`; `near` (a byte offset in the plan's source) picks among repeated quotes.
 #[tauri::command]
-#[tracing::instrument(skip(state, text))]
+#[tracing::instrument(skip(app, state, text))]
 pub async fn add_comment(
+    app: AppHandle,
     state: State<'_, AppState>,
     id: String,
     quote: String,
@@ -36,7 +37,7 @@ pub async fn add_comment(
     near: Option<u32>,
 ) -> Result<PlacedComment, IpcError> {
     let roots = state.roots();
-    blocking(move || {
+    let placed = blocking(move || {
         let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
         let new = NewComment {
             quote: &quote,
@@ -45,19 +46,25 @@ pub async fn add_comment(
         };
         comments::add_to_plan(&roots, &id, new, &now())
     })
-    .await
+    .await?;
+    // The waiting queue shows how many open comments a decision carries.
+    crate::live::emit(&app, "comments:changed", ());
+    Ok(placed)
 }
 
 /// `resolve`, `reopen` or `delete` comment `comment_id`.
 #[tauri::command]
-#[tracing::instrument(skip(state))]
+#[tracing::instrument(skip(app, state))]
 pub async fn change_comment(
+    app: AppHandle,
     state: State<'_, AppState>,
     comment_id: String,
     action: comments::CommentAction,
 ) -> Result<(), IpcError> {
     let roots = state.roots();
-    blocking(move || Ok(comments::change(&roots.data, &comment_id, action, &now())?)).await
+    blocking(move || Ok(comments::change(&roots.data, &comment_id, action, &now())?)).await?;
+    crate::live::emit(&app, "comments:changed", ());
+    Ok(())
 }
 
 /// The plan's review as Markdown ("Copy review as Markdown"): its title, each comment with its

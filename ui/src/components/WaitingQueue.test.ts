@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "./WaitingQueue.svelte";
 import type { GateRequest } from "../lib/bindings";
 
@@ -112,5 +113,25 @@ describe("WaitingQueue with comments on the plan", () => {
     await fireEvent.click(carry.querySelector("input")!);
     await fireEvent.click(screen.getByTestId("gate-approve-auto"));
     await waitFor(() => expect(calls[1]).toMatchObject({ decision: { decision: "approve" }, withComments: false }));
+  });
+
+  it("counts the open comments again when a comment is made or the plan changes", async () => {
+    let count = 0;
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_pending") return [request()];
+        if (cmd === "request_comments") return Array.from({ length: count }, (_, i) => ({ id: `c${i}` }));
+      },
+      { shouldMockEvents: true },
+    );
+    render(WaitingQueue);
+    await screen.findByTestId("gate-request");
+    expect(screen.queryByTestId("gate-comments")).toBeNull();
+    count = 1;
+    await emit("comments:changed", null);
+    expect(await screen.findByTestId("gate-comments")).toHaveTextContent("With the plan's 1 open comment,");
+    count = 0;
+    await emit("plans:changed", { paths: [] });
+    await waitFor(() => expect(screen.queryByTestId("gate-comments")).toBeNull());
   });
 });

@@ -106,7 +106,7 @@ export const ipc = {
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */
-export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed";
+export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed" | "comments:changed";
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
 export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
