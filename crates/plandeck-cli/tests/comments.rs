@@ -316,3 +316,26 @@ fn a_comment_on_a_50_mb_plan_is_refused_with_a_reason_and_writes_nothing() {
     assert!(err.contains("52428800 bytes; plans over"), "{err}");
     assert!(!home.path().join(".local/share/plandeck/comments").exists());
 }
+
+#[test]
+fn a_quote_or_comment_may_start_with_a_dash() {
+    let home = tempfile::tempdir().unwrap();
+    let p = plan(home.path(), "# Steps\n\n- step one\n- step two\n");
+    let args = [
+        "comment",
+        p.to_str().unwrap(),
+        "--quote",
+        "- step two",
+        "--text",
+        "- why two?",
+        "--json",
+    ];
+    let (code, out, err) = plandeck(home.path(), &args);
+    assert_eq!(code, 0, "{err}");
+    let c = json(&out);
+    assert_eq!(
+        (c["quote"].as_str(), c["text"].as_str()),
+        (Some("- step two"), Some("- why two?"))
+    );
+    assert_eq!(c["line"], 4);
+}

@@ -1091,3 +1091,36 @@ fn an_approved_request_carries_the_open_comments_as_reviewer_notes() {
     let c = comment_json(&s.home, &s.plan_file, &id);
     assert_eq!(c["sentWith"], serde_json::json!([log[0]["time"]]));
 }
+
+#[test]
+fn a_hostile_comment_reaches_the_hook_as_text_without_control_characters() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let marker = s.home.join("ran");
+    let hostile = format!(
+        "- $(touch {m}) `rm -rf ~`\u{1b}[201~\u{3}\nsecond line <script>alert(1)</script>",
+        m = marker.display()
+    );
+    comment_on(&s.home, &s.plan_file, "Write tests", &hostile);
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+    let (code, out, err) = plandeck(&s.home, &["reject", &req.id]);
+    assert_eq!(code, 0, "{out}{err}");
+    let message = deny_message(&hook.join().unwrap());
+    assert!(
+        message.contains(&format!(
+            "   - $(touch {m}) `rm -rf ~`[201~",
+            m = marker.display()
+        )),
+        "{message:?}"
+    );
+    assert!(
+        message.contains("\n   second line <script>alert(1)</script>"),
+        "{message:?}"
+    );
+    assert!(
+        !message.chars().any(|c| c.is_control() && c != '\n'),
+        "no control characters: {message:?}"
+    );
+    assert!(!marker.exists(), "nothing the comment says was run");
+}

@@ -16,11 +16,21 @@ pub struct CommentArgs {
     /// The plan's id or path (to add a comment).
     #[arg(required_unless_present = "action")]
     pub plan: Option<String>,
-    /// The exact text of the plan the comment is about.
-    #[arg(long, requires = "text", conflicts_with = "action")]
+    /// The exact text of the plan the comment is about. May start with `-` (a list item).
+    #[arg(
+        long,
+        requires = "text",
+        conflicts_with = "action",
+        allow_hyphen_values = true
+    )]
     pub quote: Option<String>,
-    /// The comment.
-    #[arg(long, requires = "quote", conflicts_with = "action")]
+    /// The comment. May start with `-` (a Markdown bullet).
+    #[arg(
+        long,
+        requires = "quote",
+        conflicts_with = "action",
+        allow_hyphen_values = true
+    )]
     pub text: Option<String>,
     /// Which occurrence of the quote, from 1, when the plan holds it more than once.
     #[arg(long, value_name = "N", requires = "quote")]
