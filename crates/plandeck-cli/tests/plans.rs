@@ -118,7 +118,10 @@ fn show_prints_html_md_and_json() {
 
     let (code, html, _) = plandeck(home.path(), &["plans", "show", &id, "--html"]);
     assert_eq!(code, 0);
-    assert!(html.contains("<h1 id=\"hostile\">Hostile</h1>"), "{html}");
+    assert!(
+        html.contains("<h1 id=\"hostile\" data-src=\"0-9\">Hostile</h1>"),
+        "{html}"
+    );
     // No tag the HTML holds is dangerous (text is escaped, so `<` starts only tags).
     for tag in html
         .split('<')
