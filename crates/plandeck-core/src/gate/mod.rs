@@ -19,7 +19,7 @@
 mod delivery;
 mod hook_claude;
 mod hook_gemini;
-mod install;
+pub(crate) mod install;
 mod pane;
 mod send;
 mod store;
