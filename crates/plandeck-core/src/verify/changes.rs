@@ -129,6 +129,7 @@ pub fn collect(
     let mut opts = DiffOptions::new();
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
+        .show_untracked_content(true)
         .include_typechange(true);
     let mut diff = repo
         .diff_tree_to_workdir_with_index(base_tree.as_ref(), Some(&mut opts))

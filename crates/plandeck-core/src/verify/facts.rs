@@ -344,11 +344,9 @@ impl Reader {
                     self.push_command(&call_id, cmd, at);
                 }
             }
-            (Some("response_item"), Some("custom_tool_call")) => {
-                if p["name"] == "apply_patch" {
-                    let patch = str_of(p, "input").unwrap_or_default();
-                    self.patch(&call_id, &patch, at);
-                }
+            (Some("response_item"), Some("custom_tool_call")) if p["name"] == "apply_patch" => {
+                let patch = str_of(p, "input").unwrap_or_default();
+                self.patch(&call_id, &patch, at);
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
                 let raw = result_text(&p["output"]);

@@ -44,6 +44,9 @@ pub fn stop_hook_command() -> String {
 }
 
 fn is_ours(command: &str) -> bool {
+    if command.trim() == stop_hook_command() {
+        return true;
+    }
     let Some(exe) = command.trim().strip_suffix(" hook claude-stop") else {
         return false;
     };

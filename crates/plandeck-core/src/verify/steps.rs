@@ -109,11 +109,9 @@ pub fn parse(plan: &str) -> Vec<Step> {
                     o.all_text.push(' ');
                 }
             }
-            Event::End(TagEnd::Item) => {
-                if step_item_depth == Some(list_depth) {
-                    step_item_depth = None;
-                    finish(&mut open, &mut steps);
-                }
+            Event::End(TagEnd::Item) if step_item_depth == Some(list_depth) => {
+                step_item_depth = None;
+                finish(&mut open, &mut steps);
             }
             Event::End(TagEnd::Paragraph) => {
                 if let Some(o) = &mut open {
