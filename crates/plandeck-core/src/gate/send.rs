@@ -71,11 +71,19 @@ pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendErr
         .filter_map(|p| RegistryFile::read(&p))
         .find(|r| r.session_id == session_id && pid_alive(r.pid, r.proc_start.as_deref()))
         .ok_or_else(no_session)?;
+    let socket = tmux_socket_of(registry.pid);
+    // The registry's pane, else the pane whose terminal is the agent's (checked again before
+    // anything is typed).
     let pane = registry
         .tmux
         .as_deref()
         .filter(|t| !t.is_empty())
         .map(super::pane::normalize_pane)
+        .or_else(|| {
+            socket
+                .as_deref()
+                .and_then(|s| super::pane::from_process(registry.pid, Some(s)))
+        })
         .ok_or_else(|| SendError::NoPane {
             session_id: session_id.to_owned(),
         })?;
@@ -85,7 +93,7 @@ pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendErr
         .and_then(|s| s.parse::<u64>().ok())
         .or_else(|| terminal::start_time(registry.pid));
     Ok(Target {
-        socket: tmux_socket_of(registry.pid),
+        socket,
         pane,
         agent: Some(ProcessId {
             pid: registry.pid,

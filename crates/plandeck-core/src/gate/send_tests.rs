@@ -150,12 +150,24 @@ fn a_session_that_is_gone_replaced_or_outside_tmux_is_refused() {
     let err = send_to_session(&roots, "s1", "hello").unwrap_err();
     assert!(matches!(err, SendError::NoLiveSession { .. }), "{err}");
     assert_eq!(IpcError::from(err).kind, ErrorKind::NotFound);
-    // Live, but not in tmux.
+    // Live, but not in tmux (no pane in the registry, no tmux server in its environment).
+    let mut outside = std::process::Command::new("sleep")
+        .arg("1000")
+        .env_remove("TMUX")
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    register(&home, outside.id(), "s2", None, None);
+    let not_in_tmux = send_to_session(&roots, "s2", "hello");
+    let _ = outside.kill();
+    let _ = outside.wait();
+    assert!(
+        matches!(not_in_tmux, Err(SendError::NoPane { .. })),
+        "{not_in_tmux:?}"
+    );
+    // In tmux with no pane in the registry: the pane whose terminal is the agent's.
     register(&home, pid, "s1", None, Some(start));
-    assert!(matches!(
-        send_to_session(&roots, "s1", "hello"),
-        Err(SendError::NoPane { .. })
-    ));
+    assert_eq!(session_target(&roots, "s1").unwrap().pane, pane);
     // Live in tmux, but the registry names another pane: not the agent's terminal.
     register(&home, pid, "s1", Some("%77"), Some(start));
     assert!(matches!(
