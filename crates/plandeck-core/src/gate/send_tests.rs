@@ -198,3 +198,81 @@ fn a_menu_with_the_cursor_on_a_choice_counts_as_open() {
     assert!(!menu_open("> \n  ? for shortcuts"));
     assert!(!menu_open("❯ fix the tests\n"));
 }
+
+/// A session whose plan (two steps) was approved, with step 1 done: (tempdir, roots, plan id).
+fn approved_plan() -> (
+    tempfile::TempDir,
+    Roots,
+    std::path::PathBuf,
+    crate::verify::testkit::ClaudeSession,
+) {
+    use crate::verify::testkit::{git_init, write_file, ClaudeSession};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
+    let repo = home.join("work/g");
+    git_init(&repo, &[("README.md", "# g\n")], 0);
+    let mut s = ClaudeSession::new(
+        &home,
+        &repo,
+        "5f0c2b9e-1111-4222-8333-944455556666",
+        "plan-send-kite",
+    );
+    s.prompt(30, "plan greetings");
+    s.plan_approved(
+        120,
+        150,
+        "# Plan\n\n1. Create `greet.js`\n2. Document it in `USAGE.md`\n",
+    );
+    write_file(&repo, "greet.js", "export const greet = 1;\n");
+    s.write(200, &repo.join("greet.js"), "export const greet = 1;\n");
+    s.save();
+    let roots = s.roots.clone();
+    (dir, roots, repo, s)
+}
+
+#[test]
+fn a_report_that_changed_since_it_was_shown_is_not_sent() {
+    let (_dir, roots, repo, mut s) = approved_plan();
+    let id = crate::ids::plan_id(&s.plan_path);
+    let shown = report_text(&roots, &id).unwrap();
+    assert!(shown.contains("USAGE.md"), "{shown}");
+    // The agent keeps working: step 2 is done now, the report shown is stale.
+    crate::verify::testkit::write_file(&repo, "USAGE.md", "# usage\n");
+    s.write(300, &repo.join("USAGE.md"), "# usage\n");
+    s.save();
+    let err = send_report(&roots, &id, &shown).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Conflict, "{err:?}");
+    assert!(err.message.contains("nothing was typed"), "{err:?}");
+    // The current text, but the session runs nowhere: refused, with the reason.
+    let now = report_text(&roots, &id).unwrap();
+    let err = send_report(&roots, &id, &now).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+    assert!(
+        err.message.contains("no live Claude Code session"),
+        "{err:?}"
+    );
+    // A path is not an id.
+    let err = send_report(&roots, &s.plan_path.to_string_lossy(), &now).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
+}
+
+#[test]
+fn a_changed_files_diff_is_the_review_diff_of_its_two_sides() {
+    let (_dir, roots, repo, mut s) = approved_plan();
+    let id = crate::ids::plan_id(&s.plan_path);
+    let diff = crate::review::file_diff::changed_file_diff(&roots, &id, "greet.js").unwrap();
+    assert_eq!(diff.stats.added, 1);
+    assert_eq!(diff.stats.removed, 0);
+    assert_eq!(diff.from_label, "greet.js (new file)");
+    assert_eq!(diff.to_label, "greet.js now");
+    // A file the report does not list is not read.
+    let err =
+        crate::review::file_diff::changed_file_diff(&roots, &id, "../../etc/passwd").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+    // Not text: no diff, a clear message.
+    std::fs::write(repo.join("logo.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+    s.write(250, &repo.join("logo.bin"), "");
+    s.save();
+    let err = crate::review::file_diff::changed_file_diff(&roots, &id, "logo.bin").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
+}
