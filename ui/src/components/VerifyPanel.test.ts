@@ -4,6 +4,7 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import VerifyPanel from "./VerifyPanel.svelte";
 import PlanDetail from "../views/PlanDetail.svelte";
+import WorktreesView from "../views/WorktreesView.svelte";
 import type { PlanDiff, StepReport, StepStatus, VerifyReport } from "../lib/bindings";
 
 function step(index: number, status: StepStatus, extra: Partial<StepReport> = {}): StepReport {
@@ -240,4 +241,21 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     await waitFor(() => expect(statuses()).toEqual(["done", "done"]), { timeout: 3000 });
     expect(calls - before).toBe(1);
   }, 20000);
+
+  it("the worktree row links to the Verify tab of the plan of the session working there", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_worktrees")
+        return [
+          { id: "w1", repoId: "r1", repo: "/h/work/g", path: "/h/work/g-wt", branch: "feat", head: "0123456789", isMain: false, kept: false, locked: false, lockReason: null, prunable: false, changedFiles: 2, unmergedCommits: 1, base: "abc", baseName: "main", sizeBytes: 10, sessionId: "s1", problem: null, submoduleCommits: 0 },
+          { id: "w2", repoId: "r1", repo: "/h/work/g", path: "/h/work/g-other", branch: "other", head: "0123456789", isMain: false, kept: false, locked: false, lockReason: null, prunable: false, changedFiles: 0, unmergedCommits: 0, base: "abc", baseName: "main", sizeBytes: 10, sessionId: "s2", problem: null, submoduleCommits: 0 },
+        ];
+      if (cmd === "list_sessions") return [{ sessionId: "s1", planPath: "/h/.claude/plans/p.md" }, { sessionId: "s2", planPath: null }];
+    });
+    const opened: string[] = [];
+    render(WorktreesView, { overview: null, onLoadDemo: () => {}, onVerifyPlan: (p: string) => opened.push(p) });
+    const links = await screen.findAllByTestId("worktree-verify");
+    expect(links).toHaveLength(1);
+    await fireEvent.click(links[0]);
+    expect(opened).toEqual(["/h/.claude/plans/p.md"]);
+  });
 });
