@@ -581,3 +581,32 @@ fn stop_hook_off_by_setting_and_on_bad_input() {
     let out = stop_hook::hook_claude_stop(&roots, &stop_input(SESSION, false));
     assert!(out.stdout.contains("\"block\""));
 }
+
+#[test]
+fn a_session_started_from_the_approved_plan_is_read_too() {
+    let t = setup(PLAN);
+    t.s.save();
+    // "Clear context and implement": a new session whose first record carries the plan.
+    let other = "7e7e7e7e-1111-4222-8333-944455556666";
+    let mut b = ClaudeSession::new(&t.home, &t.repo, other, "plan-pagination-verify-kite");
+    b.carry_plan(160, PLAN);
+    write_file(&t.repo, "src/cursor.rs", "pub struct Cursor;\n");
+    b.write(200, &t.repo.join("src/cursor.rs"), "pub struct Cursor;\n");
+    b.bash(210, "cargo test", 0);
+    b.save();
+    let r = report_for_session(&t.s.roots, Agent::Claude, other)
+        .unwrap()
+        .expect("the carried plan");
+    assert_eq!(step(&r, 3).status, StepStatus::Done, "{r:#?}");
+    assert!(step(&r, 3)
+        .evidence
+        .iter()
+        .any(|e| matches!(e, Evidence::ToolCall { tool, .. } if tool == "Write")));
+    assert_eq!(
+        step(&r, 4).status,
+        StepStatus::Done,
+        "the command ran in the new session"
+    );
+    let by_plan = t.report();
+    assert_eq!(by_plan.steps, r.steps);
+}
