@@ -855,10 +855,15 @@ fn path_matches(want: &str, have: &str) -> bool {
     if want.is_empty() {
         return false;
     }
-    if let Some(dir) = want.strip_suffix('/') {
-        return have.starts_with(want) || have.contains(&format!("/{dir}/"));
+    if want.ends_with('/') {
+        return have.starts_with(want)
+            || memchr::memmem::find_iter(have.as_bytes(), want.as_bytes())
+                .any(|at| at > 0 && have.as_bytes()[at - 1] == b'/');
     }
-    have == want || have.ends_with(&format!("/{want}"))
+    have == want
+        || (have.len() > want.len()
+            && have.ends_with(want)
+            && have.as_bytes()[have.len() - want.len() - 1] == b'/')
 }
 
 /// `word` in `text` with no identifier character on either side.
