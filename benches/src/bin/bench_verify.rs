@@ -66,8 +66,7 @@ fn main() {
     session.prompt(10, "plan the rework");
     session.plan_approved(100, 150, &plan);
     // 1,000 files changed after the approval (each step's symbol lands in its files).
-    for i in 0..CHANGED {
-        let (p, c) = &files[i];
+    for (i, (p, c)) in files.iter().enumerate().take(CHANGED) {
         let step = i / 20;
         let new = format!("{c}pub fn paged_{step}() {{}}\n");
         testkit::write_file(&repo, p, &new);
