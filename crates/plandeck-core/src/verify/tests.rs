@@ -610,3 +610,29 @@ fn a_session_started_from_the_approved_plan_is_read_too() {
     let by_plan = t.report();
     assert_eq!(by_plan.steps, r.steps);
 }
+
+#[test]
+fn file_diff_never_reads_outside_the_worktree_nor_follows_symlinks() {
+    let mut t = setup(PLAN);
+    // A symlink the agent made pointing at a secret outside the repository.
+    let secret = t.home.join("secret.txt");
+    std::fs::write(&secret, "token=hunter2\n").unwrap();
+    std::os::unix::fs::symlink(&secret, t.repo.join("src/link.rs")).unwrap();
+    // A file outside the repository written by a tool call.
+    let outside = t.home.join("elsewhere/notes.md");
+    write_file(&t.home, "elsewhere/notes.md", "private\n");
+    t.s.write(200, &outside, "private\n");
+    let r = t.report();
+    let link = file_diff(&r, "src/link.rs").unwrap();
+    assert_eq!(link.new.as_deref(), Some(secret.to_str().unwrap()));
+    assert!(!format!("{link:?}").contains("hunter2"));
+    let out_path = outside.to_string_lossy().into_owned();
+    assert!(
+        paths(&r.changes).contains(&out_path.as_str()),
+        "{:#?}",
+        r.changes
+    );
+    let d = file_diff(&r, &out_path).unwrap();
+    assert_eq!((d.old, d.new), (None, None));
+    assert!(d.note.unwrap().contains("outside the worktree"));
+}
