@@ -528,6 +528,30 @@ mod tests {
     }
 
     #[test]
+    fn gemini_tool_calls_from_the_real_chat_and_shell_results() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/gemini-cli-0.61.0/tmp/gemproj/chats/session-2026-11-22T12-29-c76f8969.jsonl",
+        );
+        let f = read(Agent::Gemini, &fixture).unwrap();
+        assert_eq!(f.writes.len(), 1, "{f:#?}");
+        assert_eq!(f.writes[0].tool, "write_file");
+        assert!(f.writes[0].path.ends_with("/plans/pagination.md"));
+        assert!(!f.writes[0].failed);
+        assert!(f.commands.is_empty());
+        // A shell call, written twice as it progresses (the last copy wins).
+        let t = concat!(
+            r#"{"id":"m1","timestamp":"2026-11-22T12:31:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"npm test"},"status":"executing"}]}"#,
+            "\n",
+            r#"{"id":"m1","timestamp":"2026-11-22T12:31:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"npm test"},"status":"success","timestamp":"2026-11-22T12:31:05.000Z","result":[{"functionResponse":{"id":"run_1","name":"run_shell_command","response":{"output":"Command: npm test\nOutput: 1 failing\nExit Code: 1"}}}]}]}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Gemini, t.as_bytes());
+        assert_eq!(f.commands.len(), 1);
+        assert_eq!(f.commands[0].exit_code, Some(1));
+        assert_eq!(f.commands[0].success, Some(false));
+    }
+
+    #[test]
     fn codex_patch_and_exec() {
         let t = concat!(
             r#"{"timestamp":"2026-11-22T12:04:00.000Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"*** Begin Patch\n*** Add File: src/new.rs\n+fn cursor() {}\n*** Update File: a.rs\n*** Move to: b.rs\n*** End Patch"}}"#,

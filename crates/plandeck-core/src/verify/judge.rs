@@ -19,6 +19,8 @@ use super::{
 };
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::history::events::PlanEvent;
+use crate::history::scan::Files;
 use crate::history::{DecidedIn, HistoryVerdict, RecoveredPlan};
 
 /// The most evidence items of one kind listed per name.
@@ -59,10 +61,14 @@ pub struct Inputs {
 
 pub(crate) fn report(roots: &Roots, plan: &str) -> Result<VerifyReport, VerifyError> {
     let target = resolve(roots, plan)?;
+    Ok(report_of(roots, target))
+}
+
+fn report_of(roots: &Roots, target: Target) -> VerifyReport {
     let inputs = gather(roots, target);
     let mut report = evaluate(&inputs);
     super::overrides::apply(roots, &mut report);
-    Ok(report)
+    report
 }
 
 pub(crate) fn report_for_session(
@@ -70,26 +76,28 @@ pub(crate) fn report_for_session(
     agent: Agent,
     session_id: &str,
 ) -> Result<Option<VerifyReport>, VerifyError> {
-    let plans = crate::history::list(roots)?;
+    let (history, files) = crate::history::scan_with_files(roots)?;
+    let plans = &history.plans;
     // The session's own approved plan, newest approval first.
     let own = plans
         .iter()
         .filter(|p| p.agent == agent && p.session_id.as_deref() == Some(session_id))
         .filter_map(|p| last_approved(p).map(|v| (v.decided_at.clone(), p)))
         .max_by(|a, b| a.0.cmp(&b.0))
-        .map(|(_, p)| p.id.clone());
-    let id = match own {
-        Some(id) => Some(id),
+        .map(|(_, p)| p);
+    let plan = match own {
+        Some(p) => Some(p),
         // A plan carried into this session (clear context and implement, a compaction).
-        None => carried_into(roots, session_id)
-            .and_then(|path| plans.iter().find(|p| p.path.as_deref() == Some(&path)))
-            .filter(|p| last_approved(p).is_some())
-            .map(|p| p.id.clone()),
+        None => carried_into(&files, session_id).and_then(|(path, text)| {
+            plans.iter().filter(|p| p.agent == agent).find(|p| {
+                last_approved(p).is_some_and(|v| {
+                    (path.is_some() && p.path == path)
+                        || v.approved_text.as_deref().unwrap_or(&v.text).trim() == text.trim()
+                })
+            })
+        }),
     };
-    match id {
-        Some(id) => report(roots, &id).map(Some),
-        None => Ok(None),
-    }
+    Ok(plan.map(|p| report_of(roots, from_recovered(roots, p.clone(), &files))))
 }
 
 fn last_approved(p: &RecoveredPlan) -> Option<&crate::history::PlanVersion> {
@@ -99,49 +107,52 @@ fn last_approved(p: &RecoveredPlan) -> Option<&crate::history::PlanVersion> {
         .find(|v| v.verdict == Some(HistoryVerdict::Approved))
 }
 
-/// The plan path carried into the session `session_id` (its transcript's `Carried` records).
-fn carried_into(roots: &Roots, session_id: &str) -> Option<String> {
-    let (files, _, _) = crate::history::scan::scan(roots).ok()?;
+/// The plan carried into the session `session_id` (its transcript's `Carried` records): its
+/// path when the record names one, and its text.
+fn carried_into(files: &Files, session_id: &str) -> Option<(Option<String>, String)> {
     files.values().find_map(|e| {
         if e.facts.session_id.as_deref() != Some(session_id) {
             return None;
         }
         e.facts.events.iter().rev().find_map(|ev| match ev {
-            crate::history::events::PlanEvent::Carried { path, .. } => path.clone(),
+            PlanEvent::Carried { path, text, .. } => Some((path.clone(), text.clone())),
             _ => None,
         })
     })
 }
 
-/// Transcripts other than `first` that carry the plan at `path` (a new session implementing it).
-fn carrying(roots: &Roots, path: &str, first: &Path) -> Vec<(Agent, PathBuf)> {
-    let Ok((files, _, _)) = crate::history::scan::scan(roots) else {
-        return Vec::new();
-    };
+/// Transcripts other than `first` that carry the plan (at `path`, or with the approved `text`):
+/// a new session implementing it (clear context and implement), or the session after a
+/// compaction.
+fn carrying(files: &Files, path: Option<&str>, text: &str, first: &Path) -> Vec<PathBuf> {
     files
         .iter()
         .filter(|(p, e)| {
             p.as_path() != first
                 && !e.subagent
-                && e.facts.events.iter().any(|ev| {
-                    matches!(ev, crate::history::events::PlanEvent::Carried { path: Some(cp), .. } if cp == path)
+                && e.facts.events.iter().any(|ev| match ev {
+                    PlanEvent::Carried {
+                        path: cp, text: ct, ..
+                    } => (cp.is_some() && cp.as_deref() == path) || ct.trim() == text.trim(),
+                    _ => false,
                 })
         })
-        .map(|(p, e)| (e.agent, p.clone()))
+        .map(|(p, _)| p.clone())
         .collect()
 }
 
 /// The plan, its approved text and its approval, from the transcripts (through the plan
 /// history) or, for a plan file only Plandeck approved, from the decision log.
-pub(crate) fn resolve(roots: &Roots, plan: &str) -> Result<Target, VerifyError> {
-    match crate::history::find(roots, plan) {
-        Ok(r) => Ok(from_recovered(roots, r)),
+pub fn resolve(roots: &Roots, plan: &str) -> Result<Target, VerifyError> {
+    let (history, files) = crate::history::scan_with_files(roots)?;
+    match crate::history::find_in(roots, &history.plans, plan) {
+        Ok(r) => Ok(from_recovered(roots, r, &files)),
         Err(crate::history::HistoryError::Unknown(_)) => from_file(roots, plan),
         Err(e) => Err(e.into()),
     }
 }
 
-fn from_recovered(roots: &Roots, r: RecoveredPlan) -> Target {
+fn from_recovered(roots: &Roots, r: RecoveredPlan, files: &Files) -> Target {
     let mut t = Target {
         id: r.id.clone(),
         path: r.path.clone(),
@@ -170,8 +181,8 @@ fn from_recovered(roots: &Roots, r: RecoveredPlan) -> Target {
             plandeck_approval(roots, path, r.session_id.as_deref(), &mut t);
         }
     }
-    if let (Some(path), Some(first)) = (&t.path, t.transcripts.first().cloned()) {
-        for (_, p) in carrying(roots, path, &first) {
+    if let (true, Some(first)) = (t.approved, t.transcripts.first().cloned()) {
+        for p in carrying(files, t.path.as_deref(), &t.text, &first) {
             t.transcripts.push(p);
         }
     }
@@ -844,10 +855,15 @@ fn path_matches(want: &str, have: &str) -> bool {
     if want.is_empty() {
         return false;
     }
-    if let Some(dir) = want.strip_suffix('/') {
-        return have.starts_with(want) || have.contains(&format!("/{dir}/"));
+    if want.ends_with('/') {
+        return have.starts_with(want)
+            || memchr::memmem::find_iter(have.as_bytes(), want.as_bytes())
+                .any(|at| at > 0 && have.as_bytes()[at - 1] == b'/');
     }
-    have == want || have.ends_with(&format!("/{want}"))
+    have == want
+        || (have.len() > want.len()
+            && have.ends_with(want)
+            && have.as_bytes()[have.len() - want.len() - 1] == b'/')
 }
 
 /// `word` in `text` with no identifier character on either side.

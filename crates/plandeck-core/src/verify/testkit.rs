@@ -211,6 +211,16 @@ impl ClaudeSession {
         self.lines.push(u.to_string());
     }
 
+    /// The first record of a session started by "clear context and implement": the approved
+    /// plan carried in `planContent`.
+    pub fn carry_plan(&mut self, secs: i64, plan: &str) {
+        let uuid = self.id("u");
+        let mut v = self.envelope("user", secs, &uuid);
+        v["message"] = json!({ "role": "user", "content": format!("Implement the following plan:\n\n{plan}") });
+        v["planContent"] = json!(plan);
+        self.lines.push(v.to_string());
+    }
+
     /// A compaction (`/compact`): the boundary and the plan carried on.
     pub fn compact(&mut self, secs: i64) {
         let uuid = self.id("s");

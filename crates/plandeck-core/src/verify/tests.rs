@@ -581,3 +581,58 @@ fn stop_hook_off_by_setting_and_on_bad_input() {
     let out = stop_hook::hook_claude_stop(&roots, &stop_input(SESSION, false));
     assert!(out.stdout.contains("\"block\""));
 }
+
+#[test]
+fn a_session_started_from_the_approved_plan_is_read_too() {
+    let t = setup(PLAN);
+    t.s.save();
+    // "Clear context and implement": a new session whose first record carries the plan.
+    let other = "7e7e7e7e-1111-4222-8333-944455556666";
+    let mut b = ClaudeSession::new(&t.home, &t.repo, other, "plan-pagination-verify-kite");
+    b.carry_plan(160, PLAN);
+    write_file(&t.repo, "src/cursor.rs", "pub struct Cursor;\n");
+    b.write(200, &t.repo.join("src/cursor.rs"), "pub struct Cursor;\n");
+    b.bash(210, "cargo test", 0);
+    b.save();
+    let r = report_for_session(&t.s.roots, Agent::Claude, other)
+        .unwrap()
+        .expect("the carried plan");
+    assert_eq!(step(&r, 3).status, StepStatus::Done, "{r:#?}");
+    assert!(step(&r, 3)
+        .evidence
+        .iter()
+        .any(|e| matches!(e, Evidence::ToolCall { tool, .. } if tool == "Write")));
+    assert_eq!(
+        step(&r, 4).status,
+        StepStatus::Done,
+        "the command ran in the new session"
+    );
+    let by_plan = t.report();
+    assert_eq!(by_plan.steps, r.steps);
+}
+
+#[test]
+fn file_diff_never_reads_outside_the_worktree_nor_follows_symlinks() {
+    let mut t = setup(PLAN);
+    // A symlink the agent made pointing at a secret outside the repository.
+    let secret = t.home.join("secret.txt");
+    std::fs::write(&secret, "token=hunter2\n").unwrap();
+    std::os::unix::fs::symlink(&secret, t.repo.join("src/link.rs")).unwrap();
+    // A file outside the repository written by a tool call.
+    let outside = t.home.join("elsewhere/notes.md");
+    write_file(&t.home, "elsewhere/notes.md", "private\n");
+    t.s.write(200, &outside, "private\n");
+    let r = t.report();
+    let link = file_diff(&r, "src/link.rs").unwrap();
+    assert_eq!(link.new.as_deref(), Some(secret.to_str().unwrap()));
+    assert!(!format!("{link:?}").contains("hunter2"));
+    let out_path = outside.to_string_lossy().into_owned();
+    assert!(
+        paths(&r.changes).contains(&out_path.as_str()),
+        "{:#?}",
+        r.changes
+    );
+    let d = file_diff(&r, &out_path).unwrap();
+    assert_eq!((d.old, d.new), (None, None));
+    assert!(d.note.unwrap().contains("outside the worktree"));
+}
