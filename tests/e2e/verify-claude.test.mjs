@@ -172,6 +172,7 @@ test("claude: the Stop hook sends the missing step back, the model does it, and 
 
 test("claude: Send report to agent in the window types the report into the session's own pane, and the model acts on it", { timeout: 240000 }, async () => {
   await withApprovedPlan({ verifyHook: false }, async ({ s, repo, api, tmux }) => {
+    assert.ok(s, "Send report to agent is a button of the window: this test needs it (PLANDECK_E2E_NO_WINDOW is set)");
     // No Stop hook: the model stops after steps 1 and 2 and notes.txt.
     await tmux.waitScreen("Implemented the plan", { timeout: 60000 });
     writeFileSync(join(api.dir, "go"), "");
