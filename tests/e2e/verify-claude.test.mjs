@@ -141,6 +141,13 @@ test("claude: the Stop hook sends the missing step back, the model does it, and 
       await windowShows(s, "done,done,missing", "steps done, done, missing in the window");
       await s.waitForText("notes.txt", "[data-testid=verify-unplanned]");
       await s.screenshot("verify-missing");
+      // A changed file's diff, side by side, in the real window.
+      await s.click("[data-testid=verify-changed] [data-path='greet.js']");
+      await s.waitForText("hello", "[data-testid=verify-changed] [data-testid=plan-diff]");
+      await s.click("[data-testid=verify-panel] [data-diff-mode=split]");
+      await s.waitFor("[data-testid=verify-changed] [data-testid=plan-diff][data-mode=split]");
+      await s.exec(`document.querySelector("[data-testid=unplanned-heading]")?.scrollIntoView({ block: "start" })`);
+      await s.screenshot("verify-diff");
     }
 
     // Let the model do step 3: it writes USAGE.md and stops; the window follows.
