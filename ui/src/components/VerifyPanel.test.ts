@@ -64,7 +64,16 @@ const fileDiff = {
   fromLabel: "file1.js (new file)",
   toLabel: "file1.js now",
   stats: { added: 1, removed: 0 },
-  hunks: [{ oldStart: 0, newStart: 1, lines: [{ kind: "insert", oldNo: null, newNo: 1, segments: [{ text: "export const greet = 1;", changed: false }] }] }],
+  hunks: [
+    {
+      oldStart: 0,
+      newStart: 1,
+      lines: [
+        { kind: "insert", oldNo: null, newNo: 1, segments: [{ text: "export const greet = 1;", changed: false }] },
+        { kind: "insert", oldNo: null, newNo: 2, segments: [{ text: 'const s = "<img src=x onerror=alert(1)>";', changed: false }] },
+      ],
+    },
+  ],
   rows: [],
   renderedHtml: "",
 } as unknown as PlanDiff;
@@ -99,6 +108,10 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     const diff = await screen.findByTestId("plan-diff");
     expect(diff).toHaveAttribute("data-mode", "unified");
     expect(diff).toHaveTextContent("export const greet = 1;");
+    // Highlighted as JavaScript (by the file's extension); the file's text stays text.
+    await waitFor(() => expect(diff.querySelector(".hljs-keyword")).toHaveTextContent("export"));
+    expect(diff.querySelector("img")).toBeNull();
+    expect(diff).toHaveTextContent('const s = "<img src=x onerror=alert(1)>";');
     await fireEvent.click(screen.getByText("Side by side"));
     await waitFor(() => expect(screen.getByTestId("plan-diff")).toHaveAttribute("data-mode", "split"));
   }, 20000);
