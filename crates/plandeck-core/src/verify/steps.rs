@@ -52,6 +52,8 @@ pub fn parse(plan: &str) -> Vec<Step> {
     let mut step_item_depth: Option<usize> = None;
     let mut in_heading: Option<(HeadingLevel, usize, String)> = None;
     let mut in_code_block = false;
+    // Lists under a "Context", "Notes", "Risks"… heading describe, they are not steps.
+    let mut context_section: Option<HeadingLevel> = None;
 
     let finish = |open: &mut Option<Open>, steps: &mut Vec<Step>| {
         if let Some(o) = open.take() {
@@ -70,6 +72,12 @@ pub fn parse(plan: &str) -> Vec<Step> {
                     continue;
                 };
                 let text = one_line(&text);
+                if context_section.is_some_and(|l| level <= l) {
+                    context_section = None;
+                }
+                if is_context_heading(&text) {
+                    context_section = Some(level);
+                }
                 // A heading at or above the open step heading's level closes it.
                 if let Some(o) = &open {
                     if o.heading_level.is_some_and(|l| level <= l) {
@@ -92,7 +100,11 @@ pub fn parse(plan: &str) -> Vec<Step> {
             Event::End(TagEnd::List(_)) => list_depth = list_depth.saturating_sub(1),
             Event::Start(Tag::Item) => {
                 let inside_heading_step = open.as_ref().is_some_and(|o| o.heading_level.is_some());
-                if step_item_depth.is_none() && list_depth == 1 && !inside_heading_step {
+                if step_item_depth.is_none()
+                    && list_depth == 1
+                    && !inside_heading_step
+                    && context_section.is_none()
+                {
                     finish(&mut open, &mut steps);
                     open = Some(Open {
                         line: line_of(range.start),
@@ -238,6 +250,37 @@ fn build(o: Open) -> Step {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A section that describes rather than plans: its lists are not steps.
+fn is_context_heading(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let first = lower
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .next()
+        .unwrap_or("");
+    matches!(
+        first,
+        "context"
+            | "background"
+            | "notes"
+            | "note"
+            | "risks"
+            | "risk"
+            | "assumptions"
+            | "references"
+            | "alternatives"
+            | "non-goals"
+            | "out"
+            | "open"
+            | "questions"
+            | "summary"
+            | "overview"
+            | "current"
+            | "problem"
+            | "goals"
+    ) && !lower.contains("step")
 }
 
 /// "Step 3", "Step 3: …", "3. Step three" is not one (it is a list item already).
@@ -461,7 +504,7 @@ mod tests {
 
     #[test]
     fn step_headings_own_their_content() {
-        let plan = "# Plan\n\n## Step 1: the API\n\nEdit `src/api.rs`:\n\n- add `paginate`\n- add `Cursor`\n\n## Step 2\n\n```sh\nnpm test\n```\n\n## Notes\n\n- not a step? it is a list item: `x.rs`\n";
+        let plan = "# Plan\n\n## Step 1: the API\n\nEdit `src/api.rs`:\n\n- add `paginate`\n- add `Cursor`\n\n## Step 2\n\n```sh\nnpm test\n```\n\n## Cleanup\n\n- a list item after the step headings: `x.rs`\n";
         let steps = parse(plan);
         assert_eq!(steps.len(), 3, "{steps:#?}");
         assert_eq!(steps[0].text, "Step 1: the API");
@@ -476,6 +519,14 @@ mod tests {
         assert_eq!(names(&steps[1]), vec![(NameKind::Command, "npm test")]);
         assert!(steps[1].test);
         assert_eq!(names(&steps[2]), vec![(NameKind::Path, "x.rs")]);
+    }
+
+    #[test]
+    fn lists_under_context_headings_are_not_steps() {
+        let plan = "# Plan\n\n## Context\n\n- The handler is in `src/api.rs`\n- It is slow\n\n## Steps\n\n1. Add `paginate` to src/api.rs\n2. Test it\n\n## Risks\n\n- src/db.rs may need care\n\n### Out of scope\n\n- caching\n";
+        let steps = parse(plan);
+        let texts: Vec<&str> = steps.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts, vec!["Add `paginate` to src/api.rs", "Test it"]);
     }
 
     #[test]
