@@ -440,34 +440,60 @@ fn normalize_path(s: &str) -> String {
     s.strip_prefix("./").unwrap_or(s).to_owned()
 }
 
-/// A command that runs tests.
+/// A command that runs tests: a simple command (split at `;`, `&&`, `||`, `|`) whose program is a
+/// known tool or a test runner, with a test word among its arguments (`cargo test`, `npm run
+/// test:unit`, `python -m pytest`, `node --test`). Quoted text (a commit message) does not count.
 pub fn is_test_command(cmd: &str) -> bool {
-    let lower = cmd.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().any(|w| {
-        matches!(
-            *w,
-            "test"
-                | "tests"
-                | "pytest"
-                | "jest"
-                | "vitest"
-                | "nextest"
-                | "rspec"
-                | "phpunit"
-                | "ctest"
-                | "tox"
-                | "nox"
-                | "mocha"
-                | "ava"
-        ) || w.starts_with("test:")
-            || w.ends_with("_test.go")
-            || w.ends_with(".test.mjs")
-            || w.ends_with(".test.js")
-            || w.ends_with(".test.ts")
+    // Quoted parts blanked out.
+    let mut plain = String::with_capacity(cmd.len());
+    let mut quote: Option<char> = None;
+    for c in cmd.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c) => plain.push(c),
+        }
+    }
+    let lower = plain.to_lowercase();
+    lower.split([';', '|', '&', '\n', '(', ')']).any(|simple| {
+        let words: Vec<&str> = simple
+            .split_whitespace()
+            .filter(|w| !w.contains('='))
+            .collect();
+        let Some(first) = words.first() else {
+            return false;
+        };
+        let runner = |w: &str| {
+            matches!(
+                w,
+                "pytest"
+                    | "jest"
+                    | "vitest"
+                    | "nextest"
+                    | "rspec"
+                    | "phpunit"
+                    | "ctest"
+                    | "tox"
+                    | "nox"
+                    | "mocha"
+                    | "ava"
+            )
+        };
+        let testy = |w: &str| {
+            runner(w)
+                || matches!(w, "test" | "tests" | "--test" | "-test")
+                || w.starts_with("test:")
+                || w.ends_with("_test.go")
+                || w.ends_with("_test.py")
+                || w.ends_with(".test.mjs")
+                || w.ends_with(".test.js")
+                || w.ends_with(".test.ts")
+        };
+        let program = first.rsplit('/').next().unwrap_or(first);
+        runner(program)
+            || ((COMMANDS.contains(first) || first.starts_with("./") || runner(program))
+                && words[1..].iter().any(|w| testy(w)))
     })
 }
 
@@ -556,6 +582,12 @@ mod tests {
         assert!(!looks_like_path("https://x.y/z.md"));
         assert!(!looks_like_path("and/or"));
         assert!(is_test_command("cargo test -p x"));
+        assert!(is_test_command("cd api && npm test"));
+        assert!(is_test_command("python -m pytest -q"));
+        assert!(is_test_command("FOO=1 node --test tests/a.test.mjs"));
+        assert!(!is_test_command("git commit -m 'add test'"));
+        assert!(!is_test_command("echo test"));
+        assert!(!is_test_command("rg test src"));
         assert!(is_test_command("npm run test:unit"));
         assert!(!is_test_command("cargo build"));
     }
