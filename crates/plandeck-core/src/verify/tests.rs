@@ -636,3 +636,21 @@ fn file_diff_never_reads_outside_the_worktree_nor_follows_symlinks() {
     assert_eq!((d.old, d.new), (None, None));
     assert!(d.note.unwrap().contains("outside the worktree"));
 }
+
+#[test]
+fn a_plan_resubmitted_after_its_approval_is_not_the_contract_for_the_hook() {
+    let mut t = setup(PLAN);
+    work(&mut t, 0);
+    t.s.plan_submitted(300, "# Plan v2\n\n1. Something else in src/other.rs\n");
+    t.s.save();
+    assert!(report_for_session(&t.s.roots, Agent::Claude, SESSION)
+        .unwrap()
+        .is_none());
+    let r = t.report();
+    assert_eq!(step(&r, 1).text, "Add `paginate` to `src/api.rs`");
+    assert!(
+        r.notes.iter().any(|n| n.contains("later version")),
+        "{:#?}",
+        r.notes
+    );
+}
