@@ -45,6 +45,8 @@ pub struct Target {
     pub source: Option<ApprovalSource>,
     /// Transcripts holding the session's records, the approval's first.
     pub transcripts: Vec<PathBuf>,
+    /// What the plan's records say that the report should tell.
+    pub notes: Vec<String>,
 }
 
 /// The facts a report is made of, gathered; [`evaluate`] is pure over them.
@@ -82,6 +84,8 @@ pub(crate) fn report_for_session(
     let own = plans
         .iter()
         .filter(|p| p.agent == agent && p.session_id.as_deref() == Some(session_id))
+        // A plan re-submitted after its approval (pending, rejected) is not the contract now.
+        .filter(|p| p.state == Some(HistoryVerdict::Approved))
         .filter_map(|p| last_approved(p).map(|v| (v.decided_at.clone(), p)))
         .max_by(|a, b| a.0.cmp(&b.0))
         .map(|(_, p)| p);
@@ -164,6 +168,17 @@ fn from_recovered(roots: &Roots, r: RecoveredPlan, files: &Files) -> Target {
         ..Target::default()
     };
     if let Some(v) = last_approved(&r) {
+        let later = r
+            .versions
+            .iter()
+            .rev()
+            .take_while(|x| x.verdict != Some(HistoryVerdict::Approved))
+            .count();
+        if later > 0 {
+            t.notes.push(format!(
+                "{later} later version(s) of this plan were submitted after the approval and not approved: the report checks the approved one."
+            ));
+        }
         t.approved = true;
         t.text = v.approved_text.clone().unwrap_or_else(|| v.text.clone());
         t.approved_at = v.decided_at.clone().or_else(|| v.submitted_at.clone());
@@ -324,6 +339,7 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
     let t = &inputs.target;
     let mut notes: Vec<String> = Vec::new();
     let approved_time = t.approved_at.as_deref().and_then(parse_time);
+    notes.extend(t.notes.iter().cloned());
     if !t.approved {
         notes.push(
             "This plan has no approval on record (Plandeck's decisions or the agent's own): there is no work after an approval to check, so no step can be done."

@@ -52,6 +52,8 @@ pub fn parse(plan: &str) -> Vec<Step> {
     let mut step_item_depth: Option<usize> = None;
     let mut in_heading: Option<(HeadingLevel, usize, String)> = None;
     let mut in_code_block = false;
+    // Lists under a "Context", "Notes", "Risks"… heading describe, they are not steps.
+    let mut context_section: Option<HeadingLevel> = None;
 
     let finish = |open: &mut Option<Open>, steps: &mut Vec<Step>| {
         if let Some(o) = open.take() {
@@ -70,6 +72,12 @@ pub fn parse(plan: &str) -> Vec<Step> {
                     continue;
                 };
                 let text = one_line(&text);
+                if context_section.is_some_and(|l| level <= l) {
+                    context_section = None;
+                }
+                if is_context_heading(&text) {
+                    context_section = Some(level);
+                }
                 // A heading at or above the open step heading's level closes it.
                 if let Some(o) = &open {
                     if o.heading_level.is_some_and(|l| level <= l) {
@@ -92,7 +100,11 @@ pub fn parse(plan: &str) -> Vec<Step> {
             Event::End(TagEnd::List(_)) => list_depth = list_depth.saturating_sub(1),
             Event::Start(Tag::Item) => {
                 let inside_heading_step = open.as_ref().is_some_and(|o| o.heading_level.is_some());
-                if step_item_depth.is_none() && list_depth == 1 && !inside_heading_step {
+                if step_item_depth.is_none()
+                    && list_depth == 1
+                    && !inside_heading_step
+                    && context_section.is_none()
+                {
                     finish(&mut open, &mut steps);
                     open = Some(Open {
                         line: line_of(range.start),
@@ -238,6 +250,37 @@ fn build(o: Open) -> Step {
 
 fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// A section that describes rather than plans: its lists are not steps.
+fn is_context_heading(text: &str) -> bool {
+    let lower = text.to_lowercase();
+    let first = lower
+        .trim_start_matches(|c: char| !c.is_alphabetic())
+        .split(|c: char| !c.is_alphanumeric() && c != '-')
+        .next()
+        .unwrap_or("");
+    matches!(
+        first,
+        "context"
+            | "background"
+            | "notes"
+            | "note"
+            | "risks"
+            | "risk"
+            | "assumptions"
+            | "references"
+            | "alternatives"
+            | "non-goals"
+            | "out"
+            | "open"
+            | "questions"
+            | "summary"
+            | "overview"
+            | "current"
+            | "problem"
+            | "goals"
+    ) && !lower.contains("step")
 }
 
 /// "Step 3", "Step 3: …", "3. Step three" is not one (it is a list item already).
@@ -397,34 +440,60 @@ fn normalize_path(s: &str) -> String {
     s.strip_prefix("./").unwrap_or(s).to_owned()
 }
 
-/// A command that runs tests.
+/// A command that runs tests: a simple command (split at `;`, `&&`, `||`, `|`) whose program is a
+/// known tool or a test runner, with a test word among its arguments (`cargo test`, `npm run
+/// test:unit`, `python -m pytest`, `node --test`). Quoted text (a commit message) does not count.
 pub fn is_test_command(cmd: &str) -> bool {
-    let lower = cmd.to_lowercase();
-    let words: Vec<&str> = lower
-        .split(|c: char| c.is_whitespace() || matches!(c, ';' | '&' | '|' | '(' | ')'))
-        .filter(|w| !w.is_empty())
-        .collect();
-    words.iter().any(|w| {
-        matches!(
-            *w,
-            "test"
-                | "tests"
-                | "pytest"
-                | "jest"
-                | "vitest"
-                | "nextest"
-                | "rspec"
-                | "phpunit"
-                | "ctest"
-                | "tox"
-                | "nox"
-                | "mocha"
-                | "ava"
-        ) || w.starts_with("test:")
-            || w.ends_with("_test.go")
-            || w.ends_with(".test.mjs")
-            || w.ends_with(".test.js")
-            || w.ends_with(".test.ts")
+    // Quoted parts blanked out.
+    let mut plain = String::with_capacity(cmd.len());
+    let mut quote: Option<char> = None;
+    for c in cmd.chars() {
+        match (quote, c) {
+            (None, '\'' | '"') => quote = Some(c),
+            (Some(q), c) if c == q => quote = None,
+            (Some(_), _) => {}
+            (None, c) => plain.push(c),
+        }
+    }
+    let lower = plain.to_lowercase();
+    lower.split([';', '|', '&', '\n', '(', ')']).any(|simple| {
+        let words: Vec<&str> = simple
+            .split_whitespace()
+            .filter(|w| !w.contains('='))
+            .collect();
+        let Some(first) = words.first() else {
+            return false;
+        };
+        let runner = |w: &str| {
+            matches!(
+                w,
+                "pytest"
+                    | "jest"
+                    | "vitest"
+                    | "nextest"
+                    | "rspec"
+                    | "phpunit"
+                    | "ctest"
+                    | "tox"
+                    | "nox"
+                    | "mocha"
+                    | "ava"
+            )
+        };
+        let testy = |w: &str| {
+            runner(w)
+                || matches!(w, "test" | "tests" | "--test" | "-test")
+                || w.starts_with("test:")
+                || w.ends_with("_test.go")
+                || w.ends_with("_test.py")
+                || w.ends_with(".test.mjs")
+                || w.ends_with(".test.js")
+                || w.ends_with(".test.ts")
+        };
+        let program = first.rsplit('/').next().unwrap_or(first);
+        runner(program)
+            || ((COMMANDS.contains(first) || first.starts_with("./") || runner(program))
+                && words[1..].iter().any(|w| testy(w)))
     })
 }
 
@@ -461,7 +530,7 @@ mod tests {
 
     #[test]
     fn step_headings_own_their_content() {
-        let plan = "# Plan\n\n## Step 1: the API\n\nEdit `src/api.rs`:\n\n- add `paginate`\n- add `Cursor`\n\n## Step 2\n\n```sh\nnpm test\n```\n\n## Notes\n\n- not a step? it is a list item: `x.rs`\n";
+        let plan = "# Plan\n\n## Step 1: the API\n\nEdit `src/api.rs`:\n\n- add `paginate`\n- add `Cursor`\n\n## Step 2\n\n```sh\nnpm test\n```\n\n## Cleanup\n\n- a list item after the step headings: `x.rs`\n";
         let steps = parse(plan);
         assert_eq!(steps.len(), 3, "{steps:#?}");
         assert_eq!(steps[0].text, "Step 1: the API");
@@ -476,6 +545,14 @@ mod tests {
         assert_eq!(names(&steps[1]), vec![(NameKind::Command, "npm test")]);
         assert!(steps[1].test);
         assert_eq!(names(&steps[2]), vec![(NameKind::Path, "x.rs")]);
+    }
+
+    #[test]
+    fn lists_under_context_headings_are_not_steps() {
+        let plan = "# Plan\n\n## Context\n\n- The handler is in `src/api.rs`\n- It is slow\n\n## Steps\n\n1. Add `paginate` to src/api.rs\n2. Test it\n\n## Risks\n\n- src/db.rs may need care\n\n### Out of scope\n\n- caching\n";
+        let steps = parse(plan);
+        let texts: Vec<&str> = steps.iter().map(|s| s.text.as_str()).collect();
+        assert_eq!(texts, vec!["Add `paginate` to src/api.rs", "Test it"]);
     }
 
     #[test]
@@ -505,6 +582,12 @@ mod tests {
         assert!(!looks_like_path("https://x.y/z.md"));
         assert!(!looks_like_path("and/or"));
         assert!(is_test_command("cargo test -p x"));
+        assert!(is_test_command("cd api && npm test"));
+        assert!(is_test_command("python -m pytest -q"));
+        assert!(is_test_command("FOO=1 node --test tests/a.test.mjs"));
+        assert!(!is_test_command("git commit -m 'add test'"));
+        assert!(!is_test_command("echo test"));
+        assert!(!is_test_command("rg test src"));
         assert!(is_test_command("npm run test:unit"));
         assert!(!is_test_command("cargo build"));
     }

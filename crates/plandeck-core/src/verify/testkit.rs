@@ -181,6 +181,23 @@ impl ClaudeSession {
 
     /// The plan written while planning, submitted with `ExitPlanMode` and approved in the terminal.
     pub fn plan_approved(&mut self, secs_submit: i64, secs_approve: i64, plan: &str) {
+        let call = self.plan_submitted(secs_submit, plan);
+        let p = self.plan_path.to_string_lossy().into_owned();
+        let uuid = self.id("u");
+        let mut u = self.envelope("user", secs_approve, &uuid);
+        u["message"] = json!({ "role": "user", "content": [{
+            "type": "tool_result",
+            "content": format!("User has approved your plan. You can now start coding. Start with updating your todo list if applicable\n\nYour plan has been saved to: {p}\nYou can refer back to it if needed during implementation.\n\n## Approved Plan:\n{plan}"),
+            "tool_use_id": call,
+        }]});
+        u["toolUseResult"] = json!({ "plan": plan, "isAgent": false, "filePath": p });
+        u["permissionDecision"] = json!({ "decision": "accept", "source": "user_temporary", "grantScope": "session", "reasonCode": "unknown" });
+        self.lines.push(u.to_string());
+    }
+
+    /// The plan written and submitted with `ExitPlanMode`, the approval card still open; returns
+    /// the call id.
+    pub fn plan_submitted(&mut self, secs_submit: i64, plan: &str) -> String {
         if let Some(dir) = self.plan_path.parent() {
             std::fs::create_dir_all(dir).expect("plans dir");
         }
@@ -199,16 +216,7 @@ impl ClaudeSession {
             "stop_reason": "tool_use", "stop_sequence": null,
         });
         self.lines.push(a.to_string());
-        let uuid = self.id("u");
-        let mut u = self.envelope("user", secs_approve, &uuid);
-        u["message"] = json!({ "role": "user", "content": [{
-            "type": "tool_result",
-            "content": format!("User has approved your plan. You can now start coding. Start with updating your todo list if applicable\n\nYour plan has been saved to: {p}\nYou can refer back to it if needed during implementation.\n\n## Approved Plan:\n{plan}"),
-            "tool_use_id": call,
-        }]});
-        u["toolUseResult"] = json!({ "plan": plan, "isAgent": false, "filePath": p });
-        u["permissionDecision"] = json!({ "decision": "accept", "source": "user_temporary", "grantScope": "session", "reasonCode": "unknown" });
-        self.lines.push(u.to_string());
+        call
     }
 
     /// The first record of a session started by "clear context and implement": the approved

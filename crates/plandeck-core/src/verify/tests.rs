@@ -636,3 +636,47 @@ fn file_diff_never_reads_outside_the_worktree_nor_follows_symlinks() {
     assert_eq!((d.old, d.new), (None, None));
     assert!(d.note.unwrap().contains("outside the worktree"));
 }
+
+#[test]
+fn a_plan_resubmitted_after_its_approval_is_not_the_contract_for_the_hook() {
+    let mut t = setup(PLAN);
+    work(&mut t, 0);
+    t.s.plan_submitted(300, "# Plan v2\n\n1. Something else in src/other.rs\n");
+    t.s.save();
+    assert!(report_for_session(&t.s.roots, Agent::Claude, SESSION)
+        .unwrap()
+        .is_none());
+    let r = t.report();
+    assert_eq!(step(&r, 1).text, "Add `paginate` to `src/api.rs`");
+    assert!(
+        r.notes.iter().any(|n| n.contains("later version")),
+        "{:#?}",
+        r.notes
+    );
+}
+
+#[test]
+fn a_plan_file_approved_only_in_plandeck_counts_from_that_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = crate::config::Roots::under_home(dir.path());
+    let plans = roots.claude.join("plans");
+    std::fs::create_dir_all(&plans).unwrap();
+    let path = plans.join("hand-written.md");
+    std::fs::write(&path, PLAN).unwrap();
+    let r = report(&roots, &path.to_string_lossy()).unwrap();
+    assert!(r.approval.is_none());
+    crate::review::approve(&roots, &path, crate::review::ApproveRequest::default()).unwrap();
+    // The file changes after the approval: the approved text is what counts.
+    std::fs::write(&path, "# Other\n\n1. Other step in src/x.rs\n").unwrap();
+    let r = report(&roots, &path.to_string_lossy()).unwrap();
+    let a = r.approval.as_ref().expect("Plandeck's decision");
+    assert_eq!(a.source, ApprovalSource::Plandeck);
+    assert_eq!(r.steps.len(), 5, "{r:#?}");
+    assert_eq!(step(&r, 1).text, "Add `paginate` to `src/api.rs`");
+    assert!(r.steps.iter().all(|s| s.status != StepStatus::Done));
+    assert!(
+        r.notes.iter().any(|n| n.contains("folder is not known")),
+        "{:#?}",
+        r.notes
+    );
+}
