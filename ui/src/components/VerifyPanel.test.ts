@@ -271,4 +271,22 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     await fireEvent.click(links[0]);
     expect(opened).toEqual(["/h/.claude/plans/p.md"]);
   });
+
+  it("a change on disk recomputes the report and keeps the open diff", async () => {
+    let calls = 0;
+    mockIPC((cmd) => {
+      if (cmd === "verify_report") {
+        calls++;
+        return report([step(1, "done"), step(2, calls > 1 ? "done" : "missing")]);
+      }
+      if (cmd === "verify_file_diff") return fileDiff;
+    });
+    const { rerender } = render(VerifyPanel, { planId: "abc123def456", revision: 0 });
+    await waitFor(() => expect(statuses()).toEqual(["done", "missing"]));
+    await fireEvent.click(screen.getByTestId("verify-changed").querySelector("[data-path='file1.js']")!);
+    await screen.findByTestId("plan-diff");
+    await rerender({ planId: "abc123def456", revision: 1 });
+    await waitFor(() => expect(statuses()).toEqual(["done", "done"]), { timeout: 3000 });
+    expect(screen.getByTestId("plan-diff")).toBeInTheDocument();
+  });
 });
