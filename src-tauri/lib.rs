@@ -72,6 +72,12 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::settings::hook_status,
             commands::settings::set_hook,
             commands::settings::add_repo,
+            commands::verify::verify_report,
+            commands::verify::verify_file_diff,
+            commands::verify::set_step_override,
+            commands::verify::clear_step_override,
+            commands::verify::verify_report_text,
+            commands::verify::send_verify_report,
         ])
         .run(tauri::generate_context!())
         .map_err(|e| {

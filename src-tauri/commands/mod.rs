@@ -10,6 +10,7 @@ pub mod plans;
 pub mod review;
 pub mod sessions;
 pub mod settings;
+pub mod verify;
 pub mod worktrees;
 
 use plandeck_core::ipc::{ErrorKind, IpcError};

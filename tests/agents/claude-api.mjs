@@ -12,13 +12,35 @@
 // - the `ExitPlanMode` result: record what it says to `DIR/received.jsonl` and end the turn.
 // Side requests (no tools: titles, summaries) get a short text. Every request is logged to
 // `DIR/requests.jsonl`; unknown endpoints get an empty JSON object.
+//
+// `--scenario verify --workdir REPO` plays a model that, once its plan is approved, does part of
+// it (for the verification end-to-end test): it `Write`s each file of `VERIFY_WORK` in turn (two
+// planned files and one no step names) and ends its turn. A later turn that is no tool result (a
+// Stop hook's reason, a report typed into its input) is recorded to `received.jsonl` as
+// `{tool: "feedback", content}`; when it names `VERIFY_LAST.path`, the model writes that file
+// (after `DIR/go` exists, so a test can look at the state before) and ends its turn again.
 
-import { readFileSync } from "node:fs";
+import { existsSync, readFileSync } from "node:fs";
+import { join } from "node:path";
 import { argsOf, DEFAULT_PLAN, json, record, serve } from "./common.mjs";
 
 const args = argsOf();
 const dir = args.dir ?? process.exit(2);
-const planText = args["plan-file"] ? readFileSync(args["plan-file"], "utf8") : DEFAULT_PLAN;
+const scenario = args.scenario ?? "plan";
+const workdir = args.workdir ?? "";
+
+/** The verify scenario's plan: three steps, each naming one file. */
+const VERIFY_PLAN = "# Plan: greetings\n\n1. Create `greet.js` exporting greet\n2. Create `farewell.js` exporting farewell\n3. Document both in `USAGE.md`\n";
+/** What the model does right after approval: steps 1 and 2, and a file no step names. */
+const VERIFY_WORK = [
+  { path: "greet.js", content: "export const greet = (name) => `hello ${name}`;\n" },
+  { path: "farewell.js", content: "export const farewell = (name) => `bye ${name}`;\n" },
+  { path: "notes.txt", content: "scratch notes\n" },
+];
+/** The step it leaves out until told. */
+const VERIFY_LAST = { path: "USAGE.md", content: "# Usage\n\n`greet(name)` and `farewell(name)`.\n" };
+const planText = args["plan-file"] ? readFileSync(args["plan-file"], "utf8") : scenario === "verify" ? VERIFY_PLAN : DEFAULT_PLAN;
+const writeFile = (f) => [{ type: "tool_use", id: newId("toolu"), name: "Write", input: { file_path: join(workdir, f.path), content: f.content } }];
 let seq = 0;
 const newId = (prefix) => `${prefix}_standin${Date.now().toString(36)}${(seq++).toString(36)}`;
 
@@ -53,13 +75,55 @@ function toolNames(body) {
   return names;
 }
 
+/** The input of each tool_use id in the conversation. */
+function toolInputs(body) {
+  const inputs = new Map();
+  for (const m of body.messages ?? []) {
+    if (m.role !== "assistant") continue;
+    for (const b of blocks(m)) if (b.type === "tool_use") inputs.set(b.id, b.input ?? {});
+  }
+  return inputs;
+}
+
+/** Whether an ExitPlanMode call of the conversation was approved. */
+function approvedBefore(body) {
+  const names = toolNames(body);
+  return (body.messages ?? []).some((m) =>
+    blocks(m).some((b) => b.type === "tool_result" && names.get(b.tool_use_id) === "ExitPlanMode" && !b.is_error && /approved your plan/.test(resultText(b.content))),
+  );
+}
+
+/** The verify scenario after approval: the next file to write, or the end of the turn. */
+async function verifyTurn(body, results, inputs) {
+  const msgs = body.messages ?? [];
+  const lastAssistant = msgs.findLastIndex((m) => m.role === "assistant");
+  if (results.length === 0) {
+    const said = msgs
+      .slice(lastAssistant + 1)
+      .flatMap(blocks)
+      .filter((b) => b.type === "text")
+      .map((b) => b.text)
+      .join("\n");
+    record(dir, { agent: "claude", tool: "feedback", content: said });
+    if (!said.includes(VERIFY_LAST.path)) return [{ type: "text", text: "Nothing left to do." }];
+    const go = join(dir, "go");
+    while (!existsSync(go)) await new Promise((r) => setTimeout(r, 100));
+    return writeFile(VERIFY_LAST);
+  }
+  const written = results.map((r) => inputs.get(r.tool_use_id)?.file_path).filter(Boolean);
+  if (written.some((p) => p.endsWith(`/${VERIFY_LAST.path}`))) return [{ type: "text", text: "All three steps are done." }];
+  const done = VERIFY_WORK.findIndex((f) => written.some((p) => p.endsWith(`/${f.path}`)));
+  if (done >= 0 && done + 1 < VERIFY_WORK.length) return writeFile(VERIFY_WORK[done + 1]);
+  return [{ type: "text", text: "Implemented the plan." }];
+}
+
 function resultText(content) {
   if (typeof content === "string") return content;
   return (content ?? []).map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
 }
 
 /** What the scripted model says next: an array of content blocks. */
-function nextTurn(body) {
+async function nextTurn(body) {
   // What came after the model's last turn: the user's prompt or tool results, and (2.1.328)
   // `system` messages carrying reminders such as "Exited Plan Mode".
   const msgs = body.messages ?? [];
@@ -67,6 +131,9 @@ function nextTurn(body) {
   const names = toolNames(body);
   const results = msgs.slice(lastAssistant + 1).flatMap(blocks).filter((b) => b.type === "tool_result");
   const tools = (body.tools ?? []).map((t) => t.name);
+  if (scenario === "verify" && approvedBefore(body) && !results.some((r) => names.get(r.tool_use_id) === "ExitPlanMode")) {
+    return verifyTurn(body, results, toolInputs(body));
+  }
   const exitPlan = () => {
     if (!tools.includes("ExitPlanMode") && tools.includes("ToolSearch")) {
       return [{ type: "tool_use", id: newId("toolu"), name: "ToolSearch", input: { query: "select:ExitPlanMode", max_results: 1 } }];
@@ -78,6 +145,7 @@ function nextTurn(body) {
     if (name === "ExitPlanMode") {
       const text = resultText(r.content);
       record(dir, { agent: "claude", tool: "ExitPlanMode", toolUseId: r.tool_use_id, isError: !!r.is_error, content: text });
+      if (scenario === "verify" && !r.is_error && /approved your plan/.test(text)) return writeFile(VERIFY_WORK[0]);
       return [{ type: "text", text: `DONE after: ${JSON.stringify(text.slice(0, 200))}` }];
     }
     if (name === "ToolSearch") return [{ type: "tool_use", id: newId("toolu"), name: "ExitPlanMode", input: { plan: planText } }];
@@ -128,9 +196,17 @@ serve({
     const path = req.url.split("?")[0];
     if (req.method === "POST" && path === "/v1/messages/count_tokens") return json(res, 200, { input_tokens: 100 });
     if (req.method === "POST" && path === "/v1/messages") {
-      const content = body?.tools?.length ? nextTurn(body) : [{ type: "text", text: "Plan pagination" }];
-      const msg = message(body, content);
-      return body?.stream ? stream(res, msg) : json(res, 200, msg);
+      const turn = body?.tools?.length ? nextTurn(body) : Promise.resolve([{ type: "text", text: "Plan pagination" }]);
+      turn
+        .then((content) => {
+          const msg = message(body, content);
+          return body?.stream ? stream(res, msg) : json(res, 200, msg);
+        })
+        .catch((e) => {
+          if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: String(e) } }));
+        });
+      return;
     }
     if (req.method === "GET" && path === "/v1/models") {
       return json(res, 200, { data: [{ type: "model", id: "claude-standin", display_name: "Stand-in" }], has_more: false });

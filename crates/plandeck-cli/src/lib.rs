@@ -101,6 +101,8 @@ pub enum Command {
     Hooks(commands::gate::HooksArgs),
     /// Plans waiting in an agent's terminal for your decision.
     Pending(commands::gate::PendingArgs),
+    /// Check an approved plan against what the agent changed and ran since the approval.
+    Verify(commands::verify::VerifyArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -164,6 +166,7 @@ pub fn run(
         Command::Hook(args) => (false, commands::gate::hook(&ctx, args, out, err)),
         Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
         Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
+        Command::Verify(args) => (args.json, commands::verify::run(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,

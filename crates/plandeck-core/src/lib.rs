@@ -16,6 +16,7 @@
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
+//! - [`verify`]: the approved plan against what the agent did after the approval.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
 
 pub mod agent;
@@ -35,5 +36,6 @@ pub mod render;
 pub mod review;
 pub mod sessions;
 pub mod terminal;
+pub mod verify;
 pub mod watch;
 pub mod worktrees;

@@ -676,3 +676,197 @@ diff: string,
  * Names exactly the change the diff shows; toggling proceeds only while it still is.
  */
 token: string, };
+
+export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
+
+export type NameKind = "path" | "symbol" | "command";
+
+export type Named = { kind: NameKind, value: string, 
+/**
+ * Changed (a path, or a symbol in a changed hunk) or run (a command) after approval.
+ */
+touched: boolean, 
+/**
+ * Why it cannot be checked (a path outside the repository), if so.
+ */
+note: string | null, };
+
+export type ChangeKind = "added" | "modified" | "deleted" | "renamed";
+
+export type ChangeSource = "git" | "tool";
+
+export type Evidence = { "kind": "toolCall", 
+/**
+ * The agent's tool name.
+ */
+tool: string, 
+/**
+ * The file, relative to the worktree when inside it.
+ */
+file: string, at: string | null, 
+/**
+ * The transcript line (1-based) of the call.
+ */
+recordLine: number, 
+/**
+ * The tool reported an error (the change may not have happened).
+ */
+failed: boolean, } | { "kind": "gitChange", file: string, change: ChangeKind, 
+/**
+ * The hunk header (`@@ -1,3 +1,4 @@ fn x`) where a named symbol appears, if any.
+ */
+hunk: string | null, } | { "kind": "command", command: string, 
+/**
+ * `null` when the transcript holds no result (yet).
+ */
+success: boolean | null, exitCode: number | null, at: string | null, recordLine: number, } | { "kind": "notTouched", name: string, nameKind: NameKind, };
+
+export type StepOverride = { status: StepStatus, note: string, 
+/**
+ * When, RFC 3339 UTC.
+ */
+at: string, 
+/**
+ * The OS user who overrode it.
+ */
+by: string, };
+
+export type StepReport = { 
+/**
+ * 1-based, in plan order.
+ */
+index: number, 
+/**
+ * The step's text on one line (nested items joined), cut to a readable length.
+ */
+text: string, 
+/**
+ * 1-based line of the step in the approved text.
+ */
+line: number, names: Array<Named>, 
+/**
+ * The status shown: the override's when there is one, else the computed one.
+ */
+status: StepStatus, 
+/**
+ * The status the facts give.
+ */
+computedStatus: StepStatus, 
+/**
+ * A step about tests (it names a test command or says "test").
+ */
+test: boolean, evidence: Array<Evidence>, override: StepOverride | null, };
+
+export type ChangedFile = { 
+/**
+ * Relative to the worktree (absolute when outside it: a tool call wrote there).
+ */
+path: string, change: ChangeKind, 
+/**
+ * The old path of a renamed file.
+ */
+from: string | null, additions: number, deletions: number, binary: boolean, 
+/**
+ * Where the change was seen.
+ */
+sources: Array<ChangeSource>, };
+
+export type TestRun = { command: string, 
+/**
+ * `null` when the transcript holds no result (yet).
+ */
+passed: boolean | null, exitCode: number | null, at: string | null, recordLine: number, };
+
+export type CommitSummary = { id: string, summary: string, 
+/**
+ * Commit time, RFC 3339 UTC.
+ */
+at: string | null, };
+
+export type ApprovalSource = "plandeck" | "transcript";
+
+export type ApprovalPoint = { source: ApprovalSource, 
+/**
+ * RFC 3339 UTC.
+ */
+at: string | null, 
+/**
+ * The worktree's HEAD at that time (from its reflog), when known.
+ */
+headAtApproval: string | null, 
+/**
+ * SHA-256 of the approved text.
+ */
+textHash: string, 
+/**
+ * Where the person decided (Plandeck, the terminal, a hook…), when the records say.
+ */
+decidedIn: DecidedIn | null, };
+
+export type SessionRef = { agent: Agent, id: string, cwd: string | null, transcript: string | null, };
+
+export type BaseKind = "approvalHead" | "mergeBase" | "none";
+
+export type BaseRef = { kind: BaseKind, commit: string | null, 
+/**
+ * The branch the merge base was taken with (`kind: mergeBase`).
+ */
+branch: string | null, };
+
+export type StatusCounts = { done: number, partial: number, missing: number, unverifiable: number, };
+
+export type VerifyReport = { 
+/**
+ * The plan's id.
+ */
+plan: string, planPath: string | null, title: string, agent: Agent, 
+/**
+ * When the plan was approved (RFC 3339 UTC); `null` when no approval is on record.
+ */
+approvedAt: string | null, approval: ApprovalPoint | null, session: SessionRef | null, 
+/**
+ * The worktree (or repository) the changes were read in.
+ */
+worktree: string | null, base: BaseRef, steps: Array<StepReport>, 
+/**
+ * Changed files no step names.
+ */
+unplanned: Array<ChangedFile>, 
+/**
+ * Test commands run after approval.
+ */
+tests: Array<TestRun>, 
+/**
+ * Every changed file since the approval (git and tool calls), plan file excluded.
+ */
+changes: Array<ChangedFile>, 
+/**
+ * Commits since the base, oldest first.
+ */
+commits: Array<CommitSummary>, 
+/**
+ * What the facts could not tell, in sentences (bad input, rewritten history…).
+ */
+notes: Array<string>, counts: StatusCounts, 
+/**
+ * Hex SHA-256 of [`agent_report_text`]: the same for the same findings.
+ */
+reportHash: string, };
+
+export type FileDiff = { path: string, 
+/**
+ * The file at the base (`null`: added, or no base).
+ */
+old: string | null, 
+/**
+ * The file in the worktree now (`null`: deleted).
+ */
+new: string | null, 
+/**
+ * One side is not UTF-8 text (or too large): no text is given.
+ */
+binary: boolean, 
+/**
+ * Why a side is not shown (outside the worktree, too large…), if so.
+ */
+note: string | null, };

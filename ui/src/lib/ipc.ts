@@ -28,6 +28,9 @@ import type {
   SearchHit,
   SessionSummary,
   WorktreeSummary,
+  StepOverride,
+  StepStatus,
+  VerifyReport,
 } from "./bindings";
 
 export type * from "./bindings";
@@ -103,6 +106,18 @@ export const ipc = {
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
   addRepo: () => call<string | null>("add_repo"),
   restoreWorktree: (repoId: string, archiveRef: string) => call<string>("restore_worktree", { repoId, archiveRef }),
+  // Verify: the approved plan against what the agent did (by plan id).
+  verifyReport: (id: string) => call<VerifyReport>("verify_report", { id }),
+  /** One changed file of the report, from the base to the worktree now. */
+  verifyFileDiff: (id: string, path: string) => call<PlanDiff>("verify_file_diff", { id, path }),
+  setStepOverride: (id: string, index: number, status: StepStatus, note: string) =>
+    call<StepOverride>("set_step_override", { id, index, status, note }),
+  clearStepOverride: (id: string, index: number) => call<boolean>("clear_step_override", { id, index }),
+  /** The text "Send report to agent" would type (show it first). */
+  verifyReportText: (id: string) => call<string>("verify_report_text", { id }),
+  /** Types `shown` into the plan's live Claude Code session if it is still the report (else
+   * `conflict`); refused (`refused`, `notFound`) with the reason when the pane is not verified. */
+  sendVerifyReport: (id: string, shown: string) => call<string>("send_verify_report", { id, shown }),
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */

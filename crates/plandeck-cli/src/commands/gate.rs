@@ -28,11 +28,20 @@ impl From<HookAgent> for Agent {
     }
 }
 
+/// Which hook runs: an agent's plan-approval hook, or Claude Code's Stop hook (`claude-stop`).
+#[derive(Debug, Clone, Copy, ValueEnum)]
+pub enum HookKind {
+    Claude,
+    Gemini,
+    /// Claude Code's `Stop` hook: blocks stopping while the approved plan has missing steps.
+    ClaudeStop,
+}
+
 #[derive(Debug, Args)]
 pub struct HookArgs {
-    /// Which agent runs this hook (reads its hook JSON on stdin).
+    /// Which hook this is (reads the agent's hook JSON on stdin).
     #[arg(value_enum)]
-    pub agent: HookAgent,
+    pub agent: HookKind,
 }
 
 #[derive(Debug, Args)]
@@ -53,6 +62,10 @@ pub enum HooksAction {
 pub struct HooksTarget {
     #[arg(long, value_enum)]
     pub agent: HookAgent,
+    /// The Claude Code `Stop` hook that sends the verification report back (`hook claude-stop`)
+    /// instead of the plan-approval hook.
+    #[arg(long)]
+    pub verify: bool,
     /// Write without asking.
     #[arg(long)]
     pub yes: bool,
@@ -82,7 +95,11 @@ pub fn hook(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> Result<i32, IpcError> {
-    let agent: Agent = args.agent.into();
+    let (agent, stop) = match args.agent {
+        HookKind::Claude => (Agent::Claude, false),
+        HookKind::Gemini => (Agent::Gemini, false),
+        HookKind::ClaudeStop => (Agent::Claude, true),
+    };
     let roots = match ctx.roots() {
         Ok(r) => r,
         Err(e) => {
@@ -105,6 +122,7 @@ pub fn hook(
         .take(gate::MAX_HOOK_INPUT as u64 + 1)
         .read_to_end(&mut stdin);
     let outcome = match agent {
+        _ if stop => plandeck_core::verify::stop_hook::hook_claude_stop(&roots, &stdin),
         Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
         _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
     };
@@ -127,10 +145,18 @@ pub fn hooks(
         HooksAction::Uninstall(t) => (false, t),
     };
     let agent: Agent = target.agent.into();
-    let plan = if install {
-        gate::install_plan(&roots, agent)?
-    } else {
-        gate::uninstall_plan(&roots, agent)?
+    if target.verify && agent != Agent::Claude {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            "--verify installs Claude Code's Stop hook: use it with --agent claude",
+        ));
+    }
+    use plandeck_core::verify::install as stop;
+    let plan = match (install, target.verify) {
+        (true, false) => gate::install_plan(&roots, agent)?,
+        (false, false) => gate::uninstall_plan(&roots, agent)?,
+        (true, true) => stop::install_plan(&roots)?,
+        (false, true) => stop::uninstall_plan(&roots)?,
     };
     if !plan.changed {
         let what = if install {
@@ -152,10 +178,11 @@ pub fn hooks(
         return Ok(1);
     }
     // Written only if the change is still the one shown above (the file did not change since).
-    let report = if install {
-        gate::install_if_unchanged(&roots, agent, &plan.token)?
-    } else {
-        gate::uninstall_if_unchanged(&roots, agent, &plan.token)?
+    let report = match (install, target.verify) {
+        (true, false) => gate::install_if_unchanged(&roots, agent, &plan.token)?,
+        (false, false) => gate::uninstall_if_unchanged(&roots, agent, &plan.token)?,
+        (true, true) => stop::install_if_unchanged(&roots, &plan.token)?,
+        (false, true) => stop::uninstall_if_unchanged(&roots, &plan.token)?,
     };
     writeln!(out, "{}", report.message).map_err(io_err)?;
     Ok(0)

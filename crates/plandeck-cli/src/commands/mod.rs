@@ -7,4 +7,5 @@ pub mod plans;
 pub mod review;
 pub mod sessions;
 pub mod sources;
+pub mod verify;
 pub mod worktrees;

@@ -676,7 +676,7 @@ fn card_markers(agent: Agent) -> &'static [&'static str] {
     }
 }
 
-fn card_visible(agent: Agent, screen: &str) -> bool {
+pub(super) fn card_visible(agent: Agent, screen: &str) -> bool {
     card_markers(agent)
         .iter()
         .filter(|m| screen.contains(**m))

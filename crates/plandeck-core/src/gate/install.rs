@@ -103,7 +103,7 @@ fn spec(agent: Agent) -> Result<Spec, GateError> {
     }
 }
 
-fn settings_path(roots: &Roots, agent: Agent) -> PathBuf {
+pub(crate) fn settings_path(roots: &Roots, agent: Agent) -> PathBuf {
     match agent {
         Agent::Gemini => roots.gemini.join("settings.json"),
         _ => roots.claude.join("settings.json"),
@@ -161,14 +161,14 @@ fn our_group(agent: Agent, spec: &Spec, command: &str) -> Value {
 
 /// An agent's settings file as read: its text, the hash of its bytes (`None`: no file), and the
 /// JSON object it holds.
-struct Read {
-    path: PathBuf,
-    text: String,
-    hash: Option<String>,
-    root: Map<String, Value>,
+pub(crate) struct Read {
+    pub(crate) path: PathBuf,
+    pub(crate) text: String,
+    pub(crate) hash: Option<String>,
+    pub(crate) root: Map<String, Value>,
 }
 
-fn read_settings(path: &Path) -> Result<Read, GateError> {
+pub(crate) fn read_settings(path: &Path) -> Result<Read, GateError> {
     let read_err = |source| GateError::Read {
         path: path.to_owned(),
         source,
@@ -220,7 +220,7 @@ fn read_settings(path: &Path) -> Result<Read, GateError> {
     })
 }
 
-fn pretty(root: &Map<String, Value>) -> String {
+pub(crate) fn pretty(root: &Map<String, Value>) -> String {
     let mut s = serde_json::to_string_pretty(root).unwrap_or_else(|_| "{}".to_owned());
     s.push('\n');
     s
@@ -332,7 +332,7 @@ fn token(path: &Path, before: &str, after: &str) -> String {
     fsx::sha256_hex(&bytes)
 }
 
-fn plan_of(read: &Read, after: String) -> InstallPlan {
+pub(crate) fn plan_of(read: &Read, after: String) -> InstallPlan {
     InstallPlan {
         settings_path: read.path.to_string_lossy().into_owned(),
         changed: after != read.text,
@@ -343,7 +343,7 @@ fn plan_of(read: &Read, after: String) -> InstallPlan {
 }
 
 /// Refuses when `expected` (a plan's token) no longer names the change.
-fn check_token(plan: &InstallPlan, expected: Option<&str>) -> Result<(), GateError> {
+pub(crate) fn check_token(plan: &InstallPlan, expected: Option<&str>) -> Result<(), GateError> {
     match expected {
         Some(t) if t != plan.token => Err(GateError::SettingsChanged {
             path: PathBuf::from(&plan.settings_path),
@@ -452,7 +452,11 @@ fn uninstall_checked(
 
 /// Writes `after` over the settings file `read` came from: a backup of what was read beside it,
 /// then the new file, renamed into place only if the file still holds exactly what was read.
-fn write_settings(read: &Read, after: &str, verb: &str) -> Result<InstallReport, GateError> {
+pub(crate) fn write_settings(
+    read: &Read,
+    after: &str,
+    verb: &str,
+) -> Result<InstallReport, GateError> {
     let path = &read.path;
     let settings_path = path.to_string_lossy().into_owned();
     if read.text == after {

@@ -19,8 +19,9 @@
 mod delivery;
 mod hook_claude;
 mod hook_gemini;
-mod install;
+pub(crate) mod install;
 mod pane;
+mod send;
 mod store;
 #[cfg(test)]
 mod tests;
@@ -43,6 +44,9 @@ pub use install::{
     hook_command, hook_preview, install, install_if_unchanged, install_plan, install_plan_with,
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
+};
+pub use send::{
+    report_text, send_report, send_to_session, send_to_target, session_target, SendError,
 };
 pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
 

@@ -235,7 +235,33 @@ pub fn listing(roots: &Roots) -> Listing {
 
 /// One recovered plan, by its id, the id of its file in the plans list, or its path.
 pub fn find(roots: &Roots, id_or_path: &str) -> Result<RecoveredPlan, HistoryError> {
-    let plans = list(roots)?;
+    find_in(roots, &list(roots)?, id_or_path)
+}
+
+/// [`scan`], with the transcripts' facts it folded (one scan for callers that need both).
+pub(crate) fn scan_with_files(roots: &Roots) -> Result<(History, scan::Files), HistoryError> {
+    let (files, stats, mut notes) = scan::scan(roots)?;
+    let decisions = crate::review::log::read_all(&roots.data).unwrap_or_else(|e| {
+        notes.push(format!(
+            "Plandeck's decision log could not be read ({e}): no decision is shown as made in Plandeck."
+        ));
+        Vec::new()
+    });
+    let plans = fold::fold(roots, &files, &decisions, &mut notes);
+    let history = History {
+        plans,
+        stats,
+        notes,
+    };
+    Ok((history, files))
+}
+
+/// [`find`] among `plans` (from a scan already made).
+pub(crate) fn find_in(
+    roots: &Roots,
+    plans: &[RecoveredPlan],
+    id_or_path: &str,
+) -> Result<RecoveredPlan, HistoryError> {
     if let Some(p) = plans.iter().find(|p| p.id == id_or_path) {
         return Ok(p.clone());
     }

@@ -15,6 +15,7 @@ use crate::ipc::{ErrorKind, IpcError};
 
 pub mod decide;
 pub mod diff;
+pub mod file_diff;
 pub mod log;
 mod patience;
 mod safe_html;

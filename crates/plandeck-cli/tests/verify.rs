@@ -1,0 +1,264 @@
+//! `plandeck verify`, `plandeck hook claude-stop` and `plandeck hooks install --agent claude
+//! --verify`, over a real temp repository and a Claude Code 2.1.328-shaped transcript.
+
+mod common;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+use common::plandeck;
+use plandeck_core::verify::testkit::{commit_all, git_init, write_file, ClaudeSession};
+
+const SESSION: &str = "9a1d7c3e-2222-4333-8444-a55566667777";
+const PLAN: &str = "# Plan: add pagination\n\n\
+1. Add `paginate` to `src/api.rs`\n\
+2. Add a `Cursor` type in src/cursor.rs\n\
+3. Run `cargo test`\n";
+
+struct Setup {
+    _dir: tempfile::TempDir,
+    home: PathBuf,
+    repo: PathBuf,
+    s: ClaudeSession,
+}
+
+/// Approved plan; step 1 done and committed, an unplanned file, `cargo test` passed; step 2
+/// missing.
+fn setup() -> Setup {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
+    let repo = home.join("work/api");
+    git_init(&repo, &[("src/api.rs", "pub fn list() {}\n")], 0);
+    let mut s = ClaudeSession::new(&home, &repo, SESSION, "plan-pagination-cli-kite");
+    s.prompt(30, "plan pagination");
+    s.plan_approved(120, 150, PLAN);
+    write_file(
+        &repo,
+        "src/api.rs",
+        "pub fn list() {}\npub fn paginate() {}\n",
+    );
+    s.edit(
+        200,
+        &repo.join("src/api.rs"),
+        "pub fn list() {}\n",
+        "pub fn list() {}\npub fn paginate() {}\n",
+    );
+    commit_all(&repo, "paginate", 210);
+    write_file(&repo, "src/extra.rs", "// unplanned\n");
+    s.write(220, &repo.join("src/extra.rs"), "// unplanned\n");
+    s.bash(230, "cargo test", 0);
+    s.save();
+    Setup {
+        _dir: dir,
+        home,
+        repo,
+        s,
+    }
+}
+
+#[test]
+fn verify_json_is_the_issue_contract() {
+    let t = setup();
+    let plan = t.s.plan_path.to_string_lossy().into_owned();
+    let (code, out, err) = plandeck(&t.home, &["verify", &plan, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["plan"].as_str().unwrap().len(), 12);
+    assert_eq!(v["approvedAt"], "2026-11-22T12:02:30.000Z");
+    let statuses: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, vec!["done", "missing", "done"]);
+    assert_eq!(v["steps"][0]["index"], 1);
+    assert_eq!(v["steps"][0]["text"], "Add `paginate` to `src/api.rs`");
+    assert!(v["steps"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "gitChange" && e["file"] == "src/api.rs"));
+    assert!(v["steps"][2]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "command" && e["exitCode"] == 0 && e["success"] == true));
+    assert_eq!(v["unplanned"][0]["path"], "src/extra.rs");
+    assert_eq!(v["tests"][0]["command"], "cargo test");
+    assert_eq!(v["tests"][0]["passed"], true);
+    // By id as well.
+    let id = v["plan"].as_str().unwrap();
+    let (code, out2, _) = plandeck(&t.home, &["verify", id, "--json"]);
+    assert_eq!(code, 0);
+    let v2: serde_json::Value = serde_json::from_str(&out2).unwrap();
+    assert_eq!(v2["steps"], v["steps"]);
+}
+
+#[test]
+fn verify_text_names_each_step_and_the_files_of_missing_ones() {
+    let t = setup();
+    let plan = t.s.plan_path.to_string_lossy().into_owned();
+    let (code, out, err) = plandeck(&t.home, &["verify", &plan]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("  1. done"), "{out}");
+    assert!(out.contains("  2. missing"), "{out}");
+    assert!(out.contains("files: src/cursor.rs"), "{out}");
+    assert!(out.contains("  3. done"), "{out}");
+    assert!(out.contains("unplanned"), "{out}");
+    assert!(out.contains("  src/extra.rs"), "{out}");
+    // An override, shown as such; then cleared.
+    let (code, out, err) = plandeck(
+        &t.home,
+        &[
+            "verify",
+            &plan,
+            "--override",
+            "2",
+            "--status",
+            "done",
+            "--note",
+            "in another crate",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        out.contains(
+            "  2. done         Add a `Cursor` type in src/cursor.rs (overridden; computed missing)"
+        ),
+        "{out}"
+    );
+    let (_, out, _) = plandeck(&t.home, &["verify", &plan, "--clear-override", "2"]);
+    assert!(out.contains("  2. missing"), "{out}");
+}
+
+#[test]
+fn verify_an_unknown_plan_says_so() {
+    let t = setup();
+    let (code, out, err) = plandeck(&t.home, &["verify", "0123456789ab", "--json"]);
+    assert_eq!(code, 1);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "notFound");
+    assert!(err.contains("No plan"), "{err}");
+    let _ = &t.repo;
+}
+
+/// Runs the real binary's `hook claude-stop` with `stdin`; returns (code, stdout, stderr).
+fn stop_hook(home: &Path, stdin: &[u8]) -> (i32, String, String) {
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
+        .args(["hook", "claude-stop"])
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+fn input(active: bool) -> Vec<u8> {
+    // The fields Claude Code 2.1.328 sends to a Stop hook.
+    serde_json::to_vec(&serde_json::json!({
+        "session_id": SESSION,
+        "transcript_path": "/home/dev/.claude/projects/-home-dev-work-api/x.jsonl",
+        "cwd": "/home/dev/work/api",
+        "permission_mode": "default",
+        "hook_event_name": "Stop",
+        "stop_hook_active": active,
+    }))
+    .unwrap()
+}
+
+#[test]
+fn hook_claude_stop_blocks_once_never_when_closed_or_off() {
+    let t = setup();
+    // The window is not running: no block.
+    let (code, out, err) = stop_hook(&t.home, &input(false));
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("not running"), "{err}");
+
+    let _app = plandeck_core::gate::app_heartbeat(&t.s.roots).unwrap();
+    // Off by setting: no block.
+    let settings = t.s.roots.settings_path();
+    std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    std::fs::write(&settings, "{\"verify\": {\"stopHook\": false}}\n").unwrap();
+    let (code, out, err) = stop_hook(&t.home, &input(false));
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("verify.stopHook"), "{err}");
+    std::fs::remove_file(&settings).unwrap();
+
+    // Blocks, with the report naming the missing step.
+    let (code, out, _) = stop_hook(&t.home, &input(false));
+    assert_eq!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "block");
+    let reason = v["reason"].as_str().unwrap();
+    assert!(reason.contains("Step 2 (missing)"), "{reason}");
+    assert!(reason.contains("src/cursor.rs"), "{reason}");
+    // The model continued because of the hook and tried to stop with nothing changed: let go.
+    let (code, out, err) = stop_hook(&t.home, &input(true));
+    assert_eq!((code, out.as_str()), (0, ""));
+    assert!(err.contains("already sent"), "{err}");
+
+    // Once the step is done there is nothing to block on.
+    write_file(&t.repo, "src/cursor.rs", "pub struct Cursor;\n");
+    let (_, out, err) = stop_hook(&t.home, &input(true));
+    assert_eq!(out, "", "{err}");
+    let plan = t.s.plan_path.to_string_lossy().into_owned();
+    let (_, out, _) = plandeck(&t.home, &["verify", &plan, "--json"]);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["counts"]["done"], 3);
+}
+
+#[test]
+fn hooks_install_verify_adds_the_stop_hook_shown_first() {
+    let t = setup();
+    let (code, out, err) = plandeck(
+        &t.home,
+        &["hooks", "install", "--agent", "claude", "--verify", "--yes"],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert!(out.contains("+  \"hooks\""), "the change is shown: {out}");
+    assert!(out.contains("hook claude-stop"), "{out}");
+    let settings = t.s.roots.claude.join("settings.json");
+    let v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
+    assert!(v["hooks"]["Stop"][0]["hooks"][0]["command"]
+        .as_str()
+        .unwrap()
+        .ends_with(" hook claude-stop"));
+    let (code, out, _) = plandeck(
+        &t.home,
+        &["hooks", "install", "--agent", "claude", "--verify", "--yes"],
+    );
+    assert_eq!(code, 0);
+    assert!(out.contains("already installed"), "{out}");
+    let (code, _, err) = plandeck(
+        &t.home,
+        &["hooks", "install", "--agent", "gemini", "--verify", "--yes"],
+    );
+    assert_eq!(code, 2);
+    assert!(err.contains("--agent claude"), "{err}");
+    let (code, _, err) = plandeck(
+        &t.home,
+        &[
+            "hooks",
+            "uninstall",
+            "--agent",
+            "claude",
+            "--verify",
+            "--yes",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}\n");
+}

@@ -1,0 +1,239 @@
+//! Typing a text (the verification report) into a live Claude Code session, the way the gate
+//! answers its cards (DESIGN.md §10, SECURITY.md):
+//!
+//! - the session must be live: its registry entry (`<claude>/sessions/<pid>.json`) names a pid
+//!   that runs and is the process that wrote the entry (same start time), and a tmux pane;
+//! - the tmux server is the one in the agent's own environment (`$TMUX`);
+//! - before every key [`Target::send`] checks that the pane is the agent's terminal with the
+//!   agent in front ([`Target::verify`]);
+//! - nothing is typed while a menu (an approval card, a permission prompt) is open in the pane:
+//!   text typed there could pick a choice;
+//! - the text is cleaned ([`terminal::clean_text`]) and bounded (refused when too long, never
+//!   cut), typed as one bracketed paste (its line breaks do not submit), then `Enter` once the
+//!   paste is on screen.
+//!
+//! Anything else is refused with the reason, and nothing is typed.
+
+use std::time::{Duration, Instant};
+
+use crate::config::Roots;
+use crate::ipc::{ErrorKind, IpcError};
+use crate::sessions::claude::{pid_alive, RegistryFile};
+use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
+
+/// Why a text was not typed.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum SendError {
+    #[error("no live Claude Code session {session_id} on this machine (it ended, or it was never started here); nothing was typed")]
+    NoLiveSession { session_id: String },
+    #[error("session {session_id} does not run in tmux, so Plandeck cannot type into it; paste the report yourself")]
+    NoPane { session_id: String },
+    #[error("a menu (an approval card or a permission prompt) is open in tmux pane {pane}: typed text could pick a choice; answer it, then send again. Nothing was typed")]
+    MenuOpen { pane: String },
+    #[error("the text is longer than {max} characters; nothing was typed")]
+    TooLong { max: usize },
+    #[error("there is nothing to send")]
+    Empty,
+    #[error("the text was typed into tmux pane {pane} but did not show up on screen; Enter was not pressed: look at the terminal")]
+    NotShown { pane: String },
+    #[error(transparent)]
+    Terminal(#[from] TerminalError),
+}
+
+impl From<SendError> for IpcError {
+    fn from(e: SendError) -> Self {
+        let kind = match &e {
+            SendError::NoLiveSession { .. } => ErrorKind::NotFound,
+            SendError::TooLong { .. } | SendError::Empty => ErrorKind::BadInput,
+            SendError::Terminal(TerminalError::Tmux { .. }) | SendError::NotShown { .. } => {
+                ErrorKind::Internal
+            }
+            _ => ErrorKind::Refused,
+        };
+        IpcError::new(kind, e.to_string())
+    }
+}
+
+/// How long to wait for the pasted text to show up before pressing Enter.
+const SHOWN_TIMEOUT: Duration = Duration::from_secs(3);
+
+/// The live Claude Code session `session_id` as its pane to type into.
+pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendError> {
+    let no_session = || SendError::NoLiveSession {
+        session_id: session_id.to_owned(),
+    };
+    let entries = std::fs::read_dir(roots.claude.join("sessions")).map_err(|_| no_session())?;
+    let registry = entries
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
+        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 1024 * 1024))
+        .filter_map(|p| RegistryFile::read(&p))
+        .find(|r| r.session_id == session_id && pid_alive(r.pid, r.proc_start.as_deref()))
+        .ok_or_else(no_session)?;
+    let socket = tmux_socket_of(registry.pid);
+    // The registry's pane, else the pane whose terminal is the agent's (checked again before
+    // anything is typed).
+    let pane = registry
+        .tmux
+        .as_deref()
+        .filter(|t| !t.is_empty())
+        .map(super::pane::normalize_pane)
+        .or_else(|| {
+            socket
+                .as_deref()
+                .and_then(|s| super::pane::from_process(registry.pid, Some(s)))
+        })
+        .ok_or_else(|| SendError::NoPane {
+            session_id: session_id.to_owned(),
+        })?;
+    let start_time = registry
+        .proc_start
+        .as_deref()
+        .and_then(|s| s.parse::<u64>().ok())
+        .or_else(|| terminal::start_time(registry.pid));
+    Ok(Target {
+        socket,
+        pane,
+        agent: Some(ProcessId {
+            pid: registry.pid,
+            start_time,
+        }),
+    })
+}
+
+/// The tmux server of process `pid`: the socket in its `$TMUX`.
+fn tmux_socket_of(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let tmux = environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(b"TMUX="))?;
+    super::pane::socket_from_env(Some(&String::from_utf8_lossy(tmux)))
+}
+
+/// Whether a menu whose choices a typed key could pick is open at the bottom of the screen: an
+/// approval card, or a numbered choice with the cursor on it (`❯ 1.`).
+pub(crate) fn menu_open(screen: &str) -> bool {
+    if super::delivery::card_visible(crate::agent::Agent::Claude, screen) {
+        return true;
+    }
+    let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
+    let tail = &lines[lines.len().saturating_sub(15)..];
+    tail.iter().any(|l| {
+        let t = l.trim_start_matches(|c: char| c.is_whitespace() || c == '│');
+        t.strip_prefix('❯')
+            .map(str::trim_start)
+            .and_then(|rest| rest.split_once('.'))
+            .is_some_and(|(n, _)| {
+                !n.is_empty() && n.len() <= 2 && n.bytes().all(|b| b.is_ascii_digit())
+            })
+    })
+}
+
+/// Types `text` into the live Claude Code session `session_id` and submits it. Returns what was
+/// done, for the person.
+pub fn send_to_session(roots: &Roots, session_id: &str, text: &str) -> Result<String, SendError> {
+    if terminal::needs_truncation(text, terminal::MAX_TYPED_CHARS) {
+        return Err(SendError::TooLong {
+            max: terminal::MAX_TYPED_CHARS,
+        });
+    }
+    let text = terminal::clean_text(text, terminal::MAX_TYPED_CHARS);
+    if text.trim().is_empty() {
+        return Err(SendError::Empty);
+    }
+    let target = session_target(roots, session_id)?;
+    send_to_target(&target, &text)?;
+    Ok(format!(
+        "typed into tmux pane {} and submitted: the agent has the report",
+        target.pane
+    ))
+}
+
+/// [`send_to_session`] once the pane is known (tests type into a private tmux server).
+pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
+    target.verify()?;
+    if menu_open(&target.capture(0)?) {
+        return Err(SendError::MenuOpen {
+            pane: target.pane.clone(),
+        });
+    }
+    target.send(&Key::Text(text.to_owned()))?;
+    // Claude Code shows a long paste as "[Pasted text #1 +N lines]".
+    let probe: String = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .chars()
+        .take(20)
+        .collect();
+    let start = Instant::now();
+    loop {
+        let screen = target.capture(0)?;
+        if screen.contains("[Pasted text") || screen.contains(probe.as_str()) {
+            break;
+        }
+        if start.elapsed() >= SHOWN_TIMEOUT {
+            return Err(SendError::NotShown {
+                pane: target.pane.clone(),
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    std::thread::sleep(terminal::KEY_GAP);
+    if menu_open(&target.capture(0)?) {
+        // A card opened while the text was pasted: leave the text for the person.
+        return Err(SendError::MenuOpen {
+            pane: target.pane.clone(),
+        });
+    }
+    target.send(&Key::Enter)?;
+    Ok(())
+}
+
+/// The text "Send report to agent" types for the plan `id` (shown to the person first).
+pub fn report_text(roots: &Roots, id: &str) -> Result<String, IpcError> {
+    let report = crate::verify::report_by_id(roots, id)?;
+    Ok(crate::verify::agent_report_text(&report))
+}
+
+/// Types the verification report of the plan `id` into its live Claude Code session, if it is
+/// still `shown` (the text the person read): a report that changed since is refused as a
+/// `conflict`, to be read again.
+pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcError> {
+    let report = crate::verify::report_by_id(roots, id)?;
+    let Some(session) = report.session.as_ref() else {
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            "this plan's session is not known, so there is no agent to send the report to",
+        ));
+    };
+    if session.agent != crate::agent::Agent::Claude {
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            format!(
+                "Plandeck types reports only into Claude Code sessions; paste it into {} yourself",
+                session.agent.display_name()
+            ),
+        ));
+    }
+    let text = crate::verify::agent_report_text(&report);
+    if text != shown {
+        return Err(IpcError::new(
+            ErrorKind::Conflict,
+            "the report changed since it was shown (the agent kept working); nothing was typed: read it again",
+        ));
+    }
+    Ok(send_to_session(roots, &session.id, &text)?)
+}
+
+/// Claude Code's session registry entry for a pid (used by tests).
+#[cfg(test)]
+fn registry_path(claude: &std::path::Path, pid: u32) -> std::path::PathBuf {
+    claude.join("sessions").join(format!("{pid}.json"))
+}
+
+#[cfg(test)]
+#[path = "send_tests.rs"]
+mod tests;

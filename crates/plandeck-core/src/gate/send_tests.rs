@@ -1,0 +1,278 @@
+//! Typing a report into a live session's pane, on a private tmux server (`tmux -S <tmp>/sock`).
+
+use super::*;
+use crate::terminal::tmux_output;
+use std::path::{Path, PathBuf};
+
+struct Server {
+    socket: PathBuf,
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let _ = tmux_output(self.socket.to_str(), &["kill-server"]);
+    }
+}
+
+/// A private tmux server running `script` (bash) in one pane: (server, pane id, pane pid).
+fn start(dir: &Path, script: &str) -> (Server, String, u32) {
+    let socket = dir.join("sock");
+    let path = dir.join("pane.sh");
+    std::fs::write(&path, script).unwrap();
+    let out = tmux_output(
+        socket.to_str(),
+        &[
+            "-f",
+            "/dev/null",
+            "new-session",
+            "-d",
+            "-x",
+            "120",
+            "-y",
+            "30",
+            "-P",
+            "-F",
+            "#{pane_id} #{pane_pid}",
+            "bash",
+            path.to_str().unwrap(),
+        ],
+    )
+    .unwrap();
+    let (pane, pid) = out.trim().split_once(' ').unwrap();
+    (Server { socket }, pane.to_owned(), pid.parse().unwrap())
+}
+
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(20),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+/// A pane standing in for an idle agent: bracketed paste on, the terminal echoing what is typed
+/// (so it shows on screen), every byte read recorded into `got`. With `card`, an approval card
+/// is on screen first and nothing is echoed.
+fn agent_pane(dir: &Path, card: bool) -> (Server, String, u32) {
+    let got = dir.join("got");
+    let ready = dir.join("ready");
+    let script = if card {
+        format!(
+            "printf 'Would you like to proceed?\\n\\n ❯ 1. Yes, and use auto mode\\n   2. Yes, manually approve edits\\n   3. Tell Claude what to change\\n'; stty raw -echo; touch {r}; exec cat > {g}\n",
+            r = ready.display(),
+            g = got.display()
+        )
+    } else {
+        format!(
+            "printf '\\033[?2004h> '; stty raw; touch {r}; exec cat > {g}\n",
+            r = ready.display(),
+            g = got.display()
+        )
+    };
+    let started = start(dir, &script);
+    wait_for("the pane", || ready.exists().then_some(()));
+    started
+}
+
+fn got(dir: &Path) -> String {
+    String::from_utf8_lossy(&std::fs::read(dir.join("got")).unwrap_or_default()).into_owned()
+}
+
+/// A Claude Code registry entry for `pid` in `session_id`, in tmux pane `pane`.
+fn register(home: &Path, pid: u32, session_id: &str, pane: Option<&str>, proc_start: Option<u64>) {
+    let claude = home.join(".claude");
+    std::fs::create_dir_all(claude.join("sessions")).unwrap();
+    let mut entry = serde_json::json!({"pid": pid, "sessionId": session_id, "cwd": "/w"});
+    if let Some(p) = pane {
+        entry["tmux"] = format!("agent:@0.{p}").into();
+    }
+    if let Some(s) = proc_start {
+        entry["procStart"] = s.to_string().into();
+    }
+    std::fs::write(registry_path(&claude, pid), entry.to_string()).unwrap();
+}
+
+#[test]
+fn a_report_reaches_the_live_sessions_own_pane_as_one_paste_then_enter() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, pane, pid) = agent_pane(tmp.path(), false);
+    let home = tmp.path().join("home");
+    register(&home, pid, "s1", Some(&pane), terminal::start_time(pid));
+    let roots = Roots::under_home(&home);
+    let report = "Plandeck verify: 1 of 3 steps missing\n- 3. Write `docs/usage.md` — missing\u{1b}[201~$(touch x)";
+    let said = send_to_session(&roots, "s1", report).unwrap();
+    assert!(said.contains(&pane), "{said}");
+    let typed = wait_for("the Enter", || {
+        let g = got(tmp.path());
+        g.ends_with('\r').then_some(g)
+    });
+    assert_eq!(
+        typed,
+        "\u{1b}[200~Plandeck verify: 1 of 3 steps missing\n- 3. Write `docs/usage.md` — missing[201~$(touch x)\u{1b}[201~\r"
+    );
+}
+
+#[test]
+fn nothing_is_typed_while_a_card_is_open() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, pane, pid) = agent_pane(tmp.path(), true);
+    let home = tmp.path().join("home");
+    register(&home, pid, "s1", Some(&pane), terminal::start_time(pid));
+    let roots = Roots::under_home(&home);
+    let err = send_to_session(&roots, "s1", "1").unwrap_err();
+    assert!(matches!(err, SendError::MenuOpen { .. }), "{err}");
+    assert!(err.to_string().contains("Nothing was typed"), "{err}");
+    assert_eq!(IpcError::from(err).kind, ErrorKind::Refused);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(got(tmp.path()), "");
+}
+
+#[test]
+fn a_session_that_is_gone_replaced_or_outside_tmux_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (_server, pane, pid) = agent_pane(tmp.path(), false);
+    let home = tmp.path().join("home");
+    let roots = Roots::under_home(&home);
+    // No registry at all.
+    assert!(matches!(
+        send_to_session(&roots, "s1", "hello"),
+        Err(SendError::NoLiveSession { .. })
+    ));
+    // The pid now belongs to another process (its start time differs).
+    let start = terminal::start_time(pid).unwrap();
+    register(&home, pid, "s1", Some(&pane), Some(start + 1));
+    let err = send_to_session(&roots, "s1", "hello").unwrap_err();
+    assert!(matches!(err, SendError::NoLiveSession { .. }), "{err}");
+    assert_eq!(IpcError::from(err).kind, ErrorKind::NotFound);
+    // Live, but not in tmux (no pane in the registry, no tmux server in its environment).
+    let mut outside = std::process::Command::new("sleep")
+        .arg("1000")
+        .env_remove("TMUX")
+        .stdin(std::process::Stdio::null())
+        .spawn()
+        .unwrap();
+    register(&home, outside.id(), "s2", None, None);
+    let not_in_tmux = send_to_session(&roots, "s2", "hello");
+    let _ = outside.kill();
+    let _ = outside.wait();
+    assert!(
+        matches!(not_in_tmux, Err(SendError::NoPane { .. })),
+        "{not_in_tmux:?}"
+    );
+    // In tmux with no pane in the registry: the pane whose terminal is the agent's.
+    register(&home, pid, "s1", None, Some(start));
+    assert_eq!(session_target(&roots, "s1").unwrap().pane, pane);
+    // Live in tmux, but the registry names another pane: not the agent's terminal.
+    register(&home, pid, "s1", Some("%77"), Some(start));
+    assert!(matches!(
+        send_to_session(&roots, "s1", "hello"),
+        Err(SendError::Terminal(TerminalError::PaneGone { .. }))
+    ));
+    // Too long: refused, never cut.
+    register(&home, pid, "s1", Some(&pane), Some(start));
+    let long = "x".repeat(terminal::MAX_TYPED_CHARS + 1);
+    assert!(matches!(
+        send_to_session(&roots, "s1", &long),
+        Err(SendError::TooLong { .. })
+    ));
+    assert!(matches!(
+        send_to_session(&roots, "s1", " \u{7}\n"),
+        Err(SendError::Empty)
+    ));
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(got(tmp.path()), "", "nothing was typed");
+}
+
+#[test]
+fn a_menu_with_the_cursor_on_a_choice_counts_as_open() {
+    assert!(menu_open(
+        "Do you want to create a.txt?\n ❯ 1. Yes\n   2. No\n\nEsc to cancel"
+    ));
+    assert!(menu_open("│ ❯ 2. Yes, allow all edits │"));
+    assert!(!menu_open("> \n  ? for shortcuts"));
+    assert!(!menu_open("❯ fix the tests\n"));
+}
+
+/// A session whose plan (two steps) was approved, with step 1 done: (tempdir, roots, plan id).
+fn approved_plan() -> (
+    tempfile::TempDir,
+    Roots,
+    std::path::PathBuf,
+    crate::verify::testkit::ClaudeSession,
+) {
+    use crate::verify::testkit::{git_init, write_file, ClaudeSession};
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().to_path_buf();
+    let repo = home.join("work/g");
+    git_init(&repo, &[("README.md", "# g\n")], 0);
+    let mut s = ClaudeSession::new(
+        &home,
+        &repo,
+        "5f0c2b9e-1111-4222-8333-944455556666",
+        "plan-send-kite",
+    );
+    s.prompt(30, "plan greetings");
+    s.plan_approved(
+        120,
+        150,
+        "# Plan\n\n1. Create `greet.js`\n2. Document it in `USAGE.md`\n",
+    );
+    write_file(&repo, "greet.js", "export const greet = 1;\n");
+    s.write(200, &repo.join("greet.js"), "export const greet = 1;\n");
+    s.save();
+    let roots = s.roots.clone();
+    (dir, roots, repo, s)
+}
+
+#[test]
+fn a_report_that_changed_since_it_was_shown_is_not_sent() {
+    let (_dir, roots, repo, mut s) = approved_plan();
+    let id = crate::ids::plan_id(&s.plan_path);
+    let shown = report_text(&roots, &id).unwrap();
+    assert!(shown.contains("USAGE.md"), "{shown}");
+    // The agent keeps working: step 2 is done now, the report shown is stale.
+    crate::verify::testkit::write_file(&repo, "USAGE.md", "# usage\n");
+    s.write(300, &repo.join("USAGE.md"), "# usage\n");
+    s.save();
+    let err = send_report(&roots, &id, &shown).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Conflict, "{err:?}");
+    assert!(err.message.contains("nothing was typed"), "{err:?}");
+    // The current text, but the session runs nowhere: refused, with the reason.
+    let now = report_text(&roots, &id).unwrap();
+    let err = send_report(&roots, &id, &now).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+    assert!(
+        err.message.contains("no live Claude Code session"),
+        "{err:?}"
+    );
+    // A path is not an id.
+    let err = send_report(&roots, &s.plan_path.to_string_lossy(), &now).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
+}
+
+#[test]
+fn a_changed_files_diff_is_the_review_diff_of_its_two_sides() {
+    let (_dir, roots, repo, mut s) = approved_plan();
+    let id = crate::ids::plan_id(&s.plan_path);
+    let diff = crate::review::file_diff::changed_file_diff(&roots, &id, "greet.js").unwrap();
+    assert_eq!(diff.stats.added, 1);
+    assert_eq!(diff.stats.removed, 0);
+    assert_eq!(diff.from_label, "greet.js (new file)");
+    assert_eq!(diff.to_label, "greet.js now");
+    // A file the report does not list is not read.
+    let err =
+        crate::review::file_diff::changed_file_diff(&roots, &id, "../../etc/passwd").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
+    // Not text: no diff, a clear message.
+    std::fs::write(repo.join("logo.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
+    s.write(250, &repo.join("logo.bin"), "");
+    s.save();
+    let err = crate::review::file_diff::changed_file_diff(&roots, &id, "logo.bin").unwrap_err();
+    assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
+}

@@ -1,0 +1,572 @@
+//! The transcript side: file-changing tool calls and shell commands, with their results.
+//!
+//! Record shapes (the fixtures under `tests/fixtures/` hold real ones):
+//! - Claude Code: an assistant record's `message.content[]` `tool_use` (`id`, `name`, `input`);
+//!   the user record after it holds the `tool_result` (`tool_use_id`, `content`, `is_error`).
+//!   File tools: `Edit`/`Write`/`MultiEdit` (`file_path`), `NotebookEdit` (`notebook_path`).
+//!   `Bash` (`command`): a failing command's result is `is_error` with "Exit code N" first.
+//! - Gemini CLI: a `gemini` message's `toolCalls[]` (`id`, `name`, `args`, `status`, `result`),
+//!   written again as the call progresses (the last copy wins). `write_file`/`replace`
+//!   (`file_path`), `run_shell_command` (`command`; "Exit Code: N" in the output).
+//! - Codex CLI: `response_item` payloads `function_call` (`shell`, `exec_command`, … with
+//!   `arguments` as a JSON string) and `custom_tool_call` `apply_patch` (`input`, the patch);
+//!   results in `function_call_output` / `custom_tool_call_output` and `exec_command_end` events.
+
+use std::collections::HashMap;
+use std::path::Path;
+
+use serde_json::Value;
+use time::OffsetDateTime;
+
+use super::ChangeKind;
+use crate::agent::Agent;
+use crate::sessions::transcript::LineSplitter;
+
+/// A file-changing tool call.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ToolWrite {
+    pub tool: String,
+    /// As the call gave it (absolute for Claude and Gemini, relative to the cwd for Codex).
+    pub path: String,
+    /// Set for a Codex patch that moved the file.
+    pub moved_to: Option<String>,
+    pub change: ChangeKind,
+    pub at: Option<String>,
+    pub line: u32,
+    pub failed: bool,
+    /// The new text the call wrote (for symbols).
+    pub text: String,
+}
+
+/// A shell command and its result.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ShellRun {
+    pub command: String,
+    pub at: Option<String>,
+    pub line: u32,
+    pub success: Option<bool>,
+    pub exit_code: Option<i32>,
+}
+
+/// What one transcript tells.
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub struct TranscriptFacts {
+    pub writes: Vec<ToolWrite>,
+    pub commands: Vec<ShellRun>,
+    /// Times of compactions (Claude `compact_boundary`).
+    pub compactions: Vec<Option<String>>,
+    pub unreadable: u32,
+    /// The working directory the records name (the first one).
+    pub cwd: Option<String>,
+    /// Claude `worktree-state`: the worktree the session works in (last record), and the branch it
+    /// was made from.
+    pub worktree: Option<String>,
+    pub worktree_branch: Option<String>,
+}
+
+/// Reads the transcript at `path` of `agent`.
+pub fn read(agent: Agent, path: &Path) -> std::io::Result<TranscriptFacts> {
+    use std::io::Read;
+    let mut file = std::fs::File::open(path)?;
+    let mut reader = Reader::new(agent);
+    let mut splitter = LineSplitter::default();
+    let mut buf = vec![0u8; 1 << 20];
+    loop {
+        let n = file.read(&mut buf)?;
+        if n == 0 {
+            break;
+        }
+        splitter.feed(&buf[..n], &mut |line| reader.line(line));
+    }
+    let mut facts = reader.finish();
+    facts.unreadable += splitter.overlong;
+    Ok(facts)
+}
+
+/// Reads transcript text already in memory (tests, benchmarks).
+pub fn read_bytes(agent: Agent, bytes: &[u8]) -> TranscriptFacts {
+    let mut reader = Reader::new(agent);
+    let mut splitter = LineSplitter::default();
+    splitter.feed(bytes, &mut |line| reader.line(line));
+    splitter.feed(b"\n", &mut |line| reader.line(line));
+    reader.finish()
+}
+
+struct Reader {
+    agent: Agent,
+    line: u32,
+    facts: TranscriptFacts,
+    /// Call id → index in `writes` / `commands`.
+    write_of: HashMap<String, usize>,
+    command_of: HashMap<String, usize>,
+}
+
+impl Reader {
+    fn new(agent: Agent) -> Self {
+        Self {
+            agent,
+            line: 0,
+            facts: TranscriptFacts::default(),
+            write_of: HashMap::new(),
+            command_of: HashMap::new(),
+        }
+    }
+
+    fn finish(self) -> TranscriptFacts {
+        self.facts
+    }
+
+    fn line(&mut self, line: &[u8]) {
+        self.line += 1;
+        let interesting: &[&[u8]] = match self.agent {
+            Agent::Claude => &[
+                b"tool_use",
+                b"tool_result",
+                b"compact_boundary",
+                b"worktree-state",
+            ],
+            Agent::Gemini => &[b"toolCalls"],
+            Agent::Codex => &[
+                b"function_call",
+                b"custom_tool_call",
+                b"exec_command_end",
+                b"local_shell_call",
+            ],
+            Agent::Other => return,
+        };
+        if !interesting
+            .iter()
+            .any(|needle| memchr::memmem::find(line, needle).is_some())
+        {
+            return;
+        }
+        let Ok(v) = serde_json::from_slice::<Value>(line) else {
+            self.facts.unreadable += 1;
+            return;
+        };
+        match self.agent {
+            Agent::Claude => self.claude(&v),
+            Agent::Gemini => self.gemini(&v),
+            Agent::Codex => self.codex(&v),
+            Agent::Other => {}
+        }
+    }
+
+    fn claude(&mut self, v: &Value) {
+        let at = str_of(v, "timestamp");
+        if self.facts.cwd.is_none() {
+            self.facts.cwd = str_of(v, "cwd");
+        }
+        if v["type"] == "worktree-state" {
+            let w = &v["worktreeSession"];
+            self.facts.worktree = str_of(w, "worktreePath");
+            self.facts.worktree_branch = str_of(w, "originalBranch");
+            return;
+        }
+        if v["type"] == "system" && v["subtype"] == "compact_boundary" {
+            self.facts.compactions.push(at);
+            return;
+        }
+        let Some(content) = v["message"]["content"].as_array() else {
+            return;
+        };
+        for item in content {
+            match item["type"].as_str() {
+                Some("tool_use") => {
+                    let id = item["id"].as_str().unwrap_or("").to_owned();
+                    let name = item["name"].as_str().unwrap_or("");
+                    let input = &item["input"];
+                    match name {
+                        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
+                            let path = str_of(input, "file_path")
+                                .or_else(|| str_of(input, "notebook_path"))
+                                .unwrap_or_default();
+                            if path.is_empty() {
+                                continue;
+                            }
+                            let mut text = String::new();
+                            for key in ["content", "new_string", "new_source"] {
+                                if let Some(s) = input[key].as_str() {
+                                    text.push_str(s);
+                                    text.push('\n');
+                                }
+                            }
+                            if let Some(edits) = input["edits"].as_array() {
+                                for e in edits {
+                                    if let Some(s) = e["new_string"].as_str() {
+                                        text.push_str(s);
+                                        text.push('\n');
+                                    }
+                                }
+                            }
+                            self.push_write(
+                                &id,
+                                ToolWrite {
+                                    tool: name.to_owned(),
+                                    path,
+                                    moved_to: None,
+                                    change: ChangeKind::Modified,
+                                    at: at.clone(),
+                                    line: self.line,
+                                    failed: false,
+                                    text,
+                                },
+                            );
+                        }
+                        "Bash" => {
+                            if let Some(cmd) = str_of(input, "command") {
+                                self.push_command(&id, cmd, at.clone());
+                            }
+                        }
+                        _ => {}
+                    }
+                }
+                Some("tool_result") => {
+                    let id = item["tool_use_id"].as_str().unwrap_or("");
+                    let is_error = item["is_error"].as_bool().unwrap_or(false);
+                    let text = result_text(&item["content"]);
+                    if let Some(&i) = self.write_of.get(id) {
+                        self.facts.writes[i].failed = is_error;
+                        if v["toolUseResult"]["type"] == "create" {
+                            self.facts.writes[i].change = ChangeKind::Added;
+                        }
+                    }
+                    if let Some(&i) = self.command_of.get(id) {
+                        let code = exit_code_after(&text, "Exit code ");
+                        let c = &mut self.facts.commands[i];
+                        c.exit_code = code.or(if is_error { None } else { Some(0) });
+                        c.success = Some(!is_error && code.is_none_or(|c| c == 0));
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn gemini(&mut self, v: &Value) {
+        let Some(calls) = v["toolCalls"].as_array() else {
+            return;
+        };
+        for call in calls {
+            let id = call["id"].as_str().unwrap_or("").to_owned();
+            let name = call["name"].as_str().unwrap_or("");
+            let args = &call["args"];
+            let at = str_of(call, "timestamp").or_else(|| str_of(v, "timestamp"));
+            let status = call["status"].as_str();
+            let failed = matches!(status, Some("error" | "cancelled"));
+            match name {
+                "write_file" | "replace" => {
+                    let Some(path) = str_of(args, "file_path") else {
+                        continue;
+                    };
+                    let text = str_of(args, "content")
+                        .or_else(|| str_of(args, "new_string"))
+                        .unwrap_or_default();
+                    let w = ToolWrite {
+                        tool: name.to_owned(),
+                        path,
+                        moved_to: None,
+                        change: ChangeKind::Modified,
+                        at,
+                        line: self.line,
+                        failed,
+                        text,
+                    };
+                    match self.write_of.get(&id) {
+                        Some(&i) => self.facts.writes[i] = w,
+                        None => self.push_write(&id, w),
+                    }
+                }
+                "run_shell_command" => {
+                    let Some(cmd) = str_of(args, "command") else {
+                        continue;
+                    };
+                    let output = call["result"]
+                        .as_array()
+                        .and_then(|r| r.first())
+                        .map(|r| result_text(&r["functionResponse"]["response"]["output"]))
+                        .unwrap_or_default();
+                    let code = exit_code_after(&output, "Exit Code: ");
+                    let success = match status {
+                        Some("success") => Some(code.is_none_or(|c| c == 0)),
+                        Some("error" | "cancelled") => Some(false),
+                        _ => None,
+                    };
+                    let run = ShellRun {
+                        command: cmd,
+                        at,
+                        line: self.line,
+                        success,
+                        exit_code: code.or(if success == Some(true) { Some(0) } else { None }),
+                    };
+                    match self.command_of.get(&id) {
+                        Some(&i) => self.facts.commands[i] = run,
+                        None => {
+                            self.command_of.insert(id, self.facts.commands.len());
+                            self.facts.commands.push(run);
+                        }
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+
+    fn codex(&mut self, v: &Value) {
+        let at = str_of(v, "timestamp");
+        let p = &v["payload"];
+        let call_id = p["call_id"].as_str().unwrap_or("").to_owned();
+        match (v["type"].as_str(), p["type"].as_str()) {
+            (Some("response_item"), Some("function_call" | "local_shell_call")) => {
+                let name = p["name"].as_str().unwrap_or("shell");
+                let args: Value = match &p["arguments"] {
+                    Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
+                    other => other.clone(),
+                };
+                if name == "apply_patch" {
+                    let patch = str_of(&args, "input").unwrap_or_default();
+                    self.patch(&call_id, &patch, at);
+                    return;
+                }
+                let args = if p["type"] == "local_shell_call" {
+                    &p["action"]
+                } else {
+                    &args
+                };
+                let cmd = match (&args["command"], &args["cmd"]) {
+                    (Value::Array(parts), _) => shell_words(parts),
+                    (Value::String(s), _) | (_, Value::String(s)) => s.clone(),
+                    _ => return,
+                };
+                if cmd.contains("*** Begin Patch") {
+                    self.patch(&call_id, &cmd, at);
+                } else {
+                    self.push_command(&call_id, cmd, at);
+                }
+            }
+            (Some("response_item"), Some("custom_tool_call")) if p["name"] == "apply_patch" => {
+                let patch = str_of(p, "input").unwrap_or_default();
+                self.patch(&call_id, &patch, at);
+            }
+            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
+                let raw = result_text(&p["output"]);
+                let (text, meta_code) = match serde_json::from_str::<Value>(&raw) {
+                    Ok(j) => (
+                        result_text(&j["output"]),
+                        j["metadata"]["exit_code"]
+                            .as_i64()
+                            .and_then(|c| i32::try_from(c).ok()),
+                    ),
+                    Err(_) => (raw.clone(), None),
+                };
+                let code = meta_code
+                    .or_else(|| exit_code_after(&text, "Exit code: "))
+                    .or_else(|| exit_code_after(&text, "Process exited with code "));
+                if let Some(&i) = self.command_of.get(&call_id) {
+                    let c = &mut self.facts.commands[i];
+                    if c.exit_code.is_none() {
+                        c.exit_code = code;
+                        c.success = code.map(|c| c == 0);
+                    }
+                }
+                if let Some(&i) = self.write_of.get(&call_id) {
+                    let failed = code.is_some_and(|c| c != 0)
+                        || text.starts_with("apply_patch verification failed");
+                    let first = i;
+                    for w in self.facts.writes[first..].iter_mut() {
+                        w.failed = failed;
+                    }
+                }
+            }
+            (Some("event_msg"), Some("exec_command_end")) => {
+                let code = p["exit_code"].as_i64().and_then(|c| i32::try_from(c).ok());
+                if let Some(&i) = self.command_of.get(&call_id) {
+                    let c = &mut self.facts.commands[i];
+                    c.exit_code = code;
+                    c.success = code.map(|c| c == 0);
+                }
+            }
+            _ => {}
+        }
+    }
+
+    /// A Codex patch: one write per file it names.
+    fn patch(&mut self, call_id: &str, patch: &str, at: Option<String>) {
+        let mut first = true;
+        let mut current: Option<usize> = None;
+        for l in patch.lines() {
+            let (change, path) = if let Some(p) = l.strip_prefix("*** Add File: ") {
+                (ChangeKind::Added, p)
+            } else if let Some(p) = l.strip_prefix("*** Update File: ") {
+                (ChangeKind::Modified, p)
+            } else if let Some(p) = l.strip_prefix("*** Delete File: ") {
+                (ChangeKind::Deleted, p)
+            } else if let Some(p) = l.strip_prefix("*** Move to: ") {
+                if let Some(i) = current {
+                    self.facts.writes[i].moved_to = Some(p.trim().to_owned());
+                    self.facts.writes[i].change = ChangeKind::Renamed;
+                }
+                continue;
+            } else {
+                if let (Some(i), Some(added)) = (current, l.strip_prefix('+')) {
+                    self.facts.writes[i].text.push_str(added);
+                    self.facts.writes[i].text.push('\n');
+                }
+                continue;
+            };
+            let w = ToolWrite {
+                tool: "apply_patch".to_owned(),
+                path: path.trim().to_owned(),
+                moved_to: None,
+                change,
+                at: at.clone(),
+                line: self.line,
+                failed: false,
+                text: String::new(),
+            };
+            current = Some(self.facts.writes.len());
+            if first {
+                self.push_write(call_id, w);
+                first = false;
+            } else {
+                self.facts.writes.push(w);
+            }
+        }
+    }
+
+    fn push_write(&mut self, id: &str, w: ToolWrite) {
+        if !id.is_empty() {
+            self.write_of.insert(id.to_owned(), self.facts.writes.len());
+        }
+        self.facts.writes.push(w);
+    }
+
+    fn push_command(&mut self, id: &str, command: String, at: Option<String>) {
+        if !id.is_empty() {
+            self.command_of
+                .insert(id.to_owned(), self.facts.commands.len());
+        }
+        self.facts.commands.push(ShellRun {
+            command,
+            at,
+            line: self.line,
+            success: None,
+            exit_code: None,
+        });
+    }
+}
+
+/// `["bash", "-lc", "cargo test"]` → `cargo test`; anything else joined by spaces.
+fn shell_words(parts: &[Value]) -> String {
+    let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
+    match words.as_slice() {
+        [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') && flag.contains('c') => {
+            (*script).to_owned()
+        }
+        _ => words.join(" "),
+    }
+}
+
+fn str_of(v: &Value, key: &str) -> Option<String> {
+    v[key].as_str().map(str::to_owned)
+}
+
+/// A tool result's text: a string, or the text parts of an array of blocks.
+fn result_text(v: &Value) -> String {
+    match v {
+        Value::String(s) => s.clone(),
+        Value::Array(items) => items
+            .iter()
+            .filter_map(|i| i["text"].as_str().or(i.as_str()))
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+/// The number after `marker` in `text` ("Exit code 2" → 2).
+fn exit_code_after(text: &str, marker: &str) -> Option<i32> {
+    let at = text.find(marker)? + marker.len();
+    let digits: String = text[at..]
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
+/// An RFC 3339 time.
+pub(crate) fn parse_time(t: &str) -> Option<OffsetDateTime> {
+    OffsetDateTime::parse(t, &time::format_description::well_known::Rfc3339).ok()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn claude_edits_and_commands_with_results() {
+        let t = concat!(
+            r#"{"type":"assistant","timestamp":"2026-11-22T12:04:00.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":"/r/src/a.rs","old_string":"x","new_string":"fn paginate() {}"}}]}}"#,
+            "\n",
+            r#"{"type":"user","timestamp":"2026-11-22T12:04:01.000Z","message":{"role":"user","content":[{"tool_use_id":"t1","type":"tool_result","content":"ok"}]},"toolUseResult":{"filePath":"/r/src/a.rs"}}"#,
+            "\n",
+            r#"{"type":"assistant","timestamp":"2026-11-22T12:04:02.000Z","message":{"role":"assistant","content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"cargo test"}}]}}"#,
+            "\n",
+            r#"{"type":"user","timestamp":"2026-11-22T12:04:03.000Z","message":{"role":"user","content":[{"type":"tool_result","content":"Exit code 101\nfailed","is_error":true,"tool_use_id":"t2"}]}}"#,
+            "\n",
+            "not json but mentions tool_use\n",
+        );
+        let f = read_bytes(Agent::Claude, t.as_bytes());
+        assert_eq!(f.writes.len(), 1);
+        assert_eq!(f.writes[0].path, "/r/src/a.rs");
+        assert_eq!(f.writes[0].line, 1);
+        assert!(f.writes[0].text.contains("paginate"));
+        assert_eq!(f.commands.len(), 1);
+        assert_eq!(f.commands[0].exit_code, Some(101));
+        assert_eq!(f.commands[0].success, Some(false));
+        assert_eq!(f.unreadable, 1);
+    }
+
+    #[test]
+    fn gemini_tool_calls_from_the_real_chat_and_shell_results() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/gemini-cli-0.61.0/tmp/gemproj/chats/session-2026-11-22T12-29-c76f8969.jsonl",
+        );
+        let f = read(Agent::Gemini, &fixture).unwrap();
+        assert_eq!(f.writes.len(), 1, "{f:#?}");
+        assert_eq!(f.writes[0].tool, "write_file");
+        assert!(f.writes[0].path.ends_with("/plans/pagination.md"));
+        assert!(!f.writes[0].failed);
+        assert!(f.commands.is_empty());
+        // A shell call, written twice as it progresses (the last copy wins).
+        let t = concat!(
+            r#"{"id":"m1","timestamp":"2026-11-22T12:31:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"npm test"},"status":"executing"}]}"#,
+            "\n",
+            r#"{"id":"m1","timestamp":"2026-11-22T12:31:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"run_1","name":"run_shell_command","args":{"command":"npm test"},"status":"success","timestamp":"2026-11-22T12:31:05.000Z","result":[{"functionResponse":{"id":"run_1","name":"run_shell_command","response":{"output":"Command: npm test\nOutput: 1 failing\nExit Code: 1"}}}]}]}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Gemini, t.as_bytes());
+        assert_eq!(f.commands.len(), 1);
+        assert_eq!(f.commands[0].exit_code, Some(1));
+        assert_eq!(f.commands[0].success, Some(false));
+    }
+
+    #[test]
+    fn codex_patch_and_exec() {
+        let t = concat!(
+            r#"{"timestamp":"2026-11-22T12:04:00.000Z","type":"response_item","payload":{"type":"custom_tool_call","name":"apply_patch","call_id":"c1","input":"*** Begin Patch\n*** Add File: src/new.rs\n+fn cursor() {}\n*** Update File: a.rs\n*** Move to: b.rs\n*** End Patch"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:04:01.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"c2","arguments":"{\"command\":[\"bash\",\"-lc\",\"npm test\"]}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:04:02.000Z","type":"event_msg","payload":{"type":"exec_command_end","call_id":"c2","exit_code":0}}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Codex, t.as_bytes());
+        assert_eq!(f.writes.len(), 2);
+        assert_eq!(f.writes[0].change, ChangeKind::Added);
+        assert!(f.writes[0].text.contains("cursor"));
+        assert_eq!(f.writes[1].moved_to.as_deref(), Some("b.rs"));
+        assert_eq!(f.commands[0].command, "npm test");
+        assert_eq!(f.commands[0].success, Some(true));
+    }
+}
