@@ -26,11 +26,13 @@ pub async fn decide_request(
 ) -> Result<DecisionOutcome, IpcError> {
     let roots = state.roots();
     let outcome = blocking(move || Ok(gate::decide(&roots, &id, decision)?)).await?;
-    crate::live::emit(&app, "gate:changed", ());
     crate::live::emit(
         &app,
-        "plans:changed",
-        plandeck_core::plans::PlansChanged { paths: Vec::new() },
+        plandeck_core::live::GateChanged {
+            arrived: Vec::new(),
+            closed: vec![outcome.request_id.clone()],
+        },
     );
+    crate::live::emit(&app, plandeck_core::plans::PlansChanged::of(Vec::new()));
     Ok(outcome)
 }

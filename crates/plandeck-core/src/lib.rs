@@ -17,6 +17,9 @@
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
+//! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
+//! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
+//!   UI's `commands.ts` is generated.
 
 pub mod agent;
 pub mod bindings;
@@ -28,7 +31,9 @@ pub mod gate;
 pub mod history;
 pub mod ids;
 pub mod ipc;
+pub mod ipc_table;
 pub mod links;
+pub mod live;
 pub mod overview;
 pub mod plans;
 pub mod render;

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import CommentsPanel from "./CommentsPanel.svelte";
 import type { PlacedComment } from "../lib/bindings";
 
@@ -72,5 +73,30 @@ describe("CommentsPanel", () => {
     await fireEvent.input(box, { target: { value: "x" } });
     await fireEvent.click(screen.getByTestId("comment-save"));
     expect(await screen.findByRole("alert")).toHaveTextContent("does not hold the quoted text");
+  });
+
+  it("reloads its comments when its own plan changes, not when another does", async () => {
+    let loads = 0;
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_comments") {
+          loads++;
+          return [comment()];
+        }
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(CommentsPanel, { planId: "p1" });
+    await screen.findByText("RFC 8288 format, please.");
+    await waitFor(() => expect(loads).toBe(1));
+    // Events are handled in order: had the other plan's change reloaded, the count would run ahead.
+    await emit("plans:changed", { paths: ["/h/.claude/plans/other.md"], ids: ["p2"] });
+    await emit("plans:changed", { paths: ["/h/.claude/plans/p.md"], ids: ["p1"] });
+    await waitFor(() => expect(loads).toBeGreaterThanOrEqual(2));
+    await emit("plans:changed", { paths: ["/h/.claude/plans/other.md"], ids: ["p2"] });
+    await emit("plans:changed", { paths: [], ids: [] });
+    await waitFor(() => expect(loads).toBeGreaterThanOrEqual(3));
+    expect(loads).toBe(3);
   });
 });

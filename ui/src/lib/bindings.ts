@@ -82,7 +82,12 @@ contentHash: string, };
 
 export type SearchHit = { id: string, title: string, snippet: string, };
 
-export type PlansChanged = { paths: Array<string>, };
+export type PlansChanged = { paths: Array<string>, 
+/**
+ * The plan ids of `paths` ([`crate::ids::plan_id`]), for the window, which names plans by id.
+ * Empty with `paths`: any plan may have changed (read the list again).
+ */
+ids: Array<string>, };
 
 export type Heading = { id: string, level: number, text: string, };
 
@@ -147,9 +152,14 @@ edited: string | null,
  */
 startedFrom: string | null, 
 /**
- * Which agent wrote the plan; derived from the path when `None`.
+ * Which agent wrote the plan; when `None`, what plan discovery links the file to (see
+ * [`owner`]). Only the gate sets it (it knows the request's agent).
  */
-agent: Agent | null, sessionId: string | null, 
+agent: Agent | null, 
+/**
+ * The session that wrote the plan; when `None`, the one plan discovery links it to.
+ */
+sessionId: string | null, 
 /**
  * "auto" | "manual": how the decision reaches the agent.
  */
@@ -671,3 +681,23 @@ diff: string,
  * Names exactly the change the diff shows; toggling proceeds only while it still is.
  */
 token: string, };
+
+export type RootsChanged = { 
+/**
+ * The app now shows the demo workspace.
+ */
+demo: boolean, };
+
+export type SessionsChanged = { sessionIds: Array<string>, 
+/**
+ * Of those, the ones that started waiting for the person (approval or input).
+ */
+startedWaiting: Array<string>, };
+
+export type WorktreesChanged = { 
+/**
+ * The ids of the worktrees that changed, when known (empty: read the list again).
+ */
+ids: Array<string>, };
+
+export type GateChanged = { arrived: Array<string>, closed: Array<string>, };

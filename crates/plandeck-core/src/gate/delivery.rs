@@ -109,11 +109,9 @@ pub fn decide_with(
     };
     let mut record = None;
     let reached = deliver(roots, req.clone(), &decision, opts, &mut record)?;
-    if let Some(mut d) = record {
-        d.request_id = Some(req.id.clone());
-        d.delivery = Some(reached.delivery);
-        d.delivery_reason =
-            (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+    if let Some(d) = record {
+        let reason = (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+        let d = d.delivered(&req.id, reached.delivery, reason);
         if let Err(e) = crate::review::decide::append_decision(roots, &d) {
             tracing::warn!(
                 "the decision on request {} was not recorded in the review log: {e}",

@@ -6,7 +6,8 @@
 //!   file a request in the [`store`] (`<data>/gate/requests/<id>.json`); the Claude hook then waits
 //!   for a decision file, the transcript showing the terminal's answer, the deadline, or the app
 //!   going away. The Gemini hook returns at once (its card waits for the hook).
-//! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] and
+//! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] (which
+//!   only reads; [`close_ended`] files away those the terminal answered or whose agent is gone) and
 //!   answers with [`decide`]: a Claude rejection is a decision file the waiting hook turns into
 //!   `deny`; everything else answers the approval card in the session's tmux pane ([`delivery`]).
 //! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
@@ -44,7 +45,7 @@ pub use install::{
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
-pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
+pub use store::{app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
 /// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code

@@ -27,9 +27,11 @@ pub struct ApproveRequest {
     /// must still hold it, or the approval is a conflict.
     #[serde(default)]
     pub started_from: Option<String>,
-    /// Which agent wrote the plan; derived from the path when `None`.
+    /// Which agent wrote the plan; when `None`, what plan discovery links the file to (see
+    /// [`owner`]). Only the gate sets it (it knows the request's agent).
     #[serde(default)]
     pub agent: Option<Agent>,
+    /// The session that wrote the plan; when `None`, the one plan discovery links it to.
     #[serde(default)]
     pub session_id: Option<String>,
     /// "auto" | "manual": how the decision reaches the agent.
@@ -50,6 +52,26 @@ pub fn agent_for_path(roots: &Roots, plan_path: &Path) -> Agent {
     } else {
         Agent::Other
     }
+}
+
+/// Whose plan `key` is, for its decision record: the agent and session given (the gate knows them
+/// from the request), else what plan discovery links the file to (so a decision taken in the window
+/// and one taken with the CLI name the same session), else the agent whose folder holds it.
+pub(crate) fn owner(
+    roots: &Roots,
+    key: &Path,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+) -> (Agent, Option<String>) {
+    if let (Some(agent), Some(session_id)) = (agent, &session_id) {
+        return (agent, Some(session_id.clone()));
+    }
+    let found = crate::plans::owner(roots, key);
+    let agent = agent
+        .or_else(|| found.as_ref().map(|f| f.0))
+        .unwrap_or_else(|| agent_for_path(roots, key));
+    let session_id = session_id.or_else(|| found.and_then(|f| f.1));
+    (agent, session_id)
 }
 
 /// Stores a version of the plan Plandeck has seen and notes it in the plan's index. Idempotent.
@@ -93,6 +115,7 @@ pub(crate) fn approve_unlogged(
 ) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    let who = owner(roots, &key, req.agent, req.session_id.clone());
     // The reviewer's text goes into the store before anything else, so it survives a conflict or
     // a crash, and so the approval line below never lacks its snapshot.
     let yours_hash = match &req.edited {
@@ -156,23 +179,19 @@ pub(crate) fn approve_unlogged(
         _ => (store::put_version(data, &current)?, false),
     };
     store::note_seen(data, &key, &approved_hash, &now)?;
-    let decision = Decision {
-        time: now,
-        reviewer: log::reviewer(),
-        plan_path: key.to_string_lossy().into_owned(),
-        agent: req.agent.unwrap_or_else(|| agent_for_path(roots, &key)),
-        session_id: req.session_id,
-        decision: Verdict::Approved,
-        feedback: None,
-        approved_hash: Some(approved_hash.clone()),
-        content_hash: Some(approved_hash),
-        edited,
-        mode: req.mode,
-        request_id: None,
-        delivery: None,
-        delivery_reason: None,
-    };
-    Ok(decision)
+    Ok(Decision::record(
+        now,
+        &key,
+        who,
+        Verdict::Approved,
+        log::Facts {
+            approved_hash: Some(approved_hash.clone()),
+            content_hash: Some(approved_hash),
+            edited,
+            mode: req.mode,
+            ..Default::default()
+        },
+    ))
 }
 
 /// Rejects the plan at `plan_path` with `feedback` for the agent (required, non-empty).
@@ -215,6 +234,7 @@ pub(crate) fn reject_unlogged(
     }
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    let who = owner(roots, &key, agent, session_id);
     if let Some(seen) = seen {
         store::version_path(data, seen)?;
     }
@@ -246,23 +266,17 @@ pub(crate) fn reject_unlogged(
     if let Some(h) = &content_hash {
         store::note_seen(data, &key, h, &now)?;
     }
-    let decision = Decision {
-        time: now,
-        reviewer: log::reviewer(),
-        plan_path: key.to_string_lossy().into_owned(),
-        agent: agent.unwrap_or_else(|| agent_for_path(roots, &key)),
-        session_id,
-        decision: Verdict::Rejected,
-        feedback: Some(feedback.to_owned()),
-        approved_hash: None,
-        content_hash,
-        edited: false,
-        mode: None,
-        request_id: None,
-        delivery: None,
-        delivery_reason: None,
-    };
-    Ok(decision)
+    Ok(Decision::record(
+        now,
+        &key,
+        who,
+        Verdict::Rejected,
+        log::Facts {
+            feedback: Some(feedback.to_owned()),
+            content_hash,
+            ..Default::default()
+        },
+    ))
 }
 
 /// The decision log, newest first; only decisions on `plan` when given.

@@ -80,6 +80,61 @@ pub struct Decision {
     pub delivery_reason: Option<String>,
 }
 
+/// What a decision says about the plan, besides who decided, when, and whose plan it is.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    pub feedback: Option<String>,
+    pub approved_hash: Option<String>,
+    pub content_hash: Option<String>,
+    pub edited: bool,
+    pub mode: Option<String>,
+}
+
+impl Decision {
+    /// The one place a decision record is made, for the window, the CLI and the gate alike: the
+    /// time, the reviewer, the plan, its owner (`agent`, `session_id`: see
+    /// [`super::decide::owner`]) and the [`Facts`]. Gate decisions add how they were delivered
+    /// with [`Decision::delivered`].
+    pub(crate) fn record(
+        time: String,
+        plan_path: &Path,
+        owner: (Agent, Option<String>),
+        decision: Verdict,
+        facts: Facts,
+    ) -> Self {
+        Self {
+            time,
+            reviewer: reviewer(),
+            plan_path: plan_path.to_string_lossy().into_owned(),
+            agent: owner.0,
+            session_id: owner.1,
+            decision,
+            feedback: facts.feedback,
+            approved_hash: facts.approved_hash,
+            content_hash: facts.content_hash,
+            edited: facts.edited,
+            mode: facts.mode,
+            request_id: None,
+            delivery: None,
+            delivery_reason: None,
+        }
+    }
+
+    /// The decision as it answered gate request `request_id`: how it reached the agent, and why
+    /// not when it did not.
+    pub(crate) fn delivered(
+        mut self,
+        request_id: &str,
+        delivery: Delivery,
+        reason: Option<String>,
+    ) -> Self {
+        self.request_id = Some(request_id.to_owned());
+        self.delivery = Some(delivery);
+        self.delivery_reason = reason;
+        self
+    }
+}
+
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
 pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
     let mut line =
