@@ -40,5 +40,6 @@ pub mod render;
 pub mod review;
 pub mod sessions;
 pub mod terminal;
+pub mod timestamp;
 pub mod watch;
 pub mod worktrees;

@@ -101,7 +101,7 @@ export type Delivery = "delivered" | "answeredInTerminal" | "pending" | "failed"
 
 export type Decision = { 
 /**
- * When, RFC 3339 UTC.
+ * When (RFC 3339 UTC, to the second, in the log).
  */
 time: string, 
 /**
@@ -593,11 +593,11 @@ tmuxPane: string | null,
  */
 tmuxSocket: string | null, 
 /**
- * RFC 3339.
+ * When the hook filed it (RFC 3339).
  */
 waitingSince: string, 
 /**
- * RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+ * When the hook stops waiting (Claude; RFC 3339). Gemini requests wait for the terminal.
  */
 deadline: string, hookPid: number, agentPid: number | null, 
 /**
@@ -612,7 +612,7 @@ agentStartTime: number | null,
  */
 headless: boolean, status: GateStatus, 
 /**
- * RFC 3339, once closed.
+ * When it was closed (RFC 3339).
  */
 closedAt: string | null, 
 /**

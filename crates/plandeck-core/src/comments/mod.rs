@@ -512,7 +512,12 @@ pub fn approve(
     }
     let decision = review::approve(roots, plan, req)?;
     if let Some(notes) = notes {
-        mark_sent(&roots.data, plan, &notes.ids, &decision.time)?;
+        mark_sent(
+            &roots.data,
+            plan,
+            &notes.ids,
+            &crate::timestamp::format(decision.time),
+        )?;
     }
     Ok(decision)
 }
@@ -530,7 +535,12 @@ pub fn reject(
     let content = store::read_plan(plan)?;
     let out = rejection(&roots.data, plan, &content, typed, include)?;
     let decision = review::reject_seen(roots, plan, &out.text, who.0, who.1, seen)?;
-    mark_sent(&roots.data, plan, &out.ids, &decision.time)?;
+    mark_sent(
+        &roots.data,
+        plan,
+        &out.ids,
+        &crate::timestamp::format(decision.time),
+    )?;
     Ok(decision)
 }
 

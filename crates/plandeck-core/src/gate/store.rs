@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::transcript::Follower;
-use super::{now_rfc3339, GateDecision, GateError, GateRequest, GateStatus};
+use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
 use crate::fsx;
 
@@ -158,7 +158,7 @@ pub(crate) fn close(
     }
     let mut closed = req.clone();
     closed.status = status;
-    closed.closed_at = Some(now_rfc3339());
+    closed.closed_at = Some(crate::timestamp::now());
     if closed.decision.is_none() {
         closed.decision = read_decision(roots, &req.id);
     }
@@ -271,7 +271,8 @@ pub(crate) fn answered(req: &GateRequest) -> bool {
 #[serde(rename_all = "camelCase")]
 struct AppFile {
     pid: u32,
-    started: String,
+    #[serde(with = "time::serde::rfc3339")]
+    started: time::OffsetDateTime,
 }
 
 /// Held by the running app; removes `app.json` when dropped.
@@ -301,7 +302,7 @@ pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
         &path,
         &AppFile {
             pid,
-            started: now_rfc3339(),
+            started: crate::timestamp::now(),
         },
     )?;
     Ok(AppPresence { path, pid })
@@ -361,8 +362,8 @@ mod tests {
             transcript_offset: 0,
             tmux_pane: None,
             tmux_socket: None,
-            waiting_since: now_rfc3339(),
-            deadline: now_rfc3339(),
+            waiting_since: crate::timestamp::now(),
+            deadline: crate::timestamp::now(),
             hook_pid: gone,
             agent_pid: Some(gone),
             agent_start_time: None,

@@ -499,9 +499,7 @@ fn summarize(
 }
 
 fn rfc3339(t: SystemTime) -> Option<String> {
-    time::OffsetDateTime::from(t)
-        .format(&time::format_description::well_known::Rfc3339)
-        .ok()
+    Some(crate::timestamp::format(time::OffsetDateTime::from(t)))
 }
 
 /// The text of the first ATX heading outside front matter and fenced code.

@@ -15,6 +15,7 @@ use super::{store, ReviewError};
 use crate::agent::Agent;
 use crate::config::Roots;
 use crate::fsx;
+use crate::timestamp;
 
 /// What the reviewer approves: the plan as it is, or an edited text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -83,7 +84,12 @@ pub fn record_version(
     let key = store::plan_key(plan_path);
     let hash = store::put_version(&roots.data, content)?;
     let _lock = store::lock(&roots.data)?;
-    store::note_seen(&roots.data, &key, &hash, &log::now())?;
+    store::note_seen(
+        &roots.data,
+        &key,
+        &hash,
+        &timestamp::format(timestamp::now_seconds()),
+    )?;
     Ok(hash)
 }
 
@@ -125,7 +131,8 @@ pub(crate) fn approve_unlogged(
     let _lock = store::lock(data)?;
     let current = store::read_plan_bytes(&key)?;
     let current_hash = store::hash(&current);
-    let now = log::now();
+    let at = timestamp::now_seconds();
+    let now = timestamp::format(at);
 
     if let Some(started) = &req.started_from {
         store::version_path(data, started)?;
@@ -180,7 +187,7 @@ pub(crate) fn approve_unlogged(
     };
     store::note_seen(data, &key, &approved_hash, &now)?;
     Ok(Decision::record(
-        now,
+        at,
         &key,
         who,
         Verdict::Approved,
@@ -253,7 +260,12 @@ pub(crate) fn reject_unlogged(
     if let (Some(seen), Some(current_hash)) = (seen, &content_hash) {
         if current_hash != seen {
             let _lock = store::lock(data)?;
-            store::note_seen(data, &key, current_hash, &log::now())?;
+            store::note_seen(
+                data,
+                &key,
+                current_hash,
+                &timestamp::format(timestamp::now_seconds()),
+            )?;
             return Err(ReviewError::PlanChanged {
                 path: key,
                 seen_hash: seen.to_owned(),
@@ -262,12 +274,13 @@ pub(crate) fn reject_unlogged(
         }
     }
     let _lock = store::lock(data)?;
-    let now = log::now();
+    let at = timestamp::now_seconds();
+    let now = timestamp::format(at);
     if let Some(h) = &content_hash {
         store::note_seen(data, &key, h, &now)?;
     }
     Ok(Decision::record(
-        now,
+        at,
         &key,
         who,
         Verdict::Rejected,
@@ -365,7 +378,7 @@ pub fn history(roots: &Roots, plan_path: &Path) -> Result<PlanHistory, ReviewErr
             if !seen.iter().any(|s| &s.hash == h) {
                 seen.push(store::Seen {
                     hash: h.clone(),
-                    seen_at: d.time.clone(),
+                    seen_at: timestamp::format(d.time),
                 });
             }
         }
