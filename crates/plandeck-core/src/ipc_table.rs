@@ -9,7 +9,8 @@
 //!   `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
 //!
 //! Adding a command is one line in the table plus its adapter in `src-tauri/commands/<module>.rs`
-//! (same name, same argument names; `state`/`app` are the shell's own and not listed).
+//! (same name, same arguments in the same order; `state`/`app` are the shell's own and not
+//! listed). A test reads the adapters and fails when one differs from its line.
 
 use serde::Serialize;
 use ts_rs::TS;
@@ -81,8 +82,14 @@ ipc_table!(impl_events);
 /// One command as `commands.ts` declares it.
 #[derive(Debug)]
 struct Command {
+    /// The adapter's module in `src-tauri/commands/`.
+    #[cfg_attr(not(test), allow(dead_code))]
+    module: &'static str,
     name: &'static str,
     args: Vec<(&'static str, String)>,
+    /// The arguments' Rust types, as written in the table.
+    #[cfg_attr(not(test), allow(dead_code))]
+    rust_args: Vec<String>,
     returns: String,
 }
 
@@ -104,8 +111,10 @@ macro_rules! typescript_table {
         let commands = vec![$(
             {
                 Command {
+                    module: stringify!($module),
                     name: stringify!($name),
                     args: vec![$( (stringify!($arg), <$argty as TS>::name()) ),*],
+                    rust_args: vec![$( stringify!($argty).to_owned() ),*],
                     returns: <$ret as TS>::name(),
                 }
             }
@@ -235,6 +244,79 @@ mod tests {
             current == fresh,
             "ui/src/lib/commands.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
         );
+    }
+
+    /// A Rust type without its module paths and spaces: `$crate :: gate :: GateDecision` and
+    /// `gate::GateDecision` are both `GateDecision`.
+    fn bare(ty: &str) -> String {
+        let squeezed: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut out = String::new();
+        for (i, part) in squeezed.split("::").enumerate() {
+            let last_ident_start = part
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .map_or(0, |i| i + 1);
+            let (keep, ident) = part.split_at(last_ident_start);
+            let is_path = squeezed.split("::").count() > i + 1;
+            out.push_str(keep);
+            if !is_path {
+                out.push_str(ident);
+            }
+        }
+        out
+    }
+
+    /// The `name: Type` parameters of `fn <name>(…)` in `source`, but the shell's own.
+    fn adapter_params(source: &str, name: &str) -> Option<Vec<(String, String)>> {
+        let start =
+            source.find(&format!("pub async fn {name}("))? + "pub async fn (".len() + name.len();
+        let mut depth = 0i32;
+        let mut params = Vec::new();
+        let mut current = String::new();
+        for c in source[start..].chars() {
+            match c {
+                '(' | '<' => depth += 1,
+                ')' if depth == 0 => break,
+                ')' | '>' => depth -= 1,
+                ',' if depth == 0 => {
+                    params.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        params.push(current);
+        Some(
+            params
+                .iter()
+                .filter_map(|p| p.split_once(':'))
+                .map(|(n, t)| (n.trim().to_owned(), bare(t)))
+                .filter(|(n, _)| !["app", "state", "window", "webview"].contains(&n.as_str()))
+                .collect(),
+        )
+    }
+
+    /// The table and the shell agree: each command's adapter is in the module the table names,
+    /// with the table's arguments (names, order, types). A drift would register a command the
+    /// window calls with arguments the adapter does not read.
+    #[test]
+    fn every_command_has_an_adapter_with_the_tables_arguments() {
+        let (commands, _) = ipc_table!(typescript_table);
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../src-tauri/commands");
+        for c in &commands {
+            let path = dir.join(format!("{}.rs", c.module));
+            let source = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let params = adapter_params(&source, c.name)
+                .unwrap_or_else(|| panic!("no `pub async fn {}` in {}", c.name, path.display()));
+            let table: Vec<(String, String)> = c
+                .args
+                .iter()
+                .zip(&c.rust_args)
+                .map(|((n, _), t)| (n.to_string(), bare(t)))
+                .collect();
+            assert_eq!(params, table, "{}::{}", c.module, c.name);
+        }
     }
 
     #[test]
