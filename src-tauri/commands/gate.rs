@@ -29,8 +29,8 @@ pub async fn decide_request(
     crate::live::emit(
         &app,
         plandeck_core::live::GateChanged {
-            arrived: Vec::new(),
-            closed: vec![outcome.request_id.clone()],
+            updated: vec![outcome.request_id.clone()],
+            ..Default::default()
         },
     );
     crate::live::emit(&app, plandeck_core::plans::PlansChanged::of(Vec::new()));

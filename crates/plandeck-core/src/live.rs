@@ -4,7 +4,7 @@
 //! person, requests that arrived or ended). The shell only forwards the [`LiveEvent`]s to the
 //! window and the desktop (docs/architecture.md §3).
 
-use std::collections::{BTreeSet, HashMap};
+use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::config::Roots;
-use crate::gate::{self, AppPresence, GateRequest};
+use crate::gate::{self, AppPresence, GateRequest, GateStatus};
 use crate::plans::{self, PlansChanged};
 use crate::review;
 use crate::sessions::{SessionIndex, SessionState, SessionSummary};
@@ -52,11 +52,13 @@ pub struct WorktreesChanged {
     pub ids: Vec<String>,
 }
 
-/// Gate requests that arrived or were closed (decided, answered in the terminal, ended).
+/// Gate requests that arrived, changed (an approval being delivered), or were closed (decided,
+/// answered in the terminal, ended).
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct GateChanged {
     pub arrived: Vec<String>,
+    pub updated: Vec<String>,
     pub closed: Vec<String>,
 }
 
@@ -178,34 +180,63 @@ impl Live {
     }
 }
 
-/// The open requests last reported, to tell what arrived and what closed.
+/// The open requests last reported (their status and session), to tell what changed.
 struct GateSeen {
-    open: BTreeSet<String>,
+    open: BTreeMap<String, (GateStatus, String)>,
+}
+
+fn open_requests(pending: &[GateRequest]) -> BTreeMap<String, (GateStatus, String)> {
+    pending
+        .iter()
+        .map(|r| (r.id.clone(), (r.status, r.session_id.clone())))
+        .collect()
 }
 
 impl GateSeen {
     fn new(roots: &Roots) -> Self {
         Self {
-            open: gate::pending(roots).into_iter().map(|r| r.id).collect(),
+            open: open_requests(&gate::pending(roots)),
         }
     }
 
     /// Closes requests that ended (the terminal answered, the agent is gone), then reports what
-    /// arrived and what closed since the last look.
+    /// arrived, changed and closed since the last look, and the sessions they belong to (a
+    /// session shows its waiting request).
     fn look(&mut self, roots: &Roots, emit: &dyn Fn(LiveEvent)) {
         gate::close_ended(roots);
         let pending = gate::pending(roots);
-        let now: BTreeSet<String> = pending.iter().map(|r| r.id.clone()).collect();
-        let arrived: Vec<String> = now.difference(&self.open).cloned().collect();
-        let closed: Vec<String> = self.open.difference(&now).cloned().collect();
-        if arrived.is_empty() && closed.is_empty() {
+        let now = open_requests(&pending);
+        let mut change = GateChanged::default();
+        let mut sessions = BTreeSet::new();
+        for (id, (status, session)) in &now {
+            match self.open.get(id) {
+                None => change.arrived.push(id.clone()),
+                Some((before, _)) if before != status => change.updated.push(id.clone()),
+                Some(_) => continue,
+            }
+            sessions.insert(session.clone());
+        }
+        for (id, (_, session)) in &self.open {
+            if !now.contains_key(id) {
+                change.closed.push(id.clone());
+                sessions.insert(session.clone());
+            }
+        }
+        if change == GateChanged::default() {
             return;
         }
-        for request in pending.into_iter().filter(|r| arrived.contains(&r.id)) {
+        for request in pending
+            .into_iter()
+            .filter(|r| change.arrived.contains(&r.id))
+        {
             emit(LiveEvent::RequestArrived(Box::new(request)));
         }
         self.open = now;
-        emit(LiveEvent::Gate(GateChanged { arrived, closed }));
+        emit(LiveEvent::Gate(change));
+        emit(LiveEvent::Sessions(SessionsChanged {
+            session_ids: sessions.into_iter().collect(),
+            started_waiting: Vec::new(),
+        }));
     }
 }
 

@@ -700,4 +700,4 @@ export type WorktreesChanged = {
  */
 ids: Array<string>, };
 
-export type GateChanged = { arrived: Array<string>, closed: Array<string>, };
+export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };

@@ -106,6 +106,23 @@ fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
         .iter()
         .any(|e| matches!(e, LiveEvent::RequestArrived(r) if r.id == "r1")));
 
+    // Its session is told too (the sessions view shows the waiting request).
+    assert!(lock(&events)
+        .iter()
+        .any(|e| matches!(e, LiveEvent::Sessions(s) if s.session_ids == ["s"])));
+
+    // An approval being delivered: the same request, changed.
+    let mut approving = request("r1", std::process::id());
+    approving.status = crate::gate::GateStatus::Approving;
+    write(&approving);
+    let updated = wait_for("the changed request to be reported", || {
+        lock(&events).iter().find_map(|e| match e {
+            LiveEvent::Gate(g) if !g.updated.is_empty() => Some(g.clone()),
+            _ => None,
+        })
+    });
+    assert_eq!(updated.updated, ["r1"]);
+
     // Its hook and agent die: nothing changes on disk, the liveness tick closes it.
     write(&request("r1", dead_pid()));
     let closed = wait_for("the ended request to be reported closed", || {
