@@ -27,6 +27,17 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
     run_with_roots(roots, demo)
 }
 
+/// Expands the IPC table into the handler of every command it lists: `module::name` is
+/// `commands::module::name`, so a command in the table without its adapter does not compile.
+macro_rules! register_commands {
+    (
+        commands { $( $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty; )* }
+        events { $($events:tt)* }
+    ) => {
+        tauri::generate_handler![ $( commands::$module::$name ),* ]
+    };
+}
+
 fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
     tauri::Builder::default()
         // First, so a second launch on the same store hands over and exits before anything else
@@ -40,45 +51,8 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             live::start(app.handle());
             Ok(())
         })
-        .invoke_handler(tauri::generate_handler![
-            commands::overview::get_overview,
-            commands::demo::load_demo,
-            commands::plans::list_plans,
-            commands::plans::get_plan,
-            commands::plans::search_plans,
-            commands::plans::add_plan_folder,
-            commands::review::plan_diff,
-            commands::review::plan_history,
-            commands::review::plan_version,
-            commands::review::approve_plan,
-            commands::review::reject_plan,
-            commands::review::decision_log,
-            commands::history::transcript_plans,
-            commands::history::recovered_plan,
-            commands::history::restore_plan,
-            commands::comments::list_comments,
-            commands::comments::add_comment,
-            commands::comments::change_comment,
-            commands::comments::review_markdown,
-            commands::gate::request_comments,
-            commands::sessions::list_sessions,
-            commands::worktrees::list_worktrees,
-            commands::worktrees::keep_worktree,
-            commands::worktrees::remove_worktree,
-            commands::worktrees::remove_clean_worktrees,
-            commands::worktrees::restore_worktree,
-            commands::gate::list_pending,
-            commands::gate::decide_request,
-            commands::settings::hook_status,
-            commands::settings::set_hook,
-            commands::settings::add_repo,
-            commands::verify::verify_report,
-            commands::verify::verify_file_diff,
-            commands::verify::set_step_override,
-            commands::verify::clear_step_override,
-            commands::verify::verify_report_text,
-            commands::verify::send_verify_report,
-        ])
+        // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).
+        .invoke_handler(plandeck_core::ipc_table!(register_commands))
         .run(tauri::generate_context!())
         .map_err(|e| {
             IpcError::new(

@@ -1,181 +1,59 @@
-//! Turns file changes into events: plan files → `plans:changed`, transcripts and registries →
-//! the session index → `sessions:changed`, worktree files → `worktrees:changed`.
-//!
-//! The watchers live in the core; this module only connects their callbacks to Tauri events and
-//! re-arms them when the roots change (the demo is loaded).
+//! Forwards the core's live events ([`plandeck_core::live`]) to the window and the desktop, and
+//! re-arms the watchers when the roots change (the demo is loaded). Event names come from the IPC
+//! table ([`IpcEvent`]), never spelled here.
 
-use std::time::Duration;
-
-use plandeck_core::sessions::SessionIndex;
-use plandeck_core::{gate, plans, review, watch};
+use plandeck_core::ipc_table::IpcEvent;
+use plandeck_core::live::{self, Live, LiveEvent, WorktreesChanged};
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::state::{lock, AppState};
 
-const DEBOUNCE: Duration = Duration::from_millis(150);
-
-/// Emits `name` with `payload`, logging (not failing) when the window is gone.
-pub fn emit<S: serde::Serialize + Clone>(app: &AppHandle, name: &str, payload: S) {
-    if let Err(e) = app.emit(name, payload) {
-        tracing::warn!("cannot emit {name}: {e}");
+/// Emits `payload` under its event's name, logging (not failing) when the window is gone.
+pub fn emit<E: IpcEvent>(app: &AppHandle, payload: E) {
+    if let Err(e) = app.emit(E::NAME, payload) {
+        tracing::warn!("cannot emit {}: {e}", E::NAME);
     }
 }
 
 /// (Re)starts every watcher over the current roots and rebuilds the session index.
 pub fn start(app: &AppHandle) {
     let state = app.state::<AppState>();
-    let roots = state.roots();
-    let mut handles = Vec::new();
-
-    // The gate: announce that Plandeck is running, and follow requests filed by hooks.
-    *lock(&state.presence) = None;
-    match gate::app_heartbeat(&roots) {
-        Ok(p) => *lock(&state.presence) = Some(p),
-        Err(e) => tracing::warn!("agent hooks will not wait for Plandeck: {e}"),
-    }
-    let gate_app = app.clone();
-    let gate_roots = roots.clone();
-    let seen = std::sync::Mutex::new(std::collections::HashSet::<String>::new());
-    match watch::watch(
-        vec![roots.data.join("gate")],
-        Duration::from_millis(30),
-        move |_| {
-            let pending = gate::pending(&gate_roots);
-            let mut seen = lock(&seen);
-            for request in &pending {
-                if seen.insert(request.id.clone()) {
-                    crate::notify::request_arrived(&gate_app, request);
-                }
+    // The old handle goes first, so its presence file and watchers are gone before new ones start.
+    *lock(&state.live) = None;
+    let forward = app.clone();
+    let handle = Live::start(
+        &state.roots(),
+        state.sessions.clone(),
+        move |event| match event {
+            LiveEvent::Plans(changed) => emit(&forward, changed),
+            LiveEvent::Sessions(changed) => emit(&forward, changed),
+            LiveEvent::Gate(changed) => emit(&forward, changed),
+            LiveEvent::RequestArrived(request) => {
+                crate::notify::request_arrived(&forward, &request)
             }
-            emit(&gate_app, "gate:changed", ());
-            if pending
-                .iter()
-                .any(|r| r.agent == plandeck_core::agent::Agent::Claude)
-            {
-                emit(&gate_app, "sessions:changed", ());
+            LiveEvent::SessionWaiting { message, .. } => {
+                crate::notify::session_waiting(&forward, &message)
             }
         },
-    ) {
-        Ok(h) => handles.push(h),
-        Err(e) => tracing::warn!("gate requests are not watched live: {e}"),
-    }
-
-    // Plans: record each version seen, then tell the window.
-    let plan_app = app.clone();
-    let plan_roots = roots.clone();
-    match plans::watch(&roots, move |changed| {
-        for path in &changed.paths {
-            if let Ok(bytes) = std::fs::read(path) {
-                if let Err(e) =
-                    review::record_version(&plan_roots, std::path::Path::new(path), &bytes)
-                {
-                    tracing::warn!("cannot record a version of {path}: {e}");
-                }
-            }
-        }
-        emit(&plan_app, "plans:changed", changed);
-    }) {
-        Ok(h) => handles.push(h),
-        Err(e) => tracing::warn!("plans are not watched live: {e}"),
-    }
-
-    // Sessions: a fresh index, then follow appended bytes.
-    let index = SessionIndex::open(&roots);
-    let session_paths = index.watch_roots();
-    *lock(&state.sessions) = Some(index);
-    let sessions = state.sessions.clone();
-    let session_app = app.clone();
-    let mut waiting = waiting_sessions(&sessions);
-    match watch::watch(session_paths, DEBOUNCE, move |paths| {
-        let changed = match lock(&sessions).as_mut() {
-            Some(index) => index.apply(&paths),
-            None => false,
-        };
-        if changed {
-            emit(&session_app, "sessions:changed", ());
-            // A session that starts waiting for the person gets a desktop notification.
-            let now = waiting_sessions(&sessions);
-            for (id, what) in &now {
-                if !waiting.contains_key(id) {
-                    crate::notify::session_waiting(&session_app, what);
-                }
-            }
-            waiting = now;
-        }
-    }) {
-        Ok(h) => handles.push(h),
-        Err(e) => tracing::warn!("sessions are not watched live: {e}"),
-    }
-
-    // A registry entry whose process died changes nothing on disk: look again every few seconds.
-    let tick_app = app.clone();
-    let tick_sessions = state.sessions.clone();
-    let generation = std::sync::Arc::new(());
-    let weak = std::sync::Arc::downgrade(&generation);
-    std::thread::spawn(move || loop {
-        std::thread::sleep(Duration::from_secs(3));
-        if weak.upgrade().is_none() {
-            return;
-        }
-        let changed = match lock(&tick_sessions).as_mut() {
-            Some(index) => index.tick(),
-            None => false,
-        };
-        if changed {
-            emit(&tick_app, "sessions:changed", ());
-        }
-    });
-    *lock(&state.watchers) = handles;
-    *lock(&state.tick) = Some(generation);
+    );
+    *lock(&state.live) = Some(handle);
     *lock(&state.worktree_watcher) = None;
 }
 
-/// Watches the given worktrees (dirs and git dirs) for live counts; re-armed only when the set
+/// Watches the listed worktrees (dirs and git dirs) for live counts; re-armed only when the set
 /// of paths changes.
-pub fn watch_worktrees(app: &AppHandle, paths: Vec<std::path::PathBuf>) {
+pub fn watch_worktrees(app: &AppHandle, listed: &[plandeck_core::worktrees::WorktreeSummary]) {
     let state = app.state::<AppState>();
+    let paths = plandeck_core::worktrees::watch_paths(listed);
     let mut slot = lock(&state.worktree_watcher);
     if slot.as_ref().is_some_and(|(p, _)| *p == paths) {
         return;
     }
     let wt_app = app.clone();
-    match watch::watch(paths.clone(), Duration::from_millis(250), move |_| {
-        emit(&wt_app, "worktrees:changed", ());
+    match live::watch_worktrees(listed, move |changed: WorktreesChanged| {
+        emit(&wt_app, changed)
     }) {
         Ok(h) => *slot = Some((paths, h)),
         Err(e) => tracing::warn!("worktrees are not watched live: {e}"),
     }
-}
-
-/// Sessions waiting for the person (approval or input), by id, with a line saying which.
-fn waiting_sessions(
-    sessions: &std::sync::Mutex<Option<SessionIndex>>,
-) -> std::collections::HashMap<String, String> {
-    use plandeck_core::sessions::SessionState;
-    let Some(index) = lock(sessions).as_ref().map(|i| i.sessions()) else {
-        return Default::default();
-    };
-    index
-        .into_iter()
-        .filter(|s| {
-            matches!(
-                s.state,
-                SessionState::WaitingForApproval | SessionState::WaitingForInput
-            )
-        })
-        .map(|s| {
-            let project = std::path::Path::new(&s.cwd)
-                .file_name()
-                .map(|n| n.to_string_lossy().into_owned())
-                .unwrap_or_default();
-            let what = match s.state {
-                SessionState::WaitingForApproval => "waits for your approval of its plan",
-                _ => "waits for your input",
-            };
-            (
-                s.session_id.clone(),
-                format!("{} in {project} {what}.", s.agent.display_name()),
-            )
-        })
-        .collect()
 }

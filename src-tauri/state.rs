@@ -11,15 +11,11 @@ pub struct AppState {
     inner: RwLock<Current>,
     /// The live session index, followed by byte offset as transcripts grow.
     pub sessions: Arc<Mutex<Option<SessionIndex>>>,
-    /// Watchers of the current roots; dropping them stops them.
-    pub watchers: Mutex<Vec<WatchHandle>>,
+    /// The watchers, liveness tick and gate presence of the current roots (core's
+    /// [`plandeck_core::live::Live`]); replaced when the roots change, dropping it stops them.
+    pub live: Mutex<Option<plandeck_core::live::Live>>,
     /// The worktree watcher, re-armed whenever the list of worktrees changes.
     pub worktree_watcher: Mutex<Option<(Vec<std::path::PathBuf>, WatchHandle)>>,
-    /// Keeps the liveness tick of the current roots running; replaced (so the old tick stops)
-    /// when the roots change.
-    pub tick: Mutex<Option<std::sync::Arc<()>>>,
-    /// Tells agent hooks that Plandeck is running (so they wait for a decision); removed on drop.
-    pub presence: Mutex<Option<plandeck_core::gate::AppPresence>>,
 }
 
 #[derive(Clone)]
@@ -33,10 +29,8 @@ impl AppState {
         Self {
             inner: RwLock::new(Current { roots, demo }),
             sessions: Arc::new(Mutex::new(None)),
-            watchers: Mutex::new(Vec::new()),
+            live: Mutex::new(None),
             worktree_watcher: Mutex::new(None),
-            tick: Mutex::new(None),
-            presence: Mutex::new(None),
         }
     }
 

@@ -37,6 +37,7 @@ pub async fn add_comment(
     near: Option<u32>,
 ) -> Result<PlacedComment, IpcError> {
     let roots = state.roots();
+    let plan = id.clone();
     let placed = blocking(move || {
         let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
         let new = NewComment {
@@ -48,7 +49,7 @@ pub async fn add_comment(
     })
     .await?;
     // The waiting queue shows how many open comments a decision carries.
-    crate::live::emit(&app, "comments:changed", ());
+    crate::live::emit(&app, comments::CommentsChanged { plan: Some(plan) });
     Ok(placed)
 }
 
@@ -63,7 +64,7 @@ pub async fn change_comment(
 ) -> Result<(), IpcError> {
     let roots = state.roots();
     blocking(move || Ok(comments::change(&roots.data, &comment_id, action, &now())?)).await?;
-    crate::live::emit(&app, "comments:changed", ());
+    crate::live::emit(&app, comments::CommentsChanged::default());
     Ok(())
 }
 

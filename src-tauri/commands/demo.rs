@@ -1,6 +1,6 @@
 use plandeck_core::ipc::IpcError;
 use plandeck_core::overview::{overview, Overview};
-use tauri::{AppHandle, Emitter, State};
+use tauri::{AppHandle, State};
 
 use crate::AppState;
 
@@ -12,8 +12,6 @@ pub async fn load_demo(app: AppHandle, state: State<'_, AppState>) -> Result<Ove
         super::blocking(|| Ok(plandeck_core::demo::create(&std::env::temp_dir())?.roots())).await?;
     state.switch(roots.clone(), true);
     crate::live::start(&app);
-    if let Err(e) = app.emit("app:roots-changed", ()) {
-        tracing::warn!("cannot emit app:roots-changed: {e}");
-    }
+    crate::live::emit(&app, plandeck_core::live::RootsChanged { demo: true });
     Ok(overview(&roots, true))
 }

@@ -32,12 +32,14 @@ pub async fn decide_request(
         ..Default::default()
     };
     let outcome = blocking(move || Ok(gate::decide_with(&roots, &id, decision, &opts)?)).await?;
-    crate::live::emit(&app, "gate:changed", ());
     crate::live::emit(
         &app,
-        "plans:changed",
-        plandeck_core::plans::PlansChanged { paths: Vec::new() },
+        plandeck_core::live::GateChanged {
+            updated: vec![outcome.request_id.clone()],
+            ..Default::default()
+        },
     );
+    crate::live::emit(&app, plandeck_core::plans::PlansChanged::of(Vec::new()));
     Ok(outcome)
 }
 

@@ -40,10 +40,7 @@ pub async fn restore_plan(
     let restored = blocking(move || history::restore_by_id(&roots, &id)).await?;
     crate::live::emit(
         &app,
-        "plans:changed",
-        plandeck_core::plans::PlansChanged {
-            paths: vec![restored.path.clone()],
-        },
+        plandeck_core::plans::PlansChanged::of(vec![restored.path.clone()]),
     );
     Ok(restored)
 }

@@ -1,7 +1,6 @@
 //! Plans: list, open, search, and extra plan folders. The webview names plans by the ids the
 //! listing gave it, never by path, and never sends a folder path (the shell picks it).
 
-use plandeck_core::config;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans::{self, PlanDocument, PlanListing, SearchHit};
 use plandeck_core::review;
@@ -60,18 +59,14 @@ pub async fn add_plan_folder(
         return Ok(None);
     };
     let mut roots = state.roots();
-    let settings_path = roots.settings_path();
-    let saved = path.clone();
-    blocking(move || Ok(config::add_extra_plan_folder(&settings_path, &saved)?)).await?;
-    if !roots.extra_plan_folders.contains(&path) {
-        roots.extra_plan_folders.push(path.clone());
-    }
+    let added = path.clone();
+    let roots = blocking(move || {
+        roots.add_extra_plan_folder(&added)?;
+        Ok(roots)
+    })
+    .await?;
     state.switch(roots, state.current().demo);
     crate::live::start(&app);
-    crate::live::emit(
-        &app,
-        "plans:changed",
-        plans::PlansChanged { paths: Vec::new() },
-    );
+    crate::live::emit(&app, plans::PlansChanged::of(Vec::new()));
     Ok(Some(path.to_string_lossy().into_owned()))
 }

@@ -71,16 +71,14 @@ pub async fn approve_plan(
     let roots = state.roots();
     let decision = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
-        let (agent, session_id) = plan_owner(&roots, &id);
         comments::approve(
             &roots,
             &path,
             ApproveRequest {
                 edited,
                 started_from,
-                agent,
-                session_id,
                 mode,
+                ..Default::default()
             },
             with_comments.unwrap_or(true),
         )
@@ -88,10 +86,7 @@ pub async fn approve_plan(
     .await?;
     crate::live::emit(
         &app,
-        "plans:changed",
-        plans::PlansChanged {
-            paths: vec![decision.plan_path.clone()],
-        },
+        plans::PlansChanged::of(vec![decision.plan_path.clone()]),
     );
     Ok(decision)
 }
@@ -112,12 +107,11 @@ pub async fn reject_plan(
     let roots = state.roots();
     let decision = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
-        let (agent, session_id) = plan_owner(&roots, &id);
         comments::reject(
             &roots,
             &path,
             &feedback,
-            (agent, session_id),
+            (None, None),
             seen_hash.as_deref(),
             with_comments.unwrap_or(true),
         )
@@ -125,10 +119,7 @@ pub async fn reject_plan(
     .await?;
     crate::live::emit(
         &app,
-        "plans:changed",
-        plans::PlansChanged {
-            paths: vec![decision.plan_path.clone()],
-        },
+        plans::PlansChanged::of(vec![decision.plan_path.clone()]),
     );
     Ok(decision)
 }
@@ -138,15 +129,4 @@ pub async fn reject_plan(
 pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, IpcError> {
     let roots = state.roots();
     blocking(move || Ok(review::log(&roots, None)?)).await
-}
-
-/// The agent and session a plan belongs to, as plan discovery linked them.
-fn plan_owner(
-    roots: &plandeck_core::config::Roots,
-    id: &str,
-) -> (Option<plandeck_core::agent::Agent>, Option<String>) {
-    match plans::get_by_id(roots, id) {
-        Ok(doc) => (Some(doc.plan.agent), doc.plan.session_id),
-        Err(_) => (None, None),
-    }
 }

@@ -2,7 +2,6 @@
 //! dialog that shows it again), extra repositories (picked in a native folder dialog).
 
 use plandeck_core::agent::Agent;
-use plandeck_core::config;
 use plandeck_core::gate::{self, GateError, HookPreview, InstallReport};
 use plandeck_core::ipc::IpcError;
 use tauri::{AppHandle, State};
@@ -111,13 +110,13 @@ pub async fn add_repo(
         return Ok(None);
     };
     let mut roots = state.roots();
-    let settings_path = roots.settings_path();
-    let saved = path.clone();
-    blocking(move || Ok(config::add_extra_repo(&settings_path, &saved)?)).await?;
-    if !roots.extra_repos.contains(&path) {
-        roots.extra_repos.push(path.clone());
-    }
+    let added = path.clone();
+    let roots = blocking(move || {
+        roots.add_extra_repo(&added)?;
+        Ok(roots)
+    })
+    .await?;
     state.switch(roots, state.current().demo);
-    crate::live::emit(&app, "worktrees:changed", ());
+    crate::live::emit(&app, plandeck_core::live::WorktreesChanged::default());
     Ok(Some(path.display().to_string()))
 }

@@ -1,6 +1,7 @@
 //! Worktrees: list, keep, remove (with a native confirmation when work would be lost), restore.
 
 use plandeck_core::ipc::{ErrorKind, IpcError};
+use plandeck_core::live::WorktreesChanged;
 use plandeck_core::worktrees::{self, RemoveOutcome, WorktreeSummary};
 use tauri::{AppHandle, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
@@ -16,7 +17,7 @@ pub async fn list_worktrees(
 ) -> Result<Vec<WorktreeSummary>, IpcError> {
     let roots = state.roots();
     let list = blocking(move || Ok(worktrees::list(&roots, None)?)).await?;
-    crate::live::watch_worktrees(&app, worktrees::watch_paths(&list));
+    crate::live::watch_worktrees(&app, &list);
     Ok(list)
 }
 
@@ -99,7 +100,7 @@ pub async fn remove_worktree(
     };
     let outcome = blocking(move || Ok(worktrees::remove(&roots, &path, &opts)?)).await;
     // Removed or refused because it changed: either way the list shows the new state.
-    crate::live::emit(&app, "worktrees:changed", ());
+    crate::live::emit(&app, WorktreesChanged::default());
     outcome
 }
 
@@ -142,7 +143,7 @@ pub async fn remove_clean_worktrees(
     }
     let removed =
         blocking(move || Ok(worktrees::remove_previewed(&roots, &previews, None)?)).await?;
-    crate::live::emit(&app, "worktrees:changed", ());
+    crate::live::emit(&app, WorktreesChanged::default());
     Ok(removed)
 }
 
@@ -160,6 +161,6 @@ pub async fn restore_worktree(
         Ok(worktrees::restore(&roots, &repo, &archive_ref)?)
     })
     .await?;
-    crate::live::emit(&app, "worktrees:changed", ());
+    crate::live::emit(&app, WorktreesChanged::default());
     Ok(branch)
 }

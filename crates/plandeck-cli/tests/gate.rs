@@ -385,6 +385,12 @@ fn gemini_hook_files_the_request_and_returns_at_once() {
         .unwrap();
     writeln!(f, "{resp}").unwrap();
     let still = gate::pending(&s.roots);
+    // Listing only reads; closing what the terminal answered is its own call.
+    assert_eq!(
+        gate::request(&s.roots, &pending[0].id).unwrap().status,
+        GateStatus::Waiting
+    );
+    assert_eq!(gate::close_ended(&s.roots), [pending[0].id.clone()]);
     assert_eq!(
         still.len(),
         1,

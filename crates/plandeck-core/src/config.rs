@@ -250,6 +250,27 @@ impl Roots {
         Ok(fixed)
     }
 
+    /// Adds `repo` to the settings file ([`add_extra_repo`]) and to these roots, so the running
+    /// app lists its worktrees at once. Returns whether the settings file did not hold it yet.
+    pub fn add_extra_repo(&mut self, repo: &Path) -> Result<bool, ConfigError> {
+        let added = add_extra_repo(&self.settings_path(), repo)?;
+        if !self.extra_repos.iter().any(|r| r == repo) {
+            self.extra_repos.push(repo.to_owned());
+        }
+        Ok(added)
+    }
+
+    /// Adds `folder` to the settings file ([`add_extra_plan_folder`]) and to these roots, so the
+    /// running app lists and watches its plans at once. Returns whether the settings file did not
+    /// hold it yet.
+    pub fn add_extra_plan_folder(&mut self, folder: &Path) -> Result<bool, ConfigError> {
+        let added = add_extra_plan_folder(&self.settings_path(), folder)?;
+        if !self.extra_plan_folders.iter().any(|f| f == folder) {
+            self.extra_plan_folders.push(folder.to_owned());
+        }
+        Ok(added)
+    }
+
     /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store and
     /// config under `home/.local/share` and `home/.config`.
     pub fn under_home(home: &Path) -> Self {
@@ -269,6 +290,27 @@ impl Roots {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn adding_a_folder_or_repo_saves_it_and_updates_the_roots() {
+        let home = tempfile::tempdir().unwrap();
+        let mut roots = Roots::under_home(home.path());
+        let folder = home.path().join("notes");
+        let repo = home.path().join("repo");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::create_dir_all(repo.join(".git")).unwrap();
+        assert!(roots.add_extra_plan_folder(&folder).unwrap());
+        assert!(roots.add_extra_repo(&repo).unwrap());
+        assert!(!roots.add_extra_repo(&repo).unwrap());
+        let saved = Settings::load(&roots.settings_path()).unwrap();
+        assert_eq!(saved.extra_plan_folders, roots.extra_plan_folders);
+        assert_eq!(saved.extra_repos, roots.extra_repos);
+        assert_eq!(roots.extra_plan_folders, [folder]);
+        assert_eq!(roots.extra_repos, [repo]);
+        // Not a repository: refused, nothing added.
+        assert!(roots.add_extra_repo(home.path()).is_err());
+        assert_eq!(roots.extra_repos.len(), 1);
+    }
 
     #[test]
     fn defaults_follow_home() {

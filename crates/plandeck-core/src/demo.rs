@@ -113,9 +113,7 @@ fn jsonl(records: &[serde_json::Value]) -> String {
 }
 
 fn stamp(minutes_ago: i64) -> String {
-    let t = time::OffsetDateTime::now_utc() - time::Duration::minutes(minutes_ago);
-    t.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
+    crate::timestamp::format(crate::timestamp::now() - time::Duration::minutes(minutes_ago))
 }
 
 /// Claude Code's folder name for a project: every non-alphanumeric character becomes '-'.

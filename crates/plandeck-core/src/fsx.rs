@@ -7,6 +7,13 @@
 //! [`create_private_dir`] create folders 0700 and files 0600 from the first instant (the temporary
 //! file is created with that mode, never chmod-ed afterwards), and [`tighten`] brings an existing
 //! store with looser modes back to that when it is opened.
+//!
+//! Why not `tempfile::NamedTempFile::persist`: it renames, but fsyncs neither the file nor the
+//! directory (a power cut can leave an empty or missing file), it gives the result the temporary
+//! file's 0600 instead of the target's own mode (a plan file the agent made 0644 would change
+//! mode on edit-and-approve), and it has no no-clobber form that keeps the same guarantees
+//! (`persist_noclobber` links without the fsyncs). These helpers are those few lines done once;
+//! `tempfile` stays a test dependency.
 
 use std::fs::{self, DirBuilder, File, OpenOptions};
 use std::io::{self, Read, Write};

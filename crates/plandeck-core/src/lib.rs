@@ -18,6 +18,9 @@
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`verify`]: the approved plan against what the agent did after the approval.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
+//! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
+//! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
+//!   UI's `commands.ts` is generated.
 
 pub mod agent;
 pub mod bindings;
@@ -29,13 +32,16 @@ pub mod gate;
 pub mod history;
 pub mod ids;
 pub mod ipc;
+pub mod ipc_table;
 pub mod links;
+pub mod live;
 pub mod overview;
 pub mod plans;
 pub mod render;
 pub mod review;
 pub mod sessions;
 pub mod terminal;
+pub mod timestamp;
 pub mod verify;
 pub mod watch;
 pub mod worktrees;

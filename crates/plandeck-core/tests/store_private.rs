@@ -23,8 +23,8 @@ const CLAUDE_STDIN: &str = concat!(
 );
 
 fn no_umask() {
-    // SAFETY: umask has no preconditions; every test of this binary wants the same value.
-    unsafe { libc::umask(0) };
+    // Every test of this binary wants the same value.
+    rustix::process::umask(rustix::fs::Mode::empty());
 }
 
 fn mode(path: &Path) -> u32 {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import CommentsPanel from "./CommentsPanel.svelte";
 import type { PlacedComment } from "../lib/bindings";
 
@@ -114,5 +115,30 @@ describe("CommentsPanel", () => {
     expect(await screen.findByText("note 199")).toBeInTheDocument();
     expect(document.querySelectorAll("[data-status=open]")).toHaveLength(200);
     expect(screen.getByText("200 open")).toBeInTheDocument();
+  });
+
+  it("reloads its comments when its own plan changes, not when another does", async () => {
+    let loads = 0;
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_comments") {
+          loads++;
+          return [comment()];
+        }
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(CommentsPanel, { planId: "p1" });
+    await screen.findByText("RFC 8288 format, please.");
+    await waitFor(() => expect(loads).toBe(1));
+    // Events are handled in order: had the other plan's change reloaded, the count would run ahead.
+    await emit("plans:changed", { paths: ["/h/.claude/plans/other.md"], ids: ["p2"] });
+    await emit("plans:changed", { paths: ["/h/.claude/plans/p.md"], ids: ["p1"] });
+    await waitFor(() => expect(loads).toBeGreaterThanOrEqual(2));
+    await emit("plans:changed", { paths: ["/h/.claude/plans/other.md"], ids: ["p2"] });
+    await emit("plans:changed", { paths: [], ids: [] });
+    await waitFor(() => expect(loads).toBeGreaterThanOrEqual(3));
+    expect(loads).toBe(3);
   });
 });

@@ -82,7 +82,12 @@ contentHash: string, };
 
 export type SearchHit = { id: string, title: string, snippet: string, };
 
-export type PlansChanged = { paths: Array<string>, };
+export type PlansChanged = { paths: Array<string>, 
+/**
+ * The plan ids of `paths` ([`crate::ids::plan_id`]), for the window, which names plans by id.
+ * Empty with `paths`: any plan may have changed (read the list again).
+ */
+ids: Array<string>, };
 
 export type Heading = { id: string, level: number, text: string, };
 
@@ -96,7 +101,7 @@ export type Delivery = "delivered" | "answeredInTerminal" | "pending" | "failed"
 
 export type Decision = { 
 /**
- * When, RFC 3339 UTC.
+ * When (RFC 3339 UTC, to the second, in the log).
  */
 time: string, 
 /**
@@ -152,9 +157,14 @@ edited: string | null,
  */
 startedFrom: string | null, 
 /**
- * Which agent wrote the plan; derived from the path when `None`.
+ * Which agent wrote the plan; when `None`, what plan discovery links the file to (see
+ * [`owner`]). Only the gate sets it (it knows the request's agent).
  */
-agent: Agent | null, sessionId: string | null, 
+agent: Agent | null, 
+/**
+ * The session that wrote the plan; when `None`, the one plan discovery links it to.
+ */
+sessionId: string | null, 
 /**
  * "auto" | "manual": how the decision reaches the agent.
  */
@@ -214,6 +224,8 @@ fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, sta
  * ones in `div.diff-ins[data-pd-diff=ins]`; sanitized (a plan cannot write `data-pd-diff`).
  */
 renderedHtml: string, };
+
+export type CommentsChanged = { plan: string | null, };
 
 export type Anchor = { 
 /**
@@ -588,11 +600,11 @@ tmuxPane: string | null,
  */
 tmuxSocket: string | null, 
 /**
- * RFC 3339.
+ * When the hook filed it (RFC 3339).
  */
 waitingSince: string, 
 /**
- * RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
+ * When the hook stops waiting (Claude; RFC 3339). Gemini requests wait for the terminal.
  */
 deadline: string, hookPid: number, agentPid: number | null, 
 /**
@@ -607,7 +619,7 @@ agentStartTime: number | null,
  */
 headless: boolean, status: GateStatus, 
 /**
- * RFC 3339, once closed.
+ * When it was closed (RFC 3339).
  */
 closedAt: string | null, 
 /**
@@ -870,3 +882,23 @@ binary: boolean,
  * Why a side is not shown (outside the worktree, too large…), if so.
  */
 note: string | null, };
+
+export type RootsChanged = { 
+/**
+ * The app now shows the demo workspace.
+ */
+demo: boolean, };
+
+export type SessionsChanged = { sessionIds: Array<string>, 
+/**
+ * Of those, the ones that started waiting for the person (approval or input).
+ */
+startedWaiting: Array<string>, };
+
+export type WorktreesChanged = { 
+/**
+ * The ids of the worktrees that changed, when known (empty: read the list again).
+ */
+ids: Array<string>, };
+
+export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };

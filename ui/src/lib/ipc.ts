@@ -1,37 +1,11 @@
-// Typed calls into the Rust shell. Types come from ./bindings (generated from Rust); this file only
-// names the commands and their argument shapes. Every command rejects with an IpcError
-// `{kind, message}`: branch on `kind`, show `message`.
+// Typed calls into the Rust shell. Command names, argument names and types, results and events
+// all come from Rust: ./bindings (the types) and ./commands (the IPC table), both generated. This
+// file keeps the `ipc.*` facade the views call, and the event listener. Every command rejects with
+// an IpcError `{kind, message}`: branch on `kind`, show `message`.
 
-import { invoke } from "@tauri-apps/api/core";
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type {
-  Decision,
-  DecisionOutcome,
-  ErrorKind,
-  GateDecision,
-  GateRequest,
-  HookPreview,
-  InstallReport,
-  Agent,
-  CommentAction,
-  IpcError,
-  PlacedComment,
-  RecoveredPlan,
-  RecoveredPlanView,
-  Restored,
-  Overview,
-  PlanDiff,
-  PlanDocument,
-  PlanHistory,
-  PlanListing,
-  RemoveOutcome,
-  SearchHit,
-  SessionSummary,
-  WorktreeSummary,
-  StepOverride,
-  StepStatus,
-  VerifyReport,
-} from "./bindings";
+import type { Agent, CommentAction, ErrorKind, GateDecision, IpcError, StepStatus } from "./bindings";
+import { commands, type EventName, type Events } from "./commands";
 
 export type * from "./bindings";
 
@@ -45,89 +19,89 @@ export function toIpcError(e: unknown): IpcError {
   return { kind: "internal" as ErrorKind, message: e instanceof Error ? e.message : String(e) };
 }
 
-async function call<T>(command: string, args?: Record<string, unknown>): Promise<T> {
+/** Awaits a command, turning whatever it throws into an IpcError. */
+async function call<T>(pending: Promise<T>): Promise<T> {
   try {
-    return await invoke<T>(command, args);
+    return await pending;
   } catch (e) {
     throw toIpcError(e);
   }
 }
 
 export const ipc = {
-  getOverview: () => call<Overview>("get_overview"),
-  loadDemo: () => call<Overview>("load_demo"),
-  listPlans: () => call<PlanListing>("list_plans"),
-  getPlan: (id: string) => call<PlanDocument>("get_plan", { id }),
-  searchPlans: (query: string) => call<SearchHit[]>("search_plans", { query }),
+  getOverview: () => call(commands.getOverview()),
+  loadDemo: () => call(commands.loadDemo()),
+  listPlans: () => call(commands.listPlans()),
+  getPlan: (id: string) => call(commands.getPlan({ id })),
+  searchPlans: (query: string) => call(commands.searchPlans({ query })),
   /** Opens the native folder picker in the shell and adds the folder picked (null: cancelled). */
-  addPlanFolder: () => call<string | null>("add_plan_folder"),
-  planDiff: (id: string, from: string | null, to: string | null) => call<PlanDiff>("plan_diff", { id, from, to }),
-  planHistory: (id: string) => call<PlanHistory>("plan_history", { id }),
-  planVersion: (id: string, hash: string) => call<string>("plan_version", { id, hash }),
+  addPlanFolder: () => call(commands.addPlanFolder()),
+  planDiff: (id: string, from: string | null, to: string | null) => call(commands.planDiff({ id, from, to })),
+  planHistory: (id: string) => call(commands.planHistory({ id })),
+  planVersion: (id: string, hash: string) => call(commands.planVersion({ id, hash })),
   /** Approves the version read (`startedFrom`, else `planChanged`); with `edited`, writes it to
    * the plan file first if the file still holds `startedFrom` (else `conflict`). */
   approvePlan: (id: string, edited: string | null, startedFrom: string | null, mode: string | null) =>
-    call<Decision>("approve_plan", { id, edited, startedFrom, mode }),
+    call(commands.approvePlan({ id, edited, startedFrom, mode })),
   /** Rejects the version read (`seenHash`; `planChanged` when the file holds another now). */
   rejectPlan: (id: string, feedback: string, seenHash: string | null) =>
-    call<Decision>("reject_plan", { id, feedback, seenHash }),
-  decisionLog: () => call<Decision[]>("decision_log"),
+    call(commands.rejectPlan({ id, feedback, seenHash })),
+  decisionLog: () => call(commands.decisionLog()),
   /** Plans only the transcripts hold (file gone). The first call reads every transcript once. */
-  transcriptPlans: () => call<RecoveredPlan[]>("transcript_plans"),
-  recoveredPlan: (id: string) => call<RecoveredPlanView>("recovered_plan", { id }),
-  restorePlan: (id: string) => call<Restored>("restore_plan", { id }),
-  listComments: (id: string) => call<PlacedComment[]>("list_comments", { id }),
+  transcriptPlans: () => call(commands.transcriptPlans()),
+  recoveredPlan: (id: string) => call(commands.recoveredPlan({ id })),
+  restorePlan: (id: string) => call(commands.restorePlan({ id })),
+  listComments: (id: string) => call(commands.listComments({ id })),
   /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */
   addComment: (id: string, quote: string, text: string, near: number | null) =>
-    call<PlacedComment>("add_comment", { id, quote, text, near }),
-  changeComment: (commentId: string, action: CommentAction) => call<void>("change_comment", { commentId, action }),
+    call(commands.addComment({ id, quote, text, near })),
+  changeComment: (commentId: string, action: CommentAction) => call(commands.changeComment({ commentId, action })),
   /** The open comments a decision on waiting request `id` carries. */
-  requestComments: (id: string) => call<PlacedComment[]>("request_comments", { id }),
+  requestComments: (id: string) => call(commands.requestComments({ id })),
   /** The plan's review as Markdown: title, each comment with its quote and status, the decision. */
-  reviewMarkdown: (id: string) => call<string>("review_markdown", { id }),
-  listSessions: () => call<SessionSummary[]>("list_sessions"),
-  listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
+  reviewMarkdown: (id: string) => call(commands.reviewMarkdown({ id })),
+  listSessions: () => call(commands.listSessions()),
+  listWorktrees: () => call(commands.listWorktrees()),
   /** Worktree commands take the ids of the listing, never paths. */
-  keepWorktree: (id: string) => call<void>("keep_worktree", { id }),
+  keepWorktree: (id: string) => call(commands.keepWorktree({ id })),
   /** Removes after a native confirmation dialog showing what it does and what would be lost;
    * refused as a `conflict` when the worktree changed since the dialog. */
-  removeWorktree: (id: string) => call<RemoveOutcome>("remove_worktree", { id }),
-  removeCleanWorktrees: (repoId: string) => call<string[]>("remove_clean_worktrees", { repoId }),
-  listPending: () => call<GateRequest[]>("list_pending"),
+  removeWorktree: (id: string) => call(commands.removeWorktree({ id })),
+  removeCleanWorktrees: (repoId: string) => call(commands.removeCleanWorktrees({ repoId })),
+  listPending: () => call(commands.listPending()),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
    * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
    * `withComments` is false. */
   decideRequest: (id: string, decision: GateDecision, withComments = true) =>
-    call<DecisionOutcome>("decide_request", { id, decision, withComments }),
-  hookStatus: (agent: Agent) => call<HookPreview>("hook_status", { agent }),
+    call(commands.decideRequest({ id, decision, withComments })),
+  hookStatus: (agent: Agent) => call(commands.hookStatus({ agent })),
   /** Installs/uninstalls after a native confirmation showing the diff; `token` names the change
    * shown (HookPreview.token): a settings file that changed since is refused (kind "conflict"). */
-  setHook: (agent: Agent, installed: boolean, token: string) => call<InstallReport>("set_hook", { agent, installed, token }),
+  setHook: (agent: Agent, installed: boolean, token: string) => call(commands.setHook({ agent, installed, token })),
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
-  addRepo: () => call<string | null>("add_repo"),
-  restoreWorktree: (repoId: string, archiveRef: string) => call<string>("restore_worktree", { repoId, archiveRef }),
+  addRepo: () => call(commands.addRepo()),
+  restoreWorktree: (repoId: string, archiveRef: string) => call(commands.restoreWorktree({ repoId, archiveRef })),
   // Verify: the approved plan against what the agent did (by plan id).
-  verifyReport: (id: string) => call<VerifyReport>("verify_report", { id }),
+  verifyReport: (id: string) => call(commands.verifyReport({ id })),
   /** One changed file of the report, from the base to the worktree now. */
-  verifyFileDiff: (id: string, path: string) => call<PlanDiff>("verify_file_diff", { id, path }),
+  verifyFileDiff: (id: string, path: string) => call(commands.verifyFileDiff({ id, path })),
   setStepOverride: (id: string, index: number, status: StepStatus, note: string) =>
-    call<StepOverride>("set_step_override", { id, index, status, note }),
-  clearStepOverride: (id: string, index: number) => call<boolean>("clear_step_override", { id, index }),
+    call(commands.setStepOverride({ id, index, status, note })),
+  clearStepOverride: (id: string, index: number) => call(commands.clearStepOverride({ id, index })),
   /** The text "Send report to agent" would type (show it first). */
-  verifyReportText: (id: string) => call<string>("verify_report_text", { id }),
+  verifyReportText: (id: string) => call(commands.verifyReportText({ id })),
   /** Types `shown` into the plan's live Claude Code session if it is still the report (else
    * `conflict`); refused (`refused`, `notFound`) with the reason when the pane is not verified. */
-  sendVerifyReport: (id: string, shown: string) => call<string>("send_verify_report", { id, shown }),
+  sendVerifyReport: (id: string, shown: string) => call(commands.sendVerifyReport({ id, shown })),
 };
 
-/** The events the shell emits; payloads are typed by their bindings. */
-export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed" | "comments:changed";
+export type { EventName, Events } from "./commands";
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
-export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
+export function on<N extends EventName>(name: N, handler: (payload: Events[N]) => void): () => void {
   let unlisten: UnlistenFn | undefined;
   let stopped = false;
-  listen<T>(name, (e) => handler(e.payload))
+  listen<Events[N]>(name, (e) => handler(e.payload))
     .then((u) => {
       if (stopped) u();
       else unlisten = u;

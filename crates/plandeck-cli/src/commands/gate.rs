@@ -213,9 +213,11 @@ fn confirm(plan: &InstallPlan, out: &mut dyn Write, err: &mut dyn Write) -> Resu
     Ok(yes)
 }
 
-/// `plandeck pending [--json]`: the requests waiting for a decision, oldest first.
+/// `plandeck pending [--json]`: the requests waiting for a decision, oldest first. Requests the
+/// terminal answered, or whose agent is gone, are closed first (moved to `done/` with how).
 pub fn pending(ctx: &Context, args: PendingArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
+    gate::close_ended(&roots);
     let requests = gate::pending(&roots);
     if args.json {
         print_json(out, &requests)?;

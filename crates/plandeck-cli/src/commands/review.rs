@@ -217,7 +217,7 @@ fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
     writeln!(
         out,
         "{}  {verdict:<17}  {:<6}  {}  {}  by {}",
-        d.time,
+        plandeck_core::timestamp::format(d.time),
         d.agent,
         short(hash),
         d.plan_path,

@@ -129,7 +129,7 @@ mod tests {
 
     fn decision() -> Decision {
         Decision {
-            time: "2026-11-23T10:05:00Z".into(),
+            time: crate::timestamp::parse("2026-11-23T10:05:00Z").unwrap(),
             reviewer: "dev".into(),
             plan_path: "/p/plan.md".into(),
             agent: Agent::Claude,

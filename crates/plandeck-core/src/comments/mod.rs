@@ -119,8 +119,17 @@ impl From<CommentError> for crate::ipc::IpcError {
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
+/// The event payload when a comment is added, resolved, reopened or deleted: the plan's id (the
+/// waiting queue recounts the comments a decision carries; the comments panel of that plan reloads).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CommentsChanged {
+    pub plan: Option<String>,
+}
+
 pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
+        <CommentsChanged as TS>::decl(),
         <Anchor as TS>::decl(),
         <Placement as TS>::decl(),
         <Comment as TS>::decl(),
@@ -542,7 +551,12 @@ pub fn approve(
     }
     review::decide::append_decision(roots, &decision)?;
     if let Some(notes) = notes {
-        mark_sent(&roots.data, plan, &notes.ids, &decision.time)?;
+        mark_sent(
+            &roots.data,
+            plan,
+            &notes.ids,
+            &crate::timestamp::format(decision.time),
+        )?;
     }
     Ok(decision)
 }
@@ -562,7 +576,12 @@ pub fn reject(
     let mut decision = review::decide::reject_unlogged(roots, plan, &out.text, who.0, who.1, seen)?;
     decision.comments = out.ids.clone();
     review::decide::append_decision(roots, &decision)?;
-    mark_sent(&roots.data, plan, &out.ids, &decision.time)?;
+    mark_sent(
+        &roots.data,
+        plan,
+        &out.ids,
+        &crate::timestamp::format(decision.time),
+    )?;
     Ok(decision)
 }
 

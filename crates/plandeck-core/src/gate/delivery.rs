@@ -120,11 +120,9 @@ pub fn decide_with(
     };
     let mut record = None;
     let reached = deliver(roots, req.clone(), &decision, opts, &mut record)?;
-    if let Some(mut d) = record {
-        d.request_id = Some(req.id.clone());
-        d.delivery = Some(reached.delivery);
-        d.delivery_reason =
-            (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+    if let Some(d) = record {
+        let reason = (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
+        let mut d = d.delivered(&req.id, reached.delivery, reason);
         // The comments went with the decision when it reached the agent, or waits for it (the
         // hook has the rejection, the approved plan file has the notes).
         let sent = matches!(reached.delivery, Delivery::Delivered | Delivery::Pending);
@@ -133,7 +131,8 @@ pub fn decide_with(
             if d.decision == crate::review::Verdict::Approved {
                 d.feedback = Some(c.out.logged.clone());
             }
-            if let Err(e) = crate::comments::mark_sent(&roots.data, &c.plan, &c.out.ids, &d.time) {
+            let at = crate::timestamp::format(d.time);
+            if let Err(e) = crate::comments::mark_sent(&roots.data, &c.plan, &c.out.ids, &at) {
                 tracing::warn!(
                     "the comments sent with request {} were not marked sent: {e}",
                     req.id
@@ -813,8 +812,8 @@ mod tests {
             transcript_offset: 0,
             tmux_pane: None,
             tmux_socket: None,
-            waiting_since: String::new(),
-            deadline: String::new(),
+            waiting_since: time::OffsetDateTime::UNIX_EPOCH,
+            deadline: time::OffsetDateTime::UNIX_EPOCH,
             hook_pid: 0,
             agent_pid: None,
             agent_start_time: None,

@@ -14,7 +14,7 @@ use notify::{RecursiveMode, Watcher};
 
 use super::store::{self, app_running, close, file_request, read_decision};
 use super::transcript::{locate, Follower};
-use super::{pane, rfc3339, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
+use super::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::agent::Agent;
 use crate::config::Roots;
 
@@ -93,8 +93,8 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         transcript_offset: offset,
         tmux_pane: tmux_pane.clone(),
         tmux_socket: socket,
-        waiting_since: rfc3339(now),
-        deadline: rfc3339(deadline),
+        waiting_since: now,
+        deadline,
         hook_pid: opts.hook_pid,
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),

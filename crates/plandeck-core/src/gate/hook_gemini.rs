@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
 use super::transcript::locate;
-use super::{now_rfc3339, pane, GateRequest, GateStatus, HookOptions, HookOutcome};
+use super::{pane, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::agent::Agent;
 use crate::config::Roots;
 
@@ -60,7 +60,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
     let tmux_pane = opts
         .agent_pid
         .and_then(|pid| pane::from_process(pid, socket.as_deref()));
-    let now = now_rfc3339();
+    let now = crate::timestamp::now();
     let req = GateRequest {
         id: new_id(&input.session_id, opts.hook_pid),
         agent: Agent::Gemini,
@@ -73,7 +73,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         transcript_offset: offset,
         tmux_pane,
         tmux_socket: socket,
-        waiting_since: now.clone(),
+        waiting_since: now,
         // The card waits for the person, not for a deadline of ours.
         deadline: now,
         hook_pid: opts.hook_pid,

@@ -6,7 +6,8 @@
 //!   file a request in the [`store`] (`<data>/gate/requests/<id>.json`); the Claude hook then waits
 //!   for a decision file, the transcript showing the terminal's answer, the deadline, or the app
 //!   going away. The Gemini hook returns at once (its card waits for the hook).
-//! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] and
+//! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] (which
+//!   only reads; [`close_ended`] files away those the terminal answered or whose agent is gone) and
 //!   answers with [`decide`]: a Claude rejection is a decision file the waiting hook turns into
 //!   `deny`; everything else answers the approval card in the session's tmux pane ([`delivery`]).
 //! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
@@ -48,7 +49,7 @@ pub use install::{
 pub use send::{
     report_text, send_report, send_to_session, send_to_target, session_target, SendError,
 };
-pub use store::{app_heartbeat, app_running, pending, request, AppPresence};
+pub use store::{app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
 /// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code
@@ -89,13 +90,12 @@ pub struct HookOptions {
 
 impl Default for HookOptions {
     fn default() -> Self {
-        // SAFETY: getppid has no preconditions and cannot fail.
-        let ppid = unsafe { libc::getppid() };
+        let ppid = rustix::process::getppid().map(|p| p.as_raw_nonzero().get());
         Self {
             deadline: DEFAULT_DEADLINE,
             hook_pid: std::process::id(),
-            agent_pid: u32::try_from(ppid)
-                .ok()
+            agent_pid: ppid
+                .and_then(|p| u32::try_from(p).ok())
                 .filter(|p| *p > 1)
                 .and_then(crate::terminal::agent_of_hook),
             tmux_env: std::env::var("TMUX").ok().filter(|v| !v.is_empty()),
@@ -151,10 +151,14 @@ pub struct GateRequest {
     pub tmux_pane: Option<String>,
     /// The tmux server socket of that pane, when known from the agent's `$TMUX`.
     pub tmux_socket: Option<String>,
-    /// RFC 3339.
-    pub waiting_since: String,
-    /// RFC 3339: when the hook stops waiting (Claude). Gemini requests wait for the terminal.
-    pub deadline: String,
+    /// When the hook filed it (RFC 3339).
+    #[serde(with = "time::serde::rfc3339")]
+    #[ts(type = "string")]
+    pub waiting_since: time::OffsetDateTime,
+    /// When the hook stops waiting (Claude; RFC 3339). Gemini requests wait for the terminal.
+    #[serde(with = "time::serde::rfc3339")]
+    #[ts(type = "string")]
+    pub deadline: time::OffsetDateTime,
     pub hook_pid: u32,
     pub agent_pid: Option<u32>,
     /// When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
@@ -168,21 +172,18 @@ pub struct GateRequest {
     #[serde(default)]
     pub headless: bool,
     pub status: GateStatus,
-    /// RFC 3339, once closed.
-    pub closed_at: Option<String>,
+    /// When it was closed (RFC 3339).
+    #[serde(with = "time::serde::rfc3339::option")]
+    #[ts(type = "string | null")]
+    pub closed_at: Option<time::OffsetDateTime>,
     /// The decision taken in Plandeck, if any.
     pub decision: Option<GateDecision>,
 }
 
 impl GateRequest {
-    /// Seconds since the request was filed (none if `waiting_since` is damaged).
+    /// Seconds since the request was filed (none if its clock is ahead of ours).
     pub fn waiting_secs(&self) -> Option<u64> {
-        let since = time::OffsetDateTime::parse(
-            &self.waiting_since,
-            &time::format_description::well_known::Rfc3339,
-        )
-        .ok()?;
-        u64::try_from((time::OffsetDateTime::now_utc() - since).whole_seconds()).ok()
+        u64::try_from((crate::timestamp::now() - self.waiting_since).whole_seconds()).ok()
     }
 }
 
@@ -326,14 +327,4 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <InstallReport as TS>::decl(),
         <install::HookPreview as TS>::decl(),
     ]
-}
-
-/// Now as RFC 3339 (UTC).
-pub(crate) fn now_rfc3339() -> String {
-    rfc3339(time::OffsetDateTime::now_utc())
-}
-
-pub(crate) fn rfc3339(t: time::OffsetDateTime) -> String {
-    t.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_default()
 }

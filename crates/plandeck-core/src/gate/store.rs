@@ -12,7 +12,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 
 use super::transcript::Follower;
-use super::{now_rfc3339, GateDecision, GateError, GateRequest, GateStatus};
+use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
 use crate::fsx;
 
@@ -158,7 +158,7 @@ pub(crate) fn close(
     }
     let mut closed = req.clone();
     closed.status = status;
-    closed.closed_at = Some(now_rfc3339());
+    closed.closed_at = Some(crate::timestamp::now());
     if closed.decision.is_none() {
         closed.decision = read_decision(roots, &req.id);
     }
@@ -184,10 +184,8 @@ fn is_zombie(pid: u32) -> bool {
         .unwrap_or(false)
 }
 
-/// Every open request, oldest first. Requests whose hook is gone and whose tool call got its
-/// answer in the transcript are closed as answered in the terminal; requests whose agent CLI is
-/// gone are closed as such.
-pub fn pending(roots: &Roots) -> Vec<GateRequest> {
+/// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
+fn open_requests(roots: &Roots) -> Vec<GateRequest> {
     let Ok(entries) = fs::read_dir(requests_dir(roots)) else {
         return Vec::new();
     };
@@ -197,33 +195,62 @@ pub fn pending(roots: &Roots) -> Vec<GateRequest> {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let req = match read_json::<GateRequest>(&path) {
-            Ok(Some(req)) => req,
-            Ok(None) => continue,
-            Err(e) => {
-                tracing::warn!("skipping gate request: {e}");
-                continue;
-            }
-        };
-        if !pid_alive(req.hook_pid) {
-            if answered(&req) {
-                let status = if req.status == GateStatus::Approving {
-                    GateStatus::Approved
-                } else {
-                    GateStatus::AnsweredInTerminal
-                };
-                let _ = close(roots, &req, status);
-                continue;
-            }
-            if req.agent_pid.is_some_and(|p| !pid_alive(p)) {
-                let _ = close(roots, &req, GateStatus::AgentGone);
-                continue;
-            }
+        match read_json::<GateRequest>(&path) {
+            Ok(Some(req)) => out.push(req),
+            Ok(None) => {}
+            Err(e) => tracing::warn!("skipping gate request: {e}"),
         }
-        out.push(req);
     }
+    out
+}
+
+/// How an open request ended without a word from Plandeck, if it did: its hook is gone and the
+/// transcript shows the card's answer (the terminal answered, or the approval being typed landed),
+/// or its agent CLI is gone. Reads only.
+pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
+    if pid_alive(req.hook_pid) {
+        return None;
+    }
+    if answered(req) {
+        return Some(if req.status == GateStatus::Approving {
+            GateStatus::Approved
+        } else {
+            GateStatus::AnsweredInTerminal
+        });
+    }
+    if req.agent_pid.is_some_and(|p| !pid_alive(p)) {
+        return Some(GateStatus::AgentGone);
+    }
+    None
+}
+
+/// Every request still waiting for the reviewer, oldest first. Reads only: a request that ended
+/// without a decision ([`ended`]) is left out, and stays in `requests/` until [`close_ended`]
+/// moves it to `done/`.
+pub fn pending(roots: &Roots) -> Vec<GateRequest> {
+    let mut out: Vec<GateRequest> = open_requests(roots)
+        .into_iter()
+        .filter(|req| ended(req).is_none())
+        .collect();
     out.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
     out
+}
+
+/// Closes every open request that ended without a decision in Plandeck, with how it ended (answered
+/// in the terminal, approved, its agent gone). Returns the ids it closed; a request another closer
+/// took first is not among them.
+pub fn close_ended(roots: &Roots) -> Vec<String> {
+    let mut closed = Vec::new();
+    for req in open_requests(roots) {
+        if let Some(status) = ended(&req) {
+            match close(roots, &req, status) {
+                Ok(true) => closed.push(req.id),
+                Ok(false) => {}
+                Err(e) => tracing::warn!("cannot close gate request {}: {e}", req.id),
+            }
+        }
+    }
+    closed
 }
 
 /// Whether the transcript shows the answer to the request's tool call.
@@ -244,7 +271,8 @@ pub(crate) fn answered(req: &GateRequest) -> bool {
 #[serde(rename_all = "camelCase")]
 struct AppFile {
     pid: u32,
-    started: String,
+    #[serde(with = "time::serde::rfc3339")]
+    started: time::OffsetDateTime,
 }
 
 /// Held by the running app; removes `app.json` when dropped.
@@ -274,7 +302,7 @@ pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
         &path,
         &AppFile {
             pid,
-            started: now_rfc3339(),
+            started: crate::timestamp::now(),
         },
     )?;
     Ok(AppPresence { path, pid })
@@ -307,6 +335,54 @@ mod tests {
         fs::create_dir_all(gate_dir(&roots)).unwrap();
         fs::write(app_file(&roots), "{nope").unwrap();
         assert!(!app_running(&roots));
+    }
+
+    /// The pid of a process that has exited and been reaped.
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    #[test]
+    fn pending_only_reads_and_closing_an_ended_request_is_its_own_call() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let gone = dead_pid();
+        let req = GateRequest {
+            id: "r1".into(),
+            agent: crate::agent::Agent::Gemini,
+            session_id: "s".into(),
+            cwd: "/".into(),
+            plan_path: None,
+            plan: "# Plan\n".into(),
+            tool_use_id: None,
+            transcript_path: None,
+            transcript_offset: 0,
+            tmux_pane: None,
+            tmux_socket: None,
+            waiting_since: crate::timestamp::now(),
+            deadline: crate::timestamp::now(),
+            hook_pid: gone,
+            agent_pid: Some(gone),
+            agent_start_time: None,
+            headless: false,
+            status: GateStatus::Waiting,
+            closed_at: None,
+            decision: None,
+        };
+        file_request(&roots, &req).unwrap();
+        // Its agent is gone: it is no longer waiting, but listing it changes nothing on disk.
+        assert!(pending(&roots).is_empty());
+        assert!(pending(&roots).is_empty());
+        assert!(requests_dir(&roots).join("r1.json").exists());
+        assert_eq!(request(&roots, "r1").unwrap().status, GateStatus::Waiting);
+        // Closing is its own call, and happens once.
+        assert_eq!(close_ended(&roots), ["r1"]);
+        assert!(close_ended(&roots).is_empty());
+        assert_eq!(request(&roots, "r1").unwrap().status, GateStatus::AgentGone);
+        assert!(!requests_dir(&roots).join("r1.json").exists());
     }
 
     #[test]

@@ -520,8 +520,7 @@ fn decided_in_plandeck(
                 || (session.is_some()
                     && d.session_id.as_deref() == session
                     && Path::new(&d.plan_path).file_name() == file_name))
-            && parse_time(&d.time)
-                .is_some_and(|t| (t - when).whole_seconds().abs() <= PLANDECK_WINDOW)
+            && (d.time - when).whole_seconds().abs() <= PLANDECK_WINDOW
     });
     if matched {
         v.decided_in = Some(DecidedIn::Plandeck);

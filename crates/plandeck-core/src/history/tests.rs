@@ -250,7 +250,7 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
     crate::review::log::append(
         &roots.data,
         &crate::review::log::Decision {
-            time: "2026-11-22T12:00:49Z".into(),
+            time: crate::timestamp::parse("2026-11-22T12:00:49Z").unwrap(),
             reviewer: "dev".into(),
             plan_path: path.display().to_string(),
             agent: Agent::Claude,

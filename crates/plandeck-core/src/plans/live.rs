@@ -24,6 +24,20 @@ pub const DEBOUNCE: Duration = Duration::from_millis(150);
 #[serde(rename_all = "camelCase")]
 pub struct PlansChanged {
     pub paths: Vec<String>,
+    /// The plan ids of `paths` ([`crate::ids::plan_id`]), for the window, which names plans by id.
+    /// Empty with `paths`: any plan may have changed (read the list again).
+    pub ids: Vec<String>,
+}
+
+impl PlansChanged {
+    /// The plan files at `paths` changed (none: any may have).
+    pub fn of(paths: Vec<String>) -> Self {
+        let ids = paths
+            .iter()
+            .map(|p| crate::ids::plan_id(Path::new(p)))
+            .collect();
+        Self { paths, ids }
+    }
 }
 
 struct Filter {
@@ -87,7 +101,7 @@ pub fn watch(
     watch_with(targets, DEBOUNCE, move |batch, arming| {
         let paths = filter.plan_changes(batch, arming);
         if !paths.is_empty() {
-            on_change(PlansChanged { paths });
+            on_change(PlansChanged::of(paths));
         }
     })
 }

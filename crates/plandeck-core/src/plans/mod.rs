@@ -319,6 +319,21 @@ pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
     Ok(resolve_in(&found, id_or_path)?)
 }
 
+/// Who a plan belongs to, as discovery links it: the agent whose folder holds it and, when a
+/// transcript names the plan, the session that wrote it. `None` for a file no plan folder holds.
+/// Decisions take their agent and session from here, so the window and the CLI record the same.
+pub fn owner(roots: &Roots, path: &Path) -> Option<(Agent, Option<String>)> {
+    let key = crate::review::store::plan_key(path);
+    let normal = normalize(path);
+    discover::discover(roots)
+        .candidates
+        .into_iter()
+        .find(|c| {
+            c.path == normal || c.path == key || crate::review::store::plan_key(&c.path) == key
+        })
+        .map(|c| (c.agent, c.session_id))
+}
+
 /// The path of the plan discovery lists under `id` ([`crate::ids::plan_id`]). Only ids: what the
 /// window sends is checked against what discovery found, so it cannot name an arbitrary file.
 pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, PlanError> {
@@ -484,9 +499,7 @@ fn summarize(
 }
 
 fn rfc3339(t: SystemTime) -> Option<String> {
-    time::OffsetDateTime::from(t)
-        .format(&time::format_description::well_known::Rfc3339)
-        .ok()
+    Some(crate::timestamp::format(time::OffsetDateTime::from(t)))
 }
 
 /// The text of the first ATX heading outside front matter and fenced code.

@@ -15,6 +15,7 @@ use super::{store, ReviewError};
 use crate::agent::Agent;
 use crate::config::Roots;
 use crate::fsx;
+use crate::timestamp;
 
 /// What the reviewer approves: the plan as it is, or an edited text.
 #[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -27,9 +28,11 @@ pub struct ApproveRequest {
     /// must still hold it, or the approval is a conflict.
     #[serde(default)]
     pub started_from: Option<String>,
-    /// Which agent wrote the plan; derived from the path when `None`.
+    /// Which agent wrote the plan; when `None`, what plan discovery links the file to (see
+    /// [`owner`]). Only the gate sets it (it knows the request's agent).
     #[serde(default)]
     pub agent: Option<Agent>,
+    /// The session that wrote the plan; when `None`, the one plan discovery links it to.
     #[serde(default)]
     pub session_id: Option<String>,
     /// "auto" | "manual": how the decision reaches the agent.
@@ -52,6 +55,26 @@ pub fn agent_for_path(roots: &Roots, plan_path: &Path) -> Agent {
     }
 }
 
+/// Whose plan `key` is, for its decision record: the agent and session given (the gate knows them
+/// from the request), else what plan discovery links the file to (so a decision taken in the window
+/// and one taken with the CLI name the same session), else the agent whose folder holds it.
+pub(crate) fn owner(
+    roots: &Roots,
+    key: &Path,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+) -> (Agent, Option<String>) {
+    if let (Some(agent), Some(session_id)) = (agent, &session_id) {
+        return (agent, Some(session_id.clone()));
+    }
+    let found = crate::plans::owner(roots, key);
+    let agent = agent
+        .or_else(|| found.as_ref().map(|f| f.0))
+        .unwrap_or_else(|| agent_for_path(roots, key));
+    let session_id = session_id.or_else(|| found.and_then(|f| f.1));
+    (agent, session_id)
+}
+
 /// Stores a version of the plan Plandeck has seen and notes it in the plan's index. Idempotent.
 pub fn record_version(
     roots: &Roots,
@@ -61,7 +84,12 @@ pub fn record_version(
     let key = store::plan_key(plan_path);
     let hash = store::put_version(&roots.data, content)?;
     let _lock = store::lock(&roots.data)?;
-    store::note_seen(&roots.data, &key, &hash, &log::now())?;
+    store::note_seen(
+        &roots.data,
+        &key,
+        &hash,
+        &timestamp::format(timestamp::now_seconds()),
+    )?;
     Ok(hash)
 }
 
@@ -93,6 +121,7 @@ pub(crate) fn approve_unlogged(
 ) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    let who = owner(roots, &key, req.agent, req.session_id.clone());
     // The reviewer's text goes into the store before anything else, so it survives a conflict or
     // a crash, and so the approval line below never lacks its snapshot.
     let yours_hash = match &req.edited {
@@ -102,7 +131,8 @@ pub(crate) fn approve_unlogged(
     let _lock = store::lock(data)?;
     let current = store::read_plan_bytes(&key)?;
     let current_hash = store::hash(&current);
-    let now = log::now();
+    let at = timestamp::now_seconds();
+    let now = timestamp::format(at);
 
     if let Some(started) = &req.started_from {
         store::version_path(data, started)?;
@@ -156,24 +186,19 @@ pub(crate) fn approve_unlogged(
         _ => (store::put_version(data, &current)?, false),
     };
     store::note_seen(data, &key, &approved_hash, &now)?;
-    let decision = Decision {
-        time: now,
-        reviewer: log::reviewer(),
-        plan_path: key.to_string_lossy().into_owned(),
-        agent: req.agent.unwrap_or_else(|| agent_for_path(roots, &key)),
-        session_id: req.session_id,
-        decision: Verdict::Approved,
-        feedback: None,
-        approved_hash: Some(approved_hash.clone()),
-        content_hash: Some(approved_hash),
-        edited,
-        mode: req.mode,
-        request_id: None,
-        delivery: None,
-        delivery_reason: None,
-        comments: Vec::new(),
-    };
-    Ok(decision)
+    Ok(Decision::record(
+        at,
+        &key,
+        who,
+        Verdict::Approved,
+        log::Facts {
+            approved_hash: Some(approved_hash.clone()),
+            content_hash: Some(approved_hash),
+            edited,
+            mode: req.mode,
+            ..Default::default()
+        },
+    ))
 }
 
 /// Rejects the plan at `plan_path` with `feedback` for the agent (required, non-empty).
@@ -216,6 +241,7 @@ pub(crate) fn reject_unlogged(
     }
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    let who = owner(roots, &key, agent, session_id);
     if let Some(seen) = seen {
         store::version_path(data, seen)?;
     }
@@ -234,7 +260,12 @@ pub(crate) fn reject_unlogged(
     if let (Some(seen), Some(current_hash)) = (seen, &content_hash) {
         if current_hash != seen {
             let _lock = store::lock(data)?;
-            store::note_seen(data, &key, current_hash, &log::now())?;
+            store::note_seen(
+                data,
+                &key,
+                current_hash,
+                &timestamp::format(timestamp::now_seconds()),
+            )?;
             return Err(ReviewError::PlanChanged {
                 path: key,
                 seen_hash: seen.to_owned(),
@@ -243,28 +274,22 @@ pub(crate) fn reject_unlogged(
         }
     }
     let _lock = store::lock(data)?;
-    let now = log::now();
+    let at = timestamp::now_seconds();
+    let now = timestamp::format(at);
     if let Some(h) = &content_hash {
         store::note_seen(data, &key, h, &now)?;
     }
-    let decision = Decision {
-        time: now,
-        reviewer: log::reviewer(),
-        plan_path: key.to_string_lossy().into_owned(),
-        agent: agent.unwrap_or_else(|| agent_for_path(roots, &key)),
-        session_id,
-        decision: Verdict::Rejected,
-        feedback: Some(feedback.to_owned()),
-        approved_hash: None,
-        content_hash,
-        edited: false,
-        mode: None,
-        request_id: None,
-        delivery: None,
-        delivery_reason: None,
-        comments: Vec::new(),
-    };
-    Ok(decision)
+    Ok(Decision::record(
+        at,
+        &key,
+        who,
+        Verdict::Rejected,
+        log::Facts {
+            feedback: Some(feedback.to_owned()),
+            content_hash,
+            ..Default::default()
+        },
+    ))
 }
 
 /// The decision log, newest first; only decisions on `plan` when given.
@@ -353,7 +378,7 @@ pub fn history(roots: &Roots, plan_path: &Path) -> Result<PlanHistory, ReviewErr
             if !seen.iter().any(|s| &s.hash == h) {
                 seen.push(store::Seen {
                     hash: h.clone(),
-                    seen_at: d.time.clone(),
+                    seen_at: timestamp::format(d.time),
                 });
             }
         }

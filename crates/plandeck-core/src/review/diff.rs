@@ -536,7 +536,11 @@ pub fn diff(
                 .find_map(|d| d.approved_hash.map(|h| (h, d.time)));
             match last {
                 Some((h, time)) => {
-                    let label = format!("approved {} ({})", time, short(&h));
+                    let label = format!(
+                        "approved {} ({})",
+                        crate::timestamp::format(time),
+                        short(&h)
+                    );
                     (decide::version(roots, &h)?, Some(h), label)
                 }
                 None => (String::new(), None, "nothing approved yet".to_owned()),

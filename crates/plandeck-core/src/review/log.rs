@@ -42,8 +42,10 @@ pub enum Delivery {
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
 pub struct Decision {
-    /// When, RFC 3339 UTC.
-    pub time: String,
+    /// When (RFC 3339 UTC, to the second, in the log).
+    #[serde(with = "time::serde::rfc3339")]
+    #[ts(type = "string")]
+    pub time: time::OffsetDateTime,
     /// The OS user who decided.
     pub reviewer: String,
     pub plan_path: String,
@@ -82,6 +84,62 @@ pub struct Decision {
     /// in `feedback`, or in the approved plan's "Reviewer notes").
     #[serde(default)]
     pub comments: Vec<String>,
+}
+
+/// What a decision says about the plan, besides who decided, when, and whose plan it is.
+#[derive(Debug, Clone, Default)]
+pub(crate) struct Facts {
+    pub feedback: Option<String>,
+    pub approved_hash: Option<String>,
+    pub content_hash: Option<String>,
+    pub edited: bool,
+    pub mode: Option<String>,
+}
+
+impl Decision {
+    /// The one place a decision record is made, for the window, the CLI and the gate alike: the
+    /// time, the reviewer, the plan, its owner (`agent`, `session_id`: see
+    /// [`super::decide::owner`]) and the [`Facts`]. Gate decisions add how they were delivered
+    /// with [`Decision::delivered`].
+    pub(crate) fn record(
+        time: time::OffsetDateTime,
+        plan_path: &Path,
+        owner: (Agent, Option<String>),
+        decision: Verdict,
+        facts: Facts,
+    ) -> Self {
+        Self {
+            time,
+            reviewer: reviewer(),
+            plan_path: plan_path.to_string_lossy().into_owned(),
+            agent: owner.0,
+            session_id: owner.1,
+            decision,
+            feedback: facts.feedback,
+            approved_hash: facts.approved_hash,
+            content_hash: facts.content_hash,
+            edited: facts.edited,
+            mode: facts.mode,
+            request_id: None,
+            delivery: None,
+            delivery_reason: None,
+            comments: Vec::new(),
+        }
+    }
+
+    /// The decision as it answered gate request `request_id`: how it reached the agent, and why
+    /// not when it did not.
+    pub(crate) fn delivered(
+        mut self,
+        request_id: &str,
+        delivery: Delivery,
+        reason: Option<String>,
+    ) -> Self {
+        self.request_id = Some(request_id.to_owned());
+        self.delivery = Some(delivery);
+        self.delivery_reason = reason;
+        self
+    }
 }
 
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
@@ -139,45 +197,33 @@ pub(crate) fn parse(bytes: &[u8], path: &Path) -> Vec<Decision> {
     out
 }
 
-/// The current time, RFC 3339 UTC with second precision.
+/// Now as RFC 3339 UTC to the second, for the stores that keep text (comments, versions seen);
+/// see [`crate::timestamp`].
 pub fn now() -> String {
-    let t = time::OffsetDateTime::now_utc();
-    let t = t.replace_nanosecond(0).unwrap_or(t);
-    t.format(&time::format_description::well_known::Rfc3339)
-        .unwrap_or_else(|_| t.unix_timestamp().to_string())
+    crate::timestamp::format(crate::timestamp::now_seconds())
 }
 
-/// The OS user: `$USER`, else the password database entry of the effective uid, else the uid.
+/// The OS user: `$USER`, else `$LOGNAME`, else the user database's name for the effective uid
+/// (`id -un`, so NSS users resolve too), else `uid N`. Read once per process.
 pub fn reviewer() -> String {
-    if let Some(user) = std::env::var_os("USER").filter(|u| !u.is_empty()) {
-        return user.to_string_lossy().into_owned();
-    }
-    // SAFETY: geteuid has no preconditions.
-    let uid = unsafe { libc::geteuid() };
-    passwd_name(uid).unwrap_or_else(|| format!("uid {uid}"))
+    static REVIEWER: std::sync::OnceLock<String> = std::sync::OnceLock::new();
+    REVIEWER
+        .get_or_init(|| {
+            ["USER", "LOGNAME"]
+                .iter()
+                .find_map(|v| std::env::var(v).ok().filter(|u| !u.is_empty()))
+                .or_else(user_database_name)
+                .unwrap_or_else(|| format!("uid {}", rustix::process::geteuid().as_raw()))
+        })
+        .clone()
 }
 
-fn passwd_name(uid: libc::uid_t) -> Option<String> {
-    let mut buf = vec![0u8; 4096];
-    // SAFETY: passwd is plain old data; zeroed is a valid (empty) value that getpwuid_r fills in.
-    let mut pwd: libc::passwd = unsafe { std::mem::zeroed() };
-    let mut result: *mut libc::passwd = std::ptr::null_mut();
-    // SAFETY: every pointer is valid for the call; buf outlives the use of pwd's fields below.
-    let rc = unsafe {
-        libc::getpwuid_r(
-            uid,
-            &mut pwd,
-            buf.as_mut_ptr().cast(),
-            buf.len(),
-            &mut result,
-        )
-    };
-    if rc != 0 || result.is_null() || pwd.pw_name.is_null() {
-        return None;
-    }
-    // SAFETY: pw_name points into buf, NUL-terminated by getpwuid_r.
-    let name = unsafe { std::ffi::CStr::from_ptr(pwd.pw_name) };
-    Some(name.to_string_lossy().into_owned())
+fn user_database_name() -> Option<String> {
+    let mut id = std::process::Command::new("id");
+    id.arg("-un");
+    let out = crate::terminal::run_bounded(id, None, crate::terminal::EXTERNAL_TIMEOUT).ok()?;
+    let name = String::from_utf8(out.stdout).ok()?.trim().to_owned();
+    (out.status.success() && !name.is_empty()).then_some(name)
 }
 
 #[cfg(test)]
@@ -186,7 +232,7 @@ mod tests {
 
     fn decision(n: u32) -> Decision {
         Decision {
-            time: format!("2026-01-01T00:00:0{n}Z"),
+            time: crate::timestamp::parse(&format!("2026-01-01T00:00:0{n}Z")).unwrap(),
             reviewer: "r".into(),
             plan_path: "/p.md".into(),
             agent: Agent::Claude,
@@ -249,10 +295,8 @@ mod tests {
     }
 
     #[test]
-    fn now_is_rfc3339_utc_and_reviewer_is_someone() {
-        let t = now();
-        assert!(t.ends_with('Z') && t.len() == 20, "{t}");
+    fn reviewer_is_someone() {
         assert!(!reviewer().is_empty());
-        assert!(passwd_name(0).is_some());
+        assert!(user_database_name().is_some_and(|n| !n.is_empty()));
     }
 }

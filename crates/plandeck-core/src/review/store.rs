@@ -10,7 +10,6 @@
 
 use std::fs::{self, File};
 use std::io;
-use std::os::fd::AsRawFd;
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -181,14 +180,10 @@ pub fn lock(data: &Path) -> Result<StoreLock, ReviewError> {
     };
     let file = fsx::open_private(&path)?;
     loop {
-        // SAFETY: flock on a file descriptor we own; it does not touch memory.
-        let rc = unsafe { libc::flock(file.as_raw_fd(), libc::LOCK_EX) };
-        if rc == 0 {
-            return Ok(StoreLock { _file: file });
-        }
-        let err = io::Error::last_os_error();
-        if err.kind() != io::ErrorKind::Interrupted {
-            return Err(write_err(err).into());
+        match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
+            Ok(()) => return Ok(StoreLock { _file: file }),
+            Err(rustix::io::Errno::INTR) => continue,
+            Err(e) => return Err(write_err(io::Error::from(e)).into()),
         }
     }
 }

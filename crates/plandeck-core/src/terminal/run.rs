@@ -121,12 +121,12 @@ pub fn run_bounded(
 }
 
 fn kill_group(pid: u32) {
-    if let Ok(pid) = i32::try_from(pid) {
-        // SAFETY: kill has no memory preconditions; a negative pid names the process group we
-        // created for this child (process_group(0) makes its pid the group id).
-        unsafe {
-            libc::kill(-pid, libc::SIGKILL);
-        }
+    // The process group we created for this child (process_group(0) makes its pid the group id).
+    if let Some(group) = i32::try_from(pid)
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    {
+        let _ = rustix::process::kill_process_group(group, rustix::process::Signal::KILL);
     }
 }
 

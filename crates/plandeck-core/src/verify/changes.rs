@@ -219,7 +219,7 @@ pub fn collect(
                         summary: c.summary().unwrap_or("").to_owned(),
                         at: OffsetDateTime::from_unix_timestamp(c.time().seconds())
                             .ok()
-                            .map(crate::gate::rfc3339),
+                            .map(crate::timestamp::format),
                     });
                 }
             }

@@ -225,7 +225,7 @@ fn plandeck_approval(roots: &Roots, path: &str, session: Option<&str>, t: &mut T
         t.text = text;
     }
     t.approved = true;
-    t.approved_at = Some(d.time.clone());
+    t.approved_at = Some(crate::timestamp::format(d.time));
     t.decided_in = Some(DecidedIn::Plandeck);
     t.source = Some(ApprovalSource::Plandeck);
 }

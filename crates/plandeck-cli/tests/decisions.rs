@@ -1,0 +1,129 @@
+//! The window and the CLI record a decision with the same facts: `plandeck approve|reject <plan>`
+//! and the core calls the window's `approve_plan` / `reject_plan` commands make
+//! (`plans::resolve_id` then `comments::approve` / `comments::reject`) write log lines with the
+//! same fields, naming the plan's agent and the session discovery links it to.
+
+mod common;
+use common::plandeck;
+
+use std::fs;
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+
+use plandeck_core::config::Roots;
+use plandeck_core::review::{self, ApproveRequest};
+use plandeck_core::{comments, ids, plans};
+
+const KITE_SESSION: &str = "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d";
+
+fn copy_tree(from: &Path, to: &Path) {
+    fs::create_dir_all(to).unwrap();
+    for entry in fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target);
+        } else {
+            fs::copy(entry.path(), &target).unwrap();
+            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
+        }
+    }
+}
+
+/// A home holding the recorded Claude Code folder, and the path of its plan `wondrous-kite.md`
+/// (linked to session [`KITE_SESSION`] by its transcript).
+fn home() -> (tempfile::TempDir, Roots, String) {
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(
+        Path::new(concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/claude-code-2.1.328"
+        )),
+        &home.path().join(".claude"),
+    );
+    let roots = Roots::under_home(home.path());
+    let kite = plans::list(&roots)
+        .plans
+        .into_iter()
+        .find(|p| p.path.ends_with("wondrous-kite.md"))
+        .expect("the fixture plan wondrous-kite.md is listed");
+    assert_eq!(kite.session_id.as_deref(), Some(KITE_SESSION));
+    (home, roots, kite.path)
+}
+
+/// The last line of the decision log, as JSON.
+fn last_logged(roots: &Roots) -> serde_json::Value {
+    let log = review::log(roots, None).unwrap();
+    serde_json::to_value(log.first().expect("a logged decision")).unwrap()
+}
+
+/// Same keys, and the same value for each but the time.
+fn assert_same_facts(cli: &serde_json::Value, window: &serde_json::Value) {
+    let keys = |v: &serde_json::Value| -> Vec<String> {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(cli), keys(window), "cli {cli}\nwindow {window}");
+    for key in keys(cli) {
+        if key != "time" {
+            assert_eq!(cli[&key], window[&key], "{key}: cli {cli}\nwindow {window}");
+        }
+    }
+    assert_eq!(cli["agent"], "claude", "{cli}");
+    assert_eq!(cli["sessionId"], KITE_SESSION, "{cli}");
+}
+
+#[test]
+fn cli_and_window_approvals_log_the_same_facts() {
+    let (home, roots, path) = home();
+    let (code, _, err) = plandeck(home.path(), &["approve", &path, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let cli = last_logged(&roots);
+
+    // The window: `approve_plan` with the plan's id and the hash of the version read.
+    let id = ids::plan_id(Path::new(&path));
+    let resolved = plans::resolve_id(&roots, &id).unwrap();
+    let seen = review::store::hash(&fs::read(&resolved).unwrap());
+    comments::approve(
+        &roots,
+        &resolved,
+        ApproveRequest {
+            started_from: Some(seen),
+            ..Default::default()
+        },
+        true,
+    )
+    .unwrap();
+    let window = last_logged(&roots);
+    assert_eq!(window["decision"], "approved");
+    assert_same_facts(&cli, &window);
+}
+
+#[test]
+fn cli_and_window_rejections_log_the_same_facts() {
+    let (home, roots, path) = home();
+    let (code, _, err) = plandeck(
+        home.path(),
+        &["reject", &path, "--feedback", "Page by cursor.", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let cli = last_logged(&roots);
+
+    // The window: `reject_plan` with the plan's id, the feedback and the hash of the version read.
+    let id = ids::plan_id(Path::new(&path));
+    let resolved = plans::resolve_id(&roots, &id).unwrap();
+    let seen = review::store::hash(&fs::read(&resolved).unwrap());
+    comments::reject(
+        &roots,
+        &resolved,
+        "Page by cursor.",
+        (None, None),
+        Some(&seen),
+        true,
+    )
+    .unwrap();
+    let window = last_logged(&roots);
+    assert_eq!(window["decision"], "rejected");
+    assert_same_facts(&cli, &window);
+}

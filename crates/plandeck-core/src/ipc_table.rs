@@ -1,0 +1,353 @@
+//! The IPC table: every command the window can call (name, arguments and their types, result) and
+//! every event the shell emits (name, payload type), written once in [`ipc_table!`].
+//!
+//! - The shell registers its commands from the table (`src-tauri/lib.rs` expands it into
+//!   `tauri::generate_handler!`, so a command missing from `src-tauri/commands/<module>.rs` does
+//!   not compile) and emits events only through [`IpcEvent`], whose names come from the table.
+//! - `ui/src/lib/commands.ts` (typed `invoke` wrappers and the event map) is generated from it and
+//!   checked in; the test below fails when it is stale. Regenerate with
+//!   `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
+//!
+//! Adding a command is one line in the table plus its adapter in `src-tauri/commands/<module>.rs`
+//! (same name, same arguments in the same order; `state`/`app` are the shell's own and not
+//! listed). A test reads the adapters and fails when one differs from its line.
+
+use serde::Serialize;
+use ts_rs::TS;
+
+/// The table. Expands `$then! { commands { … } events { … } }` at the call site:
+/// `module::command(arg: Type, …) -> Result;` (the adapter is `src-tauri/commands/<module>.rs`'s
+/// `command`; arguments are sent camelCased, as Tauri reads them) and `"name" => Payload;`.
+#[macro_export]
+macro_rules! ipc_table {
+    ($then:ident) => {
+        $then! {
+            commands {
+                overview::get_overview() -> $crate::overview::Overview;
+                demo::load_demo() -> $crate::overview::Overview;
+                plans::list_plans() -> $crate::plans::PlanListing;
+                plans::get_plan(id: String) -> $crate::plans::PlanDocument;
+                plans::search_plans(query: String) -> Vec<$crate::plans::SearchHit>;
+                plans::add_plan_folder() -> Option<String>;
+                review::plan_diff(id: String, from: Option<String>, to: Option<String>) -> $crate::review::PlanDiff;
+                review::plan_history(id: String) -> $crate::review::PlanHistory;
+                review::plan_version(id: String, hash: String) -> String;
+                review::approve_plan(id: String, edited: Option<String>, started_from: Option<String>, mode: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
+                review::reject_plan(id: String, feedback: String, seen_hash: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
+                review::decision_log() -> Vec<$crate::review::Decision>;
+                history::transcript_plans() -> Vec<$crate::history::RecoveredPlan>;
+                history::recovered_plan(id: String) -> $crate::history::RecoveredPlanView;
+                history::restore_plan(id: String) -> $crate::history::Restored;
+                comments::list_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
+                comments::add_comment(id: String, quote: String, text: String, near: Option<u32>) -> $crate::comments::PlacedComment;
+                comments::change_comment(comment_id: String, action: $crate::comments::CommentAction) -> ();
+                comments::review_markdown(id: String) -> String;
+                sessions::list_sessions() -> Vec<$crate::sessions::SessionSummary>;
+                worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary>;
+                worktrees::keep_worktree(id: String) -> ();
+                worktrees::remove_worktree(id: String) -> $crate::worktrees::RemoveOutcome;
+                worktrees::remove_clean_worktrees(repo_id: String) -> Vec<String>;
+                worktrees::restore_worktree(repo_id: String, archive_ref: String) -> String;
+                gate::list_pending() -> Vec<$crate::gate::GateRequest>;
+                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>) -> $crate::gate::DecisionOutcome;
+                gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
+                settings::hook_status(agent: $crate::agent::Agent) -> $crate::gate::HookPreview;
+                settings::set_hook(agent: $crate::agent::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
+                settings::add_repo() -> Option<String>;
+                verify::verify_report(id: String) -> $crate::verify::VerifyReport;
+                verify::verify_file_diff(id: String, path: String) -> $crate::review::PlanDiff;
+                verify::set_step_override(id: String, index: u32, status: $crate::verify::StepStatus, note: String) -> $crate::verify::StepOverride;
+                verify::clear_step_override(id: String, index: u32) -> bool;
+                verify::verify_report_text(id: String) -> String;
+                verify::send_verify_report(id: String, shown: String) -> String;
+            }
+            events {
+                "app:roots-changed" => $crate::live::RootsChanged;
+                "plans:changed" => $crate::plans::PlansChanged;
+                "sessions:changed" => $crate::live::SessionsChanged;
+                "worktrees:changed" => $crate::live::WorktreesChanged;
+                "gate:changed" => $crate::live::GateChanged;
+                "comments:changed" => $crate::comments::CommentsChanged;
+            }
+        }
+    };
+}
+
+/// An event payload: its name comes from the table, so the shell never spells one.
+pub trait IpcEvent: Serialize + Clone + Send + 'static {
+    const NAME: &'static str;
+}
+
+macro_rules! impl_events {
+    (
+        commands { $($commands:tt)* }
+        events { $( $name:literal => $payload:ty; )* }
+    ) => {
+        $( impl IpcEvent for $payload { const NAME: &'static str = $name; } )*
+    };
+}
+ipc_table!(impl_events);
+
+/// One command as `commands.ts` declares it.
+#[derive(Debug)]
+struct Command {
+    /// The adapter's module in `src-tauri/commands/`.
+    #[cfg_attr(not(test), allow(dead_code))]
+    module: &'static str,
+    name: &'static str,
+    args: Vec<(&'static str, String)>,
+    /// The arguments' Rust types, as written in the table.
+    #[cfg_attr(not(test), allow(dead_code))]
+    rust_args: Vec<String>,
+    returns: String,
+}
+
+/// The names `bindings.ts` declares (`type X = …`).
+fn declared_types() -> Vec<String> {
+    crate::bindings::typescript()
+        .lines()
+        .filter_map(|l| l.strip_prefix("export type "))
+        .filter_map(|l| l.split([' ', '<', '=']).next())
+        .map(str::to_owned)
+        .collect()
+}
+
+macro_rules! typescript_table {
+    (
+        commands { $( $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty; )* }
+        events { $( $event:literal => $payload:ty; )* }
+    ) => {{
+        let commands = vec![$(
+            {
+                Command {
+                    module: stringify!($module),
+                    name: stringify!($name),
+                    args: vec![$( (stringify!($arg), <$argty as TS>::name()) ),*],
+                    rust_args: vec![$( stringify!($argty).to_owned() ),*],
+                    returns: <$ret as TS>::name(),
+                }
+            }
+        ),*];
+        let events: Vec<(&'static str, String)> = vec![$(
+            ($event, <$payload as TS>::name())
+        ),*];
+        (commands, events)
+    }};
+}
+
+fn camel(snake: &str) -> String {
+    let mut out = String::new();
+    let mut upper = false;
+    for c in snake.chars() {
+        if c == '_' {
+            upper = true;
+        } else if upper {
+            out.extend(c.to_uppercase());
+            upper = false;
+        } else {
+            out.push(c);
+        }
+    }
+    out
+}
+
+/// The whole `commands.ts` file.
+pub fn typescript() -> String {
+    let (commands, events) = ipc_table!(typescript_table);
+    let mut body = String::new();
+    body.push_str(
+        "/** Every command: its arguments (as sent, camelCased) and its result. */\nexport type Commands = {\n",
+    );
+    for c in &commands {
+        let args: Vec<String> = c.args.iter().map(|(n, t)| arg(n, t)).collect();
+        body.push_str(&format!(
+            "  {}: {{ args: {{{}}}; returns: {} }};\n",
+            c.name,
+            if args.is_empty() {
+                String::new()
+            } else {
+                format!(" {} ", args.join("; "))
+            },
+            c.returns
+        ));
+    }
+    body.push_str("};\n\n/** Typed `invoke` of each command (rejects with `{kind, message}`). */\nexport const commands = {\n");
+    for c in &commands {
+        let args: Vec<String> = c.args.iter().map(|(n, t)| arg(n, t)).collect();
+        let param = if c.args.is_empty() {
+            String::new()
+        } else {
+            format!("args: {{ {} }}", args.join("; "))
+        };
+        let pass = if c.args.is_empty() { "" } else { ", args" };
+        body.push_str(&format!(
+            "  {}: ({param}) => invoke<{}>(\"{}\"{pass}),\n",
+            camel(c.name),
+            c.returns,
+            c.name
+        ));
+    }
+    body.push_str(
+        "};\n\n/** Every event the shell emits, with its payload. */\nexport type Events = {\n",
+    );
+    for (name, payload) in &events {
+        body.push_str(&format!("  \"{name}\": {payload};\n"));
+    }
+    body.push_str("};\n\nexport type EventName = keyof Events;\n\n/** The event names, for iteration. */\nexport const EVENT_NAMES: EventName[] = [");
+    let quoted: Vec<String> = events.iter().map(|(n, _)| format!("\"{n}\"")).collect();
+    body.push_str(&quoted.join(", "));
+    body.push_str("];\n");
+
+    // Import only what the text names, in a stable order.
+    let mut used: Vec<String> = declared_types()
+        .into_iter()
+        .filter(|n| mentions(&body, n))
+        .collect();
+    used.sort();
+    used.dedup();
+    let mut out = String::from(
+        "// Generated from the IPC table (crates/plandeck-core/src/ipc_table.rs) by\n// `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`. Do not edit by hand: a test fails when\n// this file is stale. Call commands through `ipc` in ./ipc.ts.\n\nimport { invoke } from \"@tauri-apps/api/core\";\n",
+    );
+    out.push_str(&format!(
+        "import type {{ {} }} from \"./bindings\";\n\n",
+        used.join(", ")
+    ));
+    out.push_str(&body);
+    out
+}
+
+/// `name: type`, optional when the type admits `null` (Tauri reads a missing argument as `None`).
+fn arg(name: &str, ts: &str) -> String {
+    if ts.ends_with(" | null") {
+        format!("{}?: {ts}", camel(name))
+    } else {
+        format!("{}: {ts}", camel(name))
+    }
+}
+
+/// Whether `text` names the type `name` (as a whole word).
+fn mentions(text: &str, name: &str) -> bool {
+    let word = |c: char| c.is_alphanumeric() || c == '_';
+    text.match_indices(name).any(|(i, _)| {
+        let before = text[..i].chars().next_back();
+        let after = text[i + name.len()..].chars().next();
+        !before.is_some_and(word) && !after.is_some_and(word)
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::path::PathBuf;
+
+    #[test]
+    fn bindings_for_commands_are_fresh() {
+        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/commands.ts");
+        let fresh = typescript();
+        if std::env::var_os("UPDATE_BINDINGS").is_some() {
+            crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
+            return;
+        }
+        let current = std::fs::read_to_string(&path).unwrap_or_default();
+        assert!(
+            current == fresh,
+            "ui/src/lib/commands.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
+        );
+    }
+
+    /// A Rust type without its module paths and spaces: `$crate :: gate :: GateDecision` and
+    /// `gate::GateDecision` are both `GateDecision`.
+    fn bare(ty: &str) -> String {
+        let squeezed: String = ty.chars().filter(|c| !c.is_whitespace()).collect();
+        let mut out = String::new();
+        for (i, part) in squeezed.split("::").enumerate() {
+            let last_ident_start = part
+                .rfind(|c: char| !(c.is_alphanumeric() || c == '_' || c == '$'))
+                .map_or(0, |i| i + 1);
+            let (keep, ident) = part.split_at(last_ident_start);
+            let is_path = squeezed.split("::").count() > i + 1;
+            out.push_str(keep);
+            if !is_path {
+                out.push_str(ident);
+            }
+        }
+        out
+    }
+
+    /// The `name: Type` parameters of `fn <name>(…)` in `source`, but the shell's own.
+    fn adapter_params(source: &str, name: &str) -> Option<Vec<(String, String)>> {
+        let start =
+            source.find(&format!("pub async fn {name}("))? + "pub async fn (".len() + name.len();
+        let mut depth = 0i32;
+        let mut params = Vec::new();
+        let mut current = String::new();
+        for c in source[start..].chars() {
+            match c {
+                '(' | '<' => depth += 1,
+                ')' if depth == 0 => break,
+                ')' | '>' => depth -= 1,
+                ',' if depth == 0 => {
+                    params.push(std::mem::take(&mut current));
+                    continue;
+                }
+                _ => {}
+            }
+            current.push(c);
+        }
+        params.push(current);
+        Some(
+            params
+                .iter()
+                .filter_map(|p| p.split_once(':'))
+                .map(|(n, t)| (n.trim().to_owned(), bare(t)))
+                .filter(|(n, _)| !["app", "state", "window", "webview"].contains(&n.as_str()))
+                .collect(),
+        )
+    }
+
+    /// The table and the shell agree: each command's adapter is in the module the table names,
+    /// with the table's arguments (names, order, types). A drift would register a command the
+    /// window calls with arguments the adapter does not read.
+    #[test]
+    fn every_command_has_an_adapter_with_the_tables_arguments() {
+        let (commands, _) = ipc_table!(typescript_table);
+        let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../src-tauri/commands");
+        for c in &commands {
+            let path = dir.join(format!("{}.rs", c.module));
+            let source = std::fs::read_to_string(&path)
+                .unwrap_or_else(|e| panic!("{}: {e}", path.display()));
+            let params = adapter_params(&source, c.name)
+                .unwrap_or_else(|| panic!("no `pub async fn {}` in {}", c.name, path.display()));
+            let table: Vec<(String, String)> = c
+                .args
+                .iter()
+                .zip(&c.rust_args)
+                .map(|((n, _), t)| (n.to_string(), bare(t)))
+                .collect();
+            assert_eq!(params, table, "{}::{}", c.module, c.name);
+        }
+    }
+
+    #[test]
+    fn every_event_name_is_unique_and_every_command_too() {
+        let ts = typescript();
+        let (commands, events) = ipc_table!(typescript_table);
+        let mut names: Vec<&str> = commands.iter().map(|c| c.name).collect();
+        names.sort();
+        let n = names.len();
+        names.dedup();
+        assert_eq!(names.len(), n, "a command is listed twice");
+        let mut ev: Vec<&str> = events.iter().map(|e| e.0).collect();
+        ev.sort();
+        let n = ev.len();
+        ev.dedup();
+        assert_eq!(ev.len(), n, "an event is listed twice");
+        assert!(
+            ts.contains(
+                "getPlan: (args: { id: string }) => invoke<PlanDocument>(\"get_plan\", args)"
+            ),
+            "{ts}"
+        );
+        assert!(ts.contains("withComments?: boolean | null"), "{ts}");
+    }
+}

@@ -1,0 +1,372 @@
+//! The app's live view of its roots, as one handle: watchers over plan files, transcripts and
+//! registries, and gate requests; the liveness tick (a process that died changes nothing on disk);
+//! and what each change means (a plan version to record, sessions that started waiting for the
+//! person, requests that arrived or ended). The shell only forwards the [`LiveEvent`]s to the
+//! window and the desktop (docs/architecture.md §3).
+
+use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::sync::{Arc, Mutex, MutexGuard};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use crate::config::Roots;
+use crate::gate::{self, AppPresence, GateRequest, GateStatus};
+use crate::plans::{self, PlansChanged};
+use crate::review;
+use crate::sessions::{SessionIndex, SessionState, SessionSummary};
+use crate::watch::{self, WatchHandle};
+
+/// How long a burst of transcript changes is held before the index reads it.
+const SESSION_DEBOUNCE: Duration = Duration::from_millis(150);
+/// Gate requests are small files a hook waits on: report them fast.
+const GATE_DEBOUNCE: Duration = Duration::from_millis(30);
+/// How often registry pids and waiting hooks are looked at again.
+pub const LIVENESS_TICK: Duration = Duration::from_secs(3);
+
+/// The roots changed (the demo was loaded): everything shown is to be read again.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct RootsChanged {
+    /// The app now shows the demo workspace.
+    pub demo: bool,
+}
+
+/// Sessions whose summary changed (appeared, changed state, went away).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionsChanged {
+    pub session_ids: Vec<String>,
+    /// Of those, the ones that started waiting for the person (approval or input).
+    pub started_waiting: Vec<String>,
+}
+
+/// Worktree folders or their git dirs changed, or a worktree was kept, removed or restored.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WorktreesChanged {
+    /// The ids of the worktrees that changed, when known (empty: read the list again).
+    pub ids: Vec<String>,
+}
+
+/// Gate requests that arrived, changed (an approval being delivered), or were closed (decided,
+/// answered in the terminal, ended).
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct GateChanged {
+    pub arrived: Vec<String>,
+    pub updated: Vec<String>,
+    pub closed: Vec<String>,
+}
+
+/// What the live handle reports.
+#[derive(Debug, Clone)]
+pub enum LiveEvent {
+    Plans(PlansChanged),
+    Sessions(SessionsChanged),
+    Gate(GateChanged),
+    /// A plan started waiting in the gate: worth a desktop notification.
+    RequestArrived(Box<GateRequest>),
+    /// A session started waiting for the person; the sentence says which and for what.
+    SessionWaiting {
+        session_id: String,
+        message: String,
+    },
+}
+
+/// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a
+/// decision) for as long as it lives.
+pub struct Live {
+    _watchers: Vec<WatchHandle>,
+    _presence: Option<AppPresence>,
+    /// Dropping it stops the liveness tick.
+    _stop_tick: mpsc::Sender<()>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Live {
+    /// Starts every watcher over `roots`, opens a fresh session index into `sessions` (shared with
+    /// whoever lists sessions), and reports through `emit` from the watchers' threads. A watcher
+    /// that cannot start is logged and the rest go on.
+    pub fn start(
+        roots: &Roots,
+        sessions: Arc<Mutex<Option<SessionIndex>>>,
+        emit: impl Fn(LiveEvent) + Send + Sync + 'static,
+    ) -> Live {
+        let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(emit);
+        let mut watchers = Vec::new();
+
+        // The gate: announce that Plandeck is running, and follow requests filed by hooks.
+        let presence = gate::app_heartbeat(roots)
+            .map_err(|e| tracing::warn!("agent hooks will not wait for Plandeck: {e}"))
+            .ok();
+        let gate_seen = Arc::new(Mutex::new(GateSeen::new(roots)));
+        {
+            let (roots, emit, seen) = (roots.clone(), emit.clone(), gate_seen.clone());
+            match watch::watch(vec![roots.data.join("gate")], GATE_DEBOUNCE, move |_| {
+                lock(&seen).look(&roots, &*emit);
+            }) {
+                Ok(h) => watchers.push(h),
+                Err(e) => tracing::warn!("gate requests are not watched live: {e}"),
+            }
+        }
+
+        // Plans: record each version seen, then report.
+        {
+            let (plan_roots, emit) = (roots.clone(), emit.clone());
+            match plans::watch(roots, move |changed| {
+                for path in &changed.paths {
+                    if let Ok(bytes) = std::fs::read(path) {
+                        if let Err(e) =
+                            review::record_version(&plan_roots, std::path::Path::new(path), &bytes)
+                        {
+                            tracing::warn!("cannot record a version of {path}: {e}");
+                        }
+                    }
+                }
+                emit(LiveEvent::Plans(changed));
+            }) {
+                Ok(h) => watchers.push(h),
+                Err(e) => tracing::warn!("plans are not watched live: {e}"),
+            }
+        }
+
+        // Sessions: a fresh index, then follow appended bytes.
+        let index = SessionIndex::open(roots);
+        let session_paths = index.watch_roots();
+        let before = Arc::new(Mutex::new(summaries(&index)));
+        *lock(&sessions) = Some(index);
+        {
+            let (sessions, emit, before) = (sessions.clone(), emit.clone(), before.clone());
+            match watch::watch(session_paths, SESSION_DEBOUNCE, move |paths| {
+                let changed = lock(&sessions).as_mut().is_some_and(|i| i.apply(&paths));
+                if changed {
+                    report_sessions(&sessions, &before, &*emit);
+                }
+            }) {
+                Ok(h) => watchers.push(h),
+                Err(e) => tracing::warn!("sessions are not watched live: {e}"),
+            }
+        }
+
+        // Liveness: a registry entry whose process died, or a hook whose agent died, changes
+        // nothing on disk: look again every few seconds, until the handle is dropped.
+        let (stop_tick, stopped) = mpsc::channel::<()>();
+        {
+            let (roots, emit) = (roots.clone(), emit.clone());
+            std::thread::spawn(move || {
+                while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(LIVENESS_TICK)
+                {
+                    let changed = lock(&sessions).as_mut().is_some_and(SessionIndex::tick);
+                    if changed {
+                        report_sessions(&sessions, &before, &*emit);
+                    }
+                    lock(&gate_seen).look(&roots, &*emit);
+                }
+            });
+        }
+
+        Live {
+            _watchers: watchers,
+            _presence: presence,
+            _stop_tick: stop_tick,
+        }
+    }
+}
+
+/// The open requests last reported (their status and session), to tell what changed.
+struct GateSeen {
+    open: BTreeMap<String, (GateStatus, String)>,
+}
+
+fn open_requests(pending: &[GateRequest]) -> BTreeMap<String, (GateStatus, String)> {
+    pending
+        .iter()
+        .map(|r| (r.id.clone(), (r.status, r.session_id.clone())))
+        .collect()
+}
+
+impl GateSeen {
+    fn new(roots: &Roots) -> Self {
+        Self {
+            open: open_requests(&gate::pending(roots)),
+        }
+    }
+
+    /// Closes requests that ended (the terminal answered, the agent is gone), then reports what
+    /// arrived, changed and closed since the last look, and the sessions they belong to (a
+    /// session shows its waiting request).
+    fn look(&mut self, roots: &Roots, emit: &dyn Fn(LiveEvent)) {
+        gate::close_ended(roots);
+        let pending = gate::pending(roots);
+        let now = open_requests(&pending);
+        let mut change = GateChanged::default();
+        let mut sessions = BTreeSet::new();
+        for (id, (status, session)) in &now {
+            match self.open.get(id) {
+                None => change.arrived.push(id.clone()),
+                Some((before, _)) if before != status => change.updated.push(id.clone()),
+                Some(_) => continue,
+            }
+            sessions.insert(session.clone());
+        }
+        for (id, (_, session)) in &self.open {
+            if !now.contains_key(id) {
+                change.closed.push(id.clone());
+                sessions.insert(session.clone());
+            }
+        }
+        if change == GateChanged::default() {
+            return;
+        }
+        for request in pending
+            .into_iter()
+            .filter(|r| change.arrived.contains(&r.id))
+        {
+            emit(LiveEvent::RequestArrived(Box::new(request)));
+        }
+        self.open = now;
+        emit(LiveEvent::Gate(change));
+        emit(LiveEvent::Sessions(SessionsChanged {
+            session_ids: sessions.into_iter().collect(),
+            started_waiting: Vec::new(),
+        }));
+    }
+}
+
+fn summaries(index: &SessionIndex) -> HashMap<String, SessionSummary> {
+    index
+        .sessions()
+        .into_iter()
+        .map(|s| (s.session_id.clone(), s))
+        .collect()
+}
+
+/// Reports the sessions whose summary changed since `before`, and those that started waiting.
+fn report_sessions(
+    sessions: &Mutex<Option<SessionIndex>>,
+    before: &Mutex<HashMap<String, SessionSummary>>,
+    emit: &dyn Fn(LiveEvent),
+) {
+    let Some(now) = lock(sessions).as_ref().map(summaries) else {
+        return;
+    };
+    let mut before = lock(before);
+    let diff = sessions_diff(&before, &now);
+    *before = now;
+    drop(before);
+    for (session_id, message) in &diff.1 {
+        emit(LiveEvent::SessionWaiting {
+            session_id: session_id.clone(),
+            message: message.clone(),
+        });
+    }
+    if !diff.0.session_ids.is_empty() {
+        emit(LiveEvent::Sessions(diff.0));
+    }
+}
+
+fn waiting(s: &SessionSummary) -> bool {
+    matches!(
+        s.state,
+        SessionState::WaitingForApproval | SessionState::WaitingForInput
+    )
+}
+
+/// What changed between two views of the sessions: the ids whose summary differs (sorted), and
+/// for each session that started waiting, a sentence for the person.
+pub fn sessions_diff(
+    before: &HashMap<String, SessionSummary>,
+    now: &HashMap<String, SessionSummary>,
+) -> (SessionsChanged, Vec<(String, String)>) {
+    let mut ids: Vec<String> = now
+        .iter()
+        .filter(|(id, s)| before.get(*id) != Some(*s))
+        .map(|(id, _)| id.clone())
+        .chain(before.keys().filter(|id| !now.contains_key(*id)).cloned())
+        .collect();
+    ids.sort();
+    let mut started: Vec<(String, String)> = now
+        .iter()
+        .filter(|(id, s)| waiting(s) && !before.get(*id).is_some_and(waiting))
+        .map(|(id, s)| (id.clone(), waiting_sentence(s)))
+        .collect();
+    started.sort();
+    (
+        SessionsChanged {
+            session_ids: ids,
+            started_waiting: started.iter().map(|(id, _)| id.clone()).collect(),
+        },
+        started,
+    )
+}
+
+fn waiting_sentence(s: &SessionSummary) -> String {
+    let project = std::path::Path::new(&s.cwd)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let what = match s.state {
+        SessionState::WaitingForApproval => "waits for your approval of its plan",
+        _ => "waits for your input",
+    };
+    format!("{} in {project} {what}.", s.agent.display_name())
+}
+
+/// Watches the folders and git dirs of the `listed` worktrees until dropped, reporting which
+/// worktrees changed.
+pub fn watch_worktrees(
+    listed: &[crate::worktrees::WorktreeSummary],
+    emit: impl Fn(WorktreesChanged) + Send + 'static,
+) -> Result<WatchHandle, watch::WatchError> {
+    let folders: Vec<(PathBuf, String)> = listed
+        .iter()
+        .map(|w| (PathBuf::from(&w.path), w.id.clone()))
+        .collect();
+    watch::watch(
+        crate::worktrees::watch_paths(listed),
+        Duration::from_millis(250),
+        move |changed| emit(worktrees_changed(&folders, &changed)),
+    )
+}
+
+/// The ids of the worktrees whose folder holds a changed path; none when a change is elsewhere
+/// (a shared git dir: any worktree may have changed).
+fn worktrees_changed(folders: &[(PathBuf, String)], changed: &[PathBuf]) -> WorktreesChanged {
+    let mut ids = BTreeSet::new();
+    for path in changed {
+        // The deepest folder holding the path (a worktree may live inside another).
+        match folders
+            .iter()
+            .filter(|(folder, _)| path.starts_with(folder))
+            .max_by_key(|(folder, _)| folder.as_os_str().len())
+        {
+            Some((_, id)) => {
+                ids.insert(id.clone());
+            }
+            None => return WorktreesChanged::default(),
+        }
+    }
+    WorktreesChanged {
+        ids: ids.into_iter().collect(),
+    }
+}
+
+/// TypeScript declarations of the event payloads defined here.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![
+        <RootsChanged as TS>::decl(),
+        <SessionsChanged as TS>::decl(),
+        <WorktreesChanged as TS>::decl(),
+        <GateChanged as TS>::decl(),
+    ]
+}
+
+#[cfg(test)]
+mod tests;

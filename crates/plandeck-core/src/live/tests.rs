@@ -1,0 +1,159 @@
+use super::*;
+use std::time::Instant;
+
+fn summary(id: &str, state: &str) -> SessionSummary {
+    serde_json::from_value(serde_json::json!({
+        "agent": "claude", "sessionId": id, "cwd": "/work/api", "state": state,
+        "unreadableLines": 0
+    }))
+    .unwrap()
+}
+
+fn by_id(list: &[SessionSummary]) -> HashMap<String, SessionSummary> {
+    list.iter()
+        .map(|s| (s.session_id.clone(), s.clone()))
+        .collect()
+}
+
+#[test]
+fn a_session_that_starts_waiting_is_told_once_with_what_changed() {
+    let before = by_id(&[
+        summary("a", "working"),
+        summary("b", "waiting_for_input"),
+        summary("gone", "idle"),
+    ]);
+    let now = by_id(&[
+        summary("a", "waiting_for_approval"),
+        summary("b", "waiting_for_input"),
+        summary("new", "waiting_for_input"),
+    ]);
+    let (changed, started) = sessions_diff(&before, &now);
+    assert_eq!(changed.session_ids, ["a", "gone", "new"]);
+    assert_eq!(changed.started_waiting, ["a", "new"]);
+    assert_eq!(
+        started[0].1,
+        "Claude Code in api waits for your approval of its plan."
+    );
+    // Still waiting is not "started waiting".
+    let (changed, started) = sessions_diff(&now, &now);
+    assert!(changed.session_ids.is_empty() && started.is_empty());
+}
+
+fn request(id: &str, pid: u32) -> GateRequest {
+    serde_json::from_value(serde_json::json!({
+        "id": id, "agent": "gemini", "sessionId": "s", "cwd": "/work/api", "planPath": null,
+        "plan": "# Plan\n", "toolUseId": null, "transcriptPath": null, "transcriptOffset": 0,
+        "tmuxPane": null, "tmuxSocket": null, "waitingSince": "2026-11-23T10:00:00Z",
+        "deadline": "2026-11-23T10:10:00Z", "hookPid": pid, "agentPid": pid,
+        "status": "waiting", "closedAt": null, "decision": null
+    }))
+    .unwrap()
+}
+
+fn dead_pid() -> u32 {
+    let mut child = std::process::Command::new("true").spawn().unwrap();
+    let pid = child.id();
+    child.wait().unwrap();
+    pid
+}
+
+fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
+    let start = Instant::now();
+    loop {
+        if let Some(v) = f() {
+            return v;
+        }
+        assert!(
+            start.elapsed() < Duration::from_secs(30),
+            "timed out waiting for {what}"
+        );
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}
+
+#[test]
+fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let requests = roots.data.join("gate/requests");
+    std::fs::create_dir_all(&requests).unwrap();
+    let events = Arc::new(Mutex::new(Vec::<LiveEvent>::new()));
+    let sink = events.clone();
+    let live = Live::start(&roots, Arc::new(Mutex::new(None)), move |e| {
+        lock(&sink).push(e)
+    });
+    assert!(
+        gate::app_running(&roots),
+        "the handle holds the app's presence"
+    );
+
+    let write = |req: &GateRequest| {
+        crate::fsx::write_atomic(
+            &requests.join(format!("{}.json", req.id)),
+            &serde_json::to_vec(req).unwrap(),
+        )
+        .unwrap()
+    };
+    write(&request("r1", std::process::id()));
+    let arrived = wait_for("the request to be reported", || {
+        lock(&events).iter().find_map(|e| match e {
+            LiveEvent::Gate(g) if !g.arrived.is_empty() => Some(g.clone()),
+            _ => None,
+        })
+    });
+    assert_eq!(arrived.arrived, ["r1"]);
+    assert!(lock(&events)
+        .iter()
+        .any(|e| matches!(e, LiveEvent::RequestArrived(r) if r.id == "r1")));
+
+    // Its session is told too (the sessions view shows the waiting request).
+    assert!(lock(&events)
+        .iter()
+        .any(|e| matches!(e, LiveEvent::Sessions(s) if s.session_ids == ["s"])));
+
+    // An approval being delivered: the same request, changed.
+    let mut approving = request("r1", std::process::id());
+    approving.status = crate::gate::GateStatus::Approving;
+    write(&approving);
+    let updated = wait_for("the changed request to be reported", || {
+        lock(&events).iter().find_map(|e| match e {
+            LiveEvent::Gate(g) if !g.updated.is_empty() => Some(g.clone()),
+            _ => None,
+        })
+    });
+    assert_eq!(updated.updated, ["r1"]);
+
+    // Its hook and agent die: nothing changes on disk, the liveness tick closes it.
+    write(&request("r1", dead_pid()));
+    let closed = wait_for("the ended request to be reported closed", || {
+        lock(&events).iter().find_map(|e| match e {
+            LiveEvent::Gate(g) if !g.closed.is_empty() => Some(g.clone()),
+            _ => None,
+        })
+    });
+    assert_eq!(closed.closed, ["r1"]);
+    assert_eq!(
+        gate::request(&roots, "r1").unwrap().status,
+        crate::gate::GateStatus::AgentGone
+    );
+    drop(live);
+    assert!(
+        !gate::app_running(&roots),
+        "dropping the handle ends the presence"
+    );
+}
+
+#[test]
+fn a_change_is_pinned_to_the_worktree_holding_it() {
+    let folders = vec![
+        (PathBuf::from("/r/main"), "m".to_owned()),
+        (PathBuf::from("/r/main/.worktrees/x"), "x".to_owned()),
+    ];
+    let got = worktrees_changed(&folders, &[PathBuf::from("/r/main/.worktrees/x/src/a.rs")]);
+    assert_eq!(got.ids, ["x"]);
+    let got = worktrees_changed(
+        &folders,
+        &[PathBuf::from("/r/main/a.rs"), PathBuf::from("/r/.git/HEAD")],
+    );
+    assert!(got.ids.is_empty(), "a change elsewhere means any");
+}

@@ -1,0 +1,103 @@
+// Generated from the IPC table (crates/plandeck-core/src/ipc_table.rs) by
+// `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`. Do not edit by hand: a test fails when
+// this file is stale. Call commands through `ipc` in ./ipc.ts.
+
+import { invoke } from "@tauri-apps/api/core";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSummary, WorktreesChanged } from "./bindings";
+
+/** Every command: its arguments (as sent, camelCased) and its result. */
+export type Commands = {
+  get_overview: { args: {}; returns: Overview };
+  load_demo: { args: {}; returns: Overview };
+  list_plans: { args: {}; returns: PlanListing };
+  get_plan: { args: { id: string }; returns: PlanDocument };
+  search_plans: { args: { query: string }; returns: Array<SearchHit> };
+  add_plan_folder: { args: {}; returns: string | null };
+  plan_diff: { args: { id: string; from?: string | null; to?: string | null }; returns: PlanDiff };
+  plan_history: { args: { id: string }; returns: PlanHistory };
+  plan_version: { args: { id: string; hash: string }; returns: string };
+  approve_plan: { args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }; returns: Decision };
+  reject_plan: { args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }; returns: Decision };
+  decision_log: { args: {}; returns: Array<Decision> };
+  transcript_plans: { args: {}; returns: Array<RecoveredPlan> };
+  recovered_plan: { args: { id: string }; returns: RecoveredPlanView };
+  restore_plan: { args: { id: string }; returns: Restored };
+  list_comments: { args: { id: string }; returns: Array<PlacedComment> };
+  add_comment: { args: { id: string; quote: string; text: string; near?: number | null }; returns: PlacedComment };
+  change_comment: { args: { commentId: string; action: CommentAction }; returns: null };
+  review_markdown: { args: { id: string }; returns: string };
+  list_sessions: { args: {}; returns: Array<SessionSummary> };
+  list_worktrees: { args: {}; returns: Array<WorktreeSummary> };
+  keep_worktree: { args: { id: string }; returns: null };
+  remove_worktree: { args: { id: string }; returns: RemoveOutcome };
+  remove_clean_worktrees: { args: { repoId: string }; returns: Array<string> };
+  restore_worktree: { args: { repoId: string; archiveRef: string }; returns: string };
+  list_pending: { args: {}; returns: Array<GateRequest> };
+  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null }; returns: DecisionOutcome };
+  request_comments: { args: { id: string }; returns: Array<PlacedComment> };
+  hook_status: { args: { agent: Agent }; returns: HookPreview };
+  set_hook: { args: { agent: Agent; installed: boolean; token: string }; returns: InstallReport };
+  add_repo: { args: {}; returns: string | null };
+  verify_report: { args: { id: string }; returns: VerifyReport };
+  verify_file_diff: { args: { id: string; path: string }; returns: PlanDiff };
+  set_step_override: { args: { id: string; index: number; status: StepStatus; note: string }; returns: StepOverride };
+  clear_step_override: { args: { id: string; index: number }; returns: boolean };
+  verify_report_text: { args: { id: string }; returns: string };
+  send_verify_report: { args: { id: string; shown: string }; returns: string };
+};
+
+/** Typed `invoke` of each command (rejects with `{kind, message}`). */
+export const commands = {
+  getOverview: () => invoke<Overview>("get_overview"),
+  loadDemo: () => invoke<Overview>("load_demo"),
+  listPlans: () => invoke<PlanListing>("list_plans"),
+  getPlan: (args: { id: string }) => invoke<PlanDocument>("get_plan", args),
+  searchPlans: (args: { query: string }) => invoke<Array<SearchHit>>("search_plans", args),
+  addPlanFolder: () => invoke<string | null>("add_plan_folder"),
+  planDiff: (args: { id: string; from?: string | null; to?: string | null }) => invoke<PlanDiff>("plan_diff", args),
+  planHistory: (args: { id: string }) => invoke<PlanHistory>("plan_history", args),
+  planVersion: (args: { id: string; hash: string }) => invoke<string>("plan_version", args),
+  approvePlan: (args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }) => invoke<Decision>("approve_plan", args),
+  rejectPlan: (args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }) => invoke<Decision>("reject_plan", args),
+  decisionLog: () => invoke<Array<Decision>>("decision_log"),
+  transcriptPlans: () => invoke<Array<RecoveredPlan>>("transcript_plans"),
+  recoveredPlan: (args: { id: string }) => invoke<RecoveredPlanView>("recovered_plan", args),
+  restorePlan: (args: { id: string }) => invoke<Restored>("restore_plan", args),
+  listComments: (args: { id: string }) => invoke<Array<PlacedComment>>("list_comments", args),
+  addComment: (args: { id: string; quote: string; text: string; near?: number | null }) => invoke<PlacedComment>("add_comment", args),
+  changeComment: (args: { commentId: string; action: CommentAction }) => invoke<null>("change_comment", args),
+  reviewMarkdown: (args: { id: string }) => invoke<string>("review_markdown", args),
+  listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
+  listWorktrees: () => invoke<Array<WorktreeSummary>>("list_worktrees"),
+  keepWorktree: (args: { id: string }) => invoke<null>("keep_worktree", args),
+  removeWorktree: (args: { id: string }) => invoke<RemoveOutcome>("remove_worktree", args),
+  removeCleanWorktrees: (args: { repoId: string }) => invoke<Array<string>>("remove_clean_worktrees", args),
+  restoreWorktree: (args: { repoId: string; archiveRef: string }) => invoke<string>("restore_worktree", args),
+  listPending: () => invoke<Array<GateRequest>>("list_pending"),
+  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null }) => invoke<DecisionOutcome>("decide_request", args),
+  requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
+  hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),
+  setHook: (args: { agent: Agent; installed: boolean; token: string }) => invoke<InstallReport>("set_hook", args),
+  addRepo: () => invoke<string | null>("add_repo"),
+  verifyReport: (args: { id: string }) => invoke<VerifyReport>("verify_report", args),
+  verifyFileDiff: (args: { id: string; path: string }) => invoke<PlanDiff>("verify_file_diff", args),
+  setStepOverride: (args: { id: string; index: number; status: StepStatus; note: string }) => invoke<StepOverride>("set_step_override", args),
+  clearStepOverride: (args: { id: string; index: number }) => invoke<boolean>("clear_step_override", args),
+  verifyReportText: (args: { id: string }) => invoke<string>("verify_report_text", args),
+  sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
+};
+
+/** Every event the shell emits, with its payload. */
+export type Events = {
+  "app:roots-changed": RootsChanged;
+  "plans:changed": PlansChanged;
+  "sessions:changed": SessionsChanged;
+  "worktrees:changed": WorktreesChanged;
+  "gate:changed": GateChanged;
+  "comments:changed": CommentsChanged;
+};
+
+export type EventName = keyof Events;
+
+/** The event names, for iteration. */
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "gate:changed", "comments:changed"];
