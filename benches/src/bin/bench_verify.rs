@@ -148,7 +148,10 @@ fn main() {
     for (what, samples) in [
         ("verify: part: plan history scan and approval (warm)", &scan),
         ("verify: part: reading the 2,000-call transcript", &read),
-        ("verify: part: git changes since approval (1,000 files, hunks)", &git),
+        (
+            "verify: part: git changes since approval (1,000 files, hunks)",
+            &git,
+        ),
     ] {
         report(
             what,
