@@ -301,6 +301,16 @@ pub fn gather(_roots: &Roots, target: Target) -> Inputs {
     let folder = worktree
         .or_else(|| target.project.clone())
         .or_else(|| facts_list.iter().find_map(|f| f.cwd.clone()))
+        .or_else(|| {
+            // Gemini CLI chats name no folder: `tmp/<project>/.project_root` does.
+            (agent == Agent::Gemini)
+                .then(|| target.transcripts.first())
+                .flatten()
+                .and_then(|t| t.parent()?.parent().map(|p| p.join(".project_root")))
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+        })
         .map(PathBuf::from);
     let approved = target.approved_at.as_deref().and_then(parse_time);
     let git = folder.as_ref().map(|f| {
@@ -575,7 +585,10 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
         session: t.session_id.as_ref().map(|id| SessionRef {
             agent: t.agent.unwrap_or(Agent::Other),
             id: id.clone(),
-            cwd: t.project.clone(),
+            cwd: t
+                .project
+                .clone()
+                .or_else(|| inputs.folder.as_ref().map(|f| f.display().to_string())),
             transcript: t.transcripts.first().map(|p| p.display().to_string()),
         }),
         worktree: workdir
