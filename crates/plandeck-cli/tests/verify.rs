@@ -333,3 +333,35 @@ fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
         .iter()
         .any(|e| e["kind"] == "gitChange" && e["file"] == "api.py"));
 }
+
+#[test]
+fn every_recorded_plan_of_every_agent_gives_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
+    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let plans: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let mut agents = std::collections::BTreeSet::new();
+    for p in &plans {
+        let id = p["id"].as_str().unwrap();
+        let (code, out, err) = plandeck(home, &["verify", id, "--json"]);
+        assert_eq!(code, 0, "{id}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        agents.insert(v["agent"].as_str().unwrap().to_owned());
+        // No session folder exists here: nothing can be done.
+        assert!(v["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["status"] != "done"));
+        let (code, _, err) = plandeck(home, &["verify", id]);
+        assert_eq!(code, 0, "{id}: {err}");
+    }
+    assert_eq!(
+        agents.into_iter().collect::<Vec<_>>(),
+        vec!["claude", "codex", "gemini"]
+    );
+}
