@@ -116,6 +116,19 @@ fn main() {
     let judge = time_n(RUNS, || {
         std::hint::black_box(verify::judge::evaluate(&inputs));
     });
+    let transcript = session.transcript();
+    let read = time_n(RUNS, || {
+        std::hint::black_box(
+            verify::facts::read(plandeck_core::agent::Agent::Claude, &transcript).expect("read"),
+        );
+    });
+    let approved = time::OffsetDateTime::from_unix_timestamp(testkit::T0 + 150).ok();
+    let git = time_n(RUNS, || {
+        std::hint::black_box(verify::changes::collect(&repo, approved, None).expect("git"));
+    });
+    let scan = time_n(RUNS, || {
+        std::hint::black_box(verify::judge::resolve(&roots, &plan_ref).expect("resolve"));
+    });
     report(
         "verify: 50-step plan, 2,000 tool calls, 1,000-file diff (report as the CLI/window call it)",
         ms(median(&full)),
@@ -132,6 +145,22 @@ fn main() {
             "runs": RUNS,
         }),
     );
+    for (what, samples) in [
+        ("verify: part: plan history scan and approval (warm)", &scan),
+        ("verify: part: reading the 2,000-call transcript", &read),
+        (
+            "verify: part: git changes since approval (1,000 files, hunks)",
+            &git,
+        ),
+    ] {
+        report(
+            what,
+            ms(median(samples)),
+            "part of the 200 ms",
+            None,
+            serde_json::json!({ "runs": RUNS }),
+        );
+    }
     report(
         "verify: judging only (steps against gathered facts)",
         ms(median(&judge)),

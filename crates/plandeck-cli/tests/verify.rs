@@ -262,3 +262,106 @@ fn hooks_install_verify_adds_the_stop_hook_shown_first() {
     assert_eq!(code, 0, "{err}");
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}\n");
 }
+
+fn fixture(name: &str) -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures")
+        .join(name)
+}
+
+/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
+fn copy_tree(from: &Path, to: &Path, home: &Path) {
+    std::fs::create_dir_all(to).unwrap();
+    for entry in std::fs::read_dir(from).unwrap() {
+        let entry = entry.unwrap();
+        let target = to.join(entry.file_name());
+        if entry.file_type().unwrap().is_dir() {
+            copy_tree(&entry.path(), &target, home);
+        } else {
+            let text = std::fs::read_to_string(entry.path()).unwrap();
+            std::fs::write(&target, text.replace("/home/dev", home.to_str().unwrap())).unwrap();
+        }
+    }
+}
+
+#[test]
+fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
+    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    // The sessions' folders, as repositories committed before the approvals.
+    let api = home.join("work/api");
+    git_init(&api, &[("src/api.rs", "pub fn list() {}\n")], 0);
+    write_file(&api, "src/api.rs", "pub fn list() {}\npub struct Cursor;\n");
+    let gem = home.join("work/gemproj");
+    git_init(&gem, &[("api.py", "def list(): pass\n")], 0);
+    write_file(&gem, "api.py", "def list(page, limit): pass\n");
+
+    // Claude Code: approved in the terminal after the plan was edited on disk; the approved
+    // text is the edited one.
+    let plan = home.join(".claude/plans/plan-pagination-seven-cozy-yeti.md");
+    let (code, out, err) = plandeck(home, &["verify", plan.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["approvedAt"], "2026-11-22T12:03:24.758Z");
+    assert_eq!(v["approval"]["source"], "transcript");
+    assert_eq!(v["approval"]["decidedIn"], "terminal");
+    assert_eq!(v["base"]["kind"], "approvalHead");
+    assert_eq!(v["steps"].as_array().unwrap().len(), 1);
+    assert_eq!(v["steps"][0]["text"], "cursor only");
+    assert_eq!(v["steps"][0]["status"], "unverifiable");
+    assert_eq!(v["unplanned"][0]["path"], "src/api.rs");
+
+    // Gemini CLI: "Plan approved" in the chat; `page` and `limit` changed, no test run yet.
+    let plan =
+        home.join(".gemini/tmp/gemproj/c76f8969-6e57-4aca-b93f-75bfc80d94ca/plans/pagination.md");
+    let (code, out, err) = plandeck(home, &["verify", plan.to_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["approvedAt"], "2026-11-22T12:30:15.454Z", "{v:#}");
+    let statuses: Vec<&str> = v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect();
+    assert_eq!(statuses, vec!["done", "unverifiable", "missing"], "{v:#}");
+    assert!(v["steps"][0]["evidence"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|e| e["kind"] == "gitChange" && e["file"] == "api.py"));
+}
+
+#[test]
+fn every_recorded_plan_of_every_agent_gives_a_report() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
+    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let plans: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let mut agents = std::collections::BTreeSet::new();
+    for p in &plans {
+        let id = p["id"].as_str().unwrap();
+        let (code, out, err) = plandeck(home, &["verify", id, "--json"]);
+        assert_eq!(code, 0, "{id}: {err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        agents.insert(v["agent"].as_str().unwrap().to_owned());
+        // No session folder exists here: nothing can be done.
+        assert!(v["steps"]
+            .as_array()
+            .unwrap()
+            .iter()
+            .all(|s| s["status"] != "done"));
+        let (code, _, err) = plandeck(home, &["verify", id]);
+        assert_eq!(code, 0, "{id}: {err}");
+    }
+    assert_eq!(
+        agents.into_iter().collect::<Vec<_>>(),
+        vec!["claude", "codex", "gemini"]
+    );
+}

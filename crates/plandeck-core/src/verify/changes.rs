@@ -130,7 +130,10 @@ pub fn collect(
     opts.include_untracked(true)
         .recurse_untracked_dirs(true)
         .show_untracked_content(true)
-        .include_typechange(true);
+        .include_typechange(true)
+        // Only the changed lines matter (symbols, line counts): no context to build or scan.
+        .context_lines(0)
+        .interhunk_lines(0);
     let mut diff = repo
         .diff_tree_to_workdir_with_index(base_tree.as_ref(), Some(&mut opts))
         .map_err(git)?;

@@ -59,6 +59,8 @@ pub struct Inputs {
     pub git: Option<Result<changes::GitChanges, String>>,
     /// The folder the session worked in.
     pub folder: Option<PathBuf>,
+    /// What could not be read while gathering.
+    pub notes: Vec<String>,
 }
 
 pub(crate) fn report(roots: &Roots, plan: &str) -> Result<VerifyReport, VerifyError> {
@@ -301,29 +303,28 @@ pub fn gather(_roots: &Roots, target: Target) -> Inputs {
     let folder = worktree
         .or_else(|| target.project.clone())
         .or_else(|| facts_list.iter().find_map(|f| f.cwd.clone()))
+        .or_else(|| {
+            // Gemini CLI chats name no folder: `tmp/<project>/.project_root` does.
+            (agent == Agent::Gemini)
+                .then(|| target.transcripts.first())
+                .flatten()
+                .and_then(|t| t.parent()?.parent().map(|p| p.join(".project_root")))
+                .and_then(|p| std::fs::read_to_string(p).ok())
+                .map(|s| s.trim().to_owned())
+                .filter(|s| !s.is_empty())
+        })
         .map(PathBuf::from);
     let approved = target.approved_at.as_deref().and_then(parse_time);
-    let git = folder.as_ref().map(|f| {
-        changes::collect(f, approved, branch.as_deref()).map(|mut g| {
-            g.notes.splice(0..0, notes_read.drain(..));
-            g
-        })
-    });
-    let mut inputs = Inputs {
+    let git = folder
+        .as_ref()
+        .map(|f| changes::collect(f, approved, branch.as_deref()));
+    Inputs {
         target,
         facts: facts_list,
         git,
         folder,
-    };
-    if !notes_read.is_empty() {
-        // No git facts to carry them: keep them as the git sentence's companions.
-        let joined = notes_read.join(" ");
-        inputs.git = Some(Err(match inputs.git.take() {
-            Some(Err(s)) => format!("{joined} {s}"),
-            _ => joined,
-        }));
+        notes: notes_read,
     }
-    inputs
 }
 
 /// One changed file with what shows it.
@@ -340,6 +341,7 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
     let mut notes: Vec<String> = Vec::new();
     let approved_time = t.approved_at.as_deref().and_then(parse_time);
     notes.extend(t.notes.iter().cloned());
+    notes.extend(inputs.notes.iter().cloned());
     if !t.approved {
         notes.push(
             "This plan has no approval on record (Plandeck's decisions or the agent's own): there is no work after an approval to check, so no step can be done."
@@ -575,7 +577,10 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
         session: t.session_id.as_ref().map(|id| SessionRef {
             agent: t.agent.unwrap_or(Agent::Other),
             id: id.clone(),
-            cwd: t.project.clone(),
+            cwd: t
+                .project
+                .clone()
+                .or_else(|| inputs.folder.as_ref().map(|f| f.display().to_string())),
             transcript: t.transcripts.first().map(|p| p.display().to_string()),
         }),
         worktree: workdir

@@ -680,3 +680,25 @@ fn a_plan_file_approved_only_in_plandeck_counts_from_that_decision() {
         r.notes
     );
 }
+
+#[test]
+fn a_transcript_gone_after_the_scan_is_noted_and_git_still_counts() {
+    let mut t = setup(PLAN);
+    work(&mut t, 0);
+    let first = t.report();
+    assert_eq!(step(&first, 1).status, StepStatus::Done);
+    std::fs::remove_file(t.s.transcript()).unwrap();
+    let r = report(&t.s.roots, &t.s.plan_path.to_string_lossy()).unwrap();
+    assert!(
+        r.notes.iter().any(|n| n.contains("cannot be read")),
+        "{:#?}",
+        r.notes
+    );
+    assert_eq!(
+        step(&r, 1).status,
+        StepStatus::Done,
+        "the commit still shows it"
+    );
+    assert!(r.tests.is_empty(), "no transcript, no command evidence");
+    assert_eq!(step(&r, 4).status, StepStatus::Missing);
+}
