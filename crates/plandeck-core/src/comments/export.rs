@@ -58,7 +58,7 @@ pub fn review_markdown(
             format!(
                 "- Decision: {verdict} by {} at {}{carried}\n",
                 one_line(&d.reviewer),
-                d.time
+                crate::timestamp::format(d.time)
             )
         }
         None => "- Decision: none yet\n".to_owned(),
