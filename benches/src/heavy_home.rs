@@ -736,7 +736,7 @@ impl Sess<'_> {
                     json!({"mode": "files_with_matches", "filenames": files, "numFiles": n}))
             }
             _ => {
-                let raw = self.rng.range(40_000, 400_000);
+                let raw = self.rng.range(20_000, 150_000);
                 let data = png_base64(&mut self.rng, raw);
                 let path = format!("{}/docs/screenshot-{}.png", self.cwd, self.rng.hex(6));
                 self.tool(t, "Read", json!({"file_path": path}),
@@ -852,6 +852,9 @@ fn write_session(
         s.prompt(t)?;
         for _ in 0..s.rng.range(1, 8) {
             s.work(t)?;
+            if s.bytes >= body_target {
+                break;
+            }
         }
         if job.plan.is_some() && s.bytes >= body_target {
             break; // the plan ends this turn

@@ -141,6 +141,100 @@ pub fn for_each_record<'a, T: Deserialize<'a>>(
     }
 }
 
+/// A file's identity (device and inode), size and mtime: what the persistent stores (the session
+/// index, the plan history) keep beside the offset they read to, to tell whether a file may be read
+/// on from that offset, was not touched, or must be read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileStamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+}
+
+/// What a stored offset is worth against the file as it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Same file, same size and mtime: nothing to read.
+    Unchanged,
+    /// Same file, grown (or touched): read on from the stored offset.
+    From(u64),
+    /// Another file, shrunk below the offset, or rewritten in place: read it again.
+    Restart,
+}
+
+impl FileStamp {
+    /// The stamp of `path` now (following symlinks).
+    pub fn of(path: &Path) -> std::io::Result<FileStamp> {
+        Ok(Self::from_meta(&std::fs::metadata(path)?))
+    }
+
+    #[cfg(unix)]
+    pub fn from_meta(m: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn from_meta(m: &std::fs::Metadata) -> FileStamp {
+        FileStamp {
+            dev: 0,
+            ino: 0,
+            size: m.len(),
+            mtime_ns: m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128),
+        }
+    }
+
+    /// Whether what was read up to `offset` of the file stamped `self` still holds for the file
+    /// stamped `now`. A file that kept its size but changed its mtime after being read to its end
+    /// was rewritten in place: read again.
+    pub fn resume(&self, offset: u64, now: &FileStamp) -> Resume {
+        if self.dev != now.dev || self.ino != now.ino || offset > now.size || offset > self.size {
+            return Resume::Restart;
+        }
+        if now.size == self.size && now.mtime_ns == self.mtime_ns {
+            return Resume::Unchanged;
+        }
+        if now.size == self.size && now.size == offset {
+            return Resume::Restart;
+        }
+        if now.size < self.size {
+            return Resume::Restart;
+        }
+        Resume::From(offset)
+    }
+}
+
+/// A check of the `CHECK_LEN` bytes before `offset` (FNV-1a), kept beside a stored offset so a file
+/// rewritten in place to a larger size is read again instead of being resumed mid-record.
+pub const CHECK_LEN: u64 = 64;
+
+pub fn check_before(path: &Path, offset: u64) -> std::io::Result<u64> {
+    let mut f = File::open(path)?;
+    let start = offset.saturating_sub(CHECK_LEN);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity(CHECK_LEN as usize);
+    (&mut f).take(offset - start).read_to_end(&mut buf)?;
+    if (buf.len() as u64) < offset - start {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in buf {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(h)
+}
+
 /// What a read of the new bytes found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
