@@ -30,6 +30,9 @@ use std::time::{Duration, UNIX_EPOCH};
 
 use serde_json::{json, Value};
 
+/// Bumped whenever the generator's output changes, so [`ensure`] regenerates an older home.
+pub const GENERATOR_VERSION: u32 = 2;
+
 /// What to generate. [`HeavyHomeSpec::at_scale`] gives the home times a factor.
 #[derive(Debug, Clone, PartialEq)]
 pub struct HeavyHomeSpec {
@@ -68,7 +71,7 @@ impl HeavyHomeSpec {
     }
 
     fn to_json(&self) -> Value {
-        json!({"sessions": self.sessions, "projects": self.projects, "plans": self.plans,
+        json!({"generator": GENERATOR_VERSION, "sessions": self.sessions, "projects": self.projects, "plans": self.plans,
                "gemini_chats": self.gemini_chats, "bytes_scale": self.bytes_scale, "seed": self.seed})
     }
 }

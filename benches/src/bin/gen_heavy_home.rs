@@ -1,8 +1,8 @@
 //! `gen_heavy_home <dir> [--scale 1.0] [--bytes-scale 1.0] [--seed N]`: writes a heavy user's home
 //! (benches/src/heavy_home.rs) into `<dir>` and prints its report as JSON. Run Plandeck on it with
-//! `HOME=<dir>`.
+//! `HOME=<dir>`. A home generated earlier from the same spec is kept (see `heavy_home::ensure`).
 
-use plandeck_benches::heavy_home::{generate, HeavyHomeSpec};
+use plandeck_benches::heavy_home::{ensure, HeavyHomeSpec};
 
 fn main() {
     let mut args = std::env::args().skip(1);
@@ -46,7 +46,7 @@ fn main() {
         spec.seed = seed;
     }
     let t = std::time::Instant::now();
-    match generate(&dir, &spec) {
+    match ensure(&dir, &spec) {
         Ok(r) => println!(
             "{}",
             serde_json::json!({"dir": dir, "sessions": r.sessions, "transcripts_bytes": r.transcripts_bytes,

@@ -514,22 +514,19 @@ impl SessionIndex {
         }
         let mut follower = Follower::new(&path);
         let mut facts = base.clone();
-        // A small file is read whole, once.
+        // A small file is read whole, once; a larger one from whole lines at its end, widened
+        // while they hold no record that tells the turn.
         let windows: &[u64] = if small { &[u64::MAX] } else { &TAIL_WINDOWS };
-        for &window in windows {
-            facts = base.clone();
-            follower = Follower::new(&path);
-            match follower.read_tail(window, &mut |l| feed(agent, &mut facts, l)) {
-                Ok(covered) => {
-                    if covered || facts.anchored() {
-                        break;
-                    }
-                }
-                Err(_) => {
-                    e.deleted = true;
-                    return;
-                }
-            }
+        let facts_cell = std::cell::RefCell::new(&mut facts);
+        let read = follower.read_tail_lines(
+            windows,
+            &mut || **facts_cell.borrow_mut() = base.clone(),
+            &mut |l| feed(agent, &mut facts_cell.borrow_mut(), l),
+            &mut || facts_cell.borrow().anchored(),
+        );
+        if read.is_err() {
+            e.deleted = true;
+            return;
         }
         facts.unreadable += std::mem::take(&mut follower.splitter.overlong);
         if agent == Agent::Gemini && facts.cwd.is_none() {

@@ -320,6 +320,47 @@ impl Follower {
         })
     }
 
+    /// Starts following from the end of the file, reading whole lines backwards: for each window
+    /// of `windows` in turn, the tail is widened (reading only the bytes not read yet, backwards,
+    /// finding line starts with memchr) to at least that many bytes and to the start of a line, so
+    /// a multi-MiB last line is read once and never cut; then `start()` resets the caller's fold and
+    /// the tail's lines are fed; `done()` says whether they told enough. Returns whether the tail
+    /// reached the start of the file, and how many bytes were read.
+    pub fn read_tail_lines(
+        &mut self,
+        windows: &[u64],
+        start: &mut dyn FnMut(),
+        on_line: &mut dyn FnMut(&[u8]),
+        done: &mut dyn FnMut() -> bool,
+    ) -> std::io::Result<(bool, u64)> {
+        let mut file = File::open(&self.path)?;
+        let meta = file.metadata()?;
+        let len = meta.len();
+        // The tail read so far: bytes[..] is the file from `from` to `len`.
+        let mut tail = Tail {
+            from: len,
+            bytes: Vec::new(),
+            read: 0,
+        };
+        let mut fed = None;
+        for &window in windows {
+            tail.widen(&mut file, window.min(len))?;
+            if fed == Some(tail.bytes.len()) {
+                continue; // already read, and it did not tell enough
+            }
+            fed = Some(tail.bytes.len());
+            start();
+            self.splitter.reset();
+            self.splitter.feed(&tail.bytes, on_line);
+            if tail.from == 0 || done() {
+                break;
+            }
+        }
+        self.offset = len;
+        self.file_id = file_id(&meta);
+        Ok((tail.from == 0, tail.read))
+    }
+
     /// Starts following from the last `window` bytes: the first (probably cut) line of the window
     /// is skipped unless the window reaches the start of the file. Returns whether the window
     /// covered the whole file.
@@ -352,6 +393,67 @@ impl Follower {
     }
 }
 
+/// The last bytes of a file, from a line start (or the file's start) to its end.
+struct Tail {
+    from: u64,
+    bytes: Vec<u8>,
+    /// Bytes read from the file so far.
+    read: u64,
+}
+
+impl Tail {
+    /// Chunk read backwards.
+    const STEP: u64 = 256 << 10;
+
+    /// Reads backwards (only bytes not read yet) until the tail holds at least `want` bytes and
+    /// starts at a line start or at the file's start.
+    fn widen(&mut self, file: &mut File, want: u64) -> std::io::Result<()> {
+        let end = self.from + self.bytes.len() as u64;
+        if end - self.from >= want {
+            return Ok(());
+        }
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut from = self.from;
+        while from > 0 {
+            let step = Self::STEP.max(want.saturating_sub(end - from)).min(from);
+            let at = from - step;
+            let mut buf = vec![0u8; step as usize];
+            file.seek(SeekFrom::Start(at))?;
+            file.read_exact(&mut buf)?;
+            self.read += step;
+            // Once the size is reached, the nearest line start at or before the wanted start.
+            let cut = if end - at >= want {
+                let within = ((end - want) - at) as usize;
+                memchr::memrchr(b'\n', &buf[..within.min(buf.len())])
+            } else {
+                None
+            };
+            match cut {
+                Some(nl) => {
+                    buf.drain(..=nl);
+                    from = at + nl as u64 + 1;
+                    chunks.push(buf);
+                    break;
+                }
+                None => {
+                    from = at;
+                    chunks.push(buf);
+                }
+            }
+        }
+        if !chunks.is_empty() {
+            let mut bytes = Vec::with_capacity((end - from) as usize);
+            for c in chunks.iter().rev() {
+                bytes.extend_from_slice(c);
+            }
+            bytes.extend_from_slice(&self.bytes);
+            self.bytes = bytes;
+            self.from = from;
+        }
+        Ok(())
+    }
+}
+
 /// The first complete lines of a file, within `limit` bytes.
 pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
     let file = File::open(path)?;
@@ -372,6 +474,57 @@ mod tests {
             splitter.feed(c, &mut |l| out.push(l.to_vec()));
         }
         out
+    }
+
+    #[test]
+    fn a_multi_mib_last_line_is_read_once_whole_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let small: String = (0..200).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let huge = format!(
+            "{{\"type\":\"user\",\"pad\":\"{}\"}}\n",
+            "a".repeat(3 << 20)
+        );
+        std::fs::write(&path, format!("{small}{huge}")).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len();
+        let mut lines: Vec<usize> = Vec::new();
+        let mut starts = 0;
+        let mut f = Follower::new(&path);
+        let lines_cell = std::cell::RefCell::new(&mut lines);
+        let (covered, read) = f
+            .read_tail_lines(
+                &TAIL_WINDOWS,
+                &mut || {
+                    starts += 1;
+                    lines_cell.borrow_mut().clear();
+                },
+                &mut |l| lines_cell.borrow_mut().push(l.len()),
+                &mut || lines_cell.borrow().len() >= 2,
+            )
+            .unwrap();
+        // The huge line whole, then (widened once) the small lines before it: each byte read
+        // once, but for the part of a chunk before a line start, read again when widening.
+        assert_eq!(lines.last(), Some(&(huge.len() - 1)));
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert!(covered && read <= len + (256 << 10), "read {read} of {len}");
+        assert_eq!(
+            starts, 2,
+            "16 KiB window: the huge line; 8 MiB: the file, fed once each"
+        );
+        assert_eq!((f.offset, f.splitter.pending()), (len, 0));
+        // Fixed windows ending at the file's end cut the huge line until one holds all of it,
+        // reading the same bytes again for each.
+        let mut fixed_read = 0;
+        for w in TAIL_WINDOWS {
+            let mut n = 0;
+            let mut g = Follower::new(&path);
+            g.read_tail(w, &mut |_| n += 1).unwrap();
+            fixed_read += w.min(len);
+            if n > 0 {
+                break;
+            }
+        }
+        assert!(fixed_read > len + (1 << 20), "{fixed_read}");
     }
 
     #[test]
