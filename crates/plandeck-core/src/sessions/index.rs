@@ -9,7 +9,8 @@ use time::OffsetDateTime;
 
 use super::state::{self, Facts, Registry, SessionState};
 use super::transcript::{
-    check_before, read_head, FileStamp, Follower, LineSplitter, Progress, Resume, TAIL_WINDOWS,
+    check_before, elide_long_strings, read_head, FileStamp, Follower, LineSplitter, Progress,
+    Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
 };
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
 use crate::agent::Agent;
@@ -162,6 +163,25 @@ pub(crate) fn transcript_files(roots: &Roots) -> Vec<(Agent, PathBuf)> {
 }
 
 pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
+    // A multi-MiB line (a tool's whole output, a file's content) is shrunk to its structure and
+    // short fields before parsing: what state needs is never in a long string.
+    if line.len() > ELIDE_LINE {
+        thread_local! {
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        return BUF.with(|b| {
+            let mut b = b.borrow_mut();
+            elide_long_strings(line, ELIDE_KEEP, &mut b);
+            feed_parsed(agent, facts, &b);
+            if b.capacity() > 1 << 20 {
+                *b = Vec::new();
+            }
+        });
+    }
+    feed_parsed(agent, facts, line)
+}
+
+fn feed_parsed(agent: Agent, facts: &mut Facts, line: &[u8]) {
     match agent {
         Agent::Claude => claude::feed_line(facts, line, false),
         Agent::Gemini => gemini::feed_line(facts, line),
@@ -277,7 +297,7 @@ impl SessionIndex {
         self.stats
     }
 
-    /// Writes the persistent index (atomically): every transcript read so far, with its stamp and
+    /// Writes the persistent index (atomically, 0600 in a 0700 folder): every transcript read so far, with its stamp and
     /// offset. Sessions with subagent transcripts are left out (read cold each time).
     pub fn save(&self) -> Result<(), crate::fsx::WriteError> {
         let mut store = Store {
@@ -314,7 +334,7 @@ impl SessionIndex {
             path: path.clone(),
             source: std::io::Error::other(e),
         })?;
-        crate::fsx::write_atomic(&path, &bytes)
+        crate::fsx::write_private(&path, &bytes)
     }
 
     /// An entry from its stored state when the file allows it, else read cold.

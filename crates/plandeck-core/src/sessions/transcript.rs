@@ -393,6 +393,58 @@ impl Follower {
     }
 }
 
+/// Lines longer than this are shrunk by [`elide_long_strings`] before they are parsed for state.
+pub const ELIDE_LINE: usize = 64 << 10;
+/// How much of each long string such a line keeps.
+pub const ELIDE_KEEP: usize = 1 << 10;
+
+/// Copies `line` into `out` with every JSON string value longer than `keep` bytes cut to about
+/// `keep` bytes (at a character and escape boundary, still a valid string): the structure and every
+/// short field (types, ids, times, paths) stay, the multi-MiB tool output and file contents go.
+/// One pass of memchr over the line; nothing is unescaped or allocated per string. Broken JSON
+/// stays broken (the reader counts it as unreadable, as before).
+pub fn elide_long_strings(line: &[u8], keep: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let mut i = 0;
+    loop {
+        // Outside a string: up to and including the next quote.
+        let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+            out.extend_from_slice(&line[i..]);
+            return;
+        };
+        out.extend_from_slice(&line[i..i + k + 1]);
+        i += k + 1;
+        // Inside a string that starts at `start`.
+        let start = i;
+        let mut cut: Option<usize> = None;
+        loop {
+            let Some(k) = memchr::memchr2(b'"', b'\\', &line[i..]) else {
+                out.extend_from_slice(&line[start..cut.unwrap_or(line.len())]);
+                return;
+            };
+            let p = i + k;
+            if cut.is_none() && p - start > keep {
+                let mut c = start + keep; // within the plain bytes [i, p)
+                while c > i && (line[c] & 0xC0) == 0x80 {
+                    c -= 1;
+                }
+                cut = Some(c);
+            }
+            if line[p] == b'"' {
+                out.extend_from_slice(&line[start..cut.unwrap_or(p)]);
+                out.push(b'"');
+                i = p + 1;
+                break;
+            }
+            let len = if line.get(p + 1) == Some(&b'u') { 6 } else { 2 };
+            if cut.is_none() && p + len - start > keep {
+                cut = Some(p);
+            }
+            i = (p + len).min(line.len());
+        }
+    }
+}
+
 /// The last bytes of a file, from a line start (or the file's start) to its end.
 struct Tail {
     from: u64,
@@ -525,6 +577,39 @@ mod tests {
             }
         }
         assert!(fixed_read > len + (1 << 20), "{fixed_read}");
+    }
+
+    #[test]
+    fn long_strings_are_cut_and_the_record_still_parses_with_every_short_field() {
+        let long = format!("{}é\\n\\\"\\u00e9{}", "x".repeat(1020), "y".repeat(3 << 20));
+        let line = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{long}"}}]}},"timestamp":"2026-06-01T10:00:00Z","toolUseResult":{{"stdout":"{long}","n":[1,2]}},"cwd":"/w"}}"#
+        );
+        for keep in [24, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1030] {
+            let mut out = Vec::new();
+            elide_long_strings(line.as_bytes(), keep, &mut out);
+            assert!(out.len() < 4 * keep + 400, "{keep}: {}", out.len());
+            let v: serde_json::Value =
+                serde_json::from_slice(&out).unwrap_or_else(|e| panic!("keep {keep}: {e}"));
+            assert_eq!(v["message"]["content"][0]["tool_use_id"], "toolu_1");
+            assert_eq!(v["timestamp"], "2026-06-01T10:00:00Z");
+            assert_eq!(v["cwd"], "/w");
+            assert_eq!(v["toolUseResult"]["n"][1], 2);
+            let kept = v["toolUseResult"]["stdout"].as_str().unwrap();
+            assert!(
+                long.starts_with(
+                    kept.replace('\n', "\\n")
+                        .replace('"', "\\\"")
+                        .replace('é', "é")
+                        .as_str()
+                ) || kept.len() <= keep + 8
+            );
+        }
+        // Short lines and strings are copied as they are.
+        let mut out = Vec::new();
+        let short = br#"{"a":"b\"c","d":[1,"\u00e9"]}"#;
+        elide_long_strings(short, 1024, &mut out);
+        assert_eq!(out, short);
     }
 
     #[test]
