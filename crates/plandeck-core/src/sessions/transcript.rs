@@ -414,35 +414,60 @@ pub fn elide_long_strings(line: &[u8], keep: usize, out: &mut Vec<u8>) {
         };
         out.extend_from_slice(&line[i..i + k + 1]);
         i += k + 1;
-        // Inside a string that starts at `start`.
+        // Inside a string that starts at `start`: its end is the next quote not escaped (found
+        // with memchr; escaped quotes are rare beside the escapes memchr2 would stop at).
         let start = i;
-        let mut cut: Option<usize> = None;
         loop {
-            let Some(k) = memchr::memchr2(b'"', b'\\', &line[i..]) else {
-                out.extend_from_slice(&line[start..cut.unwrap_or(line.len())]);
+            let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+                out.extend_from_slice(&line[start..]);
                 return;
             };
-            let p = i + k;
-            if cut.is_none() && p - start > keep {
-                let mut c = start + keep; // within the plain bytes [i, p)
-                while c > i && (line[c] & 0xC0) == 0x80 {
-                    c -= 1;
-                }
-                cut = Some(c);
+            let q = i + k;
+            let run = line[start..q]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if run % 2 == 1 {
+                i = q + 1;
+                continue;
             }
-            if line[p] == b'"' {
-                out.extend_from_slice(&line[start..cut.unwrap_or(p)]);
-                out.push(b'"');
-                i = p + 1;
-                break;
-            }
-            let len = if line.get(p + 1) == Some(&b'u') { 6 } else { 2 };
-            if cut.is_none() && p + len - start > keep {
-                cut = Some(p);
-            }
-            i = (p + len).min(line.len());
+            let end = if q - start > keep {
+                safe_cut(line, start, start + keep)
+            } else {
+                q
+            };
+            out.extend_from_slice(&line[start..end]);
+            out.push(b'"');
+            i = q + 1;
+            break;
         }
     }
+}
+
+/// A position at or before `c` (and after `start`, a string's first byte) that is neither inside a
+/// UTF-8 character nor inside an escape sequence.
+fn safe_cut(line: &[u8], start: usize, mut c: usize) -> usize {
+    while c > start && (line[c] & 0xC0) == 0x80 {
+        c -= 1;
+    }
+    // The nearest backslash within an escape's length before `c`: if it starts an escape (an odd
+    // run of backslashes ends at it) that `c` would cut, cut before it.
+    let lo = c.saturating_sub(6).max(start);
+    if let Some(j) = (lo..c).rev().find(|&j| line[j] == b'\\') {
+        let run = line[start..=j]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 1 {
+            let len = if line.get(j + 1) == Some(&b'u') { 6 } else { 2 };
+            if c < j + len {
+                c = j;
+            }
+        }
+    }
+    c
 }
 
 /// The last bytes of a file, from a line start (or the file's start) to its end.
