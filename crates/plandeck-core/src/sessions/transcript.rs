@@ -622,12 +622,8 @@ mod tests {
             assert_eq!(v["toolUseResult"]["n"][1], 2);
             let kept = v["toolUseResult"]["stdout"].as_str().unwrap();
             assert!(
-                long.starts_with(
-                    kept.replace('\n', "\\n")
-                        .replace('"', "\\\"")
-                        .replace('é', "é")
-                        .as_str()
-                ) || kept.len() <= keep + 8
+                kept.starts_with(&"x".repeat(20)) && kept.len() <= keep + 8,
+                "{keep}"
             );
         }
         // Short lines and strings are copied as they are.
