@@ -875,3 +875,30 @@ fn a_damaged_or_foreign_index_file_is_rebuilt_never_trusted() {
     let text = String::from_utf8(good).unwrap();
     assert!(text.contains("\"offset\":"));
 }
+
+/// A session whose last line is one tool result longer than any tail window and than the line cap
+/// (Claude Code writes 20 MiB ones): the line is found whole from its start, its long strings cut,
+/// and it answers the plan-approval call before it.
+#[test]
+fn a_last_line_of_many_mib_answers_the_call_before_it() {
+    let h = home();
+    let out = "l\u{e9}ine \"quoted\"\n".repeat((9 << 20) / 16);
+    let mut result = tool_result("s-1", t0(), "toolu_a");
+    result["message"]["content"][0]["content"] = json!(out);
+    result["toolUseResult"] = json!({"stdout": out, "stderr": "", "interrupted": false});
+    let path = write_transcript(
+        &h.roots,
+        "s-1",
+        &[
+            user("s-1", t0(), "plan it"),
+            tool_use("s-1", t0(), "toolu_a", "ExitPlanMode"),
+            result,
+        ],
+    );
+    assert!(std::fs::metadata(&path).unwrap().len() > 18 << 20);
+    let index = open_at(&h.roots);
+    let s = find(&index.sessions(), "s-1").clone();
+    assert_eq!(s.state, SessionState::Working, "{s:?}");
+    assert_eq!(s.unreadable_lines, 0);
+    assert_eq!(s.cwd, "/work/app");
+}

@@ -350,11 +350,25 @@ impl Follower {
             }
             fed = Some(tail.bytes.len());
             start();
-            self.splitter.reset();
+            // The tail is in memory already: a line longer than the follower's cap (a 20 MiB tool
+            // result) is still one record, fed whole (long strings are cut before parsing).
+            self.splitter = LineSplitter::with_cap(MAX_TAIL_LINE);
             self.splitter.feed(&tail.bytes, on_line);
             if tail.from == 0 || done() {
                 break;
             }
+        }
+        // Following on, lines are capped as usual; an unfinished last line longer than that is
+        // skipped to its newline.
+        let pending = std::mem::take(&mut self.splitter.buf);
+        let overlong = self.splitter.overlong;
+        self.splitter = LineSplitter::default();
+        self.splitter.overlong = overlong;
+        if pending.len() > self.splitter.cap {
+            self.splitter.skipping = true;
+            self.splitter.overlong += 1;
+        } else {
+            self.splitter.buf = pending;
         }
         self.offset = len;
         self.file_id = file_id(&meta);
@@ -392,6 +406,9 @@ impl Follower {
         Ok(start == 0)
     }
 }
+
+/// The longest line a tail read feeds whole (the tail holds it in memory already).
+pub const MAX_TAIL_LINE: usize = 64 << 20;
 
 /// Lines longer than this are shrunk by [`elide_long_strings`] before they are parsed for state.
 pub const ELIDE_LINE: usize = 64 << 10;
