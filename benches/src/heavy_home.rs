@@ -1080,7 +1080,7 @@ mod tests {
             projects: 3,
             plans: 3,
             gemini_chats: 4,
-            bytes_scale: 0.02,
+            bytes_scale: 0.1,
             seed: 7,
         }
     }
