@@ -2,6 +2,20 @@
 # Runs every benchmark (benches/src/bin/bench_*.rs) in release mode and writes BENCHMARKS.md: one
 # row per measurement with its budget and the baseline timed in the same run, then each area's notes
 # (benches/results/<area>.md); benches/memory.sh adds the memory figures. Usage: bash benches/run.sh [bench_name ...]
+#
+# Row format: each benchmark binary prints one JSON object per line on stdout (benches/src/lib.rs
+# `report`):
+#   "bench":    the row's name (unique)
+#   "ms":       the figure (milliseconds unless "unit" says otherwise, e.g. "MB PSS")
+#   "budget":   the budget in words, for the table ("<= 0.5x cat of the transcripts")
+#   "limit":    the budget, machine-checked here; one of
+#                 {"ratio": r}  figure / baseline.ms <= r   (needs "baseline")
+#                 {"ms": x}     figure <= x (in the row's unit)
+#               rows without "limit" are reported, not judged
+#   "baseline": {"what": "...", "ms": x}, timed in the same run
+#   anything else: notes shown in the table (runs, sizes, p95 …)
+# This script stamps each row of the run with "commit", "profile" and "run" (UTC time); it prints
+# over-budget rows first and exits non-zero when any row is over its limit or a benchmark failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
@@ -12,12 +26,24 @@ fi
 # bench_gate also times the real `plandeck-cli` process (hook start, decision to exit).
 cargo build --release -p plandeck-benches --bins -p plandeck-cli --bin plandeck-cli
 mkdir -p benches/results
+commit="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!benches/results' ':!BENCHMARKS.md' || echo -dirty)"
+run="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+export PLANDECK_BENCH_COMMIT="$commit" PLANDECK_BENCH_RUN="$run"
+stamp() { python3 -c '
+import json, os, sys
+for line in sys.stdin:
+    line = line.strip()
+    if not line.startswith("{"): continue
+    try: r = json.loads(line)
+    except Exception: continue
+    r.setdefault("commit", os.environ["PLANDECK_BENCH_COMMIT"]); r.setdefault("run", os.environ["PLANDECK_BENCH_RUN"]); r.setdefault("profile", "release")
+    print(json.dumps(r))'; }
 for b in "${benches[@]}"; do
   [ "$b" = bench_memory ] && continue  # benches/memory.sh, below
   echo "==> $b" >&2
   out="benches/results/$b.jsonl"
-  if ! "$CARGO_TARGET_DIR/release/$b" | tee "$out.new" >&2; then
-    echo "{\"bench\":\"$b\",\"error\":\"failed\"}" >>"$out.new"
+  if ! "$CARGO_TARGET_DIR/release/$b" | tee /dev/stderr | stamp >"$out.new"; then
+    echo "{\"bench\":\"$b\",\"error\":\"failed\",\"commit\":\"$commit\",\"run\":\"$run\"}" >>"$out.new"
   fi
   mv "$out.new" "$out"
 done
@@ -26,6 +52,8 @@ done
 if [ $# -eq 0 ] || [[ " $* " == *" bench_memory "* ]]; then
   echo "==> bench_memory" >&2
   bash benches/memory.sh || echo '{"bench":"bench_memory","error":"failed"}' >benches/results/bench_memory.jsonl
+  stamp <benches/results/bench_memory.jsonl >benches/results/bench_memory.jsonl.new
+  mv benches/results/bench_memory.jsonl.new benches/results/bench_memory.jsonl
 fi
 # Each binary's last figures are kept in benches/results/<bin>.jsonl, so rerunning one benchmark
 # leaves the others' rows as they were measured.
@@ -38,19 +66,51 @@ for path in sorted(glob.glob("benches/results/bench_*.jsonl")):
         if not line.startswith("{"): continue
         try: rows.append(json.loads(line))
         except Exception: pass
+commit, run = os.environ["PLANDECK_BENCH_COMMIT"], os.environ["PLANDECK_BENCH_RUN"]
+
+def judge(r):
+    """(over, how): over is True/False, or None when the row has no machine-checkable limit."""
+    if "error" in r: return True, "benchmark failed"
+    lim = r.get("limit")
+    if not isinstance(lim, dict): return None, "not judged"
+    fig = r.get("ms")
+    if "ratio" in lim:
+        base = (r.get("baseline") or {}).get("ms")
+        if not base: return True, "no baseline for a ratio limit"
+        ratio = fig / base
+        return ratio > lim["ratio"], f"{ratio:.2f}x (limit {lim['ratio']}x)"
+    if "ms" in lim:
+        return fig > lim["ms"], f"{fig} (limit {lim['ms']})"
+    return True, f"unknown limit {lim}"
+
+judged = [(r, *judge(r)) for r in rows]
+over = [(r, how) for r, o, how in judged if o]
+for r, how in over:
+    print(f"OVER BUDGET: {r['bench']}: {how}", file=sys.stderr)
 cpu = subprocess.run(["sh", "-c", "grep -m1 'model name' /proc/cpuinfo | cut -d: -f2"], capture_output=True, text=True).stdout.strip()
-md = ["# Benchmarks", "", f"Measured {datetime.datetime.utcnow():%Y-%m-%d %H:%M} UTC on {os.cpu_count()} cores ({cpu}), release build. ",
-      "Rerun with `bash benches/run.sh`; each figure's baseline is timed in the same run.", "",
-      "| benchmark | figure | budget | baseline (same run) | notes |", "|---|---|---|---|---|"]
-for r in rows:
+stale = sorted({(r.get("commit", "?"), r.get("run", "?")) for r in rows} - {(commit, run)})
+md = ["# Benchmarks", "",
+      f"One run of `bash benches/run.sh` on one build: commit `{commit}`, release profile, {run}, "
+      f"{os.cpu_count()} cores ({cpu}). Each figure's baseline is timed in the same run. "
+      f"{len(over)} row(s) over budget.", ""]
+if stale:
+    md += ["Rows from earlier runs (kept because this run measured only some benchmarks) say so in the *run* column: " +
+           ", ".join(f"`{c}` at {t}" for c, t in stale) + ".", ""]
+md += ["| verdict | benchmark | figure | budget | baseline (same run) | notes | run |", "|---|---|---|---|---|---|---|"]
+order = [x for x in judged if x[1]] + [x for x in judged if x[1] is False] + [x for x in judged if x[1] is None]
+for r, o, how in order:
+    verdict = "**over**" if o else ("ok" if o is False else "—")
+    same = (r.get("commit"), r.get("run")) == (commit, run)
+    when = "this run" if same else f"{r.get('commit', '?')} {r.get('run', '?')}"
     if "error" in r:
-        md.append(f"| {r['bench']} | failed | | | |"); continue
+        md.append(f"| {verdict} | {r['bench']} | failed | | | | {when} |"); continue
     base = r.get("baseline")
     unit = r.get("unit", "ms")  # "MB PSS" for bench_memory
     base_s = f"{base['what']}: {base['ms']} {unit}" if base else "—"
-    extra = {k: v for k, v in r.items() if k not in ("bench", "ms", "unit", "budget", "baseline")}
+    extra = {k: v for k, v in r.items() if k not in ("bench", "ms", "unit", "budget", "baseline", "limit", "commit", "run", "profile")}
     notes = ", ".join(f"{k}={v}" for k, v in extra.items())
-    md.append(f"| {r['bench']} | {r['ms']} {unit} | {r.get('budget','')} | {base_s} | {notes} |")
+    if o is not None: notes = f"{how}; {notes}"
+    md.append(f"| {verdict} | {r['bench']} | {r['ms']} {unit} | {r.get('budget','')} | {base_s} | {notes} | {when} |")
 md.append("")
 md.append("## Notes per area\n\nHow each benchmark builds its data and what it times. Figures quoted in these notes come from development runs (often on a machine loaded by parallel builds); the table above is the latest run.\n")
 for f in sorted(os.listdir("benches/results")) if os.path.isdir("benches/results") else []:
@@ -58,4 +118,5 @@ for f in sorted(os.listdir("benches/results")) if os.path.isdir("benches/results
         md.append(open(os.path.join("benches/results", f)).read().rstrip() + "\n")
 open("BENCHMARKS.md", "w").write("\n".join(md) + "\n")
 print("wrote BENCHMARKS.md", file=sys.stderr)
+sys.exit(1 if over else 0)
 PY

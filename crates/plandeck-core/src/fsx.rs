@@ -28,6 +28,12 @@ pub const PRIVATE_DIR_MODE: u32 = 0o700;
 /// The mode of every file of the store.
 pub const PRIVATE_FILE_MODE: u32 = 0o600;
 
+/// `path` canonical when it exists (symlinks resolved, so one file reached two ways is one key),
+/// else as given: the one canonical-path helper of the store, plans and history.
+pub fn canonical_or(path: &Path) -> PathBuf {
+    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {path}: {source}")]
 pub struct WriteError {

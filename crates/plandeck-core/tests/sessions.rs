@@ -706,3 +706,199 @@ fn subagent_transcripts_count_as_the_session_activity() {
     assert_eq!(index.session("s-parent").unwrap().state, SessionState::Idle);
     assert!(!index.apply(&[sub.clone(), sub2.clone()]));
 }
+
+// ---------------------------------------------------------------------------------------------
+// The persistent session index (<data>/sessions/index.json): later opens read only what changed.
+
+fn t0() -> OffsetDateTime {
+    at("2026-06-01T10:00:00Z")
+}
+
+fn open_at(roots: &Roots) -> SessionIndex {
+    let mut index = SessionIndex::open(roots);
+    index.set_now(Some(t0() + time::Duration::minutes(1)));
+    index
+}
+
+fn waiting_then_working(roots: &Roots) -> PathBuf {
+    write_transcript(
+        roots,
+        "s-1",
+        &[
+            user("s-1", t0(), "plan it"),
+            tool_use("s-1", t0(), "toolu_a", "ExitPlanMode"),
+        ],
+    )
+}
+
+#[test]
+fn a_second_open_reads_nothing_unchanged_and_only_what_was_appended() {
+    let h = home();
+    let path = waiting_then_working(&h.roots);
+    write_transcript(
+        &h.roots,
+        "s-2",
+        &[user("s-2", t0(), "other"), answer("s-2", t0())],
+    );
+    let first = open_at(&h.roots);
+    assert_eq!(first.open_stats().cold, 2);
+    assert_eq!(state_of(&first, "s-1"), SessionState::WaitingForApproval);
+    let want = first.sessions();
+    drop(first);
+    assert!(h.roots.data.join("sessions/index.json").is_file());
+
+    let second = open_at(&h.roots);
+    let st = second.open_stats();
+    assert_eq!((st.reused, st.resumed, st.cold), (2, 0, 0), "{st:?}");
+    assert_eq!(
+        second.sessions(),
+        want,
+        "the stored facts give the same list"
+    );
+    drop(second);
+
+    let line = format!("{}\n", tool_result("s-1", t0(), "toolu_a"));
+    append(&path, line.as_bytes());
+    let third = open_at(&h.roots);
+    let st = third.open_stats();
+    assert_eq!((st.reused, st.resumed, st.cold), (1, 1, 0), "{st:?}");
+    assert_eq!(
+        st.resumed_bytes,
+        line.len() as u64,
+        "only the appended line is read"
+    );
+    assert_eq!(state_of(&third, "s-1"), SessionState::Working);
+}
+
+#[test]
+fn a_partial_last_line_is_read_again_once_complete() {
+    let h = home();
+    let path = waiting_then_working(&h.roots);
+    let line = format!("{}\n", tool_result("s-1", t0(), "toolu_a"));
+    let (a, b) = line.split_at(line.len() / 2);
+    append(&path, a.as_bytes());
+    let first = open_at(&h.roots);
+    assert_eq!(state_of(&first, "s-1"), SessionState::WaitingForApproval);
+    drop(first);
+    append(&path, b.as_bytes());
+    let second = open_at(&h.roots);
+    assert_eq!(second.open_stats().resumed, 1);
+    assert_eq!(state_of(&second, "s-1"), SessionState::Working);
+}
+
+#[test]
+fn a_truncated_or_replaced_transcript_is_read_again_not_resumed() {
+    let h = home();
+    let path = waiting_then_working(&h.roots);
+    drop(open_at(&h.roots));
+    // Truncated (the same file, shorter): the stored offset is past its end.
+    let text = format!(
+        "{}\n{}\n",
+        user("s-1", t0(), "plan it"),
+        answer("s-1", t0())
+    );
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let index = open_at(&h.roots);
+    assert_eq!(index.open_stats().cold, 1);
+    assert_eq!(state_of(&index, "s-1"), SessionState::Idle);
+    drop(index);
+    // Replaced by another file, longer than the stored offset (a new inode, written then
+    // renamed over it the way editors and agents do).
+    let tmp = path.with_extension("tmp");
+    let mut records = vec![user("s-1", t0(), "plan it")];
+    records.push(tool_use("s-1", t0(), "toolu_b", "ExitPlanMode"));
+    records.push(user("s-1", t0(), &"x".repeat(400)));
+    records.push(tool_use("s-1", t0(), "toolu_c", "ExitPlanMode"));
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(&tmp, text).unwrap();
+    std::fs::rename(&tmp, &path).unwrap();
+    let index = open_at(&h.roots);
+    assert_eq!(index.open_stats().cold, 1, "{:?}", index.open_stats());
+    assert_eq!(state_of(&index, "s-1"), SessionState::WaitingForApproval);
+}
+
+#[test]
+fn a_transcript_rewritten_in_place_to_a_larger_size_is_read_again() {
+    let h = home();
+    let path = waiting_then_working(&h.roots);
+    drop(open_at(&h.roots));
+    // Same inode, new content longer than before: resuming at the old offset would land mid-record.
+    let mut records = vec![user("s-1", t0(), &"y".repeat(300))];
+    records.push(answer("s-1", t0()));
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(&path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+    let index = open_at(&h.roots);
+    assert_eq!(index.open_stats().cold, 1, "{:?}", index.open_stats());
+    assert_eq!(state_of(&index, "s-1"), SessionState::Idle);
+    assert_eq!(find(&index.sessions(), "s-1").unreadable_lines, 0);
+}
+
+#[test]
+fn a_damaged_or_foreign_index_file_is_rebuilt_never_trusted() {
+    let h = home();
+    waiting_then_working(&h.roots);
+    drop(open_at(&h.roots));
+    let store = h.roots.data.join("sessions/index.json");
+    let good = std::fs::read(&store).unwrap();
+    let damaged: Vec<Vec<u8>> = vec![
+        good[..good.len() / 2].to_vec(),
+        b"not json at all".to_vec(),
+        String::from_utf8(good.clone())
+            .unwrap()
+            .replacen("\"version\":1", "\"version\":999", 1)
+            .into_bytes(),
+        Vec::new(),
+    ];
+    for bytes in damaged {
+        std::fs::write(&store, &bytes).unwrap();
+        let index = open_at(&h.roots);
+        let st = index.open_stats();
+        assert!(st.store_rebuilt && st.cold == 1, "{st:?}");
+        assert_eq!(state_of(&index, "s-1"), SessionState::WaitingForApproval);
+        drop(index);
+        assert_eq!(std::fs::read(&store).unwrap(), good, "rewritten whole");
+    }
+    // Facts in the store that its file does not back (a lie): the check of the bytes before the
+    // stored offset catches a file whose content changed under the same size and inode.
+    let text = String::from_utf8(good).unwrap();
+    assert!(text.contains("\"offset\":"));
+}
+
+/// A session whose last line is one tool result longer than any tail window and than the line cap
+/// (Claude Code writes 20 MiB ones): the line is found whole from its start, its long strings cut,
+/// and it answers the plan-approval call before it.
+#[test]
+fn a_last_line_of_many_mib_answers_the_call_before_it() {
+    let h = home();
+    let out = "l\u{e9}ine \"quoted\"\n".repeat((9 << 20) / 16);
+    let mut result = tool_result("s-1", t0(), "toolu_a");
+    result["message"]["content"][0]["content"] = json!(out);
+    result["toolUseResult"] = json!({"stdout": out, "stderr": "", "interrupted": false});
+    let path = write_transcript(
+        &h.roots,
+        "s-1",
+        &[
+            user("s-1", t0(), "plan it"),
+            tool_use("s-1", t0(), "toolu_a", "ExitPlanMode"),
+            result,
+        ],
+    );
+    assert!(std::fs::metadata(&path).unwrap().len() > 18 << 20);
+    let index = open_at(&h.roots);
+    let s = find(&index.sessions(), "s-1").clone();
+    assert_eq!(s.state, SessionState::Working, "{s:?}");
+    assert_eq!(s.unreadable_lines, 0);
+    assert_eq!(s.cwd, "/work/app");
+}

@@ -169,19 +169,9 @@ pub(crate) fn close(
     Ok(true)
 }
 
+/// The one pid check (`sessions::claude::pid_alive`), with no start time to compare.
 pub(crate) fn pid_alive(pid: u32) -> bool {
-    pid > 0 && Path::new(&format!("/proc/{pid}")).exists() && !is_zombie(pid)
-}
-
-fn is_zombie(pid: u32) -> bool {
-    // A dead child not yet reaped still has /proc/<pid>; its state is 'Z'.
-    fs::read_to_string(format!("/proc/{pid}/stat"))
-        .ok()
-        .and_then(|s| {
-            s.rsplit_once(')')
-                .map(|(_, rest)| rest.trim_start().starts_with('Z'))
-        })
-        .unwrap_or(false)
+    crate::sessions::claude::pid_alive(pid, None)
 }
 
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).

@@ -406,7 +406,7 @@ pub fn restore(roots: &Roots, id: &str) -> Result<Restored, HistoryError> {
 }
 
 fn canonical_or(p: &Path) -> PathBuf {
-    p.canonicalize().unwrap_or_else(|_| p.to_owned())
+    crate::fsx::canonical_or(p)
 }
 
 #[cfg(test)]

@@ -18,7 +18,7 @@ use super::events::PlanFacts;
 use super::HistoryError;
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::sessions::transcript::{Follower, LineSplitter, Progress};
+use crate::sessions::transcript::{FileStamp, Follower, LineSplitter, Progress, Resume};
 
 const CACHE_VERSION: u32 = 1;
 
@@ -176,22 +176,8 @@ struct FileStats {
     rescanned: bool,
 }
 
-struct Stat {
-    dev: u64,
-    ino: u64,
-    size: u64,
-    mtime_ns: i128,
-}
-
-fn stat(p: &Path) -> std::io::Result<Stat> {
-    use std::os::unix::fs::MetadataExt;
-    let m = std::fs::metadata(p)?;
-    Ok(Stat {
-        dev: m.dev(),
-        ino: m.ino(),
-        size: m.size(),
-        mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
-    })
+fn stat(p: &Path) -> std::io::Result<FileStamp> {
+    FileStamp::of(p)
 }
 
 /// Brings one transcript's entry up to date, reading only what is new when the entry allows.
@@ -207,10 +193,14 @@ fn read_one(
     };
     let resume = old.filter(|e| {
         e.agent == agent
-            && e.dev == st.dev
-            && e.ino == st.ino
-            && e.offset <= st.size
-            && !(st.size == e.size && st.size == e.offset && st.mtime_ns != e.mtime_ns)
+            && FileStamp {
+                dev: e.dev,
+                ino: e.ino,
+                size: e.size,
+                mtime_ns: e.mtime_ns,
+            }
+            .resume(e.offset, &st)
+                != Resume::Restart
     });
     if let Some(e) = resume {
         if e.size == st.size && e.mtime_ns == st.mtime_ns && !e.gone {

@@ -203,7 +203,7 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
 
 /// The folder itself, canonical when it exists (so ids do not depend on how it was reached).
 pub(crate) fn canonical_or(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_owned())
+    crate::fsx::canonical_or(path)
 }
 
 /// A project's `plansDirectory` folders (from `.claude/settings.local.json` and

@@ -29,7 +29,7 @@ pub fn hash(content: &[u8]) -> String {
 /// A path as the store keys it: canonical when the file exists, so `~/.claude/plans/x.md` reached
 /// through a symlink and directly are one plan; as given otherwise.
 pub fn plan_key(path: &Path) -> PathBuf {
-    path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
+    crate::fsx::canonical_or(path)
 }
 
 pub(crate) fn versions_dir(data: &Path) -> PathBuf {

@@ -516,7 +516,8 @@ impl RegistryFile {
     }
 }
 
-/// Whether the process `pid` is alive and, when `proc_start` is known, is the same process that
+/// The one pid check of the crate (registry entries, gate requests): whether the process `pid` is
+/// alive (a zombie is not) and, when `proc_start` is known, is the same process that
 /// wrote the registry entry (not a later one that got the same pid).
 pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
     if pid == 0 || pid > i32::MAX as u32 {
@@ -528,6 +529,13 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
             let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
                 return false;
             };
+            // A dead child not yet reaped still has /proc/<pid>; its state (field 3) is 'Z'.
+            if stat
+                .rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+            {
+                return false;
+            }
             if let Some(expected) = proc_start.filter(|s| !s.is_empty()) {
                 // Fields after the command name, which ends at the last ')': state is field 3,
                 // starttime field 22.

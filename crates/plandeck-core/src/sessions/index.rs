@@ -8,7 +8,10 @@ use rayon::prelude::*;
 use time::OffsetDateTime;
 
 use super::state::{self, Facts, Registry, SessionState};
-use super::transcript::{read_head, Follower, Progress, TAIL_WINDOWS};
+use super::transcript::{
+    check_before, elide_long_strings, read_head, FileStamp, Follower, LineSplitter, Progress,
+    Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
+};
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
 use crate::agent::Agent;
 use crate::config::Roots;
@@ -40,6 +43,85 @@ struct Live {
     alive: bool,
 }
 
+/// What [`SessionIndex::open`] did with each transcript, against the persistent index.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct OpenStats {
+    /// Transcripts found.
+    pub files: u32,
+    /// Taken from the persistent index unread (same file, size and mtime).
+    pub reused: u32,
+    /// Read on from the stored offset (appended to).
+    pub resumed: u32,
+    /// Read cold (head and tail): new, replaced, shrunk, rewritten, or no usable stored entry.
+    pub cold: u32,
+    /// Bytes read on from stored offsets.
+    pub resumed_bytes: u64,
+    /// Whether the persistent index file was unusable (damaged, another version) and rebuilt.
+    pub store_rebuilt: bool,
+}
+
+/// Version of `<data>/sessions/index.json`; another version is rebuilt.
+const STORE_VERSION: u32 = 1;
+
+/// The persistent index: per transcript, its stamp, the offset read to (the end of the last
+/// complete line), a check of the bytes before it, and the facts read so far.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct Store {
+    version: u32,
+    files: std::collections::BTreeMap<PathBuf, Stored>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Stored {
+    agent: Agent,
+    stamp: FileStamp,
+    offset: u64,
+    check: u64,
+    key: String,
+    facts: Facts,
+}
+
+pub(crate) fn store_path(data: &Path) -> PathBuf {
+    data.join("sessions").join("index.json")
+}
+
+/// The stored index, or an empty one when it is missing, damaged or of another version (then
+/// `rebuilt` is set): never trusted beyond what each entry's stamp and check confirm.
+fn load_store(data: &Path) -> (Store, bool) {
+    let path = store_path(data);
+    match std::fs::read(&path) {
+        Ok(bytes) => match serde_json::from_slice::<Store>(&bytes) {
+            Ok(s) if s.version == STORE_VERSION => (s, false),
+            Ok(s) => {
+                tracing::info!(
+                    "session index {} is version {}: rebuilt",
+                    path.display(),
+                    s.version
+                );
+                (Store::default(), true)
+            }
+            Err(e) => {
+                tracing::warn!("session index {} is damaged ({e}): rebuilt", path.display());
+                (Store::default(), true)
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Store::default(), false),
+        Err(e) => {
+            tracing::warn!("cannot read the session index {}: {e}", path.display());
+            (Store::default(), true)
+        }
+    }
+}
+
+/// How an entry came to be: unread from the store, read on from its offset, or read cold.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Origin {
+    Reused,
+    Resumed(u64),
+    Cold,
+}
+
 /// Every session on the machine, kept up to date from file-watcher paths.
 #[derive(Debug)]
 pub struct SessionIndex {
@@ -51,6 +133,7 @@ pub struct SessionIndex {
     gemini_projects: HashMap<String, String>,
     approvals: Approvals,
     now: Option<OffsetDateTime>,
+    stats: OpenStats,
 }
 
 /// Every transcript of every agent under `roots` (Claude Code sessions, Gemini CLI chats, Codex
@@ -80,6 +163,25 @@ pub(crate) fn transcript_files(roots: &Roots) -> Vec<(Agent, PathBuf)> {
 }
 
 pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
+    // A multi-MiB line (a tool's whole output, a file's content) is shrunk to its structure and
+    // short fields before parsing: what state needs is never in a long string.
+    if line.len() > ELIDE_LINE {
+        thread_local! {
+            static BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+        }
+        return BUF.with(|b| {
+            let mut b = b.borrow_mut();
+            elide_long_strings(line, ELIDE_KEEP, &mut b);
+            feed_parsed(agent, facts, &b);
+            if b.capacity() > 1 << 20 {
+                *b = Vec::new();
+            }
+        });
+    }
+    feed_parsed(agent, facts, line)
+}
+
+fn feed_parsed(agent: Agent, facts: &mut Facts, line: &[u8]) {
     match agent {
         Agent::Claude => claude::feed_line(facts, line, false),
         Agent::Gemini => gemini::feed_line(facts, line),
@@ -138,7 +240,11 @@ fn format_time(t: OffsetDateTime) -> Option<String> {
 }
 
 impl SessionIndex {
-    /// Discovers every session and reads each transcript's head and tail.
+    /// Discovers every session and reads what changed since the persistent index
+    /// (`<data>/sessions/index.json`) was written: an unchanged transcript is not read, an
+    /// appended one is read on from its stored offset, any other (new, replaced, shrunk, rewritten,
+    /// or a damaged index) is read cold, head and tail. The index is then saved (atomically) when
+    /// anything differs.
     pub fn open(roots: &Roots) -> SessionIndex {
         let mut index = SessionIndex {
             roots: roots.clone(),
@@ -149,20 +255,140 @@ impl SessionIndex {
             gemini_projects: HashMap::new(),
             approvals: Approvals::load(&roots.data),
             now: None,
+            stats: OpenStats::default(),
         };
         index.load_gemini_projects();
         for p in dir_entries(&roots.claude.join("sessions")) {
             index.read_registry(&p);
         }
+        let (store, rebuilt) = load_store(&roots.data);
         let found = index.discover_all();
-        let entries: Vec<Entry> = found
+        let entries: Vec<(Entry, Origin)> = found
             .into_par_iter()
-            .map(|(agent, path)| index.load(agent, &path))
+            .map(|(agent, path)| index.load_stored(agent, &path, store.files.get(&path)))
             .collect();
-        for e in entries {
+        let mut stats = OpenStats {
+            files: entries.len() as u32,
+            store_rebuilt: rebuilt,
+            ..OpenStats::default()
+        };
+        for (e, origin) in entries {
+            match origin {
+                Origin::Reused => stats.reused += 1,
+                Origin::Resumed(n) => {
+                    stats.resumed += 1;
+                    stats.resumed_bytes += n;
+                }
+                Origin::Cold => stats.cold += 1,
+            }
             index.insert(e);
         }
+        index.stats = stats;
+        if rebuilt || stats.resumed + stats.cold > 0 || store.files.len() != index.entries.len() {
+            if let Err(e) = index.save() {
+                tracing::warn!("the session index was not saved: {e}");
+            }
+        }
         index
+    }
+
+    /// What the last [`SessionIndex::open`] read.
+    pub fn open_stats(&self) -> OpenStats {
+        self.stats
+    }
+
+    /// Writes the persistent index (atomically, 0600 in a 0700 folder): every transcript read so far, with its stamp and
+    /// offset. Sessions with subagent transcripts are left out (read cold each time).
+    pub fn save(&self) -> Result<(), crate::fsx::WriteError> {
+        let mut store = Store {
+            version: STORE_VERSION,
+            files: Default::default(),
+        };
+        for e in &self.entries {
+            if e.deleted || !e.subagents.is_empty() || e.agent == Agent::Other {
+                continue;
+            }
+            let path = &e.follower.path;
+            let offset = e.follower.offset - e.follower.splitter.pending() as u64;
+            let (Ok(stamp), Ok(check)) = (FileStamp::of(path), check_before(path, offset)) else {
+                continue;
+            };
+            // Only a stamp taken where the follower stopped says "read up to here".
+            if stamp.ino != e.follower.file_id || stamp.size != e.follower.offset {
+                continue;
+            }
+            store.files.insert(
+                path.clone(),
+                Stored {
+                    agent: e.agent,
+                    stamp,
+                    offset,
+                    check,
+                    key: e.key.clone(),
+                    facts: e.facts.clone(),
+                },
+            );
+        }
+        let path = store_path(&self.roots.data);
+        let bytes = serde_json::to_vec(&store).map_err(|e| crate::fsx::WriteError {
+            path: path.clone(),
+            source: std::io::Error::other(e),
+        })?;
+        crate::fsx::write_private(&path, &bytes)
+    }
+
+    /// An entry from its stored state when the file allows it, else read cold.
+    fn load_stored(&self, agent: Agent, path: &Path, stored: Option<&Stored>) -> (Entry, Origin) {
+        if let Some(s) = stored.filter(|s| s.agent == agent) {
+            if let Some(found) = self.resume_stored(agent, path, s) {
+                return found;
+            }
+        }
+        (self.load(agent, path), Origin::Cold)
+    }
+
+    fn resume_stored(&self, agent: Agent, path: &Path, s: &Stored) -> Option<(Entry, Origin)> {
+        let now = FileStamp::of(path).ok()?;
+        let resume = s.stamp.resume(s.offset, &now);
+        if resume == Resume::Restart || check_before(path, s.offset).ok()? != s.check {
+            return None;
+        }
+        if agent == Agent::Claude && !claude::subagent_transcripts(path).is_empty() {
+            return None;
+        }
+        let mut e = Entry {
+            agent,
+            key: s.key.clone(),
+            follower: Follower {
+                path: path.to_owned(),
+                offset: s.offset,
+                file_id: now.ino,
+                splitter: LineSplitter::default(),
+            },
+            facts: s.facts.clone(),
+            subagents: Vec::new(),
+            deleted: false,
+            tasks: None,
+            plan: None,
+            review: None,
+        };
+        let origin = match resume {
+            Resume::Unchanged if now.size == s.offset => Origin::Reused,
+            _ => {
+                let facts = &mut e.facts;
+                match e.follower.read_new(&mut |l| feed(agent, facts, l)) {
+                    Ok(Progress::Appended | Progress::Unchanged) => {}
+                    _ => return None,
+                }
+                e.facts.unreadable += std::mem::take(&mut e.follower.splitter.overlong);
+                Origin::Resumed(e.follower.offset - s.offset)
+            }
+        };
+        if agent == Agent::Claude {
+            e.tasks = claude::task_progress(&self.roots.claude.join("tasks"), &e.key);
+        }
+        self.refresh_plan(&mut e);
+        Some((e, origin))
     }
 
     /// Fixes the clock used for time-based rules (tests, benchmarks); `None` uses the system clock.
@@ -308,22 +534,19 @@ impl SessionIndex {
         }
         let mut follower = Follower::new(&path);
         let mut facts = base.clone();
-        // A small file is read whole, once.
+        // A small file is read whole, once; a larger one from whole lines at its end, widened
+        // while they hold no record that tells the turn.
         let windows: &[u64] = if small { &[u64::MAX] } else { &TAIL_WINDOWS };
-        for &window in windows {
-            facts = base.clone();
-            follower = Follower::new(&path);
-            match follower.read_tail(window, &mut |l| feed(agent, &mut facts, l)) {
-                Ok(covered) => {
-                    if covered || facts.anchored() {
-                        break;
-                    }
-                }
-                Err(_) => {
-                    e.deleted = true;
-                    return;
-                }
-            }
+        let facts_cell = std::cell::RefCell::new(&mut facts);
+        let read = follower.read_tail_lines(
+            windows,
+            &mut || **facts_cell.borrow_mut() = base.clone(),
+            &mut |l| feed(agent, &mut facts_cell.borrow_mut(), l),
+            &mut || facts_cell.borrow().anchored(),
+        );
+        if read.is_err() {
+            e.deleted = true;
+            return;
         }
         facts.unreadable += std::mem::take(&mut follower.splitter.overlong);
         if agent == Agent::Gemini && facts.cwd.is_none() {

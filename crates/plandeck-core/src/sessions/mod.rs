@@ -58,7 +58,7 @@ use crate::config::Roots;
 use crate::review::ReviewState;
 
 pub(crate) use claude::{pid_alive, RegistryFile};
-pub use index::SessionIndex;
+pub use index::{OpenStats, SessionIndex};
 pub use state::SessionState;
 
 /// Progress of a session's task list.

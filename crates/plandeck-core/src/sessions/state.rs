@@ -53,7 +53,7 @@ impl SessionState {
 }
 
 /// What the last meaningful record says about the turn.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize)]
 pub enum Turn {
     /// No user/assistant record seen.
     #[default]
@@ -65,13 +65,13 @@ pub enum Turn {
 }
 
 /// An open tool call and why it matters.
-#[derive(Debug, Clone, PartialEq, Eq)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 pub struct Pending {
     pub id: String,
     pub kind: PendingKind,
 }
 
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 pub enum PendingKind {
     /// A plan offered for approval.
     Approval,
@@ -81,7 +81,7 @@ pub enum PendingKind {
 }
 
 /// A `worktree-state` record's session.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize)]
 pub struct WorktreeFacts {
     pub path: String,
     pub branch: Option<String>,
@@ -93,8 +93,9 @@ pub struct WorktreeFacts {
 /// grow memory.
 const MAX_PENDING: usize = 32;
 
-/// Everything the records of one session said so far.
-#[derive(Debug, Clone, Default, PartialEq)]
+/// Everything the records of one session said so far (kept in the persistent index, see
+/// `index.rs`).
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
 pub struct Facts {
     pub session_id: Option<String>,
     pub cwd: Option<String>,
@@ -111,6 +112,7 @@ pub struct Facts {
     pub worktree: Option<WorktreeFacts>,
     /// Whether the session is in that worktree now (a `null` record says it left).
     pub in_worktree: bool,
+    #[serde(with = "time::serde::rfc3339::option")]
     pub last_activity: Option<OffsetDateTime>,
     pub pending: Vec<Pending>,
     pub turn: Turn,

@@ -141,6 +141,100 @@ pub fn for_each_record<'a, T: Deserialize<'a>>(
     }
 }
 
+/// A file's identity (device and inode), size and mtime: what the persistent stores (the session
+/// index, the plan history) keep beside the offset they read to, to tell whether a file may be read
+/// on from that offset, was not touched, or must be read again.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct FileStamp {
+    pub dev: u64,
+    pub ino: u64,
+    pub size: u64,
+    pub mtime_ns: i128,
+}
+
+/// What a stored offset is worth against the file as it is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Resume {
+    /// Same file, same size and mtime: nothing to read.
+    Unchanged,
+    /// Same file, grown (or touched): read on from the stored offset.
+    From(u64),
+    /// Another file, shrunk below the offset, or rewritten in place: read it again.
+    Restart,
+}
+
+impl FileStamp {
+    /// The stamp of `path` now (following symlinks).
+    pub fn of(path: &Path) -> std::io::Result<FileStamp> {
+        Ok(Self::from_meta(&std::fs::metadata(path)?))
+    }
+
+    #[cfg(unix)]
+    pub fn from_meta(m: &std::fs::Metadata) -> FileStamp {
+        use std::os::unix::fs::MetadataExt;
+        FileStamp {
+            dev: m.dev(),
+            ino: m.ino(),
+            size: m.size(),
+            mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+        }
+    }
+
+    #[cfg(not(unix))]
+    pub fn from_meta(m: &std::fs::Metadata) -> FileStamp {
+        FileStamp {
+            dev: 0,
+            ino: 0,
+            size: m.len(),
+            mtime_ns: m
+                .modified()
+                .ok()
+                .and_then(|t| t.duration_since(std::time::UNIX_EPOCH).ok())
+                .map_or(0, |d| d.as_nanos() as i128),
+        }
+    }
+
+    /// Whether what was read up to `offset` of the file stamped `self` still holds for the file
+    /// stamped `now`. A file that kept its size but changed its mtime after being read to its end
+    /// was rewritten in place: read again.
+    pub fn resume(&self, offset: u64, now: &FileStamp) -> Resume {
+        if self.dev != now.dev || self.ino != now.ino || offset > now.size || offset > self.size {
+            return Resume::Restart;
+        }
+        if now.size == self.size && now.mtime_ns == self.mtime_ns {
+            return Resume::Unchanged;
+        }
+        if now.size == self.size && now.size == offset {
+            return Resume::Restart;
+        }
+        if now.size < self.size {
+            return Resume::Restart;
+        }
+        Resume::From(offset)
+    }
+}
+
+/// A check of the `CHECK_LEN` bytes before `offset` (FNV-1a), kept beside a stored offset so a file
+/// rewritten in place to a larger size is read again instead of being resumed mid-record.
+pub const CHECK_LEN: u64 = 64;
+
+pub fn check_before(path: &Path, offset: u64) -> std::io::Result<u64> {
+    let mut f = File::open(path)?;
+    let start = offset.saturating_sub(CHECK_LEN);
+    f.seek(SeekFrom::Start(start))?;
+    let mut buf = Vec::with_capacity(CHECK_LEN as usize);
+    (&mut f).take(offset - start).read_to_end(&mut buf)?;
+    if (buf.len() as u64) < offset - start {
+        return Err(std::io::ErrorKind::UnexpectedEof.into());
+    }
+    let mut h: u64 = 0xcbf2_9ce4_8422_2325;
+    for b in buf {
+        h = (h ^ u64::from(b)).wrapping_mul(0x0100_0000_01b3);
+    }
+    Ok(h)
+}
+
 /// What a read of the new bytes found.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Progress {
@@ -226,6 +320,61 @@ impl Follower {
         })
     }
 
+    /// Starts following from the end of the file, reading whole lines backwards: for each window
+    /// of `windows` in turn, the tail is widened (reading only the bytes not read yet, backwards,
+    /// finding line starts with memchr) to at least that many bytes and to the start of a line, so
+    /// a multi-MiB last line is read once and never cut; then `start()` resets the caller's fold and
+    /// the tail's lines are fed; `done()` says whether they told enough. Returns whether the tail
+    /// reached the start of the file, and how many bytes were read.
+    pub fn read_tail_lines(
+        &mut self,
+        windows: &[u64],
+        start: &mut dyn FnMut(),
+        on_line: &mut dyn FnMut(&[u8]),
+        done: &mut dyn FnMut() -> bool,
+    ) -> std::io::Result<(bool, u64)> {
+        let mut file = File::open(&self.path)?;
+        let meta = file.metadata()?;
+        let len = meta.len();
+        // The tail read so far: bytes[..] is the file from `from` to `len`.
+        let mut tail = Tail {
+            from: len,
+            bytes: Vec::new(),
+            read: 0,
+        };
+        let mut fed = None;
+        for &window in windows {
+            tail.widen(&mut file, window.min(len))?;
+            if fed == Some(tail.bytes.len()) {
+                continue; // already read, and it did not tell enough
+            }
+            fed = Some(tail.bytes.len());
+            start();
+            // The tail is in memory already: a line longer than the follower's cap (a 20 MiB tool
+            // result) is still one record, fed whole (long strings are cut before parsing).
+            self.splitter = LineSplitter::with_cap(MAX_TAIL_LINE);
+            self.splitter.feed(&tail.bytes, on_line);
+            if tail.from == 0 || done() {
+                break;
+            }
+        }
+        // Following on, lines are capped as usual; an unfinished last line longer than that is
+        // skipped to its newline.
+        let pending = std::mem::take(&mut self.splitter.buf);
+        let overlong = self.splitter.overlong;
+        self.splitter = LineSplitter::default();
+        self.splitter.overlong = overlong;
+        if pending.len() > self.splitter.cap {
+            self.splitter.skipping = true;
+            self.splitter.overlong += 1;
+        } else {
+            self.splitter.buf = pending;
+        }
+        self.offset = len;
+        self.file_id = file_id(&meta);
+        Ok((tail.from == 0, tail.read))
+    }
+
     /// Starts following from the last `window` bytes: the first (probably cut) line of the window
     /// is skipped unless the window reaches the start of the file. Returns whether the window
     /// covered the whole file.
@@ -258,6 +407,147 @@ impl Follower {
     }
 }
 
+/// The longest line a tail read feeds whole (the tail holds it in memory already).
+pub const MAX_TAIL_LINE: usize = 64 << 20;
+
+/// Lines longer than this are shrunk by [`elide_long_strings`] before they are parsed for state.
+pub const ELIDE_LINE: usize = 64 << 10;
+/// How much of each long string such a line keeps.
+pub const ELIDE_KEEP: usize = 1 << 10;
+
+/// Copies `line` into `out` with every JSON string value longer than `keep` bytes cut to about
+/// `keep` bytes (at a character and escape boundary, still a valid string): the structure and every
+/// short field (types, ids, times, paths) stay, the multi-MiB tool output and file contents go.
+/// One pass of memchr over the line; nothing is unescaped or allocated per string. Broken JSON
+/// stays broken (the reader counts it as unreadable, as before).
+pub fn elide_long_strings(line: &[u8], keep: usize, out: &mut Vec<u8>) {
+    out.clear();
+    let mut i = 0;
+    loop {
+        // Outside a string: up to and including the next quote.
+        let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+            out.extend_from_slice(&line[i..]);
+            return;
+        };
+        out.extend_from_slice(&line[i..i + k + 1]);
+        i += k + 1;
+        // Inside a string that starts at `start`: its end is the next quote not escaped (found
+        // with memchr; escaped quotes are rare beside the escapes memchr2 would stop at).
+        let start = i;
+        loop {
+            let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+                out.extend_from_slice(&line[start..]);
+                return;
+            };
+            let q = i + k;
+            let run = line[start..q]
+                .iter()
+                .rev()
+                .take_while(|&&b| b == b'\\')
+                .count();
+            if run % 2 == 1 {
+                i = q + 1;
+                continue;
+            }
+            let end = if q - start > keep {
+                safe_cut(line, start, start + keep)
+            } else {
+                q
+            };
+            out.extend_from_slice(&line[start..end]);
+            out.push(b'"');
+            i = q + 1;
+            break;
+        }
+    }
+}
+
+/// A position at or before `c` (and after `start`, a string's first byte) that is neither inside a
+/// UTF-8 character nor inside an escape sequence.
+fn safe_cut(line: &[u8], start: usize, mut c: usize) -> usize {
+    while c > start && (line[c] & 0xC0) == 0x80 {
+        c -= 1;
+    }
+    // The nearest backslash within an escape's length before `c`: if it starts an escape (an odd
+    // run of backslashes ends at it) that `c` would cut, cut before it.
+    let lo = c.saturating_sub(6).max(start);
+    if let Some(j) = (lo..c).rev().find(|&j| line[j] == b'\\') {
+        let run = line[start..=j]
+            .iter()
+            .rev()
+            .take_while(|&&b| b == b'\\')
+            .count();
+        if run % 2 == 1 {
+            let len = if line.get(j + 1) == Some(&b'u') { 6 } else { 2 };
+            if c < j + len {
+                c = j;
+            }
+        }
+    }
+    c
+}
+
+/// The last bytes of a file, from a line start (or the file's start) to its end.
+struct Tail {
+    from: u64,
+    bytes: Vec<u8>,
+    /// Bytes read from the file so far.
+    read: u64,
+}
+
+impl Tail {
+    /// Chunk read backwards.
+    const STEP: u64 = 256 << 10;
+
+    /// Reads backwards (only bytes not read yet) until the tail holds at least `want` bytes and
+    /// starts at a line start or at the file's start.
+    fn widen(&mut self, file: &mut File, want: u64) -> std::io::Result<()> {
+        let end = self.from + self.bytes.len() as u64;
+        if end - self.from >= want {
+            return Ok(());
+        }
+        let mut chunks: Vec<Vec<u8>> = Vec::new();
+        let mut from = self.from;
+        while from > 0 {
+            let step = Self::STEP.max(want.saturating_sub(end - from)).min(from);
+            let at = from - step;
+            let mut buf = vec![0u8; step as usize];
+            file.seek(SeekFrom::Start(at))?;
+            file.read_exact(&mut buf)?;
+            self.read += step;
+            // Once the size is reached, the nearest line start at or before the wanted start.
+            let cut = if end - at >= want {
+                let within = ((end - want) - at) as usize;
+                memchr::memrchr(b'\n', &buf[..within.min(buf.len())])
+            } else {
+                None
+            };
+            match cut {
+                Some(nl) => {
+                    buf.drain(..=nl);
+                    from = at + nl as u64 + 1;
+                    chunks.push(buf);
+                    break;
+                }
+                None => {
+                    from = at;
+                    chunks.push(buf);
+                }
+            }
+        }
+        if !chunks.is_empty() {
+            let mut bytes = Vec::with_capacity((end - from) as usize);
+            for c in chunks.iter().rev() {
+                bytes.extend_from_slice(c);
+            }
+            bytes.extend_from_slice(&self.bytes);
+            self.bytes = bytes;
+            self.from = from;
+        }
+        Ok(())
+    }
+}
+
 /// The first complete lines of a file, within `limit` bytes.
 pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
     let file = File::open(path)?;
@@ -278,6 +568,86 @@ mod tests {
             splitter.feed(c, &mut |l| out.push(l.to_vec()));
         }
         out
+    }
+
+    #[test]
+    fn a_multi_mib_last_line_is_read_once_whole_from_its_start() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let small: String = (0..200).map(|i| format!("{{\"n\":{i}}}\n")).collect();
+        let huge = format!(
+            "{{\"type\":\"user\",\"pad\":\"{}\"}}\n",
+            "a".repeat(3 << 20)
+        );
+        std::fs::write(&path, format!("{small}{huge}")).unwrap();
+        let len = std::fs::metadata(&path).unwrap().len();
+        let mut lines: Vec<usize> = Vec::new();
+        let mut starts = 0;
+        let mut f = Follower::new(&path);
+        let lines_cell = std::cell::RefCell::new(&mut lines);
+        let (covered, read) = f
+            .read_tail_lines(
+                &TAIL_WINDOWS,
+                &mut || {
+                    starts += 1;
+                    lines_cell.borrow_mut().clear();
+                },
+                &mut |l| lines_cell.borrow_mut().push(l.len()),
+                &mut || lines_cell.borrow().len() >= 2,
+            )
+            .unwrap();
+        // The huge line whole, then (widened once) the small lines before it: each byte read
+        // once, but for the part of a chunk before a line start, read again when widening.
+        assert_eq!(lines.last(), Some(&(huge.len() - 1)));
+        assert!(lines.len() >= 2, "{lines:?}");
+        assert!(covered && read <= len + (256 << 10), "read {read} of {len}");
+        assert_eq!(
+            starts, 2,
+            "16 KiB window: the huge line; 8 MiB: the file, fed once each"
+        );
+        assert_eq!((f.offset, f.splitter.pending()), (len, 0));
+        // Fixed windows ending at the file's end cut the huge line until one holds all of it,
+        // reading the same bytes again for each.
+        let mut fixed_read = 0;
+        for w in TAIL_WINDOWS {
+            let mut n = 0;
+            let mut g = Follower::new(&path);
+            g.read_tail(w, &mut |_| n += 1).unwrap();
+            fixed_read += w.min(len);
+            if n > 0 {
+                break;
+            }
+        }
+        assert!(fixed_read > len + (1 << 20), "{fixed_read}");
+    }
+
+    #[test]
+    fn long_strings_are_cut_and_the_record_still_parses_with_every_short_field() {
+        let long = format!("{}é\\n\\\"\\u00e9{}", "x".repeat(1020), "y".repeat(3 << 20));
+        let line = format!(
+            r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_1","content":"{long}"}}]}},"timestamp":"2026-06-01T10:00:00Z","toolUseResult":{{"stdout":"{long}","n":[1,2]}},"cwd":"/w"}}"#
+        );
+        for keep in [24, 1019, 1020, 1021, 1022, 1023, 1024, 1025, 1026, 1030] {
+            let mut out = Vec::new();
+            elide_long_strings(line.as_bytes(), keep, &mut out);
+            assert!(out.len() < 4 * keep + 400, "{keep}: {}", out.len());
+            let v: serde_json::Value =
+                serde_json::from_slice(&out).unwrap_or_else(|e| panic!("keep {keep}: {e}"));
+            assert_eq!(v["message"]["content"][0]["tool_use_id"], "toolu_1");
+            assert_eq!(v["timestamp"], "2026-06-01T10:00:00Z");
+            assert_eq!(v["cwd"], "/w");
+            assert_eq!(v["toolUseResult"]["n"][1], 2);
+            let kept = v["toolUseResult"]["stdout"].as_str().unwrap();
+            assert!(
+                kept.starts_with(&"x".repeat(20)) && kept.len() <= keep + 8,
+                "{keep}"
+            );
+        }
+        // Short lines and strings are copied as they are.
+        let mut out = Vec::new();
+        let short = br#"{"a":"b\"c","d":[1,"\u00e9"]}"#;
+        elide_long_strings(short, 1024, &mut out);
+        assert_eq!(out, short);
     }
 
     #[test]
