@@ -258,6 +258,189 @@ impl Follower {
     }
 }
 
+/// Where the first occurrence of any of `finders` starts in `hay`. Each needle after the first is
+/// searched only up to the best hit so far.
+pub fn first_marker(hay: &[u8], finders: &[memchr::memmem::Finder<'_>]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for f in finders {
+        let end = best.map_or(hay.len(), |b| (b + f.needle().len()).min(hay.len()));
+        if let Some(p) = f.find(&hay[..end]) {
+            if best.is_none_or(|b| p < b) {
+                best = Some(p);
+            }
+        }
+    }
+    best
+}
+
+/// What [`read_marked`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkedRead {
+    /// The file offset after the last complete line read: where the next read starts (an
+    /// unterminated last line is read again once its newline is there).
+    pub end: u64,
+    /// Bytes read from the file.
+    pub bytes_read: u64,
+    /// Lines longer than [`MAX_LINE`], skipped.
+    pub overlong: u32,
+}
+
+/// Bytes read per `read` call: small enough that the scan of a chunk finds it in the CPU cache.
+const MARKED_CHUNK: usize = 256 << 10;
+/// Bytes searched again at the start of each chunk, so that a marker cut by the end of the previous
+/// one is found (markers and call ids are shorter).
+const MARKED_OVERLAP: usize = 256;
+
+thread_local! {
+    static MARKED_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads `file` from its current position (the file offset `start`, a line start) to its end,
+/// and calls `on_line` only for the lines `candidate` points into: `candidate(state, hay)` gives
+/// the position of the first marker in `hay` (bytes as read, cut anywhere, any number of lines),
+/// or `None`. Lines are never split before a marker is found, so a transcript whose lines say
+/// nothing of interest costs one search over its bytes as they arrive (no copy of a line, no
+/// parse). A line longer than [`MAX_LINE`] is skipped and counted.
+pub fn read_marked<S: ?Sized>(
+    file: &mut dyn Read,
+    start: u64,
+    state: &mut S,
+    candidate: fn(&S, &[u8]) -> Option<usize>,
+    on_line: fn(&mut S, &[u8]),
+) -> std::io::Result<MarkedRead> {
+    MARKED_BUF.with(|cell| {
+        let mut buf = cell.take();
+        if buf.len() < 2 * MARKED_CHUNK || buf.len() > 4 * MARKED_CHUNK {
+            buf = vec![0u8; 2 * MARKED_CHUNK];
+        }
+        let r = read_marked_in(&mut buf, file, start, state, candidate, on_line);
+        cell.replace(buf);
+        r
+    })
+}
+
+fn read_marked_in<S: ?Sized>(
+    buf: &mut Vec<u8>,
+    file: &mut dyn Read,
+    start: u64,
+    state: &mut S,
+    candidate: fn(&S, &[u8]) -> Option<usize>,
+    on_line: fn(&mut S, &[u8]),
+) -> std::io::Result<MarkedRead> {
+    use memchr::{memchr, memrchr};
+    let mut out = MarkedRead {
+        end: start,
+        bytes_read: 0,
+        overlong: 0,
+    };
+    // buf[..filled] holds bytes read; buf[0] is at file offset `base`; buf[head..filled] is the
+    // line not complete yet (everything before it was dealt with).
+    let (mut base, mut head, mut filled) = (start, 0usize, 0usize);
+    // Where the next marker search starts; a candidate line whose newline is not read yet, and
+    // where to look for that newline; an overlong line being skipped up to its newline.
+    let mut scan_from = 0usize;
+    let mut pending: Option<usize> = None;
+    let mut nl_from = 0usize;
+    let mut skipping = false;
+    loop {
+        if buf.len() - filled < MARKED_CHUNK {
+            let keep = filled - head;
+            if head > 0 && keep <= buf.len() / 2 {
+                buf.copy_within(head..filled, 0);
+                base += head as u64;
+                scan_from = scan_from.saturating_sub(head);
+                nl_from = nl_from.saturating_sub(head);
+                pending = pending.map(|p| p - head);
+                filled = keep;
+                head = 0;
+            }
+            if buf.len() - filled < MARKED_CHUNK {
+                buf.resize((buf.len() * 2).max(filled + MARKED_CHUNK), 0);
+            }
+        }
+        let n = loop {
+            match file.read(&mut buf[filled..filled + MARKED_CHUNK]) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        let prev = filled;
+        filled += n;
+        out.bytes_read += n as u64;
+        if skipping {
+            match memchr(b'\n', &buf[prev..filled]) {
+                None => {
+                    (head, scan_from, nl_from) = (filled, filled, filled);
+                    out.end = base + filled as u64;
+                    continue;
+                }
+                Some(i) => {
+                    skipping = false;
+                    head = prev + i + 1;
+                    (scan_from, nl_from) = (head, head);
+                }
+            }
+        }
+        loop {
+            if let Some(ls) = pending {
+                match memchr(b'\n', &buf[nl_from..filled]) {
+                    Some(i) => {
+                        let e = nl_from + i;
+                        let line = &buf[ls..e];
+                        let line = line.strip_suffix(b"\r").unwrap_or(line);
+                        if e - ls > MAX_LINE {
+                            out.overlong += 1;
+                        } else if !line.iter().all(u8::is_ascii_whitespace) {
+                            on_line(state, line);
+                        }
+                        pending = None;
+                        head = e + 1;
+                        scan_from = head;
+                    }
+                    None => {
+                        nl_from = filled;
+                        break;
+                    }
+                }
+            }
+            match candidate(state, &buf[scan_from..filled]) {
+                Some(off) => {
+                    let hit = scan_from + off;
+                    let ls = memrchr(b'\n', &buf[head..hit]).map_or(head, |i| head + i + 1);
+                    head = ls;
+                    pending = Some(ls);
+                    nl_from = hit;
+                }
+                None => {
+                    scan_from = filled.saturating_sub(MARKED_OVERLAP).max(scan_from);
+                    break;
+                }
+            }
+        }
+        if pending.is_none() {
+            let from = head.max(prev);
+            if let Some(i) = memrchr(b'\n', &buf[from..filled]) {
+                head = from + i + 1;
+            }
+            scan_from = scan_from.max(head);
+        }
+        if filled - head > MAX_LINE {
+            out.overlong += 1;
+            skipping = true;
+            pending = None;
+            (head, scan_from, nl_from) = (filled, filled, filled);
+            out.end = base + filled as u64;
+        } else {
+            out.end = base + head as u64;
+        }
+    }
+    Ok(out)
+}
+
 /// The first complete lines of a file, within `limit` bytes.
 pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
     let file = File::open(path)?;
@@ -382,5 +565,96 @@ mod tests {
         let mut got = Vec::new();
         assert!(!f.read_tail(12, &mut |l| got.push(l.to_vec())).unwrap());
         assert_eq!(got, vec![b"{\"a\":2}".to_vec()]);
+    }
+
+    /// A reader that gives at most `step` bytes per call, so every line and marker is cut by a
+    /// read somewhere.
+    struct Trickle<'a> {
+        bytes: &'a [u8],
+        step: usize,
+    }
+    impl Read for Trickle<'_> {
+        fn read(&mut self, out: &mut [u8]) -> std::io::Result<usize> {
+            let n = self.step.min(out.len()).min(self.bytes.len());
+            out[..n].copy_from_slice(&self.bytes[..n]);
+            self.bytes = &self.bytes[n..];
+            Ok(n)
+        }
+    }
+
+    fn marked(hay: &[u8]) -> Option<usize> {
+        memchr::memmem::find(hay, b"MARK")
+    }
+
+    fn read_all(bytes: &[u8], step: usize) -> (Vec<Vec<u8>>, MarkedRead) {
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let r = read_marked(
+            &mut Trickle { bytes, step },
+            0,
+            &mut got,
+            |_, hay| marked(hay),
+            |got, line| got.push(line.to_vec()),
+        )
+        .unwrap();
+        (got, r)
+    }
+
+    #[test]
+    fn read_marked_gives_exactly_the_marked_lines_however_the_reads_cut_them() {
+        // Lines of every size, a marker at the start, middle or end of some, a \r\n ending, a
+        // line longer than the cap, and an unterminated last line.
+        let mut text = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..400usize {
+            let len = [8, 40, 700, 5000, 300_000][i % 5] + i;
+            let mut line = vec![b'a' + (i % 26) as u8; len];
+            if i % 3 == 0 {
+                let at = [0, len / 2, len - 4][i % 9 / 3];
+                line[at..at + 4].copy_from_slice(b"MARK");
+                want.push(line.clone());
+            }
+            text.extend_from_slice(&line);
+            text.extend_from_slice(if i == 7 { b"\r\n" } else { b"\n" });
+        }
+        let mut overlong = vec![b'x'; MAX_LINE + 10];
+        overlong[MAX_LINE / 2..MAX_LINE / 2 + 4].copy_from_slice(b"MARK");
+        text.extend_from_slice(&overlong);
+        text.push(b'\n');
+        text.extend_from_slice(b"MARK after\n");
+        want.push(b"MARK after".to_vec());
+        let complete = text.len() as u64;
+        text.extend_from_slice(b"unterminated MARK");
+        for step in [1 << 20, 256 << 10, 65_537, 4093, 13] {
+            if step == 13 && cfg!(debug_assertions) {
+                // 13-byte reads of 70 MB: slow in a debug build; 4093 cuts markers already.
+                continue;
+            }
+            let (got, r) = read_all(&text, step);
+            assert_eq!(got.len(), want.len(), "step {step}");
+            assert!(got == want, "step {step}");
+            assert_eq!(r.overlong, 1, "step {step}");
+            assert_eq!(r.end, complete, "step {step}");
+            assert_eq!(r.bytes_read, text.len() as u64);
+        }
+    }
+
+    #[test]
+    fn read_marked_resumes_at_a_line_start() {
+        let text = b"a\nMARK one\nb\nMARK tw";
+        let (got, r) = read_all(text, 5);
+        assert_eq!(got, vec![b"MARK one".to_vec()]);
+        assert_eq!(r.end, 13);
+        let mut rest: &[u8] = &b"MARK two\nc\n"[..];
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let r = read_marked(
+            &mut rest,
+            13,
+            &mut got,
+            |_, hay| marked(hay),
+            |got, line| got.push(line.to_vec()),
+        )
+        .unwrap();
+        assert_eq!(got, vec![b"MARK two".to_vec()]);
+        assert_eq!(r.end, 13 + 11);
     }
 }
