@@ -3,6 +3,7 @@
 //! `{kind, message}`.
 
 mod commands;
+mod history_live;
 mod live;
 mod notify;
 mod state;
@@ -56,6 +57,8 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::history::transcript_plans,
             commands::history::recovered_plan,
             commands::history::restore_plan,
+            commands::history::recovered_plan_diff,
+            commands::history::history_progress,
             commands::comments::list_comments,
             commands::comments::add_comment,
             commands::comments::change_comment,

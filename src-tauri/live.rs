@@ -128,6 +128,9 @@ pub fn start(app: &AppHandle) {
     *lock(&state.watchers) = handles;
     *lock(&state.tick) = Some(generation);
     *lock(&state.worktree_watcher) = None;
+
+    // Plan history: its first scan and its watcher run on a thread of their own.
+    crate::history_live::start(app);
 }
 
 /// Watches the given worktrees (dirs and git dirs) for live counts; re-armed only when the set

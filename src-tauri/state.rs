@@ -20,6 +20,8 @@ pub struct AppState {
     pub tick: Mutex<Option<std::sync::Arc<()>>>,
     /// Tells agent hooks that Plandeck is running (so they wait for a decision); removed on drop.
     pub presence: Mutex<Option<plandeck_core::gate::AppPresence>>,
+    /// The plan history, scanned in the background and kept up to date (history_live.rs).
+    pub history: Arc<crate::history_live::HistoryState>,
 }
 
 #[derive(Clone)]
@@ -37,6 +39,7 @@ impl AppState {
             worktree_watcher: Mutex::new(None),
             tick: Mutex::new(None),
             presence: Mutex::new(None),
+            history: Arc::default(),
         }
     }
 

@@ -360,6 +360,20 @@ export type Restored = { id: string, path: string,
  */
 written: boolean, };
 
+export type ScanProgress = { 
+/**
+ * Transcripts looked at so far, of `files`.
+ */
+filesDone: number, files: number, 
+/**
+ * Bytes read so far, of `bytes` (what is new in the transcripts since the last scan).
+ */
+bytesDone: number, bytes: number, 
+/**
+ * The scan is over.
+ */
+done: boolean, };
+
 export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
 
 export type TaskProgress = { done: number, total: number, };

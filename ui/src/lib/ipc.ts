@@ -19,6 +19,7 @@ import type {
   RecoveredPlan,
   RecoveredPlanView,
   Restored,
+  ScanProgress,
   Overview,
   PlanDiff,
   PlanDocument,
@@ -73,6 +74,10 @@ export const ipc = {
   transcriptPlans: () => call<RecoveredPlan[]>("transcript_plans"),
   recoveredPlan: (id: string) => call<RecoveredPlanView>("recovered_plan", { id }),
   restorePlan: (id: string) => call<Restored>("restore_plan", { id }),
+  /** Versions `a` and `b` of a recovered plan compared (numbered from 1, oldest first). */
+  recoveredPlanDiff: (id: string, a: number, b: number) => call<PlanDiff>("recovered_plan_diff", { id, a, b }),
+  /** How far the plan history's first scan is (then follow `history:progress`). */
+  historyProgress: () => call<ScanProgress>("history_progress"),
   listComments: (id: string) => call<PlacedComment[]>("list_comments", { id }),
   /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */
   addComment: (id: string, quote: string, text: string, near: number | null) =>
@@ -99,7 +104,8 @@ export const ipc = {
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */
-export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed";
+export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed"
+  | "history:progress" | "history:changed";
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
 export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
