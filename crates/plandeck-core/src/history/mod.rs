@@ -244,6 +244,9 @@ impl Live {
             self.files = Some(files);
             return !same;
         }
+        if let Some(h) = self.history.as_mut() {
+            h.stats = stats;
+        }
         self.files = Some(files);
         false
     }
