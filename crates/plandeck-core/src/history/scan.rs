@@ -36,6 +36,9 @@ pub struct ScanStats {
     pub bytes_read: u64,
     /// Transcripts known from an earlier scan that are gone now (their plans are kept).
     pub files_gone: u32,
+    /// Lines parsed as JSON: only those a marker pointed into (the rest were searched, not parsed).
+    #[serde(default)]
+    pub lines_parsed: u64,
 }
 
 /// One transcript as the store keeps it.
@@ -206,6 +209,7 @@ pub(crate) fn update(
     let mut files = BTreeMap::new();
     for (p, entry, fs) in results {
         stats.bytes_read += fs.bytes_read;
+        stats.lines_parsed += fs.lines;
         stats.files_read += fs.read as u32;
         stats.files_rescanned += fs.rescanned as u32;
         changed |= fs.read;
@@ -243,6 +247,7 @@ pub(crate) fn update(
 #[derive(Default)]
 struct FileStats {
     bytes_read: u64,
+    lines: u64,
     read: bool,
     rescanned: bool,
 }
@@ -273,7 +278,7 @@ fn read_one(
 ) -> (Option<FileEntry>, FileStats) {
     let mut fs = FileStats::default();
     // Identity, size and mtime of the file opened (not of whatever the path names later).
-    let Ok(mut file) = std::fs::File::open(p) else {
+    let Ok(file) = std::fs::File::open(p) else {
         return (None, fs);
     };
     let Ok(st) = file.metadata().map(|m| stat_of(&m)) else {
@@ -297,28 +302,24 @@ fn read_one(
         Some(e) => (e.facts.clone(), e.offset),
         None => (PlanFacts::default(), 0),
     };
-    use std::io::Seek;
-    if start > 0 && file.seek(std::io::SeekFrom::Start(start)).is_err() {
-        return (None, fs);
-    }
     fs.read = true;
     let read = match agent {
         Agent::Claude => read_marked(
-            &mut file,
+            &file,
             start,
             &mut facts,
             crate::sessions::claude::plan_candidate,
             crate::sessions::claude::plan_parse,
         ),
         Agent::Gemini => read_marked(
-            &mut file,
+            &file,
             start,
             &mut facts,
             crate::sessions::gemini::plan_candidate,
             crate::sessions::gemini::plan_parse,
         ),
         Agent::Codex => read_marked(
-            &mut file,
+            &file,
             start,
             &mut facts,
             crate::sessions::codex::plan_candidate,
@@ -330,6 +331,7 @@ fn read_one(
         return (None, fs);
     };
     fs.bytes_read = read.bytes_read;
+    fs.lines = read.lines;
     facts.unreadable += read.overlong;
     // Size and mtime as seen before reading: bytes appended while reading make the next scan look
     // again from `end`, never skip them.
