@@ -127,7 +127,17 @@ pub fn refresh(
     // Taken out while reading, so the progress can be read; `plans` waits for it to be back.
     let mut live = std::mem::take(&mut g.live);
     drop(g);
-    let changed = live.refresh(roots, refold, &progress);
+    // A scan that panics must not leave commands waiting for it: they get no plans, with a note.
+    let changed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+        live.refresh(roots, refold, &progress)
+    })) {
+        Ok(changed) => changed,
+        Err(_) => {
+            tracing::error!("the plan history scan failed");
+            live = Live::failed("The plan history could not be read (the scan failed).".into());
+            true
+        }
+    };
     let mut g = lock(&history.inner);
     if g.generation != generation {
         return;

@@ -251,6 +251,18 @@ impl Live {
         false
     }
 
+    /// A history whose scan failed: no plans, a note saying so; the next refresh starts over
+    /// from the store.
+    pub fn failed(note: String) -> Self {
+        Self {
+            files: None,
+            history: Some(History {
+                notes: vec![note],
+                ..History::default()
+            }),
+        }
+    }
+
     /// The history as the last refresh left it (`None` before the first one ended).
     pub fn history(&self) -> Option<&History> {
         self.history.as_ref()
