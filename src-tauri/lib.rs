@@ -3,6 +3,7 @@
 //! `{kind, message}`.
 
 mod commands;
+mod history_live;
 mod live;
 mod notify;
 mod state;

@@ -38,6 +38,9 @@ pub fn start(app: &AppHandle) {
     );
     *lock(&state.live) = Some(handle);
     *lock(&state.worktree_watcher) = None;
+
+    // Plan history: its first scan and its watcher run on a thread of their own.
+    crate::history_live::start(app);
 }
 
 /// Watches the listed worktrees (dirs and git dirs) for live counts; re-armed only when the set

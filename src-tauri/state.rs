@@ -16,6 +16,8 @@ pub struct AppState {
     pub live: Mutex<Option<plandeck_core::live::Live>>,
     /// The worktree watcher, re-armed whenever the list of worktrees changes.
     pub worktree_watcher: Mutex<Option<(Vec<std::path::PathBuf>, WatchHandle)>>,
+    /// The plan history, scanned in the background and kept up to date (history_live.rs).
+    pub history: Arc<crate::history_live::HistoryState>,
 }
 
 #[derive(Clone)]
@@ -31,6 +33,7 @@ impl AppState {
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
             worktree_watcher: Mutex::new(None),
+            history: Arc::default(),
         }
     }
 

@@ -3,13 +3,14 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
+import { appendFileSync, cpSync, existsSync, mkdirSync, mkdtempSync, readFileSync, readdirSync, rmSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, ROOT, withApp } from "./webdriver.mjs";
+import { cli, ROOT, waitFor, withApp } from "./webdriver.mjs";
 
-/** Copies the real Claude Code fixtures into `home/.claude`, the recorded /home/dev as `home`. */
-function claudeHome() {
+/** Copies the real Claude Code fixtures into `home/.claude` (and with `codex`, the Codex CLI ones
+ * into `home/.codex`), the recorded /home/dev as `home`. */
+function claudeHome({ codex = false } = {}) {
   const home = join(mkdtempSync(join(tmpdir(), "plandeck-e2e-history-")), "home");
   const claude = join(home, ".claude");
   cpSync(join(ROOT, "tests/fixtures/claude-code-2.1.328"), claude, { recursive: true });
@@ -21,12 +22,16 @@ function claudeHome() {
     }
   };
   rewrite(claude);
+  if (codex) {
+    cpSync(join(ROOT, "tests/fixtures/codex-cli-0.169.0"), join(home, ".codex"), { recursive: true });
+    rewrite(join(home, ".codex"));
+  }
   mkdirSync(join(home, "work/api"), { recursive: true });
   return { home, plans: join(claude, "plans") };
 }
 
 test("a plan whose file was deleted is listed from its transcript, shows its history, and is restored", async () => {
-  const { home, plans } = claudeHome();
+  const { home, plans } = claudeHome({ codex: true });
   // The plans folder is swept: every plan file is gone, the transcripts remain.
   for (const f of readdirSync(plans)) rmSync(join(plans, f));
 
@@ -38,6 +43,11 @@ test("a plan whose file was deleted is listed from its transcript, shows its his
   const history = (id) => JSON.parse(cli(home, ["plans", "history", id, "--json"]).stdout);
   const target = recovered.find((p) => history(p.id).some((v) => v.verdict === "rejected" && v.decidedIn === "hook")) ?? recovered[0];
   const versions = history(target.id);
+  // One with two versions or more, to compare two of them.
+  const multi = JSON.parse(listed.stdout).find((p) => p.source === "transcript" && history(p.id).length >= 2);
+  assert.ok(multi, "a recovered plan with two versions");
+  const diff = JSON.parse(cli(home, ["plans", "history", multi.id, "--diff", "1", "2", "--json"]).stdout);
+  assert.ok(diff.stats.added + diff.stats.removed > 0, JSON.stringify(diff.stats));
 
   await withApp({ home }, async (s) => {
     await s.waitFor(`[data-testid=transcript-row][data-id="${target.id}"]`, { timeout: 30000 });
@@ -51,6 +61,25 @@ test("a plan whose file was deleted is listed from its transcript, shows its his
     assert.match(text, /from transcript/);
     if (versions.some((v) => v.decidedIn === "hook")) assert.match(text, /by a hook/);
     await s.screenshot("history-recovered");
+
+    // Two versions compared, picked with the keyboard: Space on a focused version.
+    await s.exec(`document.querySelector('[data-testid=transcript-row][data-id="${multi.id}"]').click()`);
+    await s.waitFor(`[data-testid=transcript-version]:nth-child(2) [data-testid=compare-version]`);
+    for (const n of [1, 2]) {
+      await s.exec(`document.querySelector("[data-testid=transcript-version]:nth-child(${n})").focus()`);
+      await s.keys(" ");
+    }
+    await s.waitFor("[data-testid=version-diff] [data-testid=plan-diff]");
+    const summary = await s.text("[data-testid=version-diff] [data-testid=plan-diff] .summary");
+    assert.match(summary, new RegExp(`\\+${diff.stats.added}\\s*−${diff.stats.removed}`));
+    const inserted = await s.exec(
+      `return [...document.querySelectorAll("[data-testid=version-diff] td.code.insert")].map(e => e.textContent.slice(1))`,
+    );
+    const added = diff.hunks.flatMap((h) => h.lines).filter((l) => l.kind === "insert").map((l) => l.segments.map((x) => x.text).join(""));
+    assert.deepEqual(inserted, added);
+    await s.screenshot("history-diff");
+    await s.exec(`document.querySelector('[data-testid=transcript-row][data-id="${target.id}"]').click()`);
+    await s.waitFor("[data-testid=restore-plan]");
 
     await s.exec(`document.querySelector("[data-testid=restore-plan]").click()`);
     await s.waitFor("[data-testid=restore-notice]");
@@ -67,4 +96,45 @@ test("a plan whose file was deleted is listed from its transcript, shows its his
   assert.notEqual(again.status, 0);
   assert.match(again.stderr, /different text/);
   assert.equal(readFileSync(target.path, "utf8"), "# someone else's plan\n");
+});
+
+test("the first scan runs in the background with its progress shown, and new transcript records show up live", async () => {
+  const { home } = claudeHome();
+  const projects = join(home, ".claude/projects");
+  const transcripts = [];
+  const walk = (dir) => {
+    for (const name of readdirSync(dir)) {
+      const p = join(dir, name);
+      if (statSync(p).isDirectory()) walk(p);
+      else if (name.endsWith(".jsonl")) transcripts.push(p);
+    }
+  };
+  walk(projects);
+  const bytes = transcripts.reduce((n, p) => n + statSync(p).size, 0);
+  // No CLI call first: the window's own scan reads every transcript.
+  await withApp({ home }, async (s) => {
+    await s.waitFor("[data-testid=plan-row]");
+    await s.waitFor("[data-testid=transcripts-progress][data-done=true]", { timeout: 30000 });
+    const line = await s.text("[data-testid=transcripts-progress]");
+    const mb = (bytes / (1 << 20)).toFixed(1);
+    assert.equal(line, `Read ${transcripts.length} of ${transcripts.length} transcripts (${mb} of ${mb} MB)`);
+
+    // An agent submits a plan whose file is never written: the watcher reads the appended
+    // record and the plan shows up under From transcripts, no reload.
+    const before = await s.exec(`return document.querySelectorAll("[data-testid=transcript-row]").length`);
+    const one = transcripts.find((p) => !p.includes("/subagents/"));
+    const sid = JSON.parse(readFileSync(one, "utf8").split("\n").find((l) => l.includes('"sessionId"'))).sessionId;
+    const record = {
+      type: "assistant", sessionId: sid, timestamp: "2026-12-01T00:00:00.000Z",
+      message: { content: [{ type: "tool_use", id: "toolu_live", name: "ExitPlanMode",
+        input: { plan: "# Plan: live from the transcript\n", planFilePath: join(home, ".claude/plans/live-only.md") } }] },
+    };
+    appendFileSync(one, JSON.stringify(record) + "\n");
+    await s.waitFor(`[data-testid=transcript-row]`, { timeout: 20000 });
+    await waitFor(
+      async () => (await s.exec(`return document.querySelectorAll("[data-testid=transcript-row]").length`)) === before + 1,
+      { timeout: 20000, what: "the new plan listed" },
+    );
+    assert.match(await s.exec(`return document.body.innerText`), /Plan: live from the transcript/);
+  });
 });

@@ -190,3 +190,66 @@ fn restore_writes_the_lost_plan_back_and_never_over_other_text() {
         "# Someone else's plan\n"
     );
 }
+
+#[test]
+fn history_diff_compares_two_versions() {
+    let h = home(true);
+    let plans = list(h.path());
+    let revised = plans
+        .iter()
+        .find(|p| p["sessionId"] == "01a207a7-dafa-7ee1-9996-1110b9cb9e12")
+        .unwrap();
+    let id = revised["id"].as_str().unwrap();
+    let (_, out, _) = plandeck(h.path(), &["plans", "history", id, "--json"]);
+    let versions: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let (v1, v2) = (
+        versions[0]["text"].as_str().unwrap(),
+        versions[1]["text"].as_str().unwrap(),
+    );
+    assert_ne!(v1, v2);
+
+    // Text: a unified diff from version 1 to version 2, every changed line on its side.
+    let (code, out, err) = plandeck(h.path(), &["plans", "history", id, "--diff", "1", "2"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(out.starts_with("--- v1 "), "{out}");
+    assert!(out.contains("\n+++ v2 "), "{out}");
+    assert!(out.contains("\n@@ -"), "{out}");
+    let removed: Vec<&str> = v1
+        .lines()
+        .filter(|l| !v2.lines().any(|m| m == *l))
+        .collect();
+    let added: Vec<&str> = v2
+        .lines()
+        .filter(|l| !v1.lines().any(|m| m == *l))
+        .collect();
+    assert!(!removed.is_empty() && !added.is_empty());
+    for l in removed {
+        assert!(out.contains(&format!("\n-{l}\n")), "{l:?} in {out}");
+    }
+    for l in added {
+        assert!(out.contains(&format!("\n+{l}\n")), "{l:?} in {out}");
+    }
+
+    // JSON: the diff's structure, as `plans diff --json` gives it.
+    let (code, out, _) = plandeck(
+        h.path(),
+        &["plans", "history", id, "--diff", "2", "1", "--json"],
+    );
+    assert_eq!(code, 0);
+    let d: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert!(d["fromLabel"].as_str().unwrap().starts_with("v2 "));
+    assert!(d["toLabel"].as_str().unwrap().starts_with("v1 "));
+    assert!(d["stats"]["added"].as_u64().unwrap() > 0, "{d}");
+    assert!(!d["hunks"].as_array().unwrap().is_empty());
+
+    // The same version twice: no changes. A version that is not there: a clear refusal.
+    let (code, out, _) = plandeck(h.path(), &["plans", "history", id, "--diff", "2", "2"]);
+    assert_eq!(code, 0);
+    assert!(out.contains("No changes"), "{out}");
+    let (code, _, err) = plandeck(h.path(), &["plans", "history", id, "--diff", "1", "9"]);
+    assert_ne!(code, 0);
+    assert!(
+        err.contains("has 2 versions: there is no version 9"),
+        "{err}"
+    );
+}

@@ -38,6 +38,8 @@ macro_rules! ipc_table {
                 history::transcript_plans() -> Vec<$crate::history::RecoveredPlan>;
                 history::recovered_plan(id: String) -> $crate::history::RecoveredPlanView;
                 history::restore_plan(id: String) -> $crate::history::Restored;
+                history::recovered_plan_diff(id: String, a: u32, b: u32) -> $crate::review::PlanDiff;
+                history::history_progress() -> $crate::history::ScanProgress;
                 comments::list_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
                 comments::add_comment(id: String, quote: String, text: String, near: Option<u32>) -> $crate::comments::PlacedComment;
                 comments::change_comment(comment_id: String, action: $crate::comments::CommentAction) -> ();
@@ -68,6 +70,8 @@ macro_rules! ipc_table {
                 "worktrees:changed" => $crate::live::WorktreesChanged;
                 "gate:changed" => $crate::live::GateChanged;
                 "comments:changed" => $crate::comments::CommentsChanged;
+                "history:progress" => $crate::history::ScanProgress;
+                "history:changed" => $crate::history::HistoryChanged;
             }
         }
     };

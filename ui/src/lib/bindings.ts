@@ -311,6 +311,8 @@ sentWith: Array<string>, };
 
 export type CommentAction = "resolve" | "reopen" | "delete";
 
+export type HistoryChanged = { plans: number, };
+
 export type HistoryVerdict = "approved" | "rejected" | "cancelled" | "pending";
 
 export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
@@ -376,6 +378,20 @@ export type Restored = { id: string, path: string,
  * False when the file already held exactly this text.
  */
 written: boolean, };
+
+export type ScanProgress = { 
+/**
+ * Transcripts looked at so far, of `files`.
+ */
+filesDone: number, files: number, 
+/**
+ * Bytes read so far, of `bytes` (what is new in the transcripts since the last scan).
+ */
+bytesDone: number, bytes: number, 
+/**
+ * The scan is over.
+ */
+done: boolean, };
 
 export type SessionState = "waiting_for_approval" | "waiting_for_input" | "crashed" | "working" | "idle" | "unknown" | "ended";
 

@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -22,6 +22,8 @@ export type Commands = {
   transcript_plans: { args: {}; returns: Array<RecoveredPlan> };
   recovered_plan: { args: { id: string }; returns: RecoveredPlanView };
   restore_plan: { args: { id: string }; returns: Restored };
+  recovered_plan_diff: { args: { id: string; a: number; b: number }; returns: PlanDiff };
+  history_progress: { args: {}; returns: ScanProgress };
   list_comments: { args: { id: string }; returns: Array<PlacedComment> };
   add_comment: { args: { id: string; quote: string; text: string; near?: number | null }; returns: PlacedComment };
   change_comment: { args: { commentId: string; action: CommentAction }; returns: null };
@@ -63,6 +65,8 @@ export const commands = {
   transcriptPlans: () => invoke<Array<RecoveredPlan>>("transcript_plans"),
   recoveredPlan: (args: { id: string }) => invoke<RecoveredPlanView>("recovered_plan", args),
   restorePlan: (args: { id: string }) => invoke<Restored>("restore_plan", args),
+  recoveredPlanDiff: (args: { id: string; a: number; b: number }) => invoke<PlanDiff>("recovered_plan_diff", args),
+  historyProgress: () => invoke<ScanProgress>("history_progress"),
   listComments: (args: { id: string }) => invoke<Array<PlacedComment>>("list_comments", args),
   addComment: (args: { id: string; quote: string; text: string; near?: number | null }) => invoke<PlacedComment>("add_comment", args),
   changeComment: (args: { commentId: string; action: CommentAction }) => invoke<null>("change_comment", args),
@@ -95,9 +99,11 @@ export type Events = {
   "worktrees:changed": WorktreesChanged;
   "gate:changed": GateChanged;
   "comments:changed": CommentsChanged;
+  "history:progress": ScanProgress;
+  "history:changed": HistoryChanged;
 };
 
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "gate:changed", "comments:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "gate:changed", "comments:changed", "history:progress", "history:changed"];

@@ -51,6 +51,10 @@ export const ipc = {
   transcriptPlans: () => call(commands.transcriptPlans()),
   recoveredPlan: (id: string) => call(commands.recoveredPlan({ id })),
   restorePlan: (id: string) => call(commands.restorePlan({ id })),
+  /** Versions `a` and `b` of a recovered plan compared (numbered from 1, oldest first). */
+  recoveredPlanDiff: (id: string, a: number, b: number) => call(commands.recoveredPlanDiff({ id, a, b })),
+  /** How far the plan history's first scan is (then follow `history:progress`). */
+  historyProgress: () => call(commands.historyProgress()),
   listComments: (id: string) => call(commands.listComments({ id })),
   /** `near`: a byte offset in the plan's source, to pick among repeated quotes. */
   addComment: (id: string, quote: string, text: string, near: number | null) =>

@@ -44,9 +44,12 @@ pub enum PlansCommand {
     History {
         /// The plan's id (from `plans list`) or the path its file has or had.
         plan: String,
-        /// Print JSON: an array of versions.
+        /// Print JSON: an array of versions (with --diff: the diff's structure).
         #[arg(long)]
         json: bool,
+        /// Compare two versions (numbered from 1, oldest first, as listed): a unified diff.
+        #[arg(long, num_args = 2, value_names = ["A", "B"])]
+        diff: Option<Vec<usize>>,
     },
     /// Write a plan whose file is gone back to its own path, from the transcripts. Never over a
     /// file holding different text; only inside a plans folder Plandeck knows.
@@ -81,7 +84,10 @@ pub fn run(ctx: &Context, args: PlansArgs, out: &mut dyn Write) -> Result<i32, I
             md,
             json,
         } => show(ctx, &plan, html, md, json, out),
-        PlansCommand::History { plan, json } => history(ctx, &plan, json, out),
+        PlansCommand::History { plan, json, diff } => match diff.as_deref() {
+            Some(&[a, b]) => history_diff(ctx, &plan, a, b, json, out),
+            _ => history(ctx, &plan, json, out),
+        },
         PlansCommand::Restore { plan, json } => restore(ctx, &plan, json, out),
     }
 }
@@ -334,6 +340,26 @@ fn history(ctx: &Context, plan: &str, json: bool, out: &mut dyn Write) -> Result
             writeln!(out, "   note: {n}").map_err(io)?;
         }
         writeln!(out, "   {}", clip(v.text.lines().next().unwrap_or(""), 80)).map_err(io)?;
+    }
+    Ok(0)
+}
+
+fn history_diff(
+    ctx: &Context,
+    plan: &str,
+    a: usize,
+    b: usize,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let d = history::diff_versions(&roots, plan, a, b)?;
+    if json {
+        print_json(out, &d)?;
+    } else if d.is_empty() {
+        writeln!(out, "No changes between version {a} and version {b}.").map_err(io)?;
+    } else {
+        out.write_all(d.unified_text().as_bytes()).map_err(io)?;
     }
     Ok(0)
 }

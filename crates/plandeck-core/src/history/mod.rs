@@ -44,7 +44,7 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 
-pub use scan::ScanStats;
+pub use scan::{ScanProgress, ScanStats};
 
 /// How a version was decided.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -142,6 +142,8 @@ pub enum HistoryError {
     OutsidePlans { path: PathBuf },
     #[error("Refusing to restore {path}: the file exists and holds different text (it may belong to a later session). Nothing was written.")]
     Differs { path: PathBuf },
+    #[error("The plan {id} has {count} version{s}: there is no version {n} (versions are numbered from 1, oldest first).", s = if *count == 1 { "" } else { "s" })]
+    NoVersion { id: String, n: usize, count: usize },
     #[error("Cannot read {path}: {source}")]
     Read {
         path: PathBuf,
@@ -156,6 +158,7 @@ impl From<HistoryError> for IpcError {
         let kind = match &e {
             HistoryError::Unknown(_) | HistoryError::NoPath { .. } => ErrorKind::NotFound,
             HistoryError::OutsidePlans { .. } => ErrorKind::Refused,
+            HistoryError::NoVersion { .. } => ErrorKind::BadInput,
             HistoryError::Differs { .. } => ErrorKind::Conflict,
             HistoryError::Read { .. } | HistoryError::Write(_) => ErrorKind::Io,
         };
@@ -165,19 +168,105 @@ impl From<HistoryError> for IpcError {
 
 /// Scans the transcripts (reading only what is new since the last scan) and folds them into plans.
 pub fn scan(roots: &Roots) -> Result<History, HistoryError> {
-    let (files, stats, mut notes) = scan::scan(roots)?;
+    let (files, stats, notes) = scan::scan(roots)?;
+    Ok(fold_files(roots, &files, stats, notes))
+}
+
+fn fold_files(
+    roots: &Roots,
+    files: &scan::Files,
+    stats: ScanStats,
+    mut notes: Vec<String>,
+) -> History {
     let decisions = crate::review::log::read_all(&roots.data).unwrap_or_else(|e| {
         notes.push(format!(
             "Plandeck's decision log could not be read ({e}): no decision is shown as made in Plandeck."
         ));
         Vec::new()
     });
-    let plans = fold::fold(roots, &files, &decisions, &mut notes);
-    Ok(History {
+    let plans = fold::fold(roots, files, &decisions, &mut notes);
+    History {
         plans,
         stats,
         notes,
-    })
+    }
+}
+
+/// The plan history kept live by the window: the store is loaded once, then each [`Live::refresh`]
+/// reads only what was appended to the transcripts (a watch event says when) and folds again; the
+/// plans are served from memory in between. The store file is saved after each change, so the
+/// CLI and the next start read from where this left off.
+#[derive(Default)]
+pub struct Live {
+    files: Option<scan::Files>,
+    history: Option<History>,
+}
+
+impl Live {
+    pub fn new() -> Self {
+        Self::default()
+    }
+
+    /// Brings the history up to date (the first call loads the store and reads every transcript
+    /// the store does not cover), calling `progress` while it reads. With `refold`, folds again
+    /// even when no transcript changed (a plan file was written or deleted: which plans only the
+    /// transcripts hold changed). Returns whether the plans changed.
+    pub fn refresh(
+        &mut self,
+        roots: &Roots,
+        refold: bool,
+        progress: &(dyn Fn(ScanProgress) + Sync),
+    ) -> bool {
+        let mut notes = Vec::new();
+        let previous = match self.files.take() {
+            Some(f) => f,
+            None => {
+                let (f, n) = scan::load(roots);
+                notes = n;
+                f
+            }
+        };
+        let (files, stats, changed) = scan::update(roots, &previous, progress);
+        drop(previous);
+        if changed || !scan::cache_path(&roots.data).exists() {
+            if let Err(note) = scan::save(roots, &files) {
+                notes.push(note);
+            }
+        }
+        let fresh = self.history.is_none() || changed || refold;
+        if fresh {
+            let h = fold_files(roots, &files, stats, notes);
+            let same = self
+                .history
+                .as_ref()
+                .is_some_and(|old| old.plans == h.plans);
+            self.history = Some(h);
+            self.files = Some(files);
+            return !same;
+        }
+        if let Some(h) = self.history.as_mut() {
+            h.stats = stats;
+        }
+        self.files = Some(files);
+        false
+    }
+
+    /// A history whose scan failed: no plans, a note saying so; the next refresh starts over
+    /// from the store.
+    pub fn failed(note: String) -> Self {
+        Self {
+            files: None,
+            history: Some(History {
+                notes: vec![note],
+                ..History::default()
+            }),
+        }
+    }
+
+    /// The history as the last refresh left it (`None` before the first one ended).
+    pub fn history(&self) -> Option<&History> {
+        self.history.as_ref()
+    }
 }
 
 /// Every recovered plan, newest first.
@@ -240,24 +329,13 @@ pub fn find(roots: &Roots, id_or_path: &str) -> Result<RecoveredPlan, HistoryErr
 
 /// [`scan`], with the transcripts' facts it folded (one scan for callers that need both).
 pub(crate) fn scan_with_files(roots: &Roots) -> Result<(History, scan::Files), HistoryError> {
-    let (files, stats, mut notes) = scan::scan(roots)?;
-    let decisions = crate::review::log::read_all(&roots.data).unwrap_or_else(|e| {
-        notes.push(format!(
-            "Plandeck's decision log could not be read ({e}): no decision is shown as made in Plandeck."
-        ));
-        Vec::new()
-    });
-    let plans = fold::fold(roots, &files, &decisions, &mut notes);
-    let history = History {
-        plans,
-        stats,
-        notes,
-    };
+    let (files, stats, notes) = scan::scan(roots)?;
+    let history = fold_files(roots, &files, stats, notes);
     Ok((history, files))
 }
 
-/// [`find`] among `plans` (from a scan already made).
-pub(crate) fn find_in(
+/// [`find`] among plans already folded (the window's live history).
+pub fn find_in(
     roots: &Roots,
     plans: &[RecoveredPlan],
     id_or_path: &str,
@@ -321,18 +399,33 @@ fn check_id(id: &str) -> Result<(), IpcError> {
 
 /// The recovered plan with id `id` (a plan file's id names its newest session's plan), rendered.
 pub fn view_by_id(roots: &Roots, id: &str) -> Result<RecoveredPlanView, IpcError> {
+    view_in(roots, &list(roots)?, id)
+}
+
+/// [`view_by_id`] among plans already folded (the window's live history).
+pub fn view_in(
+    roots: &Roots,
+    plans: &[RecoveredPlan],
+    id: &str,
+) -> Result<RecoveredPlanView, IpcError> {
     check_id(id)?;
-    let plan = find(roots, id)?;
+    let plan = find_in(roots, plans, id)?;
     let html = crate::render::render(&plan.text).html;
     Ok(RecoveredPlanView { plan, html })
 }
 
 /// The plans only the transcripts hold (their file is gone, reused, or never was), newest first.
 pub fn transcript_only(roots: &Roots) -> Result<Vec<RecoveredPlan>, IpcError> {
-    Ok(list(roots)?
-        .into_iter()
+    Ok(transcript_only_in(&list(roots)?))
+}
+
+/// [`transcript_only`] among plans already folded (the window's live history).
+pub fn transcript_only_in(plans: &[RecoveredPlan]) -> Vec<RecoveredPlan> {
+    plans
+        .iter()
         .filter(|r| r.source == PlanSource::Transcript)
-        .collect())
+        .cloned()
+        .collect()
 }
 
 /// [`restore`] for the window: by id only.
@@ -341,9 +434,88 @@ pub fn restore_by_id(roots: &Roots, id: &str) -> Result<Restored, IpcError> {
     Ok(restore(roots, id)?)
 }
 
+/// [`restore_by_id`] among plans already folded (the window's live history).
+pub fn restore_in(roots: &Roots, plans: &[RecoveredPlan], id: &str) -> Result<Restored, IpcError> {
+    check_id(id)?;
+    Ok(restore_plan(roots, find_in(roots, plans, id)?)?)
+}
+
+/// The diff between versions `a` and `b` (numbered from 1, oldest first, as `plans history`
+/// shows them) of a recovered plan. A version's side is the text that stood after its decision:
+/// the approved text when the person edited it before approving, else the text submitted.
+pub fn diff_versions(
+    roots: &Roots,
+    id_or_path: &str,
+    a: usize,
+    b: usize,
+) -> Result<crate::review::diff::PlanDiff, HistoryError> {
+    let plan = find(roots, id_or_path)?;
+    diff_of(&plan, a, b)
+}
+
+/// [`diff_versions`] on a plan already found.
+pub fn diff_of(
+    plan: &RecoveredPlan,
+    a: usize,
+    b: usize,
+) -> Result<crate::review::diff::PlanDiff, HistoryError> {
+    let side = |n: usize| {
+        n.checked_sub(1)
+            .and_then(|i| plan.versions.get(i))
+            .ok_or_else(|| HistoryError::NoVersion {
+                id: plan.id.clone(),
+                n,
+                count: plan.versions.len(),
+            })
+    };
+    let (va, vb) = (side(a)?, side(b)?);
+    let label = |n: usize, v: &PlanVersion| {
+        let verdict = v
+            .verdict
+            .and_then(|x| serde_json::to_value(x).ok())
+            .and_then(|x| x.as_str().map(str::to_owned))
+            .unwrap_or_else(|| "no decision".into());
+        let edited = if v.approved_text.is_some() {
+            ", as edited"
+        } else {
+            ""
+        };
+        format!(
+            "v{n} {} ({verdict}{edited})",
+            v.submitted_at.as_deref().unwrap_or("time unknown")
+        )
+    };
+    let text = |v: &PlanVersion| v.approved_text.clone().unwrap_or_else(|| v.text.clone());
+    let mut d = crate::review::diff::PlanDiff::between(&text(va), &text(vb));
+    d.from_label = label(a, va);
+    d.to_label = label(b, vb);
+    Ok(d)
+}
+
+/// [`diff_versions`] for the window: by id only, among plans already folded (its live history).
+pub fn diff_versions_in(
+    roots: &Roots,
+    plans: &[RecoveredPlan],
+    id: &str,
+    a: usize,
+    b: usize,
+) -> Result<crate::review::diff::PlanDiff, IpcError> {
+    check_id(id)?;
+    Ok(diff_of(&find_in(roots, plans, id)?, a, b)?)
+}
+
 /// TypeScript declarations of the types this module sends over IPC.
+/// The event payload when the window's plan history changed (a scan found new versions or
+/// decisions): how many plans it holds now.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct HistoryChanged {
+    pub plans: u32,
+}
+
 pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
+        <HistoryChanged as TS>::decl(),
         <HistoryVerdict as TS>::decl(),
         <DecidedIn as TS>::decl(),
         <PlanSource as TS>::decl(),
@@ -351,6 +523,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <RecoveredPlan as TS>::decl(),
         <RecoveredPlanView as TS>::decl(),
         <Restored as TS>::decl(),
+        <ScanProgress as TS>::decl(),
     ]
 }
 
@@ -367,7 +540,10 @@ pub struct Restored {
 /// Writes a recovered plan's latest text back to the path its file had: atomically, only inside
 /// a plans folder the discovery knows, never over a file holding different text.
 pub fn restore(roots: &Roots, id: &str) -> Result<Restored, HistoryError> {
-    let plan = find(roots, id)?;
+    restore_plan(roots, find(roots, id)?)
+}
+
+fn restore_plan(roots: &Roots, plan: RecoveredPlan) -> Result<Restored, HistoryError> {
     let path = PathBuf::from(plan.path.clone().ok_or_else(|| HistoryError::NoPath {
         id: plan.id.clone(),
     })?);

@@ -18,7 +18,7 @@ use super::events::PlanFacts;
 use super::HistoryError;
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::sessions::transcript::{FileStamp, Follower, LineSplitter, Progress, Resume};
+use crate::sessions::transcript::read_marked;
 
 const CACHE_VERSION: u32 = 1;
 
@@ -36,6 +36,9 @@ pub struct ScanStats {
     pub bytes_read: u64,
     /// Transcripts known from an earlier scan that are gone now (their plans are kept).
     pub files_gone: u32,
+    /// Lines parsed as JSON: only those a marker pointed into (the rest were searched, not parsed).
+    #[serde(default)]
+    pub lines_parsed: u64,
 }
 
 /// One transcript as the store keeps it.
@@ -58,7 +61,7 @@ pub struct FileEntry {
     pub facts: PlanFacts,
 }
 
-#[derive(Debug, Default, Serialize, Deserialize)]
+#[derive(Debug, Default, Deserialize)]
 struct Cache {
     version: u32,
     files: BTreeMap<PathBuf, FileEntry>,
@@ -71,11 +74,40 @@ pub(crate) fn cache_path(data: &Path) -> PathBuf {
 /// Every transcript's facts, by path.
 pub(crate) type Files = BTreeMap<PathBuf, FileEntry>;
 
-/// Every transcript's facts after reading what is new, the scan's figures, and notes.
+/// How far a scan is: sent while it reads (see [`update`]).
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct ScanProgress {
+    /// Transcripts looked at so far, of `files`.
+    pub files_done: u32,
+    pub files: u32,
+    /// Bytes read so far, of `bytes` (what is new in the transcripts since the last scan).
+    #[ts(type = "number")]
+    pub bytes_done: u64,
+    #[ts(type = "number")]
+    pub bytes: u64,
+    /// The scan is over.
+    pub done: bool,
+}
+
+/// Every transcript's facts after reading what is new, the scan's figures, and notes: the store
+/// loaded, brought up to date and saved (what the CLI does on each call).
 pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), HistoryError> {
+    let (previous, mut notes) = load(roots);
+    let (files, stats, changed) = update(roots, &previous, &|_| {});
+    if changed || !cache_path(&roots.data).exists() {
+        if let Err(note) = save(roots, &files) {
+            notes.push(note);
+        }
+    }
+    Ok((files, stats, notes))
+}
+
+/// The store as the last scan left it (empty, with a note, when it cannot be trusted).
+pub(crate) fn load(roots: &Roots) -> (Files, Vec<String>) {
     let mut notes = Vec::new();
     let path = cache_path(&roots.data);
-    let mut cache = match std::fs::read(&path) {
+    let cache = match std::fs::read(&path) {
         Ok(bytes) => match serde_json::from_slice::<Cache>(&bytes) {
             Ok(c) if c.version == CACHE_VERSION => c,
             Ok(_) => {
@@ -102,22 +134,69 @@ pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), His
             Cache::default()
         }
     };
+    (cache.files, notes)
+}
 
-    let mut found: Vec<(Agent, PathBuf, bool)> = Vec::new();
+/// Writes the store (atomically). Returns the note to show when it could not.
+pub(crate) fn save(roots: &Roots, files: &Files) -> Result<(), String> {
+    #[derive(Serialize)]
+    struct CacheRef<'a> {
+        version: u32,
+        files: &'a Files,
+    }
+    let bytes = serde_json::to_vec(&CacheRef {
+        version: CACHE_VERSION,
+        files,
+    })
+    .map_err(|e| format!("The plan history was not saved: {e}"))?;
+    crate::fsx::write_atomic(&cache_path(&roots.data), &bytes)
+        .map_err(|e| format!("The plan history was not saved: {e}"))
+}
+
+/// Brings `previous` up to date: every transcript on disk, reading only the bytes appended since
+/// (a replaced, shrunk or rewritten file is read again whole), several files at once. Calls
+/// `progress` after each transcript (from the reading threads). Returns the facts, the figures,
+/// and whether anything changed.
+pub(crate) fn update(
+    roots: &Roots,
+    previous: &Files,
+    progress: &(dyn Fn(ScanProgress) + Sync),
+) -> (Files, ScanStats, bool) {
+    use std::sync::atomic::{AtomicU32, AtomicU64, Ordering};
+    let mut found: Vec<(Agent, PathBuf, bool, u64)> = Vec::new();
+    let mut push = |agent: Agent, p: PathBuf, sub: bool| {
+        // What is left to read, for the progress figures only.
+        let size = std::fs::metadata(&p).map(|m| m.len()).unwrap_or(0);
+        let done = previous
+            .get(&p)
+            .map_or(0, |e| if e.offset <= size { e.offset } else { 0 });
+        found.push((agent, p, sub, size - done));
+    };
     for (agent, p) in crate::sessions::index::transcript_files(roots) {
         if agent == Agent::Claude {
             for sub in crate::sessions::claude::subagent_transcripts(&p) {
-                found.push((Agent::Claude, sub, true));
+                push(Agent::Claude, sub, true);
             }
         }
-        found.push((agent, p, false));
+        push(agent, p, false);
     }
-
-    let previous = std::mem::take(&mut cache.files);
+    let total = ScanProgress {
+        files: found.len() as u32,
+        bytes: found.iter().map(|f| f.3).sum(),
+        ..ScanProgress::default()
+    };
+    progress(total);
+    let (files_done, bytes_done) = (AtomicU32::new(0), AtomicU64::new(0));
     let results: Vec<(PathBuf, Option<FileEntry>, FileStats)> = found
         .par_iter()
-        .map(|(agent, p, sub)| {
+        .map(|(agent, p, sub, _)| {
             let (entry, stats) = read_one(*agent, p, *sub, previous.get(p));
+            progress(ScanProgress {
+                files_done: files_done.fetch_add(1, Ordering::Relaxed) + 1,
+                bytes_done: bytes_done.fetch_add(stats.bytes_read, Ordering::Relaxed)
+                    + stats.bytes_read,
+                ..total
+            });
             (p.clone(), entry, stats)
         })
         .collect();
@@ -130,6 +209,7 @@ pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), His
     let mut files = BTreeMap::new();
     for (p, entry, fs) in results {
         stats.bytes_read += fs.bytes_read;
+        stats.lines_parsed += fs.lines;
         stats.files_read += fs.read as u32;
         stats.files_rescanned += fs.rescanned as u32;
         changed |= fs.read;
@@ -144,8 +224,9 @@ pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), His
             }
         }
     }
-    for (p, mut old) in previous {
-        if let std::collections::btree_map::Entry::Vacant(slot) = files.entry(p) {
+    for (p, old) in previous {
+        if let std::collections::btree_map::Entry::Vacant(slot) = files.entry(p.clone()) {
+            let mut old = old.clone();
             if !old.gone {
                 old.gone = true;
                 changed = true;
@@ -154,30 +235,38 @@ pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), His
             slot.insert(old);
         }
     }
-    cache.version = CACHE_VERSION;
-    cache.files = files;
-    if changed || !path.exists() {
-        match serde_json::to_vec(&cache) {
-            Ok(bytes) => {
-                if let Err(e) = crate::fsx::write_atomic(&path, &bytes) {
-                    notes.push(format!("The plan history was not saved: {e}"));
-                }
-            }
-            Err(e) => notes.push(format!("The plan history was not saved: {e}")),
-        }
-    }
-    Ok((cache.files, stats, notes))
+    progress(ScanProgress {
+        files_done: total.files,
+        bytes_done: stats.bytes_read,
+        done: true,
+        ..total
+    });
+    (files, stats, changed)
 }
 
 #[derive(Default)]
 struct FileStats {
     bytes_read: u64,
+    lines: u64,
     read: bool,
     rescanned: bool,
 }
 
-fn stat(p: &Path) -> std::io::Result<FileStamp> {
-    FileStamp::of(p)
+struct Stat {
+    dev: u64,
+    ino: u64,
+    size: u64,
+    mtime_ns: i128,
+}
+
+fn stat_of(m: &std::fs::Metadata) -> Stat {
+    use std::os::unix::fs::MetadataExt;
+    Stat {
+        dev: m.dev(),
+        ino: m.ino(),
+        size: m.size(),
+        mtime_ns: m.mtime() as i128 * 1_000_000_000 + m.mtime_nsec() as i128,
+    }
 }
 
 /// Brings one transcript's entry up to date, reading only what is new when the entry allows.
@@ -188,19 +277,19 @@ fn read_one(
     old: Option<&FileEntry>,
 ) -> (Option<FileEntry>, FileStats) {
     let mut fs = FileStats::default();
-    let Ok(st) = stat(p) else {
+    // Identity, size and mtime of the file opened (not of whatever the path names later).
+    let Ok(file) = std::fs::File::open(p) else {
+        return (None, fs);
+    };
+    let Ok(st) = file.metadata().map(|m| stat_of(&m)) else {
         return (None, fs);
     };
     let resume = old.filter(|e| {
         e.agent == agent
-            && FileStamp {
-                dev: e.dev,
-                ino: e.ino,
-                size: e.size,
-                mtime_ns: e.mtime_ns,
-            }
-            .resume(e.offset, &st)
-                != Resume::Restart
+            && e.dev == st.dev
+            && e.ino == st.ino
+            && e.offset <= st.size
+            && !(st.size == e.size && st.size == e.offset && st.mtime_ns != e.mtime_ns)
     });
     if let Some(e) = resume {
         if e.size == st.size && e.mtime_ns == st.mtime_ns && !e.gone {
@@ -213,32 +302,39 @@ fn read_one(
         Some(e) => (e.facts.clone(), e.offset),
         None => (PlanFacts::default(), 0),
     };
-    let mut follower = Follower {
-        path: p.to_owned(),
-        offset: start,
-        file_id: st.ino,
-        splitter: LineSplitter::default(),
-    };
-    let mut feed = |line: &[u8]| feed_line(agent, &mut facts, line);
-    let mut progress = follower.read_new(&mut feed);
-    if matches!(progress, Ok(Progress::Replaced)) {
-        // Replaced between the stat and the open: start over.
-        fs.rescanned = true;
-        facts = PlanFacts::default();
-        follower = Follower::new(p);
-        follower.file_id = stat(p).map(|s| s.ino).unwrap_or(0);
-        let mut feed = |line: &[u8]| feed_line(agent, &mut facts, line);
-        progress = follower.read_new(&mut feed);
-    }
     fs.read = true;
-    fs.bytes_read = follower.offset.saturating_sub(start);
-    if progress.is_err() {
+    let read = match agent {
+        Agent::Claude => read_marked(
+            &file,
+            start,
+            &mut facts,
+            crate::sessions::claude::plan_candidate,
+            crate::sessions::claude::plan_parse,
+        ),
+        Agent::Gemini => read_marked(
+            &file,
+            start,
+            &mut facts,
+            crate::sessions::gemini::plan_candidate,
+            crate::sessions::gemini::plan_parse,
+        ),
+        Agent::Codex => read_marked(
+            &file,
+            start,
+            &mut facts,
+            crate::sessions::codex::plan_candidate,
+            crate::sessions::codex::plan_parse,
+        ),
+        Agent::Other => return (None, fs),
+    };
+    let Ok(read) = read else {
         return (None, fs);
-    }
-    facts.unreadable += follower.splitter.overlong;
-    let offset = follower.offset - follower.splitter.pending() as u64;
+    };
+    fs.bytes_read = read.bytes_read;
+    fs.lines = read.lines;
+    facts.unreadable += read.overlong;
     // Size and mtime as seen before reading: bytes appended while reading make the next scan look
-    // again from `offset`, never skip them.
+    // again from `end`, never skip them.
     (
         Some(FileEntry {
             agent,
@@ -246,20 +342,11 @@ fn read_one(
             ino: st.ino,
             size: st.size,
             mtime_ns: st.mtime_ns,
-            offset,
+            offset: read.end,
             subagent,
             gone: false,
             facts,
         }),
         fs,
     )
-}
-
-fn feed_line(agent: Agent, facts: &mut PlanFacts, line: &[u8]) {
-    match agent {
-        Agent::Claude => crate::sessions::claude::plan_line(facts, line),
-        Agent::Gemini => crate::sessions::gemini::plan_line(facts, line),
-        Agent::Codex => crate::sessions::codex::plan_line(facts, line),
-        Agent::Other => {}
-    }
 }

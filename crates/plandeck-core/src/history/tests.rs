@@ -670,3 +670,188 @@ fn codex_rollouts_of_an_older_format_fall_back_to_proposed_plan_blocks() {
     assert_eq!(v[1].verdict, Some(HistoryVerdict::Pending));
     assert_eq!(h.plans[0].project.as_deref(), Some("/w"));
 }
+
+#[test]
+fn the_live_history_reads_only_appended_bytes_and_refolds_when_a_plan_file_changes() {
+    let (_dir, roots) = home_without_plans();
+    let seen = std::sync::Mutex::new(Vec::<ScanProgress>::new());
+    let mut live = Live::new();
+    assert!(live.history().is_none());
+    assert!(live.refresh(&roots, false, &|p| seen.lock().unwrap().push(p)));
+    let first = live.history().unwrap().clone();
+    assert_eq!(first.plans, scan(&roots).unwrap().plans);
+    // Progress: the totals first, then each transcript, then done with every byte read.
+    let seen = seen.into_inner().unwrap();
+    assert_eq!(seen[0].files_done, 0);
+    assert!(seen[0].files > 0 && seen[0].bytes == first.stats.bytes_read);
+    let last = seen.last().unwrap();
+    assert!(last.done && last.files_done == last.files && last.bytes_done == last.bytes);
+    assert_eq!(seen.len(), seen[0].files as usize + 2);
+
+    // Nothing new: nothing read, nothing changed.
+    assert!(!live.refresh(&roots, false, &|_| {}));
+    assert_eq!(live.history().unwrap().stats.bytes_read, 0);
+
+    // One record appended: only its bytes are read, the new version is there.
+    let t = roots
+        .claude
+        .join("projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl");
+    let plan_path = roots
+        .claude
+        .join("plans/plan-pagination-for-the-wondrous-kite.md");
+    let line = r##"{"type":"assistant","sessionId":"5fb53a48-3aab-4a4b-b82c-e42d63b86c9d","timestamp":"2026-11-22T12:10:00.000Z","message":{"content":[{"type":"tool_use","id":"toolu_new","name":"ExitPlanMode","input":{"plan":"# Plan v2\n","planFilePath":"PATH"}}]}}"##
+        .replace("PATH", plan_path.to_str().unwrap());
+    let mut f = fs::OpenOptions::new().append(true).open(&t).unwrap();
+    writeln!(f, "{line}").unwrap();
+    drop(f);
+    assert!(live.refresh(&roots, false, &|_| {}));
+    let h = live.history().unwrap();
+    assert_eq!(h.stats.bytes_read, line.len() as u64 + 1);
+    let p = by_session(&h.plans, "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d");
+    assert_eq!(p[0].versions.last().unwrap().text, "# Plan v2\n");
+    assert_eq!(p[0].source, PlanSource::Transcript);
+    // The store was saved: the CLI reads nothing new.
+    assert_eq!(scan(&roots).unwrap().stats.bytes_read, 0);
+
+    // The plan's file written back: a refold (no transcript read) makes it a file plan again.
+    let id = p[0].id.clone();
+    fs::create_dir_all(plan_path.parent().unwrap()).unwrap();
+    fs::write(&plan_path, "# Plan v2\n").unwrap();
+    assert!(
+        !live.refresh(&roots, false, &|_| {}),
+        "no transcript changed"
+    );
+    assert!(live.refresh(&roots, true, &|_| {}));
+    let p = live
+        .history()
+        .unwrap()
+        .plans
+        .iter()
+        .find(|p| p.id == id)
+        .unwrap();
+    assert_eq!(p.source, PlanSource::File);
+}
+
+/// A Claude record of session `sid` at minute `m`.
+fn claude_rec(sid: &str, m: u32, body: serde_json::Value) -> String {
+    let mut v = body;
+    v["sessionId"] = sid.into();
+    v["timestamp"] = format!("2026-01-01T00:{m:02}:00Z").into();
+    v.to_string() + "\n"
+}
+
+fn exit_plan(call: &str, text: &str, path: &Path) -> serde_json::Value {
+    serde_json::json!({"type":"assistant","cwd":"/w","message":{"content":[{"type":"tool_use","id":call,
+        "name":"ExitPlanMode","input":{"plan":text,"planFilePath":path}}]}})
+}
+
+fn approved(call: &str) -> serde_json::Value {
+    serde_json::json!({"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":call,
+        "content":"User has approved your plan. You can now start coding."}]}})
+}
+
+#[test]
+fn a_compaction_in_the_middle_of_a_plan_adds_no_version_and_keeps_its_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let project = roots.claude.join("projects/-w");
+    fs::create_dir_all(&project).unwrap();
+    let path = roots.claude.join("plans/mid.md");
+    let draft = "# Mid\n\n1. draft\n";
+    let plan = "# Mid\n\n1. draft\n2. more\n";
+    // The draft is carried over a first compaction, the plan submitted, a second compaction
+    // carries the submitted text while the card is open, then the answer comes.
+    let compaction = |m: u32, text: &str| {
+        claude_rec(
+            "s1",
+            m,
+            serde_json::json!({"type":"system","subtype":"compact_boundary","content":"Conversation compacted"}),
+        ) + &claude_rec(
+            "s1",
+            m,
+            serde_json::json!({"type":"attachment","attachment":{
+                "type":"plan_file_reference","planFilePath":path,"planContent":text}}),
+        )
+    };
+    fs::write(
+        project.join("s1.jsonl"),
+        [
+            compaction(1, draft),
+            claude_rec("s1", 2, exit_plan("t1", plan, &path)),
+            compaction(3, plan),
+            claude_rec("s1", 4, approved("t1")),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let h = scan(&roots).unwrap();
+    assert_eq!(h.plans.len(), 1, "{:#?}", h.plans);
+    let v = &h.plans[0].versions;
+    assert_eq!(v.len(), 2, "{v:#?}");
+    // The draft, noted as carried (not submitted); the plan, approved across the compaction.
+    assert_eq!((v[0].text.as_str(), v[0].verdict), (draft, None));
+    assert!(v[0].note.as_deref().unwrap().contains("Carried"));
+    assert_eq!(v[1].text, plan);
+    assert_eq!(v[1].verdict, Some(HistoryVerdict::Approved));
+    assert_eq!(h.plans[0].state, Some(HistoryVerdict::Approved));
+}
+
+#[test]
+fn interleaved_records_of_two_sessions_in_one_transcript_keep_each_plan_and_decision() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let project = roots.claude.join("projects/-w");
+    fs::create_dir_all(&project).unwrap();
+    let (pa, pb) = (
+        roots.claude.join("plans/a.md"),
+        roots.claude.join("plans/b.md"),
+    );
+    // Two writers on one file: their records alternate, one line is cut short in the middle.
+    fs::write(
+        project.join("mixed.jsonl"),
+        [
+            claude_rec("sa", 1, exit_plan("ta", "# A\n", &pa)),
+            claude_rec("sb", 2, exit_plan("tb", "# B\n", &pb)),
+            "{\"type\":\"user\",\"sessionId\":\"sa\",\"message\":{\"content\":[{\"tool_use_id\":\"ta\"\n"
+                .to_owned(),
+            claude_rec("sb", 3, approved("tb")),
+            claude_rec("sa", 4, approved("ta")),
+        ]
+        .concat(),
+    )
+    .unwrap();
+    let h = scan(&roots).unwrap();
+    let a = h
+        .plans
+        .iter()
+        .find(|p| p.path.as_deref() == pa.to_str())
+        .unwrap();
+    let b = h
+        .plans
+        .iter()
+        .find(|p| p.path.as_deref() == pb.to_str())
+        .unwrap();
+    assert_eq!(
+        (a.text.as_str(), a.state),
+        ("# A\n", Some(HistoryVerdict::Approved))
+    );
+    assert_eq!(
+        (b.text.as_str(), b.state),
+        ("# B\n", Some(HistoryVerdict::Approved))
+    );
+    assert_eq!(
+        a.versions[0].decided_at.as_deref(),
+        Some("2026-01-01T00:04:00Z")
+    );
+    assert_eq!(
+        b.versions[0].decided_at.as_deref(),
+        Some("2026-01-01T00:03:00Z")
+    );
+    assert!(
+        h.notes
+            .iter()
+            .any(|n| n.contains("mixed.jsonl: 1 line could not be read")),
+        "{:?}",
+        h.notes
+    );
+}

@@ -308,32 +308,74 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
 /// hook decisions, `planContent` and `plan_file_reference` (see [`crate::history`]).
 ///
 /// Most lines (tool results with file contents) say nothing about plans: a line is parsed only
-/// when it names one of the record kinds read here, or an unanswered `ExitPlanMode` call, or
-/// while the session's id and working directory are still unknown. Finding a word in a line runs
-/// at memory speed, so a whole transcript costs little more than reading it.
+/// when [`plan_candidate`] finds a marker in it. (The history reads whole transcripts with
+/// [`super::transcript::read_marked`], which searches markers before splitting lines.)
+#[cfg(test)]
 pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
-    if !plan_relevant(pf, line) {
-        return;
+    if plan_candidate(pf, line).is_some() {
+        plan_parse(pf, line);
     }
+}
+
+/// Parses one line that [`plan_candidate`] pointed at.
+pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
     let ok = for_each_record::<Record<'_>>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;
     }
 }
 
-fn plan_relevant(pf: &PlanFacts, line: &[u8]) -> bool {
-    use memchr::memmem::find;
-    if pf.session_id.is_none() || pf.cwd.is_none() && find(line, b"\"cwd\"").is_some() {
-        return true;
+/// Where in `hay` (bytes of a transcript, any number of lines, cut anywhere) the first byte of a
+/// marker of a line worth parsing is: a record kind read here (`ExitPlanMode`, `planContent`,
+/// `plan_file_reference`), an unanswered `ExitPlanMode` call's id (its result, a hook's decision
+/// naming it), `"cwd"` while the working directory is unknown; while the session's id is unknown,
+/// every line is worth parsing (0). Searched over the bytes as read, before any line is split: one
+/// pass over most of a transcript, at memory speed.
+pub(crate) fn plan_candidate(pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
+    use memchr::memmem::{find, Finder};
+    use std::sync::LazyLock;
+    if pf.session_id.is_none() {
+        return (!hay.is_empty()).then_some(0);
     }
-    // Every word contains "lan": one pass over most lines. A hook's decision names its call,
-    // which the open calls below catch.
-    const WORDS: [&[u8]; 3] = [b"ExitPlanMode", b"planContent", b"plan_file_reference"];
-    if find(line, b"lan").is_some() && WORDS.iter().any(|w| find(line, w).is_some()) {
-        return true;
+    // Every record kind's name contains "lan": one search, each hit checked in place.
+    static LAN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"lan"));
+    const WORDS: [(&[u8], usize); 3] = [
+        (b"ExitPlanMode", 5),
+        (b"planContent", 1),
+        (b"plan_file_reference", 1),
+    ];
+    let mut best = None;
+    let mut from = 0;
+    while let Some(i) = LAN.find(&hay[from..]) {
+        let p = from + i;
+        if WORDS
+            .iter()
+            .any(|(w, at)| p >= *at && hay[p - at..].starts_with(w))
+        {
+            best = WORDS
+                .iter()
+                .find(|(w, at)| p >= *at && hay[p - at..].starts_with(w))
+                .map(|(_, at)| p - at);
+            break;
+        }
+        from = p + 1;
     }
-    pf.open_calls()
-        .any(|call| find(line, call.as_bytes()).is_some())
+    // Other needles only need looking for before the best hit so far.
+    let before = |needle: &[u8], best: &mut Option<usize>| {
+        let end = best.map_or(hay.len(), |b: usize| (b + needle.len()).min(hay.len()));
+        if let Some(p) = find(&hay[..end], needle) {
+            if best.is_none_or(|b| p < b) {
+                *best = Some(p);
+            }
+        }
+    };
+    if pf.cwd.is_none() {
+        before(b"\"cwd\"", &mut best);
+    }
+    for call in pf.open_calls() {
+        before(call.as_bytes(), &mut best);
+    }
+    best
 }
 
 fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {

@@ -170,23 +170,27 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
     }
 }
 
-/// Folds one rollout line into the plan-history facts: turns and their mode, the person's
-/// messages, `Plan` items and `<proposed_plan>` blocks (see [`crate::history`]).
-pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
-    // Only lines that can matter are parsed (see `claude::plan_line`).
-    const WORDS: [&[u8]; 5] = [
-        b"session_meta",
-        b"task_started",
-        b"item_completed",
-        b"user_message",
-        b"<proposed_plan>",
-    ];
-    if !WORDS
-        .iter()
-        .any(|w| memchr::memmem::find(line, w).is_some())
-    {
-        return;
-    }
+/// Where in `hay` (bytes as read, any number of lines) the first line worth parsing has a marker
+/// (see `claude::plan_candidate`).
+pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
+    use memchr::memmem::Finder;
+    static WORDS: std::sync::LazyLock<[Finder<'static>; 5]> = std::sync::LazyLock::new(|| {
+        let words: [&'static [u8]; 5] = [
+            b"session_meta",
+            b"task_started",
+            b"item_completed",
+            b"user_message",
+            b"<proposed_plan>",
+        ];
+        words.map(Finder::new)
+    });
+    super::transcript::first_marker(hay, &WORDS[..])
+}
+
+/// Parses one rollout line into the plan-history facts: turns and their mode, the person's
+/// messages, `Plan` items and `<proposed_plan>` blocks
+/// (see [`crate::history`]): a line that [`plan_candidate`] pointed at.
+pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
     let ok = for_each_record::<Line<'_>>(line, &mut |rec| plan_record(pf, rec));
     if !ok {
         pf.unreadable += 1;

@@ -548,6 +548,260 @@ impl Tail {
     }
 }
 
+/// Where the first occurrence of any of `finders` starts in `hay`. Each needle after the first is
+/// searched only up to the best hit so far.
+pub fn first_marker(hay: &[u8], finders: &[memchr::memmem::Finder<'_>]) -> Option<usize> {
+    let mut best: Option<usize> = None;
+    for f in finders {
+        let end = best.map_or(hay.len(), |b| (b + f.needle().len()).min(hay.len()));
+        if let Some(p) = f.find(&hay[..end]) {
+            if best.is_none_or(|b| p < b) {
+                best = Some(p);
+            }
+        }
+    }
+    best
+}
+
+/// What [`read_marked`] read.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct MarkedRead {
+    /// The file offset after the last complete line read: where the next read starts (an
+    /// unterminated last line is read again once its newline is there).
+    pub end: u64,
+    /// Bytes read from the file.
+    pub bytes_read: u64,
+    /// Lines longer than [`MAX_LINE`], skipped.
+    pub overlong: u32,
+    /// Lines given to `on_line`.
+    pub lines: u64,
+}
+
+/// Bytes read per `read` call: small enough that the scan of a chunk finds it in the CPU cache.
+const MARKED_CHUNK: usize = 256 << 10;
+/// Bytes searched again at the start of each chunk, so that a marker cut by the end of the previous
+/// one is found (markers and call ids are shorter).
+const MARKED_OVERLAP: usize = 256;
+
+thread_local! {
+    static MARKED_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+/// Reads `file` from the offset `start` (a line start) to its end, and calls `on_line` only for
+/// the lines `candidate` points into: `candidate(state, hay)` gives the position of the first
+/// marker in `hay` (bytes as read, cut anywhere, any number of lines), or `None`. Lines are never
+/// split before a marker is found, so a transcript whose lines say nothing of interest costs one
+/// search over its bytes as they arrive: no parse, and no copy of a long line (a line past half
+/// the buffer with no marker yet is forgotten as it streams in, and read again from the file only
+/// if a marker turns up in it). A line longer than [`MAX_LINE`] is skipped and counted.
+pub fn read_marked<S: ?Sized>(
+    file: &File,
+    start: u64,
+    state: &mut S,
+    candidate: fn(&S, &[u8]) -> Option<usize>,
+    on_line: fn(&mut S, &[u8]),
+) -> std::io::Result<MarkedRead> {
+    read_marked_chunked(file, start, MARKED_CHUNK, state, candidate, on_line)
+}
+
+/// [`read_marked`] with reads of `chunk` bytes (tests cut lines and markers with small ones).
+fn read_marked_chunked<S: ?Sized>(
+    file: &File,
+    start: u64,
+    chunk: usize,
+    state: &mut S,
+    candidate: fn(&S, &[u8]) -> Option<usize>,
+    on_line: fn(&mut S, &[u8]),
+) -> std::io::Result<MarkedRead> {
+    let size = 2 * chunk + 4 * MARKED_OVERLAP;
+    MARKED_BUF.with(|cell| {
+        let mut buf = cell.take();
+        if buf.len() != size {
+            buf = vec![0u8; size];
+        }
+        let r = read_marked_in(&mut buf, file, start, chunk, state, candidate, on_line);
+        if buf.len() == size {
+            cell.replace(buf);
+        }
+        r
+    })
+}
+
+fn read_marked_in<S: ?Sized>(
+    buf: &mut Vec<u8>,
+    file: &File,
+    start: u64,
+    chunk: usize,
+    state: &mut S,
+    candidate: fn(&S, &[u8]) -> Option<usize>,
+    on_line: fn(&mut S, &[u8]),
+) -> std::io::Result<MarkedRead> {
+    use memchr::{memchr, memrchr};
+    #[cfg(unix)]
+    use std::os::unix::fs::FileExt;
+    let mut out = MarkedRead {
+        end: start,
+        bytes_read: 0,
+        overlong: 0,
+        lines: 0,
+    };
+    let emit = |state: &mut S, out: &mut MarkedRead, line: &[u8]| {
+        if line.len() > MAX_LINE {
+            out.overlong += 1;
+            return;
+        }
+        let line = line.strip_suffix(b"\r").unwrap_or(line);
+        if !line.iter().all(u8::is_ascii_whitespace) {
+            out.lines += 1;
+            on_line(state, line);
+        }
+    };
+    // The next file offset to read; buf[..filled] holds bytes read, buf[0] being at file offset
+    // `base`; buf[head..filled] is the last line, not complete yet (everything before was dealt
+    // with). `dropped`: that line's start, when its first bytes were forgotten (head is then
+    // inside it).
+    let mut pos = start;
+    let (mut base, mut head, mut filled) = (start, 0usize, 0usize);
+    let mut dropped: Option<u64> = None;
+    // Where the next marker search starts; a candidate line whose newline is not read yet (in
+    // buf from `pending`, or the forgotten line), and where to look for that newline; an overlong
+    // line being skipped up to its newline.
+    let mut scan_from = 0usize;
+    let mut pending: Option<usize> = None;
+    let mut pending_dropped = false;
+    let mut nl_from = 0usize;
+    let mut skipping = false;
+    loop {
+        if buf.len() - filled < chunk {
+            let keep = filled - head;
+            if pending_dropped || skipping {
+                // Only its newline is looked for: nothing to keep.
+                (head, scan_from, nl_from) = (filled, filled, filled);
+            } else if pending.is_none() && keep > buf.len() / 2 {
+                // A long line with no marker yet: keep only its last bytes, where a marker may
+                // be cut.
+                dropped.get_or_insert(base + head as u64);
+                head = filled - MARKED_OVERLAP;
+                scan_from = scan_from.max(head);
+            }
+            let keep = filled - head;
+            if keep <= buf.len() / 2 {
+                buf.copy_within(head..filled, 0);
+                base += head as u64;
+                scan_from = scan_from.saturating_sub(head);
+                nl_from = nl_from.saturating_sub(head);
+                pending = pending.map(|p| p - head);
+                filled = keep;
+                head = 0;
+            }
+            if buf.len() - filled < chunk {
+                // A candidate line longer than the buffer (bounded by the MAX_LINE check below).
+                buf.resize((buf.len() * 2).max(filled + chunk), 0);
+            }
+        }
+        let n = loop {
+            match file.read_at(&mut buf[filled..filled + chunk], pos) {
+                Ok(n) => break n,
+                Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+                Err(e) => return Err(e),
+            }
+        };
+        if n == 0 {
+            break;
+        }
+        pos += n as u64;
+        let prev = filled;
+        filled += n;
+        out.bytes_read += n as u64;
+        if skipping {
+            match memchr(b'\n', &buf[prev..filled]) {
+                None => {
+                    (head, scan_from, nl_from) = (filled, filled, filled);
+                    out.end = base + filled as u64;
+                    continue;
+                }
+                Some(i) => {
+                    skipping = false;
+                    head = prev + i + 1;
+                    (scan_from, nl_from) = (head, head);
+                }
+            }
+        }
+        loop {
+            if pending.is_some() || pending_dropped {
+                match memchr(b'\n', &buf[nl_from..filled]) {
+                    Some(i) => {
+                        let e = nl_from + i;
+                        match (pending, dropped) {
+                            (Some(ls), _) => emit(state, &mut out, &buf[ls..e]),
+                            (None, Some(from)) => {
+                                let len = (base + e as u64 - from) as usize;
+                                if len > MAX_LINE {
+                                    out.overlong += 1;
+                                } else {
+                                    let mut line = vec![0u8; len];
+                                    file.read_exact_at(&mut line, from)?;
+                                    emit(state, &mut out, &line);
+                                }
+                            }
+                            (None, None) => {}
+                        }
+                        (pending, pending_dropped, dropped) = (None, false, None);
+                        head = e + 1;
+                        scan_from = head;
+                    }
+                    None => {
+                        nl_from = filled;
+                        break;
+                    }
+                }
+            }
+            match candidate(state, &buf[scan_from..filled]) {
+                Some(off) => {
+                    let hit = scan_from + off;
+                    match memrchr(b'\n', &buf[head..hit]) {
+                        Some(i) => {
+                            head += i + 1;
+                            pending = Some(head);
+                            dropped = None;
+                        }
+                        None if dropped.is_some() => pending_dropped = true,
+                        None => pending = Some(head),
+                    }
+                    nl_from = hit;
+                }
+                None => {
+                    scan_from = filled.saturating_sub(MARKED_OVERLAP).max(scan_from);
+                    break;
+                }
+            }
+        }
+        if pending.is_none() && !pending_dropped {
+            let from = head.max(prev);
+            if let Some(i) = memrchr(b'\n', &buf[from..filled]) {
+                head = from + i + 1;
+                dropped = None;
+            }
+            scan_from = scan_from.max(head);
+        }
+        // Where the unfinished last line starts in the file.
+        let line_start = match (pending, dropped) {
+            (None, Some(from)) => from,
+            _ => base + head as u64,
+        };
+        if base + filled as u64 - line_start > MAX_LINE as u64 {
+            out.overlong += 1;
+            skipping = true;
+            (pending, pending_dropped, dropped) = (None, false, None);
+            (head, scan_from, nl_from) = (filled, filled, filled);
+            out.end = base + filled as u64;
+        } else {
+            out.end = line_start;
+        }
+    }
+    Ok(out)
+}
+
 /// The first complete lines of a file, within `limit` bytes.
 pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
     let file = File::open(path)?;
@@ -752,5 +1006,72 @@ mod tests {
         let mut got = Vec::new();
         assert!(!f.read_tail(12, &mut |l| got.push(l.to_vec())).unwrap());
         assert_eq!(got, vec![b"{\"a\":2}".to_vec()]);
+    }
+
+    fn marked(hay: &[u8]) -> Option<usize> {
+        memchr::memmem::find(hay, b"MARK")
+    }
+
+    fn read_all(bytes: &[u8], start: u64, chunk: usize) -> (Vec<Vec<u8>>, MarkedRead) {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, bytes).unwrap();
+        let mut got: Vec<Vec<u8>> = Vec::new();
+        let r = read_marked_chunked(
+            &File::open(&path).unwrap(),
+            start,
+            chunk,
+            &mut got,
+            |_, hay| marked(hay),
+            |got, line| got.push(line.to_vec()),
+        )
+        .unwrap();
+        (got, r)
+    }
+
+    #[test]
+    fn read_marked_gives_exactly_the_marked_lines_however_the_reads_cut_them() {
+        // Lines of every size, a marker at the start, middle or end of some, a \r\n ending, a
+        // line longer than the cap, and an unterminated last line.
+        let mut text = Vec::new();
+        let mut want = Vec::new();
+        for i in 0..400usize {
+            let len = [8, 40, 700, 5000, 300_000][i % 5] + i;
+            let mut line = vec![b'a' + (i % 26) as u8; len];
+            if i % 3 == 0 {
+                let at = [0, len / 2, len - 4][i % 9 / 3];
+                line[at..at + 4].copy_from_slice(b"MARK");
+                want.push(line.clone());
+            }
+            text.extend_from_slice(&line);
+            text.extend_from_slice(if i == 7 { b"\r\n" } else { b"\n" });
+        }
+        let mut overlong = vec![b'x'; MAX_LINE + 10];
+        overlong[MAX_LINE / 2..MAX_LINE / 2 + 4].copy_from_slice(b"MARK");
+        text.extend_from_slice(&overlong);
+        text.push(b'\n');
+        text.extend_from_slice(b"MARK after\n");
+        want.push(b"MARK after".to_vec());
+        let complete = text.len() as u64;
+        text.extend_from_slice(b"unterminated MARK");
+        for step in [256 << 10, 65_537, 4093, 1024] {
+            let (got, r) = read_all(&text, 0, step);
+            assert_eq!(got.len(), want.len(), "step {step}");
+            assert!(got == want, "step {step}");
+            assert_eq!(r.overlong, 1, "step {step}");
+            assert_eq!(r.end, complete, "step {step}");
+            assert_eq!(r.bytes_read, text.len() as u64);
+        }
+    }
+
+    #[test]
+    fn read_marked_resumes_at_a_line_start() {
+        let text = b"a\nMARK one\nb\nMARK tw";
+        let (got, r) = read_all(text, 0, 1024);
+        assert_eq!(got, vec![b"MARK one".to_vec()]);
+        assert_eq!(r.end, 13);
+        let (got, r) = read_all(b"a\nMARK one\nb\nMARK two\nc\n", 13, 1024);
+        assert_eq!(got, vec![b"MARK two".to_vec()]);
+        assert_eq!((r.end, r.bytes_read), (13 + 11, 11));
     }
 }
