@@ -1,5 +1,6 @@
 //! Turns file changes into events: plan files → `plans:changed`, transcripts and registries →
-//! the session index → `sessions:changed`, worktree files → `worktrees:changed`.
+//! the session index → `sessions:changed`, worktree files → the changed worktrees re-read →
+//! `worktrees:updated` (`worktrees:changed` when worktrees come or go), sizes → `worktrees:size`.
 //!
 //! The watchers live in the core; this module only connects their callbacks to Tauri events and
 //! re-arms them when the roots change (the demo is loaded).
@@ -7,6 +8,7 @@
 use std::time::Duration;
 
 use plandeck_core::sessions::SessionIndex;
+use plandeck_core::worktrees::{self, WorktreeSummary};
 use plandeck_core::{gate, plans, review, watch};
 use tauri::{AppHandle, Emitter, Manager};
 
@@ -128,21 +130,65 @@ pub fn start(app: &AppHandle) {
     *lock(&state.watchers) = handles;
     *lock(&state.tick) = Some(generation);
     *lock(&state.worktree_watcher) = None;
+    state.worktree_sizes.clear();
 }
 
-/// Watches the given worktrees (dirs and git dirs) for live counts; re-armed only when the set
-/// of paths changes.
-pub fn watch_worktrees(app: &AppHandle, paths: Vec<std::path::PathBuf>) {
+/// The sessions' worktree hints from the live index (read once at start and followed since), or
+/// from the transcripts when the index is not there yet.
+pub fn worktree_hints(state: &AppState) -> Vec<plandeck_core::sessions::WorktreeHint> {
+    if let Some(index) = lock(&state.sessions).as_ref() {
+        return index.worktree_hints();
+    }
+    plandeck_core::sessions::worktree_hints(&state.roots())
+}
+
+/// Measures in the background the sizes `list` lacks; each comes as `worktrees:size`.
+pub fn measure_sizes(app: &AppHandle, list: &mut [WorktreeSummary]) {
+    let state = app.state::<AppState>();
+    let missing = state.worktree_sizes.fill(list);
+    let size_app = app.clone();
+    state
+        .worktree_sizes
+        .measure(missing, move |size| emit(&size_app, "worktrees:size", size));
+}
+
+/// Watches the listed worktrees for live counts; re-armed only when the set of worktrees changes.
+/// Each burst of changes that matters (ignored paths never do) re-reads only the worktrees it
+/// concerns, on the watcher's thread (one re-read at a time; what changes meanwhile comes out as
+/// one more), and sends them as `worktrees:updated`; a worktree added or removed asks the window to
+/// list again (`worktrees:changed`).
+pub fn watch_worktrees(app: &AppHandle, list: &[WorktreeSummary]) {
+    let targets = worktrees::watch_targets(list);
     let state = app.state::<AppState>();
     let mut slot = lock(&state.worktree_watcher);
-    if slot.as_ref().is_some_and(|(p, _)| *p == paths) {
+    if slot.as_ref().is_some_and(|(t, _)| *t == targets) {
         return;
     }
     let wt_app = app.clone();
-    match watch::watch(paths.clone(), Duration::from_millis(250), move |_| {
-        emit(&wt_app, "worktrees:changed", ());
-    }) {
-        Ok(h) => *slot = Some((paths, h)),
+    let on_change = move |changed: worktrees::Changed| {
+        let state = wt_app.state::<AppState>();
+        for id in &changed.ids {
+            state.worktree_sizes.invalidate(id);
+        }
+        if changed.listing {
+            emit(&wt_app, "worktrees:changed", ());
+            return;
+        }
+        let roots = state.roots();
+        let ids: Vec<&String> = changed.ids.iter().collect();
+        match worktrees::refresh(&roots, &worktree_hints(&state), &ids) {
+            Ok(mut fresh) => {
+                measure_sizes(&wt_app, &mut fresh);
+                emit(&wt_app, "worktrees:updated", fresh);
+            }
+            Err(e) => {
+                tracing::warn!("cannot re-read changed worktrees: {e}");
+                emit(&wt_app, "worktrees:changed", ());
+            }
+        }
+    };
+    match worktrees::watch(targets.clone(), worktrees::WATCH_TIMING, on_change) {
+        Ok(h) => *slot = Some((targets, h)),
         Err(e) => tracing::warn!("worktrees are not watched live: {e}"),
     }
 }

@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
 use plandeck_core::sessions::SessionIndex;
-use plandeck_core::watch::WatchHandle;
+use plandeck_core::watch::{TreeWatch, WatchHandle};
+use plandeck_core::worktrees::{Sizes, Watched};
 
 pub struct AppState {
     inner: RwLock<Current>,
@@ -14,7 +15,9 @@ pub struct AppState {
     /// Watchers of the current roots; dropping them stops them.
     pub watchers: Mutex<Vec<WatchHandle>>,
     /// The worktree watcher, re-armed whenever the list of worktrees changes.
-    pub worktree_watcher: Mutex<Option<(Vec<std::path::PathBuf>, WatchHandle)>>,
+    pub worktree_watcher: Mutex<Option<(Vec<Watched>, TreeWatch)>>,
+    /// Worktree folder sizes, measured in the background and remembered until a change.
+    pub worktree_sizes: Sizes,
     /// Keeps the liveness tick of the current roots running; replaced (so the old tick stops)
     /// when the roots change.
     pub tick: Mutex<Option<std::sync::Arc<()>>>,
@@ -35,6 +38,7 @@ impl AppState {
             sessions: Arc::new(Mutex::new(None)),
             watchers: Mutex::new(Vec::new()),
             worktree_watcher: Mutex::new(None),
+            worktree_sizes: Sizes::new(),
             tick: Mutex::new(None),
             presence: Mutex::new(None),
         }

@@ -101,8 +101,12 @@ export const ipc = {
 /** The events the shell emits; payloads are typed by their bindings. */
 export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed";
 
+/** The worktrees a file change concerned, re-read (payload WorktreeSummary[]); a folder size
+ * measured after the listing (payload WorktreeSize). */
+export type WorktreeEventName = "worktrees:updated" | "worktrees:size";
+
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
-export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
+export function on<T>(name: EventName | WorktreeEventName, handler: (payload: T) => void): () => void {
   let unlisten: UnlistenFn | undefined;
   let stopped = false;
   listen<T>(name, (e) => handler(e.payload))
