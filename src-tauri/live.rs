@@ -5,6 +5,7 @@
 //! The watchers live in the core; this module only connects their callbacks to Tauri events and
 //! re-arms them when the roots change (the demo is loaded).
 
+use std::path::PathBuf;
 use std::time::Duration;
 
 use plandeck_core::sessions::SessionIndex;
@@ -142,12 +143,16 @@ pub fn worktree_hints(state: &AppState) -> Vec<plandeck_core::sessions::Worktree
     plandeck_core::sessions::worktree_hints(&state.roots())
 }
 
-/// Measures in the background the sizes `list` lacks; each comes as `worktrees:size`.
-pub fn measure_sizes(app: &AppHandle, list: &mut [WorktreeSummary]) {
-    let state = app.state::<AppState>();
-    let missing = state.worktree_sizes.fill(list);
+/// Puts the sizes known into `list` and returns the others, for [`measure_sizes`].
+pub fn known_sizes(app: &AppHandle, list: &mut [WorktreeSummary]) -> Vec<(String, PathBuf)> {
+    app.state::<AppState>().worktree_sizes.fill(list)
+}
+
+/// Measures `missing` in the background; each size comes as `worktrees:size`. Called after the
+/// listing it completes is sent, so a size never arrives before its row.
+pub fn measure_sizes(app: &AppHandle, missing: Vec<(String, PathBuf)>) {
     let size_app = app.clone();
-    state
+    app.state::<AppState>()
         .worktree_sizes
         .measure(missing, move |size| emit(&size_app, "worktrees:size", size));
 }
@@ -178,8 +183,9 @@ pub fn watch_worktrees(app: &AppHandle, list: &[WorktreeSummary]) {
         let ids: Vec<&String> = changed.ids.iter().collect();
         match worktrees::refresh(&roots, &worktree_hints(&state), &ids) {
             Ok(mut fresh) => {
-                measure_sizes(&wt_app, &mut fresh);
+                let missing = known_sizes(&wt_app, &mut fresh);
                 emit(&wt_app, "worktrees:updated", fresh);
+                measure_sizes(&wt_app, missing);
             }
             Err(e) => {
                 tracing::warn!("cannot re-read changed worktrees: {e}");

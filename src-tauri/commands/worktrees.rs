@@ -23,8 +23,10 @@ pub async fn list_worktrees(
         Ok(worktrees::list_with(&roots, None, &hints, opts)?)
     })
     .await?;
-    // Sizes are not walked here: known ones are filled in, the others come as `worktrees:size`.
-    crate::live::measure_sizes(&app, &mut list);
+    // Sizes are not walked here: known ones are filled in, the others come as `worktrees:size`
+    // (the window keeps a size that arrives before the listing does).
+    let missing = crate::live::known_sizes(&app, &mut list);
+    crate::live::measure_sizes(&app, missing);
     crate::live::watch_worktrees(&app, &list);
     Ok(list)
 }
