@@ -6,7 +6,7 @@ use std::sync::Mutex;
 
 const PATIENCE: Duration = Duration::from_secs(10);
 const TIMING: Timing = Timing {
-    quiet: Duration::from_millis(300),
+    quiet: Duration::from_millis(500),
     max_wait: Duration::from_secs(10),
 };
 

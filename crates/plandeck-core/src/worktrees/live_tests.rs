@@ -13,7 +13,7 @@ use crate::worktrees::{list_with, ListOptions};
 
 const PATIENCE: Duration = Duration::from_secs(10);
 const TEST_TIMING: Timing = Timing {
-    quiet: Duration::from_millis(300),
+    quiet: Duration::from_millis(500),
     max_wait: Duration::from_secs(10),
 };
 
