@@ -156,7 +156,7 @@ fn time_changed_files(dir: &Path, bench: &str, git_lines: usize) {
         o,
         "<= 1.5x git status --porcelain",
         Some(("git status --porcelain", g)),
-        serde_json::json!({ "ratio": (o / g * 100.0).round() / 100.0, "git2_statuses_ms": (p * 1000.0).round() / 1000.0,
+        serde_json::json!({ "ratio": (o / g * 100.0).round() / 100.0, "limit": { "ratio": 1.5 }, "git2_statuses_ms": (p * 1000.0).round() / 1000.0,
             "git2_statuses_ratio": (p / g * 100.0).round() / 100.0, "files": FILES, "changed": git_lines, "rounds": ROUNDS }),
     );
 }
@@ -209,7 +209,7 @@ fn unmerged_bench() {
         o,
         "<= 1.2x git rev-list --count",
         Some(("git rev-list --count", g)),
-        serde_json::json!({ "ratio": (o / g * 100.0).round() / 100.0, "commits": expect, "rounds": ROUNDS }),
+        serde_json::json!({ "ratio": (o / g * 100.0).round() / 100.0, "limit": { "ratio": 1.2 }, "commits": expect, "rounds": ROUNDS }),
     );
 }
 
@@ -333,7 +333,7 @@ fn list_bench(repo: &Path) {
     let (o, g, w) = (ms(median(&ours)), ms(median(&theirs)), ms(median(&walked)));
     let mut extra = serde_json::json!({
         "ratio": (o / g * 100.0).round() / 100.0,
-        "budget_check": { "max": 1.2, "figure": "ratio" },
+        "limit": { "ratio": 1.2 },
         "worktrees": 4, "files_per_worktree": FILES, "ignored_files_main": 40_000,
         "with_size_walk_ms": (w * 1000.0).round() / 1000.0,
         "with_size_walk_ratio": (w / g * 100.0).round() / 100.0,
@@ -553,19 +553,20 @@ fn watch_cpu_bench() {
 
     let fraction = cpu.as_secs_f64() / wall.as_secs_f64();
     let old_fraction = old_cpu.as_secs_f64() / old_wall.as_secs_f64();
+    // The figure is the share of one core, in percent; `limit` is what benches/run.sh checks.
     report(
         "worktrees.watch_cpu_build_storm",
-        ms(cpu),
+        fraction * 100.0,
         "≤ 5% of one core",
         None,
         serde_json::json!({
-            "unit": "ms CPU",
-            "cpu_fraction": (fraction * 10_000.0).round() / 10_000.0,
-            "budget_check": { "max": 0.05, "figure": "cpu_fraction" },
+            "unit": "% of one core",
+            "limit": { "ms": 5.0 },
+            "cpu_ms": (ms(cpu) * 1000.0).round() / 1000.0,
             "wall_ms": (ms(wall) * 1000.0).round() / 1000.0,
             "storm_writes": STORM_ROUNDS * STORM_FILES, "source_edits": STORM_EDITS.len(),
             "relists": after_relists,
-            "old_watcher_cpu_fraction": (old_fraction * 10_000.0).round() / 10_000.0,
+            "old_watcher_percent": (old_fraction * 10_000.0).round() / 100.0,
             "old_watcher_relists": old_count,
         }),
     );
