@@ -5,7 +5,8 @@ use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
 use plandeck_core::sessions::SessionIndex;
-use plandeck_core::watch::WatchHandle;
+use plandeck_core::watch::TreeWatch;
+use plandeck_core::worktrees::{Sizes, Watched};
 
 pub struct AppState {
     inner: RwLock<Current>,
@@ -15,7 +16,9 @@ pub struct AppState {
     /// [`plandeck_core::live::Live`]); replaced when the roots change, dropping it stops them.
     pub live: Mutex<Option<plandeck_core::live::Live>>,
     /// The worktree watcher, re-armed whenever the list of worktrees changes.
-    pub worktree_watcher: Mutex<Option<(Vec<std::path::PathBuf>, WatchHandle)>>,
+    pub worktree_watcher: Mutex<Option<(Vec<Watched>, TreeWatch)>>,
+    /// Worktree folder sizes, measured in the background and remembered until a change.
+    pub worktree_sizes: Sizes,
     /// The plan history, scanned in the background and kept up to date (history_live.rs).
     pub history: Arc<crate::history_live::HistoryState>,
 }
@@ -33,6 +36,7 @@ impl AppState {
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
             worktree_watcher: Mutex::new(None),
+            worktree_sizes: Sizes::new(),
             history: Arc::default(),
         }
     }

@@ -43,6 +43,9 @@ test("removes a clean worktree once confirmed; a dirty one stays unless confirme
     // The window knows each worktree by the listing's id (its commands send ids, not paths).
     const id = await s.exec(`return document.querySelector(arguments[0])?.dataset.id ?? "";`, `[data-testid=worktree-row][data-path="${clean}"]`);
     assert.match(id, /^[0-9a-f]{12}$/);
+    // Sizes are not walked by the listing: each fills in once measured in the background.
+    const cleanSize = `[data-testid=worktree-row][data-path="${clean}"] [data-testid=worktree-size]`;
+    await waitFor(async () => /^\d+(\.\d)? (B|KB|MB|GB)$/.test(await s.text(cleanSize)), { what: "the clean worktree's size to fill in" });
     // Counts follow the files live: a new untracked file in the dirty worktree is counted.
     const dirtyCount = `[data-testid=worktree-row][data-path="${dirty}"] [data-testid=changed-files]`;
     await waitFor(async () => (await s.text(dirtyCount)) === "2", { what: "2 changed files at first" });

@@ -117,6 +117,29 @@ fn list_json_has_the_contract_fields() {
 }
 
 #[test]
+fn list_walks_no_folder_unless_sizes_are_asked_for() {
+    let (_tmp, home, _repo_dir, clean, _dirty) = setup();
+    let size_of = |args: &[&str]| {
+        let (code, out, err) = plandeck(&home, args);
+        assert_eq!(code, 0, "{err}");
+        let list: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        list.into_iter()
+            .find(|w| w["path"] == clean.to_str().unwrap())
+            .unwrap()["sizeBytes"]
+            .clone()
+    };
+    assert_eq!(
+        size_of(&["worktrees", "list", "--json"]),
+        serde_json::Value::Null
+    );
+    let sized = size_of(&["worktrees", "list", "--sizes", "--json"]);
+    assert!(sized.as_u64().is_some_and(|b| b > 0), "{sized}");
+    let (code, text, _) = plandeck(&home, &["worktrees", "list", "--sizes"]);
+    assert_eq!(code, 0);
+    assert!(text.contains(" KB"), "{text}");
+}
+
+#[test]
 fn remove_refuses_without_discard_and_removes_with_it() {
     let (_tmp, home, repo_dir, clean, dirty) = setup();
     let (code, _, err) = plandeck(&home, &["worktrees", "remove", dirty.to_str().unwrap()]);

@@ -68,6 +68,8 @@ macro_rules! ipc_table {
                 "plans:changed" => $crate::plans::PlansChanged;
                 "sessions:changed" => $crate::live::SessionsChanged;
                 "worktrees:changed" => $crate::live::WorktreesChanged;
+                "worktrees:updated" => Vec<$crate::worktrees::WorktreeSummary>;
+                "worktrees:size" => $crate::worktrees::WorktreeSize;
                 "gate:changed" => $crate::live::GateChanged;
                 "comments:changed" => $crate::comments::CommentsChanged;
                 "history:progress" => $crate::history::ScanProgress;

@@ -5,7 +5,6 @@
 //! window and the desktop (docs/architecture.md §3).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
-use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -317,45 +316,6 @@ fn waiting_sentence(s: &SessionSummary) -> String {
         _ => "waits for your input",
     };
     format!("{} in {project} {what}.", s.agent.display_name())
-}
-
-/// Watches the folders and git dirs of the `listed` worktrees until dropped, reporting which
-/// worktrees changed.
-pub fn watch_worktrees(
-    listed: &[crate::worktrees::WorktreeSummary],
-    emit: impl Fn(WorktreesChanged) + Send + 'static,
-) -> Result<WatchHandle, watch::WatchError> {
-    let folders: Vec<(PathBuf, String)> = listed
-        .iter()
-        .map(|w| (PathBuf::from(&w.path), w.id.clone()))
-        .collect();
-    watch::watch(
-        crate::worktrees::watch_paths(listed),
-        Duration::from_millis(250),
-        move |changed| emit(worktrees_changed(&folders, &changed)),
-    )
-}
-
-/// The ids of the worktrees whose folder holds a changed path; none when a change is elsewhere
-/// (a shared git dir: any worktree may have changed).
-fn worktrees_changed(folders: &[(PathBuf, String)], changed: &[PathBuf]) -> WorktreesChanged {
-    let mut ids = BTreeSet::new();
-    for path in changed {
-        // The deepest folder holding the path (a worktree may live inside another).
-        match folders
-            .iter()
-            .filter(|(folder, _)| path.starts_with(folder))
-            .max_by_key(|(folder, _)| folder.as_os_str().len())
-        {
-            Some((_, id)) => {
-                ids.insert(id.clone());
-            }
-            None => return WorktreesChanged::default(),
-        }
-    }
-    WorktreesChanged {
-        ids: ids.into_iter().collect(),
-    }
 }
 
 /// TypeScript declarations of the event payloads defined here.

@@ -482,7 +482,8 @@ prunable: boolean,
  */
 submoduleCommits: number, 
 /**
- * Bytes on disk under the folder (git dir excluded); none when not measured.
+ * Bytes on disk under the folder (git dir excluded); none when not measured (the listing does
+ * not walk folders: sizes come later, see [`Sizes`], or with [`ListOptions::sizes`]).
  */
 sizeBytes: number | null, 
 /**
@@ -586,6 +587,16 @@ submodule: string, count: number,
  * The first 100, newest first.
  */
 commits: Array<CommitLine>, };
+
+export type WorktreeSize = { 
+/**
+ * The listing's id.
+ */
+id: string, 
+/**
+ * Bytes on disk under the folder (`.git` excluded); none when it could not be measured.
+ */
+sizeBytes: number | null, };
 
 export type GateStatus = "waiting" | "approving" | "approved" | "rejected" | "answeredInTerminal" | "expired" | "appStopped" | "agentGone";
 

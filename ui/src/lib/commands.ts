@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -97,6 +97,8 @@ export type Events = {
   "plans:changed": PlansChanged;
   "sessions:changed": SessionsChanged;
   "worktrees:changed": WorktreesChanged;
+  "worktrees:updated": Array<WorktreeSummary>;
+  "worktrees:size": WorktreeSize;
   "gate:changed": GateChanged;
   "comments:changed": CommentsChanged;
   "history:progress": ScanProgress;
@@ -106,4 +108,4 @@ export type Events = {
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "gate:changed", "comments:changed", "history:progress", "history:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed"];

@@ -24,6 +24,10 @@ pub enum WorktreesCommand {
         /// Only this repository.
         #[arg(long, value_name = "PATH")]
         repo: Option<PathBuf>,
+        /// Also measure each folder's size (walks every file, `target/` and `node_modules/`
+        /// included; slow on large worktrees).
+        #[arg(long)]
+        sizes: bool,
         /// Print JSON instead of text.
         #[arg(long)]
         json: bool,
@@ -71,8 +75,10 @@ impl WorktreesArgs {
 pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     match args.command {
-        WorktreesCommand::List { repo, json } => {
-            let list = worktrees::list(&roots, repo.as_deref())?;
+        WorktreesCommand::List { repo, sizes, json } => {
+            let hints = plandeck_core::sessions::worktree_hints(&roots);
+            let opts = worktrees::ListOptions { sizes };
+            let list = worktrees::list_with(&roots, repo.as_deref(), &hints, opts)?;
             if json {
                 print_json(out, &list)?;
             } else {
@@ -214,6 +220,9 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
             if let Some(s) = &w.session_id {
                 state.push(format!("session {s}"));
             }
+            if let Some(bytes) = w.size_bytes {
+                state.push(size_text(bytes));
+            }
             line(
                 out,
                 &format!("  {branch:<24} {}  {}", w.path, state.join(", ")),
@@ -221,4 +230,20 @@ fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcEr
         }
     }
     Ok(())
+}
+
+/// A size as people read it ("12.3 MB").
+fn size_text(bytes: u64) -> String {
+    const UNITS: [&str; 5] = ["B", "KB", "MB", "GB", "TB"];
+    let mut v = bytes as f64;
+    let mut i = 0;
+    while v >= 1024.0 && i < UNITS.len() - 1 {
+        v /= 1024.0;
+        i += 1;
+    }
+    if i == 0 {
+        format!("{bytes} B")
+    } else {
+        format!("{v:.1} {}", UNITS[i])
+    }
 }

@@ -142,18 +142,3 @@ fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
         "dropping the handle ends the presence"
     );
 }
-
-#[test]
-fn a_change_is_pinned_to_the_worktree_holding_it() {
-    let folders = vec![
-        (PathBuf::from("/r/main"), "m".to_owned()),
-        (PathBuf::from("/r/main/.worktrees/x"), "x".to_owned()),
-    ];
-    let got = worktrees_changed(&folders, &[PathBuf::from("/r/main/.worktrees/x/src/a.rs")]);
-    assert_eq!(got.ids, ["x"]);
-    let got = worktrees_changed(
-        &folders,
-        &[PathBuf::from("/r/main/a.rs"), PathBuf::from("/r/.git/HEAD")],
-    );
-    assert!(got.ids.is_empty(), "a change elsewhere means any");
-}

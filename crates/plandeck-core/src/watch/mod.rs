@@ -11,6 +11,10 @@
 //! (non-recursively) and the watch is re-armed when the path appears, or falls back to the
 //! ancestor when it disappears. Folders that appear inside a watched tree are walked once so files
 //! created in them before their watch was added are reported too. `.git/objects` churn is dropped.
+//!
+//! [`tree`] is the other watcher, for large trees that hold much to skip (worktrees with their
+//! `target/` and `node_modules/`): it never watches a skipped folder and reports each burst once,
+//! on its trailing edge.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Component, Path, PathBuf};
@@ -20,6 +24,9 @@ use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use notify::{EventKind, RecommendedWatcher, RecursiveMode, Watcher};
+
+pub mod tree;
+pub use tree::{watch_tree, Timing, TreeRules, TreeWatch};
 
 #[derive(Debug, thiserror::Error)]
 pub enum WatchError {

@@ -2,9 +2,8 @@
 //! `git worktree list`), each summarised with its counts. A repository that cannot be read becomes
 //! an entry with a `problem`, never a failure of the whole list.
 
-use std::collections::{BTreeMap, HashMap, HashSet};
+use std::collections::{BTreeMap, HashSet};
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicU64, Ordering};
 
 use git2::{Repository, WorktreeLockStatus};
 use rayon::prelude::*;
@@ -39,26 +38,67 @@ pub(crate) struct Sessions {
     pub original_head: Option<String>,
 }
 
+/// What a listing measures besides the counts.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq)]
+pub struct ListOptions {
+    /// Walk each folder for its size (slow on a worktree with a `target/`; the window measures
+    /// sizes in the background instead, see [`super::Sizes`]).
+    pub sizes: bool,
+}
+
 /// Every worktree of every repository seen in sessions plus `roots.extra_repos` (or only of
-/// `repo`), each summarised. Unreadable repositories are entries with a `problem`.
+/// `repo`), each summarised, without sizes. Unreadable repositories are entries with a `problem`.
+/// Reads the sessions once for their hints; with a session index at hand, use [`list_with`].
 pub fn list(roots: &Roots, repo: Option<&Path>) -> Result<Vec<WorktreeSummary>, WorktreeError> {
-    let hints = worktree_hints(roots);
+    list_with(roots, repo, &worktree_hints(roots), ListOptions::default())
+}
+
+/// [`list`], with the sessions' worktree hints from the caller (the live session index's
+/// [`crate::sessions::SessionIndex::worktree_hints`]) and sizes when asked for.
+pub fn list_with(
+    roots: &Roots,
+    repo: Option<&Path>,
+    hints: &[WorktreeHint],
+    opts: ListOptions,
+) -> Result<Vec<WorktreeSummary>, WorktreeError> {
     let kept = keep::kept_set(roots)?;
     let (found, mut problems) = match repo {
         Some(repo) => {
             let common = common_dir_of(repo)?;
             (worktrees_of(&common)?, Vec::new())
         }
-        None => find_all(roots, &hints),
+        None => find_all(roots, hints),
     };
-    let sessions = assign_sessions(&found, &hints);
+    let sessions = assign_sessions(&found, hints);
     let mut out: Vec<WorktreeSummary> = found
         .par_iter()
         .zip(sessions.par_iter())
-        .map(|(f, s)| summarize(f, s, &kept, true))
+        .map(|(f, s)| summarize(f, s, &kept, opts.sizes))
         .collect();
     out.append(&mut problems);
     Ok(out)
+}
+
+/// The listed worktrees whose ids are in `ids`, each summarised again (no sizes): what a change
+/// the watcher reported needs re-reading, and nothing else. Ids no longer listed are left out.
+pub fn refresh<S: AsRef<str>>(
+    roots: &Roots,
+    hints: &[WorktreeHint],
+    ids: &[S],
+) -> Result<Vec<WorktreeSummary>, WorktreeError> {
+    let kept = keep::kept_set(roots)?;
+    let (found, _) = find_all(roots, hints);
+    let sessions = assign_sessions(&found, hints);
+    let wanted: HashSet<&str> = ids.iter().map(AsRef::as_ref).collect();
+    let picked: Vec<(&Found, &Sessions)> = found
+        .iter()
+        .zip(sessions.iter())
+        .filter(|(f, _)| wanted.contains(worktree_id(&f.path, &f.common_dir).as_str()))
+        .collect();
+    Ok(picked
+        .par_iter()
+        .map(|(f, s)| summarize(f, s, &kept, false))
+        .collect())
 }
 
 /// The git common dir of the repository holding `path` (a worktree of it, or any folder inside).
@@ -77,12 +117,17 @@ pub(crate) fn find_all(
 ) -> (Vec<Found>, Vec<WorktreeSummary>) {
     let mut commons: BTreeMap<PathBuf, ()> = BTreeMap::new();
     let mut problems = Vec::new();
+    // Many sessions share a folder: each folder is looked up once.
+    let mut seen: HashSet<&Path> = HashSet::new();
     for hint in hints {
         let at = hint
             .worktree_path
             .as_deref()
             .filter(|p| p.exists())
             .unwrap_or(&hint.cwd);
+        if !seen.insert(at) {
+            continue;
+        }
         // A session folder that is not (or no longer) a repository is ordinary: skip it quietly.
         if let Ok(common) = common_dir_of(at) {
             commons.insert(common, ());
@@ -356,65 +401,7 @@ pub(crate) fn summarize_in_full(
         Err(e) => s.problem = Some(format!("cannot read changed files: {e}")),
     }
     if with_size {
-        counted.summary.size_bytes = dir_size(&f.path);
+        counted.summary.size_bytes = super::sizes::dir_size(&f.path);
     }
     counted
-}
-
-const SIZE_ENTRY_CAP: u64 = 2_000_000;
-
-/// Bytes on disk under `dir`, `.git` excluded, walked in parallel; none past 2 million entries
-/// (a size that slow to measure is not worth the wait).
-fn dir_size(dir: &Path) -> Option<u64> {
-    let entries = AtomicU64::new(0);
-    fn walk(dir: &Path, entries: &AtomicU64) -> Option<u64> {
-        let read = std::fs::read_dir(dir).ok()?;
-        let mut total = 0u64;
-        let mut subdirs = Vec::new();
-        for entry in read.flatten() {
-            if entries.fetch_add(1, Ordering::Relaxed) > SIZE_ENTRY_CAP {
-                return None;
-            }
-            if entry.file_name() == ".git" {
-                continue;
-            }
-            let Ok(meta) = entry.metadata() else { continue };
-            if meta.is_dir() {
-                subdirs.push(entry.path());
-            } else {
-                use std::os::unix::fs::MetadataExt;
-                total += meta.blocks() * 512;
-            }
-        }
-        let nested: Option<Vec<u64>> = subdirs.par_iter().map(|d| walk(d, entries)).collect();
-        Some(total + nested?.into_iter().sum::<u64>())
-    }
-    walk(dir, &entries)
-}
-
-/// What the shell should watch to keep the counts live: each worktree folder, its git dir and the
-/// repository's common dir (for refs). The watcher should skip `objects/` churn under git dirs.
-pub fn watch_paths(list: &[WorktreeSummary]) -> Vec<PathBuf> {
-    let mut out: Vec<PathBuf> = Vec::new();
-    let mut seen: HashSet<PathBuf> = HashSet::new();
-    let mut push = |p: PathBuf, out: &mut Vec<PathBuf>| {
-        if seen.insert(p.clone()) {
-            out.push(p);
-        }
-    };
-    let mut git_dirs: HashMap<String, ()> = HashMap::new();
-    for s in list {
-        let path = PathBuf::from(&s.path);
-        if !path.is_dir() {
-            continue;
-        }
-        push(path.clone(), &mut out);
-        if let Ok(repo) = Repository::open(&path) {
-            push(canonical(repo.path()), &mut out);
-            if git_dirs.insert(s.repo.clone(), ()).is_none() {
-                push(canonical(repo.commondir()), &mut out);
-            }
-        }
-    }
-    out
 }

@@ -18,6 +18,8 @@
 //! One file per operation:
 //! - [`list`](list()): repositories from session hints and settings, each worktree summarised.
 //! - `status`: the fast changed-file scan (parallel stat of the index, untracked walk).
+//! - `live`: the watcher that keeps the counts live (ignores what git ignores, one call per burst).
+//! - `sizes`: folder sizes measured in the background and remembered, never on the listing's path.
 //! - `unmerged`: the base of a worktree and the commits on HEAD not on it.
 //! - `remove`: the removal preview (typed refusals), removal, "remove all clean and merged".
 //! - `panes`: the tmux panes in a worktree, the agents' own told from the person's.
@@ -35,19 +37,23 @@ use crate::ipc::{ErrorKind, IpcError};
 mod archive;
 mod keep;
 mod list;
+mod live;
 mod panes;
 mod remove;
+mod sizes;
 mod status;
 mod submodules;
 mod unmerged;
 
 pub use archive::restore;
 pub use keep::{is_kept, keep, unkeep};
-pub use list::{list, resolve_id, resolve_repo_id, watch_paths};
+pub use list::{list, list_with, refresh, resolve_id, resolve_repo_id, ListOptions};
+pub use live::{watch, watch_targets, Changed, Watched, TIMING as WATCH_TIMING};
 pub use remove::{
     clean_confirmation_text, clean_removals, removal_preview, remove, remove_clean,
     remove_previewed, RemoveOptions,
 };
+pub use sizes::{Sizes, WorktreeSize, MAX_AGE as SIZE_MAX_AGE};
 pub use status::{changed_files, ChangedFile, ChangedFiles};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 
@@ -87,7 +93,8 @@ pub struct WorktreeSummary {
     /// Commits in its submodules found nowhere else (not on any branch or remote-tracking ref of
     /// the submodule's own repository): removing the folder would lose them.
     pub submodule_commits: u32,
-    /// Bytes on disk under the folder (git dir excluded); none when not measured.
+    /// Bytes on disk under the folder (git dir excluded); none when not measured (the listing does
+    /// not walk folders: sizes come later, see [`Sizes`], or with [`ListOptions::sizes`]).
     #[ts(type = "number | null")]
     pub size_bytes: Option<u64>,
     /// The session working in this worktree, from the transcripts.
@@ -437,6 +444,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <RemoveOutcome as TS>::decl(),
         <PaneLine as TS>::decl(),
         <SubmoduleCommits as TS>::decl(),
+        <WorktreeSize as TS>::decl(),
     ]
 }
 

@@ -344,7 +344,11 @@ fn list_shows_main_and_linked_with_counts() {
         (c.changed_files, c.unmerged_commits, c.base_name.as_deref()),
         (0, Some(0), Some("main"))
     );
-    assert!(c.size_bytes.unwrap() > 0);
+    // The listing walks no folder: sizes come later, or when asked for.
+    assert_eq!(c.size_bytes, None);
+    let sized = list_with(&f.roots(), None, &[], ListOptions { sizes: true }).unwrap();
+    let c_sized = sized.iter().find(|w| Path::new(&w.path) == clean).unwrap();
+    assert!(c_sized.size_bytes.unwrap() > 0);
     let d = list.iter().find(|w| Path::new(&w.path) == dirty).unwrap();
     assert_eq!(d.changed_files as usize, porcelain(&dirty).len());
     assert_eq!((d.changed_files, d.unmerged_commits), (1, Some(1)));
@@ -370,9 +374,11 @@ fn list_shows_main_and_linked_with_counts() {
             .len(),
         3
     );
-    let watch = watch_paths(&list);
+    let watch = watch_targets(&list);
+    assert_eq!(watch.len(), 3, "{watch:?}");
     assert!(
-        watch.contains(&clean) && watch.iter().any(|p| p.ends_with(".git")),
+        watch.iter().any(|w| w.path == clean)
+            && watch.iter().all(|w| w.common_dir.ends_with(".git")),
         "{watch:?}"
     );
 }
@@ -1190,4 +1196,110 @@ fn remove_all_clean_leaves_a_worktree_with_the_persons_pane_in_it() {
     assert_eq!(removed, [free.to_string_lossy().to_string()]);
     assert!(occupied.exists() && !free.exists());
     assert!(tmux.panes().contains(&pane) && alive(pid));
+}
+
+/// Waits for a size report for `id` on `rx`.
+fn size_for(rx: &std::sync::mpsc::Receiver<WorktreeSize>, id: &str) -> Option<u64> {
+    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
+    loop {
+        let left = deadline.saturating_duration_since(std::time::Instant::now());
+        let s = rx.recv_timeout(left).expect("a size report");
+        if s.id == id {
+            return s.size_bytes;
+        }
+    }
+}
+
+#[test]
+fn listing_never_walks_a_folder_for_its_size() {
+    use inotify::{Inotify, WatchMask};
+    let f = fixture();
+    let (wt, _) = f.worktree("built");
+    write(&wt.join(".gitignore"), "target/\n");
+    write(&wt.join("target/debug/deep/out.o"), "object\n");
+    // A folder only a size walk opens: git status skips an ignored folder without reading it.
+    let mut opened = Inotify::init().unwrap();
+    opened
+        .watches()
+        .add(wt.join("target/debug/deep"), WatchMask::OPEN)
+        .unwrap();
+    let mut buf = vec![0u8; 4096];
+    let opens = |ino: &mut Inotify, buf: &mut [u8]| match ino.read_events(buf) {
+        Ok(events) => events.count(),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+        Err(e) => panic!("{e}"),
+    };
+
+    let listed = list(&f.roots(), None).unwrap();
+    let hints = crate::sessions::worktree_hints(&f.roots());
+    let refreshed = refresh(&f.roots(), &hints, &[listed[0].id.clone()]).unwrap();
+    assert_eq!(
+        opens(&mut opened, &mut buf),
+        0,
+        "the listing opened target/"
+    );
+    assert!(listed.iter().all(|w| w.size_bytes.is_none()), "{listed:#?}");
+    assert_eq!(refreshed.len(), 1);
+    assert_eq!(refreshed[0].size_bytes, None);
+    let built = listed.iter().find(|w| Path::new(&w.path) == wt).unwrap();
+    assert_eq!(built.changed_files, 1, "only .gitignore: {built:#?}");
+
+    // The probe sees a walk when there is one (asked for: --sizes).
+    let sized = list_with(&f.roots(), None, &[], ListOptions { sizes: true }).unwrap();
+    assert!(
+        opens(&mut opened, &mut buf) > 0,
+        "the size walk was not seen"
+    );
+    assert!(sized.iter().all(|w| w.size_bytes.is_some()));
+}
+
+#[test]
+fn sizes_arrive_later_and_are_forgotten_when_the_worktree_changes() {
+    let f = fixture();
+    let (wt, _) = f.worktree("sized");
+    let mut listed = list(&f.roots(), None).unwrap();
+    let id = listed
+        .iter()
+        .find(|w| Path::new(&w.path) == wt)
+        .unwrap()
+        .id
+        .clone();
+    let sizes = Sizes::new();
+    // Nothing known yet: every worktree is to be measured, and the listing keeps its none.
+    let missing = sizes.fill(&mut listed);
+    assert_eq!(missing.len(), listed.len());
+    assert!(listed.iter().all(|w| w.size_bytes.is_none()));
+
+    let (tx, rx) = std::sync::mpsc::channel();
+    let report = move |s: WorktreeSize| {
+        let _ = tx.send(s);
+    };
+    sizes.measure(missing, report.clone());
+    let first = size_for(&rx, &id).expect("a size");
+    assert!(first > 0);
+    assert_eq!(sizes.known(&id), Some(Some(first)));
+    // Known now: filled in at once, and a new request reports it without a walk.
+    let mut again = list(&f.roots(), None).unwrap();
+    let missing = sizes.fill(&mut again);
+    let filled = again.iter().find(|w| w.id == id).unwrap();
+    assert_eq!(filled.size_bytes, Some(first));
+    assert!(missing.iter().all(|(m, _)| *m != id));
+
+    // The worktree changes (the watcher says so): the size is forgotten and measured again.
+    write(&wt.join("big.bin"), &"x".repeat(1 << 20));
+    sizes.invalidate(&id);
+    assert_eq!(sizes.known(&id), None);
+    let mut third = list(&f.roots(), None).unwrap();
+    let missing = sizes.fill(&mut third);
+    assert!(third
+        .iter()
+        .find(|w| w.id == id)
+        .unwrap()
+        .size_bytes
+        .is_none());
+    assert!(missing.iter().any(|(m, _)| *m == id));
+    sizes.measure(missing, report);
+    let second = size_for(&rx, &id).expect("a size");
+    assert!(second >= first + (1 << 20), "{first} then {second}");
+    assert_eq!(sizes.known(&id), Some(Some(second)));
 }

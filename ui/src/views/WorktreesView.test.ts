@@ -1,0 +1,97 @@
+import { describe, expect, it } from "vitest";
+import { render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
+import WorktreesView from "./WorktreesView.svelte";
+import type { WorktreeSummary } from "../lib/bindings";
+
+const worktree = (over: Partial<WorktreeSummary>): WorktreeSummary => ({
+  id: "wt1",
+  repoId: "r1",
+  repo: "/h/repo",
+  path: "/h/repo-feature",
+  branch: "feature",
+  head: "0123456789abcdef",
+  base: "fedcba9876543210",
+  baseName: "main",
+  changedFiles: 0,
+  unmergedCommits: 0,
+  locked: false,
+  lockReason: null,
+  isMain: false,
+  prunable: false,
+  submoduleCommits: 0,
+  sizeBytes: null,
+  sessionId: null,
+  kept: false,
+  problem: null,
+  ...over,
+});
+
+/** A promise with its resolve function outside. */
+function deferred<T>() {
+  let resolve!: (v: T) => void;
+  const promise = new Promise<T>((r) => (resolve = r));
+  return { promise, resolve };
+}
+
+describe("WorktreesView", () => {
+  it("lists once at a time: changes announced while a listing runs make one more listing after it", async () => {
+    const pending: { resolve: (v: WorktreeSummary[]) => void }[] = [];
+    let running = 0;
+    let most = 0;
+    mockIPC(
+      (cmd) => {
+        if (cmd !== "list_worktrees") return null;
+        running++;
+        most = Math.max(most, running);
+        const d = deferred<WorktreeSummary[]>();
+        pending.push(d);
+        return d.promise.finally(() => running--);
+      },
+      { shouldMockEvents: true },
+    );
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(pending.length).toBe(1));
+    // Three announcements while the first listing is still running.
+    await emit("worktrees:changed");
+    await emit("worktrees:changed");
+    await emit("worktrees:changed");
+    await new Promise((r) => setTimeout(r, 20));
+    expect(pending.length).toBe(1);
+    pending[0].resolve([worktree({ changedFiles: 1 })]);
+    // Exactly one more listing, after the first.
+    await waitFor(() => expect(pending.length).toBe(2));
+    pending[1].resolve([worktree({ changedFiles: 2 })]);
+    await waitFor(() => expect(screen.getByTestId("changed-files")).toHaveTextContent("2"));
+    await new Promise((r) => setTimeout(r, 20));
+    expect(pending.length).toBe(2);
+    expect(most).toBe(1);
+  });
+
+  it("shows … until a size arrives, puts re-read worktrees in place, and measures them again", async () => {
+    mockIPC(
+      (cmd) =>
+        cmd === "list_worktrees"
+          ? [worktree({}), worktree({ id: "wt2", path: "/h/repo-gone", prunable: true, problem: "the folder is gone" })]
+          : null,
+      { shouldMockEvents: true },
+    );
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("worktree-row").length).toBe(2));
+    const sizeOf = (id: string) =>
+      screen.getAllByTestId("worktree-row").find((r) => r.dataset.id === id)!.querySelector("[data-testid=worktree-size]")!;
+    expect(sizeOf("wt1")).toHaveTextContent("…");
+    expect(sizeOf("wt2").textContent).toBe("");
+
+    await emit("worktrees:size", { id: "wt1", sizeBytes: 3 * 1024 * 1024 });
+    await waitFor(() => expect(sizeOf("wt1")).toHaveTextContent("3.0 MB"));
+
+    // The watcher re-read wt1 after a change: its counts are replaced, its size is measured again.
+    await emit("worktrees:updated", [worktree({ changedFiles: 4 })]);
+    await waitFor(() => expect(screen.getAllByTestId("changed-files")[0]).toHaveTextContent("4"));
+    expect(sizeOf("wt1")).toHaveTextContent("…");
+    await emit("worktrees:size", { id: "wt1", sizeBytes: null });
+    await waitFor(() => expect(sizeOf("wt1").textContent).toBe(""));
+  });
+});
