@@ -22,8 +22,8 @@ pub async fn transcript_plans(state: State<'_, AppState>) -> Result<Vec<Recovere
 
 /// How far the history's scan is (the last `history:progress`).
 #[tauri::command]
-pub fn history_progress(state: State<'_, AppState>) -> ScanProgress {
-    state.history.progress()
+pub async fn history_progress(state: State<'_, AppState>) -> Result<ScanProgress, IpcError> {
+    Ok(state.history.progress())
 }
 
 /// One recovered plan, every version the agent submitted with its decision, latest text rendered.
