@@ -28,6 +28,7 @@ import type {
   SearchHit,
   SessionSummary,
   WorktreeSummary,
+  IndexProgress,
 } from "./bindings";
 
 export type * from "./bindings";
@@ -79,6 +80,8 @@ export const ipc = {
     call<PlacedComment>("add_comment", { id, quote, text, near }),
   changeComment: (commentId: string, action: CommentAction) => call<void>("change_comment", { commentId, action }),
   listSessions: () => call<SessionSummary[]>("list_sessions"),
+  /** How far the background load of the session index is (also the `sessions:progress` event). */
+  sessionIndexProgress: () => call<IndexProgress>("session_index_progress"),
   listWorktrees: () => call<WorktreeSummary[]>("list_worktrees"),
   /** Worktree commands take the ids of the listing, never paths. */
   keepWorktree: (id: string) => call<void>("keep_worktree", { id }),
@@ -99,7 +102,7 @@ export const ipc = {
 };
 
 /** The events the shell emits; payloads are typed by their bindings. */
-export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed";
+export type EventName = "app:roots-changed" | "plans:changed" | "sessions:changed" | "worktrees:changed" | "gate:changed" | "sessions:progress";
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
 export function on<T>(name: EventName, handler: (payload: T) => void): () => void {
