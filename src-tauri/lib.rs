@@ -60,6 +60,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
             commands::comments::add_comment,
             commands::comments::change_comment,
             commands::sessions::list_sessions,
+            commands::sessions::session_index_progress,
             commands::worktrees::list_worktrees,
             commands::worktrees::keep_worktree,
             commands::worktrees::remove_worktree,

@@ -79,30 +79,53 @@ pub fn start(app: &AppHandle) {
         Err(e) => tracing::warn!("plans are not watched live: {e}"),
     }
 
-    // Sessions: a fresh index, then follow appended bytes.
-    let index = SessionIndex::open(&roots);
-    let session_paths = index.watch_roots();
-    *lock(&state.sessions) = Some(index);
+    // Sessions: the index loads in the background (seconds on a heavy home) while the window
+    // shows plans; `sessions:progress` tells how far it is, `sessions:changed` when it is in.
+    // The watcher starts first: what it reports meanwhile waits in the backlog.
+    *lock(&state.sessions) = None;
+    lock(&state.sessions_backlog).clear();
+    *lock(&state.sessions_progress) = Default::default();
     let sessions = state.sessions.clone();
+    let backlog = state.sessions_backlog.clone();
     let session_app = app.clone();
-    let mut waiting = waiting_sessions(&sessions);
-    match watch::watch(session_paths, DEBOUNCE, move |paths| {
-        let changed = match lock(&sessions).as_mut() {
-            Some(index) => index.apply(&paths),
-            None => false,
-        };
-        if changed {
-            emit(&session_app, "sessions:changed", ());
-            // A session that starts waiting for the person gets a desktop notification.
-            let now = waiting_sessions(&sessions);
-            for (id, what) in &now {
-                if !waiting.contains_key(id) {
-                    crate::notify::session_waiting(&session_app, what);
+    // Sessions already waiting when the index came in are not news (no notification).
+    let mut waiting: Option<std::collections::HashMap<String, String>> = None;
+    match watch::watch(
+        SessionIndex::watch_roots_of(&roots),
+        DEBOUNCE,
+        move |paths| {
+            let changed = {
+                let mut slot = lock(&sessions);
+                match slot.as_mut() {
+                    Some(index) => {
+                        if waiting.is_none() {
+                            waiting = Some(waiting_sessions(index));
+                        }
+                        index.apply(&paths)
+                    }
+                    None => {
+                        lock(&backlog).extend(paths);
+                        false
+                    }
                 }
+            };
+            if changed {
+                emit(&session_app, "sessions:changed", ());
+                // A session that starts waiting for the person gets a desktop notification.
+                let now = lock(&sessions)
+                    .as_ref()
+                    .map(waiting_sessions)
+                    .unwrap_or_default();
+                let before = waiting.take().unwrap_or_default();
+                for (id, what) in &now {
+                    if !before.contains_key(id) {
+                        crate::notify::session_waiting(&session_app, what);
+                    }
+                }
+                waiting = Some(now);
             }
-            waiting = now;
-        }
-    }) {
+        },
+    ) {
         Ok(h) => handles.push(h),
         Err(e) => tracing::warn!("sessions are not watched live: {e}"),
     }
@@ -126,8 +149,60 @@ pub fn start(app: &AppHandle) {
         }
     });
     *lock(&state.watchers) = handles;
+    load_sessions(app, roots, std::sync::Arc::downgrade(&generation));
     *lock(&state.tick) = Some(generation);
     *lock(&state.worktree_watcher) = None;
+}
+
+/// Reads the session index on a thread of its own, emitting `sessions:progress` as it goes (at
+/// most every 100 ms, and when done), then stores it unless the roots changed meanwhile
+/// (`generation` gone) and applies what the watcher reported while it read.
+fn load_sessions(
+    app: &AppHandle,
+    roots: plandeck_core::config::Roots,
+    generation: std::sync::Weak<()>,
+) {
+    let app = app.clone();
+    std::thread::spawn(move || {
+        let state = app.state::<AppState>();
+        let last = std::sync::Mutex::new(None::<std::time::Instant>);
+        let progress = state.sessions_progress.clone();
+        let index = SessionIndex::open_with_progress(&roots, &|p| {
+            if generation.upgrade().is_none() {
+                return;
+            }
+            let mut last = lock(&last);
+            if !p.ready && last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+                return;
+            }
+            *last = Some(std::time::Instant::now());
+            if p.ready {
+                return; // said once the index is stored, below
+            }
+            *lock(&progress) = p;
+            emit(&app, "sessions:progress", p);
+        });
+        let done = {
+            let mut slot = lock(&state.sessions);
+            // Checked under the lock: a newer start() clears the slot before its own load.
+            if generation.upgrade().is_none() {
+                return;
+            }
+            let mut index = index;
+            let backlog = std::mem::take(&mut *lock(&state.sessions_backlog));
+            if !backlog.is_empty() {
+                index.apply(&backlog);
+            }
+            let n = index.sessions().len();
+            *slot = Some(index);
+            let p = plandeck_core::sessions::IndexProgress::new(n, n, true);
+            *lock(&state.sessions_progress) = p;
+            p
+        };
+        tracing::info!(sessions = done.total, "session index loaded");
+        emit(&app, "sessions:progress", done);
+        emit(&app, "sessions:changed", ());
+    });
 }
 
 /// Watches the given worktrees (dirs and git dirs) for live counts; re-armed only when the set
@@ -148,14 +223,10 @@ pub fn watch_worktrees(app: &AppHandle, paths: Vec<std::path::PathBuf>) {
 }
 
 /// Sessions waiting for the person (approval or input), by id, with a line saying which.
-fn waiting_sessions(
-    sessions: &std::sync::Mutex<Option<SessionIndex>>,
-) -> std::collections::HashMap<String, String> {
+fn waiting_sessions(index: &SessionIndex) -> std::collections::HashMap<String, String> {
     use plandeck_core::sessions::SessionState;
-    let Some(index) = lock(sessions).as_ref().map(|i| i.sessions()) else {
-        return Default::default();
-    };
     index
+        .sessions()
         .into_iter()
         .filter(|s| {
             matches!(

@@ -20,6 +20,11 @@ pub struct AppState {
     pub tick: Mutex<Option<std::sync::Arc<()>>>,
     /// Tells agent hooks that Plandeck is running (so they wait for a decision); removed on drop.
     pub presence: Mutex<Option<plandeck_core::gate::AppPresence>>,
+    /// How far the background load of the session index is (`sessions:progress`).
+    pub sessions_progress: Arc<Mutex<plandeck_core::sessions::IndexProgress>>,
+    /// Paths the session watcher reported while the index was still loading; applied once it
+    /// is in (lock `sessions` first, then this).
+    pub sessions_backlog: Arc<Mutex<Vec<std::path::PathBuf>>>,
 }
 
 #[derive(Clone)]
@@ -37,6 +42,8 @@ impl AppState {
             worktree_watcher: Mutex::new(None),
             tick: Mutex::new(None),
             presence: Mutex::new(None),
+            sessions_progress: Arc::new(Mutex::new(Default::default())),
+            sessions_backlog: Arc::new(Mutex::new(Vec::new())),
         }
     }
 

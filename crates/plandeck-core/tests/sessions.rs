@@ -706,3 +706,24 @@ fn subagent_transcripts_count_as_the_session_activity() {
     assert_eq!(index.session("s-parent").unwrap().state, SessionState::Idle);
     assert!(!index.apply(&[sub.clone(), sub2.clone()]));
 }
+
+/// The window fills sessions in as the index loads: progress counts every transcript read, ends
+/// `ready` with read == total, and the watch list is known before any index is open.
+#[test]
+fn open_with_progress_counts_every_transcript_and_ends_ready() {
+    let Some(home) = fixture_home() else { return };
+    let roots = Roots::under_home(home.path());
+    let seen = std::sync::Mutex::new(Vec::new());
+    let index = SessionIndex::open_with_progress(&roots, &|p| seen.lock().unwrap().push(p));
+    let seen = seen.into_inner().unwrap();
+    let total = index.sessions().len() as u32;
+    assert_eq!(total, 11);
+    assert_eq!(seen.first().map(|p| (p.read, p.ready)), Some((0, false)));
+    let last = *seen.last().unwrap();
+    assert!(last.ready && last.read == last.total, "{last:?}");
+    assert!(last.total >= total, "{last:?}");
+    assert!(seen[..seen.len() - 1]
+        .iter()
+        .all(|p| !p.ready && p.read < p.total));
+    assert_eq!(index.watch_roots(), SessionIndex::watch_roots_of(&roots));
+}

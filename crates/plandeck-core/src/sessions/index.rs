@@ -140,6 +140,15 @@ fn format_time(t: OffsetDateTime) -> Option<String> {
 impl SessionIndex {
     /// Discovers every session and reads each transcript's head and tail.
     pub fn open(roots: &Roots) -> SessionIndex {
+        Self::open_with_progress(roots, &|_| {})
+    }
+
+    /// [`SessionIndex::open`], telling `progress` how many transcripts are read so far (from any
+    /// reading thread, at most about once per 1% and at the end), so a window can fill in.
+    pub fn open_with_progress(
+        roots: &Roots,
+        progress: &(dyn Fn(super::IndexProgress) + Sync),
+    ) -> SessionIndex {
         let mut index = SessionIndex {
             roots: roots.clone(),
             entries: Vec::new(),
@@ -155,13 +164,25 @@ impl SessionIndex {
             index.read_registry(&p);
         }
         let found = index.discover_all();
+        let total = found.len();
+        let step = (total / 100).max(1);
+        let read = std::sync::atomic::AtomicUsize::new(0);
+        progress(super::IndexProgress::new(0, total, false));
         let entries: Vec<Entry> = found
             .into_par_iter()
-            .map(|(agent, path)| index.load(agent, &path))
+            .map(|(agent, path)| {
+                let e = index.load(agent, &path);
+                let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if n.is_multiple_of(step) && n < total {
+                    progress(super::IndexProgress::new(n, total, false));
+                }
+                e
+            })
             .collect();
         for e in entries {
             index.insert(e);
         }
+        progress(super::IndexProgress::new(total, total, true));
         index
     }
 
@@ -179,7 +200,13 @@ impl SessionIndex {
     /// exists (re-open the index when an agent's folders appear). Pid liveness has no file event:
     /// call [`SessionIndex::tick`] now and then, and `sessions()` again for time-based states.
     pub fn watch_roots(&self) -> Vec<PathBuf> {
-        let r = &self.roots;
+        Self::watch_roots_of(&self.roots)
+    }
+
+    /// [`SessionIndex::watch_roots`] before any index is open (a watcher started while the index
+    /// loads in the background).
+    pub fn watch_roots_of(roots: &Roots) -> Vec<PathBuf> {
+        let r = roots;
         let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
             (
                 &r.claude,
