@@ -1,0 +1,85 @@
+// Window-level latency (docs/architecture.md §6, issue #15), the real window on a small home:
+// - hook fires → card visible: `plandeck hook claude` started as an agent starts it, until the
+//   first frame after its card is in the window (budget p95 < 300 ms);
+// - click approve → agent unblocked (headless): the card's Approve clicked in the page, until the
+//   hook process exits with the decision;
+// - plan written → window updated, while a transcript is appended to every 20 ms (an agent at
+//   work): a plan file written, until the first frame after its row is in the plan list.
+// Usage: node benches/window/latency.mjs [--samples 30]   (PLANDECK_BIN: the binary; DISPLAY set)
+
+import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { join } from "node:path";
+import { withApp } from "../../tests/e2e/webdriver.mjs";
+import { args, emit, recordAppearances, row, smallHome, startHook, waitSeen } from "./lib.mjs";
+
+export async function latency({ samples = 30 } = {}) {
+  const home = smallHome(3);
+  const rows = [];
+  await withApp({ home }, async (s) => {
+    await s.waitFor("[data-testid=plan-row]", { timeout: 30000 });
+
+    // Hook → card, then Approve → hook exit.
+    await recordAppearances(s, "[data-testid=gate-request]", "data-id");
+    const done = {};
+    const toCard = [];
+    const toExit = [];
+    for (let n = 0; n < samples; n++) {
+      const t0 = Date.now();
+      const hook = startHook(home, n);
+      const card = await waitSeen(s, (k) => !(k in done), `card of hook ${n}`);
+      done[card.key] = true;
+      toCard.push(card.at - t0);
+      const clickedAt = await s.exec(
+        `const b = document.querySelector('[data-testid=gate-request][data-id="' + arguments[0] + '"] [data-testid=gate-approve-auto]');
+         if (!b) return 0;
+         const t = Date.now(); b.click(); return t;`,
+        card.key,
+      );
+      if (!clickedAt) throw new Error(`no Approve button on card ${card.key}`);
+      const exit = await hook.exited;
+      if (exit.code !== 0 || !/allow/.test(exit.stdout)) {
+        throw new Error(`hook ${n} exited ${exit.code} without an approval: ${exit.stdout}`);
+      }
+      toExit.push(exit.at - clickedAt);
+    }
+    rows.push(row("window_hook_to_card_visible", toCard, { budget: "p95 < 300 ms", max: 300, of: "p95_ms" }));
+    rows.push(row("window_approve_click_to_hook_exit", toExit, { mode: "headless (hook process)" }));
+
+    // Plan written → row in the list, with a transcript growing beside it.
+    const transcriptDir = join(home, ".claude/projects/-busy");
+    mkdirSync(transcriptDir, { recursive: true });
+    const transcript = join(transcriptDir, "busy-session.jsonl");
+    writeFileSync(transcript, "");
+    let appended = 0;
+    const appender = setInterval(() => {
+      const rec = {
+        type: "assistant",
+        sessionId: "busy-session",
+        cwd: "/w/busy",
+        timestamp: new Date().toISOString(),
+        message: { role: "assistant", content: [{ type: "text", text: `working ${appended++} `.repeat(20) }] },
+      };
+      appendFileSync(transcript, JSON.stringify(rec) + "\n");
+    }, 20);
+    try {
+      await recordAppearances(s, "[data-testid=plan-row]", "text");
+      const toRow = [];
+      for (let n = 0; n < samples; n++) {
+        const marker = `bench marker ${n} ${Date.now()}`;
+        const t0 = Date.now();
+        writeFileSync(join(home, ".claude/plans", `written-${n}.md`), `# Plan: ${marker}\n\n1. one\n`);
+        const seenRow = await waitSeen(s, (k) => k.includes(marker), `row of plan ${n}`);
+        toRow.push(seenRow.at - t0);
+      }
+      rows.push(row("window_plan_written_to_row_visible", toRow, { concurrent: `transcript appended every 20 ms (${appended} records)` }));
+    } finally {
+      clearInterval(appender);
+    }
+  });
+  return rows;
+}
+
+if (import.meta.url === `file://${process.argv[1]}`) {
+  const a = args();
+  for (const r of await latency({ samples: Number(a.samples ?? 30) })) emit(r);
+}
