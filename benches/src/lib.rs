@@ -52,3 +52,5 @@ pub fn report(
 pub fn ms(d: Duration) -> f64 {
     d.as_secs_f64() * 1000.0
 }
+
+pub mod heavy_home;
