@@ -154,6 +154,30 @@ pub fn start(app: &AppHandle) {
     *lock(&state.worktree_watcher) = None;
 }
 
+/// The threads that read the session index: a pool of their own, so the commands' parallel work
+/// (listing plans uses rayon's global pool) does not queue behind a heavy home's thousand
+/// transcripts, and at low priority (nice 10), so the window stays responsive while they read.
+fn index_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .thread_name(|i| format!("session-index-{i}"))
+            .start_handler(|_| {
+                // SAFETY: setpriority with PRIO_PROCESS and who = 0 changes only the calling
+                // thread's nice value on Linux; it has no memory-safety preconditions.
+                #[cfg(target_os = "linux")]
+                unsafe {
+                    libc::setpriority(libc::PRIO_PROCESS, 0, 10);
+                }
+            })
+            .build()
+            .map_err(|e| tracing::warn!("the session index reads on the shared threads: {e}"))
+            .ok()
+    })
+    .as_ref()
+}
+
 /// Reads the session index on a thread of its own, emitting `sessions:progress` as it goes (at
 /// most every 100 ms, and when done), then stores it unless the roots changed meanwhile
 /// (`generation` gone) and applies what the watcher reported while it read.
@@ -167,21 +191,27 @@ fn load_sessions(
         let state = app.state::<AppState>();
         let last = std::sync::Mutex::new(None::<std::time::Instant>);
         let progress = state.sessions_progress.clone();
-        let index = SessionIndex::open_with_progress(&roots, &|p| {
-            if generation.upgrade().is_none() {
-                return;
-            }
-            let mut last = lock(&last);
-            if !p.ready && last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
-                return;
-            }
-            *last = Some(std::time::Instant::now());
-            if p.ready {
-                return; // said once the index is stored, below
-            }
-            *lock(&progress) = p;
-            emit(&app, "sessions:progress", p);
-        });
+        let read = || {
+            SessionIndex::open_with_progress(&roots, &|p| {
+                if generation.upgrade().is_none() {
+                    return;
+                }
+                let mut last = lock(&last);
+                if !p.ready && last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+                    return;
+                }
+                *last = Some(std::time::Instant::now());
+                if p.ready {
+                    return; // said once the index is stored, below
+                }
+                *lock(&progress) = p;
+                emit(&app, "sessions:progress", p);
+            })
+        };
+        let index = match index_pool() {
+            Some(pool) => pool.install(read),
+            None => read(),
+        };
         let done = {
             let mut slot = lock(&state.sessions);
             // Checked under the lock: a newer start() clears the slot before its own load.
