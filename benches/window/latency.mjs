@@ -9,7 +9,7 @@
 //   work): a plan file written, until the first frame after its row is in the plan list.
 // Usage: node benches/window/latency.mjs [--samples 30]   (PLANDECK_BIN: the binary; DISPLAY set)
 
-import { appendFileSync, mkdirSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withApp } from "../../tests/e2e/webdriver.mjs";
 import { args, emit, recordAppearances, row, smallHome, startHook, waitSeen } from "./lib.mjs";
@@ -22,8 +22,18 @@ export async function latency({ samples = 30 } = {}) {
 
     // Hook → card, then Approve → hook exit.
     await recordAppearances(s, "[data-testid=gate-request]", "data-id");
+    // When each request file lands in the store (inotify): splits hook → card into the hook
+    // process's share (its start and filing) and the window's (watcher, event, render).
+    const filedAt = {};
+    const gate = join(home, ".local/share/plandeck/gate");
+    mkdirSync(gate, { recursive: true });
+    const watcher = watch(gate, { recursive: true }, (_, name) => {
+      const m = /requests\/([0-9a-f]+)\.json$/.exec(String(name ?? ""));
+      if (m && !(m[1] in filedAt)) filedAt[m[1]] = Date.now();
+    });
     const done = {};
     const toCard = [];
+    const filedToCard = [];
     const toExit = [];
     for (let n = 0; n < samples; n++) {
       const hook = startHook(home, n);
@@ -43,8 +53,13 @@ export async function latency({ samples = 30 } = {}) {
       toExit.push(exit.at - clickedAt);
       // From the hook's process start (as the agent spawns it) to its card on screen.
       toCard.push(card.at - exit.spawnedAt);
+      if (filedAt[card.key]) filedToCard.push(card.at - filedAt[card.key]);
     }
+    watcher.close();
     rows.push(row("window_hook_to_card_visible", toCard, { budget: "p95 < 300 ms", max: 300, of: "p95_ms" }));
+    if (filedToCard.length) {
+      rows.push(row("window_request_filed_to_card_visible", filedToCard, { part_of: "window_hook_to_card_visible: the window's share" }));
+    }
     rows.push(row("window_approve_click_to_hook_exit", toExit, { mode: "headless (hook process)" }));
 
     // Plan written → row in the list, with a transcript growing beside it.
