@@ -16,12 +16,12 @@ function assertRow(r, name) {
 
 test("window latency benchmarks run: hook to card, approve to hook exit, plan written to row", async () => {
   const rows = await latency({ samples: 3 });
-  assert.deepEqual(
-    rows.map((r) => r.bench),
-    ["window_hook_to_card_visible", "window_approve_click_to_hook_exit", "window_plan_written_to_row_visible"],
-  );
+  const names = rows.map((r) => r.bench);
+  for (const name of ["window_hook_to_card_visible", "window_approve_click_to_hook_exit", "window_plan_written_to_row_visible"]) {
+    assert.ok(names.includes(name), `${name} in ${names}`);
+  }
   for (const r of rows) assertRow(r, r.bench);
-  assert.equal(rows[0].max, 300);
+  assert.equal(rows.find((r) => r.bench === "window_hook_to_card_visible").max, 300);
 });
 
 test("window startup benchmark runs: content on a bigger home against a one-plan home", async () => {
