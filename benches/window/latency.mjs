@@ -56,7 +56,7 @@ export async function latency({ samples = 30 } = {}) {
       if (filedAt[card.key]) filedToCard.push(card.at - filedAt[card.key]);
     }
     watcher.close();
-    rows.push(row("window_hook_to_card_visible", toCard, { budget: "p95 < 300 ms", max: 300, of: "p95_ms" }));
+    rows.push(row("window_hook_to_card_visible", toCard, { figure: "p95", budget: "p95 < 300 ms", limit: { ms: 300 } }));
     if (filedToCard.length) {
       rows.push(row("window_request_filed_to_card_visible", filedToCard, { part_of: "window_hook_to_card_visible: the window's share" }));
     }

@@ -3,8 +3,9 @@
 // (Date.now() on the same clock as this process) so WebDriver round trips do not count.
 //
 // Each benchmark prints one JSON line per figure on stdout, in the format benches/run.sh reads:
-// {"bench", "ms" (the p50), "p95_ms", "n", "budget" (text), "max" / "max_ratio" (the number the
-// budget allows, checked by run.sh), "baseline" {what, ms} when there is one}.
+// {"bench", "ms" (the figure: p50, or p95 where the budget is on it; "figure" says which),
+// "p50_ms"/"p95_ms", "n", "budget" (words), "limit" ({"ms": x} or {"ratio": r} against
+// "baseline" {what, ms}: what benches/run.sh checks)}.
 
 import { spawn } from "node:child_process";
 import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
@@ -23,9 +24,17 @@ export function percentile(values, p) {
 
 const round = (x) => Math.round(x * 10) / 10;
 
-/** A row for `bench` from the samples (ms): p50 as `ms`, p95 beside it. */
-export function row(bench, samples, extra = {}) {
-  return { bench, ms: round(percentile(samples, 50)), p95_ms: round(percentile(samples, 95)), n: samples.length, ...extra };
+/**
+ * A row for `bench` from the samples (ms): `ms` is the p50 and `p95_ms` beside it; with
+ * `figure: "p95"` (a budget on the p95, which benches/run.sh judges on `ms`) `ms` is the p95 and
+ * `p50_ms` beside it.
+ */
+export function row(bench, samples, { figure = "p50", ...extra } = {}) {
+  const p50 = round(percentile(samples, 50));
+  const p95 = round(percentile(samples, 95));
+  return figure === "p95"
+    ? { bench, ms: p95, figure: "p95", p50_ms: p50, p95_ms: p95, n: samples.length, ...extra }
+    : { bench, ms: p50, figure: "p50", p95_ms: p95, n: samples.length, ...extra };
 }
 
 export function emit(r) {

@@ -55,7 +55,7 @@ export async function startup({ heavy, samples = 5 } = {}) {
   const rows = [
     row(heavy ? "window_content_heavy_home" : "window_content_300_plans", many, {
       budget: "<= 1.3x one-plan home",
-      max_ratio: 1.3,
+      limit: { ratio: 1.3 },
       baseline: { what: "one-plan home, same build", ms: Math.round(p50one * 10) / 10 },
       ratio: Math.round((percentile(many, 50) / p50one) * 100) / 100,
       measured: "tauri-driver session request to the first frame with a plan row",
