@@ -40,6 +40,7 @@ for line in sys.stdin:
     print(json.dumps(r))'; }
 for b in "${benches[@]}"; do
   [ "$b" = bench_memory ] && continue  # benches/memory.sh, below
+  [ "$b" = bench_window ] && continue  # benches/window/*.mjs, below
   echo "==> $b" >&2
   out="benches/results/$b.jsonl"
   if ! "$CARGO_TARGET_DIR/release/$b" | tee /dev/stderr | stamp >"$out.new"; then
@@ -47,6 +48,42 @@ for b in "${benches[@]}"; do
   fi
   mv "$out.new" "$out"
 done
+# The real window (issue #15): hook to card, approve to hook exit, plan written to row, and content
+# on the heavy home against a one-plan home; release build, tauri-driver + WebKitWebDriver, under
+# Xvfb when $DISPLAY is unset. Writes benches/results/bench_window.jsonl.
+# (env: WINDOW_SAMPLES=30 STARTUP_SAMPLES=5 HEAVY_HOME=<dir>, else generated with gen_heavy_home)
+if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
+  echo "==> bench_window" >&2
+  npm --prefix ui run build --silent >/dev/null
+  cargo build --release -p plandeck --bin plandeck
+  (
+    xvfb=""
+    if [ -z "${DISPLAY:-}" ]; then
+      n=$((90 + RANDOM % 400))
+      while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+      Xvfb ":$n" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+      xvfb=$!
+      export DISPLAY=":$n"
+      for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+    fi
+    tmp=$(mktemp -d /tmp/plandeck-window-bench.XXXXXX)
+    trap '[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null; rm -rf "$tmp"' EXIT
+    heavy="${HEAVY_HOME:-}"
+    if [ -z "$heavy" ] && [ -x "$CARGO_TARGET_DIR/release/gen_heavy_home" ]; then
+      heavy="$tmp/heavy-home"
+      "$CARGO_TARGET_DIR/release/gen_heavy_home" "$heavy" >&2
+    fi
+    export PLANDECK_BIN="$CARGO_TARGET_DIR/release/plandeck"
+    out=benches/results/bench_window.jsonl
+    {
+      node benches/window/latency.mjs --samples "${WINDOW_SAMPLES:-30}" ||
+        echo '{"bench":"bench_window_latency","error":"failed"}'
+      node benches/window/startup.mjs ${heavy:+--heavy "$heavy"} --samples "${STARTUP_SAMPLES:-5}" ||
+        echo '{"bench":"bench_window_startup","error":"failed"}'
+    } | tee "$out.new" >&2
+    mv "$out.new" "$out"
+  )
+fi
 # Memory of the app's processes against a hello-world Tauri window (docs/architecture.md §6), under Xvfb when
 # $DISPLAY is unset: benches/memory.sh writes benches/results/bench_memory.jsonl (debug builds, ~4 min).
 if [ $# -eq 0 ] || [[ " $* " == *" bench_memory "* ]]; then

@@ -33,6 +33,7 @@ pub fn start(app: &AppHandle) {
             LiveEvent::Plans(changed) => emit(&forward, changed),
             LiveEvent::Sessions(changed) => emit(&forward, changed),
             LiveEvent::Gate(changed) => emit(&forward, changed),
+            LiveEvent::SessionIndex(progress) => emit(&forward, progress),
             LiveEvent::RequestArrived(request) => {
                 crate::notify::request_arrived(&forward, &request)
             }

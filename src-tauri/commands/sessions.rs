@@ -1,7 +1,7 @@
 //! Sessions: the live index.
 
 use plandeck_core::ipc::IpcError;
-use plandeck_core::sessions::{SessionIndex, SessionSummary};
+use plandeck_core::sessions::{IndexProgress, SessionSummary};
 use tauri::State;
 
 use super::blocking;
@@ -14,9 +14,12 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSumm
     let roots = state.roots();
     let sessions = state.sessions.clone();
     blocking(move || {
-        let mut slot = lock(&sessions);
-        let index = slot.get_or_insert_with(|| SessionIndex::open(&roots));
-        let mut list = index.sessions();
+        // While the index loads in the background the list is empty and `session_index_progress`
+        // says how far it is; `sessions:changed` follows when it is in.
+        let mut list = match lock(&sessions).as_ref() {
+            Some(index) => index.sessions(),
+            None => Vec::new(),
+        };
         plandeck_core::sessions::mark_gate_requests(
             &mut list,
             &plandeck_core::gate::pending(&roots),
@@ -24,4 +27,13 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSumm
         Ok(list)
     })
     .await
+}
+
+/// How far the background load of the session index is (the last `sessions:progress`).
+#[tauri::command]
+pub async fn session_index_progress(state: State<'_, AppState>) -> Result<IndexProgress, IpcError> {
+    Ok(lock(&state.live)
+        .as_ref()
+        .map(|live| live.index_progress())
+        .unwrap_or_default())
 }

@@ -45,6 +45,7 @@ macro_rules! ipc_table {
                 comments::change_comment(comment_id: String, action: $crate::comments::CommentAction) -> ();
                 comments::review_markdown(id: String) -> String;
                 sessions::list_sessions() -> Vec<$crate::sessions::SessionSummary>;
+                sessions::session_index_progress() -> $crate::sessions::IndexProgress;
                 worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary>;
                 worktrees::keep_worktree(id: String) -> ();
                 worktrees::remove_worktree(id: String) -> $crate::worktrees::RemoveOutcome;
@@ -67,6 +68,7 @@ macro_rules! ipc_table {
                 "app:roots-changed" => $crate::live::RootsChanged;
                 "plans:changed" => $crate::plans::PlansChanged;
                 "sessions:changed" => $crate::live::SessionsChanged;
+                "sessions:progress" => $crate::sessions::IndexProgress;
                 "worktrees:changed" => $crate::live::WorktreesChanged;
                 "worktrees:updated" => Vec<$crate::worktrees::WorktreeSummary>;
                 "worktrees:size" => $crate::worktrees::WorktreeSize;

@@ -22,6 +22,9 @@
 //! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
 //!   UI's `commands.ts` is generated.
 
+// System calls go through rustix; nothing here needs `unsafe`.
+#![forbid(unsafe_code)]
+
 pub mod agent;
 pub mod bindings;
 pub mod comments;

@@ -5,6 +5,7 @@
 //! window and the desktop (docs/architecture.md §3).
 
 use std::collections::{BTreeMap, BTreeSet, HashMap};
+use std::path::PathBuf;
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::Duration;
@@ -16,7 +17,7 @@ use crate::config::Roots;
 use crate::gate::{self, AppPresence, GateRequest, GateStatus};
 use crate::plans::{self, PlansChanged};
 use crate::review;
-use crate::sessions::{SessionIndex, SessionState, SessionSummary};
+use crate::sessions::{IndexProgress, SessionIndex, SessionState, SessionSummary};
 use crate::watch::{self, WatchHandle};
 
 /// How long a burst of transcript changes is held before the index reads it.
@@ -69,6 +70,8 @@ pub enum LiveEvent {
     Gate(GateChanged),
     /// A plan started waiting in the gate: worth a desktop notification.
     RequestArrived(Box<GateRequest>),
+    /// How far the session index's background load is (at most every 100 ms, and when done).
+    SessionIndex(IndexProgress),
     /// A session started waiting for the person; the sentence says which and for what.
     SessionWaiting {
         session_id: String,
@@ -80,6 +83,11 @@ pub enum LiveEvent {
 /// decision) for as long as it lives.
 pub struct Live {
     _watchers: Vec<WatchHandle>,
+    /// How far the session index's background load is.
+    index_progress: Arc<Mutex<IndexProgress>>,
+    /// Held while the handle lives: a background load finishing after the handle was replaced
+    /// (the roots changed) throws its index away.
+    _alive: Arc<()>,
     _presence: Option<AppPresence>,
     /// Dropping it stops the liveness tick.
     _stop_tick: mpsc::Sender<()>,
@@ -136,15 +144,29 @@ impl Live {
             }
         }
 
-        // Sessions: a fresh index, then follow appended bytes.
-        let index = SessionIndex::open(roots);
-        let session_paths = index.watch_roots();
-        let before = Arc::new(Mutex::new(summaries(&index)));
-        *lock(&sessions) = Some(index);
+        // Sessions: the index loads in the background (seconds on a heavy home) while the window
+        // shows plans, then follows appended bytes. The watcher starts first: what it reports
+        // while the index loads waits in the backlog and is applied once the index is in.
+        *lock(&sessions) = None;
+        let alive = Arc::new(());
+        let index_progress = Arc::new(Mutex::new(IndexProgress::default()));
+        let backlog: Arc<Mutex<Vec<PathBuf>>> = Arc::default();
+        let before = Arc::new(Mutex::new(HashMap::new()));
         {
             let (sessions, emit, before) = (sessions.clone(), emit.clone(), before.clone());
-            match watch::watch(session_paths, SESSION_DEBOUNCE, move |paths| {
-                let changed = lock(&sessions).as_mut().is_some_and(|i| i.apply(&paths));
+            let backlog = backlog.clone();
+            let paths = SessionIndex::watch_roots_of(roots);
+            match watch::watch(paths, SESSION_DEBOUNCE, move |paths| {
+                let changed = {
+                    let mut slot = lock(&sessions);
+                    match slot.as_mut() {
+                        Some(index) => index.apply(&paths),
+                        None => {
+                            lock(&backlog).extend(paths);
+                            false
+                        }
+                    }
+                };
                 if changed {
                     report_sessions(&sessions, &before, &*emit);
                 }
@@ -153,6 +175,15 @@ impl Live {
                 Err(e) => tracing::warn!("sessions are not watched live: {e}"),
             }
         }
+        load_sessions(LoadSessions {
+            roots: roots.clone(),
+            sessions: sessions.clone(),
+            backlog,
+            before: before.clone(),
+            progress: index_progress.clone(),
+            alive: Arc::downgrade(&alive),
+            emit: emit.clone(),
+        });
 
         // Liveness: a registry entry whose process died, or a hook whose agent died, changes
         // nothing on disk: look again every few seconds, until the handle is dropped.
@@ -173,10 +204,105 @@ impl Live {
 
         Live {
             _watchers: watchers,
+            index_progress,
+            _alive: alive,
             _presence: presence,
             _stop_tick: stop_tick,
         }
     }
+}
+
+impl Live {
+    /// How far the session index's background load is (the last [`LiveEvent::SessionIndex`]).
+    pub fn index_progress(&self) -> IndexProgress {
+        *lock(&self.index_progress)
+    }
+}
+
+/// What the background load of the session index needs.
+struct LoadSessions {
+    roots: Roots,
+    sessions: Arc<Mutex<Option<SessionIndex>>>,
+    backlog: Arc<Mutex<Vec<PathBuf>>>,
+    before: Arc<Mutex<HashMap<String, SessionSummary>>>,
+    progress: Arc<Mutex<IndexProgress>>,
+    alive: std::sync::Weak<()>,
+    emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
+}
+
+/// The threads that read the session index: a pool of their own, so other parallel work (listing
+/// plans uses rayon's global pool) does not queue behind a heavy home's thousand transcripts, and
+/// at low priority (nice 10), so the window stays responsive while they read.
+fn index_pool() -> Option<&'static rayon::ThreadPool> {
+    static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
+    POOL.get_or_init(|| {
+        rayon::ThreadPoolBuilder::new()
+            .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
+            .thread_name(|i| format!("session-index-{i}"))
+            .start_handler(|_| {
+                // On Linux a priority set for "this process" with pid 0 is the calling thread's.
+                #[cfg(target_os = "linux")]
+                if let Err(e) = rustix::process::setpriority_process(None, 10) {
+                    tracing::debug!("the session index reads at normal priority: {e}");
+                }
+            })
+            .build()
+            .map_err(|e| tracing::warn!("the session index reads on the shared threads: {e}"))
+            .ok()
+    })
+    .as_ref()
+}
+
+/// Reads the session index on a thread of its own, reporting progress (at most every 100 ms),
+/// then stores it unless the handle is gone (the roots changed meanwhile), applies what the
+/// watcher reported while it read, and reports every session. Sessions already waiting when it
+/// comes in are not news (no notification): `before` starts from them.
+fn load_sessions(load: LoadSessions) {
+    std::thread::spawn(move || {
+        let last = Mutex::new(None::<std::time::Instant>);
+        let read = || {
+            SessionIndex::open_with_progress(&load.roots, &|p| {
+                if p.ready || load.alive.upgrade().is_none() {
+                    return; // `ready` is said once the index is stored, below
+                }
+                let mut last = lock(&last);
+                if last.is_some_and(|t| t.elapsed() < Duration::from_millis(100)) {
+                    return;
+                }
+                *last = Some(std::time::Instant::now());
+                *lock(&load.progress) = p;
+                (load.emit)(LiveEvent::SessionIndex(p));
+            })
+        };
+        let mut index = match index_pool() {
+            Some(pool) => pool.install(read),
+            None => read(),
+        };
+        let (done, ids) = {
+            let mut slot = lock(&load.sessions);
+            // Checked under the lock: a newer handle clears the slot before its own load.
+            if load.alive.upgrade().is_none() {
+                return;
+            }
+            let backlog = std::mem::take(&mut *lock(&load.backlog));
+            if !backlog.is_empty() {
+                index.apply(&backlog);
+            }
+            let now = summaries(&index);
+            let ids: Vec<String> = now.keys().cloned().collect();
+            *lock(&load.before) = now;
+            *slot = Some(index);
+            let done = IndexProgress::new(ids.len(), ids.len(), true);
+            *lock(&load.progress) = done;
+            (done, ids)
+        };
+        tracing::info!(sessions = done.total, "session index loaded");
+        (load.emit)(LiveEvent::SessionIndex(done));
+        (load.emit)(LiveEvent::Sessions(SessionsChanged {
+            session_ids: ids,
+            started_waiting: Vec::new(),
+        }));
+    });
 }
 
 /// The open requests last reported (their status and session), to tell what changed.

@@ -40,10 +40,11 @@ fn find<'a>(list: &'a [SessionSummary], id_prefix: &str) -> &'a SessionSummary {
 
 fn fixture_home() -> Option<tempfile::TempDir> {
     let base = Path::new(FIXTURES);
-    if !base.is_dir() {
-        eprintln!("fixtures not found at {FIXTURES}; skipped");
-        return None;
-    }
+    // A missing fixture fails the test; it never passes by skipping.
+    assert!(
+        base.is_dir(),
+        "the repository's fixtures are missing at {FIXTURES}"
+    );
     let home = tempfile::tempdir().unwrap();
     copy_dir(
         &base.join("claude-code-2.1.328"),
@@ -901,4 +902,25 @@ fn a_last_line_of_many_mib_answers_the_call_before_it() {
     assert_eq!(s.state, SessionState::Working, "{s:?}");
     assert_eq!(s.unreadable_lines, 0);
     assert_eq!(s.cwd, "/work/app");
+}
+
+/// The window fills sessions in as the index loads: progress counts every transcript read, ends
+/// `ready` with read == total, and the watch list is known before any index is open.
+#[test]
+fn open_with_progress_counts_every_transcript_and_ends_ready() {
+    let Some(home) = fixture_home() else { return };
+    let roots = Roots::under_home(home.path());
+    let seen = std::sync::Mutex::new(Vec::new());
+    let index = SessionIndex::open_with_progress(&roots, &|p| seen.lock().unwrap().push(p));
+    let seen = seen.into_inner().unwrap();
+    let total = index.sessions().len() as u32;
+    assert_eq!(total, 11);
+    assert_eq!(seen.first().map(|p| (p.read, p.ready)), Some((0, false)));
+    let last = *seen.last().unwrap();
+    assert!(last.ready && last.read == last.total, "{last:?}");
+    assert!(last.total >= total, "{last:?}");
+    assert!(seen[..seen.len() - 1]
+        .iter()
+        .all(|p| !p.ready && p.read < p.total));
+    assert_eq!(index.watch_roots(), SessionIndex::watch_roots_of(&roots));
 }

@@ -427,6 +427,8 @@ title: string | null, unreadableLines: number, tasks: TaskProgress | null, trans
  */
 reviewState: ReviewState | null, };
 
+export type IndexProgress = { read: number, total: number, ready: boolean, };
+
 export type WorktreeSummary = { 
 /**
  * Stable id of this worktree (a hash of its folder and its repository's common git dir): what

@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -29,6 +29,7 @@ export type Commands = {
   change_comment: { args: { commentId: string; action: CommentAction }; returns: null };
   review_markdown: { args: { id: string }; returns: string };
   list_sessions: { args: {}; returns: Array<SessionSummary> };
+  session_index_progress: { args: {}; returns: IndexProgress };
   list_worktrees: { args: {}; returns: Array<WorktreeSummary> };
   keep_worktree: { args: { id: string }; returns: null };
   remove_worktree: { args: { id: string }; returns: RemoveOutcome };
@@ -72,6 +73,7 @@ export const commands = {
   changeComment: (args: { commentId: string; action: CommentAction }) => invoke<null>("change_comment", args),
   reviewMarkdown: (args: { id: string }) => invoke<string>("review_markdown", args),
   listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
+  sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
   listWorktrees: () => invoke<Array<WorktreeSummary>>("list_worktrees"),
   keepWorktree: (args: { id: string }) => invoke<null>("keep_worktree", args),
   removeWorktree: (args: { id: string }) => invoke<RemoveOutcome>("remove_worktree", args),
@@ -96,6 +98,7 @@ export type Events = {
   "app:roots-changed": RootsChanged;
   "plans:changed": PlansChanged;
   "sessions:changed": SessionsChanged;
+  "sessions:progress": IndexProgress;
   "worktrees:changed": WorktreesChanged;
   "worktrees:updated": Array<WorktreeSummary>;
   "worktrees:size": WorktreeSize;
@@ -108,4 +111,4 @@ export type Events = {
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed"];

@@ -65,6 +65,8 @@ export const ipc = {
   /** The plan's review as Markdown: title, each comment with its quote and status, the decision. */
   reviewMarkdown: (id: string) => call(commands.reviewMarkdown({ id })),
   listSessions: () => call(commands.listSessions()),
+  /** How far the background load of the session index is (also the `sessions:progress` event). */
+  sessionIndexProgress: () => call(commands.sessionIndexProgress()),
   listWorktrees: () => call(commands.listWorktrees()),
   /** Worktree commands take the ids of the listing, never paths. */
   keepWorktree: (id: string) => call(commands.keepWorktree({ id })),

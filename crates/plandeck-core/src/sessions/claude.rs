@@ -594,9 +594,14 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
     #[cfg(unix)]
     {
         let _ = proc_start;
-        // SAFETY: kill with signal 0 sends nothing; it only checks that the pid exists.
-        let r = unsafe { libc::kill(pid as libc::pid_t, 0) };
-        r == 0 || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM)
+        // Signal 0 sends nothing; it only checks that the pid exists (EPERM: it does, not ours).
+        let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else {
+            return false;
+        };
+        match rustix::process::test_kill_process(pid) {
+            Ok(()) => true,
+            Err(e) => e == rustix::io::Errno::PERM,
+        }
     }
     #[cfg(not(unix))]
     {

@@ -246,6 +246,15 @@ impl SessionIndex {
     /// or a damaged index) is read cold, head and tail. The index is then saved (atomically) when
     /// anything differs.
     pub fn open(roots: &Roots) -> SessionIndex {
+        Self::open_with_progress(roots, &|_| {})
+    }
+
+    /// [`SessionIndex::open`], telling `progress` how many transcripts are read so far (from any
+    /// reading thread, at most about once per 1% and at the end), so a window can fill in.
+    pub fn open_with_progress(
+        roots: &Roots,
+        progress: &(dyn Fn(super::IndexProgress) + Sync),
+    ) -> SessionIndex {
         let mut index = SessionIndex {
             roots: roots.clone(),
             entries: Vec::new(),
@@ -263,9 +272,20 @@ impl SessionIndex {
         }
         let (store, rebuilt) = load_store(&roots.data);
         let found = index.discover_all();
+        let total = found.len();
+        let step = (total / 100).max(1);
+        let read = std::sync::atomic::AtomicUsize::new(0);
+        progress(super::IndexProgress::new(0, total, false));
         let entries: Vec<(Entry, Origin)> = found
             .into_par_iter()
-            .map(|(agent, path)| index.load_stored(agent, &path, store.files.get(&path)))
+            .map(|(agent, path)| {
+                let e = index.load_stored(agent, &path, store.files.get(&path));
+                let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                if n.is_multiple_of(step) && n < total {
+                    progress(super::IndexProgress::new(n, total, false));
+                }
+                e
+            })
             .collect();
         let mut stats = OpenStats {
             files: entries.len() as u32,
@@ -289,6 +309,7 @@ impl SessionIndex {
                 tracing::warn!("the session index was not saved: {e}");
             }
         }
+        progress(super::IndexProgress::new(total, total, true));
         index
     }
 
@@ -405,7 +426,13 @@ impl SessionIndex {
     /// exists (re-open the index when an agent's folders appear). Pid liveness has no file event:
     /// call [`SessionIndex::tick`] now and then, and `sessions()` again for time-based states.
     pub fn watch_roots(&self) -> Vec<PathBuf> {
-        let r = &self.roots;
+        Self::watch_roots_of(&self.roots)
+    }
+
+    /// [`SessionIndex::watch_roots`] before any index is open (a watcher started while the index
+    /// loads in the background).
+    pub fn watch_roots_of(roots: &Roots) -> Vec<PathBuf> {
+        let r = roots;
         let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
             (
                 &r.claude,

@@ -101,6 +101,27 @@ pub struct SessionSummary {
     pub review_state: Option<ReviewState>,
 }
 
+/// How far the session index has read (the `sessions:progress` event): `read` of `total`
+/// transcripts; `ready` once every session is in the index.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct IndexProgress {
+    pub read: u32,
+    pub total: u32,
+    pub ready: bool,
+}
+
+impl IndexProgress {
+    pub fn new(read: usize, total: usize, ready: bool) -> Self {
+        let cap = |n: usize| u32::try_from(n).unwrap_or(u32::MAX);
+        Self {
+            read: cap(read),
+            total: cap(total),
+            ready,
+        }
+    }
+}
+
 /// What sessions tell about worktrees: where a session works, and the commit its worktree started
 /// from when a `worktree-state` record gave it. Used by [`crate::worktrees`].
 #[derive(Debug, Clone, Default, PartialEq)]
@@ -156,6 +177,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <SessionState as TS>::decl(),
         <TaskProgress as TS>::decl(),
         <SessionSummary as TS>::decl(),
+        <IndexProgress as TS>::decl(),
     ]
 }
 

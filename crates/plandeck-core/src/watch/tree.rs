@@ -18,7 +18,7 @@
 
 use std::collections::{BTreeSet, HashMap};
 use std::ffi::OsStr;
-use std::os::fd::{AsRawFd, RawFd};
+use std::os::fd::AsFd;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -122,14 +122,13 @@ struct Tree<R> {
 impl<R: TreeRules> Tree<R> {
     fn run(&mut self, timing: Timing, stopped: &AtomicBool) {
         self.arm_roots(None);
-        let fd = self.inotify.as_raw_fd();
         let mut buf = vec![0u8; 64 * 1024];
         let mut batch: BTreeSet<PathBuf> = BTreeSet::new();
         loop {
             if stopped.load(Ordering::SeqCst) {
                 return;
             }
-            if !readable(fd, STOP_CHECK) {
+            if !readable(&self.inotify, STOP_CHECK) {
                 continue;
             }
             self.drain(&mut buf, &mut batch);
@@ -145,7 +144,7 @@ impl<R: TreeRules> Tree<R> {
                 if now >= deadline || stopped.load(Ordering::SeqCst) {
                     break;
                 }
-                if !readable(fd, (deadline - now).min(STOP_CHECK)) {
+                if !readable(&self.inotify, (deadline - now).min(STOP_CHECK)) {
                     if Instant::now() >= deadline {
                         break;
                     }
@@ -189,7 +188,7 @@ impl<R: TreeRules> Tree<R> {
                         }
                         self.by_path.insert(dir.clone(), wd);
                     }
-                    Err(e) if e.raw_os_error() == Some(libc::ENOSPC) => {
+                    Err(e) if e.raw_os_error() == Some(rustix::io::Errno::NOSPC.raw_os_error()) => {
                         if !self.full_warned {
                             self.full_warned = true;
                             tracing::warn!(
@@ -313,16 +312,14 @@ impl<R: TreeRules> Tree<R> {
 }
 
 /// Waits up to `timeout` for `fd` to have something to read.
-fn readable(fd: RawFd, timeout: Duration) -> bool {
-    let mut pfd = libc::pollfd {
-        fd,
-        events: libc::POLLIN,
-        revents: 0,
+fn readable(fd: &impl AsFd, timeout: Duration) -> bool {
+    use rustix::event::{poll, PollFd, PollFlags, Timespec};
+    let mut fds = [PollFd::new(fd, PollFlags::IN)];
+    let timeout = Timespec {
+        tv_sec: timeout.as_secs() as i64,
+        tv_nsec: i64::from(timeout.subsec_nanos()),
     };
-    let ms = i32::try_from(timeout.as_millis()).unwrap_or(i32::MAX);
-    // SAFETY: `pfd` is one valid pollfd that lives for the whole call, and the count says one.
-    let n = unsafe { libc::poll(&mut pfd, 1, ms) };
-    n > 0
+    poll(&mut fds, Some(&timeout)).is_ok_and(|n| n > 0)
 }
 
 #[cfg(test)]

@@ -469,10 +469,7 @@ fn lock_is_stale(reason: Option<&str>) -> bool {
     let Some(pid) = lock_pid(reason) else {
         return false;
     };
-    // SAFETY: kill with signal 0 only checks whether the process exists; it sends nothing.
-    let alive = unsafe { libc::kill(pid, 0) } == 0
-        || std::io::Error::last_os_error().raw_os_error() == Some(libc::EPERM);
-    !alive
+    !crate::sessions::claude::pid_alive(pid as u32, None)
 }
 
 /// HEAD of a worktree whose folder is gone, read from its git dir.

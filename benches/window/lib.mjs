@@ -1,0 +1,148 @@
+// Shared by the window-level benchmarks (benches/window/*.mjs): the real Plandeck window driven
+// through tauri-driver + WebKitWebDriver (tests/e2e/webdriver.mjs), timings taken in the page
+// (Date.now() on the same clock as this process) so WebDriver round trips do not count.
+//
+// Each benchmark prints one JSON line per figure on stdout, in the format benches/run.sh reads:
+// {"bench", "ms" (the figure: p50, or p95 where the budget is on it; "figure" says which),
+// "p50_ms"/"p95_ms", "n", "budget" (words), "limit" ({"ms": x} or {"ratio": r} against
+// "baseline" {what, ms}: what benches/run.sh checks)}.
+
+import { spawn } from "node:child_process";
+import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { envFor, plandeckBin, waitFor } from "../../tests/e2e/webdriver.mjs";
+
+export { envFor, plandeckBin, waitFor };
+
+export function percentile(values, p) {
+  if (!values.length) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const i = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[i];
+}
+
+const round = (x) => Math.round(x * 10) / 10;
+
+/**
+ * A row for `bench` from the samples (ms): `ms` is the p50 and `p95_ms` beside it; with
+ * `figure: "p95"` (a budget on the p95, which benches/run.sh judges on `ms`) `ms` is the p95 and
+ * `p50_ms` beside it.
+ */
+export function row(bench, samples, { figure = "p50", ...extra } = {}) {
+  const p50 = round(percentile(samples, 50));
+  const p95 = round(percentile(samples, 95));
+  return figure === "p95"
+    ? { bench, ms: p95, figure: "p95", p50_ms: p50, p95_ms: p95, n: samples.length, ...extra }
+    : { bench, ms: p50, figure: "p50", p95_ms: p95, n: samples.length, ...extra };
+}
+
+export function emit(r) {
+  process.stdout.write(JSON.stringify(r) + "\n");
+}
+
+/** A fresh home with `plans` plan files in ~/.claude/plans; returns its path. */
+export function smallHome(plans = 1) {
+  const home = mkdtempSync(join(tmpdir(), "plandeck-bench-home-"));
+  const dir = join(home, ".claude/plans");
+  mkdirSync(dir, { recursive: true });
+  for (let i = 0; i < plans; i++) {
+    writeFileSync(join(dir, `plan-${i}.md`), `# Plan ${i}: a small plan\n\n1. read the code\n2. change it\n`);
+  }
+  return home;
+}
+
+/**
+ * Installs, in the page, a recorder: for every element matching `css` that appears, the time
+ * (Date.now()) of the first animation frame after it was added, by `key` (an attribute name or
+ * "text:<substring>"). Read with `seen(s)`.
+ */
+export async function recordAppearances(s, css, attr) {
+  await s.exec(
+    `const css = arguments[0], attr = arguments[1];
+     window.__seen = window.__seen || {};
+     const check = () => {
+       const now = [];
+       for (const el of document.querySelectorAll(css)) {
+         const k = attr === "text" ? el.innerText : el.getAttribute(attr);
+         if (k && !(k in window.__seen)) { window.__seen[k] = 0; now.push(k); }
+       }
+       if (now.length) requestAnimationFrame(() => { const t = Date.now(); for (const k of now) window.__seen[k] = t; });
+     };
+     if (window.__obs) window.__obs.disconnect();
+     window.__obs = new MutationObserver(check);
+     window.__obs.observe(document.body, { subtree: true, childList: true, characterData: true });
+     check();`,
+    css,
+    attr,
+  );
+}
+
+export async function seen(s) {
+  return (await s.exec("return window.__seen || {};")) ?? {};
+}
+
+/** Waits until a key recorded by `recordAppearances` satisfies `match` and has its frame time. */
+export function waitSeen(s, match, what, timeout = 20000) {
+  return waitFor(
+    async () => {
+      const all = await seen(s);
+      const k = Object.keys(all).find((key) => match(key) && all[key] > 0);
+      return k ? { key: k, at: all[k] } : null;
+    },
+    { timeout, interval: 10, what },
+  );
+}
+
+/**
+ * Starts `plandeck hook claude` on `home` under a headless agent stand-in (headless-agent.mjs),
+ * as `claude -p` runs it; returns {child, exited}: `exited` resolves to {at, code, stdout} with
+ * `at` the moment the hook exited (the agent unblocked).
+ */
+export function startHook(home, n) {
+  const transcript = join(home, ".claude/projects/-w", `bench-${n}.jsonl`);
+  mkdirSync(join(home, ".claude/projects/-w"), { recursive: true });
+  const call = {
+    type: "assistant",
+    sessionId: `bench-${n}`,
+    timestamp: new Date().toISOString(),
+    message: { content: [{ type: "tool_use", id: `toolu_${n}`, name: "ExitPlanMode", input: { plan: `# Bench plan ${n}\n` } }] },
+  };
+  writeFileSync(transcript, JSON.stringify(call) + "\n");
+  const input = {
+    session_id: `bench-${n}`,
+    transcript_path: transcript,
+    cwd: "/w",
+    hook_event_name: "PermissionRequest",
+    tool_name: "ExitPlanMode",
+    tool_input: { plan: `# Bench plan ${n}\n`, planFilePath: join(home, ".claude/plans", `bench-${n}.md`) },
+  };
+  const agent = join(import.meta.dirname, "headless-agent.mjs");
+  const child = spawn(process.execPath, [agent, plandeckBin(), "-p"], { env: envFor(home), stdio: ["pipe", "pipe", "ignore"] });
+  let out = "";
+  child.stdout.on("data", (d) => (out += d));
+  const exited = new Promise((res) =>
+    child.once("exit", () => {
+      try {
+        res(JSON.parse(out));
+      } catch {
+        res({ at: Date.now(), code: -1, stdout: out });
+      }
+    }),
+  );
+  child.stdin.end(JSON.stringify(input));
+  return { child, exited };
+}
+
+/** Parses `--name value` and `--flag` arguments. */
+export function args(argv = process.argv.slice(2)) {
+  const out = {};
+  for (let i = 0; i < argv.length; i++) {
+    const a = argv[i];
+    if (!a.startsWith("--")) continue;
+    const next = argv[i + 1];
+    if (next === undefined || next.startsWith("--")) out[a.slice(2)] = true;
+    else out[a.slice(2)] = argv[++i];
+  }
+  return out;
+}

@@ -1,0 +1,34 @@
+// A smoke run of the window-level benchmarks (benches/window/*.mjs) on a tiny home, so their
+// harness cannot rot: every figure comes out as a row benches/run.sh reads. No timing is asserted
+// here (speed is judged by benches/run.sh on a release build).
+
+import assert from "node:assert/strict";
+import { test } from "node:test";
+import { latency } from "../../benches/window/latency.mjs";
+import { startup } from "../../benches/window/startup.mjs";
+
+function assertRow(r, name) {
+  assert.equal(r.bench, name);
+  assert.ok(Number.isFinite(r.ms) && r.ms >= 0, `${name}: p50 ${r.ms}`);
+  assert.ok(Number.isFinite(r.p95_ms) && r.p95_ms >= r.ms || r.figure === "p95", `${name}: p95 ${r.p95_ms}`);
+  assert.ok(r.n > 0, `${name}: samples`);
+}
+
+test("window latency benchmarks run: hook to card, approve to hook exit, plan written to row", async () => {
+  const rows = await latency({ samples: 3 });
+  const names = rows.map((r) => r.bench);
+  for (const name of ["window_hook_to_card_visible", "window_approve_click_to_hook_exit", "window_plan_written_to_row_visible"]) {
+    assert.ok(names.includes(name), `${name} in ${names}`);
+  }
+  for (const r of rows) assertRow(r, r.bench);
+  const hook = rows.find((r) => r.bench === "window_hook_to_card_visible");
+  assert.equal(hook.figure, "p95");
+  assert.deepEqual(hook.limit, { ms: 300 });
+});
+
+test("window startup benchmark runs: content on a bigger home against a one-plan home", async () => {
+  const [r] = await startup({ samples: 1 });
+  assertRow(r, "window_content_300_plans");
+  assert.ok(r.baseline.ms > 0 && Number.isFinite(r.ratio));
+  assert.deepEqual(r.limit, { ratio: 1.3 });
+});
