@@ -216,6 +216,41 @@ pub fn feed_line(facts: &mut Facts, line: &[u8], subagent: bool) {
     }
 }
 
+/// The id of the last `ExitPlanMode` tool_use in this line's records, if it holds one: where the
+/// gate ([`crate::gate`]) starts following a transcript, and which call's answer it waits for.
+pub(crate) fn exit_plan_call(line: &[u8]) -> Option<String> {
+    let mut found = None;
+    for_each_record::<Record<'_>>(line, &mut |rec| {
+        if let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) {
+            let call = blocks
+                .iter()
+                .rev()
+                .filter(|b| {
+                    b.kind.as_deref() == Some("tool_use")
+                        && b.name.as_deref() == Some("ExitPlanMode")
+                })
+                .find_map(|b| b.id.as_deref());
+            if let Some(id) = call {
+                found = Some(id.to_owned());
+            }
+        }
+    });
+    found
+}
+
+/// Whether this line's records hold a `tool_result` for the call `id` (the gate's answer).
+pub(crate) fn has_tool_result(line: &[u8], id: &str) -> bool {
+    let mut found = false;
+    for_each_record::<Record<'_>>(line, &mut |rec| {
+        if let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) {
+            found |= blocks.iter().any(|b| {
+                b.kind.as_deref() == Some("tool_result") && b.tool_use_id.as_deref() == Some(id)
+            });
+        }
+    });
+    found
+}
+
 fn apply(facts: &mut Facts, rec: Record<'_>) {
     let sidechain = rec.is_sidechain.unwrap_or(false);
     if !sidechain {
