@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::Deserializer;
 use serde::Deserialize;
 
-use super::content::LooseStr;
+use super::content::{Loose, LooseStr, LooseText};
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
@@ -249,6 +249,105 @@ pub(crate) fn has_tool_result(line: &[u8], id: &str) -> bool {
         }
     });
     found
+}
+
+/// What verification ([`crate::verify`]) reads of a record: the tool calls that change files or
+/// run commands and their results, compactions, the worktree. Every field is read loosely: a
+/// shape it does not expect is ignored, never makes the line unreadable.
+#[derive(Deserialize)]
+pub(crate) struct ToolRecord<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub subtype: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub timestamp: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<LooseStr<'a>>,
+    #[serde(rename = "worktreeSession", borrow, default)]
+    pub worktree_session: Option<Loose<ToolWorktree<'a>>>,
+    #[serde(borrow, default)]
+    pub message: Option<Loose<ToolMessage<'a>>>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    pub tool_use_result: Option<Loose<ToolResultKind<'a>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolWorktree<'a> {
+    #[serde(rename = "worktreePath", borrow, default)]
+    pub worktree_path: Option<LooseStr<'a>>,
+    #[serde(rename = "originalBranch", borrow, default)]
+    pub original_branch: Option<LooseStr<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolMessage<'a> {
+    #[serde(borrow, default)]
+    pub content: Option<super::content::Content<'a, Loose<ToolBlock<'a>>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolResultKind<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+}
+
+/// A `tool_use` or `tool_result` content block.
+#[derive(Deserialize)]
+pub(crate) struct ToolBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub id: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub name: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub tool_use_id: Option<LooseStr<'a>>,
+    #[serde(default)]
+    pub is_error: Option<MaybeBool>,
+    #[serde(borrow, default)]
+    pub input: Option<Loose<ToolInput<'a>>>,
+    /// A `tool_result`'s content: a string, or text parts.
+    #[serde(borrow, default)]
+    pub content: Option<super::content::Content<'a, LooseText<'a>>>,
+}
+
+/// A boolean where one is expected; anything else is not one.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum MaybeBool {
+    Bool(bool),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The inputs of the file and shell tools.
+#[derive(Deserialize)]
+pub(crate) struct ToolInput<'a> {
+    #[serde(borrow, default)]
+    pub file_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub notebook_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub content: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub new_string: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub new_source: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub command: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub edits: Option<super::content::Content<'a, Loose<ToolEdit<'a>>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolEdit<'a> {
+    #[serde(borrow, default)]
+    pub new_string: Option<LooseStr<'a>>,
+}
+
+/// Gives each record of `line` to `on_record`; false when (part of) the line is unreadable.
+pub(crate) fn tool_records(line: &[u8], on_record: &mut dyn FnMut(ToolRecord<'_>)) -> bool {
+    for_each_record::<ToolRecord<'_>>(line, on_record)
 }
 
 fn apply(facts: &mut Facts, rec: Record<'_>) {
