@@ -3,115 +3,63 @@
 //! Claude Code: the latest assistant `tool_use` named `ExitPlanMode` and a later `tool_result`
 //! with its `tool_use_id`. Gemini CLI: a `functionResponse` named `exit_plan_mode` after the point
 //! where the request was filed. Transcripts can be huge: only the tail and new bytes are read.
+//!
+//! The reading is the session index's ([`crate::sessions::transcript`]: the tail read, the
+//! follower by byte offset and its line splitter), and so is the parsing (the typed records of
+//! `sessions::claude` and `sessions::gemini`): the gate only says which lines it wants.
 
-use std::fs::File;
-use std::io::{Read, Seek, SeekFrom};
 use std::path::PathBuf;
 
 use memchr::memmem;
-use serde_json::Value;
 
 use crate::agent::Agent;
+use crate::sessions::transcript::{self, Progress, MAX_LINE};
+use crate::sessions::{claude, gemini};
 
 /// How far back from the end to look for the tool call when a request is filed.
 const TAIL: u64 = 1024 * 1024;
-/// Most bytes read at once; a bigger backlog is read in several chunks. A single line longer than
-/// this is not a record the follower looks for (a plan-approval answer is small): it is skipped,
-/// read once, never again.
-const CHUNK: u64 = 8 * 1024 * 1024;
+/// The longest line read. A longer one is not a record the follower looks for (a plan-approval
+/// answer is small): it is skipped as it streams in, read once, never again.
+const CHUNK: u64 = MAX_LINE as u64;
 
 /// Where to start watching `path`: the line of the latest `ExitPlanMode` call (and its id), else
 /// the current end of the file.
 pub(crate) fn locate(path: &std::path::Path, agent: Agent) -> (Option<String>, u64) {
-    let Ok(mut file) = File::open(path) else {
-        return (None, 0);
-    };
-    let Ok(len) = file.metadata().map(|m| m.len()) else {
+    let Ok(len) = std::fs::metadata(path).map(|m| m.len()) else {
         return (None, 0);
     };
     if agent != Agent::Claude {
         return (None, len);
     }
-    let start = len.saturating_sub(TAIL);
-    let mut buf = Vec::new();
-    if file.seek(SeekFrom::Start(start)).is_err() || file.take(TAIL).read_to_end(&mut buf).is_err()
-    {
+    let mut found = None;
+    let mut see = |at: u64, line: &[u8]| {
+        if memmem::find(line, b"ExitPlanMode").is_some() {
+            if let Some(id) = claude::exit_plan_call(line) {
+                found = Some((id, at));
+            }
+        }
+    };
+    // One byte more than the tail, so that a line starting exactly `TAIL` bytes from the end is
+    // whole (the tail read skips its first line, cut or not).
+    let mut tail = transcript::Follower::new(path);
+    if tail.read_tail_at(TAIL + 1, &mut see).is_err() {
         return (None, len);
     }
-    let mut found = None;
-    let mut pos = 0usize;
-    for line in buf.split(|b| *b == b'\n') {
-        let line_start = start + pos as u64;
-        pos += line.len() + 1;
-        if memmem::find(line, b"ExitPlanMode").is_none() {
-            continue;
-        }
-        if let Some(id) = exit_plan_tool_use(line) {
-            found = Some((id, line_start));
-        }
+    // A last line without its newline yet is looked at too.
+    if let Some(partial) = tail.splitter.partial() {
+        see(tail.offset - partial.len() as u64, partial);
     }
     match found {
         Some((id, at)) => (Some(id), at),
-        None => (None, len),
+        None => (None, tail.offset),
     }
-}
-
-/// The id of an `ExitPlanMode` tool_use in this Claude record, if it holds one.
-fn exit_plan_tool_use(line: &[u8]) -> Option<String> {
-    let v: Value = serde_json::from_slice(line).ok()?;
-    let content = v.get("message")?.get("content")?.as_array()?;
-    content.iter().rev().find_map(|c| {
-        (c.get("type")?.as_str()? == "tool_use" && c.get("name")?.as_str()? == "ExitPlanMode")
-            .then(|| c.get("id")?.as_str().map(str::to_owned))
-            .flatten()
-    })
-}
-
-fn is_tool_result_for(line: &[u8], id: &str) -> bool {
-    let Ok(v) = serde_json::from_slice::<Value>(line) else {
-        return false;
-    };
-    let Some(content) = v
-        .get("message")
-        .and_then(|m| m.get("content"))
-        .and_then(Value::as_array)
-    else {
-        return false;
-    };
-    content.iter().any(|c| {
-        c.get("type").and_then(Value::as_str) == Some("tool_result")
-            && c.get("tool_use_id").and_then(Value::as_str) == Some(id)
-    })
-}
-
-fn is_gemini_plan_response(line: &[u8]) -> bool {
-    fn walk(v: &Value) -> bool {
-        match v {
-            Value::Object(m) => {
-                if let Some(fr) = m.get("functionResponse") {
-                    if fr.get("name").and_then(Value::as_str) == Some("exit_plan_mode") {
-                        return true;
-                    }
-                }
-                m.values().any(walk)
-            }
-            Value::Array(a) => a.iter().any(walk),
-            _ => false,
-        }
-    }
-    serde_json::from_slice::<Value>(line)
-        .map(|v| walk(&v))
-        .unwrap_or(false)
 }
 
 /// Follows a transcript from an offset, by complete lines, until the answer shows up.
 pub(crate) struct Follower {
-    path: PathBuf,
+    inner: transcript::Follower,
     agent: Agent,
-    offset: u64,
     tool_use_id: Option<String>,
-    /// Inside a line longer than [`CHUNK`]: drop bytes up to its newline.
-    skipping: bool,
     /// Bytes read from the file so far (each byte is read once).
     bytes_read: u64,
 }
@@ -124,11 +72,9 @@ impl Follower {
         tool_use_id: Option<String>,
     ) -> Self {
         Self {
-            path,
+            inner: transcript::Follower::resume_at(&path, offset),
             agent,
-            offset,
             tool_use_id,
-            skipping: false,
             bytes_read: 0,
         }
     }
@@ -139,93 +85,66 @@ impl Follower {
 
     /// Reads what was appended since the last call; true once the answer is there.
     pub(crate) fn poll(&mut self) -> bool {
-        loop {
-            let Ok(mut file) = File::open(&self.path) else {
-                return false;
-            };
-            let Ok(len) = file.metadata().map(|m| m.len()) else {
-                return false;
-            };
-            if len < self.offset {
-                // Truncated or replaced: start over from the beginning of the new content.
-                self.offset = 0;
-                self.skipping = false;
-            }
-            if len == self.offset {
-                return false;
-            }
-            let mut buf = Vec::new();
-            if file.seek(SeekFrom::Start(self.offset)).is_err()
-                || file.take(CHUNK).read_to_end(&mut buf).is_err()
-            {
-                return false;
-            }
-            self.bytes_read += buf.len() as u64;
-            let full = buf.len() as u64 >= CHUNK;
-            // Where the first line of interest starts in `buf`.
-            let mut start = 0usize;
-            if self.skipping {
-                match memchr::memchr(b'\n', &buf) {
-                    Some(i) => {
-                        self.skipping = false;
-                        start = i + 1;
-                    }
-                    None => {
-                        self.offset += buf.len() as u64;
-                        if full {
-                            continue;
-                        }
-                        return false;
-                    }
+        let Self {
+            inner,
+            agent,
+            tool_use_id,
+            bytes_read,
+        } = self;
+        // A file replaced between two reads (or while being read) is read again from its start;
+        // a few tries, then the next poll.
+        for _ in 0..3 {
+            let from = inner.offset;
+            let overlong = inner.splitter.overlong;
+            let mut answered = false;
+            let read = inner.read_new(&mut |line| {
+                // The first answer ends the wait: later calls do not replace the answered one.
+                if !answered {
+                    answered = line_answers(*agent, tool_use_id, line);
                 }
+            });
+            if inner.splitter.overlong > overlong {
+                tracing::warn!(
+                    path = %inner.path.display(),
+                    offset = from,
+                    "skipping a transcript line longer than {CHUNK} bytes"
+                );
             }
-            // Only complete lines: an unterminated last line waits for its newline.
-            let Some(end) = memchr::memrchr(b'\n', &buf[start..]) else {
-                if full && start == 0 {
-                    // One line fills the whole chunk: it is not what we look for. Skip past it
-                    // instead of reading the same chunk again on every poll.
-                    tracing::warn!(
-                        path = %self.path.display(),
-                        offset = self.offset,
-                        "skipping a transcript line longer than {CHUNK} bytes"
-                    );
-                    self.offset += buf.len() as u64;
-                    self.skipping = true;
-                    continue;
+            match read {
+                Ok(Progress::Appended) => {
+                    *bytes_read += inner.offset - from;
+                    return answered;
                 }
-                self.offset += start as u64;
-                return false;
-            };
-            for line in buf[start..start + end].split(|b| *b == b'\n') {
-                if self.line_answers(line) {
-                    return true;
+                Ok(Progress::Replaced) => {
+                    // Truncated or replaced: start over from the beginning of the new content.
+                    *inner = transcript::Follower::resume_at(&inner.path, 0);
                 }
-            }
-            self.offset += (start + end) as u64 + 1;
-            if !full {
-                return false;
+                Ok(Progress::Unchanged | Progress::Missing) | Err(_) => return false,
             }
         }
+        false
     }
+}
 
-    fn line_answers(&mut self, line: &[u8]) -> bool {
-        match self.agent {
-            Agent::Gemini => {
-                memmem::find(line, b"exit_plan_mode").is_some() && is_gemini_plan_response(line)
+/// Whether `line` answers the call: for Claude, a `tool_result` for the latest `ExitPlanMode`
+/// call seen (a later call replaces `tool_use_id`); for Gemini, `exit_plan_mode`'s response.
+fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> bool {
+    match agent {
+        Agent::Gemini => {
+            memmem::find(line, b"exit_plan_mode").is_some() && gemini::has_plan_response(line)
+        }
+        _ => {
+            if memmem::find(line, b"ExitPlanMode").is_some() {
+                if let Some(id) = claude::exit_plan_call(line) {
+                    *tool_use_id = Some(id);
+                    return false;
+                }
             }
-            _ => {
-                if memmem::find(line, b"ExitPlanMode").is_some() {
-                    if let Some(id) = exit_plan_tool_use(line) {
-                        self.tool_use_id = Some(id);
-                        return false;
-                    }
+            match tool_use_id {
+                Some(id) => {
+                    memmem::find(line, id.as_bytes()).is_some() && claude::has_tool_result(line, id)
                 }
-                match &self.tool_use_id {
-                    Some(id) => {
-                        memmem::find(line, id.as_bytes()).is_some() && is_tool_result_for(line, id)
-                    }
-                    None => false,
-                }
+                None => false,
             }
         }
     }
@@ -309,6 +228,84 @@ mod tests {
         assert!(!f.poll());
         crate::fsx::append_line(&path, "").unwrap();
         assert!(f.poll());
+    }
+
+    fn append(path: &Path, bytes: &[u8]) {
+        let mut file = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+        std::io::Write::write_all(&mut file, bytes).unwrap();
+    }
+
+    #[test]
+    fn records_split_between_reads_and_a_huge_line_between_call_and_answer() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        let call = |id: &str| {
+            format!(
+                r#"{{"type":"assistant","message":{{"content":[{{"type":"text","text":"plan"}},{{"type":"tool_use","id":"{id}","name":"ExitPlanMode","input":{{"plan":"\u00e9 \"x\"\n"}}}}]}}}}"#
+            ) + "\n"
+        };
+        let result = |id: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"{id}","content":"ok"}}]}},"toolUseResult":{{"plan":"p"}}}}"#
+            ) + "\n"
+        };
+        let first = "{\"type\":\"user\",\"message\":{\"content\":\"hi\"}}\r\n";
+        std::fs::write(&path, format!("{first}{}", call("toolu_a"))).unwrap();
+        // The call's line, where the follower starts.
+        let (id, at) = locate(&path, Agent::Claude);
+        assert_eq!((id.as_deref(), at), (Some("toolu_a"), first.len() as u64));
+        let mut f = Follower::new(path.clone(), Agent::Claude, at, id);
+        assert!(!f.poll());
+        // A newer call, cut between two reads: it is the one waited for.
+        let b = call("toolu_b");
+        let (b1, b2) = b.split_at(b.len() / 2);
+        append(&path, b1.as_bytes());
+        assert!(!f.poll());
+        assert_eq!(f.tool_use_id(), Some("toolu_a"));
+        append(&path, b2.as_bytes());
+        assert!(!f.poll());
+        assert_eq!(f.tool_use_id(), Some("toolu_b"));
+        // A line longer than the longest read, arriving in two parts: skipped, read once. It
+        // even names the call and looks like its result.
+        let mut huge = result("toolu_b").into_bytes();
+        huge.truncate(huge.len() - 4);
+        huge.resize((CHUNK + 1024) as usize, b'x');
+        let (h1, h2) = huge.split_at(huge.len() / 2);
+        append(&path, h1);
+        assert!(!f.poll());
+        append(&path, h2);
+        append(&path, b"\"}}\n");
+        assert!(!f.poll());
+        let read = f.bytes_read;
+        assert!(!f.poll());
+        assert_eq!(f.bytes_read, read, "nothing new, nothing read");
+        // The older call's result does not answer; the newer one's, cut in two, does.
+        append(&path, result("toolu_a").as_bytes());
+        assert!(!f.poll());
+        let r = result("toolu_b");
+        let (r1, r2) = r.split_at(r.len() / 2);
+        append(&path, r1.as_bytes());
+        assert!(!f.poll());
+        append(&path, r2.as_bytes());
+        assert!(f.poll());
+        let len = std::fs::metadata(&path).unwrap().len();
+        assert_eq!(
+            f.bytes_read,
+            len - at,
+            "every byte after the call read once"
+        );
+
+        // Gemini: the response, cut between two reads.
+        let gem = dir.path().join("g.jsonl");
+        std::fs::write(&gem, "{\"sessionId\":\"s\",\"startTime\":\"t\"}\n").unwrap();
+        let (_, end) = locate(&gem, Agent::Gemini);
+        let mut g = Follower::new(gem.clone(), Agent::Gemini, end, None);
+        let response = r#"{"id":"m","type":"user","content":[{"functionResponse":{"id":"c","name":"exit_plan_mode","response":{"output":"Plan approved."}}}]}"#;
+        let (g1, g2) = response.split_at(response.len() / 2);
+        append(&gem, g1.as_bytes());
+        assert!(!g.poll());
+        append(&gem, format!("{g2}\n").as_bytes());
+        assert!(g.poll());
     }
 
     #[test]

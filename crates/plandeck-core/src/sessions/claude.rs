@@ -9,7 +9,7 @@ use std::path::{Path, PathBuf};
 use serde::de::Deserializer;
 use serde::Deserialize;
 
-use super::content::LooseStr;
+use super::content::{Loose, LooseStr, LooseText};
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
@@ -214,6 +214,140 @@ pub fn feed_line(facts: &mut Facts, line: &[u8], subagent: bool) {
     if !ok && !subagent {
         facts.unreadable += 1;
     }
+}
+
+/// The id of the last `ExitPlanMode` tool_use in this line's records, if it holds one: where the
+/// gate ([`crate::gate`]) starts following a transcript, and which call's answer it waits for.
+pub(crate) fn exit_plan_call(line: &[u8]) -> Option<String> {
+    let mut found = None;
+    for_each_record::<Record<'_>>(line, &mut |rec| {
+        if let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) {
+            let call = blocks
+                .iter()
+                .rev()
+                .filter(|b| {
+                    b.kind.as_deref() == Some("tool_use")
+                        && b.name.as_deref() == Some("ExitPlanMode")
+                })
+                .find_map(|b| b.id.as_deref());
+            if let Some(id) = call {
+                found = Some(id.to_owned());
+            }
+        }
+    });
+    found
+}
+
+/// Whether this line's records hold a `tool_result` for the call `id` (the gate's answer).
+pub(crate) fn has_tool_result(line: &[u8], id: &str) -> bool {
+    let mut found = false;
+    for_each_record::<Record<'_>>(line, &mut |rec| {
+        if let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) {
+            found |= blocks.iter().any(|b| {
+                b.kind.as_deref() == Some("tool_result") && b.tool_use_id.as_deref() == Some(id)
+            });
+        }
+    });
+    found
+}
+
+/// What verification ([`crate::verify`]) reads of a record: the tool calls that change files or
+/// run commands and their results, compactions, the worktree. Every field is read loosely: a
+/// shape it does not expect is ignored, never makes the line unreadable.
+#[derive(Deserialize)]
+pub(crate) struct ToolRecord<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub subtype: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub timestamp: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub cwd: Option<LooseStr<'a>>,
+    #[serde(rename = "worktreeSession", borrow, default)]
+    pub worktree_session: Option<Loose<ToolWorktree<'a>>>,
+    #[serde(borrow, default)]
+    pub message: Option<Loose<ToolMessage<'a>>>,
+    #[serde(rename = "toolUseResult", borrow, default)]
+    pub tool_use_result: Option<Loose<ToolResultKind<'a>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolWorktree<'a> {
+    #[serde(rename = "worktreePath", borrow, default)]
+    pub worktree_path: Option<LooseStr<'a>>,
+    #[serde(rename = "originalBranch", borrow, default)]
+    pub original_branch: Option<LooseStr<'a>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolMessage<'a> {
+    #[serde(borrow, default)]
+    pub content: Option<super::content::Content<'a, Loose<ToolBlock<'a>>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolResultKind<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+}
+
+/// A `tool_use` or `tool_result` content block.
+#[derive(Deserialize)]
+pub(crate) struct ToolBlock<'a> {
+    #[serde(rename = "type", borrow, default)]
+    pub kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub id: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub name: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub tool_use_id: Option<LooseStr<'a>>,
+    #[serde(default)]
+    pub is_error: Option<MaybeBool>,
+    #[serde(borrow, default)]
+    pub input: Option<Loose<ToolInput<'a>>>,
+    /// A `tool_result`'s content: a string, or text parts.
+    #[serde(borrow, default)]
+    pub content: Option<super::content::Content<'a, LooseText<'a>>>,
+}
+
+/// A boolean where one is expected; anything else is not one.
+#[derive(Deserialize)]
+#[serde(untagged)]
+pub(crate) enum MaybeBool {
+    Bool(bool),
+    Other(serde::de::IgnoredAny),
+}
+
+/// The inputs of the file and shell tools.
+#[derive(Deserialize)]
+pub(crate) struct ToolInput<'a> {
+    #[serde(borrow, default)]
+    pub file_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub notebook_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub content: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub new_string: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub new_source: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub command: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pub edits: Option<super::content::Content<'a, Loose<ToolEdit<'a>>>>,
+}
+
+#[derive(Deserialize)]
+pub(crate) struct ToolEdit<'a> {
+    #[serde(borrow, default)]
+    pub new_string: Option<LooseStr<'a>>,
+}
+
+/// Gives each record of `line` to `on_record`; false when (part of) the line is unreadable.
+pub(crate) fn tool_records(line: &[u8], on_record: &mut dyn FnMut(ToolRecord<'_>)) -> bool {
+    for_each_record::<ToolRecord<'_>>(line, on_record)
 }
 
 fn apply(facts: &mut Facts, rec: Record<'_>) {

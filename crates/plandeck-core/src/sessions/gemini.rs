@@ -105,6 +105,72 @@ struct FunctionResponse<'a> {
 
 type Content<'a> = super::content::Content<'a, Part<'a>>;
 
+/// Where a chat-log line holds `functionResponse`s: a message's parts, a tool call's result, and
+/// the messages of a `$set` (a rewritten history). Read by the gate, which waits for the answer to
+/// `exit_plan_mode`; shapes it does not expect are ignored, never make the line unreadable.
+#[derive(Deserialize)]
+struct Responses<'a> {
+    #[serde(borrow, default)]
+    content: Option<super::content::Content<'a, ResponsePart<'a>>>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<super::content::Content<'a, CallResult<'a>>>,
+    #[serde(rename = "$set", borrow, default)]
+    set: Option<ResponseSet<'a>>,
+}
+
+#[derive(Deserialize)]
+struct CallResult<'a> {
+    #[serde(borrow, default)]
+    result: Option<super::content::Content<'a, ResponsePart<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ResponseSet<'a> {
+    #[serde(borrow, default)]
+    messages: Option<super::content::Content<'a, Responses<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ResponsePart<'a> {
+    #[serde(rename = "functionResponse", borrow, default)]
+    function_response: Option<NamedResponse<'a>>,
+}
+
+#[derive(Deserialize)]
+struct NamedResponse<'a> {
+    #[serde(borrow, default)]
+    name: Option<LooseStr<'a>>,
+}
+
+impl Responses<'_> {
+    fn answer(&self, tool: &str) -> bool {
+        use super::content::Content::Items;
+        let named = |parts: &Option<super::content::Content<'_, ResponsePart<'_>>>| match parts {
+            Some(Items(parts)) => parts.iter().any(|p| {
+                p.function_response
+                    .as_ref()
+                    .and_then(|r| r.name.as_ref())
+                    .and_then(|n| n.0.as_deref())
+                    == Some(tool)
+            }),
+            _ => false,
+        };
+        named(&self.content)
+            || matches!(&self.tool_calls, Some(Items(calls)) if calls.iter().any(|c| named(&c.result)))
+            || matches!(
+                self.set.as_ref().and_then(|s| s.messages.as_ref()),
+                Some(Items(messages)) if messages.iter().any(|m| m.answer(tool))
+            )
+    }
+}
+
+/// Whether this chat-log line holds a `functionResponse` of `exit_plan_mode` (the gate's answer).
+pub(crate) fn has_plan_response(line: &[u8]) -> bool {
+    let mut found = false;
+    for_each_record::<Responses<'_>>(line, &mut |rec| found |= rec.answer("exit_plan_mode"));
+    found
+}
+
 /// Folds one chat-log line into `facts`.
 pub fn feed_line(facts: &mut Facts, line: &[u8]) {
     let ok = for_each_record::<Line<'_>>(line, &mut |rec| apply(facts, rec));

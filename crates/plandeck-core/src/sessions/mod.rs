@@ -42,7 +42,7 @@
 
 pub(crate) mod claude;
 pub(crate) mod codex;
-mod content;
+pub(crate) mod content;
 pub(crate) mod gemini;
 pub(crate) mod index;
 pub mod state;

@@ -64,25 +64,36 @@ impl LineSplitter {
 
     /// Feeds `chunk`; calls `on_line` with each complete line (without its `\n` or a trailing
     /// `\r`). Empty lines are not reported.
-    pub fn feed(&mut self, mut chunk: &[u8], on_line: &mut dyn FnMut(&[u8])) {
+    pub fn feed(&mut self, chunk: &[u8], on_line: &mut dyn FnMut(&[u8])) {
+        self.feed_at(0, chunk, &mut |_, line| on_line(line));
+    }
+
+    /// [`Self::feed`], telling `on_line` where each line starts: `at` is the stream offset of
+    /// `chunk`'s first byte (the file offset, when fed as read from the file).
+    pub fn feed_at(&mut self, mut at: u64, mut chunk: &[u8], on_line: &mut dyn FnMut(u64, &[u8])) {
         while !chunk.is_empty() {
             match memchr::memchr(b'\n', chunk) {
                 Some(nl) => {
                     let (head, rest) = (&chunk[..nl], &chunk[nl + 1..]);
+                    // Where this line ends (its newline).
+                    let end = at + nl as u64;
                     chunk = rest;
+                    at = end + 1;
                     if self.skipping {
                         self.skipping = false;
                         continue;
                     }
                     if self.buf.is_empty() {
-                        self.emit(head, on_line);
+                        self.emit(end - head.len() as u64, head, on_line);
                     } else if self.buf.len() + head.len() > self.cap {
                         self.buf = Vec::new();
                         self.overlong += 1;
                     } else {
                         let mut line = std::mem::take(&mut self.buf);
                         line.extend_from_slice(head);
-                        self.emit(&line, on_line);
+                        // Wrapping: [`Self::feed`] gives no offsets (0 for every chunk), so the
+                        // start of a line begun in an earlier chunk is meaningless there.
+                        self.emit(end.wrapping_sub(line.len() as u64), &line, on_line);
                         line.clear();
                         // Keep a modest buffer around for the next partial line, not a huge one.
                         if line.capacity() <= 1 << 20 {
@@ -106,7 +117,12 @@ impl LineSplitter {
         }
     }
 
-    fn emit(&mut self, line: &[u8], on_line: &mut dyn FnMut(&[u8])) {
+    /// The unterminated line held so far (none while an overlong line is skipped).
+    pub fn partial(&self) -> Option<&[u8]> {
+        (!self.skipping && !self.buf.is_empty()).then_some(&self.buf[..])
+    }
+
+    fn emit(&mut self, start: u64, line: &[u8], on_line: &mut dyn FnMut(u64, &[u8])) {
         // The cap counts the whole line as it streams in (with any `\r`), so a line is judged
         // the same whichever way it was split.
         if line.len() > self.cap {
@@ -117,7 +133,7 @@ impl LineSplitter {
         if line.iter().all(u8::is_ascii_whitespace) {
             return;
         }
-        on_line(line);
+        on_line(start, line);
     }
 }
 
@@ -284,9 +300,27 @@ impl Follower {
         }
     }
 
+    /// Follows `path` on from `offset` (a line start) of the file as it is now: a later
+    /// replacement of the file reads as [`Progress::Replaced`].
+    pub fn resume_at(path: &Path, offset: u64) -> Self {
+        Self {
+            offset,
+            file_id: std::fs::metadata(path).map_or(0, |m| file_id(&m)),
+            ..Self::new(path)
+        }
+    }
+
     /// Reads the bytes appended since the last read, calling `on_line` for each complete line.
     /// Reads in bounded chunks, so memory stays bounded however much was appended.
     pub fn read_new(&mut self, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<Progress> {
+        self.read_new_at(&mut |_, line| on_line(line))
+    }
+
+    /// [`Self::read_new`], telling `on_line` the file offset each line starts at.
+    pub fn read_new_at(
+        &mut self,
+        on_line: &mut dyn FnMut(u64, &[u8]),
+    ) -> std::io::Result<Progress> {
         let mut file = match File::open(&self.path) {
             Ok(f) => f,
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Progress::Missing),
@@ -310,8 +344,8 @@ impl Follower {
                 Err(e) => return Err(e),
             };
             read_any = true;
+            self.splitter.feed_at(self.offset, &chunk[..n], on_line);
             self.offset += n as u64;
-            self.splitter.feed(&chunk[..n], on_line);
         }
         Ok(if read_any {
             Progress::Appended
@@ -383,6 +417,15 @@ impl Follower {
         window: u64,
         on_line: &mut dyn FnMut(&[u8]),
     ) -> std::io::Result<bool> {
+        self.read_tail_at(window, &mut |_, line| on_line(line))
+    }
+
+    /// [`Self::read_tail`], telling `on_line` the file offset each line starts at.
+    pub fn read_tail_at(
+        &mut self,
+        window: u64,
+        on_line: &mut dyn FnMut(u64, &[u8]),
+    ) -> std::io::Result<bool> {
         let mut file = File::open(&self.path)?;
         let meta = file.metadata()?;
         let len = meta.len();
@@ -400,7 +443,8 @@ impl Follower {
             }
         }
         self.splitter.reset();
-        self.splitter.feed(&bytes[from..], on_line);
+        self.splitter
+            .feed_at(start + from as u64, &bytes[from..], on_line);
         self.offset = start + bytes.len() as u64;
         self.file_id = file_id(&meta);
         Ok(start == 0)
@@ -913,6 +957,46 @@ mod tests {
         );
         assert_eq!(s.pending(), 4);
         assert_eq!(lines(&mut s, &[b":2}\r\n\n"]), vec![b"{\"b\":2}".to_vec()]);
+    }
+
+    #[test]
+    fn lines_are_told_with_their_file_offsets_however_the_reads_cut_them() {
+        let text: &[u8] =
+            b"{\"a\":1}\n\n{\"b\":22}\r\n0123456789abcdef\n{\"c\":3}\n  \n{\"d\":4}\n{\"e\"";
+        let want: Vec<(u64, &[u8])> = vec![
+            (0, b"{\"a\":1}"),
+            (9, b"{\"b\":22}"),
+            (36, b"{\"c\":3}"),
+            (47, b"{\"d\":4}"),
+        ];
+        for step in 1..text.len() {
+            let mut s = LineSplitter::with_cap(12);
+            let mut got = Vec::new();
+            for (i, chunk) in text.chunks(step).enumerate() {
+                s.feed_at((i * step) as u64, chunk, &mut |at, l| {
+                    got.push((at, l.to_vec()))
+                });
+            }
+            let got: Vec<(u64, &[u8])> = got.iter().map(|(at, l)| (*at, &l[..])).collect();
+            assert_eq!(got, want, "step {step}");
+            assert_eq!((s.overlong, s.partial()), (1, Some(&b"{\"e\""[..])));
+        }
+        // From the file: appended bytes and a tail.
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, &text[..20]).unwrap();
+        let mut f = Follower::resume_at(&path, 9);
+        let mut got = Vec::new();
+        f.read_new_at(&mut |at, _| got.push(at)).unwrap();
+        std::fs::write(&path, text).unwrap();
+        f.read_new_at(&mut |at, _| got.push(at)).unwrap();
+        // The follower's cap is the default one: the 16-byte line is kept.
+        assert_eq!(got, vec![9, 19, 36, 47]);
+        let mut got = Vec::new();
+        Follower::new(&path)
+            .read_tail_at(20, &mut |at, _| got.push(at))
+            .unwrap();
+        assert_eq!(got, vec![47]);
     }
 
     #[test]

@@ -20,6 +20,8 @@ use time::OffsetDateTime;
 
 use super::ChangeKind;
 use crate::agent::Agent;
+use crate::sessions::claude::{self, MaybeBool, ToolRecord};
+use crate::sessions::content::{Content, LooseStr};
 use crate::sessions::transcript::LineSplitter;
 
 /// A file-changing tool call.
@@ -140,62 +142,82 @@ impl Reader {
         {
             return;
         }
+        if self.agent == Agent::Claude {
+            // The sessions' typed records (one Claude reader); glued records are each read.
+            if !claude::tool_records(line, &mut |rec| self.claude(rec)) {
+                self.facts.unreadable += 1;
+            }
+            return;
+        }
         let Ok(v) = serde_json::from_slice::<Value>(line) else {
             self.facts.unreadable += 1;
             return;
         };
         match self.agent {
-            Agent::Claude => self.claude(&v),
             Agent::Gemini => self.gemini(&v),
             Agent::Codex => self.codex(&v),
-            Agent::Other => {}
+            Agent::Claude | Agent::Other => {}
         }
     }
 
-    fn claude(&mut self, v: &Value) {
-        let at = str_of(v, "timestamp");
+    fn claude(&mut self, rec: ToolRecord<'_>) {
+        let text =
+            |v: &Option<LooseStr<'_>>| v.as_ref().and_then(LooseStr::as_str).map(str::to_owned);
+        let at = text(&rec.timestamp);
         if self.facts.cwd.is_none() {
-            self.facts.cwd = str_of(v, "cwd");
+            self.facts.cwd = text(&rec.cwd);
         }
-        if v["type"] == "worktree-state" {
-            let w = &v["worktreeSession"];
-            self.facts.worktree = str_of(w, "worktreePath");
-            self.facts.worktree_branch = str_of(w, "originalBranch");
+        let kind = rec.kind.as_ref().and_then(LooseStr::as_str);
+        if kind == Some("worktree-state") {
+            let w = rec.worktree_session.and_then(|w| w.0);
+            self.facts.worktree = w.as_ref().and_then(|w| text(&w.worktree_path));
+            self.facts.worktree_branch = w.as_ref().and_then(|w| text(&w.original_branch));
             return;
         }
-        if v["type"] == "system" && v["subtype"] == "compact_boundary" {
+        if kind == Some("system")
+            && rec.subtype.as_ref().and_then(LooseStr::as_str) == Some("compact_boundary")
+        {
             self.facts.compactions.push(at);
             return;
         }
-        let Some(content) = v["message"]["content"].as_array() else {
+        let Some(Content::Items(content)) = rec.message.and_then(|m| m.0).and_then(|m| m.content)
+        else {
             return;
         };
-        for item in content {
-            match item["type"].as_str() {
+        let created = rec
+            .tool_use_result
+            .and_then(|r| r.0)
+            .is_some_and(|r| r.kind.as_ref().and_then(LooseStr::as_str) == Some("create"));
+        for item in content.into_iter().filter_map(|i| i.0) {
+            match item.kind.as_ref().and_then(LooseStr::as_str) {
                 Some("tool_use") => {
-                    let id = item["id"].as_str().unwrap_or("").to_owned();
-                    let name = item["name"].as_str().unwrap_or("");
-                    let input = &item["input"];
+                    let id = text(&item.id).unwrap_or_default();
+                    let name = item.name.as_ref().and_then(LooseStr::as_str).unwrap_or("");
+                    let Some(input) = item.input.and_then(|i| i.0) else {
+                        continue;
+                    };
                     match name {
                         "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
-                            let path = str_of(input, "file_path")
-                                .or_else(|| str_of(input, "notebook_path"))
+                            let path = text(&input.file_path)
+                                .or_else(|| text(&input.notebook_path))
                                 .unwrap_or_default();
                             if path.is_empty() {
                                 continue;
                             }
-                            let mut text = String::new();
-                            for key in ["content", "new_string", "new_source"] {
-                                if let Some(s) = input[key].as_str() {
-                                    text.push_str(s);
-                                    text.push('\n');
+                            let mut written = String::new();
+                            for s in [&input.content, &input.new_string, &input.new_source] {
+                                if let Some(s) = s.as_ref().and_then(LooseStr::as_str) {
+                                    written.push_str(s);
+                                    written.push('\n');
                                 }
                             }
-                            if let Some(edits) = input["edits"].as_array() {
-                                for e in edits {
-                                    if let Some(s) = e["new_string"].as_str() {
-                                        text.push_str(s);
-                                        text.push('\n');
+                            if let Some(Content::Items(edits)) = &input.edits {
+                                for e in edits.iter().filter_map(|e| e.0.as_ref()) {
+                                    if let Some(s) =
+                                        e.new_string.as_ref().and_then(LooseStr::as_str)
+                                    {
+                                        written.push_str(s);
+                                        written.push('\n');
                                     }
                                 }
                             }
@@ -209,12 +231,12 @@ impl Reader {
                                     at: at.clone(),
                                     line: self.line,
                                     failed: false,
-                                    text,
+                                    text: written,
                                 },
                             );
                         }
                         "Bash" => {
-                            if let Some(cmd) = str_of(input, "command") {
+                            if let Some(cmd) = text(&input.command) {
                                 self.push_command(&id, cmd, at.clone());
                             }
                         }
@@ -222,17 +244,29 @@ impl Reader {
                     }
                 }
                 Some("tool_result") => {
-                    let id = item["tool_use_id"].as_str().unwrap_or("");
-                    let is_error = item["is_error"].as_bool().unwrap_or(false);
-                    let text = result_text(&item["content"]);
+                    let id = item
+                        .tool_use_id
+                        .as_ref()
+                        .and_then(LooseStr::as_str)
+                        .unwrap_or("");
+                    let is_error = matches!(item.is_error, Some(MaybeBool::Bool(true)));
+                    let result = match &item.content {
+                        Some(Content::Text(s)) => s.to_string(),
+                        Some(Content::Items(parts)) => parts
+                            .iter()
+                            .filter_map(|p| p.0.as_deref())
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        _ => String::new(),
+                    };
                     if let Some(&i) = self.write_of.get(id) {
                         self.facts.writes[i].failed = is_error;
-                        if v["toolUseResult"]["type"] == "create" {
+                        if created {
                             self.facts.writes[i].change = ChangeKind::Added;
                         }
                     }
                     if let Some(&i) = self.command_of.get(id) {
-                        let code = exit_code_after(&text, "Exit code ");
+                        let code = exit_code_after(&result, "Exit code ");
                         let c = &mut self.facts.commands[i];
                         c.exit_code = code.or(if is_error { None } else { Some(0) });
                         c.success = Some(!is_error && code.is_none_or(|c| c == 0));
@@ -525,6 +559,40 @@ mod tests {
         assert_eq!(f.commands[0].exit_code, Some(101));
         assert_eq!(f.commands[0].success, Some(false));
         assert_eq!(f.unreadable, 1);
+    }
+
+    #[test]
+    fn claude_records_are_read_with_the_sessions_typed_records_loosely_and_unglued() {
+        let t = concat!(
+            // Two records glued on one line (a writer lost a newline): both are read.
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t1","name":"Write","input":{"file_path":"/r/a.rs","content":"fn a() {}"}}]}}"#,
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"cargo test"}}]}}"#,
+            "\n",
+            // Text parts as objects and plain strings; a string toolUseResult.
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t2","is_error":true,"content":[{"type":"text","text":"Exit code 3"},"tail"]}]},"toolUseResult":"Error: failed"}"#,
+            "\n",
+            // Shapes not expected are ignored, not damage.
+            r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"t1","is_error":"no","content":7.5}, 3]},"toolUseResult":{"type":"create"}}"#,
+            "\n",
+            r#"{"type":"worktree-state","worktreeSession":null,"message":"tool_use"}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Claude, t.as_bytes());
+        assert_eq!(f.unreadable, 0);
+        assert_eq!(f.writes.len(), 1);
+        let w = &f.writes[0];
+        assert_eq!((w.path.as_str(), w.line, w.failed), ("/r/a.rs", 1, false));
+        assert_eq!(
+            (w.change, w.text.as_str()),
+            (ChangeKind::Added, "fn a() {}\n")
+        );
+        assert_eq!(f.commands.len(), 1);
+        let c = &f.commands[0];
+        assert_eq!(
+            (c.command.as_str(), c.exit_code, c.success),
+            ("cargo test", Some(3), Some(false))
+        );
+        assert_eq!(f.worktree, None);
     }
 
     #[test]
