@@ -696,6 +696,8 @@ mod tests {
         std::os::unix::fs::symlink("deep/x/y/z.rs", repo.join("link")).unwrap();
         write_file(&repo, "untracked/new.rs", "fn new() {}\n");
         write_file(&repo, "empty.txt", "");
+        write_file(&repo, "untracked/new.bin", "\0\x01binary\n");
+        write_file(&repo, "untracked/crlf_nonl.txt", "x\r\ny");
         write_file(&repo, "staged.rs", "fn staged() {}\n");
         let r = Repository::open(&repo).unwrap();
         let mut index = r.index().unwrap();
@@ -704,8 +706,8 @@ mod tests {
         write_file(&repo, "staged.rs", "fn staged() {}\nfn later() {}\n");
 
         assert!(is_plain(&repo, &[]), "this worktree takes the plain path");
-        // 14 changed files: all but the deleted file and the symlink.
-        assert_eq!(plain_count(&repo), 12);
+        // 16 changed files: all but the deleted file and the symlink.
+        assert_eq!(plain_count(&repo), 14);
         let (plain, libgit2) = both(&repo);
         same(&plain, &libgit2);
         let kinds: Vec<(&str, ChangeKind, bool)> = plain
@@ -721,6 +723,7 @@ mod tests {
             ("untracked/new.rs", ChangeKind::Added, false),
             ("staged.rs", ChangeKind::Added, false),
             ("empty.txt", ChangeKind::Added, false),
+            ("untracked/new.bin", ChangeKind::Added, true),
         ] {
             assert!(kinds.contains(&want), "{want:?} in {kinds:?}");
         }
