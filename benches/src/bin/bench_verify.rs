@@ -126,6 +126,15 @@ fn main() {
     let git = time_n(RUNS, || {
         std::hint::black_box(verify::changes::collect(&repo, approved, None).expect("git"));
     });
+    // The same diff on libgit2's per-file path (what `collect` takes when an attributes file
+    // exists, as a repository's own `.git/info/attributes`; an empty one filters nothing).
+    let info_attributes = repo.join(".git/info/attributes");
+    std::fs::create_dir_all(repo.join(".git/info")).expect("info");
+    std::fs::write(&info_attributes, "").expect("attributes");
+    let git_libgit2 = time_n(RUNS, || {
+        std::hint::black_box(verify::changes::collect(&repo, approved, None).expect("git"));
+    });
+    std::fs::remove_file(&info_attributes).expect("attributes");
     let scan = time_n(RUNS, || {
         std::hint::black_box(verify::judge::resolve(&roots, &plan_ref).expect("resolve"));
     });
@@ -152,6 +161,10 @@ fn main() {
         (
             "verify: part: git changes since approval (1,000 files, hunks)",
             &git,
+        ),
+        (
+            "verify: part: the same git changes on libgit2's per-file path (attributes present)",
+            &git_libgit2,
         ),
     ] {
         report(
