@@ -702,3 +702,33 @@ fn a_transcript_gone_after_the_scan_is_noted_and_git_still_counts() {
     assert!(r.tests.is_empty(), "no transcript, no command evidence");
     assert_eq!(step(&r, 4).status, StepStatus::Missing);
 }
+
+#[test]
+fn the_report_from_plain_patches_is_the_report_from_libgit2s_patches() {
+    let mut t = setup(PLAN);
+    work(&mut t, 0);
+    // A symbol found only in an uncommitted hunk, with a function context in its header.
+    write_file(
+        &t.repo,
+        "src/cursor.rs",
+        "pub struct Cursor;\n\nimpl Cursor {\n    fn next() {}\n}\n",
+    );
+    t.s.save();
+    let target = judge::resolve(&t.s.roots, &t.s.plan_path.to_string_lossy()).unwrap();
+    let mut inputs = judge::gather(&t.s.roots, target);
+    let plain = judge::evaluate(&inputs);
+    let folder = inputs.folder.clone().unwrap();
+    let approved = time::OffsetDateTime::from_unix_timestamp(testkit::T0 + 150).ok();
+    inputs.git = Some(changes::collect_with(&folder, approved, None, None));
+    let libgit2 = judge::evaluate(&inputs);
+    assert_eq!(plain, libgit2);
+    assert!(plain
+        .steps
+        .iter()
+        .flat_map(|s| &s.evidence)
+        .any(|e| matches!(e, Evidence::GitChange { hunk: Some(_), .. })));
+    assert_eq!(
+        serde_json::to_value(&plain).unwrap(),
+        serde_json::to_value(&libgit2).unwrap()
+    );
+}
