@@ -129,7 +129,8 @@ pub fn refresh(
     drop(g);
     // A scan that panics must not leave commands waiting for it: they get no plans, with a note.
     let changed = match std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
-        live.refresh(roots, refold, &progress)
+        // On the background pool, so listing plans never queues behind the first scan.
+        plandeck_core::live::in_background(|| live.refresh(roots, refold, &progress))
     })) {
         Ok(changed) => changed,
         Err(_) => {

@@ -230,15 +230,24 @@ struct LoadSessions {
     emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
 }
 
-/// The threads that read the session index: a pool of their own, so other parallel work (listing
-/// plans uses rayon's global pool) does not queue behind a heavy home's thousand transcripts, and
-/// at low priority (nice 10), so the window stays responsive while they read.
-fn index_pool() -> Option<&'static rayon::ThreadPool> {
+/// Runs `f` on the background pool: the threads that read the session index and scan the plan
+/// history, a pool of their own, so the window's parallel work (listing plans uses rayon's global
+/// pool) does not queue behind a heavy home's thousand transcripts, and at low priority (nice 10),
+/// so the window stays responsive while they read. Inside `f`, rayon's parallel iterators run on
+/// this pool.
+pub fn in_background<R: Send>(f: impl FnOnce() -> R + Send) -> R {
+    match background_pool() {
+        Some(pool) => pool.install(f),
+        None => f(),
+    }
+}
+
+fn background_pool() -> Option<&'static rayon::ThreadPool> {
     static POOL: std::sync::OnceLock<Option<rayon::ThreadPool>> = std::sync::OnceLock::new();
     POOL.get_or_init(|| {
         rayon::ThreadPoolBuilder::new()
             .num_threads(std::thread::available_parallelism().map_or(2, |n| n.get()))
-            .thread_name(|i| format!("session-index-{i}"))
+            .thread_name(|i| format!("background-{i}"))
             .start_handler(|_| {
                 // On Linux a priority set for "this process" with pid 0 is the calling thread's.
                 #[cfg(target_os = "linux")]
@@ -247,7 +256,7 @@ fn index_pool() -> Option<&'static rayon::ThreadPool> {
                 }
             })
             .build()
-            .map_err(|e| tracing::warn!("the session index reads on the shared threads: {e}"))
+            .map_err(|e| tracing::warn!("transcripts are read on the shared threads: {e}"))
             .ok()
     })
     .as_ref()
@@ -274,10 +283,7 @@ fn load_sessions(load: LoadSessions) {
                 (load.emit)(LiveEvent::SessionIndex(p));
             })
         };
-        let mut index = match index_pool() {
-            Some(pool) => pool.install(read),
-            None => read(),
-        };
+        let mut index = in_background(read);
         let (done, ids) = {
             let mut slot = lock(&load.sessions);
             // Checked under the lock: a newer handle clears the slot before its own load.
