@@ -20,33 +20,12 @@ pub(crate) fn normalize_pane(value: &str) -> String {
 
 /// The pane named by the Claude Code session registry for `session_id`.
 pub(crate) fn from_registry(claude_root: &Path, session_id: &str) -> Option<String> {
-    let entries = std::fs::read_dir(claude_root.join("sessions")).ok()?;
-    for entry in entries.flatten() {
-        let path = entry.path();
-        if path.extension().and_then(|e| e.to_str()) != Some("json") {
-            continue;
-        }
-        let Ok(meta) = entry.metadata() else { continue };
-        if meta.len() > 1024 * 1024 {
-            continue;
-        }
-        let Ok(bytes) = std::fs::read(&path) else {
-            continue;
-        };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-            continue;
-        };
-        if v.get("sessionId").and_then(|s| s.as_str()) == Some(session_id) {
-            if let Some(t) = v
-                .get("tmux")
-                .and_then(|s| s.as_str())
-                .filter(|s| !s.is_empty())
-            {
-                return Some(normalize_pane(t));
-            }
-        }
-    }
-    None
+    crate::sessions::claude::registry(claude_root)
+        .ok()?
+        .into_iter()
+        .filter(|(_, r)| r.session_id == session_id)
+        .find_map(|(_, r)| r.tmux.filter(|t| !t.is_empty()))
+        .map(|t| normalize_pane(&t))
 }
 
 /// The pane whose terminal is the stdin of process `pid`.
@@ -109,7 +88,7 @@ mod tests {
         std::fs::create_dir_all(dir.path().join("sessions")).unwrap();
         std::fs::write(
             dir.path().join("sessions/1.json"),
-            r#"{"sessionId":"a","tmux":"cc:@0.%7"}"#,
+            r#"{"pid":1,"sessionId":"a","tmux":"cc:@0.%7"}"#,
         )
         .unwrap();
         std::fs::write(dir.path().join("sessions/2.json"), "{damaged").unwrap();

@@ -18,7 +18,7 @@ use std::time::{Duration, Instant};
 
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
-use crate::sessions::claude::{pid_alive, RegistryFile};
+use crate::sessions::claude::{pid_alive, registry};
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
 /// Why a text was not typed.
@@ -62,13 +62,10 @@ pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendErr
     let no_session = || SendError::NoLiveSession {
         session_id: session_id.to_owned(),
     };
-    let entries = std::fs::read_dir(roots.claude.join("sessions")).map_err(|_| no_session())?;
-    let registry = entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().and_then(|e| e.to_str()) == Some("json"))
-        .filter(|p| std::fs::metadata(p).is_ok_and(|m| m.len() <= 1024 * 1024))
-        .filter_map(|p| RegistryFile::read(&p))
+    let registry = registry(&roots.claude)
+        .map_err(|_| no_session())?
+        .into_iter()
+        .map(|(_, r)| r)
         .find(|r| r.session_id == session_id && pid_alive(r.pid, r.proc_start.as_deref()))
         .ok_or_else(no_session)?;
     let socket = tmux_socket_of(registry.pid);

@@ -369,21 +369,16 @@ fn dir_id(dir: &Path) -> Option<(u64, u64)> {
 
 /// The `cwd` of every running Claude Code session (`sessions/<pid>.json`).
 fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let dir = roots.claude.join("sessions");
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Vec::new(),
+    match crate::sessions::claude::registry(&roots.claude) {
+        Ok(entries) => entries
+            .into_iter()
+            .filter_map(|(_, r)| r.cwd.map(PathBuf::from))
+            .collect(),
         Err(e) => {
-            problems.push(folder_problem(&dir, &e));
-            return Vec::new();
+            problems.push(folder_problem(&roots.claude.join("sessions"), &e));
+            Vec::new()
         }
-    };
-    entries
-        .flatten()
-        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
-        .filter_map(|e| read_small_json(&e.path()))
-        .filter_map(|v| v.get("cwd").and_then(|c| c.as_str()).map(PathBuf::from))
-        .collect()
+    }
 }
 
 /// Head and tail facts of every `projects/*/*.jsonl` transcript, read in parallel.

@@ -82,13 +82,10 @@ fn all_panes(socket: Option<&Path>) -> Vec<Pane> {
 
 /// The running agent processes Claude Code's registry names, with their sessions and panes.
 fn registry(roots: &Roots) -> Vec<RegistryFile> {
-    let Ok(read) = std::fs::read_dir(roots.claude.join("sessions")) else {
-        return Vec::new();
-    };
-    read.flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
-        .filter_map(|p| RegistryFile::read(&p))
+    crate::sessions::claude::registry(&roots.claude)
+        .unwrap_or_default()
+        .into_iter()
+        .map(|(_, r)| r)
         .filter(|r| pid_alive(r.pid, r.proc_start.as_deref()))
         .collect()
 }
