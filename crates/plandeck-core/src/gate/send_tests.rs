@@ -1,60 +1,8 @@
 //! Typing a report into a live session's pane, on a private tmux server (`tmux -S <tmp>/sock`).
 
 use super::*;
-use crate::terminal::tmux_output;
-use std::path::{Path, PathBuf};
-
-struct Server {
-    socket: PathBuf,
-}
-
-impl Drop for Server {
-    fn drop(&mut self) {
-        let _ = tmux_output(self.socket.to_str(), &["kill-server"]);
-    }
-}
-
-/// A private tmux server running `script` (bash) in one pane: (server, pane id, pane pid).
-fn start(dir: &Path, script: &str) -> (Server, String, u32) {
-    let socket = dir.join("sock");
-    let path = dir.join("pane.sh");
-    std::fs::write(&path, script).unwrap();
-    let out = tmux_output(
-        socket.to_str(),
-        &[
-            "-f",
-            "/dev/null",
-            "new-session",
-            "-d",
-            "-x",
-            "120",
-            "-y",
-            "30",
-            "-P",
-            "-F",
-            "#{pane_id} #{pane_pid}",
-            "bash",
-            path.to_str().unwrap(),
-        ],
-    )
-    .unwrap();
-    let (pane, pid) = out.trim().split_once(' ').unwrap();
-    (Server { socket }, pane.to_owned(), pid.parse().unwrap())
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
-}
+use crate::terminal::test_tmux::{start, wait_for, Server};
+use std::path::Path;
 
 /// A pane standing in for an idle agent: bracketed paste on, the terminal echoing what is typed
 /// (so it shows on screen), every byte read recorded into `got`. With `card`, an approval card
