@@ -77,9 +77,39 @@ impl InstallPlan {
 /// What install created, so uninstall can remove exactly that.
 #[derive(Debug, Default, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
-struct Record {
-    created_hooks: bool,
-    created_event: bool,
+pub(crate) struct Record {
+    pub(crate) created_hooks: bool,
+    pub(crate) created_event: bool,
+}
+
+/// Makes sure `root` (an agent's settings) has a `hooks` object holding an `event` array, and
+/// returns what it had to create (so uninstall removes exactly that). `path` names the file in
+/// the error when `hooks` is not an object.
+pub(crate) fn ensure_hook_event(
+    root: &mut Map<String, Value>,
+    path: &Path,
+    event: &str,
+) -> Result<Record, GateError> {
+    let mut record = Record::default();
+    match root.get("hooks") {
+        None => {
+            record.created_hooks = true;
+            root.insert("hooks".to_owned(), Value::Object(Map::new()));
+        }
+        Some(Value::Object(_)) => {}
+        Some(_) => {
+            return Err(GateError::BadInput {
+                message: format!("{}: `hooks` is not an object", path.display()),
+            })
+        }
+    }
+    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
+        if !hooks.contains_key(event) {
+            record.created_event = true;
+            hooks.insert(event.to_owned(), Value::Array(Vec::new()));
+        }
+    }
+    Ok(record)
 }
 
 struct Spec {
@@ -260,25 +290,7 @@ fn merged(roots: &Roots, agent: Agent, command: &str) -> Result<(Read, String, R
     let spec = spec(agent)?;
     let read = read_settings(&settings_path(roots, agent))?;
     let mut root = read.root.clone();
-    let mut record = Record::default();
-    match root.get("hooks") {
-        None => {
-            record.created_hooks = true;
-            root.insert("hooks".to_owned(), Value::Object(Map::new()));
-        }
-        Some(Value::Object(_)) => {}
-        Some(_) => {
-            return Err(GateError::BadInput {
-                message: format!("{}: `hooks` is not an object", read.path.display()),
-            })
-        }
-    }
-    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
-        if !hooks.contains_key(spec.event) {
-            record.created_event = true;
-            hooks.insert(spec.event.to_owned(), Value::Array(Vec::new()));
-        }
-    }
+    let record = ensure_hook_event(&mut root, &read.path, spec.event)?;
     strip_ours(&mut root, agent, &spec)?;
     if let Some(Value::Array(groups)) = root
         .get_mut("hooks")

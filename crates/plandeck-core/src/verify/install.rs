@@ -5,12 +5,12 @@
 
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
 use serde_json::{Map, Value};
 
 use crate::config::Roots;
 use crate::gate::install::{
-    check_token, plan_of, pretty, read_settings, settings_path, write_settings,
+    check_token, ensure_hook_event, plan_of, pretty, read_settings, settings_path, write_settings,
+    Record,
 };
 use crate::gate::{GateError, InstallPlan, InstallReport};
 
@@ -18,13 +18,6 @@ const EVENT: &str = "Stop";
 /// Claude Code's timeout for the Stop hook (seconds): a report takes well under a second; this
 /// only bounds a hook that hangs.
 pub const STOP_HOOK_TIMEOUT_SECS: u64 = 60;
-
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Record {
-    created_hooks: bool,
-    created_event: bool,
-}
 
 fn record_path(roots: &Roots) -> PathBuf {
     roots.data.join("verify").join("install-claude-stop.json")
@@ -102,25 +95,7 @@ pub fn install_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
 fn merged(roots: &Roots, command: &str) -> Result<(InstallPlan, Record), GateError> {
     let read = read_settings(&claude_settings(roots))?;
     let mut root = read.root.clone();
-    let mut record = Record::default();
-    match root.get("hooks") {
-        None => {
-            record.created_hooks = true;
-            root.insert("hooks".to_owned(), Value::Object(Map::new()));
-        }
-        Some(Value::Object(_)) => {}
-        Some(_) => {
-            return Err(GateError::BadInput {
-                message: format!("{}: `hooks` is not an object", read.path.display()),
-            })
-        }
-    }
-    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
-        if !hooks.contains_key(EVENT) {
-            record.created_event = true;
-            hooks.insert(EVENT.to_owned(), Value::Array(Vec::new()));
-        }
-    }
+    let record = ensure_hook_event(&mut root, &read.path, EVENT)?;
     strip_ours(&mut root)?;
     if let Some(Value::Array(groups)) = root
         .get_mut("hooks")
