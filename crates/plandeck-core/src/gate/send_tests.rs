@@ -25,6 +25,12 @@ fn agent_pane(dir: &Path, card: bool) -> (Server, String, u32) {
     };
     let started = start(dir, &script);
     wait_for("the pane", || ready.exists().then_some(()));
+    // The script ends in `exec cat`: wait until the exec is done, so the agent's environment
+    // (where its tmux socket is read from) is not read mid-exec.
+    let comm = format!("/proc/{}/comm", started.2);
+    wait_for("the pane's program", || {
+        (std::fs::read_to_string(&comm).ok()?.trim() == "cat").then_some(())
+    });
     started
 }
 
