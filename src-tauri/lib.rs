@@ -178,8 +178,15 @@ fn init_tracing() {
     let filter = tracing_subscriber::EnvFilter::try_from_env("PLANDECK_LOG").unwrap_or_else(|_| {
         tracing_subscriber::EnvFilter::new("warn,plandeck=info,plandeck_core=info")
     });
+    // PLANDECK_LOG_SPANS=1 also logs each command's time (busy and idle) when it returns.
+    let spans = if std::env::var_os("PLANDECK_LOG_SPANS").is_some() {
+        tracing_subscriber::fmt::format::FmtSpan::CLOSE
+    } else {
+        tracing_subscriber::fmt::format::FmtSpan::NONE
+    };
     let _ = tracing_subscriber::fmt()
         .with_env_filter(filter)
+        .with_span_events(spans)
         .with_writer(std::io::stderr)
         .try_init();
 }

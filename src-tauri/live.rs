@@ -21,6 +21,7 @@ pub fn emit<E: IpcEvent>(app: &AppHandle, payload: E) {
 }
 
 /// (Re)starts every watcher over the current roots and rebuilds the session index.
+#[tracing::instrument(skip_all)]
 pub fn start(app: &AppHandle) {
     let state = app.state::<AppState>();
     // The old handle goes first, so its presence file and watchers are gone before new ones start.
