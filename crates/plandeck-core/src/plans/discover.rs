@@ -3,6 +3,9 @@
 //!
 //! Transcripts can be gigabytes, so only their first and last [`WINDOW`] bytes are read, and keys
 //! are found textually (`"slug"`, `"cwd"` …) so a record cut by the window still yields them.
+//! What was read is kept in the store (`<data>/plans/transcript-links.json`) with each file's
+//! stamp (identity, size, mtime): a later listing reads again only the transcripts that changed, so
+//! a heavy home's thousand transcripts cost a stat each, not 128 KiB each.
 
 use std::collections::{BTreeSet, HashMap, HashSet};
 use std::fs::File;
@@ -14,6 +17,7 @@ use rayon::prelude::*;
 
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::sessions::transcript::FileStamp;
 
 /// How much of each end of a transcript is read.
 pub(crate) const WINDOW: u64 = 64 * 1024;
@@ -67,12 +71,14 @@ pub(crate) struct Discovery {
     pub sources: Vec<Source>,
     pub candidates: Vec<Candidate>,
     pub problems: Vec<String>,
+    /// Transcripts whose head and tail were read (the others came from the stored links).
+    pub transcripts_read: usize,
 }
 
 /// Finds every plan folder and plan file under `roots`, linked to sessions.
 pub(crate) fn discover(roots: &Roots) -> Discovery {
     let mut problems = Vec::new();
-    let transcripts = read_transcripts(roots, &mut problems);
+    let (transcripts, transcripts_read) = read_transcripts(roots, &mut problems);
     let mut projects: BTreeSet<PathBuf> = transcripts
         .iter()
         .filter_map(|t| t.cwd.as_ref())
@@ -142,11 +148,18 @@ pub(crate) fn discover(roots: &Roots) -> Discovery {
             candidates.push(c);
         }
     }
-    Discovery {
+    let found = Discovery {
         sources,
         candidates,
         problems,
-    }
+        transcripts_read,
+    };
+    tracing::debug!(
+        plans = found.candidates.len(),
+        transcripts_read = found.transcripts_read,
+        "plans discovered"
+    );
+    found
 }
 
 /// Every folder that can hold plans (existing or not, for the agents' default ones).
@@ -381,8 +394,10 @@ fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
     }
 }
 
-/// Head and tail facts of every `projects/*/*.jsonl` transcript, read in parallel.
-fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> Vec<TranscriptFacts> {
+/// Head and tail facts of every `projects/*/*.jsonl` transcript: from the stored links when the
+/// file's stamp is the one they were read at, else read (in parallel) and stored. Returns the facts
+/// and how many transcripts were read.
+fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<TranscriptFacts>, usize) {
     let projects = roots.claude.join("projects");
     let mut files = Vec::new();
     for dir in subdirs(&projects, problems) {
@@ -396,10 +411,129 @@ fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> Vec<Transcript
             Err(e) => problems.push(folder_problem(&dir, &e)),
         }
     }
-    files
-        .par_iter()
-        .filter_map(|p| transcript_facts(p).ok())
-        .collect()
+    let stored = load_links(&roots.data);
+    let found: Vec<(PathBuf, StoredLinks, TranscriptFacts, bool)> = files
+        .into_par_iter()
+        .filter_map(|path| {
+            let meta = std::fs::metadata(&path).ok()?;
+            let stamp = FileStamp::from_meta(&meta);
+            if let Some(kept) = stored.files.get(&path).filter(|s| s.stamp == stamp) {
+                let facts = kept.facts(meta.modified().ok());
+                return Some((path, kept.clone(), facts, false));
+            }
+            // Stamped before reading: a file that grows meanwhile is read again next time.
+            let facts = transcript_facts(&path).ok()?;
+            let kept = StoredLinks::of(stamp, &facts);
+            Some((path, kept, facts, true))
+        })
+        .collect();
+    let read = found.iter().filter(|(.., read)| *read).count();
+    if read > 0 || found.len() != stored.files.len() {
+        let store = LinkStore {
+            version: LINKS_VERSION,
+            files: found
+                .iter()
+                .map(|(path, kept, ..)| (path.clone(), kept.clone()))
+                .collect(),
+        };
+        save_links(&roots.data, &store);
+    }
+    (
+        found.into_iter().map(|(_, _, facts, _)| facts).collect(),
+        read,
+    )
+}
+
+/// Version of `<data>/plans/transcript-links.json`; another version is read again from the
+/// transcripts.
+const LINKS_VERSION: u32 = 1;
+
+/// The stored links: per transcript, the facts read from its head and tail and the stamp of the
+/// file they were read from. A cache: missing, damaged or of another version, it is rebuilt from
+/// the transcripts, and an entry is used only while its file's stamp is unchanged.
+#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
+struct LinkStore {
+    version: u32,
+    files: std::collections::BTreeMap<PathBuf, StoredLinks>,
+}
+
+#[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct StoredLinks {
+    stamp: FileStamp,
+    session_id: Option<String>,
+    cwd: Option<String>,
+    git_branch: Option<String>,
+    slugs: BTreeSet<String>,
+    plan_paths: BTreeSet<String>,
+}
+
+impl StoredLinks {
+    fn of(stamp: FileStamp, facts: &TranscriptFacts) -> StoredLinks {
+        StoredLinks {
+            stamp,
+            session_id: facts.session_id.clone(),
+            cwd: facts.cwd.clone(),
+            git_branch: facts.git_branch.clone(),
+            slugs: facts.slugs.clone(),
+            plan_paths: facts.plan_paths.clone(),
+        }
+    }
+
+    fn facts(&self, modified: Option<SystemTime>) -> TranscriptFacts {
+        TranscriptFacts {
+            session_id: self.session_id.clone(),
+            cwd: self.cwd.clone(),
+            git_branch: self.git_branch.clone(),
+            slugs: self.slugs.clone(),
+            plan_paths: self.plan_paths.clone(),
+            modified,
+        }
+    }
+}
+
+pub(crate) fn links_path(data: &Path) -> PathBuf {
+    data.join("plans").join("transcript-links.json")
+}
+
+fn load_links(data: &Path) -> LinkStore {
+    let path = links_path(data);
+    match std::fs::read(&path) {
+        Ok(bytes) => match serde_json::from_slice::<LinkStore>(&bytes) {
+            Ok(s) if s.version == LINKS_VERSION => s,
+            Ok(s) => {
+                tracing::info!("{} is version {}: rebuilt", path.display(), s.version);
+                LinkStore::default()
+            }
+            Err(e) => {
+                tracing::warn!("{} is damaged ({e}): rebuilt", path.display());
+                LinkStore::default()
+            }
+        },
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => LinkStore::default(),
+        Err(e) => {
+            tracing::warn!(
+                "cannot read {}: {e}; transcripts are read again",
+                path.display()
+            );
+            LinkStore::default()
+        }
+    }
+}
+
+/// Writes the links (atomically, private): a failure costs only a slower next listing.
+fn save_links(data: &Path, store: &LinkStore) {
+    let path = links_path(data);
+    let written = serde_json::to_vec(store)
+        .map_err(std::io::Error::other)
+        .map_err(|e| e.to_string())
+        .and_then(|bytes| crate::fsx::write_private(&path, &bytes).map_err(|e| e.to_string()));
+    if let Err(e) = written {
+        tracing::debug!(
+            "cannot store the transcript links in {}: {e}",
+            path.display()
+        );
+    }
 }
 
 /// What the first and last [`WINDOW`] bytes of a transcript say.

@@ -434,3 +434,106 @@ fn watch_reports_plan_changes_and_new_folders() {
     fs::write(&c, "# After").unwrap();
     wait_for(&rx, "a plan in the re-created plans folder", has(&c));
 }
+
+const KITE_TRANSCRIPT: &str =
+    "projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl";
+
+/// Every candidate's links, by path, to compare two discoveries.
+fn links_of(found: &discover::Discovery) -> Vec<String> {
+    let mut out: Vec<String> = found
+        .candidates
+        .iter()
+        .map(|c| {
+            format!(
+                "{} {:?} {:?} {:?}",
+                c.path.display(),
+                c.session_id,
+                c.project,
+                c.git_branch
+            )
+        })
+        .collect();
+    out.sort();
+    out
+}
+
+fn kite_branch(found: &discover::Discovery) -> Option<String> {
+    found
+        .candidates
+        .iter()
+        .find(|c| c.path.ends_with("plan-pagination-for-the-wondrous-kite.md"))
+        .and_then(|c| c.git_branch.clone())
+}
+
+#[test]
+fn transcript_links_are_stored_and_read_again_only_when_a_transcript_changes() {
+    let (_home, roots) = fixture_home();
+    let first = discover::discover(&roots);
+    let transcripts = first.transcripts_read;
+    assert!(transcripts >= 3, "{transcripts}");
+    let stored = discover::links_path(&roots.data);
+    let mode = fs::metadata(&stored).unwrap().permissions().mode() & 0o777;
+    assert_eq!(mode, 0o600, "the links hold project paths: private");
+
+    // Nothing changed: no transcript is read, the links are the same.
+    let second = discover::discover(&roots);
+    assert_eq!(second.transcripts_read, 0);
+    assert_eq!(links_of(&second), links_of(&first));
+    assert_eq!(kite_branch(&second).as_deref(), Some("master"));
+
+    // A record appended: that transcript alone is read again, and its new branch links.
+    let transcript = roots.claude.join(KITE_TRANSCRIPT);
+    let mut text = fs::read_to_string(&transcript).unwrap();
+    let appended = "{\"type\":\"user\",\"sessionId\":\"5fb53a48-3aab-4a4b-b82c-e42d63b86c9d\",\"gitBranch\":\"feature-x\"}\n";
+    text.push_str(appended);
+    fs::write(&transcript, &text).unwrap();
+    let third = discover::discover(&roots);
+    assert_eq!(third.transcripts_read, 1);
+    assert_eq!(kite_branch(&third).as_deref(), Some("feature-x"));
+
+    // Replaced by another file of the same size and mtime: its identity differs, so it is read.
+    let mtime = fs::metadata(&transcript).unwrap().modified().unwrap();
+    let replaced = text
+        .replace("feature-x", "feature-y")
+        .replace("\"gitBranch\": \"master\"", "\"gitBranch\": \"stable\"");
+    assert_eq!(replaced.len(), text.len());
+    let temp = transcript.with_extension("tmp");
+    fs::write(&temp, replaced).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&temp)
+        .unwrap()
+        .set_modified(mtime)
+        .unwrap();
+    fs::rename(&temp, &transcript).unwrap();
+    let fourth = discover::discover(&roots);
+    assert_eq!(fourth.transcripts_read, 1);
+    assert_eq!(kite_branch(&fourth).as_deref(), Some("feature-y"));
+
+    // A transcript removed is dropped from the links.
+    fs::remove_file(&transcript).unwrap();
+    let fifth = discover::discover(&roots);
+    assert_eq!(fifth.transcripts_read, 0);
+    let kept = fs::read_to_string(&stored).unwrap();
+    assert!(!kept.contains("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl"));
+}
+
+#[test]
+fn damaged_transcript_links_are_rebuilt_from_the_transcripts() {
+    let (_home, roots) = fixture_home();
+    let fresh = discover::discover(&roots);
+    let stored = discover::links_path(&roots.data);
+    for damage in [
+        &b"{\"version\":1,\"files\":{\"/x\": 12"[..],
+        b"\x00\xff not json",
+        b"{\"version\":99,\"files\":{}}",
+    ] {
+        fs::write(&stored, damage).unwrap();
+        let again = discover::discover(&roots);
+        assert_eq!(again.transcripts_read, fresh.transcripts_read, "{damage:?}");
+        assert_eq!(links_of(&again), links_of(&fresh));
+        assert!(again.problems.is_empty(), "{:?}", again.problems);
+        // Written again whole: the next listing reads nothing.
+        assert_eq!(discover::discover(&roots).transcripts_read, 0);
+    }
+}
