@@ -49,7 +49,12 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo))
         .setup(|app| {
-            live::start(app.handle());
+            // Off the main thread: the watchers' first look at a heavy home (thousands of
+            // transcripts) must not hold the window back; commands work meanwhile.
+            let handle = app.handle().clone();
+            std::thread::Builder::new()
+                .name("live-start".into())
+                .spawn(move || live::start(&handle))?;
             Ok(())
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).

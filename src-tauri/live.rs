@@ -23,6 +23,9 @@ pub fn emit<E: IpcEvent>(app: &AppHandle, payload: E) {
 /// (Re)starts every watcher over the current roots and rebuilds the session index.
 #[tracing::instrument(skip_all)]
 pub fn start(app: &AppHandle) {
+    // One start at a time (the first runs on a thread of its own while a command may restart).
+    static STARTING: std::sync::Mutex<()> = std::sync::Mutex::new(());
+    let _one = lock(&STARTING);
     let state = app.state::<AppState>();
     // The old handle goes first, so its presence file and watchers are gone before new ones start.
     *lock(&state.live) = None;
