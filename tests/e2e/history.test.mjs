@@ -116,8 +116,16 @@ test("the first scan runs in the background with its progress shown, and new tra
     await s.waitFor("[data-testid=plan-row]");
     await s.waitFor("[data-testid=transcripts-progress][data-done=true]", { timeout: 30000 });
     const line = await s.text("[data-testid=transcripts-progress]");
-    const mb = (bytes / (1 << 20)).toFixed(1);
-    assert.equal(line, `Read ${transcripts.length} of ${transcripts.length} transcripts (${mb} of ${mb} MB)`);
+    // In the total's unit (ui/src/lib/size.ts): this small home's transcripts are KB, not "0.1 MB".
+    const units = ["B", "KB", "MB", "GB"];
+    let div = 1;
+    let unit = 0;
+    while (bytes >= div * 1024 && unit < units.length - 1) {
+      div *= 1024;
+      unit++;
+    }
+    const figure = (bytes / div).toFixed(div > 1 && bytes / div < 10 ? 1 : 0);
+    assert.equal(line, `Read ${transcripts.length} of ${transcripts.length} transcripts (${figure} of ${figure} ${units[unit]})`);
 
     // An agent submits a plan whose file is never written: the watcher reads the appended
     // record and the plan shows up under From transcripts, no reload.
