@@ -146,6 +146,12 @@ fn record_path(roots: &Roots, agent: Agent) -> PathBuf {
 
 /// The command the agent runs: this executable, `hook <agent>`.
 pub fn hook_command(agent: Agent) -> String {
+    self_command(&format!("hook {agent}"))
+}
+
+/// This executable with `args` (`hook claude`, `hook claude-stop`), its path quoted for the shell
+/// when it holds a space or a quote.
+pub(crate) fn self_command(args: &str) -> String {
     let exe = std::env::current_exe()
         .map(|p| p.to_string_lossy().into_owned())
         .unwrap_or_else(|_| "plandeck".to_owned());
@@ -154,15 +160,20 @@ pub fn hook_command(agent: Agent) -> String {
     } else {
         exe
     };
-    format!("{exe} hook {agent}")
+    format!("{exe} {args}")
 }
 
 /// Whether `command` is a Plandeck hook for `agent` (any install location).
 fn is_ours(command: &str, agent: Agent) -> bool {
-    if command.trim() == hook_command(agent) {
+    runs_plandeck(command, &format!("hook {agent}"))
+}
+
+/// Whether `command` runs a Plandeck executable (this one, or one installed elsewhere) with `args`.
+pub(crate) fn runs_plandeck(command: &str, args: &str) -> bool {
+    if command.trim() == self_command(args) {
         return true;
     }
-    let Some(exe) = command.trim().strip_suffix(&format!(" hook {agent}")) else {
+    let Some(exe) = command.trim().strip_suffix(&format!(" {args}")) else {
         return false;
     };
     let exe = exe.trim().trim_matches(|c| c == '\'' || c == '"');
@@ -258,16 +269,26 @@ pub(crate) fn pretty(root: &Map<String, Value>) -> String {
 
 /// Takes every Plandeck hook for `agent` out of the event's array; drops groups left empty by it.
 fn strip_ours(root: &mut Map<String, Value>, agent: Agent, spec: &Spec) -> Result<(), GateError> {
+    strip_hooks(root, spec.event, |c| is_ours(c, agent))
+}
+
+/// Removes from `hooks.<event>` every hook whose command `ours` recognises, and each group it
+/// leaves empty; the person's own hooks and groups stay as they are.
+pub(crate) fn strip_hooks(
+    root: &mut Map<String, Value>,
+    event: &str,
+    ours: impl Fn(&str) -> bool,
+) -> Result<(), GateError> {
     let Some(arr) = root
         .get_mut("hooks")
         .and_then(Value::as_object_mut)
-        .and_then(|h| h.get_mut(spec.event))
+        .and_then(|h| h.get_mut(event))
     else {
         return Ok(());
     };
     let Value::Array(groups) = arr else {
         return Err(GateError::BadInput {
-            message: format!("hooks.{} is not an array", spec.event),
+            message: format!("hooks.{event} is not an array"),
         });
     };
     groups.retain_mut(|group| {
@@ -275,12 +296,8 @@ fn strip_ours(root: &mut Map<String, Value>, agent: Agent, spec: &Spec) -> Resul
             return true;
         };
         let before = hooks.len();
-        hooks.retain(|h| {
-            !h.get("command")
-                .and_then(Value::as_str)
-                .is_some_and(|c| is_ours(c, agent))
-        });
-        !(before > 0 && hooks.is_empty() && before != hooks.len())
+        hooks.retain(|h| !h.get("command").and_then(Value::as_str).is_some_and(&ours));
+        !(before > 0 && hooks.is_empty())
     });
     Ok(())
 }

@@ -3,7 +3,7 @@
 //! change is shown first and written only while it is still that change, every other key and
 //! number kept, a backup beside the file, and uninstall removes exactly what install added.
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
 use serde_json::{Map, Value};
 
@@ -25,57 +25,15 @@ fn record_path(roots: &Roots) -> PathBuf {
 
 /// The command Claude Code runs: this executable, `hook claude-stop`.
 pub fn stop_hook_command() -> String {
-    let exe = std::env::current_exe()
-        .map(|p| p.to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "plandeck".to_owned());
-    let exe = if exe.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
-        format!("'{}'", exe.replace('\'', "'\\''"))
-    } else {
-        exe
-    };
-    format!("{exe} hook claude-stop")
+    crate::gate::install::self_command(STOP_ARGS)
 }
 
-fn is_ours(command: &str) -> bool {
-    if command.trim() == stop_hook_command() {
-        return true;
-    }
-    let Some(exe) = command.trim().strip_suffix(" hook claude-stop") else {
-        return false;
-    };
-    let exe = exe.trim().trim_matches(|c| c == '\'' || c == '"');
-    Path::new(exe)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("plandeck"))
-}
+const STOP_ARGS: &str = "hook claude-stop";
 
 fn strip_ours(root: &mut Map<String, Value>) -> Result<(), GateError> {
-    let Some(arr) = root
-        .get_mut("hooks")
-        .and_then(Value::as_object_mut)
-        .and_then(|h| h.get_mut(EVENT))
-    else {
-        return Ok(());
-    };
-    let Value::Array(groups) = arr else {
-        return Err(GateError::BadInput {
-            message: format!("hooks.{EVENT} is not an array"),
-        });
-    };
-    groups.retain_mut(|group| {
-        let Some(Value::Array(hooks)) = group.get_mut("hooks") else {
-            return true;
-        };
-        let before = hooks.len();
-        hooks.retain(|h| {
-            !h.get("command")
-                .and_then(Value::as_str)
-                .is_some_and(is_ours)
-        });
-        !(before > 0 && hooks.is_empty())
-    });
-    Ok(())
+    crate::gate::install::strip_hooks(root, EVENT, |c| {
+        crate::gate::install::runs_plandeck(c, STOP_ARGS)
+    })
 }
 
 fn claude_settings(roots: &Roots) -> PathBuf {
