@@ -113,6 +113,21 @@ pub struct CommitLine {
     pub summary: String,
 }
 
+impl CommitLine {
+    /// Commit `id` of `repo` with its summary line (empty when the commit cannot be read).
+    pub(crate) fn of(repo: &git2::Repository, id: git2::Oid) -> CommitLine {
+        let summary = repo
+            .find_commit(id)
+            .ok()
+            .and_then(|c| c.summary().map(str::to_owned))
+            .unwrap_or_default();
+        CommitLine {
+            id: id.to_string(),
+            summary,
+        }
+    }
+}
+
 /// Why removal is refused. Some can be confirmed (`--discard`, the native dialog); others never.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(tag = "kind", rename_all = "camelCase")]

@@ -112,15 +112,7 @@ fn only_here(
         }
         count += 1;
         if lines.len() < COMMITS_SHOWN {
-            let summary = sub
-                .find_commit(id)
-                .ok()
-                .and_then(|c| c.summary().map(str::to_owned))
-                .unwrap_or_default();
-            lines.push(CommitLine {
-                id: id.to_string(),
-                summary,
-            });
+            lines.push(CommitLine::of(sub, id));
         }
     }
     Ok((count, lines))

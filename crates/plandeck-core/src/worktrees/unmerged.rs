@@ -135,15 +135,7 @@ pub fn unmerged_commits(
         let id = id?;
         n = n.saturating_add(1);
         if lines.len() < limit {
-            let summary = repo
-                .find_commit(id)
-                .ok()
-                .and_then(|c| c.summary().map(str::to_owned))
-                .unwrap_or_default();
-            lines.push(CommitLine {
-                id: id.to_string(),
-                summary,
-            });
+            lines.push(CommitLine::of(repo, id));
         }
     }
     Ok((n, lines))
