@@ -18,9 +18,17 @@ version=$(cargo metadata --no-deps --format-version 1 |
 bundle="$CARGO_TARGET_DIR/release/bundle"
 rm -f "$bundle"/deb/*.deb "$bundle"/rpm/*.rpm
 
+# The slim command-line build goes in beside the window's: agents' hooks run it (it starts in a few
+# milliseconds; the window's binary loads WebKit and GTK first), as does anyone who types
+# `plandeck-cli`. Its path is absolute, so it is given here rather than in tauri.conf.json.
+cargo build --release -p plandeck-cli --bin plandeck-cli >&2
+cli="$CARGO_TARGET_DIR/release/plandeck-cli"
+extra=$(node -e 'const f = { "/usr/bin/plandeck-cli": process.argv[1] };
+  process.stdout.write(JSON.stringify({ bundle: { linux: { deb: { files: f }, rpm: { files: f } } } }))' "$cli")
+
 # `tauri build` runs ui's `npm run build` (beforeBuildCommand), then `cargo build --release`, then
 # bundles. Its output goes to stderr so that stdout is only the package path.
-ui/node_modules/.bin/tauri build --ci --bundles deb,rpm >&2
+ui/node_modules/.bin/tauri build --ci --bundles deb,rpm --config "$extra" >&2
 
 # Copied under the Debian name (<package>_<version>_<arch>.deb) to dist/ in the repository.
 mkdir -p dist

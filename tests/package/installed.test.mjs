@@ -41,6 +41,7 @@ test("the .deb holds the binary, the desktop entry and the icons", () => {
   assert.equal(r.status, 0, r.stderr);
   const files = r.stdout.split("\n").map((l) => "/" + l.split(/\s+/).pop().replace(/^\.?\//, ""));
   assert.ok(files.includes("/usr/bin/plandeck"), r.stdout);
+  assert.ok(files.includes("/usr/bin/plandeck-cli"), `the slim CLI the hooks run is missing:\n${r.stdout}`);
   const desktop = files.find((f) => /^\/usr\/share\/applications\/.*\.desktop$/.test(f));
   assert.ok(desktop, `no desktop entry in\n${r.stdout}`);
   for (const size of ["16x16", "24x24", "32x32", "48x48", "64x64", "128x128", "256x256", "512x512"]) {
@@ -70,6 +71,26 @@ test("the installed binary says its version", () => {
   const r = run(bin, ["--version"]);
   assert.equal(r.status, 0, r.stderr);
   assert.equal(r.stdout.trim(), `plandeck ${workspaceVersion()}`);
+});
+
+test("hooks installed by the window's binary run the slim CLI installed beside it", () => {
+  const cli = join(scratch, "usr/bin/plandeck-cli");
+  const version = run(cli, ["--version"]);
+  assert.equal(version.status, 0, version.stderr);
+  assert.match(version.stdout.trim(), new RegExp(`^plandeck(-cli)? ${workspaceVersion().replace(/[.]/g, "\\.")}$`));
+  const home = mkdtempSync(join(tmpdir(), "plandeck-pkg-hooks-"));
+  const env = { PATH: process.env.PATH, HOME: home, XDG_DATA_HOME: join(home, ".local/share"), XDG_CONFIG_HOME: join(home, ".config") };
+  const r = run(bin, ["hooks", "install", "--agent", "claude", "--yes"], { env });
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  const settings = JSON.parse(readFileSync(join(home, ".claude/settings.json"), "utf8"));
+  const commands = JSON.stringify(settings.hooks);
+  assert.ok(commands.includes(`${cli} hook claude`), commands);
+  // The hook it wrote runs: with no Plandeck window open it lets the agent ask in its terminal.
+  const hook = run(cli, ["hook", "claude"], {
+    env,
+    input: JSON.stringify({ hook_event_name: "PermissionRequest", tool_name: "ExitPlanMode", session_id: "s", cwd: home, tool_input: { plan: "# p" } }),
+  });
+  assert.equal(hook.status, 0, hook.stderr);
 });
 
 test("the installed CLI works on the demo workspace", () => {

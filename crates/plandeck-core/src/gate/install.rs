@@ -150,10 +150,13 @@ pub fn hook_command(agent: Agent) -> String {
 }
 
 /// This executable with `args` (`hook claude`, `hook claude-stop`), its path quoted for the shell
-/// when it holds a space or a quote.
+/// when it holds a space or a quote. When the slim command-line build is installed beside the
+/// window's (`plandeck-cli`, as the package installs it), hooks run that one: it starts in a few
+/// milliseconds where the window's binary first loads WebKit and GTK (tens of milliseconds, on
+/// every hook an agent fires).
 pub(crate) fn self_command(args: &str) -> String {
     let exe = std::env::current_exe()
-        .map(|p| p.to_string_lossy().into_owned())
+        .map(|p| hook_executable(&p).to_string_lossy().into_owned())
         .unwrap_or_else(|_| "plandeck".to_owned());
     let exe = if exe.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
         format!("'{}'", exe.replace('\'', "'\\''"))
@@ -161,6 +164,21 @@ pub(crate) fn self_command(args: &str) -> String {
         exe
     };
     format!("{exe} {args}")
+}
+
+/// The executable hooks run for a Plandeck at `exe`: `plandeck-cli` beside it when that is an
+/// executable file, else `exe` itself.
+fn hook_executable(exe: &Path) -> PathBuf {
+    use std::os::unix::fs::PermissionsExt;
+    const SLIM: &str = "plandeck-cli";
+    if exe.file_name().is_some_and(|n| n == SLIM) {
+        return exe.to_owned();
+    }
+    let slim = exe.with_file_name(SLIM);
+    match std::fs::metadata(&slim) {
+        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => slim,
+        _ => exe.to_owned(),
+    }
 }
 
 /// Whether `command` is a Plandeck hook for `agent` (any install location).
@@ -579,6 +597,40 @@ mod tests {
     use serde_json::Value;
 
     const CMD: &str = "/opt/plandeck/bin/plandeck hook claude";
+
+    #[test]
+    fn hooks_run_the_slim_cli_installed_beside_the_window_binary() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("plandeck");
+        let cli = dir.path().join("plandeck-cli");
+        std::fs::write(&app, "app").unwrap();
+        std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
+        // Alone, the window's binary runs its hooks itself.
+        assert_eq!(hook_executable(&app), app);
+        // A plandeck-cli beside it that is not executable is not used.
+        std::fs::write(&cli, "cli").unwrap();
+        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o644)).unwrap();
+        assert_eq!(hook_executable(&app), app);
+        // Installed beside it (as the package does): hooks run the slim one.
+        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(hook_executable(&app), cli);
+        assert_eq!(hook_executable(&cli), cli);
+        // A folder of that name is not an executable.
+        let other = tempfile::tempdir().unwrap();
+        let lone = other.path().join("plandeck");
+        std::fs::create_dir(other.path().join("plandeck-cli")).unwrap();
+        assert_eq!(hook_executable(&lone), lone);
+        // Both are recognised as ours when uninstalling.
+        assert!(runs_plandeck(
+            &format!("{} hook claude", cli.display()),
+            "hook claude"
+        ));
+        assert!(runs_plandeck(
+            &format!("{} hook claude", app.display()),
+            "hook claude"
+        ));
+    }
 
     fn roots() -> (tempfile::TempDir, Roots) {
         let dir = tempfile::tempdir().unwrap();
