@@ -15,6 +15,16 @@ fn plan(home: &Path, text: &str) -> PathBuf {
     path
 }
 
+/// `plandeck comment <plan> --quote <quote> --text <text> --json`, which must succeed: its output.
+fn comment(home: &Path, plan: &str, quote: &str, text: &str) -> String {
+    let (code, out, err) = plandeck(
+        home,
+        &["comment", plan, "--quote", quote, "--text", text, "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    out
+}
+
 fn json(out: &str) -> serde_json::Value {
     serde_json::from_str(out).unwrap_or_else(|e| panic!("{e}: {out}"))
 }
@@ -28,36 +38,12 @@ fn comments_survive_a_revision_and_are_resolved_and_deleted() {
     );
     let ps = p.to_str().unwrap();
 
-    let (code, out, err) = plandeck(
-        home.path(),
-        &[
-            "comment",
-            ps,
-            "--quote",
-            "Add an LRU cache.",
-            "--text",
-            "Which size?",
-            "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let out = comment(home.path(), ps, "Add an LRU cache.", "Which size?");
     let kept = json(&out);
     assert_eq!(kept["status"], "open");
     assert_eq!(kept["quote"], "Add an LRU cache.");
     assert_eq!(kept["line"], 3);
-    let (code, out, err) = plandeck(
-        home.path(),
-        &[
-            "comment",
-            ps,
-            "--quote",
-            "Evict after 5 minutes.",
-            "--text",
-            "Too short.",
-            "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let out = comment(home.path(), ps, "Evict after 5 minutes.", "Too short.");
     let gone = json(&out);
 
     // The agent revises the plan: one commented line moves, the other is removed.
@@ -133,19 +119,7 @@ fn a_quote_the_plan_does_not_hold_or_holds_twice_is_refused_with_a_reason() {
 
     // Hostile text is kept as text.
     let hostile = "$(rm -rf ~) `id` <script>alert(1)</script>\u{1b}[2J";
-    let (code, out, err) = plandeck(
-        home.path(),
-        &[
-            "comment",
-            ps,
-            "--quote",
-            "fix lib.rs",
-            "--text",
-            hostile,
-            "--json",
-        ],
-    );
-    assert_eq!(code, 0, "{err}");
+    let out = comment(home.path(), ps, "fix lib.rs", hostile);
     assert_eq!(json(&out)["text"], hostile);
 
     // A plan deleted meanwhile: its comments are still listed, as outdated.
@@ -175,19 +149,12 @@ fn reject_and_approve_carry_open_comments_unless_told_not_to() {
         "# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n",
     );
     let ps = p.to_str().unwrap();
-    let (code, out, err) = plandeck(
+    let out = comment(
         home.path(),
-        &[
-            "comment",
-            ps,
-            "--quote",
-            "Evict after 5 minutes.",
-            "--text",
-            "Too short;\nuse 1 hour.",
-            "--json",
-        ],
+        ps,
+        "Evict after 5 minutes.",
+        "Too short;\nuse 1 hour.",
     );
-    assert_eq!(code, 0, "{err}");
     let id = json(&out)["id"].as_str().unwrap().to_owned();
 
     // --no-comments: the typed feedback alone.
