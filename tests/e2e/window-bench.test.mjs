@@ -6,6 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { latency } from "../../benches/window/latency.mjs";
 import { startup } from "../../benches/window/startup.mjs";
+import { interactiveApproval } from "../../benches/window/interactive.mjs";
 
 function assertRow(r, name) {
   assert.equal(r.bench, name);
@@ -31,4 +32,10 @@ test("window startup benchmark runs: content on a bigger home against a one-plan
   assertRow(r, "window_content_300_plans");
   assert.ok(r.baseline.ms > 0 && Number.isFinite(r.ratio));
   assert.deepEqual(r.limit, { ratio: 1.3 });
+});
+
+test("window interactive approval benchmark runs: approve clicked to the key read by the agent in its tmux pane", async () => {
+  const [r] = await interactiveApproval({ samples: 2 });
+  assertRow(r, "window_approve_click_to_agent_unblocked_tmux");
+  assert.equal(r.limit, undefined, "reported, not judged: the issue gives no budget");
 });
