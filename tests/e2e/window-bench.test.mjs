@@ -7,6 +7,7 @@ import { test } from "node:test";
 import { latency } from "../../benches/window/latency.mjs";
 import { startup } from "../../benches/window/startup.mjs";
 import { interactiveApproval } from "../../benches/window/interactive.mjs";
+import { scrolling } from "../../benches/window/scroll.mjs";
 
 function assertRow(r, name) {
   assert.equal(r.bench, name);
@@ -38,4 +39,16 @@ test("window interactive approval benchmark runs: approve clicked to the key rea
   const [r] = await interactiveApproval({ samples: 2 });
   assertRow(r, "window_approve_click_to_agent_unblocked_tmux");
   assert.equal(r.limit, undefined, "reported, not judged: the issue gives no budget");
+});
+
+test("window scrolling benchmark runs: the longest frame of each long list, judged against 50 ms", async () => {
+  const rows = await scrolling({ plans: 300, sessions: 60, diffLines: 400, frames: 10, step: 120 });
+  assert.deepEqual(
+    rows.map((r) => r.bench),
+    ["window_scroll_plan_list_300", "window_scroll_split_diff_400_rows", "window_scroll_session_grid_60"],
+  );
+  for (const r of rows) {
+    assert.ok(Number.isFinite(r.ms) && r.ms > 0 && r.p95_ms <= r.ms && r.n > 0, JSON.stringify(r));
+    assert.deepEqual(r.limit, { ms: 50 });
+  }
 });
