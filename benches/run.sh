@@ -48,10 +48,13 @@ for b in "${benches[@]}"; do
   fi
   mv "$out.new" "$out"
 done
-# The real window (issue #15): hook to card, approve to hook exit, plan written to row, and content
-# on the heavy home against a one-plan home; release build, tauri-driver + WebKitWebDriver, under
-# Xvfb when $DISPLAY is unset. Writes benches/results/bench_window.jsonl.
-# (env: WINDOW_SAMPLES=30 STARTUP_SAMPLES=5 HEAVY_HOME=<dir>, else generated with gen_heavy_home)
+# The real window (issue #15): hook to card, approve to hook exit (headless) and to the agent reading
+# the key typed into its tmux pane (interactive), plan written to row, content on the heavy home
+# against a one-plan home, and the longest frame while scrolling 5,000 plans, 2,000 session cards and
+# a 10,000-row side-by-side diff (limit 50 ms); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY
+# is unset. Writes benches/results/bench_window.jsonl, stamped like the other rows.
+# (env: WINDOW_SAMPLES=30 STARTUP_SAMPLES=5 INTERACTIVE_SAMPLES=10 SCROLL_FRAMES=240 HEAVY_HOME=<dir>,
+# else generated with gen_heavy_home)
 if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
   echo "==> bench_window" >&2
   npm --prefix ui run build --silent >/dev/null
@@ -80,7 +83,11 @@ if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
         echo '{"bench":"bench_window_latency","error":"failed"}'
       node benches/window/startup.mjs ${heavy:+--heavy "$heavy"} --samples "${STARTUP_SAMPLES:-5}" ||
         echo '{"bench":"bench_window_startup","error":"failed"}'
-    } | tee "$out.new" >&2
+      node benches/window/interactive.mjs --samples "${INTERACTIVE_SAMPLES:-10}" ||
+        echo '{"bench":"bench_window_interactive","error":"failed"}'
+      node benches/window/scroll.mjs --frames "${SCROLL_FRAMES:-240}" ||
+        echo '{"bench":"bench_window_scroll","error":"failed"}'
+    } | stamp | tee "$out.new" >&2
     mv "$out.new" "$out"
   )
 fi

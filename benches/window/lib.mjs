@@ -8,7 +8,7 @@
 // "baseline" {what, ms}: what benches/run.sh checks)}.
 
 import { spawn } from "node:child_process";
-import { mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { envFor, plandeckBin, waitFor } from "../../tests/e2e/webdriver.mjs";
@@ -95,28 +95,40 @@ export function waitSeen(s, match, what, timeout = 20000) {
 }
 
 /**
+ * A session `name` on `home` that has just called `ExitPlanMode`: its transcript (with the call
+ * appended) and the `PermissionRequest` hook input Claude Code gives `plandeck hook claude` for it.
+ * Returns {input, transcript, callId, plan}.
+ */
+export function hookInput(home, name) {
+  const transcript = join(home, ".claude/projects/-w", `bench-${name}.jsonl`);
+  mkdirSync(join(home, ".claude/projects/-w"), { recursive: true });
+  const callId = `toolu_${name}`.replace(/[^A-Za-z0-9_]/g, "_");
+  const plan = `# Bench plan ${name}\n\n1. Read the orders module\n2. Add cursor pagination to the list endpoint\n`;
+  const call = {
+    type: "assistant",
+    sessionId: `bench-${name}`,
+    timestamp: new Date().toISOString(),
+    message: { content: [{ type: "tool_use", id: callId, name: "ExitPlanMode", input: { plan } }] },
+  };
+  appendFileSync(transcript, JSON.stringify(call) + "\n");
+  const input = {
+    session_id: `bench-${name}`,
+    transcript_path: transcript,
+    cwd: "/w",
+    hook_event_name: "PermissionRequest",
+    tool_name: "ExitPlanMode",
+    tool_input: { plan, planFilePath: join(home, ".claude/plans", `bench-${name}.md`) },
+  };
+  return { input, transcript, callId, plan };
+}
+
+/**
  * Starts `plandeck hook claude` on `home` under a headless agent stand-in (headless-agent.mjs),
  * as `claude -p` runs it; returns {child, exited}: `exited` resolves to {at, code, stdout} with
  * `at` the moment the hook exited (the agent unblocked).
  */
 export function startHook(home, n) {
-  const transcript = join(home, ".claude/projects/-w", `bench-${n}.jsonl`);
-  mkdirSync(join(home, ".claude/projects/-w"), { recursive: true });
-  const call = {
-    type: "assistant",
-    sessionId: `bench-${n}`,
-    timestamp: new Date().toISOString(),
-    message: { content: [{ type: "tool_use", id: `toolu_${n}`, name: "ExitPlanMode", input: { plan: `# Bench plan ${n}\n` } }] },
-  };
-  writeFileSync(transcript, JSON.stringify(call) + "\n");
-  const input = {
-    session_id: `bench-${n}`,
-    transcript_path: transcript,
-    cwd: "/w",
-    hook_event_name: "PermissionRequest",
-    tool_name: "ExitPlanMode",
-    tool_input: { plan: `# Bench plan ${n}\n`, planFilePath: join(home, ".claude/plans", `bench-${n}.md`) },
-  };
+  const { input } = hookInput(home, String(n));
   const agent = join(import.meta.dirname, "headless-agent.mjs");
   const child = spawn(process.execPath, [agent, plandeckBin(), "-p"], { env: envFor(home), stdio: ["pipe", "pipe", "ignore"] });
   let out = "";

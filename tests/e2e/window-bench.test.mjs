@@ -6,6 +6,8 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { latency } from "../../benches/window/latency.mjs";
 import { startup } from "../../benches/window/startup.mjs";
+import { interactiveApproval } from "../../benches/window/interactive.mjs";
+import { scrolling } from "../../benches/window/scroll.mjs";
 
 function assertRow(r, name) {
   assert.equal(r.bench, name);
@@ -31,4 +33,22 @@ test("window startup benchmark runs: content on a bigger home against a one-plan
   assertRow(r, "window_content_300_plans");
   assert.ok(r.baseline.ms > 0 && Number.isFinite(r.ratio));
   assert.deepEqual(r.limit, { ratio: 1.3 });
+});
+
+test("window interactive approval benchmark runs: approve clicked to the key read by the agent in its tmux pane", async () => {
+  const [r] = await interactiveApproval({ samples: 2 });
+  assertRow(r, "window_approve_click_to_agent_unblocked_tmux");
+  assert.equal(r.limit, undefined, "reported, not judged: the issue gives no budget");
+});
+
+test("window scrolling benchmark runs: the longest frame of each long list, judged against 50 ms", async () => {
+  const rows = await scrolling({ plans: 300, sessions: 60, diffLines: 400, frames: 10, step: 120 });
+  assert.deepEqual(
+    rows.map((r) => r.bench),
+    ["window_scroll_plan_list_300", "window_scroll_split_diff_400_rows", "window_scroll_session_grid_60"],
+  );
+  for (const r of rows) {
+    assert.ok(Number.isFinite(r.ms) && r.ms > 0 && r.p95_ms <= r.ms && r.n > 0, JSON.stringify(r));
+    assert.deepEqual(r.limit, { ms: 50 });
+  }
 });

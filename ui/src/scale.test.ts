@@ -2,13 +2,14 @@
 // Only a window's worth of rows may be in the DOM, and scrolling or moving the selection shows
 // the right ones. (jsdom has no layout: the view counts as 800 px high, rows as their estimate.)
 
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { tick } from "svelte";
 import PlansView from "./views/PlansView.svelte";
 import SessionsView from "./views/SessionsView.svelte";
 import DiffView from "./components/DiffView.svelte";
+import { VirtualWindow } from "./lib/virtual.svelte";
 import type { DiffLine, PlanDiff, PlanSummary, SessionSummary } from "./lib/bindings";
 
 /** Fewer than this many rows in the DOM is "a window's worth" (800 px / smallest row + overscan). */
@@ -138,6 +139,31 @@ describe("a heavy home in the views", () => {
     expect(ids).toContain(`${String(1800).padStart(8, "0")}-session`);
     expect(ids).not.toContain("00000000-session");
     expect(cards().length).toBeLessThan(WINDOW);
+    document.documentElement.scrollTop = 0;
+  });
+
+  it("session grid: scrolling does not forget the measured row heights", async () => {
+    localStorage.clear();
+    const sessions = Array.from({ length: 600 }, (_, i) => session(i, "idle"));
+    mockIPC((cmd) => {
+      if (cmd === "list_sessions") return sessions;
+      if (cmd === "session_index_progress") return { read: 600, total: 600, ready: true };
+      return null;
+    });
+    const reset = vi.spyOn(VirtualWindow.prototype, "reset");
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBeGreaterThan(0));
+    await settle();
+    const before = reset.mock.calls.length;
+    for (let i = 1; i <= 5; i++) {
+      document.documentElement.scrollTop = 190 * 20 * i;
+      await fireEvent.scroll(window);
+      await settle();
+    }
+    expect(screen.getAllByTestId("session-card")[0]).not.toHaveAttribute("data-session", "00000000-session");
+    // Heights are forgotten when the column count changes, not on every scroll step.
+    expect(reset.mock.calls.length).toBe(before);
+    reset.mockRestore();
     document.documentElement.scrollTop = 0;
   });
 

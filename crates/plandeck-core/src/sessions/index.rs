@@ -9,8 +9,8 @@ use time::OffsetDateTime;
 
 use super::state::{self, Facts, Registry, SessionState};
 use super::transcript::{
-    check_before, elide_long_strings, read_head, FileStamp, Follower, LineSplitter, Progress,
-    Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
+    check_before, elide_long_strings, read_head, with_tail_buffers, FileStamp, Follower,
+    LineSplitter, Progress, Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
 };
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
 use crate::agent::Agent;
@@ -276,17 +276,19 @@ impl SessionIndex {
         let step = (total / 100).max(1);
         let read = std::sync::atomic::AtomicUsize::new(0);
         progress(super::IndexProgress::new(0, total, false));
-        let entries: Vec<(Entry, Origin)> = found
-            .into_par_iter()
-            .map(|(agent, path)| {
-                let e = index.load_stored(agent, &path, store.files.get(&path));
-                let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
-                if n.is_multiple_of(step) && n < total {
-                    progress(super::IndexProgress::new(n, total, false));
-                }
-                e
-            })
-            .collect();
+        let entries: Vec<(Entry, Origin)> = with_tail_buffers(|| {
+            found
+                .into_par_iter()
+                .map(|(agent, path)| {
+                    let e = index.load_stored(agent, &path, store.files.get(&path));
+                    let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
+                    if n.is_multiple_of(step) && n < total {
+                        progress(super::IndexProgress::new(n, total, false));
+                    }
+                    e
+                })
+                .collect()
+        });
         let mut stats = OpenStats {
             files: entries.len() as u32,
             store_rebuilt: rebuilt,

@@ -367,31 +367,43 @@ impl Follower {
         on_line: &mut dyn FnMut(&[u8]),
         done: &mut dyn FnMut() -> bool,
     ) -> std::io::Result<(bool, u64)> {
-        let mut file = File::open(&self.path)?;
+        let file = File::open(&self.path)?;
         let meta = file.metadata()?;
         let len = meta.len();
-        // The tail read so far: bytes[..] is the file from `from` to `len`.
+        // The tail read so far, at the end of this thread's scratch buffer (reused from file to
+        // file: no zeroing, no copy to put chunks in order).
         let mut tail = Tail {
             from: len,
-            bytes: Vec::new(),
+            buf: TAIL_BUF.with(|b| b.take()),
+            pos: 0,
             read: 0,
         };
-        let mut fed = None;
-        for &window in windows {
-            tail.widen(&mut file, window.min(len))?;
-            if fed == Some(tail.bytes.len()) {
-                continue; // already read, and it did not tell enough
+        tail.pos = tail.buf.len();
+        let fed_all = (|| {
+            let mut fed = None;
+            for &window in windows {
+                tail.widen(&file, window.min(len))?;
+                if fed == Some(tail.bytes().len()) {
+                    continue; // already read, and it did not tell enough
+                }
+                fed = Some(tail.bytes().len());
+                start();
+                // The tail is in memory already: a line longer than the follower's cap (a 20 MiB
+                // tool result) is still one record, fed whole (long strings are cut before
+                // parsing).
+                self.splitter = LineSplitter::with_cap(MAX_TAIL_LINE);
+                self.splitter.feed(tail.bytes(), on_line);
+                if tail.from == 0 || done() {
+                    break;
+                }
             }
-            fed = Some(tail.bytes.len());
-            start();
-            // The tail is in memory already: a line longer than the follower's cap (a 20 MiB tool
-            // result) is still one record, fed whole (long strings are cut before parsing).
-            self.splitter = LineSplitter::with_cap(MAX_TAIL_LINE);
-            self.splitter.feed(&tail.bytes, on_line);
-            if tail.from == 0 || done() {
-                break;
-            }
+            Ok::<(), std::io::Error>(())
+        })();
+        let (from, read) = (tail.from, tail.read);
+        if tail.buf.len() <= 1 << 20 || KEEP_TAIL_BUF.with(|k| k.get()) {
+            TAIL_BUF.with(|b| b.replace(tail.buf));
         }
+        fed_all?;
         // Following on, lines are capped as usual; an unfinished last line longer than that is
         // skipped to its newline.
         let pending = std::mem::take(&mut self.splitter.buf);
@@ -406,7 +418,7 @@ impl Follower {
         }
         self.offset = len;
         self.file_id = file_id(&meta);
-        Ok((tail.from == 0, tail.read))
+        Ok((from == 0, read))
     }
 
     /// Starts following from the last `window` bytes: the first (probably cut) line of the window
@@ -475,13 +487,26 @@ pub fn elide_long_strings(line: &[u8], keep: usize, out: &mut Vec<u8>) {
         };
         out.extend_from_slice(&line[i..i + k + 1]);
         i += k + 1;
-        // Inside a string that starts at `start`: its end is the next quote not escaped (found
-        // with memchr; escaped quotes are rare beside the escapes memchr2 would stop at).
+        // Inside a string that starts at `start` (`line[start - 1]` is its opening quote): its end
+        // is the next quote not escaped. Blocks whose every quote is escaped by one backslash (a
+        // tool's output: `\"` every hundred bytes) are skipped whole; in the others each quote is
+        // found with memchr and its escape counted.
         let start = i;
         loop {
-            let Some(k) = memchr::memchr(b'"', &line[i..]) else {
-                out.extend_from_slice(&line[start..]);
-                return;
+            while i >= 2
+                && i + QUOTE_BLOCK <= line.len()
+                && !unsure_quote(&line[i - 2..i + QUOTE_BLOCK])
+            {
+                i += QUOTE_BLOCK;
+            }
+            let lim = (i + QUOTE_BLOCK).min(line.len());
+            let Some(k) = memchr::memchr(b'"', &line[i..lim]) else {
+                if lim == line.len() {
+                    out.extend_from_slice(&line[start..]);
+                    return;
+                }
+                i = lim;
+                continue;
             };
             let q = i + k;
             let run = line[start..q]
@@ -504,6 +529,29 @@ pub fn elide_long_strings(line: &[u8], keep: usize, out: &mut Vec<u8>) {
             break;
         }
     }
+}
+
+/// The bytes [`elide_long_strings`] checks at once for a quote that may end a string.
+const QUOTE_BLOCK: usize = 256;
+
+/// Whether the block `w[2..]` holds a quote that is not plainly escaped: one not right after a
+/// backslash, or right after two (`\\"`, whose escape needs counting). `w[..2]` are the two bytes
+/// before the block. A quote after exactly one backslash is escaped, provided the byte before that
+/// backslash is inside the same string or is its opening quote. One pass the compiler vectorizes:
+/// no branch per quote.
+fn unsure_quote(w: &[u8]) -> bool {
+    let w: &[u8; QUOTE_BLOCK + 2] = match w.try_into() {
+        Ok(w) => w,
+        Err(_) => return true,
+    };
+    let (b2, b1, b0) = (&w[..QUOTE_BLOCK], &w[1..=QUOTE_BLOCK], &w[2..]);
+    b2.iter()
+        .zip(b1)
+        .zip(b0)
+        .fold(0u8, |acc, ((&b2, &b1), &b0)| {
+            acc | u8::from((b0 == b'"') & ((b1 != b'\\') | (b2 == b'\\')))
+        })
+        != 0
 }
 
 /// A position at or before `c` (and after `start`, a string's first byte) that is neither inside a
@@ -531,63 +579,108 @@ fn safe_cut(line: &[u8], start: usize, mut c: usize) -> usize {
     c
 }
 
-/// The last bytes of a file, from a line start (or the file's start) to its end.
+thread_local! {
+    /// The scratch buffer of [`Follower::read_tail_lines`] on this thread: kept from one file to
+    /// the next (a multi-MiB last line is read into it without zeroing or reordering chunks), and
+    /// given back with [`release_tail_buffers`] when a batch of reads is over.
+    static TAIL_BUF: std::cell::RefCell<Vec<u8>> = const { std::cell::RefCell::new(Vec::new()) };
+}
+
+thread_local! {
+    /// Whether this thread keeps a tail scratch buffer over 1 MiB between reads (during
+    /// [`with_tail_buffers`]).
+    static KEEP_TAIL_BUF: std::cell::Cell<bool> = const { std::cell::Cell::new(false) };
+}
+
+/// Runs `f` (a batch of cold reads on the current rayon pool) with each thread keeping its tail
+/// scratch buffer from one file to the next, however large; they are freed afterwards, so a
+/// long-lived process does not keep the largest line it read. Outside a batch a buffer over 1 MiB
+/// is freed after each read.
+pub fn with_tail_buffers<R>(f: impl FnOnce() -> R) -> R {
+    let keep = |on: bool| {
+        KEEP_TAIL_BUF.with(|k| k.set(on));
+        if !on {
+            TAIL_BUF.with(|b| b.take());
+        }
+    };
+    rayon::broadcast(|_| keep(true));
+    keep(true);
+    let out = f();
+    rayon::broadcast(|_| keep(false));
+    keep(false);
+    out
+}
+
+/// The last bytes of a file, from a line start (or the file's start) to its end: `buf[pos..]`.
 struct Tail {
+    /// The file offset of `buf[pos]`.
     from: u64,
-    bytes: Vec<u8>,
+    buf: Vec<u8>,
+    pos: usize,
     /// Bytes read from the file so far.
     read: u64,
 }
 
 impl Tail {
-    /// Chunk read backwards.
+    /// The first chunk read backwards (most transcripts end in lines of a few KiB); each next one
+    /// is twice as large, up to [`Self::STEP`].
+    const FIRST_STEP: u64 = 32 << 10;
+    /// The largest chunk read backwards.
     const STEP: u64 = 256 << 10;
+
+    fn bytes(&self) -> &[u8] {
+        &self.buf[self.pos..]
+    }
+
+    /// Makes room for `n` more bytes before the tail (growing the buffer, the tail moved to its
+    /// end).
+    fn make_room(&mut self, n: usize) {
+        if self.pos >= n {
+            return;
+        }
+        let used = self.buf.len() - self.pos;
+        let len = (used + n)
+            .max(self.buf.len() * 2)
+            .max(Self::FIRST_STEP as usize);
+        let mut grown = vec![0u8; len];
+        grown[len - used..].copy_from_slice(&self.buf[self.pos..]);
+        self.buf = grown;
+        self.pos = len - used;
+    }
 
     /// Reads backwards (only bytes not read yet) until the tail holds at least `want` bytes and
     /// starts at a line start or at the file's start.
-    fn widen(&mut self, file: &mut File, want: u64) -> std::io::Result<()> {
-        let end = self.from + self.bytes.len() as u64;
+    fn widen(&mut self, file: &File, want: u64) -> std::io::Result<()> {
+        #[cfg(unix)]
+        use std::os::unix::fs::FileExt;
+        let end = self.from + self.bytes().len() as u64;
         if end - self.from >= want {
             return Ok(());
         }
-        let mut chunks: Vec<Vec<u8>> = Vec::new();
         let mut from = self.from;
+        let mut next = (end - from).clamp(Self::FIRST_STEP, Self::STEP);
         while from > 0 {
-            let step = Self::STEP.max(want.saturating_sub(end - from)).min(from);
+            let step = next.max(want.saturating_sub(end - from)).min(from);
+            next = (next * 2).min(Self::STEP);
             let at = from - step;
-            let mut buf = vec![0u8; step as usize];
-            file.seek(SeekFrom::Start(at))?;
-            file.read_exact(&mut buf)?;
+            self.make_room(step as usize);
+            let chunk = self.pos - step as usize..self.pos;
+            file.read_exact_at(&mut self.buf[chunk.clone()], at)?;
+            self.pos = chunk.start;
             self.read += step;
+            from = at;
             // Once the size is reached, the nearest line start at or before the wanted start.
-            let cut = if end - at >= want {
+            if end - at >= want {
                 let within = ((end - want) - at) as usize;
-                memchr::memrchr(b'\n', &buf[..within.min(buf.len())])
-            } else {
-                None
-            };
-            match cut {
-                Some(nl) => {
-                    buf.drain(..=nl);
+                let head = &self.buf[chunk.start..chunk.start + within.min(step as usize)];
+                if let Some(nl) = memchr::memrchr(b'\n', head) {
+                    self.pos += nl + 1;
                     from = at + nl as u64 + 1;
-                    chunks.push(buf);
                     break;
                 }
-                None => {
-                    from = at;
-                    chunks.push(buf);
-                }
             }
         }
-        if !chunks.is_empty() {
-            let mut bytes = Vec::with_capacity((end - from) as usize);
-            for c in chunks.iter().rev() {
-                bytes.extend_from_slice(c);
-            }
-            bytes.extend_from_slice(&self.bytes);
-            self.bytes = bytes;
-            self.from = from;
-        }
+        self.from = from;
         Ok(())
     }
 }
@@ -848,9 +941,19 @@ fn read_marked_in<S: ?Sized>(
 
 /// The first complete lines of a file, within `limit` bytes.
 pub fn read_head(path: &Path, limit: u64, on_line: &mut dyn FnMut(&[u8])) -> std::io::Result<()> {
-    let file = File::open(path)?;
-    let mut bytes = Vec::new();
-    file.take(limit).read_to_end(&mut bytes)?;
+    let mut file = File::open(path)?;
+    // One read of the whole window where the file holds it (read_to_end would grow from 32 bytes).
+    let mut bytes = vec![0u8; limit.min(MAX_LINE as u64) as usize];
+    let mut filled = 0;
+    while filled < bytes.len() {
+        match file.read(&mut bytes[filled..]) {
+            Ok(0) => break,
+            Ok(n) => filled += n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => {}
+            Err(e) => return Err(e),
+        }
+    }
+    bytes.truncate(filled);
     let mut splitter = LineSplitter::default();
     splitter.feed(&bytes, on_line);
     Ok(())
@@ -946,6 +1049,215 @@ mod tests {
         let short = br#"{"a":"b\"c","d":[1,"\u00e9"]}"#;
         elide_long_strings(short, 1024, &mut out);
         assert_eq!(out, short);
+    }
+
+    /// [`elide_long_strings`] as it was before blocks of escaped quotes were skipped: every quote
+    /// found with memchr and its escape counted. The fast path must give the same bytes.
+    fn elide_reference(line: &[u8], keep: usize, out: &mut Vec<u8>) {
+        out.clear();
+        let mut i = 0;
+        loop {
+            let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+                out.extend_from_slice(&line[i..]);
+                return;
+            };
+            out.extend_from_slice(&line[i..i + k + 1]);
+            i += k + 1;
+            let start = i;
+            loop {
+                let Some(k) = memchr::memchr(b'"', &line[i..]) else {
+                    out.extend_from_slice(&line[start..]);
+                    return;
+                };
+                let q = i + k;
+                let run = line[start..q]
+                    .iter()
+                    .rev()
+                    .take_while(|&&b| b == b'\\')
+                    .count();
+                if run % 2 == 1 {
+                    i = q + 1;
+                    continue;
+                }
+                let end = if q - start > keep {
+                    safe_cut(line, start, start + keep)
+                } else {
+                    q
+                };
+                out.extend_from_slice(&line[start..end]);
+                out.push(b'"');
+                i = q + 1;
+                break;
+            }
+        }
+    }
+
+    use proptest::strategy::Strategy as _;
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(400))]
+        /// Quotes escaped by one, two or three backslashes, unescaped quotes, broken and
+        /// unterminated strings, multi-byte characters and `\u` escapes, runs long enough to
+        /// span several blocks, at every offset against the block boundaries.
+        #[test]
+        fn eliding_skips_blocks_of_escaped_quotes_with_the_same_result(
+            parts in proptest::collection::vec(
+                proptest::prop_oneof![
+                    proptest::strategy::Just("\"".to_owned()),
+                    proptest::strategy::Just("\\\"".to_owned()),
+                    proptest::strategy::Just("\\\\\"".to_owned()),
+                    proptest::strategy::Just("\\\\\\\"".to_owned()),
+                    proptest::strategy::Just("\\".to_owned()),
+                    proptest::strategy::Just("\\u00e9é,:{}[]".to_owned()),
+                    (1usize..700).prop_map(|n| "x".repeat(n)),
+                    (1usize..90).prop_map(|n| "ab\\\"cd".repeat(n)),
+                ],
+                0..60,
+            ),
+            keep in proptest::prop_oneof![1usize..40, 200usize..1100],
+            pad in 0usize..300,
+        ) {
+            let line = format!("{}{}", " ".repeat(pad), parts.concat());
+            let (mut got, mut want) = (Vec::new(), Vec::new());
+            elide_long_strings(line.as_bytes(), keep, &mut got);
+            elide_reference(line.as_bytes(), keep, &mut want);
+            proptest::prop_assert_eq!(got, want);
+        }
+    }
+
+    #[test]
+    fn a_quote_ending_a_string_behind_blocks_of_escaped_ones_is_found() {
+        // A tool's output: escaped quotes every few bytes over many blocks, then `\\"` (an
+        // escaped backslash, then the string's end) at each offset of a block.
+        for at in 0..2 * QUOTE_BLOCK + 3 {
+            let body = format!("{}{}", "ab\\\"cd".repeat(300), "y".repeat(at));
+            let line = format!(r#"{{"a":"{body}\\","b":"short","c":"{body}"}}"#);
+            let mut out = Vec::new();
+            elide_long_strings(line.as_bytes(), 64, &mut out);
+            let v: serde_json::Value = serde_json::from_slice(&out)
+                .unwrap_or_else(|e| panic!("at {at}: {e}: {}", String::from_utf8_lossy(&out)));
+            assert_eq!(v["b"], "short", "at {at}");
+            assert!(v["a"].as_str().unwrap().len() <= 64 && v["c"].as_str().unwrap().len() <= 64);
+        }
+    }
+
+    /// Lines of `text` as a whole-file read gives them, from the line start at or before
+    /// `len - want`: what [`Follower::read_tail_lines`] must feed for a window of `want` bytes.
+    fn tail_lines_reference(text: &[u8], want: usize) -> Vec<Vec<u8>> {
+        let from = if want >= text.len() {
+            0
+        } else {
+            memchr::memrchr(b'\n', &text[..text.len() - want]).map_or(0, |nl| nl + 1)
+        };
+        let mut out = Vec::new();
+        LineSplitter::with_cap(MAX_TAIL_LINE).feed(&text[from..], &mut |l| out.push(l.to_vec()));
+        out
+    }
+
+    fn tail_lines(path: &Path, windows: &[u64], need: usize) -> (Vec<Vec<u8>>, Follower) {
+        let mut f = Follower::new(path);
+        let got = std::cell::RefCell::new(Vec::new());
+        f.read_tail_lines(
+            windows,
+            &mut || got.borrow_mut().clear(),
+            &mut |l| got.borrow_mut().push(l.to_vec()),
+            &mut || got.borrow().len() >= need,
+        )
+        .unwrap();
+        (got.into_inner(), f)
+    }
+
+    #[test]
+    fn tail_lines_are_whole_lines_from_a_line_start_whatever_the_chunks() {
+        let dir = tempfile::tempdir().unwrap();
+        let line = |n: usize, c: char| format!("{{\"n\":\"{}\"}}\n", c.to_string().repeat(n));
+        // Line lengths around the first chunk (32 KiB), the doubled ones and the largest (256
+        // KiB), so line starts fall just before, on and just after each chunk boundary.
+        let mut cases: Vec<(&str, String)> = Vec::new();
+        cases.push((
+            "shorter than a chunk",
+            format!("{}{}", line(10, 'a'), line(20, 'b')),
+        ));
+        cases.push(("one line, no newline", "{\"only\":1}".to_owned()));
+        cases.push(("empty", String::new()));
+        for edge in [
+            32 << 10,
+            64 << 10,
+            96 << 10,
+            224 << 10,
+            256 << 10,
+            480 << 10,
+        ] {
+            for d in [-9i64, -8, -7, -1, 0, 1, 2] {
+                let n = (edge as i64 + d - 9) as usize;
+                let text = format!("{}{}{}", line(100, 'p'), line(n, 'q'), line(7, 'r'));
+                cases.push(("a line across a chunk boundary", text.clone()));
+                // The record being written: its end not there yet.
+                cases.push((
+                    "a record cut mid-write",
+                    format!("{text}{{\"cut\":\"{}", "z".repeat(n / 3)),
+                ));
+            }
+        }
+        let huge = format!("{}{}", line(50, 's').repeat(200), line(3 << 20, 'h'));
+        cases.push(("a huge last line", huge));
+        for (i, (what, text)) in cases.iter().enumerate() {
+            let path = dir.path().join(format!("t{i}.jsonl"));
+            std::fs::write(&path, text).unwrap();
+            for (windows, need) in [
+                (&TAIL_WINDOWS[..], 2),
+                (&TAIL_WINDOWS[..], 1_000_000),
+                (&[16u64][..], 1),
+            ] {
+                let (got, f) = tail_lines(&path, windows, need);
+                // The window the reads stopped at: the first that told enough, else the last.
+                let mut want = None;
+                for &w in windows {
+                    let lines = tail_lines_reference(text.as_bytes(), w as usize);
+                    let enough = lines.len() >= need;
+                    want = Some(lines);
+                    if enough || w as usize >= text.len() {
+                        break;
+                    }
+                }
+                assert!(
+                    got == want.unwrap(),
+                    "{what} (case {i}, windows {windows:?}, need {need})"
+                );
+                let partial = text.len() - text.rfind('\n').map_or(0, |nl| nl + 1);
+                assert_eq!(
+                    (f.offset, f.splitter.pending()),
+                    (text.len() as u64, partial),
+                    "{what}"
+                );
+            }
+        }
+    }
+
+    #[test]
+    fn the_tail_buffer_kept_from_a_larger_file_leaks_nothing_into_the_next() {
+        let dir = tempfile::tempdir().unwrap();
+        let big = dir.path().join("big.jsonl");
+        let small = dir.path().join("small.jsonl");
+        std::fs::write(
+            &big,
+            format!("{{\"a\":1}}\n{{\"big\":\"{}\"}}\n", "b".repeat(2 << 20)),
+        )
+        .unwrap();
+        std::fs::write(&small, "{\"c\":3}\n{\"d\":4}\n").unwrap();
+        with_tail_buffers(|| {
+            for _ in 0..2 {
+                let (got, _) = tail_lines(&big, &TAIL_WINDOWS, 1_000_000);
+                assert_eq!(got.len(), 2);
+                let (got, _) = tail_lines(&small, &TAIL_WINDOWS, 1);
+                assert_eq!(got, vec![b"{\"c\":3}".to_vec(), b"{\"d\":4}".to_vec()]);
+            }
+        });
+        assert_eq!(
+            TAIL_BUF.with(|b| b.borrow().capacity()),
+            0,
+            "freed after the batch"
+        );
     }
 
     #[test]
