@@ -157,6 +157,7 @@ pub fn refresh(
     g.live = live;
     drop(g);
     history.ready.notify_all();
+    crate::memory::after_work();
     if changed {
         crate::live::emit(app, plandeck_core::history::HistoryChanged { plans });
     }

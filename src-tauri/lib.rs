@@ -5,6 +5,7 @@
 mod commands;
 mod history_live;
 mod live;
+mod memory;
 mod notify;
 mod state;
 
@@ -17,6 +18,8 @@ pub use state::AppState;
 /// Opens the main window. With `demo`, first creates the demo workspace and points every root at
 /// it (nothing of the person's own folders is read or written then).
 pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcError> {
+    // First, while this is the only thread: the web process inherits it.
+    memory::set_webkit_env();
     init_tracing();
     let roots = if demo {
         let workspace = plandeck_core::demo::create(&std::env::temp_dir())?;
@@ -49,6 +52,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo))
         .setup(|app| {
+            memory::document_viewer_cache(app.handle());
             // Off the main thread: the watchers' first look at a heavy home (thousands of
             // transcripts) must not hold the window back; commands work meanwhile.
             let handle = app.handle().clone();

@@ -35,9 +35,18 @@ pub fn start(app: &AppHandle) {
         state.sessions.clone(),
         move |event| match event {
             LiveEvent::Plans(changed) => emit(&forward, changed),
-            LiveEvent::Sessions(changed) => emit(&forward, changed),
+            LiveEvent::Sessions(changed) => {
+                emit(&forward, changed);
+                crate::memory::after_work();
+            }
             LiveEvent::Gate(changed) => emit(&forward, changed),
-            LiveEvent::SessionIndex(progress) => emit(&forward, progress),
+            LiveEvent::SessionIndex(progress) => {
+                let ready = progress.ready;
+                emit(&forward, progress);
+                if ready {
+                    crate::memory::after_work();
+                }
+            }
             LiveEvent::RequestArrived(request) => {
                 crate::notify::request_arrived(&forward, &request)
             }

@@ -19,7 +19,9 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 pub async fn blocking<T: Send + 'static>(
     f: impl FnOnce() -> Result<T, IpcError> + Send + 'static,
 ) -> Result<T, IpcError> {
-    tauri::async_runtime::spawn_blocking(f)
+    let done = tauri::async_runtime::spawn_blocking(f)
         .await
-        .map_err(|e| IpcError::new(ErrorKind::Internal, format!("background task failed: {e}")))?
+        .map_err(|e| IpcError::new(ErrorKind::Internal, format!("background task failed: {e}")))?;
+    crate::memory::after_work();
+    done
 }

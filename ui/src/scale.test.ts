@@ -10,7 +10,7 @@ import PlansView from "./views/PlansView.svelte";
 import SessionsView from "./views/SessionsView.svelte";
 import DiffView from "./components/DiffView.svelte";
 import { VirtualWindow } from "./lib/virtual.svelte";
-import type { DiffLine, PlanDiff, PlanSummary, SessionSummary } from "./lib/bindings";
+import type { DiffLine, PlanDiff, PlanSummary, RecoveredPlan, SessionSummary } from "./lib/bindings";
 
 /** Fewer than this many rows in the DOM is "a window's worth" (800 px / smallest row + overscan). */
 const WINDOW = 100;
@@ -58,7 +58,44 @@ async function settle() {
   for (let i = 0; i < 3; i++) await tick();
 }
 
+const recoveredPlan = (i: number): RecoveredPlan =>
+  ({
+    id: `lost-${i}`,
+    agent: "claude",
+    sessionId: null,
+    path: null,
+    project: "/h/work/api",
+    title: `Lost plan ${i}`,
+    text: "# Lost",
+    state: null,
+    source: "exitPlanMode",
+    subagent: false,
+    versions: [],
+  }) as unknown as RecoveredPlan;
+
 describe("a heavy home in the views", () => {
+  it("plans from transcripts: 360 of them show 50 rows, more on request or at the list's end", async () => {
+    const lost = Array.from({ length: 360 }, (_, i) => recoveredPlan(i));
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans: [plan(0)], problems: [] };
+      if (cmd === "transcript_plans") return lost;
+      if (cmd === "list_comments") return [];
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    const rows = () => screen.queryAllByTestId("transcript-row");
+    await waitFor(() => expect(rows().length).toBe(50));
+    expect(screen.getByTestId("transcripts-more")).toHaveTextContent("310 not shown");
+    await fireEvent.click(screen.getByTestId("transcripts-more"));
+    await settle();
+    expect(rows().length).toBe(100);
+    expect(rows()[99]).toHaveAttribute("data-id", "lost-99");
+    // Scrolled to the end of the list (jsdom has no layout: every height is 0, so it is there).
+    await fireEvent.scroll(screen.getByRole("list", { name: "Plans" }));
+    await settle();
+    expect(rows().length).toBe(150);
+  });
+
   it("plan list: 5,000 plans render a window of rows; scrolling and j/k show the right ones", async () => {
     const plans = Array.from({ length: 5000 }, (_, i) => plan(i));
     mockIPC((cmd) => {

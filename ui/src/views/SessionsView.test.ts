@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import SessionsView from "./SessionsView.svelte";
 import type { SessionSummary } from "../lib/bindings";
 
@@ -57,5 +58,31 @@ describe("SessionsView", () => {
     expect(cards[0]).toHaveTextContent("2/5");
     expect(cards[0]).toHaveTextContent("changed since approval");
     expect(cards[0]).toHaveTextContent("3 unreadable lines skipped");
+  });
+
+  it("reloads once for a burst of changes from a live session, not once per change", async () => {
+    localStorage.clear();
+    let lists = 0;
+    let release: () => void = () => {};
+    mockIPC(
+      (cmd) => {
+        if (cmd !== "list_sessions") return null;
+        lists++;
+        // The first reload after the burst is still running while the burst goes on.
+        return lists === 2 ? new Promise((r) => (release = () => r([session({ state: "working" })]))) : [session({ state: "working" })];
+      },
+      { shouldMockEvents: true },
+    );
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(1));
+    expect(lists).toBe(1);
+    const changed = { sessionIds: ["00000000-0000-0000-0000-000000000000"], startedWaiting: [] };
+    for (let i = 0; i < 10; i++) await emit("sessions:changed", changed);
+    expect(lists).toBe(2);
+    release();
+    // One more reload for everything that came while the first one ran.
+    await waitFor(() => expect(lists).toBe(3), { timeout: 3000 });
+    await new Promise((r) => setTimeout(r, 800));
+    expect(lists).toBe(3);
   });
 });
