@@ -11,6 +11,25 @@ use crate::AppState;
 #[tauri::command]
 #[tracing::instrument(skip_all)]
 pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSummary>, IpcError> {
+    summaries(&state, None).await
+}
+
+/// Only the sessions named (those a `sessions:changed` listed): a live session changes every few
+/// hundred ms, and the window refreshes its card, not the whole list. A session named that is gone
+/// is left out.
+#[tauri::command]
+#[tracing::instrument(skip_all, fields(ids = ids.len()))]
+pub async fn get_sessions(
+    state: State<'_, AppState>,
+    ids: Vec<String>,
+) -> Result<Vec<SessionSummary>, IpcError> {
+    summaries(&state, Some(ids)).await
+}
+
+async fn summaries(
+    state: &AppState,
+    ids: Option<Vec<String>>,
+) -> Result<Vec<SessionSummary>, IpcError> {
     let roots = state.roots();
     let sessions = state.sessions.clone();
     blocking(move || {
@@ -20,6 +39,10 @@ pub async fn list_sessions(state: State<'_, AppState>) -> Result<Vec<SessionSumm
             Some(index) => index.sessions(),
             None => Vec::new(),
         };
+        if let Some(ids) = ids {
+            let wanted: std::collections::HashSet<String> = ids.into_iter().collect();
+            list.retain(|s| wanted.contains(&s.session_id));
+        }
         plandeck_core::sessions::mark_gate_requests(
             &mut list,
             &plandeck_core::gate::pending(&roots),

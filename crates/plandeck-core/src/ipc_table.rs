@@ -45,6 +45,7 @@ macro_rules! ipc_table {
                 comments::change_comment(comment_id: String, action: $crate::comments::CommentAction) -> ();
                 comments::review_markdown(id: String) -> String;
                 sessions::list_sessions() -> Vec<$crate::sessions::SessionSummary>;
+                sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>;
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress;
                 worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary>;
                 worktrees::keep_worktree(id: String) -> ();

@@ -29,6 +29,7 @@ export type Commands = {
   change_comment: { args: { commentId: string; action: CommentAction }; returns: null };
   review_markdown: { args: { id: string }; returns: string };
   list_sessions: { args: {}; returns: Array<SessionSummary> };
+  get_sessions: { args: { ids: Array<string> }; returns: Array<SessionSummary> };
   session_index_progress: { args: {}; returns: IndexProgress };
   list_worktrees: { args: {}; returns: Array<WorktreeSummary> };
   keep_worktree: { args: { id: string }; returns: null };
@@ -73,6 +74,7 @@ export const commands = {
   changeComment: (args: { commentId: string; action: CommentAction }) => invoke<null>("change_comment", args),
   reviewMarkdown: (args: { id: string }) => invoke<string>("review_markdown", args),
   listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
+  getSessions: (args: { ids: Array<string> }) => invoke<Array<SessionSummary>>("get_sessions", args),
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
   listWorktrees: () => invoke<Array<WorktreeSummary>>("list_worktrees"),
   keepWorktree: (args: { id: string }) => invoke<null>("keep_worktree", args),

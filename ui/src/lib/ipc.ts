@@ -65,6 +65,8 @@ export const ipc = {
   /** The plan's review as Markdown: title, each comment with its quote and status, the decision. */
   reviewMarkdown: (id: string) => call(commands.reviewMarkdown({ id })),
   listSessions: () => call(commands.listSessions()),
+  /** Only the sessions named (a `sessions:changed`'s ids); one that is gone is not returned. */
+  getSessions: (ids: string[]) => call(commands.getSessions({ ids })),
   /** How far the background load of the session index is (also the `sessions:progress` event). */
   sessionIndexProgress: () => call(commands.sessionIndexProgress()),
   listWorktrees: () => call(commands.listWorktrees()),

@@ -66,7 +66,7 @@ describe("SessionsView", () => {
     let release: () => void = () => {};
     mockIPC(
       (cmd) => {
-        if (cmd !== "list_sessions") return null;
+        if (cmd !== "list_sessions" && cmd !== "get_sessions") return null;
         lists++;
         // The first reload after the burst is still running while the burst goes on.
         return lists === 2 ? new Promise((r) => (release = () => r([session({ state: "working" })]))) : [session({ state: "working" })];
@@ -84,5 +84,55 @@ describe("SessionsView", () => {
     await waitFor(() => expect(lists).toBe(3), { timeout: 3000 });
     await new Promise((r) => setTimeout(r, 800));
     expect(lists).toBe(3);
+  });
+
+  it("refreshes only the sessions a change names, and the whole list when many change", async () => {
+    localStorage.clear();
+    const calls: { cmd: string; ids?: string[] }[] = [];
+    let live = [
+      session({ sessionId: "aaaaaaaa-live", state: "working" }),
+      session({ sessionId: "bbbbbbbb-other", state: "idle" }),
+      session({ sessionId: "cccccccc-gone", state: "idle" }),
+    ];
+    mockIPC(
+      (cmd, payload) => {
+        if (cmd === "list_sessions") {
+          calls.push({ cmd });
+          return live;
+        }
+        if (cmd === "get_sessions") {
+          const ids = (payload as { ids: string[] }).ids;
+          calls.push({ cmd, ids: [...ids].sort() });
+          return live.filter((s) => ids.includes(s.sessionId));
+        }
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(3));
+    expect(calls).toEqual([{ cmd: "list_sessions" }]);
+    const card = (id: string) => screen.queryAllByTestId("session-card").find((c) => c.getAttribute("data-session") === id);
+
+    // The live session asks for approval, another session ended and went away: only those two are read.
+    live = [session({ sessionId: "aaaaaaaa-live", state: "waiting_for_approval" }), live[1]];
+    await emit("sessions:changed", { sessionIds: ["aaaaaaaa-live", "cccccccc-gone"], startedWaiting: ["aaaaaaaa-live"] });
+    await waitFor(() => expect(card("aaaaaaaa-live")).toHaveTextContent("waiting for approval"));
+    await waitFor(() => expect(card("cccccccc-gone")).toBeUndefined());
+    expect(card("bbbbbbbb-other")).toBeDefined();
+    expect(calls.slice(1)).toEqual([{ cmd: "get_sessions", ids: ["aaaaaaaa-live", "cccccccc-gone"] }]);
+
+    // A new session shows up from its own change.
+    live = [...live, session({ sessionId: "dddddddd-new", state: "working" })];
+    await new Promise((r) => setTimeout(r, 600));
+    await emit("sessions:changed", { sessionIds: ["dddddddd-new"], startedWaiting: [] });
+    await waitFor(() => expect(card("dddddddd-new")).toBeDefined());
+    expect(calls.at(-1)).toEqual({ cmd: "get_sessions", ids: ["dddddddd-new"] });
+
+    // Many at once (the index coming in): the whole list is read again.
+    await new Promise((r) => setTimeout(r, 600));
+    const many = Array.from({ length: 100 }, (_, i) => `id-${i}`);
+    await emit("sessions:changed", { sessionIds: many, startedWaiting: [] });
+    await waitFor(() => expect(calls.at(-1)).toEqual({ cmd: "list_sessions" }));
   });
 });
