@@ -25,6 +25,15 @@ if [ ${#benches[@]} -eq 0 ]; then
 fi
 # bench_gate also times the real `plandeck-cli` process (hook start, decision to exit).
 cargo build --release -p plandeck-benches --bins -p plandeck-cli --bin plandeck-cli
+# One heavy home (gen_heavy_home: the 2.4 GiB of transcripts) for both the window and the
+# memory benchmarks, unless HEAVY_HOME names one; removed at the end.
+if [ -z "${HEAVY_HOME:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]] || [[ " $* " == *" bench_memory "* ]]; }; then
+  heavy_tmp=$(mktemp -d /tmp/plandeck-heavy-home.XXXXXX)
+  trap 'rm -rf "$heavy_tmp"' EXIT
+  echo "==> generating the heavy home" >&2
+  "$CARGO_TARGET_DIR/release/gen_heavy_home" "$heavy_tmp/home" >&2
+  export HEAVY_HOME="$heavy_tmp/home"
+fi
 mkdir -p benches/results
 commit="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!benches/results' ':!BENCHMARKS.md' || echo -dirty)"
 run="$(date -u +%Y-%m-%dT%H:%M:%SZ)"

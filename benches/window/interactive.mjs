@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Tmux } from "../../tests/e2e/agents.mjs";
 import { withApp } from "../../tests/e2e/webdriver.mjs";
-import { args, emit, envFor, plandeckBin, recordAppearances, row, smallHome, waitFor, waitSeen } from "./lib.mjs";
+import { args, emit, envFor, hookBin, recordAppearances, row, smallHome, waitFor, waitSeen } from "./lib.mjs";
 
 export async function interactiveApproval({ samples = 10 } = {}) {
   const home = smallHome(1);
@@ -27,7 +27,7 @@ export async function interactiveApproval({ samples = 10 } = {}) {
       await waitFor(() => existsSync(join(home, ".local/share/plandeck/gate/app.json")), { what: "the app's gate/app.json" });
       await recordAppearances(s, "[data-testid=gate-request]", "data-id");
       const agent = join(import.meta.dirname, "tmux-agent.mjs");
-      tmux.start([process.execPath, agent, plandeckBin(), home, out, String(samples)], { cwd: home, env: envFor(home) });
+      tmux.start([process.execPath, agent, hookBin(), home, out, String(samples)], { cwd: home, env: envFor(home) });
       const done = {};
       const toAgent = [];
       for (let n = 0; n < samples; n++) {

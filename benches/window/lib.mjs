@@ -8,12 +8,27 @@
 // "baseline" {what, ms}: what benches/run.sh checks)}.
 
 import { spawn } from "node:child_process";
-import { appendFileSync, mkdirSync, mkdtempSync, writeFileSync } from "node:fs";
+import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { envFor, plandeckBin, waitFor } from "../../tests/e2e/webdriver.mjs";
 
 export { envFor, plandeckBin, waitFor };
+
+/** The executable agents' hooks run, as `plandeck hooks install` writes it (core
+ * `gate::install::hook_executable`): the slim `plandeck-cli` beside the window's binary when it is
+ * there (the package installs both), else the window's binary. */
+export function hookBin() {
+  const bin = plandeckBin();
+  const slim = join(dirname(bin), "plandeck-cli");
+  try {
+    accessSync(slim, constants.X_OK);
+    if (statSync(slim).isFile()) return slim;
+  } catch {
+    // not installed beside it
+  }
+  return bin;
+}
 
 export function percentile(values, p) {
   if (!values.length) return NaN;
@@ -130,7 +145,7 @@ export function hookInput(home, name) {
 export function startHook(home, n) {
   const { input } = hookInput(home, String(n));
   const agent = join(import.meta.dirname, "headless-agent.mjs");
-  const child = spawn(process.execPath, [agent, plandeckBin(), "-p"], { env: envFor(home), stdio: ["pipe", "pipe", "ignore"] });
+  const child = spawn(process.execPath, [agent, hookBin(), "-p"], { env: envFor(home), stdio: ["pipe", "pipe", "ignore"] });
   let out = "";
   child.stdout.on("data", (d) => (out += d));
   const exited = new Promise((res) =>
