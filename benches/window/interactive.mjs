@@ -13,7 +13,7 @@ import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { Tmux } from "../../tests/e2e/agents.mjs";
 import { withApp } from "../../tests/e2e/webdriver.mjs";
-import { args, emit, envFor, hookBin, recordAppearances, row, smallHome, waitFor, waitSeen } from "./lib.mjs";
+import { args, clickApprove, emit, envFor, hookBin, recordAppearances, row, smallHome, waitFor, waitSeen } from "./lib.mjs";
 
 export async function interactiveApproval({ samples = 10 } = {}) {
   const home = smallHome(1);
@@ -34,13 +34,7 @@ export async function interactiveApproval({ samples = 10 } = {}) {
         await tmux.waitScreen(`Bench plan tmux-${n}`, { timeout: 20000 });
         const card = await waitSeen(s, (k) => !(k in done), `card of plan ${n}`);
         done[card.key] = true;
-        const clickedAt = await s.exec(
-          `const b = document.querySelector('[data-testid=gate-request][data-id="' + arguments[0] + '"] [data-testid=gate-approve-auto]');
-           if (!b) return 0;
-           const t = Date.now(); b.click(); return t;`,
-          card.key,
-        );
-        if (!clickedAt) throw new Error(`no Approve button on card ${card.key}`);
+        const clickedAt = await clickApprove(s, card.key);
         const saw = await waitFor(() => read().find((r) => r.n === n), { timeout: 30000, what: `the agent to read the approval of plan ${n}` }).catch((e) => {
           throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
         });

@@ -13,7 +13,7 @@
 import { appendFileSync, mkdirSync, watch, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { withApp } from "../../tests/e2e/webdriver.mjs";
-import { args, emit, recordAppearances, row, smallHome, startHook, waitSeen } from "./lib.mjs";
+import { args, clickApprove, emit, recordAppearances, row, smallHome, startHook, waitSeen } from "./lib.mjs";
 
 export async function latency({ samples = 30 } = {}) {
   const home = smallHome(3);
@@ -40,13 +40,7 @@ export async function latency({ samples = 30 } = {}) {
       const hook = startHook(home, n);
       const card = await waitSeen(s, (k) => !(k in done), `card of hook ${n}`);
       done[card.key] = true;
-      const clickedAt = await s.exec(
-        `const b = document.querySelector('[data-testid=gate-request][data-id="' + arguments[0] + '"] [data-testid=gate-approve-auto]');
-         if (!b) return 0;
-         const t = Date.now(); b.click(); return t;`,
-        card.key,
-      );
-      if (!clickedAt) throw new Error(`no Approve button on card ${card.key}`);
+      const clickedAt = await clickApprove(s, card.key);
       const exit = await hook.exited;
       if (exit.code !== 0 || !/allow/.test(exit.stdout)) {
         throw new Error(`hook ${n} exited ${exit.code} without an approval: ${exit.stdout}`);

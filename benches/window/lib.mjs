@@ -15,6 +15,19 @@ import { envFor, plandeckBin, waitFor } from "../../tests/e2e/webdriver.mjs";
 
 export { envFor, plandeckBin, waitFor };
 
+/** Clicks "Approve (auto)" on the waiting card `key` in the page; returns when it was clicked
+ * (page clock, ms since the epoch). */
+export async function clickApprove(s, key) {
+  const at = await s.exec(
+    `const b = document.querySelector('[data-testid=gate-request][data-id="' + arguments[0] + '"] [data-testid=gate-approve-auto]');
+     if (!b) return 0;
+     const t = Date.now(); b.click(); return t;`,
+    key,
+  );
+  if (!at) throw new Error(`no Approve button on card ${key}`);
+  return at;
+}
+
 /** The executable agents' hooks run, as `plandeck hooks install` writes it (core
  * `gate::install::hook_executable`): the slim `plandeck-cli` beside the window's binary when it is
  * there (the package installs both), else the window's binary. */
