@@ -10,6 +10,7 @@ import PlansView from "./views/PlansView.svelte";
 import SessionsView from "./views/SessionsView.svelte";
 import DiffView from "./components/DiffView.svelte";
 import { VirtualWindow } from "./lib/virtual.svelte";
+import { sessionSummary } from "./test-fixtures";
 import type { DiffLine, PlanDiff, PlanSummary, RecoveredPlan, SessionSummary } from "./lib/bindings";
 
 /** Fewer than this many rows in the DOM is "a window's worth" (800 px / smallest row + overscan). */
@@ -32,27 +33,13 @@ const plan = (i: number): PlanSummary =>
   }) as PlanSummary;
 
 const session = (i: number, state: SessionSummary["state"]): SessionSummary =>
-  ({
-    agent: "claude",
+  sessionSummary({
     sessionId: `${String(i).padStart(8, "0")}-session`,
     cwd: `/h/work/p${i % 30}`,
     state,
-    permissionMode: null,
-    planPath: null,
-    worktree: null,
     lastActivity: new Date(Date.UTC(2026, 0, 1) - i * 60_000).toISOString(),
-    gitBranch: null,
-    tmuxPane: null,
-    pid: null,
-    version: null,
-    model: null,
-    name: null,
     title: `session ${i}`,
-    unreadableLines: 0,
-    tasks: null,
-    transcriptPath: null,
-    reviewState: null,
-  }) as SessionSummary;
+  });
 
 async function settle() {
   for (let i = 0; i < 3; i++) await tick();

@@ -3,31 +3,9 @@ import { render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import SessionsView from "./SessionsView.svelte";
-import type { SessionSummary } from "../lib/bindings";
+import { sessionSummary } from "../test-fixtures";
 
-const session = (over: Partial<SessionSummary>): SessionSummary =>
-  ({
-    agent: "claude",
-    sessionId: "00000000-0000-0000-0000-000000000000",
-    cwd: "/h/work/api",
-    state: "idle",
-    permissionMode: null,
-    planPath: null,
-    worktree: null,
-    lastActivity: new Date().toISOString(),
-    gitBranch: null,
-    tmuxPane: null,
-    pid: null,
-    version: null,
-    model: null,
-    name: null,
-    title: null,
-    unreadableLines: 0,
-    tasks: null,
-    transcriptPath: null,
-    reviewState: null,
-    ...over,
-  }) as SessionSummary;
+const session = sessionSummary;
 
 describe("SessionsView", () => {
   it("puts sessions that need the person first and shows their facts", async () => {
