@@ -54,3 +54,20 @@ pub fn ms(d: Duration) -> f64 {
 }
 
 pub mod heavy_home;
+
+/// A small seeded generator (xorshift64), so every run builds the same data.
+pub struct Xorshift(pub u64);
+
+impl Xorshift {
+    pub fn next_u64(&mut self) -> u64 {
+        self.0 ^= self.0 << 13;
+        self.0 ^= self.0 >> 7;
+        self.0 ^= self.0 << 17;
+        self.0
+    }
+
+    /// A number in `0..n` (0 when `n` is 0).
+    pub fn below(&mut self, n: u64) -> u64 {
+        self.next_u64() % n.max(1)
+    }
+}

@@ -26,21 +26,10 @@ use serde_json::json;
 const SESSIONS: usize = 2_000;
 const TOTAL: u64 = 2 << 30;
 
-struct Rng(u64);
-impl Rng {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n.max(1)
-    }
-}
+use plandeck_benches::Xorshift as Rng;
 
 fn uuid(rng: &mut Rng) -> String {
-    let (a, b) = (rng.next(), rng.next());
+    let (a, b) = (rng.next_u64(), rng.next_u64());
     format!(
         "{:08x}-{:04x}-4{:03x}-a{:03x}-{:012x}",
         a >> 32,

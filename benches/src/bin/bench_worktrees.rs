@@ -22,7 +22,7 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use plandeck_benches::{median, ms, report};
+use plandeck_benches::{median, ms, report, Xorshift};
 use plandeck_core::config::Roots;
 use plandeck_core::worktrees::{self, ListOptions};
 
@@ -213,24 +213,9 @@ fn unmerged_bench() {
     );
 }
 
-/// A small seeded generator (xorshift), so every run builds the same trees.
-struct Seeded(u64);
-
-impl Seeded {
-    fn next(&mut self) -> u64 {
-        self.0 ^= self.0 << 13;
-        self.0 ^= self.0 >> 7;
-        self.0 ^= self.0 << 17;
-        self.0
-    }
-    fn below(&mut self, n: u64) -> u64 {
-        self.next() % n
-    }
-}
-
 /// Fills `dir`'s ignored `target/` and `node_modules/` with `files` files each (seeded shapes:
 /// build outputs in a few deep folders, packages of a few files each).
-fn ignored_trees(dir: &Path, files: usize, rng: &mut Seeded) {
+fn ignored_trees(dir: &Path, files: usize, rng: &mut Xorshift) {
     for i in 0..files {
         let t = dir.join(format!(
             "target/debug/{}/{:02x}/f{i}.o",
@@ -243,7 +228,7 @@ fn ignored_trees(dir: &Path, files: usize, rng: &mut Seeded) {
         ));
         for p in [t, n] {
             std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-            std::fs::write(&p, format!("{}\n", rng.next())).expect("write");
+            std::fs::write(&p, format!("{}\n", rng.next_u64())).expect("write");
         }
     }
 }
@@ -259,7 +244,7 @@ fn roots_for(home: &Path, repo: &Path) -> Roots {
 /// `worktrees list` of the 100,000-file repository left by [`changed_files_bench`] with 3 linked
 /// worktrees, against `git status --porcelain` once in each of the 4 worktrees.
 fn list_bench(repo: &Path) {
-    let mut rng = Seeded(0x5eed_1234_abcd_0001);
+    let mut rng = Xorshift(0x5eed_1234_abcd_0001);
     let mut ignore = std::fs::read_to_string(repo.join(".gitignore")).unwrap_or_default();
     ignore.push_str("target/\nnode_modules/\n");
     std::fs::write(repo.join(".gitignore"), ignore).expect("write");
@@ -392,7 +377,7 @@ const STORM_EDITS: [usize; 3] = [5, 20, 35];
 /// `target/` (new folders in the first rounds, then rewrites, as an incremental build does) and
 /// pauses a little; a few rounds also edit a real source file.
 fn storm(wt: &Path) {
-    let mut rng = Seeded(0x5707_0000_0000_0001);
+    let mut rng = Xorshift(0x5707_0000_0000_0001);
     for round in 0..STORM_ROUNDS {
         for i in 0..STORM_FILES {
             let p = wt.join(format!(
@@ -402,7 +387,7 @@ fn storm(wt: &Path) {
                 (round * STORM_FILES + i) % 3_000
             ));
             std::fs::create_dir_all(p.parent().expect("parent")).expect("mkdir");
-            std::fs::write(&p, rng.next().to_le_bytes().repeat(64)).expect("write");
+            std::fs::write(&p, rng.next_u64().to_le_bytes().repeat(64)).expect("write");
         }
         if STORM_EDITS.contains(&round) {
             std::fs::write(
