@@ -8,6 +8,7 @@ mod live;
 mod memory;
 mod notify;
 mod state;
+mod web_view;
 
 use plandeck_cli::GlobalArgs;
 use plandeck_core::config::{Env, Roots};
@@ -52,7 +53,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo))
         .setup(|app| {
-            memory::document_viewer_cache(app.handle());
+            web_view::configure(app.handle());
             // Off the main thread: the watchers' first look at a heavy home (thousands of
             // transcripts) must not hold the window back; commands work meanwhile.
             let handle = app.handle().clone();

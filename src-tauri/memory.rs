@@ -38,31 +38,6 @@ pub fn set_webkit_env() {
     }
 }
 
-/// The web view's caches sized for an app, not a browser: WebKit's "document viewer" cache model
-/// (no back/forward cache, dead resources dropped at once). The window loads one page, its own;
-/// WebKit's default is a browser's.
-pub fn document_viewer_cache(app: &tauri::AppHandle) {
-    use tauri::Manager;
-    let Some(window) = app.get_webview_window("main") else {
-        tracing::warn!("no main window: the web view keeps WebKit's default caches");
-        return;
-    };
-    let set = window.with_webview(|webview| {
-        #[cfg(target_os = "linux")]
-        {
-            use webkit2gtk::{CacheModel, WebContextExt, WebViewExt};
-            if let Some(context) = webview.inner().context() {
-                context.set_cache_model(CacheModel::DocumentViewer);
-            }
-        }
-        #[cfg(not(target_os = "linux"))]
-        let _ = webview;
-    });
-    if let Err(e) = set {
-        tracing::warn!("the web view keeps WebKit's default caches: {e}");
-    }
-}
-
 /// When freed heap is given back: once work has been quiet for `QUIET`, or `MAX_WAIT` after the
 /// first work not yet followed by a release (an agent appending records all the time never lets
 /// it be quiet).

@@ -63,6 +63,7 @@ async function scrollFrames(s, css, { frames, step, back }) {
      (async () => {
        await frame(); await frame();
        const times = [];
+       const at = [];
        let last = performance.now();
        const max = sc.scrollHeight - sc.clientHeight;
        for (const dir of back ? [1, -1] : [1]) {
@@ -71,10 +72,11 @@ async function scrollFrames(s, css, { frames, step, back }) {
            await frame();
            const now = performance.now();
            times.push(now - last);
+           at.push(sc.scrollTop);
            last = now;
          }
        }
-       window.__scrolled = { times, height: sc.scrollHeight, max, rendered: document.querySelectorAll(css).length };
+       window.__scrolled = { times, at, height: sc.scrollHeight, max, rendered: document.querySelectorAll(css).length };
      })();
      return "";`,
     css,
@@ -88,6 +90,24 @@ async function scrollFrames(s, css, { frames, step, back }) {
 
 const round = (x) => Math.round(x * 10) / 10;
 
+/** Waits until the window is idle: `quiet` animation frames in a row each under 25 ms with nothing
+ * scrolling. The figure is scrolling's, not that of work still landing from startup (the session
+ * index, the history scan, the open plan's detail) while the first steps run. */
+async function settle(s, quiet = 30) {
+  await s.exec(
+    `window.__settled = false;
+     const frame = () => new Promise((r) => requestAnimationFrame(r));
+     (async () => {
+       let last = performance.now(), run = 0;
+       while (run < arguments[0]) { await frame(); const now = performance.now(); run = now - last < 25 ? run + 1 : 0; last = now; }
+       window.__settled = true;
+     })();
+     return "";`,
+    quiet,
+  );
+  await waitFor(() => s.exec("return window.__settled"), { timeout: 120000, interval: 200, what: "the window idle" });
+}
+
 function frameRow(bench, r, extra) {
   if (r.error) throw new Error(`${bench}: ${r.error}`);
   process.stderr.write(`${bench}: ${r.times.length} frames, longest ${round(Math.max(...r.times))} ms\n`);
@@ -100,6 +120,8 @@ function frameRow(bench, r, extra) {
     p95_ms: round(percentile(r.times, 95)),
     n: r.times.length,
     over_50ms: r.times.filter((t) => t > 50).length,
+    // Which frames were over, and where the scroller was: what to look at when one is.
+    over_50ms_at: r.times.flatMap((t, i) => (t > 50 ? [{ frame: i, ms: round(t), scroll_top: r.at[i] }] : [])),
     budget: "no frame over 50 ms while scrolling",
     limit: { ms: 50 },
     scroll_px: r.height,
@@ -119,6 +141,7 @@ export async function scrolling({ plans = 5000, sessions = 2000, diffLines = 100
     await s.waitFor("[data-testid=plan-row]", { timeout: 60000 });
     await waitFor(() => s.exec(`return document.querySelector("[aria-label=Plans]").scrollHeight > 20 * 66`), { timeout: 60000, what: "the plan list filled" });
     const count = await s.exec(`return document.querySelectorAll("[data-testid=plan-row]").length`);
+    await settle(s);
     rows.push(frameRow(`window_scroll_plan_list_${plans}`, await scrollFrames(s, "[aria-label=Plans]", { frames, step, back: false }), { rows: plans + 1, rendered_rows: count, step_px: step }));
 
     // The split diff of the changed plan (it opens on its diff: it changed since approval).
@@ -127,6 +150,7 @@ export async function scrolling({ plans = 5000, sessions = 2000, diffLines = 100
     await s.waitFor("[data-diff-mode=split]", { timeout: 60000 });
     await s.click("[data-diff-mode=split]");
     await s.waitFor("[data-testid=plan-diff][data-mode=split] tr", { timeout: 60000 });
+    await settle(s);
     rows.push(frameRow(`window_scroll_split_diff_${diffLines}_rows`, await scrollFrames(s, "[data-testid=plan-diff] table", { frames, step, back: true }), { rows: diffLines, step_px: step }));
 
     await s.click("[data-view=sessions]");
@@ -137,6 +161,7 @@ export async function scrolling({ plans = 5000, sessions = 2000, diffLines = 100
     // Ended sessions are collapsed by default: show them all.
     await s.exec(`const t = document.querySelector("[data-testid=toggle-ended]"); if (t && t.getAttribute("aria-expanded") !== "true") t.click();`);
     await s.waitFor("[data-testid=session-card]", { timeout: 30000 });
+    await settle(s);
     rows.push(frameRow(`window_scroll_session_grid_${sessions}`, await scrollFrames(s, "[data-testid=session-card]", { frames, step, back: true }), { cards: sessions, step_px: step }));
   });
   return rows;

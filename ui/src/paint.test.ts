@@ -64,6 +64,7 @@ describe("what the UI paints", () => {
 
   it("has no blurred shadow and no blur filter in any style", () => {
     const files = styleFiles();
+    expect(files.map((f) => f.slice(SRC.length + 1))).toContain("app.css");
     expect(files.length).toBeGreaterThan(10);
     const blurred: string[] = [];
     for (const f of files) {
