@@ -13,11 +13,14 @@
 /// composited scroller keeps around its view.
 pub const FEATURES: &[(&str, bool)] = &[("AsyncOverflowScrolling", false)];
 
-/// Where a person overrides [`FEATURES`] (or sets other WebKit features): `Name=0,Other=1`.
+/// Where a person overrides [`FEATURES`]: `Name=0,Other=1`. Only the features the window sets
+/// can be named: the variable gives back WebKit's behaviour, it does not open the web view to any
+/// other of WebKit's switches (some of which loosen what a page may do).
 pub const FEATURES_VAR: &str = "PLANDECK_WEBKIT_FEATURES";
 
-/// The features to set: [`FEATURES`], then the person's `overrides` (from [`FEATURES_VAR`]) over
-/// them. Returns them with a note for each entry of `overrides` that is not `Name=0` or `Name=1`.
+/// The features to set: [`FEATURES`], with the person's `overrides` (from [`FEATURES_VAR`]) over
+/// them. Returns them with a note for each entry of `overrides` that is not `Name=0` or `Name=1`
+/// for a feature of [`FEATURES`].
 pub fn features(overrides: Option<&str>) -> (Vec<(String, bool)>, Vec<String>) {
     let mut out: Vec<(String, bool)> = FEATURES
         .iter()
@@ -41,10 +44,13 @@ pub fn features(overrides: Option<&str>) -> (Vec<(String, bool)>, Vec<String>) {
             valid.then_some(name).zip(on)
         });
         match parsed {
-            Some((name, on)) => {
-                out.retain(|(n, _)| n != name);
-                out.push((name.to_string(), on));
-            }
+            Some((name, on)) => match out.iter_mut().find(|(n, _)| n == name) {
+                Some(feature) => feature.1 = on,
+                None => problems.push(format!(
+                    "{FEATURES_VAR}: \"{name}\" is not a feature the window sets (it sets {}); left out",
+                    FEATURES.iter().map(|(n, _)| *n).collect::<Vec<_>>().join(", ")
+                )),
+            },
             None => problems.push(format!(
                 "{FEATURES_VAR}: \"{entry}\" is not Name=0 or Name=1; left out"
             )),
@@ -186,28 +192,30 @@ mod tests {
     }
 
     #[test]
-    fn the_person_overrides_and_adds_features() {
-        let (set, problems) = features(Some(" AsyncOverflowScrolling=1 , UseGiantTiles=0,"));
-        assert_eq!(
-            set,
-            vec![
-                ("AsyncOverflowScrolling".to_string(), true),
-                ("UseGiantTiles".to_string(), false)
-            ]
+    fn the_person_gives_back_webkits_default() {
+        let (set, problems) = features(Some(" AsyncOverflowScrolling=1 ,"));
+        assert_eq!(set, vec![("AsyncOverflowScrolling".to_string(), true)]);
+        assert!(problems.is_empty(), "{problems:?}");
+    }
+
+    #[test]
+    fn only_the_windows_own_features_can_be_named() {
+        // Other switches of WebKit's (some loosen what a page may do) stay out of reach.
+        let (set, problems) = features(Some("DeveloperExtras=1,UseGiantTiles=0"));
+        assert_eq!(set, vec![("AsyncOverflowScrolling".to_string(), false)]);
+        assert_eq!(problems.len(), 2, "{problems:?}");
+        assert!(
+            problems[0].contains("\"DeveloperExtras\" is not a feature the window sets"),
+            "{problems:?}"
         );
-        assert!(problems.is_empty());
     }
 
     #[test]
     fn malformed_overrides_are_left_out_with_a_reason() {
-        let (set, problems) = features(Some("Scrolling,Bad Name=1,X=yes,=1,Good=1"));
-        assert_eq!(
-            set,
-            vec![
-                ("AsyncOverflowScrolling".to_string(), false),
-                ("Good".to_string(), true)
-            ]
-        );
+        let (set, problems) = features(Some(
+            "Scrolling,Bad Name=1,X=yes,=1,AsyncOverflowScrolling=1",
+        ));
+        assert_eq!(set, vec![("AsyncOverflowScrolling".to_string(), true)]);
         assert_eq!(problems.len(), 4, "{problems:?}");
         assert!(problems[0].contains("\"Scrolling\""), "{problems:?}");
     }
