@@ -16,7 +16,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 PROFILE="${PROFILE:-release}"
 LIVE_SECONDS="${LIVE_SECONDS:-60}"
 VIEWS="${VIEWS:-1}"

@@ -18,7 +18,7 @@
 # over-budget rows first and exits non-zero when any row is over its limit or a benchmark failed.
 set -euo pipefail
 cd "$(dirname "$0")/.."
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 benches=("$@")
 if [ ${#benches[@]} -eq 0 ]; then
   for f in benches/src/bin/bench_*.rs; do benches+=("$(basename "$f" .rs)"); done

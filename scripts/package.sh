@@ -7,7 +7,7 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 export PATH="$HOME/.cargo/bin:$PATH"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 
 [ -x ui/node_modules/.bin/tauri ] || npm --prefix ui ci --no-audit --no-fund --loglevel=error >&2
 

@@ -5,7 +5,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 bash scripts/setup.sh
 export PATH="$HOME/.cargo/bin:$PATH"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 npm --prefix ui run build --silent
 cargo build --release -p plandeck
 exec "$CARGO_TARGET_DIR/release/plandeck" "$@"

@@ -14,7 +14,7 @@ fast=0
 [ "${1:-}" = "--fast" ] && fast=1
 if [ "$fast" = 1 ]; then bash scripts/setup.sh || exit 1; else bash scripts/setup.sh --test || exit 1; fi
 export PATH="$HOME/.cargo/bin:$PATH"
-export CARGO_TARGET_DIR="${CARGO_TARGET_DIR:-$HOME/.cache/plandeck-target}"
+source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 logs=$(mktemp -d)
 status=0
 passed=0
