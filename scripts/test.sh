@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Installs the test needs and runs every check and test (README's second command; .ci/run calls it):
 #   1. format and lints: cargo fmt --check, cargo clippy -D warnings, svelte-check
-#   2. core, CLI and shell tests (cargo), UI component tests (vitest)
-#   3. the package: built once (release, Tauri's bundler), unpacked into a scratch root, its binary
+#   2. core and CLI tests (cargo), UI component tests (vitest)
+#   3. the package: built once (release, Tauri's bundler), the desktop shell's unit tests in that
+#      release profile, the package unpacked into a scratch root, its binary
 #      run (--version, the CLI on the demo workspace)
 #   4. end to end against that installed binary: the real window under Xvfb through tauri-driver +
 #      WebKitWebDriver, and the real agent CLIs in tmux
@@ -51,9 +52,10 @@ else
   cargo clippy --workspace --all-targets --quiet -- -D warnings 2>&1 | tee "$logs/clippy.log" | tail -40
   [ "${PIPESTATUS[0]}" -eq 0 ] || { echo "clippy: $(grep -c '^error' "$logs/clippy.log") errors"; status=1; }
 
-  # The desktop package (src-tauri/) has no Rust tests of its own: the end-to-end tests below test
-  # it, on the release build. Leaving it out here keeps the Tauri/WebKit stack out of the debug
-  # profile, so CI compiles it only once (clippy only type-checks it).
+  # The desktop package (src-tauri/) is left out here: its few unit tests run in the release
+  # profile after the package is built, and the end-to-end tests test it there. That keeps the
+  # Tauri/WebKit stack out of the debug profile, so CI compiles it only once (clippy only
+  # type-checks it).
   step "core, CLI and bench tests (cargo)"
   cargo test --workspace --exclude plandeck --no-fail-fast 2>&1 | tee "$logs/cargo.log"
 fi
@@ -63,8 +65,11 @@ count_cargo "$logs/cargo.log"
 step "UI component tests (vitest)"
 (cd ui && npx vitest run --reporter=default 2>&1) | tee "$logs/vitest.log"
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
-p=$(grep -E '^\s+Tests' "$logs/vitest.log" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
-f=$(grep -E '^\s+Tests' "$logs/vitest.log" | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+# vitest colours its summary even into a pipe: read it without the colour codes.
+summary=$(sed 's/\x1b\[[0-9;]*m//g' "$logs/vitest.log" | grep -E '^\s+Tests\s')
+p=$(echo "$summary" | grep -Eo '[0-9]+ passed' | awk '{s+=$1} END {print s+0}')
+f=$(echo "$summary" | grep -Eo '[0-9]+ failed' | awk '{s+=$1} END {print s+0}')
+[ -n "$summary" ] || { echo "no vitest summary in $logs/vitest.log"; status=1; }
 passed=$((passed + p)); failed=$((failed + f))
 
 if [ "$fast" = 0 ]; then
@@ -81,6 +86,13 @@ if [ "$fast" = 0 ]; then
     echo "packaging failed"; status=1; failed=$((failed + 1))
   else
     grep -E '^ *(Finished|Built application|Bundling)|\.(deb|rpm)$' "$logs/package-build.log"
+    # The desktop shell's own unit tests (src-tauri: WebKit's environment and features, when
+    # freed heap is given back), in the release profile the package just built: its dependencies
+    # are compiled already.
+    step "desktop shell unit tests: cargo test --release -p plandeck --lib"
+    cargo test --release -p plandeck --lib 2>&1 | tee "$logs/shell.log"
+    [ "${PIPESTATUS[0]}" -eq 0 ] || status=1
+    count_cargo "$logs/shell.log"
     root=$(mktemp -d)
     step "the installed package: dpkg-deb -x into $root, then its binary"
     PLANDECK_DEB="$deb" PLANDECK_ROOT="$root" node --test --test-reporter=spec \
