@@ -882,6 +882,32 @@ fn a_card_that_shows_another_plan_is_not_answered() {
     assert!(!home.join("key").exists());
     // Still open, still waiting: the person can answer in the terminal.
     assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Waiting);
+    // A decision that did not go is not an approval: the log says it failed and why, the plan
+    // is not approved, and no version is pinned for it.
+    let (code, text, _) = plandeck(&home, &["log"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("approve FAILED"), "{text}");
+    assert!(text.contains("not delivered: "), "{text}");
+    assert!(!text.contains(" approved "), "{text}");
+    let plan = s.plan_file.to_str().unwrap();
+    let (code, shown, err) = plandeck(&home, &["plans", "show", plan, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["plan"]["state"], "unreviewed", "{shown}");
+    let approvals = plandeck_core::review::Approvals::load(&s.roots.data);
+    assert_eq!(approvals.approved_hash(&s.plan_file), None);
+    // And a later decision may go: the failed one was withdrawn.
+    assert!(matches!(
+        gate::decide_with(
+            &s.roots,
+            &req.id,
+            GateDecision::Reject {
+                feedback: "no".into()
+            },
+            &fast_delivery()
+        ),
+        Ok(_)
+    ));
 }
 
 #[test]
