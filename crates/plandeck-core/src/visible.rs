@@ -18,18 +18,66 @@
 
 use std::borrow::Cow;
 
-/// Characters that are invisible, or change the direction or look of the text around them: zero
-/// width and joiners, bidi marks, embeddings, overrides and isolates, line and paragraph
-/// separators, invisible operators, soft hyphen, fillers, variation selectors, interlinear
-/// annotation, format controls of other scripts, tag characters (and the rest of plane 14's
-/// default-ignorable block).
+/// Characters that are invisible, or change the direction or look of the text around them, as
+/// sorted inclusive ranges of code points: soft hyphen, combining grapheme joiner, Arabic letter
+/// mark, Hangul and Khmer fillers, Mongolian variation selectors, zero width and joiners, bidi
+/// marks, line and paragraph separators, embeddings and overrides, invisible operators and
+/// isolates, variation selectors, BOM, interlinear annotation, Egyptian and shorthand format
+/// controls, musical format controls, tag characters (and the rest of plane 14's
+/// default-ignorable block, with the supplementary variation selectors). The UI's bindings carry
+/// the same table (`HIDDEN_RANGES`).
+pub const HIDDEN: &[(u32, u32)] = &[
+    (0x00AD, 0x00AD),
+    (0x034F, 0x034F),
+    (0x061C, 0x061C),
+    (0x115F, 0x1160),
+    (0x17B4, 0x17B5),
+    (0x180B, 0x180F),
+    (0x200B, 0x200F),
+    (0x2028, 0x202E),
+    (0x2060, 0x206F),
+    (0x3164, 0x3164),
+    (0xFE00, 0xFE0F),
+    (0xFEFF, 0xFEFF),
+    (0xFFA0, 0xFFA0),
+    (0xFFF0, 0xFFFB),
+    (0x13430, 0x1343F),
+    (0x1BCA0, 0x1BCA3),
+    (0x1D173, 0x1D17A),
+    (0xE0000, 0xE0FFF),
+];
+
+/// Characters that can take VS15/VS16 (a text or an emoji look): keycap bases, ©, ®, the symbol
+/// blocks from General Punctuation to Enclosed CJK, and the emoji planes. Sorted inclusive
+/// ranges (`SELECTOR_BASES` in the UI's bindings).
+pub const SELECTOR_BASES: &[(u32, u32)] = &[
+    (0x23, 0x23),
+    (0x2A, 0x2A),
+    (0x30, 0x39),
+    (0xA9, 0xA9),
+    (0xAE, 0xAE),
+    (0x203C, 0x3299),
+    (0x1F000, 0x1FAFF),
+];
+
+fn in_ranges(c: char, ranges: &[(u32, u32)]) -> bool {
+    let c = c as u32;
+    ranges
+        .binary_search_by(|&(lo, hi)| {
+            if hi < c {
+                std::cmp::Ordering::Less
+            } else if lo > c {
+                std::cmp::Ordering::Greater
+            } else {
+                std::cmp::Ordering::Equal
+            }
+        })
+        .is_ok()
+}
+
+/// Whether `c` is one of the characters a person cannot see ([`HIDDEN`]).
 pub fn hidden(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FE00}'..='\u{FE0F}' | '\u{FEFF}'
-        | '\u{FFA0}' | '\u{FFF0}'..='\u{FFFB}' | '\u{13430}'..='\u{1343F}'
-        | '\u{1BCA0}'..='\u{1BCA3}' | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E0FFF}')
+    c >= '\u{00AD}' && in_ranges(c, HIDDEN)
 }
 
 /// Control characters but the line feed and the tab: C0, DEL and C1. On a terminal they are
@@ -38,12 +86,8 @@ pub fn control(c: char) -> bool {
     c.is_control() && c != '\n' && c != '\t'
 }
 
-/// Characters that can take VS15/VS16 (text or emoji look): keycap bases, ©, ®, the symbol
-/// blocks from General Punctuation to Enclosed CJK, and the emoji planes.
 fn takes_selector(c: char) -> bool {
-    matches!(c,
-        '#' | '*' | '0'..='9' | '\u{00A9}' | '\u{00AE}' | '\u{203C}'..='\u{3299}'
-        | '\u{1F000}'..='\u{1FAFF}')
+    in_ranges(c, SELECTOR_BASES)
 }
 
 /// Whether `c` (after `prev`) is shown as `⟨U+XXXX⟩`.
@@ -97,10 +141,101 @@ pub fn all_visible(text: &str) -> bool {
     matches!(shown(text), Cow::Borrowed(_))
 }
 
+/// Texts and what [`shown`] makes of them: the UI's mirror of [`shown`] (for text it shows
+/// outside rendered markdown) is tested against these (`SHOWN_EXAMPLES` in its bindings).
+const EXAMPLES: &[&str] = &[
+    "plain ✓ 日本\n\ttab",
+    "a\r\nb\rc\u{1b}[2Kd\u{1b}]52;c;eA==\u{7}\u{9b}\u{7f}\u{0}",
+    "src/extra.rs\u{E0053}\u{E0074}\u{E0065}\u{E0070}",
+    "a\u{200B}b\u{200C}c\u{200D}d\u{200E}e\u{200F}f\u{2028}g\u{2060}h\u{FEFF}i\u{00AD}j\u{061C}",
+    "I ❤\u{FE0F} it ✔\u{FE0F} 1\u{FE0F}\u{20E3} 😀\u{FE0F}\u{FE01}\u{E0100}",
+    "a\u{FE0F} ❤\u{FE00} \u{FE0F} \u{2060}\u{FE0F} 🏴\u{E0067}\u{E007F}",
+];
+
+/// TypeScript declarations: the tables and the examples above.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    let table = |name: &str, doc: &str, ranges: &[(u32, u32)]| {
+        let items: Vec<String> = ranges
+            .iter()
+            .map(|(a, b)| format!("[0x{a:04x}, 0x{b:04x}]"))
+            .collect();
+        format!(
+            "const {name}: ReadonlyArray<readonly [number, number]> =\n  // {doc}\n  [{}];",
+            items.join(", ")
+        )
+    };
+    // Control and hidden characters as `\u{…}`: the file holds none a person cannot see.
+    let literal = |s: &str| {
+        let mut out = String::from("\"");
+        for c in s.chars() {
+            match c {
+                '"' => out.push_str("\\\""),
+                '\\' => out.push_str("\\\\"),
+                '\n' => out.push_str("\\n"),
+                '\t' => out.push_str("\\t"),
+                c if control(c) || hidden(c) => out.push_str(&format!("\\u{{{:x}}}", c as u32)),
+                c => out.push(c),
+            }
+        }
+        out.push('"');
+        out
+    };
+    let examples: Vec<String> = EXAMPLES
+        .iter()
+        .map(|e| format!("  [{}, {}],", literal(e), literal(&shown(e))))
+        .collect();
+    vec![
+        table(
+            "HIDDEN_RANGES",
+            "Characters a person cannot see (`plandeck_core::visible::HIDDEN`): marked `⟨U+XXXX⟩` when shown.",
+            HIDDEN,
+        ),
+        table(
+            "SELECTOR_BASES",
+            "Characters after which one VS15/VS16 is an emoji's own (`plandeck_core::visible::SELECTOR_BASES`).",
+            SELECTOR_BASES,
+        ),
+        format!(
+            "const SHOWN_EXAMPLES: ReadonlyArray<readonly [string, string]> = [\n  // Texts and what `plandeck_core::visible::shown` makes of them (the UI's `shown` is tested against them).\n{}\n];",
+            examples.join("\n")
+        ),
+    ]
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use proptest::prelude::*;
+
+    #[test]
+    fn the_tables_are_sorted_and_disjoint() {
+        for table in [HIDDEN, SELECTOR_BASES] {
+            assert!(table.iter().all(|(a, b)| a <= b));
+            assert!(table.windows(2).all(|w| w[0].1 < w[1].0), "{table:x?}");
+        }
+        for c in [
+            '\u{AD}',
+            '\u{200B}',
+            '\u{2069}',
+            '\u{FE0F}',
+            '\u{E0001}',
+            '\u{E01EF}',
+        ] {
+            assert!(hidden(c), "{c:?}");
+        }
+        for c in [
+            'a',
+            ' ',
+            '\u{AC}',
+            '\u{AE}',
+            '\u{2070}',
+            '\u{FE10}',
+            '😀',
+            '\u{E1000}',
+        ] {
+            assert!(!hidden(c), "{c:?}");
+        }
+    }
 
     #[test]
     fn controls_and_hidden_characters_are_marked() {
