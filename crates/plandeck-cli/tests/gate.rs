@@ -502,6 +502,7 @@ struct Tmux {
 }
 
 impl Tmux {
+    #[allow(clippy::disallowed_macros)]
     fn start(dir: &Path, script: &str) -> Option<(Tmux, String)> {
         if Command::new("tmux").arg("-V").output().is_err() {
             eprintln!("tmux not installed: skipping");

@@ -1,13 +1,11 @@
 //! `plandeck sessions list`: every agent session on the machine with its state, those that need
 //! the person first.
 
-use std::io::Write;
-
 use clap::{Args, Subcommand};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::sessions::{self, SessionSummary};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
@@ -33,7 +31,7 @@ impl SessionsArgs {
     }
 }
 
-pub fn run(ctx: &Context, args: SessionsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     match args.command {
         SessionsCommand::List { json } => {
@@ -62,7 +60,7 @@ fn tilde(path: &str, home: &std::path::Path) -> String {
 use crate::clip;
 
 fn write_table(
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     list: &[SessionSummary],
     home: &std::path::Path,
 ) -> std::io::Result<()> {

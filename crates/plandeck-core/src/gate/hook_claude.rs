@@ -231,12 +231,14 @@ fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
     }
 }
 
-/// The answer Claude Code takes as a rejection with feedback.
+/// The answer Claude Code takes as a rejection with feedback (cleaned like all text handed to an
+/// agent).
 fn deny(feedback: &str) -> HookOutcome {
+    let message = crate::terminal::clean_text(feedback, crate::terminal::MAX_TYPED_CHARS);
     let out = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
-            "decision": { "behavior": "deny", "message": feedback }
+            "decision": { "behavior": "deny", "message": message }
         }
     });
     HookOutcome {
