@@ -195,7 +195,10 @@ mod tests {
             notes,
             "## Reviewer notes\n\n1. On \"Ship it.\":\n   after the release[8m branch\n   is cut"
         );
-        for text in [plan_with_notes(&plan, &[a.clone()]), rejection("no", &[a])] {
+        for text in [
+            plan_with_notes(&plan, std::slice::from_ref(&a)),
+            rejection("no", &[a]),
+        ] {
             let added = text.rsplit("Ship it.").next().unwrap();
             assert!(crate::visible::all_visible(added), "{text:?}");
         }
