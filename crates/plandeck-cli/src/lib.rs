@@ -136,12 +136,7 @@ pub fn run(
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
         // A waiting request's id goes to the gate (the decision reaches the agent); anything else
         // names a plan, whose decision is recorded.
-        Command::Approve(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
-            (args.json(), Err(expect_hash_on_request()))
-        }
-        Command::Reject(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
-            (args.json(), Err(expect_hash_on_request()))
-        }
+        // `--expect-hash` ties the decision to the version read (`pending --json`'s `planHash`).
         Command::Approve(args) if ctx.is_request(&args.target) => (
             args.json(),
             commands::gate::approve_request(
@@ -149,7 +144,11 @@ pub fn run(
                 &args.target,
                 args.mode.into(),
                 args.edit.as_deref(),
-                !args.no_comments,
+                commands::gate::RequestDecision {
+                    comments: !args.no_comments,
+                    seen_hash: args.expect_hash.clone(),
+                    json: args.json(),
+                },
                 out,
             ),
         ),
@@ -159,7 +158,11 @@ pub fn run(
                 &ctx,
                 &args.target,
                 &args.feedback,
-                !args.no_comments,
+                commands::gate::RequestDecision {
+                    comments: !args.no_comments,
+                    seen_hash: args.expect_hash.clone(),
+                    json: args.json(),
+                },
                 out,
             ),
         ),
@@ -200,13 +203,6 @@ impl Context {
             Err(_) => false,
         }
     }
-}
-
-fn expect_hash_on_request() -> IpcError {
-    IpcError::new(
-        ErrorKind::BadInput,
-        "--expect-hash applies to a plan file, not to a waiting request",
-    )
 }
 
 fn report_error(e: &IpcError, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> i32 {

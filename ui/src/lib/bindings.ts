@@ -635,7 +635,12 @@ waitingSince: string,
 /**
  * When the hook stops waiting (Claude; RFC 3339). Gemini requests wait for the terminal.
  */
-deadline: string, hookPid: number, agentPid: number | null, 
+deadline: string, hookPid: number, 
+/**
+ * When the hook process started (`/proc/<pid>/stat` field 22), so that a pid reused by
+ * another program is never taken for the waiting hook.
+ */
+hookStartTime: number | null, agentPid: number | null, 
 /**
  * When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
  * another program is never taken for the agent.
@@ -654,7 +659,18 @@ closedAt: string | null,
 /**
  * The decision taken in Plandeck, if any.
  */
-decision: GateDecision | null, };
+decision: GateDecision | null, 
+/**
+ * Who took that decision, for a person ("approve by the Plandeck window at 18:42:03 UTC").
+ */
+decidedBy: string | null, 
+/**
+ * The hash (as `plans show --json` gives it) of the plan the agent acts on once approved:
+ * the plan file as it is now, or the submitted text when there is no readable file. Filled
+ * in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
+ * refused when the plan changed since.
+ */
+planHash: string | null, };
 
 export type ApproveMode = "auto" | "manual";
 

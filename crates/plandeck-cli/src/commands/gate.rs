@@ -264,7 +264,27 @@ fn human_duration(secs: u64) -> String {
     }
 }
 
-fn print_outcome(o: &DecisionOutcome, out: &mut Out<'_>) -> Result<i32, IpcError> {
+/// How a decision on a request is taken from the command line.
+pub struct RequestDecision {
+    /// Carry the plan's open comments.
+    pub comments: bool,
+    /// `--expect-hash`: the plan's hash as read (`pending --json`'s `planHash`).
+    pub seen_hash: Option<String>,
+    pub json: bool,
+}
+
+impl RequestDecision {
+    fn delivery(&self) -> DeliveryOptions {
+        DeliveryOptions {
+            comments: self.comments,
+            by: format!("the command line (pid {})", std::process::id()),
+            seen_hash: self.seen_hash.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+fn print_outcome(o: &DecisionOutcome, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     if o.delivery == gate::Delivery::Failed {
         // Refused or failed: nothing (more) reached the agent. An error, with the reason.
         return Err(IpcError::new(
@@ -272,7 +292,17 @@ fn print_outcome(o: &DecisionOutcome, out: &mut Out<'_>) -> Result<i32, IpcError
             format!("{}: not delivered: {}", o.request_id, o.message),
         ));
     }
-    writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
+    if json {
+        let line = serde_json::to_string(o).map_err(|e| {
+            IpcError::new(
+                ErrorKind::Internal,
+                format!("cannot encode the outcome: {e}"),
+            )
+        })?;
+        out.exact(&format!("{line}\n")).map_err(io_err)?;
+    } else {
+        writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
+    }
     // Left to the terminal is not a failure of the command, but scripts may want to know.
     Ok(if o.delivered { 0 } else { 3 })
 }
@@ -288,7 +318,7 @@ pub fn approve_request(
     id: &str,
     mode: ApproveMode,
     edit_file: Option<&Path>,
-    comments: bool,
+    how: RequestDecision,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
@@ -309,12 +339,9 @@ pub fn approve_request(
             edited,
             started_from: None,
         },
-        &DeliveryOptions {
-            comments,
-            ..Default::default()
-        },
+        &how.delivery(),
     )?;
-    print_outcome(&outcome, out)
+    print_outcome(&outcome, how.json, out)
 }
 
 /// `plandeck reject <request-id> --feedback TEXT [--no-comments]`: the plan's open comments
@@ -323,7 +350,7 @@ pub fn reject_request(
     ctx: &Context,
     id: &str,
     feedback: &str,
-    comments: bool,
+    how: RequestDecision,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
@@ -333,10 +360,7 @@ pub fn reject_request(
         GateDecision::Reject {
             feedback: feedback.to_owned(),
         },
-        &DeliveryOptions {
-            comments,
-            ..Default::default()
-        },
+        &how.delivery(),
     )?;
-    print_outcome(&outcome, out)
+    print_outcome(&outcome, how.json, out)
 }

@@ -9,8 +9,12 @@ use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct PlansArgs {
+    /// With none, `list`.
     #[command(subcommand)]
-    pub command: PlansCommand,
+    pub command: Option<PlansCommand>,
+    /// Print JSON instead of text (`plandeck plans --json` is `plans list --json`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -63,6 +67,15 @@ pub enum PlansCommand {
 impl PlansArgs {
     pub fn json(&self) -> bool {
         match &self.command {
+            None => self.json,
+            Some(c) => c.json() || self.json,
+        }
+    }
+}
+
+impl PlansCommand {
+    fn json(&self) -> bool {
+        match self {
             PlansCommand::List { json }
             | PlansCommand::Show { json, .. }
             | PlansCommand::History { json, .. }
@@ -78,7 +91,10 @@ pub fn run(
     out: &mut Out<'_>,
     err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    match args.command {
+    let command = args
+        .command
+        .unwrap_or(PlansCommand::List { json: args.json });
+    match command {
         PlansCommand::Diff(d) => super::review::diff(ctx, d, out),
         PlansCommand::List { json } => list(ctx, json, out, err),
         PlansCommand::Show {

@@ -208,10 +208,18 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut Out<'_>) -> Result<i32, IpcEr
 }
 
 fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
-    let verdict = match d.decision {
-        Verdict::Approved if d.edited => "approved (edited)",
-        Verdict::Approved => "approved",
-        Verdict::Rejected => "rejected",
+    use plandeck_core::review::Delivery;
+    // A decision that did not reach the agent is not an approval (or a rejection): say so.
+    let verdict = match (d.decision, d.delivery) {
+        (Verdict::Approved, Some(Delivery::Failed)) => "approve FAILED",
+        (Verdict::Rejected, Some(Delivery::Failed)) => "reject FAILED",
+        (Verdict::Approved, Some(Delivery::AnsweredInTerminal)) => "approve unsent",
+        (Verdict::Rejected, Some(Delivery::AnsweredInTerminal)) => "reject unsent",
+        (Verdict::Approved, Some(Delivery::Pending)) => "approve pending",
+        (Verdict::Rejected, Some(Delivery::Pending)) => "reject pending",
+        (Verdict::Approved, _) if d.edited => "approved (edited)",
+        (Verdict::Approved, _) => "approved",
+        (Verdict::Rejected, _) => "rejected",
     };
     let hash = d.approved_hash.as_deref().or(d.content_hash.as_deref());
     writeln!(
@@ -223,6 +231,9 @@ fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
         d.plan_path,
         d.reviewer
     )?;
+    if let Some(reason) = d.delivery_reason.as_deref().filter(|_| !d.stands()) {
+        writeln!(out, "    not delivered: {reason}")?;
+    }
     if let Some(feedback) = &d.feedback {
         for line in feedback.lines() {
             writeln!(out, "    {line}")?;

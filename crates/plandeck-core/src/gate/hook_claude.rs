@@ -96,12 +96,15 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         waiting_since: now,
         deadline,
         hook_pid: opts.hook_pid,
+        hook_start_time: crate::terminal::start_time(opts.hook_pid),
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
+        decided_by: None,
+        plan_hash: None,
     }
 }
 
