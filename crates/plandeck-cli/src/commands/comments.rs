@@ -176,8 +176,9 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut Out<'_>) -> Result<i32, IpcE
 pub fn list(ctx: &Context, args: CommentsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     if args.markdown {
+        // Exact, like `plans show --md`: what the window's "Copy review as Markdown" copies.
         let md = comments::review_markdown(&roots, &args.plan)?;
-        write!(out, "{md}").map_err(io_err)?;
+        out.exact(&md).map_err(io_err)?;
         return Ok(0);
     }
     let (path, placed) = comments::for_plan(&roots, &args.plan)?;

@@ -247,3 +247,16 @@ fn deny(feedback: &str) -> HookOutcome {
         exit_code: 0,
     }
 }
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    fn a_deny_message_holds_nothing_a_person_cannot_see() {
+        let out = super::deny("no\u{E0041}\u{E0042} \u{1b}]52;c;eA==\u{7}way\u{200B}\r\nok");
+        let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+        assert_eq!(
+            v["hookSpecificOutput"]["decision"]["message"],
+            "no ]52;c;eA==way\nok"
+        );
+    }
+}
