@@ -5,7 +5,9 @@
 use plandeck_core::comments;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
-use plandeck_core::review::{self, ApproveRequest, Decision, PlanDiff, PlanHistory};
+use plandeck_core::review::{
+    self, ApproveRequest, Decision, PlanDecision, PlanDiff, PlanHistory, PlanOutcome,
+};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -129,4 +131,67 @@ pub async fn reject_plan(
 pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, IpcError> {
     let roots = state.roots();
     blocking(move || Ok(review::log(&roots, None)?)).await
+}
+
+/// One decision on the version of a plan the reviewer read (`seenHash`): to the agent waiting
+/// for it in its terminal, else recorded only; the outcome says where it went
+/// ([`review::decide_plan`]).
+#[tauri::command]
+#[tracing::instrument(skip(app, state, decision))]
+pub async fn decide_plan(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+    seen_hash: String,
+    decision: PlanDecision,
+    with_comments: Option<bool>,
+) -> Result<PlanOutcome, IpcError> {
+    let roots = state.roots();
+    let opts = review::RouteOptions {
+        comments: with_comments.unwrap_or(true),
+        delivery: plandeck_core::gate::DeliveryOptions {
+            by: "the Plandeck window".to_owned(),
+            ..Default::default()
+        },
+    };
+    let outcome = blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        review::decide_plan(&roots, &path, &seen_hash, decision, &opts)
+    })
+    .await?;
+    if let Some(request) = &outcome.request_id {
+        crate::live::emit(
+            &app,
+            plandeck_core::live::GateChanged {
+                updated: vec![request.clone()],
+                ..Default::default()
+            },
+        );
+    }
+    let changed = outcome
+        .decision
+        .as_ref()
+        .map(|d| vec![d.plan_path.clone()])
+        .unwrap_or_default();
+    crate::live::emit(&app, plans::PlansChanged::of(changed));
+    Ok(outcome)
+}
+
+/// Undoes a record-only decision on a plan (appends a revocation; the log keeps both lines).
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
+pub async fn undo_decision(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+    decision_id: String,
+) -> Result<Decision, IpcError> {
+    let roots = state.roots();
+    let line = blocking(move || {
+        let path = plans::resolve_id(&roots, &id)?;
+        Ok(review::undo(&roots, &path, &decision_id)?)
+    })
+    .await?;
+    crate::live::emit(&app, plans::PlansChanged::of(vec![line.plan_path.clone()]));
+    Ok(line)
 }

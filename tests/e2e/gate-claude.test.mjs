@@ -101,6 +101,48 @@ test("claude: a plan rejected in Plandeck reaches the model as the feedback", { 
   });
 });
 
+/** The plan's id in the listing (`plandeck plans list --json`), found by its path. */
+function planIdOf(home, path) {
+  const r = cli(home, ["plans", "list", "--json"]);
+  assert.equal(r.status, 0, `plans list: ${r.stderr}`);
+  const listed = JSON.parse(r.stdout);
+  const plans = Array.isArray(listed) ? listed : listed.plans;
+  return plans.find((p) => p.path === path)?.id;
+}
+
+test("claude: a plan rejected from its plan view (not the queue) reaches the model, and the banner names the pane", { timeout: 110000 }, async () => {
+  const feedback = "From the plan view: cursor pagination only.";
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    if (s) {
+      const id = await waitFor(() => planIdOf(home, req.planPath), { what: "the plan in the listing" });
+      await s.click(`[data-testid=plan-row][data-id="${id}"]`);
+      await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
+      await s.click("[data-testid=plan-detail] [data-testid=reject]");
+      await s.type("[data-testid=feedback]", feedback);
+      await s.click("[data-testid=send-reject]");
+      const banner = `Rejected: your feedback was sent to Claude Code in tmux pane ${req.tmuxPane}.`;
+      await s.waitForText(banner, "[data-testid=review-notice]", { timeout: 20000 });
+      assert.equal(await s.exec(`return document.querySelector("[data-testid=review-notice]").dataset.route`), "agent");
+      await s.screenshot("plan-view-reject-claude");
+    } else {
+      // The CLI's plan decision (a plan path, not a request id) takes the same route.
+      const r = cli(home, ["reject", req.planPath, "--feedback", feedback, "--json"]);
+      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+      assert.equal(JSON.parse(r.stdout).route, "agent");
+    }
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.content, feedback);
+    assert.equal(got.isError, true);
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "rejected");
+    // One decision: the log line is the gate's, naming the request and its delivery.
+    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
+    assert.equal(log[0].requestId, req.id);
+    assert.equal(log[0].delivery, "delivered");
+    assert.equal(log.length, 1);
+  });
+});
+
 test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {

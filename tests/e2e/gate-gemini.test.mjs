@@ -92,6 +92,36 @@ test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { 
   });
 });
 
+test("gemini: a plan approved from its plan view (not the queue) reaches the model, and the banner names the pane", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    if (s) {
+      const id = await waitFor(
+        () => {
+          const listed = JSON.parse(cli(home, ["plans", "list", "--json"]).stdout);
+          return (Array.isArray(listed) ? listed : listed.plans).find((p) => p.path === req.planPath)?.id;
+        },
+        { what: "the plan in the listing" },
+      );
+      await s.click(`[data-testid=plan-row][data-id="${id}"]`);
+      await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
+      await s.click("[data-testid=plan-detail] [data-testid=approve]");
+      await s.waitForText(`Approved: sent to Gemini CLI in tmux pane ${req.tmuxPane}.`, "[data-testid=review-notice]", { timeout: 30000 });
+      await s.screenshot("plan-view-approve-gemini");
+    } else {
+      const r = cli(home, ["approve", req.planPath, "--json"]);
+      assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+      assert.equal(JSON.parse(r.stdout).route, "agent");
+    }
+    const got = await exitPlanResponse(api, tmux);
+    assert.match(got.response.output, /^Plan approved\./);
+    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+    assert.equal(done.status, "approved");
+    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
+    assert.equal(log[0].requestId, req.id);
+    assert.equal(log[0].delivery, "delivered");
+  });
+});
+
 test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {

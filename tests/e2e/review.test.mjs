@@ -13,16 +13,57 @@ test("edit and approve writes the plan; a later change on disk shows as changed 
     await s.waitForText("rate limiting", "[aria-label=Plans]");
     await s.exec(`[...document.querySelectorAll("[data-testid=plan-row]")].find(e => e.innerText.includes("rate limiting")).click()`);
     await s.waitForText("Token bucket", "[data-testid=plan-detail]");
+    const before = readFileSync(planPath, "utf8");
+    await s.exec(`window.__csp = []; document.addEventListener("securitypolicyviolation", (e) => window.__csp.push(e.violatedDirective + " " + e.blockedURI));`);
     await s.click("[data-testid=edit]");
-    await s.waitFor(".cm-content");
-    // Type at the end of the document in the CodeMirror editor.
-    await s.exec(`document.querySelector(".cm-content").focus()`);
-    await s.keys("\uE010"); // End
-    await s.exec(`const el = document.querySelector(".cm-content"); el.focus(); const sel = window.getSelection(); sel.selectAllChildren(el); sel.collapseToEnd();`);
-    await s.keys("\n4. Reviewer note: exempt health checks.\n");
+    await s.waitFor(".cm-content .cm-line");
+    // What a person sees: the editor is styled (CodeMirror's own styles applied under the CSP),
+    // the gutter beside the text, and the lines in view are the plan's.
+    const seen = await s.exec(`
+      const box = (e) => { const r = e.getBoundingClientRect(); return { left: r.left, right: r.right, top: r.top, bottom: r.bottom, width: r.width, height: r.height }; };
+      const scroller = box(document.querySelector(".cm-scroller"));
+      const lines = [...document.querySelectorAll(".cm-content .cm-line")].map((l) => ({ text: l.textContent, ...box(l) }));
+      const inView = lines.filter((l) => l.height > 0 && l.width > 0 && l.top >= Math.max(0, scroller.top) - 1 && l.bottom <= Math.min(innerHeight, scroller.bottom) + 1);
+      return {
+        csp: window.__csp,
+        display: getComputedStyle(document.querySelector(".cm-editor")).display,
+        gutter: box(document.querySelector(".cm-gutters")),
+        content: box(document.querySelector(".cm-content")),
+        inView: inView.map((l) => l.text),
+        lines: lines.length,
+      };`);
+    assert.deepEqual(seen.csp, [], "no style or script refused by the CSP");
+    assert.equal(seen.display, "flex", "CodeMirror's base theme applies");
+    assert.ok(seen.gutter.right <= seen.content.left + 1, `the gutter is beside the text, not above it: ${JSON.stringify(seen)}`);
+    assert.ok(Math.abs(seen.gutter.top - seen.content.top) < 8, `gutter and text start on the same row: ${JSON.stringify(seen)}`);
+    // CodeMirror shows one line per line of the text (a final newline gives a last empty line).
+    const planLines = before.split("\n");
+    assert.ok(seen.inView.length >= Math.min(10, planLines.length), `the plan's lines are in view: ${JSON.stringify(seen)}`);
+    assert.deepEqual(seen.inView, planLines.slice(0, seen.inView.length), "the lines in view are the plan's, in order");
+    await s.screenshot("editor-open");
+    // Each line's rendered text (WebDriver's element text: what is visible) is the plan's line,
+    // and the lines stack down the page.
+    const lineEls = await s.findAll(".cm-content .cm-line");
+    const shown = [];
+    for (const el of lineEls) shown.push(await s.cmd("GET", `/element/${el}/text`));
+    assert.deepEqual(shown.map((t) => t.trim()), planLines.map((t) => t.trim()));
+    const tops = await s.exec(`return [...document.querySelectorAll(".cm-content .cm-line")].map((l) => l.getBoundingClientRect().top)`);
+    assert.ok(tops.every((t, i) => i === 0 || t > tops[i - 1]), `one line under the other: ${tops}`);
+
+    // An edit typed with real keystrokes: Ctrl+End (the empty line after the final newline), then
+    // the text.
+    await s.cmd("POST", "/actions", {
+      actions: [{ type: "key", id: "kb", actions: [{ type: "keyDown", value: "\uE009" }, { type: "keyDown", value: "\uE010" }, { type: "keyUp", value: "\uE010" }, { type: "keyUp", value: "\uE009" }] }],
+    });
+    await s.cmd("DELETE", "/actions");
+    await s.keys("4. Reviewer note: exempt health checks.");
+    await s.waitForText("exempt health checks", ".cm-content");
+    await s.screenshot("editor-typed");
     await s.click("[data-testid=approve-edit]");
-    await s.waitForText("written to the plan file", "[data-testid=plan-detail]");
-    assert.match(readFileSync(planPath, "utf8"), /exempt health checks/);
+    await s.waitForText("your edit was written to the plan file", "[data-testid=review-notice]");
+    await s.waitForText("Recorded only: no agent is waiting for this plan", "[data-testid=review-notice]");
+    const after = readFileSync(planPath, "utf8");
+    assert.equal(after, `${before}4. Reviewer note: exempt health checks.`);
     await s.waitFor("[data-testid=plan-detail] .badge[data-state=approved]");
 
     // The agent changes the plan after approval.
@@ -33,8 +74,44 @@ test("edit and approve writes the plan; a later change on disk shows as changed 
     const diffText = await s.text("[data-testid=plan-diff]");
     assert.match(diffText, /1000/);
     await s.screenshot("review-diff");
+
+    // An edit with no change: approved as is, nothing written, and the banner says so.
+    const unchanged = readFileSync(planPath, "utf8");
+    await s.click("[data-testid=edit]");
+    await s.waitFor(".cm-content .cm-line");
+    await s.click("[data-testid=approve-edit]");
+    await s.waitForText("No changes: approved as is.", "[data-testid=review-notice]");
+    assert.doesNotMatch(await s.text("[data-testid=review-notice]"), /written/);
+    assert.equal(readFileSync(planPath, "utf8"), unchanged);
+    // `a` on the version just approved: already approved, nothing new recorded.
+    await s.exec(`document.activeElement?.blur()`);
+    await s.keys("a");
+    await s.waitForText("Already approved", "[data-testid=review-notice]");
+  });
+  const log = JSON.parse(cli(home, ["log", "--plan", planPath, "--json"]).stdout);
+  assert.equal(log[0].decision, "approved");
+  assert.equal(log[0].edited, false, "the unchanged edit is a plain approval");
+  assert.equal(log[1].decision, "approved");
+  assert.equal(log[1].edited, true);
+  assert.equal(log.length, 2, "`a` on an approved version recorded nothing");
+});
+
+test("a record-only decision says so and can be undone; the log keeps both lines", async () => {
+  const { home } = makeDemoHome();
+  await withApp({ home }, async (s) => {
+    await s.waitForText("rate limiting", "[aria-label=Plans]");
+    await s.exec(`[...document.querySelectorAll("[data-testid=plan-row]")].find(e => e.innerText.includes("rate limiting")).click()`);
+    await s.waitForText("Token bucket", "[data-testid=plan-detail]");
+    await s.click("[data-testid=plan-detail] [data-testid=reject]");
+    await s.type("[data-testid=feedback]", "Say which store holds the buckets.");
+    await s.click("[data-testid=send-reject]");
+    await s.waitForText("Recorded only: no agent is waiting for this plan.", "[data-testid=review-notice]");
+    await s.screenshot("record-only-reject");
+    await s.click("[data-testid=undo-decision]");
+    await s.waitForText("Undone", "[data-testid=review-notice]");
   });
   const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-  assert.equal(log[0].decision, "approved");
-  assert.equal(log[0].edited, true);
+  const rejected = log.find((d) => d.feedback === "Say which store holds the buckets." && !d.revokes);
+  assert.ok(rejected, JSON.stringify(log));
+  assert.equal(log[0].revokes, rejected.id, "the newest line undoes the rejection");
 });

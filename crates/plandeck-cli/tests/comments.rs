@@ -212,10 +212,12 @@ fn reject_and_approve_carry_open_comments_unless_told_not_to() {
         "the approved version is the file with its notes"
     );
 
-    // Resolved, it goes with nothing.
+    // Resolved, it goes with nothing: the version with its notes is approved already, so
+    // approving it again records nothing new.
     plandeck(home.path(), &["comment", "--resolve", &id]);
     let (_, out, _) = plandeck(home.path(), &["approve", ps, "--json"]);
-    assert_eq!(json(&out)["edited"], false);
+    assert_eq!(json(&out)["route"], "alreadyApproved");
+    assert_eq!(json(&out)["written"], false);
     let (code, _, err) = plandeck(home.path(), &["reject", ps]);
     assert_ne!(code, 0);
     assert!(err.contains("feedback"), "{err}");

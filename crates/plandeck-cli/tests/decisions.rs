@@ -1,7 +1,7 @@
 //! The window and the CLI record a decision with the same facts: `plandeck approve|reject <plan>`
-//! and the core calls the window's `approve_plan` / `reject_plan` commands make
-//! (`plans::resolve_id` then `comments::approve` / `comments::reject`) write log lines with the
-//! same fields, naming the plan's agent and the session discovery links it to.
+//! and the core call the window's `decide_plan` command makes (`plans::resolve_id` then
+//! `review::decide_plan`), each on its own copy of the same home, write log lines with the same
+//! fields, naming the plan's agent and the session discovery links it to.
 
 mod common;
 use common::plandeck;
@@ -11,8 +11,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use plandeck_core::config::Roots;
-use plandeck_core::review::{self, ApproveRequest};
-use plandeck_core::{comments, ids, plans};
+use plandeck_core::review::{self, PlanDecision, RouteOptions};
+use plandeck_core::{ids, plans};
 
 const KITE_SESSION: &str = "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d";
 
@@ -66,7 +66,19 @@ fn assert_same_facts(cli: &serde_json::Value, window: &serde_json::Value) {
     };
     assert_eq!(keys(cli), keys(window), "cli {cli}\nwindow {window}");
     for key in keys(cli) {
-        if key != "time" {
+        // Each decision has its own id; each home its own temp path.
+        if key == "planPath" {
+            let name = |v: &serde_json::Value| {
+                v[&key]
+                    .as_str()
+                    .unwrap()
+                    .rsplit_once("/.claude/")
+                    .unwrap()
+                    .1
+                    .to_owned()
+            };
+            assert_eq!(name(cli), name(window));
+        } else if key != "time" && key != "id" {
             assert_eq!(cli[&key], window[&key], "{key}: cli {cli}\nwindow {window}");
         }
     }
@@ -81,18 +93,20 @@ fn cli_and_window_approvals_log_the_same_facts() {
     assert_eq!(code, 0, "{err}");
     let cli = last_logged(&roots);
 
-    // The window: `approve_plan` with the plan's id and the hash of the version read.
+    // The window: `decide_plan` with the plan's id and the hash of the version read.
+    let (_other, roots, path) = crate::home();
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    comments::approve(
+    review::decide_plan(
         &roots,
         &resolved,
-        ApproveRequest {
-            started_from: Some(seen),
-            ..Default::default()
+        &seen,
+        PlanDecision::Approve {
+            mode: None,
+            edited: None,
         },
-        true,
+        &RouteOptions::default(),
     )
     .unwrap();
     let window = last_logged(&roots);
@@ -110,17 +124,19 @@ fn cli_and_window_rejections_log_the_same_facts() {
     assert_eq!(code, 0, "{err}");
     let cli = last_logged(&roots);
 
-    // The window: `reject_plan` with the plan's id, the feedback and the hash of the version read.
+    // The window: `decide_plan` with the plan's id, the feedback and the hash of the version read.
+    let (_other, roots, path) = crate::home();
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    comments::reject(
+    review::decide_plan(
         &roots,
         &resolved,
-        "Page by cursor.",
-        (None, None),
-        Some(&seen),
-        true,
+        &seen,
+        PlanDecision::Reject {
+            feedback: "Page by cursor.".into(),
+        },
+        &RouteOptions::default(),
     )
     .unwrap();
     let window = last_logged(&roots);

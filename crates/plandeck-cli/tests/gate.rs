@@ -1381,4 +1381,101 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
     );
     let _ = agent.kill();
     let _ = agent.wait();
+
+/// One decision per plan (issue 26): a decision taken on the plan itself (`plandeck reject
+/// <plan>`, as the window's plan view does) while its agent waits answers the agent's request.
+#[test]
+fn a_plan_decision_on_a_waiting_plan_answers_the_agent() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    // Short enough that, were the decision only recorded, the hook would give up and the test
+    // would fail on its output rather than hang.
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(8));
+    let req = wait_request(&s.roots);
+    let plan = s.plan_file.to_str().unwrap();
+    let (code, out, err) = plandeck(
+        &s.home,
+        &[
+            "reject",
+            plan,
+            "--feedback",
+            "From the plan: split step 2",
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["route"], "agent", "{v}");
+    assert_eq!(v["requestId"], req.id.as_str());
+    assert_eq!(v["delivery"], "delivered");
+    // The log line's keys are all there (the --json contract), with where it went added.
+    assert_eq!(v["decision"], "rejected");
+    assert!(v["message"]
+        .as_str()
+        .unwrap()
+        .starts_with("Rejected: your feedback was sent to Claude Code"));
+    let out = hook.join().unwrap();
+    assert!(
+        deny_message(&out).contains("From the plan: split step 2"),
+        "{out:?}"
+    );
+    assert_eq!(
+        gate::request(&s.roots, &req.id).unwrap().status,
+        GateStatus::Rejected
+    );
+    // One decision, one log line: the gate's.
+    let log = log_json(&s.home);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["requestId"], req.id.as_str());
+}
+
+#[test]
+fn a_plan_decision_with_no_agent_waiting_says_it_was_recorded_only() {
+    let s = claude_setup();
+    let plan = s.plan_file.to_str().unwrap();
+    let (code, out, err) = plandeck(&s.home, &["approve", plan]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.starts_with("Recorded only: no agent is waiting for this plan."),
+        "{out}"
+    );
+    // Approving the same version again records nothing new.
+    let (code, out, err) = plandeck(&s.home, &["approve", plan, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["route"], "alreadyApproved", "{v}");
+    assert_eq!(v["decision"], "approved");
+    assert_eq!(log_json(&s.home).len(), 1);
+}
+
+#[test]
+fn a_plan_decision_on_another_version_than_the_waiting_one_is_recorded_only() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+    // The file moved on since the agent submitted its plan: the request waits for another text.
+    std::fs::write(&s.plan_file, format!("{}\n\n5. Added later.\n", s.plan)).unwrap();
+    let plan = s.plan_file.to_str().unwrap();
+    let (code, out, err) = plandeck(&s.home, &["reject", plan, "--feedback", "no", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["route"], "recordedOnly", "{v}");
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("waits with another version of this plan"),
+        "{v}"
+    );
+    assert!(gate::pending(&s.roots).iter().any(|r| r.id == req.id));
+    gate::decide(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject {
+            feedback: "done".into(),
+        },
+    )
+    .unwrap();
+    hook.join().unwrap();
 }

@@ -35,6 +35,8 @@ macro_rules! ipc_table {
                 review::approve_plan(id: String, edited: Option<String>, started_from: Option<String>, mode: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
                 review::reject_plan(id: String, feedback: String, seen_hash: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
                 review::decision_log() -> Vec<$crate::review::Decision>;
+                review::decide_plan(id: String, seen_hash: String, decision: $crate::review::PlanDecision, with_comments: Option<bool>) -> $crate::review::PlanOutcome;
+                review::undo_decision(id: String, decision_id: String) -> $crate::review::Decision;
                 history::transcript_plans() -> Vec<$crate::history::RecoveredPlan>;
                 history::recovered_plan(id: String) -> $crate::history::RecoveredPlanView;
                 history::restore_plan(id: String) -> $crate::history::Restored;

@@ -144,7 +144,18 @@ deliveryReason?: string,
  * The ids of the reviewer's comments that went with the decision (their quotes and text are
  * in `feedback`, or in the approved plan's "Reviewer notes").
  */
-comments: Array<string>, };
+comments: Array<string>, 
+/**
+ * This decision's id (decisions recorded before ids were given have none): what a
+ * revocation names.
+ */
+id?: string, 
+/**
+ * This line undoes the decision with this id (the person chose Undo on a decision that was
+ * only recorded). The log is append-only: the undone decision stays in it, and readers of
+ * where a plan stands ([`read_all`]) skip both.
+ */
+revokes?: string, };
 
 export type ApproveRequest = { 
 /**
@@ -197,6 +208,59 @@ approvedHash: string | null,
  * The plan file's current version (`None` when the file is gone or unreadable).
  */
 currentHash: string | null, versions: Array<VersionInfo>, decisions: Array<Decision>, };
+
+export type PlanDecision = { "decision": "approve", 
+/**
+ * For a waiting agent: auto-accept its edits (the default) or review each.
+ */
+mode: ApproveMode | null, 
+/**
+ * The reviewer's edit of the plan; `None` approves the plan as read.
+ */
+edited: string | null, } | { "decision": "reject", feedback: string, };
+
+export type Route = "agent" | "recordedOnly" | "alreadyApproved";
+
+export type PlanOutcome = { route: Route, verdict: Verdict, 
+/**
+ * What happened, in a sentence: "Approved: sent to Claude Code in tmux pane %3." or
+ * "Recorded only: no agent is waiting for this plan. …".
+ */
+message: string, 
+/**
+ * The agent the decision went to (route `agent`).
+ */
+agent: Agent | null, 
+/**
+ * Its tmux pane, when known.
+ */
+tmuxPane: string | null, 
+/**
+ * The gate request answered (route `agent`).
+ */
+requestId: string | null, 
+/**
+ * How it reached the agent (route `agent`).
+ */
+delivery: Delivery | null, 
+/**
+ * The plan file now holds another text than the version read (the edit, or the reviewer
+ * notes), read back from the file after the decision.
+ */
+written: boolean, 
+/**
+ * An edit was given, but it was the plan as read: approved as is, nothing written.
+ */
+unchangedEdit: boolean, 
+/**
+ * The log line of this decision (for `alreadyApproved`: the approval in force), when known.
+ */
+decision: Decision | null, 
+/**
+ * The id to pass to [`undo`]: set for a record-only decision that changed nothing but the
+ * log (no edit written, no comments marked sent).
+ */
+undoId: string | null, };
 
 export type DiffStats = { added: number, removed: number, };
 

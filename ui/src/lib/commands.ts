@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -19,6 +19,8 @@ export type Commands = {
   approve_plan: { args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }; returns: Decision };
   reject_plan: { args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }; returns: Decision };
   decision_log: { args: {}; returns: Array<Decision> };
+  decide_plan: { args: { id: string; seenHash: string; decision: PlanDecision; withComments?: boolean | null }; returns: PlanOutcome };
+  undo_decision: { args: { id: string; decisionId: string }; returns: Decision };
   transcript_plans: { args: {}; returns: Array<RecoveredPlan> };
   recovered_plan: { args: { id: string }; returns: RecoveredPlanView };
   restore_plan: { args: { id: string }; returns: Restored };
@@ -64,6 +66,8 @@ export const commands = {
   approvePlan: (args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }) => invoke<Decision>("approve_plan", args),
   rejectPlan: (args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }) => invoke<Decision>("reject_plan", args),
   decisionLog: () => invoke<Array<Decision>>("decision_log"),
+  decidePlan: (args: { id: string; seenHash: string; decision: PlanDecision; withComments?: boolean | null }) => invoke<PlanOutcome>("decide_plan", args),
+  undoDecision: (args: { id: string; decisionId: string }) => invoke<Decision>("undo_decision", args),
   transcriptPlans: () => invoke<Array<RecoveredPlan>>("transcript_plans"),
   recoveredPlan: (args: { id: string }) => invoke<RecoveredPlanView>("recovered_plan", args),
   restorePlan: (args: { id: string }) => invoke<Restored>("restore_plan", args),

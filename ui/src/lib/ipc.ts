@@ -4,7 +4,7 @@
 // an IpcError `{kind, message}`: branch on `kind`, show `message`.
 
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Agent, CommentAction, ErrorKind, GateDecision, IpcError, StepStatus } from "./bindings";
+import type { Agent, CommentAction, ErrorKind, GateDecision, IpcError, PlanDecision, StepStatus } from "./bindings";
 import { commands, type EventName, type Events } from "./commands";
 
 export type * from "./bindings";
@@ -47,6 +47,13 @@ export const ipc = {
   rejectPlan: (id: string, feedback: string, seenHash: string | null) =>
     call(commands.rejectPlan({ id, feedback, seenHash })),
   decisionLog: () => call(commands.decisionLog()),
+  /** One decision on the version read (`seenHash`): to the agent waiting for it in its terminal,
+   * else recorded only; the outcome says where it went (`route`, `message`), whether the plan
+   * file was written, and the id to undo a record-only decision with. */
+  decidePlan: (id: string, seenHash: string, decision: PlanDecision, withComments = true) =>
+    call(commands.decidePlan({ id, seenHash, decision, withComments })),
+  /** Undoes a record-only decision (a revocation is appended; the log keeps both lines). */
+  undoDecision: (id: string, decisionId: string) => call(commands.undoDecision({ id, decisionId })),
   /** Plans only the transcripts hold (file gone). The first call reads every transcript once. */
   transcriptPlans: () => call(commands.transcriptPlans()),
   recoveredPlan: (id: string) => call(commands.recoveredPlan({ id })),

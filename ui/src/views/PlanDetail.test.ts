@@ -2,7 +2,7 @@ import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import PlanDetail from "./PlanDetail.svelte";
-import type { PlanDiff, PlanDocument, ReviewState } from "../lib/bindings";
+import type { PlanDiff, PlanDocument, PlanOutcome, ReviewState } from "../lib/bindings";
 
 function doc(state: ReviewState = "unreviewed", source = "# Plan\n\n1. one\n"): PlanDocument {
   return {
@@ -47,6 +47,24 @@ const diff: PlanDiff = {
   renderedHtml: "<div class=\"diff-del\" data-pd-diff=\"del\"><p>one</p></div><div class=\"diff-ins\" data-pd-diff=\"ins\"><p>two</p></div>",
 } as unknown as PlanDiff;
 
+/** A decision's outcome as the core returns it (`decide_plan`). */
+function outcome(o: Partial<PlanOutcome>): PlanOutcome {
+  return {
+    route: "recordedOnly",
+    verdict: "approved",
+    message: "Recorded only: no agent is waiting for this plan. Approved; this version is pinned.",
+    agent: null,
+    tmuxPane: null,
+    requestId: null,
+    delivery: null,
+    written: false,
+    unchangedEdit: false,
+    decision: null,
+    undoId: null,
+    ...o,
+  };
+}
+
 describe("PlanDetail", () => {
   it("renders the sanitized HTML and approves with the a key", async () => {
     const calls: [string, unknown][] = [];
@@ -54,19 +72,20 @@ describe("PlanDetail", () => {
       calls.push([cmd, args]);
       if (cmd === "get_plan") return doc();
       if (cmd === "list_comments") return [];
-      if (cmd === "approve_plan") return { decision: "approved" };
+      if (cmd === "decide_plan") return outcome({ route: "recordedOnly", message: "Recorded only: no agent is waiting for this plan. Approved; this version is pinned." });
     });
     render(PlanDetail, { id: "abc123def456" });
     expect(await screen.findByTestId("plan-html")).toHaveTextContent("one");
     await fireEvent.keyDown(window, { key: "a" });
-    await waitFor(() => expect(calls.some(([c]) => c === "approve_plan")).toBe(true));
-    expect(await screen.findByTestId("review-notice")).toHaveTextContent("Approved");
+    await waitFor(() => expect(calls.some(([c]) => c === "decide_plan")).toBe(true));
+    expect(await screen.findByTestId("review-notice")).toHaveTextContent("Recorded only: no agent is waiting for this plan");
     // The approval names the version on screen, not whatever is on disk when the click lands.
-    expect(calls.find(([c]) => c === "approve_plan")?.[1]).toMatchObject({ startedFrom: "hash-of-source", edited: null });
+    expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-source", decision: { decision: "approve", edited: null } });
   });
 
   it("refuses to decide a plan that changed since it was read, and shows the change", async () => {
-    for (const [key, cmd] of [["a", "approve_plan"], ["r", "reject_plan"]] as const) {
+    for (const key of ["a", "r"] as const) {
+      const cmd = "decide_plan";
       const calls: [string, any][] = [];
       let reads = 0;
       mockIPC((c, args) => {
@@ -88,7 +107,8 @@ describe("PlanDetail", () => {
       expect(shown).toHaveTextContent("nothing was decided");
       await waitFor(() => expect(shown.querySelector(".insert .hl")).toHaveTextContent("two"));
       const sent = calls.find(([c]) => c === cmd)?.[1];
-      expect(key === "a" ? sent.startedFrom : sent.seenHash).toBe("hash-of-source");
+      expect(sent.seenHash).toBe("hash-of-source");
+      expect(sent.decision.decision).toBe(key === "a" ? "approve" : "reject");
       // The diff is from the version read to the file as it is now.
       expect(calls.find(([c]) => c === "plan_diff")?.[1]).toMatchObject({ from: "hash-of-source", to: null });
       expect(screen.queryByTestId("review-notice")).toBeNull();
@@ -98,10 +118,10 @@ describe("PlanDetail", () => {
         calls.push([c, args]);
         if (c === "get_plan") return { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
         if (c === "list_comments") return [];
-        return { decision: "approved" };
+        return outcome({});
       });
       await fireEvent.keyDown(window, { key: "a" });
-      await waitFor(() => expect(calls.find(([c]) => c === "approve_plan")?.[1].startedFrom).toBe("hash-of-new"));
+      await waitFor(() => expect(calls.find(([c]) => c === "decide_plan")?.[1].seenHash).toBe("hash-of-new"));
       unmount();
     }
   });
@@ -112,7 +132,7 @@ describe("PlanDetail", () => {
       calls.push([cmd, args]);
       if (cmd === "get_plan") return doc();
       if (cmd === "list_comments") return [];
-      if (cmd === "reject_plan") return { decision: "rejected" };
+      if (cmd === "decide_plan") return outcome({ verdict: "rejected" });
     });
     render(PlanDetail, { id: "abc123def456" });
     await screen.findByTestId("plan-html");
@@ -120,11 +140,11 @@ describe("PlanDetail", () => {
     const box = await screen.findByTestId("feedback");
     await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
     expect(await screen.findByRole("alert")).toHaveTextContent("Say what the agent should change");
-    expect(calls.some(([c]) => c === "reject_plan")).toBe(false);
+    expect(calls.some(([c]) => c === "decide_plan")).toBe(false);
     await fireEvent.input(box, { target: { value: "use cursors, not pages" } });
     await fireEvent.keyDown(box, { key: "Enter", ctrlKey: true });
-    await waitFor(() => expect(calls.find(([c]) => c === "reject_plan")?.[1].feedback).toBe("use cursors, not pages"));
-    expect(calls.find(([c]) => c === "reject_plan")?.[1].seenHash).toBe("hash-of-source");
+    await waitFor(() => expect(calls.find(([c]) => c === "decide_plan")?.[1].decision).toEqual({ decision: "reject", feedback: "use cursors, not pages" }));
+    expect(calls.find(([c]) => c === "decide_plan")?.[1].seenHash).toBe("hash-of-source");
   });
 
   it("opens a changed plan on its diff, in each mode", async () => {
@@ -150,7 +170,7 @@ describe("PlanDetail", () => {
     mockIPC((cmd) => {
       if (cmd === "get_plan") return doc("unreviewed", onDisk);
       if (cmd === "list_comments") return [];
-      if (cmd === "approve_plan") {
+      if (cmd === "decide_plan") {
         onDisk = "# Plan\n\n1. changed by the agent\n";
         throw { kind: "conflict", message: "the plan changed on disk" };
       }
@@ -219,5 +239,92 @@ describe("PlanDetail", () => {
     expect(perVersion.map((e) => e.textContent)).toEqual([expect.stringContaining("<b>bold</b> title"), expect.stringContaining("which one?")]);
     expect(perVersion[1]).toHaveTextContent("sent with the decision of 2026-11-23T10:05:00Z");
     expect(document.querySelector(".version-comment b")).toBeNull();
+  });
+
+  it("says where a decision went: to the waiting agent's pane, no undo", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "decide_plan")
+        return outcome({ route: "agent", agent: "claude", tmuxPane: "%3", requestId: "r1", delivery: "delivered", message: "Approved: sent to Claude Code in tmux pane %3." });
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.click(screen.getByTestId("approve"));
+    const banner = await screen.findByTestId("review-notice");
+    expect(banner).toHaveTextContent("Approved: sent to Claude Code in tmux pane %3.");
+    expect(banner).toHaveAttribute("data-route", "agent");
+    expect(screen.queryByTestId("undo-decision")).toBeNull();
+    // One call decides: the window never picks the route itself.
+    expect(calls.filter(([c]) => c === "decide_plan" || c === "decide_request" || c === "approve_plan").length).toBe(1);
+  });
+
+  it("says a decision was recorded only, and undoes it", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "decide_plan") return outcome({ undoId: "d42" });
+      if (cmd === "undo_decision") return { decision: "approved", revokes: "d42" };
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.keyDown(window, { key: "a" });
+    const banner = await screen.findByTestId("review-notice");
+    expect(banner).toHaveTextContent("Recorded only: no agent is waiting for this plan");
+    expect(banner).toHaveAttribute("data-route", "recordedOnly");
+    await fireEvent.click(await screen.findByTestId("undo-decision"));
+    await waitFor(() => expect(calls.find(([c]) => c === "undo_decision")?.[1]).toEqual({ id: "abc123def456", decisionId: "d42" }));
+    await waitFor(() => expect(screen.getByTestId("review-notice")).toHaveTextContent("Undone"));
+    expect(screen.queryByTestId("undo-decision")).toBeNull();
+  });
+
+  it("an edit approved without a change claims no write", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "decide_plan")
+        return outcome({ unchangedEdit: true, message: "No changes: approved as is. Recorded only: no agent is waiting for this plan. Approved; this version is pinned." });
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.keyDown(window, { key: "e" });
+    await screen.findByTestId("plan-editor");
+    await fireEvent.click(screen.getByTestId("approve-edit"));
+    const banner = await screen.findByTestId("review-notice");
+    expect(banner).toHaveTextContent("No changes: approved as is.");
+    expect(banner).not.toHaveTextContent("written");
+    expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-source", decision: { decision: "approve", edited: "# Plan\n\n1. one\n" } });
+  });
+
+  it("the editor's styles carry the page's CSP nonce", async () => {
+    const meta = document.createElement("meta");
+    meta.name = "pd-style-nonce";
+    meta.content = "8675309";
+    document.head.append(meta);
+    try {
+      mockIPC((cmd) => {
+        if (cmd === "get_plan") return doc();
+        if (cmd === "list_comments") return [];
+      });
+      render(PlanDetail, { id: "abc123def456" });
+      await screen.findByTestId("plan-html");
+      await fireEvent.keyDown(window, { key: "e" });
+      await screen.findByTestId("plan-editor");
+      // CodeMirror's theme (style-mod) is a <style> element: under `style-src 'self'` it applies
+      // only with the nonce.
+      await waitFor(() => {
+        const styled = [...document.head.querySelectorAll("style")].filter((s) => s.textContent?.includes(".cm-gutters"));
+        expect(styled.length).toBeGreaterThan(0);
+        expect(styled.every((s) => s.getAttribute("nonce") === "8675309")).toBe(true);
+      });
+    } finally {
+      meta.remove();
+    }
   });
 });

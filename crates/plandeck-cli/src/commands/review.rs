@@ -7,7 +7,9 @@ use std::path::PathBuf;
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans;
-use plandeck_core::review::{self, ApproveRequest, Decision, LineKind, Verdict};
+use plandeck_core::review::{
+    self, Decision, LineKind, PlanDecision, PlanOutcome, RouteOptions, Verdict,
+};
 
 use crate::{print_json, Context, Out, Style};
 
@@ -114,77 +116,120 @@ fn short(hash: Option<&str>) -> &str {
 pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
-    let req = match &args.edit {
-        None => ApproveRequest {
-            started_from: args.expect_hash.clone(),
-            ..Default::default()
-        },
-        Some(file) => {
-            let edited = std::fs::read_to_string(file).map_err(|e| {
-                let kind = if e.kind() == std::io::ErrorKind::NotFound {
-                    ErrorKind::NotFound
-                } else {
-                    ErrorKind::BadInput
-                };
-                IpcError::new(
-                    kind,
-                    format!("cannot read the edited plan {}: {e}", file.display()),
-                )
-            })?;
-            // The edit was made against the file as it is now; if the agent rewrites it before
-            // the approval lands, that is a conflict, not a silent overwrite.
-            // With --expect-hash, it was made against that version.
-            let started_from = match &args.expect_hash {
-                Some(h) => h.clone(),
-                None => review::store::hash(&review::store::read_plan_bytes(&plan)?),
-            };
-            ApproveRequest {
-                edited: Some(edited),
-                started_from: Some(started_from),
-                ..Default::default()
-            }
-        }
+    // The version decided: the one named by --expect-hash, else the file as it is now (an edit
+    // was made against it; if the agent rewrites it before the approval lands, that is a
+    // conflict, not a silent overwrite).
+    let seen = match &args.expect_hash {
+        Some(h) => h.clone(),
+        None => review::store::hash(&review::store::read_plan_bytes(&plan)?),
     };
-    let decision = plandeck_core::comments::approve(&roots, &plan, req, !args.no_comments)?;
-    if args.json {
-        print_json(out, &decision)?;
-    } else {
-        let how = if decision.edited {
-            ", with your edit written to the plan file"
-        } else {
-            ""
-        };
-        writeln!(
-            out,
-            "Approved {} (version {}){how}.",
-            decision.plan_path,
-            short(decision.approved_hash.as_deref())
-        )
-        .map_err(io_err)?;
-    }
-    Ok(0)
+    let edited = match &args.edit {
+        None => None,
+        Some(file) => Some(std::fs::read_to_string(file).map_err(|e| {
+            let kind = if e.kind() == std::io::ErrorKind::NotFound {
+                ErrorKind::NotFound
+            } else {
+                ErrorKind::BadInput
+            };
+            IpcError::new(
+                kind,
+                format!("cannot read the edited plan {}: {e}", file.display()),
+            )
+        })?),
+    };
+    let outcome = review::decide_plan(
+        &roots,
+        &plan,
+        &seen,
+        PlanDecision::Approve {
+            mode: Some(args.mode.into()),
+            edited,
+        },
+        &RouteOptions {
+            comments: !args.no_comments,
+            delivery: plandeck_core::gate::DeliveryOptions {
+                by: format!("the command line (pid {})", std::process::id()),
+                ..Default::default()
+            },
+        },
+    )?;
+    print_plan_outcome(&outcome, args.json, out)
 }
 
 pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
-    let decision = plandeck_core::comments::reject(
+    let seen = match &args.expect_hash {
+        Some(h) => h.clone(),
+        None => review::store::hash(&review::store::read_plan_bytes(&plan)?),
+    };
+    let outcome = review::decide_plan(
         &roots,
         &plan,
-        &args.feedback,
-        (None, None),
-        args.expect_hash.as_deref(),
-        !args.no_comments,
+        &seen,
+        PlanDecision::Reject {
+            feedback: args.feedback.clone(),
+        },
+        &RouteOptions {
+            comments: !args.no_comments,
+            delivery: plandeck_core::gate::DeliveryOptions {
+                by: format!("the command line (pid {})", std::process::id()),
+                ..Default::default()
+            },
+        },
     )?;
-    if args.json {
-        print_json(out, &decision)?;
+    print_plan_outcome(&outcome, args.json, out)
+}
+
+/// `--json`: the decision's log line as before (every key kept), with where it went added
+/// (`route`, `message`, `tmuxPane`, `written`, `unchangedEdit`, `undoId`). Text: the outcome's
+/// sentence, and the feedback of a rejection. Exit 0 when recorded or delivered, 3 when the agent
+/// has not taken it yet (answer in the terminal), 1 with the reason when delivery failed.
+fn print_plan_outcome(
+    outcome: &PlanOutcome,
+    json: bool,
+    out: &mut dyn Write,
+) -> Result<i32, IpcError> {
+    if outcome.delivery == Some(review::Delivery::Failed) {
+        return Err(IpcError::new(ErrorKind::Refused, outcome.message.clone()));
+    }
+    if json {
+        let mut value = match &outcome.decision {
+            Some(d) => serde_json::to_value(d),
+            None => Ok(serde_json::json!({})),
+        }
+        .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
+        if let (Some(map), Ok(serde_json::Value::Object(extra))) =
+            (value.as_object_mut(), serde_json::to_value(outcome))
+        {
+            for key in [
+                "route",
+                "message",
+                "tmuxPane",
+                "written",
+                "unchangedEdit",
+                "undoId",
+            ] {
+                map.insert(key.to_owned(), extra.get(key).cloned().unwrap_or_default());
+            }
+            for key in ["requestId", "delivery"] {
+                map.entry(key)
+                    .or_insert_with(|| extra.get(key).cloned().unwrap_or_default());
+            }
+        }
+        print_json(out, &value)?;
     } else {
-        writeln!(out, "Rejected {} with feedback:", decision.plan_path).map_err(io_err)?;
-        for line in decision.feedback.as_deref().unwrap_or("").lines() {
-            writeln!(out, "  {line}").map_err(io_err)?;
+        writeln!(out, "{}", outcome.message).map_err(io_err)?;
+        if let (Verdict::Rejected, Some(d)) = (outcome.verdict, &outcome.decision) {
+            for line in d.feedback.as_deref().unwrap_or("").lines() {
+                writeln!(out, "  {line}").map_err(io_err)?;
+            }
         }
     }
-    Ok(0)
+    Ok(match outcome.delivery {
+        Some(review::Delivery::Pending | review::Delivery::AnsweredInTerminal) => 3,
+        _ => 0,
+    })
 }
 
 pub fn log(ctx: &Context, args: LogArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
@@ -193,7 +238,8 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut Out<'_>) -> Result<i32, IpcEr
         Some(p) => Some(plans::resolve(&roots, p)?),
         None => None,
     };
-    let decisions = review::log(&roots, plan.as_deref())?;
+    // The audit trail: undone decisions stay, each followed by the line that undid it.
+    let decisions = review::audit_log(&roots, plan.as_deref())?;
     if args.json {
         print_json(out, &decisions)?;
         return Ok(0);
@@ -211,6 +257,7 @@ fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
     use plandeck_core::review::Delivery;
     // A decision that did not reach the agent is not an approval (or a rejection): say so.
     let verdict = match (d.decision, d.delivery) {
+        _ if d.revokes.is_some() => "undone",
         (Verdict::Approved, Some(Delivery::Failed)) => "approve FAILED",
         (Verdict::Rejected, Some(Delivery::Failed)) => "reject FAILED",
         (Verdict::Approved, Some(Delivery::AnsweredInTerminal)) => "approve unsent",

@@ -144,6 +144,8 @@ mod tests {
             delivery: None,
             delivery_reason: None,
             comments: vec!["c17".into()],
+            id: None,
+            revokes: None,
         }
     }
 

@@ -265,6 +265,8 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
             delivery: None,
             delivery_reason: None,
             comments: Vec::new(),
+            id: None,
+            revokes: None,
         },
     )
     .unwrap();

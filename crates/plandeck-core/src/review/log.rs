@@ -84,6 +84,17 @@ pub struct Decision {
     /// in `feedback`, or in the approved plan's "Reviewer notes").
     #[serde(default)]
     pub comments: Vec<String>,
+    /// This decision's id (decisions recorded before ids were given have none): what a
+    /// revocation names.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub id: Option<String>,
+    /// This line undoes the decision with this id (the person chose Undo on a decision that was
+    /// only recorded). The log is append-only: the undone decision stays in it, and readers of
+    /// where a plan stands ([`read_all`]) skip both.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub revokes: Option<String>,
 }
 
 /// What a decision says about the plan, besides who decided, when, and whose plan it is.
@@ -139,7 +150,28 @@ impl Decision {
             delivery: None,
             delivery_reason: None,
             comments: Vec::new(),
+            id: Some(new_id(time, plan_path, decision)),
+            revokes: None,
         }
+    }
+
+    /// A line that undoes this decision: same plan, owner and verdict, naming it in `revokes`,
+    /// with no hash approved (so nothing reads it as an approval). `None` when this decision has
+    /// no id (recorded before ids were given).
+    pub(crate) fn revocation(&self, time: time::OffsetDateTime) -> Option<Self> {
+        let revoked = self.id.clone()?;
+        let mut line = Self::record(
+            time,
+            Path::new(&self.plan_path),
+            (self.agent, self.session_id.clone()),
+            self.decision,
+            Facts {
+                content_hash: self.content_hash.clone(),
+                ..Default::default()
+            },
+        );
+        line.revokes = Some(revoked);
+        Some(line)
     }
 
     /// The decision as it answered gate request `request_id`: how it reached the agent, and why
@@ -155,6 +187,24 @@ impl Decision {
         self.delivery_reason = reason;
         self
     }
+}
+
+/// A fresh id for a decision: unique per process and time (the pid, a counter and the clock's
+/// nanoseconds go in with the plan and verdict).
+fn new_id(time: time::OffsetDateTime, plan_path: &Path, verdict: Verdict) -> String {
+    use std::sync::atomic::{AtomicU64, Ordering};
+    static COUNTER: AtomicU64 = AtomicU64::new(0);
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    let seed = format!(
+        "{}|{}|{verdict:?}|{}|{}|{nanos}",
+        time.unix_timestamp(),
+        plan_path.display(),
+        std::process::id(),
+        COUNTER.fetch_add(1, Ordering::Relaxed),
+    );
+    crate::ids::short_hash(seed.as_bytes())
 }
 
 /// Appends `decision` to the log (fsynced). Call with the store lock held.
@@ -180,8 +230,15 @@ fn ends_torn(path: &Path) -> bool {
     file.seek(SeekFrom::End(-1)).is_ok() && file.read_exact(&mut last).is_ok() && last[0] != b'\n'
 }
 
-/// Every decision in the log, oldest first. A missing log is empty.
+/// Every decision in force, oldest first: the log without the decisions a person undid and
+/// without the revocation lines themselves ([`effective`]). A missing log is empty.
 pub fn read_all(data: &Path) -> Result<Vec<Decision>, ReviewError> {
+    Ok(effective(read_raw(data)?))
+}
+
+/// Every line of the log, oldest first, revocations and the decisions they undo included (the
+/// audit trail: `plandeck log`). A missing log is empty.
+pub fn read_raw(data: &Path) -> Result<Vec<Decision>, ReviewError> {
     let path = store::log_path(data);
     let bytes = match fs::read(&path) {
         Ok(b) => b,
@@ -189,6 +246,19 @@ pub fn read_all(data: &Path) -> Result<Vec<Decision>, ReviewError> {
         Err(source) => return Err(ReviewError::Read { path, source }),
     };
     Ok(parse(&bytes, &path))
+}
+
+/// `decisions` without the revocation lines and the decisions they undo.
+pub fn effective(decisions: Vec<Decision>) -> Vec<Decision> {
+    let revoked: std::collections::HashSet<String> =
+        decisions.iter().filter_map(|d| d.revokes.clone()).collect();
+    if revoked.is_empty() {
+        return decisions;
+    }
+    decisions
+        .into_iter()
+        .filter(|d| d.revokes.is_none() && !d.id.as_ref().is_some_and(|id| revoked.contains(id)))
+        .collect()
 }
 
 /// Parses log bytes, skipping an unterminated last line (a torn append) and damaged lines.
@@ -262,7 +332,45 @@ mod tests {
             delivery: None,
             delivery_reason: None,
             comments: Vec::new(),
+            id: None,
+            revokes: None,
         }
+    }
+
+    #[test]
+    fn a_revoked_decision_and_its_revocation_are_not_in_force() {
+        let dir = tempfile::tempdir().unwrap();
+        let at = crate::timestamp::parse("2026-01-01T00:00:00Z").unwrap();
+        let first = Decision::record(
+            at,
+            Path::new("/p.md"),
+            (Agent::Claude, None),
+            Verdict::Rejected,
+            Facts::default(),
+        );
+        let second = Decision::record(
+            at,
+            Path::new("/p.md"),
+            (Agent::Claude, None),
+            Verdict::Approved,
+            Facts {
+                approved_hash: Some("h".into()),
+                ..Default::default()
+            },
+        );
+        assert_ne!(first.id, second.id, "ids are unique even within a second");
+        append(dir.path(), &first).unwrap();
+        append(dir.path(), &second).unwrap();
+        let undo = second.revocation(at).unwrap();
+        assert_eq!(undo.approved_hash, None);
+        append(dir.path(), &undo).unwrap();
+        // Append-only: all three lines stay; only the rejection is in force.
+        assert_eq!(read_raw(dir.path()).unwrap(), [first.clone(), second, undo]);
+        assert_eq!(read_all(dir.path()).unwrap(), [first]);
+        assert!(
+            decision(1).revocation(at).is_none(),
+            "an old decision without an id"
+        );
     }
 
     #[test]

@@ -5,6 +5,7 @@
 //! - [`log`]: the decision log (`decisions.jsonl`) and the [`Decision`] it records.
 //! - [`decide`]: record a version; approve, edit-and-approve, reject; read the log and history.
 //! - [`state`]: [`Approvals`], the review state of every plan for a listing.
+//! - [`route`]: one decision per plan: to the agent waiting for it, else recorded only; undo.
 //! - [`diff`]: [`PlanDiff`], hunks, side-by-side rows, rendered diff HTML, unified text.
 //!
 //! The window and the CLI call the same functions here.
@@ -18,16 +19,19 @@ pub mod diff;
 pub mod file_diff;
 pub mod log;
 mod patience;
+pub mod route;
 mod safe_html;
 pub mod state;
 pub mod store;
 
 pub use decide::{
-    agent_for_path, approve, history, log, record_version, reject, reject_seen, version, version_of,
+    agent_for_path, approve, audit_log, history, log, record_version, reject, reject_seen, version,
+    version_of,
 };
 pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
 pub use log::{Decision, Delivery, Verdict};
+pub use route::{decide_plan, undo, PlanDecision, PlanOutcome, Route, RouteOptions};
 pub use state::{Approvals, ReviewState};
 
 #[derive(Debug, thiserror::Error)]
@@ -83,6 +87,9 @@ pub enum ReviewError {
     BadHash { hash: String },
     #[error("no stored version {hash}")]
     NoVersion { hash: String },
+    /// An undo was refused: nothing was written.
+    #[error("cannot undo: {reason}")]
+    CannotUndo { reason: String },
     #[error("internal error: {0}")]
     Internal(String),
 }
@@ -103,6 +110,7 @@ impl From<ReviewError> for IpcError {
             ReviewError::PlanChanged { .. } => ErrorKind::PlanChanged,
             ReviewError::UnsafePath(_) => ErrorKind::Refused,
             ReviewError::NoVersion { .. } => ErrorKind::NotFound,
+            ReviewError::CannotUndo { .. } => ErrorKind::Refused,
             ReviewError::Internal(_) => ErrorKind::Internal,
         };
         IpcError::new(kind, e.to_string())
@@ -120,6 +128,9 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <ApproveRequest as TS>::decl(),
         <VersionInfo as TS>::decl(),
         <PlanHistory as TS>::decl(),
+        <route::PlanDecision as TS>::decl(),
+        <route::Route as TS>::decl(),
+        <route::PlanOutcome as TS>::decl(),
         <DiffStats as TS>::decl(),
         <LineKind as TS>::decl(),
         <Segment as TS>::decl(),

@@ -403,3 +403,127 @@ fn version_of_gives_only_versions_of_that_plan() {
         Err(ReviewError::BadHash { .. })
     ));
 }
+
+mod route_tests {
+    use super::*;
+
+    fn seen(f: &Fixture) -> String {
+        store::hash(&fs::read(&f.plan).unwrap())
+    }
+
+    fn approve_as(f: &Fixture, edited: Option<&str>) -> PlanOutcome {
+        let seen = seen(f);
+        decide_plan(
+            &f.roots,
+            &f.plan,
+            &seen,
+            PlanDecision::Approve {
+                mode: None,
+                edited: edited.map(str::to_owned),
+            },
+            &RouteOptions::default(),
+        )
+        .unwrap()
+    }
+
+    #[test]
+    fn with_no_agent_waiting_a_decision_is_recorded_only_and_says_so() {
+        let f = fixture();
+        let out = approve_as(&f, None);
+        assert_eq!(out.route, Route::RecordedOnly);
+        assert!(
+            out.message
+                .starts_with("Recorded only: no agent is waiting for this plan."),
+            "{}",
+            out.message
+        );
+        assert!(!out.written);
+        assert!(out.undo_id.is_some());
+        assert_eq!(f.state(), ReviewState::Approved);
+    }
+
+    #[test]
+    fn an_edit_without_a_change_approves_as_is_and_writes_nothing() {
+        let f = fixture();
+        let before = fs::read_to_string(&f.plan).unwrap();
+        let modified = fs::metadata(&f.plan).unwrap().modified().unwrap();
+        let out = approve_as(&f, Some(&before));
+        assert!(out.unchanged_edit);
+        assert!(!out.written);
+        assert!(
+            out.message.starts_with("No changes: approved as is."),
+            "{}",
+            out.message
+        );
+        assert!(!out.message.contains("written"), "{}", out.message);
+        assert!(!out.decision.unwrap().edited);
+        assert_eq!(fs::read_to_string(&f.plan).unwrap(), before);
+        assert_eq!(fs::metadata(&f.plan).unwrap().modified().unwrap(), modified);
+    }
+
+    #[test]
+    fn a_real_edit_is_written_and_the_outcome_says_so_from_the_file() {
+        let f = fixture();
+        let out = approve_as(&f, Some("# Cache\n\n1. Add it.\n2. Evict.\n"));
+        assert!(out.written && !out.unchanged_edit);
+        assert!(
+            out.message.contains("your edit was written"),
+            "{}",
+            out.message
+        );
+        assert_eq!(
+            fs::read_to_string(&f.plan).unwrap(),
+            "# Cache\n\n1. Add it.\n2. Evict.\n"
+        );
+        assert_eq!(
+            out.undo_id, None,
+            "a decision that wrote the file is not undone here"
+        );
+    }
+
+    #[test]
+    fn approving_the_approved_version_again_records_nothing() {
+        let f = fixture();
+        let first = approve_as(&f, None);
+        let again = approve_as(&f, None);
+        assert_eq!(again.route, Route::AlreadyApproved);
+        assert!(
+            again.message.starts_with("Already approved"),
+            "{}",
+            again.message
+        );
+        assert_eq!(again.decision.map(|d| d.id), first.decision.map(|d| d.id));
+        assert_eq!(log(&f.roots, None).unwrap().len(), 1);
+    }
+
+    #[test]
+    fn undo_appends_a_revocation_and_the_plan_stands_as_before() {
+        let f = fixture();
+        let approved = approve_as(&f, None);
+        let seen = seen(&f);
+        let rejected = decide_plan(
+            &f.roots,
+            &f.plan,
+            &seen,
+            PlanDecision::Reject {
+                feedback: "smaller".into(),
+            },
+            &RouteOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(f.state(), ReviewState::Rejected);
+        // Only the last decision in force can be undone.
+        let err = undo(&f.roots, &f.plan, approved.undo_id.as_deref().unwrap()).unwrap_err();
+        assert!(matches!(err, ReviewError::CannotUndo { .. }), "{err}");
+        let line = undo(&f.roots, &f.plan, rejected.undo_id.as_deref().unwrap()).unwrap();
+        assert_eq!(line.revokes, rejected.undo_id);
+        assert_eq!(f.state(), ReviewState::Approved, "back to the approval");
+        // Append-only: the rejection is still in the audit trail, followed by its undo.
+        let audit = audit_log(&f.roots, None).unwrap();
+        assert_eq!(audit.len(), 3);
+        assert_eq!(audit[0].revokes, rejected.undo_id);
+        assert_eq!(log(&f.roots, None).unwrap().len(), 1);
+        // Undoing twice is refused.
+        assert!(undo(&f.roots, &f.plan, rejected.undo_id.as_deref().unwrap()).is_err());
+    }
+}
