@@ -207,12 +207,42 @@ fn wrapper_options(program: &str) -> Option<&'static [&'static str]> {
     }
 }
 
-/// The argv of `words` once assignments and wrappers (`FOO=1 sudo -u x time cargo test` →
-/// `cargo test`) are taken off.
+/// How many words a package runner takes before the program it runs (`npx vitest`, `pnpm exec
+/// jest`, `bundle exec rspec`, `uv run pytest`, `python -m pytest`), if `words` starts with one.
+fn launcher_words(words: &[Word]) -> Option<usize> {
+    let first = program_name(&words.first()?.text);
+    let second = words.get(1).map(|w| w.text.as_str());
+    match (first, second) {
+        ("npx" | "bunx", _) => Some(1),
+        ("npm" | "pnpm" | "yarn", Some("exec" | "dlx")) => Some(2),
+        ("bundle", Some("exec")) | ("poetry" | "uv" | "pipenv", Some("run")) => Some(2),
+        ("python" | "python3", Some("-m")) => Some(2),
+        _ => None,
+    }
+}
+
+/// The argv of `words` once assignments, wrappers and package runners (`FOO=1 sudo -u x time
+/// npx vitest run` → `vitest run`) are taken off.
 fn strip_wrappers(mut words: &[Word]) -> &[Word] {
     loop {
         while words.first().is_some_and(is_assignment) {
             words = &words[1..];
+        }
+        if let Some(n) = launcher_words(words) {
+            words = &words[n..];
+            // Their own options: `npx --yes`, `npx -p pkg`, `npm exec -- vitest`.
+            while let Some(w) = words.first() {
+                match w.text.as_str() {
+                    "--" => {
+                        words = &words[1..];
+                        break;
+                    }
+                    "-p" | "--package" if words.len() > 1 => words = &words[2..],
+                    t if t.starts_with('-') && t.len() > 1 => words = &words[1..],
+                    _ => break,
+                }
+            }
+            continue;
         }
         let Some(first) = words.first() else {
             return words;
@@ -246,8 +276,9 @@ fn strip_wrappers(mut words: &[Word]) -> &[Word] {
 }
 
 /// The simple commands `line` runs, each as its argv: split at `&&`, `||`, `;`, `|`, `&`, line
-/// breaks and parentheses; redirections and their targets left out; leading assignments and
-/// wrappers (`sudo`, `time`, `env`, `nice`, `timeout`, `nohup`, `exec`) taken off;
+/// breaks and parentheses; redirections and their targets left out; leading assignments,
+/// wrappers (`sudo`, `time`, `env`, `nice`, `timeout`, `nohup`, `exec`) and package runners
+/// (`npx`, `pnpm exec`, `bundle exec`, `uv run`, `python -m`…) taken off;
 /// `sh -c '<script>'` read as the script's commands. A line `sh` could not parse (an unclosed
 /// quote) gives none.
 pub fn simple_commands(line: &str) -> Vec<Vec<Word>> {
@@ -357,6 +388,13 @@ mod tests {
         assert_eq!(argvs("a\\ b 'c'\\''d'"), [["a b", "c'd"]]);
         assert!(argvs("echo 'open").is_empty());
         assert_eq!(argvs("timeout 60 env A=1 cargo test"), [["cargo", "test"]]);
+        assert_eq!(argvs("npx --yes vitest run"), [["vitest", "run"]]);
+        assert_eq!(argvs("python3 -m pytest -q"), [["pytest", "-q"]]);
+        assert_eq!(
+            argvs("bundle exec rspec spec/a_spec.rb"),
+            [["rspec", "spec/a_spec.rb"]]
+        );
+        assert_eq!(argvs("npm run test"), [["npm", "run", "test"]]);
     }
 
     #[test]

@@ -259,6 +259,18 @@ fn a_command_printed_or_only_built_is_not_the_command_run() {
         r.steps
     );
     assert_eq!(r.tests.len(), 1, "{:#?}", r.tests);
+
+    // The same tool through a package runner is the same command.
+    let mut t = setup("# Plan\n\n1. Run `vitest run`\n2. Run `npx jest`\n");
+    t.s.bash(300, "npx vitest run src/a.test.ts", 0);
+    t.s.bash(310, "pnpm exec jest --ci", 0);
+    let r = t.report();
+    assert_eq!(
+        statuses(&r),
+        vec![StepStatus::Done, StepStatus::Done],
+        "{:#?}",
+        r.steps
+    );
 }
 
 #[test]
