@@ -102,6 +102,33 @@ pub fn configure(app: &tauri::AppHandle) {
     }
 }
 
+/// Which entries of WebKit's feature list to set, and to what: of the list's `len` entries, a
+/// missing one (`get` gives `None` for a null pointer) is skipped before its identifier is asked
+/// for, and so is one without an identifier. Returns each wanted feature found with its value,
+/// and the wanted names the list does not have.
+pub fn pick_features<F: Copy>(
+    len: usize,
+    get: impl Fn(usize) -> Option<F>,
+    identifier: impl Fn(F) -> Option<String>,
+    wanted: &[(String, bool)],
+) -> (Vec<(F, bool)>, Vec<String>) {
+    let mut missing: Vec<String> = wanted.iter().map(|(n, _)| n.clone()).collect();
+    let mut found = Vec::new();
+    for i in 0..len {
+        let Some(feature) = get(i) else {
+            continue;
+        };
+        let Some(id) = identifier(feature) else {
+            continue;
+        };
+        if let Some((_, on)) = wanted.iter().find(|(n, _)| *n == id) {
+            found.push((feature, *on));
+            missing.retain(|n| *n != id);
+        }
+    }
+    (found, missing)
+}
+
 #[cfg(target_os = "linux")]
 mod linux {
     use std::ffi::{c_char, c_int, c_void, CStr};
@@ -144,13 +171,14 @@ mod linux {
             return all_missing();
         };
         let raw: *mut webkit2gtk::ffi::WebKitSettings = settings.to_glib_none().0;
-        let mut missing: Vec<String> = wanted.iter().map(|(n, _)| n.clone()).collect();
         // SAFETY: each pointer is the WebKitGTK function of that name, with the signature its
         // documentation gives (webkit/WebKitFeature.h, WebKitSettings.h). The list is ours (full
         // transfer) and released at the end; the features and identifiers it hands out are
-        // borrowed from it and not kept past it. `raw` is the live settings object of this web
-        // view, on the main thread that `with_webview` runs us on.
-        unsafe {
+        // borrowed from it and not kept past it, and a null one is never passed on
+        // ([`super::pick_features`] asks an identifier only of a feature that is there). `raw`
+        // is the live settings object of this web view, on the main thread that `with_webview`
+        // runs us on.
+        let missing = unsafe {
             let get_all: GetAll = std::mem::transmute(get_all);
             let length: Length = std::mem::transmute(length);
             let get: Get = std::mem::transmute(get);
@@ -161,20 +189,24 @@ mod linux {
             if list.is_null() {
                 return all_missing();
             }
-            for i in 0..length(list) {
-                let feature = get(list, i);
-                let id = identifier(feature);
-                if feature.is_null() || id.is_null() {
-                    continue;
-                }
-                let id = CStr::from_ptr(id).to_string_lossy();
-                if let Some((_, on)) = wanted.iter().find(|(n, _)| *n == id) {
-                    set_enabled(raw.cast(), feature, c_int::from(*on));
-                    missing.retain(|n| *n != id);
-                }
+            let (found, missing) = super::pick_features(
+                length(list),
+                |i| {
+                    let feature = get(list, i);
+                    (!feature.is_null()).then_some(feature)
+                },
+                |feature| {
+                    let id = identifier(feature);
+                    (!id.is_null()).then(|| CStr::from_ptr(id).to_string_lossy().into_owned())
+                },
+                wanted,
+            );
+            for (feature, on) in found {
+                set_enabled(raw.cast(), feature, c_int::from(on));
             }
             unref(list);
-        }
+            missing
+        };
         tracing::debug!(?wanted, "WebKit features set");
         missing
     }
@@ -207,6 +239,32 @@ mod tests {
         assert!(
             problems[0].contains("\"DeveloperExtras\" is not a feature the window sets"),
             "{problems:?}"
+        );
+    }
+
+    #[test]
+    fn a_missing_feature_is_skipped_before_its_identifier_is_asked_for() {
+        // WebKit's list as indexes: entry 1 is null, entry 2 has no identifier.
+        let ids = [Some("Other"), None, None, Some("AsyncOverflowScrolling")];
+        let asked = std::cell::RefCell::new(Vec::new());
+        let (found, missing) = pick_features(
+            4,
+            |i| (i != 1).then_some(i),
+            |i: usize| {
+                asked.borrow_mut().push(i);
+                ids[i].map(str::to_owned)
+            },
+            &[
+                ("AsyncOverflowScrolling".to_string(), false),
+                ("Gone".to_string(), true),
+            ],
+        );
+        assert_eq!(found, vec![(3, false)]);
+        assert_eq!(missing, vec!["Gone".to_string()]);
+        assert_eq!(
+            *asked.borrow(),
+            vec![0, 2, 3],
+            "asked the identifier of a null entry"
         );
     }
 

@@ -14,6 +14,7 @@
 //! - [`review`]: approved versions, decisions, diffs.
 //! - [`comments`]: comments on quoted plan text, re-anchored on each version, carried by decisions.
 //! - [`sessions`]: agent sessions from transcripts and registries, and their state.
+//! - [`shell`]: command lines read and written by `sh`'s rules (hook commands, commands an agent ran).
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
@@ -44,6 +45,7 @@ pub mod plans;
 pub mod render;
 pub mod review;
 pub mod sessions;
+pub mod shell;
 pub mod terminal;
 pub mod timestamp;
 pub mod verify;

@@ -181,8 +181,25 @@ fn every_file_and_folder_of_the_store_is_private_after_a_realistic_run() {
     fs::write(&plan, "# Cache\n\n1. Add it.\n2. Everywhere.\n").unwrap();
     review::reject(&roots, &plan, "not everywhere", None, None).unwrap();
 
+    // A comment on it.
+    plandeck_core::comments::add(
+        &roots.data,
+        &plan,
+        &fs::read_to_string(&plan).unwrap(),
+        plandeck_core::comments::NewComment {
+            quote: "Everywhere",
+            text: "only the API",
+            position: plandeck_core::comments::Position::Only,
+        },
+        "2026-11-25T00:00:00Z",
+    )
+    .unwrap();
+
     // A plan waiting in Claude Code, rejected from Plandeck through the gate.
     gate_request_rejected(&home, &roots);
+
+    // The plan history read from the transcripts (the window does this at start).
+    plandeck_core::history::scan(&roots).unwrap();
 
     // A worktree kept, another removed (its branch tip archived).
     let (repo, kept, dropped) = repo_with_worktrees(&home);
@@ -213,6 +230,8 @@ fn every_file_and_folder_of_the_store_is_private_after_a_realistic_run() {
         "gate/install-gemini.json",
         "worktrees/kept.json",
         "worktrees/archive.jsonl",
+        "history/transcripts.json",
+        "comments",
     ] {
         assert!(roots.data.join(p).exists(), "{p} missing in the store");
     }
@@ -223,6 +242,27 @@ fn every_file_and_folder_of_the_store_is_private_after_a_realistic_run() {
     // The folders the store and settings live in were missing: created 0700 too (XDG).
     assert_eq!(mode(&home.join(".local/share")), 0o700);
     assert_eq!(mode(&home.join(".config")), 0o700);
+}
+
+#[test]
+fn a_history_scan_on_a_fresh_store_creates_it_private() {
+    no_umask();
+    let tmp = tempfile::tempdir().unwrap();
+    let home = fs::canonicalize(tmp.path()).unwrap();
+    let roots = Roots::under_home(&home);
+    let transcript = home.join(".claude/projects/-w/s.jsonl");
+    fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    fs::write(
+        &transcript,
+        "{\"type\":\"user\",\"sessionId\":\"s\",\"message\":{\"role\":\"user\",\"content\":\"hi\"}}\n",
+    )
+    .unwrap();
+    // The first thing a start does, before anything else made the store.
+    assert!(!roots.data.exists());
+    plandeck_core::history::scan(&roots).unwrap();
+    assert!(roots.data.join("history/transcripts.json").exists());
+    assert_eq!(loose_entries(&roots.data), [], "store entries not private");
+    assert_eq!(mode(&home.join(".local/share")), 0o700);
 }
 
 #[test]

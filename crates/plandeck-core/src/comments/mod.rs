@@ -169,7 +169,7 @@ fn write_file(data: &Path, plan: &Path, file: &CommentFile) -> Result<(), Commen
     let mut json =
         serde_json::to_vec_pretty(file).map_err(|e| ReviewError::Internal(e.to_string()))?;
     json.push(b'\n');
-    fsx::write_atomic(&file_for(data, plan), &json).map_err(ReviewError::from)?;
+    fsx::write_private(&file_for(data, plan), &json).map_err(ReviewError::from)?;
     Ok(())
 }
 

@@ -658,9 +658,14 @@ fn write_edited_plan(
             current,
         });
     }
-    if !path.exists() {
-        // The agent never wrote the file (or it was removed): there is nothing to conflict with.
-        crate::fsx::write_atomic(path, current.as_bytes())?;
+    if path.symlink_metadata().is_err() {
+        // The agent never wrote the file (or it was removed): there is nothing to conflict with,
+        // but the file is made only where a plan may be written (inside a plans folder that
+        // exists, never a folder of its own making), checked before anything is written; and
+        // only if nothing appeared there meanwhile.
+        let target = crate::plans::writable_plan_path(roots, path)
+            .map_err(|e| GateError::Review(e.into()))?;
+        crate::fsx::write_atomic_new(&target, current.as_bytes())?;
     }
     Ok(crate::review::decide::approve_unlogged(
         roots,

@@ -145,38 +145,71 @@ fn record_path(roots: &Roots, agent: Agent) -> PathBuf {
 }
 
 /// The command the agent runs: this executable, `hook <agent>`.
-pub fn hook_command(agent: Agent) -> String {
+pub fn hook_command(agent: Agent) -> Result<String, GateError> {
     self_command(&format!("hook {agent}"))
 }
 
-/// This executable with `args` (`hook claude`, `hook claude-stop`), its path quoted for the shell
-/// when it holds a space or a quote. When the slim command-line build is installed beside the
-/// window's (`plandeck-cli`, as the package installs it), hooks run that one: it starts in a few
-/// milliseconds where the window's binary first loads WebKit and GTK (tens of milliseconds, on
-/// every hook an agent fires).
-pub(crate) fn self_command(args: &str) -> String {
-    let exe = std::env::current_exe()
-        .map(|p| hook_executable(&p).to_string_lossy().into_owned())
-        .unwrap_or_else(|_| "plandeck".to_owned());
-    let exe = if exe.contains(|c: char| c.is_whitespace() || c == '\'' || c == '"') {
-        format!("'{}'", exe.replace('\'', "'\\''"))
-    } else {
-        exe
+/// This executable with `args` (`hook claude`, `hook claude-stop`), as [`command_for`] writes it.
+/// When the slim command-line build is installed beside the window's (`plandeck-cli`, as the
+/// package installs it), hooks run that one: it starts in a few milliseconds where the window's
+/// binary first loads WebKit and GTK (tens of milliseconds, on every hook an agent fires).
+pub(crate) fn self_command(args: &str) -> Result<String, GateError> {
+    match std::env::current_exe() {
+        Ok(exe) => command_for(&hook_executable(&exe), args),
+        Err(_) => Ok(format!("{} {args}", crate::shell::quote("plandeck"))),
+    }
+}
+
+/// The shell command an agent runs for the executable `exe` with `args` (Plandeck's own words:
+/// `hook claude`): the path always single-quoted, so `sh` runs exactly that file whatever the
+/// path holds (`plandeck(2)`, `$(…)`, quotes, spaces); a path `sh` cannot carry literally in a
+/// settings file (control characters, not UTF-8) is refused.
+pub fn command_for(exe: &Path, args: &str) -> Result<String, GateError> {
+    let unsafe_path = |reason: &'static str| GateError::UnsafeHookPath {
+        path: exe.to_owned(),
+        reason,
     };
-    format!("{exe} {args}")
+    let text = exe
+        .to_str()
+        .ok_or_else(|| unsafe_path("it is not UTF-8 text"))?;
+    if text.chars().any(char::is_control) {
+        return Err(unsafe_path(
+            "it holds a control character (a line break, a tab, an escape)",
+        ));
+    }
+    Ok(format!("{} {args}", crate::shell::quote(text)))
 }
 
 /// The executable hooks run for a Plandeck at `exe`: `plandeck-cli` beside it when that is an
-/// executable file, else `exe` itself.
+/// executable file that only its owner can change, owned by whoever owns `exe` (or root), else
+/// `exe` itself. A folder others can write to (a download folder, `/tmp`) may hold a
+/// `plandeck-cli` somebody else put there: hooks must never run that.
 fn hook_executable(exe: &Path) -> PathBuf {
-    use std::os::unix::fs::PermissionsExt;
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     const SLIM: &str = "plandeck-cli";
     if exe.file_name().is_some_and(|n| n == SLIM) {
         return exe.to_owned();
     }
+    let Ok(own) = std::fs::metadata(exe) else {
+        return exe.to_owned();
+    };
     let slim = exe.with_file_name(SLIM);
+    let trusted = |m: &std::fs::Metadata| {
+        (m.uid() == own.uid() || m.uid() == 0) && m.permissions().mode() & 0o022 == 0
+    };
+    // The entry itself (a symlink someone else made counts as theirs; a symlink's own mode
+    // means nothing) and what it leads to.
+    let entry_ok = std::fs::symlink_metadata(&slim).is_ok_and(|m| {
+        if m.file_type().is_symlink() {
+            m.uid() == own.uid() || m.uid() == 0
+        } else {
+            trusted(&m)
+        }
+    });
     match std::fs::metadata(&slim) {
-        Ok(m) if m.is_file() && m.permissions().mode() & 0o111 != 0 => slim,
+        Ok(m) if entry_ok && m.is_file() && m.permissions().mode() & 0o111 != 0 && trusted(&m) => {
+            slim
+        }
         _ => exe.to_owned(),
     }
 }
@@ -186,19 +219,28 @@ fn is_ours(command: &str, agent: Agent) -> bool {
     runs_plandeck(command, &format!("hook {agent}"))
 }
 
-/// Whether `command` runs a Plandeck executable (this one, or one installed elsewhere) with `args`.
+/// Whether `command` runs a Plandeck executable (this one, or one installed elsewhere) with `args`:
+/// the path as written by this version (always quoted), by older ones (quoted only for spaces and
+/// quotes, or bare), so an uninstall finds what any of them installed.
 pub(crate) fn runs_plandeck(command: &str, args: &str) -> bool {
-    if command.trim() == self_command(args) {
+    if self_command(args).is_ok_and(|c| command.trim() == c) {
         return true;
     }
     let Some(exe) = command.trim().strip_suffix(&format!(" {args}")) else {
         return false;
     };
-    let exe = exe.trim().trim_matches(|c| c == '\'' || c == '"');
-    Path::new(exe)
-        .file_name()
-        .and_then(|n| n.to_str())
-        .is_some_and(|n| n.starts_with("plandeck"))
+    let exe = exe.trim();
+    let is_plandeck = |p: &str| {
+        Path::new(p)
+            .file_name()
+            .and_then(|n| n.to_str())
+            .is_some_and(|n| n.starts_with("plandeck"))
+    };
+    // As `sh` reads it (one word), or as older versions wrote it, quotes around the whole.
+    let words = crate::shell::simple_commands(exe);
+    let as_word =
+        matches!(words.as_slice(), [argv] if argv.len() == 1 && is_plandeck(&argv[0].text));
+    as_word || is_plandeck(exe.trim_matches(|c| c == '\'' || c == '"'))
 }
 
 fn our_group(agent: Agent, spec: &Spec, command: &str) -> Value {
@@ -401,7 +443,7 @@ pub(crate) fn check_token(plan: &InstallPlan, expected: Option<&str>) -> Result<
 
 /// What [`install`] would write, without writing.
 pub fn install_plan(roots: &Roots, agent: Agent) -> Result<InstallPlan, GateError> {
-    install_plan_with(roots, agent, &hook_command(agent))
+    install_plan_with(roots, agent, &hook_command(agent)?)
 }
 
 /// [`install_plan`] for a given hook command.
@@ -416,7 +458,7 @@ pub fn install_plan_with(
 
 /// Installs the hook for `agent` (this executable's `hook <agent>`).
 pub fn install(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> {
-    install_checked(roots, agent, &hook_command(agent), None)
+    install_checked(roots, agent, &hook_command(agent)?, None)
 }
 
 /// Installs the hook only if installing is still exactly the change `token` names (the plan that
@@ -426,7 +468,7 @@ pub fn install_if_unchanged(
     agent: Agent,
     token: &str,
 ) -> Result<InstallReport, GateError> {
-    install_checked(roots, agent, &hook_command(agent), Some(token))
+    install_checked(roots, agent, &hook_command(agent)?, Some(token))
 }
 
 /// [`install`] with a given hook command (tests install a known path).
@@ -630,6 +672,181 @@ mod tests {
             &format!("{} hook claude", app.display()),
             "hook claude"
         ));
+    }
+
+    #[test]
+    fn a_plandeck_cli_others_can_change_is_never_run_by_hooks() {
+        use std::os::unix::fs::PermissionsExt;
+        let dir = tempfile::tempdir().unwrap();
+        let app = dir.path().join("plandeck");
+        let cli = dir.path().join("plandeck-cli");
+        std::fs::write(&app, "app").unwrap();
+        std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
+        std::fs::write(&cli, "cli").unwrap();
+        // Anyone (or the group) may rewrite it: somebody else's program, as far as hooks go.
+        for loose in [0o777, 0o775, 0o757] {
+            std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(loose)).unwrap();
+            assert_eq!(hook_executable(&app), app, "{loose:o}");
+        }
+        // A symlink to a writable-by-all file is that file.
+        std::fs::remove_file(&cli).unwrap();
+        let elsewhere = dir.path().join("elsewhere");
+        std::fs::write(&elsewhere, "x").unwrap();
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o777)).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, &cli).unwrap();
+        assert_eq!(hook_executable(&app), app);
+        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755)).unwrap();
+        assert_eq!(hook_executable(&app), cli);
+    }
+
+    /// Every file under `root`, for looking for what a command should not have made.
+    fn all_files(root: &Path) -> Vec<PathBuf> {
+        let mut out = Vec::new();
+        let mut stack = vec![root.to_owned()];
+        while let Some(p) = stack.pop() {
+            if p.is_dir() {
+                for e in std::fs::read_dir(&p).unwrap() {
+                    stack.push(e.unwrap().path());
+                }
+            } else {
+                out.push(p);
+            }
+        }
+        out.sort();
+        out
+    }
+
+    #[test]
+    fn the_hook_command_runs_exactly_the_binary_whatever_its_path_holds() {
+        use std::os::unix::fs::PermissionsExt;
+        let (d, roots) = roots();
+        let base = d.path().canonicalize().unwrap();
+        let cwd = base.join("cwd");
+        std::fs::create_dir_all(&cwd).unwrap();
+        let out = base.join("ran.txt");
+        // `plandeck(2)`: a second download; the rest: what an attacker would try.
+        for folder in [
+            "plandeck(2)",
+            "my apps/plandeck(2)",
+            "$(touch${IFS}pwned-dollar)",
+            "x;touch${IFS}pwned-semi",
+            "`touch${IFS}pwned-tick`",
+            "$(touch pwned-dollar)",
+            "it's `touch pwned-tick`; touch pwned-semi",
+            "a \"b\" & touch pwned-amp | x > pwned-redir",
+            "tab\\t-not-a-tab ~ * ? [x] {a,b} !",
+        ] {
+            let dir = base.join("bin").join(folder);
+            std::fs::create_dir_all(&dir).unwrap();
+            let exe = dir.join("plandeck");
+            std::fs::write(
+                &exe,
+                format!(
+                    "#!/bin/sh\nprintf '%s\\n' \"$0\" \"$@\" > {}\n",
+                    crate::shell::quote(out.to_str().unwrap())
+                ),
+            )
+            .unwrap();
+            std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+
+            let command = command_for(&exe, "hook claude").unwrap();
+            install_with(&roots, Agent::Claude, &command).unwrap();
+            let settings = std::fs::read_to_string(roots.claude.join("settings.json")).unwrap();
+            let v: Value = serde_json::from_str(&settings).unwrap();
+            let installed = v["hooks"]["PermissionRequest"][0]["hooks"][0]["command"]
+                .as_str()
+                .unwrap()
+                .to_owned();
+            assert_eq!(installed, command);
+
+            // What Claude Code and Gemini CLI do with it: `sh -c <command>`.
+            let _ = std::fs::remove_file(&out);
+            let status = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(&installed)
+                .current_dir(&cwd)
+                .status()
+                .unwrap();
+            assert!(
+                status.success(),
+                "{folder}: sh -c {installed} gave {status}"
+            );
+            assert_eq!(
+                std::fs::read_to_string(&out).unwrap(),
+                format!("{}\nhook\nclaude\n", exe.display()),
+                "{folder}"
+            );
+            // Nothing else ran: no file appeared but the ones this test wrote.
+            let made: Vec<PathBuf> = all_files(&base)
+                .into_iter()
+                .filter(|p| {
+                    p.to_string_lossy().contains("pwned") && !p.starts_with(base.join("bin"))
+                })
+                .collect();
+            assert_eq!(made, Vec::<PathBuf>::new(), "{folder}");
+            assert!(
+                std::fs::read_dir(&cwd).unwrap().next().is_none(),
+                "{folder}"
+            );
+
+            // Recognised as ours: uninstall takes it out.
+            uninstall(&roots, Agent::Claude).unwrap();
+            let after = std::fs::read_to_string(roots.claude.join("settings.json")).unwrap();
+            assert!(!after.contains("hook claude"), "{folder}: {after}");
+        }
+    }
+
+    #[test]
+    fn a_path_sh_cannot_carry_literally_is_refused() {
+        use std::os::unix::ffi::OsStrExt;
+        for bad in [
+            "/opt/a\nb/plandeck",
+            "/opt/a\rb/plandeck",
+            "/opt/\u{1b}[2Jx/plandeck",
+            "/opt/a\tb/plandeck",
+            "/opt/\u{85}/plandeck",
+        ] {
+            let err = command_for(Path::new(bad), "hook claude").unwrap_err();
+            assert!(
+                matches!(err, GateError::UnsafeHookPath { .. }),
+                "{bad:?}: {err}"
+            );
+            assert!(err.to_string().contains("control character"), "{err}");
+        }
+        let not_utf8 = std::ffi::OsStr::from_bytes(b"/opt/\xff/plandeck");
+        let err = command_for(Path::new(not_utf8), "hook claude").unwrap_err();
+        assert!(matches!(err, GateError::UnsafeHookPath { .. }), "{err}");
+    }
+
+    #[test]
+    fn hooks_installed_with_older_quoting_are_still_found_and_replaced() {
+        let (_d, roots) = roots();
+        let path = roots.claude.join("settings.json");
+        std::fs::create_dir_all(&roots.claude).unwrap();
+        // As older versions wrote them: bare, or quoted only for spaces and quotes.
+        for old in [
+            "/home/me/plandeck(2)/plandeck hook claude",
+            "'/my apps/plandeck-cli' hook claude",
+            "'/it'\\''s/plandeck' hook claude",
+            "/usr/bin/plandeck hook claude",
+        ] {
+            let original = serde_json::json!({"hooks": {"PermissionRequest": [
+                {"matcher": "Bash", "hooks": [{"type": "command", "command": "mine.sh"}]},
+                {"matcher": "ExitPlanMode", "hooks": [{"type": "command", "command": old}]}
+            ]}});
+            std::fs::write(&path, original.to_string()).unwrap();
+            uninstall(&roots, Agent::Claude).unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert!(!text.contains("hook claude"), "{old}: {text}");
+            assert!(text.contains("mine.sh"), "{old}: {text}");
+
+            // A new install replaces the old entry rather than adding a second.
+            std::fs::write(&path, original.to_string()).unwrap();
+            install_with(&roots, Agent::Claude, "'/new/plandeck' hook claude").unwrap();
+            let text = std::fs::read_to_string(&path).unwrap();
+            assert_eq!(text.matches("hook claude").count(), 1, "{old}: {text}");
+            assert!(text.contains("'/new/plandeck' hook claude"), "{text}");
+        }
     }
 
     fn roots() -> (tempfile::TempDir, Roots) {
@@ -868,7 +1085,8 @@ mod tests {
         let path = roots.claude.join("settings.json");
         std::fs::create_dir_all(&roots.claude).unwrap();
         std::fs::write(&path, "{\"model\": \"opus\"}\n").unwrap();
-        let plan = install_plan_with(&roots, Agent::Claude, &hook_command(Agent::Claude)).unwrap();
+        let plan = install_plan_with(&roots, Agent::Claude, &hook_command(Agent::Claude).unwrap())
+            .unwrap();
 
         // Claude Code (or an editor) writes the file after the person saw the change.
         let theirs = "{\"model\": \"sonnet\", \"env\": {\"KEY\": \"v\"}}\n";

@@ -282,6 +282,10 @@ pub enum GateError {
         "{path} changed since the change to it was shown; nothing was written (look at the change again)"
     )]
     SettingsChanged { path: PathBuf },
+    /// The executable's path cannot be written into a hook command that `sh` runs as exactly
+    /// that file.
+    #[error("cannot install a hook that runs {path}: {reason}; move Plandeck to a plainer path")]
+    UnsafeHookPath { path: PathBuf, reason: &'static str },
     #[error(transparent)]
     Write(#[from] crate::fsx::WriteError),
     /// Recording the decision in the review store failed (or found a conflict).
@@ -299,7 +303,9 @@ impl From<GateError> for IpcError {
             | GateError::PlanChangedSinceRead { .. }
             | GateError::PlanConflict { .. }
             | GateError::SettingsChanged { .. } => ErrorKind::Conflict,
-            GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
+            GateError::Parse { .. }
+            | GateError::BadInput { .. }
+            | GateError::UnsafeHookPath { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
             GateError::Review(_) => ErrorKind::Internal,

@@ -45,37 +45,38 @@ pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
     })
 }
 
-/// Whether the agent runs headless: `claude -p`/`--print`, or with a permission prompt handler
-/// (`--permission-prompt-tool`, as the Agent SDK starts it). The hook's parent may be a shell
-/// (`sh -c "<hook command>"`), so the agent is looked for among a few ancestors. An interactive
-/// session outside tmux is not headless: its card still waits for the person.
+/// Whether the agent runs headless: `claude -p`/`--print`, its print-mode formats
+/// (`--output-format`, `--input-format`), or a permission prompt handler
+/// (`--permission-prompt-tool`, as the Agent SDK starts it). Only the agent's own arguments
+/// count: `pid` is the agent itself ([`crate::terminal::agent_of_hook`] has already stepped over
+/// the hook's shell), and an ancestor's `-p` (`npx -p @anthropic-ai/claude-code claude`,
+/// `nix-shell -p nodejs`) says nothing about how the agent runs. The hook input holds nothing
+/// that tells the two apart (Claude Code 2.1.328 sends the same fields, `permission_mode: plan`
+/// included, either way). An interactive session outside tmux is not headless: its card still
+/// waits for the person.
 pub(crate) fn runs_headless(pid: u32) -> bool {
-    let mut pid = pid;
-    for _ in 0..4 {
-        if pid <= 1 {
-            return false;
-        }
-        if let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) {
-            let args: Vec<&[u8]> = cmdline.split(|b| *b == 0).collect();
-            if args.iter().any(|a| {
-                *a == b"-p" || *a == b"--print" || a.starts_with(b"--permission-prompt-tool")
-            }) {
-                return true;
-            }
-        }
-        match parent_of(pid) {
-            Some(parent) => pid = parent,
-            None => return false,
-        }
+    if pid <= 1 {
+        return false;
     }
-    false
-}
-
-/// The parent pid of `pid`, from `/proc/<pid>/stat` (the field after the command's `)`).
-fn parent_of(pid: u32) -> Option<u32> {
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    rest.split_whitespace().nth(1)?.parse().ok()
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return false;
+    };
+    // argv[0] is the program, never a flag; the arguments end at `--`.
+    cmdline
+        .split(|b| *b == 0)
+        .skip(1)
+        .take_while(|a| *a != b"--")
+        .any(|a| {
+            a == b"-p"
+                || a == b"--print"
+                || [
+                    &b"--permission-prompt-tool"[..],
+                    b"--output-format",
+                    b"--input-format",
+                ]
+                .iter()
+                .any(|flag| a == *flag || a.starts_with(&[*flag, b"="].concat()))
+        })
 }
 
 #[cfg(test)]
@@ -98,5 +99,101 @@ mod tests {
             socket_from_env(Some("/tmp/tmux-0/default,12,0")).as_deref(),
             Some("/tmp/tmux-0/default")
         );
+    }
+
+    /// A real process tree from `script` (run by `sh`, its own process group): returns the
+    /// group leader and the pid the script wrote to `$PIDFILE` once it is there.
+    struct Tree {
+        leader: std::process::Child,
+        _dir: tempfile::TempDir,
+    }
+
+    impl Drop for Tree {
+        fn drop(&mut self) {
+            if let Some(pgid) = rustix::process::Pid::from_raw(self.leader.id() as i32) {
+                let _ = rustix::process::kill_process_group(pgid, rustix::process::Signal::KILL);
+            }
+            let _ = self.leader.wait();
+        }
+    }
+
+    fn spawn(name: &str, script: &str, args: &[&str]) -> (Tree, u32) {
+        use std::os::unix::process::CommandExt;
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join(name);
+        std::fs::write(&path, script).unwrap();
+        let pidfile = dir.path().join("pid");
+        let leader = std::process::Command::new("sh")
+            .arg(&path)
+            .args(args)
+            .env("PIDFILE", &pidfile)
+            .process_group(0)
+            .spawn()
+            .unwrap();
+        let tree = Tree { leader, _dir: dir };
+        let start = std::time::Instant::now();
+        let pid = loop {
+            if let Some(pid) = std::fs::read_to_string(&pidfile)
+                .ok()
+                .filter(|s| s.ends_with('\n'))
+                .and_then(|s| s.trim().parse().ok())
+            {
+                break pid;
+            }
+            assert!(start.elapsed().as_secs() < 30, "{name} never started");
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        };
+        (tree, pid)
+    }
+
+    #[test]
+    fn only_the_agents_own_arguments_make_it_headless() {
+        // `npx -p @anthropic-ai/claude-code claude`: npx holds `-p`, the agent it starts does not.
+        let (npx, agent) = spawn(
+            "npx",
+            "sleep 1000 &\necho $! > \"$PIDFILE\"\nwait\n",
+            &["-p", "@anthropic-ai/claude-code", "claude"],
+        );
+        let parent_args = std::fs::read(format!("/proc/{}/cmdline", npx.leader.id())).unwrap();
+        assert!(parent_args.split(|b| *b == 0).any(|a| a == b"-p"));
+        assert_eq!(crate::terminal::parent_of(agent), Some(npx.leader.id()));
+        assert!(
+            !runs_headless(agent),
+            "an ancestor's -p made an interactive agent headless"
+        );
+        drop(npx);
+
+        // `nix-shell -p nodejs --run claude`, one level more.
+        let (nix, agent) = spawn(
+            "nix-shell",
+            "sh -c 'sleep 1000 & echo $! > \"$PIDFILE\"; wait'\n",
+            &["-p", "nodejs", "--run", "claude"],
+        );
+        assert!(!runs_headless(agent));
+        drop(nix);
+
+        // `claude -p "…"` (and the SDK's flags) itself: headless.
+        for args in [
+            &["-p", "make a plan"][..],
+            &["--print", "make a plan"],
+            &["--output-format=stream-json"],
+            &["--permission-prompt-tool", "stdio"],
+        ] {
+            let (claude, _) = spawn(
+                "claude",
+                "echo $$ > \"$PIDFILE\"\nsleep 1000\nexit 0\n",
+                args,
+            );
+            assert!(runs_headless(claude.leader.id()), "{args:?}");
+        }
+        // A prompt that mentions -p, or a -p after `--`, is not the flag.
+        for args in [&["fix the -p flag"][..], &["--", "-p"]] {
+            let (claude, _) = spawn(
+                "claude",
+                "echo $$ > \"$PIDFILE\"\nsleep 1000\nexit 0\n",
+                args,
+            );
+            assert!(!runs_headless(claude.leader.id()), "{args:?}");
+        }
     }
 }

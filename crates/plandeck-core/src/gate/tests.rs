@@ -45,3 +45,79 @@ fn huge_input_is_refused_without_parsing() {
         .unwrap_err()
         .contains("empty"));
 }
+
+/// A waiting Claude request for the plan file at `plan_path`, whose agent (this process) is alive
+/// and has no pane: a decision on it writes what it writes, then answers through the hook.
+fn request_for(roots: &crate::config::Roots, id: &str, plan_path: &std::path::Path) -> GateRequest {
+    let me = std::process::id();
+    let req = GateRequest {
+        id: id.into(),
+        agent: crate::agent::Agent::Claude,
+        session_id: "s".into(),
+        cwd: "/".into(),
+        plan_path: Some(plan_path.to_string_lossy().into_owned()),
+        plan: String::new(),
+        tool_use_id: None,
+        transcript_path: None,
+        transcript_offset: 0,
+        tmux_pane: None,
+        tmux_socket: None,
+        waiting_since: crate::timestamp::now(),
+        deadline: crate::timestamp::now() + time::Duration::minutes(10),
+        hook_pid: me,
+        agent_pid: Some(me),
+        agent_start_time: crate::terminal::start_time(me),
+        headless: false,
+        status: GateStatus::Waiting,
+        closed_at: None,
+        decision: None,
+    };
+    store::file_request(roots, &req).unwrap();
+    req
+}
+
+fn approve_edited(text: &str) -> GateDecision {
+    GateDecision::Approve {
+        mode: ApproveMode::Manual,
+        edited: Some(text.into()),
+        started_from: None,
+    }
+}
+
+#[test]
+fn edit_and_approve_never_makes_a_plan_file_or_folder_outside_a_plans_folder() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    let roots = crate::config::Roots::under_home(&home);
+    std::fs::create_dir_all(roots.claude.join("plans")).unwrap();
+    std::fs::create_dir_all(home.join("notes")).unwrap();
+
+    // Missing, in folders that do not exist: neither the file nor its folders appear.
+    let nowhere = home.join("nowhere/deep/plan.md");
+    request_for(&roots, "r-nowhere", &nowhere);
+    let err = decide(&roots, "r-nowhere", approve_edited("# Edited\n")).unwrap_err();
+    assert!(err.to_string().contains("refusing to write"), "{err}");
+    assert!(
+        !home.join("nowhere").exists(),
+        "folders made for a refused edit"
+    );
+
+    // Missing, in a folder that exists but holds no plans: no file appears.
+    let notes = home.join("notes/plan.md");
+    request_for(&roots, "r-notes", &notes);
+    let err = decide(&roots, "r-notes", approve_edited("# Edited\n")).unwrap_err();
+    assert!(
+        err.to_string().contains("outside every plans folder"),
+        "{err}"
+    );
+    assert!(
+        !notes.exists(),
+        "an empty plan file made outside the plans folders"
+    );
+
+    // Missing inside Claude Code's plans folder: the edit is the plan.
+    let inside = roots.claude.join("plans/never-written.md");
+    request_for(&roots, "r-inside", &inside);
+    decide(&roots, "r-inside", approve_edited("# Edited\n")).unwrap();
+    assert_eq!(std::fs::read_to_string(&inside).unwrap(), "# Edited\n");
+}

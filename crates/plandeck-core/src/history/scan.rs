@@ -137,7 +137,8 @@ pub(crate) fn load(roots: &Roots) -> (Files, Vec<String>) {
     (cache.files, notes)
 }
 
-/// Writes the store (atomically). Returns the note to show when it could not.
+/// Writes the store (atomically, private: 0600 in 0700 folders from the first instant, like every
+/// file of the store). Returns the note to show when it could not.
 pub(crate) fn save(roots: &Roots, files: &Files) -> Result<(), String> {
     #[derive(Serialize)]
     struct CacheRef<'a> {
@@ -149,7 +150,7 @@ pub(crate) fn save(roots: &Roots, files: &Files) -> Result<(), String> {
         files,
     })
     .map_err(|e| format!("The plan history was not saved: {e}"))?;
-    crate::fsx::write_atomic(&cache_path(&roots.data), &bytes)
+    crate::fsx::write_private(&cache_path(&roots.data), &bytes)
         .map_err(|e| format!("The plan history was not saved: {e}"))
 }
 

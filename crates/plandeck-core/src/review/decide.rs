@@ -121,6 +121,13 @@ pub(crate) fn approve_unlogged(
 ) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
+    // An edit is written only to a canonical plan file inside a plans folder (never through a
+    // symlink to elsewhere, never a path with `..`): checked before anything is written, the
+    // store included, so a refused edit leaves no trace of the path anywhere.
+    let target = match &req.edited {
+        Some(_) => Some(crate::plans::writable_plan_path(roots, plan_path)?),
+        None => None,
+    };
     let who = owner(roots, &key, req.agent, req.session_id.clone());
     // The reviewer's text goes into the store before anything else, so it survives a conflict or
     // a crash, and so the approval line below never lacks its snapshot.
@@ -172,15 +179,12 @@ pub(crate) fn approve_unlogged(
         }
     }
 
-    let (approved_hash, edited) = match (&req.edited, yours_hash) {
-        (Some(text), Some(h)) if h != current_hash => {
-            // Only a canonical plan file inside a plans folder is written (never through a
-            // symlink to elsewhere, never a path with `..`).
-            let target = crate::plans::writable_plan_path(roots, plan_path)?;
+    let (approved_hash, edited) = match (&req.edited, yours_hash, &target) {
+        (Some(text), Some(h), Some(target)) if h != current_hash => {
             // The text the agent wrote stays in the history beside the reviewer's edit.
             let before = store::put_version(data, &current)?;
             store::note_seen(data, &key, &before, &now)?;
-            fsx::write_atomic(&target, text.as_bytes())?;
+            fsx::write_atomic(target, text.as_bytes())?;
             (h, true)
         }
         _ => (store::put_version(data, &current)?, false),

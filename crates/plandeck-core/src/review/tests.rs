@@ -315,6 +315,50 @@ fn edit_of_a_path_with_dotdot_or_outside_every_plans_folder_is_refused() {
     );
 }
 
+/// Every file under `root` with its bytes (nothing when `root` does not exist).
+fn tree(root: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![root.to_path_buf()];
+    while let Some(p) = stack.pop() {
+        if p.is_dir() {
+            for e in fs::read_dir(&p).unwrap() {
+                stack.push(e.unwrap().path());
+            }
+        } else if p.exists() {
+            out.push((p.clone(), fs::read(&p).unwrap()));
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn a_refused_edit_writes_nothing_anywhere_not_even_the_store() {
+    let f = fixture();
+    // Something already in the store, as in a real run.
+    approve(&f.roots, &f.plan, ApproveRequest::default()).unwrap();
+    let store_before = tree(&f.roots.data);
+    let outside = f._dir.path().join("project/src/main.rs");
+    fs::create_dir_all(outside.parent().unwrap()).unwrap();
+    fs::write(&outside, "fn main() {}\n").unwrap();
+    assert_refused(edit(&f, &outside, "evil\n").unwrap_err());
+    // A plan file that is not there, in folders that are not there either.
+    let missing = f._dir.path().join("nowhere/deep/plan.md");
+    let err = approve(
+        &f.roots,
+        &missing,
+        ApproveRequest {
+            edited: Some("evil\n".into()),
+            ..Default::default()
+        },
+    )
+    .unwrap_err();
+    assert_refused(err);
+    assert!(!f._dir.path().join("nowhere").exists());
+    assert_eq!(fs::read_to_string(&outside).unwrap(), "fn main() {}\n");
+    assert_eq!(tree(&f.roots.data), store_before, "the store changed");
+}
+
 #[test]
 fn writable_plan_path_names_the_reason() {
     let f = fixture();

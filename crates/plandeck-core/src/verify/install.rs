@@ -24,7 +24,7 @@ fn record_path(roots: &Roots) -> PathBuf {
 }
 
 /// The command Claude Code runs: this executable, `hook claude-stop`.
-pub fn stop_hook_command() -> String {
+pub fn stop_hook_command() -> Result<String, GateError> {
     crate::gate::install::self_command(STOP_ARGS)
 }
 
@@ -47,7 +47,7 @@ pub fn install_plan_with(roots: &Roots, command: &str) -> Result<InstallPlan, Ga
 
 /// What installing the Stop hook would write, without writing.
 pub fn install_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
-    install_plan_with(roots, &stop_hook_command())
+    install_plan_with(roots, &stop_hook_command()?)
 }
 
 fn merged(roots: &Roots, command: &str) -> Result<(InstallPlan, Record), GateError> {
@@ -74,7 +74,7 @@ fn merged(roots: &Roots, command: &str) -> Result<(InstallPlan, Record), GateErr
 
 /// Installs the Stop hook only if installing is still exactly the change `token` names.
 pub fn install_if_unchanged(roots: &Roots, token: &str) -> Result<InstallReport, GateError> {
-    install_checked(roots, &stop_hook_command(), Some(token))
+    install_checked(roots, &stop_hook_command()?, Some(token))
 }
 
 /// Installs the Stop hook with a given command (tests install a known path).

@@ -759,11 +759,12 @@ fn judge_step(
                 }
             }
             NameKind::Command => {
-                let want = one_line(value);
+                // Run as a command, not mentioned: `echo "cargo test"` is not `cargo test`,
+                // nor is `cargo test --no-run`.
                 let runs: Vec<&&ShellRun> = ctx
                     .runs_after
                     .iter()
-                    .filter(|r| one_line(&r.command).contains(&want))
+                    .filter(|r| steps::runs_named_command(&r.command, value))
                     .collect();
                 for r in runs.iter().rev().take(MAX_EVIDENCE).rev() {
                     evidence.push(command_evidence(r));
@@ -899,10 +900,6 @@ fn contains_word(text: &str, word: &str) -> bool {
         let after = bytes.get(at + word.len()).copied();
         !before.is_some_and(is_ident) && !after.is_some_and(is_ident)
     })
-}
-
-fn one_line(s: &str) -> String {
-    s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
 #[cfg(test)]

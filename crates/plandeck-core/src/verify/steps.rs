@@ -8,6 +8,7 @@
 use pulldown_cmark::{Event, HeadingLevel, Options, Parser, Tag, TagEnd};
 
 use super::NameKind;
+use crate::shell::{program_name, simple_commands, Word};
 
 /// The longest step text kept (characters).
 const MAX_TEXT: usize = 300;
@@ -440,30 +441,71 @@ fn normalize_path(s: &str) -> String {
     s.strip_prefix("./").unwrap_or(s).to_owned()
 }
 
-/// A command that runs tests: a simple command (split at `;`, `&&`, `||`, `|`) whose program is a
-/// known tool or a test runner, with a test word among its arguments (`cargo test`, `npm run
-/// test:unit`, `python -m pytest`, `node --test`). Quoted text (a commit message) does not count.
-pub fn is_test_command(cmd: &str) -> bool {
-    // Quoted parts blanked out.
-    let mut plain = String::with_capacity(cmd.len());
-    let mut quote: Option<char> = None;
-    for c in cmd.chars() {
-        match (quote, c) {
-            (None, '\'' | '"') => quote = Some(c),
-            (Some(q), c) if c == q => quote = None,
-            (Some(_), _) => {}
-            (None, c) => plain.push(c),
-        }
+/// Words that make a command describe, list or rehearse what it would do instead of doing it:
+/// `cargo test --no-run` builds the tests and runs none, `pytest --collect-only` lists them.
+const NOT_RUNNING: &[&str] = &[
+    "--help",
+    "--version",
+    "--dry-run",
+    "--no-run",
+    "--list",
+    "--list-tests",
+    "--listtests",
+    "--collect-only",
+    "--co",
+];
+
+/// Whether a simple command's arguments say it does not really run (`--no-run`, `--help`…),
+/// leaving out the words the plan itself named (`cargo test --list` named is `--list` run).
+fn does_not_run(argv: &[Word], named: &[Word]) -> bool {
+    argv.iter().skip(1).any(|w| {
+        let lower = w.text.to_lowercase();
+        let word = lower.split_once('=').map_or(lower.as_str(), |(k, _)| k);
+        NOT_RUNNING.contains(&word) && !named.iter().any(|n| n.text.eq_ignore_ascii_case(&w.text))
+    })
+}
+
+/// Two program words name the same program: `./scripts/test.sh` is `scripts/test.sh`.
+fn same_program(a: &str, b: &str) -> bool {
+    a.strip_prefix("./").unwrap_or(a) == b.strip_prefix("./").unwrap_or(b)
+}
+
+/// Whether the shell command `ran` (as the agent ran it) runs the command a plan names: each
+/// simple command of `named` is, word for word, the start of a simple command `ran` runs (split
+/// as `sh` splits: `echo "cargo test"` runs `echo`, never `cargo test`; `cd api && cargo test
+/// -p x` runs `cargo test`), and that command does not only describe itself (`--no-run`,
+/// `--help`, `--list`). A plan's command `sh` could not read matches only itself, exactly.
+pub fn runs_named_command(ran: &str, named: &str) -> bool {
+    let wanted = simple_commands(named);
+    if wanted.is_empty() {
+        return !named.trim().is_empty() && ran.trim() == named.trim();
     }
-    let lower = plain.to_lowercase();
-    lower.split([';', '|', '&', '\n', '(', ')']).any(|simple| {
-        let words: Vec<&str> = simple
-            .split_whitespace()
-            .filter(|w| !w.contains('='))
-            .collect();
-        let Some(first) = words.first() else {
+    let runs = simple_commands(ran);
+    wanted.iter().all(|want| {
+        runs.iter().any(|argv| {
+            argv.len() >= want.len()
+                && same_program(&argv[0].text, &want[0].text)
+                && argv[1..want.len()]
+                    .iter()
+                    .zip(&want[1..])
+                    .all(|(a, w)| a.text == w.text)
+                && !does_not_run(argv, want)
+        })
+    })
+}
+
+/// A command that runs tests: a simple command (split as `sh` splits, at `;`, `&&`, `||`, `|`,
+/// with assignments and `sudo`/`time`/`env` taken off) whose program is a known tool or a test
+/// runner, with a test word among its arguments (`cargo test`, `npm run test:unit`, `python -m
+/// pytest`, `node --test`). Quoted text (a commit message, `echo "cargo test"`) does not count,
+/// nor a run that only builds, lists or describes the tests (`--no-run`, `--list`, `--help`).
+pub fn is_test_command(cmd: &str) -> bool {
+    simple_commands(cmd).iter().any(|argv| {
+        let Some(first) = argv.first() else {
             return false;
         };
+        let first_lower = first.text.to_lowercase();
+        let program = program_name(&first_lower);
         let runner = |w: &str| {
             matches!(
                 w,
@@ -490,10 +532,19 @@ pub fn is_test_command(cmd: &str) -> bool {
                 || w.ends_with(".test.js")
                 || w.ends_with(".test.ts")
         };
-        let program = first.rsplit('/').next().unwrap_or(first);
-        runner(program)
-            || ((COMMANDS.contains(first) || first.starts_with("./") || runner(program))
-                && words[1..].iter().any(|w| testy(w)))
+        // Words a person typed as text (quoted) are not subcommands; git runs no tests.
+        let words: Vec<String> = argv[1..]
+            .iter()
+            .filter(|w| !w.quoted)
+            .map(|w| w.text.to_lowercase())
+            .collect();
+        program != "git"
+            && !does_not_run(argv, &[])
+            && (runner(program)
+                || ((COMMANDS.contains(&first_lower.as_str())
+                    || COMMANDS.contains(&program)
+                    || first_lower.starts_with("./"))
+                    && words.iter().any(|w| testy(w))))
     })
 }
 
@@ -590,5 +641,7 @@ mod tests {
         assert!(!is_test_command("rg test src"));
         assert!(is_test_command("npm run test:unit"));
         assert!(!is_test_command("cargo build"));
+        assert!(is_test_command("sudo -E time cargo test 2>&1 | tail"));
+        assert!(is_test_command("bash -lc 'cd api && npm test'"));
     }
 }

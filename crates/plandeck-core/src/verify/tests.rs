@@ -201,6 +201,79 @@ fn a_test_step_naming_no_command_uses_the_test_runs() {
 }
 
 #[test]
+fn a_command_printed_or_only_built_is_not_the_command_run() {
+    let plan =
+        "# Plan\n\n1. Run `cargo test`\n2. Write tests for the pager\n3. Run `npm run lint`\n";
+    let mut t = setup(plan);
+    // Printed, searched for, committed about, or built without running: none runs the tests.
+    for (i, cmd) in [
+        "echo \"cargo test\"",
+        "echo 'cargo test' && printf 'npm run lint'",
+        "grep -r 'cargo test' docs",
+        "git commit -m \"cargo test passes\"",
+        "cargo test --no-run",
+        "cargo test --help",
+        "cargo test -- --list",
+        "npx vitest --version",
+        "pytest --collect-only",
+        "cargo testing",
+        "npm run lint-fix",
+    ]
+    .iter()
+    .enumerate()
+    {
+        t.s.bash(300 + i as i64, cmd, 0);
+    }
+    let r = t.report();
+    assert_eq!(
+        statuses(&r),
+        vec![
+            StepStatus::Missing,
+            StepStatus::Missing,
+            StepStatus::Missing
+        ],
+        "{:#?}",
+        r.steps
+    );
+    assert_eq!(
+        r.tests
+            .iter()
+            .map(|x| x.command.as_str())
+            .collect::<Vec<_>>(),
+        Vec::<&str>::new(),
+        "counted as test runs"
+    );
+
+    // Run as commands (with arguments, after `cd`, through `sudo`/`bash -c`): done.
+    t.s.bash(
+        400,
+        "cd . && RUST_LOG=1 cargo test -p api 2>&1 | tail -5",
+        0,
+    );
+    t.s.bash(410, "bash -lc 'npm run lint -- --fix'", 0);
+    let r = t.report();
+    assert_eq!(
+        statuses(&r),
+        vec![StepStatus::Done, StepStatus::Done, StepStatus::Done],
+        "{:#?}",
+        r.steps
+    );
+    assert_eq!(r.tests.len(), 1, "{:#?}", r.tests);
+
+    // The same tool through a package runner is the same command.
+    let mut t = setup("# Plan\n\n1. Run `vitest run`\n2. Run `npx jest`\n");
+    t.s.bash(300, "npx vitest run src/a.test.ts", 0);
+    t.s.bash(310, "pnpm exec jest --ci", 0);
+    let r = t.report();
+    assert_eq!(
+        statuses(&r),
+        vec![StepStatus::Done, StepStatus::Done],
+        "{:#?}",
+        r.steps
+    );
+}
+
+#[test]
 fn nothing_before_the_approval_counts() {
     let mut t = setup(PLAN);
     // A command run while planning (before the approval) is not evidence.
