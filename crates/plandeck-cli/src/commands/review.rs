@@ -188,7 +188,7 @@ pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32,
 fn print_plan_outcome(
     outcome: &PlanOutcome,
     json: bool,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     if outcome.delivery == Some(review::Delivery::Failed) {
         return Err(IpcError::new(ErrorKind::Refused, outcome.message.clone()));

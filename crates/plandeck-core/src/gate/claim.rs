@@ -69,6 +69,15 @@ pub(crate) struct Claim {
     info: PathBuf,
 }
 
+impl Drop for Claim {
+    fn drop(&mut self) {
+        // Unlocked explicitly: a child process forked meanwhile (tmux, git: the window and the
+        // CLI start many) shares the open file until it execs, and would hold the lock a moment
+        // longer if it went only with the file.
+        let _ = self._lock.unlock();
+    }
+}
+
 impl Claim {
     /// Records who decided (kept after the claim is dropped, until the decision is withdrawn).
     pub fn record(&self, by: &str, decision: &GateDecision) -> Result<(), GateError> {
