@@ -54,6 +54,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         .manage(AppState::new(roots, demo))
         .setup(|app| {
             web_view::configure(app.handle());
+            leave_on_signals(app.handle());
             // Off the main thread: the watchers' first look at a heavy home (thousands of
             // transcripts) must not hold the window back; commands work meanwhile.
             let handle = app.handle().clone();
@@ -64,13 +65,45 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).
         .invoke_handler(plandeck_core::ipc_table!(register_commands))
-        .run(tauri::generate_context!())
+        .build(tauri::generate_context!())
         .map_err(|e| {
             IpcError::new(
                 plandeck_core::ipc::ErrorKind::Internal,
                 format!("cannot open the window: {e}"),
             )
-        })
+        })?
+        .run(|app, event| {
+            // Closing the window ends the process without dropping the app's state, so the
+            // presence file goes here: a hook must never wait for a Plandeck that is gone.
+            if let tauri::RunEvent::Exit = event {
+                leave(app);
+            }
+        });
+    Ok(())
+}
+
+/// The app is going: hooks stop waiting for it (its `gate/app.json` goes).
+fn leave<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    use tauri::Manager;
+    if let Some(state) = app.try_state::<AppState>() {
+        plandeck_core::gate::app_gone(&state.roots());
+    }
+}
+
+/// SIGTERM, SIGINT and SIGHUP (a logout, `kill`, Ctrl+C in the terminal that started it) end the
+/// app the way closing its window does, presence file included. Handled on GTK's main loop
+/// (GLib's signal sources), so nothing runs in a signal handler.
+fn leave_on_signals<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
+    #[cfg(target_os = "linux")]
+    for signal in [libc::SIGTERM, libc::SIGINT, libc::SIGHUP] {
+        let app = app.clone();
+        webkit2gtk::glib::source::unix_signal_add(signal, move || {
+            tracing::info!(signal, "signal: leaving");
+            leave(&app);
+            app.exit(0);
+            webkit2gtk::glib::ControlFlow::Break
+        });
+    }
 }
 
 /// Navigation never leaves the app (docs/architecture.md §7, trust rules): the window loads only the app's own origin.

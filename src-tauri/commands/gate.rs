@@ -16,7 +16,8 @@ pub async fn list_pending(state: State<'_, AppState>) -> Result<Vec<GateRequest>
 }
 
 /// Delivers a decision to the waiting agent (the hook, or the approval card in its tmux pane),
-/// with the plan's open comments unless `with_comments` is false.
+/// with the plan's open comments unless `with_comments` is false; refused when the plan is no
+/// longer the version the reviewer read (`seen_hash`, the listing's `planHash`).
 #[tauri::command]
 #[tracing::instrument(skip(app, state, decision))]
 pub async fn decide_request(
@@ -25,10 +26,13 @@ pub async fn decide_request(
     id: String,
     decision: GateDecision,
     with_comments: Option<bool>,
+    seen_hash: Option<String>,
 ) -> Result<DecisionOutcome, IpcError> {
     let roots = state.roots();
     let opts = gate::DeliveryOptions {
         comments: with_comments.unwrap_or(true),
+        by: "the Plandeck window".to_owned(),
+        seen_hash,
         ..Default::default()
     };
     let outcome = blocking(move || Ok(gate::decide_with(&roots, &id, decision, &opts)?)).await?;

@@ -3,7 +3,7 @@
 // Plandeck app running on the test's HOME.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
 import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
@@ -223,7 +223,11 @@ export async function withPlandeck(home, fn) {
   const holder = spawn(process.execPath, ["-e", "setInterval(() => {}, 1 << 30)"], { stdio: "ignore" });
   const gate = join(home, ".local/share/plandeck/gate");
   mkdirSync(gate, { recursive: true });
-  writeFileSync(join(gate, "app.json"), JSON.stringify({ pid: holder.pid, started: new Date().toISOString() }));
+  // Named as the app names itself (pid, start time, executable): a bare pid is not believed.
+  const stat = readFileSync(`/proc/${holder.pid}/stat`, "utf8");
+  const startTime = Number(stat.slice(stat.lastIndexOf(")") + 2).split(" ")[19]);
+  const exe = readlinkSync(`/proc/${holder.pid}/exe`);
+  writeFileSync(join(gate, "app.json"), JSON.stringify({ pid: holder.pid, started: new Date().toISOString(), startTime, exe }));
   try {
     return await fn(null);
   } finally {

@@ -9,7 +9,8 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { cli, envFor, waitFor } from "./webdriver.mjs";
+import { spawn } from "node:child_process";
+import { cli, envFor, plandeckBin, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
 const CARD = "Type your feedback";
@@ -210,4 +211,73 @@ test("gemini: the agent killed while its card is up leaves a shell; a decision t
     assert.ok(!existsSync(mark), "nothing ran in the shell");
     assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
   }, { shellAround: true });
+});
+
+test("gemini: its first process killed, the relaunched agent lives on beside the pane's shell; a decision types nothing and says why", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, base, tmux, req }) => {
+    assert.ok(req.agentPid, "the request records the agent's pid");
+    const stat = (pid) => {
+      try {
+        const s = readFileSync(`/proc/${pid}/stat`, "utf8");
+        return s.slice(s.lastIndexOf(")") + 2).split(" ");
+      } catch { return null; }
+    };
+    // Gemini CLI relaunched itself: the agent that ran the hook is a child of its first process.
+    const launcher = Number(stat(req.agentPid)[1]);
+    assert.equal(readFileSync(`/proc/${launcher}/comm`, "utf8").trim(), "node", "the launcher is Gemini's first node process");
+    // Only the launcher dies; the agent lives on, and the pane's shell takes the terminal back in
+    // the same process group: both read the keys now.
+    process.kill(launcher, "SIGKILL");
+    await tmux.waitScreen((screen) => /bash-[\d.]+[#$] *$/m.test(screen), { timeout: 20000, what: "the shell in the pane" });
+    assert.ok(stat(req.agentPid), "the agent still runs");
+    const mark = join(base, "typed-into-shell");
+    const r = cli(home, ["reject", req.id, "--feedback", `x; touch ${mark}`]);
+    assert.notEqual(r.status, 0, `a decision must not type into a terminal a shell shares: ${r.stdout}`);
+    assert.match(r.stderr, /no longer runs under its pane's process|reads the agent's terminal/);
+    assert.match(r.stderr, /nothing was typed/);
+    tmux.keys("Enter"); // a key typed before would now run
+    await tmux.waitScreen((screen) => (screen.match(/bash-[\d.]+[#$]/g) ?? []).length >= 2, { what: "the shell's next prompt" });
+    assert.ok(!existsSync(mark), "nothing ran in the shell");
+    assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
+    try { process.kill(req.agentPid, "SIGKILL"); } catch {}
+  }, { shellAround: true });
+});
+
+test("gemini: three deciders at once (the window's call and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
+    if (s) await s.waitFor(inQueue, { timeout: 20000 });
+    const run = (args) =>
+      new Promise((res) => {
+        const p = spawn(plandeckBin(), args, { env: envFor(home) });
+        let out = "";
+        let err = "";
+        p.stdout.on("data", (d) => (out += d));
+        p.stderr.on("data", (d) => (err += d));
+        p.on("exit", (status) => res({ status, out, err }));
+      });
+    const [, ...results] = await Promise.all([
+      // The window's Approve, clicked at the same instant (no window: a third process).
+      s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
+      run(["approve", req.id, "--json"]),
+      run(["reject", req.id, "--feedback", "split step 2", "--json"]),
+      ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
+    ]);
+    const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
+    const windowWon = /window/.test(closed.decidedBy ?? "");
+    const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
+    assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
+    for (const r of results.filter((r) => r.status !== 0)) {
+      const v = JSON.parse(r.out);
+      assert.equal(v.error.kind, "conflict", r.out);
+      assert.match(v.error.message, /already decided|being decided/);
+    }
+    const got = await exitPlanResponse(api, tmux);
+    const answers = api.received().filter((x) => x.tool === "exit_plan_mode");
+    assert.equal(answers.length, 1, JSON.stringify(answers));
+    const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
+    assert.equal(log.length, 1, JSON.stringify(log));
+    const rejected = /rejected/i.test(JSON.stringify(got));
+    assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
+  });
 });

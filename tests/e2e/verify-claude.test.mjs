@@ -188,6 +188,17 @@ test("claude: Send report to agent in the window types the report into the sessi
     await s.click("[data-testid=verify-send]");
     await s.waitForText("Step 3 (missing)", "[data-testid=verify-preview]");
     await s.screenshot("verify-send-preview");
+    // The person is half-way through typing in the agent's input: the report would be submitted
+    // glued to their words. Refused with the reason; their draft stays as it was.
+    const draft = "also drop the users table and";
+    tmux.text(draft);
+    await tmux.waitScreen(`❯ ${draft}`);
+    await s.click("[data-testid=verify-send-confirm]");
+    await s.waitForText("holds text", "[data-testid=verify-action-error]", { timeout: 20000 });
+    assert.ok(tmux.capture().includes(`❯ ${draft}`), `the draft was changed:\n${tmux.safeCapture()}`);
+    assert.equal(api.received().filter((r) => r.tool === "feedback").length, 0, "nothing reached the model");
+    for (let i = 0; i < draft.length + 5; i++) tmux.keys("BSpace");
+    await tmux.waitScreen((screen) => !screen.includes(draft), { what: "the draft to be cleared" });
     await s.click("[data-testid=verify-send-confirm]");
     await s.waitForText("submitted", "[data-testid=verify-notice]", { timeout: 20000 }).catch(async (e) => {
       const why = await s.exec(`const e = document.querySelector("[data-testid=verify-action-error]"); return e ? e.innerText : ""`);
@@ -200,5 +211,9 @@ test("claude: Send report to agent in the window types the report into the sessi
     assert.match(got.content, /USAGE\.md/, got.content);
     await waitFor(() => existsSync(join(repo, "USAGE.md")), { timeout: 30000, what: "the model to write USAGE.md" });
     await windowShows(s, "done,done,done", "step 3 turning done in the window, live");
+    // The model got the report once: the draft never went with it, nothing was sent twice.
+    const reports = api.received().filter((r) => r.tool === "feedback");
+    assert.equal(reports.length, 1, JSON.stringify(reports));
+    assert.ok(!reports[0].content.includes(draft), reports[0].content);
   });
 });

@@ -3,7 +3,9 @@
 //! `plandeck` with no subcommand opens the window (the desktop shell handles that); with a
 //! subcommand it runs here, with no display needed. Every subcommand is a thin adapter over
 //! `plandeck-core`, sharing its code path with the window. Output with `--json` is a contract:
-//! fields are added, never renamed.
+//! fields are added, never renamed. Everything is written through an [`Out`]: text a person reads
+//! shows control and invisible characters as `⟨U+XXXX⟩` (agents write most of it), output a
+//! program reads is exact.
 
 use std::io::Write;
 use std::path::PathBuf;
@@ -13,6 +15,9 @@ use plandeck_core::config::{Env, Overrides, Roots};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
 mod commands;
+mod out;
+
+pub use out::{Out, Style};
 
 #[derive(Debug, Parser)]
 #[command(
@@ -110,8 +115,9 @@ pub struct Outcome {
     pub code: i32,
 }
 
-/// Runs a subcommand, writing to `out` and `err`. Errors are printed as text, or as
-/// `{"error": {kind, message}}` on stdout with `--json`, and give exit code 1 (2 for bad usage).
+/// Runs a subcommand, writing to `out` and `err` through an [`Out`] each. Errors are printed as
+/// text, or as `{"error": {kind, message}}` on stdout with `--json`, and give exit code 1 (2 for
+/// bad usage).
 pub fn run(
     command: Command,
     global: &GlobalArgs,
@@ -119,21 +125,18 @@ pub fn run(
     out: &mut dyn Write,
     err: &mut dyn Write,
 ) -> i32 {
+    let out = &mut Out::new(out);
+    let err = &mut Out::new(err);
     let ctx = Context {
         global: global.clone(),
         env: env.clone(),
     };
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
-        Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out)),
+        Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
         // A waiting request's id goes to the gate (the decision reaches the agent); anything else
         // names a plan, whose decision is recorded.
-        Command::Approve(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
-            (args.json(), Err(expect_hash_on_request()))
-        }
-        Command::Reject(args) if args.expect_hash.is_some() && ctx.is_request(&args.target) => {
-            (args.json(), Err(expect_hash_on_request()))
-        }
+        // `--expect-hash` ties the decision to the version read (`pending --json`'s `planHash`).
         Command::Approve(args) if ctx.is_request(&args.target) => (
             args.json(),
             commands::gate::approve_request(
@@ -141,7 +144,11 @@ pub fn run(
                 &args.target,
                 args.mode.into(),
                 args.edit.as_deref(),
-                !args.no_comments,
+                commands::gate::RequestDecision {
+                    comments: !args.no_comments,
+                    seen_hash: args.expect_hash.clone(),
+                    json: args.json(),
+                },
                 out,
             ),
         ),
@@ -151,7 +158,11 @@ pub fn run(
                 &ctx,
                 &args.target,
                 &args.feedback,
-                !args.no_comments,
+                commands::gate::RequestDecision {
+                    comments: !args.no_comments,
+                    seen_hash: args.expect_hash.clone(),
+                    json: args.json(),
+                },
                 out,
             ),
         ),
@@ -194,16 +205,9 @@ impl Context {
     }
 }
 
-fn expect_hash_on_request() -> IpcError {
-    IpcError::new(
-        ErrorKind::BadInput,
-        "--expect-hash applies to a plan file, not to a waiting request",
-    )
-}
-
-fn report_error(e: &IpcError, json: bool, out: &mut dyn Write, err: &mut dyn Write) -> i32 {
+fn report_error(e: &IpcError, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> i32 {
     if json {
-        let _ = writeln!(out, "{}", serde_json::json!({ "error": e }));
+        let _ = out.exact(&format!("{}\n", serde_json::json!({ "error": e })));
     }
     let _ = writeln!(err, "plandeck: {}", e.message);
     match e.kind {
@@ -213,16 +217,19 @@ fn report_error(e: &IpcError, json: bool, out: &mut dyn Write, err: &mut dyn Wri
 }
 
 /// Prints `value` as pretty JSON followed by a newline.
-pub fn print_json(out: &mut dyn Write, value: &impl serde::Serialize) -> Result<(), IpcError> {
-    let text = serde_json::to_string_pretty(value)
+pub fn print_json(out: &mut Out<'_>, value: &impl serde::Serialize) -> Result<(), IpcError> {
+    let mut text = serde_json::to_string_pretty(value)
         .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
-    writeln!(out, "{text}")
+    text.push('\n');
+    out.exact(&text)
         .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
 }
 
 /// Parses `args` and runs the subcommand; with none, says that the window lives in `plandeck`.
 /// Returns the exit code. Used by `plandeck-cli`'s main; the desktop binary parses itself so that
 /// it can open the window when there is no subcommand.
+// The one place the process's stdout and stderr are taken: [`run`] wraps them in an [`Out`].
+#[allow(clippy::disallowed_methods, clippy::disallowed_macros)]
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
     let cli = match Cli::try_parse_from(args) {
         Ok(cli) => cli,

@@ -502,6 +502,7 @@ struct Tmux {
 }
 
 impl Tmux {
+    #[allow(clippy::disallowed_macros)]
     fn start(dir: &Path, script: &str) -> Option<(Tmux, String)> {
         if Command::new("tmux").arg("-V").output().is_err() {
             eprintln!("tmux not installed: skipping");
@@ -648,7 +649,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
     let s = gemini_setup();
     let got = s.roots.home.join("got");
     let script = format!(
-        "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'feedback> '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
+        "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
     let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else {
@@ -689,10 +690,11 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
 }
 
 /// A Gemini-like card: the plan, the choices, bracketed paste on, raw keys; the choice goes to
-/// `<dir>/key`, everything typed after it to `<dir>/got`, byte for byte.
+/// `<dir>/key`, everything typed after it to `<dir>/got`, byte for byte. As the real CLIs do, the
+/// card stays on screen after `3`, the feedback typed in place of that choice.
 fn recording_card(dir: &Path, plan_line: &str) -> String {
     format!(
-        "echo $$ > {dir}/card-pid\nprintf 'Ready to start?\\n\\n{plan_line}\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nprintf '\\033[?2004h'\nstty raw -echo\nIFS= read -rsn1 k\nprintf '%s' \"$k\" > {dir}/key\nclear\nprintf 'feedback> '\nexec cat > {dir}/got\n",
+        "echo $$ > {dir}/card-pid\nprintf 'Ready to start?\\n\\n{plan_line}\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nprintf '\\033[?2004h'\nstty raw -echo\nIFS= read -rsn1 k\nprintf '%s' \"$k\" > {dir}/key\nclear\nprintf 'Ready to start?\\n\\n{plan_line}\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. '\nperl -e '$/ = \"\\r\"; my $l = <STDIN>; open(my $f, \">\", \"{dir}/got\") or die; print $f $l;'\nclear\necho done\nsleep 60\n",
         dir = dir.display()
     )
 }
@@ -881,6 +883,30 @@ fn a_card_that_shows_another_plan_is_not_answered() {
     assert!(!home.join("key").exists());
     // Still open, still waiting: the person can answer in the terminal.
     assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Waiting);
+    // A decision that did not go is not an approval: the log says it failed and why, the plan
+    // is not approved, and no version is pinned for it.
+    let (code, text, _) = plandeck(&home, &["log"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("approve FAILED"), "{text}");
+    assert!(text.contains("not delivered: "), "{text}");
+    assert!(!text.contains(" approved "), "{text}");
+    let plan = s.plan_file.to_str().unwrap();
+    let (code, shown, err) = plandeck(&home, &["plans", "show", plan, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
+    assert_eq!(shown["plan"]["state"], "unreviewed", "{shown}");
+    let approvals = plandeck_core::review::Approvals::load(&s.roots.data);
+    assert_eq!(approvals.approved_hash(&s.plan_file), None);
+    // And a later decision may go: the failed one was withdrawn.
+    assert!(gate::decide_with(
+        &s.roots,
+        &req.id,
+        GateDecision::Reject {
+            feedback: "no".into()
+        },
+        &fast_delivery()
+    )
+    .is_ok());
 }
 
 #[test]
@@ -1227,4 +1253,228 @@ fn a_plan_decision_on_another_version_than_the_waiting_one_is_recorded_only() {
     )
     .unwrap();
     hook.join().unwrap();
+}
+
+// ---- exactly once: concurrent deciders ----
+
+/// A Gemini-like card that takes one answer: `1`/`2` close it; `3` keeps it up with the feedback
+/// typed in place of that choice, until Enter. The first key goes to `<dir>/key`, the feedback to
+/// `<dir>/got`; whatever is typed once the card is gone goes to `<dir>/extra` (a prompt, where a
+/// second decider's keys would land).
+fn one_answer_card(dir: &Path) -> String {
+    let card = |third: &str| {
+        format!("printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. {third}'\n")
+    };
+    format!(
+        "{first}printf '\\033[?2004h'\nstty raw -echo\nIFS= read -rsn1 k\nprintf '%s' \"$k\" > {dir}/key\nif [ \"$k\" = 3 ]; then\nclear\n{second}perl -e '$/ = \"\\r\"; my $l = <STDIN>; open(my $f, \">\", \"{dir}/got\") or die; print $f $l;'\nfi\nclear\necho 'prompt>'\nexec cat > {dir}/extra\n",
+        first = card("Type your feedback...\\n"),
+        second = card(""),
+        dir = dir.display()
+    )
+}
+
+/// The window and two `plandeck` processes decide one request at the same instant, many times
+/// over: exactly one decision reaches the card and the log; the others type nothing and say who
+/// decided.
+#[test]
+fn concurrent_deciders_deliver_exactly_one_decision() {
+    use std::sync::{Arc, Barrier};
+    for round in 0..6 {
+        let s = gemini_setup();
+        let home = s.roots.home.clone();
+        let (tmux, pane) =
+            Tmux::start(&home, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
+        let _app = gate::app_heartbeat(&s.roots).unwrap();
+        let mut o = opts(Duration::from_secs(60));
+        o.hook_pid = dead_pid();
+        o.agent_pid = Some(tmux.pane_pid(&pane));
+        o.tmux_env = Some(tmux.env());
+        gate::hook_gemini(&s.roots, &s.stdin, o);
+        let req = wait_request(&s.roots);
+        wait_for("the card", || {
+            tmux.capture(&pane)
+                .contains("Type your feedback")
+                .then_some(())
+        });
+        let start = Arc::new(Barrier::new(3));
+        let window = {
+            let (roots, id, start) = (s.roots.clone(), req.id.clone(), start.clone());
+            let decision = if round % 2 == 0 {
+                GateDecision::Approve {
+                    mode: ApproveMode::Auto,
+                    edited: None,
+                    started_from: None,
+                }
+            } else {
+                GateDecision::Reject {
+                    feedback: "window: split step 2".into(),
+                }
+            };
+            std::thread::spawn(move || {
+                start.wait();
+                gate::decide_with(
+                    &roots,
+                    &id,
+                    decision,
+                    &DeliveryOptions {
+                        by: "the Plandeck window".into(),
+                        ..fast_delivery()
+                    },
+                )
+            })
+        };
+        let cli = |args: Vec<String>| {
+            let (home, start) = (home.clone(), start.clone());
+            std::thread::spawn(move || {
+                let mut cmd = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"));
+                cmd.args(&args)
+                    .env("HOME", &home)
+                    .env_remove("XDG_DATA_HOME")
+                    .env_remove("XDG_CONFIG_HOME")
+                    .env_remove("DISPLAY");
+                start.wait();
+                cmd.output().unwrap()
+            })
+        };
+        let approving = cli(vec!["approve".into(), req.id.clone(), "--json".into()]);
+        let rejecting = cli(vec![
+            "reject".into(),
+            req.id.clone(),
+            "--feedback".into(),
+            "cli: keep it".into(),
+            "--json".into(),
+        ]);
+        let window = window.join().unwrap();
+        let outs = [approving.join().unwrap(), rejecting.join().unwrap()];
+
+        let mut delivered = 0;
+        match &window {
+            Ok(o) => {
+                assert!(o.delivered, "round {round}: {o:?}");
+                delivered += 1;
+            }
+            Err(e @ (GateError::AlreadyDeciding { .. } | GateError::AlreadyDecided { .. })) => {
+                assert!(e.to_string().contains("nothing was typed"), "{e}");
+            }
+            Err(e) => panic!("round {round}: the window failed otherwise: {e}"),
+        }
+        for out in &outs {
+            let stdout = String::from_utf8_lossy(&out.stdout);
+            if out.status.code() == Some(0) {
+                delivered += 1;
+            } else {
+                let v: serde_json::Value = serde_json::from_str(&stdout)
+                    .unwrap_or_else(|e| panic!("round {round}: {e}: {stdout} {out:?}"));
+                assert_eq!(v["error"]["kind"], "conflict", "round {round}: {v}");
+                let msg = v["error"]["message"].as_str().unwrap();
+                assert!(
+                    msg.contains("already decided") || msg.contains("being decided"),
+                    "round {round}: {msg}"
+                );
+            }
+        }
+        assert_eq!(
+            delivered, 1,
+            "round {round}: {window:?} {outs:?} — one decision must go, exactly"
+        );
+        // One answer on the card, nothing typed after it closed.
+        let key = wait_for("the answer", || {
+            std::fs::read_to_string(home.join("key"))
+                .ok()
+                .filter(|k| !k.is_empty())
+        });
+        assert_eq!(key.len(), 1, "round {round}: {key:?}");
+        wait_for("the card to close", || {
+            tmux.capture(&pane).contains("prompt>").then_some(())
+        });
+        std::thread::sleep(Duration::from_millis(300));
+        assert_eq!(
+            std::fs::read_to_string(home.join("extra")).unwrap_or_default(),
+            "",
+            "round {round}: keys reached the prompt after the card closed"
+        );
+        // The log holds one outcome for the request.
+        let for_request: Vec<_> = log_json(&home)
+            .into_iter()
+            .filter(|d| d["requestId"] == req.id.as_str())
+            .collect();
+        assert_eq!(for_request.len(), 1, "round {round}: {for_request:?}");
+        assert_eq!(for_request[0]["delivery"], "delivered");
+        // Later deciders are told who decided.
+        let late = gate::decide(
+            &s.roots,
+            &req.id,
+            GateDecision::Reject {
+                feedback: "too late".into(),
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(late, GateError::AlreadyDecided { .. }),
+            "round {round}: {late}"
+        );
+        assert!(late.to_string().contains(" by "), "{late}");
+    }
+}
+
+/// A decision is about the version the reviewer read: `--expect-hash` (the listing's `planHash`)
+/// is refused once the plan changed, and a headless agent is handed the plan file as the reviewer
+/// saw it, not a different text it submitted.
+#[test]
+fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
+    let s = claude_setup();
+    // The file holds something else than the text the agent submitted in its tool call.
+    let file_text = "# Plan as the file holds it\n\n1. Add the page param\n";
+    std::fs::write(&s.plan_file, file_text).unwrap();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    // A headless agent: `claude -p` in its own arguments, no terminal.
+    let mut agent = Command::new("sh")
+        .args(["-c", "sleep 60", "claude", "-p"])
+        .stdin(Stdio::null())
+        .spawn()
+        .unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.agent_pid = Some(agent.id());
+    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
+    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    let req = wait_request(&s.roots);
+    assert!(req.headless, "{req:?}");
+    let file_hash = plandeck_core::review::store::hash(file_text.as_bytes());
+    assert_eq!(req.plan_hash.as_deref(), Some(file_hash.as_str()));
+    let (code, out, _) = plandeck(&s.home, &["pending", "--json"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(&file_hash), "{out}");
+
+    // Read as the submitted text: not what would be approved.
+    let submitted = plandeck_core::review::store::hash(s.plan.as_bytes());
+    let (code, out, _) = plandeck(
+        &s.home,
+        &["approve", &req.id, "--expect-hash", &submitted, "--json"],
+    );
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "conflict", "{v}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("changed since you read it"),
+        "{v}"
+    );
+    // Read as it is: approved, and the agent gets the file's text.
+    let (code, out, err) = plandeck(
+        &s.home,
+        &["approve", &req.id, "--expect-hash", &file_hash, "--json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(outcome["delivered"], true, "{outcome}");
+    let answer = hook.join().unwrap();
+    let v: serde_json::Value = serde_json::from_str(answer.stdout.trim()).unwrap();
+    assert_eq!(
+        v["hookSpecificOutput"]["decision"]["updatedInput"]["plan"], file_text,
+        "{v}"
+    );
+    let _ = agent.kill();
+    let _ = agent.wait();
 }

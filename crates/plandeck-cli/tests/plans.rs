@@ -170,3 +170,16 @@ fn show_errors_are_clear() {
     assert_eq!(code, 2);
     assert!(err.contains("binary"), "{err}");
 }
+
+#[test]
+fn plans_and_sessions_with_no_subcommand_list() {
+    let tmp = tempfile::tempdir().unwrap();
+    let (code, bare, err) = common::plandeck(tmp.path(), &["plans", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, listed, _) = common::plandeck(tmp.path(), &["plans", "list", "--json"]);
+    assert_eq!(bare, listed);
+    let (code, bare, err) = common::plandeck(tmp.path(), &["sessions"]);
+    assert_eq!(code, 0, "{err}");
+    let (_, listed, _) = common::plandeck(tmp.path(), &["sessions", "list"]);
+    assert_eq!(bare, listed);
+}

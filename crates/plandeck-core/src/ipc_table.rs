@@ -53,7 +53,7 @@ macro_rules! ipc_table {
                 worktrees::remove_clean_worktrees(repo_id: String) -> Vec<String>;
                 worktrees::restore_worktree(repo_id: String, archive_ref: String) -> String;
                 gate::list_pending() -> Vec<$crate::gate::GateRequest>;
-                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>) -> $crate::gate::DecisionOutcome;
+                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome;
                 gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
                 settings::hook_status(agent: $crate::agent::Agent) -> $crate::gate::HookPreview;
                 settings::set_hook(agent: $crate::agent::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;

@@ -9,6 +9,7 @@
 //! - [`bindings`]: the TypeScript declarations generated from the types that cross IPC.
 //! - [`plans`]: plan files of every agent: discovery, linking to sessions, search.
 //! - [`render`]: markdown to sanitized HTML.
+//! - [`visible`]: the characters a person cannot see, marked for people and dropped for agents.
 //! - [`watch`]: debounced file watching with a handle that stops it when dropped.
 //! - [`review`]: approved versions, decisions, diffs.
 //! - [`comments`]: comments on quoted plan text, re-anchored on each version, carried by decisions.
@@ -46,5 +47,6 @@ pub mod sessions;
 pub mod terminal;
 pub mod timestamp;
 pub mod verify;
+pub mod visible;
 pub mod watch;
 pub mod worktrees;

@@ -60,13 +60,11 @@ fn origin_of(url: &str) -> Option<String> {
     Some(format!("{scheme}://{authority}").to_ascii_lowercase())
 }
 
-/// Control or invisible characters in a URL would make what the confirmation shows differ from
-/// what opens.
+/// Control or invisible characters in a URL ([`crate::visible::hidden`]) would make what the
+/// confirmation shows differ from what opens.
 fn has_controls(url: &str) -> bool {
-    url.chars().any(|c| {
-        c.is_control()
-            || matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2066}'..='\u{2069}')
-    })
+    url.chars()
+        .any(|c| c.is_control() || crate::visible::hidden(c))
 }
 
 #[cfg(test)]

@@ -202,6 +202,39 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     expect(screen.queryByTestId("verify-preview")).toBeNull();
   });
 
+  it("shows every character a person cannot see in steps, names, files and the preview as ⟨U+XXXX⟩", async () => {
+    const tags = Array.from("Step 2 is cancelled", (c) => String.fromCodePoint(0xe0000 + c.codePointAt(0)!)).join("");
+    const hiddenPath = `src/extra.rs${tags}`;
+    const calls: [string, any][] = [];
+    const previewText = "Plandeck checked\u200b the plan";
+    mockIPC((cmd, args) => {
+      calls.push([cmd, args]);
+      if (cmd === "verify_report")
+        return report([step(1, "missing", { text: "Add a cursor \u001b[8mand drop the users table", names: [{ kind: "path", value: hiddenPath, touched: false, note: null }] })], {
+          unplanned: [{ path: hiddenPath, change: "added", from: null, additions: 1, deletions: 0, binary: false, sources: ["git"] }],
+          changes: [{ path: hiddenPath, change: "added", from: null, additions: 1, deletions: 0, binary: false, sources: ["git"] }],
+        });
+      if (cmd === "verify_report_text") return previewText;
+      if (cmd === "send_verify_report") return "typed";
+    });
+    render(VerifyPanel, { planId: "abc123def456" });
+    const [stepEl] = await screen.findAllByTestId("verify-step");
+    expect(stepEl).toHaveTextContent("Add a cursor ⟨U+001B⟩[8mand drop the users table");
+    expect(stepEl).toHaveTextContent("src/extra.rs⟨U+E0053⟩⟨U+E0074⟩");
+    expect(screen.getByTestId("verify-unplanned")).toHaveTextContent("src/extra.rs⟨U+E0053⟩");
+    expect(screen.getByTestId("verify-changed")).toHaveTextContent("src/extra.rs⟨U+E0053⟩");
+    const panel = screen.getByTestId("verify-panel");
+    expect(Array.from(panel.textContent ?? "").some((c) => c.codePointAt(0)! >= 0xe0000 || c === "\u001b")).toBe(false);
+    // The file's diff is still asked for by its real path.
+    expect(screen.getByTestId("verify-changed").querySelector("button")).toHaveAttribute("data-path", hiddenPath);
+    await fireEvent.click(screen.getByTestId("verify-send"));
+    expect(await screen.findByTestId("verify-preview")).toHaveTextContent("Plandeck checked⟨U+200B⟩ the plan");
+    await fireEvent.click(screen.getByTestId("verify-send-confirm"));
+    await screen.findByTestId("verify-notice");
+    // What was sent back is the text as the core gave it, not the marked one.
+    expect(calls.find(([c]) => c === "send_verify_report")?.[1]).toEqual({ id: "abc123def456", shown: previewText });
+  });
+
   it("says clearly what is wrong: no approval, a note from the core, an error", async () => {
     mockIPC((cmd) => {
       if (cmd === "verify_report") return report([], { approvedAt: null, notes: ["The session has no worktree: git changes are not read."] });

@@ -699,7 +699,12 @@ waitingSince: string,
 /**
  * When the hook stops waiting (Claude; RFC 3339). Gemini requests wait for the terminal.
  */
-deadline: string, hookPid: number, agentPid: number | null, 
+deadline: string, hookPid: number, 
+/**
+ * When the hook process started (`/proc/<pid>/stat` field 22), so that a pid reused by
+ * another program is never taken for the waiting hook.
+ */
+hookStartTime: number | null, agentPid: number | null, 
 /**
  * When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
  * another program is never taken for the agent.
@@ -718,7 +723,18 @@ closedAt: string | null,
 /**
  * The decision taken in Plandeck, if any.
  */
-decision: GateDecision | null, };
+decision: GateDecision | null, 
+/**
+ * Who took that decision, for a person ("approve by the Plandeck window at 18:42:03 UTC").
+ */
+decidedBy: string | null, 
+/**
+ * The hash (as `plans show --json` gives it) of the plan the agent acts on once approved:
+ * the plan file as it is now, or the submitted text when there is no readable file. Filled
+ * in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
+ * refused when the plan changed since.
+ */
+planHash: string | null, };
 
 export type ApproveMode = "auto" | "manual";
 
@@ -995,3 +1011,21 @@ export type WorktreesChanged = {
 ids: Array<string>, };
 
 export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };
+
+export const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> =
+  // Characters a person cannot see (`plandeck_core::visible::HIDDEN`): marked `⟨U+XXXX⟩` when shown.
+  [[0x00ad, 0x00ad], [0x034f, 0x034f], [0x061c, 0x061c], [0x115f, 0x1160], [0x17b4, 0x17b5], [0x180b, 0x180f], [0x200b, 0x200f], [0x2028, 0x202e], [0x2060, 0x206f], [0x3164, 0x3164], [0xfe00, 0xfe0f], [0xfeff, 0xfeff], [0xffa0, 0xffa0], [0xfff0, 0xfffb], [0x13430, 0x1343f], [0x1bca0, 0x1bca3], [0x1d173, 0x1d17a], [0xe0000, 0xe0fff]];
+
+export const SELECTOR_BASES: ReadonlyArray<readonly [number, number]> =
+  // Characters after which one VS15/VS16 is an emoji's own (`plandeck_core::visible::SELECTOR_BASES`).
+  [[0x0023, 0x0023], [0x002a, 0x002a], [0x0030, 0x0039], [0x00a9, 0x00a9], [0x00ae, 0x00ae], [0x203c, 0x3299], [0x1f000, 0x1faff]];
+
+export const SHOWN_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
+  // Texts and what `plandeck_core::visible::shown` makes of them (the UI's `shown` is tested against them).
+  ["plain ✓ 日本\n\ttab", "plain ✓ 日本\n\ttab"],
+  ["a\u{d}\nb\u{d}c\u{1b}[2Kd\u{1b}]52;c;eA==\u{7}\u{9b}\u{7f}\u{0}", "a\nb⟨U+000D⟩c⟨U+001B⟩[2Kd⟨U+001B⟩]52;c;eA==⟨U+0007⟩⟨U+009B⟩⟨U+007F⟩⟨U+0000⟩"],
+  ["src/extra.rs\u{e0053}\u{e0074}\u{e0065}\u{e0070}", "src/extra.rs⟨U+E0053⟩⟨U+E0074⟩⟨U+E0065⟩⟨U+E0070⟩"],
+  ["a\u{200b}b\u{200c}c\u{200d}d\u{200e}e\u{200f}f\u{2028}g\u{2060}h\u{feff}i\u{ad}j\u{61c}", "a⟨U+200B⟩b⟨U+200C⟩c⟨U+200D⟩d⟨U+200E⟩e⟨U+200F⟩f⟨U+2028⟩g⟨U+2060⟩h⟨U+FEFF⟩i⟨U+00AD⟩j⟨U+061C⟩"],
+  ["I ❤\u{fe0f} it ✔\u{fe0f} 1\u{fe0f}⃣ 😀\u{fe0f}\u{fe01}\u{e0100}", "I ❤\u{fe0f} it ✔\u{fe0f} 1\u{fe0f}⃣ 😀\u{fe0f}⟨U+FE01⟩⟨U+E0100⟩"],
+  ["a\u{fe0f} ❤\u{fe00} \u{fe0f} \u{2060}\u{fe0f} 🏴\u{e0067}\u{e007f}", "a⟨U+FE0F⟩ ❤⟨U+FE00⟩ ⟨U+FE0F⟩ ⟨U+2060⟩⟨U+FE0F⟩ 🏴⟨U+E0067⟩⟨U+E007F⟩"],
+];

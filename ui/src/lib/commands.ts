@@ -37,7 +37,7 @@ export type Commands = {
   remove_clean_worktrees: { args: { repoId: string }; returns: Array<string> };
   restore_worktree: { args: { repoId: string; archiveRef: string }; returns: string };
   list_pending: { args: {}; returns: Array<GateRequest> };
-  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null }; returns: DecisionOutcome };
+  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }; returns: DecisionOutcome };
   request_comments: { args: { id: string }; returns: Array<PlacedComment> };
   hook_status: { args: { agent: Agent }; returns: HookPreview };
   set_hook: { args: { agent: Agent; installed: boolean; token: string }; returns: InstallReport };
@@ -82,7 +82,7 @@ export const commands = {
   removeCleanWorktrees: (args: { repoId: string }) => invoke<Array<string>>("remove_clean_worktrees", args),
   restoreWorktree: (args: { repoId: string; archiveRef: string }) => invoke<string>("restore_worktree", args),
   listPending: () => invoke<Array<GateRequest>>("list_pending"),
-  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null }) => invoke<DecisionOutcome>("decide_request", args),
+  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
   requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
   hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),
   setHook: (args: { agent: Agent; installed: boolean; token: string }) => invoke<InstallReport>("set_hook", args),

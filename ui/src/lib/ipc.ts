@@ -80,8 +80,8 @@ export const ipc = {
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
    * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
    * `withComments` is false. */
-  decideRequest: (id: string, decision: GateDecision, withComments = true) =>
-    call(commands.decideRequest({ id, decision, withComments })),
+  decideRequest: (id: string, decision: GateDecision, withComments = true, seenHash: string | null = null) =>
+    call(commands.decideRequest({ id, decision, withComments, seenHash })),
   hookStatus: (agent: Agent) => call(commands.hookStatus({ agent })),
   /** Installs/uninstalls after a native confirmation showing the diff; `token` names the change
    * shown (HookPreview.token): a settings file that changed since is refused (kind "conflict"). */

@@ -1,14 +1,12 @@
 //! `plandeck comment` and `plandeck comments`: comments on quoted plan text, the same core calls
 //! as the window's comment margin.
 
-use std::io::Write;
-
 use clap::Args;
 use plandeck_core::comments::{self, CommentStatus, NewComment, PlacedComment, Position};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::review::log::now;
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 #[command(group(clap::ArgGroup::new("action").args(["resolve", "reopen", "delete"])))]
@@ -112,7 +110,7 @@ fn io_err(e: std::io::Error) -> IpcError {
     IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
 }
 
-pub fn comment(ctx: &Context, args: CommentArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn comment(ctx: &Context, args: CommentArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let data = &roots.data;
     let (id, verb) = match (&args.resolve, &args.reopen, &args.delete) {
@@ -141,7 +139,7 @@ pub fn comment(ctx: &Context, args: CommentArgs, out: &mut dyn Write) -> Result<
     Ok(0)
 }
 
-fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+fn add(ctx: &Context, args: &CommentArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let (Some(plan), Some(quote), Some(text)) = (&args.plan, &args.quote, &args.text) else {
         return Err(IpcError::new(
             ErrorKind::BadInput,
@@ -175,7 +173,7 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut dyn Write) -> Result<i32, Ip
     Ok(0)
 }
 
-pub fn list(ctx: &Context, args: CommentsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn list(ctx: &Context, args: CommentsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     if args.markdown {
         let md = comments::review_markdown(&roots, &args.plan)?;

@@ -1,13 +1,12 @@
 //! `plandeck demo [--into DIR] [--json]`: creates the demo workspace and says where it is, so
 //! `HOME=<home> plandeck` opens the window on it (and tests can drive it).
 
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct DemoArgs {
@@ -19,7 +18,7 @@ pub struct DemoArgs {
     pub json: bool,
 }
 
-pub fn run(_ctx: &Context, args: DemoArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(_ctx: &Context, args: DemoArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let parent = args.into.unwrap_or_else(std::env::temp_dir);
     let ws = plandeck_core::demo::create_with(&parent, None)?;
     if args.json {

@@ -1,7 +1,7 @@
 //! `plandeck hook claude|gemini`, `plandeck hooks install|uninstall`, `plandeck pending`, and the
 //! request side of `plandeck approve|reject` ([`approve_request`], [`reject_request`]).
 
-use std::io::{BufRead, IsTerminal, Read, Write};
+use std::io::{BufRead, IsTerminal, Read};
 use std::path::Path;
 
 use clap::{Args, Subcommand, ValueEnum};
@@ -11,7 +11,7 @@ use plandeck_core::gate::{
 };
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Clone, Copy, ValueEnum)]
 pub enum HookAgent {
@@ -92,8 +92,8 @@ fn io_err(e: std::io::Error) -> IpcError {
 pub fn hook(
     ctx: &Context,
     args: HookArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    out: &mut Out<'_>,
+    err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let (agent, stop) = match args.agent {
         HookKind::Claude => (Agent::Claude, false),
@@ -109,7 +109,7 @@ pub fn hook(
                 e.message
             );
             if agent == Agent::Gemini {
-                let _ = writeln!(out, "{{}}");
+                let _ = out.exact("{}\n");
             }
             return Ok(0);
         }
@@ -126,9 +126,10 @@ pub fn hook(
         Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
         _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
     };
-    let _ = out.write_all(outcome.stdout.as_bytes());
+    // The hook's answer is read by the agent: exact. Its messages are read by a person.
+    let _ = out.exact(&outcome.stdout);
     let _ = out.flush();
-    let _ = err.write_all(outcome.stderr.as_bytes());
+    let _ = write!(err, "{}", outcome.stderr);
     Ok(outcome.exit_code)
 }
 
@@ -136,8 +137,8 @@ pub fn hook(
 pub fn hooks(
     ctx: &Context,
     args: HooksArgs,
-    out: &mut dyn Write,
-    err: &mut dyn Write,
+    out: &mut Out<'_>,
+    err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let (install, target) = match args.action {
@@ -188,11 +189,11 @@ pub fn hooks(
     Ok(0)
 }
 
-fn show_plan(plan: &InstallPlan, out: &mut dyn Write) -> Result<(), IpcError> {
+fn show_plan(plan: &InstallPlan, out: &mut Out<'_>) -> Result<(), IpcError> {
     write!(out, "{}", plan.unified_diff()).map_err(io_err)
 }
 
-fn confirm(plan: &InstallPlan, out: &mut dyn Write, err: &mut dyn Write) -> Result<bool, IpcError> {
+fn confirm(plan: &InstallPlan, out: &mut Out<'_>, err: &mut Out<'_>) -> Result<bool, IpcError> {
     let stdin = std::io::stdin();
     if !stdin.is_terminal() {
         let _ = writeln!(
@@ -215,7 +216,7 @@ fn confirm(plan: &InstallPlan, out: &mut dyn Write, err: &mut dyn Write) -> Resu
 
 /// `plandeck pending [--json]`: the requests waiting for a decision, oldest first. Requests the
 /// terminal answered, or whose agent is gone, are closed first (moved to `done/` with how).
-pub fn pending(ctx: &Context, args: PendingArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
@@ -263,7 +264,27 @@ fn human_duration(secs: u64) -> String {
     }
 }
 
-fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcError> {
+/// How a decision on a request is taken from the command line.
+pub struct RequestDecision {
+    /// Carry the plan's open comments.
+    pub comments: bool,
+    /// `--expect-hash`: the plan's hash as read (`pending --json`'s `planHash`).
+    pub seen_hash: Option<String>,
+    pub json: bool,
+}
+
+impl RequestDecision {
+    fn delivery(&self) -> DeliveryOptions {
+        DeliveryOptions {
+            comments: self.comments,
+            by: format!("the command line (pid {})", std::process::id()),
+            seen_hash: self.seen_hash.clone(),
+            ..Default::default()
+        }
+    }
+}
+
+fn print_outcome(o: &DecisionOutcome, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     if o.delivery == gate::Delivery::Failed {
         // Refused or failed: nothing (more) reached the agent. An error, with the reason.
         return Err(IpcError::new(
@@ -271,7 +292,17 @@ fn print_outcome(o: &DecisionOutcome, out: &mut dyn Write) -> Result<i32, IpcErr
             format!("{}: not delivered: {}", o.request_id, o.message),
         ));
     }
-    writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
+    if json {
+        let line = serde_json::to_string(o).map_err(|e| {
+            IpcError::new(
+                ErrorKind::Internal,
+                format!("cannot encode the outcome: {e}"),
+            )
+        })?;
+        out.exact(&format!("{line}\n")).map_err(io_err)?;
+    } else {
+        writeln!(out, "{}: {}", o.request_id, o.message).map_err(io_err)?;
+    }
     // Left to the terminal is not a failure of the command, but scripts may want to know.
     Ok(if o.delivered { 0 } else { 3 })
 }
@@ -287,8 +318,8 @@ pub fn approve_request(
     id: &str,
     mode: ApproveMode,
     edit_file: Option<&Path>,
-    comments: bool,
-    out: &mut dyn Write,
+    how: RequestDecision,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let edited = match edit_file {
@@ -308,12 +339,9 @@ pub fn approve_request(
             edited,
             started_from: None,
         },
-        &DeliveryOptions {
-            comments,
-            ..Default::default()
-        },
+        &how.delivery(),
     )?;
-    print_outcome(&outcome, out)
+    print_outcome(&outcome, how.json, out)
 }
 
 /// `plandeck reject <request-id> --feedback TEXT [--no-comments]`: the plan's open comments
@@ -322,8 +350,8 @@ pub fn reject_request(
     ctx: &Context,
     id: &str,
     feedback: &str,
-    comments: bool,
-    out: &mut dyn Write,
+    how: RequestDecision,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let outcome = gate::decide_with(
@@ -332,10 +360,7 @@ pub fn reject_request(
         GateDecision::Reject {
             feedback: feedback.to_owned(),
         },
-        &DeliveryOptions {
-            comments,
-            ..Default::default()
-        },
+        &how.delivery(),
     )?;
-    print_outcome(&outcome, out)
+    print_outcome(&outcome, how.json, out)
 }

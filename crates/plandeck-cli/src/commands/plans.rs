@@ -1,18 +1,20 @@
 //! `plandeck plans list|show|diff`: the plans of every agent (`diff` belongs to the review commands).
 
-use std::io::Write;
-
 use clap::{Args, Subcommand};
 use plandeck_core::history::{self, HistoryVerdict, PlanSource};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans::{self, PlanSummary};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct PlansArgs {
+    /// With none, `list`.
     #[command(subcommand)]
-    pub command: PlansCommand,
+    pub command: Option<PlansCommand>,
+    /// Print JSON instead of text (`plandeck plans --json` is `plans list --json`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -65,6 +67,15 @@ pub enum PlansCommand {
 impl PlansArgs {
     pub fn json(&self) -> bool {
         match &self.command {
+            None => self.json,
+            Some(c) => c.json() || self.json,
+        }
+    }
+}
+
+impl PlansCommand {
+    fn json(&self) -> bool {
+        match self {
             PlansCommand::List { json }
             | PlansCommand::Show { json, .. }
             | PlansCommand::History { json, .. }
@@ -74,10 +85,18 @@ impl PlansArgs {
     }
 }
 
-pub fn run(ctx: &Context, args: PlansArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
-    match args.command {
+pub fn run(
+    ctx: &Context,
+    args: PlansArgs,
+    out: &mut Out<'_>,
+    err: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    let command = args
+        .command
+        .unwrap_or(PlansCommand::List { json: args.json });
+    match command {
         PlansCommand::Diff(d) => super::review::diff(ctx, d, out),
-        PlansCommand::List { json } => list(ctx, json, out),
+        PlansCommand::List { json } => list(ctx, json, out, err),
         PlansCommand::Show {
             plan,
             html,
@@ -123,7 +142,7 @@ fn transcript_entry(r: &history::RecoveredPlan) -> serde_json::Value {
     })
 }
 
-fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+fn list(ctx: &Context, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let history::Listing {
         files: listing,
@@ -131,12 +150,12 @@ fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError>
         notes,
     } = history::listing(&roots);
     for note in &notes {
-        eprintln!("plandeck: {note}");
+        writeln!(err, "plandeck: {note}").map_err(io)?;
     }
     if json {
         // The contract is an array of plans; folder problems go to stderr.
         for problem in &listing.problems {
-            eprintln!("plandeck: {problem}");
+            writeln!(err, "plandeck: {problem}").map_err(io)?;
         }
         let mut rows = Vec::with_capacity(listing.plans.len() + transcript_only.len());
         for p in &listing.plans {
@@ -179,7 +198,7 @@ fn list(ctx: &Context, json: bool, out: &mut dyn Write) -> Result<i32, IpcError>
 fn write_table(
     plans: &[PlanSummary],
     home: &std::path::Path,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
 ) -> std::io::Result<()> {
     let rows: Vec<[String; 6]> = plans
         .iter()
@@ -258,18 +277,21 @@ fn show(
     html: bool,
     md: bool,
     json: bool,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let doc = plans::get(&roots, plan)?;
     if json {
         print_json(out, &doc)?;
     } else if html {
+        // Sanitized, with every control and invisible character marked by the renderer (and
+        // again here: it is read on a terminal).
         writeln!(out, "{}", doc.html.trim_end()).map_err(io)?;
     } else if md {
-        write!(out, "{}", doc.source).map_err(io)?;
+        // The source exactly as the file holds it (for a program or a file, not for reading).
+        out.exact(&doc.source).map_err(io)?;
         if !doc.source.ends_with('\n') {
-            writeln!(out).map_err(io)?;
+            out.exact("\n").map_err(io)?;
         }
     } else {
         let p = &doc.plan;
@@ -292,7 +314,7 @@ fn show(
     Ok(0)
 }
 
-fn history(ctx: &Context, plan: &str, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+fn history(ctx: &Context, plan: &str, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let p = history::find(&roots, plan)?;
     if json {
@@ -350,7 +372,7 @@ fn history_diff(
     a: usize,
     b: usize,
     json: bool,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let d = history::diff_versions(&roots, plan, a, b)?;
@@ -359,12 +381,12 @@ fn history_diff(
     } else if d.is_empty() {
         writeln!(out, "No changes between version {a} and version {b}.").map_err(io)?;
     } else {
-        out.write_all(d.unified_text().as_bytes()).map_err(io)?;
+        write!(out, "{}", d.unified_text()).map_err(io)?;
     }
     Ok(0)
 }
 
-fn restore(ctx: &Context, plan: &str, json: bool, out: &mut dyn Write) -> Result<i32, IpcError> {
+fn restore(ctx: &Context, plan: &str, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let r = history::restore(&roots, plan)?;
     if json {

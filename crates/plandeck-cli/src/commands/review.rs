@@ -1,7 +1,7 @@
 //! `plandeck approve|reject|log` and `plandeck plans diff`: the same core calls as the window's
 //! review buttons, so a decision made here is the same record in the same store.
 
-use std::io::{IsTerminal, Write};
+use std::io::IsTerminal;
 use std::path::PathBuf;
 
 use clap::Args;
@@ -11,7 +11,7 @@ use plandeck_core::review::{
     self, Decision, LineKind, PlanDecision, PlanOutcome, RouteOptions, Verdict,
 };
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out, Style};
 
 /// The choice on the agent's approval card.
 #[derive(Debug, Clone, Copy, clap::ValueEnum)]
@@ -113,7 +113,7 @@ fn short(hash: Option<&str>) -> &str {
     hash.map_or("-", |h| h.get(..8).unwrap_or(h))
 }
 
-pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
     // The version decided: the one named by --expect-hash, else the file as it is now (an edit
@@ -153,7 +153,7 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut dyn Write) -> Result<
     print_plan_outcome(&outcome, args.json, out)
 }
 
-pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
     let seen = match &args.expect_hash {
@@ -182,7 +182,7 @@ pub fn reject(ctx: &Context, args: RejectArgs, out: &mut dyn Write) -> Result<i3
 fn print_plan_outcome(
     outcome: &PlanOutcome,
     json: bool,
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     if outcome.delivery == Some(review::Delivery::Failed) {
         return Err(IpcError::new(ErrorKind::Refused, outcome.message.clone()));
@@ -226,7 +226,7 @@ fn print_plan_outcome(
     })
 }
 
-pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn log(ctx: &Context, args: LogArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = match &args.plan {
         Some(p) => Some(plans::resolve(&roots, p)?),
@@ -247,12 +247,20 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut dyn Write) -> Result<i32, Ipc
     Ok(0)
 }
 
-fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
-    let verdict = match d.decision {
+fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
+    use plandeck_core::review::Delivery;
+    // A decision that did not reach the agent is not an approval (or a rejection): say so.
+    let verdict = match (d.decision, d.delivery) {
         _ if d.revokes.is_some() => "undone",
-        Verdict::Approved if d.edited => "approved (edited)",
-        Verdict::Approved => "approved",
-        Verdict::Rejected => "rejected",
+        (Verdict::Approved, Some(Delivery::Failed)) => "approve FAILED",
+        (Verdict::Rejected, Some(Delivery::Failed)) => "reject FAILED",
+        (Verdict::Approved, Some(Delivery::AnsweredInTerminal)) => "approve unsent",
+        (Verdict::Rejected, Some(Delivery::AnsweredInTerminal)) => "reject unsent",
+        (Verdict::Approved, Some(Delivery::Pending)) => "approve pending",
+        (Verdict::Rejected, Some(Delivery::Pending)) => "reject pending",
+        (Verdict::Approved, _) if d.edited => "approved (edited)",
+        (Verdict::Approved, _) => "approved",
+        (Verdict::Rejected, _) => "rejected",
     };
     let hash = d.approved_hash.as_deref().or(d.content_hash.as_deref());
     writeln!(
@@ -264,6 +272,9 @@ fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
         d.plan_path,
         d.reviewer
     )?;
+    if let Some(reason) = d.delivery_reason.as_deref().filter(|_| !d.stands()) {
+        writeln!(out, "    not delivered: {reason}")?;
+    }
     if let Some(feedback) = &d.feedback {
         for line in feedback.lines() {
             writeln!(out, "    {line}")?;
@@ -272,7 +283,7 @@ fn write_decision(out: &mut dyn Write, d: &Decision) -> std::io::Result<()> {
     Ok(())
 }
 
-pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn diff(ctx: &Context, args: DiffArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.plan)?;
     let d = review::diff(&roots, &plan, None, None)?;
@@ -290,14 +301,20 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, I
         .map_err(io_err)?;
         return Ok(0);
     }
+    // Only asks whether stdout is a terminal; the output still goes through `out`.
+    #[allow(clippy::disallowed_methods)]
     let color = ctx.env.get("NO_COLOR").is_none() && std::io::stdout().is_terminal();
     if !color {
-        out.write_all(d.unified_text().as_bytes()).map_err(io_err)?;
+        write!(out, "{}", d.unified_text()).map_err(io_err)?;
         return Ok(0);
     }
-    // Colour by line, and make the words that changed inside a line bold.
-    let (bold, reset) = ("\x1b[1m", "\x1b[0m");
-    writeln!(out, "{bold}--- {}\n+++ {}{reset}", d.from_label, d.to_label).map_err(io_err)?;
+    // Colour by line, and make the words that changed inside a line bold. The colours are the
+    // CLI's own ([`Style`]); the plan's text goes through the filter like all text.
+    let io = io_err;
+    out.style(Style::Bold).map_err(io)?;
+    write!(out, "--- {}\n+++ {}", d.from_label, d.to_label).map_err(io)?;
+    out.style(Style::Reset).map_err(io)?;
+    writeln!(out).map_err(io)?;
     for h in &d.hunks {
         let os = if h.old_len == 0 {
             h.old_start - 1
@@ -309,27 +326,34 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut dyn Write) -> Result<i32, I
         } else {
             h.new_start
         };
-        writeln!(
-            out,
-            "\x1b[36m@@ -{os},{} +{ns},{} @@{reset}",
-            h.old_len, h.new_len
-        )
-        .map_err(io_err)?;
+        out.style(Style::Cyan).map_err(io)?;
+        write!(out, "@@ -{os},{} +{ns},{} @@", h.old_len, h.new_len).map_err(io)?;
+        out.style(Style::Reset).map_err(io)?;
+        writeln!(out).map_err(io)?;
         for line in &h.lines {
             let (sign, tint) = match line.kind {
-                LineKind::Equal => (' ', ""),
-                LineKind::Insert => ('+', "\x1b[32m"),
-                LineKind::Delete => ('-', "\x1b[31m"),
+                LineKind::Equal => (' ', None),
+                LineKind::Insert => ('+', Some(Style::Green)),
+                LineKind::Delete => ('-', Some(Style::Red)),
             };
-            let mut text = format!("{tint}{sign}");
+            if let Some(t) = tint {
+                out.style(t).map_err(io)?;
+            }
+            write!(out, "{sign}").map_err(io)?;
             for seg in &line.segments {
                 if seg.changed {
-                    text.push_str(&format!("{bold}{}{reset}{tint}", seg.text));
+                    out.style(Style::Bold).map_err(io)?;
+                    write!(out, "{}", seg.text).map_err(io)?;
+                    out.style(Style::Reset).map_err(io)?;
+                    if let Some(t) = tint {
+                        out.style(t).map_err(io)?;
+                    }
                 } else {
-                    text.push_str(&seg.text);
+                    write!(out, "{}", seg.text).map_err(io)?;
                 }
             }
-            writeln!(out, "{text}{reset}").map_err(io_err)?;
+            out.style(Style::Reset).map_err(io)?;
+            writeln!(out).map_err(io)?;
         }
     }
     Ok(0)

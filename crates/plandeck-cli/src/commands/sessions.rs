@@ -1,18 +1,20 @@
 //! `plandeck sessions list`: every agent session on the machine with its state, those that need
 //! the person first.
 
-use std::io::Write;
-
 use clap::{Args, Subcommand};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::sessions::{self, SessionSummary};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct SessionsArgs {
+    /// With none, `list`.
     #[command(subcommand)]
-    pub command: SessionsCommand,
+    pub command: Option<SessionsCommand>,
+    /// Print JSON instead of text (`plandeck sessions --json` is `sessions list --json`).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Debug, Subcommand)]
@@ -28,15 +30,17 @@ pub enum SessionsCommand {
 impl SessionsArgs {
     pub fn json(&self) -> bool {
         match &self.command {
-            SessionsCommand::List { json } => *json,
+            Some(SessionsCommand::List { json }) => *json || self.json,
+            None => self.json,
         }
     }
 }
 
-pub fn run(ctx: &Context, args: SessionsArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    match args.command {
-        SessionsCommand::List { json } => {
+    let json = args.json();
+    match args.command.unwrap_or(SessionsCommand::List { json }) {
+        SessionsCommand::List { .. } => {
             let mut list = sessions::list(&roots);
             sessions::mark_gate_requests(&mut list, &plandeck_core::gate::pending(&roots));
             if json {
@@ -62,7 +66,7 @@ fn tilde(path: &str, home: &std::path::Path) -> String {
 use crate::clip;
 
 fn write_table(
-    out: &mut dyn Write,
+    out: &mut Out<'_>,
     list: &[SessionSummary],
     home: &std::path::Path,
 ) -> std::io::Result<()> {

@@ -1,12 +1,10 @@
 //! `plandeck sources [--json]`: which folders Plandeck reads and what it found there.
 
-use std::io::Write;
-
 use clap::Args;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::overview::overview;
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct SourcesArgs {
@@ -15,14 +13,14 @@ pub struct SourcesArgs {
     pub json: bool,
 }
 
-pub fn run(ctx: &Context, args: SourcesArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(ctx: &Context, args: SourcesArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let overview = overview(&roots, false);
     if args.json {
         print_json(out, &overview)?;
         return Ok(0);
     }
-    let w = |out: &mut dyn Write, s: String| {
+    let w = |out: &mut Out<'_>, s: String| {
         writeln!(out, "{s}")
             .map_err(|e| IpcError::new(plandeck_core::ipc::ErrorKind::Io, e.to_string()))
     };

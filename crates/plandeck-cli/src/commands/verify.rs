@@ -2,13 +2,11 @@
 //! approval (the same core call as the window's Verify tab). `--override N --status S --note T`
 //! and `--clear-override N` keep a person's verdict on a step.
 
-use std::io::Write;
-
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::verify::{self, Evidence, NameKind, StepStatus, VerifyReport};
 
-use crate::{clip, print_json, Context};
+use crate::{clip, print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct VerifyArgs {
@@ -39,7 +37,7 @@ fn io_err(e: std::io::Error) -> IpcError {
     IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
 }
 
-pub fn run(ctx: &Context, args: VerifyArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(ctx: &Context, args: VerifyArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     if let (Some(n), Some(status), Some(note)) = (args.override_step, args.status, &args.note) {
         verify::set_override(&roots, &args.plan, n, status, note)?;
@@ -56,7 +54,7 @@ pub fn run(ctx: &Context, args: VerifyArgs, out: &mut dyn Write) -> Result<i32, 
     Ok(0)
 }
 
-fn print_text(r: &VerifyReport, out: &mut dyn Write) -> std::io::Result<()> {
+fn print_text(r: &VerifyReport, out: &mut Out<'_>) -> std::io::Result<()> {
     writeln!(out, "{} ({})", r.title, r.plan)?;
     match (&r.approval, &r.approved_at) {
         (Some(a), at) => writeln!(

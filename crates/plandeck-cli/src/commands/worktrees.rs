@@ -1,7 +1,6 @@
 //! `plandeck worktrees list|remove|keep`: agent worktrees with what removing them would lose.
 
 use std::collections::BTreeMap;
-use std::io::Write;
 use std::path::PathBuf;
 
 use clap::{Args, Subcommand};
@@ -9,7 +8,7 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 
 use plandeck_core::worktrees::{self, WorktreeSummary};
 
-use crate::{print_json, Context};
+use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct WorktreesArgs {
@@ -72,7 +71,7 @@ impl WorktreesArgs {
     }
 }
 
-pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i32, IpcError> {
+pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     match args.command {
         WorktreesCommand::List { repo, sizes, json } => {
@@ -159,13 +158,13 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut dyn Write) -> Result<i3
     Ok(0)
 }
 
-fn line(out: &mut dyn Write, text: &str) -> Result<(), IpcError> {
+fn line(out: &mut Out<'_>, text: &str) -> Result<(), IpcError> {
     writeln!(out, "{text}")
         .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))
 }
 
 /// Grouped by repository: one line per worktree with its branch and what removing it would lose.
-fn print_list(out: &mut dyn Write, list: &[WorktreeSummary]) -> Result<(), IpcError> {
+fn print_list(out: &mut Out<'_>, list: &[WorktreeSummary]) -> Result<(), IpcError> {
     if list.is_empty() {
         return line(out, "No worktrees: no session worked in a repository yet (add one with extraRepos in settings.json).");
     }

@@ -78,8 +78,13 @@ fn items(comments: &[PlacedComment]) -> String {
     out
 }
 
+/// One comment with its quote. Both are cleaned like all text handed to an agent
+/// ([`crate::terminal::clean_text`]): the notes of an approval are not typed, they reach the
+/// agent in the plan, so they are cleaned here.
 fn item(n: usize, c: &PlacedComment) -> String {
-    let quote = c.comment.anchor.quote.trim();
+    let quote = crate::terminal::clean_text(&c.comment.anchor.quote, usize::MAX);
+    let comment = crate::terminal::clean_text(&c.comment.text, usize::MAX);
+    let quote = quote.trim();
     let indent = " ".repeat(format!("{n}. ").len());
     let mut out = String::new();
     let quote_lines: Vec<&str> = quote.lines().collect();
@@ -95,9 +100,7 @@ fn item(n: usize, c: &PlacedComment) -> String {
             out.push_str(&format!("{indent}> {line}\n").replace("> \n", ">\n"));
         }
     }
-    let text: Vec<String> = c
-        .comment
-        .text
+    let text: Vec<String> = comment
         .trim()
         .lines()
         .map(|l| {

@@ -21,7 +21,7 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::store::{
-    self, answered, close, load_open, pid_alive, save_open_request, write_decision,
+    self, answered, close, hook_alive, load_open, save_open_request, write_decision,
 };
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
@@ -46,6 +46,11 @@ pub struct DeliveryOptions {
     pub close_timeout: Duration,
     /// How long to wait for the hook to take a rejection.
     pub hook_timeout: Duration,
+    /// Who decides, for a person: a second decider is told "already decided by …" with it.
+    pub by: String,
+    /// The hash of the plan the reviewer read ([`GateRequest::plan_hash`] of the listing shown,
+    /// `--expect-hash`): the decision is refused when the plan changed since.
+    pub seen_hash: Option<String>,
 }
 
 impl Default for DeliveryOptions {
@@ -56,6 +61,8 @@ impl Default for DeliveryOptions {
             settle: Duration::from_millis(1000),
             close_timeout: Duration::from_secs(3),
             hook_timeout: Duration::from_secs(3),
+            by: format!("plandeck (pid {})", std::process::id()),
+            seen_hash: None,
         }
     }
 }
@@ -99,14 +106,56 @@ pub fn decide_with(
     decision: GateDecision,
     opts: &DeliveryOptions,
 ) -> Result<DecisionOutcome, GateError> {
+    // Claimed first: one decider at a time, and only the first decision goes. The request is
+    // read only once the claim is held, so what an earlier decider did is on disk by then.
+    let claim = super::claim::take(roots, request_id)?;
     let req = load_open(roots, request_id)?;
-    if !pid_alive(req.hook_pid) && answered(&req) {
+    if req.status != GateStatus::Waiting
+        || req.decision.is_some()
+        || store::read_decision(roots, &req.id).is_some()
+    {
+        return Err(GateError::AlreadyDecided {
+            id: req.id,
+            by: req
+                .decided_by
+                .unwrap_or_else(|| "by an earlier decision".to_owned()),
+        });
+    }
+    if !hook_alive(&req) && answered(&req) {
         let _ = close(roots, &req, GateStatus::AnsweredInTerminal);
         return Err(GateError::Closed {
             id: req.id,
             status: GateStatus::AnsweredInTerminal,
         });
     }
+    // The version the reviewer read is the one decided, or nothing is.
+    let acted_on = store::plan_acted_on(&req);
+    if let Some(seen) = &opts.seen_hash {
+        let current_hash = crate::review::store::hash(acted_on.as_bytes());
+        if *seen != current_hash {
+            return Err(GateError::PlanChangedSinceRead {
+                id: req.id,
+                seen_hash: seen.clone(),
+                current_hash,
+            });
+        }
+    }
+    // A headless agent takes the plan from the hook's answer, not from its file: it gets the file
+    // as the reviewer saw it ("Open plan"), not a text the agent submitted that differs from it.
+    let decision = match decision {
+        GateDecision::Approve {
+            mode,
+            edited: None,
+            started_from: None,
+        } if req.headless && req.plan_path.is_some() && acted_on != req.plan => {
+            GateDecision::Approve {
+                mode,
+                edited: Some(acted_on.clone()),
+                started_from: Some(acted_on),
+            }
+        }
+        other => other,
+    };
     let (decision, carried) = if opts.comments {
         carry_comments(roots, &req, decision)?
     } else {
@@ -119,7 +168,19 @@ pub fn decide_with(
         other => other,
     };
     let mut record = None;
-    let reached = deliver(roots, req.clone(), &decision, opts, &mut record)?;
+    // Who decided is on disk before anything is written or typed; it goes again when nothing
+    // reached the agent, so the person can decide anew.
+    claim.record(&opts.by, &decision)?;
+    let reached = match deliver(roots, req.clone(), &decision, opts, &mut record) {
+        Ok(r) => r,
+        Err(e) => {
+            claim.withdraw();
+            return Err(e);
+        }
+    };
+    if !matches!(reached.delivery, Delivery::Delivered | Delivery::Pending) {
+        claim.withdraw();
+    }
     if let Some(d) = record {
         let reason = (reached.delivery != Delivery::Delivered).then(|| reached.message.clone());
         let mut d = d.delivered(&req.id, reached.delivery, reason);
@@ -321,7 +382,7 @@ fn deliver(
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
     match decision.clone() {
-        GateDecision::Reject { .. } if req.agent == Agent::Claude && pid_alive(req.hook_pid) => {
+        GateDecision::Reject { .. } if req.agent == Agent::Claude && hook_alive(&req) => {
             *record = prepare_record(roots, &req, decision);
             write_decision(roots, &req.id, decision)?;
             let file = store::requests_dir(roots).join(format!("{}.json", req.id));
@@ -401,8 +462,7 @@ fn deliver(
         } => {
             // Whether a headless hook waits must be known before the decision is written: it
             // takes the decision, answers and exits within milliseconds.
-            let hook_delivers =
-                req.headless && req.agent == Agent::Claude && pid_alive(req.hook_pid);
+            let hook_delivers = req.headless && req.agent == Agent::Claude && hook_alive(&req);
             let pane = req.tmux_pane.clone().filter(|_| !hook_delivers);
             if let Some(pane) = &pane {
                 // Nothing is written (not even the edit) when the pane is not the agent's.
@@ -427,6 +487,7 @@ fn deliver(
             let before = req.status;
             req.status = GateStatus::Approving;
             req.decision = Some(decision.clone());
+            req.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
             let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
             if open_file.exists() {
                 save_open_request(roots, &req)?;
@@ -467,7 +528,7 @@ fn deliver(
                 Ok(()) => {
                     // A waiting Claude hook closes the request once the transcript shows the
                     // answer; otherwise nobody else will.
-                    if !pid_alive(req.hook_pid) {
+                    if !hook_alive(&req) {
                         let _ = close(roots, &req, GateStatus::Approved);
                     }
                     Ok(Reached::new(
@@ -484,6 +545,7 @@ fn deliver(
                     );
                     req.status = before;
                     req.decision = None;
+                    req.decided_by = None;
                     if open_file.exists() {
                         let _ = save_open_request(roots, &req);
                     }
@@ -701,6 +763,33 @@ fn wait_screen(
     }
 }
 
+/// Types one key of a card's answer, right after checking on screen that the card is still up
+/// (and, for the first key, that it is this request's): a card that closed meanwhile (the person
+/// answered it, or another decision did) gets no key, and nothing typed lands in the prompt.
+fn send_on_card(
+    req: &GateRequest,
+    target: &Target,
+    key: &Key,
+    first: bool,
+) -> Result<(), CardFailure> {
+    let screen = target.capture(0)?;
+    if !card_visible(req.agent, &screen) {
+        return Err(if first {
+            CardFailure::AnsweredFirst
+        } else {
+            CardFailure::Other(format!(
+                "the approval card in tmux pane {} closed while Plandeck was answering it; nothing more was typed; look at the terminal",
+                target.pane
+            ))
+        });
+    }
+    if first && !card_is_this_requests(req, &screen) {
+        return Err(CardFailure::Other(not_this_card(target)));
+    }
+    target.send(key)?;
+    Ok(())
+}
+
 /// Answers the card in the target pane with `keys`, once it has been visible for `opts.settle`
 /// and shows this request's plan, and confirms it closed. Every key is sent through
 /// [`Target::send`], which checks the agent and its pane first. `retry`: send the keys once more
@@ -737,7 +826,7 @@ fn answer_card(
                 // Separate calls with a short gap, so text and Enter are not taken as one paste.
                 std::thread::sleep(terminal::KEY_GAP);
             }
-            target.send(key)?;
+            send_on_card(req, target, key, attempt == 0 && i == 0)?;
             if let Key::Text(text) = key {
                 // Gemini CLI 0.61 takes an Enter read within 30 ms of the previous key as a
                 // newline, not a submit, and it reads keys only between renders: a gap between
@@ -773,7 +862,7 @@ fn answer_card(
         );
         // A final Enter taken as a newline leaves the typed answer in place: submit it again.
         if matches!(keys.last(), Some(Key::Enter)) && keys.len() > 1 {
-            target.send(&Key::Enter)?;
+            send_on_card(req, target, &Key::Enter, false)?;
             if wait_screen(target, opts.close_timeout, |s| !card_visible(agent, s))? {
                 return Ok(());
             }
@@ -817,6 +906,9 @@ mod tests {
             hook_pid: 0,
             agent_pid: None,
             agent_start_time: None,
+            hook_start_time: None,
+            decided_by: None,
+            plan_hash: None,
             headless: false,
             status: GateStatus::Waiting,
             closed_at: None,

@@ -96,12 +96,15 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         waiting_since: now,
         deadline,
         hook_pid: opts.hook_pid,
+        hook_start_time: crate::terminal::start_time(opts.hook_pid),
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
+        decided_by: None,
+        plan_hash: None,
     }
 }
 
@@ -228,12 +231,14 @@ fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
     }
 }
 
-/// The answer Claude Code takes as a rejection with feedback.
+/// The answer Claude Code takes as a rejection with feedback (cleaned like all text handed to an
+/// agent).
 fn deny(feedback: &str) -> HookOutcome {
+    let message = crate::terminal::clean_text(feedback, crate::terminal::MAX_TYPED_CHARS);
     let out = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
-            "decision": { "behavior": "deny", "message": feedback }
+            "decision": { "behavior": "deny", "message": message }
         }
     });
     HookOutcome {

@@ -77,12 +77,15 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         // The card waits for the person, not for a deadline of ours.
         deadline: now,
         hook_pid: opts.hook_pid,
+        hook_start_time: crate::terminal::start_time(opts.hook_pid),
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: false,
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
+        decided_by: None,
+        plan_hash: None,
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(String::new()),

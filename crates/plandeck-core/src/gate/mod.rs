@@ -17,6 +17,7 @@
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
+mod claim;
 mod delivery;
 mod hook_claude;
 mod hook_gemini;
@@ -49,7 +50,7 @@ pub use install::{
 pub use send::{
     report_text, send_report, send_to_session, send_to_target, session_target, SendError,
 };
-pub use store::{app_heartbeat, app_running, close_ended, pending, request, AppPresence};
+pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
 /// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code
@@ -160,6 +161,11 @@ pub struct GateRequest {
     #[ts(type = "string")]
     pub deadline: time::OffsetDateTime,
     pub hook_pid: u32,
+    /// When the hook process started (`/proc/<pid>/stat` field 22), so that a pid reused by
+    /// another program is never taken for the waiting hook.
+    #[serde(default)]
+    #[ts(type = "number | null")]
+    pub hook_start_time: Option<u64>,
     pub agent_pid: Option<u32>,
     /// When the agent process started (`/proc/<pid>/stat` field 22), so that a pid reused by
     /// another program is never taken for the agent.
@@ -178,6 +184,15 @@ pub struct GateRequest {
     pub closed_at: Option<time::OffsetDateTime>,
     /// The decision taken in Plandeck, if any.
     pub decision: Option<GateDecision>,
+    /// Who took that decision, for a person ("approve by the Plandeck window at 18:42:03 UTC").
+    #[serde(default)]
+    pub decided_by: Option<String>,
+    /// The hash (as `plans show --json` gives it) of the plan the agent acts on once approved:
+    /// the plan file as it is now, or the submitted text when there is no readable file. Filled
+    /// in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
+    /// refused when the plan changed since.
+    #[serde(default, skip_deserializing)]
+    pub plan_hash: Option<String>,
 }
 
 impl GateRequest {
@@ -232,6 +247,20 @@ pub enum GateError {
     NotFound { id: String },
     #[error("request {id} is already closed ({status:?}): the terminal or another decision answered first")]
     Closed { id: String, status: GateStatus },
+    /// Another decider is delivering its decision on this request right now.
+    #[error("request {id} is being decided right now ({by}); nothing was typed")]
+    AlreadyDeciding { id: String, by: String },
+    /// A decision on this request was taken before and stands (delivered, or waiting for the
+    /// hook or the terminal).
+    #[error("request {id} was already decided ({by}); nothing was typed")]
+    AlreadyDecided { id: String, by: String },
+    /// The plan the agent would act on is not the version the reviewer read.
+    #[error("the plan of request {id} changed since you read it (it is {current_hash} now, you read {seen_hash}); nothing was typed: read it again")]
+    PlanChangedSinceRead {
+        id: String,
+        seen_hash: String,
+        current_hash: String,
+    },
     #[error("the plan file {path} changed since the edit started; nothing was written")]
     PlanConflict { path: PathBuf, current: String },
     #[error("request {id} has no plan file to write the edit to")]
@@ -265,6 +294,9 @@ impl From<GateError> for IpcError {
         let kind = match &e {
             GateError::NotFound { .. } | GateError::NoPlanFile { .. } => ErrorKind::NotFound,
             GateError::Closed { .. }
+            | GateError::AlreadyDeciding { .. }
+            | GateError::AlreadyDecided { .. }
+            | GateError::PlanChangedSinceRead { .. }
             | GateError::PlanConflict { .. }
             | GateError::SettingsChanged { .. } => ErrorKind::Conflict,
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,

@@ -30,6 +30,8 @@ pub enum SendError {
     NoPane { session_id: String },
     #[error("a menu (an approval card or a permission prompt) is open in tmux pane {pane}: typed text could pick a choice; answer it, then send again. Nothing was typed")]
     MenuOpen { pane: String },
+    #[error("the agent's input line in tmux pane {pane} holds text someone is typing ({draft:?}): the report would be sent glued to it. Send or clear it, then send again. Nothing was typed")]
+    DraftInInput { pane: String, draft: String },
     #[error("the text is longer than {max} characters; nothing was typed")]
     TooLong { max: usize },
     #[error("there is nothing to send")]
@@ -127,6 +129,41 @@ pub(crate) fn menu_open(screen: &str) -> bool {
     })
 }
 
+/// The text in Claude Code's input line, if any: the line starting with `❯` right under a rule
+/// (`────`), and the lines under it up to the next rule (Claude Code 2.1.328 draws its prompt
+/// so). Empty input shows a bare `❯`.
+pub(crate) fn input_draft(screen: &str) -> Option<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let is_rule = |l: &str| {
+        let t = l.trim();
+        t.chars().count() >= 10 && t.chars().all(|c| c == '─')
+    };
+    let start = (1..lines.len()).rev().find(|&i| {
+        lines[i].trim_start().starts_with('❯')
+            && lines[..i]
+                .iter()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .is_some_and(|l| is_rule(l))
+    })?;
+    let mut draft = lines[start]
+        .trim_start()
+        .trim_start_matches('❯')
+        .trim()
+        .to_owned();
+    for l in &lines[start + 1..] {
+        if is_rule(l) {
+            break;
+        }
+        if !l.trim().is_empty() {
+            draft.push(' ');
+            draft.push_str(l.trim());
+        }
+    }
+    let draft = draft.trim().to_owned();
+    (!draft.is_empty()).then(|| draft.chars().take(60).collect())
+}
+
 /// Types `text` into the live Claude Code session `session_id` and submits it. Returns what was
 /// done, for the person.
 pub fn send_to_session(roots: &Roots, session_id: &str, text: &str) -> Result<String, SendError> {
@@ -150,9 +187,17 @@ pub fn send_to_session(roots: &Roots, session_id: &str, text: &str) -> Result<St
 /// [`send_to_session`] once the pane is known (tests type into a private tmux server).
 pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
     target.verify()?;
-    if menu_open(&target.capture(0)?) {
+    let screen = target.capture(0)?;
+    if menu_open(&screen) {
         return Err(SendError::MenuOpen {
             pane: target.pane.clone(),
+        });
+    }
+    // A person's half-typed words would be submitted with the report.
+    if let Some(draft) = input_draft(&screen) {
+        return Err(SendError::DraftInInput {
+            pane: target.pane.clone(),
+            draft,
         });
     }
     target.send(&Key::Text(text.to_owned()))?;
@@ -222,7 +267,18 @@ pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcEr
             "the report changed since it was shown (the agent kept working); nothing was typed: read it again",
         ));
     }
-    Ok(send_to_session(roots, &session.id, &text)?)
+    // Once per report and session, whoever sends it: this button, or the Stop hook.
+    let hash = crate::fsx::sha256_hex(text.as_bytes());
+    match crate::verify::stop_hook::send_once(roots, &session.id, &hash, || {
+        send_to_session(roots, &session.id, &text)
+    }) {
+        Ok(sent) => Ok(sent?),
+        Err(crate::verify::stop_hook::SentError::AlreadySent) => Err(IpcError::new(
+            ErrorKind::Refused,
+            "this report was already sent to the agent (by you or by the Stop hook); nothing was typed",
+        )),
+        Err(e) => Err(IpcError::new(ErrorKind::Io, e.to_string())),
+    }
 }
 
 /// Claude Code's session registry entry for a pid (used by tests).

@@ -230,3 +230,101 @@ fn a_changed_files_diff_is_the_review_diff_of_its_two_sides() {
     let err = crate::review::file_diff::changed_file_diff(&roots, &id, "logo.bin").unwrap_err();
     assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
 }
+
+#[test]
+fn the_input_line_is_read_as_claude_code_draws_it() {
+    let rule = "─".repeat(40);
+    // As Claude Code 2.1.328 drew it in tmux: empty, then holding a person's draft.
+    let empty =
+        format!("▝▜██████▀  Opus\n\n{rule}\n❯ \n{rule}\n  ⏵⏵ auto mode on (shift+tab to cycle)\n");
+    assert_eq!(input_draft(&empty), None);
+    let draft =
+        format!("● done\n\n{rule}\n❯ also drop the users table and\n{rule}\n  ⏵⏵ auto mode on\n");
+    assert_eq!(
+        input_draft(&draft).as_deref(),
+        Some("also drop the users table and")
+    );
+    let two_lines = format!("{rule}\n❯ first line\n  second line\n{rule}\n");
+    assert_eq!(
+        input_draft(&two_lines).as_deref(),
+        Some("first line second line")
+    );
+    // A prompt the transcript shows above is not the input line.
+    let old = format!("❯ plan greetings\n\n● Plan ready\n\n{rule}\n❯ \n{rule}\n");
+    assert_eq!(input_draft(&old), None);
+}
+
+/// "Send report to agent" while the person is half-way through typing: the report would go
+/// glued to their words ("also drop the users table and" + the report) and be submitted.
+#[test]
+fn nothing_is_typed_onto_a_persons_draft() {
+    let tmp = tempfile::tempdir().unwrap();
+    let got = tmp.path().join("got");
+    let ready = tmp.path().join("ready");
+    let rule = "─".repeat(40);
+    let script = format!(
+        "printf '\\033[?2004h{rule}\\n❯ also drop the users table and\\n{rule}\\n'; stty raw -echo; touch {r}; exec cat > {g}\n",
+        r = ready.display(),
+        g = got.display()
+    );
+    let (_server, pane, pid) = start(tmp.path(), &script);
+    wait_for("the pane", || ready.exists().then_some(()));
+    let comm = format!("/proc/{pid}/comm");
+    wait_for("the pane's program", || {
+        (std::fs::read_to_string(&comm).ok()?.trim() == "cat").then_some(())
+    });
+    let home = tmp.path().join("home");
+    register(&home, pid, "s1", Some(&pane), terminal::start_time(pid));
+    let roots = Roots::under_home(&home);
+    let err = send_to_session(&roots, "s1", "Plandeck verify: step 2 missing").unwrap_err();
+    assert!(
+        matches!(&err, SendError::DraftInInput { draft, .. } if draft == "also drop the users table and"),
+        "{err}"
+    );
+    assert_eq!(IpcError::from(err).kind, ErrorKind::Refused);
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(self::got(tmp.path()), "");
+}
+
+/// The same report goes to a session once, whoever sends it: "Send report" twice, A → B → A,
+/// and "Send report" followed by the Stop hook.
+#[test]
+fn a_report_is_sent_to_a_session_once_whoever_sends_it() {
+    let (dir, roots, _repo, s) = approved_plan();
+    let id = crate::ids::plan_id(&s.plan_path);
+    let (_server, pane, pid) = agent_pane(dir.path(), false);
+    register(
+        &roots.home,
+        pid,
+        &s.session,
+        Some(&pane),
+        terminal::start_time(pid),
+    );
+    let _app = crate::gate::app_heartbeat(&roots).unwrap();
+    let shown = report_text(&roots, &id).unwrap();
+    send_report(&roots, &id, &shown).unwrap();
+    wait_for("the Enter", || {
+        got(dir.path()).ends_with('\r').then_some(())
+    });
+    let typed = got(dir.path());
+    // Again: refused, nothing more typed.
+    let err = send_report(&roots, &id, &shown).unwrap_err();
+    assert_eq!(err.kind, ErrorKind::Refused, "{err:?}");
+    assert!(err.message.contains("already sent"), "{err:?}");
+    // The Stop hook does not send it a third time.
+    let input = serde_json::json!({"session_id": s.session, "stop_hook_active": false});
+    let out = crate::verify::stop_hook::hook_claude_stop(&roots, input.to_string().as_bytes());
+    assert_eq!(out.stdout, "", "{out:?}");
+    assert!(out.stderr.contains("already sent"), "{out:?}");
+    std::thread::sleep(Duration::from_millis(200));
+    assert_eq!(got(dir.path()), typed);
+    // A → B → A: the first report is still remembered after another went in between.
+    let ok = || Ok::<(), ()>(());
+    let once = |h: &str| crate::verify::stop_hook::send_once(&roots, &s.session, h, ok);
+    assert!(once("report-b").is_ok());
+    let a = crate::fsx::sha256_hex(shown.as_bytes());
+    assert!(matches!(
+        once(&a),
+        Err(crate::verify::stop_hook::SentError::AlreadySent)
+    ));
+}

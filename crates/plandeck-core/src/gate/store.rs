@@ -105,6 +105,13 @@ pub(crate) fn load_open(roots: &Roots, id: &str) -> Result<GateRequest, GateErro
         return Ok(req);
     }
     match read_json::<GateRequest>(&done_dir(roots).join(format!("{id}.json")))? {
+        Some(GateRequest {
+            decided_by: Some(by),
+            ..
+        }) => Err(GateError::AlreadyDecided {
+            id: id.to_owned(),
+            by,
+        }),
         Some(done) => Err(GateError::Closed {
             id: id.to_owned(),
             status: done.status,
@@ -116,7 +123,7 @@ pub(crate) fn load_open(roots: &Roots, id: &str) -> Result<GateRequest, GateErro
 /// One request by id, open or closed.
 pub fn request(roots: &Roots, id: &str) -> Result<GateRequest, GateError> {
     match load_open(roots, id) {
-        Err(GateError::Closed { .. }) => {
+        Err(GateError::Closed { .. } | GateError::AlreadyDecided { .. }) => {
             read_json::<GateRequest>(&done_dir(roots).join(format!("{id}.json")))?
                 .ok_or_else(|| GateError::NotFound { id: id.to_owned() })
         }
@@ -162,16 +169,28 @@ pub(crate) fn close(
     if closed.decision.is_none() {
         closed.decision = read_decision(roots, &req.id);
     }
+    // The decider is named only when its decision is how the request ended.
+    if closed.decided_by.is_none() && matches!(status, GateStatus::Approved | GateStatus::Rejected)
+    {
+        closed.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
+    }
     write_json(&to, &closed)?;
     let _ = fs::remove_file(&closing);
     // The decision is kept inside the closed request, so its own file can go.
     let _ = fs::remove_file(decisions_dir(roots).join(format!("{}.json", req.id)));
+    super::claim::forget(roots, &req.id);
     Ok(true)
 }
 
-/// The one pid check (`sessions::claude::pid_alive`), with no start time to compare.
-pub(crate) fn pid_alive(pid: u32) -> bool {
-    crate::sessions::claude::pid_alive(pid, None)
+/// Whether process `pid` runs and, when `start_time` is known, is the process that started then
+/// (a pid reused by another program is not it).
+pub(crate) fn process_alive(pid: u32, start_time: Option<u64>) -> bool {
+    crate::terminal::alive(&crate::terminal::ProcessId { pid, start_time }).is_ok()
+}
+
+/// Whether the request's hook still waits (same pid and start time).
+pub(crate) fn hook_alive(req: &GateRequest) -> bool {
+    process_alive(req.hook_pid, req.hook_start_time)
 }
 
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
@@ -198,7 +217,7 @@ fn open_requests(roots: &Roots) -> Vec<GateRequest> {
 /// transcript shows the card's answer (the terminal answered, or the approval being typed landed),
 /// or its agent CLI is gone. Reads only.
 pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
-    if pid_alive(req.hook_pid) {
+    if hook_alive(req) {
         return None;
     }
     if answered(req) {
@@ -208,19 +227,37 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
             GateStatus::AnsweredInTerminal
         });
     }
-    if req.agent_pid.is_some_and(|p| !pid_alive(p)) {
+    if req
+        .agent_pid
+        .is_some_and(|p| !process_alive(p, req.agent_start_time))
+    {
         return Some(GateStatus::AgentGone);
     }
     None
 }
 
-/// Every request still waiting for the reviewer, oldest first. Reads only: a request that ended
-/// without a decision ([`ended`]) is left out, and stays in `requests/` until [`close_ended`]
-/// moves it to `done/`.
+/// The plan the agent acts on once the request is approved: its plan file as it is now, or the
+/// text it submitted when there is no readable file.
+pub(crate) fn plan_acted_on(req: &GateRequest) -> String {
+    req.plan_path
+        .as_deref()
+        .and_then(|p| crate::review::store::read_plan(Path::new(p)).ok())
+        .unwrap_or_else(|| req.plan.clone())
+}
+
+fn with_plan_hash(mut req: GateRequest) -> GateRequest {
+    req.plan_hash = Some(crate::review::store::hash(plan_acted_on(&req).as_bytes()));
+    req
+}
+
+/// Every request still waiting for the reviewer, oldest first, each with the hash of the plan
+/// it would approve. Reads only: a request that ended without a decision ([`ended`]) is left
+/// out, and stays in `requests/` until [`close_ended`] moves it to `done/`.
 pub fn pending(roots: &Roots) -> Vec<GateRequest> {
     let mut out: Vec<GateRequest> = open_requests(roots)
         .into_iter()
         .filter(|req| ended(req).is_none())
+        .map(with_plan_hash)
         .collect();
     out.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
     out
@@ -257,50 +294,92 @@ pub(crate) fn answered(req: &GateRequest) -> bool {
     follower.poll()
 }
 
+/// `app.json`: the running app, named so that no other process is taken for it once it is gone
+/// (a pid is reused within minutes on a busy machine): pid, start time and executable.
 #[derive(Debug, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 struct AppFile {
     pid: u32,
     #[serde(with = "time::serde::rfc3339")]
     started: time::OffsetDateTime,
+    /// `/proc/<pid>/stat` field 22 of the app.
+    #[serde(default)]
+    start_time: Option<u64>,
+    /// The app's executable (`/proc/<pid>/exe`).
+    #[serde(default)]
+    exe: Option<PathBuf>,
 }
 
-/// Held by the running app; removes `app.json` when dropped.
+/// The executable of `pid`, without the " (deleted)" the kernel adds once the file was replaced
+/// (a package upgrade while the app runs).
+fn exe_of(pid: u32) -> Option<PathBuf> {
+    let link = fs::read_link(format!("/proc/{pid}/exe")).ok()?;
+    let s = link.to_string_lossy();
+    Some(match s.strip_suffix(" (deleted)") {
+        Some(base) => PathBuf::from(base),
+        None => link,
+    })
+}
+
+impl AppFile {
+    /// Whether the process the file names is still that app: same pid, same start time, same
+    /// executable. A file without start time or executable (written by an older Plandeck) names
+    /// no process we can tell apart from a stranger: not running.
+    fn is_running(&self) -> bool {
+        let (Some(start), Some(exe)) = (self.start_time, self.exe.as_deref()) else {
+            return false;
+        };
+        process_alive(self.pid, Some(start)) && exe_of(self.pid).as_deref() == Some(exe)
+    }
+}
+
+/// Held by the running app; removes `app.json` when dropped ([`app_gone`]).
 #[derive(Debug)]
 pub struct AppPresence {
-    path: PathBuf,
-    pid: u32,
+    roots: Roots,
 }
 
 impl Drop for AppPresence {
     fn drop(&mut self) {
-        // Only remove our own file: a second app instance may have taken over.
-        if let Ok(Some(app)) = read_json::<AppFile>(&self.path) {
-            if app.pid == self.pid {
-                let _ = fs::remove_file(&self.path);
-            }
+        app_gone(&self.roots);
+    }
+}
+
+/// Announces that Plandeck is running (writes `<data>/gate/app.json` naming this process), so
+/// hooks wait for a decision. Keep the guard for the app's lifetime, and call [`app_gone`] on every
+/// way out that does not drop it (the window closing ends the process without unwinding; a
+/// signal).
+pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
+    let pid = std::process::id();
+    write_json(
+        &app_file(roots),
+        &AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time: crate::terminal::start_time(pid),
+            exe: exe_of(pid),
+        },
+    )?;
+    Ok(AppPresence {
+        roots: roots.clone(),
+    })
+}
+
+/// Removes `app.json` if it names this process (a second app instance may have taken over since).
+/// Safe to call more than once, from any exit path.
+pub fn app_gone(roots: &Roots) {
+    let path = app_file(roots);
+    if let Ok(Some(app)) = read_json::<AppFile>(&path) {
+        if app.pid == std::process::id() {
+            let _ = fs::remove_file(&path);
         }
     }
 }
 
-/// Announces that Plandeck is running (writes `<data>/gate/app.json` with this pid), so hooks wait
-/// for a decision. Keep the guard for the app's lifetime.
-pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
-    let path = app_file(roots);
-    let pid = std::process::id();
-    write_json(
-        &path,
-        &AppFile {
-            pid,
-            started: crate::timestamp::now(),
-        },
-    )?;
-    Ok(AppPresence { path, pid })
-}
-
-/// Whether a Plandeck app is running (its `app.json` names a live process).
+/// Whether a Plandeck app is running: its `app.json` names a live process with the same start
+/// time and executable.
 pub fn app_running(roots: &Roots) -> bool {
-    matches!(read_json::<AppFile>(&app_file(roots)), Ok(Some(app)) if pid_alive(app.pid))
+    matches!(read_json::<AppFile>(&app_file(roots)), Ok(Some(app)) if app.is_running())
 }
 
 #[cfg(test)]
@@ -316,6 +395,82 @@ mod tests {
         assert!(app_running(&roots));
         drop(guard);
         assert!(!app_running(&roots));
+    }
+
+    #[test]
+    fn presence_names_the_process_not_only_its_pid() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        fs::create_dir_all(gate_dir(&roots)).unwrap();
+        // A live process that is not the app: a pid reused after the app exited, with the old
+        // file left behind (the window closed without dropping its guard).
+        let mut stranger = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = stranger.id();
+        let start_time = crate::terminal::start_time(pid);
+        let write = |app: AppFile| write_json(&app_file(&roots), &app).unwrap();
+        // As an older Plandeck wrote it: pid only.
+        write(AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time: None,
+            exe: None,
+        });
+        assert!(!app_running(&roots), "a bare pid is not proof of the app");
+        // The same pid, another start time (the pid was reused).
+        write(AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time: start_time.map(|t| t + 1),
+            exe: exe_of(pid),
+        });
+        assert!(!app_running(&roots), "a reused pid is not the app");
+        // Same pid and start time, another executable.
+        write(AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time,
+            exe: Some(PathBuf::from("/usr/bin/plandeck")),
+        });
+        assert!(!app_running(&roots), "another program is not the app");
+        // Everything matches: running.
+        write(AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time,
+            exe: exe_of(pid),
+        });
+        assert!(app_running(&roots));
+        stranger.kill().unwrap();
+        stranger.wait().unwrap();
+        assert!(!app_running(&roots));
+    }
+
+    #[test]
+    fn app_gone_removes_only_this_processs_presence() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let guard = app_heartbeat(&roots).unwrap();
+        assert!(app_running(&roots));
+        app_gone(&roots);
+        assert!(!app_running(&roots));
+        app_gone(&roots); // twice is fine
+        std::mem::forget(guard);
+        // Another instance's file is left alone.
+        write_json(
+            &app_file(&roots),
+            &AppFile {
+                pid: 1,
+                started: crate::timestamp::now(),
+                start_time: crate::terminal::start_time(1),
+                exe: None,
+            },
+        )
+        .unwrap();
+        app_gone(&roots);
+        assert!(app_file(&roots).exists());
     }
 
     #[test]
@@ -357,6 +512,9 @@ mod tests {
             hook_pid: gone,
             agent_pid: Some(gone),
             agent_start_time: None,
+            hook_start_time: None,
+            decided_by: None,
+            plan_hash: None,
             headless: false,
             status: GateStatus::Waiting,
             closed_at: None,

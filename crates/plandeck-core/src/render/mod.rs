@@ -83,10 +83,14 @@ pub fn render(markdown: &str) -> Rendered {
     let nonce = marker_nonce();
     let mut raw = String::with_capacity(markdown.len() * 3 / 2);
     html::push_html(&mut raw, with_markers(events, &marks, &nonce));
-    Rendered {
-        html: place_sources(&sanitize(&raw), &marks, &nonce, markdown),
-        headings,
-    }
+    let html = place_sources(&sanitize(&raw), &marks, &nonce, markdown);
+    // Text is marked already; what is left is in attribute values (a link's destination or
+    // title): no control character leaves here raw (the CLI prints this HTML to a terminal).
+    let html = match crate::visible::shown(&html) {
+        Cow::Borrowed(_) => html,
+        Cow::Owned(marked) => marked,
+    };
+    Rendered { html, headings }
 }
 
 /// A block the rendered view marks with its source range (`data-src="start-end"`, byte offsets
@@ -586,29 +590,14 @@ fn shows_every_word(src: &str, shown: &str) -> bool {
     })
 }
 
-/// Characters that are invisible or change the direction or look of the text around them (zero
-/// width, bidi controls, tag characters, fillers): shown as `⟨U+XXXX⟩` so nothing hides in them.
-fn invisible(c: char) -> bool {
-    matches!(c,
-        '\u{00AD}' | '\u{034F}' | '\u{061C}' | '\u{115F}' | '\u{1160}' | '\u{17B4}' | '\u{17B5}'
-        | '\u{180B}'..='\u{180F}' | '\u{200B}'..='\u{200F}' | '\u{2028}'..='\u{202E}'
-        | '\u{2060}'..='\u{206F}' | '\u{3164}' | '\u{FEFF}' | '\u{FFA0}' | '\u{FFF9}'..='\u{FFFB}'
-        | '\u{1D173}'..='\u{1D17A}' | '\u{E0000}'..='\u{E007F}')
-}
-
+/// `text` with every character a person cannot see shown as `⟨U+XXXX⟩` ([`crate::visible`]: zero
+/// width, bidi controls, tag characters, fillers, variation selectors that are not an emoji's,
+/// control characters).
 fn visible(text: CowStr<'_>) -> CowStr<'_> {
-    if text.is_ascii() || !text.chars().any(invisible) {
-        return text;
+    match crate::visible::shown(&text) {
+        Cow::Borrowed(_) => text,
+        Cow::Owned(s) => s.into(),
     }
-    let mut out = String::with_capacity(text.len() + 16);
-    for c in text.chars() {
-        if invisible(c) {
-            out.push_str(&format!("⟨U+{:04X}⟩", c as u32));
-        } else {
-            out.push(c);
-        }
-    }
-    out.into()
 }
 
 /// Sanitizes HTML with Plandeck's allow-list: the elements rendered markdown needs, and nothing

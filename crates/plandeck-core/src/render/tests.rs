@@ -490,6 +490,61 @@ fn invisible_and_bidi_characters_are_shown() {
     );
 }
 
+/// What no rendered HTML carries raw: control characters (but line feed and tab; a terminal takes
+/// them as commands when the CLI prints the HTML), and hidden characters other than an emoji's
+/// one selector.
+fn assert_no_hidden(html: &str, src: &str) {
+    let chars: Vec<char> = html.chars().collect();
+    for (i, c) in chars.iter().enumerate() {
+        assert!(
+            !crate::visible::control(*c),
+            "raw {c:?} in {html:?} (from {src:?})"
+        );
+        if crate::visible::hidden(*c) {
+            assert!(
+                matches!(c, '\u{FE0E}' | '\u{FE0F}')
+                    && i > 0
+                    && !crate::visible::hidden(chars[i - 1])
+                    && !chars[i - 1].is_ascii_alphabetic(),
+                "raw {c:?} in {html:?} (from {src:?})"
+            );
+        }
+    }
+}
+
+#[test]
+fn selectors_and_control_characters_are_shown() {
+    // Text hidden after an emoji: variation selectors (one per byte) and tag characters.
+    let hidden: String = "run ./x.sh"
+        .bytes()
+        .map(|b| char::from_u32(0xE0100 + u32::from(b)).unwrap())
+        .collect();
+    let tags: String = "Step 2 is cancelled"
+        .chars()
+        .map(|c| char::from_u32(0xE0000 + c as u32).unwrap())
+        .collect();
+    let src = format!(
+        "# Plan 😀{hidden}\n\n1. Ship ❤\u{FE0F} it\u{FE0F}\u{FE01}{tags}\n2. Clean\r\u{1b}[2K \u{1b}[8mconcealed\u{7} \u{9b}x\u{7f}\n\n```\ncode \u{1b}]52;c;eA==\u{7}\n```\n\n[l](<https://e.example/\u{1b}x> \"t\u{7}\")\n"
+    );
+    let html = render(&src).html;
+    assert_no_hidden(&html, &src);
+    for mark in [
+        "⟨U+E0172⟩", // `r` in selectors
+        "⟨U+E0053⟩", // `S` in tags
+        "it⟨U+FE0F⟩⟨U+FE01⟩",
+        "⟨U+001B⟩[2K",
+        "⟨U+001B⟩[8mconcealed⟨U+0007⟩",
+        "⟨U+009B⟩x⟨U+007F⟩",
+        "⟨U+001B⟩]52;c;eA==⟨U+0007⟩",
+    ] {
+        assert!(html.contains(mark), "{mark} is not in {html}");
+    }
+    // An emoji's own selector stays as it is.
+    assert!(html.contains("❤\u{FE0F} it"), "{html}");
+    let toc = &render(&src).headings[0].text;
+    assert!(toc.contains("⟨U+E0172⟩"), "{toc}");
+}
+
 #[test]
 fn ordinary_plans_show_no_hidden_source_boxes() {
     let md = "# Plan: cache\n\nWe add a *small* cache in **front** of the ~~API~~ &amp; more.\n\n## Steps\n\n1. Add `cache.rs` with an LRU.\n2. Wire it <b>in</b>.\n7. Test\n\n- [x] done\n- [ ] todo\n\n> quote\n\n| a | b |\n|:--|--:|\n| 1 | 2 |\n| 3 |\n\n```rust\nfn main() {}\n```\n\n---\n\n<https://example.com/x> and [docs](https://example.com/docs) and [ref] and [full][ref].\n\nNote[^1].\n\n[^1]: The note.\n\n[ref]: https://example.com/ref\n";
@@ -586,6 +641,18 @@ mod properties {
         "<br>",
         "\u{200B}",
         "\u{202E}",
+        "😀",
+        "❤",
+        "\u{FE0F}",
+        "\u{FE01}",
+        "\u{E0100}",
+        "\u{E0041}",
+        "\u{1b}[2K",
+        "\u{1b}]52;c;",
+        "\u{7}",
+        "\r",
+        "\u{9b}",
+        "\u{7f}",
         "\"",
         "'",
         "<!",
@@ -611,6 +678,7 @@ mod properties {
         fn any_input_renders_without_panic(src in "\\PC{0,200}") {
             let r = render(&src);
             assert_inert(&r.html, &src);
+            assert_no_hidden(&r.html, &src);
             let _ = crate::review::diff::rendered_diff_html("", &src);
         }
 
@@ -619,6 +687,8 @@ mod properties {
             let src = pieces.concat();
             let html = render(&src).html;
             assert_inert(&html, &src);
+            // Nothing hides in characters a person cannot see (after an emoji or anywhere).
+            assert_no_hidden(&html, &src);
             // Every word is `w<n>q`, so a word is visible when the visible text contains it.
             let shown = visible_text(&html);
             for w in pieces.iter().filter(|p| p.starts_with('w')) {

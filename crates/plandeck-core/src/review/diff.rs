@@ -533,7 +533,7 @@ pub fn diff(
         None => {
             let last = decide::log(roots, Some(&key))?
                 .into_iter()
-                .find_map(|d| d.approved_hash.map(|h| (h, d.time)));
+                .find_map(|d| d.pinned_hash().map(|h| (h.to_owned(), d.time)));
             match last {
                 Some((h, time)) => {
                     let label = format!(

@@ -108,6 +108,21 @@ pub(crate) struct Facts {
 }
 
 impl Decision {
+    /// Whether this decision stands for where the plan is: a decision recorded by the person
+    /// (no gate request), or one that reached the agent. A gate decision that failed, that the
+    /// terminal answered first, or that still waits for the terminal did not approve anything:
+    /// it pins no version, drives no verification, and is not shown as approved.
+    pub fn stands(&self) -> bool {
+        matches!(self.delivery, None | Some(Delivery::Delivered))
+    }
+
+    /// The version this decision approved, when it stands.
+    pub fn pinned_hash(&self) -> Option<&str> {
+        (self.decision == Verdict::Approved && self.stands())
+            .then_some(self.approved_hash.as_deref())
+            .flatten()
+    }
+
     /// The one place a decision record is made, for the window, the CLI and the gate alike: the
     /// time, the reviewer, the plan, its owner (`agent`, `session_id`: see
     /// [`super::decide::owner`]) and the [`Facts`]. Gate decisions add how they were delivered

@@ -49,12 +49,9 @@ impl Approvals {
         };
         let mut last = HashMap::new();
         for d in decisions {
-            // A decision that never reached the agent (refused, failed, or the terminal answered
-            // first) did not change where the plan stands.
-            if matches!(
-                d.delivery,
-                Some(log::Delivery::Failed | log::Delivery::AnsweredInTerminal)
-            ) {
+            // A decision that never reached the agent (refused, failed, the terminal answered
+            // first, or still waiting for the terminal) did not change where the plan stands.
+            if !d.stands() {
                 continue;
             }
             let entry = match (d.decision, d.approved_hash) {

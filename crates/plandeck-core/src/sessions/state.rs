@@ -17,7 +17,9 @@ pub enum SessionState {
     WaitingForApproval,
     /// The agent asked the person something (a question tool, or the registry says `waiting`).
     WaitingForInput,
-    /// The registry names the session but its process is gone.
+    /// The registry names the session but its process is gone, and it went mid-turn (a turn or a
+    /// tool call was left unfinished). A registry left behind by a session whose last turn had
+    /// ended (a reboot, a killed terminal) is `ended`, not a crash.
     Crashed,
     /// The agent is running a turn.
     Working,
@@ -209,7 +211,13 @@ pub fn derive(facts: &Facts, registry: Option<&Registry>, now: OffsetDateTime) -
     };
     if let Some(reg) = registry {
         if !reg.alive {
-            return SessionState::Crashed;
+            // Gone without cleaning up: a crash only if it was in the middle of something.
+            let unfinished = facts.turn == Turn::Running || !facts.pending.is_empty();
+            return if unfinished {
+                SessionState::Crashed
+            } else {
+                SessionState::Ended
+            };
         }
         if facts.has_pending(PendingKind::Approval) {
             return SessionState::WaitingForApproval;
@@ -261,6 +269,13 @@ mod tests {
         assert_eq!(
             derive(&f, Some(&reg("busy", false)), now),
             SessionState::Crashed
+        );
+        // A registry left behind after the turn had ended: the session is over, not crashed.
+        let mut done = f.clone();
+        done.turn = Turn::Ended;
+        assert_eq!(
+            derive(&done, Some(&reg("idle", false)), now),
+            SessionState::Ended
         );
         assert_eq!(
             derive(&f, Some(&reg("busy", true)), now),

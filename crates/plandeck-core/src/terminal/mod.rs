@@ -96,6 +96,82 @@ fn in_foreground(pid: u32) -> bool {
     matches!((stat_number(pid, 5), stat_number(pid, 8)), (Some(pgrp), Some(tpgid)) if pgrp == tpgid)
 }
 
+/// The running processes (not zombies) in process group `pgrp` on terminal `tty_nr`: every one of
+/// them reads the keys typed into that terminal.
+fn foreground_group(pgrp: u64, tty_nr: u64) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|pid| {
+            stat_fields(*pid).is_some_and(|f| {
+                !matches!(f.first().map(String::as_str), Some("Z" | "X"))
+                    && f.get(5 - 3).and_then(|s| s.parse::<u64>().ok()) == Some(pgrp)
+                    && f.get(7 - 3).and_then(|s| s.parse::<u64>().ok()) == Some(tty_nr)
+            })
+        })
+        .collect()
+}
+
+/// The agent's ancestors up to and including `top` (its launchers: a shell running it, Gemini
+/// CLI's first process that relaunched itself), when `top` is among them.
+fn ancestors_up_to(pid: u32, top: u32) -> Option<Vec<u32>> {
+    let mut chain = Vec::new();
+    let mut p = pid;
+    for _ in 0..64 {
+        if p == top {
+            return Some(chain);
+        }
+        match parent_of(p) {
+            Some(parent) if parent > 1 && parent != p => {
+                chain.push(parent);
+                p = parent;
+            }
+            _ => return None,
+        }
+    }
+    None
+}
+
+/// Checks that the keys typed into the agent's terminal reach only the agent: every process in
+/// the terminal's foreground group is the agent, one of its descendants (its hooks, its tools), or
+/// one of its launchers between it and the pane's first process. A shell that shares the group
+/// (the agent's launcher died, the agent lived on as an orphan, and the pane's shell took the
+/// terminal back in the same group) would get the keys too.
+fn only_the_agent_reads(agent: u32, pane_pid: u32) -> Result<(), TerminalError> {
+    let fields = stat_fields(agent).ok_or(TerminalError::AgentGone { pid: agent })?;
+    let number = |field: usize| fields.get(field - 3).and_then(|s| s.parse::<u64>().ok());
+    let (Some(pgrp), Some(tty_nr)) = (number(5), number(7)) else {
+        return Err(TerminalError::AgentNotInForeground { pid: agent });
+    };
+    let launchers = ancestors_up_to(agent, pane_pid).ok_or(TerminalError::AgentOrphaned {
+        pid: agent,
+        pane_pid,
+    })?;
+    for pid in foreground_group(pgrp, tty_nr) {
+        if pid == agent || launchers.contains(&pid) {
+            continue;
+        }
+        if is_descendant(pid, agent) {
+            continue;
+        }
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .map(|c| c.trim().to_owned())
+            .unwrap_or_default();
+        if stat_fields(pid).is_none() {
+            continue; // ended while we looked
+        }
+        return Err(TerminalError::SharedTerminal {
+            pid: agent,
+            other: pid,
+            comm,
+        });
+    }
+    Ok(())
+}
+
 fn is_descendant(pid: u32, ancestor: u32) -> bool {
     let mut p = pid;
     for _ in 0..64 {
@@ -148,6 +224,10 @@ pub enum TerminalError {
     },
     #[error("another program (a shell?) is in front of the agent (pid {pid}) in its terminal; nothing was typed")]
     AgentNotInForeground { pid: u32 },
+    #[error("the agent (pid {pid}) no longer runs under its pane's process (pid {pane_pid}): the program that started it exited, and whatever runs in the pane now may read the keys; nothing was typed")]
+    AgentOrphaned { pid: u32, pane_pid: u32 },
+    #[error("{comm} (pid {other}) reads the agent's terminal beside the agent (pid {pid}), so typed keys could reach it; nothing was typed")]
+    SharedTerminal { pid: u32, other: u32, comm: String },
     #[error("tmux: {message}")]
     Tmux { message: String },
 }
@@ -265,6 +345,12 @@ impl Target {
         if !in_foreground(agent.pid) {
             return Err(TerminalError::AgentNotInForeground { pid: agent.pid });
         }
+        let Some(pane_pid) = pane_pid else {
+            return Err(TerminalError::Tmux {
+                message: format!("tmux did not name the process of pane {}", self.pane),
+            });
+        };
+        only_the_agent_reads(agent.pid, pane_pid)?;
         // Checked again last: the agent may have ended while the pane was looked at.
         alive(&agent)
     }
@@ -335,9 +421,12 @@ impl Target {
     }
 }
 
-/// A `tmux` command on the given server (the default one when `socket` is none).
+/// A `tmux` command on the given server (the default one when `socket` is none): the one place
+/// every tmux call is made. `-u`: tmux writes UTF-8 whatever the locale; under `LANG=C` (or none)
+/// it would print `_` for the tab between format fields, and every pane list would parse as empty.
 pub fn tmux_command(socket: Option<&str>, args: &[&str]) -> Command {
     let mut cmd = Command::new("tmux");
+    cmd.arg("-u");
     if let Some(s) = socket {
         cmd.arg("-S").arg(s);
     }

@@ -154,6 +154,83 @@ fn nothing_is_typed_when_a_shell_is_in_front_of_the_agent() {
         .status();
 }
 
+/// Gemini CLI relaunches itself as a child process. When the first process dies and the child
+/// lives on, the pane's shell takes the terminal back in the same process group as the orphaned
+/// agent: every earlier check passed, and the shell got half the keys.
+#[test]
+fn nothing_is_typed_when_the_agent_is_orphaned_and_a_shell_shares_its_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("agent-pid");
+    let typed = dir.path().join("typed");
+    // The launcher (an inner sh) starts the agent reading the pane's terminal, then exits; the
+    // pane's process then becomes a reader of the same terminal, in the same group.
+    let script = format!(
+        "sh -c 'exec 3<&0; sleep 1000 <&3 & echo $! > {pid}; exit 0'\nexec bash --norc --noprofile\n",
+        pid = pidfile.display()
+    );
+    let (server, pane, pane_pid) = start(dir.path(), &script);
+    let pid: u32 = wait_for("the orphaned agent", || {
+        std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
+    });
+    let target = Target {
+        socket: server.socket.to_str().map(str::to_owned),
+        pane,
+        agent: Some(ProcessId::current(pid)),
+    };
+    // The launcher ran before the pane's process became the shell: once it has, the agent is
+    // an orphan in the shell's group.
+    wait_for("the pane's shell", || {
+        std::fs::read(format!("/proc/{pane_pid}/cmdline"))
+            .ok()?
+            .windows(6)
+            .any(|w| w == b"--norc")
+            .then_some(())
+    });
+    assert!(!is_descendant(pid, pane_pid));
+    let err = target
+        .send(&Key::Text(format!("touch {}", typed.display())))
+        .unwrap_err();
+    assert!(
+        matches!(err, TerminalError::AgentOrphaned { pid: p, .. } if p == pid),
+        "{err:?}"
+    );
+    let _ = target.tmux(&["send-keys", "-t", &target.pane, "Enter"], None);
+    assert!(!typed.exists());
+    let _ = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status();
+}
+
+/// A reader in the agent's foreground group that is neither its launcher nor its descendant.
+#[test]
+fn nothing_is_typed_when_another_program_reads_the_agents_terminal() {
+    let dir = tempfile::tempdir().unwrap();
+    let pidfile = dir.path().join("agent-pid");
+    // The pane's bash (no job control) starts a "reader" and the "agent" side by side: both in
+    // the pane's group, both reading the terminal; the agent's parent is the pane's process.
+    let script = format!(
+        "exec 3<&0\ncat >/dev/null <&3 &\nsleep 1000 <&3 &\necho $! > {pid}\nwait\n",
+        pid = pidfile.display()
+    );
+    let (server, pane, _) = start(dir.path(), &script);
+    let pid: u32 = wait_for("the agent", || {
+        std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
+    });
+    let target = Target {
+        socket: server.socket.to_str().map(str::to_owned),
+        pane,
+        agent: Some(ProcessId::current(pid)),
+    };
+    let err = target.verify().unwrap_err();
+    assert!(
+        matches!(&err, TerminalError::SharedTerminal { pid: p, comm, .. } if *p == pid && comm == "cat"),
+        "{err:?}"
+    );
+    let _ = std::process::Command::new("kill")
+        .arg(pid.to_string())
+        .status();
+}
+
 #[test]
 fn hook_parents_that_are_shells_are_skipped() {
     let me = std::process::id();

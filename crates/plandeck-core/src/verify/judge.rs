@@ -212,7 +212,7 @@ fn plandeck_approval(roots: &Roots, path: &str, session: Option<&str>, t: &mut T
         return;
     };
     let Some(d) = decisions.iter().rev().find(|d| {
-        d.decision == crate::review::Verdict::Approved
+        d.pinned_hash().is_some()
             && d.plan_path == path
             && (session.is_none() || d.session_id.is_none() || d.session_id.as_deref() == session)
     }) else {

@@ -4,8 +4,10 @@
 //! When the session trying to stop has an approved plan whose report still has `missing` or
 //! `partial` steps, it prints `{"decision":"block","reason":"<the report>"}` and the model goes on
 //! with the report as its next instruction. It never loops:
-//! - once per report: the hash of the last report sent for the session is kept in the store
-//!   (`<data>/verify/stop-hook/<hash of the session id>.json`); the same report is never sent twice;
+//! - once per report: the hashes of the reports sent to the session, by this hook or by "Send
+//!   report to agent" ([`crate::gate::send_report`]), are kept in the store
+//!   (`<data>/verify/stop-hook/<hash of the session id>.json`, the last [`MAX_REMEMBERED`]); the
+//!   same report is never sent twice, also not after another one went in between (A, B, A);
 //! - with `stop_hook_active` (Claude Code says the model is already continuing because of a Stop
 //!   hook) a changed report blocks again at most [`MAX_CHAIN`] times in a row;
 //! - never when Plandeck's window is not running (the same check as the plan-approval hook), and
@@ -25,6 +27,9 @@ use crate::gate::HookOutcome;
 /// Blocks in a row while `stop_hook_active` (each with a new report) before the hook lets go.
 pub const MAX_CHAIN: u32 = 3;
 
+/// How many sent reports are remembered per session.
+pub const MAX_REMEMBERED: usize = 256;
+
 #[derive(Debug, Deserialize)]
 struct Input {
     session_id: String,
@@ -37,9 +42,75 @@ struct Input {
 struct State {
     session_id: String,
     last_hash: String,
+    /// Every report sent to the session (hashes, oldest first), by the hook or by a person.
+    #[serde(default)]
+    sent: Vec<String>,
     /// Blocks in a row while `stop_hook_active`.
     chain: u32,
     at: String,
+}
+
+impl State {
+    fn load(roots: &Roots, session: &str) -> State {
+        std::fs::read(state_path(roots, session))
+            .ok()
+            .and_then(|b| serde_json::from_slice(&b).ok())
+            .unwrap_or_default()
+    }
+
+    fn has_sent(&self, hash: &str) -> bool {
+        self.last_hash == hash || self.sent.iter().any(|h| h == hash)
+    }
+
+    fn remember(&mut self, hash: &str) {
+        self.last_hash = hash.to_owned();
+        if !self.sent.iter().any(|h| h == hash) {
+            self.sent.push(hash.to_owned());
+        }
+        let over = self.sent.len().saturating_sub(MAX_REMEMBERED);
+        self.sent.drain(..over);
+        self.at = crate::review::log::now();
+    }
+
+    fn save(&self, roots: &Roots) -> Result<(), crate::fsx::WriteError> {
+        let mut json = serde_json::to_vec(self).unwrap_or_default();
+        json.push(b'\n');
+        crate::fsx::write_private(&state_path(roots, &self.session_id), &json)
+    }
+}
+
+/// Why a report was not sent again.
+#[derive(Debug, thiserror::Error)]
+pub enum SentError {
+    #[error("this report was already sent to the agent; nothing was typed")]
+    AlreadySent,
+    #[error(transparent)]
+    Store(#[from] crate::review::ReviewError),
+    #[error(transparent)]
+    Write(#[from] crate::fsx::WriteError),
+}
+
+/// Sends a report to `session` once: `send` runs (and the report is remembered as sent) only when
+/// no report with `hash` went to the session before, from the hook or from a person. Held under
+/// the store's lock, so the hook and a person's "Send report" cannot both send it.
+pub(crate) fn send_once<T, E>(
+    roots: &Roots,
+    session: &str,
+    hash: &str,
+    send: impl FnOnce() -> Result<T, E>,
+) -> Result<Result<T, E>, SentError> {
+    let _lock = crate::review::store::lock(&roots.data)?;
+    let mut state = State::load(roots, session);
+    if state.has_sent(hash) {
+        return Err(SentError::AlreadySent);
+    }
+    let sent = send();
+    if sent.is_ok() {
+        state.session_id = session.to_owned();
+        state.remember(hash);
+        state.save(roots)?;
+    }
+    Ok(sent)
 }
 
 fn state_path(roots: &Roots, session: &str) -> PathBuf {
@@ -100,12 +171,8 @@ pub fn hook_claude_stop(roots: &Roots, stdin: &[u8]) -> HookOutcome {
         Ok(l) => l,
         Err(e) => return quiet(format!("{e}; not blocking")),
     };
-    let path = state_path(roots, &input.session_id);
-    let previous: State = std::fs::read(&path)
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    if previous.last_hash == report.report_hash {
+    let previous = State::load(roots, &input.session_id);
+    if previous.has_sent(&report.report_hash) {
         return quiet("this report was already sent to the agent; not blocking again");
     }
     let chain = if input.stop_hook_active {
@@ -118,16 +185,12 @@ pub fn hook_claude_stop(roots: &Roots, stdin: &[u8]) -> HookOutcome {
             "blocked {MAX_CHAIN} times in a row already; not blocking again"
         ));
     }
-    let state = State {
-        session_id: input.session_id.clone(),
-        last_hash: report.report_hash.clone(),
-        chain,
-        at: crate::review::log::now(),
-    };
-    let mut json = serde_json::to_vec(&state).unwrap_or_default();
-    json.push(b'\n');
+    let mut state = previous;
+    state.session_id = input.session_id.clone();
+    state.chain = chain;
+    state.remember(&report.report_hash);
     // Without the record the hook could not promise "once": it does not block.
-    if let Err(e) = crate::fsx::write_private(&path, &json) {
+    if let Err(e) = state.save(roots) {
         return quiet(format!("{e}; not blocking"));
     }
     let reason = super::agent_report_text(&report);

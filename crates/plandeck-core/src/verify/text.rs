@@ -1,6 +1,8 @@
 //! The plain-text report that goes back to the agent (the Stop hook's reason, "Send report to
 //! agent"): the steps still missing or partial with what they name, the unplanned files. Bounded,
-//! so a 300-step plan does not flood the model.
+//! so a 300-step plan does not flood the model, and cleaned like everything handed to an agent
+//! ([`crate::terminal::clean_text`]): a step's text or a file name carries no control character
+//! and nothing a person cannot see (the window's preview shows this text as it is sent).
 
 use std::fmt::Write as _;
 
@@ -21,7 +23,8 @@ pub fn needs_work(report: &VerifyReport) -> bool {
             .any(|s| matches!(s.status, StepStatus::Missing | StepStatus::Partial))
 }
 
-/// The report for the agent. Deterministic: the same findings give the same text.
+/// The report for the agent, cleaned ([`crate::terminal::clean_text`]). Deterministic: the same
+/// findings give the same text.
 pub fn agent_report_text(report: &VerifyReport) -> String {
     let mut out = String::new();
     let _ = writeln!(
@@ -98,5 +101,5 @@ pub fn agent_report_text(report: &VerifyReport) -> String {
     if out.chars().count() > MAX_CHARS {
         out = out.chars().take(MAX_CHARS - 1).collect::<String>() + "…\n";
     }
-    out
+    crate::terminal::clean_text(&out, MAX_CHARS)
 }

@@ -5,7 +5,6 @@
 //! a shell) and is never ended. Plandeck never kills a tmux session.
 
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use super::{canonical, PaneLine};
@@ -36,45 +35,74 @@ pub(crate) struct PanesIn {
     pub person: Vec<PaneLine>,
 }
 
-fn tmux(socket: Option<&Path>) -> Command {
-    let mut cmd = Command::new("tmux");
-    if let Some(s) = socket {
-        cmd.arg("-S").arg(s);
-    }
-    cmd
+/// A bounded tmux call ([`crate::terminal::run_bounded`]) on `socket`: a hung server costs
+/// seconds, never a frozen preview or removal.
+fn tmux(
+    socket: Option<&Path>,
+    args: &[&str],
+) -> Result<std::process::Output, crate::terminal::RunError> {
+    let socket = socket.map(|s| s.to_string_lossy().into_owned());
+    crate::terminal::run_bounded(
+        crate::terminal::tmux_command(socket.as_deref(), args),
+        None,
+        crate::terminal::EXTERNAL_TIMEOUT,
+    )
 }
 
-/// Every pane of the server; none without tmux or a server.
-fn all_panes(socket: Option<&Path>) -> Vec<Pane> {
-    let Ok(out) = tmux(socket)
-        .args([
+/// Every pane of the server: none when tmux is not installed or no server runs. An answer that
+/// cannot be read is an error, never "no panes": a person's shell in the folder would go unseen.
+fn all_panes(socket: Option<&Path>) -> Result<Vec<Pane>, String> {
+    let out = match tmux(
+        socket,
+        &[
             "list-panes",
             "-a",
             "-F",
             "#{pane_id}\t#{pane_pid}\t#{session_name}\t#{pane_current_command}\t#{pane_current_path}",
-        ])
-        .output()
-    else {
-        return Vec::new();
+        ],
+    ) {
+        Ok(out) => out,
+        Err(crate::terminal::RunError::Spawn { source, .. })
+            if source.kind() == std::io::ErrorKind::NotFound =>
+        {
+            // tmux is not installed: no pane can be in the folder.
+            return Ok(Vec::new());
+        }
+        Err(e) => return Err(e.to_string()),
     };
     if !out.status.success() {
-        return Vec::new();
+        let stderr = String::from_utf8_lossy(&out.stderr);
+        if stderr.contains("no server running") || stderr.contains("error connecting to") {
+            return Ok(Vec::new());
+        }
+        return Err(format!("tmux list-panes failed: {}", stderr.trim()));
     }
-    String::from_utf8_lossy(&out.stdout)
-        .lines()
-        .filter_map(|line| {
+    parse_panes(&String::from_utf8_lossy(&out.stdout))
+}
+
+/// The lines of `list-panes -F` with the five fields above; a line that does not read is an error.
+fn parse_panes(out: &str) -> Result<Vec<Pane>, String> {
+    out.lines()
+        .filter(|l| !l.is_empty())
+        .map(|line| {
             let mut parts = line.splitn(5, '\t');
-            let id = parts.next()?.to_owned();
-            let pid = parts.next()?.parse().ok()?;
-            let session = parts.next()?.to_owned();
-            let command = parts.next()?.to_owned();
-            let path = PathBuf::from(parts.next()?);
-            Some(Pane {
-                id,
-                pid,
-                session,
-                command,
-                path,
+            let mut next = || parts.next();
+            let parsed = (|| {
+                let id = next()?.to_owned();
+                let pid = next()?.parse().ok()?;
+                let session = next()?.to_owned();
+                let command = next()?.to_owned();
+                let path = PathBuf::from(next()?);
+                Some(Pane {
+                    id,
+                    pid,
+                    session,
+                    command,
+                    path,
+                })
+            })();
+            parsed.ok_or_else(|| {
+                format!("tmux answered, but its pane list could not be read ({line:?})")
             })
         })
         .collect()
@@ -110,15 +138,20 @@ fn agent_of<'r>(pane: &Pane, registry: &'r [RegistryFile]) -> Option<&'r Registr
     })
 }
 
-/// The panes whose current folder is inside `worktree`.
-pub(crate) fn panes_in(roots: &Roots, worktree: &Path, socket: Option<&Path>) -> PanesIn {
+/// The panes whose current folder is inside `worktree`; an error when tmux's answer could not be
+/// had or read (the caller refuses rather than guess).
+pub(crate) fn panes_in(
+    roots: &Roots,
+    worktree: &Path,
+    socket: Option<&Path>,
+) -> Result<PanesIn, String> {
     let root = canonical(worktree);
-    let panes: Vec<Pane> = all_panes(socket)
+    let panes: Vec<Pane> = all_panes(socket)?
         .into_iter()
         .filter(|p| canonical(&p.path).starts_with(&root))
         .collect();
     if panes.is_empty() {
-        return PanesIn::default();
+        return Ok(PanesIn::default());
     }
     let registry = registry(roots);
     let mut out = PanesIn::default();
@@ -139,7 +172,7 @@ pub(crate) fn panes_in(roots: &Roots, worktree: &Path, socket: Option<&Path>) ->
             None => out.person.push(line),
         }
     }
-    out
+    Ok(out)
 }
 
 /// Ends an agent's own pane, only if it is still that agent's: the pane still runs the same
@@ -147,16 +180,15 @@ pub(crate) fn panes_in(roots: &Roots, worktree: &Path, socket: Option<&Path>) ->
 /// ended. Only the pane: never its tmux session.
 pub(crate) fn end_agent_pane(agent: &AgentPane, socket: Option<&Path>) -> bool {
     let still = all_panes(socket)
+        .unwrap_or_default()
         .iter()
         .any(|p| p.id == agent.line.pane && p.pid == agent.line.pid)
         && pid_alive(agent.line.pid, agent.proc_start.as_deref());
     if !still {
         return false;
     }
-    let ended = tmux(socket)
-        .args(["kill-pane", "-t", &agent.line.pane])
-        .status()
-        .is_ok_and(|s| s.success());
+    let ended =
+        tmux(socket, &["kill-pane", "-t", &agent.line.pane]).is_ok_and(|out| out.status.success());
     if ended {
         // The folder is deleted only once the agent is gone, so it does not write into it
         // meanwhile; an agent that takes longer is still checked against what was shown.

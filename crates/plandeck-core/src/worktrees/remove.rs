@@ -250,13 +250,22 @@ fn preview(
     let f = &located.found;
     let snap = Snapshot::take(&located);
     let content = snap.content();
-    let panes = if f.prunable {
-        panes::PanesIn::default()
+    let (panes, panes_problem) = if f.prunable {
+        (panes::PanesIn::default(), None)
     } else {
-        panes::panes_in(roots, &f.path, tmux_socket)
+        match panes::panes_in(roots, &f.path, tmux_socket) {
+            Ok(p) => (p, None),
+            Err(e) => (panes::PanesIn::default(), Some(e)),
+        }
     };
     let summary = snap.summary.clone();
     let mut refusals = Vec::new();
+    if let Some(problem) = panes_problem {
+        // Which tmux panes work in the folder is not known: a person's shell may be there.
+        refusals.push(Refusal::Unreadable {
+            problem: format!("which tmux panes are in the folder: {problem}"),
+        });
+    }
     if f.is_main {
         refusals.push(Refusal::Main);
     }
