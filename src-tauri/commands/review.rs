@@ -1,13 +1,11 @@
-//! Review: diffs, history, approve / reject / edit-and-approve. Every command takes a plan id
+//! Review: diffs, history, and one decision per plan (approve / reject / edit-and-approve, routed
+//! by the core to the waiting agent or recorded only; undo of a record-only decision). Every command takes a plan id
 //! from the listing (resolved against discovery; a path or an unknown id is refused) and the
 //! decisions take the hash of the version the reviewer read.
 
-use plandeck_core::comments;
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
-use plandeck_core::review::{
-    self, ApproveRequest, Decision, PlanDecision, PlanDiff, PlanHistory, PlanOutcome,
-};
+use plandeck_core::review::{self, Decision, PlanDecision, PlanDiff, PlanHistory, PlanOutcome};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -53,77 +51,6 @@ pub async fn plan_version(
         Ok(review::version_of(&roots, &path, &hash)?)
     })
     .await
-}
-
-/// Approves the version of a plan the reviewer read, with its open comments as "Reviewer notes"
-/// (unless `withComments` is false) (`startedFrom`; refused as `planChanged` when
-/// the file holds another now); with `edited`, writes that text to the plan file first, but only
-/// if the file still holds `startedFrom` (else a conflict that loses neither version).
-#[tauri::command]
-#[tracing::instrument(skip(app, state, edited))]
-pub async fn approve_plan(
-    app: AppHandle,
-    state: State<'_, AppState>,
-    id: String,
-    edited: Option<String>,
-    started_from: Option<String>,
-    mode: Option<String>,
-    with_comments: Option<bool>,
-) -> Result<Decision, IpcError> {
-    let roots = state.roots();
-    let decision = blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        comments::approve(
-            &roots,
-            &path,
-            ApproveRequest {
-                edited,
-                started_from,
-                mode,
-                ..Default::default()
-            },
-            with_comments.unwrap_or(true),
-        )
-    })
-    .await?;
-    crate::live::emit(
-        &app,
-        plans::PlansChanged::of(vec![decision.plan_path.clone()]),
-    );
-    Ok(decision)
-}
-
-/// Rejects the version of a plan the reviewer read, with its open comments after the feedback
-/// (unless `withComments` is false) (`seenHash`; refused as `planChanged` when
-/// the file holds another now).
-#[tauri::command]
-#[tracing::instrument(skip(app, state, feedback))]
-pub async fn reject_plan(
-    app: AppHandle,
-    state: State<'_, AppState>,
-    id: String,
-    feedback: String,
-    seen_hash: Option<String>,
-    with_comments: Option<bool>,
-) -> Result<Decision, IpcError> {
-    let roots = state.roots();
-    let decision = blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        comments::reject(
-            &roots,
-            &path,
-            &feedback,
-            (None, None),
-            seen_hash.as_deref(),
-            with_comments.unwrap_or(true),
-        )
-    })
-    .await?;
-    crate::live::emit(
-        &app,
-        plans::PlansChanged::of(vec![decision.plan_path.clone()]),
-    );
-    Ok(decision)
 }
 
 #[tauri::command]

@@ -165,12 +165,13 @@ test("the webview names plans by id: a path given to any plan command is refused
         tryCall("plan_history", { id: path }),
         tryCall("plan_diff", { id: path, from: null, to: null }),
         tryCall("plan_version", { id: path, hash: "0".repeat(64) }),
-        tryCall("approve_plan", { id: path, edited: "# owned\\n", startedFrom: null, mode: null }),
-        tryCall("reject_plan", { id: path, feedback: "x", seenHash: null }),
+        tryCall("decide_plan", { id: path, seenHash: "0".repeat(64), decision: { decision: "approve", mode: null, edited: "# owned\\n" } }),
+        tryCall("decide_plan", { id: path, seenHash: "0".repeat(64), decision: { decision: "reject", feedback: "x" } }),
+        tryCall("undo_decision", { id: path, decisionId: "x" }),
         tryCall("get_plan", { id: "/etc/passwd" }),
         tryCall("get_plan", { id: "0123456789ab" }),
       ]);`, plan);
-    assert.deepEqual(results, ["badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "notFound"]);
+    assert.deepEqual(results, ["badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "badInput", "notFound"]);
   });
   assert.equal(readFileSync(plan, "utf8"), "# Plan: by id\n\n1. step\n");
   assert.deepEqual(JSON.parse(cli(home, ["log", "--json"]).stdout), []);

@@ -32,8 +32,6 @@ macro_rules! ipc_table {
                 review::plan_diff(id: String, from: Option<String>, to: Option<String>) -> $crate::review::PlanDiff;
                 review::plan_history(id: String) -> $crate::review::PlanHistory;
                 review::plan_version(id: String, hash: String) -> String;
-                review::approve_plan(id: String, edited: Option<String>, started_from: Option<String>, mode: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
-                review::reject_plan(id: String, feedback: String, seen_hash: Option<String>, with_comments: Option<bool>) -> $crate::review::Decision;
                 review::decision_log() -> Vec<$crate::review::Decision>;
                 review::decide_plan(id: String, seen_hash: String, decision: $crate::review::PlanDecision, with_comments: Option<bool>) -> $crate::review::PlanOutcome;
                 review::undo_decision(id: String, decision_id: String) -> $crate::review::Decision;

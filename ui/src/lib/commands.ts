@@ -16,8 +16,6 @@ export type Commands = {
   plan_diff: { args: { id: string; from?: string | null; to?: string | null }; returns: PlanDiff };
   plan_history: { args: { id: string }; returns: PlanHistory };
   plan_version: { args: { id: string; hash: string }; returns: string };
-  approve_plan: { args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }; returns: Decision };
-  reject_plan: { args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }; returns: Decision };
   decision_log: { args: {}; returns: Array<Decision> };
   decide_plan: { args: { id: string; seenHash: string; decision: PlanDecision; withComments?: boolean | null }; returns: PlanOutcome };
   undo_decision: { args: { id: string; decisionId: string }; returns: Decision };
@@ -63,8 +61,6 @@ export const commands = {
   planDiff: (args: { id: string; from?: string | null; to?: string | null }) => invoke<PlanDiff>("plan_diff", args),
   planHistory: (args: { id: string }) => invoke<PlanHistory>("plan_history", args),
   planVersion: (args: { id: string; hash: string }) => invoke<string>("plan_version", args),
-  approvePlan: (args: { id: string; edited?: string | null; startedFrom?: string | null; mode?: string | null; withComments?: boolean | null }) => invoke<Decision>("approve_plan", args),
-  rejectPlan: (args: { id: string; feedback: string; seenHash?: string | null; withComments?: boolean | null }) => invoke<Decision>("reject_plan", args),
   decisionLog: () => invoke<Array<Decision>>("decision_log"),
   decidePlan: (args: { id: string; seenHash: string; decision: PlanDecision; withComments?: boolean | null }) => invoke<PlanOutcome>("decide_plan", args),
   undoDecision: (args: { id: string; decisionId: string }) => invoke<Decision>("undo_decision", args),

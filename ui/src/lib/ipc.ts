@@ -39,13 +39,6 @@ export const ipc = {
   planDiff: (id: string, from: string | null, to: string | null) => call(commands.planDiff({ id, from, to })),
   planHistory: (id: string) => call(commands.planHistory({ id })),
   planVersion: (id: string, hash: string) => call(commands.planVersion({ id, hash })),
-  /** Approves the version read (`startedFrom`, else `planChanged`); with `edited`, writes it to
-   * the plan file first if the file still holds `startedFrom` (else `conflict`). */
-  approvePlan: (id: string, edited: string | null, startedFrom: string | null, mode: string | null) =>
-    call(commands.approvePlan({ id, edited, startedFrom, mode })),
-  /** Rejects the version read (`seenHash`; `planChanged` when the file holds another now). */
-  rejectPlan: (id: string, feedback: string, seenHash: string | null) =>
-    call(commands.rejectPlan({ id, feedback, seenHash })),
   decisionLog: () => call(commands.decisionLog()),
   /** One decision on the version read (`seenHash`): to the agent waiting for it in its terminal,
    * else recorded only; the outcome says where it went (`route`, `message`), whether the plan

@@ -258,7 +258,7 @@ describe("PlanDetail", () => {
     expect(banner).toHaveAttribute("data-route", "agent");
     expect(screen.queryByTestId("undo-decision")).toBeNull();
     // One call decides: the window never picks the route itself.
-    expect(calls.filter(([c]) => c === "decide_plan" || c === "decide_request" || c === "approve_plan").length).toBe(1);
+    expect(calls.filter(([c]) => c === "decide_plan" || c === "decide_request").length).toBe(1);
   });
 
   it("says a decision was recorded only, and undoes it", async () => {
