@@ -65,12 +65,15 @@ fn request_for(roots: &crate::config::Roots, id: &str, plan_path: &std::path::Pa
         waiting_since: crate::timestamp::now(),
         deadline: crate::timestamp::now() + time::Duration::minutes(10),
         hook_pid: me,
+        hook_start_time: crate::terminal::start_time(me),
         agent_pid: Some(me),
         agent_start_time: crate::terminal::start_time(me),
         headless: false,
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
+        decided_by: None,
+        plan_hash: None,
     };
     store::file_request(roots, &req).unwrap();
     req
