@@ -20,12 +20,15 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   waitingSince: new Date(Date.now() - 90_000).toISOString(),
   deadline: new Date(Date.now() + 600_000).toISOString(),
   hookPid: 1,
+  hookStartTime: null,
   agentPid: null,
   agentStartTime: null,
   headless: false,
   status: "waiting",
   closedAt: null,
   decision: null,
+  decidedBy: null,
+  planHash: "h-shown",
   ...over,
 });
 
@@ -108,7 +111,8 @@ describe("WaitingQueue with comments on the plan", () => {
     // Comments alone are feedback enough.
     await fireEvent.click(screen.getByTestId("gate-reject"));
     await fireEvent.click(await screen.findByTestId("gate-send-reject"));
-    await waitFor(() => expect(calls[0]).toEqual({ id: "req-1", decision: { decision: "reject", feedback: "" }, withComments: true }));
+    // The version this listing showed goes with it: a plan changed since is refused by the gate.
+    await waitFor(() => expect(calls[0]).toEqual({ id: "req-1", decision: { decision: "reject", feedback: "" }, withComments: true, seenHash: "h-shown" }));
     // Unticked: the decision goes without them.
     await fireEvent.click(carry.querySelector("input")!);
     await fireEvent.click(screen.getByTestId("gate-approve-auto"));
