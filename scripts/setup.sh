@@ -12,11 +12,12 @@ SUDO=""
 [ "$(id -u)" -ne 0 ] && SUDO="sudo"
 
 # Debian packages Tauri needs; for tests also the WebDriver for WebKitGTK, a virtual display,
-# tmux (gate delivery), imagemagick (screenshots), and a D-Bus daemon (the one-app test's private
-# session bus).
+# tmux (gate delivery), imagemagick (screenshots), a D-Bus daemon (the one-app test's private
+# session bus), python3 (closing a window as a window manager does: tests/e2e/close-window.py) and
+# perl (the fake approval cards of the gate's tests).
 pkgs=(libwebkit2gtk-4.1-dev build-essential libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev pkg-config curl git)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick xdotool x11-utils dbus-daemon)
+  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick xdotool x11-utils dbus-daemon python3 perl)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

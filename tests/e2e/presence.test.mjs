@@ -10,9 +10,16 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdtempSync, readFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
-import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
+import { envFor, plandeckBin, waitFor } from "./webdriver.mjs";
 
 const appFile = (home) => join(home, ".local/share/plandeck/gate/app.json");
+
+/** Asks the X windows of `pid` to close (tests/e2e/close-window.py); returns how many it asked. */
+function closeWindowsOf(pid) {
+  const r = spawnSync("python3", [join(import.meta.dirname, "close-window.py"), String(pid)], { encoding: "utf8", timeout: 20000 });
+  if (r.status !== 0) throw new Error(`close-window.py: ${r.stderr}`);
+  return Number(r.stdout.trim());
+}
 
 /** Runs a Claude plan hook against `home` with no agent behind it (it would wait minutes for a
  * decision if it took Plandeck for running; the test's timeout would end it). */
@@ -23,14 +30,19 @@ function hookAnswer(home) {
 
 test("closing the window removes the app's presence; a hook then steps aside at once", async () => {
   const home = mkdtempSync(join(tmpdir(), "plandeck-e2e-presence-"));
-  await withApp({ home }, async (s) => {
-    await waitFor(() => existsSync(appFile(home)), { what: "gate/app.json" });
-    const app = JSON.parse(readFileSync(appFile(home), "utf8"));
-    assert.ok(app.pid && app.startTime && app.exe, JSON.stringify(app));
-    // The window's own close (WebDriver's Close Window: the window goes, as a click on its ×).
-    await s.cmd("DELETE", "/window").catch(() => {});
-    await waitFor(() => !existsSync(appFile(home)), { timeout: 20000, what: "gate/app.json to go when the window closed" });
-  });
+  const app = spawn(plandeckBin(), [], { env: { ...envFor(home), WEBKIT_DISABLE_COMPOSITING_MODE: "1" }, stdio: "ignore" });
+  try {
+    await waitFor(() => existsSync(appFile(home)), { timeout: 30000, what: "gate/app.json" });
+    const named = JSON.parse(readFileSync(appFile(home), "utf8"));
+    assert.ok(named.pid && named.startTime && named.exe, JSON.stringify(named));
+    const exited = new Promise((r) => app.once("exit", r));
+    // The window's close button, as a window manager passes it on (WM_DELETE_WINDOW).
+    await waitFor(() => closeWindowsOf(app.pid) > 0, { timeout: 20000, what: "the app's window to be asked to close" });
+    await Promise.race([exited, new Promise((_, no) => setTimeout(() => no(new Error("the app did not exit when its window closed")), 20000))]);
+    assert.ok(!existsSync(appFile(home)), "gate/app.json was left behind when the window closed");
+  } finally {
+    app.kill("SIGKILL");
+  }
   const answer = hookAnswer(home);
   assert.equal(answer.status, 0);
   assert.equal(answer.stdout, "", "no decision when Plandeck is closed");
