@@ -235,8 +235,8 @@ test("gemini: its first process killed, the relaunched agent lives on beside the
     assert.notEqual(r.status, 0, `a decision must not type into a terminal a shell shares: ${r.stdout}`);
     assert.match(r.stderr, /no longer runs under its pane's process|reads the agent's terminal/);
     assert.match(r.stderr, /nothing was typed/);
-    tmux.keys("Enter"); // a key typed before would now run
-    await tmux.waitScreen((screen) => (screen.match(/bash-[\d.]+[#$]/g) ?? []).length >= 2, { what: "the shell's next prompt" });
+    // Nothing was typed: not into the shell's line, not into the agent (both still read the pane).
+    await new Promise((res) => setTimeout(res, 500)); // give a wrongly typed Enter the time to run
     assert.ok(!existsSync(mark), "nothing ran in the shell");
     assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
     try { process.kill(req.agentPid, "SIGKILL"); } catch {}
