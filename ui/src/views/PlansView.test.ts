@@ -50,6 +50,20 @@ describe("PlansView", () => {
     where.home = "";
   });
 
+  it("tells recovered plans with the same title apart by slug or session", async () => {
+    const rec = (id: string, path: string | null, sessionId: string) => ({
+      id, agent: "codex", sessionId, path, project: "/w/api", title: "Plan: add pagination", text: "", state: null, source: "transcript", subagent: false, versions: [],
+    });
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans: [], problems: [] };
+      if (cmd === "transcript_plans") return [rec("t1", "/h/.claude/plans/api-pages-calm-owl.md", "aaaaaaaa-1"), rec("t2", null, "bbbbbbbb-2")];
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("transcript-row").length).toBe(2));
+    expect(screen.getAllByTestId("plan-slug").map((e) => e.textContent)).toEqual(["api-pages-calm-owl", "session bbbbbbbb"]);
+  });
+
   it("j and k move the selection and the focus with it", async () => {
     const plans = [plan({ id: "p1", title: "One" }), plan({ id: "p2", title: "Two" })];
     mockIPC((cmd) => {
