@@ -3,6 +3,7 @@
 //! `{kind, message}`.
 
 mod commands;
+mod display;
 mod history_live;
 mod live;
 mod memory;
@@ -21,6 +22,8 @@ pub use state::AppState;
 pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcError> {
     // First, while this is the only thread: the web process inherits it.
     memory::set_webkit_env();
+    // Before the demo workspace or anything else: without a display, say so (Tauri would panic).
+    display::open()?;
     init_tracing();
     let roots = if demo {
         let workspace = plandeck_core::demo::create(&std::env::temp_dir())?;

@@ -65,7 +65,18 @@ test("comments follow a revised plan; a rejection carries the open ones with the
       `[...document.querySelectorAll("[data-testid=plan-html] li[data-src]")].find(e => e.innerText.includes("token bucket")).click()`,
     );
     await s.waitFor("[data-testid=comment-block]");
+    // Each open comment's quote is marked in the rendered plan (a block comment's by its words).
+    const marked = await waitFor(
+      () => s.exec(`const h = CSS.highlights.get("pd-comment"); return h && h.size === 2 ? [...h].map((r) => r.toString()).sort() : null;`),
+      { what: "both quotes marked in the rendered plan" },
+    );
+    assert.deepEqual(marked, ["Log every rejected request at info level.", "Return 429 with a Retry-After header."]);
     await s.screenshot("comments");
+    // `n` goes to the next comment: its quote is scrolled to and flashed, its card marked.
+    await s.exec(`document.activeElement?.blur?.()`);
+    await s.keys("n");
+    await s.waitFor("[data-testid=comments] [data-flashed=true]");
+    assert.equal(await s.exec(`return [...(CSS.highlights.get("pd-flash") ?? [])].map((r) => r.toString()).join("")`), "Return 429 with a Retry-After header.");
     await s.click("[data-testid=copy-review]");
     await waitFor(() => s.exec(`return document.querySelector("[data-testid=copy-done], [data-testid=comments] [role=alert]")?.innerText`), {
       what: "the review copied",

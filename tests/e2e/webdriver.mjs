@@ -119,16 +119,33 @@ export class Session {
     await this.cmd("DELETE", "/actions");
   }
 
+  /** Sets the window's size (W3C window rect) and waits until the page has that viewport. */
+  async setSize(width, height) {
+    await this.cmd("POST", "/window/rect", { width, height });
+    await waitFor(
+      async () => {
+        const [w, h] = await this.exec("return [window.innerWidth, window.innerHeight];");
+        return w === width && h === height;
+      },
+      { what: `a ${width}×${height} window` },
+    );
+  }
+
   /**
-   * Saves a PNG screenshot of the display to tests/e2e/artifacts/<name>.png and returns the path.
+   * Saves a PNG screenshot of the window to tests/e2e/artifacts/<name>.png and returns the path.
    * WebKitWebDriver's screenshot command hangs under Xvfb, so this captures the X display the
-   * window is on (ImageMagick's `import`), which is what a person would see.
+   * window is on (ImageMagick's `import`), which is what a person would see, cut to the window's
+   * rectangle (its dialogs open over it).
    */
   async screenshot(name) {
     mkdirSync(ARTIFACTS, { recursive: true });
     const path = join(ARTIFACTS, `${name}.png`);
     await new Promise((res) => setTimeout(res, 300)); // let the last change paint
-    const r = spawnSync("import", ["-window", "root", path], { timeout: 20000 });
+    const rect = await this.cmd("GET", "/window/rect").catch(() => null);
+    const crop = rect?.width > 0 && rect?.height > 0
+      ? ["-crop", `${rect.width}x${rect.height}+${Math.max(0, rect.x)}+${Math.max(0, rect.y)}`, "+repage"]
+      : [];
+    const r = spawnSync("import", ["-window", "root", ...crop, path], { timeout: 20000 });
     if (r.status !== 0) throw new Error(`screenshot failed: ${r.stderr?.toString() ?? r.error}`);
     return path;
   }

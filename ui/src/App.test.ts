@@ -8,6 +8,7 @@ function overview(demo = false): Overview {
   return {
     demo,
     dataDir: "/home/u/.local/share/plandeck",
+    home: "/home/u",
     settingsFile: "/home/u/.config/plandeck/settings.json",
     sources: [
       {
@@ -58,6 +59,15 @@ describe("App", () => {
     expect(await screen.findByText("No sessions yet")).toBeInTheDocument();
     await fireEvent.click(screen.getByRole("button", { name: /Worktrees/ }));
     expect(await screen.findByText("No worktrees yet")).toBeInTheDocument();
+  });
+
+  it("the empty state says what to do and opens Settings", async () => {
+    mockIPC((cmd) => (cmd === "get_overview" ? overview() : cmd === "list_plans" ? { plans: [], problems: [] } : []));
+    render(App);
+    expect(await screen.findByTestId("empty-todo")).toHaveTextContent(/plan-approval hook in Settings/);
+    expect(screen.queryByText("/home/u/.config/plandeck/settings.json")).toBeNull();
+    await fireEvent.click(screen.getByTestId("open-settings"));
+    expect(await screen.findByRole("heading", { name: "Settings" })).toBeInTheDocument();
   });
 
   it("shows an IPC error's message", async () => {

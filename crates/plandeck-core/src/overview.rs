@@ -17,6 +17,8 @@ pub struct Overview {
     pub settings_file: String,
     /// True when the app was started on the demo workspace.
     pub demo: bool,
+    /// The home folder the roots were resolved from: the window shows paths under it as `~/…`.
+    pub home: String,
 }
 
 /// One agent's root and the folders under it that Plandeck reads.
@@ -100,6 +102,7 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
         data_dir: roots.data.display().to_string(),
         settings_file: roots.settings_path().display().to_string(),
         demo,
+        home: roots.home.display().to_string(),
     }
 }
 

@@ -15,7 +15,11 @@ dataDir: string, settingsFile: string,
 /**
  * True when the app was started on the demo workspace.
  */
-demo: boolean, };
+demo: boolean, 
+/**
+ * The home folder the roots were resolved from: the window shows paths under it as `~/…`.
+ */
+home: string, };
 
 export type SourceStatus = { agent: Agent, name: string, root: string, rootExists: boolean, folders: Array<Folder>, };
 

@@ -83,6 +83,20 @@ describe("PlanDetail", () => {
     expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-source", decision: { decision: "approve", edited: null } });
   });
 
+  it("keeps the tab being read when another plan is opened", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+    });
+    const { rerender } = render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.click(screen.getByRole("tab", { name: "Source" }));
+    expect(await screen.findByTestId("plan-source")).toBeInTheDocument();
+    await rerender({ id: "fedcba654321" });
+    expect(screen.getByRole("tab", { name: "Source" })).toHaveAttribute("aria-selected", "true");
+    expect(await screen.findByTestId("plan-source")).toBeInTheDocument();
+  });
+
   it("refuses to decide a plan that changed since it was read, and shows the change", async () => {
     for (const key of ["a", "r"] as const) {
       const cmd = "decide_plan";

@@ -1,0 +1,84 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import PlansView from "./PlansView.svelte";
+import { where } from "../lib/paths.svelte";
+import type { PlanSummary } from "../lib/bindings";
+
+function plan(over: Partial<PlanSummary>): PlanSummary {
+  return {
+    id: "p1",
+    path: "/home/ann/.claude/plans/a.md",
+    agent: "claude",
+    title: "Plan: add pagination",
+    project: "/home/ann/src/shop",
+    sessionId: null,
+    gitBranch: null,
+    state: "unreviewed",
+    updatedAt: new Date().toISOString(),
+    sizeBytes: 10,
+    problem: null,
+    subagentId: null,
+    ...over,
+  };
+}
+
+describe("PlansView", () => {
+  it("tells plans with the same title apart by their slug, and writes paths from ~ with the full path on hover", async () => {
+    where.home = "/home/ann";
+    const plans = [
+      plan({ id: "p1", path: "/home/ann/.claude/plans/shop-pagination-brisk-otter.md" }),
+      plan({ id: "p2", path: "/home/ann/.claude/plans/api-pagination-calm-heron.md", project: "/home/ann/src/api" }),
+      plan({ id: "p3", path: "/home/ann/.claude/plans/cache-quiet-fox.md", title: "Plan: cache pages" }),
+    ];
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans, problems: [] };
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(3));
+    const slugs = screen.getAllByTestId("plan-slug").map((e) => e.textContent);
+    expect(slugs).toEqual(["shop-pagination-brisk-otter", "api-pagination-calm-heron"]);
+    const rows = screen.getAllByTestId("plan-row");
+    expect(rows[0]).toHaveTextContent("~/src/shop");
+    expect(rows[0].querySelector("[title='/home/ann/src/shop']")).not.toBeNull();
+    expect(rows[0]).not.toHaveTextContent("/home/ann");
+    expect(rows[0]).toHaveAttribute("aria-current", "true");
+    expect(rows[1]).not.toHaveAttribute("aria-current");
+    where.home = "";
+  });
+
+  it("tells recovered plans with the same title apart by slug or session", async () => {
+    const rec = (id: string, path: string | null, sessionId: string) => ({
+      id, agent: "codex", sessionId, path, project: "/w/api", title: "Plan: add pagination", text: "", state: null, source: "transcript", subagent: false, versions: [],
+    });
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans: [], problems: [] };
+      if (cmd === "transcript_plans") return [rec("t1", "/h/.claude/plans/api-pages-calm-owl.md", "aaaaaaaa-1"), rec("t2", null, "bbbbbbbb-2")];
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("transcript-row").length).toBe(2));
+    expect(screen.getAllByTestId("plan-slug").map((e) => e.textContent)).toEqual(["api-pages-calm-owl", "session bbbbbbbb"]);
+  });
+
+  it("j and k move the selection and the focus with it", async () => {
+    const plans = [plan({ id: "p1", title: "One" }), plan({ id: "p2", title: "Two" })];
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans, problems: [] };
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(2));
+    await fireEvent.keyDown(window, { key: "j" });
+    const rows = screen.getAllByTestId("plan-row");
+    await waitFor(() => expect(document.activeElement).toBe(rows[1]));
+    expect(rows[1]).toHaveAttribute("aria-current", "true");
+    await fireEvent.keyDown(rows[1], { key: "k" });
+    await waitFor(() => expect(document.activeElement).toBe(rows[0]));
+  });
+});
