@@ -10,7 +10,7 @@ import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, withoutCi, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { cli, envFor, ROOT, waitFor } from "./webdriver.mjs";
+import { cli, envFor, plandeckBin, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
 // Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
@@ -276,5 +276,40 @@ test("claude: hostile feedback (a leading dash, lines, backticks, $(...), contro
     assert.ok(text.includes("third line"), text);
     assert.ok(!/[\u0003\u001b]/.test(text), `no control characters reach the model: ${JSON.stringify(text)}`);
     assert.ok(!existsSync(mark), "nothing the feedback says was run");
+  });
+});
+
+test("claude: three deciders at once (the window's button and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
+    if (s) await s.waitFor(inQueue, { timeout: 20000 });
+    const run = (args) =>
+      new Promise((res) => {
+        const p = spawn(plandeckBin(), args, { env: envFor(home) });
+        let out = "";
+        p.stdout.on("data", (d) => (out += d));
+        p.on("exit", (status) => res({ status, out }));
+      });
+    const [, ...results] = await Promise.all([
+      s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
+      run(["approve", req.id, "--json"]),
+      run(["reject", req.id, "--feedback", "split step 2", "--json"]),
+      ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
+    ]);
+    const got = await exitPlanResult(api, tmux);
+    const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
+    const windowWon = /window/.test(closed.decidedBy ?? "");
+    const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
+    assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
+    for (const r of results.filter((r) => r.status !== 0)) {
+      const v = JSON.parse(r.out);
+      assert.equal(v.error.kind, "conflict", r.out);
+      assert.match(v.error.message, /already decided|being decided/);
+    }
+    assert.equal(api.received().filter((x) => x.tool === "ExitPlanMode").length, 1);
+    const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
+    assert.equal(log.length, 1, JSON.stringify(log));
+    const rejected = /split step 2/.test(JSON.stringify(got));
+    assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
   });
 });

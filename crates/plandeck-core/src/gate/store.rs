@@ -449,6 +449,50 @@ mod tests {
     }
 
     #[test]
+    fn a_hook_is_alive_only_as_the_process_that_filed_the_request() {
+        let mut sleeper = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = sleeper.id();
+        let start = crate::terminal::start_time(pid);
+        let mut req = GateRequest {
+            id: "r".into(),
+            agent: crate::agent::Agent::Claude,
+            session_id: "s".into(),
+            cwd: "/".into(),
+            plan_path: None,
+            plan: String::new(),
+            tool_use_id: None,
+            transcript_path: None,
+            transcript_offset: 0,
+            tmux_pane: None,
+            tmux_socket: None,
+            waiting_since: crate::timestamp::now(),
+            deadline: crate::timestamp::now(),
+            hook_pid: pid,
+            hook_start_time: start,
+            agent_pid: None,
+            agent_start_time: None,
+            headless: false,
+            status: GateStatus::Waiting,
+            closed_at: None,
+            decision: None,
+            decided_by: None,
+            plan_hash: None,
+        };
+        assert!(hook_alive(&req));
+        // The same pid, another start time: a reused pid is not the waiting hook (a rejection
+        // would otherwise be filed for a hook that is gone and reach nobody).
+        req.hook_start_time = start.map(|t| t + 1);
+        assert!(!hook_alive(&req));
+        sleeper.kill().unwrap();
+        sleeper.wait().unwrap();
+        req.hook_start_time = start;
+        assert!(!hook_alive(&req));
+    }
+
+    #[test]
     fn app_gone_removes_only_this_processs_presence() {
         let dir = tempfile::tempdir().unwrap();
         let roots = Roots::under_home(dir.path());

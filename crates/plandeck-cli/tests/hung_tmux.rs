@@ -1,0 +1,70 @@
+//! A tmux that hangs must not hang a worktree's preview or removal: every tmux call is bounded,
+//! and an answer that never came is a refusal with the reason, never "no panes".
+//!
+//! One test in this binary: it puts a `tmux` of its own first on the process's PATH.
+
+mod common;
+
+use std::os::unix::fs::PermissionsExt;
+use std::path::Path;
+use std::process::Command;
+
+use common::plandeck;
+
+fn git(dir: &Path, args: &[&str]) {
+    let out = Command::new("git")
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.com")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.com")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "git {args:?}: {out:?}");
+}
+
+#[test]
+fn a_hung_tmux_never_hangs_a_removal_and_removes_nothing() {
+    let tmp = tempfile::tempdir().unwrap();
+    let home = std::fs::canonicalize(tmp.path()).unwrap();
+    let bin = home.join("bin");
+    std::fs::create_dir_all(&bin).unwrap();
+    let fake = bin.join("tmux");
+    std::fs::write(&fake, "#!/bin/sh\nexec sleep 120\n").unwrap();
+    std::fs::set_permissions(&fake, std::fs::Permissions::from_mode(0o755)).unwrap();
+    let path = std::env::var("PATH").unwrap_or_default();
+    std::env::set_var("PATH", format!("{}:{path}", bin.display()));
+
+    let repo = home.join("repo");
+    std::fs::create_dir_all(&repo).unwrap();
+    git(&repo, &["init", "-q", "-b", "main"]);
+    std::fs::write(repo.join("README.md"), "hi\n").unwrap();
+    git(&repo, &["add", "."]);
+    git(&repo, &["commit", "-q", "-m", "initial"]);
+    let clean = home.join("wt-clean");
+    git(
+        &repo,
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "clean",
+            clean.to_str().unwrap(),
+        ],
+    );
+    std::fs::create_dir_all(home.join(".config/plandeck")).unwrap();
+    std::fs::write(
+        home.join(".config/plandeck/settings.json"),
+        serde_json::json!({ "extraRepos": [repo] }).to_string(),
+    )
+    .unwrap();
+
+    // Unbounded, the call would wait for the fake tmux (2 minutes), then read its silence as
+    // "no panes" and remove the worktree.
+    let (code, _, err) = plandeck(&home, &["worktrees", "remove", clean.to_str().unwrap()]);
+    assert_ne!(code, 0, "removed although which panes are in it is unknown");
+    assert!(err.contains("which tmux panes are in the folder"), "{err}");
+    assert!(clean.exists());
+}
