@@ -53,23 +53,34 @@ impl<'a> Out<'a> {
             Some(s) => std::borrow::Cow::Borrowed(s),
             None => std::borrow::Cow::Owned(args.to_string()),
         };
-        self.inner
-            .write_all(plandeck_core::visible::shown(&text).as_bytes())
+        quiet_on_closed_pipe(
+            self.inner
+                .write_all(plandeck_core::visible::shown(&text).as_bytes()),
+        )
     }
 
     /// Writes `text` exactly as it is: only for output a program reads (`--json`, `--md`, a hook's
     /// answer), never for text a person reads.
     pub fn exact(&mut self, text: &str) -> io::Result<()> {
-        self.inner.write_all(text.as_bytes())
+        quiet_on_closed_pipe(self.inner.write_all(text.as_bytes()))
     }
 
     /// Writes one of the CLI's own colours.
     pub fn style(&mut self, style: Style) -> io::Result<()> {
-        self.inner.write_all(style.sequence().as_bytes())
+        quiet_on_closed_pipe(self.inner.write_all(style.sequence().as_bytes()))
     }
 
     pub fn flush(&mut self) -> io::Result<()> {
-        self.inner.flush()
+        quiet_on_closed_pipe(self.inner.flush())
+    }
+}
+
+/// A reader that went away (`plandeck plans list | head -3`) wants no more: the rest is
+/// dropped quietly, not reported as an error on stderr.
+fn quiet_on_closed_pipe(result: io::Result<()>) -> io::Result<()> {
+    match result {
+        Err(e) if e.kind() == io::ErrorKind::BrokenPipe => Ok(()),
+        other => other,
     }
 }
 

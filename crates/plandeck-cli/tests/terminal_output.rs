@@ -226,3 +226,24 @@ fn the_stop_hook_reason_and_the_sent_report_hold_nothing_a_person_cannot_see() {
         "what is shown is what is typed"
     );
 }
+
+/// `plandeck … | head -1`: the reader goes away; the CLI stops writing quietly, no error.
+#[test]
+fn a_closed_pipe_is_not_an_error() {
+    use std::process::{Command, Stdio};
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
+        .args(["plans", "list", "--json"])
+        .env("HOME", tmp.path())
+        .env_remove("XDG_DATA_HOME")
+        .env_remove("XDG_CONFIG_HOME")
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    // Closed before anything is read.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert_eq!(out.status.code(), Some(0), "{out:?}");
+    assert_eq!(String::from_utf8_lossy(&out.stderr), "");
+}

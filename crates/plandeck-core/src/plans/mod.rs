@@ -93,8 +93,15 @@ pub struct SearchHit {
 
 #[derive(Debug, thiserror::Error)]
 pub enum PlanError {
-    #[error("No plan {0:?}: no listed plan has that id, and no such file exists (it may have been deleted or moved).")]
+    #[error("No plan {0:?}: no listed plan has that id, and no such file exists (it may have been deleted or moved). Run `plandeck plans list` for the ids.")]
     Unknown(String),
+    /// An id prefix that more than one listed plan starts with.
+    #[error("{prefix:?} starts the ids of {count} plans ({examples}); type more of it. Run `plandeck plans list` for the ids.")]
+    Ambiguous {
+        prefix: String,
+        count: usize,
+        examples: String,
+    },
     #[error("The plan {path} no longer exists: it was deleted or moved.")]
     Deleted { path: PathBuf },
     /// The window names plans by the ids discovery gave it, never by path.
@@ -117,6 +124,7 @@ impl From<PlanError> for IpcError {
     fn from(e: PlanError) -> Self {
         let kind = match &e {
             PlanError::Unknown(_) | PlanError::Deleted { .. } => ErrorKind::NotFound,
+            PlanError::Ambiguous { .. } => ErrorKind::BadInput,
             PlanError::TooLarge { .. }
             | PlanError::Binary { .. }
             | PlanError::NotUtf8 { .. }
@@ -363,6 +371,37 @@ fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, 
             .find(|c| crate::ids::plan_id(&c.path) == id)
         {
             return Ok(c.path.clone());
+        }
+    }
+    // A unique start of an id (at least 4 hex digits), as `git` takes a commit's: typed by a
+    // person, never sent by the window (which names plans by whole ids, see `resolve_id`).
+    let looks_like_prefix = (4..12).contains(&id_or_path.len())
+        && id_or_path.bytes().all(|b| b.is_ascii_hexdigit())
+        && !Path::new(id_or_path).exists();
+    if looks_like_prefix {
+        let prefix = id_or_path.to_ascii_lowercase();
+        let matching: Vec<(String, &PathBuf)> = found
+            .candidates
+            .iter()
+            .map(|c| (crate::ids::plan_id(&c.path), &c.path))
+            .filter(|(id, _)| id.starts_with(&prefix))
+            .collect();
+        match matching.as_slice() {
+            [(_, path)] => return Ok((*path).clone()),
+            [] => {}
+            many => {
+                let mut ids: Vec<&str> = many.iter().map(|(id, _)| id.as_str()).collect();
+                ids.sort_unstable();
+                ids.dedup();
+                if ids.len() == 1 {
+                    return Ok(many[0].1.clone());
+                }
+                return Err(PlanError::Ambiguous {
+                    prefix: id_or_path.to_owned(),
+                    count: ids.len(),
+                    examples: ids.iter().take(3).copied().collect::<Vec<_>>().join(", "),
+                });
+            }
         }
     }
     let path = PathBuf::from(id_or_path);

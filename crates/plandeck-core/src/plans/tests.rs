@@ -279,6 +279,59 @@ fn get_renders_and_resolves_ids_and_paths() {
     assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
 }
 
+/// A person may type the start of an id, as of a git commit: a unique one names its plan, one
+/// that several ids start with is refused saying so, and the window's id path never takes one.
+#[test]
+fn a_unique_id_prefix_names_its_plan_and_an_ambiguous_one_is_refused() {
+    let (_home, roots) = fixture_home();
+    let listing = list(&roots);
+    let kite = by_title(&listing, "plan-pagination-for-the-wondrous-kite.md");
+    let ids: Vec<&str> = listing.plans.iter().map(|p| p.id.as_str()).collect();
+    // The shortest start of kite's id (from 4 digits) no other id shares.
+    let unique = (4..12)
+        .map(|n| &kite.id[..n])
+        .find(|p| ids.iter().filter(|id| id.starts_with(p)).count() == 1)
+        .unwrap();
+    assert_eq!(resolve(&roots, unique).unwrap(), PathBuf::from(&kite.path));
+    assert_eq!(
+        resolve(&roots, &unique.to_ascii_uppercase()).unwrap(),
+        PathBuf::from(&kite.path)
+    );
+    // Two plans whose ids start alike (found among made-up names).
+    let base = discover::discover(&roots).candidates[0].clone();
+    let mut seen = std::collections::HashMap::new();
+    let (x, y, start) = (0..100_000)
+        .find_map(|n| {
+            let p = base.path.with_file_name(format!("p{n}.md"));
+            let start = crate::ids::plan_id(&p)[..4].to_owned();
+            seen.insert(start.clone(), p.clone())
+                .map(|prev| (prev, p, start))
+        })
+        .unwrap();
+    let mut twins = discover::Discovery::default();
+    for path in [x, y] {
+        let mut c = base.clone();
+        c.path = path;
+        twins.candidates.push(c);
+    }
+    let err = resolve_in(&twins, &start).unwrap_err();
+    assert!(
+        matches!(err, PlanError::Ambiguous { count: 2, .. }),
+        "{err}"
+    );
+    assert!(err.to_string().contains("type more of it"), "{err}");
+    // Whatever matches, the window's path takes whole ids only.
+    let err: IpcError = resolve_id(&roots, unique).unwrap_err().into();
+    assert_eq!(err.kind, ErrorKind::BadInput);
+    // Nothing starts so: unknown, with the hint where ids are.
+    let none = (0..u16::MAX)
+        .map(|n| format!("{n:04x}"))
+        .find(|p| !ids.iter().any(|id| id.starts_with(p.as_str())))
+        .unwrap();
+    let err = resolve(&roots, &none).unwrap_err();
+    assert!(err.message.contains("plandeck plans list"), "{err:?}");
+}
+
 #[test]
 fn the_window_names_plans_by_discovered_id_only() {
     let (home, roots) = fixture_home();
