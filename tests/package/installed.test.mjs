@@ -84,7 +84,7 @@ test("hooks installed by the window's binary run the slim CLI installed beside i
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   const settings = JSON.parse(readFileSync(join(home, ".claude/settings.json"), "utf8"));
   const commands = JSON.stringify(settings.hooks);
-  assert.ok(commands.includes(`${cli} hook claude`), commands);
+  assert.ok(commands.includes(`'${cli}' hook claude`), commands); // always single-quoted (SECURITY.md)
   // The hook it wrote runs: with no Plandeck window open it lets the agent ask in its terminal.
   const hook = run(cli, ["hook", "claude"], {
     env,

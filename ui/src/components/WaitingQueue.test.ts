@@ -138,4 +138,32 @@ describe("WaitingQueue with comments on the plan", () => {
     await emit("plans:changed", { paths: [] });
     await waitFor(() => expect(screen.queryByTestId("gate-comments")).toBeNull());
   });
+
+  it("decides the version the window shows: a revised plan file is listed again with its new hash", async () => {
+    let hash = "h-first";
+    let listed = 0;
+    const calls: any[] = [];
+    mockIPC(
+      (cmd, args: any) => {
+        if (cmd === "list_pending") {
+          listed += 1;
+          return [request({ planHash: hash })];
+        }
+        if (cmd === "request_comments") return [];
+        if (cmd === "decide_request") {
+          calls.push(args);
+          return { requestId: "req-1", delivered: true, message: "Delivered.", status: "approved", delivery: "delivered" };
+        }
+      },
+      { shouldMockEvents: true },
+    );
+    render(WaitingQueue);
+    await screen.findByTestId("gate-request");
+    // The agent revises its plan: the window shows the new text, the queue decides that one.
+    hash = "h-revised";
+    await emit("plans:changed", { paths: ["/home/dev/.claude/plans/p.md"] });
+    await waitFor(() => expect(listed).toBe(2));
+    await fireEvent.click(screen.getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(calls[0]).toMatchObject({ seenHash: "h-revised" }));
+  });
 });
