@@ -147,7 +147,7 @@ describe("WaitingQueue with comments on the plan", () => {
       (cmd, args: any) => {
         if (cmd === "list_pending") {
           listed += 1;
-          return [request({ planHash: hash })];
+          return [request({ planHash: hash, plan: hash === "h-first" ? "# Plan: first\n" : "# Plan: revised\n" })];
         }
         if (cmd === "request_comments") return [];
         if (cmd === "decide_request") {
@@ -162,7 +162,8 @@ describe("WaitingQueue with comments on the plan", () => {
     // The agent revises its plan: the window shows the new text, the queue decides that one.
     hash = "h-revised";
     await emit("plans:changed", { paths: ["/home/dev/.claude/plans/p.md"] });
-    await waitFor(() => expect(listed).toBe(2));
+    await waitFor(() => expect(listed).toBeGreaterThan(1));
+    await screen.findByText(/Plan: revised/);
     await fireEvent.click(screen.getByTestId("gate-approve-auto"));
     await waitFor(() => expect(calls[0]).toMatchObject({ seenHash: "h-revised" }));
   });
