@@ -6,7 +6,9 @@ export const where = $state({ home: "" });
 
 /** `path` with the home folder written as `~` (only a whole leading folder: `/home/ann2` is not
  * under `/home/ann`). */
-export function tilde(path: string, home: string = where.home): string {
+export function tilde(path: string | null | undefined, home: string = where.home): string {
+  // A path not known (yet: a view drawn before its data arrived) is written as nothing.
+  if (path == null) return "";
   const h = home.replace(/\/+$/, "");
   if (!h || h === "") return path;
   if (path === h) return "~";

@@ -18,3 +18,10 @@ describe("paths", () => {
     expect(slugOf("/h/.claude/plans/shop-pagination-brisk-otter.md")).toBe("shop-pagination-brisk-otter");
   });
 });
+
+describe("a path not known yet", () => {
+  it("is written as nothing, never an error", () => {
+    expect(tilde(undefined, "/home/ann")).toBe("");
+    expect(tilde(null, "/home/ann")).toBe("");
+  });
+});
