@@ -6,23 +6,8 @@
 mod common;
 
 use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-use std::process::Command;
 
 use common::plandeck;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
 
 #[test]
 fn a_hung_tmux_never_hangs_a_removal_and_removes_nothing() {
@@ -36,30 +21,7 @@ fn a_hung_tmux_never_hangs_a_removal_and_removes_nothing() {
     let path = std::env::var("PATH").unwrap_or_default();
     std::env::set_var("PATH", format!("{}:{path}", bin.display()));
 
-    let repo = home.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README.md"), "hi\n").unwrap();
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "initial"]);
-    let clean = home.join("wt-clean");
-    git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "clean",
-            clean.to_str().unwrap(),
-        ],
-    );
-    std::fs::create_dir_all(home.join(".config/plandeck")).unwrap();
-    std::fs::write(
-        home.join(".config/plandeck/settings.json"),
-        serde_json::json!({ "extraRepos": [repo] }).to_string(),
-    )
-    .unwrap();
+    let clean = common::repo_with_clean_worktree(&home);
 
     // Unbounded, the call would wait for the fake tmux (2 minutes), then read its silence as
     // "no panes" and remove the worktree.

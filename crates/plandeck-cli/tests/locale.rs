@@ -6,27 +6,9 @@
 
 mod common;
 
-use std::path::Path;
 use std::process::Command;
 
 use common::plandeck;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 #[test]
 fn a_persons_pane_in_a_worktree_is_seen_whatever_the_locale() {
@@ -41,30 +23,7 @@ fn a_persons_pane_in_a_worktree_is_seen_whatever_the_locale() {
     std::env::remove_var("LC_ALL");
     std::env::remove_var("LC_CTYPE");
 
-    let repo = home.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README.md"), "hi\n").unwrap();
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "initial"]);
-    let clean = home.join("wt-clean");
-    git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "clean",
-            clean.to_str().unwrap(),
-        ],
-    );
-    std::fs::create_dir_all(home.join(".config/plandeck")).unwrap();
-    std::fs::write(
-        home.join(".config/plandeck/settings.json"),
-        serde_json::json!({ "extraRepos": [repo] }).to_string(),
-    )
-    .unwrap();
+    let clean = common::repo_with_clean_worktree(&home);
 
     // The person's shell, in the worktree, on this process's default server.
     let out = Command::new("tmux")
