@@ -895,29 +895,12 @@ mod tests {
     #[test]
     fn the_card_must_show_this_requests_plan() {
         let req = |plan: &str, path: Option<&str>| GateRequest {
-            id: "r".into(),
             agent: Agent::Gemini,
-            session_id: "s".into(),
-            cwd: "/".into(),
             plan_path: path.map(str::to_owned),
             plan: plan.into(),
-            tool_use_id: None,
-            transcript_path: None,
-            transcript_offset: 0,
-            tmux_pane: None,
-            tmux_socket: None,
             waiting_since: time::OffsetDateTime::UNIX_EPOCH,
             deadline: time::OffsetDateTime::UNIX_EPOCH,
-            hook_pid: 0,
-            agent_pid: None,
-            agent_start_time: None,
-            hook_start_time: None,
-            decided_by: None,
-            plan_hash: None,
-            headless: false,
-            status: GateStatus::Waiting,
-            closed_at: None,
-            decision: None,
+            ..GateRequest::for_test("r")
         };
         // As Gemini CLI 0.61 draws it: markdown rendered, inside a box.
         let screen = "│ Ready to start implementation?      │\n│ Plan: add pagination                │\n│  1. Add page and limit params       │\n│ 3.  Type your feedback...           │";

@@ -195,6 +195,38 @@ pub struct GateRequest {
     pub plan_hash: Option<String>,
 }
 
+#[cfg(test)]
+impl GateRequest {
+    /// A waiting Gemini request `id` with no plan, pane or processes, for tests to fill in.
+    pub(crate) fn for_test(id: &str) -> Self {
+        Self {
+            id: id.into(),
+            agent: Agent::Gemini,
+            session_id: "s".into(),
+            cwd: "/".into(),
+            plan_path: None,
+            plan: String::new(),
+            tool_use_id: None,
+            transcript_path: None,
+            transcript_offset: 0,
+            tmux_pane: None,
+            tmux_socket: None,
+            waiting_since: crate::timestamp::now(),
+            deadline: crate::timestamp::now(),
+            hook_pid: 0,
+            hook_start_time: None,
+            agent_pid: None,
+            agent_start_time: None,
+            headless: false,
+            status: GateStatus::Waiting,
+            closed_at: None,
+            decision: None,
+            decided_by: None,
+            plan_hash: None,
+        }
+    }
+}
+
 impl GateRequest {
     /// Seconds since the request was filed (none if its clock is ahead of ours).
     pub fn waiting_secs(&self) -> Option<u64> {

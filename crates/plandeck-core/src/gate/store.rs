@@ -457,29 +457,10 @@ mod tests {
         let pid = sleeper.id();
         let start = crate::terminal::start_time(pid);
         let mut req = GateRequest {
-            id: "r".into(),
             agent: crate::agent::Agent::Claude,
-            session_id: "s".into(),
-            cwd: "/".into(),
-            plan_path: None,
-            plan: String::new(),
-            tool_use_id: None,
-            transcript_path: None,
-            transcript_offset: 0,
-            tmux_pane: None,
-            tmux_socket: None,
-            waiting_since: crate::timestamp::now(),
-            deadline: crate::timestamp::now(),
             hook_pid: pid,
             hook_start_time: start,
-            agent_pid: None,
-            agent_start_time: None,
-            headless: false,
-            status: GateStatus::Waiting,
-            closed_at: None,
-            decision: None,
-            decided_by: None,
-            plan_hash: None,
+            ..GateRequest::for_test("r")
         };
         assert!(hook_alive(&req));
         // The same pid, another start time: a reused pid is not the waiting hook (a rejection
@@ -540,29 +521,10 @@ mod tests {
         let roots = Roots::under_home(dir.path());
         let gone = dead_pid();
         let req = GateRequest {
-            id: "r1".into(),
-            agent: crate::agent::Agent::Gemini,
-            session_id: "s".into(),
-            cwd: "/".into(),
-            plan_path: None,
             plan: "# Plan\n".into(),
-            tool_use_id: None,
-            transcript_path: None,
-            transcript_offset: 0,
-            tmux_pane: None,
-            tmux_socket: None,
-            waiting_since: crate::timestamp::now(),
-            deadline: crate::timestamp::now(),
             hook_pid: gone,
             agent_pid: Some(gone),
-            agent_start_time: None,
-            hook_start_time: None,
-            decided_by: None,
-            plan_hash: None,
-            headless: false,
-            status: GateStatus::Waiting,
-            closed_at: None,
-            decision: None,
+            ..GateRequest::for_test("r1")
         };
         file_request(&roots, &req).unwrap();
         // Its agent is gone: it is no longer waiting, but listing it changes nothing on disk.

@@ -51,29 +51,14 @@ fn huge_input_is_refused_without_parsing() {
 fn request_for(roots: &crate::config::Roots, id: &str, plan_path: &std::path::Path) -> GateRequest {
     let me = std::process::id();
     let req = GateRequest {
-        id: id.into(),
         agent: crate::agent::Agent::Claude,
-        session_id: "s".into(),
-        cwd: "/".into(),
         plan_path: Some(plan_path.to_string_lossy().into_owned()),
-        plan: String::new(),
-        tool_use_id: None,
-        transcript_path: None,
-        transcript_offset: 0,
-        tmux_pane: None,
-        tmux_socket: None,
-        waiting_since: crate::timestamp::now(),
         deadline: crate::timestamp::now() + time::Duration::minutes(10),
         hook_pid: me,
         hook_start_time: crate::terminal::start_time(me),
         agent_pid: Some(me),
         agent_start_time: crate::terminal::start_time(me),
-        headless: false,
-        status: GateStatus::Waiting,
-        closed_at: None,
-        decision: None,
-        decided_by: None,
-        plan_hash: None,
+        ..GateRequest::for_test(id)
     };
     store::file_request(roots, &req).unwrap();
     req
