@@ -46,6 +46,16 @@ impl HistoryState {
             .unwrap_or_default()
     }
 
+    /// The plans as the last scan left them, without waiting: empty before the first scan ends
+    /// (`history:changed` follows when it does).
+    pub fn plans_now(&self) -> Vec<RecoveredPlan> {
+        lock(&self.inner)
+            .live
+            .history()
+            .map(|h| h.plans.clone())
+            .unwrap_or_default()
+    }
+
     /// How far the scan is.
     pub fn progress(&self) -> ScanProgress {
         lock(&self.inner).progress

@@ -3,7 +3,7 @@
 
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans::{self, PlanDocument, PlanListing, SearchHit};
-use plandeck_core::review;
+use plandeck_core::{gate, review, standing};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -12,18 +12,32 @@ use crate::AppState;
 #[tauri::command]
 #[tracing::instrument(skip_all)]
 pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcError> {
-    let roots = state.roots();
-    blocking(move || Ok(plans::list(&roots))).await
+    let (roots, history) = (state.roots(), state.history.clone());
+    blocking(move || {
+        let mut listing = plans::list(&roots);
+        standing::settle(
+            &mut listing.plans,
+            &history.plans_now(),
+            &gate::pending(&roots),
+        );
+        Ok(listing)
+    })
+    .await
 }
 
 /// One plan, rendered; the version is recorded in the review store as seen.
 #[tauri::command]
 #[tracing::instrument(skip(state))]
 pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocument, IpcError> {
-    let roots = state.roots();
+    let (roots, history) = (state.roots(), state.history.clone());
     blocking(move || {
         // Only an id discovery listed: the webview never names a file by path.
-        let doc = plans::get_by_id(&roots, &id)?;
+        let mut doc = plans::get_by_id(&roots, &id)?;
+        standing::settle(
+            std::slice::from_mut(&mut doc.plan),
+            &history.plans_now(),
+            &gate::pending(&roots),
+        );
         if let Err(e) = review::record_version(
             &roots,
             std::path::Path::new(&doc.plan.path),

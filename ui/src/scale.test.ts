@@ -26,6 +26,8 @@ const plan = (i: number): PlanSummary =>
     sessionId: null,
     gitBranch: null,
     state: "unreviewed",
+    decidedIn: null,
+    waitingRequest: null,
     updatedAt: new Date(Date.UTC(2026, 0, 1) - i * 60_000).toISOString(),
     sizeBytes: 100,
     problem: null,

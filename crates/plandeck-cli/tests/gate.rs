@@ -894,7 +894,8 @@ fn a_card_that_shows_another_plan_is_not_answered() {
     let (code, shown, err) = plandeck(&home, &["plans", "show", plan, "--json"]);
     assert_eq!(code, 0, "{err}");
     let shown: serde_json::Value = serde_json::from_str(&shown).unwrap();
-    assert_eq!(shown["plan"]["state"], "unreviewed", "{shown}");
+    // Not approved: its agent still waits on it.
+    assert_eq!(shown["plan"]["state"], "waiting", "{shown}");
     let approvals = plandeck_core::review::Approvals::load(&s.roots.data);
     assert_eq!(approvals.approved_hash(&s.plan_file), None);
     // And a later decision may go: the failed one was withdrawn.
@@ -1477,4 +1478,46 @@ fn a_plan_decision_on_another_version_than_the_waiting_one_is_recorded_only() {
     )
     .unwrap();
     hook.join().unwrap();
+}
+
+/// A plan an agent waits on right now is listed `waiting`, with the request, before any other
+/// state (its file was approved in Plandeck before); once decided it shows Plandeck's decision.
+#[test]
+fn a_plan_an_agent_waits_on_is_listed_waiting() {
+    let s = claude_setup();
+    let (code, _, err) = plandeck(&s.home, &["approve", s.plan_file.to_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    let req = wait_request(&s.roots);
+    let state_of = |home: &Path| {
+        let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
+        assert_eq!(code, 0, "{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|p| p["path"] == s.plan_file.to_str().unwrap())
+            .cloned()
+            .unwrap_or_else(|| panic!("{v:#}"))
+    };
+    let row = state_of(&s.home);
+    assert_eq!(row["state"], "waiting", "{row}");
+    assert_eq!(row["waitingRequest"], req.id.as_str());
+    assert!(row["decidedIn"].is_null());
+    let (code, show, _) = plandeck(
+        &s.home,
+        &["plans", "show", row["id"].as_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0);
+    let show: serde_json::Value = serde_json::from_str(&show).unwrap();
+    assert_eq!(show["plan"]["state"], "waiting", "{show}");
+
+    let (code, _, err) = plandeck(&s.home, &["reject", &req.id, "--feedback", "smaller steps"]);
+    assert_eq!(code, 0, "{err}");
+    hook.join().unwrap();
+    let row = state_of(&s.home);
+    assert_eq!(row["state"], "rejected", "{row}");
+    assert_eq!(row["decidedIn"], "plandeck");
+    assert!(row["waitingRequest"].is_null());
 }

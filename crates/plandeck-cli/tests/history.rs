@@ -253,3 +253,69 @@ fn history_diff_compares_two_versions() {
         "{err}"
     );
 }
+
+/// One state per plan from every source: a plan the terminal approved or a hook rejected is not
+/// "unreviewed"; the place it was decided is said (`decidedIn`), and Plandeck's own decision
+/// comes before the agent's record.
+#[test]
+fn list_json_states_come_from_the_agents_records_too() {
+    let h = home(false);
+    let plans = list(h.path());
+    let claude = |session: &str| {
+        plans
+            .iter()
+            .find(|p| p["agent"] == "claude" && p["sessionId"] == session)
+            .unwrap_or_else(|| panic!("no plan of {session}: {plans:#?}"))
+            .clone()
+    };
+    for p in &plans {
+        for key in ["state", "decidedIn", "waitingRequest"] {
+            assert!(p.get(key).is_some(), "{key} missing in {p}");
+        }
+    }
+    // Rejected by a PermissionRequest hook.
+    let denied = claude("5fb53a48-3aab-4a4b-b82c-e42d63b86c9d");
+    assert_eq!(denied["state"], "rejected", "{denied}");
+    assert_eq!(denied["decidedIn"], "hook");
+    assert!(denied["waitingRequest"].is_null());
+    // Edited on disk while the card was open, then approved in the terminal: the file holds
+    // the approved text.
+    let approved = claude("8231d470-01ea-414b-8fe3-908262ff511e");
+    assert_eq!(approved["state"], "approved", "{approved}");
+    assert_eq!(approved["decidedIn"], "terminal");
+    // Still waiting on its card (no answer recorded): nothing to show but unreviewed.
+    let open = claude("018bf6eb-3597-4409-902c-72211da68ef3");
+    assert_eq!(open["state"], "unreviewed", "{open}");
+    assert!(open["decidedIn"].is_null());
+
+    // The file changed after the terminal approved it.
+    let path = approved["path"].as_str().unwrap();
+    fs::write(
+        path,
+        "# Plan: pagination (EDITED ON DISK)\n\n1. something else\n",
+    )
+    .unwrap();
+    let plans = list(h.path());
+    let now = plans.iter().find(|p| p["path"] == path).unwrap();
+    assert_eq!(now["state"], "changed", "{now}");
+    assert_eq!(now["decidedIn"], "terminal");
+
+    // Plandeck's own decision comes first.
+    let (code, _, err) = plandeck(
+        h.path(),
+        &["reject", denied["id"].as_str().unwrap(), "--feedback", "no"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let (code, _, err) = plandeck(h.path(), &["approve", denied["id"].as_str().unwrap()]);
+    assert_eq!(code, 0, "{err}");
+    let plans = list(h.path());
+    let now = plans.iter().find(|p| p["id"] == denied["id"]).unwrap();
+    assert_eq!(now["state"], "approved", "{now}");
+    assert_eq!(now["decidedIn"], "plandeck");
+
+    // The text table says where an agent's decision was made.
+    let (code, text, _) = plandeck(h.path(), &["plans", "list"]);
+    assert_eq!(code, 0);
+    assert!(text.contains("rejected (hook)"), "{text}");
+    assert!(text.contains("changed (terminal)"), "{text}");
+}

@@ -46,6 +46,7 @@ pub mod render;
 pub mod review;
 pub mod sessions;
 pub mod shell;
+pub mod standing;
 pub mod terminal;
 pub mod timestamp;
 pub mod verify;

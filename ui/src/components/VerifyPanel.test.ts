@@ -259,7 +259,7 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
       (cmd) => {
         if (cmd === "get_plan")
           return {
-            plan: { id: "abc123def456", path: "/h/.claude/plans/p.md", agent: "claude", title: "Plan", project: null, sessionId: "s1", gitBranch: null, state: "approved", updatedAt: null, sizeBytes: 1, problem: null, subagentId: null },
+            plan: { id: "abc123def456", path: "/h/.claude/plans/p.md", agent: "claude", title: "Plan", project: null, sessionId: "s1", gitBranch: null, state: "approved", decidedIn: "plandeck", waitingRequest: null, updatedAt: null, sizeBytes: 1, problem: null, subagentId: null },
             source: "# Plan\n",
             contentHash: "h",
             html: "<h1>Plan</h1>",

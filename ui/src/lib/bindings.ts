@@ -45,7 +45,22 @@ title: string,
 /**
  * The project directory the plan belongs to, when known.
  */
-project: string | null, sessionId: string | null, gitBranch: string | null, state: ReviewState, 
+project: string | null, sessionId: string | null, gitBranch: string | null, 
+/**
+ * Where the plan stands, from every source: `waiting` (an agent waits for a decision on it
+ * now), else Plandeck's decision, else the agent's own recorded decision (see
+ * [`crate::standing`]), else `unreviewed`.
+ */
+state: ReviewState, 
+/**
+ * Where the decision `state` shows was made (`plandeck`, `terminal`, `hook`, `headless`);
+ * null when unreviewed or waiting.
+ */
+decidedIn: DecidedIn | null, 
+/**
+ * The gate request waiting for this plan, when `state` is `waiting`.
+ */
+waitingRequest: string | null, 
 /**
  * Last change of the file, RFC 3339 UTC.
  */
@@ -97,7 +112,9 @@ export type Heading = { id: string, level: number, text: string, };
 
 export type Rendered = { html: string, headings: Array<Heading>, };
 
-export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected";
+export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected" | "waiting";
+
+export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
 
 export type Verdict = "approved" | "rejected";
 
@@ -382,8 +399,6 @@ export type CommentAction = "resolve" | "reopen" | "delete";
 export type HistoryChanged = { plans: number, };
 
 export type HistoryVerdict = "approved" | "rejected" | "cancelled" | "pending";
-
-export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
 
 export type PlanSource = "file" | "transcript";
 

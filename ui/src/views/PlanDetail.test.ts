@@ -15,6 +15,8 @@ function doc(state: ReviewState = "unreviewed", source = "# Plan\n\n1. one\n"): 
       sessionId: "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d",
       gitBranch: "main",
       state,
+      decidedIn: state === "unreviewed" ? null : "plandeck",
+      waitingRequest: null,
       updatedAt: new Date().toISOString(),
       sizeBytes: source.length,
       problem: null,
@@ -253,6 +255,25 @@ describe("PlanDetail", () => {
     expect(perVersion.map((e) => e.textContent)).toEqual([expect.stringContaining("<b>bold</b> title"), expect.stringContaining("which one?")]);
     expect(perVersion[1]).toHaveTextContent("sent with the decision of 2026-11-23T10:05:00Z");
     expect(document.querySelector(".version-comment b")).toBeNull();
+  });
+
+  it("takes its state from the list's row: the agent's own record in the header and the history, live", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "plan_history") return { decisions: [], versions: [] };
+      if (cmd === "transcript_history") return [];
+      return null;
+    });
+    const row = { ...doc().plan, state: "rejected" as const, decidedIn: "hook" as const };
+    const view = render(PlanDetail, { id: "abc123def456", listed: row });
+    await screen.findByTestId("plan-html");
+    expect(document.querySelector("header [data-state]")).toHaveTextContent("rejected by a hook");
+    await fireEvent.click(document.querySelector('[data-tab="history"]')!);
+    expect(await screen.findByTestId("no-decision")).toHaveTextContent("No decision in Plandeck: rejected by a hook");
+    await view.rerender({ id: "abc123def456", listed: { ...row, state: "waiting", decidedIn: null, waitingRequest: "r1" } });
+    await waitFor(() => expect(document.querySelector("header [data-state]")).toHaveTextContent("waiting for you"));
+    expect(screen.getByTestId("no-decision")).toHaveTextContent("an agent waits for yours now");
   });
 
   it("says where a decision went: to the waiting agent's pane, no undo", async () => {

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import PlansView from "./PlansView.svelte";
 import { where } from "../lib/paths.svelte";
 import type { PlanSummary } from "../lib/bindings";
@@ -15,6 +16,8 @@ function plan(over: Partial<PlanSummary>): PlanSummary {
     sessionId: null,
     gitBranch: null,
     state: "unreviewed",
+    decidedIn: null,
+    waitingRequest: null,
     updatedAt: new Date().toISOString(),
     sizeBytes: 10,
     problem: null,
@@ -80,5 +83,35 @@ describe("PlansView", () => {
     expect(rows[1]).toHaveAttribute("aria-current", "true");
     await fireEvent.keyDown(rows[1], { key: "k" });
     await waitFor(() => expect(document.activeElement).toBe(rows[0]));
+  });
+
+  it("shows one state per plan from every source, filters the waiting ones, and follows gate requests live", async () => {
+    let plans = [
+      plan({ id: "p1", title: "Hook said no", state: "rejected", decidedIn: "hook" }),
+      plan({ id: "p2", title: "Terminal said yes", state: "approved", decidedIn: "terminal" }),
+      plan({ id: "p3", title: "Nobody yet" }),
+    ];
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_plans") return { plans, problems: [] };
+        if (cmd === "transcript_plans") return [];
+        if (cmd === "get_plan") return new Promise(() => {});
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(3));
+    const badge = (title: string) => screen.getByText(title).closest("[data-testid=plan-row]")!.querySelector("[data-state]")!;
+    expect(badge("Hook said no")).toHaveTextContent("rejected by a hook");
+    expect(badge("Terminal said yes")).toHaveTextContent("approved in the terminal");
+    expect(badge("Nobody yet")).toHaveTextContent("unreviewed");
+
+    // An agent files a request for the third plan: the list follows without a plans:changed.
+    plans = [plans[0], plans[1], { ...plans[2], state: "waiting", waitingRequest: "r1" }];
+    await emit("gate:changed", { arrived: ["r1"], updated: [], closed: [] });
+    await waitFor(() => expect(badge("Nobody yet")).toHaveTextContent("waiting for you"));
+    await fireEvent.change(screen.getByLabelText("Review state"), { target: { value: "waiting" } });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").map((r) => r.textContent)).toEqual([expect.stringContaining("Nobody yet")]));
   });
 });

@@ -4,6 +4,8 @@ use clap::{Args, Subcommand};
 use plandeck_core::history::{self, HistoryVerdict, PlanSource};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans::{self, PlanSummary};
+use plandeck_core::review::DecidedIn;
+use plandeck_core::{gate, standing};
 
 use crate::{print_json, Context, Out};
 
@@ -132,6 +134,8 @@ fn transcript_entry(r: &history::RecoveredPlan) -> serde_json::Value {
         "sessionId": r.session_id,
         "gitBranch": null,
         "state": state,
+        "decidedIn": r.versions.last().and_then(|v| v.decided_in),
+        "waitingRequest": null,
         "updatedAt": r.versions.last().and_then(|v| v.submitted_at.clone()),
         "sizeBytes": r.text.len(),
         "problem": null,
@@ -144,11 +148,11 @@ fn transcript_entry(r: &history::RecoveredPlan) -> serde_json::Value {
 
 fn list(ctx: &Context, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let history::Listing {
+    let standing::Listing {
         files: listing,
         transcript_only,
         notes,
-    } = history::listing(&roots);
+    } = standing::listing(&roots);
     for note in &notes {
         writeln!(err, "plandeck: {note}").map_err(io)?;
     }
@@ -220,10 +224,16 @@ fn write_table(
                     _ => s.to_owned(),
                 })
                 .unwrap_or_else(|| "-".into());
-            let state = serde_json::to_value(p.state)
-                .ok()
-                .and_then(|v| v.as_str().map(str::to_owned))
-                .unwrap_or_default();
+            let word = |v: serde_json::Result<serde_json::Value>| {
+                v.ok()
+                    .and_then(|v| v.as_str().map(str::to_owned))
+                    .unwrap_or_default()
+            };
+            let mut state = word(serde_json::to_value(p.state));
+            // Decided by the agent's own prompt or a hook: say so ("rejected (hook)").
+            if let Some(place) = p.decided_in.filter(|d| *d != DecidedIn::Plandeck) {
+                state = format!("{state} ({})", word(serde_json::to_value(place)));
+            }
             [
                 p.id.clone(),
                 p.agent.to_string(),
@@ -280,7 +290,16 @@ fn show(
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let doc = plans::get(&roots, plan)?;
+    let mut doc = plans::get(&roots, plan)?;
+    if json || !(html || md) {
+        // The state from every source, as the list shows it (the bare text needs none of it).
+        let recovered = history::scan(&roots).map(|h| h.plans).unwrap_or_default();
+        standing::settle(
+            std::slice::from_mut(&mut doc.plan),
+            &recovered,
+            &gate::pending(&roots),
+        );
+    }
     if json {
         print_json(out, &doc)?;
     } else if html {

@@ -44,6 +44,7 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 
+pub use crate::review::DecidedIn;
 pub use scan::{ScanProgress, ScanStats};
 
 /// How a version was decided.
@@ -55,16 +56,6 @@ pub enum HistoryVerdict {
     Cancelled,
     /// Submitted, no answer in the records (yet).
     Pending,
-}
-
-/// Where a decision was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum DecidedIn {
-    Plandeck,
-    Terminal,
-    Hook,
-    Headless,
 }
 
 /// Where a plan's text comes from now.
@@ -291,37 +282,6 @@ pub fn same_plan(r: &RecoveredPlan, file: &crate::plans::PlanSummary) -> bool {
         && Path::new(path).file_name() == Path::new(&file.path).file_name()
 }
 
-/// The plans list with the plans only the transcripts hold: every plan file (as
-/// [`crate::plans::list`] gives it), then every recovered plan that matches no listed file
-/// ([`same_plan`]) — its file is gone, was reused by a later session, or never existed — newest
-/// first, with the scan's notes.
-pub struct Listing {
-    pub files: crate::plans::PlanListing,
-    pub transcript_only: Vec<RecoveredPlan>,
-    pub notes: Vec<String>,
-}
-
-/// See [`Listing`]. A scan that fails leaves the file plans listed, with a note.
-pub fn listing(roots: &Roots) -> Listing {
-    let files = crate::plans::list(roots);
-    let (recovered, notes) = match scan(roots) {
-        Ok(h) => (h.plans, h.notes),
-        Err(e) => (
-            Vec::new(),
-            vec![format!("Plans in transcripts were not read: {e}")],
-        ),
-    };
-    let transcript_only = recovered
-        .into_iter()
-        .filter(|r| !files.plans.iter().any(|f| same_plan(r, f)))
-        .collect();
-    Listing {
-        files,
-        transcript_only,
-        notes,
-    }
-}
-
 /// One recovered plan, by its id, the id of its file in the plans list, or its path.
 pub fn find(roots: &Roots, id_or_path: &str) -> Result<RecoveredPlan, HistoryError> {
     find_in(roots, &list(roots)?, id_or_path)
@@ -517,7 +477,6 @@ pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
         <HistoryChanged as TS>::decl(),
         <HistoryVerdict as TS>::decl(),
-        <DecidedIn as TS>::decl(),
         <PlanSource as TS>::decl(),
         <PlanVersion as TS>::decl(),
         <RecoveredPlan as TS>::decl(),

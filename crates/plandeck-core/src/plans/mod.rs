@@ -24,7 +24,7 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::render::Heading;
-use crate::review::{Approvals, ReviewState};
+use crate::review::{Approvals, DecidedIn, ReviewState};
 
 pub use live::{watch, PlansChanged};
 
@@ -46,7 +46,15 @@ pub struct PlanSummary {
     pub project: Option<String>,
     pub session_id: Option<String>,
     pub git_branch: Option<String>,
+    /// Where the plan stands, from every source: `waiting` (an agent waits for a decision on it
+    /// now), else Plandeck's decision, else the agent's own recorded decision (see
+    /// [`crate::standing`]), else `unreviewed`.
     pub state: ReviewState,
+    /// Where the decision `state` shows was made (`plandeck`, `terminal`, `hook`, `headless`);
+    /// null when unreviewed or waiting.
+    pub decided_in: Option<DecidedIn>,
+    /// The gate request waiting for this plan, when `state` is `waiting`.
+    pub waiting_request: Option<String>,
     /// Last change of the file, RFC 3339 UTC.
     pub updated_at: Option<String>,
     #[ts(type = "number")]
@@ -446,7 +454,7 @@ pub fn folders(roots: &Roots) -> Vec<PathBuf> {
 }
 
 /// The file's metadata and its text, or why it cannot be shown.
-fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
+pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
     let with = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
             PlanError::Deleted {
@@ -528,7 +536,9 @@ fn summarize(
         project: c.project.clone(),
         session_id: c.session_id.clone(),
         git_branch: c.git_branch.clone(),
+        decided_in: (state != ReviewState::Unreviewed).then_some(DecidedIn::Plandeck),
         state,
+        waiting_request: None,
         updated_at: modified.and_then(rfc3339),
         size_bytes: meta.map_or(0, |m| m.len()),
         problem,

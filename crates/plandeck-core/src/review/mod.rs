@@ -32,7 +32,7 @@ pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
 pub use log::{Decision, Delivery, Verdict};
 pub use route::{decide_plan, undo, PlanDecision, PlanOutcome, Route, RouteOptions};
-pub use state::{Approvals, ReviewState};
+pub use state::{Approvals, DecidedIn, ReviewState};
 
 #[derive(Debug, thiserror::Error)]
 pub enum ReviewError {
@@ -122,6 +122,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
     use ts_rs::TS;
     vec![
         <ReviewState as TS>::decl(),
+        <DecidedIn as TS>::decl(),
         <Verdict as TS>::decl(),
         <log::Delivery as TS>::decl(),
         <Decision as TS>::decl(),

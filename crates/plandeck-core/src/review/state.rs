@@ -22,6 +22,18 @@ pub enum ReviewState {
     Changed,
     /// The last decision was a rejection.
     Rejected,
+    /// An agent waits for a decision on this plan right now (a gate request is open for it).
+    Waiting,
+}
+
+/// Where a decision was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedIn {
+    Plandeck,
+    Terminal,
+    Hook,
+    Headless,
 }
 
 #[derive(Debug, Clone)]

@@ -1,0 +1,150 @@
+//! One state per plan from every source. A plan file's state is, in this order: `waiting` when an
+//! agent waits for a decision on it right now (an open gate request names the file); else
+//! Plandeck's own decision (the review store); else the agent's recorded decision (the
+//! transcripts: approved in the terminal, rejected by a hook, …); else `unreviewed`. The list,
+//! the plan's header, the filter and `plandeck plans list --json` all show this one state.
+
+use std::collections::HashMap;
+use std::ffi::OsStr;
+use std::path::Path;
+
+use crate::config::Roots;
+use crate::gate::GateRequest;
+use crate::history::{self, HistoryVerdict, RecoveredPlan};
+use crate::plans::PlanSummary;
+use crate::review::{store, DecidedIn, ReviewState};
+
+/// The plans list with the plans only the transcripts hold: every plan file (as
+/// [`crate::plans::list`] gives it, its state settled), then every recovered plan that matches
+/// no listed file ([`history::same_plan`]) — its file is gone, was reused by a later session, or
+/// never existed — newest first, with the scan's notes.
+pub struct Listing {
+    pub files: crate::plans::PlanListing,
+    pub transcript_only: Vec<RecoveredPlan>,
+    pub notes: Vec<String>,
+}
+
+/// See [`Listing`]. A scan that fails leaves the file plans listed, with a note.
+pub fn listing(roots: &Roots) -> Listing {
+    let mut files = crate::plans::list(roots);
+    let (recovered, notes) = match history::scan(roots) {
+        Ok(h) => (h.plans, h.notes),
+        Err(e) => (
+            Vec::new(),
+            vec![format!("Plans in transcripts were not read: {e}")],
+        ),
+    };
+    settle(&mut files.plans, &recovered, &crate::gate::pending(roots));
+    let transcript_only = recovered
+        .into_iter()
+        .filter(|r| !files.plans.iter().any(|f| history::same_plan(r, f)))
+        .collect();
+    Listing {
+        files,
+        transcript_only,
+        notes,
+    }
+}
+
+/// Settles the state of every plan in `plans` (each as [`crate::plans::list`] gave it, with
+/// Plandeck's decision) against the requests waiting now and the plans the transcripts hold.
+pub fn settle(plans: &mut [PlanSummary], recovered: &[RecoveredPlan], waiting: &[GateRequest]) {
+    let waiting = Waiting::of(waiting);
+    let mut by_name: HashMap<&OsStr, Vec<&RecoveredPlan>> = HashMap::new();
+    for r in recovered {
+        if let Some(name) = r.path.as_deref().and_then(|p| Path::new(p).file_name()) {
+            by_name.entry(name).or_default().push(r);
+        }
+    }
+    for plan in plans.iter_mut() {
+        if let Some(request) = waiting.for_plan(&plan.path) {
+            plan.state = ReviewState::Waiting;
+            plan.decided_in = None;
+            plan.waiting_request = Some(request.to_owned());
+            continue;
+        }
+        if plan.state != ReviewState::Unreviewed {
+            continue; // Plandeck's own decision stands.
+        }
+        let Some(name) = Path::new(&plan.path).file_name() else {
+            continue;
+        };
+        let Some(recovered) = by_name
+            .get(name)
+            .and_then(|rs| rs.iter().find(|r| history::same_plan(r, plan)))
+        else {
+            continue;
+        };
+        if let Some((state, decided_in)) = recorded(recovered, &plan.path) {
+            plan.state = state;
+            plan.decided_in = Some(decided_in);
+        }
+    }
+}
+
+/// The agent's recorded decision on the last version of `r`, as a state of the file at `path`.
+/// A decision recorded by Plandeck that the review store does not hold did not stand (it was
+/// not delivered), so it is not the plan's state.
+fn recorded(r: &RecoveredPlan, path: &str) -> Option<(ReviewState, DecidedIn)> {
+    let last = r.versions.last()?;
+    let decided_in = last.decided_in.unwrap_or(DecidedIn::Terminal);
+    if decided_in == DecidedIn::Plandeck {
+        return None;
+    }
+    let state = match last.verdict? {
+        HistoryVerdict::Rejected => ReviewState::Rejected,
+        HistoryVerdict::Approved => {
+            // The agent reads the file when the card is answered: the file holds the approved
+            // version when its text is the one approved, or (Gemini records no approved text)
+            // when it was not written after the decision.
+            let approved = last.approved_text.as_deref().unwrap_or(&last.text);
+            let unchanged_since = |meta: &std::fs::Metadata| {
+                let decided = last.decided_at.as_deref().and_then(crate::timestamp::parse);
+                let written = meta.modified().ok().map(time::OffsetDateTime::from);
+                matches!((written, decided), (Some(w), Some(d)) if w <= d)
+            };
+            match crate::plans::read_plan(Path::new(path)) {
+                Ok((_, now)) if now.trim_end() == approved.trim_end() => ReviewState::Approved,
+                Ok((meta, _)) if last.approved_text.is_none() && unchanged_since(&meta) => {
+                    ReviewState::Approved
+                }
+                _ => ReviewState::Changed,
+            }
+        }
+        HistoryVerdict::Cancelled | HistoryVerdict::Pending => return None,
+    };
+    Some((state, decided_in))
+}
+
+/// The open requests by the plan file they name.
+struct Waiting<'a> {
+    by_path: HashMap<&'a str, &'a str>,
+    by_key: Option<HashMap<std::path::PathBuf, &'a str>>,
+}
+
+impl<'a> Waiting<'a> {
+    fn of(requests: &'a [GateRequest]) -> Self {
+        let by_path: HashMap<&str, &str> = requests
+            .iter()
+            .filter_map(|r| Some((r.plan_path.as_deref()?, r.id.as_str())))
+            .collect();
+        // Requests name the file as the agent did; compare canonical paths only when needed.
+        let by_key = (!by_path.is_empty()).then(|| {
+            by_path
+                .iter()
+                .map(|(p, id)| (store::plan_key(Path::new(p)), *id))
+                .collect()
+        });
+        Self { by_path, by_key }
+    }
+
+    fn for_plan(&self, path: &str) -> Option<&'a str> {
+        if let Some(id) = self.by_path.get(path) {
+            return Some(id);
+        }
+        self.by_key
+            .as_ref()?
+            .get(&store::plan_key(Path::new(path)))
+            .copied()
+    }
+}
