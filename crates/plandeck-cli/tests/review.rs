@@ -30,6 +30,25 @@ fn approve_change_diff_reject_and_log() {
     assert_eq!(d["agent"], "claude");
     assert_eq!(d["edited"], false);
     assert_eq!(d["approvedHash"].as_str().unwrap().len(), 64);
+    // Keys are always present: an empty one is null, never missing.
+    for key in [
+        "sessionId",
+        "feedback",
+        "requestId",
+        "delivery",
+        "deliveryReason",
+        "id",
+        "revokes",
+    ] {
+        assert!(d.get(key).is_some(), "{key} missing in {d}");
+    }
+    let (_, logged, _) = plandeck(home.path(), &["log", "--json"]);
+    for key in ["requestId", "delivery", "deliveryReason", "revokes"] {
+        assert!(
+            json(&logged)[0].get(key).is_some(),
+            "{key} missing in {logged}"
+        );
+    }
 
     let (code, out, _) = plandeck(home.path(), &["plans", "diff", ps]);
     assert_eq!(code, 0);

@@ -52,4 +52,5 @@ pub mod timestamp;
 pub mod verify;
 pub mod visible;
 pub mod watch;
+pub mod words;
 pub mod worktrees;

@@ -152,15 +152,15 @@ mode: string | null,
 /**
  * The gate request the decision answered (decisions taken through the gate only).
  */
-requestId?: string, 
+requestId: string | null, 
 /**
  * How the decision reached the agent (decisions taken through the gate only).
  */
-delivery?: Delivery, 
+delivery: Delivery | null, 
 /**
  * Why delivery failed or is pending, for a person.
  */
-deliveryReason?: string, 
+deliveryReason: string | null, 
 /**
  * The ids of the reviewer's comments that went with the decision (their quotes and text are
  * in `feedback`, or in the approved plan's "Reviewer notes").
@@ -170,13 +170,13 @@ comments: Array<string>,
  * This decision's id (decisions recorded before ids were given have none): what a
  * revocation names.
  */
-id?: string, 
+id: string | null, 
 /**
  * This line undoes the decision with this id (the person chose Undo on a decision that was
  * only recorded). The log is append-only: the undone decision stays in it, and readers of
  * where a plan stands ([`read_all`]) skip both.
  */
-revokes?: string, };
+revokes: string | null, };
 
 export type ApproveRequest = { 
 /**

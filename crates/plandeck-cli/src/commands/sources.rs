@@ -33,7 +33,7 @@ pub fn run(ctx: &Context, args: SourcesArgs, out: &mut Out<'_>) -> Result<i32, I
         w(out, format!("{}: {}{state}", source.name, source.root))?;
         for f in &source.folders {
             let found = if f.exists {
-                format!("{} files", f.files)
+                plandeck_core::words::count(f.files, "file", "files")
             } else {
                 "missing".to_owned()
             };

@@ -5,6 +5,7 @@
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::verify::{self, Evidence, NameKind, StepStatus, VerifyReport};
+use plandeck_core::words;
 
 use crate::{clip, print_json, Context, Out};
 
@@ -170,13 +171,13 @@ fn print_text(r: &VerifyReport, out: &mut Out<'_>) -> std::io::Result<()> {
     let c = &r.counts;
     writeln!(
         out,
-        "\n{} done, {} partial, {} missing, {} unverifiable; {} changed files, {} commits",
+        "\n{} done, {} partial, {} missing, {} unverifiable; {}, {}",
         c.done,
         c.partial,
         c.missing,
         c.unverifiable,
-        r.changes.len(),
-        r.commits.len()
+        words::count(r.changes.len() as u64, "changed file", "changed files"),
+        words::count(r.commits.len() as u64, "commit", "commits")
     )?;
     for n in &r.notes {
         writeln!(out, "note: {n}")?;

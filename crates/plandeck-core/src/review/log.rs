@@ -69,16 +69,13 @@ pub struct Decision {
     #[serde(default)]
     pub mode: Option<String>,
     /// The gate request the decision answered (decisions taken through the gate only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[serde(default)]
     pub request_id: Option<String>,
     /// How the decision reached the agent (decisions taken through the gate only).
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[serde(default)]
     pub delivery: Option<Delivery>,
     /// Why delivery failed or is pending, for a person.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[serde(default)]
     pub delivery_reason: Option<String>,
     /// The ids of the reviewer's comments that went with the decision (their quotes and text are
     /// in `feedback`, or in the approved plan's "Reviewer notes").
@@ -86,14 +83,12 @@ pub struct Decision {
     pub comments: Vec<String>,
     /// This decision's id (decisions recorded before ids were given have none): what a
     /// revocation names.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[serde(default)]
     pub id: Option<String>,
     /// This line undoes the decision with this id (the person chose Undo on a decision that was
     /// only recorded). The log is append-only: the undone decision stays in it, and readers of
     /// where a plan stands ([`read_all`]) skip both.
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    #[ts(optional)]
+    #[serde(default)]
     pub revokes: Option<String>,
 }
 

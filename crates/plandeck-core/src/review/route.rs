@@ -293,14 +293,17 @@ pub fn decide_plan(
     let what = match (verdict, written, recorded.comments.len()) {
         (Verdict::Rejected, _, 0) => "Rejected with your feedback.".to_owned(),
         (Verdict::Rejected, _, n) => {
-            format!("Rejected with your feedback and {n} comment{}.", plural(n))
+            format!(
+                "Rejected with your feedback and {}.",
+                crate::words::count(n as u64, "comment", "comments")
+            )
         }
         (Verdict::Approved, true, 0) => {
             "Approved; your edit was written to the plan file.".to_owned()
         }
         (Verdict::Approved, true, n) => format!(
-            "Approved; the plan file now holds your text with {n} reviewer note{}.",
-            plural(n)
+            "Approved; the plan file now holds your text with {}.",
+            crate::words::count(n as u64, "reviewer note", "reviewer notes")
         ),
         (Verdict::Approved, false, _) => "Approved; this version is pinned.".to_owned(),
     };
@@ -321,14 +324,6 @@ pub fn decide_plan(
         decision: Some(recorded),
         undo_id,
     })
-}
-
-fn plural(n: usize) -> &'static str {
-    if n == 1 {
-        ""
-    } else {
-        "s"
-    }
 }
 
 fn prefixed(unchanged_edit: bool, message: String) -> String {

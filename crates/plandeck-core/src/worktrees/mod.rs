@@ -33,6 +33,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::ipc::{ErrorKind, IpcError};
+use crate::words;
 
 mod archive;
 mod keep;
@@ -205,12 +206,12 @@ impl Refusal {
     pub fn message(&self) -> String {
         match self {
             Refusal::Dirty { count } => format!(
-                "{count} changed {} would be deleted (uncommitted changes are not archived)",
-                plural(*count, "file", "files")
+                "{} would be deleted (uncommitted changes are not archived)",
+                words::count(*count, "changed file", "changed files")
             ),
             Refusal::Unmerged { count } => format!(
-                "{count} unmerged {} would leave the branch (kept under the archive ref)",
-                plural(*count, "commit", "commits")
+                "{} would leave the branch (kept under the archive ref)",
+                words::count(*count, "unmerged commit", "unmerged commits")
             ),
             Refusal::BaseUnknown => {
                 "its base is unknown, so Plandeck cannot tell which commits are unmerged".to_owned()
@@ -259,8 +260,8 @@ impl Refusal {
                  it is not closed and will be left in a deleted folder"
             ),
             Refusal::SubmoduleCommits { submodule, count } => format!(
-                "submodule {submodule} has {count} {} found nowhere else; {} lost",
-                plural(*count, "commit", "commits"),
+                "submodule {submodule} has {} found nowhere else; {} lost",
+                words::count(*count, "commit", "commits"),
                 if *count == 1 {
                     "it would be"
                 } else {
@@ -272,14 +273,6 @@ impl Refusal {
                  with `git worktree repair` or remove it by hand"
             ),
         }
-    }
-}
-
-fn plural<'a>(n: u32, one: &'a str, many: &'a str) -> &'a str {
-    if n == 1 {
-        one
-    } else {
-        many
     }
 }
 
