@@ -28,10 +28,10 @@ if [ -z "${NO_BUILD:-}" ]; then
   (cd benches/memory/hello && cargo build "${rel[@]}" --quiet)
   # cargo embeds ui/dist as it is: build it from the current sources.
   npm --prefix ui run build --silent >/dev/null
-  cargo build "${rel[@]}" --quiet -p plandeck --bin plandeck
+  cargo build "${rel[@]}" --quiet -p plandeck --bin plandeck-window
 fi
 hello="$CARGO_TARGET_DIR/$PROFILE/hello-tauri"
-app="$CARGO_TARGET_DIR/$PROFILE/plandeck"
+app="$CARGO_TARGET_DIR/$PROFILE/plandeck-window"
 
 work=$(mktemp -d /tmp/plandeck-memory.XXXXXX)
 xvfb_pid=""

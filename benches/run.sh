@@ -67,7 +67,7 @@ done
 if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
   echo "==> bench_window" >&2
   npm --prefix ui run build --silent >/dev/null
-  cargo build --release -p plandeck --bin plandeck
+  cargo build --release -p plandeck -p plandeck-cli --bins
   (
     xvfb=""
     if [ -z "${DISPLAY:-}" ]; then

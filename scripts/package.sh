@@ -18,13 +18,14 @@ version=$(cargo metadata --no-deps --format-version 1 |
 bundle="$CARGO_TARGET_DIR/release/bundle"
 rm -f "$bundle"/deb/*.deb "$bundle"/rpm/*.rpm
 
-# The slim command-line build goes in beside the window's: agents' hooks run it (it starts in a few
-# milliseconds; the window's binary loads WebKit and GTK first), as does anyone who types
-# `plandeck-cli`. Its path is absolute, so it is given here rather than in tauri.conf.json.
-cargo build --release -p plandeck-cli --bin plandeck-cli >&2
-cli="$CARGO_TARGET_DIR/release/plandeck-cli"
-extra=$(node -e 'const f = { "/usr/bin/plandeck-cli": process.argv[1] };
-  process.stdout.write(JSON.stringify({ bundle: { linux: { deb: { files: f }, rpm: { files: f } } } }))' "$cli")
+# The slim command-line builds go in beside the window's (`plandeck-window`): `plandeck`, the name
+# people type (it starts in a few milliseconds and becomes the window when given no subcommand),
+# and `plandeck-cli`, which agents' hooks run. Their paths are absolute, so they are given here
+# rather than in tauri.conf.json.
+cargo build --release -p plandeck-cli --bins >&2
+extra=$(node -e 'const [dir] = process.argv.slice(1);
+  const f = { "/usr/bin/plandeck": `${dir}/plandeck`, "/usr/bin/plandeck-cli": `${dir}/plandeck-cli` };
+  process.stdout.write(JSON.stringify({ bundle: { linux: { deb: { files: f }, rpm: { files: f } } } }))' "$CARGO_TARGET_DIR/release")
 
 # `tauri build` runs ui's `npm run build` (beforeBuildCommand), then `cargo build --release`, then
 # bundles. Its output goes to stderr so that stdout is only the package path.

@@ -7,8 +7,8 @@ use std::ffi::OsString;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
 /// What to do without a display: the command line needs none.
-const INSTEAD: &str = "The command line works without one: `plandeck-cli --help` (for example \
-`plandeck-cli plans list`, `plandeck-cli sessions list`), or `plandeck <subcommand>`. To open the \
+const INSTEAD: &str = "The command line works without one: `plandeck --help` (for example \
+`plandeck plans list`, `plandeck sessions list`; `plandeck-cli` is the same). To open the \
 window, start it from a desktop session, or set DISPLAY (X11) or WAYLAND_DISPLAY to a running one.";
 
 /// Refuses when the environment names no display at all (neither `DISPLAY` nor
@@ -69,7 +69,7 @@ mod tests {
             let e = named(env(vars)).unwrap_err();
             assert_eq!(e.kind, ErrorKind::Refused);
             assert!(e.message.starts_with("no display"), "{}", e.message);
-            assert!(e.message.contains("plandeck-cli"), "{}", e.message);
+            assert!(e.message.contains("`plandeck --help`"), "{}", e.message);
             assert!(e.message.contains("DISPLAY"), "{}", e.message);
         }
     }

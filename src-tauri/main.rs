@@ -1,5 +1,6 @@
-//! `plandeck`: with no subcommand, the desktop window; with one, the command-line companion
-//! (which needs no display).
+//! `plandeck-window`: the desktop window. `plandeck` (plandeck-cli's slim binary) becomes this
+//! when given no subcommand. Given one, it runs the command line too (needing no display), as hooks
+//! installed by earlier versions call it by the window's path.
 
 #![cfg_attr(not(debug_assertions), windows_subsystem = "windows")]
 

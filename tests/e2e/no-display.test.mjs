@@ -21,7 +21,7 @@ function run(args, display) {
 function assertRefused(r, pattern) {
   assert.equal(r.status, 1, `exit ${r.status}, stderr:\n${r.stderr}`);
   assert.match(r.stderr, pattern);
-  assert.match(r.stderr, /plandeck-cli/, "names the command line to run instead");
+  assert.match(r.stderr, /`plandeck --help`/, "names the command line to run instead");
   assert.match(r.stderr, /DISPLAY/);
   assert.doesNotMatch(r.stderr, /panicked|backtrace|RUST_BACKTRACE/i);
   assert.equal(r.stdout, "");

@@ -6,6 +6,7 @@ import { test } from "node:test";
 import assert from "node:assert/strict";
 import { spawn, spawnSync } from "node:child_process";
 import { readdirSync, readFileSync } from "node:fs";
+import { dirname, join } from "node:path";
 import { withApp, plandeckBin, envFor, makeDemoHome, waitFor } from "./webdriver.mjs";
 
 /** A private D-Bus session bus (the lock is a name on it): nothing of the person's session. */
@@ -34,7 +35,9 @@ function appsOn(home) {
   const pids = [];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      if (readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0] !== plandeckBin()) continue;
+      // `plandeck` becomes `plandeck-window` beside it (exec: same pid, the window's argv[0]).
+      const argv0 = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+      if (argv0 !== plandeckBin() && argv0 !== join(dirname(plandeckBin()), "plandeck-window")) continue;
       if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`HOME=${home}`)) {
         pids.push(pid);
       }

@@ -14,7 +14,7 @@ export const ARTIFACTS = join(ROOT, "tests/e2e/artifacts");
 export function plandeckBin() {
   if (process.env.PLANDECK_BIN) return process.env.PLANDECK_BIN;
   const target = process.env.CARGO_TARGET_DIR || join(ROOT, "target");
-  return join(target, "debug/plandeck");
+  return join(target, "debug/plandeck");  // the slim command line; it becomes debug/plandeck-window
 }
 
 async function freePort() {

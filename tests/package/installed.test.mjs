@@ -41,6 +41,7 @@ test("the .deb holds the binary, the desktop entry and the icons", () => {
   assert.equal(r.status, 0, r.stderr);
   const files = r.stdout.split("\n").map((l) => "/" + l.split(/\s+/).pop().replace(/^\.?\//, ""));
   assert.ok(files.includes("/usr/bin/plandeck"), r.stdout);
+  assert.ok(files.includes("/usr/bin/plandeck-window"), `the window's binary is missing:\n${r.stdout}`);
   assert.ok(files.includes("/usr/bin/plandeck-cli"), `the slim CLI the hooks run is missing:\n${r.stdout}`);
   const desktop = files.find((f) => /^\/usr\/share\/applications\/.*\.desktop$/.test(f));
   assert.ok(desktop, `no desktop entry in\n${r.stdout}`);
@@ -51,7 +52,7 @@ test("the .deb holds the binary, the desktop entry and the icons", () => {
     );
   }
   const entry = readFileSync(join(scratch, desktop), "utf8");
-  assert.match(entry, /^Exec=plandeck\b/m);
+  assert.match(entry, /^Exec=plandeck-window\b/m);
   assert.match(entry, /^Icon=plandeck$/m);
   assert.match(entry, /^Name=Plandeck$/m);
   assert.match(entry, /^Type=Application$/m);
@@ -73,7 +74,31 @@ test("the installed binary says its version", () => {
   assert.equal(r.stdout.trim(), `plandeck ${workspaceVersion()}`);
 });
 
-test("hooks installed by the window's binary run the slim CLI installed beside it", () => {
+test("`plandeck` is the slim command line: it loads no WebKit or GTK; the window is plandeck-window", () => {
+  const libs = (file) => {
+    const r = run("ldd", [file]);
+    assert.equal(r.status, 0, r.stderr);
+    return r.stdout;
+  };
+  assert.doesNotMatch(libs(bin), /webkit|gtk/i);
+  assert.match(libs(join(scratch, "usr/bin/plandeck-window")), /libwebkit2gtk/);
+  // With no subcommand it becomes the window: with no display, the window says so.
+  const env = { PATH: process.env.PATH, HOME: mkdtempSync(join(tmpdir(), "plandeck-pkg-nodisplay-")) };
+  const r = run(bin, [], { env });
+  assert.equal(r.status, 1, `${r.stdout}\n${r.stderr}`);
+  assert.match(r.stderr, /display/i);
+  // Hooks installed by earlier versions name the window's old path (`/usr/bin/plandeck`) or the
+  // window's binary: both still answer.
+  for (const exe of [bin, join(scratch, "usr/bin/plandeck-window")]) {
+    const hook = run(exe, ["hook", "claude"], {
+      env,
+      input: JSON.stringify({ hook_event_name: "PermissionRequest", tool_name: "ExitPlanMode", session_id: "s", cwd: env.HOME, tool_input: { plan: "# p" } }),
+    });
+    assert.equal(hook.status, 0, `${exe}: ${hook.stderr}`);
+  }
+});
+
+test("hooks installed by `plandeck` run the slim CLI installed beside it", () => {
   const cli = join(scratch, "usr/bin/plandeck-cli");
   const version = run(cli, ["--version"]);
   assert.equal(version.status, 0, version.stderr);

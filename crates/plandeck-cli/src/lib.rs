@@ -1,7 +1,7 @@
 //! Plandeck's command-line companion.
 //!
-//! `plandeck` with no subcommand opens the window (the desktop shell handles that); with a
-//! subcommand it runs here, with no display needed. Every subcommand is a thin adapter over
+//! `plandeck` with no subcommand opens the window (it becomes `plandeck-window`, installed beside
+//! it: see [`main_or_window`]); with a subcommand it runs here, with no display needed. Every subcommand is a thin adapter over
 //! `plandeck-core`, sharing its code path with the window. Output with `--json` is a contract:
 //! fields are added, never renamed. Everything is written through an [`Out`]: text a person reads
 //! shows control and invisible characters as `⟨U+XXXX⟩` (agents write most of it), output a
@@ -16,6 +16,7 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 
 mod commands;
 mod out;
+mod window;
 
 pub use out::{Out, Style};
 
@@ -243,6 +244,35 @@ pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
             "plandeck-cli: give a subcommand (see --help); the window is `plandeck` with none"
         );
         return 2;
+    };
+    let env = Env::from_process();
+    run(
+        command,
+        &cli.global,
+        &env,
+        &mut std::io::stdout().lock(),
+        &mut std::io::stderr().lock(),
+    )
+}
+
+/// `plandeck`'s main: a subcommand runs here; with none, this process becomes the window
+/// (`plandeck-window` beside this executable, given the same arguments), so that the command
+/// people type starts in milliseconds and only the window loads WebKit.
+// The one place the process's stdout and stderr are taken: [`run`] wraps them in an [`Out`].
+#[allow(clippy::disallowed_methods, clippy::disallowed_macros)]
+pub fn main_or_window(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
+    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    let cli = match Cli::try_parse_from(&args) {
+        Ok(cli) => cli,
+        Err(e) => {
+            let _ = e.print();
+            return if e.use_stderr() { 2 } else { 0 };
+        }
+    };
+    let Some(command) = cli.command else {
+        let e = window::become_window(&args);
+        eprintln!("plandeck: {}", e.message);
+        return 1;
     };
     let env = Env::from_process();
     run(

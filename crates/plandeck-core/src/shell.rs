@@ -343,6 +343,34 @@ pub fn program_name(word: &str) -> &str {
     word.rsplit('/').next().unwrap_or(word)
 }
 
+/// The executable `name` beside `exe` (the running program), if it is one that only its owner can
+/// change, owned by whoever owns `exe` (or root). A folder others can write to (a download folder,
+/// `/tmp`) may hold a `plandeck-cli` or `plandeck-window` somebody else put there: Plandeck never
+/// runs that, nor has an agent's hook run it.
+pub fn trusted_sibling(exe: &std::path::Path, name: &str) -> Option<std::path::PathBuf> {
+    use std::os::unix::fs::{MetadataExt, PermissionsExt};
+    let own = std::fs::metadata(exe).ok()?;
+    let sibling = exe.with_file_name(name);
+    let trusted = |m: &std::fs::Metadata| {
+        (m.uid() == own.uid() || m.uid() == 0) && m.permissions().mode() & 0o022 == 0
+    };
+    // The entry itself (a symlink someone else made counts as theirs; a symlink's own mode
+    // means nothing) and what it leads to.
+    let entry_ok = std::fs::symlink_metadata(&sibling).is_ok_and(|m| {
+        if m.file_type().is_symlink() {
+            m.uid() == own.uid() || m.uid() == 0
+        } else {
+            trusted(&m)
+        }
+    });
+    match std::fs::metadata(&sibling) {
+        Ok(m) if entry_ok && m.is_file() && m.permissions().mode() & 0o111 != 0 && trusted(&m) => {
+            Some(sibling)
+        }
+        _ => None,
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

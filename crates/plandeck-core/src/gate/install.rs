@@ -180,38 +180,14 @@ pub fn command_for(exe: &Path, args: &str) -> Result<String, GateError> {
     Ok(format!("{} {args}", crate::shell::quote(text)))
 }
 
-/// The executable hooks run for a Plandeck at `exe`: `plandeck-cli` beside it when that is an
-/// executable file that only its owner can change, owned by whoever owns `exe` (or root), else
-/// `exe` itself. A folder others can write to (a download folder, `/tmp`) may hold a
-/// `plandeck-cli` somebody else put there: hooks must never run that.
+/// The executable hooks run for a Plandeck at `exe`: `plandeck-cli` beside it when it is a
+/// [`crate::shell::trusted_sibling`], else `exe` itself.
 fn hook_executable(exe: &Path) -> PathBuf {
-    use std::os::unix::fs::{MetadataExt, PermissionsExt};
     const SLIM: &str = "plandeck-cli";
     if exe.file_name().is_some_and(|n| n == SLIM) {
         return exe.to_owned();
     }
-    let Ok(own) = std::fs::metadata(exe) else {
-        return exe.to_owned();
-    };
-    let slim = exe.with_file_name(SLIM);
-    let trusted = |m: &std::fs::Metadata| {
-        (m.uid() == own.uid() || m.uid() == 0) && m.permissions().mode() & 0o022 == 0
-    };
-    // The entry itself (a symlink someone else made counts as theirs; a symlink's own mode
-    // means nothing) and what it leads to.
-    let entry_ok = std::fs::symlink_metadata(&slim).is_ok_and(|m| {
-        if m.file_type().is_symlink() {
-            m.uid() == own.uid() || m.uid() == 0
-        } else {
-            trusted(&m)
-        }
-    });
-    match std::fs::metadata(&slim) {
-        Ok(m) if entry_ok && m.is_file() && m.permissions().mode() & 0o111 != 0 && trusted(&m) => {
-            slim
-        }
-        _ => exe.to_owned(),
-    }
+    crate::shell::trusted_sibling(exe, SLIM).unwrap_or_else(|| exe.to_owned())
 }
 
 /// Whether `command` is a Plandeck hook for `agent` (any install location).
