@@ -4,7 +4,6 @@
 
 mod commands;
 mod display;
-mod history_live;
 mod live;
 mod memory;
 mod notify;

@@ -53,14 +53,16 @@ pub fn start(app: &AppHandle) {
             LiveEvent::SessionWaiting { message, .. } => {
                 crate::notify::session_waiting(&forward, &message)
             }
+            LiveEvent::HistoryProgress(progress) => emit(&forward, progress),
+            LiveEvent::History(changed) => {
+                crate::memory::after_work();
+                emit(&forward, changed);
+            }
         },
     );
     *lock(&state.live) = Some(handle);
     *lock(&state.worktree_watcher) = None;
     state.worktree_sizes.clear();
-
-    // Plan history: its first scan and its watcher run on a thread of their own.
-    crate::history_live::start(app);
 }
 
 /// The sessions' worktree hints from the live index (read once at start and followed since), or

@@ -4,6 +4,7 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
+use plandeck_core::live::LiveHistory;
 use plandeck_core::sessions::SessionIndex;
 use plandeck_core::watch::TreeWatch;
 use plandeck_core::worktrees::{Sizes, Watched};
@@ -19,8 +20,6 @@ pub struct AppState {
     pub worktree_watcher: Mutex<Option<(Vec<Watched>, TreeWatch)>>,
     /// Worktree folder sizes, measured in the background and remembered until a change.
     pub worktree_sizes: Sizes,
-    /// The plan history, scanned in the background and kept up to date (history_live.rs).
-    pub history: Arc<crate::history_live::HistoryState>,
 }
 
 #[derive(Clone)]
@@ -37,7 +36,6 @@ impl AppState {
             live: Mutex::new(None),
             worktree_watcher: Mutex::new(None),
             worktree_sizes: Sizes::new(),
-            history: Arc::default(),
         }
     }
 
@@ -47,6 +45,14 @@ impl AppState {
 
     pub fn roots(&self) -> Roots {
         self.current().roots
+    }
+
+    /// The plan history of the current roots, kept live by core (empty until the watchers start).
+    pub fn history(&self) -> Arc<LiveHistory> {
+        match lock(&self.live).as_ref() {
+            Some(live) => live.history(),
+            None => LiveHistory::empty(&self.roots()),
+        }
     }
 
     pub fn switch(&self, roots: Roots, demo: bool) {

@@ -1,6 +1,6 @@
 //! Plan history recovered from the agents' transcripts: the plans only transcripts hold, one
 //! recovered plan with its versions, the diff of two of its versions, and restoring a lost plan
-//! file. Plans are named by id. The history lives in the app's state (history_live.rs): these
+//! file. Plans are named by id. The history is kept live by core (`live::LiveHistory`): these
 //! commands read it from memory, never scan.
 
 use plandeck_core::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
@@ -16,14 +16,14 @@ use crate::AppState;
 #[tauri::command]
 #[tracing::instrument(skip_all)]
 pub async fn transcript_plans(state: State<'_, AppState>) -> Result<Vec<RecoveredPlan>, IpcError> {
-    let h = state.history.clone();
+    let h = state.history();
     blocking(move || Ok(history::transcript_only_in(&h.plans()))).await
 }
 
 /// How far the history's scan is (the last `history:progress`).
 #[tauri::command]
 pub async fn history_progress(state: State<'_, AppState>) -> Result<ScanProgress, IpcError> {
-    Ok(state.history.progress())
+    Ok(state.history().progress())
 }
 
 /// One recovered plan, every version the agent submitted with its decision, latest text rendered.
@@ -33,7 +33,7 @@ pub async fn recovered_plan(
     state: State<'_, AppState>,
     id: String,
 ) -> Result<RecoveredPlanView, IpcError> {
-    let (roots, h) = (state.roots(), state.history.clone());
+    let (roots, h) = (state.roots(), state.history());
     blocking(move || history::view_in(&roots, &h.plans(), &id)).await
 }
 
@@ -46,7 +46,7 @@ pub async fn recovered_plan_diff(
     a: u32,
     b: u32,
 ) -> Result<PlanDiff, IpcError> {
-    let (roots, h) = (state.roots(), state.history.clone());
+    let (roots, h) = (state.roots(), state.history());
     blocking(move || history::diff_versions_in(&roots, &h.plans(), &id, a as usize, b as usize))
         .await
 }
@@ -59,16 +59,14 @@ pub async fn restore_plan(
     state: State<'_, AppState>,
     id: String,
 ) -> Result<Restored, IpcError> {
-    let (roots, h) = (state.roots(), state.history.clone());
+    let (roots, h) = (state.roots(), state.history());
     let restored = {
         let (roots, h) = (roots.clone(), h.clone());
         blocking(move || history::restore_in(&roots, &h.plans(), &id)).await?
     };
     // The plan has its file again: fold now, not on the watcher's next batch.
-    let refold_app = app.clone();
     blocking(move || {
-        let generation = h.generation();
-        crate::history_live::refresh(&refold_app, &h, &roots, generation, true);
+        h.refresh(true);
         Ok(())
     })
     .await?;

@@ -12,7 +12,7 @@ use crate::AppState;
 #[tauri::command]
 #[tracing::instrument(skip_all)]
 pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcError> {
-    let (roots, history) = (state.roots(), state.history.clone());
+    let (roots, history) = (state.roots(), state.history());
     blocking(move || {
         let mut listing = plans::list(&roots);
         standing::settle(
@@ -29,7 +29,7 @@ pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcEr
 #[tauri::command]
 #[tracing::instrument(skip(state))]
 pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocument, IpcError> {
-    let (roots, history) = (state.roots(), state.history.clone());
+    let (roots, history) = (state.roots(), state.history());
     blocking(move || {
         // Only an id discovery listed: the webview never names a file by path.
         let mut doc = plans::get_by_id(&roots, &id)?;

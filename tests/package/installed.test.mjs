@@ -53,7 +53,7 @@ test("the .deb holds the binary, the desktop entry and the icons", () => {
   }
   const entry = readFileSync(join(scratch, desktop), "utf8");
   assert.match(entry, /^Exec=plandeck-window\b/m);
-  assert.match(entry, /^Icon=plandeck$/m);
+  assert.match(entry, /^Icon=plandeck-window$/m); // the bundler names the icon after the window's binary
   assert.match(entry, /^Name=Plandeck$/m);
   assert.match(entry, /^Type=Application$/m);
 });

@@ -227,41 +227,38 @@ pub fn print_json(out: &mut Out<'_>, value: &impl serde::Serialize) -> Result<()
 }
 
 /// Parses `args` and runs the subcommand; with none, says that the window lives in `plandeck`.
-/// Returns the exit code. Used by `plandeck-cli`'s main; the desktop binary parses itself so that
-/// it can open the window when there is no subcommand.
-// The one place the process's stdout and stderr are taken: [`run`] wraps them in an [`Out`].
-#[allow(clippy::disallowed_methods, clippy::disallowed_macros)]
+/// Returns the exit code. `plandeck-cli`'s main.
+// The one place the process's stderr is written outside an [`Out`].
+#[allow(clippy::disallowed_macros)]
 pub fn main_with_args(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
-    let cli = match Cli::try_parse_from(args) {
-        Ok(cli) => cli,
-        Err(e) => {
-            let _ = e.print();
-            return if e.use_stderr() { 2 } else { 0 };
-        }
-    };
-    let Some(command) = cli.command else {
+    main_with(args.into_iter().collect(), |_| {
         eprintln!(
             "plandeck-cli: give a subcommand (see --help); the window is `plandeck` with none"
         );
-        return 2;
-    };
-    let env = Env::from_process();
-    run(
-        command,
-        &cli.global,
-        &env,
-        &mut std::io::stdout().lock(),
-        &mut std::io::stderr().lock(),
-    )
+        2
+    })
 }
 
 /// `plandeck`'s main: a subcommand runs here; with none, this process becomes the window
 /// (`plandeck-window` beside this executable, given the same arguments), so that the command
 /// people type starts in milliseconds and only the window loads WebKit.
-// The one place the process's stdout and stderr are taken: [`run`] wraps them in an [`Out`].
-#[allow(clippy::disallowed_methods, clippy::disallowed_macros)]
+// The one place the process's stderr is written outside an [`Out`].
+#[allow(clippy::disallowed_macros)]
 pub fn main_or_window(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32 {
-    let args: Vec<std::ffi::OsString> = args.into_iter().collect();
+    main_with(args.into_iter().collect(), |args| {
+        let e = window::become_window(args);
+        eprintln!("plandeck: {}", e.message);
+        1
+    })
+}
+
+/// Parses `args` and runs the subcommand, or `no_command` when there is none.
+// The one place the process's stdout and stderr are taken: [`run`] wraps them in an [`Out`].
+#[allow(clippy::disallowed_methods)]
+fn main_with(
+    args: Vec<std::ffi::OsString>,
+    no_command: impl FnOnce(&[std::ffi::OsString]) -> i32,
+) -> i32 {
     let cli = match Cli::try_parse_from(&args) {
         Ok(cli) => cli,
         Err(e) => {
@@ -270,9 +267,7 @@ pub fn main_or_window(args: impl IntoIterator<Item = std::ffi::OsString>) -> i32
         }
     };
     let Some(command) = cli.command else {
-        let e = window::become_window(&args);
-        eprintln!("plandeck: {}", e.message);
-        return 1;
+        return no_command(&args);
     };
     let env = Env::from_process();
     run(

@@ -20,6 +20,9 @@ use crate::review;
 use crate::sessions::{IndexProgress, SessionIndex, SessionState, SessionSummary};
 use crate::watch::{self, WatchHandle};
 
+mod history;
+pub use history::LiveHistory;
+
 /// How long a burst of transcript changes is held before the index reads it.
 const SESSION_DEBOUNCE: Duration = Duration::from_millis(150);
 /// Gate requests are small files a hook waits on: report them fast.
@@ -77,6 +80,10 @@ pub enum LiveEvent {
         session_id: String,
         message: String,
     },
+    /// How far the plan history's first scan is (at most every 100 ms, and when done).
+    HistoryProgress(crate::history::ScanProgress),
+    /// The plan history's plans changed.
+    History(crate::history::HistoryChanged),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a
@@ -91,6 +98,8 @@ pub struct Live {
     _presence: Option<AppPresence>,
     /// Dropping it stops the liveness tick.
     _stop_tick: mpsc::Sender<()>,
+    /// The plan history, scanned in the background and followed since.
+    history: Arc<LiveHistory>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -202,17 +211,26 @@ impl Live {
             });
         }
 
+        // Plan history: its first scan and its watcher run on a thread of their own.
+        let history = LiveHistory::start(roots, emit.clone());
+
         Live {
             _watchers: watchers,
             index_progress,
             _alive: alive,
             _presence: presence,
             _stop_tick: stop_tick,
+            history,
         }
     }
 }
 
 impl Live {
+    /// The plan history of these roots (plans read from memory; see [`LiveHistory`]).
+    pub fn history(&self) -> Arc<LiveHistory> {
+        self.history.clone()
+    }
+
     /// How far the session index's background load is (the last [`LiveEvent::SessionIndex`]).
     pub fn index_progress(&self) -> IndexProgress {
         *lock(&self.index_progress)

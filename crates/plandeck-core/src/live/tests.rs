@@ -142,3 +142,63 @@ fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
         "dropping the handle ends the presence"
     );
 }
+
+/// A headless process (no Tauri) holds the same live state as the window: the live handle scans
+/// the plan history in the background, reports it, follows appended transcript bytes, and stops
+/// when dropped.
+#[test]
+fn a_headless_process_holds_the_live_plan_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let transcript = roots.claude.join("projects/-w/s1.jsonl");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    let plan = roots.claude.join("plans/gone.md");
+    let record = |call: &str, text: &str| {
+        serde_json::json!({"type":"assistant","sessionId":"s1","cwd":"/w",
+            "timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":call,
+            "name":"ExitPlanMode","input":{"plan":text,"planFilePath":plan}}]}})
+        .to_string()
+            + "\n"
+    };
+    std::fs::write(&transcript, record("c1", "# One\n")).unwrap();
+
+    let (tx, rx) = mpsc::channel::<LiveEvent>();
+    let tx = Mutex::new(tx);
+    let live = Live::start(&roots, Arc::new(Mutex::new(None)), move |e| {
+        let _ = lock(&tx).send(e);
+    });
+    let next_history = |rx: &mpsc::Receiver<LiveEvent>| loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(LiveEvent::History(changed)) => return changed,
+            Ok(_) => continue,
+            Err(e) => panic!("no history event: {e}"),
+        }
+    };
+    assert_eq!(next_history(&rx).plans, 1);
+    let history = live.history();
+    assert_eq!(history.plans(), crate::history::scan(&roots).unwrap().plans);
+    assert!(history.progress().done);
+
+    // The agent submits another plan: only the appended bytes are read, and it is reported.
+    let mut f = std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcript)
+        .unwrap();
+    std::io::Write::write_all(&mut f, record("c2", "# Two\n").as_bytes()).unwrap();
+    drop(f);
+    wait_for("the appended plan", || {
+        let versions: usize = history.plans_now().iter().map(|p| p.versions.len()).sum();
+        (versions == 2).then_some(())
+    });
+    next_history(&rx);
+
+    // Dropped (the roots changed): its watcher goes, nothing more is reported.
+    drop(history);
+    drop(live);
+    while rx.try_recv().is_ok() {}
+    std::fs::write(&transcript, record("c3", "# Three\n")).unwrap();
+    match rx.recv_timeout(Duration::from_secs(2)) {
+        Err(mpsc::RecvTimeoutError::Timeout | mpsc::RecvTimeoutError::Disconnected) => {}
+        Ok(e) => panic!("reported after the handle was dropped: {e:?}"),
+    }
+}
