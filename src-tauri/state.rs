@@ -4,10 +4,8 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
-use plandeck_core::live::LiveHistory;
+use plandeck_core::live::{LiveHistory, LiveWorktrees};
 use plandeck_core::sessions::SessionIndex;
-use plandeck_core::watch::TreeWatch;
-use plandeck_core::worktrees::{Sizes, Watched};
 
 pub struct AppState {
     inner: RwLock<Current>,
@@ -16,10 +14,6 @@ pub struct AppState {
     /// The watchers, liveness tick and gate presence of the current roots (core's
     /// [`plandeck_core::live::Live`]); replaced when the roots change, dropping it stops them.
     pub live: Mutex<Option<plandeck_core::live::Live>>,
-    /// The worktree watcher, re-armed whenever the list of worktrees changes.
-    pub worktree_watcher: Mutex<Option<(Vec<Watched>, TreeWatch)>>,
-    /// Worktree folder sizes, measured in the background and remembered until a change.
-    pub worktree_sizes: Sizes,
 }
 
 #[derive(Clone)]
@@ -34,8 +28,6 @@ impl AppState {
             inner: RwLock::new(Current { roots, demo }),
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
-            worktree_watcher: Mutex::new(None),
-            worktree_sizes: Sizes::new(),
         }
     }
 
@@ -52,6 +44,15 @@ impl AppState {
         match lock(&self.live).as_ref() {
             Some(live) => live.history(),
             None => LiveHistory::empty(&self.roots()),
+        }
+    }
+
+    /// The worktrees of the current roots, kept live by core (sizes remembered, watched once
+    /// listed).
+    pub fn worktrees(&self) -> Arc<LiveWorktrees> {
+        match lock(&self.live).as_ref() {
+            Some(live) => live.worktrees(),
+            None => LiveWorktrees::new(&self.roots(), self.sessions.clone(), Arc::new(|_| {})),
         }
     }
 

@@ -3,7 +3,7 @@
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::live::WorktreesChanged;
 use plandeck_core::worktrees::{self, RemoveOutcome, WorktreeSummary};
-use tauri::{AppHandle, Manager, State};
+use tauri::{AppHandle, State};
 use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
 use super::blocking;
@@ -11,25 +11,11 @@ use crate::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip_all)]
-pub async fn list_worktrees(
-    app: AppHandle,
-    state: State<'_, AppState>,
-) -> Result<Vec<WorktreeSummary>, IpcError> {
-    let roots = state.roots();
-    let list_app = app.clone();
-    let mut list = blocking(move || {
-        // The live session index's hints: no fresh index per listing.
-        let hints = crate::live::worktree_hints(&list_app.state::<AppState>());
-        let opts = worktrees::ListOptions::default();
-        Ok(worktrees::list_with(&roots, None, &hints, opts)?)
-    })
-    .await?;
+pub async fn list_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeSummary>, IpcError> {
     // Sizes are not walked here: known ones are filled in, the others come as `worktrees:size`
     // (the window keeps a size that arrives before the listing does).
-    let missing = crate::live::known_sizes(&app, &mut list);
-    crate::live::measure_sizes(&app, missing);
-    crate::live::watch_worktrees(&app, &list);
-    Ok(list)
+    let live = state.worktrees();
+    blocking(move || Ok(live.list()?)).await
 }
 
 /// Keeps the worktree whose listed id is `id` (the webview passes ids, never paths).

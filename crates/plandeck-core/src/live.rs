@@ -21,7 +21,9 @@ use crate::sessions::{IndexProgress, SessionIndex, SessionState, SessionSummary}
 use crate::watch::{self, WatchHandle};
 
 mod history;
+mod worktrees;
 pub use history::LiveHistory;
+pub use worktrees::LiveWorktrees;
 
 /// How long a burst of transcript changes is held before the index reads it.
 const SESSION_DEBOUNCE: Duration = Duration::from_millis(150);
@@ -84,6 +86,12 @@ pub enum LiveEvent {
     HistoryProgress(crate::history::ScanProgress),
     /// The plan history's plans changed.
     History(crate::history::HistoryChanged),
+    /// Worktrees came or went: list them again.
+    Worktrees(WorktreesChanged),
+    /// These worktrees changed (their counts, their sessions), read again.
+    WorktreesUpdated(Vec<crate::worktrees::WorktreeSummary>),
+    /// A worktree's folder size, measured.
+    WorktreeSize(crate::worktrees::WorktreeSize),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a
@@ -100,6 +108,8 @@ pub struct Live {
     _stop_tick: mpsc::Sender<()>,
     /// The plan history, scanned in the background and followed since.
     history: Arc<LiveHistory>,
+    /// The worktrees' sizes and watcher.
+    worktrees: Arc<LiveWorktrees>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -117,6 +127,7 @@ impl Live {
     ) -> Live {
         let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(emit);
         let mut watchers = Vec::new();
+        let sessions_for_worktrees = sessions.clone();
 
         // The gate: announce that Plandeck is running, and follow requests filed by hooks.
         let presence = gate::app_heartbeat(roots)
@@ -213,6 +224,7 @@ impl Live {
 
         // Plan history: its first scan and its watcher run on a thread of their own.
         let history = LiveHistory::start(roots, emit.clone());
+        let worktrees = LiveWorktrees::new(roots, sessions_for_worktrees, emit.clone());
 
         Live {
             _watchers: watchers,
@@ -221,6 +233,7 @@ impl Live {
             _presence: presence,
             _stop_tick: stop_tick,
             history,
+            worktrees,
         }
     }
 }
@@ -229,6 +242,11 @@ impl Live {
     /// The plan history of these roots (plans read from memory; see [`LiveHistory`]).
     pub fn history(&self) -> Arc<LiveHistory> {
         self.history.clone()
+    }
+
+    /// The worktrees of these roots (sizes remembered, watched once listed; see [`LiveWorktrees`]).
+    pub fn worktrees(&self) -> Arc<LiveWorktrees> {
+        self.worktrees.clone()
     }
 
     /// How far the session index's background load is (the last [`LiveEvent::SessionIndex`]).

@@ -228,3 +228,61 @@ fn a_new_worktree_asks_for_a_new_listing() {
         }
     }
 }
+
+/// The live handle's worktrees, held without a window: a listing reports each folder's size, arms
+/// the watcher, and a change in a worktree comes back as that worktree read again.
+#[test]
+fn the_live_worktrees_measure_and_follow_without_a_window() {
+    use crate::live::{LiveEvent, LiveWorktrees};
+    use std::sync::{Arc, Mutex};
+    let r = repo();
+    let (tx, rx) = mpsc::channel::<LiveEvent>();
+    let tx = Mutex::new(tx);
+    let live = LiveWorktrees::new(
+        &r.roots,
+        Arc::new(Mutex::new(None)),
+        Arc::new(move |e| {
+            let _ = tx.lock().unwrap().send(e);
+        }),
+    );
+    let list = live.list().unwrap();
+    let linked = list
+        .iter()
+        .find(|w| Path::new(&w.path) == r.linked)
+        .unwrap()
+        .id
+        .clone();
+    let mut sized = std::collections::BTreeSet::new();
+    let mut updated = false;
+    let deadline = Instant::now() + PATIENCE * 3;
+    let mut probe = 0;
+    while !(updated && sized.len() == list.len()) {
+        assert!(
+            Instant::now() < deadline,
+            "sizes {sized:?}, updated {updated}"
+        );
+        // Written until the watcher (armed on its own thread) reports it.
+        if !updated {
+            probe += 1;
+            write(
+                &r.linked.join("src/new.rs"),
+                &format!("pub fn b{probe}() {{}}\n"),
+            );
+        }
+        match rx.recv_timeout(Duration::from_secs(1)) {
+            Ok(LiveEvent::WorktreeSize(s)) => {
+                assert!(s.size_bytes.is_some_and(|b| b > 0), "{s:?}");
+                sized.insert(s.id);
+            }
+            Ok(LiveEvent::WorktreesUpdated(fresh)) => {
+                let w = fresh
+                    .iter()
+                    .find(|w| w.id == linked)
+                    .expect("the linked worktree");
+                assert!(w.changed_files >= 1, "{w:?}");
+                updated = true;
+            }
+            Ok(_) | Err(_) => {}
+        }
+    }
+}
