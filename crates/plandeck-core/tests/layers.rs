@@ -43,14 +43,13 @@ const LAYERS: &[&str] = &[
 
 /// Imports that run up today, `(from, to)`.
 const DEBTS: &[(&str, &str)] = &[
-    ("plans", "review"),     // Approvals, store::hash, plan_key
-    ("review", "comments"),  // a decision carries the open comments
-    ("review", "gate"),      // route: a plan-view decision answers the waiting request
-    ("review", "verify"),    // file_diff: verify's report
-    ("sessions", "review"),  // a session's plan review state
-    ("sessions", "history"), // transcript readers emit history's PlanEvents
-    ("sessions", "gate"),    // a session's waiting request
-    ("verify", "gate"),      // the Stop hook shares the gate's install and presence
+    ("plans", "review"),    // Approvals, store::hash, plan_key
+    ("review", "comments"), // a decision carries the open comments
+    ("review", "gate"),     // route: a plan-view decision answers the waiting request
+    ("review", "verify"),   // file_diff: verify's report
+    ("sessions", "review"), // a session's plan review state
+    ("sessions", "gate"),   // a session's waiting request
+    ("verify", "gate"),     // the Stop hook shares the gate's install and presence
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

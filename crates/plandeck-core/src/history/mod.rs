@@ -31,7 +31,8 @@
 //! The newest session on a path gets the path's plan id ([`crate::ids::plan_id`]), so a plan and
 //! its file share an id; older ones get an id from path and session.
 
-pub mod events;
+/// What the transcript readers pull out of a transcript about plans (they live with the readers).
+pub use crate::sessions::plan_events as events;
 mod fold;
 pub mod scan;
 

@@ -10,10 +10,10 @@ use serde::de::Deserializer;
 use serde::Deserialize;
 
 use super::content::{Loose, LooseStr, LooseText};
+use super::plan_events::{Outcome, PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
-use crate::history::events::{Outcome, PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -867,7 +867,7 @@ mod tests {
 
     #[test]
     fn exit_plan_mode_results_read_as_decisions() {
-        use crate::history::events::Outcome;
+        use crate::sessions::plan_events::Outcome;
         let mut pf = PlanFacts::default();
         let call = r##"{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"t1","name":"ExitPlanMode","input":{"plan":"# P\n","planFilePath":"/p.md"}}]}}"##;
         // A hook's deny with no hook_permission_decision record before it: still a hook.

@@ -10,9 +10,9 @@ use std::borrow::Cow;
 use serde::Deserialize;
 
 use super::content::LooseStr;
+use super::plan_events::{PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
-use crate::history::events::{PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Line<'a> {

@@ -16,9 +16,9 @@ use serde::de;
 use serde::Deserialize;
 
 use super::content::LooseStr;
+use super::plan_events::{Outcome, PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
-use crate::history::events::{Outcome, PlanEvent, PlanFacts};
 
 #[derive(Deserialize)]
 struct Line<'a> {

@@ -45,6 +45,7 @@ pub(crate) mod codex;
 pub(crate) mod content;
 pub(crate) mod gemini;
 pub(crate) mod index;
+pub mod plan_events;
 pub mod state;
 pub mod transcript;
 

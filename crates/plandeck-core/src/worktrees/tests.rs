@@ -662,6 +662,23 @@ fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     }
 }
 
+/// Waits until the pane process `pid` is in `dir`. tmux returns once the pane's process is forked;
+/// it moves into `dir` a moment later (and a loaded machine can make that moment long). Removal
+/// reads where a pane is from /proc: wait until it is there, as a pane a person opened long ago
+/// would be.
+fn in_folder(pid: u32, dir: &Path) {
+    let want = fs::canonicalize(dir).unwrap();
+    let start = std::time::Instant::now();
+    while fs::read_link(format!("/proc/{pid}/cwd")).ok().as_deref() != Some(want.as_path()) {
+        assert!(
+            start.elapsed() < std::time::Duration::from_secs(20),
+            "the pane's process never moved into {}",
+            want.display()
+        );
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+}
+
 /// A tmux server of its own on a private socket, killed when dropped.
 struct Tmux {
     socket: PathBuf,
@@ -717,7 +734,9 @@ impl Tmux {
             command,
         ]);
         let (pane, pid) = out.trim().split_once(' ').unwrap();
-        (pane.to_owned(), pid.parse().unwrap())
+        let pid: u32 = pid.parse().unwrap();
+        in_folder(pid, dir);
+        (pane.to_owned(), pid)
     }
     fn panes(&self) -> Vec<String> {
         let out = self.cmd(&["list-panes", "-a", "-F", "#{pane_id}"]);
@@ -791,6 +810,7 @@ fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
     ]);
     let (editor_pane, editor_pid) = editor.trim().split_once(' ').unwrap();
     let editor_pid: u32 = editor_pid.parse().unwrap();
+    in_folder(editor_pid, &wt);
     register(
         &roots,
         agent_pid,

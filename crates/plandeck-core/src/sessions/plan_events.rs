@@ -1,6 +1,7 @@
-//! What the transcript readers ([`crate::sessions`]) pull out of a transcript for the plan history:
-//! the raw facts, in file order, kept in the store between scans so that a later scan folds the
-//! facts of the appended bytes onto them (see [`super::fold`]).
+//! What the transcript readers (this module's siblings) pull out of a transcript for the plan
+//! history ([`crate::history`], which names this module `history::events`): the raw facts, in
+//! file order, kept in the store between scans so that a later scan folds the facts of the
+//! appended bytes onto them (see `history::fold`).
 
 use serde::{Deserialize, Serialize};
 
