@@ -16,6 +16,7 @@ pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcEr
     blocking(move || {
         let mut listing = plans::list(&roots);
         standing::settle(
+            &roots,
             &mut listing.plans,
             &history.plans_now(),
             &gate::pending(&roots),
@@ -34,6 +35,7 @@ pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocu
         // Only an id discovery listed: the webview never names a file by path.
         let mut doc = plans::get_by_id(&roots, &id)?;
         standing::settle(
+            &roots,
             std::slice::from_mut(&mut doc.plan),
             &history.plans_now(),
             &gate::pending(&roots),

@@ -12,7 +12,7 @@ use crate::config::Roots;
 use crate::gate::GateRequest;
 use crate::history::{self, HistoryVerdict, RecoveredPlan};
 use crate::plans::PlanSummary;
-use crate::review::{store, DecidedIn, ReviewState};
+use crate::review::{store, Approvals, DecidedIn, ReviewState};
 
 /// The plans list with the plans only the transcripts hold: every plan file (as
 /// [`crate::plans::list`] gives it, its state settled), then every recovered plan that matches
@@ -34,7 +34,12 @@ pub fn listing(roots: &Roots) -> Listing {
             vec![format!("Plans in transcripts were not read: {e}")],
         ),
     };
-    settle(&mut files.plans, &recovered, &crate::gate::pending(roots));
+    settle(
+        roots,
+        &mut files.plans,
+        &recovered,
+        &crate::gate::pending(roots),
+    );
     let transcript_only = recovered
         .into_iter()
         .filter(|r| !files.plans.iter().any(|f| history::same_plan(r, f)))
@@ -46,10 +51,17 @@ pub fn listing(roots: &Roots) -> Listing {
     }
 }
 
-/// Settles the state of every plan in `plans` (each as [`crate::plans::list`] gave it, with
-/// Plandeck's decision) against the requests waiting now and the plans the transcripts hold.
-pub fn settle(plans: &mut [PlanSummary], recovered: &[RecoveredPlan], waiting: &[GateRequest]) {
+/// Settles the state of every plan in `plans` (each as [`crate::plans::list`] gave it) from the
+/// requests waiting now, Plandeck's decisions (the store under `roots`) and the plans the
+/// transcripts hold.
+pub fn settle(
+    roots: &Roots,
+    plans: &mut [PlanSummary],
+    recovered: &[RecoveredPlan],
+    waiting: &[GateRequest],
+) {
     let waiting = Waiting::of(waiting);
+    let approvals = Approvals::load(&roots.data);
     let mut by_name: HashMap<&OsStr, Vec<&RecoveredPlan>> = HashMap::new();
     for r in recovered {
         if let Some(name) = r.path.as_deref().and_then(|p| Path::new(p).file_name()) {
@@ -63,8 +75,15 @@ pub fn settle(plans: &mut [PlanSummary], recovered: &[RecoveredPlan], waiting: &
             plan.waiting_request = Some(request.to_owned());
             continue;
         }
-        if plan.state != ReviewState::Unreviewed {
-            continue; // Plandeck's own decision stands.
+        let path = Path::new(&plan.path);
+        if approvals.decided(path) {
+            // Plandeck's own decision stands (its hash compared with the file as it is now).
+            let content = crate::plans::read_plan(path)
+                .map(|(_, text)| text)
+                .unwrap_or_default();
+            plan.state = approvals.state(path, content.as_bytes());
+            plan.decided_in = Some(DecidedIn::Plandeck);
+            continue;
         }
         let Some(name) = Path::new(&plan.path).file_name() else {
             continue;

@@ -43,7 +43,6 @@ const LAYERS: &[&str] = &[
 
 /// Imports that run up today, `(from, to)`.
 const DEBTS: &[(&str, &str)] = &[
-    ("plans", "review"),    // Approvals, store::hash, plan_key
     ("review", "comments"), // a decision carries the open comments
     ("review", "gate"),     // route: a plan-view decision answers the waiting request
     ("review", "verify"),   // file_diff: verify's report

@@ -295,6 +295,7 @@ fn show(
         // The state from every source, as the list shows it (the bare text needs none of it).
         let recovered = history::scan(&roots).map(|h| h.plans).unwrap_or_default();
         standing::settle(
+            &roots,
             std::slice::from_mut(&mut doc.plan),
             &recovered,
             &gate::pending(&roots),

@@ -24,13 +24,38 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::render::Heading;
-use crate::review::{Approvals, DecidedIn, ReviewState};
 
 pub use live::{watch, PlansChanged};
 
 /// Plans bigger than this are listed but not read: no agent writes one, and reading it whole
 /// would stall the listing.
 pub const MAX_PLAN_BYTES: u64 = 8 * 1024 * 1024;
+
+/// Where a plan stands with its reviewer.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum ReviewState {
+    /// No decision was ever recorded for this plan.
+    Unreviewed,
+    /// The file holds exactly the approved version.
+    Approved,
+    /// Approved once, but the file now differs from the approved version.
+    Changed,
+    /// The last decision was a rejection.
+    Rejected,
+    /// An agent waits for a decision on this plan right now (a gate request is open for it).
+    Waiting,
+}
+
+/// Where a decision was made.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum DecidedIn {
+    Plandeck,
+    Terminal,
+    Hook,
+    Headless,
+}
 
 /// One plan as the list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -47,8 +72,8 @@ pub struct PlanSummary {
     pub session_id: Option<String>,
     pub git_branch: Option<String>,
     /// Where the plan stands, from every source: `waiting` (an agent waits for a decision on it
-    /// now), else Plandeck's decision, else the agent's own recorded decision (see
-    /// [`crate::standing`]), else `unreviewed`.
+    /// now), else Plandeck's decision, else the agent's own recorded decision, else `unreviewed`.
+    /// Settled by [`crate::standing::settle`]; `unreviewed` as [`list`] and [`get`] give it.
     pub state: ReviewState,
     /// Where the decision `state` shows was made (`plandeck`, `terminal`, `hook`, `headless`);
     /// null when unreviewed or waiting.
@@ -146,7 +171,6 @@ impl From<PlanError> for IpcError {
 /// Every plan under `roots`, newest first, with the folders that could not be read.
 pub fn list(roots: &Roots) -> PlanListing {
     let found = discover::discover(roots);
-    let approvals = Approvals::load(&roots.data);
     let mut plans: Vec<(PlanSummary, Option<SystemTime>)> = found
         .candidates
         .par_iter()
@@ -155,7 +179,7 @@ pub fn list(roots: &Roots) -> PlanListing {
             if matches!(read, Err(PlanError::Deleted { .. })) {
                 return None; // Deleted between the folder scan and now.
             }
-            Some(summarize(c, &read, &approvals))
+            Some(summarize(c, &read))
         })
         .collect();
     plans.sort_by(|(a, at), (b, bt)| bt.cmp(at).then_with(|| a.path.cmp(&b.path)));
@@ -169,21 +193,17 @@ pub fn list(roots: &Roots) -> PlanListing {
 pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
     let found = discover::discover(roots);
     let path = resolve_in(&found, id_or_path)?;
-    get_in(roots, &found, path)
+    get_in(&found, path)
 }
 
 /// Reads and renders the plan discovery lists under `id`; a path or an unknown id is refused.
 pub fn get_by_id(roots: &Roots, id: &str) -> Result<PlanDocument, PlanError> {
     let found = discover::discover(roots);
     let path = resolve_id_in(&found, id)?;
-    get_in(roots, &found, path)
+    get_in(&found, path)
 }
 
-fn get_in(
-    roots: &Roots,
-    found: &discover::Discovery,
-    path: PathBuf,
-) -> Result<PlanDocument, PlanError> {
+fn get_in(found: &discover::Discovery, path: PathBuf) -> Result<PlanDocument, PlanError> {
     let candidate = found
         .candidates
         .iter()
@@ -201,11 +221,10 @@ fn get_in(
             }
         });
     let read = read_plan(&path);
-    let approvals = Approvals::load(&roots.data);
-    let (plan, _) = summarize(&candidate, &read, &approvals);
+    let (plan, _) = summarize(&candidate, &read);
     let (_, text) = read?;
     let rendered = crate::render::render(&text);
-    let content_hash = crate::review::store::hash(text.as_bytes());
+    let content_hash = crate::fsx::sha256_hex(text.as_bytes());
     Ok(PlanDocument {
         plan,
         source: text,
@@ -339,14 +358,12 @@ pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
 /// transcript names the plan, the session that wrote it. `None` for a file no plan folder holds.
 /// Decisions take their agent and session from here, so the window and the CLI record the same.
 pub fn owner(roots: &Roots, path: &Path) -> Option<(Agent, Option<String>)> {
-    let key = crate::review::store::plan_key(path);
+    let key = crate::fsx::canonical_or(path);
     let normal = normalize(path);
     discover::discover(roots)
         .candidates
         .into_iter()
-        .find(|c| {
-            c.path == normal || c.path == key || crate::review::store::plan_key(&c.path) == key
-        })
+        .find(|c| c.path == normal || c.path == key || crate::fsx::canonical_or(&c.path) == key)
         .map(|c| (c.agent, c.session_id))
 }
 
@@ -504,7 +521,6 @@ pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), Plan
 fn summarize(
     c: &discover::Candidate,
     read: &Result<(std::fs::Metadata, String), PlanError>,
-    approvals: &Approvals,
 ) -> (PlanSummary, Option<SystemTime>) {
     let file_name = c
         .path
@@ -516,17 +532,14 @@ fn summarize(
         Err(_) => std::fs::metadata(&c.path).ok(),
     };
     let modified = meta.as_ref().and_then(|m| m.modified().ok());
-    let (title, state, problem) = match read {
+    // Where it stands is settled by `crate::standing` (Plandeck's decisions, the agent's, a
+    // waiting request): a listing is unreviewed until then.
+    let (title, problem) = match read {
         Ok((_, text)) => (
             first_heading(text).unwrap_or_else(|| file_name.clone()),
-            approvals.state(&c.path, text.as_bytes()),
             None,
         ),
-        Err(e) => (
-            file_name.clone(),
-            approvals.state(&c.path, &[]),
-            Some(e.to_string()),
-        ),
+        Err(e) => (file_name.clone(), Some(e.to_string())),
     };
     let summary = PlanSummary {
         id: crate::ids::plan_id(&c.path),
@@ -536,8 +549,8 @@ fn summarize(
         project: c.project.clone(),
         session_id: c.session_id.clone(),
         git_branch: c.git_branch.clone(),
-        decided_in: (state != ReviewState::Unreviewed).then_some(DecidedIn::Plandeck),
-        state,
+        state: ReviewState::Unreviewed,
+        decided_in: None,
         waiting_request: None,
         updated_at: modified.and_then(rfc3339),
         size_bytes: meta.map_or(0, |m| m.len()),

@@ -4,37 +4,10 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use serde::{Deserialize, Serialize};
-use ts_rs::TS;
-
 use super::log::{self, Verdict};
 use super::store;
 
-/// Where a plan stands with its reviewer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ReviewState {
-    /// No decision was ever recorded for this plan.
-    Unreviewed,
-    /// The file holds exactly the approved version.
-    Approved,
-    /// Approved once, but the file now differs from the approved version.
-    Changed,
-    /// The last decision was a rejection.
-    Rejected,
-    /// An agent waits for a decision on this plan right now (a gate request is open for it).
-    Waiting,
-}
-
-/// Where a decision was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum DecidedIn {
-    Plandeck,
-    Terminal,
-    Hook,
-    Headless,
-}
+pub use crate::plans::{DecidedIn, ReviewState};
 
 #[derive(Debug, Clone)]
 enum Last {
@@ -92,6 +65,13 @@ impl Approvals {
             Some(Last::Approved { hash }) if *hash == store::hash(content) => ReviewState::Approved,
             Some(Last::Approved { .. }) => ReviewState::Changed,
         }
+    }
+
+    /// Whether Plandeck has a standing decision on the plan at `plan_path`.
+    pub fn decided(&self, plan_path: &Path) -> bool {
+        !self.last.is_empty()
+            && (self.last.contains_key(plan_path)
+                || self.last.contains_key(&store::plan_key(plan_path)))
     }
 
     /// The approved version's hash of the plan at `plan_path`, if its last decision approved it.
