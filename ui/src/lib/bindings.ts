@@ -48,8 +48,8 @@ title: string,
 project: string | null, sessionId: string | null, gitBranch: string | null, 
 /**
  * Where the plan stands, from every source: `waiting` (an agent waits for a decision on it
- * now), else Plandeck's decision, else the agent's own recorded decision (see
- * [`crate::standing`]), else `unreviewed`.
+ * now), else Plandeck's decision, else the agent's own recorded decision, else `unreviewed`.
+ * Settled by [`crate::standing::settle`]; `unreviewed` as [`list`] and [`get`] give it.
  */
 state: ReviewState, 
 /**
