@@ -29,7 +29,7 @@ pub async fn verify_file_diff(
     path: String,
 ) -> Result<PlanDiff, IpcError> {
     let roots = state.roots();
-    blocking(move || plandeck_core::review::file_diff::changed_file_diff(&roots, &id, &path)).await
+    blocking(move || plandeck_core::verify::changed_file_diff(&roots, &id, &path)).await
 }
 
 /// Overrides a step's status with a note (kept in Plandeck's store, shown as an override).

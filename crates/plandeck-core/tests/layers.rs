@@ -45,7 +45,6 @@ const LAYERS: &[&str] = &[
 const DEBTS: &[(&str, &str)] = &[
     ("review", "comments"), // a decision carries the open comments
     ("review", "gate"),     // route: a plan-view decision answers the waiting request
-    ("review", "verify"),   // file_diff: verify's report
     ("sessions", "review"), // a session's plan review state
     ("sessions", "gate"),   // a session's waiting request
     ("verify", "gate"),     // the Stop hook shares the gate's install and presence

@@ -214,20 +214,19 @@ fn a_report_that_changed_since_it_was_shown_is_not_sent() {
 fn a_changed_files_diff_is_the_review_diff_of_its_two_sides() {
     let (_dir, roots, repo, mut s) = approved_plan();
     let id = crate::ids::plan_id(&s.plan_path);
-    let diff = crate::review::file_diff::changed_file_diff(&roots, &id, "greet.js").unwrap();
+    let diff = crate::verify::changed_file_diff(&roots, &id, "greet.js").unwrap();
     assert_eq!(diff.stats.added, 1);
     assert_eq!(diff.stats.removed, 0);
     assert_eq!(diff.from_label, "greet.js (new file)");
     assert_eq!(diff.to_label, "greet.js now");
     // A file the report does not list is not read.
-    let err =
-        crate::review::file_diff::changed_file_diff(&roots, &id, "../../etc/passwd").unwrap_err();
+    let err = crate::verify::changed_file_diff(&roots, &id, "../../etc/passwd").unwrap_err();
     assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
     // Not text: no diff, a clear message.
     std::fs::write(repo.join("logo.bin"), [0u8, 159, 146, 150, 0, 1]).unwrap();
     s.write(250, &repo.join("logo.bin"), "");
     s.save();
-    let err = crate::review::file_diff::changed_file_diff(&roots, &id, "logo.bin").unwrap_err();
+    let err = crate::verify::changed_file_diff(&roots, &id, "logo.bin").unwrap_err();
     assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
 }
 

@@ -16,7 +16,6 @@ use crate::ipc::{ErrorKind, IpcError};
 
 pub mod decide;
 pub mod diff;
-pub mod file_diff;
 pub mod log;
 mod patience;
 pub mod route;

@@ -14,6 +14,7 @@
 //! Plandeck's store). [`agent_report_text`] is what goes back to the agent (the Claude Code `Stop`
 //! hook in [`stop_hook`], or "Send report to agent" in the window).
 
+pub mod changed_diff;
 pub mod changes;
 pub mod facts;
 pub mod install;
@@ -34,6 +35,7 @@ use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 
+pub use changed_diff::changed_file_diff;
 pub use overrides::{clear_override, set_override};
 pub use text::{agent_report_text, needs_work};
 

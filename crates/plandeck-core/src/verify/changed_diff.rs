@@ -1,16 +1,16 @@
 //! The diff of a file the agent changed since approval, for the window's Verify tab: the two
-//! sides come from [`crate::verify::file_diff`] (only files the report lists are read), the lines
+//! sides come from [`super::file_diff`] (only files the report lists are read), the lines
 //! are compared by the plan differ, so the view is the same as the review diff (unified, side by
 //! side, changed words marked).
 
-use super::PlanDiff;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
+use crate::review::PlanDiff;
 
 /// The diff of `path` (as the report of plan `id` lists it) from the base to the worktree now.
 pub fn changed_file_diff(roots: &Roots, id: &str, path: &str) -> Result<PlanDiff, IpcError> {
-    let report = crate::verify::report_by_id(roots, id)?;
-    let sides = crate::verify::file_diff(&report, path)?;
+    let report = super::report_by_id(roots, id)?;
+    let sides = super::file_diff(&report, path)?;
     if sides.binary {
         return Err(IpcError::new(
             ErrorKind::BadInput,
