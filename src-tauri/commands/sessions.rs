@@ -43,7 +43,8 @@ async fn summaries(
             let wanted: std::collections::HashSet<String> = ids.into_iter().collect();
             list.retain(|s| wanted.contains(&s.session_id));
         }
-        plandeck_core::sessions::mark_gate_requests(
+        plandeck_core::standing::settle_sessions(
+            &roots,
             &mut list,
             &plandeck_core::gate::pending(&roots),
         );

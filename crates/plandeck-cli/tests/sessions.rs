@@ -51,6 +51,24 @@ fn sessions_list_json_has_the_contract_fields() {
     assert!(list
         .iter()
         .any(|s| s["agent"] == "codex" && s["state"] == "ended"));
+
+    // The session's plan shows the decision taken a moment ago, and a change made since.
+    let plan = claude["planPath"].as_str().unwrap();
+    let (code, _, err) = plandeck(&demo.home, &["approve", plan]);
+    assert_eq!(code, 0, "{err}");
+    let review = |home: &std::path::Path| {
+        let (_, out, _) = plandeck(home, &["sessions", "list", "--json"]);
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["planPath"] == plan)
+            .unwrap()["reviewState"]
+            .clone()
+    };
+    assert_eq!(review(&demo.home), "approved");
+    std::fs::write(plan, "# Plan: something else\n").unwrap();
+    assert_eq!(review(&demo.home), "changed");
 }
 
 #[test]

@@ -41,6 +41,7 @@ pub mod ipc_table;
 pub mod links;
 pub mod live;
 pub mod overview;
+pub mod plan_state;
 pub mod plans;
 pub mod render;
 pub mod review;

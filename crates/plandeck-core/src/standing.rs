@@ -2,7 +2,8 @@
 //! agent waits for a decision on it right now (an open gate request names the file); else
 //! Plandeck's own decision (the review store); else the agent's recorded decision (the
 //! transcripts: approved in the terminal, rejected by a hook, …); else `unreviewed`. The list,
-//! the plan's header, the filter and `plandeck plans list --json` all show this one state.
+//! the plan's header, the filter and `plandeck plans list --json` all show this one state. A
+//! session with a plan waiting in the gate is waiting for approval ([`settle_sessions`]).
 
 use std::collections::HashMap;
 use std::ffi::OsStr;
@@ -165,5 +166,36 @@ impl<'a> Waiting<'a> {
             .as_ref()?
             .get(&store::plan_key(Path::new(path)))
             .copied()
+    }
+}
+
+/// Settles each session's state and its plan's review state: a session with a plan waiting in
+/// the gate is `waiting_for_approval` (a hook filed the request before the transcript shows the
+/// `ExitPlanMode` call — Claude Code writes it after the hook runs — and for Gemini CLI the
+/// request is the only sign); a session's plan shows Plandeck's decision on it, read now (so a
+/// decision taken a moment ago shows).
+pub fn settle_sessions(
+    roots: &Roots,
+    sessions: &mut [crate::sessions::SessionSummary],
+    pending: &[GateRequest],
+) {
+    let approvals = Approvals::load(&roots.data);
+    for s in sessions.iter_mut() {
+        if pending
+            .iter()
+            .any(|r| r.session_id == s.session_id && r.agent == s.agent)
+        {
+            s.state = crate::sessions::SessionState::WaitingForApproval;
+        }
+        s.review_state = s.plan_path.as_deref().and_then(|plan| {
+            let plan = Path::new(plan);
+            if !approvals.decided(plan) {
+                return std::fs::metadata(plan)
+                    .is_ok_and(|m| m.is_file())
+                    .then_some(ReviewState::Unreviewed);
+            }
+            let (_, text) = crate::plans::read_plan(plan).ok()?;
+            Some(approvals.state(plan, text.as_bytes()))
+        });
     }
 }

@@ -11,6 +11,7 @@ use std::path::{Path, PathBuf};
 const LAYERS: &[&str] = &[
     // Foundations: no domain.
     "agent",
+    "plan_state",
     "fsx",
     "timestamp",
     "ids",
@@ -45,8 +46,6 @@ const LAYERS: &[&str] = &[
 const DEBTS: &[(&str, &str)] = &[
     ("review", "comments"), // a decision carries the open comments
     ("review", "gate"),     // route: a plan-view decision answers the waiting request
-    ("sessions", "review"), // a session's plan review state
-    ("sessions", "gate"),   // a session's waiting request
     ("verify", "gate"),     // the Stop hook shares the gate's install and presence
 ];
 

@@ -38,6 +38,24 @@ describe("SessionsView", () => {
     expect(cards[0]).toHaveTextContent("3 unreadable lines skipped");
   });
 
+  it("reads the whole list again when a plan is written or decided, or a request comes or goes", async () => {
+    localStorage.clear();
+    let review: "unreviewed" | "approved" = "unreviewed";
+    mockIPC(
+      (cmd) => (cmd === "list_sessions" ? [session({ state: "idle", planPath: "/h/.claude/plans/p.md", reviewState: review })] : null),
+      { shouldMockEvents: true },
+    );
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(1));
+    expect(screen.getByTestId("session-card")).not.toHaveTextContent("approved");
+    review = "approved";
+    await emit("plans:changed", { paths: ["/h/.claude/plans/p.md"], ids: ["p1"] });
+    await waitFor(() => expect(screen.getByTestId("session-card")).toHaveTextContent("approved"), { timeout: 3000 });
+    review = "unreviewed";
+    await emit("gate:changed", { arrived: [], updated: [], closed: ["r1"] });
+    await waitFor(() => expect(screen.getByTestId("session-card")).not.toHaveTextContent("approved"), { timeout: 3000 });
+  });
+
   it("reloads once for a burst of changes from a live session, not once per change", async () => {
     localStorage.clear();
     let lists = 0;

@@ -42,7 +42,11 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, 
     match args.command.unwrap_or(SessionsCommand::List { json }) {
         SessionsCommand::List { .. } => {
             let mut list = sessions::list(&roots);
-            sessions::mark_gate_requests(&mut list, &plandeck_core::gate::pending(&roots));
+            plandeck_core::standing::settle_sessions(
+                &roots,
+                &mut list,
+                &plandeck_core::gate::pending(&roots),
+            );
             if json {
                 print_json(out, &list)?;
             } else {

@@ -23,6 +23,7 @@ use ts_rs::TS;
 use crate::agent::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
+pub use crate::plan_state::{DecidedIn, ReviewState};
 pub use crate::render::Heading;
 
 pub use live::{watch, PlansChanged};
@@ -30,32 +31,6 @@ pub use live::{watch, PlansChanged};
 /// Plans bigger than this are listed but not read: no agent writes one, and reading it whole
 /// would stall the listing.
 pub const MAX_PLAN_BYTES: u64 = 8 * 1024 * 1024;
-
-/// Where a plan stands with its reviewer.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ReviewState {
-    /// No decision was ever recorded for this plan.
-    Unreviewed,
-    /// The file holds exactly the approved version.
-    Approved,
-    /// Approved once, but the file now differs from the approved version.
-    Changed,
-    /// The last decision was a rejection.
-    Rejected,
-    /// An agent waits for a decision on this plan right now (a gate request is open for it).
-    Waiting,
-}
-
-/// Where a decision was made.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "lowercase")]
-pub enum DecidedIn {
-    Plandeck,
-    Terminal,
-    Hook,
-    Headless,
-}
 
 /// One plan as the list shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]

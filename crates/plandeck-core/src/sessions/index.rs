@@ -15,12 +15,9 @@ use super::transcript::{
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::review::{Approvals, ReviewState};
 
 /// Head windows tried for the cwd and first prompt.
 const HEAD_WINDOWS: [u64; 3] = [8 << 10, 64 << 10, 512 << 10];
-/// Plans larger than this are not read for their review state.
-const MAX_PLAN: u64 = 16 << 20;
 /// How deep discovery walks below a root, so a symlink loop ends.
 const MAX_DEPTH: usize = 5;
 
@@ -34,7 +31,6 @@ struct Entry {
     deleted: bool,
     tasks: Option<TaskProgress>,
     plan: Option<PathBuf>,
-    review: Option<ReviewState>,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -131,7 +127,6 @@ pub struct SessionIndex {
     subagent_paths: HashMap<PathBuf, (usize, usize)>,
     registry: HashMap<PathBuf, Live>,
     gemini_projects: HashMap<String, String>,
-    approvals: Approvals,
     now: Option<OffsetDateTime>,
     stats: OpenStats,
 }
@@ -262,7 +257,6 @@ impl SessionIndex {
             subagent_paths: HashMap::new(),
             registry: HashMap::new(),
             gemini_projects: HashMap::new(),
-            approvals: Approvals::load(&roots.data),
             now: None,
             stats: OpenStats::default(),
         };
@@ -393,7 +387,6 @@ impl SessionIndex {
             deleted: false,
             tasks: None,
             plan: None,
-            review: None,
         };
         let origin = match resume {
             Resume::Unchanged if now.size == s.offset => Origin::Reused,
@@ -530,7 +523,6 @@ impl SessionIndex {
             deleted: false,
             tasks: None,
             plan: None,
-            review: None,
         };
         self.reload(&mut e);
         e
@@ -650,16 +642,6 @@ impl SessionIndex {
 
     fn refresh_plan(&self, e: &mut Entry) {
         e.plan = self.resolve_plan(e);
-        e.review = e.plan.as_ref().and_then(|p| self.review_of(p));
-    }
-
-    fn review_of(&self, plan: &Path) -> Option<ReviewState> {
-        let meta = std::fs::metadata(plan).ok()?;
-        if !meta.is_file() || meta.len() > MAX_PLAN {
-            return None;
-        }
-        let content = std::fs::read(plan).ok()?;
-        Some(self.approvals.state(plan, &content))
     }
 
     fn insert(&mut self, e: Entry) {
@@ -750,7 +732,8 @@ impl SessionIndex {
             unreadable_lines: f.unreadable,
             tasks: e.tasks,
             transcript_path: Some(e.follower.path.to_string_lossy().into_owned()),
-            review_state: e.review,
+            // Settled at listing time (crate::standing::settle_sessions).
+            review_state: None,
         }
     }
 
@@ -954,7 +937,7 @@ impl SessionIndex {
                     }
                 }
             }
-            // A plan file: its entries' review states are refreshed below.
+            // A plan file: its entries' plans are resolved again below.
         }
         for &i in &touched {
             let mut e = std::mem::replace(&mut self.entries[i], placeholder());
@@ -1068,7 +1051,6 @@ fn placeholder() -> Entry {
         deleted: true,
         tasks: None,
         plan: None,
-        review: None,
     }
 }
 

@@ -56,7 +56,7 @@ use ts_rs::TS;
 
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::review::ReviewState;
+use crate::plan_state::ReviewState;
 
 pub(crate) use claude::{pid_alive, RegistryFile};
 pub use index::{OpenStats, SessionIndex};
@@ -180,18 +180,4 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <SessionSummary as TS>::decl(),
         <IndexProgress as TS>::decl(),
     ]
-}
-
-/// Marks sessions that have a plan waiting in the gate as `waiting_for_approval`: a hook filed
-/// the request before the transcript shows the `ExitPlanMode` call (Claude Code writes it after
-/// the hook runs), and for Gemini CLI the request is the only sign.
-pub fn mark_gate_requests(sessions: &mut [SessionSummary], pending: &[crate::gate::GateRequest]) {
-    for s in sessions.iter_mut() {
-        if pending
-            .iter()
-            .any(|r| r.session_id == s.session_id && r.agent == s.agent)
-        {
-            s.state = SessionState::WaitingForApproval;
-        }
-    }
 }
