@@ -5,7 +5,8 @@
 
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans;
-use plandeck_core::review::{self, Decision, PlanDecision, PlanDiff, PlanHistory, PlanOutcome};
+use plandeck_core::review::{self, Decision, PlanDiff, PlanHistory};
+use plandeck_core::route::{self, PlanDecision, PlanOutcome};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -62,7 +63,7 @@ pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, I
 
 /// One decision on the version of a plan the reviewer read (`seenHash`): to the agent waiting
 /// for it in its terminal, else recorded only; the outcome says where it went
-/// ([`review::decide_plan`]).
+/// ([`route::decide_plan`]).
 #[tauri::command]
 #[tracing::instrument(skip(app, state, decision))]
 pub async fn decide_plan(
@@ -74,7 +75,7 @@ pub async fn decide_plan(
     with_comments: Option<bool>,
 ) -> Result<PlanOutcome, IpcError> {
     let roots = state.roots();
-    let opts = review::RouteOptions {
+    let opts = route::RouteOptions {
         comments: with_comments.unwrap_or(true),
         delivery: plandeck_core::gate::DeliveryOptions {
             by: "the Plandeck window".to_owned(),
@@ -83,7 +84,7 @@ pub async fn decide_plan(
     };
     let outcome = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
-        review::decide_plan(&roots, &path, &seen_hash, decision, &opts)
+        route::decide_plan(&roots, &path, &seen_hash, decision, &opts)
     })
     .await?;
     if let Some(request) = &outcome.request_id {
@@ -116,7 +117,7 @@ pub async fn undo_decision(
     let roots = state.roots();
     let line = blocking(move || {
         let path = plans::resolve_id(&roots, &id)?;
-        Ok(review::undo(&roots, &path, &decision_id)?)
+        Ok(route::undo(&roots, &path, &decision_id)?)
     })
     .await?;
     crate::live::emit(&app, plans::PlansChanged::of(vec![line.plan_path.clone()]));

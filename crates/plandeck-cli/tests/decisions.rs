@@ -1,6 +1,6 @@
 //! The window and the CLI record a decision with the same facts: `plandeck approve|reject <plan>`
 //! and the core call the window's `decide_plan` command makes (`plans::resolve_id` then
-//! `review::decide_plan`), each on its own copy of the same home, write log lines with the same
+//! `route::decide_plan`), each on its own copy of the same home, write log lines with the same
 //! fields, naming the plan's agent and the session discovery links it to.
 
 mod common;
@@ -11,7 +11,8 @@ use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use plandeck_core::config::Roots;
-use plandeck_core::review::{self, PlanDecision, RouteOptions};
+use plandeck_core::review;
+use plandeck_core::route::{self, PlanDecision, RouteOptions};
 use plandeck_core::{ids, plans};
 
 const KITE_SESSION: &str = "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d";
@@ -98,7 +99,7 @@ fn cli_and_window_approvals_log_the_same_facts() {
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    review::decide_plan(
+    route::decide_plan(
         &roots,
         &resolved,
         &seen,
@@ -129,7 +130,7 @@ fn cli_and_window_rejections_log_the_same_facts() {
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    review::decide_plan(
+    route::decide_plan(
         &roots,
         &resolved,
         &seen,

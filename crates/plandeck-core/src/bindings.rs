@@ -25,6 +25,7 @@ pub fn typescript() -> String {
     decls.extend(crate::plans::ts_declarations());
     decls.extend(crate::render::ts_declarations());
     decls.extend(crate::review::ts_declarations());
+    decls.extend(crate::route::ts_declarations());
     decls.extend(crate::comments::ts_declarations());
     decls.extend(crate::history::ts_declarations());
     decls.extend(crate::sessions::ts_declarations());

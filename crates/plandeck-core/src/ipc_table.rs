@@ -33,7 +33,7 @@ macro_rules! ipc_table {
                 review::plan_history(id: String) -> $crate::review::PlanHistory;
                 review::plan_version(id: String, hash: String) -> String;
                 review::decision_log() -> Vec<$crate::review::Decision>;
-                review::decide_plan(id: String, seen_hash: String, decision: $crate::review::PlanDecision, with_comments: Option<bool>) -> $crate::review::PlanOutcome;
+                review::decide_plan(id: String, seen_hash: String, decision: $crate::route::PlanDecision, with_comments: Option<bool>) -> $crate::route::PlanOutcome;
                 review::undo_decision(id: String, decision_id: String) -> $crate::review::Decision;
                 history::transcript_plans() -> Vec<$crate::history::RecoveredPlan>;
                 history::recovered_plan(id: String) -> $crate::history::RecoveredPlanView;

@@ -45,6 +45,7 @@ pub mod plan_state;
 pub mod plans;
 pub mod render;
 pub mod review;
+pub mod route;
 pub mod sessions;
 pub mod shell;
 pub mod standing;

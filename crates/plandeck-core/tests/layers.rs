@@ -33,6 +33,7 @@ const LAYERS: &[&str] = &[
     "verify",
     "gate",
     "worktrees",
+    "route",
     // What joins them, the live handle, and the IPC surface.
     "standing",
     "overview",
@@ -44,9 +45,7 @@ const LAYERS: &[&str] = &[
 
 /// Imports that run up today, `(from, to)`.
 const DEBTS: &[(&str, &str)] = &[
-    ("review", "comments"), // a decision carries the open comments
-    ("review", "gate"),     // route: a plan-view decision answers the waiting request
-    ("verify", "gate"),     // the Stop hook shares the gate's install and presence
+    ("verify", "gate"), // the Stop hook shares the gate's install and presence
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

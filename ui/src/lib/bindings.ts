@@ -230,6 +230,33 @@ approvedHash: string | null,
  */
 currentHash: string | null, versions: Array<VersionInfo>, decisions: Array<Decision>, };
 
+export type DiffStats = { added: number, removed: number, };
+
+export type LineKind = "equal" | "insert" | "delete";
+
+export type Segment = { text: string, changed: boolean, };
+
+export type DiffLine = { kind: LineKind, oldNo: number | null, newNo: number | null, segments: Array<Segment>, };
+
+export type Hunk = { 
+/**
+ * 1-based first old line (as in `@@ -oldStart,oldLen`).
+ */
+oldStart: number, oldLen: number, newStart: number, newLen: number, lines: Array<DiffLine>, };
+
+export type SideRow = { hunk: number, left: DiffLine | null, right: DiffLine | null, };
+
+export type PlanDiff = { 
+/**
+ * The old side's version (`None`: nothing approved yet, so the old side is empty).
+ */
+fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, stats: DiffStats, hunks: Array<Hunk>, rows: Array<SideRow>, 
+/**
+ * The new text rendered, with deleted blocks in `div.diff-del[data-pd-diff=del]` and inserted
+ * ones in `div.diff-ins[data-pd-diff=ins]`; sanitized (a plan cannot write `data-pd-diff`).
+ */
+renderedHtml: string, };
+
 export type PlanDecision = { "decision": "approve", 
 /**
  * For a waiting agent: auto-accept its edits (the default) or review each.
@@ -282,33 +309,6 @@ decision: Decision | null,
  * log (no edit written, no comments marked sent).
  */
 undoId: string | null, };
-
-export type DiffStats = { added: number, removed: number, };
-
-export type LineKind = "equal" | "insert" | "delete";
-
-export type Segment = { text: string, changed: boolean, };
-
-export type DiffLine = { kind: LineKind, oldNo: number | null, newNo: number | null, segments: Array<Segment>, };
-
-export type Hunk = { 
-/**
- * 1-based first old line (as in `@@ -oldStart,oldLen`).
- */
-oldStart: number, oldLen: number, newStart: number, newLen: number, lines: Array<DiffLine>, };
-
-export type SideRow = { hunk: number, left: DiffLine | null, right: DiffLine | null, };
-
-export type PlanDiff = { 
-/**
- * The old side's version (`None`: nothing approved yet, so the old side is empty).
- */
-fromHash: string | null, toHash: string, fromLabel: string, toLabel: string, stats: DiffStats, hunks: Array<Hunk>, rows: Array<SideRow>, 
-/**
- * The new text rendered, with deleted blocks in `div.diff-del[data-pd-diff=del]` and inserted
- * ones in `div.diff-ins[data-pd-diff=ins]`; sanitized (a plan cannot write `data-pd-diff`).
- */
-renderedHtml: string, };
 
 export type CommentsChanged = { plan: string | null, };
 

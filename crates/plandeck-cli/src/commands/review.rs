@@ -7,9 +7,8 @@ use std::path::PathBuf;
 use clap::Args;
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans;
-use plandeck_core::review::{
-    self, Decision, LineKind, PlanDecision, PlanOutcome, RouteOptions, Verdict,
-};
+use plandeck_core::review::{self, Decision, LineKind, Verdict};
+use plandeck_core::route::{self, PlanDecision, PlanOutcome, RouteOptions};
 
 use crate::{print_json, Context, Out, Style};
 
@@ -137,7 +136,7 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut Out<'_>) -> Result<i3
             )
         })?),
     };
-    let outcome = review::decide_plan(
+    let outcome = route::decide_plan(
         &roots,
         &plan,
         &seen,
@@ -163,7 +162,7 @@ pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32,
         Some(h) => h.clone(),
         None => review::store::hash(&review::store::read_plan_bytes(&plan)?),
     };
-    let outcome = review::decide_plan(
+    let outcome = route::decide_plan(
         &roots,
         &plan,
         &seen,

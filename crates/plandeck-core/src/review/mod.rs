@@ -5,7 +5,6 @@
 //! - [`log`]: the decision log (`decisions.jsonl`) and the [`Decision`] it records.
 //! - [`decide`]: record a version; approve, edit-and-approve, reject; read the log and history.
 //! - [`state`]: [`Approvals`], the review state of every plan for a listing.
-//! - [`route`]: one decision per plan: to the agent waiting for it, else recorded only; undo.
 //! - [`diff`]: [`PlanDiff`], hunks, side-by-side rows, rendered diff HTML, unified text.
 //!
 //! The window and the CLI call the same functions here.
@@ -18,7 +17,6 @@ pub mod decide;
 pub mod diff;
 pub mod log;
 mod patience;
-pub mod route;
 mod safe_html;
 pub mod state;
 pub mod store;
@@ -30,7 +28,6 @@ pub use decide::{
 pub use decide::{ApproveRequest, PlanHistory, VersionInfo};
 pub use diff::{diff, DiffLine, DiffStats, Hunk, LineKind, PlanDiff, Segment, SideRow};
 pub use log::{Decision, Delivery, Verdict};
-pub use route::{decide_plan, undo, PlanDecision, PlanOutcome, Route, RouteOptions};
 pub use state::{Approvals, DecidedIn, ReviewState};
 
 #[derive(Debug, thiserror::Error)]
@@ -128,9 +125,6 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <ApproveRequest as TS>::decl(),
         <VersionInfo as TS>::decl(),
         <PlanHistory as TS>::decl(),
-        <route::PlanDecision as TS>::decl(),
-        <route::Route as TS>::decl(),
-        <route::PlanOutcome as TS>::decl(),
         <DiffStats as TS>::decl(),
         <LineKind as TS>::decl(),
         <Segment as TS>::decl(),

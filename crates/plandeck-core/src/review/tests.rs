@@ -6,6 +6,7 @@ use std::path::PathBuf;
 use super::*;
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::route::{decide_plan, undo, PlanDecision, PlanOutcome, Route, RouteOptions};
 
 struct Fixture {
     _dir: tempfile::TempDir,

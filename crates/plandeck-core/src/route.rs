@@ -21,13 +21,13 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use super::log::{self, Decision, Delivery, Verdict};
-use super::state::{Approvals, ReviewState};
-use super::{store, ApproveRequest, ReviewError};
 use crate::agent::Agent;
 use crate::config::Roots;
 use crate::gate::{self, ApproveMode, DeliveryOptions, GateDecision, GateRequest};
 use crate::ipc::IpcError;
+use crate::review::log::{self, Decision, Delivery, Verdict};
+use crate::review::{store, ApproveRequest, ReviewError};
+use crate::review::{Approvals, ReviewState};
 
 /// What the reviewer decided on a plan.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -356,7 +356,7 @@ fn already_approved(
         return Ok(None);
     }
     let hash = store::hash(current.as_bytes());
-    Ok(super::decide::log(roots, Some(plan_path))?
+    Ok(crate::review::decide::log(roots, Some(plan_path))?
         .into_iter()
         .find(|d| d.approved_hash.as_deref() == Some(hash.as_str())))
 }
@@ -399,4 +399,14 @@ pub fn undo(roots: &Roots, plan_path: &Path, id: &str) -> Result<Decision, Revie
         .ok_or_else(|| refuse("this decision has no id"))?;
     log::append(&roots.data, &line)?;
     Ok(line)
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    use ts_rs::TS;
+    vec![
+        <PlanDecision as TS>::decl(),
+        <Route as TS>::decl(),
+        <PlanOutcome as TS>::decl(),
+    ]
 }
