@@ -74,7 +74,7 @@ pub async fn verify_report_text(
     id: String,
 ) -> Result<String, IpcError> {
     let roots = state.roots();
-    blocking(move || plandeck_core::gate::report_text(&roots, &id)).await
+    blocking(move || plandeck_core::verify::report_text(&roots, &id)).await
 }
 
 /// Types the report into the plan's live Claude Code session, if it is still the text `shown`
@@ -87,5 +87,5 @@ pub async fn send_verify_report(
     shown: String,
 ) -> Result<String, IpcError> {
     let roots = state.roots();
-    blocking(move || plandeck_core::gate::send_report(&roots, &id, &shown)).await
+    blocking(move || plandeck_core::verify::send_report(&roots, &id, &shown)).await
 }

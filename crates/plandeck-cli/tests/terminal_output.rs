@@ -218,7 +218,7 @@ fn the_stop_hook_reason_and_the_sent_report_hold_nothing_a_person_cannot_see() {
         .as_str()
         .unwrap()
         .to_owned();
-    let shown = plandeck_core::gate::report_text(&t.s.roots, &id).unwrap();
+    let shown = plandeck_core::verify::report_text(&t.s.roots, &id).unwrap();
     assert_nothing_hidden(&shown, "the report sent to the agent");
     assert_eq!(
         plandeck_core::terminal::clean_text(&shown, plandeck_core::terminal::MAX_TYPED_CHARS),

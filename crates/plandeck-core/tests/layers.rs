@@ -1,8 +1,7 @@
 //! The core's modules stand in layers: a module may use the ones below it, never one above, so
 //! there is no import circle. This test reads every production source file of the crate (tests
 //! and comments left out), finds each `crate::<module>` it names, and fails on an import that runs
-//! up the order below, unless it is one of the known debts (issue 22 pays them off; the list may
-//! only shrink: a debt that is gone must be struck from it).
+//! up the order below.
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
@@ -30,8 +29,8 @@ const LAYERS: &[&str] = &[
     "review",
     "comments",
     "history",
-    "verify",
     "gate",
+    "verify",
     "worktrees",
     "route",
     // What joins them, the live handle, and the IPC surface.
@@ -41,11 +40,6 @@ const LAYERS: &[&str] = &[
     "live",
     "bindings",
     "ipc_table",
-];
-
-/// Imports that run up today, `(from, to)`.
-const DEBTS: &[(&str, &str)] = &[
-    ("verify", "gate"), // the Stop hook shares the gate's install and presence
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
@@ -101,8 +95,8 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
         let uses = edges.entry(module.clone()).or_default();
         for (i, _) in text.match_indices("crate::") {
             let before = text[..i].chars().last();
-            if before.is_some_and(|c| c.is_alphanumeric() || c == '_' || c == '$') {
-                continue; // `plandeck_crate::`, `$crate::` (a macro's own path)
+            if before.is_some_and(|c| c.is_alphanumeric() || c == '_') {
+                continue; // `plandeck_crate::` is not this crate (`$crate::` is)
             }
             let name: String = text[i + 7..]
                 .chars()
@@ -117,7 +111,7 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
 }
 
 #[test]
-fn no_import_runs_up_the_layers_beyond_the_known_debts() {
+fn no_import_runs_up_the_layers() {
     let edges = imports();
     let rank = |m: &str| {
         LAYERS
@@ -133,16 +127,9 @@ fn no_import_runs_up_the_layers_beyond_the_known_debts() {
             }
         }
     }
-    let debts: BTreeSet<(&str, &str)> = DEBTS.iter().copied().collect();
-    let new: Vec<_> = up.difference(&debts).collect();
     assert!(
-        new.is_empty(),
-        "imports that run up the layers (a module may only use the ones below it): {new:?}"
-    );
-    let paid: Vec<_> = debts.difference(&up).collect();
-    assert!(
-        paid.is_empty(),
-        "these debts are paid: strike them from DEBTS in tests/layers.rs: {paid:?}"
+        up.is_empty(),
+        "imports that run up the layers (a module may only use the ones below it): {up:?}"
     );
 }
 

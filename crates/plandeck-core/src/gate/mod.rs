@@ -47,9 +47,7 @@ pub use install::{
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
-pub use send::{
-    report_text, send_report, send_to_session, send_to_target, session_target, SendError,
-};
+pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed

@@ -234,53 +234,6 @@ pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
     Ok(())
 }
 
-/// The text "Send report to agent" types for the plan `id` (shown to the person first).
-pub fn report_text(roots: &Roots, id: &str) -> Result<String, IpcError> {
-    let report = crate::verify::report_by_id(roots, id)?;
-    Ok(crate::verify::agent_report_text(&report))
-}
-
-/// Types the verification report of the plan `id` into its live Claude Code session, if it is
-/// still `shown` (the text the person read): a report that changed since is refused as a
-/// `conflict`, to be read again.
-pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcError> {
-    let report = crate::verify::report_by_id(roots, id)?;
-    let Some(session) = report.session.as_ref() else {
-        return Err(IpcError::new(
-            ErrorKind::Refused,
-            "this plan's session is not known, so there is no agent to send the report to",
-        ));
-    };
-    if session.agent != crate::agent::Agent::Claude {
-        return Err(IpcError::new(
-            ErrorKind::Refused,
-            format!(
-                "Plandeck types reports only into Claude Code sessions; paste it into {} yourself",
-                session.agent.display_name()
-            ),
-        ));
-    }
-    let text = crate::verify::agent_report_text(&report);
-    if text != shown {
-        return Err(IpcError::new(
-            ErrorKind::Conflict,
-            "the report changed since it was shown (the agent kept working); nothing was typed: read it again",
-        ));
-    }
-    // Once per report and session, whoever sends it: this button, or the Stop hook.
-    let hash = crate::fsx::sha256_hex(text.as_bytes());
-    match crate::verify::stop_hook::send_once(roots, &session.id, &hash, || {
-        send_to_session(roots, &session.id, &text)
-    }) {
-        Ok(sent) => Ok(sent?),
-        Err(crate::verify::stop_hook::SentError::AlreadySent) => Err(IpcError::new(
-            ErrorKind::Refused,
-            "this report was already sent to the agent (by you or by the Stop hook); nothing was typed",
-        )),
-        Err(e) => Err(IpcError::new(ErrorKind::Io, e.to_string())),
-    }
-}
-
 /// Claude Code's session registry entry for a pid (used by tests).
 #[cfg(test)]
 fn registry_path(claude: &std::path::Path, pid: u32) -> std::path::PathBuf {

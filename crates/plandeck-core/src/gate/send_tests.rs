@@ -188,25 +188,25 @@ fn approved_plan() -> (
 fn a_report_that_changed_since_it_was_shown_is_not_sent() {
     let (_dir, roots, repo, mut s) = approved_plan();
     let id = crate::ids::plan_id(&s.plan_path);
-    let shown = report_text(&roots, &id).unwrap();
+    let shown = crate::verify::report_text(&roots, &id).unwrap();
     assert!(shown.contains("USAGE.md"), "{shown}");
     // The agent keeps working: step 2 is done now, the report shown is stale.
     crate::verify::testkit::write_file(&repo, "USAGE.md", "# usage\n");
     s.write(300, &repo.join("USAGE.md"), "# usage\n");
     s.save();
-    let err = send_report(&roots, &id, &shown).unwrap_err();
+    let err = crate::verify::send_report(&roots, &id, &shown).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Conflict, "{err:?}");
     assert!(err.message.contains("nothing was typed"), "{err:?}");
     // The current text, but the session runs nowhere: refused, with the reason.
-    let now = report_text(&roots, &id).unwrap();
-    let err = send_report(&roots, &id, &now).unwrap_err();
+    let now = crate::verify::report_text(&roots, &id).unwrap();
+    let err = crate::verify::send_report(&roots, &id, &now).unwrap_err();
     assert_eq!(err.kind, ErrorKind::NotFound, "{err:?}");
     assert!(
         err.message.contains("no live Claude Code session"),
         "{err:?}"
     );
     // A path is not an id.
-    let err = send_report(&roots, &s.plan_path.to_string_lossy(), &now).unwrap_err();
+    let err = crate::verify::send_report(&roots, &s.plan_path.to_string_lossy(), &now).unwrap_err();
     assert_eq!(err.kind, ErrorKind::BadInput, "{err:?}");
 }
 
@@ -300,14 +300,14 @@ fn a_report_is_sent_to_a_session_once_whoever_sends_it() {
         terminal::start_time(pid),
     );
     let _app = crate::gate::app_heartbeat(&roots).unwrap();
-    let shown = report_text(&roots, &id).unwrap();
-    send_report(&roots, &id, &shown).unwrap();
+    let shown = crate::verify::report_text(&roots, &id).unwrap();
+    crate::verify::send_report(&roots, &id, &shown).unwrap();
     wait_for("the Enter", || {
         got(dir.path()).ends_with('\r').then_some(())
     });
     let typed = got(dir.path());
     // Again: refused, nothing more typed.
-    let err = send_report(&roots, &id, &shown).unwrap_err();
+    let err = crate::verify::send_report(&roots, &id, &shown).unwrap_err();
     assert_eq!(err.kind, ErrorKind::Refused, "{err:?}");
     assert!(err.message.contains("already sent"), "{err:?}");
     // The Stop hook does not send it a third time.

@@ -20,6 +20,7 @@ pub mod facts;
 pub mod install;
 pub mod judge;
 pub mod overrides;
+mod send;
 pub mod steps;
 pub mod stop_hook;
 #[doc(hidden)]
@@ -37,6 +38,7 @@ use crate::ipc::{ErrorKind, IpcError};
 
 pub use changed_diff::changed_file_diff;
 pub use overrides::{clear_override, set_override};
+pub use send::{report_text, send_report};
 pub use text::{agent_report_text, needs_work};
 
 /// A step's status.

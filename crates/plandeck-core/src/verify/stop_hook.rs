@@ -5,7 +5,7 @@
 //! `partial` steps, it prints `{"decision":"block","reason":"<the report>"}` and the model goes on
 //! with the report as its next instruction. It never loops:
 //! - once per report: the hashes of the reports sent to the session, by this hook or by "Send
-//!   report to agent" ([`crate::gate::send_report`]), are kept in the store
+//!   report to agent" ([`crate::verify::send_report`]), are kept in the store
 //!   (`<data>/verify/stop-hook/<hash of the session id>.json`, the last [`MAX_REMEMBERED`]); the
 //!   same report is never sent twice, also not after another one went in between (A, B, A);
 //! - with `stop_hook_active` (Claude Code says the model is already continuing because of a Stop
