@@ -21,7 +21,13 @@ pub struct AppState {
     pub worktree_sizes: Sizes,
     /// The plan history, scanned in the background and kept up to date (history_live.rs).
     pub history: Arc<crate::history_live::HistoryState>,
+    /// Resolves the person's own roots (flags, settings, environment): where "Leave the demo"
+    /// goes. Resolved only then, so a window started on the demo reads nothing of the person's.
+    own_roots: OwnRoots,
 }
+
+/// How the person's own roots are resolved.
+pub type OwnRoots = Box<dyn Fn() -> Result<Roots, plandeck_core::ipc::IpcError> + Send + Sync>;
 
 #[derive(Clone)]
 pub struct Current {
@@ -30,8 +36,9 @@ pub struct Current {
 }
 
 impl AppState {
-    pub fn new(roots: Roots, demo: bool) -> Self {
+    pub fn new(roots: Roots, demo: bool, own_roots: OwnRoots) -> Self {
         Self {
+            own_roots,
             inner: RwLock::new(Current { roots, demo }),
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
@@ -47,6 +54,11 @@ impl AppState {
 
     pub fn roots(&self) -> Roots {
         self.current().roots
+    }
+
+    /// The person's own roots, resolved now.
+    pub fn own_roots(&self) -> Result<Roots, plandeck_core::ipc::IpcError> {
+        (self.own_roots)()
     }
 
     pub fn switch(&self, roots: Roots, demo: bool) {

@@ -15,10 +15,13 @@ pub struct Overview {
     /// Plandeck's own store.
     pub data_dir: String,
     pub settings_file: String,
-    /// True when the app was started on the demo workspace.
+    /// True when the app shows the demo workspace (started or loaded on it, or its home is a
+    /// demo's).
     pub demo: bool,
     /// The home folder the roots were resolved from: the window shows paths under it as `~/…`.
     pub home: String,
+    /// Repositories added in Settings (their worktrees are listed even with no session seen).
+    pub repos: Vec<String>,
 }
 
 /// One agent's root and the folders under it that Plandeck reads.
@@ -101,8 +104,13 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
         sources,
         data_dir: roots.data.display().to_string(),
         settings_file: roots.settings_path().display().to_string(),
-        demo,
+        demo: demo || roots.is_demo(),
         home: roots.home.display().to_string(),
+        repos: roots
+            .extra_repos
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect(),
     }
 }
 
@@ -144,6 +152,19 @@ mod tests {
         assert!(claude.folders[0].exists);
         assert!(!claude.folders[1].exists);
         assert!(!o.sources[1].root_exists, "no ~/.gemini here");
+    }
+
+    #[test]
+    fn names_the_added_repositories_and_a_demo_home() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut roots = Roots::under_home(dir.path());
+        let o = overview(&roots, false);
+        assert!(o.repos.is_empty() && !o.demo);
+        roots.extra_repos.push(dir.path().join("src/app"));
+        std::fs::write(dir.path().join(crate::config::DEMO_MARKER), "").unwrap();
+        let o = overview(&roots, false);
+        assert_eq!(o.repos, [dir.path().join("src/app").display().to_string()]);
+        assert!(o.demo, "a demo's home is shown as the demo");
     }
 
     #[test]
