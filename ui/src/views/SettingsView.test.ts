@@ -144,4 +144,19 @@ describe("SettingsView", () => {
     expect(screen.queryByRole("status")).toBeNull();
     expect(calls).not.toContain("set_hook");
   });
+
+  it("a folder chooser cancelled says nothing", async () => {
+    mockIPC((cmd, args: any) => {
+      if (cmd === "hook_status" || cmd === "stop_hook_status") return { agent: args?.agent ?? "claude", settingsPath: "/s", installed: false, diff: "", token: "t" };
+      if (cmd === "add_repo" || cmd === "add_plan_folder") return null;
+    });
+    let changed = 0;
+    render(SettingsView, { overview: null, onChanged: () => changed++ });
+    await fireEvent.click(await screen.findByTestId("add-repo"));
+    await fireEvent.click(screen.getByText("Add a folder of plans…"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(changed).toBe(0);
+  });
 });
