@@ -79,7 +79,9 @@ pub async fn add_repo(
     app: AppHandle,
     state: State<'_, AppState>,
 ) -> Result<Option<String>, IpcError> {
-    let Some(path) = super::pick::pick_folder(&app, "Add a repository", &state.roots().home).await? else {
+    let Some(path) =
+        super::pick::pick_folder(&app, "Add a repository", &state.roots().home).await?
+    else {
         return Ok(None);
     };
     let mut roots = state.roots();

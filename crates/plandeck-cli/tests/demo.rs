@@ -102,7 +102,10 @@ fn decisions_and_comments_on_the_demo_never_reach_the_persons_store() {
     let plan = demo.join(".claude/plans/shop-rate-limit-quiet-heron.md");
     let plan = plan.to_str().unwrap();
     let text = std::fs::read_to_string(plan).unwrap();
-    let quote = text.lines().find(|l| l.len() > 12 && !l.starts_with('#')).unwrap();
+    let quote = text
+        .lines()
+        .find(|l| l.len() > 12 && !l.starts_with('#'))
+        .unwrap();
     let (code, _, err) = plandeck(
         &in_demo,
         &["comment", plan, "--quote", quote.trim(), "--text", "why?"],
@@ -114,7 +117,10 @@ fn decisions_and_comments_on_the_demo_never_reach_the_persons_store() {
     assert_eq!(code, 0, "approve: {err}");
     let (code, out, err) = plandeck(&in_demo, &["log", "--json"]);
     assert_eq!(code, 0, "{err}");
-    assert!(out.contains("shop-rate-limit-quiet-heron"), "the demo has them: {out}");
+    assert!(
+        out.contains("shop-rate-limit-quiet-heron"),
+        "the demo has them: {out}"
+    );
 
     assert!(
         before == tree(home),

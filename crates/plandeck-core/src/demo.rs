@@ -440,7 +440,11 @@ mod tests {
             all.extend(&roots.extra_plan_folders);
             all.extend(&roots.extra_repos);
             for p in all {
-                assert!(p.starts_with(&ws.home), "{} is outside the demo", p.display());
+                assert!(
+                    p.starts_with(&ws.home),
+                    "{} is outside the demo",
+                    p.display()
+                );
             }
         }
         // Anywhere else the environment is honoured as before.

@@ -15,8 +15,8 @@ pub struct Overview {
     /// Plandeck's own store.
     pub data_dir: String,
     pub settings_file: String,
-    /// True when the app shows the demo workspace (started or loaded on it, or its home is a
-    /// demo's).
+    /// True when the app was started on the demo workspace or loaded it ("Leave the demo" goes
+    /// back to the person's own folders).
     pub demo: bool,
     /// The home folder the roots were resolved from: the window shows paths under it as `~/…`.
     pub home: String,
@@ -104,7 +104,7 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
         sources,
         data_dir: roots.data.display().to_string(),
         settings_file: roots.settings_path().display().to_string(),
-        demo: demo || roots.is_demo(),
+        demo,
         home: roots.home.display().to_string(),
         repos: roots
             .extra_repos
@@ -155,16 +155,13 @@ mod tests {
     }
 
     #[test]
-    fn names_the_added_repositories_and_a_demo_home() {
+    fn names_the_added_repositories() {
         let dir = tempfile::tempdir().unwrap();
         let mut roots = Roots::under_home(dir.path());
-        let o = overview(&roots, false);
-        assert!(o.repos.is_empty() && !o.demo);
+        assert!(overview(&roots, false).repos.is_empty());
         roots.extra_repos.push(dir.path().join("src/app"));
-        std::fs::write(dir.path().join(crate::config::DEMO_MARKER), "").unwrap();
         let o = overview(&roots, false);
         assert_eq!(o.repos, [dir.path().join("src/app").display().to_string()]);
-        assert!(o.demo, "a demo's home is shown as the demo");
     }
 
     #[test]

@@ -13,8 +13,8 @@ export type Overview = { sources: Array<SourceStatus>,
  */
 dataDir: string, settingsFile: string, 
 /**
- * True when the app shows the demo workspace (started or loaded on it, or its home is a
- * demo's).
+ * True when the app was started on the demo workspace or loaded it ("Leave the demo" goes
+ * back to the person's own folders).
  */
 demo: boolean, 
 /**

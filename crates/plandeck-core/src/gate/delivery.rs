@@ -516,7 +516,10 @@ fn deliver(
                 } else {
                     Reached::new(
                         Delivery::Delivered,
-                        format!("Approved: sent to the headless {}.", req.agent.display_name()),
+                        format!(
+                            "Approved: sent to the headless {}.",
+                            req.agent.display_name()
+                        ),
                         GateStatus::Approved,
                     )
                 });

@@ -53,13 +53,9 @@ pub use send::{
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
-/// (`pending`, as [`pending`] lists them; one being answered no longer waits).
+/// (`pending`, as [`pending`] lists them: the count the waiting queue shows).
 pub fn window_title(pending: &[GateRequest]) -> String {
-    match pending
-        .iter()
-        .filter(|r| r.status == GateStatus::Waiting)
-        .count()
-    {
+    match pending.len() {
         0 => "Plandeck".to_owned(),
         n => format!("Plandeck ({n} waiting)"),
     }
