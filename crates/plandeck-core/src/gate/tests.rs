@@ -114,7 +114,10 @@ fn edit_and_approve_never_makes_a_plan_file_or_folder_outside_a_plans_folder() {
 fn the_window_title_counts_the_plans_that_wait() {
     let waiting = GateRequest::for_test("a");
     assert_eq!(window_title(&[]), "Plandeck");
-    assert_eq!(window_title(&[waiting.clone()]), "Plandeck (1 waiting)");
+    assert_eq!(
+        window_title(std::slice::from_ref(&waiting)),
+        "Plandeck (1 waiting)"
+    );
     // One approved with no pane still waits for its terminal: the queue lists it too.
     let mut approving = GateRequest::for_test("b");
     approving.status = GateStatus::Approving;
