@@ -31,7 +31,8 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
     } else {
         global.roots(env)?
     };
-    run_with_roots(roots, demo)
+    let (global, env) = (global.clone(), env.clone());
+    run_with_roots(roots, demo, Box::new(move || global.roots(&env)))
 }
 
 /// Expands the IPC table into the handler of every command it lists: `module::name` is
@@ -45,7 +46,7 @@ macro_rules! register_commands {
     };
 }
 
-fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
+fn run_with_roots(roots: Roots, demo: bool, own_roots: state::OwnRoots) -> Result<(), IpcError> {
     tauri::Builder::default()
         // First, so a second launch on the same store hands over and exits before anything else
         // starts (it would watch, notify and deliver a second time).
@@ -53,7 +54,7 @@ fn run_with_roots(roots: Roots, demo: bool) -> Result<(), IpcError> {
         .plugin(tauri_plugin_dialog::init())
         .plugin(navigation_guard())
         .plugin(tauri_plugin_notification::init())
-        .manage(AppState::new(roots, demo))
+        .manage(AppState::new(roots, demo, own_roots))
         .setup(|app| {
             web_view::configure(app.handle());
             leave_on_signals(app.handle());

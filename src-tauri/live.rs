@@ -35,7 +35,10 @@ pub fn start(app: &AppHandle) {
                 emit(&forward, changed);
                 crate::memory::after_work();
             }
-            LiveEvent::Gate(changed) => emit(&forward, changed),
+            LiveEvent::Gate(changed) => {
+                emit(&forward, changed);
+                crate::notify::waiting_title(&forward);
+            }
             LiveEvent::SessionIndex(progress) => {
                 let ready = progress.ready;
                 emit(&forward, progress);
@@ -44,7 +47,8 @@ pub fn start(app: &AppHandle) {
                 }
             }
             LiveEvent::RequestArrived(request) => {
-                crate::notify::request_arrived(&forward, &request)
+                crate::notify::request_arrived(&forward, &request);
+                crate::notify::ask_attention(&forward);
             }
             LiveEvent::SessionWaiting { message, .. } => {
                 crate::notify::session_waiting(&forward, &message)
@@ -60,4 +64,6 @@ pub fn start(app: &AppHandle) {
         },
     );
     *lock(&state.live) = Some(handle);
+    // The title counts the requests of these roots (some may wait already).
+    crate::notify::waiting_title(app);
 }

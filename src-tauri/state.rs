@@ -14,7 +14,13 @@ pub struct AppState {
     /// The watchers, liveness tick and gate presence of the current roots (core's
     /// [`plandeck_core::live::Live`]); replaced when the roots change, dropping it stops them.
     pub live: Mutex<Option<plandeck_core::live::Live>>,
+    /// Resolves the person's own roots (flags, settings, environment): where "Leave the demo"
+    /// goes. Resolved only then, so a window started on the demo reads nothing of the person's.
+    own_roots: OwnRoots,
 }
+
+/// How the person's own roots are resolved.
+pub type OwnRoots = Box<dyn Fn() -> Result<Roots, plandeck_core::ipc::IpcError> + Send + Sync>;
 
 #[derive(Clone)]
 pub struct Current {
@@ -23,8 +29,9 @@ pub struct Current {
 }
 
 impl AppState {
-    pub fn new(roots: Roots, demo: bool) -> Self {
+    pub fn new(roots: Roots, demo: bool, own_roots: OwnRoots) -> Self {
         Self {
+            own_roots,
             inner: RwLock::new(Current { roots, demo }),
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
@@ -54,6 +61,11 @@ impl AppState {
             Some(live) => live.worktrees(),
             None => LiveWorktrees::new(&self.roots(), self.sessions.clone(), Arc::new(|_| {})),
         }
+    }
+
+    /// The person's own roots, resolved now.
+    pub fn own_roots(&self) -> Result<Roots, plandeck_core::ipc::IpcError> {
+        (self.own_roots)()
     }
 
     pub fn switch(&self, roots: Roots, demo: bool) {

@@ -71,7 +71,9 @@ pub async fn add_plan_folder(
     app: AppHandle,
     state: State<'_, AppState>,
 ) -> Result<Option<String>, IpcError> {
-    let Some(path) = super::pick::pick_folder(&app, "Add a folder of plans").await? else {
+    let Some(path) =
+        super::pick::pick_folder(&app, "Add a folder of plans", &state.roots().home).await?
+    else {
         return Ok(None);
     };
     let mut roots = state.roots();

@@ -1,12 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import App from "./App.svelte";
 import type { Overview } from "./lib/bindings";
 
-function overview(demo = false): Overview {
+function overview(demo = false, claudeFound = true, repos: string[] = []): Overview {
   return {
     demo,
+    repos,
     dataDir: "/home/u/.local/share/plandeck",
     home: "/home/u",
     settingsFile: "/home/u/.config/plandeck/settings.json",
@@ -15,7 +16,7 @@ function overview(demo = false): Overview {
         agent: "claude",
         name: "Claude Code",
         root: "/home/u/.claude",
-        rootExists: true,
+        rootExists: claudeFound,
         folders: [{ label: "plans", path: "/home/u/.claude/plans", exists: true, files: 0 }],
       },
       { agent: "gemini", name: "Gemini CLI", root: "/home/u/.gemini", rootExists: false, folders: [] },
@@ -78,5 +79,57 @@ describe("App", () => {
     });
     render(App);
     expect(await screen.findByRole("alert")).toHaveTextContent("settings.json is not valid JSON");
+  });
+
+  it("leaves the demo from its banner, back to the person's own folders", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "get_overview") return overview(true);
+      if (cmd === "leave_demo") return overview(false);
+      if (cmd === "list_plans") return { plans: [], problems: [] };
+      return [];
+    });
+    render(App);
+    const banner = await screen.findByTestId("demo-banner");
+    expect(banner).toHaveTextContent("Demo workspace");
+    await fireEvent.click(screen.getByTestId("leave-demo"));
+    await waitFor(() => expect(calls).toContain("leave_demo"));
+    await waitFor(() => expect(screen.queryByTestId("demo-banner")).toBeNull());
+    expect(screen.queryByText("demo")).toBeNull();
+  });
+
+  it("refreshes “Where Plandeck looks” after a hook is installed or a repository added, keeping Settings and its notice", async () => {
+    let claudeFound = false;
+    let repos: string[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "get_overview") return overview(false, claudeFound, repos);
+      if (cmd === "list_plans") return { plans: [], problems: [] };
+      if (cmd === "hook_status" || cmd === "stop_hook_status")
+        return { agent: args?.agent ?? "claude", settingsPath: "/home/u/.claude/settings.json", installed: false, diff: "+ hook", token: "t" };
+      if (cmd === "set_hook") {
+        // Installing the hook created ~/.claude/settings.json, so ~/.claude exists now.
+        claudeFound = true;
+        return { settingsPath: "/home/u/.claude/settings.json", backupPath: null, changed: true, message: "installed the hook in /home/u/.claude/settings.json" };
+      }
+      if (cmd === "add_repo") {
+        repos = ["/home/u/src/app"];
+        return "/home/u/src/app";
+      }
+      return [];
+    });
+    render(App);
+    await fireEvent.click(await screen.findByTestId("open-settings"));
+    const claude = await screen.findByTestId("hook-claude");
+    await waitFor(() => expect(claude).toHaveTextContent("not installed"));
+    const source = await screen.findByTestId("source-claude");
+    expect(source).toHaveTextContent("not found");
+    await fireEvent.click(within(claude).getByTestId("show-hook"));
+    await fireEvent.click(within(claude).getByTestId("apply-hook"));
+    await waitFor(() => expect(screen.getByTestId("source-claude")).not.toHaveTextContent("not found"));
+    expect(screen.getByRole("status")).toHaveTextContent("installed the hook");
+    await fireEvent.click(screen.getByTestId("add-repo"));
+    expect(await screen.findByTestId("source-repo")).toHaveTextContent("~/src/app");
+    expect(screen.getByRole("status")).toHaveTextContent("Added /home/u/src/app.");
   });
 });

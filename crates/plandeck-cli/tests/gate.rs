@@ -138,6 +138,13 @@ fn reject_prints_deny_with_the_feedback() {
     )
     .unwrap();
     assert!(outcome.delivered, "{outcome:?}");
+    // It says where the feedback went.
+    assert!(
+        outcome
+            .message
+            .starts_with("Rejected: your feedback was sent to Claude Code"),
+        "{outcome:?}"
+    );
     let out = hook.join().unwrap();
     assert_eq!(out.exit_code, 0);
     let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).unwrap();
@@ -630,6 +637,11 @@ fn approve_answers_the_claude_card_in_tmux() {
     };
     let outcome = gate::decide_with(&s.roots, &req.id, decision, &fast_delivery()).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
+    // It says where the approval went: the agent and its pane.
+    assert_eq!(
+        outcome.message,
+        format!("Approved: sent to Claude Code in tmux pane {pane}.")
+    );
     assert_eq!(
         wait_for("the key", || std::fs::read_to_string(&got)
             .ok()

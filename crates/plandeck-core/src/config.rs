@@ -5,6 +5,10 @@
 //! agent's own environment variable (`CLAUDE_CONFIG_DIR`, `CODEX_HOME`), then the default under
 //! `$HOME`. Plandeck's store is `$XDG_DATA_HOME/plandeck`, else `~/.local/share/plandeck`.
 //! Everything honours `$HOME`, so a test points the whole app at a temp dir by setting it.
+//!
+//! A demo workspace's home (it holds [`DEMO_MARKER`]) is self-contained: there the environment's
+//! `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `CLAUDE_CONFIG_DIR` and `CODEX_HOME` are not read, so
+//! `HOME=<demo> plandeck …` never reads or writes the person's own store or agents' folders.
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
@@ -34,6 +38,9 @@ pub enum ConfigError {
     #[error(transparent)]
     Write(#[from] fsx::WriteError),
 }
+
+/// The file that makes a folder a demo workspace's home ([`crate::demo`]).
+pub const DEMO_MARKER: &str = ".plandeck-demo";
 
 /// A process environment, passed in rather than read globally so tests are hermetic.
 #[derive(Debug, Clone, Default)]
@@ -178,8 +185,11 @@ impl Roots {
     /// Resolves every root from flags, the settings file, the environment and `$HOME`.
     pub fn resolve(env: &Env, overrides: &Overrides) -> Result<Self, ConfigError> {
         let home = PathBuf::from(env.get("HOME").ok_or(ConfigError::NoHome)?);
+        // In the demo's home the environment names the person's own folders: none is read.
+        let demo = home.join(DEMO_MARKER).is_file();
+        let from_env = |name: &str| if demo { None } else { env.get(name) };
         let config = overrides.config_dir.clone().unwrap_or_else(|| {
-            env.get("XDG_CONFIG_HOME")
+            from_env("XDG_CONFIG_HOME")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".config"))
                 .join("plandeck")
@@ -191,7 +201,7 @@ impl Roots {
                     default: &str| {
             flag.clone()
                 .or_else(|| setting.clone())
-                .or_else(|| var.and_then(|v| env.get(v)).map(PathBuf::from))
+                .or_else(|| var.and_then(from_env).map(PathBuf::from))
                 .unwrap_or_else(|| home.join(default))
         };
         let claude = pick(
@@ -213,7 +223,7 @@ impl Roots {
             ".codex",
         );
         let data = overrides.data_dir.clone().unwrap_or_else(|| {
-            env.get("XDG_DATA_HOME")
+            from_env("XDG_DATA_HOME")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".local/share"))
                 .join("plandeck")
@@ -232,6 +242,11 @@ impl Roots {
 
     pub fn settings_path(&self) -> PathBuf {
         self.config.join("settings.json")
+    }
+
+    /// These roots are a demo workspace's (its home holds [`DEMO_MARKER`]).
+    pub fn is_demo(&self) -> bool {
+        self.home.join(DEMO_MARKER).is_file()
     }
 
     /// Makes the store and the settings private as they are opened: every folder of the store

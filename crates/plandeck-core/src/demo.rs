@@ -4,7 +4,9 @@
 //! clean merged worktree and a dirty one holding an unmerged commit.
 //!
 //! Everything lives under one fresh folder; [`DemoWorkspace::roots`] points the app at it, so
-//! nothing of the person's own agents' folders is read or written.
+//! nothing of the person's own agents' folders is read or written. The folder holds
+//! [`crate::config::DEMO_MARKER`], so `HOME=<demo> plandeck …` resolves every root and the store
+//! under it too, whatever `XDG_DATA_HOME`, `CLAUDE_CONFIG_DIR`… say ([`Roots::resolve`]).
 
 use std::path::{Path, PathBuf};
 
@@ -82,6 +84,12 @@ pub fn create_with(parent: &Path, registry_pid: Option<u32>) -> Result<DemoWorks
         path: home.clone(),
         source,
     })?;
+    // First: from here on, every root resolved from this home is inside it.
+    write(
+        &home.join(crate::config::DEMO_MARKER),
+        "Plandeck's demo workspace: sample data only. `HOME=<this folder> plandeck` reads and \
+         writes nothing outside it.\n",
+    )?;
     let repo = home.join("work/shop");
     let worktree = repo.join(".claude/worktrees/pagination");
     let clean_worktree = home.join("work/shop-docs");
@@ -402,6 +410,52 @@ mod tests {
             docs.statuses(None).unwrap().is_empty(),
             "the docs worktree is clean"
         );
+    }
+
+    /// Every folder the demo is shown from, by the window (`roots()`) or by `HOME=<demo>
+    /// plandeck` with the person's own folders in the environment, is inside the demo.
+    #[test]
+    fn every_root_of_the_demo_is_inside_it_whatever_the_environment_says() {
+        let dir = tempfile::tempdir().unwrap();
+        let ws = create(dir.path()).unwrap();
+        let home = ws.home.to_str().unwrap();
+        let env = crate::config::Env::from_pairs([
+            ("HOME", home),
+            ("XDG_DATA_HOME", "/home/me/.local/share"),
+            ("XDG_CONFIG_HOME", "/home/me/.config"),
+            ("CLAUDE_CONFIG_DIR", "/home/me/.claude"),
+            ("CODEX_HOME", "/home/me/.codex"),
+        ]);
+        let resolved = Roots::resolve(&env, &crate::config::Overrides::default()).unwrap();
+        for roots in [ws.roots(), resolved] {
+            assert!(roots.is_demo());
+            let mut all = vec![
+                &roots.home,
+                &roots.claude,
+                &roots.gemini,
+                &roots.codex,
+                &roots.data,
+                &roots.config,
+            ];
+            all.extend(&roots.extra_plan_folders);
+            all.extend(&roots.extra_repos);
+            for p in all {
+                assert!(
+                    p.starts_with(&ws.home),
+                    "{} is outside the demo",
+                    p.display()
+                );
+            }
+        }
+        // Anywhere else the environment is honoured as before.
+        let other = tempfile::tempdir().unwrap();
+        let env = crate::config::Env::from_pairs([
+            ("HOME", other.path().to_str().unwrap()),
+            ("XDG_DATA_HOME", "/home/me/.local/share"),
+        ]);
+        let roots = Roots::resolve(&env, &crate::config::Overrides::default()).unwrap();
+        assert!(!roots.is_demo());
+        assert_eq!(roots.data, Path::new("/home/me/.local/share/plandeck"));
     }
 
     #[test]

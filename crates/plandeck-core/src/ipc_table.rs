@@ -25,6 +25,7 @@ macro_rules! ipc_table {
             commands {
                 overview::get_overview() -> $crate::overview::Overview;
                 demo::load_demo() -> $crate::overview::Overview;
+                demo::leave_demo() -> $crate::overview::Overview;
                 plans::list_plans() -> $crate::plans::PlanListing;
                 plans::get_plan(id: String) -> $crate::plans::PlanDocument;
                 plans::search_plans(query: String) -> Vec<$crate::plans::SearchHit>;
@@ -57,6 +58,8 @@ macro_rules! ipc_table {
                 gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
                 settings::hook_status(agent: $crate::agent::Agent) -> $crate::gate::HookPreview;
                 settings::set_hook(agent: $crate::agent::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
+                settings::stop_hook_status() -> $crate::gate::HookPreview;
+                settings::set_stop_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::add_repo() -> Option<String>;
                 verify::verify_report(id: String) -> $crate::verify::VerifyReport;
                 verify::verify_file_diff(id: String, path: String) -> $crate::review::PlanDiff;

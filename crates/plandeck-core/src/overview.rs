@@ -15,10 +15,13 @@ pub struct Overview {
     /// Plandeck's own store.
     pub data_dir: String,
     pub settings_file: String,
-    /// True when the app was started on the demo workspace.
+    /// True when the app was started on the demo workspace or loaded it ("Leave the demo" goes
+    /// back to the person's own folders).
     pub demo: bool,
     /// The home folder the roots were resolved from: the window shows paths under it as `~/…`.
     pub home: String,
+    /// Repositories added in Settings (their worktrees are listed even with no session seen).
+    pub repos: Vec<String>,
 }
 
 /// One agent's root and the folders under it that Plandeck reads.
@@ -103,6 +106,11 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
         settings_file: roots.settings_path().display().to_string(),
         demo,
         home: roots.home.display().to_string(),
+        repos: roots
+            .extra_repos
+            .iter()
+            .map(|r| r.display().to_string())
+            .collect(),
     }
 }
 
@@ -144,6 +152,16 @@ mod tests {
         assert!(claude.folders[0].exists);
         assert!(!claude.folders[1].exists);
         assert!(!o.sources[1].root_exists, "no ~/.gemini here");
+    }
+
+    #[test]
+    fn names_the_added_repositories() {
+        let dir = tempfile::tempdir().unwrap();
+        let mut roots = Roots::under_home(dir.path());
+        assert!(overview(&roots, false).repos.is_empty());
+        roots.extra_repos.push(dir.path().join("src/app"));
+        let o = overview(&roots, false);
+        assert_eq!(o.repos, [dir.path().join("src/app").display().to_string()]);
     }
 
     #[test]

@@ -1,5 +1,7 @@
 import { describe, expect, it } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { readFileSync } from "node:fs";
+import { join } from "node:path";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "./WaitingQueue.svelte";
@@ -85,12 +87,85 @@ describe("WaitingQueue", () => {
     });
     render(WaitingQueue);
     await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
+    await waitFor(() => expect(screen.queryByTestId("gate-request")).toBeNull());
     const failed = await screen.findByTestId("gate-delivery-failed");
     expect(failed).toHaveAttribute("role", "alert");
     expect(failed).toHaveTextContent("Not delivered");
     expect(failed).toHaveTextContent("add pagination");
     expect(failed).toHaveTextContent("the agent (pid 42) is gone; nothing was typed");
+  });
+
+  it("confirms where a delivered decision went, once its request is gone", async () => {
+    let listed = [request()];
+    mockIPC((cmd) => {
+      if (cmd === "list_pending") return listed;
+      if (cmd === "decide_request") {
+        listed = [];
+        return { requestId: "req-1", delivered: true, message: "Approved: sent to Claude Code in tmux pane %3.", status: "approved", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
+    const sent = await screen.findByTestId("gate-sent");
+    expect(sent).toHaveAttribute("role", "status");
+    expect(sent).toHaveTextContent("Approved: sent to Claude Code in tmux pane %3.");
+    expect(sent).toHaveTextContent("add pagination");
     await waitFor(() => expect(screen.queryByTestId("gate-request")).toBeNull());
+    expect(screen.getByTestId("gate-sent")).toBeInTheDocument();
+    expect(screen.queryByRole("alert")).toBeNull();
+  });
+
+  it("shows one problem line per request, however many attempts failed", async () => {
+    let attempt = 0;
+    mockIPC((cmd) => {
+      if (cmd === "list_pending") return [request(), request({ id: "req-2", plan: "# Plan: other\n" })];
+      if (cmd === "decide_request") {
+        attempt += 1;
+        if (attempt === 1) throw { kind: "conflict", message: "the plan changed since you read it" };
+        return { requestId: "req-1", delivered: false, message: "the approval card is not on screen in tmux pane %3; nothing was typed", status: "waiting", delivery: "failed" };
+      }
+    });
+    render(WaitingQueue);
+    const [first] = await screen.findAllByTestId("gate-request");
+    await fireEvent.click(within(first).getByTestId("gate-reject"));
+    await fireEvent.click(within(first).getByTestId("gate-send-reject"));
+    expect(within(first).getAllByRole("alert")).toHaveLength(1);
+    await fireEvent.click(within(first).getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(within(first).getByRole("alert")).toHaveTextContent("the plan changed since you read it"));
+    await fireEvent.click(within(first).getByTestId("gate-approve-manual"));
+    await waitFor(() => expect(within(first).getByRole("alert")).toHaveTextContent("not on screen"));
+    expect(screen.getAllByRole("alert")).toHaveLength(1);
+    expect(within(first).queryByTestId("gate-status")).toBeNull();
+  });
+
+  it("words the choices as the agent's own card does", async () => {
+    mockIPC((cmd) => (cmd === "list_pending" ? [request(), request({ id: "req-g", agent: "gemini" })] : []));
+    render(WaitingQueue);
+    const [claude, gemini] = await screen.findAllByTestId("gate-request");
+    expect(within(claude).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, and use auto mode");
+    expect(within(claude).getByTestId("gate-approve-manual")).toHaveTextContent("Yes, manually approve edits");
+    expect(within(claude).getByTestId("gate-reject")).toHaveTextContent("Tell Claude what to change");
+    expect(within(gemini).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, automatically accept edits");
+    expect(within(gemini).getByTestId("gate-approve-manual")).toHaveTextContent("Yes, manually accept edits");
+    expect(within(gemini).getByTestId("gate-reject")).toHaveTextContent("Type your feedback…");
+  });
+
+  it("keeps one fixed height, scrolled inside, as requests come and go", async () => {
+    let listed = [request()];
+    mockIPC((cmd) => (cmd === "list_pending" ? listed : []), { shouldMockEvents: true });
+    render(WaitingQueue);
+    await screen.findByTestId("gate-request");
+    const list = screen.getByTestId("queue-list");
+    listed = [request(), request({ id: "req-2" }), request({ id: "req-3" })];
+    await emit("gate:changed", { arrived: ["req-2", "req-3"], updated: [], closed: [] });
+    await waitFor(() => expect(screen.getAllByTestId("gate-request")).toHaveLength(3));
+    // The same box holds them all, and its rule sets a height (not a minimum) and scrolls.
+    expect(screen.getByTestId("queue-list")).toBe(list);
+    for (const r of screen.getAllByTestId("gate-request")) expect(list.contains(r)).toBe(true);
+    const source = readFileSync(join(import.meta.dirname, "WaitingQueue.svelte"), "utf8");
+    const rule = /\.list \{([^}]*)\}/.exec(source)?.[1] ?? "";
+    expect(rule).toMatch(/(^|;)\s*height:\s*[\d.]+rem/);
+    expect(rule).toMatch(/overflow-y:\s*auto/);
   });
 });
 

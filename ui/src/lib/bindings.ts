@@ -13,13 +13,18 @@ export type Overview = { sources: Array<SourceStatus>,
  */
 dataDir: string, settingsFile: string, 
 /**
- * True when the app was started on the demo workspace.
+ * True when the app was started on the demo workspace or loaded it ("Leave the demo" goes
+ * back to the person's own folders).
  */
 demo: boolean, 
 /**
  * The home folder the roots were resolved from: the window shows paths under it as `~/…`.
  */
-home: string, };
+home: string, 
+/**
+ * Repositories added in Settings (their worktrees are listed even with no session seen).
+ */
+repos: Array<string>, };
 
 export type SourceStatus = { agent: Agent, name: string, root: string, rootExists: boolean, folders: Array<Folder>, };
 

@@ -9,6 +9,7 @@ import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, 
 export type Commands = {
   get_overview: { args: {}; returns: Overview };
   load_demo: { args: {}; returns: Overview };
+  leave_demo: { args: {}; returns: Overview };
   list_plans: { args: {}; returns: PlanListing };
   get_plan: { args: { id: string }; returns: PlanDocument };
   search_plans: { args: { query: string }; returns: Array<SearchHit> };
@@ -41,6 +42,8 @@ export type Commands = {
   request_comments: { args: { id: string }; returns: Array<PlacedComment> };
   hook_status: { args: { agent: Agent }; returns: HookPreview };
   set_hook: { args: { agent: Agent; installed: boolean; token: string }; returns: InstallReport };
+  stop_hook_status: { args: {}; returns: HookPreview };
+  set_stop_hook: { args: { installed: boolean; token: string }; returns: InstallReport };
   add_repo: { args: {}; returns: string | null };
   verify_report: { args: { id: string }; returns: VerifyReport };
   verify_file_diff: { args: { id: string; path: string }; returns: PlanDiff };
@@ -54,6 +57,7 @@ export type Commands = {
 export const commands = {
   getOverview: () => invoke<Overview>("get_overview"),
   loadDemo: () => invoke<Overview>("load_demo"),
+  leaveDemo: () => invoke<Overview>("leave_demo"),
   listPlans: () => invoke<PlanListing>("list_plans"),
   getPlan: (args: { id: string }) => invoke<PlanDocument>("get_plan", args),
   searchPlans: (args: { query: string }) => invoke<Array<SearchHit>>("search_plans", args),
@@ -86,6 +90,8 @@ export const commands = {
   requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
   hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),
   setHook: (args: { agent: Agent; installed: boolean; token: string }) => invoke<InstallReport>("set_hook", args),
+  stopHookStatus: () => invoke<HookPreview>("stop_hook_status"),
+  setStopHook: (args: { installed: boolean; token: string }) => invoke<InstallReport>("set_stop_hook", args),
   addRepo: () => invoke<string | null>("add_repo"),
   verifyReport: (args: { id: string }) => invoke<VerifyReport>("verify_report", args),
   verifyFileDiff: (args: { id: string; path: string }) => invoke<PlanDiff>("verify_file_diff", args),

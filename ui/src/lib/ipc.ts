@@ -31,6 +31,8 @@ async function call<T>(pending: Promise<T>): Promise<T> {
 export const ipc = {
   getOverview: () => call(commands.getOverview()),
   loadDemo: () => call(commands.loadDemo()),
+  /** Back to the person's own folders from the demo workspace. */
+  leaveDemo: () => call(commands.leaveDemo()),
   listPlans: () => call(commands.listPlans()),
   getPlan: (id: string) => call(commands.getPlan({ id })),
   searchPlans: (query: string) => call(commands.searchPlans({ query })),
@@ -83,9 +85,13 @@ export const ipc = {
   decideRequest: (id: string, decision: GateDecision, withComments = true, seenHash: string | null = null) =>
     call(commands.decideRequest({ id, decision, withComments, seenHash })),
   hookStatus: (agent: Agent) => call(commands.hookStatus({ agent })),
-  /** Installs/uninstalls after a native confirmation showing the diff; `token` names the change
-   * shown (HookPreview.token): a settings file that changed since is refused (kind "conflict"). */
+  /** Installs/uninstalls exactly the change the window showed: `token` names it
+   * (HookPreview.token), and a settings file that changed since is refused (kind "conflict"). */
   setHook: (agent: Agent, installed: boolean, token: string) => call(commands.setHook({ agent, installed, token })),
+  /** Claude Code's Stop hook (verification): its status and the diff of toggling it. */
+  stopHookStatus: () => call(commands.stopHookStatus()),
+  /** Installs/uninstalls the Stop hook: the change `token` names, as `setHook`. */
+  setStopHook: (installed: boolean, token: string) => call(commands.setStopHook({ installed, token })),
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
   addRepo: () => call(commands.addRepo()),
   restoreWorktree: (repoId: string, archiveRef: string) => call(commands.restoreWorktree({ repoId, archiveRef })),

@@ -95,4 +95,68 @@ describe("SettingsView", () => {
     expect(Object.keys(sent)).toEqual([]);
     expect(calls.some(([c]) => c.startsWith("plugin:dialog"))).toBe(false);
   });
+
+  it("installs Claude Code's Stop hook like the plan hooks: its status, the change shown first, one Install that writes it", async () => {
+    const calls: [string, any][] = [];
+    let installed = false;
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
+      if (cmd === "stop_hook_status")
+        return {
+          agent: "claude",
+          settingsPath: "/h/.claude/settings.json",
+          installed,
+          diff: installed ? "-    \"Stop\": [" : "+    \"Stop\": [ … hook claude-stop",
+          token: installed ? "stop-un" : "stop-in",
+        };
+      if (cmd === "set_stop_hook") {
+        installed = args.installed;
+        return { settingsPath: "/h/.claude/settings.json", backupPath: null, changed: true, message: "installed the Stop hook in /h/.claude/settings.json" };
+      }
+    });
+    render(SettingsView, { overview: null });
+    const stop = await screen.findByTestId("hook-claude-stop");
+    await waitFor(() => expect(stop).toHaveTextContent("not installed"));
+    await fireEvent.click(within(stop).getByText("Install…"));
+    expect(stop.querySelector(".diff .plus")).toHaveTextContent("hook claude-stop");
+    expect(calls.some(([c]) => c === "set_stop_hook")).toBe(false);
+    await fireEvent.click(within(stop).getByTestId("apply-hook"));
+    await waitFor(() => expect(calls.find(([c]) => c === "set_stop_hook")?.[1]).toEqual({ installed: true, token: "stop-in" }));
+    expect(await screen.findByRole("status")).toHaveTextContent("installed the Stop hook");
+    await waitFor(() => expect(within(stop).getByText("installed")).toHaveClass("ok"));
+    expect(stop.querySelector(".diff")).toBeNull();
+  });
+
+  it("Cancel closes the change unwritten and says nothing", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push(cmd);
+      if (cmd === "hook_status" || cmd === "stop_hook_status")
+        return { agent: args?.agent ?? "claude", settingsPath: "/h/s.json", installed: false, diff: "+ x", token: "t" };
+    });
+    render(SettingsView, { overview: null });
+    const claude = await screen.findByTestId("hook-claude");
+    await waitFor(() => expect(claude).toHaveTextContent("not installed"));
+    await fireEvent.click(within(claude).getByText("Install…"));
+    await fireEvent.click(within(claude).getByText("Cancel"));
+    expect(claude.querySelector(".diff")).toBeNull();
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(calls).not.toContain("set_hook");
+  });
+
+  it("a folder chooser cancelled says nothing", async () => {
+    mockIPC((cmd, args: any) => {
+      if (cmd === "hook_status" || cmd === "stop_hook_status") return { agent: args?.agent ?? "claude", settingsPath: "/s", installed: false, diff: "", token: "t" };
+      if (cmd === "add_repo" || cmd === "add_plan_folder") return null;
+    });
+    let changed = 0;
+    render(SettingsView, { overview: null, onChanged: () => changed++ });
+    await fireEvent.click(await screen.findByTestId("add-repo"));
+    await fireEvent.click(screen.getByText("Add a folder of plans…"));
+    await new Promise((r) => setTimeout(r, 0));
+    expect(screen.queryByRole("status")).toBeNull();
+    expect(screen.queryByRole("alert")).toBeNull();
+    expect(changed).toBe(0);
+  });
 });

@@ -82,6 +82,14 @@ pub fn decide(
     decide_with(roots, request_id, decision, &DeliveryOptions::default())
 }
 
+/// Who a delivered decision went to, for a person: "Claude Code in tmux pane %3".
+pub fn whom(req: &GateRequest) -> String {
+    match &req.tmux_pane {
+        Some(p) => format!("{} in tmux pane {p}", req.agent.display_name()),
+        None => req.agent.display_name().to_owned(),
+    }
+}
+
 /// What delivery achieved, before it becomes a [`DecisionOutcome`].
 struct Reached {
     delivery: Delivery,
@@ -407,7 +415,7 @@ fn deliver(
                 match closed.map(|r| r.status) {
                     Ok(GateStatus::Rejected) => Reached::new(
                         Delivery::Delivered,
-                        "rejected: the agent has the feedback",
+                        format!("Rejected: your feedback was sent to {}.", whom(&req)),
                         GateStatus::Rejected,
                     ),
                     Ok(status) => Reached::new(
@@ -443,7 +451,7 @@ fn deliver(
                     let _ = close(roots, &req, GateStatus::Rejected);
                     Reached::new(
                         Delivery::Delivered,
-                        "rejected in the terminal card",
+                        format!("Rejected: your feedback was sent to {}.", whom(&req)),
                         GateStatus::Rejected,
                     )
                 }
@@ -508,7 +516,10 @@ fn deliver(
                 } else {
                     Reached::new(
                         Delivery::Delivered,
-                        "approved: the headless agent has the plan",
+                        format!(
+                            "Approved: sent to the headless {}.",
+                            req.agent.display_name()
+                        ),
                         GateStatus::Approved,
                     )
                 });
@@ -533,7 +544,7 @@ fn deliver(
                     }
                     Ok(Reached::new(
                         Delivery::Delivered,
-                        "approved in the terminal card",
+                        format!("Approved: sent to {}.", whom(&req)),
                         GateStatus::Approved,
                     ))
                 }

@@ -50,6 +50,15 @@ pub use install::{
 pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
+/// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
+/// (`pending`, as [`pending`] lists them: the count the waiting queue shows).
+pub fn window_title(pending: &[GateRequest]) -> String {
+    match pending.len() {
+        0 => "Plandeck".to_owned(),
+        n => format!("Plandeck ({n} waiting)"),
+    }
+}
+
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
 /// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code
 /// would kill the hook.

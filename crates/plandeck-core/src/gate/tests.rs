@@ -109,3 +109,17 @@ fn edit_and_approve_never_makes_a_plan_file_or_folder_outside_a_plans_folder() {
     decide(&roots, "r-inside", approve_edited("# Edited\n")).unwrap();
     assert_eq!(std::fs::read_to_string(&inside).unwrap(), "# Edited\n");
 }
+
+#[test]
+fn the_window_title_counts_the_plans_that_wait() {
+    let waiting = GateRequest::for_test("a");
+    assert_eq!(window_title(&[]), "Plandeck");
+    assert_eq!(
+        window_title(std::slice::from_ref(&waiting)),
+        "Plandeck (1 waiting)"
+    );
+    // One approved with no pane still waits for its terminal: the queue lists it too.
+    let mut approving = GateRequest::for_test("b");
+    approving.status = GateStatus::Approving;
+    assert_eq!(window_title(&[waiting, approving]), "Plandeck (2 waiting)");
+}

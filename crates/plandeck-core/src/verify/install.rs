@@ -12,7 +12,7 @@ use crate::gate::install::{
     check_token, ensure_hook_event, plan_of, pretty, read_settings, settings_path, write_settings,
     Record,
 };
-use crate::gate::{GateError, InstallPlan, InstallReport};
+use crate::gate::{GateError, HookPreview, InstallPlan, InstallReport};
 
 const EVENT: &str = "Stop";
 /// Claude Code's timeout for the Stop hook (seconds): a report takes well under a second; this
@@ -146,6 +146,45 @@ pub fn installed(roots: &Roots) -> bool {
     install_plan(roots).is_ok_and(|p| !p.changed)
 }
 
+/// What the settings view shows for the Stop hook, as for the plan-approval hooks
+/// ([`crate::gate::hook_preview`]): whether it is installed, and the diff of installing (or
+/// uninstalling) it with the token naming that change.
+pub fn hook_preview(roots: &Roots) -> Result<HookPreview, GateError> {
+    hook_preview_with(roots, &stop_hook_command()?)
+}
+
+/// [`hook_preview`] for a given hook command (tests install a known path).
+pub fn hook_preview_with(roots: &Roots, command: &str) -> Result<HookPreview, GateError> {
+    let install = install_plan_with(roots, command)?;
+    let installed = !install.changed;
+    let plan = if installed {
+        uninstall_plan(roots)?
+    } else {
+        install
+    };
+    Ok(HookPreview {
+        agent: crate::agent::Agent::Claude,
+        settings_path: plan.settings_path.clone(),
+        installed,
+        diff: plan.unified_diff(),
+        token: plan.token,
+    })
+}
+
+/// Writes the change the settings view showed: installs (`install`) or uninstalls the Stop hook,
+/// only while that is still exactly the change `token` names (what is written is what was shown).
+pub fn set_if_unchanged(
+    roots: &Roots,
+    install: bool,
+    token: &str,
+) -> Result<InstallReport, GateError> {
+    if install {
+        install_if_unchanged(roots, token)
+    } else {
+        uninstall_if_unchanged(roots, token)
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -178,6 +217,40 @@ mod tests {
         let un = uninstall_plan(&roots).unwrap();
         uninstall_if_unchanged(&roots, &un.token).unwrap();
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), original);
+    }
+
+    #[test]
+    fn the_settings_view_writes_what_its_preview_showed_and_nothing_else() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let settings = claude_settings(&roots);
+        std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        std::fs::write(&settings, "{\n  \"model\": \"x\"\n}\n").unwrap();
+        let shown = hook_preview(&roots).unwrap();
+        assert!(!shown.installed);
+        assert!(shown.diff.contains("hook claude-stop"), "{}", shown.diff);
+        assert!(shown.diff.contains("+    \"Stop\""), "{}", shown.diff);
+        set_if_unchanged(&roots, true, &shown.token).unwrap();
+        assert!(installed(&roots));
+        let now = hook_preview(&roots).unwrap();
+        assert!(now.installed, "the status follows the file");
+        assert!(now.diff.contains("-    \"Stop\""), "{}", now.diff);
+        // The uninstall shown, then the file changed: refused, the file kept as it is.
+        let theirs = std::fs::read_to_string(&settings)
+            .unwrap()
+            .replace("\"x\"", "\"y\"");
+        std::fs::write(&settings, &theirs).unwrap();
+        assert!(matches!(
+            set_if_unchanged(&roots, false, &now.token),
+            Err(GateError::SettingsChanged { .. })
+        ));
+        assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs);
+        let again = hook_preview(&roots).unwrap();
+        set_if_unchanged(&roots, false, &again.token).unwrap();
+        assert_eq!(
+            std::fs::read_to_string(&settings).unwrap(),
+            "{\n  \"model\": \"y\"\n}\n"
+        );
     }
 
     #[test]
