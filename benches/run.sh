@@ -24,7 +24,7 @@ if [ ${#benches[@]} -eq 0 ]; then
   for f in benches/src/bin/bench_*.rs; do benches+=("$(basename "$f" .rs)"); done
 fi
 # bench_gate also times the real `plandeck-cli` process (hook start, decision to exit).
-cargo build --release -p plandeck-benches --bins -p plandeck-cli --bin plandeck-cli
+cargo build --release -p plandeck-benches -p plandeck-cli --bins
 # One heavy home (gen_heavy_home: the issue's 2.4 GiB of transcripts) for both the window and the
 # memory benchmarks, unless HEAVY_HOME names one; removed at the end.
 if [ -z "${HEAVY_HOME:-}" ] && { [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]] || [[ " $* " == *" bench_memory "* ]]; }; then
