@@ -44,6 +44,33 @@ pub async fn keep_worktree(state: State<'_, AppState>, id: String) -> Result<(),
     .await
 }
 
+/// Forgets the Keep choice for the worktree whose listed id is `id` (nothing on disk changes).
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn unkeep_worktree(state: State<'_, AppState>, id: String) -> Result<(), IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::unkeep(&roots, &path)?)
+    })
+    .await
+}
+
+/// The changed files (status in words) and unmerged commits behind a worktree row's counts.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn worktree_details(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<worktrees::WorktreeDetails, IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::details(&roots, &path)?)
+    })
+    .await
+}
+
 /// Removes the worktree whose listed id is `id`, after a native dialog showing what it does: the
 /// folder and branch, each agent pane it ends, each of the person's panes it leaves, and exactly
 /// what would be lost (changed files, unmerged or submodule commits, an unknown base), in which
