@@ -11,8 +11,9 @@ import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 function clickDialogButton(at) {
   // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
-  // under Xvfb to focus it, so click one of the two buttons at its bottom (confirm on the left,
-  // Cancel on the right) with the real pointer, as a person would.
+  // under Xvfb to focus it, so click one of the two buttons at its bottom (GNOME order: Cancel on
+  // the left, the action, "Remove worktree" or "Discard and remove", on the right) with the real
+  // pointer, as a person would.
   const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
   const win = found.stdout.trim().split("\n")[0];
   if (!win) return false;
@@ -24,13 +25,14 @@ function clickDialogButton(at) {
   return true;
 }
 
-/** Clicks the confirming (left) button of the native "Remove …?" dialog. */
+/** Clicks the confirming (right) button of the native "Remove …?" dialog. */
 function confirmNativeDialog() {
-  return clickDialogButton(0.25);
+  return clickDialogButton(0.75);
 }
 
+/** Clicks its Cancel (left) button. */
 function cancelNativeDialog() {
-  return clickDialogButton(0.75);
+  return clickDialogButton(0.25);
 }
 
 test("removes a clean worktree once confirmed; a dirty one stays unless confirmed", async () => {
