@@ -63,7 +63,7 @@ test("removes a clean worktree once confirmed; a dirty one stays unless confirme
     await s.click(`[data-testid=worktree-row][data-path="${dirty}"] [data-testid=remove-worktree]`);
     await s.screenshot("worktrees-confirm");
     assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown");
-    await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+    await s.waitForText("Cancelled: nothing was removed", "[data-testid=worktree-notice]");
     assert.ok(existsSync(join(dirty, "NOTES.md")), "the dirty worktree and its untracked file are still there");
   });
 });
@@ -88,7 +88,7 @@ test("a person's tmux pane in a worktree is named in the confirmation and never 
       await s.click(`${row} [data-testid=remove-worktree]`);
       await s.screenshot("worktrees-confirm-person-pane");
       assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown for the person's pane");
-      await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+      await s.waitForText("Cancelled: nothing was removed", "[data-testid=worktree-notice]");
       assert.ok(existsSync(clean), "the worktree is still there");
       assert.equal(tmux("has-session", "-t", "=person").status, 0, "the person's tmux session is alive");
     });

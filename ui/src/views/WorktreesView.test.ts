@@ -164,4 +164,17 @@ describe("WorktreesView", () => {
     await waitFor(() => expect(calls.filter(([c]) => c === "unkeep_worktree")).toHaveLength(2));
     expect(await screen.findByTestId("keep-worktree")).toBeInTheDocument();
   });
+
+  it("says a cancelled removal plainly, not in a success's green", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_worktrees") return [worktree({})];
+      if (cmd === "remove_worktree") return { removed: false, archiveRef: null, branchDeleted: null, tmuxSessionKilled: null, panesEnded: [] };
+      return null;
+    });
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    await fireEvent.click(await screen.findByTestId("remove-worktree"));
+    const notice = await screen.findByTestId("worktree-notice");
+    expect(notice).toHaveTextContent("Cancelled: nothing was removed.");
+    expect(notice).toHaveClass("neutral");
+  });
 });
