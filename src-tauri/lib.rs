@@ -3,6 +3,7 @@
 //! `{kind, message}`.
 
 mod commands;
+mod confirm;
 mod display;
 mod live;
 mod memory;

@@ -4,7 +4,6 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::live::WorktreesChanged;
 use plandeck_core::worktrees::{self, RemoveOutcome, WorktreeSummary};
 use tauri::{AppHandle, State};
-use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
 
 use super::blocking;
 use crate::AppState;
@@ -30,10 +29,38 @@ pub async fn keep_worktree(state: State<'_, AppState>, id: String) -> Result<(),
     .await
 }
 
+/// Forgets the Keep choice for the worktree whose listed id is `id` (nothing on disk changes).
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn unkeep_worktree(state: State<'_, AppState>, id: String) -> Result<(), IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::unkeep(&roots, &path)?)
+    })
+    .await
+}
+
+/// The changed files (status in words) and unmerged commits behind a worktree row's counts.
+#[tauri::command]
+#[tracing::instrument(skip(state))]
+pub async fn worktree_details(
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<worktrees::WorktreeDetails, IpcError> {
+    let roots = state.roots();
+    blocking(move || {
+        let path = worktrees::resolve_id(&roots, &id)?;
+        Ok(worktrees::details(&roots, &path)?)
+    })
+    .await
+}
+
 /// Removes the worktree whose listed id is `id`, after a native dialog showing what it does: the
 /// folder and branch, each agent pane it ends, each of the person's panes it leaves, and exactly
 /// what would be lost (changed files, unmerged or submodule commits, an unknown base), in which
-/// case only "Discard and remove" goes on. The removal then goes ahead only while the worktree is
+/// case only "Discard and remove" goes on (Cancel on the left, the action on the right:
+/// `confirm.rs`). The removal then goes ahead only while the worktree is
 /// still what the dialog showed (its preview token), else it is refused as a conflict. What can
 /// never be removed (the main worktree, a path that is not a listed worktree, a folder git cannot
 /// validate) is refused outright.
@@ -62,25 +89,19 @@ pub async fn remove_worktree(
     // Every removal is confirmed in a native dialog showing what it does; when something would be
     // lost, the button says so.
     let discard = !preview.refusals.is_empty();
-    let confirmed = app
-        .dialog()
-        .message(preview.confirmation_text())
-        .title(format!("Remove {}?", path.display()))
-        .kind(if discard {
-            MessageDialogKind::Warning
+    let ask = crate::confirm::Confirm {
+        title: format!("Remove {}?", path.display()),
+        text: preview.confirmation_text(),
+        warning: discard,
+        action: if discard {
+            "Discard and remove"
         } else {
-            MessageDialogKind::Info
-        })
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            if discard {
-                "Discard and remove"
-            } else {
-                "Remove"
-            }
-            .into(),
-            "Cancel".into(),
-        ))
-        .blocking_show();
+            "Remove worktree"
+        }
+        .into(),
+    };
+    let asked = app.clone();
+    let confirmed = blocking(move || Ok(crate::confirm::ask(&asked, ask))).await?;
     if !confirmed {
         return Ok(RemoveOutcome {
             removed: false,
@@ -121,20 +142,22 @@ pub async fn remove_clean_worktrees(
     if previews.is_empty() {
         return Ok(Vec::new());
     }
-    let confirmed = app
-        .dialog()
-        .message(worktrees::clean_confirmation_text(&previews))
-        .title(format!(
+    let ask = crate::confirm::Confirm {
+        title: format!(
             "Remove {} clean and merged worktrees of {}?",
             previews.len(),
             repo.display()
-        ))
-        .kind(MessageDialogKind::Info)
-        .buttons(MessageDialogButtons::OkCancelCustom(
-            "Remove".into(),
-            "Cancel".into(),
-        ))
-        .blocking_show();
+        ),
+        text: worktrees::clean_confirmation_text(&previews),
+        warning: false,
+        action: if previews.len() == 1 {
+            "Remove worktree".to_owned()
+        } else {
+            format!("Remove {} worktrees", previews.len())
+        },
+    };
+    let asked = app.clone();
+    let confirmed = blocking(move || Ok(crate::confirm::ask(&asked, ask))).await?;
     if !confirmed {
         return Ok(Vec::new());
     }

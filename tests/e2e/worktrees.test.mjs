@@ -11,8 +11,9 @@ import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 function clickDialogButton(at) {
   // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
-  // under Xvfb to focus it, so click one of the two buttons at its bottom (confirm on the left,
-  // Cancel on the right) with the real pointer, as a person would.
+  // under Xvfb to focus it, so click one of the two buttons at its bottom (GNOME order: Cancel on
+  // the left, the action, "Remove worktree" or "Discard and remove", on the right) with the real
+  // pointer, as a person would.
   const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
   const win = found.stdout.trim().split("\n")[0];
   if (!win) return false;
@@ -24,13 +25,14 @@ function clickDialogButton(at) {
   return true;
 }
 
-/** Clicks the confirming (left) button of the native "Remove …?" dialog. */
+/** Clicks the confirming (right) button of the native "Remove …?" dialog. */
 function confirmNativeDialog() {
-  return clickDialogButton(0.25);
+  return clickDialogButton(0.75);
 }
 
+/** Clicks its Cancel (left) button. */
 function cancelNativeDialog() {
-  return clickDialogButton(0.75);
+  return clickDialogButton(0.25);
 }
 
 test("removes a clean worktree once confirmed; a dirty one stays unless confirmed", async () => {
@@ -61,7 +63,7 @@ test("removes a clean worktree once confirmed; a dirty one stays unless confirme
     await s.click(`[data-testid=worktree-row][data-path="${dirty}"] [data-testid=remove-worktree]`);
     await s.screenshot("worktrees-confirm");
     assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown");
-    await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+    await s.waitForText("Cancelled: nothing was removed", "[data-testid=worktree-notice]");
     assert.ok(existsSync(join(dirty, "NOTES.md")), "the dirty worktree and its untracked file are still there");
   });
 });
@@ -86,7 +88,7 @@ test("a person's tmux pane in a worktree is named in the confirmation and never 
       await s.click(`${row} [data-testid=remove-worktree]`);
       await s.screenshot("worktrees-confirm-person-pane");
       assert.ok(cancelNativeDialog(), "a native confirmation dialog was shown for the person's pane");
-      await s.waitForText("Nothing was removed", "[data-testid=worktree-notice]");
+      await s.waitForText("Cancelled: nothing was removed", "[data-testid=worktree-notice]");
       assert.ok(existsSync(clean), "the worktree is still there");
       assert.equal(tmux("has-session", "-t", "=person").status, 0, "the person's tmux session is alive");
     });

@@ -50,6 +50,8 @@ macro_rules! ipc_table {
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress;
                 worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary>;
                 worktrees::keep_worktree(id: String) -> ();
+                worktrees::unkeep_worktree(id: String) -> ();
+                worktrees::worktree_details(id: String) -> $crate::worktrees::WorktreeDetails;
                 worktrees::remove_worktree(id: String) -> $crate::worktrees::RemoveOutcome;
                 worktrees::remove_clean_worktrees(repo_id: String) -> Vec<String>;
                 worktrees::restore_worktree(repo_id: String, archive_ref: String) -> String;

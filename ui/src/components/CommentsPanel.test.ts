@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
@@ -140,5 +140,86 @@ describe("CommentsPanel", () => {
     await emit("plans:changed", { paths: [], ids: [] });
     await waitFor(() => expect(loads).toBeGreaterThanOrEqual(3));
     expect(loads).toBe(3);
+  });
+
+  describe("beside the rendered plan", () => {
+    // jsdom lays nothing out: each box is given here, as the window would measure it. The plan's
+    // text ends at x=560; three blocks at y=150, 170 and 700; the card list starts at y=100;
+    // each card is 80 px high.
+    const blocks = [
+      { src: "0-10", text: "First step", top: 150 },
+      { src: "11-20", text: "Second step", top: 170 },
+      { src: "21-30", text: "Third step", top: 700 },
+    ];
+    let marginLeft = 600;
+    const rect = (top: number, left = 0, height = 20, width = 100) =>
+      ({ top, left, height, width, right: left + width, bottom: top + height, x: left, y: top, toJSON: () => ({}) }) as DOMRect;
+    const saved = { el: Element.prototype.getBoundingClientRect, range: (Range.prototype as any).getBoundingClientRect };
+    let plan: HTMLElement;
+
+    beforeEach(() => {
+      plan = document.createElement("div");
+      plan.setAttribute("data-testid", "plan-html");
+      for (const b of blocks) {
+        const p = document.createElement("p");
+        p.setAttribute("data-src", b.src);
+        p.textContent = b.text;
+        plan.append(p);
+      }
+      document.body.append(plan);
+      Element.prototype.getBoundingClientRect = function (this: Element) {
+        const src = this.getAttribute("data-src");
+        const block = blocks.find((b) => b.src === src);
+        if (block) return rect(block.top, 0, 20, 560);
+        if (this.getAttribute("data-testid") === "plan-html") return rect(140, 0, 600, 560);
+        if (this.getAttribute("data-testid") === "comments") return rect(0, marginLeft, 900, 260);
+        if (this.getAttribute("data-testid") === "comment-cards") return rect(100, marginLeft, 0, 260);
+        if (this.matches(".comment, .draft")) return rect(0, marginLeft, 80, 260);
+        return rect(0, 0, 0, 0);
+      };
+      (Range.prototype as any).getBoundingClientRect = function (this: Range) {
+        return (this.startContainer.parentElement as Element).getBoundingClientRect();
+      };
+    });
+    afterEach(() => {
+      Element.prototype.getBoundingClientRect = saved.el;
+      (Range.prototype as any).getBoundingClientRect = saved.range;
+      plan.remove();
+      marginLeft = 600;
+    });
+
+    const three = () => [
+      comment({ id: "c1", anchor: { quote: "First step", before: "", after: "", start: 0 }, placement: { kind: "kept", start: 0, end: 10 } }),
+      comment({ id: "c2", anchor: { quote: "Second step", before: "", after: "", start: 11 }, placement: { kind: "kept", start: 11, end: 22 } }),
+      comment({ id: "c3", anchor: { quote: "Third step", before: "", after: "", start: 21 }, placement: { kind: "kept", start: 21, end: 31 } }),
+    ];
+    const topOf = (id: string) => (document.querySelector(`[data-comment-id=${id}]`) as HTMLElement).style.top;
+
+    it("stands each card level with its quote, pushing down a card that would overlap", async () => {
+      mockIPC((cmd) => (cmd === "list_comments" ? three() : null));
+      render(CommentsPanel, { planId: "p1" });
+      await waitFor(() => expect(screen.getByTestId("comment-cards")).toHaveAttribute("data-aligned", "true"));
+      // Quote tops less the list's top: 50, 70 (under the first card: 50 + 80 + 8), 600.
+      expect([topOf("c1"), topOf("c2"), topOf("c3")]).toEqual(["50px", "138px", "600px"]);
+      expect(screen.getByTestId("comment-cards").style.height).toBe("680px");
+    });
+
+    it("keeps the plain list when the margin is below the plan (a narrow window)", async () => {
+      marginLeft = 300;
+      mockIPC((cmd) => (cmd === "list_comments" ? three() : null));
+      render(CommentsPanel, { planId: "p1" });
+      await screen.findByText("First step", { selector: "blockquote" });
+      await new Promise((r) => requestAnimationFrame(r));
+      expect(screen.getByTestId("comment-cards")).not.toHaveAttribute("data-aligned");
+      expect([topOf("c1"), topOf("c2"), topOf("c3")]).toEqual(["", "", ""]);
+    });
+
+    it("opens a block comment's form beside its block, not at the top of the margin", async () => {
+      mockIPC((cmd) => (cmd === "list_comments" ? [three()[2]] : null));
+      render(CommentsPanel, { planId: "p1", draftQuote: "Second step", draftNear: 11 });
+      const draft = await screen.findByTestId("comment-draft");
+      await waitFor(() => expect(draft.style.top).toBe("70px"));
+      expect(topOf("c3")).toBe("600px");
+    });
   });
 });

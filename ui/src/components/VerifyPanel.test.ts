@@ -235,6 +235,78 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     expect(calls.find(([c]) => c === "send_verify_report")?.[1]).toEqual({ id: "abc123def456", shown: previewText });
   });
 
+  it("is greyed with the reason until the plan has an approval, Send disabled with its reason before any click", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "verify_report") return report([step(1, "missing")], { approvedAt: null });
+      if (cmd === "list_sessions") return [];
+    });
+    render(VerifyPanel, { planId: "abc123def456" });
+    expect(await screen.findByTestId("verify-unapproved")).toHaveTextContent("no approval yet");
+    const body = screen.getByTestId("verify-body");
+    // inert: out of reach of the mouse and Tab (jsdom keeps it as the element's property).
+    expect((body as HTMLElement & { inert?: boolean }).inert).toBe(true);
+    expect(body).toHaveClass("greyed");
+    const send = screen.getByTestId("verify-send");
+    expect(send).toBeDisabled();
+    expect(screen.getByTestId("verify-send-why")).toHaveTextContent("Nothing to send before the plan is approved.");
+    expect(send).toHaveAttribute("aria-describedby", "verify-send-why");
+    expect(calls).not.toContain("verify_report_text");
+  });
+
+  it("says why Send cannot work before it is clicked: no session, another agent, a session that ended", async () => {
+    let more: Partial<VerifyReport> = { session: null };
+    let sessions: unknown[] = [];
+    mockIPC((cmd) => {
+      if (cmd === "verify_report") return report([step(1, "missing")], more);
+      if (cmd === "list_sessions") return sessions;
+    });
+    const cases: [Partial<VerifyReport>, unknown[], string | null][] = [
+      [{ session: null }, [], "session is not known"],
+      [{ session: { agent: "gemini", id: "g1", cwd: null, transcript: null } }, [], "paste it into Gemini CLI yourself"],
+      [{}, [{ sessionId: "s1", state: "ended" }], "not running any more"],
+      [{}, [{ sessionId: "s1", state: "idle" }], null],
+    ];
+    for (const [over, live, why] of cases) {
+      more = over;
+      sessions = live;
+      const { unmount } = render(VerifyPanel, { planId: "abc123def456" });
+      await screen.findAllByTestId("verify-step");
+      await waitFor(() => {
+        if (why) {
+          expect(screen.getByTestId("verify-send")).toBeDisabled();
+          expect(screen.getByTestId("verify-send-why")).toHaveTextContent(why);
+        } else {
+          expect(screen.getByTestId("verify-send")).toBeEnabled();
+          expect(screen.queryByTestId("verify-send-why")).toBeNull();
+        }
+      });
+      unmount();
+    }
+  });
+
+  it("shows inline code in steps and evidence as code, without backticks, and never as HTML", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "verify_report")
+        return report([
+          step(1, "done", {
+            text: "Add `greet()` to `<img src=x onerror=alert(1)>` and keep `` a`b ``",
+            evidence: [{ kind: "command", command: "npm test -- `x`", success: true, exitCode: 0, at: null, recordLine: 3 } as any],
+          }),
+        ]);
+    });
+    render(VerifyPanel, { planId: "abc123def456" });
+    const [stepEl] = await screen.findAllByTestId("verify-step");
+    const text = stepEl.querySelector(".text")!;
+    expect([...text.querySelectorAll("code")].map((c) => c.textContent)).toEqual(["greet()", "<img src=x onerror=alert(1)>", "a`b"]);
+    expect(text.textContent).toBe("Add greet() to <img src=x onerror=alert(1)> and keep a`b");
+    expect(document.querySelector("img")).toBeNull();
+    const ev = screen.getByTestId("step-evidence");
+    expect(ev.querySelector("code")?.textContent).toBe("npm test -- `x`");
+    expect(ev.textContent).toBe("ran npm test -- `x` — succeeded");
+  });
+
   it("says clearly what is wrong: no approval, a note from the core, an error", async () => {
     mockIPC((cmd) => {
       if (cmd === "verify_report") return report([], { approvedAt: null, notes: ["The session has no worktree: git changes are not read."] });

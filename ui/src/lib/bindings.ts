@@ -104,7 +104,19 @@ headings: Array<Heading>,
  */
 contentHash: string, };
 
-export type SearchHit = { id: string, title: string, snippet: string, };
+export type SearchHit = { id: string, title: string, 
+/**
+ * The plan's text around the first match, as a person reads it: plain text, the markdown
+ * (`**`, `#`, backticks, list markers, link targets) left out, on one line.
+ */
+snippet: string, 
+/**
+ * Where the query is in `snippet`, each match in order, for highlighting. Empty when the
+ * plan matched by its title or its markdown only (a link target).
+ */
+matches: Array<TextSpan>, };
+
+export type TextSpan = { start: number, end: number, };
 
 export type PlansChanged = { paths: Array<string>, 
 /**
@@ -590,6 +602,36 @@ kept: boolean,
 problem: string | null, };
 
 export type CommitLine = { id: string, summary: string, };
+
+export type FileStatus = "modified" | "added" | "deleted" | "untracked" | "renamed" | "copied" | "conflicted";
+
+export type FileLine = { 
+/**
+ * Relative to the worktree; "old -> new" for a rename; ends with "/" for an untracked folder.
+ */
+path: string, status: FileStatus, };
+
+export type WorktreeDetails = { 
+/**
+ * The first 200 changed files, by path.
+ */
+files: Array<FileLine>, 
+/**
+ * How many changed files there are in all.
+ */
+filesTotal: number, 
+/**
+ * The first 100 unmerged commits, newest first.
+ */
+commits: Array<CommitLine>, 
+/**
+ * How many unmerged commits there are in all (0 when the base is unknown).
+ */
+commitsTotal: number, 
+/**
+ * Something that could not be read, said plainly.
+ */
+problem: string | null, };
 
 export type Refusal = { "kind": "dirty", count: number, } | { "kind": "unmerged", count: number, } | { "kind": "baseUnknown" } | { "kind": "locked", reason: string | null, sessionId: string | null, stale: boolean, } | { "kind": "main" } | { "kind": "notAWorktree", why: string, } | { "kind": "unreadable", problem: string, } | { "kind": "runningSession", sessionId: string, } | { "kind": "agentPane", pane: string, sessionId: string, pid: number, } | { "kind": "personPane", pane: string, session: string, command: string, } | { "kind": "submoduleCommits", submodule: string, count: number, } | { "kind": "unvalidated", why: string, };
 

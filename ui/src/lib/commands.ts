@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -34,6 +34,8 @@ export type Commands = {
   session_index_progress: { args: {}; returns: IndexProgress };
   list_worktrees: { args: {}; returns: Array<WorktreeSummary> };
   keep_worktree: { args: { id: string }; returns: null };
+  unkeep_worktree: { args: { id: string }; returns: null };
+  worktree_details: { args: { id: string }; returns: WorktreeDetails };
   remove_worktree: { args: { id: string }; returns: RemoveOutcome };
   remove_clean_worktrees: { args: { repoId: string }; returns: Array<string> };
   restore_worktree: { args: { repoId: string; archiveRef: string }; returns: string };
@@ -82,6 +84,8 @@ export const commands = {
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
   listWorktrees: () => invoke<Array<WorktreeSummary>>("list_worktrees"),
   keepWorktree: (args: { id: string }) => invoke<null>("keep_worktree", args),
+  unkeepWorktree: (args: { id: string }) => invoke<null>("unkeep_worktree", args),
+  worktreeDetails: (args: { id: string }) => invoke<WorktreeDetails>("worktree_details", args),
   removeWorktree: (args: { id: string }) => invoke<RemoveOutcome>("remove_worktree", args),
   removeCleanWorktrees: (args: { repoId: string }) => invoke<Array<string>>("remove_clean_worktrees", args),
   restoreWorktree: (args: { repoId: string; archiveRef: string }) => invoke<string>("restore_worktree", args),

@@ -74,6 +74,10 @@ export const ipc = {
   listWorktrees: () => call(commands.listWorktrees()),
   /** Worktree commands take the ids of the listing, never paths. */
   keepWorktree: (id: string) => call(commands.keepWorktree({ id })),
+  /** Forgets a Keep (nothing on disk changes). */
+  unkeepWorktree: (id: string) => call(commands.unkeepWorktree({ id })),
+  /** The changed files (status in words) and unmerged commits behind a row's counts. */
+  worktreeDetails: (id: string) => call(commands.worktreeDetails({ id })),
   /** Removes after a native confirmation dialog showing what it does and what would be lost;
    * refused as a `conflict` when the worktree changed since the dialog. */
   removeWorktree: (id: string) => call(commands.removeWorktree({ id })),

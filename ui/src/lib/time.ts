@@ -1,15 +1,46 @@
 // One formatter each, made on first use: WebKit's toLocaleDateString/toLocaleTimeString build a new
 // ICU formatter per call, and a list of 500 plans calling it per row held ~17 MB more in the web
 // process (benches/results/memory.md).
+import { createSubscriber } from "svelte/reactivity";
+
 let dateFormat: Intl.DateTimeFormat | undefined;
 let clockFormat: Intl.DateTimeFormat | undefined;
 
-/** "3 min ago", "2 h ago", "yesterday", or a date: for lists where exact times are noise. */
-export function ago(iso: string | null | undefined, now: number = Date.now()): string {
+/** How often relative times are written again. */
+export const TICK_MS = 30_000;
+
+// One clock for every relative time in the window: the list row, the plan header, History,
+// Sessions, comments and Verify all read the same "now", so one timestamp reads the same in every
+// view, and every view moves on together when it ticks. It runs only while something shows a
+// relative time.
+let shared = Date.now();
+let ticking = false;
+const subscribe = createSubscriber((update) => {
+  shared = Date.now();
+  ticking = true;
+  const timer = setInterval(() => {
+    shared = Date.now();
+    update();
+  }, TICK_MS);
+  return () => {
+    clearInterval(timer);
+    ticking = false;
+  };
+});
+
+/** The shared clock (ms): read in a component, the component is written again when it ticks. */
+export function now(): number {
+  subscribe();
+  return ticking ? shared : Date.now();
+}
+
+/** "3 min ago", "2 h ago", "yesterday", or a date: for lists where exact times are noise. Every
+ * view writes relative times with this, against the shared clock. */
+export function ago(iso: string | null | undefined, at: number = now()): string {
   if (!iso) return "";
   const t = Date.parse(iso);
   if (Number.isNaN(t)) return "";
-  const s = Math.max(0, Math.round((now - t) / 1000));
+  const s = Math.max(0, Math.round((at - t) / 1000));
   if (s < 45) return "just now";
   const m = Math.round(s / 60);
   if (m < 60) return `${m} min ago`;

@@ -85,6 +85,21 @@ describe("PlanDetail", () => {
     expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-source", decision: { decision: "approve", edited: null } });
   });
 
+  it("greys the Verify tab, saying why, until the plan has an approval", async () => {
+    let state: ReviewState = "unreviewed";
+    mockIPC((cmd) => (cmd === "get_plan" ? doc(state) : cmd === "list_comments" ? [] : null));
+    const { unmount } = render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    const tab = document.querySelector("[data-tab=verify]")!;
+    expect(tab).toHaveClass("greyed");
+    expect(tab.getAttribute("title")).toMatch(/no approval/);
+    unmount();
+    state = "approved";
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    expect(document.querySelector("[data-tab=verify]")).not.toHaveClass("greyed");
+  });
+
   it("keeps the tab being read when another plan is opened", async () => {
     mockIPC((cmd) => {
       if (cmd === "get_plan") return doc();

@@ -67,6 +67,27 @@ describe("PlansView", () => {
     expect(screen.getAllByTestId("plan-slug").map((e) => e.textContent)).toEqual(["api-pages-calm-owl", "session bbbbbbbb"]);
   });
 
+  it("search shows each plan's snippet as text with the hits highlighted, markup inert", async () => {
+    const plans = [plan({ id: "p1" }), plan({ id: "p2", title: "Plan: cache pages" })];
+    const snippet = "…use the <b>cursor</b> and a Cursor header";
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_plans") return { plans, problems: [] };
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      if (cmd === "search_plans" && args.query === "cursor")
+        return [{ id: "p2", title: "Plan: cache pages", snippet, matches: [{ start: 12, end: 18 }, { start: 29, end: 35 }] }];
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(2));
+    await fireEvent.input(screen.getByTestId("plan-search"), { target: { value: "cursor" } });
+    const shown = await screen.findByTestId("search-snippet");
+    expect(screen.getAllByTestId("plan-row")).toHaveLength(1);
+    expect(shown.textContent).toBe(snippet);
+    expect([...shown.querySelectorAll("mark")].map((m) => m.textContent)).toEqual(["cursor", "Cursor"]);
+    expect(shown.querySelector("b")).toBeNull();
+  });
+
   it("j and k move the selection and the focus with it", async () => {
     const plans = [plan({ id: "p1", title: "One" }), plan({ id: "p2", title: "Two" })];
     mockIPC((cmd) => {

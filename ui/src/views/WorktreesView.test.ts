@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor } from "@testing-library/svelte";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import WorktreesView from "./WorktreesView.svelte";
@@ -93,5 +93,88 @@ describe("WorktreesView", () => {
     expect(sizeOf("wt1")).toHaveTextContent("…");
     await emit("worktrees:size", { id: "wt1", sizeBytes: null });
     await waitFor(() => expect(sizeOf("wt1").textContent).toBe(""));
+  });
+
+  it("opens a row's counts to its files (status in words) and commits, and closes them again", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push(cmd);
+      if (cmd === "list_worktrees") return [worktree({ changedFiles: 3, unmergedCommits: 1 })];
+      if (cmd === "worktree_details" && args.id === "wt1")
+        return {
+          files: [
+            { path: "src/lib.rs", status: "modified" },
+            { path: "notes.txt", status: "untracked" },
+            { path: "old.rs -> new.rs", status: "renamed" },
+          ],
+          filesTotal: 3,
+          commits: [{ id: "feedfacecafebeef00", summary: "add <b>greet</b>" }],
+          commitsTotal: 1,
+          problem: null,
+        };
+      return null;
+    });
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    const count = await screen.findByRole("button", { name: "3" });
+    expect(count).toHaveAttribute("aria-expanded", "false");
+    await fireEvent.click(count);
+    const files = await screen.findByTestId("worktree-files");
+    expect(count).toHaveAttribute("aria-expanded", "true");
+    expect([...files.querySelectorAll("li")].map((li) => li.textContent)).toEqual([
+      "modified src/lib.rs",
+      "untracked notes.txt",
+      "renamed old.rs -> new.rs",
+    ]);
+    expect(files.textContent).not.toMatch(/\?\?| M /);
+    const commits = screen.getByTestId("worktree-commits");
+    expect(commits).toHaveTextContent("feedface add <b>greet</b>");
+    expect(commits.querySelector("b")).toBeNull();
+    // The commits' count opens the same place; a second click closes it.
+    await fireEvent.click(screen.getByTestId("unmerged-commits"));
+    expect(screen.queryByTestId("worktree-details")).toBeNull();
+    // Enter on the focused count opens it too (it is a button).
+    expect(count.tagName).toBe("BUTTON");
+  });
+
+  it("says what Keep means, and undoes it from the banner or the row", async () => {
+    const calls: [string, any][] = [];
+    let kept = false;
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "list_worktrees") return [worktree({ kept })];
+      if (cmd === "keep_worktree") return ((kept = true), null);
+      if (cmd === "unkeep_worktree") return ((kept = false), null);
+      return null;
+    });
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    const keepButton = await screen.findByTestId("keep-worktree");
+    expect(keepButton.getAttribute("title")).toMatch(/left out of “Remove all clean and merged”\. Nothing on disk changes/);
+    expect(document.getElementById(keepButton.getAttribute("aria-describedby")!)).toHaveTextContent("Nothing on disk changes");
+    await fireEvent.click(keepButton);
+    const notice = await screen.findByTestId("worktree-notice");
+    expect(notice).toHaveTextContent("Kept /h/repo-feature: it is left out of");
+    expect(notice).toHaveTextContent("Nothing on disk changed.");
+    await fireEvent.click(await screen.findByTestId("undo-keep"));
+    await waitFor(() => expect(calls.some(([c, a]) => c === "unkeep_worktree" && a.id === "wt1")).toBe(true));
+    await waitFor(() => expect(screen.getByTestId("worktree-notice")).toHaveTextContent("no longer kept"));
+    expect(screen.queryByTestId("undo-keep")).toBeNull();
+    // Kept again: the row offers to stop keeping it.
+    await fireEvent.click(await screen.findByTestId("keep-worktree"));
+    await fireEvent.click(await screen.findByTestId("unkeep-worktree"));
+    await waitFor(() => expect(calls.filter(([c]) => c === "unkeep_worktree")).toHaveLength(2));
+    expect(await screen.findByTestId("keep-worktree")).toBeInTheDocument();
+  });
+
+  it("says a cancelled removal plainly, not in a success's green", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_worktrees") return [worktree({})];
+      if (cmd === "remove_worktree") return { removed: false, archiveRef: null, branchDeleted: null, tmuxSessionKilled: null, panesEnded: [] };
+      return null;
+    });
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    await fireEvent.click(await screen.findByTestId("remove-worktree"));
+    const notice = await screen.findByTestId("worktree-notice");
+    expect(notice).toHaveTextContent("Cancelled: nothing was removed.");
+    expect(notice).toHaveClass("neutral");
   });
 });

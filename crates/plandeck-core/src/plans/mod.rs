@@ -96,7 +96,20 @@ pub struct PlanDocument {
 pub struct SearchHit {
     pub id: String,
     pub title: String,
+    /// The plan's text around the first match, as a person reads it: plain text, the markdown
+    /// (`**`, `#`, backticks, list markers, link targets) left out, on one line.
     pub snippet: String,
+    /// Where the query is in `snippet`, each match in order, for highlighting. Empty when the
+    /// plan matched by its title or its markdown only (a link target).
+    pub matches: Vec<TextSpan>,
+}
+
+/// A span of a string, in UTF-16 code units (as JavaScript counts: `text.slice(start, end)`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TextSpan {
+    pub start: u32,
+    pub end: u32,
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -228,15 +241,21 @@ pub fn search(roots: &Roots, query: &str) -> Vec<SearchHit> {
                 .ok()
                 .map(|(_, t)| t)
                 .unwrap_or_default();
-            let snippet = match find_ci(&text, &needle) {
-                Some((start, end)) => snippet(&text, start, end),
-                None if in_title => snippet(&text, 0, 0),
+            // The snippet is the text a person reads; a plan still matches by its markdown (a
+            // link target), shown from its start with nothing highlighted.
+            let plain = plain_text(&text);
+            let (snippet, matches) = match find_ci(&plain, &needle) {
+                Some((start, end)) => snippet(&plain, start, end, &needle),
+                None if in_title || find_ci(&text, &needle).is_some() => {
+                    (snippet(&plain, 0, 0, &needle).0, Vec::new())
+                }
                 None => return None,
             };
             Some(SearchHit {
                 id: p.id.clone(),
                 title: p.title.clone(),
                 snippet,
+                matches,
             })
         })
         .collect()
@@ -601,8 +620,43 @@ fn find_ci(text: &str, needle: &str) -> Option<(usize, usize)> {
     Some((start, end.max(start)))
 }
 
-/// About 160 characters around `start..end`, on one line, with ellipses where text was cut.
-fn snippet(text: &str, start: usize, end: usize) -> String {
+/// The words of a plan without its markdown, on one line: the text of headings, paragraphs,
+/// list items, table cells and code, with a space between blocks; link and image targets, list
+/// and task markers and emphasis left out. Raw HTML stays as written (nothing a plan holds is
+/// hidden, docs/architecture.md §7).
+fn plain_text(markdown: &str) -> String {
+    use pulldown_cmark::{Event, Parser, TagEnd};
+    let mut out = String::with_capacity(markdown.len());
+    for event in Parser::new_ext(markdown, crate::render::options()) {
+        match event {
+            Event::Text(t)
+            | Event::Code(t)
+            | Event::Html(t)
+            | Event::InlineHtml(t)
+            | Event::InlineMath(t)
+            | Event::DisplayMath(t) => out.push_str(&t),
+            Event::SoftBreak | Event::HardBreak | Event::Rule => out.push(' '),
+            Event::End(
+                TagEnd::Paragraph
+                | TagEnd::Heading(_)
+                | TagEnd::Item
+                | TagEnd::CodeBlock
+                | TagEnd::BlockQuote(_)
+                | TagEnd::TableCell
+                | TagEnd::TableRow
+                | TagEnd::TableHead
+                | TagEnd::HtmlBlock
+                | TagEnd::FootnoteDefinition,
+            ) => out.push(' '),
+            _ => {}
+        }
+    }
+    out.split_whitespace().collect::<Vec<_>>().join(" ")
+}
+
+/// About 160 characters of `text` (one line) around `start..end`, with ellipses where text was
+/// cut, and where each case-insensitive match of `needle` (lower case) is in it.
+fn snippet(text: &str, start: usize, end: usize, needle: &str) -> (String, Vec<TextSpan>) {
     let before = text[..start]
         .char_indices()
         .rev()
@@ -616,16 +670,29 @@ fn snippet(text: &str, start: usize, end: usize) -> String {
     if before > 0 {
         out.push('…');
     }
-    out.push_str(
-        &text[before..after]
-            .split_whitespace()
-            .collect::<Vec<_>>()
-            .join(" "),
-    );
+    let shown_from = out.len();
+    out.push_str(&text[before..after]);
+    let mut matches = Vec::new();
+    let mut at = shown_from;
+    while !needle.is_empty() && at < out.len() {
+        let Some((s, e)) = find_ci(&out[at..], needle) else {
+            break;
+        };
+        if e == s {
+            break;
+        }
+        let utf16 =
+            |byte: usize| u32::try_from(out[..byte].encode_utf16().count()).unwrap_or(u32::MAX);
+        matches.push(TextSpan {
+            start: utf16(at + s),
+            end: utf16(at + e),
+        });
+        at += e;
+    }
     if after < text.len() {
         out.push('…');
     }
-    out
+    (out, matches)
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
@@ -635,6 +702,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <PlanListing as TS>::decl(),
         <PlanDocument as TS>::decl(),
         <SearchHit as TS>::decl(),
+        <TextSpan as TS>::decl(),
         <PlansChanged as TS>::decl(),
     ]
 }

@@ -386,6 +386,56 @@ fn search_is_case_insensitive_with_snippets() {
 }
 
 #[test]
+fn search_snippets_are_plain_text_with_every_hit_marked() {
+    let (_home, roots) = fixture_home();
+    let plans = roots.claude.join("plans");
+    fs::write(
+        plans.join("md.md"),
+        "# Émigré **plan**\n\n- [ ] Call `fetch_all()` in the [émigré client](https://example.com/x)\n\
+         1. Then *ÉMIGRÉ* again\n\n```rust\nlet émigré = 1;\n```\n",
+    )
+    .unwrap();
+    let hits = search(&roots, "émigré");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    let hit = &hits[0];
+    assert_eq!(
+        hit.snippet,
+        "Émigré plan Call fetch_all() in the émigré client Then ÉMIGRÉ again let émigré = 1;"
+    );
+    for md in ["**", "#", "`", "- [", "](", "https://", "1."] {
+        assert!(!hit.snippet.contains(md), "{md:?} in {:?}", hit.snippet);
+    }
+    // Each match, in UTF-16 code units as the window slices it.
+    let utf16: Vec<u16> = hit.snippet.encode_utf16().collect();
+    let marked: Vec<String> = hit
+        .matches
+        .iter()
+        .map(|m| String::from_utf16(&utf16[m.start as usize..m.end as usize]).unwrap())
+        .collect();
+    assert_eq!(marked, ["Émigré", "émigré", "ÉMIGRÉ", "émigré"]);
+
+    // Cut text: the ellipsis counts, the matches still land on the query.
+    fs::write(
+        plans.join("long.md"),
+        format!("{}and the **needle** here", "filler words ".repeat(20)),
+    )
+    .unwrap();
+    let hits = search(&roots, "NEEDLE");
+    let hit = hits.iter().find(|h| h.snippet.contains("needle")).unwrap();
+    assert!(hit.snippet.starts_with('…'), "{hit:?}");
+    let m = hit.matches[0];
+    let utf16: Vec<u16> = hit.snippet.encode_utf16().collect();
+    assert_eq!(
+        String::from_utf16(&utf16[m.start as usize..m.end as usize]).unwrap(),
+        "needle"
+    );
+    // Found only in the markdown (a link target): listed, nothing marked.
+    let hits = search(&roots, "example.com/x");
+    assert_eq!(hits.len(), 1, "{hits:?}");
+    assert!(hits[0].matches.is_empty(), "{hits:?}");
+}
+
+#[test]
 fn first_heading_skips_front_matter_and_code() {
     assert_eq!(
         first_heading("---\ntitle: x\n# no\n---\n```\n# nope\n```\n## Real ##\n").as_deref(),

@@ -51,11 +51,11 @@ pub use keep::{is_kept, keep, unkeep};
 pub use list::{list, list_with, refresh, resolve_id, resolve_repo_id, ListOptions};
 pub use live::{watch, watch_targets, Changed, Watched, TIMING as WATCH_TIMING};
 pub use remove::{
-    clean_confirmation_text, clean_removals, removal_preview, remove, remove_clean,
+    clean_confirmation_text, clean_removals, details, removal_preview, remove, remove_clean,
     remove_previewed, RemoveOptions,
 };
 pub use sizes::{Sizes, WorktreeSize, MAX_AGE as SIZE_MAX_AGE};
-pub use status::{changed_files, ChangedFile, ChangedFiles};
+pub use status::{changed_files, ChangedFile, ChangedFiles, FileStatus};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
 
 /// One worktree of a repository, as `git worktree list` shows it, with what removing it would lose.
@@ -127,6 +127,32 @@ impl CommitLine {
             summary,
         }
     }
+}
+
+/// A changed file of a worktree, its status in words.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct FileLine {
+    /// Relative to the worktree; "old -> new" for a rename; ends with "/" for an untracked folder.
+    pub path: String,
+    pub status: FileStatus,
+}
+
+/// What a worktree's counts stand for: its changed files and its unmerged commits (the row's
+/// counts opened).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct WorktreeDetails {
+    /// The first 200 changed files, by path.
+    pub files: Vec<FileLine>,
+    /// How many changed files there are in all.
+    pub files_total: u32,
+    /// The first 100 unmerged commits, newest first.
+    pub commits: Vec<CommitLine>,
+    /// How many unmerged commits there are in all (0 when the base is unknown).
+    pub commits_total: u32,
+    /// Something that could not be read, said plainly.
+    pub problem: Option<String>,
 }
 
 /// Why removal is refused. Some can be confirmed (`--discard`, the native dialog); others never.
@@ -447,6 +473,9 @@ pub(crate) fn ts_declarations() -> Vec<String> {
     vec![
         <WorktreeSummary as TS>::decl(),
         <CommitLine as TS>::decl(),
+        <FileStatus as TS>::decl(),
+        <FileLine as TS>::decl(),
+        <WorktreeDetails as TS>::decl(),
         <Refusal as TS>::decl(),
         <RemovalPreview as TS>::decl(),
         <RemoveOutcome as TS>::decl(),

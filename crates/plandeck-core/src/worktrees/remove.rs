@@ -24,8 +24,8 @@ use git2::{BranchType, Oid, Repository, WorktreePruneOptions};
 
 use super::list::{self, assign_sessions, Found, Sessions};
 use super::{
-    archive, canonical, keep, panes, unmerged, CommitLine, PaneLine, Refusal, RemovalPreview,
-    RemoveOutcome, SubmoduleCommits, WorktreeError,
+    archive, canonical, keep, panes, unmerged, ChangedFile, CommitLine, FileLine, PaneLine,
+    Refusal, RemovalPreview, RemoveOutcome, SubmoduleCommits, WorktreeDetails, WorktreeError,
 };
 use crate::config::Roots;
 use crate::sessions::worktree_hints;
@@ -93,6 +93,46 @@ pub fn removal_preview(
     tmux_socket: Option<&Path>,
 ) -> Result<RemovalPreview, WorktreeError> {
     Ok(preview(roots, path, tmux_socket)?.0)
+}
+
+/// The changed files (status in words) and unmerged commits of the worktree at `path`: what its
+/// counts in the listing stand for.
+pub fn details(roots: &Roots, path: &Path) -> Result<WorktreeDetails, WorktreeError> {
+    let located = match locate(roots, path)? {
+        Ok(l) => l,
+        Err(why) => {
+            return Err(WorktreeError::NotAWorktree {
+                path: path.to_owned(),
+                why,
+            })
+        }
+    };
+    let snap = Snapshot::take(&located);
+    let files = snap
+        .changed
+        .iter()
+        .take(FILES_SHOWN)
+        .filter_map(|l| ChangedFile::from_line(l))
+        .map(|f| FileLine {
+            status: f.status(),
+            path: f.path,
+        })
+        .collect();
+    Ok(WorktreeDetails {
+        files,
+        files_total: u32::try_from(snap.changed.len()).unwrap_or(u32::MAX),
+        commits: snap.unmerged.1,
+        commits_total: snap.unmerged.0,
+        problem: snap.unvalidated.or(snap.summary.problem),
+    })
+}
+
+/// A porcelain line "XY path" as a person reads it: "modified: path".
+fn in_words(line: &str) -> String {
+    match ChangedFile::from_line(line) {
+        Some(f) => format!("{}: {}", f.status().word(), f.path),
+        None => line.to_owned(),
+    }
 }
 
 /// What a removal needs from its preview besides what the person sees.
@@ -429,7 +469,7 @@ fn loss_summary(
     if !files.is_empty() {
         s.push_str("Changed files that will be deleted:\n");
         for f in files {
-            s.push_str(&format!("  {f}\n"));
+            s.push_str(&format!("  {}\n", in_words(f)));
         }
     }
     if !commits.is_empty() {

@@ -30,6 +30,9 @@ use std::path::{Path, PathBuf};
 use git2::{DiffFindOptions, DiffOptions, ObjectType, Oid, Repository, Status};
 use rayon::prelude::*;
 
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
 use super::WorktreeError;
 
 #[path = "index_file.rs"]
@@ -54,6 +57,65 @@ impl ChangedFile {
     /// The porcelain line, "XY path".
     pub fn line(&self) -> String {
         format!("{}{} {}", self.x, self.y, self.path)
+    }
+
+    /// What happened to the file, as a person says it.
+    pub fn status(&self) -> FileStatus {
+        FileStatus::of(self.x, self.y)
+    }
+
+    /// The file of a porcelain line "XY path" (as [`ChangedFile::line`] writes it).
+    pub fn from_line(line: &str) -> Option<ChangedFile> {
+        let mut chars = line.chars();
+        let (x, y) = (chars.next()?, chars.next()?);
+        let path = chars.as_str().strip_prefix(' ')?;
+        Some(ChangedFile {
+            path: path.to_owned(),
+            x,
+            y,
+        })
+    }
+}
+
+/// What happened to a changed file, in words instead of porcelain codes (` M`, `??`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum FileStatus {
+    Modified,
+    Added,
+    Deleted,
+    Untracked,
+    Renamed,
+    Copied,
+    /// Both sides changed it in a merge that is not finished.
+    Conflicted,
+}
+
+impl FileStatus {
+    /// The status of porcelain codes `x` (staged) and `y` (unstaged).
+    pub fn of(x: char, y: char) -> FileStatus {
+        match (x, y) {
+            ('U', _) | (_, 'U') | ('A', 'A') | ('D', 'D') => FileStatus::Conflicted,
+            ('?', _) => FileStatus::Untracked,
+            ('R', _) | (_, 'R') => FileStatus::Renamed,
+            ('C', _) | (_, 'C') => FileStatus::Copied,
+            ('A', _) => FileStatus::Added,
+            ('D', _) | (_, 'D') => FileStatus::Deleted,
+            _ => FileStatus::Modified,
+        }
+    }
+
+    /// The word: "modified", "untracked", "in conflict"…
+    pub fn word(self) -> &'static str {
+        match self {
+            FileStatus::Modified => "modified",
+            FileStatus::Added => "added",
+            FileStatus::Deleted => "deleted",
+            FileStatus::Untracked => "untracked",
+            FileStatus::Renamed => "renamed",
+            FileStatus::Copied => "copied",
+            FileStatus::Conflicted => "in conflict",
+        }
     }
 }
 

@@ -1323,3 +1323,99 @@ fn sizes_arrive_later_and_are_forgotten_when_the_worktree_changes() {
     assert!(second >= first + (1 << 20), "{first} then {second}");
     assert_eq!(sizes.known(&id), Some(Some(second)));
 }
+
+#[test]
+fn details_list_the_files_in_words_and_the_unmerged_commits_the_counts_stand_for() {
+    let f = fixture();
+    let roots = f.roots();
+    let (work, work_repo) = f.worktree("work");
+    write(&work.join("greet.rs"), "pub fn greet() {}\n");
+    let tip = commit_all(&work_repo, "add greet");
+    drop(work_repo);
+    write(&work.join("src/lib.rs"), "pub fn a() { changed() }\n");
+    write(&work.join("notes.txt"), "todo\n");
+    write(&work.join("staged.rs"), "new\n");
+    git(&work, &["add", "staged.rs"]);
+    fs::remove_file(work.join("greet.rs")).unwrap();
+
+    let d = details(&roots, &work).unwrap();
+    let files: Vec<(&str, FileStatus)> = d
+        .files
+        .iter()
+        .map(|l| (l.path.as_str(), l.status))
+        .collect();
+    assert_eq!(
+        files,
+        [
+            ("greet.rs", FileStatus::Deleted),
+            ("notes.txt", FileStatus::Untracked),
+            ("src/lib.rs", FileStatus::Modified),
+            ("staged.rs", FileStatus::Added),
+        ]
+    );
+    assert_eq!(d.files_total, 4);
+    assert_eq!(d.commits_total, 1);
+    assert_eq!(d.commits[0].id, tip.to_string());
+    assert_eq!(d.commits[0].summary, "add greet");
+    assert_eq!(d.problem, None);
+    // The listing's counts are what the details list.
+    let listed = list(&roots, None).unwrap();
+    let row = listed
+        .iter()
+        .find(|w| w.path == work.to_str().unwrap())
+        .unwrap();
+    assert_eq!((row.changed_files, row.unmerged_commits), (4, Some(1)));
+
+    // The removal dialog says it in words too, never in porcelain codes.
+    let text = removal_preview(&roots, &work, None)
+        .unwrap()
+        .confirmation_text();
+    for line in [
+        "deleted: greet.rs",
+        "untracked: notes.txt",
+        "modified: src/lib.rs",
+        "added: staged.rs",
+    ] {
+        assert!(text.contains(line), "{line:?} missing from {text}");
+    }
+    for code in [
+        " D greet.rs",
+        "?? notes.txt",
+        " M src/lib.rs",
+        "A  staged.rs",
+    ] {
+        assert!(!text.contains(code), "{code:?} in {text}");
+    }
+
+    // A path that is no worktree has no details.
+    assert!(matches!(
+        details(&roots, &f.home),
+        Err(WorktreeError::NotAWorktree { .. })
+    ));
+}
+
+#[test]
+fn porcelain_codes_in_words() {
+    for (x, y, word) in [
+        (' ', 'M', "modified"),
+        ('M', 'M', "modified"),
+        ('T', ' ', "modified"),
+        ('A', ' ', "added"),
+        ('A', 'M', "added"),
+        (' ', 'D', "deleted"),
+        ('D', ' ', "deleted"),
+        ('?', '?', "untracked"),
+        ('R', ' ', "renamed"),
+        ('C', ' ', "copied"),
+        ('U', 'U', "in conflict"),
+        ('A', 'A', "in conflict"),
+    ] {
+        assert_eq!(FileStatus::of(x, y).word(), word, "{x}{y}");
+    }
+    let f = ChangedFile::from_line("R  old.rs -> new.rs").unwrap();
+    assert_eq!(
+        (f.path.as_str(), f.status()),
+        ("old.rs -> new.rs", FileStatus::Renamed)
+    );
+    assert_eq!(ChangedFile::from_line("?"), None);
+}
