@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import PlanDetail from "./PlanDetail.svelte";
@@ -330,6 +330,40 @@ describe("PlanDetail", () => {
     await waitFor(() => expect(calls.find(([c]) => c === "undo_decision")?.[1]).toEqual({ id: "abc123def456", decisionId: "d42" }));
     await waitFor(() => expect(screen.getByTestId("review-notice")).toHaveTextContent("Undone"));
     expect(screen.queryByTestId("undo-decision")).toBeNull();
+  });
+
+  it("a decision's banner goes by itself unless pointed at, keeping its Undo; one that did not go stays", async () => {
+    let delivered = true;
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "decide_plan")
+        return delivered
+          ? outcome({ undoId: "d42" })
+          : outcome({ route: "agent", delivery: "failed", message: "Not delivered: the card closed.", undoId: null });
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    vi.useFakeTimers({ shouldAdvanceTime: true });
+    try {
+      await fireEvent.keyDown(window, { key: "a" });
+      const banner = await screen.findByTestId("review-notice");
+      await fireEvent.mouseEnter(banner);
+      await vi.advanceTimersByTimeAsync(20_000);
+      expect(screen.getByTestId("undo-decision")).toBeInTheDocument();
+      await fireEvent.mouseLeave(banner);
+      await vi.advanceTimersByTimeAsync(9_000);
+      expect(screen.queryByTestId("review-notice")).toBeNull();
+
+      delivered = false;
+      await fireEvent.keyDown(window, { key: "a" });
+      const failed = await screen.findByTestId("review-notice");
+      expect(failed).toHaveAttribute("role", "alert");
+      await vi.advanceTimersByTimeAsync(60_000);
+      expect(screen.getByTestId("review-notice")).toHaveTextContent("Not delivered");
+    } finally {
+      vi.useRealTimers();
+    }
   });
 
   it("an edit approved without a change claims no write", async () => {

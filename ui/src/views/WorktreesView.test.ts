@@ -175,6 +175,7 @@ describe("WorktreesView", () => {
     await fireEvent.click(await screen.findByTestId("remove-worktree"));
     const notice = await screen.findByTestId("worktree-notice");
     expect(notice).toHaveTextContent("Cancelled: nothing was removed.");
-    expect(notice).toHaveClass("neutral");
+    expect(notice).toHaveClass("info");
+    expect(notice).not.toHaveClass("ok");
   });
 });
