@@ -143,6 +143,21 @@ mod tests {
             assert!(start.elapsed().as_secs() < 30, "{name} never started");
             std::thread::sleep(std::time::Duration::from_millis(5));
         };
+        // A background job's pid is known at fork, while it still runs the script's shell with
+        // the script's arguments: wait until it has become the program (here `sleep`).
+        if pid != tree.leader.id() {
+            while std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                .ok()
+                .as_deref()
+                != Some("sleep\n")
+            {
+                assert!(
+                    start.elapsed().as_secs() < 30,
+                    "{name}'s job never became sleep"
+                );
+                std::thread::sleep(std::time::Duration::from_millis(5));
+            }
+        }
         (tree, pid)
     }
 
