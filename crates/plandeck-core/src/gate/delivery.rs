@@ -59,8 +59,10 @@ impl Default for DeliveryOptions {
             comments: true,
             card_timeout: Duration::from_secs(10),
             settle: Duration::from_millis(1000),
-            close_timeout: Duration::from_secs(3),
-            hook_timeout: Duration::from_secs(3),
+            // Both return as soon as the card closes or the hook takes the answer; the bound
+            // only matters on a machine loaded enough that the agent redraws late (a build).
+            close_timeout: Duration::from_secs(10),
+            hook_timeout: Duration::from_secs(10),
             by: format!("plandeck (pid {})", std::process::id()),
             seen_hash: None,
         }
