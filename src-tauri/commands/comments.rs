@@ -45,7 +45,7 @@ pub async fn add_comment(
             text: &text,
             position,
         };
-        comments::add_to_plan(&roots, &id, new, &now())
+        comments::add_to_plan_id(&roots, &id, new, &now())
     })
     .await?;
     // The waiting queue shows how many open comments a decision carries.

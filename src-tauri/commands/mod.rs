@@ -25,3 +25,32 @@ pub async fn blocking<T: Send + 'static>(
     crate::memory::after_work();
     done
 }
+
+#[cfg(test)]
+mod tests {
+    /// The webview names plans by the ids discovery gave it, never by path: no command calls a
+    /// core function that takes "an id or a path" (the CLI's form). Core gives each an ids-only
+    /// twin (`plans::resolve_id`, `plans::get_by_id`, `comments::add_to_plan_id`, …).
+    #[test]
+    fn commands_take_ids_never_paths() {
+        let dir = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join("src-tauri/commands");
+        let id_or_path = [
+            "plans::resolve(",
+            "plans::get(",
+            "comments::add_to_plan(",
+            "history::find(",
+            "history::restore(",
+        ];
+        for entry in std::fs::read_dir(&dir).unwrap() {
+            let path = entry.unwrap().path();
+            let text = std::fs::read_to_string(&path).unwrap();
+            for call in id_or_path {
+                assert!(
+                    !text.contains(call),
+                    "{} calls {call}…), which takes a path: use its ids-only form",
+                    path.display()
+                );
+            }
+        }
+    }
+}

@@ -338,14 +338,33 @@ pub fn review_markdown(
     ))
 }
 
-/// Adds a comment to the plan `target` (an id or path) as its file holds it now.
+/// Adds a comment to the plan `target` (an id or path: the CLI's form) as its file holds it now.
 pub fn add_to_plan(
     roots: &crate::config::Roots,
     target: &str,
     new: NewComment<'_>,
     now: &str,
 ) -> Result<PlacedComment, crate::ipc::IpcError> {
-    let path = crate::plans::resolve(roots, target)?;
+    add_to_file(roots, &crate::plans::resolve(roots, target)?, new, now)
+}
+
+/// Adds a comment to the plan discovery listed under `id` (the window's form: never a path).
+pub fn add_to_plan_id(
+    roots: &crate::config::Roots,
+    id: &str,
+    new: NewComment<'_>,
+    now: &str,
+) -> Result<PlacedComment, crate::ipc::IpcError> {
+    add_to_file(roots, &crate::plans::resolve_id(roots, id)?, new, now)
+}
+
+fn add_to_file(
+    roots: &crate::config::Roots,
+    path: &Path,
+    new: NewComment<'_>,
+    now: &str,
+) -> Result<PlacedComment, crate::ipc::IpcError> {
+    let path = path.to_path_buf();
     let content = store::read_plan(&path)?;
     add(&roots.data, &path, &content, new, now).map_err(|e| {
         let mut err = crate::ipc::IpcError::from(e);
