@@ -147,7 +147,7 @@ fn main() {
     }
 
     // The window: the history kept live; its first refresh is the first scan.
-    let mut live = plandeck_core::history::Live::new();
+    let mut live = plandeck_core::history::Follower::new();
     live.refresh(&roots, false, &|_| {});
 
     // Append one ExitPlanMode call to one transcript, then rescan.

@@ -184,17 +184,17 @@ fn fold_files(
     }
 }
 
-/// The plan history kept live by the window: the store is loaded once, then each [`Live::refresh`]
+/// The plan history followed as transcripts grow: the store is loaded once, then each [`Follower::refresh`]
 /// reads only what was appended to the transcripts (a watch event says when) and folds again; the
 /// plans are served from memory in between. The store file is saved after each change, so the
 /// CLI and the next start read from where this left off.
 #[derive(Default)]
-pub struct Live {
+pub struct Follower {
     files: Option<scan::Files>,
     history: Option<History>,
 }
 
-impl Live {
+impl Follower {
     pub fn new() -> Self {
         Self::default()
     }

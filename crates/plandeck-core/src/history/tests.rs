@@ -677,7 +677,7 @@ fn codex_rollouts_of_an_older_format_fall_back_to_proposed_plan_blocks() {
 fn the_live_history_reads_only_appended_bytes_and_refolds_when_a_plan_file_changes() {
     let (_dir, roots) = home_without_plans();
     let seen = std::sync::Mutex::new(Vec::<ScanProgress>::new());
-    let mut live = Live::new();
+    let mut live = Follower::new();
     assert!(live.history().is_none());
     assert!(live.refresh(&roots, false, &|p| seen.lock().unwrap().push(p)));
     let first = live.history().unwrap().clone();

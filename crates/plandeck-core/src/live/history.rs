@@ -12,7 +12,7 @@ use std::time::{Duration, Instant};
 
 use super::{in_background, lock, LiveEvent};
 use crate::config::Roots;
-use crate::history::{HistoryChanged, Live as Folded, RecoveredPlan, ScanProgress};
+use crate::history::{Follower as Folded, HistoryChanged, RecoveredPlan, ScanProgress};
 use crate::watch::{self, WatchHandle};
 
 type Emit = Arc<dyn Fn(LiveEvent) + Send + Sync>;

@@ -4,13 +4,13 @@
 //!   subagent plans, Gemini CLI's per-session plans folders, the user's extra folders) and links
 //!   each to its agent, project, session and branch (see `discover`).
 //! - [`get`] reads one plan and renders it ([`crate::render`]); [`search`] searches them all.
-//! - [`watch()`] reports plan files created, changed, renamed or deleted (see `live`).
+//! - [`watch()`] reports plan files created, changed, renamed or deleted (see `watcher`).
 //!
 //! A plan that cannot be shown (binary, not UTF-8, huge, unreadable) is still listed, with a
 //! `problem` sentence in place of its content; a folder that cannot be read is a listing problem.
 
 mod discover;
-mod live;
+mod watcher;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -26,7 +26,7 @@ use crate::ipc::{ErrorKind, IpcError};
 pub use crate::plan_state::{DecidedIn, ReviewState};
 pub use crate::render::Heading;
 
-pub use live::{watch, PlansChanged};
+pub use watcher::{watch, PlansChanged};
 
 /// Plans bigger than this are listed but not read: no agent writes one, and reading it whole
 /// would stall the listing.

@@ -38,18 +38,17 @@ use crate::words;
 mod archive;
 mod keep;
 mod list;
-mod live;
 mod panes;
 mod remove;
 mod sizes;
 mod status;
 mod submodules;
 mod unmerged;
+mod watcher;
 
 pub use archive::restore;
 pub use keep::{is_kept, keep, unkeep};
 pub use list::{list, list_with, refresh, resolve_id, resolve_repo_id, ListOptions};
-pub use live::{watch, watch_targets, Changed, Watched, TIMING as WATCH_TIMING};
 pub use remove::{
     clean_confirmation_text, clean_removals, details, removal_preview, remove, remove_clean,
     remove_previewed, RemoveOptions,
@@ -57,6 +56,7 @@ pub use remove::{
 pub use sizes::{Sizes, WorktreeSize, MAX_AGE as SIZE_MAX_AGE};
 pub use status::{changed_files, ChangedFile, ChangedFiles, FileStatus};
 pub use unmerged::{count_unmerged, resolve_base, unmerged_commits, Base};
+pub use watcher::{watch, watch_targets, Changed, Watched, TIMING as WATCH_TIMING};
 
 /// One worktree of a repository, as `git worktree list` shows it, with what removing it would lose.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

@@ -342,5 +342,5 @@ impl Layout {
 }
 
 #[cfg(test)]
-#[path = "live_tests.rs"]
+#[path = "watcher_tests.rs"]
 mod tests;
