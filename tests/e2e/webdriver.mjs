@@ -100,6 +100,10 @@ export class Session {
 
   async click(css) {
     const el = await this.waitFor(css);
+    // A person scrolls to what they click. WebKitWebDriver scrolls the page, not a view's own
+    // scrolling container (Settings, the plan list), so an element below its fold is "not
+    // interactable" without this.
+    await this.exec(`document.querySelector(arguments[0])?.scrollIntoView({ block: "nearest", inline: "nearest" });`, css);
     await this.cmd("POST", `/element/${el}/click`, {});
   }
 
