@@ -47,22 +47,28 @@ pub fn typescript() -> String {
     out
 }
 
+/// Checks that the generated file `name` (under `ui/src/lib/`) holds `fresh`, or writes it when
+/// `UPDATE_BINDINGS` is set: the one check behind both generated files' tests.
+#[cfg(test)]
+pub(crate) fn assert_fresh(name: &str, fresh: &str) {
+    let path = std::path::PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../../ui/src/lib")
+        .join(name);
+    if std::env::var_os("UPDATE_BINDINGS").is_some() {
+        crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
+        return;
+    }
+    let current = std::fs::read_to_string(&path).unwrap_or_default();
+    assert!(
+        current == fresh,
+        "ui/src/lib/{name} is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
+    );
+}
+
 #[cfg(test)]
 mod tests {
-    use std::path::PathBuf;
-
     #[test]
     fn bindings_are_fresh() {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/bindings.ts");
-        let fresh = super::typescript();
-        if std::env::var_os("UPDATE_BINDINGS").is_some() {
-            crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
-            return;
-        }
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            current == fresh,
-            "ui/src/lib/bindings.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
-        );
+        super::assert_fresh("bindings.ts", &super::typescript());
     }
 }

@@ -256,17 +256,7 @@ mod tests {
 
     #[test]
     fn bindings_for_commands_are_fresh() {
-        let path = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../ui/src/lib/commands.ts");
-        let fresh = typescript();
-        if std::env::var_os("UPDATE_BINDINGS").is_some() {
-            crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
-            return;
-        }
-        let current = std::fs::read_to_string(&path).unwrap_or_default();
-        assert!(
-            current == fresh,
-            "ui/src/lib/commands.ts is stale: run `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`"
-        );
+        crate::bindings::assert_fresh("commands.ts", &typescript());
     }
 
     /// A Rust type without its module paths and spaces: `$crate :: gate :: GateDecision` and

@@ -321,18 +321,8 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut Out<'_>) -> Result<i32, Ipc
     out.style(Style::Reset).map_err(io)?;
     writeln!(out).map_err(io)?;
     for h in &d.hunks {
-        let os = if h.old_len == 0 {
-            h.old_start - 1
-        } else {
-            h.old_start
-        };
-        let ns = if h.new_len == 0 {
-            h.new_start - 1
-        } else {
-            h.new_start
-        };
         out.style(Style::Cyan).map_err(io)?;
-        write!(out, "@@ -{os},{} +{ns},{} @@", h.old_len, h.new_len).map_err(io)?;
+        write!(out, "{}", h.header()).map_err(io)?;
         out.style(Style::Reset).map_err(io)?;
         writeln!(out).map_err(io)?;
         for line in &h.lines {

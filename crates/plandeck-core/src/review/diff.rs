@@ -76,6 +76,24 @@ pub struct Hunk {
     pub lines: Vec<DiffLine>,
 }
 
+impl Hunk {
+    /// The hunk's header as GNU diff writes it (`@@ -1,3 +1,4 @@`): an empty side's start is the
+    /// line before it.
+    pub fn header(&self) -> String {
+        let os = if self.old_len == 0 {
+            self.old_start - 1
+        } else {
+            self.old_start
+        };
+        let ns = if self.new_len == 0 {
+            self.new_start - 1
+        } else {
+            self.new_start
+        };
+        format!("@@ -{os},{} +{ns},{} @@", self.old_len, self.new_len)
+    }
+}
+
 /// One row of the side-by-side view: the old line on the left, the new one on the right, either
 /// missing where a line was only inserted or deleted. `hunk` indexes [`PlanDiff::hunks`], so the
 /// view can draw a separator where it changes.
@@ -126,18 +144,8 @@ impl PlanDiff {
     pub fn unified_text(&self) -> String {
         let mut out = format!("--- {}\n+++ {}\n", self.from_label, self.to_label);
         for h in &self.hunks {
-            // As GNU diff: an empty side's start is the line before it.
-            let os = if h.old_len == 0 {
-                h.old_start - 1
-            } else {
-                h.old_start
-            };
-            let ns = if h.new_len == 0 {
-                h.new_start - 1
-            } else {
-                h.new_start
-            };
-            out.push_str(&format!("@@ -{os},{} +{ns},{} @@\n", h.old_len, h.new_len));
+            out.push_str(&h.header());
+            out.push('\n');
             for line in &h.lines {
                 out.push(match line.kind {
                     LineKind::Equal => ' ',
