@@ -453,10 +453,7 @@ pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
 
 /// Parses one line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    let ok = for_each_record::<Record<'_>>(line, &mut |rec| plan_record(pf, rec));
-    if !ok {
-        pf.unreadable += 1;
-    }
+    super::transcript::parse_plan_line::<Record<'_>>(pf, line, plan_record);
 }
 
 /// Where in `hay` (bytes of a transcript, any number of lines, cut anywhere) the first byte of a

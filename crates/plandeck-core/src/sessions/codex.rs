@@ -173,28 +173,23 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
 /// Where in `hay` (bytes as read, any number of lines) the first line worth parsing has a marker
 /// (see `claude::plan_candidate`).
 pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
-    use memchr::memmem::Finder;
-    static WORDS: std::sync::LazyLock<[Finder<'static>; 5]> = std::sync::LazyLock::new(|| {
-        let words: [&'static [u8]; 5] = [
+    super::transcript::first_of!(
+        hay,
+        [
             b"session_meta",
             b"task_started",
             b"item_completed",
             b"user_message",
             b"<proposed_plan>",
-        ];
-        words.map(Finder::new)
-    });
-    super::transcript::first_marker(hay, &WORDS[..])
+        ]
+    )
 }
 
 /// Parses one rollout line into the plan-history facts: turns and their mode, the person's
 /// messages, `Plan` items and `<proposed_plan>` blocks
 /// (see [`crate::history`]): a line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    let ok = for_each_record::<Line<'_>>(line, &mut |rec| plan_record(pf, rec));
-    if !ok {
-        pf.unreadable += 1;
-    }
+    super::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
 }
 
 fn texts(content: &Option<serde_json::Value>) -> impl Iterator<Item = &str> {

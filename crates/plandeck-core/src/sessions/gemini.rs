@@ -286,28 +286,23 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
 /// Where in `hay` (bytes as read, any number of lines) the first line worth parsing has a marker
 /// (see `claude::plan_candidate`).
 pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
-    use memchr::memmem::Finder;
-    static WORDS: std::sync::LazyLock<[Finder<'static>; 5]> = std::sync::LazyLock::new(|| {
-        let words: [&'static [u8]; 5] = [
+    super::transcript::first_of!(
+        hay,
+        [
             b"exit_plan_mode",
             b"write_file",
             b"<session_context>",
             b"\"messages\"",
             b"startTime",
-        ];
-        words.map(Finder::new)
-    });
-    super::transcript::first_marker(hay, &WORDS[..])
+        ]
+    )
 }
 
 /// Parses one chat-log line into the plan-history facts: plan files written, `exit_plan_mode`
 /// calls and their answers
 /// (see [`crate::history`]): a line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    let ok = for_each_record::<Line<'_>>(line, &mut |rec| plan_record(pf, rec));
-    if !ok {
-        pf.unreadable += 1;
-    }
+    super::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
 }
 
 fn plan_record(pf: &mut PlanFacts, rec: Line<'_>) {
