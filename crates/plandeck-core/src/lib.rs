@@ -43,6 +43,7 @@ pub mod live;
 pub mod overview;
 pub mod plan_state;
 pub mod plans;
+pub mod process;
 pub mod render;
 pub mod review;
 pub mod route;

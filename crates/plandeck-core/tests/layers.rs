@@ -22,6 +22,7 @@ const LAYERS: &[&str] = &[
     "watch",
     "render",
     "links",
+    "process",
     "terminal",
     // The agents' files, then what is built on them.
     "sessions",

@@ -182,15 +182,9 @@ pub(crate) fn close(
     Ok(true)
 }
 
-/// Whether process `pid` runs and, when `start_time` is known, is the process that started then
-/// (a pid reused by another program is not it).
-pub(crate) fn process_alive(pid: u32, start_time: Option<u64>) -> bool {
-    crate::terminal::alive(&crate::terminal::ProcessId { pid, start_time }).is_ok()
-}
-
 /// Whether the request's hook still waits (same pid and start time).
 pub(crate) fn hook_alive(req: &GateRequest) -> bool {
-    process_alive(req.hook_pid, req.hook_start_time)
+    crate::process::is_running(req.hook_pid, req.hook_start_time)
 }
 
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
@@ -229,7 +223,7 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     }
     if req
         .agent_pid
-        .is_some_and(|p| !process_alive(p, req.agent_start_time))
+        .is_some_and(|p| !crate::process::is_running(p, req.agent_start_time))
     {
         return Some(GateStatus::AgentGone);
     }
@@ -310,17 +304,6 @@ struct AppFile {
     exe: Option<PathBuf>,
 }
 
-/// The executable of `pid`, without the " (deleted)" the kernel adds once the file was replaced
-/// (a package upgrade while the app runs).
-fn exe_of(pid: u32) -> Option<PathBuf> {
-    let link = fs::read_link(format!("/proc/{pid}/exe")).ok()?;
-    let s = link.to_string_lossy();
-    Some(match s.strip_suffix(" (deleted)") {
-        Some(base) => PathBuf::from(base),
-        None => link,
-    })
-}
-
 impl AppFile {
     /// Whether the process the file names is still that app: same pid, same start time, same
     /// executable. A file without start time or executable (written by an older Plandeck) names
@@ -329,7 +312,8 @@ impl AppFile {
         let (Some(start), Some(exe)) = (self.start_time, self.exe.as_deref()) else {
             return false;
         };
-        process_alive(self.pid, Some(start)) && exe_of(self.pid).as_deref() == Some(exe)
+        crate::process::is_running(self.pid, Some(start))
+            && crate::process::exe_of(self.pid).as_deref() == Some(exe)
     }
 }
 
@@ -357,7 +341,7 @@ pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
             pid,
             started: crate::timestamp::now(),
             start_time: crate::terminal::start_time(pid),
-            exe: exe_of(pid),
+            exe: crate::process::exe_of(pid),
         },
     )?;
     Ok(AppPresence {
@@ -424,7 +408,7 @@ mod tests {
             pid,
             started: crate::timestamp::now(),
             start_time: start_time.map(|t| t + 1),
-            exe: exe_of(pid),
+            exe: crate::process::exe_of(pid),
         });
         assert!(!app_running(&roots), "a reused pid is not the app");
         // Same pid and start time, another executable.
@@ -440,7 +424,7 @@ mod tests {
             pid,
             started: crate::timestamp::now(),
             start_time,
-            exe: exe_of(pid),
+            exe: crate::process::exe_of(pid),
         });
         assert!(app_running(&roots));
         stranger.kill().unwrap();

@@ -718,51 +718,12 @@ pub fn registry(claude_root: &Path) -> std::io::Result<Vec<(PathBuf, RegistryFil
 /// alive (a zombie is not) and, when `proc_start` is known, is the same process that
 /// wrote the registry entry (not a later one that got the same pid).
 pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
-    if pid == 0 || pid > i32::MAX as u32 {
-        return false;
-    }
-    #[cfg(target_os = "linux")]
-    {
-        if Path::new("/proc/self/stat").exists() {
-            let Ok(stat) = std::fs::read_to_string(format!("/proc/{pid}/stat")) else {
-                return false;
-            };
-            // A dead child not yet reaped still has /proc/<pid>; its state (field 3) is 'Z'.
-            if stat
-                .rsplit_once(')')
-                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
-            {
-                return false;
-            }
-            if let Some(expected) = proc_start.filter(|s| !s.is_empty()) {
-                // Fields after the command name, which ends at the last ')': state is field 3,
-                // starttime field 22.
-                let start = stat
-                    .rsplit_once(')')
-                    .and_then(|(_, rest)| rest.split_whitespace().nth(19));
-                if let Some(start) = start {
-                    return start == expected;
-                }
-            }
-            return true;
-        }
-    }
-    #[cfg(unix)]
-    {
-        let _ = proc_start;
-        // Signal 0 sends nothing; it only checks that the pid exists (EPERM: it does, not ours).
-        let Some(pid) = rustix::process::Pid::from_raw(pid as i32) else {
-            return false;
-        };
-        match rustix::process::test_kill_process(pid) {
-            Ok(()) => true,
-            Err(e) => e == rustix::io::Errno::PERM,
-        }
-    }
-    #[cfg(not(unix))]
-    {
-        let _ = proc_start;
-        true
+    match proc_start.filter(|s| !s.is_empty()) {
+        // Claude Code writes `/proc/<pid>/stat` field 22; anything else names no process.
+        Some(start) => start
+            .parse::<u64>()
+            .is_ok_and(|start| crate::process::is_running(pid, Some(start))),
+        None => crate::process::is_running(pid, None),
     }
 }
 

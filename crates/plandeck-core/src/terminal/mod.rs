@@ -25,53 +25,13 @@ use std::time::Duration;
 pub use clean::{clean_text, needs_truncation, MAX_TYPED_CHARS};
 pub use run::{run_bounded, RunError, EXTERNAL_TIMEOUT};
 
-/// A process, with its start time (clock ticks after boot, `/proc/<pid>/stat` field 22) so that a
-/// pid reused by another program is told apart.
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub struct ProcessId {
-    pub pid: u32,
-    pub start_time: Option<u64>,
-}
-
-impl ProcessId {
-    /// The running process `pid` as it is now (its start time read from `/proc`).
-    pub fn current(pid: u32) -> Self {
-        Self {
-            pid,
-            start_time: start_time(pid),
-        }
-    }
-}
-
-/// The fields of `/proc/<pid>/stat` after the command name: `[0]` is the state (field 3).
-fn stat_fields(pid: u32) -> Option<Vec<String>> {
-    if pid == 0 {
-        return None;
-    }
-    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).ok()?;
-    let (_, rest) = stat.rsplit_once(')')?;
-    Some(rest.split_whitespace().map(str::to_owned).collect())
-}
-
-fn stat_number(pid: u32, field: usize) -> Option<u64> {
-    // `field` is the 1-based field number of proc(5); the slice starts at field 3.
-    stat_fields(pid)?.get(field.checked_sub(3)?)?.parse().ok()
-}
-
-/// When `pid` started (clock ticks after boot), if it runs.
-pub fn start_time(pid: u32) -> Option<u64> {
-    stat_number(pid, 22)
-}
-
-/// The parent of `pid`.
-pub fn parent_of(pid: u32) -> Option<u32> {
-    stat_number(pid, 4).and_then(|p| u32::try_from(p).ok())
-}
+use crate::process::{is_zombie, stat_fields, stat_number};
+pub use crate::process::{parent_of, start_time, ProcessId};
 
 /// Whether `id` still runs (not a zombie) and is the same process (same start time when known).
 pub fn alive(id: &ProcessId) -> Result<(), TerminalError> {
     let fields = stat_fields(id.pid).ok_or(TerminalError::AgentGone { pid: id.pid })?;
-    if fields.first().is_some_and(|s| s == "Z" || s == "X") {
+    if is_zombie(&fields) {
         return Err(TerminalError::AgentGone { pid: id.pid });
     }
     if let Some(recorded) = id.start_time {
