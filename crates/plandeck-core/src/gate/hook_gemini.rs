@@ -17,9 +17,6 @@ use crate::config::Roots;
 
 use super::HookInput as Input;
 
-/// Plans bigger than this are not read into the request (the window reads the file itself).
-const MAX_PLAN: u64 = 8 * 1024 * 1024;
-
 /// Runs the hook on `stdin`: always `{}` on stdout and exit 0.
 pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
     let no_decision = |stderr: String| HookOutcome {
@@ -195,7 +192,7 @@ fn find_plan(
 
 fn read_plan(path: &Path) -> Option<String> {
     let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > MAX_PLAN {
+    if meta.len() > crate::plans::MAX_PLAN_BYTES {
         return None;
     }
     std::fs::read(path)

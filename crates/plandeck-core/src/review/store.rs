@@ -18,8 +18,8 @@ use sha2::{Digest, Sha256};
 use super::ReviewError;
 use crate::fsx;
 
-/// Plan files larger than this are refused: a plan is prose, not a data dump.
-pub const MAX_PLAN_BYTES: u64 = 16 * 1024 * 1024;
+/// Plans bigger than this are not reviewed: one cap for every reader of a plan file.
+pub use crate::plans::MAX_PLAN_BYTES;
 
 /// The hex SHA-256 of `content`.
 pub fn hash(content: &[u8]) -> String {
