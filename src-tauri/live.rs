@@ -25,45 +25,46 @@ pub fn start(app: &AppHandle) {
     let state = app.state::<AppState>();
     // The old handle goes first, so its presence file and watchers are gone before new ones start.
     *lock(&state.live) = None;
-    let forward = app.clone();
-    let handle = Live::start(
-        &state.roots(),
-        state.sessions.clone(),
-        move |event| match event {
-            LiveEvent::Plans(changed) => emit(&forward, changed),
-            LiveEvent::Sessions(changed) => {
-                emit(&forward, changed);
-                crate::memory::after_work();
-            }
-            LiveEvent::Gate(changed) => {
-                emit(&forward, changed);
-                crate::notify::waiting_title(&forward);
-            }
-            LiveEvent::SessionIndex(progress) => {
-                let ready = progress.ready;
-                emit(&forward, progress);
-                if ready {
-                    crate::memory::after_work();
-                }
-            }
-            LiveEvent::RequestArrived(request) => {
-                crate::notify::request_arrived(&forward, &request);
-                crate::notify::ask_attention(&forward);
-            }
-            LiveEvent::SessionWaiting { message, .. } => {
-                crate::notify::session_waiting(&forward, &message)
-            }
-            LiveEvent::HistoryProgress(progress) => emit(&forward, progress),
-            LiveEvent::History(changed) => {
-                crate::memory::after_work();
-                emit(&forward, changed);
-            }
-            LiveEvent::Worktrees(changed) => emit(&forward, changed),
-            LiveEvent::WorktreesUpdated(fresh) => emit(&forward, fresh),
-            LiveEvent::WorktreeSize(size) => emit(&forward, size),
-        },
-    );
+    let handle = Live::start(&state.roots(), state.sessions.clone(), forward(app.clone()));
     *lock(&state.live) = Some(handle);
     // The title counts the requests of these roots (some may wait already).
     crate::notify::waiting_title(app);
+}
+
+/// What each live event becomes: an event to the window, a desktop notification, the title.
+pub fn forward(app: AppHandle) -> impl Fn(LiveEvent) + Send + Sync + 'static {
+    let forward = app;
+    move |event| match event {
+        LiveEvent::Plans(changed) => emit(&forward, changed),
+        LiveEvent::Sessions(changed) => {
+            emit(&forward, changed);
+            crate::memory::after_work();
+        }
+        LiveEvent::Gate(changed) => {
+            emit(&forward, changed);
+            crate::notify::waiting_title(&forward);
+        }
+        LiveEvent::SessionIndex(progress) => {
+            let ready = progress.ready;
+            emit(&forward, progress);
+            if ready {
+                crate::memory::after_work();
+            }
+        }
+        LiveEvent::RequestArrived(request) => {
+            crate::notify::request_arrived(&forward, &request);
+            crate::notify::ask_attention(&forward);
+        }
+        LiveEvent::SessionWaiting { message, .. } => {
+            crate::notify::session_waiting(&forward, &message)
+        }
+        LiveEvent::HistoryProgress(progress) => emit(&forward, progress),
+        LiveEvent::History(changed) => {
+            crate::memory::after_work();
+            emit(&forward, changed);
+        }
+        LiveEvent::Worktrees(changed) => emit(&forward, changed),
+        LiveEvent::WorktreesUpdated(fresh) => emit(&forward, fresh),
+        LiveEvent::WorktreeSize(size) => emit(&forward, size),
+    }
 }

@@ -55,11 +55,15 @@ impl AppState {
     }
 
     /// The worktrees of the current roots, kept live by core (sizes remembered, watched once
-    /// listed).
-    pub fn worktrees(&self) -> Arc<LiveWorktrees> {
+    /// listed); while the live handle starts (at launch, or the roots changing), a one-off set
+    /// reporting through `emit`, so a listing in that moment still gets its sizes.
+    pub fn worktrees(
+        &self,
+        emit: impl Fn(plandeck_core::live::LiveEvent) + Send + Sync + 'static,
+    ) -> Arc<LiveWorktrees> {
         match lock(&self.live).as_ref() {
             Some(live) => live.worktrees(),
-            None => LiveWorktrees::new(&self.roots(), self.sessions.clone(), Arc::new(|_| {})),
+            None => LiveWorktrees::new(&self.roots(), self.sessions.clone(), Arc::new(emit)),
         }
     }
 

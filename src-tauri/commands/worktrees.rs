@@ -10,10 +10,13 @@ use crate::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip_all)]
-pub async fn list_worktrees(state: State<'_, AppState>) -> Result<Vec<WorktreeSummary>, IpcError> {
+pub async fn list_worktrees(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Vec<WorktreeSummary>, IpcError> {
     // Sizes are not walked here: known ones are filled in, the others come as `worktrees:size`
     // (the window keeps a size that arrives before the listing does).
-    let live = state.worktrees();
+    let live = state.worktrees(crate::live::forward(app));
     blocking(move || Ok(live.list()?)).await
 }
 
