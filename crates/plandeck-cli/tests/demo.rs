@@ -6,29 +6,8 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-use clap::Parser;
-use plandeck_cli::{run, Cli};
-use plandeck_core::config::Env;
-
-/// Runs `plandeck <args>` in the environment `vars`; returns (exit code, stdout, stderr).
-fn plandeck(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
-    let cli = Cli::try_parse_from(std::iter::once("plandeck").chain(args.iter().copied()))
-        .expect("args parse");
-    let env = Env::from_pairs(vars.iter().copied());
-    let (mut out, mut err) = (Vec::new(), Vec::new());
-    let code = run(
-        cli.command.expect("a subcommand"),
-        &cli.global,
-        &env,
-        &mut out,
-        &mut err,
-    );
-    (
-        code,
-        String::from_utf8(out).unwrap(),
-        String::from_utf8(err).unwrap(),
-    )
-}
+mod common;
+use common::plandeck_in as plandeck;
 
 /// Every file under `dir` with its bytes (folders as empty entries).
 fn tree(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {

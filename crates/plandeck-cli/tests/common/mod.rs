@@ -5,10 +5,17 @@ use plandeck_cli::{run, Cli};
 use plandeck_core::config::Env;
 
 /// Runs `plandeck <args>` with `$HOME` at `home`; returns (exit code, stdout, stderr).
+#[allow(dead_code)]
 pub fn plandeck(home: &std::path::Path, args: &[&str]) -> (i32, String, String) {
+    plandeck_in(&[("HOME", home.to_str().unwrap())], args)
+}
+
+/// Runs `plandeck <args>` in the environment `vars`; returns (exit code, stdout, stderr).
+#[allow(dead_code)]
+pub fn plandeck_in(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
     let cli = Cli::try_parse_from(std::iter::once("plandeck").chain(args.iter().copied()))
         .expect("args parse");
-    let env = Env::from_pairs([("HOME", home.to_str().unwrap())]);
+    let env = Env::from_pairs(vars.iter().copied());
     let (mut out, mut err) = (Vec::new(), Vec::new());
     let code = run(
         cli.command.expect("a subcommand"),
