@@ -1342,9 +1342,10 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
     let file_text = "# Plan as the file holds it\n\n1. Add the page param\n";
     std::fs::write(&s.plan_file, file_text).unwrap();
     let _app = gate::app_heartbeat(&s.roots).unwrap();
-    // A headless agent: `claude -p` in its own arguments, no terminal.
+    // A headless agent: `claude -p` in its own arguments, no terminal. (`; :` keeps `sh` from
+    // exec-ing `sleep`, which would drop those arguments: a race with the hook reading them.)
     let mut agent = Command::new("sh")
-        .args(["-c", "sleep 60", "claude", "-p"])
+        .args(["-c", "sleep 60; :", "claude", "-p"])
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
