@@ -79,7 +79,7 @@ fn write_reject(roots: &Roots, id: &str) {
         feedback: "no".into(),
     })
     .unwrap();
-    plandeck_core::fsx::write_atomic(&path, &body).unwrap();
+    plandeck_core::durable::write_atomic(&path, &body).unwrap();
 }
 
 fn as_process(

@@ -55,7 +55,7 @@ pub(crate) fn assert_fresh(name: &str, fresh: &str) {
         .join("../../ui/src/lib")
         .join(name);
     if std::env::var_os("UPDATE_BINDINGS").is_some() {
-        crate::fsx::write_atomic(&path, fresh.as_bytes()).unwrap();
+        crate::durable::write_atomic(&path, fresh.as_bytes()).unwrap();
         return;
     }
     let current = std::fs::read_to_string(&path).unwrap_or_default();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use crate::fsx;
+use crate::durable;
 
 #[derive(Debug, thiserror::Error)]
 pub enum ConfigError {
@@ -36,7 +36,7 @@ pub enum ConfigError {
     #[error("{} is not a folder", path.display())]
     NotAFolder { path: PathBuf },
     #[error(transparent)]
-    Write(#[from] fsx::WriteError),
+    Write(#[from] durable::WriteError),
 }
 
 /// The file that makes a folder a demo workspace's home ([`crate::demo`]).
@@ -122,7 +122,7 @@ impl Settings {
     pub fn save(&self, path: &Path) -> Result<(), ConfigError> {
         let mut json = serde_json::to_vec_pretty(self).expect("settings serialize");
         json.push(b'\n');
-        fsx::write_private(path, &json)?;
+        durable::write_private(path, &json)?;
         Ok(())
     }
 }
@@ -256,9 +256,9 @@ impl Roots {
     /// Symlinks are not followed. Missing folders are fine: they are created private on first
     /// write. Returns how many entries were tightened.
     pub fn secure_store(&self) -> Result<usize, ConfigError> {
-        let mut fixed = fsx::tighten(&self.data)?;
-        fixed += usize::from(fsx::tighten_entry(&self.config)?);
-        fixed += usize::from(fsx::tighten_entry(&self.settings_path())?);
+        let mut fixed = durable::tighten(&self.data)?;
+        fixed += usize::from(durable::tighten_entry(&self.config)?);
+        fixed += usize::from(durable::tighten_entry(&self.settings_path())?);
         if fixed > 0 {
             tracing::info!(fixed, data = %self.data.display(), "store permissions tightened");
         }

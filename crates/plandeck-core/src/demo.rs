@@ -14,13 +14,13 @@ use git2::{Repository, Signature, Time};
 use serde_json::json;
 
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 use crate::ipc::{ErrorKind, IpcError};
 
 #[derive(Debug, thiserror::Error)]
 pub enum DemoError {
     #[error(transparent)]
-    Write(#[from] fsx::WriteError),
+    Write(#[from] durable::WriteError),
     #[error("cannot create the demo folder {path}: {source}")]
     Create {
         path: PathBuf,
@@ -113,7 +113,7 @@ pub fn create_with(parent: &Path, registry_pid: Option<u32>) -> Result<DemoWorks
 }
 
 fn write(path: &Path, text: &str) -> Result<(), DemoError> {
-    Ok(fsx::write_atomic(path, text.as_bytes())?)
+    Ok(durable::write_atomic(path, text.as_bytes())?)
 }
 
 fn jsonl(records: &[serde_json::Value]) -> String {

@@ -56,8 +56,8 @@ impl From<crate::config::ConfigError> for IpcError {
     }
 }
 
-impl From<crate::fsx::WriteError> for IpcError {
-    fn from(e: crate::fsx::WriteError) -> Self {
+impl From<crate::durable::WriteError> for IpcError {
+    fn from(e: crate::durable::WriteError) -> Self {
         Self::new(ErrorKind::Io, e.to_string())
     }
 }

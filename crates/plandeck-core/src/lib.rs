@@ -4,7 +4,7 @@
 //! adapters over this crate: they parse arguments, call one function here, and map errors.
 //!
 //! - [`config`]: where each agent keeps its files and where Plandeck keeps its own (roots, settings).
-//! - [`fsx`]: atomic writes and fsynced appends; every write Plandeck makes goes through it.
+//! - [`durable`]: atomic writes, fsynced appends and private files; every write Plandeck makes goes through it.
 //! - [`ipc`]: the one serializable error type that crosses IPC and the CLI's `--json`.
 //! - [`bindings`]: the TypeScript declarations generated from the types that cross IPC.
 //! - [`plans`]: plan files of every agent: discovery, linking to sessions, search.
@@ -32,7 +32,7 @@ pub mod bindings;
 pub mod comments;
 pub mod config;
 pub mod demo;
-pub mod fsx;
+pub mod durable;
 pub mod gate;
 pub mod history;
 pub mod ids;

@@ -11,7 +11,7 @@ const LAYERS: &[&str] = &[
     // Foundations: no domain.
     "agent",
     "plan_state",
-    "fsx",
+    "durable",
     "timestamp",
     "ids",
     "words",
@@ -142,5 +142,5 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
     assert!(!text.contains("crate::gate") && !text.contains("crate::verify"));
     let edges = imports();
     assert!(edges["history"].contains("plans"), "{:?}", edges["history"]);
-    assert!(!edges["fsx"].iter().any(|m| m == "gate"));
+    assert!(!edges["durable"].iter().any(|m| m == "gate"));
 }

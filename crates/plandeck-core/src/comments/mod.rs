@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::fsx;
+use crate::durable;
 use crate::review::{self, store, ReviewError};
 
 pub mod anchor;
@@ -169,7 +169,7 @@ fn write_file(data: &Path, plan: &Path, file: &CommentFile) -> Result<(), Commen
     let mut json =
         serde_json::to_vec_pretty(file).map_err(|e| ReviewError::Internal(e.to_string()))?;
     json.push(b'\n');
-    fsx::write_private(&file_for(data, plan), &json).map_err(ReviewError::from)?;
+    durable::write_private(&file_for(data, plan), &json).map_err(ReviewError::from)?;
     Ok(())
 }
 

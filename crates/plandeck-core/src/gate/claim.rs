@@ -21,7 +21,7 @@ use serde::{Deserialize, Serialize};
 use super::store::{self, read_json, write_json};
 use super::{GateDecision, GateError};
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 
 pub(crate) fn claims_dir(roots: &Roots) -> PathBuf {
     store::gate_dir(roots).join("claims")
@@ -102,7 +102,7 @@ impl Claim {
 /// `Err(AlreadyDecided)` when a decision taken before still stands.
 pub(crate) fn take(roots: &Roots, id: &str) -> Result<Claim, GateError> {
     store::check_id(id)?;
-    let lock = fsx::open_private(&lock_path(roots, id))?;
+    let lock = durable::open_private(&lock_path(roots, id))?;
     match lock.try_lock() {
         Ok(()) => {}
         Err(fs::TryLockError::WouldBlock) => {
@@ -174,7 +174,7 @@ mod tests {
         // A decision that did not go is withdrawn: the next decider may take the request.
         let again = {
             let c = Claim {
-                _lock: fsx::open_private(&lock_path(&roots, "r1")).unwrap(),
+                _lock: durable::open_private(&lock_path(&roots, "r1")).unwrap(),
                 info: info_path(&roots, "r1"),
             };
             c.withdraw();
@@ -189,7 +189,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let roots = Roots::under_home(dir.path());
         let path = lock_path(&roots, "r2");
-        fsx::create_private_dir(path.parent().unwrap()).unwrap();
+        durable::create_private_dir(path.parent().unwrap()).unwrap();
         // Another process takes the lock and is killed while holding it.
         let mut child = std::process::Command::new("flock")
             .arg("-o")

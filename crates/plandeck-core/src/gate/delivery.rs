@@ -678,7 +678,7 @@ fn write_edited_plan(
         // only if nothing appeared there meanwhile.
         let target = crate::plans::writable_plan_path(roots, path)
             .map_err(|e| GateError::Review(e.into()))?;
-        crate::fsx::write_atomic_new(&target, current.as_bytes())?;
+        crate::durable::write_atomic_new(&target, current.as_bytes())?;
     }
     Ok(crate::review::decide::approve_unlogged(
         roots,

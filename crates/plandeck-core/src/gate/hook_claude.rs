@@ -111,7 +111,7 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
 fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
     let start = Instant::now();
     let decisions = store::decisions_dir(roots);
-    let _ = crate::fsx::create_private_dir(&decisions);
+    let _ = crate::durable::create_private_dir(&decisions);
     let (tx, rx) = mpsc::channel();
     // inotify wakes us the moment a decision file lands; polling below is the fallback.
     let watcher = notify::recommended_watcher(move |_| {

@@ -25,7 +25,7 @@ use super::store::{gate_dir, read_json, write_json};
 use super::GateError;
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 
 /// Claude Code's hook timeout (seconds): long, so the hook's own deadline always comes first.
 pub const CLAUDE_HOOK_TIMEOUT_SECS: u64 = 86_400;
@@ -269,7 +269,7 @@ pub(crate) fn read_settings(path: &Path) -> Result<Read, GateError> {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
         Err(e) => return Err(read_err(e)),
     };
-    let hash = bytes.as_deref().map(fsx::sha256_hex);
+    let hash = bytes.as_deref().map(durable::sha256_hex);
     let text = String::from_utf8(bytes.unwrap_or_default()).map_err(|_| GateError::BadInput {
         message: format!("{} is not UTF-8 text; not touching it", path.display()),
     })?;
@@ -394,7 +394,7 @@ fn token(path: &Path, before: &str, after: &str) -> String {
         bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
         bytes.extend_from_slice(part.as_bytes());
     }
-    fsx::sha256_hex(&bytes)
+    durable::sha256_hex(&bytes)
 }
 
 pub(crate) fn plan_of(read: &Read, after: String) -> InstallPlan {
@@ -545,12 +545,12 @@ pub(crate) fn write_settings(
             backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}-{n}", path.display()));
         }
         // A new file: 0600 (settings may hold secrets; the backup is never more readable).
-        fsx::write_atomic(&backup, read.text.as_bytes())?;
+        durable::write_atomic(&backup, read.text.as_bytes())?;
         Some(backup)
     } else {
         None
     };
-    match fsx::replace_if_unchanged(path, after.as_bytes(), read.hash.as_deref()) {
+    match durable::replace_if_unchanged(path, after.as_bytes(), read.hash.as_deref()) {
         Ok(()) => {}
         Err(e) => {
             // Nothing was changed: the backup of a file that was not replaced is not needed.
@@ -558,8 +558,8 @@ pub(crate) fn write_settings(
                 let _ = std::fs::remove_file(b);
             }
             return Err(match e {
-                fsx::ReplaceError::Changed { path } => GateError::SettingsChanged { path },
-                fsx::ReplaceError::Write(w) => GateError::Write(w),
+                durable::ReplaceError::Changed { path } => GateError::SettingsChanged { path },
+                durable::ReplaceError::Write(w) => GateError::Write(w),
             });
         }
     }

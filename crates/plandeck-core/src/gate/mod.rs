@@ -326,7 +326,7 @@ pub enum GateError {
     #[error("cannot install a hook that runs {path}: {reason}; move Plandeck to a plainer path")]
     UnsafeHookPath { path: PathBuf, reason: &'static str },
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
     /// Recording the decision in the review store failed (or found a conflict).
     #[error(transparent)]
     Review(#[from] crate::review::ReviewError),

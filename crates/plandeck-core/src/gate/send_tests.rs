@@ -321,7 +321,7 @@ fn a_report_is_sent_to_a_session_once_whoever_sends_it() {
     let ok = || Ok::<(), ()>(());
     let once = |h: &str| crate::verify::stop_hook::send_once(&roots, &s.session, h, ok);
     assert!(once("report-b").is_ok());
-    let a = crate::fsx::sha256_hex(shown.as_bytes());
+    let a = crate::durable::sha256_hex(shown.as_bytes());
     assert!(matches!(
         once(&a),
         Err(crate::verify::stop_hook::SentError::AlreadySent)

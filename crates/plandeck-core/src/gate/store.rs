@@ -14,7 +14,7 @@ use serde::{Deserialize, Serialize};
 use super::transcript::Follower;
 use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 
 /// Files bigger than this are not gate files: refuse rather than read them.
 const MAX_GATE_FILE: u64 = 16 * 1024 * 1024;
@@ -86,7 +86,7 @@ pub(crate) fn write_json(path: &Path, value: &impl Serialize) -> Result<(), Gate
         message: format!("cannot encode {}: {e}", path.display()),
     })?;
     bytes.push(b'\n');
-    fsx::write_private(path, &bytes)?;
+    durable::write_private(path, &bytes)?;
     Ok(())
 }
 
@@ -153,7 +153,7 @@ pub(crate) fn close(
 ) -> Result<bool, GateError> {
     let from = requests_dir(roots).join(format!("{}.json", req.id));
     let to = done_dir(roots).join(format!("{}.json", req.id));
-    fsx::create_private_dir(&done_dir(roots))?;
+    durable::create_private_dir(&done_dir(roots))?;
     // One closer wins: the rename of the open file to a `.closing` name. The closed record is then
     // written under its final name before the `.closing` file goes, so no reader ever sees a
     // closed request with its old `waiting` status.

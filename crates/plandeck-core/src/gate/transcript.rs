@@ -216,7 +216,7 @@ mod tests {
         assert!(!f.poll());
         let other = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_0","content":"x"}]}}"#;
         let ours = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_1","content":"ok"}]}}"#;
-        crate::fsx::append_line(&path, other).unwrap();
+        crate::durable::append_line(&path, other).unwrap();
         assert!(!f.poll());
         // Half a line: waits for the newline.
         std::fs::OpenOptions::new()
@@ -225,7 +225,7 @@ mod tests {
             .and_then(|mut w| std::io::Write::write_all(&mut w, ours.as_bytes()))
             .unwrap();
         assert!(!f.poll());
-        crate::fsx::append_line(&path, "").unwrap();
+        crate::durable::append_line(&path, "").unwrap();
         assert!(f.poll());
     }
 

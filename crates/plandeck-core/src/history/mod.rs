@@ -142,7 +142,7 @@ pub enum HistoryError {
         source: std::io::Error,
     },
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
 }
 
 impl From<HistoryError> for IpcError {
@@ -527,7 +527,7 @@ fn restore_plan(roots: &Roots, plan: RecoveredPlan) -> Result<Restored, HistoryE
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(source) => return Err(HistoryError::Read { path, source }),
     }
-    crate::fsx::write_atomic_new(&path, plan.text.as_bytes()).map_err(|e| {
+    crate::durable::write_atomic_new(&path, plan.text.as_bytes()).map_err(|e| {
         if e.source.kind() == std::io::ErrorKind::AlreadyExists {
             HistoryError::Differs { path: path.clone() }
         } else {
@@ -542,7 +542,7 @@ fn restore_plan(roots: &Roots, plan: RecoveredPlan) -> Result<Restored, HistoryE
 }
 
 fn canonical_or(p: &Path) -> PathBuf {
-    crate::fsx::canonical_or(p)
+    crate::durable::canonical_or(p)
 }
 
 #[cfg(test)]

@@ -150,7 +150,7 @@ pub(crate) fn save(roots: &Roots, files: &Files) -> Result<(), String> {
         files,
     })
     .map_err(|e| format!("The plan history was not saved: {e}"))?;
-    crate::fsx::write_private(&cache_path(&roots.data), &bytes)
+    crate::durable::write_private(&cache_path(&roots.data), &bytes)
         .map_err(|e| format!("The plan history was not saved: {e}"))
 }
 

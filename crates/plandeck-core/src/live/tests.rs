@@ -88,7 +88,7 @@ fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
     );
 
     let write = |req: &GateRequest| {
-        crate::fsx::write_atomic(
+        crate::durable::write_atomic(
             &requests.join(format!("{}.json", req.id)),
             &serde_json::to_vec(req).unwrap(),
         )

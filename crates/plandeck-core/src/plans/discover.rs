@@ -216,7 +216,7 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
 
 /// The folder itself, canonical when it exists (so ids do not depend on how it was reached).
 pub(crate) fn canonical_or(path: &Path) -> PathBuf {
-    crate::fsx::canonical_or(path)
+    crate::durable::canonical_or(path)
 }
 
 /// A project's `plansDirectory` folders (from `.claude/settings.local.json` and
@@ -527,7 +527,7 @@ fn save_links(data: &Path, store: &LinkStore) {
     let written = serde_json::to_vec(store)
         .map_err(std::io::Error::other)
         .map_err(|e| e.to_string())
-        .and_then(|bytes| crate::fsx::write_private(&path, &bytes).map_err(|e| e.to_string()));
+        .and_then(|bytes| crate::durable::write_private(&path, &bytes).map_err(|e| e.to_string()));
     if let Err(e) = written {
         tracing::debug!(
             "cannot store the transcript links in {}: {e}",

@@ -212,7 +212,7 @@ fn get_in(found: &discover::Discovery, path: PathBuf) -> Result<PlanDocument, Pl
     let (plan, _) = summarize(&candidate, &read);
     let (_, text) = read?;
     let rendered = crate::render::render(&text);
-    let content_hash = crate::fsx::sha256_hex(text.as_bytes());
+    let content_hash = crate::durable::sha256_hex(text.as_bytes());
     Ok(PlanDocument {
         plan,
         source: text,
@@ -352,12 +352,12 @@ pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
 /// transcript names the plan, the session that wrote it. `None` for a file no plan folder holds.
 /// Decisions take their agent and session from here, so the window and the CLI record the same.
 pub fn owner(roots: &Roots, path: &Path) -> Option<(Agent, Option<String>)> {
-    let key = crate::fsx::canonical_or(path);
+    let key = crate::durable::canonical_or(path);
     let normal = normalize(path);
     discover::discover(roots)
         .candidates
         .into_iter()
-        .find(|c| c.path == normal || c.path == key || crate::fsx::canonical_or(&c.path) == key)
+        .find(|c| c.path == normal || c.path == key || crate::durable::canonical_or(&c.path) == key)
         .map(|c| (c.agent, c.session_id))
 }
 

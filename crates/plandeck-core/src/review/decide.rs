@@ -14,7 +14,7 @@ use super::log::{self, Decision, Verdict};
 use super::{store, ReviewError};
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 use crate::timestamp;
 
 /// What the reviewer approves: the plan as it is, or an edited text.
@@ -184,7 +184,7 @@ pub(crate) fn approve_unlogged(
             // The text the agent wrote stays in the history beside the reviewer's edit.
             let before = store::put_version(data, &current)?;
             store::note_seen(data, &key, &before, &now)?;
-            fsx::write_atomic(target, text.as_bytes())?;
+            durable::write_atomic(target, text.as_bytes())?;
             (h, true)
         }
         _ => (store::put_version(data, &current)?, false),

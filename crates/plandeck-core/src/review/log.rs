@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::{store, ReviewError};
 use crate::agent::Agent;
-use crate::fsx;
+use crate::durable;
 
 /// Approved or rejected.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
@@ -212,7 +212,7 @@ pub fn append(data: &Path, decision: &Decision) -> Result<(), ReviewError> {
     if ends_torn(&path) {
         line.insert(0, '\n');
     }
-    fsx::append_line(&path, &line)?;
+    durable::append_line(&path, &line)?;
     Ok(())
 }
 

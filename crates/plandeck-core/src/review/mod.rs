@@ -47,7 +47,7 @@ pub enum ReviewError {
     )]
     TooLarge { path: PathBuf, size: u64 },
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
     /// The plan file no longer holds what the reviewer started from. Nothing was written to the
     /// plan; both texts are in the store (`theirs_hash`, `yours_hash`), yours at `saved`.
     #[error(

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 use sha2::{Digest, Sha256};
 
 use super::ReviewError;
-use crate::fsx;
+use crate::durable;
 
 /// Plans bigger than this are not reviewed: one cap for every reader of a plan file.
 pub use crate::plans::MAX_PLAN_BYTES;
@@ -29,7 +29,7 @@ pub fn hash(content: &[u8]) -> String {
 /// A path as the store keys it: canonical when the file exists, so `~/.claude/plans/x.md` reached
 /// through a symlink and directly are one plan; as given otherwise.
 pub fn plan_key(path: &Path) -> PathBuf {
-    crate::fsx::canonical_or(path)
+    crate::durable::canonical_or(path)
 }
 
 pub(crate) fn versions_dir(data: &Path) -> PathBuf {
@@ -68,7 +68,7 @@ pub fn put_version(data: &Path, content: &[u8]) -> Result<String, ReviewError> {
     let path = version_path(data, &h)?;
     // A version file only ever appears through an atomic rename, so one that exists is complete.
     if !path.exists() {
-        fsx::write_private(&path, content)?;
+        durable::write_private(&path, content)?;
     }
     Ok(h)
 }
@@ -163,7 +163,7 @@ pub fn note_seen(data: &Path, plan: &Path, hash: &str, now: &str) -> Result<(), 
     };
     let mut json = serde_json::to_vec(&index).map_err(|e| ReviewError::Internal(e.to_string()))?;
     json.push(b'\n');
-    fsx::write_private(&index_path(data, plan), &json)?;
+    durable::write_private(&index_path(data, plan), &json)?;
     Ok(())
 }
 
@@ -174,11 +174,11 @@ pub struct StoreLock {
 
 pub fn lock(data: &Path) -> Result<StoreLock, ReviewError> {
     let path = data.join("review.lock");
-    let write_err = |source| fsx::WriteError {
+    let write_err = |source| durable::WriteError {
         path: path.clone(),
         source,
     };
-    let file = fsx::open_private(&path)?;
+    let file = durable::open_private(&path)?;
     loop {
         match rustix::fs::flock(&file, rustix::fs::FlockOperation::LockExclusive) {
             Ok(()) => return Ok(StoreLock { _file: file }),

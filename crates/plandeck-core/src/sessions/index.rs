@@ -316,7 +316,7 @@ impl SessionIndex {
 
     /// Writes the persistent index (atomically, 0600 in a 0700 folder): every transcript read so far, with its stamp and
     /// offset. Sessions with subagent transcripts are left out (read cold each time).
-    pub fn save(&self) -> Result<(), crate::fsx::WriteError> {
+    pub fn save(&self) -> Result<(), crate::durable::WriteError> {
         let mut store = Store {
             version: STORE_VERSION,
             files: Default::default(),
@@ -347,11 +347,11 @@ impl SessionIndex {
             );
         }
         let path = store_path(&self.roots.data);
-        let bytes = serde_json::to_vec(&store).map_err(|e| crate::fsx::WriteError {
+        let bytes = serde_json::to_vec(&store).map_err(|e| crate::durable::WriteError {
             path: path.clone(),
             source: std::io::Error::other(e),
         })?;
-        crate::fsx::write_private(&path, &bytes)
+        crate::durable::write_private(&path, &bytes)
     }
 
     /// An entry from its stored state when the file allows it, else read cold.

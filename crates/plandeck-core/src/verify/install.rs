@@ -95,7 +95,7 @@ fn install_checked(
     if !rec.exists() {
         let mut json = serde_json::to_vec(&record).unwrap_or_default();
         json.push(b'\n');
-        crate::fsx::write_private(&rec, &json)?;
+        crate::durable::write_private(&rec, &json)?;
     }
     Ok(report)
 }

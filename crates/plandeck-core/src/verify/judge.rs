@@ -571,7 +571,7 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
             head_at_approval: (base.kind == BaseKind::ApprovalHead)
                 .then(|| base.commit.clone())
                 .flatten(),
-            text_hash: crate::fsx::sha256_hex(t.text.as_bytes()),
+            text_hash: crate::durable::sha256_hex(t.text.as_bytes()),
             decided_in: t.decided_in,
         }),
         session: t.session_id.as_ref().map(|id| SessionRef {
@@ -612,7 +612,7 @@ pub(crate) fn finish(report: &mut VerifyReport) {
         }
     }
     report.counts = counts;
-    report.report_hash = crate::fsx::sha256_hex(super::agent_report_text(report).as_bytes());
+    report.report_hash = crate::durable::sha256_hex(super::agent_report_text(report).as_bytes());
 }
 
 fn no_base() -> BaseRef {

@@ -379,7 +379,7 @@ pub enum VerifyError {
     #[error("git: {0}")]
     Git(String),
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
     #[error(transparent)]
     History(#[from] crate::history::HistoryError),
 }

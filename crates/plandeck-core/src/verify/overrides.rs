@@ -35,7 +35,7 @@ struct StoredOverride {
 fn file(roots: &Roots, plan_id: &str) -> PathBuf {
     roots.data.join("verify").join("overrides").join(format!(
         "{}.json",
-        &crate::fsx::sha256_hex(plan_id.as_bytes())[..16]
+        &crate::durable::sha256_hex(plan_id.as_bytes())[..16]
     ))
 }
 
@@ -60,7 +60,7 @@ fn save(roots: &Roots, stored: &Stored) -> Result<(), VerifyError> {
     let mut json =
         serde_json::to_vec_pretty(stored).map_err(|e| VerifyError::BadInput(e.to_string()))?;
     json.push(b'\n');
-    crate::fsx::write_private(&file(roots, &stored.plan), &json)?;
+    crate::durable::write_private(&file(roots, &stored.plan), &json)?;
     Ok(())
 }
 

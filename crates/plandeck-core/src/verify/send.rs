@@ -39,7 +39,7 @@ pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcEr
         ));
     }
     // Once per report and session, whoever sends it: this button, or the Stop hook.
-    let hash = crate::fsx::sha256_hex(text.as_bytes());
+    let hash = crate::durable::sha256_hex(text.as_bytes());
     match super::stop_hook::send_once(roots, &session.id, &hash, || {
         crate::gate::send_to_session(roots, &session.id, &text)
     }) {

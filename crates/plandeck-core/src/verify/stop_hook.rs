@@ -72,10 +72,10 @@ impl State {
         self.at = crate::review::log::now();
     }
 
-    fn save(&self, roots: &Roots) -> Result<(), crate::fsx::WriteError> {
+    fn save(&self, roots: &Roots) -> Result<(), crate::durable::WriteError> {
         let mut json = serde_json::to_vec(self).unwrap_or_default();
         json.push(b'\n');
-        crate::fsx::write_private(&state_path(roots, &self.session_id), &json)
+        crate::durable::write_private(&state_path(roots, &self.session_id), &json)
     }
 }
 
@@ -87,7 +87,7 @@ pub enum SentError {
     #[error(transparent)]
     Store(#[from] crate::review::ReviewError),
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
 }
 
 /// Sends a report to `session` once: `send` runs (and the report is remembered as sent) only when
@@ -116,7 +116,7 @@ pub(crate) fn send_once<T, E>(
 fn state_path(roots: &Roots, session: &str) -> PathBuf {
     roots.data.join("verify").join("stop-hook").join(format!(
         "{}.json",
-        &crate::fsx::sha256_hex(session.as_bytes())[..16]
+        &crate::durable::sha256_hex(session.as_bytes())[..16]
     ))
 }
 

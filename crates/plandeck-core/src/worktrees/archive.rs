@@ -12,7 +12,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{canonical, path_text, WorktreeError};
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 
 pub(crate) const PREFIX: &str = "refs/plandeck/archive/";
 
@@ -67,7 +67,7 @@ pub(crate) fn save(
     if let Ok(line) = serde_json::to_string(&record) {
         // The ref is what keeps the commits; the record only remembers the branch name, so a
         // failed append is logged rather than undoing the archive.
-        if let Err(e) = fsx::append_line(&roots.data.join("worktrees/archive.jsonl"), &line) {
+        if let Err(e) = durable::append_line(&roots.data.join("worktrees/archive.jsonl"), &line) {
             tracing::warn!("cannot record archive {name}: {e}");
         }
     }

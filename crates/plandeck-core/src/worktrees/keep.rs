@@ -9,7 +9,7 @@ use serde::{Deserialize, Serialize};
 
 use super::{canonical, list, WorktreeError};
 use crate::config::Roots;
-use crate::fsx;
+use crate::durable;
 
 #[derive(Debug, Default, Serialize, Deserialize)]
 struct KeptFile {
@@ -40,7 +40,7 @@ fn save(roots: &Roots, file: &KeptFile) -> Result<(), WorktreeError> {
             source,
         })?;
     json.push(b'\n');
-    fsx::write_private(&kept_path(roots), &json)?;
+    durable::write_private(&kept_path(roots), &json)?;
     Ok(())
 }
 

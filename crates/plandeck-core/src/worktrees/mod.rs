@@ -398,7 +398,7 @@ pub enum WorktreeError {
         source: serde_json::Error,
     },
     #[error(transparent)]
-    Write(#[from] crate::fsx::WriteError),
+    Write(#[from] crate::durable::WriteError),
 }
 
 impl WorktreeError {
