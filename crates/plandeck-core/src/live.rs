@@ -110,6 +110,8 @@ pub struct Live {
     history: Arc<LiveHistory>,
     /// The worktrees' sizes and watcher.
     worktrees: Arc<LiveWorktrees>,
+    /// What discovery found, kept until a watcher sees a change.
+    plan_index: Arc<plans::PlanIndex>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -144,10 +146,15 @@ impl Live {
             }
         }
 
-        // Plans: record each version seen, then report.
+        // Plans: one discovery, then again only after a change (every plan call on these roots
+        // reads this index while the handle lives); record each version seen, then report.
+        let plan_index = plans::PlanIndex::hold(roots);
         {
+            // Weak: the index is held by the handle alone, and goes with it.
+            let index = Arc::downgrade(&plan_index);
             let (plan_roots, emit) = (roots.clone(), emit.clone());
             match plans::watch(roots, move |changed| {
+                index.upgrade().inspect(|i| i.refresh());
                 for path in &changed.paths {
                     if let Ok(bytes) = std::fs::read(path) {
                         if let Err(e) =
@@ -174,9 +181,12 @@ impl Live {
         let before = Arc::new(Mutex::new(HashMap::new()));
         {
             let (sessions, emit, before) = (sessions.clone(), emit.clone(), before.clone());
-            let backlog = backlog.clone();
+            let (backlog, plan_index) = (backlog.clone(), Arc::downgrade(&plan_index));
             let paths = SessionIndex::watch_roots_of(roots);
             match watch::watch(paths, SESSION_DEBOUNCE, move |paths| {
+                // A transcript or session file may link a plan to its session, or name a project
+                // with a plans folder of its own.
+                plan_index.upgrade().inspect(|i| i.refresh());
                 let changed = {
                     let mut slot = lock(&sessions);
                     match slot.as_mut() {
@@ -234,6 +244,7 @@ impl Live {
             _stop_tick: stop_tick,
             history,
             worktrees,
+            plan_index,
         }
     }
 }
@@ -247,6 +258,11 @@ impl Live {
     /// The worktrees of these roots (sizes remembered, watched once listed; see [`LiveWorktrees`]).
     pub fn worktrees(&self) -> Arc<LiveWorktrees> {
         self.worktrees.clone()
+    }
+
+    /// The plan index every plan call on these roots reads while the handle lives.
+    pub fn plan_index(&self) -> Arc<plans::PlanIndex> {
+        self.plan_index.clone()
     }
 
     /// How far the session index's background load is (the last [`LiveEvent::SessionIndex`]).

@@ -1,4 +1,5 @@
 use super::*;
+use std::path::Path;
 use std::time::Instant;
 
 fn summary(id: &str, state: &str) -> SessionSummary {
@@ -201,4 +202,59 @@ fn a_headless_process_holds_the_live_plan_history() {
         Err(mpsc::RecvTimeoutError::Timeout | mpsc::RecvTimeoutError::Disconnected) => {}
         Ok(e) => panic!("reported after the handle was dropped: {e:?}"),
     }
+}
+
+#[test]
+fn plan_calls_share_one_discovery_until_something_changes() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(&home.path().canonicalize().unwrap());
+    let folder = roots.claude.join("plans");
+    std::fs::create_dir_all(&folder).unwrap();
+    std::fs::write(folder.join("a.md"), "# A\n").unwrap();
+
+    let (tx, rx) = mpsc::channel::<LiveEvent>();
+    let tx = Mutex::new(tx);
+    let live = Live::start(&roots, Arc::new(Mutex::new(None)), move |e| {
+        let _ = lock(&tx).send(e);
+    });
+    let index = live.plan_index();
+    let first = plans::list(&roots);
+    assert_eq!(first.plans.len(), 1);
+    let runs = index.discoveries();
+    for _ in 0..5 {
+        assert_eq!(plans::list(&roots).plans.len(), 1);
+    }
+    let id = &first.plans[0].id;
+    plans::get_by_id(&roots, id).unwrap();
+    plans::resolve(&roots, id).unwrap();
+    assert!(plans::owner(&roots, Path::new(&first.plans[0].path)).is_some());
+    assert_eq!(
+        index.discoveries(),
+        runs,
+        "nothing changed: every call read the same discovery"
+    );
+
+    // A plan written a moment ago is found by id before its watcher has said anything.
+    let b = folder.join("b.md");
+    std::fs::write(&b, "# B\n").unwrap();
+    let b_id = crate::ids::plan_id(&b);
+    assert_eq!(plans::get_by_id(&roots, &b_id).unwrap().plan.title, "B");
+
+    // Once the watcher has reported it, listings see it, and share one discovery again.
+    wait_for("the new plan to be reported", || loop {
+        match rx.recv_timeout(Duration::from_secs(30)) {
+            Ok(LiveEvent::Plans(c)) if c.ids.contains(&b_id) => return Some(()),
+            Ok(_) => continue,
+            Err(e) => panic!("no plan event: {e}"),
+        }
+    });
+    assert_eq!(plans::list(&roots).plans.len(), 2);
+    let runs = index.discoveries();
+    assert_eq!(plans::list(&roots).plans.len(), 2);
+    assert_eq!(index.discoveries(), runs);
+
+    // Without a live handle every call discovers for itself: a plan written now is listed.
+    drop((live, index));
+    std::fs::write(folder.join("c.md"), "# C\n").unwrap();
+    assert_eq!(plans::list(&roots).plans.len(), 3);
 }

@@ -10,10 +10,12 @@
 //! `problem` sentence in place of its content; a folder that cannot be read is a listing problem.
 
 mod discover;
+mod index;
 mod watcher;
 
 use std::io::Read;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::SystemTime;
 
 use rayon::prelude::*;
@@ -26,6 +28,7 @@ use crate::ipc::{ErrorKind, IpcError};
 pub use crate::plan_state::{DecidedIn, ReviewState};
 pub use crate::render::Heading;
 
+pub use index::PlanIndex;
 pub use watcher::{watch, PlansChanged};
 
 /// Plans bigger than this are listed but not read: no agent writes one, and reading it whole
@@ -158,7 +161,7 @@ impl From<PlanError> for IpcError {
 
 /// Every plan under `roots`, newest first, with the folders that could not be read.
 pub fn list(roots: &Roots) -> PlanListing {
-    let found = discover::discover(roots);
+    let found = index::current(roots);
     let mut plans: Vec<(PlanSummary, Option<SystemTime>)> = found
         .candidates
         .par_iter()
@@ -173,22 +176,33 @@ pub fn list(roots: &Roots) -> PlanListing {
     plans.sort_by(|(a, at), (b, bt)| bt.cmp(at).then_with(|| a.path.cmp(&b.path)));
     PlanListing {
         plans: plans.into_iter().map(|(p, _)| p).collect(),
-        problems: found.problems,
+        problems: found.problems.clone(),
     }
 }
 
 /// Reads and renders one plan, by id or path (the CLI's form; the window uses [`get_by_id`]).
 pub fn get(roots: &Roots, id_or_path: &str) -> Result<PlanDocument, PlanError> {
-    let found = discover::discover(roots);
-    let path = resolve_in(&found, id_or_path)?;
+    let (path, found) = resolve_with(roots, id_or_path, resolve_in)?;
     get_in(&found, path)
 }
 
 /// Reads and renders the plan discovery lists under `id`; a path or an unknown id is refused.
 pub fn get_by_id(roots: &Roots, id: &str) -> Result<PlanDocument, PlanError> {
-    let found = discover::discover(roots);
-    let path = resolve_id_in(&found, id)?;
+    let (path, found) = resolve_with(roots, id, resolve_id_in)?;
     get_in(&found, path)
+}
+
+/// `resolve` on what discovery finds under `roots`, discovering again before it refuses (see
+/// [`index::lookup`]); with the discovery it resolved in.
+fn resolve_with(
+    roots: &Roots,
+    id_or_path: &str,
+    resolve: fn(&discover::Discovery, &str) -> Result<PathBuf, PlanError>,
+) -> Result<(PathBuf, Arc<discover::Discovery>), PlanError> {
+    match index::lookup(roots, |found| resolve(found, id_or_path).ok()) {
+        (Some(path), found) => Ok((path, found)),
+        (None, found) => resolve(&found, id_or_path).map(|path| (path, found)),
+    }
 }
 
 fn get_in(found: &discover::Discovery, path: PathBuf) -> Result<PlanDocument, PlanError> {
@@ -327,12 +341,15 @@ pub fn writable_plan_path(roots: &Roots, path: &Path) -> Result<PathBuf, UnsafeP
     if target.symlink_metadata().is_ok_and(|m| !m.is_file()) {
         return Err(UnsafePlanPath::NotAFile { path: owned() });
     }
-    let inside = discover::discover(roots)
-        .sources
-        .iter()
-        .filter_map(|s| s.dir.canonicalize().ok())
-        .any(|dir| target.starts_with(&dir) && target != dir);
-    if !inside {
+    let (inside, _) = index::lookup(roots, |found| {
+        found
+            .sources
+            .iter()
+            .filter_map(|s| s.dir.canonicalize().ok())
+            .any(|dir| target.starts_with(&dir) && target != dir)
+            .then_some(())
+    });
+    if inside.is_none() {
         return Err(UnsafePlanPath::Outside {
             path: owned(),
             target,
@@ -344,8 +361,7 @@ pub fn writable_plan_path(roots: &Roots, path: &Path) -> Result<PathBuf, UnsafeP
 /// Finds a plan by id ([`crate::ids::plan_id`]) or by path (absolute, or relative to the current
 /// directory). Paths come back in the form the listing uses (canonical folder + file name).
 pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
-    let found = discover::discover(roots);
-    Ok(resolve_in(&found, id_or_path)?)
+    Ok(resolve_with(roots, id_or_path, resolve_in)?.0)
 }
 
 /// Who a plan belongs to, as discovery links it: the agent whose folder holds it and, when a
@@ -354,17 +370,22 @@ pub fn resolve(roots: &Roots, id_or_path: &str) -> Result<PathBuf, IpcError> {
 pub fn owner(roots: &Roots, path: &Path) -> Option<(Agent, Option<String>)> {
     let key = crate::durable::canonical_or(path);
     let normal = normalize(path);
-    discover::discover(roots)
-        .candidates
-        .into_iter()
-        .find(|c| c.path == normal || c.path == key || crate::durable::canonical_or(&c.path) == key)
-        .map(|c| (c.agent, c.session_id))
+    let (owner, _) = index::lookup(roots, |found| {
+        found
+            .candidates
+            .iter()
+            .find(|c| {
+                c.path == normal || c.path == key || crate::durable::canonical_or(&c.path) == key
+            })
+            .map(|c| (c.agent, c.session_id.clone()))
+    });
+    owner
 }
 
 /// The path of the plan discovery lists under `id` ([`crate::ids::plan_id`]). Only ids: what the
 /// window sends is checked against what discovery found, so it cannot name an arbitrary file.
 pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, PlanError> {
-    resolve_id_in(&discover::discover(roots), id)
+    resolve_with(roots, id, resolve_id_in).map(|(path, _)| path)
 }
 
 fn resolve_id_in(found: &discover::Discovery, id: &str) -> Result<PathBuf, PlanError> {
@@ -457,10 +478,10 @@ fn normalize(path: &Path) -> PathBuf {
 /// Every folder that can hold plans: Claude Code's plans folder (even before it exists), each
 /// project's `plansDirectory`, each Gemini CLI session's plans folder, the extra folders.
 pub fn folders(roots: &Roots) -> Vec<PathBuf> {
-    discover::discover(roots)
+    index::current(roots)
         .sources
-        .into_iter()
-        .map(|s| s.dir)
+        .iter()
+        .map(|s| s.dir.clone())
         .collect()
 }
 

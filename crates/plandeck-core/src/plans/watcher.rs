@@ -59,7 +59,7 @@ pub fn watch(
     roots: &Roots,
     mut on_change: impl FnMut(PlansChanged) + Send + 'static,
 ) -> Result<WatchHandle, WatchError> {
-    let found = discover::discover(roots);
+    let found = super::index::current(roots);
     let both = |p: PathBuf| {
         let canonical = discover::canonical_or(&p);
         if canonical == p {
