@@ -191,13 +191,8 @@ fn find_plan(
 }
 
 fn read_plan(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > crate::plans::MAX_PLAN_BYTES {
-        return None;
-    }
-    std::fs::read(path)
-        .ok()
-        .map(|b| String::from_utf8_lossy(&b).into_owned())
+    let (_, bytes) = crate::plans::read_plan_bytes(path).ok()?;
+    Some(String::from_utf8_lossy(&bytes).into_owned())
 }
 
 #[cfg(test)]

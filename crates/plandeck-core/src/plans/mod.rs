@@ -133,6 +133,8 @@ pub enum PlanError {
     NotAnId(String),
     #[error("The plan {path} is too large to show ({size} bytes; plans over 8 MiB are not read).")]
     TooLarge { path: PathBuf, size: u64 },
+    #[error("{path} is not a plan file (a folder or a device).")]
+    NotAFile { path: PathBuf },
     #[error("The plan {path} is a binary file, not markdown.")]
     Binary { path: PathBuf },
     #[error("The plan {path} is not valid UTF-8 text (bad byte at offset {offset}).")]
@@ -152,6 +154,7 @@ impl From<PlanError> for IpcError {
             PlanError::TooLarge { .. }
             | PlanError::Binary { .. }
             | PlanError::NotUtf8 { .. }
+            | PlanError::NotAFile { .. }
             | PlanError::NotAnId(_) => ErrorKind::BadInput,
             PlanError::Read { .. } => ErrorKind::Io,
         };
@@ -485,8 +488,9 @@ pub fn folders(roots: &Roots) -> Vec<PathBuf> {
         .collect()
 }
 
-/// The file's metadata and its text, or why it cannot be shown.
-pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
+/// The one reader of plan files: the file's metadata and its bytes, bounded by
+/// [`MAX_PLAN_BYTES`] even if the file grows while it is read; a folder or a device is refused.
+pub(crate) fn read_plan_bytes(path: &Path) -> Result<(std::fs::Metadata, Vec<u8>), PlanError> {
     let with = |source: std::io::Error| {
         if source.kind() == std::io::ErrorKind::NotFound {
             PlanError::Deleted {
@@ -501,6 +505,11 @@ pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), Plan
     };
     let mut file = std::fs::File::open(path).map_err(with)?;
     let meta = file.metadata().map_err(with)?;
+    if !meta.is_file() {
+        return Err(PlanError::NotAFile {
+            path: path.to_owned(),
+        });
+    }
     if meta.len() > MAX_PLAN_BYTES {
         return Err(PlanError::TooLarge {
             path: path.to_owned(),
@@ -508,7 +517,6 @@ pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), Plan
         });
     }
     let mut bytes = Vec::with_capacity(meta.len() as usize);
-    // Bounded even if the file grows while being read.
     (&mut file)
         .take(MAX_PLAN_BYTES + 1)
         .read_to_end(&mut bytes)
@@ -519,6 +527,13 @@ pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), Plan
             size: bytes.len() as u64,
         });
     }
+    Ok((meta, bytes))
+}
+
+/// The file's metadata and its text, or why it cannot be shown (see [`read_plan_bytes`]; a binary
+/// file or one that is not UTF-8 is refused too).
+pub(crate) fn read_plan(path: &Path) -> Result<(std::fs::Metadata, String), PlanError> {
+    let (meta, bytes) = read_plan_bytes(path)?;
     if memchr::memchr(0, &bytes[..bytes.len().min(8192)]).is_some() {
         return Err(PlanError::Binary {
             path: path.to_owned(),

@@ -85,32 +85,42 @@ pub fn get_version(data: &Path, hash: &str) -> Result<Vec<u8>, ReviewError> {
     }
 }
 
-/// Reads a plan file as UTF-8 text, refusing huge and binary files with a clear error.
+/// Reads a plan file as UTF-8 text, refusing huge and binary files with a clear error (the one
+/// reader, [`crate::plans::read_plan`], in the review's errors).
 pub fn read_plan(path: &Path) -> Result<String, ReviewError> {
-    let bytes = read_plan_bytes(path)?;
-    String::from_utf8(bytes).map_err(|_| ReviewError::NotText {
-        path: path.to_owned(),
-    })
+    crate::plans::read_plan(path)
+        .map(|(_, text)| text)
+        .map_err(ReviewError::from)
 }
 
+/// A plan file's bytes, bounded (see [`crate::plans::read_plan_bytes`]).
 pub fn read_plan_bytes(path: &Path) -> Result<Vec<u8>, ReviewError> {
-    let read_err = |source| ReviewError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    let meta = fs::metadata(path).map_err(read_err)?;
-    if !meta.is_file() {
-        return Err(ReviewError::NotAFile {
-            path: path.to_owned(),
-        });
+    crate::plans::read_plan_bytes(path)
+        .map(|(_, bytes)| bytes)
+        .map_err(ReviewError::from)
+}
+
+impl From<crate::plans::PlanError> for ReviewError {
+    fn from(e: crate::plans::PlanError) -> Self {
+        use crate::plans::PlanError as P;
+        match e {
+            P::Deleted { path } => ReviewError::Read {
+                path,
+                source: std::io::ErrorKind::NotFound.into(),
+            },
+            P::Read { path, source } => ReviewError::Read { path, source },
+            P::NotAFile { path } => ReviewError::NotAFile { path },
+            P::TooLarge { path, size } => ReviewError::TooLarge { path, size },
+            P::Binary { path } | P::NotUtf8 { path, .. } => ReviewError::NotText { path },
+            // A path is read here, never an id.
+            P::Unknown(name) | P::NotAnId(name) | P::Ambiguous { prefix: name, .. } => {
+                ReviewError::Read {
+                    path: PathBuf::from(name),
+                    source: std::io::ErrorKind::NotFound.into(),
+                }
+            }
+        }
     }
-    if meta.len() > MAX_PLAN_BYTES {
-        return Err(ReviewError::TooLarge {
-            path: path.to_owned(),
-            size: meta.len(),
-        });
-    }
-    fs::read(path).map_err(read_err)
 }
 
 /// One version of a plan seen by Plandeck.
