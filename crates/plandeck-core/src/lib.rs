@@ -5,6 +5,7 @@
 //!
 //! - [`config`]: where each agent keeps its files and where Plandeck keeps its own (roots, settings).
 //! - [`durable`]: atomic writes, fsynced appends and private files; every write Plandeck makes goes through it.
+//! - [`stamped`]: a file's stamp, and the stamped caches the store keeps of files read in part.
 //! - [`ipc`]: the one serializable error type that crosses IPC and the CLI's `--json`.
 //! - [`bindings`]: the TypeScript declarations generated from the types that cross IPC.
 //! - [`plans`]: plan files of every agent: discovery, linking to sessions, search.
@@ -49,6 +50,7 @@ pub mod review;
 pub mod route;
 pub mod sessions;
 pub mod shell;
+pub mod stamped;
 pub mod standing;
 pub mod terminal;
 pub mod timestamp;

@@ -12,6 +12,7 @@ const LAYERS: &[&str] = &[
     "agent",
     "plan_state",
     "durable",
+    "stamped",
     "timestamp",
     "ids",
     "words",

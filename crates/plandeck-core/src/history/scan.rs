@@ -61,12 +61,6 @@ pub struct FileEntry {
     pub facts: PlanFacts,
 }
 
-#[derive(Debug, Default, Deserialize)]
-struct Cache {
-    version: u32,
-    files: BTreeMap<PathBuf, FileEntry>,
-}
-
 pub(crate) fn cache_path(data: &Path) -> PathBuf {
     data.join("history").join("transcripts.json")
 }
@@ -105,52 +99,24 @@ pub(crate) fn scan(roots: &Roots) -> Result<(Files, ScanStats, Vec<String>), His
 
 /// The store as the last scan left it (empty, with a note, when it cannot be trusted).
 pub(crate) fn load(roots: &Roots) -> (Files, Vec<String>) {
-    let mut notes = Vec::new();
     let path = cache_path(&roots.data);
-    let cache = match std::fs::read(&path) {
-        Ok(bytes) => match serde_json::from_slice::<Cache>(&bytes) {
-            Ok(c) if c.version == CACHE_VERSION => c,
-            Ok(_) => {
-                notes.push(format!(
-                    "The plan history store {} is of another version: rebuilt from the transcripts.",
-                    path.display()
-                ));
-                Cache::default()
-            }
-            Err(e) => {
-                notes.push(format!(
-                    "The plan history store {} is damaged ({e}): rebuilt from the transcripts.",
-                    path.display()
-                ));
-                Cache::default()
-            }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Cache::default(),
-        Err(e) => {
-            notes.push(format!(
-                "Cannot read the plan history store {} ({e}): rebuilt from the transcripts.",
+    let (files, rebuild) = crate::stamped::load(&path, CACHE_VERSION);
+    let notes = rebuild
+        .map(|why| {
+            format!(
+                "The plan history store {} {why}: rebuilt from the transcripts.",
                 path.display()
-            ));
-            Cache::default()
-        }
-    };
-    (cache.files, notes)
+            )
+        })
+        .into_iter()
+        .collect();
+    (files, notes)
 }
 
 /// Writes the store (atomically, private: 0600 in 0700 folders from the first instant, like every
 /// file of the store). Returns the note to show when it could not.
 pub(crate) fn save(roots: &Roots, files: &Files) -> Result<(), String> {
-    #[derive(Serialize)]
-    struct CacheRef<'a> {
-        version: u32,
-        files: &'a Files,
-    }
-    let bytes = serde_json::to_vec(&CacheRef {
-        version: CACHE_VERSION,
-        files,
-    })
-    .map_err(|e| format!("The plan history was not saved: {e}"))?;
-    crate::durable::write_private(&cache_path(&roots.data), &bytes)
+    crate::stamped::save(&cache_path(&roots.data), CACHE_VERSION, files)
         .map_err(|e| format!("The plan history was not saved: {e}"))
 }
 

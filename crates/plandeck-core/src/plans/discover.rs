@@ -17,7 +17,7 @@ use rayon::prelude::*;
 
 use crate::agent::Agent;
 use crate::config::Roots;
-use crate::sessions::transcript::FileStamp;
+use crate::stamped::FileStamp;
 
 /// How much of each end of a transcript is read.
 pub(crate) const WINDOW: u64 = 64 * 1024;
@@ -417,7 +417,7 @@ fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<Transcrip
         .filter_map(|path| {
             let meta = std::fs::metadata(&path).ok()?;
             let stamp = FileStamp::from_meta(&meta);
-            if let Some(kept) = stored.files.get(&path).filter(|s| s.stamp == stamp) {
+            if let Some(kept) = stored.get(&path).filter(|s| s.stamp == stamp) {
                 let facts = kept.facts(meta.modified().ok());
                 return Some((path, kept.clone(), facts, false));
             }
@@ -428,15 +428,12 @@ fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<Transcrip
         })
         .collect();
     let read = found.iter().filter(|(.., read)| *read).count();
-    if read > 0 || found.len() != stored.files.len() {
-        let store = LinkStore {
-            version: LINKS_VERSION,
-            files: found
-                .iter()
-                .map(|(path, kept, ..)| (path.clone(), kept.clone()))
-                .collect(),
-        };
-        save_links(&roots.data, &store);
+    if read > 0 || found.len() != stored.len() {
+        let links: LinkStore = found
+            .iter()
+            .map(|(path, kept, ..)| (path.clone(), kept.clone()))
+            .collect();
+        save_links(&roots.data, &links);
     }
     (
         found.into_iter().map(|(_, _, facts, _)| facts).collect(),
@@ -449,13 +446,10 @@ fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<Transcrip
 const LINKS_VERSION: u32 = 1;
 
 /// The stored links: per transcript, the facts read from its head and tail and the stamp of the
-/// file they were read from. A cache: missing, damaged or of another version, it is rebuilt from
-/// the transcripts, and an entry is used only while its file's stamp is unchanged.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct LinkStore {
-    version: u32,
-    files: std::collections::BTreeMap<PathBuf, StoredLinks>,
-}
+/// file they were read from. A cache ([`crate::stamped`]): missing, damaged or of another version,
+/// it is rebuilt from the transcripts, and an entry is used only while its file's stamp is
+/// unchanged.
+type LinkStore = std::collections::BTreeMap<PathBuf, StoredLinks>;
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -498,41 +492,18 @@ pub(crate) fn links_path(data: &Path) -> PathBuf {
 
 fn load_links(data: &Path) -> LinkStore {
     let path = links_path(data);
-    match std::fs::read(&path) {
-        Ok(bytes) => match serde_json::from_slice::<LinkStore>(&bytes) {
-            Ok(s) if s.version == LINKS_VERSION => s,
-            Ok(s) => {
-                tracing::info!("{} is version {}: rebuilt", path.display(), s.version);
-                LinkStore::default()
-            }
-            Err(e) => {
-                tracing::warn!("{} is damaged ({e}): rebuilt", path.display());
-                LinkStore::default()
-            }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => LinkStore::default(),
-        Err(e) => {
-            tracing::warn!(
-                "cannot read {}: {e}; transcripts are read again",
-                path.display()
-            );
-            LinkStore::default()
-        }
+    let (links, rebuild) = crate::stamped::load(&path, LINKS_VERSION);
+    if let Some(why) = rebuild {
+        tracing::info!("{} {why}: transcripts are read again", path.display());
     }
+    links
 }
 
 /// Writes the links (atomically, private): a failure costs only a slower next listing.
-fn save_links(data: &Path, store: &LinkStore) {
+fn save_links(data: &Path, links: &LinkStore) {
     let path = links_path(data);
-    let written = serde_json::to_vec(store)
-        .map_err(std::io::Error::other)
-        .map_err(|e| e.to_string())
-        .and_then(|bytes| crate::durable::write_private(&path, &bytes).map_err(|e| e.to_string()));
-    if let Err(e) = written {
-        tracing::debug!(
-            "cannot store the transcript links in {}: {e}",
-            path.display()
-        );
+    if let Err(e) = crate::stamped::save(&path, LINKS_VERSION, links) {
+        tracing::debug!("cannot store the transcript links: {e}");
     }
 }
 

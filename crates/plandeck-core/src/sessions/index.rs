@@ -9,12 +9,13 @@ use time::OffsetDateTime;
 
 use super::state::{self, Facts, Registry, SessionState};
 use super::transcript::{
-    check_before, elide_long_strings, read_head, with_tail_buffers, FileStamp, Follower,
-    LineSplitter, Progress, Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
+    elide_long_strings, read_head, with_tail_buffers, Follower, LineSplitter, Progress, ELIDE_KEEP,
+    ELIDE_LINE, TAIL_WINDOWS,
 };
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
 use crate::agent::Agent;
 use crate::config::Roots;
+use crate::stamped::{check_before, FileStamp, Resume};
 
 /// Head windows tried for the cwd and first prompt.
 const HEAD_WINDOWS: [u64; 3] = [8 << 10, 64 << 10, 512 << 10];
@@ -59,13 +60,9 @@ pub struct OpenStats {
 /// Version of `<data>/sessions/index.json`; another version is rebuilt.
 const STORE_VERSION: u32 = 1;
 
-/// The persistent index: per transcript, its stamp, the offset read to (the end of the last
-/// complete line), a check of the bytes before it, and the facts read so far.
-#[derive(Debug, Default, serde::Serialize, serde::Deserialize)]
-struct Store {
-    version: u32,
-    files: std::collections::BTreeMap<PathBuf, Stored>,
-}
+/// The persistent index ([`crate::stamped`]): per transcript, its stamp, the offset read to (the
+/// end of the last complete line), a check of the bytes before it, and the facts read so far.
+type Store = std::collections::BTreeMap<PathBuf, Stored>;
 
 #[derive(Debug, Clone, serde::Serialize, serde::Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -86,28 +83,11 @@ pub(crate) fn store_path(data: &Path) -> PathBuf {
 /// `rebuilt` is set): never trusted beyond what each entry's stamp and check confirm.
 fn load_store(data: &Path) -> (Store, bool) {
     let path = store_path(data);
-    match std::fs::read(&path) {
-        Ok(bytes) => match serde_json::from_slice::<Store>(&bytes) {
-            Ok(s) if s.version == STORE_VERSION => (s, false),
-            Ok(s) => {
-                tracing::info!(
-                    "session index {} is version {}: rebuilt",
-                    path.display(),
-                    s.version
-                );
-                (Store::default(), true)
-            }
-            Err(e) => {
-                tracing::warn!("session index {} is damaged ({e}): rebuilt", path.display());
-                (Store::default(), true)
-            }
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => (Store::default(), false),
-        Err(e) => {
-            tracing::warn!("cannot read the session index {}: {e}", path.display());
-            (Store::default(), true)
-        }
+    let (store, rebuild) = crate::stamped::load(&path, STORE_VERSION);
+    if let Some(why) = &rebuild {
+        tracing::warn!("session index {} {why}: rebuilt", path.display());
     }
+    (store, rebuild.is_some())
 }
 
 /// How an entry came to be: unread from the store, read on from its offset, or read cold.
@@ -274,7 +254,7 @@ impl SessionIndex {
             found
                 .into_par_iter()
                 .map(|(agent, path)| {
-                    let e = index.load_stored(agent, &path, store.files.get(&path));
+                    let e = index.load_stored(agent, &path, store.get(&path));
                     let n = read.fetch_add(1, std::sync::atomic::Ordering::Relaxed) + 1;
                     if n.is_multiple_of(step) && n < total {
                         progress(super::IndexProgress::new(n, total, false));
@@ -300,7 +280,7 @@ impl SessionIndex {
             index.insert(e);
         }
         index.stats = stats;
-        if rebuilt || stats.resumed + stats.cold > 0 || store.files.len() != index.entries.len() {
+        if rebuilt || stats.resumed + stats.cold > 0 || store.len() != index.entries.len() {
             if let Err(e) = index.save() {
                 tracing::warn!("the session index was not saved: {e}");
             }
@@ -317,10 +297,7 @@ impl SessionIndex {
     /// Writes the persistent index (atomically, 0600 in a 0700 folder): every transcript read so far, with its stamp and
     /// offset. Sessions with subagent transcripts are left out (read cold each time).
     pub fn save(&self) -> Result<(), crate::durable::WriteError> {
-        let mut store = Store {
-            version: STORE_VERSION,
-            files: Default::default(),
-        };
+        let mut store = Store::new();
         for e in &self.entries {
             if e.deleted || !e.subagents.is_empty() || e.agent == Agent::Other {
                 continue;
@@ -334,7 +311,7 @@ impl SessionIndex {
             if stamp.ino != e.follower.file_id || stamp.size != e.follower.offset {
                 continue;
             }
-            store.files.insert(
+            store.insert(
                 path.clone(),
                 Stored {
                     agent: e.agent,
@@ -346,12 +323,7 @@ impl SessionIndex {
                 },
             );
         }
-        let path = store_path(&self.roots.data);
-        let bytes = serde_json::to_vec(&store).map_err(|e| crate::durable::WriteError {
-            path: path.clone(),
-            source: std::io::Error::other(e),
-        })?;
-        crate::durable::write_private(&path, &bytes)
+        crate::stamped::save(&store_path(&self.roots.data), STORE_VERSION, &store)
     }
 
     /// An entry from its stored state when the file allows it, else read cold.
