@@ -386,185 +386,218 @@ fn card_failed(
 
 fn deliver(
     roots: &Roots,
-    mut req: GateRequest,
+    req: GateRequest,
     decision: &GateDecision,
     opts: &DeliveryOptions,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
     match decision.clone() {
         GateDecision::Reject { .. } if req.agent == Agent::Claude && hook_alive(&req) => {
-            *record = prepare_record(roots, &req, decision);
-            write_decision(roots, &req.id, decision)?;
-            let file = store::requests_dir(roots).join(format!("{}.json", req.id));
-            let start = Instant::now();
-            while file.exists() && start.elapsed() < opts.hook_timeout {
-                std::thread::sleep(Duration::from_millis(5));
-            }
-            Ok(if file.exists() {
-                Reached::new(
-                    Delivery::Pending,
-                    "rejection filed; the hook has not taken it yet",
-                    GateStatus::Waiting,
-                )
-            } else {
-                // The hook closes by a rename, then writes the closed record: wait for it.
-                let start = Instant::now();
-                let mut closed = store::request(roots, &req.id);
-                while closed.is_err() && start.elapsed() < opts.hook_timeout {
-                    std::thread::sleep(Duration::from_millis(5));
-                    closed = store::request(roots, &req.id);
-                }
-                match closed.map(|r| r.status) {
-                    Ok(GateStatus::Rejected) => Reached::new(
-                        Delivery::Delivered,
-                        format!("Rejected: your feedback was sent to {}.", whom(&req)),
-                        GateStatus::Rejected,
-                    ),
-                    Ok(status) => Reached::new(
-                        Delivery::Failed,
-                        format!(
-                            "the request closed ({status:?}) before the hook took the rejection"
-                        ),
-                        status,
-                    ),
-                    Err(e) => Reached::new(Delivery::Failed, e.to_string(), GateStatus::Waiting),
-                }
-            })
+            reject_through_hook(roots, &req, decision, opts, record)
         }
         GateDecision::Reject { feedback } => {
-            let Some(pane) = req.tmux_pane.clone() else {
-                return Ok(Reached::new(
-                    Delivery::Pending,
-                    "no tmux pane known: reject in the terminal",
-                    GateStatus::Waiting,
-                ));
-            };
-            let target = target(&req, &pane);
-            // Checked before anything is written: a refusal leaves no trace but the log line.
-            if let Err(f) = preflight(&req, &target) {
-                *record = prepare_record(roots, &req, decision);
-                return Ok(card_failed(roots, &req, f, GateStatus::Waiting));
-            }
-            *record = prepare_record(roots, &req, decision);
-            write_decision(roots, &req.id, decision)?;
-            let keys = [Key::Choice(3), Key::Text(feedback), Key::Enter];
-            Ok(match answer_card(&req, &target, &keys, false, opts) {
-                Ok(()) => {
-                    let _ = close(roots, &req, GateStatus::Rejected);
-                    Reached::new(
-                        Delivery::Delivered,
-                        format!("Rejected: your feedback was sent to {}.", whom(&req)),
-                        GateStatus::Rejected,
-                    )
-                }
-                Err(f) => {
-                    let _ = std::fs::remove_file(
-                        store::decisions_dir(roots).join(format!("{}.json", req.id)),
-                    );
-                    card_failed(roots, &req, f, GateStatus::Waiting)
-                }
-            })
+            reject_on_card(roots, &req, decision, feedback, opts, record)
         }
         GateDecision::Approve {
             mode,
             edited,
             started_from,
         } => {
-            // Whether a headless hook waits must be known before the decision is written: it
-            // takes the decision, answers and exits within milliseconds.
-            let hook_delivers = req.headless && req.agent == Agent::Claude && hook_alive(&req);
-            let pane = req.tmux_pane.clone().filter(|_| !hook_delivers);
-            if let Some(pane) = &pane {
-                // Nothing is written (not even the edit) when the pane is not the agent's.
-                if let Err(f) = preflight(&req, &target(&req, pane)) {
-                    *record = prepare_record(roots, &req, decision);
-                    return Ok(card_failed(roots, &req, f, req.status));
-                }
+            let edit = edited.as_deref().map(|e| (e, started_from.as_deref()));
+            approve(roots, req, decision, mode, edit, opts, record)
+        }
+    }
+}
+
+/// Waits (at most `timeout`) for the waiting hook to take its decision: it renames `file` away.
+/// Whether it did.
+fn hook_took(file: &Path, timeout: Duration) -> bool {
+    let start = Instant::now();
+    while file.exists() && start.elapsed() < timeout {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    !file.exists()
+}
+
+/// Takes back a decision a card did not take, so the hook never reads it as the answer.
+fn withdraw_decision(roots: &Roots, id: &str) {
+    let _ = std::fs::remove_file(store::decisions_dir(roots).join(format!("{id}.json")));
+}
+
+/// A Claude hook still waits: it takes the rejection itself (deny, with the feedback).
+fn reject_through_hook(
+    roots: &Roots,
+    req: &GateRequest,
+    decision: &GateDecision,
+    opts: &DeliveryOptions,
+    record: &mut Option<crate::review::Decision>,
+) -> Result<Reached, GateError> {
+    *record = prepare_record(roots, req, decision);
+    write_decision(roots, &req.id, decision)?;
+    let file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    if !hook_took(&file, opts.hook_timeout) {
+        return Ok(Reached::new(
+            Delivery::Pending,
+            "rejection filed; the hook has not taken it yet",
+            GateStatus::Waiting,
+        ));
+    }
+    // The hook closes by a rename, then writes the closed record: wait for it.
+    let start = Instant::now();
+    let mut closed = store::request(roots, &req.id);
+    while closed.is_err() && start.elapsed() < opts.hook_timeout {
+        std::thread::sleep(Duration::from_millis(5));
+        closed = store::request(roots, &req.id);
+    }
+    Ok(match closed.map(|r| r.status) {
+        Ok(GateStatus::Rejected) => Reached::new(
+            Delivery::Delivered,
+            format!("Rejected: your feedback was sent to {}.", whom(req)),
+            GateStatus::Rejected,
+        ),
+        Ok(status) => Reached::new(
+            Delivery::Failed,
+            format!("the request closed ({status:?}) before the hook took the rejection"),
+            status,
+        ),
+        Err(e) => Reached::new(Delivery::Failed, e.to_string(), GateStatus::Waiting),
+    })
+}
+
+/// No hook waits: the rejection is typed on the agent's card (option 3, the feedback, Enter).
+fn reject_on_card(
+    roots: &Roots,
+    req: &GateRequest,
+    decision: &GateDecision,
+    feedback: String,
+    opts: &DeliveryOptions,
+    record: &mut Option<crate::review::Decision>,
+) -> Result<Reached, GateError> {
+    let Some(pane) = req.tmux_pane.clone() else {
+        return Ok(Reached::new(
+            Delivery::Pending,
+            "no tmux pane known: reject in the terminal",
+            GateStatus::Waiting,
+        ));
+    };
+    let target = target(req, &pane);
+    // Checked before anything is written: a refusal leaves no trace but the log line.
+    if let Err(f) = preflight(req, &target) {
+        *record = prepare_record(roots, req, decision);
+        return Ok(card_failed(roots, req, f, GateStatus::Waiting));
+    }
+    *record = prepare_record(roots, req, decision);
+    write_decision(roots, &req.id, decision)?;
+    let keys = [Key::Choice(3), Key::Text(feedback), Key::Enter];
+    Ok(match answer_card(req, &target, &keys, false, opts) {
+        Ok(()) => {
+            let _ = close(roots, req, GateStatus::Rejected);
+            Reached::new(
+                Delivery::Delivered,
+                format!("Rejected: your feedback was sent to {}.", whom(req)),
+                GateStatus::Rejected,
+            )
+        }
+        Err(f) => {
+            withdraw_decision(roots, &req.id);
+            card_failed(roots, req, f, GateStatus::Waiting)
+        }
+    })
+}
+
+/// An approval (the edit written first, when there is one): taken by a headless Claude hook that
+/// waits, else typed on the agent's card, else left for the terminal.
+fn approve(
+    roots: &Roots,
+    mut req: GateRequest,
+    decision: &GateDecision,
+    mode: ApproveMode,
+    edit: Option<(&str, Option<&str>)>,
+    opts: &DeliveryOptions,
+    record: &mut Option<crate::review::Decision>,
+) -> Result<Reached, GateError> {
+    // Whether a headless hook waits must be known before the decision is written: it takes the
+    // decision, answers and exits within milliseconds.
+    let hook_delivers = req.headless && req.agent == Agent::Claude && hook_alive(&req);
+    let pane = req.tmux_pane.clone().filter(|_| !hook_delivers);
+    if let Some(pane) = &pane {
+        // Nothing is written (not even the edit) when the pane is not the agent's.
+        if let Err(f) = preflight(&req, &target(&req, pane)) {
+            *record = prepare_record(roots, &req, decision);
+            return Ok(card_failed(roots, &req, f, req.status));
+        }
+    }
+    *record = match edit {
+        Some((edited, started_from)) => {
+            Some(write_edited_plan(roots, &req, edited, started_from, mode)?)
+        }
+        None => prepare_record(roots, &req, decision),
+    };
+    // Mark the request as approving before the decision is written: once the decision file
+    // exists a waiting hook may close the request at once (headless), and saving the open request
+    // after that would bring it back.
+    let before = req.status;
+    req.status = GateStatus::Approving;
+    req.decision = Some(decision.clone());
+    req.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
+    let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    if open_file.exists() {
+        save_open_request(roots, &req)?;
+    }
+    write_decision(roots, &req.id, decision)?;
+    if hook_delivers {
+        // No card: the waiting hook answers `allow` with the (edited) plan.
+        return Ok(if hook_took(&open_file, opts.hook_timeout) {
+            Reached::new(
+                Delivery::Delivered,
+                format!(
+                    "Approved: sent to the headless {}.",
+                    req.agent.display_name()
+                ),
+                GateStatus::Approved,
+            )
+        } else {
+            Reached::new(
+                Delivery::Pending,
+                "approval filed; the hook has not taken it yet",
+                GateStatus::Approving,
+            )
+        });
+    }
+    let Some(pane) = pane else {
+        return Ok(Reached::new(
+            Delivery::Pending,
+            "approve in the terminal",
+            GateStatus::Approving,
+        ));
+    };
+    let key = match mode {
+        ApproveMode::Auto => 1,
+        ApproveMode::Manual => 2,
+    };
+    match answer_card(&req, &target(&req, &pane), &[Key::Choice(key)], true, opts) {
+        Ok(()) => {
+            // A waiting Claude hook closes the request once the transcript shows the answer;
+            // otherwise nobody else will.
+            if !hook_alive(&req) {
+                let _ = close(roots, &req, GateStatus::Approved);
             }
-            *record = match &edited {
-                Some(edited) => Some(write_edited_plan(
-                    roots,
-                    &req,
-                    edited,
-                    started_from.as_deref(),
-                    mode,
-                )?),
-                None => prepare_record(roots, &req, decision),
-            };
-            // Mark the request as approving before the decision is written: once the decision
-            // file exists a waiting hook may close the request at once (headless), and saving the
-            // open request after that would bring it back.
-            let before = req.status;
-            req.status = GateStatus::Approving;
-            req.decision = Some(decision.clone());
-            req.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
-            let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+            Ok(Reached::new(
+                Delivery::Delivered,
+                format!("Approved: sent to {}.", whom(&req)),
+                GateStatus::Approved,
+            ))
+        }
+        Err(f) => {
+            // Not approving any more: the hook must not take the terminal's answer for ours.
+            withdraw_decision(roots, &req.id);
+            req.status = before;
+            req.decision = None;
+            req.decided_by = None;
             if open_file.exists() {
-                save_open_request(roots, &req)?;
+                let _ = save_open_request(roots, &req);
             }
-            write_decision(roots, &req.id, decision)?;
-            if hook_delivers {
-                // No card: the waiting hook answers `allow` with the (edited) plan.
-                let start = Instant::now();
-                while open_file.exists() && start.elapsed() < opts.hook_timeout {
-                    std::thread::sleep(Duration::from_millis(5));
-                }
-                return Ok(if open_file.exists() {
-                    Reached::new(
-                        Delivery::Pending,
-                        "approval filed; the hook has not taken it yet",
-                        GateStatus::Approving,
-                    )
-                } else {
-                    Reached::new(
-                        Delivery::Delivered,
-                        format!(
-                            "Approved: sent to the headless {}.",
-                            req.agent.display_name()
-                        ),
-                        GateStatus::Approved,
-                    )
-                });
-            }
-            let Some(pane) = pane else {
-                return Ok(Reached::new(
-                    Delivery::Pending,
-                    "approve in the terminal",
-                    GateStatus::Approving,
-                ));
-            };
-            let key = match mode {
-                ApproveMode::Auto => 1,
-                ApproveMode::Manual => 2,
-            };
-            match answer_card(&req, &target(&req, &pane), &[Key::Choice(key)], true, opts) {
-                Ok(()) => {
-                    // A waiting Claude hook closes the request once the transcript shows the
-                    // answer; otherwise nobody else will.
-                    if !hook_alive(&req) {
-                        let _ = close(roots, &req, GateStatus::Approved);
-                    }
-                    Ok(Reached::new(
-                        Delivery::Delivered,
-                        format!("Approved: sent to {}.", whom(&req)),
-                        GateStatus::Approved,
-                    ))
-                }
-                Err(f) => {
-                    // Not approving any more: the hook must not take the terminal's answer for
-                    // ours.
-                    let _ = std::fs::remove_file(
-                        store::decisions_dir(roots).join(format!("{}.json", req.id)),
-                    );
-                    req.status = before;
-                    req.decision = None;
-                    req.decided_by = None;
-                    if open_file.exists() {
-                        let _ = save_open_request(roots, &req);
-                    }
-                    Ok(card_failed(roots, &req, f, before))
-                }
-            }
+            Ok(card_failed(roots, &req, f, before))
         }
     }
 }
