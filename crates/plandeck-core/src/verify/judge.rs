@@ -8,6 +8,7 @@
 
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
+use time::OffsetDateTime;
 
 use super::changes::{self, GitFile};
 use super::facts::{self, parse_time, ShellRun, ToolWrite};
@@ -338,8 +339,111 @@ struct Change {
 /// The report from the gathered facts. Pure: no file is read.
 pub fn evaluate(inputs: &Inputs) -> VerifyReport {
     let t = &inputs.target;
-    let mut notes: Vec<String> = Vec::new();
     let approved_time = t.approved_at.as_deref().and_then(parse_time);
+    let mut notes = approval_notes(inputs, approved_time);
+    let activity = Activity::split(inputs, approved_time, &mut notes);
+    let git = GitSide::of(inputs, &mut notes);
+    let cwd = inputs.folder.clone();
+    // A path as the report names it: relative to the worktree when inside it.
+    let rel = |p: &str| -> (String, bool) { relative(p, git.workdir.as_deref(), cwd.as_deref()) };
+    let writes_after_rel: Vec<(String, bool)> =
+        activity.writes_after.iter().map(|w| rel(&w.path)).collect();
+    let changes = collect_changes(
+        t,
+        git.files,
+        &activity,
+        &writes_after_rel,
+        git.workdir.is_some(),
+        &rel,
+        &mut notes,
+    );
+    let tests = tests_after(&activity.runs_after);
+
+    // Steps.
+    let parsed = steps::parse(&t.text);
+    if parsed.is_empty() {
+        notes.push(
+            "The approved plan has no list items or \"Step N\" headings: there are no steps to check."
+                .to_owned(),
+        );
+    } else if parsed.len() > MANY_STEPS {
+        notes.push(format!(
+            "The approved plan has {} steps; every one was checked.",
+            parsed.len()
+        ));
+    }
+    let mut named_files: BTreeSet<String> = BTreeSet::new();
+    let ctx = Ctx {
+        changes: &changes,
+        writes_after: &activity.writes_after,
+        writes_rel: &writes_after_rel,
+        runs_after: &activity.runs_after,
+        tests: &tests,
+        workdir: git.workdir.as_deref(),
+        cwd: cwd.as_deref(),
+    };
+    let step_reports: Vec<StepReport> = parsed
+        .iter()
+        .enumerate()
+        .map(|(i, step)| {
+            let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
+            judge_step(index, step, &ctx, &mut named_files)
+        })
+        .collect();
+
+    let changed: Vec<ChangedFile> = changes.values().map(|c| c.file.clone()).collect();
+    let unplanned: Vec<ChangedFile> = changed
+        .iter()
+        .filter(|c| !named_files.contains(&c.path))
+        .cloned()
+        .collect();
+    let mut report = VerifyReport {
+        plan: t.id.clone(),
+        plan_path: t.path.clone(),
+        title: t.title.clone(),
+        agent: t.agent.unwrap_or(Agent::Other),
+        approved_at: t.approved.then(|| t.approved_at.clone()).flatten(),
+        approval: t.approved.then(|| ApprovalPoint {
+            source: t.source.unwrap_or(ApprovalSource::Transcript),
+            at: t.approved_at.clone(),
+            head_at_approval: (git.base.kind == BaseKind::ApprovalHead)
+                .then(|| git.base.commit.clone())
+                .flatten(),
+            text_hash: crate::durable::sha256_hex(t.text.as_bytes()),
+            decided_in: t.decided_in,
+        }),
+        session: t.session_id.as_ref().map(|id| SessionRef {
+            agent: t.agent.unwrap_or(Agent::Other),
+            id: id.clone(),
+            cwd: t
+                .project
+                .clone()
+                .or_else(|| inputs.folder.as_ref().map(|f| f.display().to_string())),
+            transcript: t.transcripts.first().map(|p| p.display().to_string()),
+        }),
+        worktree: git
+            .workdir
+            .as_ref()
+            .map(|w| w.to_string_lossy().trim_end_matches('/').to_owned()),
+        base: git.base,
+        steps: step_reports,
+        unplanned,
+        tests,
+        changes: changed,
+        commits: git.commits,
+        notes,
+        counts: StatusCounts::default(),
+        report_hash: String::new(),
+    };
+    finish(&mut report);
+    report
+}
+
+/// What the report says first: the notes gathered with the facts, and what the approval on
+/// record allows.
+fn approval_notes(inputs: &Inputs, approved_time: Option<OffsetDateTime>) -> Vec<String> {
+    let t = &inputs.target;
+    let mut notes: Vec<String> = Vec::new();
     notes.extend(t.notes.iter().cloned());
     notes.extend(inputs.notes.iter().cloned());
     if !t.approved {
@@ -353,82 +457,122 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
                 .to_owned(),
         );
     }
+    notes
+}
 
-    // Tool calls and commands, split at the approval.
-    let after = |at: &Option<String>| -> bool {
-        match (approved_time, at.as_deref().and_then(parse_time)) {
-            (Some(a), Some(t)) => t >= a,
-            _ => false,
-        }
-    };
-    let mut writes_after: Vec<&ToolWrite> = Vec::new();
-    let mut planning_files: BTreeSet<String> = BTreeSet::new();
-    let mut runs_after: Vec<&ShellRun> = Vec::new();
-    let mut unreadable = 0u32;
-    for f in &inputs.facts {
-        unreadable += f.unreadable;
-        for w in &f.writes {
-            if t.approved && after(&w.at) {
-                writes_after.push(w);
-            } else {
-                planning_files.insert(w.path.clone());
-            }
-        }
-        for r in &f.commands {
-            if t.approved && after(&r.at) {
-                runs_after.push(r);
-            }
-        }
-        if let Some(a) = approved_time {
-            if f.compactions
-                .iter()
-                .any(|c| c.as_deref().and_then(parse_time).is_some_and(|c| c >= a))
-            {
-                notes.push(
-                    "The session was compacted after the approval; the transcript keeps the records from before the compaction, and they were read."
-                        .to_owned(),
-                );
-            }
-        }
-    }
-    if unreadable > 0 {
-        notes.push(format!(
-            "{unreadable} transcript lines could not be read (damaged or too long); they are not evidence."
-        ));
-    }
+/// The transcripts' tool writes and commands, split at the approval.
+struct Activity<'a> {
+    writes_after: Vec<&'a ToolWrite>,
+    /// Files written before the approval (while planning).
+    planning_files: BTreeSet<String>,
+    runs_after: Vec<&'a ShellRun>,
+}
 
-    // Git facts.
-    let (git_files, workdir, base, commits) = match &inputs.git {
-        Some(Ok(g)) => {
-            notes.extend(g.notes.iter().cloned());
-            (
-                g.files.clone(),
-                Some(g.workdir.clone()),
-                g.base.clone(),
-                g.commits.clone(),
-            )
+impl<'a> Activity<'a> {
+    fn split(
+        inputs: &'a Inputs,
+        approved_time: Option<OffsetDateTime>,
+        notes: &mut Vec<String>,
+    ) -> Self {
+        let approved = inputs.target.approved;
+        let after = |at: &Option<String>| -> bool {
+            match (approved_time, at.as_deref().and_then(parse_time)) {
+                (Some(a), Some(t)) => approved && t >= a,
+                _ => false,
+            }
+        };
+        let mut activity = Activity {
+            writes_after: Vec::new(),
+            planning_files: BTreeSet::new(),
+            runs_after: Vec::new(),
+        };
+        let mut unreadable = 0u32;
+        for f in &inputs.facts {
+            unreadable += f.unreadable;
+            for w in &f.writes {
+                if after(&w.at) {
+                    activity.writes_after.push(w);
+                } else {
+                    activity.planning_files.insert(w.path.clone());
+                }
+            }
+            activity
+                .runs_after
+                .extend(f.commands.iter().filter(|r| after(&r.at)));
+            if let Some(a) = approved_time {
+                if f.compactions
+                    .iter()
+                    .any(|c| c.as_deref().and_then(parse_time).is_some_and(|c| c >= a))
+                {
+                    notes.push(
+                        "The session was compacted after the approval; the transcript keeps the records from before the compaction, and they were read."
+                            .to_owned(),
+                    );
+                }
+            }
         }
-        Some(Err(sentence)) => {
-            notes.push(sentence.clone());
-            (Vec::new(), None, no_base(), Vec::new())
+        if unreadable > 0 {
+            notes.push(format!(
+                "{unreadable} transcript lines could not be read (damaged or too long); they are not evidence."
+            ));
         }
-        None => {
-            notes.push(
+        activity
+    }
+}
+
+/// What git says: the changed files, the worktree, the base and the commits since.
+struct GitSide {
+    files: Vec<GitFile>,
+    workdir: Option<PathBuf>,
+    base: BaseRef,
+    commits: Vec<super::CommitSummary>,
+}
+
+impl GitSide {
+    fn of(inputs: &Inputs, notes: &mut Vec<String>) -> Self {
+        let none = |notes: &mut Vec<String>, sentence: String| {
+            notes.push(sentence);
+            GitSide {
+                files: Vec::new(),
+                workdir: None,
+                base: no_base(),
+                commits: Vec::new(),
+            }
+        };
+        match &inputs.git {
+            Some(Ok(g)) => {
+                notes.extend(g.notes.iter().cloned());
+                GitSide {
+                    files: g.files.clone(),
+                    workdir: Some(g.workdir.clone()),
+                    base: g.base.clone(),
+                    commits: g.commits.clone(),
+                }
+            }
+            Some(Err(sentence)) => none(notes, sentence.clone()),
+            None => none(
+                notes,
                 "The session's folder is not known: only the transcript's tool calls are evidence."
                     .to_owned(),
-            );
-            (Vec::new(), None, no_base(), Vec::new())
+            ),
         }
-    };
-    let cwd = inputs.folder.clone();
-    // A path as the report names it: relative to the worktree when inside it.
-    let rel = |p: &str| -> (String, bool) { relative(p, workdir.as_deref(), cwd.as_deref()) };
-    let plan_rel = t.path.as_deref().map(|p| rel(p).0);
-    let planning_rel: BTreeSet<String> = planning_files.iter().map(|p| rel(p).0).collect();
+    }
+}
 
-    // Changes: git first, then tool writes.
+/// The files changed after the approval: git's first (the plan itself and files only written while
+/// planning left out), then the tool writes git does not show.
+fn collect_changes(
+    t: &Target,
+    git_files: Vec<GitFile>,
+    activity: &Activity<'_>,
+    writes_after_rel: &[(String, bool)],
+    in_worktree: bool,
+    rel: &dyn Fn(&str) -> (String, bool),
+    notes: &mut Vec<String>,
+) -> BTreeMap<String, Change> {
+    let plan_rel = t.path.as_deref().map(|p| rel(p).0);
+    let planning_rel: BTreeSet<String> = activity.planning_files.iter().map(|p| rel(p).0).collect();
     let mut changes: BTreeMap<String, Change> = BTreeMap::new();
-    let writes_after_rel: Vec<(String, bool)> = writes_after.iter().map(|w| rel(&w.path)).collect();
     let written_after: BTreeSet<&str> = writes_after_rel.iter().map(|(p, _)| p.as_str()).collect();
     if t.approved {
         for GitFile { file, hunks } in git_files {
@@ -449,34 +593,32 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
         }
     }
     let mut edited_unchanged: BTreeSet<String> = BTreeSet::new();
-    for (i, (w, (path, inside))) in writes_after.iter().zip(&writes_after_rel).enumerate() {
+    let writes = activity.writes_after.iter().zip(writes_after_rel);
+    for (i, (w, (path, inside))) in writes.enumerate() {
         if w.failed || Some(path) == plan_rel.as_ref() {
             continue;
         }
-        if let Some(c) = changes.get_mut(path) {
+        let moved_to = w.moved_to.as_deref().map(|to| rel(to).0);
+        let known = [Some(path), moved_to.as_ref()]
+            .into_iter()
+            .flatten()
+            .find(|p| changes.contains_key(*p))
+            .cloned();
+        if let Some(known) = known {
+            let c = changes.get_mut(&known).expect("just found");
             c.writes.push(i);
             if !c.file.sources.contains(&ChangeSource::Tool) {
                 c.file.sources.push(ChangeSource::Tool);
             }
             continue;
         }
-        if let Some(to) = &w.moved_to {
-            let (to_rel, _) = rel(to);
-            if let Some(c) = changes.get_mut(&to_rel) {
-                c.writes.push(i);
-                if !c.file.sources.contains(&ChangeSource::Tool) {
-                    c.file.sources.push(ChangeSource::Tool);
-                }
-                continue;
-            }
-        }
-        if *inside && workdir.is_some() {
+        if *inside && in_worktree {
             // The worktree does not show it changed now: reverted or reset.
             edited_unchanged.insert(path.clone());
             continue;
         }
-        let (key, from) = match &w.moved_to {
-            Some(to) => (rel(to).0, Some(path.clone())),
+        let (key, from) = match moved_to {
+            Some(to) => (to, Some(path.clone())),
             None => (path.clone(), None),
         };
         let c = changes.entry(key.clone()).or_insert_with(|| Change {
@@ -510,9 +652,12 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
             }
         ));
     }
+    changes
+}
 
-    // Tests run after approval.
-    let tests: Vec<TestRun> = runs_after
+/// The test commands run after the approval.
+fn tests_after(runs_after: &[&ShellRun]) -> Vec<TestRun> {
+    runs_after
         .iter()
         .filter(|r| steps::is_test_command(&r.command))
         .map(|r| TestRun {
@@ -522,82 +667,7 @@ pub fn evaluate(inputs: &Inputs) -> VerifyReport {
             at: r.at.clone(),
             record_line: r.line,
         })
-        .collect();
-
-    // Steps.
-    let parsed = steps::parse(&t.text);
-    if parsed.is_empty() {
-        notes.push(
-            "The approved plan has no list items or \"Step N\" headings: there are no steps to check."
-                .to_owned(),
-        );
-    } else if parsed.len() > MANY_STEPS {
-        notes.push(format!(
-            "The approved plan has {} steps; every one was checked.",
-            parsed.len()
-        ));
-    }
-    let mut named_files: BTreeSet<String> = BTreeSet::new();
-    let ctx = Ctx {
-        changes: &changes,
-        writes_after: &writes_after,
-        writes_rel: &writes_after_rel,
-        runs_after: &runs_after,
-        tests: &tests,
-        workdir: workdir.as_deref(),
-        cwd: cwd.as_deref(),
-    };
-    let mut step_reports = Vec::with_capacity(parsed.len());
-    for (i, step) in parsed.iter().enumerate() {
-        let index = u32::try_from(i + 1).unwrap_or(u32::MAX);
-        step_reports.push(judge_step(index, step, &ctx, &mut named_files));
-    }
-
-    let changed: Vec<ChangedFile> = changes.values().map(|c| c.file.clone()).collect();
-    let unplanned: Vec<ChangedFile> = changed
-        .iter()
-        .filter(|c| !named_files.contains(&c.path))
-        .cloned()
-        .collect();
-    let mut report = VerifyReport {
-        plan: t.id.clone(),
-        plan_path: t.path.clone(),
-        title: t.title.clone(),
-        agent: t.agent.unwrap_or(Agent::Other),
-        approved_at: t.approved.then(|| t.approved_at.clone()).flatten(),
-        approval: t.approved.then(|| ApprovalPoint {
-            source: t.source.unwrap_or(ApprovalSource::Transcript),
-            at: t.approved_at.clone(),
-            head_at_approval: (base.kind == BaseKind::ApprovalHead)
-                .then(|| base.commit.clone())
-                .flatten(),
-            text_hash: crate::durable::sha256_hex(t.text.as_bytes()),
-            decided_in: t.decided_in,
-        }),
-        session: t.session_id.as_ref().map(|id| SessionRef {
-            agent: t.agent.unwrap_or(Agent::Other),
-            id: id.clone(),
-            cwd: t
-                .project
-                .clone()
-                .or_else(|| inputs.folder.as_ref().map(|f| f.display().to_string())),
-            transcript: t.transcripts.first().map(|p| p.display().to_string()),
-        }),
-        worktree: workdir
-            .as_ref()
-            .map(|w| w.to_string_lossy().trim_end_matches('/').to_owned()),
-        base,
-        steps: step_reports,
-        unplanned,
-        tests,
-        changes: changed,
-        commits,
-        notes,
-        counts: StatusCounts::default(),
-        report_hash: String::new(),
-    };
-    finish(&mut report);
-    report
+        .collect()
 }
 
 /// Recounts and rehashes after the steps changed (overrides).
