@@ -247,281 +247,350 @@ pub(crate) fn plan_events(markdown: &str) -> Vec<Event<'_>> {
 /// [`plan_events`], recording in `marks` (when given) each block a reviewer can comment on:
 /// headings, paragraphs, list items (their own lines, without nested lists), table rows and code
 /// blocks, with their source ranges.
-fn plan_events_marked<'a>(markdown: &'a str, mut marks: Option<&mut Vec<Mark>>) -> Vec<Event<'a>> {
-    let mut out: Vec<Event<'_>> = Vec::with_capacity(markdown.len() / 8 + 8);
-    // Open list items (their mark, and whether a nested block already ended their own lines),
-    // and a table row whose mark goes into its first cell.
-    let mut open_items: Vec<(Option<usize>, bool)> = Vec::new();
-    let mut pending_row: Option<std::ops::Range<usize>> = None;
-    let mut depth = 0usize;
-    let mut covered = 0usize;
-    let mut block = 0..0;
-    // The words this top-level block shows, to compare with the words of its source.
-    let mut seen = String::new();
-    let mut in_html_block = false;
-    let mut lists: Vec<bool> = Vec::new();
-    // Open links: destination, title, and where their text starts in `seen`.
-    let mut links: Vec<(CowStr<'_>, CowStr<'_>, usize)> = Vec::new();
+fn plan_events_marked<'a>(markdown: &'a str, marks: Option<&mut Vec<Mark>>) -> Vec<Event<'a>> {
+    let mut safe = SafeEvents {
+        markdown,
+        out: Vec::with_capacity(markdown.len() / 8 + 8),
+        marks,
+        open_items: Vec::new(),
+        pending_row: None,
+        depth: 0,
+        covered: 0,
+        block: 0..0,
+        seen: String::new(),
+        in_html_block: false,
+        lists: Vec::new(),
+        links: Vec::new(),
+    };
     for (event, range) in Parser::new_ext(markdown, options()).into_offset_iter() {
-        if depth == 0 {
-            if range.start > covered {
-                hidden_block(&markdown[covered..range.start], &mut out);
+        safe.event(event, range);
+    }
+    safe.finish()
+}
+
+/// The walk of [`plan_events_marked`]: the events out so far and what is open.
+struct SafeEvents<'a, 'm> {
+    markdown: &'a str,
+    out: Vec<Event<'a>>,
+    marks: Option<&'m mut Vec<Mark>>,
+    /// Open list items (their mark, and whether a nested block already ended their own lines).
+    open_items: Vec<(Option<usize>, bool)>,
+    /// A table row whose mark goes into its first cell.
+    pending_row: Option<std::ops::Range<usize>>,
+    depth: usize,
+    /// The end of the source the events out so far cover.
+    covered: usize,
+    /// The top-level block being walked.
+    block: std::ops::Range<usize>,
+    /// The words this top-level block shows, to compare with the words of its source.
+    seen: String,
+    in_html_block: bool,
+    /// Open lists: whether each is ordered.
+    lists: Vec<bool>,
+    /// Open links: destination, title, and where their text starts in `seen`.
+    links: Vec<(CowStr<'a>, CowStr<'a>, usize)>,
+}
+
+impl<'a> SafeEvents<'a, '_> {
+    fn event(&mut self, event: Event<'a>, range: std::ops::Range<usize>) {
+        if self.depth == 0 {
+            if range.start > self.covered {
+                hidden_block(&self.markdown[self.covered..range.start], &mut self.out);
             }
-            block = range.clone();
-            seen.clear();
+            self.block = range.clone();
+            self.seen.clear();
         }
         match event {
-            Event::Start(tag) => {
-                depth += 1;
-                seen.push(' ');
-                let marked: Option<&'static str> = match &tag {
-                    Tag::Paragraph => Some("p"),
-                    Tag::Heading { level, .. } => Some(match level {
-                        HeadingLevel::H1 => "h1",
-                        HeadingLevel::H2 => "h2",
-                        HeadingLevel::H3 => "h3",
-                        HeadingLevel::H4 => "h4",
-                        HeadingLevel::H5 => "h5",
-                        HeadingLevel::H6 => "h6",
-                    }),
-                    Tag::Item => Some("li"),
-                    Tag::CodeBlock(_) => Some("pre"),
-                    _ => None,
-                };
-                if let (Some(marks), Tag::List(_) | Tag::CodeBlock(_) | Tag::BlockQuote(_)) =
-                    (marks.as_deref_mut(), &tag)
-                {
-                    // A nested block ends the enclosing item's own lines.
-                    if let Some((Some(m), cut @ false)) = open_items.last_mut() {
-                        marks[*m].range.end = range.start.max(marks[*m].range.start);
-                        *cut = true;
-                    }
-                }
-                if matches!(tag, Tag::TableHead | Tag::TableRow) {
-                    pending_row = Some(range.clone());
-                }
-                let is_cell = matches!(tag, Tag::TableCell);
-                match tag {
-                    Tag::HtmlBlock => {
-                        in_html_block = true;
-                        out.push(Event::Html(HIDDEN_BLOCK_OPEN.into()));
-                    }
-                    Tag::Strikethrough => out.push(Event::Html(STRIKE_OPEN.into())),
-                    Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
-                        let info_text = info.trim();
-                        let lang = info_text.split_whitespace().next().unwrap_or("");
-                        let kind = if valid_language(lang) {
-                            CodeBlockKind::Fenced(CowStr::from(lang.to_owned()))
-                        } else {
-                            CodeBlockKind::Indented
-                        };
-                        if !info_text.is_empty() {
-                            out.push(Event::Html(LANG_OPEN.into()));
-                            out.push(Event::Text(visible(CowStr::from(info_text.to_owned()))));
-                            out.push(Event::Html(LANG_CLOSE.into()));
-                            seen.push_str(info_text);
-                            seen.push(' ');
-                        }
-                        out.push(Event::Start(Tag::CodeBlock(kind)));
-                    }
-                    Tag::List(first) => {
-                        lists.push(first.is_some());
-                        out.push(Event::Start(Tag::List(first)));
-                    }
-                    Tag::Item => {
-                        if lists.last() == Some(&true) {
-                            // The number of the item as written counts as shown (the list
-                            // numbers its items itself).
-                            let digits: String = markdown[range.clone()]
-                                .trim_start()
-                                .chars()
-                                .take_while(char::is_ascii_digit)
-                                .collect();
-                            seen.push_str(&digits);
-                            seen.push(' ');
-                        }
-                        out.push(Event::Start(Tag::Item));
-                    }
-                    Tag::Heading { level, .. } => out.push(Event::Start(Tag::Heading {
-                        level,
-                        id: None,
-                        classes: Vec::new(),
-                        attrs: Vec::new(),
-                    })),
-                    Tag::Link {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    } => {
-                        links.push((dest_url.clone(), title.clone(), seen.len()));
-                        out.push(Event::Start(Tag::Link {
-                            link_type,
-                            dest_url,
-                            title,
-                            id,
-                        }));
-                    }
-                    Tag::Image {
-                        link_type,
-                        dest_url,
-                        title,
-                        id,
-                    } => {
-                        // Never loaded (a remote image is a beacon, and its alt text would be
-                        // hidden): a link to it, its alt text visible.
-                        links.push((dest_url.clone(), title.clone(), seen.len()));
-                        out.push(Event::Start(Tag::Link {
-                            link_type,
-                            dest_url,
-                            title,
-                            id,
-                        }));
-                        out.push(Event::Text("image: ".into()));
-                    }
-                    Tag::FootnoteDefinition(label) => {
-                        out.push(Event::Html(
-                            format!(
-                                "<div class=\"footnote-definition\" id=\"fn-{}\"><sup class=\"footnote-definition-label\">",
-                                slugify(&label)
-                            )
-                            .into(),
-                        ));
-                        seen.push_str(&label);
-                        seen.push(' ');
-                        out.push(Event::Text(visible(label)));
-                        out.push(Event::Html("</sup>".into()));
-                    }
-                    tag => out.push(Event::Start(tag)),
-                }
-                if let Some(marks) = marks.as_deref_mut() {
-                    if let Some(tag) = marked {
-                        marks.push(Mark {
-                            at: out.len(),
-                            tag,
-                            range: range.clone(),
-                        });
-                        if tag == "li" {
-                            open_items.push((Some(marks.len() - 1), false));
-                        }
-                    } else if is_cell {
-                        if let Some(row) = pending_row.take() {
-                            marks.push(Mark {
-                                at: out.len(),
-                                tag: "tr",
-                                range: row,
-                            });
-                        }
-                    }
+            Event::Start(tag) => self.start(tag, &range),
+            Event::End(end) => self.end(end),
+            event => self.leaf(event, &range),
+        }
+        if self.depth == 0 {
+            self.covered = self.covered.max(range.end).max(self.block.end);
+            if let Some(src) = self.markdown.get(self.block.clone()) {
+                if !shows_every_word(src, &self.seen) {
+                    hidden_block(src, &mut self.out);
                 }
             }
-            Event::End(end) => {
-                depth = depth.saturating_sub(1);
-                seen.push(' ');
-                if matches!(end, TagEnd::Item) {
-                    open_items.pop();
-                }
-                match end {
-                    TagEnd::HtmlBlock => {
-                        in_html_block = false;
-                        out.push(Event::Html(HIDDEN_BLOCK_CLOSE.into()));
-                    }
-                    TagEnd::Strikethrough => out.push(Event::Html(STRIKE_CLOSE.into())),
-                    TagEnd::List(ordered) => {
-                        lists.pop();
-                        out.push(Event::End(TagEnd::List(ordered)));
-                    }
-                    TagEnd::Link | TagEnd::Image => {
-                        out.push(Event::End(TagEnd::Link));
-                        if let Some((dest, title, from)) = links.pop() {
-                            let text = seen.get(from..).unwrap_or("").trim();
-                            if text != dest.as_ref() || !title.is_empty() {
-                                let mut shown = format!(" ⟨{dest}");
-                                if !title.is_empty() {
-                                    shown.push_str(&format!(" “{title}”"));
-                                }
-                                shown.push('⟩');
-                                seen.push_str(&shown);
-                                out.push(Event::Html("<small>".into()));
-                                out.push(Event::Text(visible(shown.into())));
-                                out.push(Event::Html("</small>".into()));
-                            }
-                        }
-                    }
-                    TagEnd::FootnoteDefinition => out.push(Event::Html("</div>\n".into())),
-                    end => out.push(Event::End(end)),
-                }
+        }
+    }
+
+    /// `text` counts as shown, apart from its neighbours.
+    fn saw(&mut self, text: &str) {
+        self.seen.push(' ');
+        self.seen.push_str(text);
+        self.seen.push(' ');
+    }
+
+    fn start(&mut self, tag: Tag<'a>, range: &std::ops::Range<usize>) {
+        self.depth += 1;
+        self.seen.push(' ');
+        let marked: Option<&'static str> = match &tag {
+            Tag::Paragraph => Some("p"),
+            Tag::Heading { level, .. } => Some(match level {
+                HeadingLevel::H1 => "h1",
+                HeadingLevel::H2 => "h2",
+                HeadingLevel::H3 => "h3",
+                HeadingLevel::H4 => "h4",
+                HeadingLevel::H5 => "h5",
+                HeadingLevel::H6 => "h6",
+            }),
+            Tag::Item => Some("li"),
+            Tag::CodeBlock(_) => Some("pre"),
+            _ => None,
+        };
+        if let (Some(marks), Tag::List(_) | Tag::CodeBlock(_) | Tag::BlockQuote(_)) =
+            (self.marks.as_deref_mut(), &tag)
+        {
+            // A nested block ends the enclosing item's own lines.
+            if let Some((Some(m), cut @ false)) = self.open_items.last_mut() {
+                marks[*m].range.end = range.start.max(marks[*m].range.start);
+                *cut = true;
             }
-            Event::Html(html) | Event::InlineHtml(html) => {
-                seen.push(' ');
-                seen.push_str(&html);
-                seen.push(' ');
-                if in_html_block {
-                    out.push(Event::Text(visible(html)));
-                } else if kept_tag(&html).is_some() {
-                    out.push(Event::InlineHtml(html));
+        }
+        if matches!(tag, Tag::TableHead | Tag::TableRow) {
+            self.pending_row = Some(range.clone());
+        }
+        let is_cell = matches!(tag, Tag::TableCell);
+        self.start_tag(tag, range);
+        self.mark(marked, is_cell, range);
+    }
+
+    /// The safe form of an opening tag.
+    fn start_tag(&mut self, tag: Tag<'a>, range: &std::ops::Range<usize>) {
+        let out = &mut self.out;
+        match tag {
+            Tag::HtmlBlock => {
+                self.in_html_block = true;
+                out.push(Event::Html(HIDDEN_BLOCK_OPEN.into()));
+            }
+            Tag::Strikethrough => out.push(Event::Html(STRIKE_OPEN.into())),
+            Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
+                let info_text = info.trim();
+                let lang = info_text.split_whitespace().next().unwrap_or("");
+                let kind = if valid_language(lang) {
+                    CodeBlockKind::Fenced(CowStr::from(lang.to_owned()))
                 } else {
-                    out.push(Event::Html(HIDDEN_INLINE_OPEN.into()));
-                    out.push(Event::Text(visible(html)));
-                    out.push(Event::Html(HIDDEN_INLINE_CLOSE.into()));
+                    CodeBlockKind::Indented
+                };
+                if !info_text.is_empty() {
+                    out.push(Event::Html(LANG_OPEN.into()));
+                    out.push(Event::Text(visible(CowStr::from(info_text.to_owned()))));
+                    out.push(Event::Html(LANG_CLOSE.into()));
+                    self.seen.push_str(info_text);
+                    self.seen.push(' ');
+                }
+                out.push(Event::Start(Tag::CodeBlock(kind)));
+            }
+            Tag::List(first) => {
+                self.lists.push(first.is_some());
+                out.push(Event::Start(Tag::List(first)));
+            }
+            Tag::Item => {
+                if self.lists.last() == Some(&true) {
+                    // The number of the item as written counts as shown (the list numbers its
+                    // items itself).
+                    let digits: String = self.markdown[range.clone()]
+                        .trim_start()
+                        .chars()
+                        .take_while(char::is_ascii_digit)
+                        .collect();
+                    self.seen.push_str(&digits);
+                    self.seen.push(' ');
+                }
+                out.push(Event::Start(Tag::Item));
+            }
+            Tag::Heading { level, .. } => out.push(Event::Start(Tag::Heading {
+                level,
+                id: None,
+                classes: Vec::new(),
+                attrs: Vec::new(),
+            })),
+            Tag::Link {
+                link_type,
+                dest_url,
+                title,
+                id,
+            } => {
+                self.links
+                    .push((dest_url.clone(), title.clone(), self.seen.len()));
+                out.push(Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }));
+            }
+            Tag::Image {
+                link_type,
+                dest_url,
+                title,
+                id,
+            } => {
+                // Never loaded (a remote image is a beacon, and its alt text would be hidden): a
+                // link to it, its alt text visible.
+                self.links
+                    .push((dest_url.clone(), title.clone(), self.seen.len()));
+                out.push(Event::Start(Tag::Link {
+                    link_type,
+                    dest_url,
+                    title,
+                    id,
+                }));
+                out.push(Event::Text("image: ".into()));
+            }
+            Tag::FootnoteDefinition(label) => {
+                out.push(Event::Html(
+                    format!(
+                        "<div class=\"footnote-definition\" id=\"fn-{}\"><sup class=\"footnote-definition-label\">",
+                        slugify(&label)
+                    )
+                    .into(),
+                ));
+                self.seen.push_str(&label);
+                self.seen.push(' ');
+                out.push(Event::Text(visible(label)));
+                out.push(Event::Html("</sup>".into()));
+            }
+            tag => out.push(Event::Start(tag)),
+        }
+    }
+
+    /// Records the block just opened as one a reviewer can comment on, when it is one.
+    fn mark(
+        &mut self,
+        marked: Option<&'static str>,
+        is_cell: bool,
+        range: &std::ops::Range<usize>,
+    ) {
+        let Some(marks) = self.marks.as_deref_mut() else {
+            return;
+        };
+        if let Some(tag) = marked {
+            marks.push(Mark {
+                at: self.out.len(),
+                tag,
+                range: range.clone(),
+            });
+            if tag == "li" {
+                self.open_items.push((Some(marks.len() - 1), false));
+            }
+        } else if is_cell {
+            if let Some(row) = self.pending_row.take() {
+                marks.push(Mark {
+                    at: self.out.len(),
+                    tag: "tr",
+                    range: row,
+                });
+            }
+        }
+    }
+
+    fn end(&mut self, end: TagEnd) {
+        self.depth = self.depth.saturating_sub(1);
+        self.seen.push(' ');
+        if matches!(end, TagEnd::Item) {
+            self.open_items.pop();
+        }
+        match end {
+            TagEnd::HtmlBlock => {
+                self.in_html_block = false;
+                self.out.push(Event::Html(HIDDEN_BLOCK_CLOSE.into()));
+            }
+            TagEnd::Strikethrough => self.out.push(Event::Html(STRIKE_CLOSE.into())),
+            TagEnd::List(ordered) => {
+                self.lists.pop();
+                self.out.push(Event::End(TagEnd::List(ordered)));
+            }
+            TagEnd::Link | TagEnd::Image => self.close_link(),
+            TagEnd::FootnoteDefinition => self.out.push(Event::Html("</div>\n".into())),
+            end => self.out.push(Event::End(end)),
+        }
+    }
+
+    /// Ends a link (or an image, shown as one), its destination and title shown after it unless
+    /// its text already says exactly where it goes.
+    fn close_link(&mut self) {
+        self.out.push(Event::End(TagEnd::Link));
+        let Some((dest, title, from)) = self.links.pop() else {
+            return;
+        };
+        let text = self.seen.get(from..).unwrap_or("").trim();
+        if text != dest.as_ref() || !title.is_empty() {
+            let mut shown = format!(" ⟨{dest}");
+            if !title.is_empty() {
+                shown.push_str(&format!(" “{title}”"));
+            }
+            shown.push('⟩');
+            self.seen.push_str(&shown);
+            self.out.push(Event::Html("<small>".into()));
+            self.out.push(Event::Text(visible(shown.into())));
+            self.out.push(Event::Html("</small>".into()));
+        }
+    }
+
+    /// Everything but tags: text, code, HTML, footnote references, task markers.
+    fn leaf(&mut self, event: Event<'a>, range: &std::ops::Range<usize>) {
+        match event {
+            Event::Html(html) | Event::InlineHtml(html) => {
+                self.saw(&html);
+                if self.in_html_block {
+                    self.out.push(Event::Text(visible(html)));
+                } else if kept_tag(&html).is_some() {
+                    self.out.push(Event::InlineHtml(html));
+                } else {
+                    self.out.push(Event::Html(HIDDEN_INLINE_OPEN.into()));
+                    self.out.push(Event::Text(visible(html)));
+                    self.out.push(Event::Html(HIDDEN_INLINE_CLOSE.into()));
                 }
             }
             Event::Text(text) => {
-                seen.push_str(&text);
-                out.push(Event::Text(visible(text)));
+                self.seen.push_str(&text);
+                self.out.push(Event::Text(visible(text)));
             }
             Event::Code(text) => {
-                seen.push(' ');
-                seen.push_str(&text);
-                seen.push(' ');
-                out.push(Event::Code(visible(text)));
+                self.saw(&text);
+                self.out.push(Event::Code(visible(text)));
             }
             Event::FootnoteReference(label) => {
-                seen.push(' ');
-                seen.push_str(&label);
-                seen.push(' ');
-                out.push(Event::Html(
+                self.saw(&label);
+                self.out.push(Event::Html(
                     format!(
                         "<sup class=\"footnote-reference\"><a href=\"#fn-{}\">",
                         slugify(&label)
                     )
                     .into(),
                 ));
-                out.push(Event::Text(visible(label)));
-                out.push(Event::Html("</a></sup>".into()));
+                self.out.push(Event::Text(visible(label)));
+                self.out.push(Event::Html("</a></sup>".into()));
             }
             Event::TaskListMarker(checked) => {
                 // `[x]` or `[X]` as written: the checkbox shows it.
-                seen.push(' ');
-                seen.push_str(&markdown[range.clone()]);
-                seen.push(' ');
-                out.push(Event::TaskListMarker(checked));
+                let markdown = self.markdown;
+                self.saw(&markdown[range.clone()]);
+                self.out.push(Event::TaskListMarker(checked));
             }
             other => {
-                seen.push(' ');
-                out.push(other);
-            }
-        }
-        if depth == 0 {
-            covered = covered.max(range.end).max(block.end);
-            if let Some(src) = markdown.get(block.clone()) {
-                if !shows_every_word(src, &seen) {
-                    hidden_block(src, &mut out);
-                }
+                self.seen.push(' ');
+                self.out.push(other);
             }
         }
     }
-    if covered < markdown.len() {
-        hidden_block(&markdown[covered..], &mut out);
-    }
-    if let Some(marks) = marks {
-        // A block's range may take the blank space after it: not part of its text.
-        for m in marks.iter_mut() {
-            let text = &markdown[m.range.clone()];
-            m.range.end = m.range.start + text.trim_end().len();
+
+    /// The events, with any source after the last block shown as written, and each mark's range
+    /// trimmed of the blank space after its block.
+    fn finish(mut self) -> Vec<Event<'a>> {
+        if self.covered < self.markdown.len() {
+            hidden_block(&self.markdown[self.covered..], &mut self.out);
         }
+        if let Some(marks) = self.marks {
+            for m in marks.iter_mut() {
+                let text = &self.markdown[m.range.clone()];
+                m.range.end = m.range.start + text.trim_end().len();
+            }
+        }
+        self.out
     }
-    out
 }
 
 /// Source text shown as written in `pre.pd-hidden` (nothing when it is only blank space).
