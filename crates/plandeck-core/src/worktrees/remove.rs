@@ -245,6 +245,8 @@ fn hash_text(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
+/// What removing the worktree at `path` would lose and what refuses it, with the token a
+/// confirmation must carry; and what was checked, for [`remove`] to check again.
 fn preview(
     roots: &Roots,
     path: &Path,
@@ -252,40 +254,7 @@ fn preview(
 ) -> Result<(RemovalPreview, Option<Checked>), WorktreeError> {
     let located = match locate(roots, path)? {
         Ok(l) => l,
-        Err(why) => {
-            let mut worktree = list::summarize(
-                &Found {
-                    repo: path.to_owned(),
-                    common_dir: path.to_owned(),
-                    path: path.to_owned(),
-                    name: None,
-                    is_main: false,
-                    locked: None,
-                    prunable: true,
-                },
-                &Sessions::default(),
-                &HashSet::new(),
-                false,
-            );
-            worktree.problem = Some(why.clone());
-            let refusals = vec![Refusal::NotAWorktree { why }];
-            let loss_summary = refusals[0].message();
-            let token = hash_text(&format!("not a worktree\n{loss_summary}"));
-            let preview = RemovalPreview {
-                worktree,
-                changed_files: Vec::new(),
-                unmerged_commits: Vec::new(),
-                refusals,
-                confirmable: false,
-                archive_ref: None,
-                loss_summary,
-                panes_to_end: Vec::new(),
-                person_panes: Vec::new(),
-                submodule_commits: Vec::new(),
-                token,
-            };
-            return Ok((preview, None));
-        }
+        Err(why) => return Ok((not_a_worktree(path, why), None)),
     };
     let f = &located.found;
     let snap = Snapshot::take(&located);
@@ -299,6 +268,96 @@ fn preview(
         }
     };
     let summary = snap.summary.clone();
+    let mut refusals = who_works_there(&located, &panes, panes_problem);
+    let at_stake = at_stake(&located, &snap, &mut refusals)?;
+    let confirmable = refusals.iter().all(Refusal::confirmable);
+    let loss_summary = loss_summary(
+        &summary.path,
+        &refusals,
+        &at_stake.changed_files,
+        &at_stake.unmerged_commits,
+        &snap.submodules,
+        at_stake.archive_ref.as_deref(),
+    );
+    let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
+    // The token names what the dialog shows: a change to any of it refuses the confirmation.
+    let mut shown = format!("path {}\ncontent {content}\n", summary.path);
+    for r in &refusals {
+        shown.push_str(&format!("refusal {}\n", r.message()));
+    }
+    for p in panes_to_end.iter().chain(&panes.person) {
+        shown.push_str(&format!(
+            "pane {} {} {:?}\n",
+            p.pane, p.pid, p.agent_session_id
+        ));
+    }
+    let token = hash_text(&shown);
+    let preview = RemovalPreview {
+        worktree: summary,
+        changed_files: at_stake.changed_files,
+        unmerged_commits: at_stake.unmerged_commits,
+        refusals,
+        confirmable,
+        archive_ref: at_stake.archive_ref,
+        loss_summary,
+        panes_to_end,
+        person_panes: panes.person,
+        submodule_commits: snap.submodules,
+        token,
+    };
+    Ok((
+        preview,
+        Some(Checked {
+            located,
+            content,
+            agents: panes.agents,
+        }),
+    ))
+}
+
+/// The preview of a path that is not a worktree git knows: refused, with why.
+fn not_a_worktree(path: &Path, why: String) -> RemovalPreview {
+    let mut worktree = list::summarize(
+        &Found {
+            repo: path.to_owned(),
+            common_dir: path.to_owned(),
+            path: path.to_owned(),
+            name: None,
+            is_main: false,
+            locked: None,
+            prunable: true,
+        },
+        &Sessions::default(),
+        &HashSet::new(),
+        false,
+    );
+    worktree.problem = Some(why.clone());
+    let refusals = vec![Refusal::NotAWorktree { why }];
+    let loss_summary = refusals[0].message();
+    let token = hash_text(&format!("not a worktree\n{loss_summary}"));
+    RemovalPreview {
+        worktree,
+        changed_files: Vec::new(),
+        unmerged_commits: Vec::new(),
+        refusals,
+        confirmable: false,
+        archive_ref: None,
+        loss_summary,
+        panes_to_end: Vec::new(),
+        person_panes: Vec::new(),
+        submodule_commits: Vec::new(),
+        token,
+    }
+}
+
+/// The refusals that come from who works in the folder: the main worktree, agents' and people's
+/// tmux panes (or not knowing them), a session running elsewhere, a lock.
+fn who_works_there(
+    located: &Located,
+    panes: &panes::PanesIn,
+    panes_problem: Option<impl std::fmt::Display>,
+) -> Vec<Refusal> {
+    let f = &located.found;
     let mut refusals = Vec::new();
     if let Some(problem) = panes_problem {
         // Which tmux panes work in the folder is not known: a person's shell may be there.
@@ -316,18 +375,18 @@ fn preview(
             pid: a.line.pid,
         });
     }
-    if let Some(id) = &located.sessions.running {
-        // A running session whose own pane removal ends is listed as that pane; any other running
-        // session has to be stopped first.
-        let ends_it = panes
+    // A running session whose own pane removal ends is listed as that pane; any other running
+    // session has to be stopped first.
+    let running_elsewhere = located.sessions.running.as_ref().filter(|id| {
+        !panes
             .agents
             .iter()
-            .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()));
-        if !ends_it {
-            refusals.push(Refusal::RunningSession {
-                session_id: id.clone(),
-            });
-        }
+            .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()))
+    });
+    if let Some(id) = running_elsewhere {
+        refusals.push(Refusal::RunningSession {
+            session_id: id.clone(),
+        });
     }
     for p in &panes.person {
         refusals.push(Refusal::PersonPane {
@@ -345,22 +404,39 @@ fn preview(
                 .iter()
                 .any(|a| i64::from(a.line.pid) == i64::from(pid))
         });
-        let running_elsewhere = located.sessions.running.as_ref().is_some_and(|id| {
-            !panes
-                .agents
-                .iter()
-                .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()))
-        });
-        let stale = !running_elsewhere && (held_by_ended_agent || lock_is_stale(reason.as_deref()));
+        let stale = running_elsewhere.is_none()
+            && (held_by_ended_agent || lock_is_stale(reason.as_deref()));
         refusals.push(Refusal::Locked {
             reason: reason.clone().filter(|r| !r.is_empty()),
             session_id: located.sessions.session_id.clone(),
             stale,
         });
     }
-    let mut changed_files = Vec::new();
-    let mut unmerged_commits = Vec::new();
-    let mut archive_ref = None;
+    refusals
+}
+
+/// What the worktree holds that removal would lose.
+struct AtStake {
+    changed_files: Vec<String>,
+    unmerged_commits: Vec<CommitLine>,
+    /// Where the archive would keep its commits.
+    archive_ref: Option<String>,
+}
+
+/// What is at stake in the folder and its branch, adding the refusals it brings (changes,
+/// submodule commits, unmerged commits, an unknown base, content that could not be read).
+fn at_stake(
+    located: &Located,
+    snap: &Snapshot,
+    refusals: &mut Vec<Refusal>,
+) -> Result<AtStake, WorktreeError> {
+    let f = &located.found;
+    let summary = &snap.summary;
+    let mut stake = AtStake {
+        changed_files: Vec::new(),
+        unmerged_commits: Vec::new(),
+        archive_ref: None,
+    };
     if let Some(why) = &snap.unvalidated {
         refusals.push(Refusal::Unvalidated { why: why.clone() });
     } else if !f.prunable {
@@ -373,7 +449,7 @@ fn preview(
             refusals.push(Refusal::Dirty {
                 count: u32::try_from(snap.changed.len()).unwrap_or(u32::MAX),
             });
-            changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
+            stake.changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
         }
         for sub in &snap.submodules {
             refusals.push(Refusal::SubmoduleCommits {
@@ -388,67 +464,26 @@ fn preview(
                 refusals.push(Refusal::Unmerged {
                     count: snap.unmerged.0,
                 });
-                unmerged_commits = snap.unmerged.1.clone();
+                stake.unmerged_commits = snap.unmerged.1.clone();
             }
             _ => {}
         }
         if let Some(head) = head {
             let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
-            archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
+            stake.archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
         }
     } else if summary.head.is_none() {
         // The folder is gone; the branch may still hold commits, which the archive keeps.
         let repo = Repository::open(&f.common_dir).map_err(WorktreeError::git(&f.common_dir))?;
         if let Some(head) = prunable_head(&repo, f) {
-            archive_ref = Some(archive::free_name(
+            stake.archive_ref = Some(archive::free_name(
                 &repo,
                 prunable_branch(&repo, f).as_deref(),
                 head,
             ));
         }
     }
-    let confirmable = refusals.iter().all(Refusal::confirmable);
-    let loss_summary = loss_summary(
-        &summary.path,
-        &refusals,
-        &changed_files,
-        &unmerged_commits,
-        &snap.submodules,
-        archive_ref.as_deref(),
-    );
-    let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
-    let mut shown = format!("path {}\ncontent {content}\n", summary.path);
-    for r in &refusals {
-        shown.push_str(&format!("refusal {}\n", r.message()));
-    }
-    for p in panes_to_end.iter().chain(&panes.person) {
-        shown.push_str(&format!(
-            "pane {} {} {:?}\n",
-            p.pane, p.pid, p.agent_session_id
-        ));
-    }
-    let token = hash_text(&shown);
-    let preview = RemovalPreview {
-        worktree: summary,
-        changed_files,
-        unmerged_commits,
-        refusals,
-        confirmable,
-        archive_ref,
-        loss_summary,
-        panes_to_end,
-        person_panes: panes.person,
-        submodule_commits: snap.submodules,
-        token,
-    };
-    Ok((
-        preview,
-        Some(Checked {
-            located,
-            content,
-            agents: panes.agents,
-        }),
-    ))
+    Ok(stake)
 }
 
 fn loss_summary(
