@@ -6,22 +6,12 @@
 
 use tauri::AppHandle;
 
-/// What a confirmation says and does.
-pub struct Confirm {
-    /// The window's title and the dialog's headline ("Remove ~/work/x?").
-    pub title: String,
-    /// The body: what happens and what would be lost, in words.
-    pub text: String,
-    /// Something would be lost: a warning dialog.
-    pub warning: bool,
-    /// The action's button, a verb ("Remove worktree", "Discard and remove").
-    pub action: String,
-}
+use plandeck_core::deck::Confirmation;
 
 /// Shows the confirmation and waits for the answer: true only when the action's button was
 /// pressed. Blocks: call it off the main thread (`commands::blocking`).
 #[cfg(target_os = "linux")]
-pub fn ask(app: &AppHandle, c: Confirm) -> bool {
+pub fn ask(app: &AppHandle, c: Confirmation) -> bool {
     use gtk::prelude::*;
     use tauri::Manager;
 
@@ -34,7 +24,7 @@ pub fn ask(app: &AppHandle, c: Confirm) -> bool {
         let dialog = gtk::MessageDialog::new(
             parent.as_ref(),
             gtk::DialogFlags::MODAL | gtk::DialogFlags::DESTROY_WITH_PARENT,
-            if c.warning {
+            if c.destructive {
                 gtk::MessageType::Warning
             } else {
                 gtk::MessageType::Question
@@ -61,12 +51,12 @@ pub fn ask(app: &AppHandle, c: Confirm) -> bool {
 
 /// Elsewhere the dialog plugin's own confirmation (its button order is the platform's).
 #[cfg(not(target_os = "linux"))]
-pub fn ask(app: &AppHandle, c: Confirm) -> bool {
+pub fn ask(app: &AppHandle, c: Confirmation) -> bool {
     use tauri_plugin_dialog::{DialogExt, MessageDialogButtons, MessageDialogKind};
     app.dialog()
         .message(c.text)
         .title(c.title)
-        .kind(if c.warning {
+        .kind(if c.destructive {
             MessageDialogKind::Warning
         } else {
             MessageDialogKind::Info

@@ -66,5 +66,6 @@ pub fn forward(app: AppHandle) -> impl Fn(LiveEvent) + Send + Sync + 'static {
         LiveEvent::Worktrees(changed) => emit(&forward, changed),
         LiveEvent::WorktreesUpdated(fresh) => emit(&forward, fresh),
         LiveEvent::WorktreeSize(size) => emit(&forward, size),
+        LiveEvent::Comments(changed) => emit(&forward, changed),
     }
 }

@@ -4,7 +4,7 @@
 use std::sync::{Arc, Mutex, RwLock};
 
 use plandeck_core::config::Roots;
-use plandeck_core::live::{LiveHistory, LiveWorktrees};
+use plandeck_core::deck::Deck;
 use plandeck_core::sessions::SessionIndex;
 
 pub struct AppState {
@@ -46,24 +46,20 @@ impl AppState {
         self.current().roots
     }
 
-    /// The plan history of the current roots, kept live by core (empty until the watchers start).
-    pub fn history(&self) -> Arc<LiveHistory> {
+    /// Every call on the current roots, over their live state (core's
+    /// [`plandeck_core::deck::Deck`]); while the live handle starts (at launch, or the roots
+    /// changing), over a fresh one reporting through the same forwarding, so a listing in that
+    /// moment still gets its sizes.
+    pub fn deck(&self, app: &tauri::AppHandle) -> Deck {
+        let current = self.current();
         match lock(&self.live).as_ref() {
-            Some(live) => live.history(),
-            None => LiveHistory::empty(&self.roots()),
-        }
-    }
-
-    /// The worktrees of the current roots, kept live by core (sizes remembered, watched once
-    /// listed); while the live handle starts (at launch, or the roots changing), a one-off set
-    /// reporting through `emit`, so a listing in that moment still gets its sizes.
-    pub fn worktrees(
-        &self,
-        emit: impl Fn(plandeck_core::live::LiveEvent) + Send + Sync + 'static,
-    ) -> Arc<LiveWorktrees> {
-        match lock(&self.live).as_ref() {
-            Some(live) => live.worktrees(),
-            None => LiveWorktrees::new(&self.roots(), self.sessions.clone(), Arc::new(emit)),
+            Some(live) => Deck::of(live, current.demo),
+            None => Deck::starting(
+                current.roots,
+                current.demo,
+                self.sessions.clone(),
+                Arc::new(crate::live::forward(app.clone())),
+            ),
         }
     }
 

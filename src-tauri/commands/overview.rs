@@ -1,13 +1,17 @@
+//! The overview: what Plandeck reads and where.
+
 use plandeck_core::ipc::IpcError;
-use plandeck_core::overview::{overview, Overview};
-use tauri::State;
+use plandeck_core::overview::Overview;
+use tauri::{AppHandle, State};
 
 use crate::AppState;
 
-/// Which folders were looked at and what was found there.
 #[tauri::command]
 #[tracing::instrument(skip_all)]
-pub async fn get_overview(state: State<'_, AppState>) -> Result<Overview, IpcError> {
-    let current = state.current();
-    super::blocking(move || Ok(overview(&current.roots, current.demo))).await
+pub async fn get_overview(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Overview, IpcError> {
+    let deck = state.deck(&app);
+    super::blocking(move || deck.overview()).await
 }

@@ -3,7 +3,6 @@
 
 use plandeck_core::ipc::IpcError;
 use plandeck_core::plans::{self, PlanDocument, PlanListing, SearchHit};
-use plandeck_core::{gate, review, standing};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -11,55 +10,35 @@ use crate::AppState;
 
 #[tauri::command]
 #[tracing::instrument(skip_all)]
-pub async fn list_plans(state: State<'_, AppState>) -> Result<PlanListing, IpcError> {
-    let (roots, history) = (state.roots(), state.history());
-    blocking(move || {
-        let mut listing = plans::list(&roots);
-        standing::settle(
-            &roots,
-            &mut listing.plans,
-            &history.plans_now(),
-            &gate::pending(&roots),
-        );
-        Ok(listing)
-    })
-    .await
+pub async fn list_plans(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<PlanListing, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.list_plans()).await
 }
 
 /// One plan, rendered; the version is recorded in the review store as seen.
 #[tauri::command]
-#[tracing::instrument(skip(state))]
-pub async fn get_plan(state: State<'_, AppState>, id: String) -> Result<PlanDocument, IpcError> {
-    let (roots, history) = (state.roots(), state.history());
-    blocking(move || {
-        // Only an id discovery listed: the webview never names a file by path.
-        let mut doc = plans::get_by_id(&roots, &id)?;
-        standing::settle(
-            &roots,
-            std::slice::from_mut(&mut doc.plan),
-            &history.plans_now(),
-            &gate::pending(&roots),
-        );
-        if let Err(e) = review::record_version(
-            &roots,
-            std::path::Path::new(&doc.plan.path),
-            doc.source.as_bytes(),
-        ) {
-            tracing::warn!("cannot record a version of {}: {e}", doc.plan.path);
-        }
-        Ok(doc)
-    })
-    .await
+#[tracing::instrument(skip(app, state))]
+pub async fn get_plan(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<PlanDocument, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.get_plan(&id)).await
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state))]
+#[tracing::instrument(skip(app, state))]
 pub async fn search_plans(
+    app: AppHandle,
     state: State<'_, AppState>,
     query: String,
 ) -> Result<Vec<SearchHit>, IpcError> {
-    let roots = state.roots();
-    blocking(move || Ok(plans::search(&roots, &query))).await
+    let deck = state.deck(&app);
+    blocking(move || deck.search_plans(&query)).await
 }
 
 /// Adds a folder of plans to the settings, then re-arms the watchers so its plans show up live.

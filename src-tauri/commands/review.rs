@@ -1,69 +1,65 @@
 //! Review: diffs, history, and one decision per plan (approve / reject / edit-and-approve, routed
-//! by the core to the waiting agent or recorded only; undo of a record-only decision). Every command takes a plan id
-//! from the listing (resolved against discovery; a path or an unknown id is refused) and the
-//! decisions take the hash of the version the reviewer read.
+//! by the core to the waiting agent or recorded only; undo of a record-only decision). Every
+//! command takes a plan id from the listing and the decisions take the hash of the version the
+//! reviewer read; each is one call on core's deck.
 
+use plandeck_core::deck::WINDOW;
 use plandeck_core::ipc::IpcError;
-use plandeck_core::plans;
-use plandeck_core::review::{self, Decision, PlanDiff, PlanHistory};
-use plandeck_core::route::{self, PlanDecision, PlanOutcome};
+use plandeck_core::review::{Decision, PlanDiff, PlanHistory};
+use plandeck_core::route::{PlanDecision, PlanOutcome};
 use tauri::{AppHandle, State};
 
 use super::blocking;
 use crate::AppState;
 
 #[tauri::command]
-#[tracing::instrument(skip(state))]
+#[tracing::instrument(skip(app, state))]
 pub async fn plan_diff(
+    app: AppHandle,
     state: State<'_, AppState>,
     id: String,
     from: Option<String>,
     to: Option<String>,
 ) -> Result<PlanDiff, IpcError> {
-    let roots = state.roots();
-    blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        Ok(review::diff(&roots, &path, from.as_deref(), to.as_deref())?)
-    })
-    .await
+    let deck = state.deck(&app);
+    blocking(move || deck.plan_diff(&id, from.as_deref(), to.as_deref())).await
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state))]
-pub async fn plan_history(state: State<'_, AppState>, id: String) -> Result<PlanHistory, IpcError> {
-    let roots = state.roots();
-    blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        Ok(review::history(&roots, &path)?)
-    })
-    .await
+#[tracing::instrument(skip(app, state))]
+pub async fn plan_history(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    id: String,
+) -> Result<PlanHistory, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.plan_history(&id)).await
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state))]
+#[tracing::instrument(skip(app, state))]
 pub async fn plan_version(
+    app: AppHandle,
     state: State<'_, AppState>,
     id: String,
     hash: String,
 ) -> Result<String, IpcError> {
-    let roots = state.roots();
-    blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        Ok(review::version_of(&roots, &path, &hash)?)
-    })
-    .await
+    let deck = state.deck(&app);
+    blocking(move || deck.plan_version(&id, &hash)).await
 }
 
 #[tauri::command]
-#[tracing::instrument(skip(state))]
-pub async fn decision_log(state: State<'_, AppState>) -> Result<Vec<Decision>, IpcError> {
-    let roots = state.roots();
-    blocking(move || Ok(review::log(&roots, None)?)).await
+#[tracing::instrument(skip_all)]
+pub async fn decision_log(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Vec<Decision>, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.decision_log()).await
 }
 
 /// One decision on the version of a plan the reviewer read (`seenHash`): to the agent waiting
-/// for it in its terminal, else recorded only; the outcome says where it went
-/// ([`route::decide_plan`]).
+/// for it in its terminal, else recorded only; the outcome says where it went.
 #[tauri::command]
 #[tracing::instrument(skip(app, state, decision))]
 pub async fn decide_plan(
@@ -74,35 +70,8 @@ pub async fn decide_plan(
     decision: PlanDecision,
     with_comments: Option<bool>,
 ) -> Result<PlanOutcome, IpcError> {
-    let roots = state.roots();
-    let opts = route::RouteOptions {
-        comments: with_comments.unwrap_or(true),
-        delivery: plandeck_core::gate::DeliveryOptions {
-            by: "the Plandeck window".to_owned(),
-            ..Default::default()
-        },
-    };
-    let outcome = blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        route::decide_plan(&roots, &path, &seen_hash, decision, &opts)
-    })
-    .await?;
-    if let Some(request) = &outcome.request_id {
-        crate::live::emit(
-            &app,
-            plandeck_core::live::GateChanged {
-                updated: vec![request.clone()],
-                ..Default::default()
-            },
-        );
-    }
-    let changed = outcome
-        .decision
-        .as_ref()
-        .map(|d| vec![d.plan_path.clone()])
-        .unwrap_or_default();
-    crate::live::emit(&app, plans::PlansChanged::of(changed));
-    Ok(outcome)
+    let deck = state.deck(&app);
+    blocking(move || deck.decide_plan(&id, &seen_hash, decision, with_comments, WINDOW)).await
 }
 
 /// Undoes a record-only decision on a plan (appends a revocation; the log keeps both lines).
@@ -114,12 +83,6 @@ pub async fn undo_decision(
     id: String,
     decision_id: String,
 ) -> Result<Decision, IpcError> {
-    let roots = state.roots();
-    let line = blocking(move || {
-        let path = plans::resolve_id(&roots, &id)?;
-        Ok(route::undo(&roots, &path, &decision_id)?)
-    })
-    .await?;
-    crate::live::emit(&app, plans::PlansChanged::of(vec![line.plan_path.clone()]));
-    Ok(line)
+    let deck = state.deck(&app);
+    blocking(move || deck.undo_decision(&id, &decision_id)).await
 }

@@ -3,7 +3,7 @@
 //! (picked in a native folder dialog).
 
 use plandeck_core::agent::Agent;
-use plandeck_core::gate::{self, HookPreview, InstallReport};
+use plandeck_core::gate::{HookPreview, InstallReport};
 use plandeck_core::ipc::IpcError;
 use tauri::{AppHandle, State};
 
@@ -12,67 +12,51 @@ use crate::AppState;
 
 /// Whether `agent`'s plan-approval hook is installed, and the diff of installing/uninstalling it.
 #[tauri::command]
-#[tracing::instrument(skip(state))]
+#[tracing::instrument(skip(app, state))]
 pub async fn hook_status(
+    app: AppHandle,
     state: State<'_, AppState>,
     agent: Agent,
 ) -> Result<HookPreview, IpcError> {
-    let roots = state.roots();
-    blocking(move || Ok(gate::hook_preview(&roots, agent)?)).await
+    let deck = state.deck(&app);
+    blocking(move || deck.hook_status(agent)).await
 }
 
-/// Installs or uninstalls `agent`'s hook. `token` names the change the window showed
-/// ([`HookPreview::token`]) and the person confirmed with its one button: the write is refused
-/// when the settings file changed since (the window then shows the new change). A backup of the
-/// settings file is written beside it.
 #[tauri::command]
-#[tracing::instrument(skip(state, token))]
+#[tracing::instrument(skip(app, state, token))]
 pub async fn set_hook(
+    app: AppHandle,
     state: State<'_, AppState>,
     agent: Agent,
     installed: bool,
     token: String,
 ) -> Result<InstallReport, IpcError> {
-    let roots = state.roots();
-    blocking(move || {
-        Ok(if installed {
-            gate::install_if_unchanged(&roots, agent, &token)?
-        } else {
-            gate::uninstall_if_unchanged(&roots, agent, &token)?
-        })
-    })
-    .await
+    let deck = state.deck(&app);
+    blocking(move || deck.set_hook(agent, installed, &token)).await
 }
 
-/// Whether Claude Code's Stop hook (verification, `hook claude-stop`) is installed, and the diff of
-/// installing/uninstalling it.
 #[tauri::command]
-#[tracing::instrument(skip(state))]
-pub async fn stop_hook_status(state: State<'_, AppState>) -> Result<HookPreview, IpcError> {
-    let roots = state.roots();
-    blocking(move || Ok(plandeck_core::verify::install::hook_preview(&roots)?)).await
+#[tracing::instrument(skip(app, state))]
+pub async fn stop_hook_status(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<HookPreview, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.stop_hook_status()).await
 }
 
-/// Installs or uninstalls the Stop hook: the change `token` names, as [`set_hook`] does.
 #[tauri::command]
-#[tracing::instrument(skip(state, token))]
+#[tracing::instrument(skip(app, state, token))]
 pub async fn set_stop_hook(
+    app: AppHandle,
     state: State<'_, AppState>,
     installed: bool,
     token: String,
 ) -> Result<InstallReport, IpcError> {
-    let roots = state.roots();
-    blocking(move || {
-        Ok(plandeck_core::verify::install::set_if_unchanged(
-            &roots, installed, &token,
-        )?)
-    })
-    .await
+    let deck = state.deck(&app);
+    blocking(move || deck.set_stop_hook(installed, &token)).await
 }
 
-/// Adds a repository whose worktrees are listed even when no session was seen in it. The folder
-/// is picked in the native folder dialog opened here; the webview sends no path. Returns the
-/// folder added (`None` when the person cancelled).
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn add_repo(

@@ -21,6 +21,7 @@
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`verify`]: the approved plan against what the agent did after the approval.
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
+//! - [`deck`]: every call of the window over one set of roots and their live state, ids resolved.
 //! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
 //! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
 //!   UI's `commands.ts` is generated.
@@ -32,6 +33,7 @@ pub mod agent;
 pub mod bindings;
 pub mod comments;
 pub mod config;
+pub mod deck;
 pub mod demo;
 pub mod durable;
 pub mod gate;

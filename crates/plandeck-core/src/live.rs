@@ -82,6 +82,8 @@ pub enum LiveEvent {
         session_id: String,
         message: String,
     },
+    /// Comments on a plan (or any plan) were added, changed or resolved.
+    Comments(crate::comments::CommentsChanged),
     /// How far the plan history's first scan is (at most every 100 ms, and when done).
     HistoryProgress(crate::history::ScanProgress),
     /// The plan history's plans changed.
@@ -112,6 +114,10 @@ pub struct Live {
     worktrees: Arc<LiveWorktrees>,
     /// What discovery found, kept until a watcher sees a change.
     plan_index: Arc<plans::PlanIndex>,
+    /// What a [`crate::deck::Deck`] over this handle holds.
+    pub(crate) roots: Roots,
+    pub(crate) sessions: Arc<Mutex<Option<SessionIndex>>>,
+    pub(crate) emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
@@ -130,6 +136,7 @@ impl Live {
         let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(emit);
         let mut watchers = Vec::new();
         let sessions_for_worktrees = sessions.clone();
+        let sessions_for_deck = sessions.clone();
 
         // The gate: announce that Plandeck is running, and follow requests filed by hooks.
         let presence = gate::app_heartbeat(roots)
@@ -245,6 +252,9 @@ impl Live {
             history,
             worktrees,
             plan_index,
+            roots: roots.clone(),
+            sessions: sessions_for_deck,
+            emit,
         }
     }
 }

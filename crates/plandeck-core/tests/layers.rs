@@ -40,6 +40,7 @@ const LAYERS: &[&str] = &[
     "overview",
     "demo",
     "live",
+    "deck",
     "bindings",
     "ipc_table",
 ];

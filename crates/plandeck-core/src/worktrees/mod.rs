@@ -370,6 +370,19 @@ pub struct RemoveOutcome {
     pub panes_ended: Vec<String>,
 }
 
+impl RemoveOutcome {
+    /// Nothing was removed (the person cancelled).
+    pub fn not_removed() -> Self {
+        RemoveOutcome {
+            removed: false,
+            archive_ref: None,
+            branch_deleted: None,
+            tmux_session_killed: None,
+            panes_ended: Vec::new(),
+        }
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 pub enum WorktreeError {
     #[error("{path} is not a git repository: {source}")]

@@ -1,0 +1,576 @@
+//! The deck: every call the window makes, one function each, over one set of roots and their
+//! live state (a headless Plandeck serves the same calls).
+//!
+//! - **Ids only.** Plans, worktrees, repositories, requests and recovered plans are named by the
+//!   ids a listing gave; each is resolved here against what discovery found, so no caller can
+//!   name an arbitrary file (the CLI's "id or path" forms are not reachable from here).
+//! - **What a call changes is reported** through the live handle's [`LiveEvent`]s, so every holder
+//!   of the live state (the window, a remote one) hears of a decision, a comment or a removal made
+//!   anywhere, the same way as of a change on disk.
+//! - **Confirmations** are preview → token → apply: a preview says what an action would do and
+//!   carries a token of what it showed; the action goes ahead only while the token still holds.
+//!
+//! A [`Deck`] is cheap: handles to the live state, taken per call ([`Deck::of`] a live handle, or
+//! [`Deck::starting`] while the live handle is not up yet).
+
+use std::sync::{Arc, Mutex};
+
+use crate::agent::Agent;
+use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
+use crate::config::Roots;
+use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
+use crate::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
+use crate::ipc::{ErrorKind, IpcError};
+use crate::live::{GateChanged, Live, LiveEvent, LiveHistory, LiveWorktrees, WorktreesChanged};
+use crate::overview::Overview;
+use crate::plans::{self, PlanDocument, PlanListing, PlansChanged, SearchHit};
+use crate::review::{self, Decision, PlanDiff, PlanHistory};
+use crate::route::{self, PlanDecision, PlanOutcome};
+use crate::sessions::{IndexProgress, SessionIndex, SessionSummary};
+use crate::verify::{self, StepOverride, StepStatus, VerifyReport};
+use crate::worktrees::{self, RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
+
+/// Who decides through a deck, as the decision log and the agent's feedback name them.
+pub const WINDOW: &str = "the Plandeck window";
+
+/// One set of roots and their live state, with every call on them.
+pub struct Deck {
+    roots: Roots,
+    demo: bool,
+    history: Arc<LiveHistory>,
+    worktrees: Arc<LiveWorktrees>,
+    sessions: Arc<Mutex<Option<SessionIndex>>>,
+    index_progress: IndexProgress,
+    emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
+}
+
+/// A native confirmation, in words: what the dialog says and its one action.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Confirmation {
+    pub title: String,
+    pub text: String,
+    /// The action loses work: the dialog warns and the button says so.
+    pub destructive: bool,
+    /// The button that confirms (Cancel is the other).
+    pub action: String,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Deck {
+    /// Every call on the roots `live` watches, over its live state, changes reported through its
+    /// events. `demo`: the roots are the demo workspace.
+    pub fn of(live: &Live, demo: bool) -> Deck {
+        Deck {
+            roots: live.roots.clone(),
+            demo,
+            history: live.history(),
+            worktrees: live.worktrees(),
+            sessions: live.sessions.clone(),
+            index_progress: live.index_progress(),
+            emit: live.emit.clone(),
+        }
+    }
+
+    /// A deck for roots whose live handle is not up yet (the window's first moments, the roots
+    /// changing): the history is empty until its scan, the worktrees report through `emit`.
+    pub fn starting(
+        roots: Roots,
+        demo: bool,
+        sessions: Arc<Mutex<Option<SessionIndex>>>,
+        emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
+    ) -> Deck {
+        Deck {
+            history: LiveHistory::empty(&roots),
+            worktrees: LiveWorktrees::new(&roots, sessions.clone(), emit.clone()),
+            roots,
+            demo,
+            sessions,
+            index_progress: IndexProgress::default(),
+            emit,
+        }
+    }
+
+    pub fn roots(&self) -> &Roots {
+        &self.roots
+    }
+
+    fn report(&self, event: LiveEvent) {
+        (self.emit)(event);
+    }
+
+    fn plans_changed(&self, paths: Vec<String>) {
+        self.report(LiveEvent::Plans(PlansChanged::of(paths)));
+    }
+
+    // ---- Overview
+
+    pub fn overview(&self) -> Result<Overview, IpcError> {
+        Ok(crate::overview::overview(&self.roots, self.demo))
+    }
+
+    // ---- Plans
+
+    /// Every plan, each where it stands from every source ([`crate::standing`]).
+    pub fn list_plans(&self) -> Result<PlanListing, IpcError> {
+        let mut listing = plans::list(&self.roots);
+        crate::standing::settle(
+            &self.roots,
+            &mut listing.plans,
+            &self.history.plans_now(),
+            &gate::pending(&self.roots),
+        );
+        Ok(listing)
+    }
+
+    /// One plan, rendered and settled; the version is recorded in the review store as seen.
+    pub fn get_plan(&self, id: &str) -> Result<PlanDocument, IpcError> {
+        let mut doc = plans::get_by_id(&self.roots, id)?;
+        crate::standing::settle(
+            &self.roots,
+            std::slice::from_mut(&mut doc.plan),
+            &self.history.plans_now(),
+            &gate::pending(&self.roots),
+        );
+        let path = std::path::Path::new(&doc.plan.path);
+        if let Err(e) = review::record_version(&self.roots, path, doc.source.as_bytes()) {
+            tracing::warn!("cannot record a version of {}: {e}", doc.plan.path);
+        }
+        Ok(doc)
+    }
+
+    pub fn search_plans(&self, query: &str) -> Result<Vec<SearchHit>, IpcError> {
+        Ok(plans::search(&self.roots, query))
+    }
+
+    // ---- Review
+
+    pub fn plan_diff(
+        &self,
+        id: &str,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<PlanDiff, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        Ok(review::diff(&self.roots, &path, from, to)?)
+    }
+
+    pub fn plan_history(&self, id: &str) -> Result<PlanHistory, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        Ok(review::history(&self.roots, &path)?)
+    }
+
+    pub fn plan_version(&self, id: &str, hash: &str) -> Result<String, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        Ok(review::version_of(&self.roots, &path, hash)?)
+    }
+
+    pub fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
+        Ok(review::log(&self.roots, None)?)
+    }
+
+    /// One decision on the version of a plan the reviewer read (`seen_hash`), by `by`: to the
+    /// agent waiting for it, else recorded only ([`route::decide_plan`]).
+    pub fn decide_plan(
+        &self,
+        id: &str,
+        seen_hash: &str,
+        decision: PlanDecision,
+        with_comments: Option<bool>,
+        by: &str,
+    ) -> Result<PlanOutcome, IpcError> {
+        let opts = route::RouteOptions {
+            comments: with_comments.unwrap_or(true),
+            delivery: gate::DeliveryOptions {
+                by: by.to_owned(),
+                ..Default::default()
+            },
+        };
+        let path = plans::resolve_id(&self.roots, id)?;
+        let outcome = route::decide_plan(&self.roots, &path, seen_hash, decision, &opts)?;
+        if let Some(request) = &outcome.request_id {
+            self.report(LiveEvent::Gate(GateChanged {
+                updated: vec![request.clone()],
+                ..Default::default()
+            }));
+        }
+        let changed = outcome.decision.iter().map(|d| d.plan_path.clone());
+        self.plans_changed(changed.collect());
+        Ok(outcome)
+    }
+
+    /// Undoes a record-only decision (appends a revocation; the log keeps both lines).
+    pub fn undo_decision(&self, id: &str, decision_id: &str) -> Result<Decision, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        let line = route::undo(&self.roots, &path, decision_id)?;
+        self.plans_changed(vec![line.plan_path.clone()]);
+        Ok(line)
+    }
+
+    // ---- History
+
+    pub fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
+        Ok(history::transcript_only_in(&self.history.plans()))
+    }
+
+    pub fn history_progress(&self) -> Result<ScanProgress, IpcError> {
+        Ok(self.history.progress())
+    }
+
+    pub fn recovered_plan(&self, id: &str) -> Result<RecoveredPlanView, IpcError> {
+        history::view_in(&self.roots, &self.history.plans(), id)
+    }
+
+    pub fn recovered_plan_diff(&self, id: &str, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
+        let plans = self.history.plans();
+        history::diff_versions_in(&self.roots, &plans, id, a as usize, b as usize)
+    }
+
+    /// Writes a recovered plan back as a plan file; the history reads itself again.
+    pub fn restore_plan(&self, id: &str) -> Result<Restored, IpcError> {
+        let restored = history::restore_in(&self.roots, &self.history.plans(), id)?;
+        self.history.refresh(true);
+        self.plans_changed(vec![restored.path.clone()]);
+        Ok(restored)
+    }
+
+    // ---- Comments
+
+    pub fn list_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        Ok(comments::for_plan(&self.roots, &path.to_string_lossy())?.1)
+    }
+
+    pub fn add_comment(
+        &self,
+        id: &str,
+        quote: &str,
+        text: &str,
+        near: Option<u32>,
+    ) -> Result<PlacedComment, IpcError> {
+        let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
+        let new = NewComment {
+            quote,
+            text,
+            position,
+        };
+        let placed = comments::add_to_plan_id(&self.roots, id, new, &review::log::now())?;
+        self.report(LiveEvent::Comments(CommentsChanged {
+            plan: Some(id.to_owned()),
+        }));
+        Ok(placed)
+    }
+
+    pub fn change_comment(&self, comment_id: &str, action: CommentAction) -> Result<(), IpcError> {
+        comments::change(&self.roots.data, comment_id, action, &review::log::now())?;
+        self.report(LiveEvent::Comments(CommentsChanged::default()));
+        Ok(())
+    }
+
+    pub fn review_markdown(&self, id: &str) -> Result<String, IpcError> {
+        let path = plans::resolve_id(&self.roots, id)?;
+        comments::review_markdown(&self.roots, &path.to_string_lossy())
+    }
+
+    // ---- Sessions
+
+    /// The sessions (`ids`: only those), in the index's order, each settled with the gate.
+    pub fn sessions(&self, ids: Option<&[String]>) -> Result<Vec<SessionSummary>, IpcError> {
+        let mut list = match lock(&self.sessions).as_ref() {
+            Some(index) => index.sessions(),
+            None => Vec::new(),
+        };
+        if let Some(ids) = ids {
+            let wanted: std::collections::HashSet<&String> = ids.iter().collect();
+            list.retain(|s| wanted.contains(&s.session_id));
+        }
+        crate::standing::settle_sessions(&self.roots, &mut list, &gate::pending(&self.roots));
+        Ok(list)
+    }
+
+    pub fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
+        Ok(self.index_progress)
+    }
+
+    // ---- Worktrees
+
+    /// The worktrees; sizes not measured yet come as [`LiveEvent::WorktreeSize`].
+    pub fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
+        Ok(self.worktrees.list()?)
+    }
+
+    pub fn keep_worktree(&self, id: &str) -> Result<(), IpcError> {
+        let path = worktrees::resolve_id(&self.roots, id)?;
+        Ok(worktrees::keep(&self.roots, &path)?)
+    }
+
+    pub fn unkeep_worktree(&self, id: &str) -> Result<(), IpcError> {
+        let path = worktrees::resolve_id(&self.roots, id)?;
+        Ok(worktrees::unkeep(&self.roots, &path)?)
+    }
+
+    pub fn worktree_details(&self, id: &str) -> Result<WorktreeDetails, IpcError> {
+        let path = worktrees::resolve_id(&self.roots, id)?;
+        Ok(worktrees::details(&self.roots, &path)?)
+    }
+
+    /// What removing the worktree `id` would do, and the confirmation to ask: every removal is
+    /// confirmed, and when something would be lost the action says so. What can never be removed
+    /// (the main worktree, a folder git cannot validate …) is refused here, with why.
+    pub fn removal_to_confirm(&self, id: &str) -> Result<(RemovalPreview, Confirmation), IpcError> {
+        let path = worktrees::resolve_id(&self.roots, id)?;
+        let preview = worktrees::removal_preview(&self.roots, &path, None)?;
+        if !preview.confirmable {
+            let why: Vec<String> = preview.refusals.iter().map(|r| r.message()).collect();
+            return Err(IpcError::new(
+                ErrorKind::Refused,
+                format!("{} cannot be removed: {}", path.display(), why.join("; ")),
+            ));
+        }
+        let destructive = !preview.refusals.is_empty();
+        let confirmation = Confirmation {
+            title: format!("Remove {}?", path.display()),
+            text: preview.confirmation_text(),
+            destructive,
+            action: if destructive {
+                "Discard and remove"
+            } else {
+                "Remove worktree"
+            }
+            .into(),
+        };
+        Ok((preview, confirmation))
+    }
+
+    /// Removes the worktree `id` as its confirmed preview showed it (refused as a conflict when it
+    /// changed since); the list is told either way.
+    pub fn remove_worktree(
+        &self,
+        id: &str,
+        preview: &RemovalPreview,
+    ) -> Result<RemoveOutcome, IpcError> {
+        let path = worktrees::resolve_id(&self.roots, id)?;
+        let opts = worktrees::RemoveOptions {
+            discard: !preview.refusals.is_empty(),
+            expected: Some(preview.token.clone()),
+            tmux_socket: None,
+        };
+        let outcome = worktrees::remove(&self.roots, &path, &opts);
+        self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
+        Ok(outcome?)
+    }
+
+    /// The clean and merged worktrees of the repository `repo_id`, and the confirmation naming
+    /// them (none: nothing to remove).
+    pub fn clean_removals_to_confirm(
+        &self,
+        repo_id: &str,
+    ) -> Result<(Vec<RemovalPreview>, Option<Confirmation>), IpcError> {
+        let repo = worktrees::resolve_repo_id(&self.roots, repo_id)?;
+        let previews = worktrees::clean_removals(&self.roots, &repo, None)?;
+        if previews.is_empty() {
+            return Ok((previews, None));
+        }
+        let confirmation = Confirmation {
+            title: format!(
+                "Remove {} clean and merged worktrees of {}?",
+                previews.len(),
+                repo.display()
+            ),
+            text: worktrees::clean_confirmation_text(&previews),
+            destructive: false,
+            action: if previews.len() == 1 {
+                "Remove worktree".to_owned()
+            } else {
+                format!("Remove {} worktrees", previews.len())
+            },
+        };
+        Ok((previews, Some(confirmation)))
+    }
+
+    /// Removes each confirmed worktree that is still what its preview showed.
+    pub fn remove_clean(&self, previews: &[RemovalPreview]) -> Result<Vec<String>, IpcError> {
+        let removed = worktrees::remove_previewed(&self.roots, previews, None);
+        self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
+        Ok(removed?)
+    }
+
+    pub fn restore_worktree(&self, repo_id: &str, archive_ref: &str) -> Result<String, IpcError> {
+        let repo = worktrees::resolve_repo_id(&self.roots, repo_id)?;
+        let branch = worktrees::restore(&self.roots, &repo, archive_ref)?;
+        self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
+        Ok(branch)
+    }
+
+    // ---- Gate
+
+    pub fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
+        Ok(gate::pending(&self.roots))
+    }
+
+    /// A decision on the waiting request `id`, by `by`, delivered to its agent.
+    pub fn decide_request(
+        &self,
+        id: &str,
+        decision: GateDecision,
+        with_comments: Option<bool>,
+        seen_hash: Option<String>,
+        by: &str,
+    ) -> Result<DecisionOutcome, IpcError> {
+        let opts = gate::DeliveryOptions {
+            comments: with_comments.unwrap_or(true),
+            by: by.to_owned(),
+            seen_hash,
+            ..Default::default()
+        };
+        let outcome = gate::decide_with(&self.roots, id, decision, &opts)?;
+        self.report(LiveEvent::Gate(GateChanged {
+            updated: vec![outcome.request_id.clone()],
+            ..Default::default()
+        }));
+        self.plans_changed(Vec::new());
+        Ok(outcome)
+    }
+
+    pub fn request_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
+        Ok(gate::open_comments(&self.roots, id)?)
+    }
+
+    // ---- Settings: agent hooks, shown before they are written
+
+    pub fn hook_status(&self, agent: Agent) -> Result<HookPreview, IpcError> {
+        Ok(gate::hook_preview(&self.roots, agent)?)
+    }
+
+    /// Installs or uninstalls `agent`'s plan hook, only while the change is the one shown (`token`).
+    pub fn set_hook(
+        &self,
+        agent: Agent,
+        installed: bool,
+        token: &str,
+    ) -> Result<InstallReport, IpcError> {
+        Ok(if installed {
+            gate::install_if_unchanged(&self.roots, agent, token)?
+        } else {
+            gate::uninstall_if_unchanged(&self.roots, agent, token)?
+        })
+    }
+
+    pub fn stop_hook_status(&self) -> Result<HookPreview, IpcError> {
+        Ok(verify::install::hook_preview(&self.roots)?)
+    }
+
+    pub fn set_stop_hook(&self, installed: bool, token: &str) -> Result<InstallReport, IpcError> {
+        Ok(verify::install::set_if_unchanged(
+            &self.roots,
+            installed,
+            token,
+        )?)
+    }
+
+    // ---- Verify
+
+    pub fn verify_report(&self, id: &str) -> Result<VerifyReport, IpcError> {
+        verify::report_by_id(&self.roots, id)
+    }
+
+    pub fn verify_file_diff(&self, id: &str, path: &str) -> Result<PlanDiff, IpcError> {
+        verify::changed_file_diff(&self.roots, id, path)
+    }
+
+    pub fn set_step_override(
+        &self,
+        id: &str,
+        index: u32,
+        status: StepStatus,
+        note: &str,
+    ) -> Result<StepOverride, IpcError> {
+        verify::check_id(id)?;
+        Ok(verify::set_override(&self.roots, id, index, status, note)?)
+    }
+
+    pub fn clear_step_override(&self, id: &str, index: u32) -> Result<bool, IpcError> {
+        verify::check_id(id)?;
+        Ok(verify::clear_override(&self.roots, id, index)?)
+    }
+
+    pub fn verify_report_text(&self, id: &str) -> Result<String, IpcError> {
+        verify::report_text(&self.roots, id)
+    }
+
+    /// Types the report the person read (`shown`) to the agent, through the gate's checks.
+    pub fn send_verify_report(&self, id: &str, shown: &str) -> Result<String, IpcError> {
+        verify::send_report(&self.roots, id, shown)
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// A headless holder of the live state (no window, no Tauri): it lists, decides, comments and
+    /// hears of each change through the live handle's events, as the window does.
+    #[test]
+    fn a_headless_deck_decides_and_comments_and_hears_of_it() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(&home.path().canonicalize().unwrap());
+        let folder = roots.claude.join("plans");
+        std::fs::create_dir_all(&folder).unwrap();
+        std::fs::write(folder.join("p.md"), "# Ship it\n\n1. Build the thing\n").unwrap();
+
+        let (tx, rx) = mpsc::channel::<LiveEvent>();
+        let tx = Mutex::new(tx);
+        let live = Live::start(&roots, Arc::new(Mutex::new(None)), move |e| {
+            let _ = lock(&tx).send(e);
+        });
+        let deck = Deck::of(&live, false);
+        let listing = deck.list_plans().unwrap();
+        assert_eq!(listing.plans.len(), 1);
+        let id = listing.plans[0].id.clone();
+        let doc = deck.get_plan(&id).unwrap();
+        assert_eq!(doc.plan.title, "Ship it");
+
+        // A path is not an id: refused before anything is read.
+        let by_path = deck.get_plan(&doc.plan.path).unwrap_err();
+        assert_eq!(by_path.kind, ErrorKind::BadInput);
+
+        let next = |want: &dyn Fn(&LiveEvent) -> bool| loop {
+            match rx.recv_timeout(Duration::from_secs(30)) {
+                Ok(e) if want(&e) => return e,
+                Ok(_) => continue,
+                Err(e) => panic!("no such event: {e}"),
+            }
+        };
+        deck.add_comment(&id, "Build the thing", "Which thing?", None)
+            .unwrap();
+        next(&|e| matches!(e, LiveEvent::Comments(c) if c.plan.as_deref() == Some(id.as_str())));
+        assert_eq!(deck.list_comments(&id).unwrap().len(), 1);
+
+        let outcome = deck
+            .decide_plan(
+                &id,
+                &doc.content_hash,
+                PlanDecision::Reject {
+                    feedback: "Say which thing.".into(),
+                },
+                Some(true),
+                "a headless test",
+            )
+            .unwrap();
+        assert_eq!(outcome.route, route::Route::RecordedOnly);
+        next(&|e| matches!(e, LiveEvent::Plans(c) if c.ids.contains(&id)));
+        let listed = deck.list_plans().unwrap();
+        assert_eq!(listed.plans[0].state, crate::plan_state::ReviewState::Rejected);
+        let log = deck.decision_log().unwrap();
+        assert_eq!(log.len(), 1);
+        assert!(
+            log[0].feedback.as_deref().unwrap_or("").contains("Which thing?"),
+            "the open comment went with the rejection: {:?}",
+            log[0].feedback
+        );
+    }
+}
