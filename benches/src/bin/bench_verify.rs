@@ -2,7 +2,7 @@
 //! (budget < 200 ms), against `git diff --numstat` of the same worktree in the same run.
 //!
 //! The data is real: a temp home whose Claude Code transcript (2.1.328 record shapes, see
-//! `plandeck_core::verify::testkit`) holds the plan's approval and then 1,000 `Edit` calls and
+//! `plandeck_testkit::verify`) holds the plan's approval and then 1,000 `Edit` calls and
 //! 1,000 `Bash` commands with their results; a git repository of 1,200 files in which 1,000 were
 //! changed after the approval (500 of them committed, 500 uncommitted). `verify::report` is timed
 //! as the CLI and the window call it: the plan history scan (warm: the second and later runs read
@@ -13,7 +13,9 @@
 use std::process::Command;
 
 use plandeck_benches::{median, ms, percentile, report, time_n};
-use plandeck_core::verify::{self, testkit};
+use plandeck_core::config::Roots;
+use plandeck_core::verify;
+use plandeck_testkit::verify as testkit;
 
 const FILES: usize = 1_200;
 const CHANGED: usize = 1_000;
@@ -91,7 +93,7 @@ fn main() {
         session.bash(1_300 + c as i64, &cmd, i32::from(c % 7 == 0));
     }
     session.save();
-    let roots = session.roots.clone();
+    let roots = Roots::under_home(&session.home);
     let plan_ref = session.plan_path.to_string_lossy().into_owned();
 
     // Warm the plan history store (the app keeps it warm as transcripts grow).

@@ -25,12 +25,15 @@ use std::time::{Duration, Instant};
 use plandeck_benches::{median, ms, report, Xorshift};
 use plandeck_core::config::Roots;
 use plandeck_core::worktrees::{self, ListOptions};
+use plandeck_testkit::git::git;
 
 const FILES: usize = 100_000;
 const COMMITS: usize = 100_000;
 const ROUNDS: usize = 7;
 
-fn git(dir: &Path, args: &[&str]) -> Vec<u8> {
+/// The git CLI as the baseline runs it (no system configuration; nothing else changed, so it does
+/// what it does for a person); the data is built with the test kit's `git`.
+fn baseline_git(dir: &Path, args: &[&str]) -> Vec<u8> {
     let out = Command::new("git")
         .args(args)
         .current_dir(dir)
@@ -104,7 +107,7 @@ fn changed_files_bench() -> tempfile::TempDir {
         std::fs::write(dir.join(format!("d00{i}/ignored.log")), "log\n").expect("write");
     }
     // Settle the index once, as any git status would have.
-    let git_lines = git(dir, &["status", "--porcelain"])
+    let git_lines = baseline_git(dir, &["status", "--porcelain"])
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .count();
@@ -121,7 +124,7 @@ fn changed_files_bench() -> tempfile::TempDir {
     // With a staged change in a deep folder the cache-tree is invalid along that path, so part of
     // HEAD's tree has to be compared with the index (the clean case above skips all of it).
     git(dir, &["add", "d000/s00/f0.txt"]);
-    let git_lines = git(dir, &["status", "--porcelain"])
+    let git_lines = baseline_git(dir, &["status", "--porcelain"])
         .split(|b| *b == b'\n')
         .filter(|l| !l.is_empty())
         .count();
@@ -140,7 +143,7 @@ fn time_changed_files(dir: &Path, bench: &str, git_lines: usize) {
         ours.push(t.elapsed());
         assert_eq!(n as usize, git_lines);
         let t = Instant::now();
-        git(dir, &["status", "--porcelain"]);
+        baseline_git(dir, &["status", "--porcelain"]);
         theirs.push(t.elapsed());
         let t = Instant::now();
         let repo = git2::Repository::open(dir).expect("open");
@@ -185,10 +188,13 @@ fn unmerged_bench() {
         "imported {COMMITS} commits in {:.1}s",
         t.elapsed().as_secs_f64()
     );
-    let expect = String::from_utf8_lossy(&git(dir, &["rev-list", "--count", "main..feature"]))
-        .trim()
-        .parse::<u32>()
-        .expect("count");
+    let expect = String::from_utf8_lossy(&baseline_git(
+        dir,
+        &["rev-list", "--count", "main..feature"],
+    ))
+    .trim()
+    .parse::<u32>()
+    .expect("count");
     let repo = git2::Repository::open(dir).expect("open");
     let head = repo.revparse_single("feature").expect("feature").id();
     let base = repo.revparse_single("main").expect("main").id();
@@ -200,7 +206,7 @@ fn unmerged_bench() {
         ours.push(t.elapsed());
         assert_eq!(n, expect);
         let t = Instant::now();
-        git(dir, &["rev-list", "--count", "main..feature"]);
+        baseline_git(dir, &["rev-list", "--count", "main..feature"]);
         theirs.push(t.elapsed());
     }
     let (o, g) = (ms(median(&ours)), ms(median(&theirs)));
@@ -281,13 +287,13 @@ fn list_bench(repo: &Path) {
     let roots = roots_for(&home, repo);
     // Settle every index once, as any git status would have.
     for wt in &all {
-        git(wt, &["status", "--porcelain"]);
+        baseline_git(wt, &["status", "--porcelain"]);
     }
     let list = worktrees::list_with(&roots, Some(repo), &[], ListOptions::default()).expect("list");
     assert_eq!(list.len(), 4, "{list:#?}");
     for w in &list {
         assert!(w.problem.is_none(), "{w:#?}");
-        let lines = git(Path::new(&w.path), &["status", "--porcelain"])
+        let lines = baseline_git(Path::new(&w.path), &["status", "--porcelain"])
             .split(|b| *b == b'\n')
             .filter(|l| !l.is_empty())
             .count();
@@ -304,7 +310,7 @@ fn list_bench(repo: &Path) {
         assert_eq!(n, 4);
         let t = Instant::now();
         for wt in &all {
-            git(wt, &["status", "--porcelain"]);
+            baseline_git(wt, &["status", "--porcelain"]);
         }
         theirs.push(t.elapsed());
         if round < 3 {

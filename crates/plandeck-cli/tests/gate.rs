@@ -14,6 +14,8 @@ use plandeck_core::gate::{
     self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus,
     HookOptions, HookOutcome,
 };
+use plandeck_testkit::tmux::{self, Tmux};
+use plandeck_testkit::wait_for;
 
 const CLAUDE_STDIN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -31,21 +33,6 @@ fn opts(deadline: Duration) -> HookOptions {
         hook_pid: std::process::id(),
         agent_pid: None,
         tmux_env: None,
-    }
-}
-
-/// Waits for `f` to give something, polling with a generous bound.
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -504,93 +491,16 @@ fn the_binary_never_breaks_the_agent() {
 
 // ---- tmux: a fake approval card in a real pane ----
 
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    #[allow(clippy::disallowed_macros)]
-    fn start(dir: &Path, script: &str) -> Option<(Tmux, String)> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("tmux not installed: skipping");
-            return None;
-        }
-        let socket = dir.join("tmux.sock");
-        let script_path = dir.join("card.sh");
-        std::fs::write(&script_path, script).unwrap();
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .args([
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "120",
-                "-y",
-                "30",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "bash",
-            ])
-            .arg(&script_path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let pane = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-        Some((Tmux { socket }, pane))
+/// A fake card (`script`) in a pane of a private tmux server, or none when tmux is not installed
+/// (the test is then skipped).
+#[allow(clippy::disallowed_macros)]
+fn card_pane(dir: &Path, script: &str) -> Option<(Tmux, String)> {
+    if !tmux::installed() {
+        eprintln!("tmux not installed: skipping");
+        return None;
     }
-    fn env(&self) -> String {
-        format!("{},1,0", self.socket.display())
-    }
-    fn pane_pid(&self, pane: &str) -> u32 {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["display-message", "-p", "-t", pane, "#{pane_pid}"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
-    }
-    fn capture(&self, pane: &str) -> String {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["capture-pane", "-p", "-t", pane])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-    fn keys(&self, pane: &str, keys: &[&str]) {
-        let ok = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["send-keys", "-t", pane])
-            .args(keys)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
+    let (server, pane, _) = Tmux::start(dir, script);
+    Some((server, pane))
 }
 
 fn fast_delivery() -> DeliveryOptions {
@@ -609,7 +519,7 @@ fn approve_answers_the_claude_card_in_tmux() {
         plan = s.plan_file.display(),
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.home, &script) else {
+    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
         return;
     };
     // The session registry names the pane, as Claude Code's sessions/<pid>.json does.
@@ -664,7 +574,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
         "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else {
+    let Some((tmux, pane)) = card_pane(&s.roots.home, &script) else {
         return;
     };
     let _app = gate::app_heartbeat(&s.roots).unwrap();
@@ -721,7 +631,7 @@ fn log_json(home: &Path) -> Vec<serde_json::Value> {
 fn feedback_with_a_dash_lines_and_control_characters_reaches_the_card_as_text() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Gemini plan")) else {
+    let Some((tmux, pane)) = card_pane(&home, &recording_card(&home, "Gemini plan")) else {
         return;
     };
     let _app = gate::app_heartbeat(&s.roots).unwrap();
@@ -780,7 +690,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
         "export PS1='shell$ ' HISTFILE={h}/history\nset -o history\nexec bash --norc --noprofile -i\n",
         h = home.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&home, &shell) else {
+    let Some((tmux, pane)) = card_pane(&home, &shell) else {
         return;
     };
     wait_for("the shell prompt", || {
@@ -858,7 +768,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
 fn a_card_that_shows_another_plan_is_not_answered() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Rewrite the auth layer"))
+    let Some((tmux, pane)) = card_pane(&home, &recording_card(&home, "Rewrite the auth layer"))
     else {
         return;
     };
@@ -1198,7 +1108,7 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
         let s = gemini_setup();
         let home = s.roots.home.clone();
         let (tmux, pane) =
-            Tmux::start(&home, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
+            card_pane(&home, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
         let _app = gate::app_heartbeat(&s.roots).unwrap();
         let mut o = opts(Duration::from_secs(60));
         o.hook_pid = dead_pid();

@@ -8,8 +8,9 @@ use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use plandeck_core::verify::testkit::{commit_all, git_init, write_file, ClaudeSession};
+use plandeck_core::config::Roots;
 use plandeck_core::visible::{control, hidden};
+use plandeck_testkit::verify::{commit_all, git_init, write_file, ClaudeSession};
 
 const SESSION: &str = "5b2e8d4f-3333-4444-8555-b66677778888";
 
@@ -188,7 +189,7 @@ fn assert_nothing_hidden(text: &str, what: &str) {
 #[test]
 fn the_stop_hook_reason_and_the_sent_report_hold_nothing_a_person_cannot_see() {
     let t = setup();
-    let _app = plandeck_core::gate::app_heartbeat(&t.s.roots).unwrap();
+    let _app = plandeck_core::gate::app_heartbeat(&Roots::under_home(&t.s.home)).unwrap();
     let input = serde_json::to_vec(&serde_json::json!({
         "session_id": SESSION,
         "transcript_path": t.s.transcript(),
@@ -218,7 +219,7 @@ fn the_stop_hook_reason_and_the_sent_report_hold_nothing_a_person_cannot_see() {
         .as_str()
         .unwrap()
         .to_owned();
-    let shown = plandeck_core::verify::report_text(&t.s.roots, &id).unwrap();
+    let shown = plandeck_core::verify::report_text(&Roots::under_home(&t.s.home), &id).unwrap();
     assert_nothing_hidden(&shown, "the report sent to the agent");
     assert_eq!(
         plandeck_core::terminal::clean_text(&shown, plandeck_core::terminal::MAX_TYPED_CHARS),

@@ -8,7 +8,8 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
 use common::plandeck;
-use plandeck_core::verify::testkit::{commit_all, git_init, write_file, ClaudeSession};
+use plandeck_core::config::Roots;
+use plandeck_testkit::verify::{commit_all, git_init, write_file, ClaudeSession};
 
 const SESSION: &str = "9a1d7c3e-2222-4333-8444-a55566667777";
 const PLAN: &str = "# Plan: add pagination\n\n\
@@ -186,9 +187,9 @@ fn hook_claude_stop_blocks_once_never_when_closed_or_off() {
     assert_eq!((code, out.as_str()), (0, ""));
     assert!(err.contains("not running"), "{err}");
 
-    let _app = plandeck_core::gate::app_heartbeat(&t.s.roots).unwrap();
+    let _app = plandeck_core::gate::app_heartbeat(&Roots::under_home(&t.s.home)).unwrap();
     // Off by setting: no block.
-    let settings = t.s.roots.settings_path();
+    let settings = Roots::under_home(&t.s.home).settings_path();
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, "{\"verify\": {\"stopHook\": false}}\n").unwrap();
     let (code, out, err) = stop_hook(&t.home, &input(false));
@@ -229,7 +230,7 @@ fn hooks_install_verify_adds_the_stop_hook_shown_first() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("+  \"hooks\""), "the change is shown: {out}");
     assert!(out.contains("hook claude-stop"), "{out}");
-    let settings = t.s.roots.claude.join("settings.json");
+    let settings = t.s.claude.join("settings.json");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert!(v["hooks"]["Stop"][0]["hooks"][0]["command"]

@@ -71,7 +71,7 @@ fn production(text: &str) -> String {
 
 fn is_test_file(path: &Path) -> bool {
     let name = path.file_stem().and_then(|n| n.to_str()).unwrap_or("");
-    name == "tests" || name.ends_with("_tests") || name == "test_tmux" || name == "testkit"
+    name == "tests" || name.ends_with("_tests")
 }
 
 /// `from → {to}` for every top-level module of the crate.

@@ -3,6 +3,7 @@
 use clap::Parser;
 use plandeck_cli::{run, Cli};
 use plandeck_core::config::Env;
+use plandeck_testkit::git::{add_worktree, new_repo};
 
 /// Runs `plandeck <args>` with `$HOME` at `home`; returns (exit code, stdout, stderr).
 #[allow(dead_code)]
@@ -31,43 +32,14 @@ pub fn plandeck_in(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String
     )
 }
 
-/// `git args` in `dir`, with a fixed author; panics with git's answer when it fails.
-#[allow(dead_code)]
-pub fn git(dir: &std::path::Path, args: &[&str]) {
-    let out = std::process::Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .output()
-        .unwrap();
-    assert!(out.status.success(), "git {args:?}: {out:?}");
-}
-
 /// A repository at `<home>/repo` with one commit and a clean worktree at `<home>/wt-clean`,
 /// listed in Plandeck's settings; returns the worktree's path.
 #[allow(dead_code)]
 pub fn repo_with_clean_worktree(home: &std::path::Path) -> std::path::PathBuf {
     let repo = home.join("repo");
-    std::fs::create_dir_all(&repo).unwrap();
-    git(&repo, &["init", "-q", "-b", "main"]);
-    std::fs::write(repo.join("README.md"), "hi\n").unwrap();
-    git(&repo, &["add", "."]);
-    git(&repo, &["commit", "-q", "-m", "initial"]);
+    let git = new_repo(&repo, &[("README.md", "hi\n")]);
     let clean = home.join("wt-clean");
-    git(
-        &repo,
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "clean",
-            clean.to_str().unwrap(),
-        ],
-    );
+    add_worktree(&git, "clean", &clean, "clean");
     std::fs::create_dir_all(home.join(".config/plandeck")).unwrap();
     std::fs::write(
         home.join(".config/plandeck/settings.json"),

@@ -1,13 +1,11 @@
 //! Builders of real inputs for verification tests and benchmarks: a Claude Code 2.1.328 transcript
 //! (record shapes copied from `tests/fixtures/claude-code-2.1.328/`) and a git repository with a
-//! reflog at chosen times. Not used by the app.
+//! reflog at chosen times.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository, Signature, Time};
 use serde_json::{json, Value};
-
-use crate::config::Roots;
 
 /// 2026-11-22T12:00:00Z, the tests' time zero.
 pub const T0: i64 = 1_795_348_800;
@@ -23,7 +21,10 @@ pub fn at(secs: i64) -> String {
 
 /// A Claude Code session being written.
 pub struct ClaudeSession {
-    pub roots: Roots,
+    /// The home whose Claude Code this is (`Roots::under_home(&session.home)` in core's terms).
+    pub home: PathBuf,
+    /// `<home>/.claude`.
+    pub claude: PathBuf,
     pub cwd: PathBuf,
     pub session: String,
     pub slug: String,
@@ -35,10 +36,11 @@ pub struct ClaudeSession {
 impl ClaudeSession {
     /// A session of `home`'s Claude Code in `cwd`; its plan file is `~/.claude/plans/<slug>.md`.
     pub fn new(home: &Path, cwd: &Path, session: &str, slug: &str) -> Self {
-        let roots = Roots::under_home(home);
-        let plan_path = roots.claude.join("plans").join(format!("{slug}.md"));
+        let claude = crate::home::claude_root(home);
+        let plan_path = claude.join("plans").join(format!("{slug}.md"));
         Self {
-            roots,
+            home: home.to_owned(),
+            claude,
             cwd: cwd.to_owned(),
             session: session.to_owned(),
             slug: slug.to_owned(),
@@ -56,8 +58,7 @@ impl ClaudeSession {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        self.roots
-            .claude
+        self.claude
             .join("projects")
             .join(dir)
             .join(format!("{}.jsonl", self.session))
