@@ -1,5 +1,5 @@
 use super::*;
-use std::time::Instant;
+use plandeck_testkit::wait_for;
 
 fn summary(id: &str, state: &str) -> SessionSummary {
     serde_json::from_value(serde_json::json!({
@@ -55,20 +55,6 @@ fn dead_pid() -> u32 {
     let pid = child.id();
     child.wait().unwrap();
     pid
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

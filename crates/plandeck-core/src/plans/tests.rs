@@ -2,7 +2,6 @@ use super::*;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
 // The fixtures live in the repository (tests/fixtures/, with their README).
 const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
@@ -455,15 +454,11 @@ fn transcript_keys_are_read_from_cut_records() {
     assert!(discover::string_values(text, b"\"sessionId\"").is_empty());
 }
 
+/// Waits until a change satisfies `pred`; changes that do not are skipped.
 fn wait_for(rx: &mpsc::Receiver<PlansChanged>, what: &str, pred: impl Fn(&PlansChanged) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(c) if pred(&c) => return,
-            Ok(_) => continue,
-            Err(_) => panic!("no change with {what} within 10 s"),
-        }
-    }
+    plandeck_testkit::wait_for(&format!("a change with {what}"), || {
+        rx.try_recv().ok().filter(|c| pred(c))
+    });
 }
 
 #[test]
