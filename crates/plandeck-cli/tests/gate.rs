@@ -892,9 +892,7 @@ fn a_hung_tmux_is_stopped_and_the_decision_says_why() {
     std::fs::write(&file, serde_json::to_vec(&req).unwrap()).unwrap();
     let fake = home.join("fakebin");
     std::fs::create_dir_all(&fake).unwrap();
-    std::fs::write(fake.join("tmux"), "#!/bin/sh\nexec sleep 1000\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(fake.join("tmux"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::write_executable(&fake.join("tmux"), "#!/bin/sh\nexec sleep 1000\n", 0o755);
     let path = format!(
         "{}:{}",
         fake.display(),

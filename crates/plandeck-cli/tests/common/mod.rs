@@ -32,6 +32,46 @@ pub fn plandeck_in(vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String
     )
 }
 
+/// The `plandeck-cli` binary with `$HOME` at `home`, to run as a process of its own: for a test
+/// that changes what the command inherits (PATH, locale, tmux), which the tests' shared process
+/// must not.
+#[allow(dead_code)]
+pub fn plandeck_process(home: &std::path::Path) -> std::process::Command {
+    let mut cmd = std::process::Command::new(env!("CARGO_BIN_EXE_plandeck-cli"));
+    cmd.env("HOME", home)
+        .env_remove("XDG_CONFIG_HOME")
+        .env_remove("XDG_DATA_HOME");
+    cmd
+}
+
+/// Runs `cmd` to its end; returns (exit code, stdout, stderr).
+#[allow(dead_code)]
+pub fn output(cmd: &mut std::process::Command) -> (i32, String, String) {
+    let out = cmd.output().expect("the command runs");
+    (
+        out.status.code().unwrap_or(-1),
+        String::from_utf8(out.stdout).unwrap(),
+        String::from_utf8(out.stderr).unwrap(),
+    )
+}
+
+/// Writes an executable `path` (`text`, mode `mode`) through `cp`, a process of its own: a file
+/// this process held open for writing stays open in any child another test's thread forks
+/// meanwhile, until that child execs, and running it then fails ("text file busy").
+#[allow(dead_code)]
+pub fn write_executable(path: &std::path::Path, text: &str, mode: u32) {
+    use std::os::unix::fs::PermissionsExt;
+    let draft = path.with_extension("draft");
+    std::fs::write(&draft, text).unwrap();
+    let ok = std::process::Command::new("cp")
+        .arg(&draft)
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(ok.success(), "cp to {}", path.display());
+    std::fs::set_permissions(path, std::fs::Permissions::from_mode(mode)).unwrap();
+}
+
 /// A repository at `<home>/repo` with one commit and a clean worktree at `<home>/wt-clean`,
 /// listed in Plandeck's settings; returns the worktree's path.
 #[allow(dead_code)]
