@@ -118,7 +118,7 @@ fn no_import_runs_up_the_layers() {
         LAYERS
             .iter()
             .position(|l| *l == m)
-            .unwrap_or_else(|| panic!("module {m} has no place in LAYERS (tests/layers.rs)"))
+            .unwrap_or_else(|| panic!("module {m} has no place in LAYERS (tests/it/layers.rs)"))
     };
     let mut up = BTreeSet::new();
     for (from, tos) in &edges {

@@ -1,7 +1,7 @@
 //! The gate end to end in-process: the hooks fed the exact stdin of the fixtures, decisions taken
 //! from the test thread, and a fake approval card in a real tmux pane.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -3,7 +3,7 @@
 //! `route::decide_plan`), each on its own copy of the same home, write log lines with the same
 //! fields, naming the plan's agent and the session discovery links it to.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;
@@ -95,7 +95,7 @@ fn cli_and_window_approvals_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id and the hash of the version read.
-    let (_other, roots, path) = crate::home();
+    let (_other, roots, path) = self::home();
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());
@@ -126,7 +126,7 @@ fn cli_and_window_rejections_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id, the feedback and the hash of the version read.
-    let (_other, roots, path) = crate::home();
+    let (_other, roots, path) = self::home();
     let id = ids::plan_id(Path::new(&path));
     let resolved = plans::resolve_id(&roots, &id).unwrap();
     let seen = review::store::hash(&fs::read(&resolved).unwrap());

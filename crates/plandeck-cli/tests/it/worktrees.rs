@@ -1,6 +1,6 @@
 //! `plandeck worktrees list|remove|keep` on real temporary repositories.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::path::{Path, PathBuf};

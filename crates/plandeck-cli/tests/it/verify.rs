@@ -1,7 +1,7 @@
 //! `plandeck verify`, `plandeck hook claude-stop` and `plandeck hooks install --agent claude
 //! --verify`, over a real temp repository and a Claude Code 2.1.328-shaped transcript.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};

@@ -1,6 +1,6 @@
 //! `plandeck plans …` run in-process over temp homes built from the recorded agent folders.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;

@@ -3,8 +3,8 @@
 //! saved) every folder of the store and of the settings is 0700 and every file 0600, whatever the
 //! umask; and a store left with looser modes is tightened when it is opened.
 //!
-//! The umask is set to 0 for this test binary, so nothing passes by the grace of a default umask:
-//! a file created without an explicit mode would be 0666 here.
+//! The umask is set to 0 for this test binary (every module of tests/it), so nothing passes by the
+//! grace of a default umask: a file created without an explicit mode would be 0666 here.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -3,7 +3,7 @@
 //!
 //! The command runs as a process of its own, with a `tmux` of the test's first on its PATH.
 
-mod common;
+use crate::common;
 
 use common::{output, plandeck_process};
 

@@ -3,7 +3,7 @@
 //! that others could have changed, and says what to do when there is none. The real window
 //! behind it is tested by the package and end-to-end tests (tests/package, tests/e2e).
 
-mod common;
+use crate::common;
 
 use std::path::Path;
 use std::process::Command;

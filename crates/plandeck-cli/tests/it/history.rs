@@ -1,6 +1,6 @@
 //! `plandeck plans list|history|restore` over the recorded agent folders with the plans deleted.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;

@@ -5,7 +5,7 @@
 //! The command and the person's tmux run as processes of their own, with that locale and a tmux
 //! folder of the test's.
 
-mod common;
+use crate::common;
 
 use std::process::Command;
 
