@@ -503,6 +503,36 @@ fn card_pane(dir: &Path, script: &str) -> Option<(Tmux, String)> {
     Some((server, pane))
 }
 
+/// A Gemini agent at `card` (a script) in a tmux pane, its request filed through the real hook
+/// with the window up; the card's own process is the agent (its stdin is the pane's tty). None
+/// when tmux is not installed. Bind `tmux` and `_app` by name: they hold the server and the
+/// window's presence (a field left to `..` is dropped at once).
+struct GeminiOnCard {
+    tmux: Tmux,
+    pane: String,
+    req: GateRequest,
+    hook: HookOutcome,
+    _app: gate::AppPresence,
+}
+
+fn gemini_on_card(s: &GeminiSetup, card: &str) -> Option<GeminiOnCard> {
+    let (tmux, pane) = card_pane(&s.roots.home, card)?;
+    let app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(tmux.pane_pid(&pane));
+    o.tmux_env = Some(tmux.env());
+    let hook = gate::hook_gemini(&s.roots, &s.stdin, o);
+    let req = wait_request(&s.roots);
+    Some(GeminiOnCard {
+        tmux,
+        pane,
+        req,
+        hook,
+        _app: app,
+    })
+}
+
 fn fast_delivery() -> DeliveryOptions {
     DeliveryOptions {
         settle: Duration::from_millis(300),
@@ -574,20 +604,19 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
         "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
-    let Some((tmux, pane)) = card_pane(&s.roots.home, &script) else {
-        return;
-    };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
     // No registry for Gemini: the pane is found from the agent's terminal. Here the "agent" is the
     // card script itself, whose stdin is the pane's tty.
-    let agent_pid = tmux.pane_pid(&pane);
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(agent_pid);
-    o.tmux_env = Some(tmux.env());
-    let out = gate::hook_gemini(&s.roots, &s.stdin, o);
-    assert_eq!(out.stdout, "{}\n");
-    let req = wait_request(&s.roots);
+    let Some(GeminiOnCard {
+        tmux: _tmux,
+        pane,
+        req,
+        hook,
+        _app,
+    }) = gemini_on_card(&s, &script)
+    else {
+        return;
+    };
+    assert_eq!(hook.stdout, "{}\n");
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
     let outcome = gate::decide_with(
         &s.roots,
@@ -631,16 +660,16 @@ fn log_json(home: &Path) -> Vec<serde_json::Value> {
 fn feedback_with_a_dash_lines_and_control_characters_reaches_the_card_as_text() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = card_pane(&home, &recording_card(&home, "Gemini plan")) else {
+    let Some(GeminiOnCard {
+        tmux: _tmux,
+        pane: _,
+        req,
+        hook: _,
+        _app,
+    }) = gemini_on_card(&s, &recording_card(&home, "Gemini plan"))
+    else {
         return;
     };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(tmux.pane_pid(&pane));
-    o.tmux_env = Some(tmux.env());
-    gate::hook_gemini(&s.roots, &s.stdin, o);
-    let req = wait_request(&s.roots);
     let marker = home.join("ran");
     let feedback = format!(
         "- split step 2\r\n- keep `x` $(touch {m})\u{3}\n\u{1b}[201~touch {m}\u{1b}[A",
@@ -768,17 +797,16 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
 fn a_card_that_shows_another_plan_is_not_answered() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = card_pane(&home, &recording_card(&home, "Rewrite the auth layer"))
+    let Some(GeminiOnCard {
+        tmux,
+        pane,
+        req,
+        hook: _,
+        _app,
+    }) = gemini_on_card(&s, &recording_card(&home, "Rewrite the auth layer"))
     else {
         return;
     };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(tmux.pane_pid(&pane));
-    o.tmux_env = Some(tmux.env());
-    gate::hook_gemini(&s.roots, &s.stdin, o);
-    let req = wait_request(&s.roots);
     wait_for("the card on screen", || {
         tmux.capture(&pane)
             .contains("Type your feedback")
@@ -1105,15 +1133,13 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
     for round in 0..6 {
         let s = gemini_setup();
         let home = s.roots.home.clone();
-        let (tmux, pane) =
-            card_pane(&home, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
-        let _app = gate::app_heartbeat(&s.roots).unwrap();
-        let mut o = opts(Duration::from_secs(60));
-        o.hook_pid = dead_pid();
-        o.agent_pid = Some(tmux.pane_pid(&pane));
-        o.tmux_env = Some(tmux.env());
-        gate::hook_gemini(&s.roots, &s.stdin, o);
-        let req = wait_request(&s.roots);
+        let GeminiOnCard {
+            tmux,
+            pane,
+            req,
+            hook: _,
+            _app,
+        } = gemini_on_card(&s, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
         wait_for("the card", || {
             tmux.capture(&pane)
                 .contains("Type your feedback")
