@@ -1,6 +1,7 @@
 //! Test support shared by Plandeck's tests and benchmarks (a dev-dependency; never in the app).
 //!
 //! - [`wait_for`] / [`wait_until`]: the one way a test waits for something to happen;
+//! - [`fixtures`]: the recorded agent folders copied into a home;
 //! - [`git`]: temporary repositories, commits and linked worktrees;
 //! - [`tmux`]: a private tmux server with real panes;
 //! - [`home`]: a temporary `$HOME` with the agents' folders;
@@ -10,6 +11,7 @@
 //! Paths, strings and std only: it must not depend on `plandeck-core`, whose own unit tests use it
 //! (a cycle would build two copies of core's types).
 
+pub mod fixtures;
 pub mod git;
 pub mod home;
 pub mod tmux;

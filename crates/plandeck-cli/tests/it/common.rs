@@ -4,6 +4,7 @@ use clap::Parser;
 use plandeck_cli::{run, Cli};
 use plandeck_core::config::Env;
 use plandeck_testkit::git::{add_worktree, new_repo};
+use plandeck_testkit::verify::{commit_all, git_init, write_file, ClaudeSession};
 
 /// Runs `plandeck <args>` with `$HOME` at `home`; returns (exit code, stdout, stderr).
 #[allow(dead_code)]
@@ -53,6 +54,55 @@ pub fn output(cmd: &mut std::process::Command) -> (i32, String, String) {
         String::from_utf8(out.stdout).unwrap(),
         String::from_utf8(out.stderr).unwrap(),
     )
+}
+
+/// Runs the `plandeck-cli` binary with `args` and `stdin`, in an environment of only `$HOME` at
+/// `home` and the tests' PATH (as an agent starts a hook, near enough); returns (exit code, stdout
+/// bytes, stderr bytes).
+#[allow(dead_code)]
+pub fn run_binary(home: &std::path::Path, args: &[&str], stdin: &[u8]) -> (i32, Vec<u8>, Vec<u8>) {
+    use std::io::Write;
+    use std::process::Stdio;
+    let mut child = std::process::Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
+        .args(args)
+        .env_clear()
+        .env("HOME", home)
+        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    child.stdin.take().unwrap().write_all(stdin).unwrap();
+    let out = child.wait_with_output().unwrap();
+    (out.status.code().unwrap_or(-1), out.stdout, out.stderr)
+}
+
+/// A Claude Code session in `<home>/work/api` whose `plan` was approved (at T0 + 150), then did
+/// step 1 (`paginate` added to `src/api.rs`, committed), wrote the unplanned file `unplanned` and
+/// ran `cargo test` (passed); the transcript saved.
+#[allow(dead_code)]
+pub fn approved_and_partly_done(
+    home: &std::path::Path,
+    session: &str,
+    slug: &str,
+    plan: &str,
+    unplanned: &str,
+) -> ClaudeSession {
+    let repo = home.join("work/api");
+    git_init(&repo, &[("src/api.rs", "pub fn list() {}\n")], 0);
+    let mut s = ClaudeSession::new(home, &repo, session, slug);
+    s.prompt(30, "plan pagination");
+    s.plan_approved(120, 150, plan);
+    let api = "pub fn list() {}\npub fn paginate() {}\n";
+    write_file(&repo, "src/api.rs", api);
+    s.edit(200, &repo.join("src/api.rs"), "pub fn list() {}\n", api);
+    commit_all(&repo, "paginate", 210);
+    write_file(&repo, unplanned, "// unplanned\n");
+    s.write(220, &repo.join(unplanned), "// unplanned\n");
+    s.bash(230, "cargo test", 0);
+    s.save();
+    s
 }
 
 /// Writes an executable `path` (`text`, mode `mode`) through `cp`, a process of its own: a file

@@ -5,9 +5,9 @@
 
 use crate::common;
 use common::plandeck;
+use plandeck_testkit::fixtures::{copy_tree, fixture, CLAUDE};
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use plandeck_core::config::Roots;
@@ -17,31 +17,11 @@ use plandeck_core::{ids, plans};
 
 const KITE_SESSION: &str = "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d";
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
-}
-
 /// A home holding the recorded Claude Code folder, and the path of its plan `wondrous-kite.md`
 /// (linked to session [`KITE_SESSION`] by its transcript).
 fn home() -> (tempfile::TempDir, Roots, String) {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(
-        Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/claude-code-2.1.328"
-        )),
-        &home.path().join(".claude"),
-    );
+    copy_tree(&fixture(CLAUDE), &home.path().join(".claude"));
     let roots = Roots::under_home(home.path());
     let kite = plans::list(&roots)
         .plans

@@ -102,6 +102,35 @@ fn wait_request(roots: &Roots) -> GateRequest {
     })
 }
 
+/// The window up and a Claude agent's hook waiting on its request (deadline a minute away):
+/// (the window's presence, the hook's thread, the request).
+fn claude_waiting(
+    s: &Setup,
+) -> (
+    gate::AppPresence,
+    std::thread::JoinHandle<HookOutcome>,
+    GateRequest,
+) {
+    let app = gate::app_heartbeat(&s.roots).unwrap();
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    (app, hook, wait_request(&s.roots))
+}
+
+/// "Approve (auto)", as the window's button sends it.
+fn approve_auto() -> GateDecision {
+    GateDecision::Approve {
+        mode: ApproveMode::Auto,
+        edited: None,
+        started_from: None,
+    }
+}
+
+/// The request's status as the store has it now.
+#[track_caller]
+fn assert_status(roots: &Roots, req: &GateRequest, want: GateStatus) {
+    assert_eq!(gate::request(roots, &req.id).unwrap().status, want);
+}
+
 fn assert_no_decision(out: &HookOutcome) {
     assert_eq!(out.exit_code, 0, "{out:?}");
     assert_eq!(out.stdout, "", "{out:?}");
@@ -110,9 +139,7 @@ fn assert_no_decision(out: &HookOutcome) {
 #[test]
 fn reject_prints_deny_with_the_feedback() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     assert_eq!(req.session_id, "fecae38a-0653-4970-8e6f-118f15e00ee0");
     assert_eq!(req.tool_use_id.as_deref(), Some(TOOL_USE));
     assert_eq!(req.plan, s.plan);
@@ -139,24 +166,15 @@ fn reject_prints_deny_with_the_feedback() {
         v,
         serde_json::json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"split step 2"}}})
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
     assert!(gate::pending(&s.roots).is_empty());
 }
 
 #[test]
 fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
-    let decision = GateDecision::Approve {
-        mode: ApproveMode::Auto,
-        edited: None,
-        started_from: None,
-    };
+    let (_app, hook, req) = claude_waiting(&s);
+    let decision = approve_auto();
     let outcome = gate::decide(&s.roots, &req.id, decision).unwrap();
     assert!(!outcome.delivered);
     assert_eq!(outcome.message, "approve in the terminal");
@@ -166,18 +184,13 @@ fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     answer_in_transcript(&s.transcript);
     let out = hook.join().unwrap();
     assert_no_decision(&out);
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Approved
-    );
+    assert_status(&s.roots, &req, GateStatus::Approved);
 }
 
 #[test]
 fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     assert_eq!(
         req.plan_path.as_deref(),
         Some(s.plan_file.to_str().unwrap())
@@ -263,15 +276,10 @@ fn malformed_stdin_gives_a_clear_message_and_no_decision() {
 #[test]
 fn answered_in_terminal_closes_the_request_and_later_decisions_conflict() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AnsweredInTerminal
-    );
+    assert_status(&s.roots, &req, GateStatus::AnsweredInTerminal);
     let err = gate::decide(
         &s.roots,
         &req.id,
@@ -302,10 +310,7 @@ fn app_stopping_releases_the_hook() {
     let req = wait_request(&s.roots);
     drop(app);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AppStopped
-    );
+    assert_status(&s.roots, &req, GateStatus::AppStopped);
 }
 
 /// A pid that is certainly gone: a child that ran and was reaped.
@@ -472,20 +477,10 @@ fn hooks_install_shows_the_change_and_uninstall_restores() {
 fn the_binary_never_breaks_the_agent() {
     let s = claude_setup();
     for stdin in [&b"garbage"[..], &std::fs::read(CLAUDE_STDIN).unwrap()[..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
-            .args(["hook", "claude"])
-            .env("HOME", &s.home)
-            .env_remove("DISPLAY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        assert!(out.stdout.is_empty());
-        assert!(!out.stderr.is_empty());
+        let (code, out, err) = common::run_binary(&s.home, &["hook", "claude"], stdin);
+        assert_eq!(code, 0);
+        assert!(out.is_empty());
+        assert!(!err.is_empty());
     }
 }
 
@@ -590,10 +585,7 @@ fn approve_answers_the_claude_card_in_tmux() {
     );
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Approved
-    );
+    assert_status(&s.roots, &req, GateStatus::Approved);
 }
 
 #[test]
@@ -634,10 +626,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
             .filter(|k| !k.is_empty())),
         "3:split step 2"
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
 }
 
 /// A Gemini-like card: the plan, the choices, bracketed paste on, raw keys; the choice goes to
@@ -781,10 +770,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
     assert!(!history.contains("PWNED"), "{history}");
     assert!(!tmux.capture(&pane).contains("PWNED"));
     assert!(!marker.exists());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AgentGone
-    );
+    assert_status(&s.roots, &req, GateStatus::AgentGone);
     let log = log_json(&home);
     assert_eq!(log[0]["delivery"], "failed", "{log:?}");
     assert!(
@@ -812,17 +798,7 @@ fn a_card_that_shows_another_plan_is_not_answered() {
             .contains("Type your feedback")
             .then_some(())
     });
-    let outcome = gate::decide_with(
-        &s.roots,
-        &req.id,
-        GateDecision::Approve {
-            mode: ApproveMode::Auto,
-            edited: None,
-            started_from: None,
-        },
-        &fast_delivery(),
-    )
-    .unwrap();
+    let outcome = gate::decide_with(&s.roots, &req.id, approve_auto(), &fast_delivery()).unwrap();
     assert_eq!(outcome.delivery, gate::Delivery::Failed, "{outcome:?}");
     assert!(
         outcome
@@ -881,10 +857,7 @@ fn the_claude_hook_closes_its_request_when_the_agent_dies() {
     let out = hook.join().unwrap();
     assert_no_decision(&out);
     assert!(out.stderr.contains("agent went away"), "{out:?}");
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AgentGone
-    );
+    assert_status(&s.roots, &req, GateStatus::AgentGone);
 }
 
 #[test]
@@ -1149,11 +1122,7 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
         let window = {
             let (roots, id, start) = (s.roots.clone(), req.id.clone(), start.clone());
             let decision = if round % 2 == 0 {
-                GateDecision::Approve {
-                    mode: ApproveMode::Auto,
-                    edited: None,
-                    started_from: None,
-                }
+                approve_auto()
             } else {
                 GateDecision::Reject {
                     feedback: "window: split step 2".into(),
@@ -1366,10 +1335,7 @@ fn a_plan_decision_on_a_waiting_plan_answers_the_agent() {
         deny_message(&out).contains("From the plan: split step 2"),
         "{out:?}"
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
     // One decision, one log line: the gate's.
     let log = log_json(&s.home);
     assert_eq!(log.len(), 1, "{log:?}");
@@ -1398,9 +1364,7 @@ fn a_plan_decision_with_no_agent_waiting_says_it_was_recorded_only() {
 #[test]
 fn a_plan_decision_on_another_version_than_the_waiting_one_is_recorded_only() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     // The file moved on since the agent submitted its plan: the request waits for another text.
     std::fs::write(&s.plan_file, format!("{}\n\n5. Added later.\n", s.plan)).unwrap();
     let plan = s.plan_file.to_str().unwrap();
@@ -1434,9 +1398,7 @@ fn a_plan_an_agent_waits_on_is_listed_waiting() {
     let s = claude_setup();
     let (code, _, err) = plandeck(&s.home, &["approve", s.plan_file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     let state_of = |home: &Path| {
         let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
         assert_eq!(code, 0, "{err}");

@@ -3,13 +3,12 @@
 
 use crate::common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use common::plandeck;
 use plandeck_core::config::Roots;
-use plandeck_testkit::verify::{commit_all, git_init, write_file, ClaudeSession};
+use plandeck_testkit::fixtures::{copy_tree_as, fixture, CLAUDE, GEMINI};
+use plandeck_testkit::verify::{git_init, write_file, ClaudeSession};
 
 const SESSION: &str = "9a1d7c3e-2222-4333-8444-a55566667777";
 const PLAN: &str = "# Plan: add pagination\n\n\
@@ -30,26 +29,13 @@ fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let repo = home.join("work/api");
-    git_init(&repo, &[("src/api.rs", "pub fn list() {}\n")], 0);
-    let mut s = ClaudeSession::new(&home, &repo, SESSION, "plan-pagination-cli-kite");
-    s.prompt(30, "plan pagination");
-    s.plan_approved(120, 150, PLAN);
-    write_file(
-        &repo,
-        "src/api.rs",
-        "pub fn list() {}\npub fn paginate() {}\n",
+    let s = common::approved_and_partly_done(
+        &home,
+        SESSION,
+        "plan-pagination-cli-kite",
+        PLAN,
+        "src/extra.rs",
     );
-    s.edit(
-        200,
-        &repo.join("src/api.rs"),
-        "pub fn list() {}\n",
-        "pub fn list() {}\npub fn paginate() {}\n",
-    );
-    commit_all(&repo, "paginate", 210);
-    write_file(&repo, "src/extra.rs", "// unplanned\n");
-    s.write(220, &repo.join("src/extra.rs"), "// unplanned\n");
-    s.bash(230, "cargo test", 0);
-    s.save();
     Setup {
         _dir: dir,
         home,
@@ -147,22 +133,11 @@ fn verify_an_unknown_plan_says_so() {
 
 /// Runs the real binary's `hook claude-stop` with `stdin`; returns (code, stdout, stderr).
 fn stop_hook(home: &Path, stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
-        .args(["hook", "claude-stop"])
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (code, out, err) = common::run_binary(home, &["hook", "claude-stop"], stdin);
     (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
     )
 }
 
@@ -264,33 +239,12 @@ fn hooks_install_verify_adds_the_stop_hook_shown_first() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}\n");
 }
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(name)
-}
-
-/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
-fn copy_tree(from: &Path, to: &Path, home: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target, home);
-        } else {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(&target, text.replace("/home/dev", home.to_str().unwrap())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
-    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    copy_tree_as(&fixture(CLAUDE), &home.join(".claude"), home);
+    copy_tree_as(&fixture(GEMINI), &home.join(".gemini"), home);
     // The sessions' folders, as repositories committed before the approvals.
     let api = home.join("work/api");
     git_init(&api, &[("src/api.rs", "pub fn list() {}\n")], 0);
@@ -339,9 +293,7 @@ fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
 fn every_recorded_plan_of_every_agent_gives_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
-    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
-    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    plandeck_testkit::fixtures::agents_as(home);
     let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
     assert_eq!(code, 0, "{err}");
     let plans: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
