@@ -9,42 +9,16 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, withoutCi, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { cli, envFor, plandeckBin, ROOT, waitFor } from "./webdriver.mjs";
+import { agentCli, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedRequest, decideThreeAtOnce, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
-// Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
-// (the key's last 20 characters) answers it beforehand.
-const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
 const CARD = "Tell Claude what to change";
-
-/** The environment of a Claude Code run on `home`, its model API at the stand-in `api`. */
-function claudeEnv(home, api, extra = {}) {
-  const env = envFor(home);
-  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-  return {
-    ...env,
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: KEY,
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    ...extra,
-  };
-}
 
 /** A Claude Code session in plan mode that has submitted its plan; runs `fn` with it. */
 async function withPlanWaiting(fn) {
   const { base, home, repo } = makeAgentHome("api");
-  writeFileSync(
-    join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: "2.1.328",
-      theme: "dark",
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
-    }),
-  );
+  claudeReady(home, repo);
   const installed = cli(home, ["hooks", "install", "--agent", "claude", "--yes"]);
   assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
   const api = await startStandIn("claude", join(base, "api"));
@@ -193,7 +167,7 @@ async function withHeadlessPlan(decide) {
     join(home, ".claude.json"),
     JSON.stringify({
       hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
       projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
     }),
   );
@@ -281,35 +255,11 @@ test("claude: hostile feedback (a leading dash, lines, backticks, $(...), contro
 
 test("claude: three deciders at once (the window's button and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
-    if (s) await s.waitFor(inQueue, { timeout: 20000 });
-    const run = (args) =>
-      new Promise((res) => {
-        const p = spawn(plandeckBin(), args, { env: envFor(home) });
-        let out = "";
-        p.stdout.on("data", (d) => (out += d));
-        p.on("exit", (status) => res({ status, out }));
-      });
-    const [, ...results] = await Promise.all([
-      s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
-      run(["approve", req.id, "--json"]),
-      run(["reject", req.id, "--feedback", "split step 2", "--json"]),
-      ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
-    ]);
+    const results = await decideThreeAtOnce({ s, home, req });
     const got = await exitPlanResult(api, tmux);
     const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
-    const windowWon = /window/.test(closed.decidedBy ?? "");
-    const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
-    assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
-    for (const r of results.filter((r) => r.status !== 0)) {
-      const v = JSON.parse(r.out);
-      assert.equal(v.error.kind, "conflict", r.out);
-      assert.match(v.error.message, /already decided|being decided/);
-    }
+    assertOneDecided(results, closed);
     assert.equal(api.received().filter((x) => x.tool === "ExitPlanMode").length, 1);
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
-    assert.equal(log.length, 1, JSON.stringify(log));
-    const rejected = /split step 2/.test(JSON.stringify(got));
-    assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
+    assertLoggedOnce(home, req, /split step 2/.test(JSON.stringify(got)), got);
   });
 });
