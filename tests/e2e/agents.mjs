@@ -237,6 +237,27 @@ export function geminiEnv(home, api) {
   return Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
 }
 
+/** What the model got back for its `tool` call (the stand-in `api`'s record); the screen of
+ * `tmux` in the error when it never did. */
+export function modelGot(api, tmux, tool, { timeout = 20000, what = `the ${tool} result to reach the model` } = {}) {
+  return waitFor(() => api.received().find((r) => r.tool === tool), { timeout, what }).catch((e) => {
+    throw new Error(`${e.message}\n--- screen ---\n${tmux?.safeCapture() ?? ""}`);
+  });
+}
+
+/** Answers the agent's approval card in the terminal with `key`, sent until the card (showing
+ * `card`) closes: a key sent the instant the card is drawn can be lost. */
+export function answerCardInTerminal(tmux, card, key) {
+  return waitFor(
+    async () => {
+      if (!tmux.capture().includes(card)) return true;
+      tmux.keys(key);
+      return waitFor(() => !tmux.capture().includes(card), { timeout: 3000 }).catch(() => false);
+    },
+    { timeout: 15000, what: "the card to take the terminal's answer" },
+  );
+}
+
 /** The requests `plandeck pending --json` lists for `home`. */
 export function pending(home) {
   const r = cli(home, ["pending", "--json"]);

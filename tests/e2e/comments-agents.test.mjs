@@ -11,7 +11,7 @@ import { spawn } from "node:child_process";
 import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, claudeEnv, claudeReady, closedRequest, geminiEnv, geminiReady, makeAgentHome, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { agentCli, claudeEnv, claudeReady, closedRequest, geminiEnv, geminiReady, makeAgentHome, modelGot, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
 import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -125,9 +125,7 @@ async function rejectInQueue(s, req) {
 }
 
 function received(api, tool, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === tool), { timeout: 30000, what: `the ${tool} result to reach the model` }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux?.safeCapture() ?? ""}`);
-  });
+  return modelGot(api, tmux, tool, { timeout: 30000 });
 }
 
 /** The log line of the decision on `req`, and the sent comment. */

@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedRequest, decideThreeAtOnce, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
 import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -44,12 +44,7 @@ async function withPlanWaiting(fn) {
 
 /** What the model got back for its ExitPlanMode call. */
 function exitPlanResult(api, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), {
-    timeout: 20000,
-    what: "the ExitPlanMode result to reach the model",
-  }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
-  });
+  return modelGot(api, tmux, "ExitPlanMode");
 }
 
 test("claude: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
@@ -137,15 +132,7 @@ test("claude: a plan edited and approved in Plandeck reaches the model as Approv
 test("claude: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     await tmux.waitScreen(CARD);
-    // A key sent the instant the card is drawn can be lost: send it until the card closes.
-    await waitFor(
-      async () => {
-        if (!tmux.capture().includes(CARD)) return true;
-        tmux.keys("2");
-        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-      },
-      { timeout: 15000, what: "the card to take the terminal's answer" },
-    );
+    await answerCardInTerminal(tmux, CARD, "2");
     const got = await exitPlanResult(api, tmux);
     assert.match(got.content, /^User has approved your plan/);
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });

@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, assertLoggedOnce, assertOneDecided, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, assertLoggedOnce, assertOneDecided, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
 import { cli, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
@@ -51,12 +51,7 @@ async function withPlanWaiting(fn, { shellAround = false } = {}) {
 
 /** The functionResponse the model got for its exit_plan_mode call. */
 function exitPlanResponse(api, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === "exit_plan_mode"), {
-    timeout: 20000,
-    what: "the exit_plan_mode response to reach the model",
-  }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
-  });
+  return modelGot(api, tmux, "exit_plan_mode", { what: "the exit_plan_mode response to reach the model" });
 }
 
 test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
@@ -128,15 +123,7 @@ test("gemini: a plan edited and approved in Plandeck reaches the model, and the 
 
 test("gemini: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    // A key sent the instant the card is drawn can be lost: send it until the card closes.
-    await waitFor(
-      async () => {
-        if (!tmux.capture().includes(CARD)) return true;
-        tmux.keys("2");
-        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-      },
-      { timeout: 15000, what: "the card to take the terminal's answer" },
-    );
+    await answerCardInTerminal(tmux, CARD, "2");
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });

@@ -9,7 +9,7 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, claudeEnv, claudeReady, makeAgentHome, startStandIn, submitPrompt, Tmux, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, claudeEnv, claudeReady, makeAgentHome, startStandIn, submitPrompt, Tmux, withPlandeck } from "./agents.mjs";
 import { cli, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -58,14 +58,7 @@ async function withApprovedPlan({ verifyHook }, fn) {
 
       // Approved in the terminal: "2" (approve, edits confirmed by the person's settings).
       await tmux.waitScreen(CARD, { timeout: 30000 });
-      await waitFor(
-        async () => {
-          if (!tmux.capture().includes(CARD)) return true;
-          tmux.keys("2");
-          return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-        },
-        { timeout: 15000, what: "the card to take the terminal's answer" },
-      );
+      await answerCardInTerminal(tmux, CARD, "2");
       const approved = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the approval to reach the model" });
       assert.match(approved.content, /^User has approved your plan/);
       const plans = join(home, ".claude/plans");
