@@ -258,6 +258,25 @@ export function answerCardInTerminal(tmux, card, key) {
   );
 }
 
+/** Approves `req` from the CLI with the plan edited to `edited` (written to a file in `base`). */
+export function approveEdited(home, base, req, edited) {
+  const file = join(base, "edited.md");
+  writeFileSync(file, edited);
+  const r = cli(home, ["approve", req.id, "--edit", file]);
+  assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+}
+
+/** Waits for `req` to close with `status`; the log's latest line is its decision, delivered.
+ * Returns the log. */
+export async function closedAndDelivered(home, req, status) {
+  const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+  assert.equal(done.status, status);
+  const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
+  assert.equal(log[0].requestId, req.id);
+  assert.equal(log[0].delivery, "delivered");
+  return log;
+}
+
 /** The requests `plandeck pending --json` lists for `home`. */
 export function pending(home) {
   const r = cli(home, ["pending", "--json"]);

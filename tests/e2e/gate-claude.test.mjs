@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
 import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -102,12 +102,8 @@ test("claude: a plan rejected from its plan view (not the queue) reaches the mod
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
-    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
-    assert.equal(done.status, "rejected");
     // One decision: the log line is the gate's, naming the request and its delivery.
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-    assert.equal(log[0].requestId, req.id);
-    assert.equal(log[0].delivery, "delivered");
+    const log = await closedAndDelivered(home, req, "rejected");
     assert.equal(log.length, 1);
   });
 });
@@ -115,10 +111,7 @@ test("claude: a plan rejected from its plan view (not the queue) reaches the mod
 test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
-    const file = join(base, "edited.md");
-    writeFileSync(file, edited);
-    const r = cli(home, ["approve", req.id, "--edit", file]);
-    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    approveEdited(home, base, req, edited);
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.isError, false);
     assert.match(got.content, /^User has approved your plan/);

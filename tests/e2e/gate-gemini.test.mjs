@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, assertLoggedOnce, assertOneDecided, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
 import { cli, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
@@ -97,21 +97,14 @@ test("gemini: a plan approved from its plan view (not the queue) reaches the mod
     }
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
-    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
-    assert.equal(done.status, "approved");
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-    assert.equal(log[0].requestId, req.id);
-    assert.equal(log[0].delivery, "delivered");
+    await closedAndDelivered(home, req, "approved");
   });
 });
 
 test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
-    const file = join(base, "edited.md");
-    writeFileSync(file, edited);
-    const r = cli(home, ["approve", req.id, "--edit", file]);
-    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    approveEdited(home, base, req, edited);
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
     assert.ok(got.response.output.includes(`The approved implementation plan is stored at: ${req.planPath}`), got.response.output);

@@ -51,8 +51,14 @@ pub fn write(path: &Path, text: &str) {
     std::fs::write(path, text).expect("write");
 }
 
-/// Stages everything under the workdir (like `git add -A`) and commits on HEAD.
-pub fn commit_all(repo: &Repository, msg: &str) -> Oid {
+/// Stages everything under the workdir (like `git add -A`) and commits it with `sig`, on `update`
+/// (a ref, or none to leave every ref alone), with HEAD's commit as the parent.
+pub fn commit_staged_all(
+    repo: &Repository,
+    update: Option<&str>,
+    sig: &Signature<'_>,
+    msg: &str,
+) -> Oid {
     let mut index = repo.index().expect("index");
     index
         .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
@@ -64,8 +70,13 @@ pub fn commit_all(repo: &Repository, msg: &str) -> Oid {
         .expect("tree");
     let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
     let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents)
+    repo.commit(update, sig, sig, msg, &tree, &parents)
         .expect("commit")
+}
+
+/// Stages everything under the workdir (like `git add -A`) and commits on HEAD.
+pub fn commit_all(repo: &Repository, msg: &str) -> Oid {
+    commit_staged_all(repo, Some("HEAD"), &sig(), msg)
 }
 
 /// A repository at `dir` on branch `main` with `files` (path, text) committed as "initial".

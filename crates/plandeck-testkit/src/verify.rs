@@ -260,6 +260,19 @@ impl ClaudeSession {
     }
 }
 
+/// What Claude Code 2.1.328 sends to a `Stop` hook for `session` (working in `/home/dev/work/api`).
+pub fn stop_hook_input(session: &str, transcript_path: &str, active: bool) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "session_id": session,
+        "transcript_path": transcript_path,
+        "cwd": "/home/dev/work/api",
+        "permission_mode": "default",
+        "hook_event_name": "Stop",
+        "stop_hook_active": active,
+    }))
+    .expect("json")
+}
+
 fn sig(secs: i64) -> Signature<'static> {
     Signature::new("Test", "test@example.com", &Time::new(T0 + secs, 0)).expect("signature")
 }
@@ -285,21 +298,7 @@ pub fn write_file(dir: &Path, rel: &str, content: &str) {
 /// Commits everything in the worktree at `T0 + secs`, with a HEAD reflog entry at that time.
 pub fn commit_all(dir: &Path, msg: &str, secs: i64) -> Oid {
     let repo = Repository::open(dir).expect("open");
-    let mut index = repo.index().expect("index");
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .expect("add");
-    index.update_all(["*"], None).expect("update (deletions)");
-    index.write().expect("index write");
-    let tree = repo
-        .find_tree(index.write_tree().expect("tree"))
-        .expect("tree");
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    let s = sig(secs);
-    let oid = repo
-        .commit(None, &s, &s, msg, &tree, &parents)
-        .expect("commit");
+    let oid = crate::git::commit_staged_all(&repo, None, &sig(secs), msg);
     move_head(&repo, oid, &format!("commit: {msg}"), secs);
     oid
 }

@@ -67,6 +67,17 @@ fn assert_same_facts(cli: &serde_json::Value, window: &serde_json::Value) {
     assert_eq!(cli["sessionId"], KITE_SESSION, "{cli}");
 }
 
+/// The window's decision on the plan of a fresh copy of the home: `decide_plan` with the plan's id
+/// and the hash of the version read; the log line it wrote.
+fn window_decides(decision: PlanDecision) -> serde_json::Value {
+    let (_home, roots, path) = home();
+    let id = ids::plan_id(Path::new(&path));
+    let resolved = plans::resolve_id(&roots, &id).unwrap();
+    let seen = review::store::hash(&fs::read(&resolved).unwrap());
+    route::decide_plan(&roots, &resolved, &seen, decision, &RouteOptions::default()).unwrap();
+    last_logged(&roots)
+}
+
 #[test]
 fn cli_and_window_approvals_log_the_same_facts() {
     let (home, roots, path) = home();
@@ -75,22 +86,10 @@ fn cli_and_window_approvals_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id and the hash of the version read.
-    let (_other, roots, path) = self::home();
-    let id = ids::plan_id(Path::new(&path));
-    let resolved = plans::resolve_id(&roots, &id).unwrap();
-    let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    route::decide_plan(
-        &roots,
-        &resolved,
-        &seen,
-        PlanDecision::Approve {
-            mode: None,
-            edited: None,
-        },
-        &RouteOptions::default(),
-    )
-    .unwrap();
-    let window = last_logged(&roots);
+    let window = window_decides(PlanDecision::Approve {
+        mode: None,
+        edited: None,
+    });
     assert_eq!(window["decision"], "approved");
     assert_same_facts(&cli, &window);
 }
@@ -106,21 +105,9 @@ fn cli_and_window_rejections_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id, the feedback and the hash of the version read.
-    let (_other, roots, path) = self::home();
-    let id = ids::plan_id(Path::new(&path));
-    let resolved = plans::resolve_id(&roots, &id).unwrap();
-    let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    route::decide_plan(
-        &roots,
-        &resolved,
-        &seen,
-        PlanDecision::Reject {
-            feedback: "Page by cursor.".into(),
-        },
-        &RouteOptions::default(),
-    )
-    .unwrap();
-    let window = last_logged(&roots);
+    let window = window_decides(PlanDecision::Reject {
+        feedback: "Page by cursor.".into(),
+    });
     assert_eq!(window["decision"], "rejected");
     assert_same_facts(&cli, &window);
 }

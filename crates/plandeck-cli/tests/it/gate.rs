@@ -92,8 +92,17 @@ fn spawn_hook(
     stdin: &[u8],
     deadline: Duration,
 ) -> std::thread::JoinHandle<HookOutcome> {
+    spawn_hook_with(roots, stdin, opts(deadline))
+}
+
+/// The Claude hook on `stdin`, on a thread of its own, with options `o`.
+fn spawn_hook_with(
+    roots: &Roots,
+    stdin: &[u8],
+    o: HookOptions,
+) -> std::thread::JoinHandle<HookOutcome> {
     let (roots, stdin) = (roots.clone(), stdin.to_vec());
-    std::thread::spawn(move || gate::hook_claude(&roots, &stdin, opts(deadline)))
+    std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o))
 }
 
 fn wait_request(roots: &Roots) -> GateRequest {
@@ -846,10 +855,14 @@ fn the_claude_hook_closes_its_request_when_the_agent_dies() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut o = opts(Duration::from_secs(600));
-    o.agent_pid = Some(agent.id());
-    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
-    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    let hook = spawn_hook_with(
+        &s.roots,
+        &s.stdin,
+        HookOptions {
+            agent_pid: Some(agent.id()),
+            ..opts(Duration::from_secs(600))
+        },
+    );
     let req = wait_request(&s.roots);
     agent.kill().unwrap();
     agent.wait().unwrap();
@@ -1252,10 +1265,14 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.agent_pid = Some(agent.id());
-    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
-    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    let hook = spawn_hook_with(
+        &s.roots,
+        &s.stdin,
+        HookOptions {
+            agent_pid: Some(agent.id()),
+            ..opts(Duration::from_secs(60))
+        },
+    );
     let req = wait_request(&s.roots);
     assert!(req.headless, "{req:?}");
     let file_hash = plandeck_core::review::store::hash(file_text.as_bytes());

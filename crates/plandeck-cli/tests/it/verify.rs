@@ -53,12 +53,7 @@ fn verify_json_is_the_issue_contract() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["plan"].as_str().unwrap().len(), 12);
     assert_eq!(v["approvedAt"], "2026-11-22T12:02:30.000Z");
-    let statuses: Vec<&str> = v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
-        .collect();
+    let statuses = statuses(&v);
     assert_eq!(statuses, vec!["done", "missing", "done"]);
     assert_eq!(v["steps"][0]["index"], 1);
     assert_eq!(v["steps"][0]["text"], "Add `paginate` to `src/api.rs`");
@@ -141,17 +136,22 @@ fn stop_hook(home: &Path, stdin: &[u8]) -> (i32, String, String) {
     )
 }
 
+/// The steps' statuses of a `verify --json` report, in order.
+fn statuses(v: &serde_json::Value) -> Vec<&str> {
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect()
+}
+
 fn input(active: bool) -> Vec<u8> {
-    // The fields Claude Code 2.1.328 sends to a Stop hook.
-    serde_json::to_vec(&serde_json::json!({
-        "session_id": SESSION,
-        "transcript_path": "/home/dev/.claude/projects/-home-dev-work-api/x.jsonl",
-        "cwd": "/home/dev/work/api",
-        "permission_mode": "default",
-        "hook_event_name": "Stop",
-        "stop_hook_active": active,
-    }))
-    .unwrap()
+    plandeck_testkit::verify::stop_hook_input(
+        SESSION,
+        "/home/dev/.claude/projects/-home-dev-work-api/x.jsonl",
+        active,
+    )
 }
 
 #[test]
@@ -275,12 +275,7 @@ fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["approvedAt"], "2026-11-22T12:30:15.454Z", "{v:#}");
-    let statuses: Vec<&str> = v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
-        .collect();
+    let statuses = statuses(&v);
     assert_eq!(statuses, vec!["done", "unverifiable", "missing"], "{v:#}");
     assert!(v["steps"][0]["evidence"]
         .as_array()

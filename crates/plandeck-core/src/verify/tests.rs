@@ -580,15 +580,7 @@ fn report_for_session_finds_the_approved_plan_and_diffs_read_only_changed_files(
 }
 
 fn stop_input(session: &str, active: bool) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "session_id": session,
-        "transcript_path": "/nowhere.jsonl",
-        "cwd": "/home/dev/work/api",
-        "permission_mode": "default",
-        "hook_event_name": "Stop",
-        "stop_hook_active": active,
-    }))
-    .unwrap()
+    testkit::stop_hook_input(session, "/nowhere.jsonl", active)
 }
 
 #[test]

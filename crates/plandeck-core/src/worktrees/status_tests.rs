@@ -9,23 +9,7 @@ use std::path::Path;
 use plandeck_testkit::git::{git, git_command, write};
 
 use super::index_file::{parse, CacheTree};
-use super::{changed_files, ChangedFile};
-
-fn porcelain(dir: &Path) -> BTreeSet<String> {
-    git(dir, &["status", "--porcelain"])
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-fn ours(dir: &Path) -> BTreeSet<String> {
-    changed_files(dir)
-        .unwrap()
-        .files
-        .iter()
-        .map(ChangedFile::line)
-        .collect()
-}
+use crate::worktrees::tests::{ours, porcelain};
 
 fn index_bytes(dir: &Path) -> Vec<u8> {
     fs::read(dir.join(".git/index")).unwrap()

@@ -21,14 +21,16 @@ fn new_repo(dir: &Path) -> Repository {
     )
 }
 
-fn porcelain(dir: &Path) -> BTreeSet<String> {
+/// `git status --porcelain` in `dir`, line by line.
+pub(super) fn porcelain(dir: &Path) -> BTreeSet<String> {
     git(dir, &["status", "--porcelain"])
         .lines()
         .map(str::to_owned)
         .collect()
 }
 
-fn ours(dir: &Path) -> BTreeSet<String> {
+/// Our changed-file scan of `dir`, as porcelain lines.
+pub(super) fn ours(dir: &Path) -> BTreeSet<String> {
     changed_files(dir)
         .unwrap()
         .files

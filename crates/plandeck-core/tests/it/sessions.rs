@@ -767,6 +767,17 @@ fn a_partial_last_line_is_read_again_once_complete() {
     assert_eq!(state_of(&second, "s-1"), SessionState::Working);
 }
 
+/// Writes `text` over the file at `path`: the same inode, truncated first.
+fn rewrite_in_place(path: &Path, text: &str) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
 #[test]
 fn a_truncated_or_replaced_transcript_is_read_again_not_resumed() {
     let h = home();
@@ -778,13 +789,7 @@ fn a_truncated_or_replaced_transcript_is_read_again_not_resumed() {
         user("s-1", t0(), "plan it"),
         answer("s-1", t0())
     );
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    rewrite_in_place(&path, &text);
     let index = open_at(&h.roots);
     assert_eq!(index.open_stats().cold, 1);
     assert_eq!(state_of(&index, "s-1"), SessionState::Idle);
@@ -813,13 +818,7 @@ fn a_transcript_rewritten_in_place_to_a_larger_size_is_read_again() {
     let mut records = vec![user("s-1", t0(), &"y".repeat(300))];
     records.push(answer("s-1", t0()));
     let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    rewrite_in_place(&path, &text);
     let index = open_at(&h.roots);
     assert_eq!(index.open_stats().cold, 1, "{:?}", index.open_stats());
     assert_eq!(state_of(&index, "s-1"), SessionState::Idle);
