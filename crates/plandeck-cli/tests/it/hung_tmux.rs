@@ -9,8 +9,8 @@ use common::{output, plandeck_process};
 
 #[test]
 fn a_hung_tmux_never_hangs_a_removal_and_removes_nothing() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = std::fs::canonicalize(tmp.path()).unwrap();
+    let h = plandeck_testkit::home::Home::new();
+    let home = h.path.clone();
     let bin = home.join("bin");
     std::fs::create_dir_all(&bin).unwrap();
     let fake = bin.join("tmux");

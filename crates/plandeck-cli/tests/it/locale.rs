@@ -13,8 +13,8 @@ use common::{output, plandeck_process};
 
 #[test]
 fn a_persons_pane_in_a_worktree_is_seen_whatever_the_locale() {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = std::fs::canonicalize(tmp.path()).unwrap();
+    let h = plandeck_testkit::home::Home::new();
+    let home = h.path.clone();
     // The "default" tmux server of these processes lives in a folder of its own.
     let tmux_dir = home.join("tmux");
     std::fs::create_dir_all(&tmux_dir).unwrap();

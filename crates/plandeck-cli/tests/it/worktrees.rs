@@ -2,16 +2,16 @@
 
 use crate::common;
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::plandeck;
 use plandeck_testkit::git::{add_worktree, new_repo, write};
+use plandeck_testkit::home::Home;
 
 /// A home whose settings list one repository with a clean and a dirty worktree.
-fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = fs::canonicalize(tmp.path()).unwrap();
+fn setup() -> (Home, PathBuf, PathBuf, PathBuf, PathBuf) {
+    let h = Home::new();
+    let home = h.path.clone();
     let repo_dir = home.join("repo");
     let repo = new_repo(&repo_dir, &[("README.md", "hi\n")]);
     let add = |name: &str| {
@@ -22,12 +22,8 @@ fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf, PathBuf) {
     let clean = add("clean");
     let dirty = add("dirty");
     write(&dirty.join("scratch.txt"), "unsaved work\n");
-    let settings = serde_json::json!({ "extraRepos": [repo_dir] });
-    write(
-        &home.join(".config/plandeck/settings.json"),
-        &settings.to_string(),
-    );
-    (tmp, home, repo_dir, clean, dirty)
+    h.settings(&serde_json::json!({ "extraRepos": [repo_dir] }));
+    (h, home, repo_dir, clean, dirty)
 }
 
 #[test]
