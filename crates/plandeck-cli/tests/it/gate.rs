@@ -92,17 +92,24 @@ fn spawn_hook(
     stdin: &[u8],
     deadline: Duration,
 ) -> std::thread::JoinHandle<HookOutcome> {
-    spawn_hook_with(roots, stdin, opts(deadline))
+    let (roots, stdin) = (roots.clone(), stdin.to_vec());
+    std::thread::spawn(move || gate::hook_claude(&roots, &stdin, opts(deadline)))
 }
 
-/// The Claude hook on `stdin`, on a thread of its own, with options `o`.
-fn spawn_hook_with(
-    roots: &Roots,
-    stdin: &[u8],
-    o: HookOptions,
-) -> std::thread::JoinHandle<HookOutcome> {
-    let (roots, stdin) = (roots.clone(), stdin.to_vec());
-    std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o))
+/// The Claude hook of `s` for the agent `agent_pid`, on a thread of its own, and its request once
+/// filed.
+fn hook_for_agent(
+    s: &Setup,
+    agent_pid: u32,
+    deadline: Duration,
+) -> (std::thread::JoinHandle<HookOutcome>, GateRequest) {
+    let o = HookOptions {
+        agent_pid: Some(agent_pid),
+        ..opts(deadline)
+    };
+    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
+    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    (hook, wait_request(&s.roots))
 }
 
 fn wait_request(roots: &Roots) -> GateRequest {
@@ -855,15 +862,7 @@ fn the_claude_hook_closes_its_request_when_the_agent_dies() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let hook = spawn_hook_with(
-        &s.roots,
-        &s.stdin,
-        HookOptions {
-            agent_pid: Some(agent.id()),
-            ..opts(Duration::from_secs(600))
-        },
-    );
-    let req = wait_request(&s.roots);
+    let (hook, req) = hook_for_agent(&s, agent.id(), Duration::from_secs(600));
     agent.kill().unwrap();
     agent.wait().unwrap();
     wait_for("the hook to notice", || hook.is_finished().then_some(()));
@@ -1265,15 +1264,7 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let hook = spawn_hook_with(
-        &s.roots,
-        &s.stdin,
-        HookOptions {
-            agent_pid: Some(agent.id()),
-            ..opts(Duration::from_secs(60))
-        },
-    );
-    let req = wait_request(&s.roots);
+    let (hook, req) = hook_for_agent(&s, agent.id(), Duration::from_secs(60));
     assert!(req.headless, "{req:?}");
     let file_hash = plandeck_core::review::store::hash(file_text.as_bytes());
     assert_eq!(req.plan_hash.as_deref(), Some(file_hash.as_str()));
