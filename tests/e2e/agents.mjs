@@ -258,6 +258,22 @@ export function answerCardInTerminal(tmux, card, key) {
   );
 }
 
+/** Rejects `req` with `feedback` from the window's queue (its card's Reject, the feedback typed,
+ * Send; a screenshot named `screenshot` before sending), or with the CLI when there is no window
+ * (`s` null). */
+export async function rejectInQueue(s, home, req, feedback, { screenshot } = {}) {
+  if (s) {
+    const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+    await s.click(`${card} [data-testid=gate-reject]`);
+    await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+    if (screenshot) await s.screenshot(screenshot);
+    await s.click(`${card} [data-testid=gate-send-reject]`);
+  } else {
+    const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+    assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+  }
+}
+
 /** Approves `req` from the CLI with the plan edited to `edited` (written to a file in `base`). */
 export function approveEdited(home, base, req, edited) {
   const file = join(base, "edited.md");

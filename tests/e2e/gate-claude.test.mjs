@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
 import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -50,16 +50,7 @@ function exitPlanResult(api, tmux) {
 test("claude: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.screenshot("waiting-queue");
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback, { screenshot: "waiting-queue" });
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
@@ -187,15 +178,7 @@ test("claude -p (headless, with a permission prompt tool): a plan rejected in Pl
   // tool) takes a minute to answer, as a person in an SDK app would.
   const feedback = "Headless: keep offsets, add a cursor.";
   await withHeadlessPlan(async ({ s, home, req, api }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback);
     const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);

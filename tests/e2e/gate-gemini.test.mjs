@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
 import { cli, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
@@ -57,15 +57,7 @@ function exitPlanResponse(api, tmux) {
 test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback);
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, new RegExp(`^Plan rejected\\. User feedback: ${feedback.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`));
     assert.match(got.response.output, /Revise the plan based on the feedback\./);
