@@ -158,7 +158,7 @@ for comp, name in (("off", "memory_idle_500_plans_200_sessions_no_compositing"),
     mid = sorted(r, key=lambda x: x[1][0])[len(r) // 2][1][1]
     print(json.dumps({
         "bench": name, "ms": mb(app), "unit": "MB PSS", "budget": "<= 1.3x hello-world Tauri",
-        "baseline": {"what": "hello-world Tauri window", "ms": mb(hello)},
+        "limit": {"ratio": 1.3}, "baseline": {"what": "hello-world Tauri window", "ms": mb(hello)},
         "ratio": round(app / hello, 2),
         "env": "WEBKIT_DISABLE_COMPOSITING_MODE=1" if comp == "off" else "compositing on",
         "profile": profile, "rounds": int(rounds), "idle_s": {"hello": int(idle_h), "app": int(idle_a)},
@@ -183,3 +183,15 @@ if os.path.exists(views) and os.path.getsize(views) and rows["on"]:
 PY
 mv benches/results/bench_memory.jsonl.new benches/results/bench_memory.jsonl
 cat benches/results/bench_memory.jsonl
+# Each row's limit, checked (as benches/run.sh does again): pass/FAIL on stderr, exit 3 when over.
+python3 - <<'PY'
+import json, sys
+over = 0
+for line in open("benches/results/bench_memory.jsonl"):
+    r = json.loads(line)
+    ratio = r["ms"] / r["baseline"]["ms"]
+    ok = ratio <= r["limit"]["ratio"]
+    over += not ok
+    print(f"{'pass' if ok else 'FAIL'} {r['bench']}: {ratio:.2f}x (limit {r['limit']['ratio']}x)", file=sys.stderr)
+sys.exit(3 if over else 0)
+PY

@@ -6,7 +6,8 @@
 // clicked in the page, and the gate's checked path types `1` into the pane (agent alive and in
 // front, pane its terminal, this request's plan on the card, the card on screen for the settle
 // time, then closed); timed from the click (Date.now() in the page) to the moment the agent
-// program reads the key (Date.now() in it). Reported, not judged: the issue gives no budget.
+// program reads the key (Date.now() in it). Limit: the gate's 1 s settle (the card must stay up
+// that long before a key goes) plus 500 ms.
 // Usage: node benches/window/interactive.mjs [--samples 10]   (PLANDECK_BIN: the binary; DISPLAY set)
 
 import { existsSync, readFileSync } from "node:fs";
@@ -44,6 +45,8 @@ export async function interactiveApproval({ samples = 10 } = {}) {
       await tmux.waitScreen("done", { timeout: 20000 });
       rows.push(
         row("window_approve_click_to_agent_unblocked_tmux", toAgent, {
+          budget: "< 1.5 s (the gate's 1 s settle before the key, plus 500 ms)",
+          limit: { ms: 1500 },
           mode: "interactive: the card typed into the agent's tmux pane by the gate (scripted Claude Code card stand-in, real hook)",
           measured: "Approve clicked in the page until the agent program read the key",
         }),

@@ -5,7 +5,7 @@
 // Each benchmark prints one JSON line per figure on stdout, in the format benches/run.sh reads:
 // {"bench", "ms" (the figure: p50, or p95 where the budget is on it; "figure" says which),
 // "p50_ms"/"p95_ms", "n", "budget" (words), "limit" ({"ms": x} or {"ratio": r} against
-// "baseline" {what, ms}: what benches/run.sh checks)}.
+// "baseline" {what, ms}, or both: every row has one, checked by `emit` and again by benches/run.sh)}.
 
 import { spawn } from "node:child_process";
 import { accessSync, appendFileSync, constants, mkdirSync, mkdtempSync, statSync, writeFileSync } from "node:fs";
@@ -65,8 +65,30 @@ export function row(bench, samples, { figure = "p50", ...extra } = {}) {
     : { bench, ms: p50, figure: "p50", p95_ms: p95, n: samples.length, ...extra };
 }
 
+/** Whether row `r` is within its limit, and how it compares, in words (as benches/run.sh judges). */
+export function judge(r) {
+  const lim = r.limit ?? {};
+  const how = [];
+  let ok = "ms" in lim || "ratio" in lim;
+  if ("ms" in lim) {
+    ok &&= r.ms <= lim.ms;
+    how.push(`${r.ms} (limit ${lim.ms})`);
+  }
+  if ("ratio" in lim) {
+    const base = r.baseline?.ms;
+    ok &&= Boolean(base) && r.ms / base <= lim.ratio;
+    how.push(base ? `${(r.ms / base).toFixed(2)}x (limit ${lim.ratio}x)` : "no baseline for the ratio limit");
+  }
+  return [ok, how.join(", ") || "no limit"];
+}
+
+/** Prints row `r` (stdout) and its check, pass or FAIL (stderr); a FAIL makes the process end with
+ * exit code 3, "a row over its limit" to benches/run.sh. */
 export function emit(r) {
   process.stdout.write(JSON.stringify(r) + "\n");
+  const [ok, how] = judge(r);
+  process.stderr.write(`${ok ? "pass" : "FAIL"} ${r.bench}: ${how}\n`);
+  if (!ok) process.exitCode = 3;
 }
 
 /** A fresh home with `plans` plan files in ~/.claude/plans; returns its path. */

@@ -6,7 +6,8 @@ import { spawn, spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { homedir, tmpdir } from "node:os";
 import { join } from "node:path";
-import { cli, envFor, ROOT, waitFor, withApp } from "./webdriver.mjs";
+import assert from "node:assert/strict";
+import { cli, envFor, plandeckBin, ROOT, waitFor, withApp } from "./webdriver.mjs";
 
 /** Where scripts/setup.sh --test installs the agent CLIs (npm --prefix). */
 export const AGENTS_DIR = process.env.PLANDECK_AGENTS_DIR || join(homedir(), ".cache/plandeck-agents");
@@ -181,6 +182,117 @@ export async function submitPrompt(tmux, standIn, prompt) {
   throw new Error(`the prompt never reached the model\n--- screen ---\n${tmux.safeCapture()}`);
 }
 
+// Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
+// (the key's last 20 characters) answers it beforehand.
+export const CLAUDE_KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
+
+/** Claude Code on `home` past its first-run dialogs: onboarding done, the stand-in's key
+ * accepted, the project `repo` trusted (`~/.claude.json`). */
+export function claudeReady(home, repo) {
+  writeFileSync(
+    join(home, ".claude.json"),
+    JSON.stringify({
+      hasCompletedOnboarding: true,
+      lastOnboardingVersion: "2.1.328",
+      theme: "dark",
+      customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
+      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
+    }),
+  );
+}
+
+/** The environment of a Claude Code run on `home`, its model API at the stand-in `api`. */
+export function claudeEnv(home, api, extra = {}) {
+  const env = envFor(home);
+  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
+  return {
+    ...env,
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: CLAUDE_KEY,
+    DISABLE_AUTOUPDATER: "1",
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    ...extra,
+  };
+}
+
+/** Gemini CLI on `home` with no dialog before the prompt: API-key auth chosen beforehand, folder
+ * trust off and `repo` trusted, no update check or usage statistics. */
+export function geminiReady(home, repo) {
+  mkdirSync(join(home, ".gemini"), { recursive: true });
+  writeFileSync(
+    join(home, ".gemini/settings.json"),
+    JSON.stringify({
+      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
+      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
+      privacy: { usageStatisticsEnabled: false },
+    }),
+  );
+  writeFileSync(join(home, ".gemini/trustedFolders.json"), JSON.stringify({ [repo]: "TRUST_FOLDER" }));
+}
+
+/** The environment of a Gemini CLI run on `home`, its model API at the stand-in `api`. */
+export function geminiEnv(home, api) {
+  const env = envFor(home);
+  for (const k of Object.keys(env)) if (/^(GEMINI_|GOOGLE_)/.test(k)) delete env[k];
+  return Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
+}
+
+/** What the model got back for its `tool` call (the stand-in `api`'s record); the screen of
+ * `tmux` in the error when it never did. */
+export function modelGot(api, tmux, tool, { timeout = 20000, what = `the ${tool} result to reach the model` } = {}) {
+  return waitFor(() => api.received().find((r) => r.tool === tool), { timeout, what }).catch((e) => {
+    throw new Error(`${e.message}\n--- screen ---\n${tmux?.safeCapture() ?? ""}`);
+  });
+}
+
+/** Answers the agent's approval card in the terminal with `key`, sent until the card (showing
+ * `card`) closes: a key sent the instant the card is drawn can be lost. */
+export function answerCardInTerminal(tmux, card, key) {
+  return waitFor(
+    async () => {
+      if (!tmux.capture().includes(card)) return true;
+      tmux.keys(key);
+      return waitFor(() => !tmux.capture().includes(card), { timeout: 3000 }).catch(() => false);
+    },
+    { timeout: 15000, what: "the card to take the terminal's answer" },
+  );
+}
+
+/** Rejects `req` with `feedback` from the window's queue (its card's Reject, the feedback typed,
+ * Send; a screenshot named `screenshot` before sending), or with the CLI when there is no window
+ * (`s` null). */
+export async function rejectInQueue(s, home, req, feedback, { screenshot } = {}) {
+  if (s) {
+    const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+    await s.click(`${card} [data-testid=gate-reject]`);
+    await s.type(`${card} [data-testid=gate-feedback]`, feedback);
+    if (screenshot) await s.screenshot(screenshot);
+    await s.click(`${card} [data-testid=gate-send-reject]`);
+  } else {
+    const r = cli(home, ["reject", req.id, "--feedback", feedback]);
+    assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+  }
+}
+
+/** Approves `req` from the CLI with the plan edited to `edited` (written to a file in `base`). */
+export function approveEdited(home, base, req, edited) {
+  const file = join(base, "edited.md");
+  writeFileSync(file, edited);
+  const r = cli(home, ["approve", req.id, "--edit", file]);
+  assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+}
+
+/** Waits for `req` to close with `status`; the log's latest line is its decision, delivered.
+ * Returns the log. */
+export async function closedAndDelivered(home, req, status) {
+  const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+  assert.equal(done.status, status);
+  const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
+  assert.equal(log[0].requestId, req.id);
+  assert.equal(log[0].delivery, "delivered");
+  return log;
+}
+
 /** The requests `plandeck pending --json` lists for `home`. */
 export function pending(home) {
   const r = cli(home, ["pending", "--json"]);
@@ -205,6 +317,52 @@ export function waitForRequest(home, tmux, { timeout = 30000 } = {}) {
   return waitFor(() => pending(home)[0], { timeout, what: "the plan to show up in plandeck pending" }).catch((e) => {
     throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
   });
+}
+
+/**
+ * Three deciders at once on the waiting request `req`: the window's Approve (auto), clicked at
+ * the same instant (no window: a third process), and two `plandeck` processes (approve, reject
+ * "split step 2"). Returns the processes' results ({ status, out, err }).
+ */
+export async function decideThreeAtOnce({ s, home, req }) {
+  const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
+  if (s) await s.waitFor(inQueue, { timeout: 20000 });
+  const run = (args) =>
+    new Promise((res) => {
+      const p = spawn(plandeckBin(), args, { env: envFor(home) });
+      let out = "";
+      let err = "";
+      p.stdout.on("data", (d) => (out += d));
+      p.stderr.on("data", (d) => (err += d));
+      p.on("exit", (status) => res({ status, out, err }));
+    });
+  const [, ...results] = await Promise.all([
+    s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
+    run(["approve", req.id, "--json"]),
+    run(["reject", req.id, "--feedback", "split step 2", "--json"]),
+    ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
+  ]);
+  return results;
+}
+
+/** Exactly one of the deciders (`results` of decideThreeAtOnce, and the window) decided the
+ * request, `closed` as stored; the others were refused as a conflict. */
+export function assertOneDecided(results, closed) {
+  const windowWon = /window/.test(closed.decidedBy ?? "");
+  const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
+  assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
+  for (const r of results.filter((r) => r.status !== 0)) {
+    const v = JSON.parse(r.out);
+    assert.equal(v.error.kind, "conflict", r.out);
+    assert.match(v.error.message, /already decided|being decided/);
+  }
+}
+
+/** The log holds one line for `req`, with the decision the model got (`got`): rejected or not. */
+export function assertLoggedOnce(home, req, rejected, got) {
+  const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
+  assert.equal(log.length, 1, JSON.stringify(log));
+  assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
 }
 
 /**

@@ -8,15 +8,14 @@
 
 import assert from "node:assert/strict";
 import { spawn } from "node:child_process";
-import { mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, closedRequest, makeAgentHome, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
-import { cli, envFor, ROOT, waitFor } from "./webdriver.mjs";
+import { agentCli, claudeEnv, claudeReady, closedRequest, geminiEnv, geminiReady, makeAgentHome, modelGot, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
 const gemini = agentCli("gemini");
-const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
 
 // The stand-ins' plan (tests/agents/common.mjs DEFAULT_PLAN) and the agent's revision of it: step 2
 // moves down, step 3 is gone.
@@ -32,23 +31,8 @@ const SENT_COMMENTS =
   `1. On "${KEPT}":\n   Opaque cursor, not an offset:\n   - base64 of the last \`id\``;
 const NOTES = `## Reviewer notes\n\n1. On "${KEPT}":\n   Opaque cursor, not an offset:\n   - base64 of the last \`id\``;
 
-function claudeEnv(home, api, extra = {}) {
-  const env = envFor(home);
-  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-  return { ...env, ANTHROPIC_BASE_URL: api.url, ANTHROPIC_API_KEY: KEY, DISABLE_AUTOUPDATER: "1", CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1", ...extra };
-}
-
 function claudeHome(home, repo) {
-  writeFileSync(
-    join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: "2.1.328",
-      theme: "dark",
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
-    }),
-  );
+  claudeReady(home, repo);
   const installed = cli(home, ["hooks", "install", "--agent", "claude", "--yes"]);
   assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
 }
@@ -59,16 +43,7 @@ async function withPlanWaiting(agent, fn) {
   if (agent === "claude") {
     claudeHome(home, repo);
   } else {
-    mkdirSync(join(home, ".gemini"), { recursive: true });
-    writeFileSync(
-      join(home, ".gemini/settings.json"),
-      JSON.stringify({
-        security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
-        general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-        privacy: { usageStatisticsEnabled: false },
-      }),
-    );
-    writeFileSync(join(home, ".gemini/trustedFolders.json"), JSON.stringify({ [repo]: "TRUST_FOLDER" }));
+    geminiReady(home, repo);
     assert.equal(cli(home, ["hooks", "install", "--agent", "gemini", "--yes"]).status, 0);
   }
   const api = await startStandIn(agent, join(base, "api"));
@@ -80,10 +55,7 @@ async function withPlanWaiting(agent, fn) {
         tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env: claudeEnv(home, api) });
         await tmux.waitScreen("plan mode on", { timeout: 30000 });
       } else {
-        const env = envFor(home);
-        for (const k of Object.keys(env)) if (/^(GEMINI_|GOOGLE_)/.test(k)) delete env[k];
-        Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
-        tmux.start([gemini.bin, "--approval-mode", "plan"], { cwd: repo, env });
+        tmux.start([gemini.bin, "--approval-mode", "plan"], { cwd: repo, env: geminiEnv(home, api) });
         await tmux.waitScreen("Type your message", { timeout: 45000 });
       }
       await submitPrompt(tmux, api, "plan pagination for the api");
@@ -153,9 +125,7 @@ async function rejectInQueue(s, req) {
 }
 
 function received(api, tool, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === tool), { timeout: 30000, what: `the ${tool} result to reach the model` }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux?.safeCapture() ?? ""}`);
-  });
+  return modelGot(api, tmux, tool, { timeout: 30000 });
 }
 
 /** The log line of the decision on `req`, and the sent comment. */

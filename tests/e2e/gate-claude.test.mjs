@@ -9,42 +9,16 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, withoutCi, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { cli, envFor, plandeckBin, ROOT, waitFor } from "./webdriver.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
-// Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
-// (the key's last 20 characters) answers it beforehand.
-const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
 const CARD = "Tell Claude what to change";
-
-/** The environment of a Claude Code run on `home`, its model API at the stand-in `api`. */
-function claudeEnv(home, api, extra = {}) {
-  const env = envFor(home);
-  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-  return {
-    ...env,
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: KEY,
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-    ...extra,
-  };
-}
 
 /** A Claude Code session in plan mode that has submitted its plan; runs `fn` with it. */
 async function withPlanWaiting(fn) {
   const { base, home, repo } = makeAgentHome("api");
-  writeFileSync(
-    join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: "2.1.328",
-      theme: "dark",
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
-    }),
-  );
+  claudeReady(home, repo);
   const installed = cli(home, ["hooks", "install", "--agent", "claude", "--yes"]);
   assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
   const api = await startStandIn("claude", join(base, "api"));
@@ -70,27 +44,13 @@ async function withPlanWaiting(fn) {
 
 /** What the model got back for its ExitPlanMode call. */
 function exitPlanResult(api, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), {
-    timeout: 20000,
-    what: "the ExitPlanMode result to reach the model",
-  }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
-  });
+  return modelGot(api, tmux, "ExitPlanMode");
 }
 
 test("claude: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.screenshot("waiting-queue");
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback, { screenshot: "waiting-queue" });
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
@@ -133,12 +93,8 @@ test("claude: a plan rejected from its plan view (not the queue) reaches the mod
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
-    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
-    assert.equal(done.status, "rejected");
     // One decision: the log line is the gate's, naming the request and its delivery.
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-    assert.equal(log[0].requestId, req.id);
-    assert.equal(log[0].delivery, "delivered");
+    const log = await closedAndDelivered(home, req, "rejected");
     assert.equal(log.length, 1);
   });
 });
@@ -146,10 +102,7 @@ test("claude: a plan rejected from its plan view (not the queue) reaches the mod
 test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
-    const file = join(base, "edited.md");
-    writeFileSync(file, edited);
-    const r = cli(home, ["approve", req.id, "--edit", file]);
-    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    approveEdited(home, base, req, edited);
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.isError, false);
     assert.match(got.content, /^User has approved your plan/);
@@ -163,15 +116,7 @@ test("claude: a plan edited and approved in Plandeck reaches the model as Approv
 test("claude: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     await tmux.waitScreen(CARD);
-    // A key sent the instant the card is drawn can be lost: send it until the card closes.
-    await waitFor(
-      async () => {
-        if (!tmux.capture().includes(CARD)) return true;
-        tmux.keys("2");
-        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-      },
-      { timeout: 15000, what: "the card to take the terminal's answer" },
-    );
+    await answerCardInTerminal(tmux, CARD, "2");
     const got = await exitPlanResult(api, tmux);
     assert.match(got.content, /^User has approved your plan/);
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
@@ -193,7 +138,7 @@ async function withHeadlessPlan(decide) {
     join(home, ".claude.json"),
     JSON.stringify({
       hasCompletedOnboarding: true,
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
+      customApiKeyResponses: { approved: [CLAUDE_KEY.slice(-20)], rejected: [] },
       projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
     }),
   );
@@ -233,15 +178,7 @@ test("claude -p (headless, with a permission prompt tool): a plan rejected in Pl
   // tool) takes a minute to answer, as a person in an SDK app would.
   const feedback = "Headless: keep offsets, add a cursor.";
   await withHeadlessPlan(async ({ s, home, req, api }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback);
     const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the ExitPlanMode result" });
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
@@ -281,35 +218,11 @@ test("claude: hostile feedback (a leading dash, lines, backticks, $(...), contro
 
 test("claude: three deciders at once (the window's button and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
-    if (s) await s.waitFor(inQueue, { timeout: 20000 });
-    const run = (args) =>
-      new Promise((res) => {
-        const p = spawn(plandeckBin(), args, { env: envFor(home) });
-        let out = "";
-        p.stdout.on("data", (d) => (out += d));
-        p.on("exit", (status) => res({ status, out }));
-      });
-    const [, ...results] = await Promise.all([
-      s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
-      run(["approve", req.id, "--json"]),
-      run(["reject", req.id, "--feedback", "split step 2", "--json"]),
-      ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
-    ]);
+    const results = await decideThreeAtOnce({ s, home, req });
     const got = await exitPlanResult(api, tmux);
     const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
-    const windowWon = /window/.test(closed.decidedBy ?? "");
-    const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
-    assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
-    for (const r of results.filter((r) => r.status !== 0)) {
-      const v = JSON.parse(r.out);
-      assert.equal(v.error.kind, "conflict", r.out);
-      assert.match(v.error.message, /already decided|being decided/);
-    }
+    assertOneDecided(results, closed);
     assert.equal(api.received().filter((x) => x.tool === "ExitPlanMode").length, 1);
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
-    assert.equal(log.length, 1, JSON.stringify(log));
-    const rejected = /split step 2/.test(JSON.stringify(got));
-    assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
+    assertLoggedOnce(home, req, /split step 2/.test(JSON.stringify(got)), got);
   });
 });

@@ -5,12 +5,11 @@
 // exit_plan_mode; the stand-in records the functionResponse the model gets back.
 
 import assert from "node:assert/strict";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, closedRequest, makeAgentHome, pending, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
-import { spawn } from "node:child_process";
-import { cli, envFor, plandeckBin, waitFor } from "./webdriver.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { cli, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
 const CARD = "Type your feedback";
@@ -19,16 +18,7 @@ const CARD = "Type your feedback";
 async function withPlanWaiting(fn, { shellAround = false } = {}) {
   const { base, home, repo } = makeAgentHome("gemproj");
   // API-key auth chosen beforehand and folder trust off: no dialogs before the prompt.
-  mkdirSync(join(home, ".gemini"), { recursive: true });
-  writeFileSync(
-    join(home, ".gemini/settings.json"),
-    JSON.stringify({
-      security: { auth: { selectedType: "gemini-api-key" }, folderTrust: { enabled: false } },
-      general: { enableAutoUpdate: false, enableAutoUpdateNotification: false },
-      privacy: { usageStatisticsEnabled: false },
-    }),
-  );
-  writeFileSync(join(home, ".gemini/trustedFolders.json"), JSON.stringify({ [repo]: "TRUST_FOLDER" }));
+  geminiReady(home, repo);
   const installed = cli(home, ["hooks", "install", "--agent", "gemini", "--yes"]);
   assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
   // Plandeck never installs a policy allowing exit_plan_mode (it would let plans through unread).
@@ -38,9 +28,7 @@ async function withPlanWaiting(fn, { shellAround = false } = {}) {
   const tmux = new Tmux();
   try {
     await withPlandeck(home, async (s) => {
-      const env = envFor(home);
-      for (const k of Object.keys(env)) if (/^(GEMINI_|GOOGLE_)/.test(k)) delete env[k];
-      Object.assign(env, { GOOGLE_GEMINI_BASE_URL: api.url, GEMINI_API_KEY: "plandeck-e2e-standin-key" });
+      const env = geminiEnv(home, api);
       // shellAround: the CLI runs from a shell that stays in the pane when the agent dies.
       const argv = [gemini.bin, "--approval-mode", "plan"];
       tmux.start(shellAround ? ["bash", "--norc", "-c", `${argv.join(" ")}; exec bash --norc --noprofile -i`] : argv, { cwd: repo, env });
@@ -63,26 +51,13 @@ async function withPlanWaiting(fn, { shellAround = false } = {}) {
 
 /** The functionResponse the model got for its exit_plan_mode call. */
 function exitPlanResponse(api, tmux) {
-  return waitFor(() => api.received().find((r) => r.tool === "exit_plan_mode"), {
-    timeout: 20000,
-    what: "the exit_plan_mode response to reach the model",
-  }).catch((e) => {
-    throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
-  });
+  return modelGot(api, tmux, "exit_plan_mode", { what: "the exit_plan_mode response to reach the model" });
 }
 
 test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { timeout: 110000 }, async () => {
   const feedback = "Use cursor pagination only: no page numbers.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const card = `[data-testid=gate-request][data-id="${req.id}"]`;
-      await s.click(`${card} [data-testid=gate-reject]`);
-      await s.type(`${card} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${card} [data-testid=gate-send-reject]`);
-    } else {
-      const r = cli(home, ["reject", req.id, "--feedback", feedback]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-    }
+    await rejectInQueue(s, home, req, feedback);
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, new RegExp(`^Plan rejected\\. User feedback: ${feedback.replace(/[.*+?^${}()|[\]\\]/g, "\\$&")}\\n`));
     assert.match(got.response.output, /Revise the plan based on the feedback\./);
@@ -114,21 +89,14 @@ test("gemini: a plan approved from its plan view (not the queue) reaches the mod
     }
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
-    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
-    assert.equal(done.status, "approved");
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-    assert.equal(log[0].requestId, req.id);
-    assert.equal(log[0].delivery, "delivered");
+    await closedAndDelivered(home, req, "approved");
   });
 });
 
 test("gemini: a plan edited and approved in Plandeck reaches the model, and the plan file holds the edit", { timeout: 110000 }, async () => {
   const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
   await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
-    const file = join(base, "edited.md");
-    writeFileSync(file, edited);
-    const r = cli(home, ["approve", req.id, "--edit", file]);
-    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    approveEdited(home, base, req, edited);
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
     assert.ok(got.response.output.includes(`The approved implementation plan is stored at: ${req.planPath}`), got.response.output);
@@ -140,15 +108,7 @@ test("gemini: a plan edited and approved in Plandeck reaches the model, and the 
 
 test("gemini: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    // A key sent the instant the card is drawn can be lost: send it until the card closes.
-    await waitFor(
-      async () => {
-        if (!tmux.capture().includes(CARD)) return true;
-        tmux.keys("2");
-        return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-      },
-      { timeout: 15000, what: "the card to take the terminal's answer" },
-    );
+    await answerCardInTerminal(tmux, CARD, "2");
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
@@ -245,39 +205,12 @@ test("gemini: its first process killed, the relaunched agent lives on beside the
 
 test("gemini: three deciders at once (the window's call and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    const inQueue = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
-    if (s) await s.waitFor(inQueue, { timeout: 20000 });
-    const run = (args) =>
-      new Promise((res) => {
-        const p = spawn(plandeckBin(), args, { env: envFor(home) });
-        let out = "";
-        let err = "";
-        p.stdout.on("data", (d) => (out += d));
-        p.stderr.on("data", (d) => (err += d));
-        p.on("exit", (status) => res({ status, out, err }));
-      });
-    const [, ...results] = await Promise.all([
-      // The window's Approve, clicked at the same instant (no window: a third process).
-      s ? s.exec(`document.querySelector(arguments[0]).click(); return true;`, inQueue) : null,
-      run(["approve", req.id, "--json"]),
-      run(["reject", req.id, "--feedback", "split step 2", "--json"]),
-      ...(s ? [] : [run(["reject", req.id, "--feedback", "drop step 3", "--json"])]),
-    ]);
+    const results = await decideThreeAtOnce({ s, home, req });
     const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
-    const windowWon = /window/.test(closed.decidedBy ?? "");
-    const won = results.filter((r) => r.status === 0).length + (windowWon ? 1 : 0);
-    assert.equal(won, 1, `${JSON.stringify(results)} decided by ${closed.decidedBy}`);
-    for (const r of results.filter((r) => r.status !== 0)) {
-      const v = JSON.parse(r.out);
-      assert.equal(v.error.kind, "conflict", r.out);
-      assert.match(v.error.message, /already decided|being decided/);
-    }
+    assertOneDecided(results, closed);
     const got = await exitPlanResponse(api, tmux);
     const answers = api.received().filter((x) => x.tool === "exit_plan_mode");
     assert.equal(answers.length, 1, JSON.stringify(answers));
-    const log = JSON.parse(cli(home, ["log", "--json"]).stdout).filter((d) => d.requestId === req.id);
-    assert.equal(log.length, 1, JSON.stringify(log));
-    const rejected = /rejected/i.test(JSON.stringify(got));
-    assert.equal(log[0].decision, rejected ? "rejected" : "approved", `${JSON.stringify(got)} ${JSON.stringify(log)}`);
+    assertLoggedOnce(home, req, /rejected/i.test(JSON.stringify(got)), got);
   });
 });

@@ -9,27 +9,11 @@ import assert from "node:assert/strict";
 import { existsSync, mkdirSync, readdirSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, makeAgentHome, startStandIn, submitPrompt, Tmux, withPlandeck } from "./agents.mjs";
-import { cli, envFor, waitFor } from "./webdriver.mjs";
+import { agentCli, answerCardInTerminal, claudeEnv, claudeReady, makeAgentHome, startStandIn, submitPrompt, Tmux, withPlandeck } from "./agents.mjs";
+import { cli, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
-// Claude Code asks once whether to use a custom API key; `customApiKeyResponses` in ~/.claude.json
-// (the key's last 20 characters) answers it beforehand.
-const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
 const CARD = "Tell Claude what to change";
-
-/** The environment of a Claude Code run on `home`, its model API at the stand-in `api`. */
-function claudeEnv(home, api) {
-  const env = envFor(home);
-  for (const k of Object.keys(env)) if (/^(ANTHROPIC_|CLAUDE_)/.test(k)) delete env[k];
-  return {
-    ...env,
-    ANTHROPIC_BASE_URL: api.url,
-    ANTHROPIC_API_KEY: KEY,
-    DISABLE_AUTOUPDATER: "1",
-    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
-  };
-}
 
 /** The report's steps as the window shows them: `[{index, status}]`. */
 function windowSteps(s) {
@@ -56,16 +40,7 @@ function windowShows(s, want, what) {
  */
 async function withApprovedPlan({ verifyHook }, fn) {
   const { base, home, repo } = makeAgentHome("greetings");
-  writeFileSync(
-    join(home, ".claude.json"),
-    JSON.stringify({
-      hasCompletedOnboarding: true,
-      lastOnboardingVersion: "2.1.328",
-      theme: "dark",
-      customApiKeyResponses: { approved: [KEY.slice(-20)], rejected: [] },
-      projects: { [repo]: { hasTrustDialogAccepted: true, hasCompletedProjectOnboarding: true, allowedTools: [] } },
-    }),
-  );
+  claudeReady(home, repo);
   // Writing files needs no prompt once the plan is approved (the person's own setting).
   mkdirSync(join(home, ".claude"), { recursive: true });
   writeFileSync(join(home, ".claude/settings.json"), JSON.stringify({ permissions: { allow: ["Write", "Edit"] } }, null, 2));
@@ -83,14 +58,7 @@ async function withApprovedPlan({ verifyHook }, fn) {
 
       // Approved in the terminal: "2" (approve, edits confirmed by the person's settings).
       await tmux.waitScreen(CARD, { timeout: 30000 });
-      await waitFor(
-        async () => {
-          if (!tmux.capture().includes(CARD)) return true;
-          tmux.keys("2");
-          return waitFor(() => !tmux.capture().includes(CARD), { timeout: 3000 }).catch(() => false);
-        },
-        { timeout: 15000, what: "the card to take the terminal's answer" },
-      );
+      await answerCardInTerminal(tmux, CARD, "2");
       const approved = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 20000, what: "the approval to reach the model" });
       assert.match(approved.content, /^User has approved your plan/);
       const plans = join(home, ".claude/plans");

@@ -13,7 +13,7 @@ use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 use plandeck_benches::heavy_home::{ensure, HeavyHomeSpec};
-use plandeck_benches::{median, ms, report as report_row, time_n};
+use plandeck_benches::{check, median, ms, report as report_row, time_n, Limit};
 use plandeck_core::config::Roots;
 use serde_json::json;
 
@@ -71,6 +71,11 @@ fn cpu_split_ms() -> (f64, f64) {
 }
 
 fn main() {
+    benchmarks();
+    plandeck_benches::finish();
+}
+
+fn benchmarks() {
     let scale: f64 = std::env::var("PLANDECK_BENCH_HISTORY_SCALE")
         .ok()
         .and_then(|v| v.parse().ok())
@@ -138,6 +143,7 @@ fn main() {
             first,
             "≤ 1.5× cat of the same files",
             Some(("cat of the transcripts", base)),
+            Limit::ratio(1.5),
             json!({"bytes": bytes, "files": files.len(), "linesParsed": parsed, "sessions": report.sessions,
                 "plans": plans, "scale": scale, "ratio": (first / base * 100.0).round() / 100.0,
                 "cpuMs": cpu.0 + cpu.1, "userMs": cpu.0, "systemMs": cpu.1,
@@ -173,18 +179,27 @@ fn main() {
         h.stats.bytes_read, 0,
         "the window's refresh saved the store"
     );
+    let name = "history: window refresh after one appended record";
+    let read = live.history().unwrap().stats.bytes_read;
     report_row(
-        "history: window refresh after one appended record",
+        name,
         window,
-        "reads only the appended bytes",
+        "< 50 ms, reading only the appended bytes (checked)",
         None,
-        json!({"bytesRead": live.history().unwrap().stats.bytes_read}),
+        Limit::max(50.0),
+        json!({"bytesRead": read, "appendedBytes": line.len()}),
+    );
+    check(
+        name,
+        read <= line.len() as u64,
+        "reads only the appended bytes",
     );
     report_row(
         "history: CLI rescan (store loaded from disk), nothing new",
         rescan,
-        "reads no transcript bytes",
+        "< 50 ms, reading no transcript bytes (checked)",
         None,
+        Limit::max(50.0),
         json!({"bytesRead": h.stats.bytes_read, "storeBytes": fs::metadata(store.join("transcripts.json")).map_or(0, |m| m.len())}),
     );
     // Restore the transcript as generated, so the next run reuses the home.

@@ -10,7 +10,7 @@ use std::sync::mpsc;
 use std::time::{Duration, Instant};
 
 use notify::Watcher;
-use plandeck_benches::{median, ms, percentile, report};
+use plandeck_benches::{check, median, ms, percentile, report, Limit};
 use plandeck_core::config::Roots;
 
 const WRITES: usize = 1_000;
@@ -127,11 +127,17 @@ fn write_latency() {
         ms(percentile(&samples, 99.0)),
         "< 100 ms",
         Some(("raw notify event, p99", ms(percentile(&base, 99.0)))),
+        Limit::max(100.0),
         serde_json::json!({
             "writes": WRITES, "lost": lost,
             "p50_ms": ms(median(&samples)), "max_ms": ms(percentile(&samples, 100.0)),
             "baseline_p50_ms": ms(median(&base)),
         }),
+    );
+    check(
+        "plan write to plans::watch callback, p99",
+        lost == 0,
+        "every write seen",
     );
 }
 
@@ -166,6 +172,7 @@ fn listing() {
             "read_dir + read every plan file, one thread, median of 7",
             ms(median(&base)),
         )),
+        Limit::max(300.0),
         serde_json::json!({
             "plans": count, "transcripts": TRANSCRIPTS, "transcript_kb": 200,
             "first_run_ms": ms(first), "max_ms": ms(percentile(&runs, 100.0)),
@@ -174,6 +181,11 @@ fn listing() {
 }
 
 fn main() {
+    benchmarks();
+    plandeck_benches::finish();
+}
+
+fn benchmarks() {
     listing();
     if std::env::var_os("ONLY_LIST").is_none() {
         write_latency();

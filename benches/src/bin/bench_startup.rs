@@ -7,7 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
-use plandeck_benches::{median, ms, report, time_n};
+use plandeck_benches::{median, ms, report, time_n, Limit};
 
 const RUNS: usize = 60;
 
@@ -31,6 +31,11 @@ fn run(bin: &Path, args: &[&str], home: &Path) {
 }
 
 fn main() {
+    benchmarks();
+    plandeck_benches::finish();
+}
+
+fn benchmarks() {
     let (plandeck, cli, window) = (
         beside("plandeck"),
         beside("plandeck-cli"),
@@ -60,7 +65,6 @@ fn main() {
         }
         let mut extra = serde_json::json!({
             "runs": RUNS,
-            "limit": {"ratio": 1.5},
             "command": format!("plandeck {}", args.join(" ")),
         });
         if window.is_file() {
@@ -73,6 +77,7 @@ fn main() {
             ms(median(&ours)),
             "<= 1.5x plandeck-cli (a few ms)",
             Some(("plandeck-cli, same arguments", ms(median(&slim)))),
+            Limit::ratio(1.5),
             extra,
         );
     }

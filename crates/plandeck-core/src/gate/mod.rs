@@ -204,33 +204,18 @@ pub struct GateRequest {
 
 #[cfg(test)]
 impl GateRequest {
-    /// A waiting Gemini request `id` with no plan, pane or processes, for tests to fill in.
+    /// A waiting Gemini request `id` with no plan, pane or processes, for tests to fill in: read
+    /// from the stored form with only what a request must have.
     pub(crate) fn for_test(id: &str) -> Self {
-        Self {
-            id: id.into(),
-            agent: Agent::Gemini,
-            session_id: "s".into(),
-            cwd: "/".into(),
-            plan_path: None,
-            plan: String::new(),
-            tool_use_id: None,
-            transcript_path: None,
-            transcript_offset: 0,
-            tmux_pane: None,
-            tmux_socket: None,
-            waiting_since: crate::timestamp::now(),
-            deadline: crate::timestamp::now(),
-            hook_pid: 0,
-            hook_start_time: None,
-            agent_pid: None,
-            agent_start_time: None,
-            headless: false,
-            status: GateStatus::Waiting,
-            closed_at: None,
-            decision: None,
-            decided_by: None,
-            plan_hash: None,
-        }
+        let now = crate::timestamp::now()
+            .format(&time::format_description::well_known::Rfc3339)
+            .expect("a time");
+        serde_json::from_value(serde_json::json!({
+            "id": id, "agent": Agent::Gemini, "sessionId": "s", "cwd": "/", "plan": "",
+            "transcriptOffset": 0, "waitingSince": now, "deadline": now, "hookPid": 0,
+            "status": GateStatus::Waiting, "closedAt": null,
+        }))
+        .expect("a stored request")
     }
 }
 

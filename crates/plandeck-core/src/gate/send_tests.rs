@@ -1,13 +1,14 @@
 //! Typing a report into a live session's pane, on a private tmux server (`tmux -S <tmp>/sock`).
 
 use super::*;
-use crate::terminal::test_tmux::{start, wait_for, Server};
+use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::wait_for;
 use std::path::Path;
 
 /// A pane standing in for an idle agent: bracketed paste on, the terminal echoing what is typed
 /// (so it shows on screen), every byte read recorded into `got`. With `card`, an approval card
 /// is on screen first and nothing is echoed.
-fn agent_pane(dir: &Path, card: bool) -> (Server, String, u32) {
+fn agent_pane(dir: &Path, card: bool) -> (Tmux, String, u32) {
     let got = dir.join("got");
     let ready = dir.join("ready");
     let script = if card {
@@ -23,7 +24,7 @@ fn agent_pane(dir: &Path, card: bool) -> (Server, String, u32) {
             g = got.display()
         )
     };
-    let started = start(dir, &script);
+    let started = Tmux::start(dir, &script);
     wait_for("the pane", || ready.exists().then_some(()));
     // The script ends in `exec cat`: wait until the exec is done, so the agent's environment
     // (where its tmux socket is read from) is not read mid-exec.
@@ -158,9 +159,9 @@ fn approved_plan() -> (
     tempfile::TempDir,
     Roots,
     std::path::PathBuf,
-    crate::verify::testkit::ClaudeSession,
+    plandeck_testkit::verify::ClaudeSession,
 ) {
-    use crate::verify::testkit::{git_init, write_file, ClaudeSession};
+    use plandeck_testkit::verify::{git_init, write_file, ClaudeSession};
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let repo = home.join("work/g");
@@ -180,7 +181,7 @@ fn approved_plan() -> (
     write_file(&repo, "greet.js", "export const greet = 1;\n");
     s.write(200, &repo.join("greet.js"), "export const greet = 1;\n");
     s.save();
-    let roots = s.roots.clone();
+    let roots = Roots::under_home(&s.home);
     (dir, roots, repo, s)
 }
 
@@ -191,7 +192,7 @@ fn a_report_that_changed_since_it_was_shown_is_not_sent() {
     let shown = crate::verify::report_text(&roots, &id).unwrap();
     assert!(shown.contains("USAGE.md"), "{shown}");
     // The agent keeps working: step 2 is done now, the report shown is stale.
-    crate::verify::testkit::write_file(&repo, "USAGE.md", "# usage\n");
+    plandeck_testkit::verify::write_file(&repo, "USAGE.md", "# usage\n");
     s.write(300, &repo.join("USAGE.md"), "# usage\n");
     s.save();
     let err = crate::verify::send_report(&roots, &id, &shown).unwrap_err();
@@ -266,7 +267,7 @@ fn nothing_is_typed_onto_a_persons_draft() {
         r = ready.display(),
         g = got.display()
     );
-    let (_server, pane, pid) = start(tmp.path(), &script);
+    let (_server, pane, pid) = Tmux::start(tmp.path(), &script);
     wait_for("the pane", || ready.exists().then_some(()));
     let comm = format!("/proc/{pid}/comm");
     wait_for("the pane's program", || {

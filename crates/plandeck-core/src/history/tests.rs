@@ -4,48 +4,11 @@ use std::path::{Path, PathBuf};
 
 use super::*;
 
-fn fixtures() -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("../../tests/fixtures")
-}
-
-/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
-fn copy_tree(from: &Path, to: &Path, home: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target, home);
-        } else {
-            let bytes = fs::read(entry.path()).unwrap();
-            let bytes = match String::from_utf8(bytes) {
-                Ok(s) => s.replace("/home/dev", home.to_str().unwrap()).into_bytes(),
-                Err(e) => e.into_bytes(),
-            };
-            fs::write(&target, bytes).unwrap();
-        }
-    }
-}
-
 /// A home holding the recorded agent folders, with every plans folder deleted.
 fn home_without_plans() -> (tempfile::TempDir, Roots) {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(
-        &fixtures().join("claude-code-2.1.328"),
-        &home.join(".claude"),
-        home,
-    );
-    copy_tree(
-        &fixtures().join("gemini-cli-0.61.0"),
-        &home.join(".gemini"),
-        home,
-    );
-    copy_tree(
-        &fixtures().join("codex-cli-0.169.0"),
-        &home.join(".codex"),
-        home,
-    );
+    plandeck_testkit::fixtures::agents_as(home);
     fs::remove_dir_all(home.join(".claude/plans")).unwrap();
     for slug in fs::read_dir(home.join(".gemini/tmp/gemproj")).unwrap() {
         let plans = slug.unwrap().path().join("plans");

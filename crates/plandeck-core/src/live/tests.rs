@@ -1,6 +1,6 @@
 use super::*;
+use plandeck_testkit::wait_for;
 use std::path::Path;
-use std::time::Instant;
 
 fn summary(id: &str, state: &str) -> SessionSummary {
     serde_json::from_value(serde_json::json!({
@@ -56,20 +56,6 @@ fn dead_pid() -> u32 {
     let pid = child.id();
     child.wait().unwrap();
     pid
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(20));
-    }
 }
 
 #[test]

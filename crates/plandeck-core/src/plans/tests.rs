@@ -2,36 +2,14 @@ use super::*;
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::sync::mpsc;
-use std::time::{Duration, Instant};
 
-// The fixtures live in the repository (tests/fixtures/, with their README).
-const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
-}
+use plandeck_testkit::fixtures::{copy_tree, fixture, CLAUDE, GEMINI};
 
 /// A temp home holding the recorded Claude Code and Gemini CLI folders.
 pub(crate) fn fixture_home() -> (tempfile::TempDir, Roots) {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(
-        &Path::new(FIXTURES).join("claude-code-2.1.328"),
-        &home.path().join(".claude"),
-    );
-    copy_tree(
-        &Path::new(FIXTURES).join("gemini-cli-0.61.0"),
-        &home.path().join(".gemini"),
-    );
+    copy_tree(&fixture(CLAUDE), &home.path().join(".claude"));
+    copy_tree(&fixture(GEMINI), &home.path().join(".gemini"));
     let roots = Roots::under_home(home.path());
     (home, roots)
 }
@@ -455,15 +433,11 @@ fn transcript_keys_are_read_from_cut_records() {
     assert!(discover::string_values(text, b"\"sessionId\"").is_empty());
 }
 
+/// Waits until a change satisfies `pred`; changes that do not are skipped.
 fn wait_for(rx: &mpsc::Receiver<PlansChanged>, what: &str, pred: impl Fn(&PlansChanged) -> bool) {
-    let deadline = Instant::now() + Duration::from_secs(10);
-    loop {
-        match rx.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
-            Ok(c) if pred(&c) => return,
-            Ok(_) => continue,
-            Err(_) => panic!("no change with {what} within 10 s"),
-        }
-    }
+    plandeck_testkit::wait_for(&format!("a change with {what}"), || {
+        rx.try_recv().ok().filter(|c| pred(c))
+    });
 }
 
 #[test]

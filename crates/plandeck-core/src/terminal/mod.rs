@@ -413,6 +413,4 @@ pub fn tmux_output(socket: Option<&str>, args: &[&str]) -> Result<String, Termin
 pub const KEY_GAP: Duration = Duration::from_millis(100);
 
 #[cfg(test)]
-pub(crate) mod test_tmux;
-#[cfg(test)]
 mod tests;

@@ -1,18 +1,19 @@
 //! Typing into real tmux panes on a private server (`tmux -S <tmp>/sock`).
 
-use super::test_tmux::{start, wait_for, Server};
 use super::*;
+use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::wait_for;
 use std::path::Path;
 
 /// A pane whose program turns bracketed paste on and records every byte it reads into `got`,
 /// once `ready` exists.
 const RECORDER: &str = "printf '\\033[?2004h'; stty raw -echo; touch ready; exec cat > got\n";
 
-fn recorder(dir: &Path) -> (Server, Target) {
+fn recorder(dir: &Path) -> (Tmux, Target) {
     let script = RECORDER
         .replace("ready", dir.join("ready").to_str().unwrap())
         .replace("got", dir.join("got").to_str().unwrap());
-    let (server, pane, pid) = start(dir, &script);
+    let (server, pane, pid) = Tmux::start(dir, &script);
     wait_for("the recorder", || dir.join("ready").exists().then_some(()));
     let target = Target {
         socket: server.socket.to_str().map(str::to_owned),
@@ -136,7 +137,7 @@ fn nothing_is_typed_when_a_shell_is_in_front_of_the_agent() {
         "set -m\nsleep 1000 &\necho $! > {}\nexec bash --norc --noprofile -i\n",
         pidfile.display()
     );
-    let (server, pane, _) = start(dir.path(), &script);
+    let (server, pane, _) = Tmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the background agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });
@@ -168,7 +169,7 @@ fn nothing_is_typed_when_the_agent_is_orphaned_and_a_shell_shares_its_terminal()
         "sh -c 'exec 3<&0; sleep 1000 <&3 & echo $! > {pid}; exit 0'\nexec bash --norc --noprofile\n",
         pid = pidfile.display()
     );
-    let (server, pane, pane_pid) = start(dir.path(), &script);
+    let (server, pane, pane_pid) = Tmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the orphaned agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });
@@ -212,7 +213,7 @@ fn nothing_is_typed_when_another_program_reads_the_agents_terminal() {
         "exec 3<&0\ncat >/dev/null <&3 &\nsleep 1000 <&3 &\necho $! > {pid}\nwait\n",
         pid = pidfile.display()
     );
-    let (server, pane, _) = start(dir.path(), &script);
+    let (server, pane, _) = Tmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });

@@ -594,8 +594,8 @@ fn text_of(bytes: &[u8]) -> Option<String> {
 mod tests {
     use std::os::unix::fs::PermissionsExt;
 
-    use super::super::testkit::{self, commit_all, git_init, write_file};
     use super::*;
+    use plandeck_testkit::verify::{self as testkit, commit_all, git_init, write_file};
 
     fn approved() -> Option<OffsetDateTime> {
         OffsetDateTime::from_unix_timestamp(testkit::T0 + 150).ok()

@@ -23,8 +23,6 @@ pub mod overrides;
 mod send;
 pub mod steps;
 pub mod stop_hook;
-#[doc(hidden)]
-pub mod testkit;
 mod text;
 
 use std::path::PathBuf;

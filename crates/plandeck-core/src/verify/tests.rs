@@ -2,8 +2,10 @@
 
 use std::path::{Path, PathBuf};
 
-use super::testkit::{self, commit_all, git_init, reset_hard, write_file, ClaudeSession};
 use super::*;
+use plandeck_testkit::verify::{
+    self as testkit, commit_all, git_init, reset_hard, write_file, ClaudeSession,
+};
 
 const SESSION: &str = "5f0c2b9e-1111-4222-8333-944455556666";
 
@@ -53,7 +55,11 @@ fn setup(plan: &str) -> Setup {
 impl Setup {
     fn report(&self) -> VerifyReport {
         self.s.save();
-        report(&self.s.roots, &self.s.plan_path.to_string_lossy()).unwrap()
+        report(
+            &Roots::under_home(&self.s.home),
+            &self.s.plan_path.to_string_lossy(),
+        )
+        .unwrap()
     }
 }
 
@@ -384,7 +390,7 @@ fn no_worktree_counts_the_tool_calls_with_a_note() {
     s.plan_approved(120, 150, PLAN);
     s.edit(200, &folder.join("src/api.rs"), "a", "fn paginate() {}");
     s.save();
-    let r = report(&s.roots, &s.plan_path.to_string_lossy()).unwrap();
+    let r = report(&Roots::under_home(&s.home), &s.plan_path.to_string_lossy()).unwrap();
     assert_eq!(r.worktree, None);
     assert_eq!(r.base.kind, BaseKind::None);
     assert_eq!(step(&r, 1).status, StepStatus::Done, "{r:#?}");
@@ -486,7 +492,7 @@ fn an_unapproved_plan_has_no_done_step() {
     write_file(&repo, "src/api.rs", "fn paginate() {}\n");
     s.edit(200, &repo.join("src/api.rs"), "x", "fn paginate() {}");
     s.save();
-    let r = report(&s.roots, &pp.to_string_lossy()).unwrap();
+    let r = report(&Roots::under_home(&s.home), &pp.to_string_lossy()).unwrap();
     assert!(r.approval.is_none());
     assert!(r.steps.iter().all(|st| st.status != StepStatus::Done));
     assert!(r.notes.iter().any(|n| n.contains("no approval")));
@@ -498,7 +504,7 @@ fn overrides_are_kept_shown_and_cleared() {
     let mut t = setup(PLAN);
     work(&mut t, 0);
     t.s.save();
-    let roots = &t.s.roots;
+    let roots = &Roots::under_home(&t.s.home);
     let plan = t.s.plan_path.to_string_lossy().into_owned();
     assert!(matches!(
         set_override(roots, &plan, 9, StepStatus::Done, "x"),
@@ -539,13 +545,15 @@ fn report_for_session_finds_the_approved_plan_and_diffs_read_only_changed_files(
     let mut t = setup(PLAN);
     work(&mut t, 0);
     t.s.save();
-    let r = report_for_session(&t.s.roots, Agent::Claude, SESSION)
+    let r = report_for_session(&Roots::under_home(&t.s.home), Agent::Claude, SESSION)
         .unwrap()
         .unwrap();
     assert_eq!(r.session.as_ref().unwrap().id, SESSION);
-    assert!(report_for_session(&t.s.roots, Agent::Claude, "nope")
-        .unwrap()
-        .is_none());
+    assert!(
+        report_for_session(&Roots::under_home(&t.s.home), Agent::Claude, "nope")
+            .unwrap()
+            .is_none()
+    );
     let d = file_diff(&r, "src/api.rs").unwrap();
     assert_eq!(d.old.as_deref(), Some("pub fn list() {}\n"));
     assert!(d.new.unwrap().contains("paginate"));
@@ -572,15 +580,7 @@ fn report_for_session_finds_the_approved_plan_and_diffs_read_only_changed_files(
 }
 
 fn stop_input(session: &str, active: bool) -> Vec<u8> {
-    serde_json::to_vec(&serde_json::json!({
-        "session_id": session,
-        "transcript_path": "/nowhere.jsonl",
-        "cwd": "/home/dev/work/api",
-        "permission_mode": "default",
-        "hook_event_name": "Stop",
-        "stop_hook_active": active,
-    }))
-    .unwrap()
+    testkit::stop_hook_input(session, "/nowhere.jsonl", active)
 }
 
 #[test]
@@ -588,7 +588,7 @@ fn stop_hook_blocks_once_per_report_and_never_loops() {
     let mut t = setup(PLAN);
     work(&mut t, 0);
     t.s.save();
-    let roots = t.s.roots.clone();
+    let roots = Roots::under_home(&t.s.home);
     // Plandeck not running: never blocks.
     let out = stop_hook::hook_claude_stop(&roots, &stop_input(SESSION, false));
     assert_eq!(out.stdout, "");
@@ -635,7 +635,7 @@ fn stop_hook_off_by_setting_and_on_bad_input() {
     let mut t = setup(PLAN);
     work(&mut t, 0);
     t.s.save();
-    let roots = t.s.roots.clone();
+    let roots = Roots::under_home(&t.s.home);
     let _app = crate::gate::app_heartbeat(&roots).unwrap();
     let settings = roots.settings_path();
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
@@ -667,7 +667,7 @@ fn a_session_started_from_the_approved_plan_is_read_too() {
     b.write(200, &t.repo.join("src/cursor.rs"), "pub struct Cursor;\n");
     b.bash(210, "cargo test", 0);
     b.save();
-    let r = report_for_session(&t.s.roots, Agent::Claude, other)
+    let r = report_for_session(&Roots::under_home(&t.s.home), Agent::Claude, other)
         .unwrap()
         .expect("the carried plan");
     assert_eq!(step(&r, 3).status, StepStatus::Done, "{r:#?}");
@@ -716,9 +716,11 @@ fn a_plan_resubmitted_after_its_approval_is_not_the_contract_for_the_hook() {
     work(&mut t, 0);
     t.s.plan_submitted(300, "# Plan v2\n\n1. Something else in src/other.rs\n");
     t.s.save();
-    assert!(report_for_session(&t.s.roots, Agent::Claude, SESSION)
-        .unwrap()
-        .is_none());
+    assert!(
+        report_for_session(&Roots::under_home(&t.s.home), Agent::Claude, SESSION)
+            .unwrap()
+            .is_none()
+    );
     let r = t.report();
     assert_eq!(step(&r, 1).text, "Add `paginate` to `src/api.rs`");
     assert!(
@@ -761,7 +763,11 @@ fn a_transcript_gone_after_the_scan_is_noted_and_git_still_counts() {
     let first = t.report();
     assert_eq!(step(&first, 1).status, StepStatus::Done);
     std::fs::remove_file(t.s.transcript()).unwrap();
-    let r = report(&t.s.roots, &t.s.plan_path.to_string_lossy()).unwrap();
+    let r = report(
+        &Roots::under_home(&t.s.home),
+        &t.s.plan_path.to_string_lossy(),
+    )
+    .unwrap();
     assert!(
         r.notes.iter().any(|n| n.contains("cannot be read")),
         "{:#?}",
@@ -787,8 +793,12 @@ fn the_report_from_plain_patches_is_the_report_from_libgit2s_patches() {
         "pub struct Cursor;\n\nimpl Cursor {\n    fn next() {}\n}\n",
     );
     t.s.save();
-    let target = judge::resolve(&t.s.roots, &t.s.plan_path.to_string_lossy()).unwrap();
-    let mut inputs = judge::gather(&t.s.roots, target);
+    let target = judge::resolve(
+        &Roots::under_home(&t.s.home),
+        &t.s.plan_path.to_string_lossy(),
+    )
+    .unwrap();
+    let mut inputs = judge::gather(&Roots::under_home(&t.s.home), target);
     let plain = judge::evaluate(&inputs);
     let folder = inputs.folder.clone().unwrap();
     let approved = time::OffsetDateTime::from_unix_timestamp(testkit::T0 + 150).ok();

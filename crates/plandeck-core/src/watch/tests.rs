@@ -10,15 +10,9 @@ fn wait_for(
     what: &str,
     pred: impl Fn(&[PathBuf]) -> bool,
 ) -> Vec<PathBuf> {
-    let deadline = Instant::now() + PATIENCE;
-    loop {
-        let left = deadline.saturating_duration_since(Instant::now());
-        match rx.recv_timeout(left) {
-            Ok(batch) if pred(&batch) => return batch,
-            Ok(_) => continue,
-            Err(_) => panic!("no batch with {what} within {PATIENCE:?}"),
-        }
-    }
+    plandeck_testkit::wait_for(&format!("a batch with {what}"), || {
+        rx.try_recv().ok().filter(|b| pred(b))
+    })
 }
 
 fn start(paths: Vec<PathBuf>) -> (WatchHandle, Receiver<Vec<PathBuf>>) {

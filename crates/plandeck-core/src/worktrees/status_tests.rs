@@ -5,58 +5,11 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::Path;
-use std::process::Command;
+
+use plandeck_testkit::git::{git, git_command, write};
 
 use super::index_file::{parse, CacheTree};
-use super::{changed_files, ChangedFile};
-
-/// The git CLI in `dir`, with no user configuration and fixed identity and time.
-fn git_command(dir: &Path, args: &[&str]) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.com")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.com")
-        .env("GIT_AUTHOR_DATE", "1700000000 +0000")
-        .env("GIT_COMMITTER_DATE", "1700000000 +0000");
-    cmd
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = git_command(dir, args).output().unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-fn porcelain(dir: &Path) -> BTreeSet<String> {
-    git(dir, &["status", "--porcelain"])
-        .lines()
-        .map(str::to_owned)
-        .collect()
-}
-
-fn ours(dir: &Path) -> BTreeSet<String> {
-    changed_files(dir)
-        .unwrap()
-        .files
-        .iter()
-        .map(ChangedFile::line)
-        .collect()
-}
+use crate::worktrees::tests::{ours, porcelain};
 
 fn index_bytes(dir: &Path) -> Vec<u8> {
     fs::read(dir.join(".git/index")).unwrap()

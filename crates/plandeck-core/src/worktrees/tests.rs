@@ -4,87 +4,33 @@
 use std::collections::BTreeSet;
 use std::fs;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 
-use git2::{Repository, Signature, Time, WorktreeAddOptions};
+use git2::Repository;
+use plandeck_testkit::git::{add_worktree, commit_all, git, write};
+use plandeck_testkit::tmux::{in_folder, Tmux};
+use plandeck_testkit::{self as testkit, wait_until};
 
 use super::*;
 use crate::config::Roots;
 
-fn sig() -> Signature<'static> {
-    Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap()
-}
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-/// Stages everything under the workdir (like `git add -A`) and commits on HEAD.
-fn commit_all(repo: &Repository, msg: &str) -> git2::Oid {
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.update_all(["*"], None).unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let parents: Vec<git2::Commit<'_>> = repo
-        .head()
-        .ok()
-        .and_then(|h| h.peel_to_commit().ok())
-        .into_iter()
-        .collect();
-    let parents: Vec<&git2::Commit<'_>> = parents.iter().collect();
-    repo.commit(Some("HEAD"), &sig(), &sig(), msg, &tree, &parents)
-        .unwrap()
-}
-
 /// A repository on `main` with a few files and one commit.
 fn new_repo(dir: &Path) -> Repository {
-    let mut opts = git2::RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = Repository::init_opts(dir, &opts).unwrap();
-    write(&dir.join("README.md"), "hello\n");
-    write(&dir.join("src/lib.rs"), "pub fn a() {}\n");
-    commit_all(&repo, "initial");
-    repo
+    testkit::git::new_repo(
+        dir,
+        &[("README.md", "hello\n"), ("src/lib.rs", "pub fn a() {}\n")],
+    )
 }
 
-/// A linked worktree `name` at `path` on a new branch `branch` from HEAD.
-fn add_worktree(repo: &Repository, name: &str, path: &Path, branch: &str) -> Repository {
-    let head = repo.head().unwrap().peel_to_commit().unwrap();
-    let b = repo.branch(branch, &head, false).unwrap();
-    let mut opts = WorktreeAddOptions::new();
-    opts.reference(Some(b.get()));
-    repo.worktree(name, path, Some(&opts)).unwrap();
-    Repository::open(path).unwrap()
-}
-
-fn porcelain(dir: &Path) -> BTreeSet<String> {
+/// `git status --porcelain` in `dir`, line by line.
+pub(super) fn porcelain(dir: &Path) -> BTreeSet<String> {
     git(dir, &["status", "--porcelain"])
         .lines()
         .map(str::to_owned)
         .collect()
 }
 
-fn ours(dir: &Path) -> BTreeSet<String> {
+/// Our changed-file scan of `dir`, as porcelain lines.
+pub(super) fn ours(dir: &Path) -> BTreeSet<String> {
     changed_files(dir)
         .unwrap()
         .files
@@ -625,132 +571,12 @@ fn keep_refuses_a_path_that_is_not_a_worktree() {
 fn git_cli(dir: &Path, args: &[&str]) -> String {
     let mut all = vec![
         "-c",
-        "user.name=Test",
-        "-c",
-        "user.email=test@example.com",
-        "-c",
         "protocol.file.allow=always",
         "-c",
         "commit.gpgsign=false",
     ];
     all.extend_from_slice(args);
-    let out = Command::new("git")
-        .args(&all)
-        .current_dir(dir)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_DATE", "1700000000 +0000")
-        .env("GIT_COMMITTER_DATE", "1700000000 +0000")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8(out.stdout).unwrap()
-}
-
-/// Waits (up to a generous minute) until `cond` holds.
-fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(60);
-    while !cond() {
-        assert!(
-            std::time::Instant::now() < deadline,
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(std::time::Duration::from_millis(50));
-    }
-}
-
-/// Waits until the pane process `pid` is in `dir`. tmux returns once the pane's process is forked;
-/// it moves into `dir` a moment later (and a loaded machine can make that moment long). Removal
-/// reads where a pane is from /proc: wait until it is there, as a pane a person opened long ago
-/// would be.
-fn in_folder(pid: u32, dir: &Path) {
-    let want = fs::canonicalize(dir).unwrap();
-    let start = std::time::Instant::now();
-    while fs::read_link(format!("/proc/{pid}/cwd")).ok().as_deref() != Some(want.as_path()) {
-        assert!(
-            start.elapsed() < std::time::Duration::from_secs(20),
-            "the pane's process never moved into {}",
-            want.display()
-        );
-        std::thread::sleep(std::time::Duration::from_millis(10));
-    }
-}
-
-/// A tmux server of its own on a private socket, killed when dropped.
-struct Tmux {
-    socket: PathBuf,
-}
-
-impl Tmux {
-    fn start(dir: &Path) -> Tmux {
-        let t = Tmux {
-            socket: dir.join("tmux.sock"),
-        };
-        t.run(&[
-            "-f",
-            "/dev/null",
-            "start-server",
-            ";",
-            "set",
-            "-g",
-            "exit-empty",
-            "off",
-        ]);
-        t
-    }
-    fn cmd(&self, args: &[&str]) -> std::process::Output {
-        Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(args)
-            .env_remove("TMUX")
-            .output()
-            .expect("tmux runs")
-    }
-    fn run(&self, args: &[&str]) -> String {
-        let out = self.cmd(args);
-        assert!(
-            out.status.success(),
-            "tmux {args:?}: {}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8(out.stdout).unwrap()
-    }
-    /// A new session running `command` in `dir`; returns its pane id and the pane's pid.
-    fn session(&self, name: &str, dir: &Path, command: &str) -> (String, u32) {
-        let out = self.run(&[
-            "new-session",
-            "-d",
-            "-s",
-            name,
-            "-c",
-            dir.to_str().unwrap(),
-            "-P",
-            "-F",
-            "#{pane_id} #{pane_pid}",
-            command,
-        ]);
-        let (pane, pid) = out.trim().split_once(' ').unwrap();
-        let pid: u32 = pid.parse().unwrap();
-        in_folder(pid, dir);
-        (pane.to_owned(), pid)
-    }
-    fn panes(&self) -> Vec<String> {
-        let out = self.cmd(&["list-panes", "-a", "-F", "#{pane_id}"]);
-        String::from_utf8_lossy(&out.stdout)
-            .lines()
-            .map(str::to_owned)
-            .collect()
-    }
-}
-
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = self.cmd(&["kill-server"]);
-    }
+    git(dir, &all)
 }
 
 /// Field 22 of `/proc/<pid>/stat`: the process's start time, as Claude Code's registry records it.
@@ -790,7 +616,7 @@ fn removal_ends_only_the_agents_own_pane_and_never_the_persons_session() {
     let f = fixture();
     let roots = f.roots();
     let (wt, _) = f.worktree("agent");
-    let tmux = Tmux::start(f.home.parent().unwrap());
+    let tmux = Tmux::server(f.home.parent().unwrap());
     // The agent runs as its pane's own process; the person has a shell in the worktree, in a
     // session of their own, and an editor-like process in a second pane of the agent's session
     // that a stale registry entry (a reused pid: another start time) claims.
@@ -1164,7 +990,7 @@ fn a_pane_that_is_no_longer_the_agents_is_never_ended() {
     let f = fixture();
     let roots = f.roots();
     let (wt, _) = f.worktree("swap");
-    let tmux = Tmux::start(f.home.parent().unwrap());
+    let tmux = Tmux::server(f.home.parent().unwrap());
     let (pane, pid) = tmux.session("agent", &wt, "exec sleep 100000");
     register(
         &roots,
@@ -1206,7 +1032,7 @@ fn remove_all_clean_leaves_a_worktree_with_the_persons_pane_in_it() {
     let roots = f.roots();
     let (occupied, _) = f.worktree("occupied");
     let (free, _) = f.worktree("free");
-    let tmux = Tmux::start(f.home.parent().unwrap());
+    let tmux = Tmux::server(f.home.parent().unwrap());
     let (pane, pid) = tmux.session("person", &occupied, "exec sh");
 
     let shown = clean_removals(&roots, &f.repo_dir, Some(&tmux.socket)).unwrap();

@@ -5,7 +5,7 @@ use std::fs;
 use std::sync::mpsc::{self, Receiver, RecvTimeoutError};
 use std::time::Instant;
 
-use git2::{Repository, Signature, Time, WorktreeAddOptions};
+use plandeck_testkit::git::{add_worktree, new_repo, write};
 
 use super::*;
 use crate::config::Roots;
@@ -16,11 +16,6 @@ const TEST_TIMING: Timing = Timing {
     quiet: Duration::from_millis(500),
     max_wait: Duration::from_secs(10),
 };
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
 
 /// A repository on `main` (sources, a `.gitignore` for `target/`, `node_modules/`, `*.log`; an
 /// `info/exclude` for `scratch/`) and a linked worktree `feature`.
@@ -35,29 +30,16 @@ fn repo() -> Repo {
     let tmp = tempfile::tempdir().unwrap();
     let base = canonical(tmp.path());
     let main = base.join("repo");
-    let mut opts = git2::RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = Repository::init_opts(&main, &opts).unwrap();
-    write(&main.join("src/lib.rs"), "pub fn a() {}\n");
-    write(&main.join(".gitignore"), "target/\nnode_modules/\n*.log\n");
+    let repo = new_repo(
+        &main,
+        &[
+            ("src/lib.rs", "pub fn a() {}\n"),
+            (".gitignore", "target/\nnode_modules/\n*.log\n"),
+        ],
+    );
     write(&main.join(".git/info/exclude"), "scratch/\n");
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let sig = Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap();
-    let head = repo
-        .commit(Some("HEAD"), &sig, &sig, "initial", &tree, &[])
-        .unwrap();
-    let branch = repo
-        .branch("feature", &repo.find_commit(head).unwrap(), false)
-        .unwrap();
     let linked = base.join("feature");
-    let mut wopts = WorktreeAddOptions::new();
-    wopts.reference(Some(branch.get()));
-    repo.worktree("feature", &linked, Some(&wopts)).unwrap();
+    add_worktree(&repo, "feature", &linked, "feature");
     let home = base.join("home");
     fs::create_dir_all(&home).unwrap();
     let mut roots = Roots::under_home(&home);
@@ -212,12 +194,8 @@ fn a_new_worktree_asks_for_a_new_listing() {
     let r = repo();
     let w = start(&r);
     let repo = Repository::open(&r.main).unwrap();
-    let head = repo.head().unwrap().peel_to_commit().unwrap();
-    let branch = repo.branch("other", &head, false).unwrap();
-    let mut wopts = WorktreeAddOptions::new();
-    wopts.reference(Some(branch.get()));
     let other = r.main.parent().unwrap().join("other");
-    repo.worktree("other", &other, Some(&wopts)).unwrap();
+    add_worktree(&repo, "other", &other, "other");
     let deadline = Instant::now() + PATIENCE;
     loop {
         let c =

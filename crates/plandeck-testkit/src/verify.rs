@@ -1,13 +1,11 @@
 //! Builders of real inputs for verification tests and benchmarks: a Claude Code 2.1.328 transcript
 //! (record shapes copied from `tests/fixtures/claude-code-2.1.328/`) and a git repository with a
-//! reflog at chosen times. Not used by the app.
+//! reflog at chosen times.
 
 use std::path::{Path, PathBuf};
 
 use git2::{Oid, Repository, Signature, Time};
 use serde_json::{json, Value};
-
-use crate::config::Roots;
 
 /// 2026-11-22T12:00:00Z, the tests' time zero.
 pub const T0: i64 = 1_795_348_800;
@@ -23,7 +21,10 @@ pub fn at(secs: i64) -> String {
 
 /// A Claude Code session being written.
 pub struct ClaudeSession {
-    pub roots: Roots,
+    /// The home whose Claude Code this is (`Roots::under_home(&session.home)` in core's terms).
+    pub home: PathBuf,
+    /// `<home>/.claude`.
+    pub claude: PathBuf,
     pub cwd: PathBuf,
     pub session: String,
     pub slug: String,
@@ -35,10 +36,11 @@ pub struct ClaudeSession {
 impl ClaudeSession {
     /// A session of `home`'s Claude Code in `cwd`; its plan file is `~/.claude/plans/<slug>.md`.
     pub fn new(home: &Path, cwd: &Path, session: &str, slug: &str) -> Self {
-        let roots = Roots::under_home(home);
-        let plan_path = roots.claude.join("plans").join(format!("{slug}.md"));
+        let claude = crate::home::claude_root(home);
+        let plan_path = claude.join("plans").join(format!("{slug}.md"));
         Self {
-            roots,
+            home: home.to_owned(),
+            claude,
             cwd: cwd.to_owned(),
             session: session.to_owned(),
             slug: slug.to_owned(),
@@ -56,8 +58,7 @@ impl ClaudeSession {
             .chars()
             .map(|c| if c.is_ascii_alphanumeric() { c } else { '-' })
             .collect();
-        self.roots
-            .claude
+        self.claude
             .join("projects")
             .join(dir)
             .join(format!("{}.jsonl", self.session))
@@ -259,6 +260,19 @@ impl ClaudeSession {
     }
 }
 
+/// What Claude Code 2.1.328 sends to a `Stop` hook for `session` (working in `/home/dev/work/api`).
+pub fn stop_hook_input(session: &str, transcript_path: &str, active: bool) -> Vec<u8> {
+    serde_json::to_vec(&json!({
+        "session_id": session,
+        "transcript_path": transcript_path,
+        "cwd": "/home/dev/work/api",
+        "permission_mode": "default",
+        "hook_event_name": "Stop",
+        "stop_hook_active": active,
+    }))
+    .expect("json")
+}
+
 fn sig(secs: i64) -> Signature<'static> {
     Signature::new("Test", "test@example.com", &Time::new(T0 + secs, 0)).expect("signature")
 }
@@ -284,21 +298,7 @@ pub fn write_file(dir: &Path, rel: &str, content: &str) {
 /// Commits everything in the worktree at `T0 + secs`, with a HEAD reflog entry at that time.
 pub fn commit_all(dir: &Path, msg: &str, secs: i64) -> Oid {
     let repo = Repository::open(dir).expect("open");
-    let mut index = repo.index().expect("index");
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .expect("add");
-    index.update_all(["*"], None).expect("update (deletions)");
-    index.write().expect("index write");
-    let tree = repo
-        .find_tree(index.write_tree().expect("tree"))
-        .expect("tree");
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    let s = sig(secs);
-    let oid = repo
-        .commit(None, &s, &s, msg, &tree, &parents)
-        .expect("commit");
+    let oid = crate::git::commit_staged_all(&repo, None, &sig(secs), msg);
     move_head(&repo, oid, &format!("commit: {msg}"), secs);
     oid
 }

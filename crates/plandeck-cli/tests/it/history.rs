@@ -1,38 +1,15 @@
 //! `plandeck plans list|history|restore` over the recorded agent folders with the plans deleted.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;
 use std::path::Path;
 
-fn fixture(name: &str) -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(name)
-}
-
-/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
-fn copy_tree(from: &Path, to: &Path, home: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target, home);
-        } else {
-            let text = fs::read_to_string(entry.path()).unwrap();
-            fs::write(&target, text.replace("/home/dev", home.to_str().unwrap())).unwrap();
-        }
-    }
-}
-
 fn home(delete_plans: bool) -> tempfile::TempDir {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
-    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
-    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    plandeck_testkit::fixtures::agents_as(home);
     if delete_plans {
         fs::remove_dir_all(home.join(".claude/plans")).unwrap();
         for slug in fs::read_dir(home.join(".gemini/tmp/gemproj")).unwrap() {

@@ -1,60 +1,29 @@
 //! `plandeck worktrees list|remove|keep` on real temporary repositories.
 
-mod common;
+use crate::common;
 
-use std::fs;
 use std::path::{Path, PathBuf};
 
 use common::plandeck;
-use git2::{Repository, Signature, Time, WorktreeAddOptions};
-
-fn write(path: &Path, text: &str) {
-    fs::create_dir_all(path.parent().unwrap()).unwrap();
-    fs::write(path, text).unwrap();
-}
-
-fn commit_all(repo: &Repository, msg: &str) {
-    let sig = Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap();
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parents)
-        .unwrap();
-}
+use plandeck_testkit::git::{add_worktree, new_repo, write};
+use plandeck_testkit::home::Home;
 
 /// A home whose settings list one repository with a clean and a dirty worktree.
-fn setup() -> (tempfile::TempDir, PathBuf, PathBuf, PathBuf, PathBuf) {
-    let tmp = tempfile::tempdir().unwrap();
-    let home = fs::canonicalize(tmp.path()).unwrap();
+fn setup() -> (Home, PathBuf, PathBuf, PathBuf, PathBuf) {
+    let h = Home::new();
+    let home = h.path.clone();
     let repo_dir = home.join("repo");
-    let mut opts = git2::RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = Repository::init_opts(&repo_dir, &opts).unwrap();
-    write(&repo_dir.join("README.md"), "hi\n");
-    commit_all(&repo, "initial");
-    let head = repo.head().unwrap().peel_to_commit().unwrap();
+    let repo = new_repo(&repo_dir, &[("README.md", "hi\n")]);
     let add = |name: &str| {
-        let b = repo.branch(name, &head, false).unwrap();
-        let mut o = WorktreeAddOptions::new();
-        o.reference(Some(b.get()));
         let path = home.join(format!("wt-{name}"));
-        repo.worktree(name, &path, Some(&o)).unwrap();
+        add_worktree(&repo, name, &path, name);
         path
     };
     let clean = add("clean");
     let dirty = add("dirty");
     write(&dirty.join("scratch.txt"), "unsaved work\n");
-    let settings = serde_json::json!({ "extraRepos": [repo_dir] });
-    write(
-        &home.join(".config/plandeck/settings.json"),
-        &settings.to_string(),
-    );
-    (tmp, home, repo_dir, clean, dirty)
+    h.settings(&serde_json::json!({ "extraRepos": [repo_dir] }));
+    (h, home, repo_dir, clean, dirty)
 }
 
 #[test]

@@ -1,6 +1,6 @@
 //! The CLI run in-process over temp homes.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 #[test]

@@ -1,42 +1,15 @@
 //! `plandeck plans …` run in-process over temp homes built from the recorded agent folders.
 
-mod common;
+use crate::common;
 use common::plandeck;
+use plandeck_testkit::fixtures::{copy_tree, fixture, CLAUDE, GEMINI};
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
-use std::path::Path;
-
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
-}
 
 fn home() -> tempfile::TempDir {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(
-        Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/claude-code-2.1.328"
-        )),
-        &home.path().join(".claude"),
-    );
-    copy_tree(
-        Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/gemini-cli-0.61.0"
-        )),
-        &home.path().join(".gemini"),
-    );
+    copy_tree(&fixture(CLAUDE), &home.path().join(".claude"));
+    copy_tree(&fixture(GEMINI), &home.path().join(".gemini"));
     home
 }
 

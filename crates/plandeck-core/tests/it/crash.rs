@@ -161,7 +161,12 @@ fn killed_at_random_moments_leaves_a_consistent_store() {
     let mut decisions = 0;
     for iteration in 0..ITERATIONS {
         let mut child = Command::new(&exe)
-            .args(["crash_child", "--exact", "--nocapture", "--test-threads=1"])
+            .args([
+                "crash::crash_child",
+                "--exact",
+                "--nocapture",
+                "--test-threads=1",
+            ])
             .env(CHILD_ENV, home.path())
             .stdin(Stdio::null())
             .stdout(Stdio::null())

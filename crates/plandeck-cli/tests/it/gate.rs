@@ -1,7 +1,7 @@
 //! The gate end to end in-process: the hooks fed the exact stdin of the fixtures, decisions taken
 //! from the test thread, and a fake approval card in a real tmux pane.
 
-mod common;
+use crate::common;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -14,6 +14,8 @@ use plandeck_core::gate::{
     self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus,
     HookOptions, HookOutcome,
 };
+use plandeck_testkit::tmux::{self, Tmux};
+use plandeck_testkit::wait_for;
 
 const CLAUDE_STDIN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -31,21 +33,6 @@ fn opts(deadline: Duration) -> HookOptions {
         hook_pid: std::process::id(),
         agent_pid: None,
         tmux_env: None,
-    }
-}
-
-/// Waits for `f` to give something, polling with a generous bound.
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(20),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
     }
 }
 
@@ -109,10 +96,55 @@ fn spawn_hook(
     std::thread::spawn(move || gate::hook_claude(&roots, &stdin, opts(deadline)))
 }
 
+/// The Claude hook of `s` for the agent `agent_pid`, on a thread of its own, and its request once
+/// filed.
+fn hook_for_agent(
+    s: &Setup,
+    agent_pid: u32,
+    deadline: Duration,
+) -> (std::thread::JoinHandle<HookOutcome>, GateRequest) {
+    let o = HookOptions {
+        agent_pid: Some(agent_pid),
+        ..opts(deadline)
+    };
+    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
+    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+    (hook, wait_request(&s.roots))
+}
+
 fn wait_request(roots: &Roots) -> GateRequest {
     wait_for("the request to be filed", || {
         gate::pending(roots).into_iter().next()
     })
+}
+
+/// The window up and a Claude agent's hook waiting on its request (deadline a minute away):
+/// (the window's presence, the hook's thread, the request).
+fn claude_waiting(
+    s: &Setup,
+) -> (
+    gate::AppPresence,
+    std::thread::JoinHandle<HookOutcome>,
+    GateRequest,
+) {
+    let app = gate::app_heartbeat(&s.roots).unwrap();
+    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
+    (app, hook, wait_request(&s.roots))
+}
+
+/// "Approve (auto)", as the window's button sends it.
+fn approve_auto() -> GateDecision {
+    GateDecision::Approve {
+        mode: ApproveMode::Auto,
+        edited: None,
+        started_from: None,
+    }
+}
+
+/// The request's status as the store has it now.
+#[track_caller]
+fn assert_status(roots: &Roots, req: &GateRequest, want: GateStatus) {
+    assert_eq!(gate::request(roots, &req.id).unwrap().status, want);
 }
 
 fn assert_no_decision(out: &HookOutcome) {
@@ -123,9 +155,7 @@ fn assert_no_decision(out: &HookOutcome) {
 #[test]
 fn reject_prints_deny_with_the_feedback() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     assert_eq!(req.session_id, "fecae38a-0653-4970-8e6f-118f15e00ee0");
     assert_eq!(req.tool_use_id.as_deref(), Some(TOOL_USE));
     assert_eq!(req.plan, s.plan);
@@ -152,24 +182,15 @@ fn reject_prints_deny_with_the_feedback() {
         v,
         serde_json::json!({"hookSpecificOutput":{"hookEventName":"PermissionRequest","decision":{"behavior":"deny","message":"split step 2"}}})
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
     assert!(gate::pending(&s.roots).is_empty());
 }
 
 #[test]
 fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
-    let decision = GateDecision::Approve {
-        mode: ApproveMode::Auto,
-        edited: None,
-        started_from: None,
-    };
+    let (_app, hook, req) = claude_waiting(&s);
+    let decision = approve_auto();
     let outcome = gate::decide(&s.roots, &req.id, decision).unwrap();
     assert!(!outcome.delivered);
     assert_eq!(outcome.message, "approve in the terminal");
@@ -179,18 +200,13 @@ fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
     answer_in_transcript(&s.transcript);
     let out = hook.join().unwrap();
     assert_no_decision(&out);
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Approved
-    );
+    assert_status(&s.roots, &req, GateStatus::Approved);
 }
 
 #[test]
 fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     assert_eq!(
         req.plan_path.as_deref(),
         Some(s.plan_file.to_str().unwrap())
@@ -276,15 +292,10 @@ fn malformed_stdin_gives_a_clear_message_and_no_decision() {
 #[test]
 fn answered_in_terminal_closes_the_request_and_later_decisions_conflict() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AnsweredInTerminal
-    );
+    assert_status(&s.roots, &req, GateStatus::AnsweredInTerminal);
     let err = gate::decide(
         &s.roots,
         &req.id,
@@ -315,10 +326,7 @@ fn app_stopping_releases_the_hook() {
     let req = wait_request(&s.roots);
     drop(app);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AppStopped
-    );
+    assert_status(&s.roots, &req, GateStatus::AppStopped);
 }
 
 /// A pid that is certainly gone: a child that ran and was reaped.
@@ -485,112 +493,55 @@ fn hooks_install_shows_the_change_and_uninstall_restores() {
 fn the_binary_never_breaks_the_agent() {
     let s = claude_setup();
     for stdin in [&b"garbage"[..], &std::fs::read(CLAUDE_STDIN).unwrap()[..]] {
-        let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
-            .args(["hook", "claude"])
-            .env("HOME", &s.home)
-            .env_remove("DISPLAY")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped())
-            .spawn()
-            .unwrap();
-        child.stdin.take().unwrap().write_all(stdin).unwrap();
-        let out = child.wait_with_output().unwrap();
-        assert_eq!(out.status.code(), Some(0));
-        assert!(out.stdout.is_empty());
-        assert!(!out.stderr.is_empty());
+        let (code, out, err) = common::run_binary(&s.home, &["hook", "claude"], stdin);
+        assert_eq!(code, 0);
+        assert!(out.is_empty());
+        assert!(!err.is_empty());
     }
 }
 
 // ---- tmux: a fake approval card in a real pane ----
 
-struct Tmux {
-    socket: PathBuf,
+/// A fake card (`script`) in a pane of a private tmux server, or none when tmux is not installed
+/// (the test is then skipped).
+#[allow(clippy::disallowed_macros)]
+fn card_pane(dir: &Path, script: &str) -> Option<(Tmux, String)> {
+    if !tmux::installed() {
+        eprintln!("tmux not installed: skipping");
+        return None;
+    }
+    let (server, pane, _) = Tmux::start(dir, script);
+    Some((server, pane))
 }
 
-impl Tmux {
-    #[allow(clippy::disallowed_macros)]
-    fn start(dir: &Path, script: &str) -> Option<(Tmux, String)> {
-        if Command::new("tmux").arg("-V").output().is_err() {
-            eprintln!("tmux not installed: skipping");
-            return None;
-        }
-        let socket = dir.join("tmux.sock");
-        let script_path = dir.join("card.sh");
-        std::fs::write(&script_path, script).unwrap();
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&socket)
-            .args([
-                "-f",
-                "/dev/null",
-                "new-session",
-                "-d",
-                "-x",
-                "120",
-                "-y",
-                "30",
-                "-P",
-                "-F",
-                "#{pane_id}",
-                "bash",
-            ])
-            .arg(&script_path)
-            .output()
-            .unwrap();
-        assert!(
-            out.status.success(),
-            "{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
-        let pane = String::from_utf8(out.stdout).unwrap().trim().to_owned();
-        Some((Tmux { socket }, pane))
-    }
-    fn env(&self) -> String {
-        format!("{},1,0", self.socket.display())
-    }
-    fn pane_pid(&self, pane: &str) -> u32 {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["display-message", "-p", "-t", pane, "#{pane_pid}"])
-            .output()
-            .unwrap();
-        String::from_utf8(out.stdout)
-            .unwrap()
-            .trim()
-            .parse()
-            .unwrap()
-    }
-    fn capture(&self, pane: &str) -> String {
-        let out = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["capture-pane", "-p", "-t", pane])
-            .output()
-            .unwrap();
-        String::from_utf8_lossy(&out.stdout).into_owned()
-    }
-    fn keys(&self, pane: &str, keys: &[&str]) {
-        let ok = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .args(["send-keys", "-t", pane])
-            .args(keys)
-            .status()
-            .unwrap();
-        assert!(ok.success());
-    }
+/// A Gemini agent at `card` (a script) in a tmux pane, its request filed through the real hook
+/// with the window up; the card's own process is the agent (its stdin is the pane's tty). None
+/// when tmux is not installed. Bind `tmux` and `_app` by name: they hold the server and the
+/// window's presence (a field left to `..` is dropped at once).
+struct GeminiOnCard {
+    tmux: Tmux,
+    pane: String,
+    req: GateRequest,
+    hook: HookOutcome,
+    _app: gate::AppPresence,
 }
 
-impl Drop for Tmux {
-    fn drop(&mut self) {
-        let _ = Command::new("tmux")
-            .arg("-S")
-            .arg(&self.socket)
-            .arg("kill-server")
-            .output();
-    }
+fn gemini_on_card(s: &GeminiSetup, card: &str) -> Option<GeminiOnCard> {
+    let (tmux, pane) = card_pane(&s.roots.home, card)?;
+    let app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(tmux.pane_pid(&pane));
+    o.tmux_env = Some(tmux.env());
+    let hook = gate::hook_gemini(&s.roots, &s.stdin, o);
+    let req = wait_request(&s.roots);
+    Some(GeminiOnCard {
+        tmux,
+        pane,
+        req,
+        hook,
+        _app: app,
+    })
 }
 
 fn fast_delivery() -> DeliveryOptions {
@@ -609,7 +560,7 @@ fn approve_answers_the_claude_card_in_tmux() {
         plan = s.plan_file.display(),
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.home, &script) else {
+    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
         return;
     };
     // The session registry names the pane, as Claude Code's sessions/<pid>.json does.
@@ -650,10 +601,7 @@ fn approve_answers_the_claude_card_in_tmux() {
     );
     answer_in_transcript(&s.transcript);
     assert_no_decision(&hook.join().unwrap());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Approved
-    );
+    assert_status(&s.roots, &req, GateStatus::Approved);
 }
 
 #[test]
@@ -664,20 +612,19 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
         "printf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. Type your feedback...\\n'\nread -rsn1 k\nclear\nprintf 'Ready to start?\\n\\nGemini plan\\n\\n 1. Yes, automatically accept edits\\n 2. Yes, manually accept edits\\n 3. '\nIFS= read -r line\nprintf '%s:%s' \"$k\" \"$line\" > {got}\nclear\necho done\nsleep 60\n",
         got = got.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&s.roots.home, &script) else {
-        return;
-    };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
     // No registry for Gemini: the pane is found from the agent's terminal. Here the "agent" is the
     // card script itself, whose stdin is the pane's tty.
-    let agent_pid = tmux.pane_pid(&pane);
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(agent_pid);
-    o.tmux_env = Some(tmux.env());
-    let out = gate::hook_gemini(&s.roots, &s.stdin, o);
-    assert_eq!(out.stdout, "{}\n");
-    let req = wait_request(&s.roots);
+    let Some(GeminiOnCard {
+        tmux: _tmux,
+        pane,
+        req,
+        hook,
+        _app,
+    }) = gemini_on_card(&s, &script)
+    else {
+        return;
+    };
+    assert_eq!(hook.stdout, "{}\n");
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
     let outcome = gate::decide_with(
         &s.roots,
@@ -695,10 +642,7 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
             .filter(|k| !k.is_empty())),
         "3:split step 2"
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
 }
 
 /// A Gemini-like card: the plan, the choices, bracketed paste on, raw keys; the choice goes to
@@ -721,16 +665,16 @@ fn log_json(home: &Path) -> Vec<serde_json::Value> {
 fn feedback_with_a_dash_lines_and_control_characters_reaches_the_card_as_text() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Gemini plan")) else {
+    let Some(GeminiOnCard {
+        tmux: _tmux,
+        pane: _,
+        req,
+        hook: _,
+        _app,
+    }) = gemini_on_card(&s, &recording_card(&home, "Gemini plan"))
+    else {
         return;
     };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(tmux.pane_pid(&pane));
-    o.tmux_env = Some(tmux.env());
-    gate::hook_gemini(&s.roots, &s.stdin, o);
-    let req = wait_request(&s.roots);
     let marker = home.join("ran");
     let feedback = format!(
         "- split step 2\r\n- keep `x` $(touch {m})\u{3}\n\u{1b}[201~touch {m}\u{1b}[A",
@@ -780,7 +724,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
         "export PS1='shell$ ' HISTFILE={h}/history\nset -o history\nexec bash --norc --noprofile -i\n",
         h = home.display()
     );
-    let Some((tmux, pane)) = Tmux::start(&home, &shell) else {
+    let Some((tmux, pane)) = card_pane(&home, &shell) else {
         return;
     };
     wait_for("the shell prompt", || {
@@ -842,10 +786,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
     assert!(!history.contains("PWNED"), "{history}");
     assert!(!tmux.capture(&pane).contains("PWNED"));
     assert!(!marker.exists());
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AgentGone
-    );
+    assert_status(&s.roots, &req, GateStatus::AgentGone);
     let log = log_json(&home);
     assert_eq!(log[0]["delivery"], "failed", "{log:?}");
     assert!(
@@ -858,33 +799,22 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
 fn a_card_that_shows_another_plan_is_not_answered() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some((tmux, pane)) = Tmux::start(&home, &recording_card(&home, "Rewrite the auth layer"))
+    let Some(GeminiOnCard {
+        tmux,
+        pane,
+        req,
+        hook: _,
+        _app,
+    }) = gemini_on_card(&s, &recording_card(&home, "Rewrite the auth layer"))
     else {
         return;
     };
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.hook_pid = dead_pid();
-    o.agent_pid = Some(tmux.pane_pid(&pane));
-    o.tmux_env = Some(tmux.env());
-    gate::hook_gemini(&s.roots, &s.stdin, o);
-    let req = wait_request(&s.roots);
     wait_for("the card on screen", || {
         tmux.capture(&pane)
             .contains("Type your feedback")
             .then_some(())
     });
-    let outcome = gate::decide_with(
-        &s.roots,
-        &req.id,
-        GateDecision::Approve {
-            mode: ApproveMode::Auto,
-            edited: None,
-            started_from: None,
-        },
-        &fast_delivery(),
-    )
-    .unwrap();
+    let outcome = gate::decide_with(&s.roots, &req.id, approve_auto(), &fast_delivery()).unwrap();
     assert_eq!(outcome.delivery, gate::Delivery::Failed, "{outcome:?}");
     assert!(
         outcome
@@ -932,21 +862,14 @@ fn the_claude_hook_closes_its_request_when_the_agent_dies() {
         .stderr(Stdio::null())
         .spawn()
         .unwrap();
-    let mut o = opts(Duration::from_secs(600));
-    o.agent_pid = Some(agent.id());
-    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
-    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
-    let req = wait_request(&s.roots);
+    let (hook, req) = hook_for_agent(&s, agent.id(), Duration::from_secs(600));
     agent.kill().unwrap();
     agent.wait().unwrap();
     wait_for("the hook to notice", || hook.is_finished().then_some(()));
     let out = hook.join().unwrap();
     assert_no_decision(&out);
     assert!(out.stderr.contains("agent went away"), "{out:?}");
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::AgentGone
-    );
+    assert_status(&s.roots, &req, GateStatus::AgentGone);
 }
 
 #[test]
@@ -982,9 +905,7 @@ fn a_hung_tmux_is_stopped_and_the_decision_says_why() {
     std::fs::write(&file, serde_json::to_vec(&req).unwrap()).unwrap();
     let fake = home.join("fakebin");
     std::fs::create_dir_all(&fake).unwrap();
-    std::fs::write(fake.join("tmux"), "#!/bin/sh\nexec sleep 1000\n").unwrap();
-    use std::os::unix::fs::PermissionsExt;
-    std::fs::set_permissions(fake.join("tmux"), std::fs::Permissions::from_mode(0o755)).unwrap();
+    common::write_executable(&fake.join("tmux"), "#!/bin/sh\nexec sleep 1000\n", 0o755);
     let path = format!(
         "{}:{}",
         fake.display(),
@@ -1197,15 +1118,13 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
     for round in 0..6 {
         let s = gemini_setup();
         let home = s.roots.home.clone();
-        let (tmux, pane) =
-            Tmux::start(&home, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
-        let _app = gate::app_heartbeat(&s.roots).unwrap();
-        let mut o = opts(Duration::from_secs(60));
-        o.hook_pid = dead_pid();
-        o.agent_pid = Some(tmux.pane_pid(&pane));
-        o.tmux_env = Some(tmux.env());
-        gate::hook_gemini(&s.roots, &s.stdin, o);
-        let req = wait_request(&s.roots);
+        let GeminiOnCard {
+            tmux,
+            pane,
+            req,
+            hook: _,
+            _app,
+        } = gemini_on_card(&s, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
         wait_for("the card", || {
             tmux.capture(&pane)
                 .contains("Type your feedback")
@@ -1215,11 +1134,7 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
         let window = {
             let (roots, id, start) = (s.roots.clone(), req.id.clone(), start.clone());
             let decision = if round % 2 == 0 {
-                GateDecision::Approve {
-                    mode: ApproveMode::Auto,
-                    edited: None,
-                    started_from: None,
-                }
+                approve_auto()
             } else {
                 GateDecision::Reject {
                     feedback: "window: split step 2".into(),
@@ -1349,11 +1264,7 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
         .stdin(Stdio::null())
         .spawn()
         .unwrap();
-    let mut o = opts(Duration::from_secs(60));
-    o.agent_pid = Some(agent.id());
-    let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
-    let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
-    let req = wait_request(&s.roots);
+    let (hook, req) = hook_for_agent(&s, agent.id(), Duration::from_secs(60));
     assert!(req.headless, "{req:?}");
     let file_hash = plandeck_core::review::store::hash(file_text.as_bytes());
     assert_eq!(req.plan_hash.as_deref(), Some(file_hash.as_str()));
@@ -1432,10 +1343,7 @@ fn a_plan_decision_on_a_waiting_plan_answers_the_agent() {
         deny_message(&out).contains("From the plan: split step 2"),
         "{out:?}"
     );
-    assert_eq!(
-        gate::request(&s.roots, &req.id).unwrap().status,
-        GateStatus::Rejected
-    );
+    assert_status(&s.roots, &req, GateStatus::Rejected);
     // One decision, one log line: the gate's.
     let log = log_json(&s.home);
     assert_eq!(log.len(), 1, "{log:?}");
@@ -1464,9 +1372,7 @@ fn a_plan_decision_with_no_agent_waiting_says_it_was_recorded_only() {
 #[test]
 fn a_plan_decision_on_another_version_than_the_waiting_one_is_recorded_only() {
     let s = claude_setup();
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     // The file moved on since the agent submitted its plan: the request waits for another text.
     std::fs::write(&s.plan_file, format!("{}\n\n5. Added later.\n", s.plan)).unwrap();
     let plan = s.plan_file.to_str().unwrap();
@@ -1500,9 +1406,7 @@ fn a_plan_an_agent_waits_on_is_listed_waiting() {
     let s = claude_setup();
     let (code, _, err) = plandeck(&s.home, &["approve", s.plan_file.to_str().unwrap()]);
     assert_eq!(code, 0, "{err}");
-    let _app = gate::app_heartbeat(&s.roots).unwrap();
-    let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
-    let req = wait_request(&s.roots);
+    let (_app, hook, req) = claude_waiting(&s);
     let state_of = |home: &Path| {
         let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
         assert_eq!(code, 0, "{err}");

@@ -1,6 +1,6 @@
 //! `plandeck approve|reject|log` and `plandeck plans diff` over temp homes.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;

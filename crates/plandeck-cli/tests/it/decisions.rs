@@ -3,11 +3,11 @@
 //! `route::decide_plan`), each on its own copy of the same home, write log lines with the same
 //! fields, naming the plan's agent and the session discovery links it to.
 
-mod common;
+use crate::common;
 use common::plandeck;
+use plandeck_testkit::fixtures::{copy_tree, fixture, CLAUDE};
 
 use std::fs;
-use std::os::unix::fs::PermissionsExt;
 use std::path::Path;
 
 use plandeck_core::config::Roots;
@@ -17,31 +17,11 @@ use plandeck_core::{ids, plans};
 
 const KITE_SESSION: &str = "5fb53a48-3aab-4a4b-b82c-e42d63b86c9d";
 
-fn copy_tree(from: &Path, to: &Path) {
-    fs::create_dir_all(to).unwrap();
-    for entry in fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target);
-        } else {
-            fs::copy(entry.path(), &target).unwrap();
-            fs::set_permissions(&target, fs::Permissions::from_mode(0o644)).unwrap();
-        }
-    }
-}
-
 /// A home holding the recorded Claude Code folder, and the path of its plan `wondrous-kite.md`
 /// (linked to session [`KITE_SESSION`] by its transcript).
 fn home() -> (tempfile::TempDir, Roots, String) {
     let home = tempfile::tempdir().unwrap();
-    copy_tree(
-        Path::new(concat!(
-            env!("CARGO_MANIFEST_DIR"),
-            "/../../tests/fixtures/claude-code-2.1.328"
-        )),
-        &home.path().join(".claude"),
-    );
+    copy_tree(&fixture(CLAUDE), &home.path().join(".claude"));
     let roots = Roots::under_home(home.path());
     let kite = plans::list(&roots)
         .plans
@@ -87,6 +67,17 @@ fn assert_same_facts(cli: &serde_json::Value, window: &serde_json::Value) {
     assert_eq!(cli["sessionId"], KITE_SESSION, "{cli}");
 }
 
+/// The window's decision on the plan of a fresh copy of the home: `decide_plan` with the plan's id
+/// and the hash of the version read; the log line it wrote.
+fn window_decides(decision: PlanDecision) -> serde_json::Value {
+    let (_home, roots, path) = home();
+    let id = ids::plan_id(Path::new(&path));
+    let resolved = plans::resolve_id(&roots, &id).unwrap();
+    let seen = review::store::hash(&fs::read(&resolved).unwrap());
+    route::decide_plan(&roots, &resolved, &seen, decision, &RouteOptions::default()).unwrap();
+    last_logged(&roots)
+}
+
 #[test]
 fn cli_and_window_approvals_log_the_same_facts() {
     let (home, roots, path) = home();
@@ -95,22 +86,10 @@ fn cli_and_window_approvals_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id and the hash of the version read.
-    let (_other, roots, path) = crate::home();
-    let id = ids::plan_id(Path::new(&path));
-    let resolved = plans::resolve_id(&roots, &id).unwrap();
-    let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    route::decide_plan(
-        &roots,
-        &resolved,
-        &seen,
-        PlanDecision::Approve {
-            mode: None,
-            edited: None,
-        },
-        &RouteOptions::default(),
-    )
-    .unwrap();
-    let window = last_logged(&roots);
+    let window = window_decides(PlanDecision::Approve {
+        mode: None,
+        edited: None,
+    });
     assert_eq!(window["decision"], "approved");
     assert_same_facts(&cli, &window);
 }
@@ -126,21 +105,9 @@ fn cli_and_window_rejections_log_the_same_facts() {
     let cli = last_logged(&roots);
 
     // The window: `decide_plan` with the plan's id, the feedback and the hash of the version read.
-    let (_other, roots, path) = crate::home();
-    let id = ids::plan_id(Path::new(&path));
-    let resolved = plans::resolve_id(&roots, &id).unwrap();
-    let seen = review::store::hash(&fs::read(&resolved).unwrap());
-    route::decide_plan(
-        &roots,
-        &resolved,
-        &seen,
-        PlanDecision::Reject {
-            feedback: "Page by cursor.".into(),
-        },
-        &RouteOptions::default(),
-    )
-    .unwrap();
-    let window = last_logged(&roots);
+    let window = window_decides(PlanDecision::Reject {
+        feedback: "Page by cursor.".into(),
+    });
     assert_eq!(window["decision"], "rejected");
     assert_same_facts(&cli, &window);
 }

@@ -1,14 +1,14 @@
 //! `plandeck verify`, `plandeck hook claude-stop` and `plandeck hooks install --agent claude
 //! --verify`, over a real temp repository and a Claude Code 2.1.328-shaped transcript.
 
-mod common;
+use crate::common;
 
-use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 use common::plandeck;
-use plandeck_core::verify::testkit::{commit_all, git_init, write_file, ClaudeSession};
+use plandeck_core::config::Roots;
+use plandeck_testkit::fixtures::{copy_tree_as, fixture, CLAUDE, GEMINI};
+use plandeck_testkit::verify::{git_init, write_file, ClaudeSession};
 
 const SESSION: &str = "9a1d7c3e-2222-4333-8444-a55566667777";
 const PLAN: &str = "# Plan: add pagination\n\n\
@@ -29,26 +29,13 @@ fn setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let repo = home.join("work/api");
-    git_init(&repo, &[("src/api.rs", "pub fn list() {}\n")], 0);
-    let mut s = ClaudeSession::new(&home, &repo, SESSION, "plan-pagination-cli-kite");
-    s.prompt(30, "plan pagination");
-    s.plan_approved(120, 150, PLAN);
-    write_file(
-        &repo,
-        "src/api.rs",
-        "pub fn list() {}\npub fn paginate() {}\n",
+    let s = common::approved_and_partly_done(
+        &home,
+        SESSION,
+        "plan-pagination-cli-kite",
+        PLAN,
+        "src/extra.rs",
     );
-    s.edit(
-        200,
-        &repo.join("src/api.rs"),
-        "pub fn list() {}\n",
-        "pub fn list() {}\npub fn paginate() {}\n",
-    );
-    commit_all(&repo, "paginate", 210);
-    write_file(&repo, "src/extra.rs", "// unplanned\n");
-    s.write(220, &repo.join("src/extra.rs"), "// unplanned\n");
-    s.bash(230, "cargo test", 0);
-    s.save();
     Setup {
         _dir: dir,
         home,
@@ -66,12 +53,7 @@ fn verify_json_is_the_issue_contract() {
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["plan"].as_str().unwrap().len(), 12);
     assert_eq!(v["approvedAt"], "2026-11-22T12:02:30.000Z");
-    let statuses: Vec<&str> = v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
-        .collect();
+    let statuses = statuses(&v);
     assert_eq!(statuses, vec!["done", "missing", "done"]);
     assert_eq!(v["steps"][0]["index"], 1);
     assert_eq!(v["steps"][0]["text"], "Add `paginate` to `src/api.rs`");
@@ -146,36 +128,30 @@ fn verify_an_unknown_plan_says_so() {
 
 /// Runs the real binary's `hook claude-stop` with `stdin`; returns (code, stdout, stderr).
 fn stop_hook(home: &Path, stdin: &[u8]) -> (i32, String, String) {
-    let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck-cli"))
-        .args(["hook", "claude-stop"])
-        .env_clear()
-        .env("HOME", home)
-        .env("PATH", std::env::var_os("PATH").unwrap_or_default())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap();
-    child.stdin.take().unwrap().write_all(stdin).unwrap();
-    let out = child.wait_with_output().unwrap();
+    let (code, out, err) = common::run_binary(home, &["hook", "claude-stop"], stdin);
     (
-        out.status.code().unwrap_or(-1),
-        String::from_utf8(out.stdout).unwrap(),
-        String::from_utf8(out.stderr).unwrap(),
+        code,
+        String::from_utf8(out).unwrap(),
+        String::from_utf8(err).unwrap(),
     )
 }
 
+/// The steps' statuses of a `verify --json` report, in order.
+fn statuses(v: &serde_json::Value) -> Vec<&str> {
+    v["steps"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|s| s["status"].as_str().unwrap())
+        .collect()
+}
+
 fn input(active: bool) -> Vec<u8> {
-    // The fields Claude Code 2.1.328 sends to a Stop hook.
-    serde_json::to_vec(&serde_json::json!({
-        "session_id": SESSION,
-        "transcript_path": "/home/dev/.claude/projects/-home-dev-work-api/x.jsonl",
-        "cwd": "/home/dev/work/api",
-        "permission_mode": "default",
-        "hook_event_name": "Stop",
-        "stop_hook_active": active,
-    }))
-    .unwrap()
+    plandeck_testkit::verify::stop_hook_input(
+        SESSION,
+        "/home/dev/.claude/projects/-home-dev-work-api/x.jsonl",
+        active,
+    )
 }
 
 #[test]
@@ -186,9 +162,9 @@ fn hook_claude_stop_blocks_once_never_when_closed_or_off() {
     assert_eq!((code, out.as_str()), (0, ""));
     assert!(err.contains("not running"), "{err}");
 
-    let _app = plandeck_core::gate::app_heartbeat(&t.s.roots).unwrap();
+    let _app = plandeck_core::gate::app_heartbeat(&Roots::under_home(&t.s.home)).unwrap();
     // Off by setting: no block.
-    let settings = t.s.roots.settings_path();
+    let settings = Roots::under_home(&t.s.home).settings_path();
     std::fs::create_dir_all(settings.parent().unwrap()).unwrap();
     std::fs::write(&settings, "{\"verify\": {\"stopHook\": false}}\n").unwrap();
     let (code, out, err) = stop_hook(&t.home, &input(false));
@@ -229,7 +205,7 @@ fn hooks_install_verify_adds_the_stop_hook_shown_first() {
     assert_eq!(code, 0, "{err}");
     assert!(out.contains("+  \"hooks\""), "the change is shown: {out}");
     assert!(out.contains("hook claude-stop"), "{out}");
-    let settings = t.s.roots.claude.join("settings.json");
+    let settings = t.s.claude.join("settings.json");
     let v: serde_json::Value =
         serde_json::from_str(&std::fs::read_to_string(&settings).unwrap()).unwrap();
     assert!(v["hooks"]["Stop"][0]["hooks"][0]["command"]
@@ -263,33 +239,12 @@ fn hooks_install_verify_adds_the_stop_hook_shown_first() {
     assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{}\n");
 }
 
-fn fixture(name: &str) -> PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/fixtures")
-        .join(name)
-}
-
-/// Copies `from` to `to`, writing the recorded home `/home/dev` as `home` in every text file.
-fn copy_tree(from: &Path, to: &Path, home: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for entry in std::fs::read_dir(from).unwrap() {
-        let entry = entry.unwrap();
-        let target = to.join(entry.file_name());
-        if entry.file_type().unwrap().is_dir() {
-            copy_tree(&entry.path(), &target, home);
-        } else {
-            let text = std::fs::read_to_string(entry.path()).unwrap();
-            std::fs::write(&target, text.replace("/home/dev", home.to_str().unwrap())).unwrap();
-        }
-    }
-}
-
 #[test]
 fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
-    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
+    copy_tree_as(&fixture(CLAUDE), &home.join(".claude"), home);
+    copy_tree_as(&fixture(GEMINI), &home.join(".gemini"), home);
     // The sessions' folders, as repositories committed before the approvals.
     let api = home.join("work/api");
     git_init(&api, &[("src/api.rs", "pub fn list() {}\n")], 0);
@@ -320,12 +275,7 @@ fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(v["approvedAt"], "2026-11-22T12:30:15.454Z", "{v:#}");
-    let statuses: Vec<&str> = v["steps"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .map(|s| s["status"].as_str().unwrap())
-        .collect();
+    let statuses = statuses(&v);
     assert_eq!(statuses, vec!["done", "unverifiable", "missing"], "{v:#}");
     assert!(v["steps"][0]["evidence"]
         .as_array()
@@ -338,9 +288,7 @@ fn the_recorded_sessions_approvals_are_found_claude_edited_and_gemini() {
 fn every_recorded_plan_of_every_agent_gives_a_report() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path();
-    copy_tree(&fixture("claude-code-2.1.328"), &home.join(".claude"), home);
-    copy_tree(&fixture("gemini-cli-0.61.0"), &home.join(".gemini"), home);
-    copy_tree(&fixture("codex-cli-0.169.0"), &home.join(".codex"), home);
+    plandeck_testkit::fixtures::agents_as(home);
     let (code, out, err) = plandeck(home, &["plans", "list", "--json"]);
     assert_eq!(code, 0, "{err}");
     let plans: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();

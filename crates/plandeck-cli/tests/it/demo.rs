@@ -6,7 +6,7 @@
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
-mod common;
+use crate::common;
 use common::plandeck_in as plandeck;
 
 /// Every file under `dir` with its bytes (folders as empty entries).

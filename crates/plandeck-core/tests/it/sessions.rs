@@ -9,6 +9,7 @@ use plandeck_core::config::Roots;
 use plandeck_core::sessions::state::Facts;
 use plandeck_core::sessions::transcript::LineSplitter;
 use plandeck_core::sessions::{self, SessionIndex, SessionState, SessionSummary};
+use plandeck_testkit::fixtures::{copy_tree, CLAUDE, GEMINI};
 use serde_json::json;
 use time::OffsetDateTime;
 
@@ -17,19 +18,6 @@ const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixture
 
 fn at(s: &str) -> OffsetDateTime {
     OffsetDateTime::parse(s, &time::format_description::well_known::Rfc3339).unwrap()
-}
-
-fn copy_dir(from: &Path, to: &Path) {
-    std::fs::create_dir_all(to).unwrap();
-    for e in std::fs::read_dir(from).unwrap() {
-        let e = e.unwrap();
-        let dest = to.join(e.file_name());
-        if e.file_type().unwrap().is_dir() {
-            copy_dir(&e.path(), &dest);
-        } else {
-            std::fs::copy(e.path(), dest).unwrap();
-        }
-    }
 }
 
 fn find<'a>(list: &'a [SessionSummary], id_prefix: &str) -> &'a SessionSummary {
@@ -46,14 +34,8 @@ fn fixture_home() -> Option<tempfile::TempDir> {
         "the repository's fixtures are missing at {FIXTURES}"
     );
     let home = tempfile::tempdir().unwrap();
-    copy_dir(
-        &base.join("claude-code-2.1.328"),
-        &home.path().join(".claude"),
-    );
-    copy_dir(
-        &base.join("gemini-cli-0.61.0"),
-        &home.path().join(".gemini"),
-    );
+    copy_tree(&base.join(CLAUDE), &home.path().join(".claude"));
+    copy_tree(&base.join(GEMINI), &home.path().join(".gemini"));
     Some(home)
 }
 
@@ -785,6 +767,17 @@ fn a_partial_last_line_is_read_again_once_complete() {
     assert_eq!(state_of(&second, "s-1"), SessionState::Working);
 }
 
+/// Writes `text` over the file at `path`: the same inode, truncated first.
+fn rewrite_in_place(path: &Path, text: &str) {
+    std::fs::OpenOptions::new()
+        .write(true)
+        .truncate(true)
+        .open(path)
+        .unwrap()
+        .write_all(text.as_bytes())
+        .unwrap();
+}
+
 #[test]
 fn a_truncated_or_replaced_transcript_is_read_again_not_resumed() {
     let h = home();
@@ -796,13 +789,7 @@ fn a_truncated_or_replaced_transcript_is_read_again_not_resumed() {
         user("s-1", t0(), "plan it"),
         answer("s-1", t0())
     );
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    rewrite_in_place(&path, &text);
     let index = open_at(&h.roots);
     assert_eq!(index.open_stats().cold, 1);
     assert_eq!(state_of(&index, "s-1"), SessionState::Idle);
@@ -831,13 +818,7 @@ fn a_transcript_rewritten_in_place_to_a_larger_size_is_read_again() {
     let mut records = vec![user("s-1", t0(), &"y".repeat(300))];
     records.push(answer("s-1", t0()));
     let text: String = records.iter().map(|r| format!("{r}\n")).collect();
-    std::fs::OpenOptions::new()
-        .write(true)
-        .truncate(true)
-        .open(&path)
-        .unwrap()
-        .write_all(text.as_bytes())
-        .unwrap();
+    rewrite_in_place(&path, &text);
     let index = open_at(&h.roots);
     assert_eq!(index.open_stats().cold, 1, "{:?}", index.open_stats());
     assert_eq!(state_of(&index, "s-1"), SessionState::Idle);

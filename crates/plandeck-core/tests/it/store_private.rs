@@ -3,19 +3,20 @@
 //! saved) every folder of the store and of the settings is 0700 and every file 0600, whatever the
 //! umask; and a store left with looser modes is tightened when it is opened.
 //!
-//! The umask is set to 0 for this test binary, so nothing passes by the grace of a default umask:
-//! a file created without an explicit mode would be 0666 here.
+//! The umask is set to 0 for this test binary (every module of tests/it), so nothing passes by the
+//! grace of a default umask: a file created without an explicit mode would be 0666 here.
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use git2::{Repository, Signature, Time};
 use plandeck_core::config::{Roots, Settings};
 use plandeck_core::gate::{self, GateDecision, HookOptions};
 use plandeck_core::review::{self, ApproveRequest};
 use plandeck_core::worktrees;
+use plandeck_testkit::git::{add_worktree, new_repo};
+use plandeck_testkit::wait_for;
 
 const CLAUDE_STDIN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
@@ -68,54 +69,16 @@ fn count_files(root: &Path) -> usize {
     n
 }
 
-fn commit_all(repo: &Repository, msg: &str) {
-    let sig = Signature::new("Test", "test@example.com", &Time::new(1_700_000_000, 0)).unwrap();
-    let mut index = repo.index().unwrap();
-    index
-        .add_all(["*"], git2::IndexAddOption::DEFAULT, None)
-        .unwrap();
-    index.write().unwrap();
-    let tree = repo.find_tree(index.write_tree().unwrap()).unwrap();
-    let parent = repo.head().ok().and_then(|h| h.peel_to_commit().ok());
-    let parents: Vec<&git2::Commit<'_>> = parent.iter().collect();
-    repo.commit(Some("HEAD"), &sig, &sig, msg, &tree, &parents)
-        .unwrap();
-}
-
 /// A repository with two clean worktrees (branches `keep-me` and `drop-me`).
 fn repo_with_worktrees(home: &Path) -> (PathBuf, PathBuf, PathBuf) {
     let repo_dir = home.join("repo");
-    let mut opts = git2::RepositoryInitOptions::new();
-    opts.initial_head("main");
-    let repo = Repository::init_opts(&repo_dir, &opts).unwrap();
-    fs::write(repo_dir.join("README.md"), "hi\n").unwrap();
-    commit_all(&repo, "initial");
-    let head = repo.head().unwrap().peel_to_commit().unwrap();
-    let mut paths = Vec::new();
-    for name in ["keep-me", "drop-me"] {
-        let branch = repo.branch(name, &head, false).unwrap();
+    let repo = new_repo(&repo_dir, &[("README.md", "hi\n")]);
+    let [keep, drop] = ["keep-me", "drop-me"].map(|name| {
         let path = home.join("wt").join(name);
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        let mut add = git2::WorktreeAddOptions::new();
-        add.reference(Some(branch.get()));
-        repo.worktree(name, &path, Some(&add)).unwrap();
-        paths.push(path);
-    }
-    (repo_dir, paths.remove(0), paths.remove(0))
-}
-
-fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
-    let start = Instant::now();
-    loop {
-        if let Some(v) = f() {
-            return v;
-        }
-        assert!(
-            start.elapsed() < Duration::from_secs(30),
-            "timed out waiting for {what}"
-        );
-        std::thread::sleep(Duration::from_millis(5));
-    }
+        add_worktree(&repo, name, &path, name);
+        path
+    });
+    (repo_dir, keep, drop)
 }
 
 /// Files a Claude gate request through the real hook and rejects it from "the window".

@@ -1,6 +1,6 @@
 //! `plandeck sessions list` over temp homes.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 #[test]

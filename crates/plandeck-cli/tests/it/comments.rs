@@ -2,7 +2,7 @@
 //! plan (open where their text is, outdated where it is gone), and bad input is refused with a
 //! reason and a non-zero exit.
 
-mod common;
+use crate::common;
 use common::plandeck;
 
 use std::fs;

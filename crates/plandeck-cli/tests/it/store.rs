@@ -1,7 +1,7 @@
 //! Every command opens the store private: a store left with looser modes (an older Plandeck, a
 //! copy) is tightened before the command reads or writes it.
 
-mod common;
+use crate::common;
 
 use std::fs;
 use std::os::unix::fs::PermissionsExt;

@@ -3,41 +3,37 @@
 //! that others could have changed, and says what to do when there is none. The real window
 //! behind it is tested by the package and end-to-end tests (tests/package, tests/e2e).
 
-use std::os::unix::fs::PermissionsExt;
+use crate::common;
+
 use std::path::Path;
 use std::process::Command;
-
-/// One test at a time: an executable written while another test's thread forks stays open for
-/// writing in that child until it execs, and running it then fails ("text file busy").
-static ONE_AT_A_TIME: std::sync::Mutex<()> = std::sync::Mutex::new(());
-
-fn serial() -> std::sync::MutexGuard<'static, ()> {
-    ONE_AT_A_TIME.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 /// A folder holding a copy of the `plandeck` binary, as the package installs it.
 fn installed() -> (tempfile::TempDir, std::path::PathBuf) {
     let dir = tempfile::tempdir().unwrap();
     let bin = dir.path().join("plandeck");
-    std::fs::copy(env!("CARGO_BIN_EXE_plandeck"), &bin).unwrap();
+    // With `cp`, as common::write_executable does, for the same reason.
+    let ok = Command::new("cp")
+        .arg(env!("CARGO_BIN_EXE_plandeck"))
+        .arg(&bin)
+        .status()
+        .unwrap();
+    assert!(ok.success());
     (dir, bin)
 }
 
 /// A `plandeck-window` that writes its pid and arguments to `out` (a stand-in for the window,
 /// which needs a display: what is tested here is that `plandeck` becomes it).
 fn window(dir: &Path, out: &Path, mode: u32) {
-    let path = dir.join("plandeck-window");
-    std::fs::write(
-        &path,
-        format!("#!/bin/sh\necho \"$$ $*\" > '{}'\nexit 7\n", out.display()),
-    )
-    .unwrap();
-    std::fs::set_permissions(&path, std::fs::Permissions::from_mode(mode)).unwrap();
+    common::write_executable(
+        &dir.join("plandeck-window"),
+        &format!("#!/bin/sh\necho \"$$ $*\" > '{}'\nexit 7\n", out.display()),
+        mode,
+    );
 }
 
 #[test]
 fn with_no_subcommand_it_becomes_the_window_beside_it() {
-    let _serial = serial();
     let (dir, bin) = installed();
     let out = dir.path().join("ran");
     window(dir.path(), &out, 0o755);
@@ -62,7 +58,6 @@ fn with_no_subcommand_it_becomes_the_window_beside_it() {
 
 #[test]
 fn a_subcommand_never_starts_the_window() {
-    let _serial = serial();
     let (dir, bin) = installed();
     let out = dir.path().join("ran");
     window(dir.path(), &out, 0o755);
@@ -85,7 +80,6 @@ fn a_subcommand_never_starts_the_window() {
 
 #[test]
 fn no_window_beside_it_or_one_others_can_change_is_refused_with_what_to_do() {
-    let _serial = serial();
     let (dir, bin) = installed();
     let out = dir.path().join("ran");
     for window_mode in [None, Some(0o775), Some(0o757)] {

@@ -1,0 +1,21 @@
+//! The CLI's integration tests, one binary (built and linked once): each module is what was one
+//! test file. They share one process: a test never changes the process's environment (a command
+//! that needs another PATH, locale or tmux runs as a process of its own, `common::plandeck_process`).
+
+mod comments;
+mod common;
+mod decisions;
+mod demo;
+mod gate;
+mod history;
+mod hung_tmux;
+mod locale;
+mod plans;
+mod review;
+mod sessions;
+mod sources;
+mod store;
+mod terminal_output;
+mod verify;
+mod window_start;
+mod worktrees;

@@ -1,0 +1,8 @@
+//! The core's integration tests, one binary (built and linked once): each module is what was one
+//! test file. They share one process: a test never changes the process's environment, and
+//! `store_private` sets the umask to 0 for all of them.
+
+mod crash;
+mod layers;
+mod sessions;
+mod store_private;
