@@ -198,4 +198,58 @@ pub fn settle_sessions(
             Some(approvals.state(plan, text.as_bytes()))
         });
     }
+    // A session the gate says waits moves up with the others that wait.
+    crate::sessions::sort(sessions);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessions::{SessionState, SessionSummary};
+
+    fn session(id: &str, state: &str, at: &str) -> SessionSummary {
+        serde_json::from_value(serde_json::json!({
+            "agent": "claude", "sessionId": id, "cwd": "/work/api", "state": state,
+            "lastActivity": at, "unreadableLines": 0
+        }))
+        .unwrap()
+    }
+
+    #[test]
+    fn sessions_have_one_order_and_a_session_the_gate_holds_moves_up() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let mut list = vec![
+            session("ended", "ended", "2026-11-26T10:09:00Z"),
+            session("idle", "idle", "2026-11-26T10:08:00Z"),
+            session("working-old", "working", "2026-11-26T10:01:00Z"),
+            session("working-new", "working", "2026-11-26T10:05:00Z"),
+            session("crashed", "crashed", "2026-11-26T10:00:00Z"),
+            session("asks", "waiting_for_input", "2026-11-26T09:00:00Z"),
+            session("held", "idle", "2026-11-26T08:00:00Z"),
+        ];
+        let held: GateRequest = serde_json::from_value(serde_json::json!({
+            "id": "r1", "agent": "claude", "sessionId": "held", "cwd": "/work/api",
+            "planPath": null, "plan": "# Plan\n", "toolUseId": null, "transcriptPath": null,
+            "transcriptOffset": 0, "tmuxPane": null, "tmuxSocket": null,
+            "waitingSince": "2026-11-26T10:00:00Z", "deadline": "2026-11-26T10:10:00Z",
+            "hookPid": 1, "agentPid": 1, "status": "waiting", "closedAt": null, "decision": null
+        }))
+        .unwrap();
+        settle_sessions(&roots, &mut list, &[held]);
+        let order: Vec<&str> = list.iter().map(|s| s.session_id.as_str()).collect();
+        assert_eq!(
+            order,
+            [
+                "held",
+                "asks",
+                "crashed",
+                "working-new",
+                "working-old",
+                "idle",
+                "ended"
+            ]
+        );
+        assert_eq!(list[0].state, SessionState::WaitingForApproval);
+    }
 }

@@ -8,12 +8,11 @@ import { sessionSummary } from "../test-fixtures";
 const session = sessionSummary;
 
 describe("SessionsView", () => {
-  it("puts sessions that need the person first and shows their facts", async () => {
+  it("keeps core's order (those that need the person first) and shows their facts", async () => {
     localStorage.clear();
     mockIPC((cmd) =>
       cmd === "list_sessions"
         ? [
-            session({ sessionId: "aaaaaaaa-working", state: "working", lastActivity: new Date().toISOString() }),
             session({
               sessionId: "bbbbbbbb-waiting",
               state: "waiting_for_approval",
@@ -24,12 +23,16 @@ describe("SessionsView", () => {
               tasks: { done: 2, total: 5 },
               unreadableLines: 3,
             }),
+            // Whatever order core gives is the one shown: the view does not order sessions again.
+            session({ sessionId: "cccccccc-idle", state: "idle", lastActivity: new Date(Date.now() + 60_000).toISOString() }),
+            session({ sessionId: "aaaaaaaa-working", state: "working", lastActivity: new Date().toISOString() }),
           ]
         : null,
     );
     render(SessionsView, { overview: null, onLoadDemo: () => {} });
-    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(2));
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(3));
     const cards = screen.getAllByTestId("session-card");
+    expect(cards.map((c) => c.getAttribute("data-session"))).toEqual(["bbbbbbbb-waiting", "cccccccc-idle", "aaaaaaaa-working"]);
     expect(cards[0]).toHaveAttribute("data-session", "bbbbbbbb-waiting");
     expect(cards[0]).toHaveTextContent("waiting for approval");
     expect(cards[0]).toHaveTextContent("plan pagination for the api");

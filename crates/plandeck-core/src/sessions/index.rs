@@ -1030,13 +1030,18 @@ fn rank(s: SessionState) -> u8 {
     match s {
         SessionState::WaitingForApproval => 0,
         SessionState::WaitingForInput => 1,
-        SessionState::Ended => 3,
-        _ => 2,
+        SessionState::Crashed => 2,
+        SessionState::Working => 3,
+        SessionState::Idle => 4,
+        SessionState::Unknown => 5,
+        SessionState::Ended => 6,
     }
 }
 
-/// Those that need the person first, then live ones, then ended; newest first within each.
-pub(super) fn sort(out: &mut [SessionSummary]) {
+/// The one order of sessions, wherever they are shown: those that need the person first (a plan
+/// to approve, a question), then a crash, then working, idle, unknown, and ended last; newest
+/// first within each. The window only lifts the sessions the person pinned above the rest.
+pub fn sort(out: &mut [SessionSummary]) {
     out.sort_by(|a, b| {
         rank(a.state)
             .cmp(&rank(b.state))

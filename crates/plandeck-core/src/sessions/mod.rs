@@ -59,7 +59,7 @@ use crate::config::Roots;
 use crate::plan_state::ReviewState;
 
 pub(crate) use claude::{pid_alive, RegistryFile};
-pub use index::{OpenStats, SessionIndex};
+pub use index::{sort, OpenStats, SessionIndex};
 pub use state::SessionState;
 
 /// Progress of a session's task list.
