@@ -14,7 +14,7 @@ macro_rules! declarations {
 /// The whole `bindings.ts` file.
 pub fn typescript() -> String {
     let mut decls: Vec<String> = declarations![
-        crate::agent::Agent,
+        crate::agents::Agent,
         crate::ipc::ErrorKind,
         crate::ipc::IpcError,
         crate::overview::Overview,

@@ -27,7 +27,7 @@
 // System calls go through rustix; nothing here needs `unsafe`.
 #![forbid(unsafe_code)]
 
-pub mod agent;
+pub mod agents;
 pub mod bindings;
 pub mod comments;
 pub mod config;

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]

@@ -5,7 +5,7 @@ use std::io::{BufRead, IsTerminal, Read};
 use std::path::Path;
 
 use clap::{Args, Subcommand, ValueEnum};
-use plandeck_core::agent::Agent;
+use plandeck_core::agents::Agent;
 use plandeck_core::gate::{
     self, ApproveMode, DecisionOutcome, DeliveryOptions, GateDecision, HookOptions, InstallPlan,
 };

@@ -12,7 +12,7 @@ use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
 use super::transcript::locate;
 use super::{pane, GateRequest, GateStatus, HookOptions, HookOutcome};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 
 use super::HookInput as Input;

@@ -23,7 +23,7 @@ use ts_rs::TS;
 
 use super::store::{gate_dir, read_json, write_json};
 use super::GateError;
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::durable;
 

@@ -35,7 +35,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::sessions::transcript::FileStamp;
 

@@ -90,7 +90,7 @@ pub fn watch(
     ];
     targets.extend(roots.extra_plan_folders.iter().cloned());
     for source in &found.sources {
-        if source.agent == crate::agent::Agent::Claude {
+        if source.agent == crate::agents::Agent::Claude {
             if let Some(project) = &source.project {
                 filter.projects.insert(project.clone());
                 filter.flat.insert(source.dir.clone());

@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::log::{self, Decision, Verdict};
 use super::{store, ReviewError};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::durable;
 use crate::timestamp;

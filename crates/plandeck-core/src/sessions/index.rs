@@ -13,7 +13,7 @@ use super::transcript::{
     LineSplitter, Progress, Resume, ELIDE_KEEP, ELIDE_LINE, TAIL_WINDOWS,
 };
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 
 /// Head windows tried for the cwd and first prompt.

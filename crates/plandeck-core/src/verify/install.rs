@@ -37,7 +37,7 @@ fn strip_ours(root: &mut Map<String, Value>) -> Result<(), GateError> {
 }
 
 fn claude_settings(roots: &Roots) -> PathBuf {
-    settings_path(roots, crate::agent::Agent::Claude)
+    settings_path(roots, crate::agents::Agent::Claude)
 }
 
 /// What installing the Stop hook (with `command`) would write, without writing.
@@ -163,7 +163,7 @@ pub fn hook_preview_with(roots: &Roots, command: &str) -> Result<HookPreview, Ga
         install
     };
     Ok(HookPreview {
-        agent: crate::agent::Agent::Claude,
+        agent: crate::agents::Agent::Claude,
         settings_path: plan.settings_path.clone(),
         installed,
         diff: plan.unified_diff(),

@@ -17,7 +17,7 @@ use super::{
     NameKind, Named, SessionRef, StatusCounts, StepReport, StepStatus, TestRun, VerifyError,
     VerifyReport,
 };
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::history::events::PlanEvent;
 use crate::history::scan::Files;
