@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A new module gets its place here.
 const LAYERS: &[&str] = &[
     // Foundations: no domain.
-    "agents",
     "plan_state",
     "durable",
     "timestamp",
@@ -24,6 +23,9 @@ const LAYERS: &[&str] = &[
     "links",
     "process",
     "terminal",
+    // Each agent's home, and the hooks Plandeck installs into their settings.
+    "agents",
+    "hooks",
     // The agents' files, then what is built on them.
     "sessions",
     "plans",

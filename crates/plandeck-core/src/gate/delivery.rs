@@ -26,7 +26,7 @@ use super::store::{
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::Agent;
+use crate::agents::{Agent, ApprovalCard};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -739,24 +739,18 @@ fn mode_name(mode: ApproveMode) -> &'static str {
     }
 }
 
-/// The texts of the approval card's choices, per agent (fixtures READMEs).
-fn card_markers(agent: Agent) -> &'static [&'static str] {
-    match agent {
-        Agent::Gemini => &[
-            "automatically accept edits",
-            "manually accept edits",
-            "Type your feedback",
-        ],
-        _ => &[
-            "Yes, and use auto mode",
-            "manually approve edits",
-            "Tell Claude what to change",
-        ],
-    }
+/// `agent`'s plan-approval card: the labels of its choices and the keys that answer it.
+pub(super) fn card(agent: Agent) -> ApprovalCard {
+    agent
+        .descriptor()
+        .and_then(|d| d.approval_card)
+        .unwrap_or(crate::agents::claude::CARD)
 }
 
+/// Whether `agent`'s plan-approval card is on `screen`: two of its labels are.
 pub(super) fn card_visible(agent: Agent, screen: &str) -> bool {
-    card_markers(agent)
+    card(agent)
+        .markers
         .iter()
         .filter(|m| screen.contains(**m))
         .count()

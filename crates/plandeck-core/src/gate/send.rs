@@ -237,7 +237,7 @@ pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
 /// Claude Code's session registry entry for a pid (used by tests).
 #[cfg(test)]
 fn registry_path(claude: &std::path::Path, pid: u32) -> std::path::PathBuf {
-    claude.join("sessions").join(format!("{pid}.json"))
+    crate::agents::claude::registry_file(claude, pid)
 }
 
 #[cfg(test)]

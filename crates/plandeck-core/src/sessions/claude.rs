@@ -700,7 +700,7 @@ impl RegistryFile {
 /// that reads ([`RegistryFile::read`]), with its file; none when the folder does not exist.
 /// Whether an entry's process still runs is the caller's question ([`pid_alive`]).
 pub fn registry(claude_root: &Path) -> std::io::Result<Vec<(PathBuf, RegistryFile)>> {
-    let dir = claude_root.join("sessions");
+    let dir = crate::agents::claude::registry_dir(claude_root);
     let entries = match std::fs::read_dir(&dir) {
         Ok(e) => e,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
