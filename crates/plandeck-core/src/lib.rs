@@ -16,6 +16,8 @@
 //! - [`sessions`]: agent sessions from transcripts and registries, and their state.
 //! - [`shell`]: command lines read and written by `sh`'s rules (hook commands, commands an agent ran).
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
+//! - [`agents`]: each agent's home: folder layout, plan locations, hook shape, approval card.
+//! - [`hooks`]: Plandeck's hooks in the agents' settings files: preview, token, apply.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`verify`]: the approved plan against what the agent did after the approval.
@@ -35,6 +37,7 @@ pub mod demo;
 pub mod durable;
 pub mod gate;
 pub mod history;
+pub mod hooks;
 pub mod ids;
 pub mod ipc;
 pub mod ipc_table;

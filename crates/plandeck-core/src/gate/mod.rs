@@ -332,6 +332,20 @@ pub enum GateError {
     Review(#[from] crate::review::ReviewError),
 }
 
+impl From<crate::hooks::HookError> for GateError {
+    fn from(e: crate::hooks::HookError) -> Self {
+        use crate::hooks::HookError as H;
+        match e {
+            H::Read { path, source } => GateError::Read { path, source },
+            H::Parse { path, message } => GateError::Parse { path, message },
+            H::BadInput { message } => GateError::BadInput { message },
+            H::SettingsChanged { path } => GateError::SettingsChanged { path },
+            H::UnsafeHookPath { path, reason } => GateError::UnsafeHookPath { path, reason },
+            H::Write(w) => GateError::Write(w),
+        }
+    }
+}
+
 impl From<GateError> for IpcError {
     fn from(e: GateError) -> Self {
         let kind = match &e {
