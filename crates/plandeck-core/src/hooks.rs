@@ -25,6 +25,7 @@ use ts_rs::TS;
 
 use crate::agents::Agent;
 use crate::durable;
+use crate::ipc::{ErrorKind, IpcError};
 
 /// Agent settings bigger than this are not settings: refuse rather than read them.
 const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
@@ -32,27 +33,43 @@ const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
 /// Why a hook could not be shown or written.
 #[derive(Debug, thiserror::Error)]
 pub enum HookError {
-    #[error("cannot read {path}: {source}")]
-    Read {
-        path: PathBuf,
-        source: std::io::Error,
-    },
-    #[error("{path} is not valid JSON: {message}")]
-    Parse { path: PathBuf, message: String },
-    #[error("{message}")]
-    BadInput { message: String },
     /// The settings file changed since it was read, or since the change to it was shown: nothing
     /// was written.
     #[error(
         "{path} changed since the change to it was shown; nothing was written (look at the change again)"
     )]
     SettingsChanged { path: PathBuf },
+    /// The settings file does not hold JSON: it is not touched.
+    #[error("{path} is not valid JSON: {message}")]
+    Parse { path: PathBuf, message: String },
     /// The executable's path cannot be written into a hook command that `sh` runs as exactly
     /// that file.
     #[error("cannot install a hook that runs {path}: {reason}; move Plandeck to a plainer path")]
     UnsafeHookPath { path: PathBuf, reason: &'static str },
+    /// The settings file is not one (a folder, too big, not text, not an object), or the agent
+    /// has no such hook.
+    #[error("{message}")]
+    BadInput { message: String },
+    #[error("cannot read {path}: {source}")]
+    Read {
+        path: PathBuf,
+        source: std::io::Error,
+    },
     #[error(transparent)]
     Write(#[from] durable::WriteError),
+}
+
+impl From<HookError> for IpcError {
+    fn from(e: HookError) -> Self {
+        let kind = match &e {
+            HookError::SettingsChanged { .. } => ErrorKind::Conflict,
+            HookError::Parse { .. }
+            | HookError::UnsafeHookPath { .. }
+            | HookError::BadInput { .. } => ErrorKind::BadInput,
+            HookError::Read { .. } | HookError::Write(_) => ErrorKind::Io,
+        };
+        IpcError::new(kind, e.to_string())
+    }
 }
 
 /// One hook of Plandeck's in one agent's settings file.

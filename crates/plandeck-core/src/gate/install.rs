@@ -72,7 +72,7 @@ pub fn install(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> 
 }
 
 /// Installs the hook only if installing is still exactly the change `token` names (the plan that
-/// was shown); otherwise refuses with [`GateError::SettingsChanged`] and writes nothing.
+/// was shown); otherwise refuses with [`crate::hooks::HookError::SettingsChanged`] and writes nothing.
 pub fn install_if_unchanged(
     roots: &Roots,
     agent: Agent,
@@ -116,6 +116,7 @@ pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateErro
 
 #[cfg(test)]
 mod tests {
+    use crate::hooks::HookError;
     use std::path::Path;
 
     use super::*;
@@ -349,7 +350,10 @@ mod tests {
         std::fs::create_dir_all(&roots.claude).unwrap();
         std::fs::write(&path, "{ not json").unwrap();
         let err = install_with(&roots, Agent::Claude, CMD).unwrap_err();
-        assert!(matches!(err, GateError::Parse { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::Parse { .. })),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
         std::fs::write(&path, "{\"hooks\": 3}").unwrap();
         assert!(install_with(&roots, Agent::Claude, CMD).is_err());
@@ -495,7 +499,10 @@ mod tests {
         let theirs = "{\"model\": \"sonnet\", \"env\": {\"KEY\": \"v\"}}\n";
         std::fs::write(&path, theirs).unwrap();
         let err = install_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert!(err.to_string().contains("changed since"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
         let names: Vec<String> = std::fs::read_dir(&roots.claude)
@@ -514,7 +521,10 @@ mod tests {
         let plan = uninstall_plan(&roots, Agent::Claude).unwrap();
         std::fs::write(&path, theirs).unwrap();
         let err = uninstall_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
     }
 
@@ -527,7 +537,10 @@ mod tests {
         std::fs::create_dir_all(&roots.gemini).unwrap();
         std::fs::write(&path, "{\"theme\": \"x\"}").unwrap();
         let err = install_if_unchanged(&roots, Agent::Gemini, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "{\"theme\": \"x\"}"

@@ -315,35 +315,14 @@ pub enum GateError {
     BadInput { message: String },
     #[error("tmux: {message}")]
     Tmux { message: String },
-    /// An agent's settings file changed since it was read, or since the change to it was shown:
-    /// nothing was written.
-    #[error(
-        "{path} changed since the change to it was shown; nothing was written (look at the change again)"
-    )]
-    SettingsChanged { path: PathBuf },
-    /// The executable's path cannot be written into a hook command that `sh` runs as exactly
-    /// that file.
-    #[error("cannot install a hook that runs {path}: {reason}; move Plandeck to a plainer path")]
-    UnsafeHookPath { path: PathBuf, reason: &'static str },
+    /// Showing or writing a hook in an agent's settings failed (or the file changed since).
+    #[error(transparent)]
+    Hook(#[from] crate::hooks::HookError),
     #[error(transparent)]
     Write(#[from] crate::durable::WriteError),
     /// Recording the decision in the review store failed (or found a conflict).
     #[error(transparent)]
     Review(#[from] crate::review::ReviewError),
-}
-
-impl From<crate::hooks::HookError> for GateError {
-    fn from(e: crate::hooks::HookError) -> Self {
-        use crate::hooks::HookError as H;
-        match e {
-            H::Read { path, source } => GateError::Read { path, source },
-            H::Parse { path, message } => GateError::Parse { path, message },
-            H::BadInput { message } => GateError::BadInput { message },
-            H::SettingsChanged { path } => GateError::SettingsChanged { path },
-            H::UnsafeHookPath { path, reason } => GateError::UnsafeHookPath { path, reason },
-            H::Write(w) => GateError::Write(w),
-        }
-    }
 }
 
 impl From<GateError> for IpcError {
@@ -354,17 +333,16 @@ impl From<GateError> for IpcError {
             | GateError::AlreadyDeciding { .. }
             | GateError::AlreadyDecided { .. }
             | GateError::PlanChangedSinceRead { .. }
-            | GateError::PlanConflict { .. }
-            | GateError::SettingsChanged { .. } => ErrorKind::Conflict,
-            GateError::Parse { .. }
-            | GateError::BadInput { .. }
-            | GateError::UnsafeHookPath { .. } => ErrorKind::BadInput,
+            | GateError::PlanConflict { .. } => ErrorKind::Conflict,
+            GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
-            GateError::Review(_) => ErrorKind::Internal,
+            GateError::Review(_) | GateError::Hook(_) => ErrorKind::Internal,
         };
-        if let GateError::Review(r) = e {
-            return IpcError::from(r);
+        match e {
+            GateError::Review(r) => return IpcError::from(r),
+            GateError::Hook(h) => return IpcError::from(h),
+            _ => {}
         }
         IpcError::new(kind, e.to_string())
     }

@@ -96,6 +96,7 @@ pub fn set_if_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::HookError;
     use serde_json::Value;
 
     fn claude_settings(roots: &Roots) -> std::path::PathBuf {
@@ -155,7 +156,7 @@ mod tests {
         std::fs::write(&settings, &theirs).unwrap();
         assert!(matches!(
             set_if_unchanged(&roots, false, &now.token),
-            Err(GateError::SettingsChanged { .. })
+            Err(GateError::Hook(HookError::SettingsChanged { .. }))
         ));
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs);
         let again = hook_preview(&roots).unwrap();
@@ -177,7 +178,7 @@ mod tests {
         std::fs::write(&settings, "{\"x\": 1}\n").unwrap();
         assert!(matches!(
             install_if_unchanged(&roots, &plan.token),
-            Err(GateError::SettingsChanged { .. })
+            Err(GateError::Hook(HookError::SettingsChanged { .. }))
         ));
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"x\": 1}\n");
     }
