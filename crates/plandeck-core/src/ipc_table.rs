@@ -24,6 +24,7 @@ macro_rules! ipc_table {
         $then! {
             commands {
                 overview::get_overview() -> $crate::overview::Overview;
+                overview::list_agents() -> Vec<$crate::agents::AgentInfo>;
                 demo::load_demo() -> $crate::overview::Overview;
                 demo::leave_demo() -> $crate::overview::Overview;
                 plans::list_plans() -> $crate::plans::PlanListing;

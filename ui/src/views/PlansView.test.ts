@@ -5,6 +5,7 @@ import { emit } from "@tauri-apps/api/event";
 import PlansView from "./PlansView.svelte";
 import { where } from "../lib/paths.svelte";
 import type { PlanSummary } from "../lib/bindings";
+import { withFourthAgent } from "../test-fixtures";
 
 function plan(over: Partial<PlanSummary>): PlanSummary {
   return {
@@ -27,6 +28,29 @@ function plan(over: Partial<PlanSummary>): PlanSummary {
 }
 
 describe("PlansView", () => {
+  it("filters by the agents core lists as writing plans, a fourth agent included", async () => {
+    const plans = [
+      plan({ id: "p1" }),
+      plan({ id: "p2", agent: "aider" as PlanSummary["agent"], path: "/home/ann/.aider/plans/b.md", title: "Plan: cache pages" }),
+    ];
+    mockIPC((cmd) => {
+      if (cmd === "list_agents") return withFourthAgent({ plans: true });
+      if (cmd === "list_plans") return { plans, problems: [] };
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(2));
+    const select = screen.getByLabelText("Agent") as HTMLSelectElement;
+    // Codex writes no plans: not offered.
+    await waitFor(() => expect([...select.options].map((o) => o.value)).toEqual(["", "claude", "gemini", "aider", "other"]));
+    expect(select.options[3]).toHaveTextContent("Aider");
+    await fireEvent.change(select, { target: { value: "aider" } });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(1));
+    expect(screen.getByTestId("plan-row")).toHaveTextContent("Plan: cache pages");
+  });
+
   it("tells plans with the same title apart by their slug, and writes paths from ~ with the full path on hover", async () => {
     where.home = "/home/ann";
     const plans = [
