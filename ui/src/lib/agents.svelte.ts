@@ -14,6 +14,12 @@ export const agents = {
   },
 };
 
+/** The name a person reads for `id`: core's, else (not loaded yet, or plans from a folder the
+ * person added) "Other" or the id itself. */
+export function agentName(id: string): string {
+  return known.list.find((a) => a.id === id)?.name ?? (id === "other" ? "Other" : id);
+}
+
 /** Asks core for the agents the first time it is called; later calls share that answer. A failed
  * call is asked again next time. */
 export function loadAgents(): Promise<AgentInfo[]> {
