@@ -252,53 +252,113 @@ fn preview(
 ) -> Result<(RemovalPreview, Option<Checked>), WorktreeError> {
     let located = match locate(roots, path)? {
         Ok(l) => l,
-        Err(why) => {
-            let mut worktree = list::summarize(
-                &Found {
-                    repo: path.to_owned(),
-                    common_dir: path.to_owned(),
-                    path: path.to_owned(),
-                    name: None,
-                    is_main: false,
-                    locked: None,
-                    prunable: true,
-                },
-                &Sessions::default(),
-                &HashSet::new(),
-                false,
-            );
-            worktree.problem = Some(why.clone());
-            let refusals = vec![Refusal::NotAWorktree { why }];
-            let loss_summary = refusals[0].message();
-            let token = hash_text(&format!("not a worktree\n{loss_summary}"));
-            let preview = RemovalPreview {
-                worktree,
-                changed_files: Vec::new(),
-                unmerged_commits: Vec::new(),
-                refusals,
-                confirmable: false,
-                archive_ref: None,
-                loss_summary,
-                panes_to_end: Vec::new(),
-                person_panes: Vec::new(),
-                submodule_commits: Vec::new(),
-                token,
-            };
-            return Ok((preview, None));
-        }
+        Err(why) => return Ok((not_a_worktree(path, why), None)),
     };
     let f = &located.found;
     let snap = Snapshot::take(&located);
     let content = snap.content();
-    let (panes, panes_problem) = if f.prunable {
-        (panes::PanesIn::default(), None)
-    } else {
-        match panes::panes_in(roots, &f.path, tmux_socket) {
-            Ok(p) => (p, None),
-            Err(e) => (panes::PanesIn::default(), Some(e)),
-        }
-    };
+    let (panes, panes_problem) = panes_of(roots, f, tmux_socket);
     let summary = snap.summary.clone();
+    let mut refusals = who_is_there(&located, &panes, panes_problem);
+    let lost = what_would_be_lost(f, &snap, &mut refusals)?;
+    let confirmable = refusals.iter().all(Refusal::confirmable);
+    let loss_summary = loss_summary(
+        &summary.path,
+        &refusals,
+        &lost.changed_files,
+        &lost.unmerged_commits,
+        &snap.submodules,
+        lost.archive_ref.as_deref(),
+    );
+    let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
+    let token = preview_token(
+        &summary.path,
+        &content,
+        &refusals,
+        panes_to_end.iter().chain(&panes.person),
+    );
+    let preview = RemovalPreview {
+        worktree: summary,
+        changed_files: lost.changed_files,
+        unmerged_commits: lost.unmerged_commits,
+        refusals,
+        confirmable,
+        archive_ref: lost.archive_ref,
+        loss_summary,
+        panes_to_end,
+        person_panes: panes.person,
+        submodule_commits: snap.submodules,
+        token,
+    };
+    Ok((
+        preview,
+        Some(Checked {
+            located,
+            content,
+            agents: panes.agents,
+        }),
+    ))
+}
+
+/// The preview of a path that is not a listed worktree: refused, nothing to confirm.
+fn not_a_worktree(path: &Path, why: String) -> RemovalPreview {
+    let mut worktree = list::summarize(
+        &Found {
+            repo: path.to_owned(),
+            common_dir: path.to_owned(),
+            path: path.to_owned(),
+            name: None,
+            is_main: false,
+            locked: None,
+            prunable: true,
+        },
+        &Sessions::default(),
+        &HashSet::new(),
+        false,
+    );
+    worktree.problem = Some(why.clone());
+    let refusals = vec![Refusal::NotAWorktree { why }];
+    let loss_summary = refusals[0].message();
+    let token = hash_text(&format!("not a worktree\n{loss_summary}"));
+    RemovalPreview {
+        worktree,
+        changed_files: Vec::new(),
+        unmerged_commits: Vec::new(),
+        refusals,
+        confirmable: false,
+        archive_ref: None,
+        loss_summary,
+        panes_to_end: Vec::new(),
+        person_panes: Vec::new(),
+        submodule_commits: Vec::new(),
+        token,
+    }
+}
+
+/// The tmux panes working in the worktree's folder (none for a folder that is gone), and why
+/// they could not be listed.
+fn panes_of(
+    roots: &Roots,
+    f: &Found,
+    tmux_socket: Option<&Path>,
+) -> (panes::PanesIn, Option<String>) {
+    if f.prunable {
+        return (panes::PanesIn::default(), None);
+    }
+    match panes::panes_in(roots, &f.path, tmux_socket) {
+        Ok(p) => (p, None),
+        Err(e) => (panes::PanesIn::default(), Some(e)),
+    }
+}
+
+/// The refusals for who works in the worktree: unknown panes, the main worktree, agents' and
+/// people's panes, a session running elsewhere, a lock.
+fn who_is_there(
+    located: &Located,
+    panes: &panes::PanesIn,
+    panes_problem: Option<String>,
+) -> Vec<Refusal> {
+    let f = &located.found;
     let mut refusals = Vec::new();
     if let Some(problem) = panes_problem {
         // Which tmux panes work in the folder is not known: a person's shell may be there.
@@ -316,18 +376,18 @@ fn preview(
             pid: a.line.pid,
         });
     }
-    if let Some(id) = &located.sessions.running {
-        // A running session whose own pane removal ends is listed as that pane; any other running
-        // session has to be stopped first.
-        let ends_it = panes
+    // A running session whose own pane removal ends is listed as that pane; any other running
+    // session has to be stopped first.
+    let running_elsewhere = located.sessions.running.as_ref().filter(|id| {
+        !panes
             .agents
             .iter()
-            .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()));
-        if !ends_it {
-            refusals.push(Refusal::RunningSession {
-                session_id: id.clone(),
-            });
-        }
+            .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()))
+    });
+    if let Some(id) = running_elsewhere {
+        refusals.push(Refusal::RunningSession {
+            session_id: id.clone(),
+        });
     }
     for p in &panes.person {
         refusals.push(Refusal::PersonPane {
@@ -345,22 +405,38 @@ fn preview(
                 .iter()
                 .any(|a| i64::from(a.line.pid) == i64::from(pid))
         });
-        let running_elsewhere = located.sessions.running.as_ref().is_some_and(|id| {
-            !panes
-                .agents
-                .iter()
-                .any(|a| a.line.agent_session_id.as_deref() == Some(id.as_str()))
-        });
-        let stale = !running_elsewhere && (held_by_ended_agent || lock_is_stale(reason.as_deref()));
+        let stale = running_elsewhere.is_none()
+            && (held_by_ended_agent || lock_is_stale(reason.as_deref()));
         refusals.push(Refusal::Locked {
             reason: reason.clone().filter(|r| !r.is_empty()),
             session_id: located.sessions.session_id.clone(),
             stale,
         });
     }
-    let mut changed_files = Vec::new();
-    let mut unmerged_commits = Vec::new();
-    let mut archive_ref = None;
+    refusals
+}
+
+/// What removing the worktree would lose, as shown: changed files, unmerged commits, and where
+/// the branch tip would be archived.
+struct Lost {
+    changed_files: Vec<String>,
+    unmerged_commits: Vec<CommitLine>,
+    archive_ref: Option<String>,
+}
+
+/// Adds the refusals for the worktree's content (unchecked, unreadable, changed files,
+/// submodule commits, an unknown base, unmerged commits) and says what would be lost.
+fn what_would_be_lost(
+    f: &Found,
+    snap: &Snapshot,
+    refusals: &mut Vec<Refusal>,
+) -> Result<Lost, WorktreeError> {
+    let summary = &snap.summary;
+    let mut lost = Lost {
+        changed_files: Vec::new(),
+        unmerged_commits: Vec::new(),
+        archive_ref: None,
+    };
     if let Some(why) = &snap.unvalidated {
         refusals.push(Refusal::Unvalidated { why: why.clone() });
     } else if !f.prunable {
@@ -373,7 +449,7 @@ fn preview(
             refusals.push(Refusal::Dirty {
                 count: u32::try_from(snap.changed.len()).unwrap_or(u32::MAX),
             });
-            changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
+            lost.changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
         }
         for sub in &snap.submodules {
             refusals.push(Refusal::SubmoduleCommits {
@@ -388,67 +464,47 @@ fn preview(
                 refusals.push(Refusal::Unmerged {
                     count: snap.unmerged.0,
                 });
-                unmerged_commits = snap.unmerged.1.clone();
+                lost.unmerged_commits = snap.unmerged.1.clone();
             }
             _ => {}
         }
         if let Some(head) = head {
             let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
-            archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
+            lost.archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
         }
     } else if summary.head.is_none() {
         // The folder is gone; the branch may still hold commits, which the archive keeps.
         let repo = Repository::open(&f.common_dir).map_err(WorktreeError::git(&f.common_dir))?;
         if let Some(head) = prunable_head(&repo, f) {
-            archive_ref = Some(archive::free_name(
+            lost.archive_ref = Some(archive::free_name(
                 &repo,
                 prunable_branch(&repo, f).as_deref(),
                 head,
             ));
         }
     }
-    let confirmable = refusals.iter().all(Refusal::confirmable);
-    let loss_summary = loss_summary(
-        &summary.path,
-        &refusals,
-        &changed_files,
-        &unmerged_commits,
-        &snap.submodules,
-        archive_ref.as_deref(),
-    );
-    let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
-    let mut shown = format!("path {}\ncontent {content}\n", summary.path);
-    for r in &refusals {
+    Ok(lost)
+}
+
+/// Names exactly what the preview showed: the folder, its content's fingerprint, every refusal
+/// and every pane.
+fn preview_token<'a>(
+    path: &str,
+    content: &str,
+    refusals: &[Refusal],
+    panes: impl Iterator<Item = &'a PaneLine>,
+) -> String {
+    let mut shown = format!("path {path}\ncontent {content}\n");
+    for r in refusals {
         shown.push_str(&format!("refusal {}\n", r.message()));
     }
-    for p in panes_to_end.iter().chain(&panes.person) {
+    for p in panes {
         shown.push_str(&format!(
             "pane {} {} {:?}\n",
             p.pane, p.pid, p.agent_session_id
         ));
     }
-    let token = hash_text(&shown);
-    let preview = RemovalPreview {
-        worktree: summary,
-        changed_files,
-        unmerged_commits,
-        refusals,
-        confirmable,
-        archive_ref,
-        loss_summary,
-        panes_to_end,
-        person_panes: panes.person,
-        submodule_commits: snap.submodules,
-        token,
-    };
-    Ok((
-        preview,
-        Some(Checked {
-            located,
-            content,
-            agents: panes.agents,
-        }),
-    ))
+    hash_text(&shown)
 }
 
 fn loss_summary(
