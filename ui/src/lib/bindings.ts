@@ -60,7 +60,15 @@ verify: boolean,
  */
 stopHook: boolean, };
 
-export type AgentInfo = { id: Agent, name: string, capabilities: Capabilities, };
+export type CardChoice = { key: number, label: string, };
+
+export type CardChoices = { approveAuto: CardChoice, approveManual: CardChoice, feedback: CardChoice, };
+
+export type AgentInfo = { id: Agent, name: string, capabilities: Capabilities, 
+/**
+ * Its plan-approval card's choices, when Plandeck answers one.
+ */
+card: CardChoices | null, };
 
 export type PlanSummary = { 
 /**

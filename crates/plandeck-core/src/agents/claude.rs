@@ -15,7 +15,7 @@ use serde_json::{json, Value};
 
 use crate::config::Roots;
 
-use super::{Agent, ApprovalCard, Capabilities, Descriptor, Folder, HookShape};
+use super::{Agent, ApprovalCard, Capabilities, Choice, Descriptor, Folder, HookShape};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     agent: Agent::Claude,
@@ -131,14 +131,23 @@ pub fn stop_hook_group(command: &str) -> Value {
 }
 
 /// The plan-approval card: "1. Yes, and use auto mode", "2. Yes, manually approve edits",
-/// "3. No, … Tell Claude what to change".
+/// "3. No, … Tell Claude what to change" (`tests/fixtures/claude-code-*/README.md`).
 pub const CARD: ApprovalCard = ApprovalCard {
     markers: &[
         "Yes, and use auto mode",
         "manually approve edits",
         "Tell Claude what to change",
     ],
-    approve_auto: 1,
-    approve_manual: 2,
-    feedback: 3,
+    approve_auto: Choice {
+        key: 1,
+        label: "Yes, and use auto mode",
+    },
+    approve_manual: Choice {
+        key: 2,
+        label: "Yes, manually approve edits",
+    },
+    feedback: Choice {
+        key: 3,
+        label: "Tell Claude what to change",
+    },
 };

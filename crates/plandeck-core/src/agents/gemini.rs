@@ -13,7 +13,7 @@ use serde_json::{json, Value};
 
 use crate::config::Roots;
 
-use super::{Agent, ApprovalCard, Capabilities, Descriptor, Folder, HookShape};
+use super::{Agent, ApprovalCard, Capabilities, Choice, Descriptor, Folder, HookShape};
 
 pub const DESCRIPTOR: Descriptor = Descriptor {
     agent: Agent::Gemini,
@@ -107,14 +107,23 @@ pub fn plan_hook_group(command: &str) -> Value {
 }
 
 /// The plan-approval card: "1. Yes, automatically accept edits", "2. Yes, manually accept
-/// edits", "3. Type your feedback…".
+/// edits", "3. Type your feedback…" (`tests/fixtures/gemini-cli-*/README.md`).
 pub const CARD: ApprovalCard = ApprovalCard {
     markers: &[
         "automatically accept edits",
         "manually accept edits",
         "Type your feedback",
     ],
-    approve_auto: 1,
-    approve_manual: 2,
-    feedback: 3,
+    approve_auto: Choice {
+        key: 1,
+        label: "Yes, automatically accept edits",
+    },
+    approve_manual: Choice {
+        key: 2,
+        label: "Yes, manually accept edits",
+    },
+    feedback: Choice {
+        key: 3,
+        label: "Type your feedback",
+    },
 };

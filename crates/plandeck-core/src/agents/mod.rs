@@ -49,18 +49,53 @@ pub struct Capabilities {
     pub stop_hook: bool,
 }
 
-/// The labels Plandeck recognises an agent's plan-approval card by on its screen, and the keys
-/// that answer it.
+/// An agent's plan-approval card: the texts Plandeck recognises it by on the agent's screen, and
+/// its choices (the key that picks each, and its label in the agent's words, which the window's
+/// buttons repeat).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub struct ApprovalCard {
-    /// Labels of the card's choices; two of them on screen mean the card is up.
+    /// Texts of the card's choices; two of them on screen mean the card is up.
     pub markers: &'static [&'static str],
-    /// The choice that approves and lets the agent edit without asking.
-    pub approve_auto: u8,
-    /// The choice that approves and has the agent ask before each edit.
-    pub approve_manual: u8,
-    /// The choice that sends feedback (typed after it) instead of approving.
-    pub feedback: u8,
+    /// Approves and lets the agent edit without asking.
+    pub approve_auto: Choice,
+    /// Approves and has the agent ask before each edit.
+    pub approve_manual: Choice,
+    /// Sends feedback (typed after it) instead of approving.
+    pub feedback: Choice,
+}
+
+/// One choice of an approval card.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct Choice {
+    /// The key that picks it.
+    pub key: u8,
+    /// Its label on the card.
+    pub label: &'static str,
+}
+
+/// One choice of an approval card, as the window shows it.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+pub struct CardChoice {
+    pub key: u8,
+    pub label: String,
+}
+
+impl From<Choice> for CardChoice {
+    fn from(c: Choice) -> Self {
+        CardChoice {
+            key: c.key,
+            label: c.label.to_owned(),
+        }
+    }
+}
+
+/// An approval card's choices, as the window shows them.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct CardChoices {
+    pub approve_auto: CardChoice,
+    pub approve_manual: CardChoice,
+    pub feedback: CardChoice,
 }
 
 /// Where and how Plandeck's plan-approval hook sits in an agent's settings file.
@@ -152,6 +187,8 @@ pub struct AgentInfo {
     pub id: Agent,
     pub name: String,
     pub capabilities: Capabilities,
+    /// Its plan-approval card's choices, when Plandeck answers one.
+    pub card: Option<CardChoices>,
 }
 
 /// Every agent Plandeck knows, for the window's lists (filters, hooks).
@@ -162,6 +199,11 @@ pub fn list() -> Vec<AgentInfo> {
             id: d.agent,
             name: d.display_name.to_owned(),
             capabilities: d.capabilities,
+            card: d.approval_card.map(|c| CardChoices {
+                approve_auto: c.approve_auto.into(),
+                approve_manual: c.approve_manual.into(),
+                feedback: c.feedback.into(),
+            }),
         })
         .collect()
 }
@@ -171,6 +213,8 @@ pub fn ts_declarations() -> Vec<String> {
     vec![
         <Agent as TS>::decl(),
         <Capabilities as TS>::decl(),
+        <CardChoice as TS>::decl(),
+        <CardChoices as TS>::decl(),
         <AgentInfo as TS>::decl(),
     ]
 }
@@ -200,6 +244,28 @@ mod tests {
             assert_eq!(d.plan_hook.is_some(), d.capabilities.gate, "{}", d.id);
             assert_eq!(d.approval_card.is_some(), d.capabilities.gate, "{}", d.id);
         }
+    }
+
+    #[test]
+    fn a_card_is_recognised_by_the_words_of_its_own_choices() {
+        for d in all() {
+            let Some(card) = d.approval_card else {
+                continue;
+            };
+            let choices = [card.approve_auto, card.approve_manual, card.feedback];
+            assert_eq!(choices.map(|c| c.key), [1, 2, 3], "{}", d.id);
+            for marker in card.markers {
+                assert!(
+                    choices.iter().any(|c| c.label.contains(marker)),
+                    "{}: {marker:?} is no choice's label",
+                    d.id
+                );
+            }
+        }
+        let claude = &list()[0];
+        let card = claude.card.as_ref().unwrap();
+        assert_eq!(card.approve_manual.label, "Yes, manually approve edits");
+        assert!(list()[2].card.is_none());
     }
 
     #[test]
