@@ -20,10 +20,10 @@ pub const GEMINI_HOOK_TIMEOUT_MS: u64 = crate::agents::gemini::HOOK_TIMEOUT_MS;
 
 /// `agent`'s plan-approval hook, where it goes in its settings.
 fn plan_hook(roots: &Roots, agent: Agent) -> Result<Hook, GateError> {
-    let (Some(d), Some(shape)) = (
-        agent.descriptor(),
-        agent.descriptor().and_then(|d| d.plan_hook),
-    ) else {
+    let Some((d, shape)) = agent
+        .descriptor()
+        .and_then(|d| d.plan_hook.map(|shape| (d, shape)))
+    else {
         return Err(GateError::BadInput {
             message: format!("no plan-approval hook for {}", agent.display_name()),
         });
