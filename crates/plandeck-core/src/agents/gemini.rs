@@ -7,6 +7,7 @@
 //! - `projects.json`: the registry of projects (`{"projects": {path: slug}}`).
 //! - `settings.json`: user settings, where hooks go.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
@@ -76,7 +77,49 @@ pub const CHATS: &str = "chats";
 
 /// The file in a project folder that names its project.
 pub fn project_root_file(slug_dir: &Path) -> PathBuf {
-    slug_dir.join(".project_root")
+    slug_dir.join(PROJECT_ROOT)
+}
+
+/// The name of the file in a project folder that names its project.
+pub const PROJECT_ROOT: &str = ".project_root";
+
+/// The most `projects.json` may weigh: a bigger one is not Gemini CLI's, and is not read.
+const PROJECTS_MAX: u64 = 1024 * 1024;
+
+/// The one reader of the registry of projects (`projects.json`, `{"projects": {path: slug}}`):
+/// each project folder's name (slug) and the project it is for. Empty when the file is missing,
+/// damaged or too big.
+pub fn read_projects(root: &Path) -> HashMap<String, String> {
+    let path = projects_file(root);
+    let read = || -> Option<Value> {
+        if std::fs::metadata(&path).ok()?.len() > PROJECTS_MAX {
+            return None;
+        }
+        serde_json::from_slice(&std::fs::read(&path).ok()?).ok()
+    };
+    let Some(Value::Object(mut top)) = read() else {
+        return HashMap::new();
+    };
+    let Some(Value::Object(projects)) = top.remove("projects") else {
+        return HashMap::new();
+    };
+    projects
+        .into_iter()
+        .filter_map(|(project, slug)| Some((slug.as_str()?.to_owned(), project)))
+        .collect()
+}
+
+/// The project a project folder names in its `.project_root`, when it names one.
+pub fn read_project_root(slug_dir: &Path) -> Option<String> {
+    std::fs::read_to_string(project_root_file(slug_dir))
+        .ok()
+        .map(|s| s.trim().to_owned())
+        .filter(|s| !s.is_empty())
+}
+
+/// The project folder (`tmp/<slug>/`) of a chat (`tmp/<slug>/chats/session-….jsonl`).
+pub fn slug_dir_of_chat(chat: &Path) -> Option<&Path> {
+    chat.parent()?.parent()
 }
 
 /// The plans of session `session_id` in a project folder.
@@ -127,3 +170,37 @@ pub const CARD: ApprovalCard = ApprovalCard {
         label: "Type your feedback",
     },
 };
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The one reader of `projects.json`: each slug with its project; a missing, damaged or
+    /// oversized file is no projects, never an error.
+    #[test]
+    fn the_projects_registry_reads_each_slug_and_nothing_of_a_bad_file() {
+        let root = tempfile::tempdir().unwrap();
+        assert!(read_projects(root.path()).is_empty(), "no file");
+        let file = projects_file(root.path());
+        std::fs::write(&file, r#"{"projects": {"/w/shop": "shop", "/w/x": 3}}"#).unwrap();
+        let projects = read_projects(root.path());
+        assert_eq!(projects.len(), 1, "{projects:?}");
+        assert_eq!(projects["shop"], "/w/shop");
+        std::fs::write(&file, r#"{"projects": {"/w/shop": "sh"#).unwrap();
+        assert!(read_projects(root.path()).is_empty(), "damaged");
+        let big = format!(
+            r#"{{"projects": {{"/w/a": "a"}}, "pad": "{}"}}"#,
+            "x".repeat(1 << 20)
+        );
+        std::fs::write(&file, big).unwrap();
+        assert!(read_projects(root.path()).is_empty(), "too big");
+
+        let slug = tmp_dir(root.path()).join("shop");
+        std::fs::create_dir_all(&slug).unwrap();
+        assert_eq!(read_project_root(&slug), None);
+        std::fs::write(project_root_file(&slug), "  /w/shop\n").unwrap();
+        assert_eq!(read_project_root(&slug).as_deref(), Some("/w/shop"));
+        let chat = chats_dir(&slug).join("session-1.jsonl");
+        assert_eq!(slug_dir_of_chat(&chat), Some(slug.as_path()));
+    }
+}

@@ -258,24 +258,14 @@ fn read_small_json(path: &Path) -> Option<serde_json::Value> {
 /// Gemini CLI: `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
 fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
     let mut out = Vec::new();
-    let slug_to_project: HashMap<String, String> =
-        read_small_json(&gemini::projects_file(&roots.gemini))
-            .and_then(|v| v.get("projects").and_then(|p| p.as_object()).cloned())
-            .map(|m| {
-                m.into_iter()
-                    .filter_map(|(path, slug)| slug.as_str().map(|s| (s.to_owned(), path)))
-                    .collect()
-            })
-            .unwrap_or_default();
+    let slug_to_project = gemini::read_projects(&roots.gemini);
     let tmp = canonical_or(&gemini::tmp_dir(&roots.gemini));
     for slug_dir in subdirs(&tmp, problems) {
         let slug = name_of(&slug_dir);
-        let project = slug_to_project.get(&slug).cloned().or_else(|| {
-            std::fs::read_to_string(gemini::project_root_file(&slug_dir))
-                .ok()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-        });
+        let project = slug_to_project
+            .get(&slug)
+            .cloned()
+            .or_else(|| gemini::read_project_root(&slug_dir));
         for session_dir in subdirs(&slug_dir, problems) {
             let plans = session_dir.join(gemini::PLANS);
             if plans.is_dir() {

@@ -492,30 +492,16 @@ impl SessionIndex {
     }
 
     fn load_gemini_projects(&mut self) {
-        self.gemini_projects.clear();
-        let Ok(bytes) = std::fs::read(agents::gemini::projects_file(&self.roots.gemini)) else {
-            return;
-        };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-            return;
-        };
-        if let Some(map) = v.get("projects").and_then(|p| p.as_object()) {
-            for (path, slug) in map {
-                if let Some(slug) = slug.as_str() {
-                    self.gemini_projects.insert(slug.to_owned(), path.clone());
-                }
-            }
-        }
+        self.gemini_projects = agents::gemini::read_projects(&self.roots.gemini);
     }
 
     fn gemini_cwd(&self, chat: &Path) -> Option<String> {
-        let slug_dir = chat.parent()?.parent()?;
+        let slug_dir = agents::gemini::slug_dir_of_chat(chat)?;
         let slug = slug_dir.file_name()?.to_str()?;
         if let Some(p) = self.gemini_projects.get(slug) {
             return Some(p.clone());
         }
-        let root = std::fs::read_to_string(agents::gemini::project_root_file(slug_dir)).ok()?;
-        Some(root.trim().to_owned()).filter(|r| !r.is_empty())
+        agents::gemini::read_project_root(slug_dir)
     }
 
     /// Reads a transcript cold: head for the cwd and first prompt, then the tail.
@@ -924,7 +910,7 @@ impl SessionIndex {
                     visible |= self.registry.values().any(|l| l.file.session_id == list);
                 }
             } else if p == &agents::gemini::projects_file(&self.roots.gemini)
-                || file_name(p) == ".project_root"
+                || file_name(p) == agents::gemini::PROJECT_ROOT
             {
                 self.load_gemini_projects();
             } else if let Some(agent) = self.classify(p) {
