@@ -1,5 +1,6 @@
 //! The overview: what Plandeck reads and where.
 
+use plandeck_core::agents::{self, AgentInfo};
 use plandeck_core::ipc::IpcError;
 use plandeck_core::overview::Overview;
 use tauri::{AppHandle, State};
@@ -14,4 +15,12 @@ pub async fn get_overview(
 ) -> Result<Overview, IpcError> {
     let deck = state.deck(&app);
     super::blocking(move || deck.overview()).await
+}
+
+/// Every agent Plandeck knows: its id, the name a person reads, and what Plandeck can do with it
+/// (the window's agent lists are made from it).
+#[tauri::command]
+#[tracing::instrument]
+pub async fn list_agents() -> Result<Vec<AgentInfo>, IpcError> {
+    Ok(agents::list())
 }

@@ -2,7 +2,7 @@
 //! "Install"/"Uninstall" button, only while it is still the change shown), extra repositories
 //! (picked in a native folder dialog).
 
-use plandeck_core::agent::Agent;
+use plandeck_core::agents::Agent;
 use plandeck_core::gate::{HookPreview, InstallReport};
 use plandeck_core::ipc::IpcError;
 use tauri::{AppHandle, State};

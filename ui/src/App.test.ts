@@ -3,6 +3,7 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import { mockIPC } from "@tauri-apps/api/mocks";
 import App from "./App.svelte";
 import type { Overview } from "./lib/bindings";
+import { agentList } from "./test-fixtures";
 
 function overview(demo = false, claudeFound = true, repos: string[] = []): Overview {
   return {
@@ -105,6 +106,7 @@ describe("App", () => {
     mockIPC((cmd, args: any) => {
       if (cmd === "get_overview") return overview(false, claudeFound, repos);
       if (cmd === "list_plans") return { plans: [], problems: [] };
+      if (cmd === "list_agents") return agentList;
       if (cmd === "hook_status" || cmd === "stop_hook_status")
         return { agent: args?.agent ?? "claude", settingsPath: "/home/u/.claude/settings.json", installed: false, diff: "+ hook", token: "t" };
       if (cmd === "set_hook") {

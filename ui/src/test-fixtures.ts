@@ -1,5 +1,39 @@
 // Data the component tests share (imported by *.test.ts only; never part of the app's bundle).
-import type { SessionSummary } from "./lib/bindings";
+import type { AgentInfo, Capabilities, SessionSummary } from "./lib/bindings";
+
+const can = (over: Partial<Capabilities>): Capabilities => ({ plans: false, sessions: true, gate: false, verify: true, stopHook: false, ...over });
+
+/** The agents as core lists them (`list_agents`). */
+export const agentList: AgentInfo[] = [
+  {
+    id: "claude",
+    name: "Claude Code",
+    capabilities: can({ plans: true, gate: true, stopHook: true }),
+    card: {
+      approveAuto: { key: 1, label: "Yes, and use auto mode" },
+      approveManual: { key: 2, label: "Yes, manually approve edits" },
+      feedback: { key: 3, label: "Tell Claude what to change" },
+    },
+  },
+  {
+    id: "gemini",
+    name: "Gemini CLI",
+    capabilities: can({ plans: true, gate: true }),
+    card: {
+      approveAuto: { key: 1, label: "Yes, automatically accept edits" },
+      approveManual: { key: 2, label: "Yes, manually accept edits" },
+      feedback: { key: 3, label: "Type your feedback" },
+    },
+  },
+  { id: "codex", name: "Codex CLI", capabilities: can({}), card: null },
+];
+
+/** `agentList` and a fourth agent no view knows by name: lists made from core show it. */
+export const withFourthAgent = (capabilities: Partial<Capabilities>): AgentInfo[] => [
+  ...agentList,
+  // Not one of today's ids: a view that spells its own list of agents does not show it.
+  { id: "aider" as AgentInfo["id"], name: "Aider", capabilities: can(capabilities), card: null },
+];
 
 /** A session summary with every field set (nulls where a session may lack it), then `over`. */
 export const sessionSummary = (over: Partial<SessionSummary> = {}): SessionSummary =>

@@ -2,8 +2,11 @@ import "@testing-library/jest-dom/vitest";
 import { afterEach } from "vitest";
 import { cleanup } from "@testing-library/svelte";
 import { clearMocks } from "@tauri-apps/api/mocks";
+import { forgetAgents } from "./lib/agents.svelte";
 
 afterEach(() => {
   cleanup();
   clearMocks();
+  // The agents came from this case's mocks: the next case asks its own.
+  forgetAgents();
 });

@@ -126,7 +126,7 @@ fn benchmarks() {
     let transcript = session.transcript();
     let read = time_n(RUNS, || {
         std::hint::black_box(
-            verify::facts::read(plandeck_core::agent::Agent::Claude, &transcript).expect("read"),
+            verify::facts::read(plandeck_core::agents::Agent::Claude, &transcript).expect("read"),
         );
     });
     let approved = time::OffsetDateTime::from_unix_timestamp(testkit::T0 + 150).ok();

@@ -14,7 +14,6 @@ macro_rules! declarations {
 /// The whole `bindings.ts` file.
 pub fn typescript() -> String {
     let mut decls: Vec<String> = declarations![
-        crate::agent::Agent,
         crate::ipc::ErrorKind,
         crate::ipc::IpcError,
         crate::overview::Overview,
@@ -22,6 +21,7 @@ pub fn typescript() -> String {
         crate::overview::Folder,
     ];
     // Each module lists its own IPC types, so modules grow without touching this file.
+    decls.extend(crate::agents::ts_declarations());
     decls.extend(crate::plans::ts_declarations());
     decls.extend(crate::render::ts_declarations());
     decls.extend(crate::review::ts_declarations());

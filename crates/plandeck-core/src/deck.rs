@@ -15,7 +15,7 @@
 
 use std::sync::{Arc, Mutex};
 
-use crate::agent::Agent;
+use crate::agents::{self, Agent, AgentInfo};
 use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
 use crate::config::Roots;
 use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
@@ -109,6 +109,13 @@ impl Deck {
 
     pub fn overview(&self) -> Result<Overview, IpcError> {
         Ok(crate::overview::overview(&self.roots, self.demo))
+    }
+
+    // ---- Agents
+
+    /// Every agent Plandeck knows, with what it can do (the window's agent lists).
+    pub fn list_agents(&self) -> Result<Vec<AgentInfo>, IpcError> {
+        Ok(agents::list())
     }
 
     // ---- Plans

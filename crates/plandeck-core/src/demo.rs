@@ -13,6 +13,7 @@ use std::path::{Path, PathBuf};
 use git2::{Repository, Signature, Time};
 use serde_json::json;
 
+use crate::agents;
 use crate::config::Roots;
 use crate::durable;
 use crate::ipc::{ErrorKind, IpcError};
@@ -144,7 +145,7 @@ fn write_claude(
     base: &git2::Oid,
     registry_pid: Option<u32>,
 ) -> Result<(), DemoError> {
-    let plans = claude.join("plans");
+    let plans = agents::claude::plans_dir(claude);
     write(
         &plans.join("shop-pagination-brisk-otter.md"),
         PLAN_PAGINATION,
@@ -195,11 +196,11 @@ fn write_claude(
             "id": "toolu_demo_exitplan_1", "name": "ExitPlanMode", "input": {"plan": PLAN_PAGINATION, "planFilePath": plan_path}}]}}),
         ),
     ];
-    let project = claude.join("projects").join(claude_project_folder(repo));
+    let project = agents::claude::projects_dir(claude).join(claude_project_folder(repo));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&waiting))?;
     if let Some(pid) = registry_pid {
         write(
-        &claude.join(format!("sessions/{pid}.json")),
+        &agents::claude::registry_file(claude, pid),
         &json!({"pid": pid, "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",
                 "entrypoint": "cli", "tmux": null, "name": "shop-pagination", "status": "waiting",
                 "startedAt": 0, "updatedAt": 0}).to_string(),
@@ -227,9 +228,7 @@ fn write_claude(
             "id": "toolu_demo_edit_1", "name": "Edit", "input": {"file_path": format!("{wt}/src/lib.rs")}}]}}),
         ),
     ];
-    let project = claude
-        .join("projects")
-        .join(claude_project_folder(worktree));
+    let project = agents::claude::projects_dir(claude).join(claude_project_folder(worktree));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&in_worktree))?;
     Ok(())
 }
@@ -237,14 +236,14 @@ fn write_claude(
 fn write_gemini(gemini: &Path, repo: &Path) -> Result<(), DemoError> {
     let cwd = repo.to_string_lossy().to_string();
     write(
-        &gemini.join("projects.json"),
+        &agents::gemini::projects_file(gemini),
         &serde_json::to_string_pretty(&json!({"projects": {cwd.clone(): "shop"}}))
             .unwrap_or_default(),
     )?;
-    let tmp = gemini.join("tmp/shop");
-    write(&tmp.join(".project_root"), &cwd)?;
+    let tmp = agents::gemini::tmp_dir(gemini).join("shop");
+    write(&agents::gemini::project_root_file(&tmp), &cwd)?;
     let sid = SESSION_GEMINI;
-    let plan = tmp.join(format!("{sid}/plans/caching.md"));
+    let plan = agents::gemini::session_plans_dir(&tmp, sid).join("caching.md");
     write(&plan, PLAN_GEMINI)?;
     let call_id = "exit_plan_mode__exit_plan_mode_demo_0";
     let records = [
@@ -257,7 +256,7 @@ fn write_gemini(gemini: &Path, repo: &Path) -> Result<(), DemoError> {
     ];
     let short = &sid[..8];
     write(
-        &tmp.join(format!("chats/session-2026-11-22T10-00-{short}.jsonl")),
+        &agents::gemini::chats_dir(&tmp).join(format!("session-2026-11-22T10-00-{short}.jsonl")),
         &jsonl(&records),
     )?;
     Ok(())
@@ -277,8 +276,8 @@ fn write_codex(codex: &Path, repo: &Path) -> Result<(), DemoError> {
         json!({"timestamp": stamp(45), "type": "event_msg", "payload": {"type": "task_complete"}}),
     ];
     write(
-        &codex.join(format!(
-            "sessions/2026/11/22/rollout-2026-11-22T09-00-00-{sid}.jsonl"
+        &agents::codex::sessions_dir(codex).join(format!(
+            "2026/11/22/rollout-2026-11-22T09-00-00-{sid}.jsonl"
         )),
         &jsonl(&records),
     )?;
@@ -396,7 +395,7 @@ mod tests {
             .join(format!("tmp/shop/{SESSION_GEMINI}/plans/caching.md"))
             .is_file());
         assert_eq!(
-            crate::overview::count_files(&roots.codex.join("sessions"), ".jsonl", 5),
+            crate::overview::count_files(&agents::codex::sessions_dir(&roots.codex), ".jsonl", 5),
             1
         );
         let repo = Repository::open(&ws.repo).unwrap();

@@ -24,6 +24,7 @@ macro_rules! ipc_table {
         $then! {
             commands {
                 overview::get_overview() -> $crate::overview::Overview;
+                overview::list_agents() -> Vec<$crate::agents::AgentInfo>;
                 demo::load_demo() -> $crate::overview::Overview;
                 demo::leave_demo() -> $crate::overview::Overview;
                 plans::list_plans() -> $crate::plans::PlanListing;
@@ -58,8 +59,8 @@ macro_rules! ipc_table {
                 gate::list_pending() -> Vec<$crate::gate::GateRequest>;
                 gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome;
                 gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
-                settings::hook_status(agent: $crate::agent::Agent) -> $crate::gate::HookPreview;
-                settings::set_hook(agent: $crate::agent::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
+                settings::hook_status(agent: $crate::agents::Agent) -> $crate::gate::HookPreview;
+                settings::set_hook(agent: $crate::agents::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::stop_hook_status() -> $crate::gate::HookPreview;
                 settings::set_stop_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::add_repo() -> Option<String>;

@@ -17,6 +17,8 @@
 //! - [`sessions`]: agent sessions from transcripts and registries, and their state.
 //! - [`shell`]: command lines read and written by `sh`'s rules (hook commands, commands an agent ran).
 //! - [`worktrees`]: agent worktrees, their changed files and unmerged commits, safe removal.
+//! - [`agents`]: each agent's home: folder layout, plan locations, hook shape, approval card.
+//! - [`hooks`]: Plandeck's hooks in the agents' settings files: preview, token, apply.
 //! - [`gate`]: requests from agent hooks waiting for a reviewer's decision.
 //! - [`terminal`]: typing into a live agent's tmux pane, checked and bounded.
 //! - [`verify`]: the approved plan against what the agent did after the approval.
@@ -29,7 +31,7 @@
 // System calls go through rustix; nothing here needs `unsafe`.
 #![forbid(unsafe_code)]
 
-pub mod agent;
+pub mod agents;
 pub mod bindings;
 pub mod comments;
 pub mod config;
@@ -38,6 +40,7 @@ pub mod demo;
 pub mod durable;
 pub mod gate;
 pub mod history;
+pub mod hooks;
 pub mod ids;
 pub mod ipc;
 pub mod ipc_table;

@@ -5,7 +5,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 
 #[derive(Debug, Clone, Serialize, Deserialize, TS)]
@@ -56,37 +56,23 @@ pub fn overview(roots: &Roots, demo: bool) -> Overview {
         exists: path.is_dir(),
         files: count_files(path, suffix, MAX_DEPTH),
     };
-    let source = |agent: Agent, root: &Path, folders: Vec<Folder>| SourceStatus {
-        agent,
-        name: agent.display_name().to_owned(),
-        root: root.display().to_string(),
-        root_exists: root.is_dir(),
-        folders,
-    };
-    let mut sources = vec![
-        source(
-            Agent::Claude,
-            &roots.claude,
-            vec![
-                folder("plans", &roots.claude.join("plans"), ".md"),
-                folder("transcripts", &roots.claude.join("projects"), ".jsonl"),
-                folder("running sessions", &roots.claude.join("sessions"), ".json"),
-            ],
-        ),
-        source(
-            Agent::Gemini,
-            &roots.gemini,
-            vec![
-                folder("plans", &roots.gemini.join("tmp"), ".md"),
-                folder("chats", &roots.gemini.join("tmp"), ".jsonl"),
-            ],
-        ),
-        source(
-            Agent::Codex,
-            &roots.codex,
-            vec![folder("sessions", &roots.codex.join("sessions"), ".jsonl")],
-        ),
-    ];
+    let mut sources: Vec<SourceStatus> = crate::agents::all()
+        .iter()
+        .map(|d| {
+            let root = (d.root)(roots);
+            SourceStatus {
+                agent: d.agent,
+                name: d.display_name.to_owned(),
+                root: root.display().to_string(),
+                root_exists: root.is_dir(),
+                folders: d
+                    .folders
+                    .iter()
+                    .map(|f| folder(f.label, &(f.dir)(root), f.suffix))
+                    .collect(),
+            }
+        })
+        .collect();
     if !roots.extra_plan_folders.is_empty() {
         sources.push(SourceStatus {
             agent: Agent::Other,

@@ -21,7 +21,7 @@ use std::path::Path;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::{self, ApproveMode, DeliveryOptions, GateDecision, GateRequest};
 use crate::ipc::IpcError;

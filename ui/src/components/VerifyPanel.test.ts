@@ -6,6 +6,7 @@ import VerifyPanel from "./VerifyPanel.svelte";
 import PlanDetail from "../views/PlanDetail.svelte";
 import WorktreesView from "../views/WorktreesView.svelte";
 import type { PlanDiff, StepReport, StepStatus, VerifyReport } from "../lib/bindings";
+import { agentList } from "../test-fixtures";
 
 function step(index: number, status: StepStatus, extra: Partial<StepReport> = {}): StepReport {
   return {
@@ -261,6 +262,7 @@ describe("VerifyPanel", { timeout: 30000 }, () => {
     mockIPC((cmd) => {
       if (cmd === "verify_report") return report([step(1, "missing")], more);
       if (cmd === "list_sessions") return sessions;
+      if (cmd === "list_agents") return agentList;
     });
     const cases: [Partial<VerifyReport>, unknown[], string | null][] = [
       [{ session: null }, [], "session is not known"],

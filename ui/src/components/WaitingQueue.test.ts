@@ -6,6 +6,7 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "./WaitingQueue.svelte";
 import type { GateRequest } from "../lib/bindings";
+import { agentList } from "../test-fixtures";
 
 const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   id: "req-1",
@@ -139,10 +140,11 @@ describe("WaitingQueue", () => {
   });
 
   it("words the choices as the agent's own card does", async () => {
-    mockIPC((cmd) => (cmd === "list_pending" ? [request(), request({ id: "req-g", agent: "gemini" })] : []));
+    mockIPC((cmd) => (cmd === "list_pending" ? [request(), request({ id: "req-g", agent: "gemini" })] : cmd === "list_agents" ? agentList : []));
     render(WaitingQueue);
     const [claude, gemini] = await screen.findAllByTestId("gate-request");
-    expect(within(claude).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, and use auto mode");
+    await waitFor(() => expect(within(claude).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, and use auto mode"));
+    expect(within(claude).getByTestId("gate-approve-auto")).toHaveAttribute("title", "Approve: choice 1 of Claude Code's card");
     expect(within(claude).getByTestId("gate-approve-manual")).toHaveTextContent("Yes, manually approve edits");
     expect(within(claude).getByTestId("gate-reject")).toHaveTextContent("Tell Claude what to change");
     expect(within(gemini).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, automatically accept edits");

@@ -1,8 +1,6 @@
 // Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
 // Do not edit by hand: a test fails when this file is stale.
 
-export type Agent = "claude" | "gemini" | "codex" | "other";
-
 export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "internal";
 
 export type IpcError = { kind: ErrorKind, message: string, };
@@ -37,6 +35,40 @@ label: string, path: string, exists: boolean,
  * How many files of the kind were found (bounded walk; see [`count_files`]).
  */
 files: number, };
+
+export type Agent = "claude" | "gemini" | "codex" | "other";
+
+export type Capabilities = { 
+/**
+ * It writes plan files Plandeck lists.
+ */
+plans: boolean, 
+/**
+ * Its sessions are listed (transcripts, chats, rollouts).
+ */
+sessions: boolean, 
+/**
+ * Its plan approvals can wait for a reviewer: a plan-approval hook Plandeck installs.
+ */
+gate: boolean, 
+/**
+ * Verify reads what it did after an approval from its records.
+ */
+verify: boolean, 
+/**
+ * A hook that hands it verify's report before it stops can be installed.
+ */
+stopHook: boolean, };
+
+export type CardChoice = { key: number, label: string, };
+
+export type CardChoices = { approveAuto: CardChoice, approveManual: CardChoice, feedback: CardChoice, };
+
+export type AgentInfo = { id: Agent, name: string, capabilities: Capabilities, 
+/**
+ * Its plan-approval card's choices, when Plandeck answers one.
+ */
+card: CardChoices | null, };
 
 export type PlanSummary = { 
 /**

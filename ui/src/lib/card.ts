@@ -1,22 +1,11 @@
-// The choices of each agent's approval card, in the agent's own words (tests/fixtures/*/README.md,
-// docs/agents.md): the queue's buttons use them, so the window and the terminal say the same.
-import type { Agent } from "./bindings";
+// The choices of each agent's approval card, in the agent's own words, as core has them
+// (`core::agents::<agent>::CARD`, listed by `list_agents`): the queue's buttons use them, so the
+// window and the terminal say the same.
+import type { Agent, CardChoice } from "./bindings";
+import { agents } from "./agents.svelte";
 
 export type Choice = { label: string; title: string };
 export type CardChoices = { auto: Choice; manual: Choice; feedback: Choice };
-
-const CARDS: Partial<Record<Agent, CardChoices>> = {
-  claude: {
-    auto: { label: "Yes, and use auto mode", title: "Approve: choice 1 of Claude Code's card" },
-    manual: { label: "Yes, manually approve edits", title: "Approve: choice 2 of Claude Code's card" },
-    feedback: { label: "Tell Claude what to change…", title: "Reject with feedback: choice 3 of Claude Code's card" },
-  },
-  gemini: {
-    auto: { label: "Yes, automatically accept edits", title: "Approve: choice 1 of Gemini CLI's card" },
-    manual: { label: "Yes, manually accept edits", title: "Approve: choice 2 of Gemini CLI's card" },
-    feedback: { label: "Type your feedback…", title: "Reject with feedback: choice 3 of Gemini CLI's card" },
-  },
-};
 
 const PLAIN: CardChoices = {
   auto: { label: "Approve", title: "Approve; the agent accepts its edits itself" },
@@ -24,7 +13,16 @@ const PLAIN: CardChoices = {
   feedback: { label: "Reject…", title: "Reject with feedback" },
 };
 
-/** The card's choices for `agent`, in its words (plain words for an agent without a card). */
+/** The card's choices for `agent`, in its words (plain words for an agent without a card, or
+ * before the agents are loaded). */
 export function choicesOf(agent: Agent): CardChoices {
-  return CARDS[agent] ?? PLAIN;
+  const info = agents.list.find((a) => a.id === agent);
+  const card = info?.card;
+  if (!info || !card) return PLAIN;
+  const of = (c: CardChoice, what: string, more = ""): Choice => ({
+    label: c.label + more,
+    title: `${what}: choice ${c.key} of ${info.name}'s card`,
+  });
+  // The feedback choice opens a field for the feedback first.
+  return { auto: of(card.approveAuto, "Approve"), manual: of(card.approveManual, "Approve"), feedback: of(card.feedback, "Reject with feedback", "…") };
 }

@@ -3,11 +3,12 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
   get_overview: { args: {}; returns: Overview };
+  list_agents: { args: {}; returns: Array<AgentInfo> };
   load_demo: { args: {}; returns: Overview };
   leave_demo: { args: {}; returns: Overview };
   list_plans: { args: {}; returns: PlanListing };
@@ -58,6 +59,7 @@ export type Commands = {
 /** Typed `invoke` of each command (rejects with `{kind, message}`). */
 export const commands = {
   getOverview: () => invoke<Overview>("get_overview"),
+  listAgents: () => invoke<Array<AgentInfo>>("list_agents"),
   loadDemo: () => invoke<Overview>("load_demo"),
   leaveDemo: () => invoke<Overview>("leave_demo"),
   listPlans: () => invoke<PlanListing>("list_plans"),

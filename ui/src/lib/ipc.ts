@@ -30,6 +30,8 @@ async function call<T>(pending: Promise<T>): Promise<T> {
 
 export const ipc = {
   getOverview: () => call(commands.getOverview()),
+  /** Every agent Plandeck knows (id, name, capabilities): read once through lib/agents. */
+  listAgents: () => call(commands.listAgents()),
   loadDemo: () => call(commands.loadDemo()),
   /** Back to the person's own folders from the demo workspace. */
   leaveDemo: () => call(commands.leaveDemo()),

@@ -5,6 +5,7 @@ import { emit } from "@tauri-apps/api/event";
 import PlansView from "./PlansView.svelte";
 import { where } from "../lib/paths.svelte";
 import type { PlanSummary } from "../lib/bindings";
+import { withFourthAgent } from "../test-fixtures";
 
 function plan(over: Partial<PlanSummary>): PlanSummary {
   return {
@@ -26,7 +27,35 @@ function plan(over: Partial<PlanSummary>): PlanSummary {
   };
 }
 
+/** The view over `plans` (a plan's detail never arrives), with `agents` as core's list. */
+function showPlans(plans: PlanSummary[], agents: unknown = null) {
+  mockIPC((cmd) => {
+    if (cmd === "list_agents") return agents;
+    if (cmd === "list_plans") return { plans, problems: [] };
+    if (cmd === "transcript_plans") return [];
+    if (cmd === "get_plan") return new Promise(() => {});
+    return null;
+  });
+  render(PlansView, { overview: null, onLoadDemo: () => {} });
+}
+
 describe("PlansView", () => {
+  it("filters by the agents core lists as writing plans, a fourth agent included", async () => {
+    const plans = [
+      plan({ id: "p1" }),
+      plan({ id: "p2", agent: "aider" as PlanSummary["agent"], path: "/home/ann/.aider/plans/b.md", title: "Plan: cache pages" }),
+    ];
+    showPlans(plans, withFourthAgent({ plans: true }));
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(2));
+    const select = screen.getByLabelText("Agent") as HTMLSelectElement;
+    // Codex writes no plans: not offered.
+    await waitFor(() => expect([...select.options].map((o) => o.value)).toEqual(["", "claude", "gemini", "aider", "other"]));
+    expect(select.options[3]).toHaveTextContent("Aider");
+    await fireEvent.change(select, { target: { value: "aider" } });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(1));
+    expect(screen.getByTestId("plan-row")).toHaveTextContent("Plan: cache pages");
+  });
+
   it("tells plans with the same title apart by their slug, and writes paths from ~ with the full path on hover", async () => {
     where.home = "/home/ann";
     const plans = [
@@ -34,13 +63,7 @@ describe("PlansView", () => {
       plan({ id: "p2", path: "/home/ann/.claude/plans/api-pagination-calm-heron.md", project: "/home/ann/src/api" }),
       plan({ id: "p3", path: "/home/ann/.claude/plans/cache-quiet-fox.md", title: "Plan: cache pages" }),
     ];
-    mockIPC((cmd) => {
-      if (cmd === "list_plans") return { plans, problems: [] };
-      if (cmd === "transcript_plans") return [];
-      if (cmd === "get_plan") return new Promise(() => {});
-      return null;
-    });
-    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    showPlans(plans);
     await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(3));
     const slugs = screen.getAllByTestId("plan-slug").map((e) => e.textContent);
     expect(slugs).toEqual(["shop-pagination-brisk-otter", "api-pagination-calm-heron"]);

@@ -1,13 +1,34 @@
 import { describe, expect, it } from "vitest";
-import { render, screen, waitFor } from "@testing-library/svelte";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import SessionsView from "./SessionsView.svelte";
-import { sessionSummary } from "../test-fixtures";
+import { sessionSummary, withFourthAgent } from "../test-fixtures";
 
 const session = sessionSummary;
 
 describe("SessionsView", () => {
+  it("filters by the agents core lists as having sessions, a fourth agent included", async () => {
+    localStorage.clear();
+    mockIPC((cmd) => {
+      if (cmd === "list_agents") return withFourthAgent({});
+      if (cmd === "list_sessions")
+        return [
+          session({ sessionId: "aaaaaaaa-claude" }),
+          session({ sessionId: "bbbbbbbb-aider", agent: "aider" as ReturnType<typeof session>["agent"] }),
+        ];
+      return null;
+    });
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(2));
+    const select = screen.getByLabelText("Agent") as HTMLSelectElement;
+    await waitFor(() => expect([...select.options].map((o) => o.value)).toEqual(["", "claude", "gemini", "codex", "aider"]));
+    expect(select.options[4]).toHaveTextContent("Aider");
+    await fireEvent.change(select, { target: { value: "aider" } });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(1));
+    expect(screen.getByTestId("session-card")).toHaveAttribute("data-session", "bbbbbbbb-aider");
+  });
+
   it("keeps core's order (those that need the person first) and shows their facts", async () => {
     localStorage.clear();
     mockIPC((cmd) =>

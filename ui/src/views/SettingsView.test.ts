@@ -2,12 +2,14 @@ import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import SettingsView from "./SettingsView.svelte";
+import { agentList, withFourthAgent } from "../test-fixtures";
 
 describe("SettingsView", () => {
   it("shows the change to the agent's settings before installing its hook, and passes the token of what it showed", async () => {
     const calls: [string, any][] = [];
     let installed = false;
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       calls.push([cmd, args]);
       if (cmd === "hook_status")
         return {
@@ -37,6 +39,7 @@ describe("SettingsView", () => {
   it("shows the new change when the settings file changed since it was shown", async () => {
     let version = 1;
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       if (cmd === "hook_status")
         return {
           agent: args.agent,
@@ -67,6 +70,7 @@ describe("SettingsView", () => {
   it("adds a repository picked by the shell: no path is sent", async () => {
     const calls: [string, any][] = [];
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       calls.push([cmd, args]);
       if (cmd === "hook_status")
         return { agent: args.agent, settingsPath: "/s", installed: false, diff: "", token: "t" };
@@ -84,6 +88,7 @@ describe("SettingsView", () => {
   it("adds a folder of plans through the shell's picker: the webview sends no path", async () => {
     const calls: [string, any][] = [];
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       calls.push([cmd, args]);
       if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
       if (cmd === "add_plan_folder") return "/h/notes/plans";
@@ -100,6 +105,7 @@ describe("SettingsView", () => {
     const calls: [string, any][] = [];
     let installed = false;
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       calls.push([cmd, args]);
       if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
       if (cmd === "stop_hook_status")
@@ -131,6 +137,7 @@ describe("SettingsView", () => {
   it("Cancel closes the change unwritten and says nothing", async () => {
     const calls: string[] = [];
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       calls.push(cmd);
       if (cmd === "hook_status" || cmd === "stop_hook_status")
         return { agent: args?.agent ?? "claude", settingsPath: "/h/s.json", installed: false, diff: "+ x", token: "t" };
@@ -147,6 +154,7 @@ describe("SettingsView", () => {
 
   it("a folder chooser cancelled says nothing", async () => {
     mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
       if (cmd === "hook_status" || cmd === "stop_hook_status") return { agent: args?.agent ?? "claude", settingsPath: "/s", installed: false, diff: "", token: "t" };
       if (cmd === "add_repo" || cmd === "add_plan_folder") return null;
     });
@@ -158,5 +166,28 @@ describe("SettingsView", () => {
     expect(screen.queryByRole("status")).toBeNull();
     expect(screen.queryByRole("alert")).toBeNull();
     expect(changed).toBe(0);
+  });
+
+  it("lists a hook for every agent core says can be gated and a Stop hook where it has one, a fourth agent included", async () => {
+    const asked: string[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return withFourthAgent({ plans: true, gate: true });
+      if (cmd === "hook_status") {
+        asked.push(args.agent);
+        return { agent: args.agent, settingsPath: `/h/.${args.agent}/settings.json`, installed: false, diff: "", token: "t" };
+      }
+      if (cmd === "stop_hook_status") return { agent: "claude", settingsPath: "/h/.claude/settings.json", installed: true, diff: "", token: "t" };
+    });
+    render(SettingsView, { overview: null });
+    const aider = await screen.findByTestId("hook-aider");
+    expect(aider).toHaveTextContent("Aider");
+    await waitFor(() => expect(aider).toHaveTextContent("not installed"));
+    expect(screen.getByTestId("hook-claude")).toHaveTextContent("Claude Code");
+    expect(screen.getByTestId("hook-gemini")).toHaveTextContent("Gemini CLI");
+    // Codex has no plan-approval hook; only Claude Code has a Stop hook.
+    expect(screen.queryByTestId("hook-codex")).toBeNull();
+    expect(screen.getByTestId("hook-claude-stop")).toHaveTextContent("Claude Code: Stop hook");
+    expect(screen.queryByTestId("hook-aider-stop")).toBeNull();
+    expect(asked.sort()).toEqual(["aider", "claude", "gemini"]);
   });
 });

@@ -4,8 +4,9 @@
 use std::io::{BufRead, IsTerminal, Read};
 use std::path::Path;
 
+use clap::builder::{PossibleValuesParser, TypedValueParser};
 use clap::{Args, Subcommand, ValueEnum};
-use plandeck_core::agent::Agent;
+use plandeck_core::agents::{self, Agent};
 use plandeck_core::gate::{
     self, ApproveMode, DecisionOutcome, DeliveryOptions, GateDecision, HookOptions, InstallPlan,
 };
@@ -13,19 +14,14 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 
 use crate::{print_json, Context, Out};
 
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum HookAgent {
-    Claude,
-    Gemini,
-}
-
-impl From<HookAgent> for Agent {
-    fn from(a: HookAgent) -> Self {
-        match a {
-            HookAgent::Claude => Agent::Claude,
-            HookAgent::Gemini => Agent::Gemini,
-        }
-    }
+/// The agents whose plan approvals can be gated (a plan-approval hook), as `--agent` values: the
+/// list is core's ([`plandeck_core::agents::all`]).
+fn gated_agent() -> impl TypedValueParser<Value = Agent> {
+    let ids = agents::all()
+        .iter()
+        .filter(|d| d.capabilities.gate)
+        .map(|d| d.id);
+    PossibleValuesParser::new(ids).map(|id| id.parse::<Agent>().unwrap_or(Agent::Other))
 }
 
 /// Which hook runs: an agent's plan-approval hook, or Claude Code's Stop hook (`claude-stop`).
@@ -60,8 +56,8 @@ pub enum HooksAction {
 
 #[derive(Debug, Args)]
 pub struct HooksTarget {
-    #[arg(long, value_enum)]
-    pub agent: HookAgent,
+    #[arg(long, value_parser = gated_agent())]
+    pub agent: Agent,
     /// The Claude Code `Stop` hook that sends the verification report back (`hook claude-stop`)
     /// instead of the plan-approval hook.
     #[arg(long)]
@@ -145,8 +141,8 @@ pub fn hooks(
         HooksAction::Install(t) => (true, t),
         HooksAction::Uninstall(t) => (false, t),
     };
-    let agent: Agent = target.agent.into();
-    if target.verify && agent != Agent::Claude {
+    let agent = target.agent;
+    if target.verify && !agent.descriptor().is_some_and(|d| d.capabilities.stop_hook) {
         return Err(IpcError::new(
             ErrorKind::BadInput,
             "--verify installs Claude Code's Stop hook: use it with --agent claude",

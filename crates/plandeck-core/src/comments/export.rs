@@ -104,7 +104,7 @@ fn one_line(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::agent::Agent;
+    use crate::agents::Agent;
     use crate::comments::{anchor, place, Comment};
 
     const PLAN: &str = "# Plan: add pagination\n\n1. Add `page`\n2. Return a cursor\n3. Test\n";

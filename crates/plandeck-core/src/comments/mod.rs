@@ -586,7 +586,7 @@ pub fn reject(
     roots: &crate::config::Roots,
     plan: &Path,
     typed: &str,
-    who: (Option<crate::agent::Agent>, Option<String>),
+    who: (Option<crate::agents::Agent>, Option<String>),
     seen: Option<&str>,
     include: bool,
 ) -> Result<review::Decision, crate::ipc::IpcError> {

@@ -26,7 +26,7 @@ use super::store::{
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agent::Agent;
+use crate::agents::{Agent, ApprovalCard};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -464,7 +464,8 @@ fn reject_through_hook(
     })
 }
 
-/// No hook waits: the rejection is typed on the agent's card (option 3, the feedback, Enter).
+/// No hook waits: the rejection is typed on the agent's card (its feedback choice, the feedback,
+/// Enter).
 fn reject_on_card(
     roots: &Roots,
     req: &GateRequest,
@@ -488,7 +489,11 @@ fn reject_on_card(
     }
     *record = prepare_record(roots, req, decision);
     write_decision(roots, &req.id, decision)?;
-    let keys = [Key::Choice(3), Key::Text(feedback), Key::Enter];
+    let keys = [
+        Key::Choice(card(req.agent).feedback.key),
+        Key::Text(feedback),
+        Key::Enter,
+    ];
     Ok(match answer_card(req, &target, &keys, false, opts) {
         Ok(()) => {
             let _ = close(roots, req, GateStatus::Rejected);
@@ -571,9 +576,10 @@ fn approve(
             GateStatus::Approving,
         ));
     };
+    let choice = card(req.agent);
     let key = match mode {
-        ApproveMode::Auto => 1,
-        ApproveMode::Manual => 2,
+        ApproveMode::Auto => choice.approve_auto.key,
+        ApproveMode::Manual => choice.approve_manual.key,
     };
     match answer_card(&req, &target(&req, &pane), &[Key::Choice(key)], true, opts) {
         Ok(()) => {
@@ -772,24 +778,18 @@ fn mode_name(mode: ApproveMode) -> &'static str {
     }
 }
 
-/// The texts of the approval card's choices, per agent (fixtures READMEs).
-fn card_markers(agent: Agent) -> &'static [&'static str] {
-    match agent {
-        Agent::Gemini => &[
-            "automatically accept edits",
-            "manually accept edits",
-            "Type your feedback",
-        ],
-        _ => &[
-            "Yes, and use auto mode",
-            "manually approve edits",
-            "Tell Claude what to change",
-        ],
-    }
+/// `agent`'s plan-approval card: the labels of its choices and the keys that answer it.
+pub(super) fn card(agent: Agent) -> ApprovalCard {
+    agent
+        .descriptor()
+        .and_then(|d| d.approval_card)
+        .unwrap_or(crate::agents::claude::CARD)
 }
 
+/// Whether `agent`'s plan-approval card is on `screen`: two of its labels are.
 pub(super) fn card_visible(agent: Agent, screen: &str) -> bool {
-    card_markers(agent)
+    card(agent)
+        .markers
         .iter()
         .filter(|m| screen.contains(**m))
         .count()

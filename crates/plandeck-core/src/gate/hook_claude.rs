@@ -15,7 +15,7 @@ use notify::{RecursiveMode, Watcher};
 use super::store::{self, app_running, close, file_request, read_decision};
 use super::transcript::{locate, Follower};
 use super::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 
 use super::HookInput as Input;

@@ -12,7 +12,7 @@ use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
 use super::transcript::locate;
 use super::{pane, GateRequest, GateStatus, HookOptions, HookOutcome};
-use crate::agent::Agent;
+use crate::agents::{gemini, Agent};
 use crate::config::Roots;
 
 use super::HookInput as Input;
@@ -101,13 +101,11 @@ fn session_plan_dirs(
     transcript: Option<&str>,
     session_id: &str,
 ) -> Vec<PathBuf> {
-    let Ok(tmp) = gemini_root.join("tmp").canonicalize() else {
+    let Ok(tmp) = gemini::tmp_dir(gemini_root).canonicalize() else {
         return Vec::new();
     };
     let plans_in = |slug_dir: &Path| {
-        slug_dir
-            .join(session_id)
-            .join("plans")
+        gemini::session_plans_dir(slug_dir, session_id)
             .canonicalize()
             .ok()
             .filter(|d| d.starts_with(&tmp) && d.is_dir())

@@ -1,420 +1,55 @@
-//! Installing the hooks into the agents' user settings, and taking them out again.
-//!
-//! The hook is merged into the existing JSON with every other key kept in place (order too) and
-//! every number kept as written (`serde_json` with `preserve_order` and `arbitrary_precision`: a
-//! 2^64+1 or a 1e400 stays those digits); a backup of the file is written beside it first. What
-//! install created (the `hooks` object, the event's array) is remembered in
-//! `<data>/gate/install-<agent>.json`, so uninstall removes exactly what install added and leaves
-//! the rest equal to the original after a JSON round trip.
-//!
-//! The write is checked against what was read: the file's hash is taken when it is read and
-//! compared right before the new file is renamed into place, so a change made meanwhile (the
-//! agent, an editor) is refused, never overwritten. A plan carries a `token` naming what it showed
-//! (the file as it was and as it would be): [`install_if_unchanged`] / [`uninstall_if_unchanged`]
-//! write only if that is still exactly the change. A symlinked `settings.json` stays a symlink:
-//! its target is replaced atomically.
+//! Installing the plan-approval hooks into the agents' user settings, and taking them out again:
+//! where each agent's hook goes and what it looks like is the agent's ([`crate::agents`]), the
+//! preview → token → apply machinery is [`crate::hooks`]'s. What install created is remembered in
+//! `<data>/gate/install-<agent>.json`.
 //! No policy rule allowing `exit_plan_mode` is ever written (it would let plans through unread).
 
-use std::path::{Path, PathBuf};
+use std::path::PathBuf;
 
-use serde::{Deserialize, Serialize};
-use serde_json::{Map, Value};
-use ts_rs::TS;
-
-use super::store::{gate_dir, read_json, write_json};
+use super::store::gate_dir;
 use super::GateError;
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
-use crate::durable;
+use crate::hooks::{self, Hook};
+pub use crate::hooks::{HookPreview, InstallPlan, InstallReport};
 
 /// Claude Code's hook timeout (seconds): long, so the hook's own deadline always comes first.
-pub const CLAUDE_HOOK_TIMEOUT_SECS: u64 = 86_400;
+pub const CLAUDE_HOOK_TIMEOUT_SECS: u64 = crate::agents::claude::HOOK_TIMEOUT_SECS;
 /// Gemini CLI's hook timeout (milliseconds): the hook returns at once, this is only a bound.
-pub const GEMINI_HOOK_TIMEOUT_MS: u64 = 10_000;
+pub const GEMINI_HOOK_TIMEOUT_MS: u64 = crate::agents::gemini::HOOK_TIMEOUT_MS;
 
-/// Agent settings bigger than this are not settings: refuse rather than read them.
-const MAX_SETTINGS_BYTES: u64 = 16 * 1024 * 1024;
-
-/// What installing (or uninstalling) would change, before it is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct InstallPlan {
-    pub settings_path: String,
-    /// The file as it is ("" when it does not exist).
-    pub before: String,
-    /// The file as it would be.
-    pub after: String,
-    pub changed: bool,
-    /// Names exactly this change (the file as it is and as it would be): pass it back to write
-    /// only if the change is still this one.
-    pub token: String,
-}
-
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct InstallReport {
-    pub settings_path: String,
-    /// The copy of the previous file, when one was written.
-    pub backup_path: Option<String>,
-    pub changed: bool,
-    pub message: String,
-}
-
-impl InstallPlan {
-    /// A unified diff of the change, for a person to read before it is written.
-    pub fn unified_diff(&self) -> String {
-        similar::TextDiff::from_lines(&self.before, &self.after)
-            .unified_diff()
-            .context_radius(3)
-            .header(
-                &format!("{} (now)", self.settings_path),
-                &format!("{} (after)", self.settings_path),
-            )
-            .to_string()
-    }
-}
-
-/// What install created, so uninstall can remove exactly that.
-#[derive(Debug, Default, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub(crate) struct Record {
-    pub(crate) created_hooks: bool,
-    pub(crate) created_event: bool,
-}
-
-/// Makes sure `root` (an agent's settings) has a `hooks` object holding an `event` array, and
-/// returns what it had to create (so uninstall removes exactly that). `path` names the file in
-/// the error when `hooks` is not an object.
-pub(crate) fn ensure_hook_event(
-    root: &mut Map<String, Value>,
-    path: &Path,
-    event: &str,
-) -> Result<Record, GateError> {
-    let mut record = Record::default();
-    match root.get("hooks") {
-        None => {
-            record.created_hooks = true;
-            root.insert("hooks".to_owned(), Value::Object(Map::new()));
-        }
-        Some(Value::Object(_)) => {}
-        Some(_) => {
-            return Err(GateError::BadInput {
-                message: format!("{}: `hooks` is not an object", path.display()),
-            })
-        }
-    }
-    if let Some(Value::Object(hooks)) = root.get_mut("hooks") {
-        if !hooks.contains_key(event) {
-            record.created_event = true;
-            hooks.insert(event.to_owned(), Value::Array(Vec::new()));
-        }
-    }
-    Ok(record)
-}
-
-struct Spec {
-    event: &'static str,
-    matcher: &'static str,
-}
-
-fn spec(agent: Agent) -> Result<Spec, GateError> {
-    match agent {
-        Agent::Claude => Ok(Spec {
-            event: "PermissionRequest",
-            matcher: "ExitPlanMode",
-        }),
-        Agent::Gemini => Ok(Spec {
-            event: "BeforeTool",
-            matcher: "exit_plan_mode",
-        }),
-        other => Err(GateError::BadInput {
-            message: format!("no plan-approval hook for {}", other.display_name()),
-        }),
-    }
-}
-
-pub(crate) fn settings_path(roots: &Roots, agent: Agent) -> PathBuf {
-    match agent {
-        Agent::Gemini => roots.gemini.join("settings.json"),
-        _ => roots.claude.join("settings.json"),
-    }
+/// `agent`'s plan-approval hook, where it goes in its settings.
+fn plan_hook(roots: &Roots, agent: Agent) -> Result<Hook, GateError> {
+    let Some((d, shape)) = agent
+        .descriptor()
+        .and_then(|d| d.plan_hook.map(|shape| (d, shape)))
+    else {
+        return Err(GateError::BadInput {
+            message: format!("no plan-approval hook for {}", agent.display_name()),
+        });
+    };
+    Ok(Hook {
+        settings: (shape.settings_file)((d.root)(roots)),
+        record: record_path(roots, agent),
+        event: shape.event,
+        args: hook_args(agent),
+        group: shape.group,
+        what: "",
+    })
 }
 
 fn record_path(roots: &Roots, agent: Agent) -> PathBuf {
     gate_dir(roots).join(format!("install-{agent}.json"))
 }
 
+/// Plandeck's words in `agent`'s hook command.
+fn hook_args(agent: Agent) -> String {
+    format!("hook {agent}")
+}
+
 /// The command the agent runs: this executable, `hook <agent>`.
 pub fn hook_command(agent: Agent) -> Result<String, GateError> {
-    self_command(&format!("hook {agent}"))
-}
-
-/// This executable with `args` (`hook claude`, `hook claude-stop`), as [`command_for`] writes it.
-/// When the slim command-line build is installed beside the window's (`plandeck-cli`, as the
-/// package installs it), hooks run that one: it starts in a few milliseconds where the window's
-/// binary first loads WebKit and GTK (tens of milliseconds, on every hook an agent fires).
-pub(crate) fn self_command(args: &str) -> Result<String, GateError> {
-    match std::env::current_exe() {
-        Ok(exe) => command_for(&hook_executable(&exe), args),
-        Err(_) => Ok(format!("{} {args}", crate::shell::quote("plandeck"))),
-    }
-}
-
-/// The shell command an agent runs for the executable `exe` with `args` (Plandeck's own words:
-/// `hook claude`): the path always single-quoted, so `sh` runs exactly that file whatever the
-/// path holds (`plandeck(2)`, `$(…)`, quotes, spaces); a path `sh` cannot carry literally in a
-/// settings file (control characters, not UTF-8) is refused.
-pub fn command_for(exe: &Path, args: &str) -> Result<String, GateError> {
-    let unsafe_path = |reason: &'static str| GateError::UnsafeHookPath {
-        path: exe.to_owned(),
-        reason,
-    };
-    let text = exe
-        .to_str()
-        .ok_or_else(|| unsafe_path("it is not UTF-8 text"))?;
-    if text.chars().any(char::is_control) {
-        return Err(unsafe_path(
-            "it holds a control character (a line break, a tab, an escape)",
-        ));
-    }
-    Ok(format!("{} {args}", crate::shell::quote(text)))
-}
-
-/// The executable hooks run for a Plandeck at `exe`: `plandeck-cli` beside it when it is a
-/// [`crate::shell::trusted_sibling`], else `exe` itself.
-fn hook_executable(exe: &Path) -> PathBuf {
-    const SLIM: &str = "plandeck-cli";
-    if exe.file_name().is_some_and(|n| n == SLIM) {
-        return exe.to_owned();
-    }
-    crate::shell::trusted_sibling(exe, SLIM).unwrap_or_else(|| exe.to_owned())
-}
-
-/// Whether `command` is a Plandeck hook for `agent` (any install location).
-fn is_ours(command: &str, agent: Agent) -> bool {
-    runs_plandeck(command, &format!("hook {agent}"))
-}
-
-/// Whether `command` runs a Plandeck executable (this one, or one installed elsewhere) with `args`:
-/// the path as written by this version (always quoted), by older ones (quoted only for spaces and
-/// quotes, or bare), so an uninstall finds what any of them installed.
-pub(crate) fn runs_plandeck(command: &str, args: &str) -> bool {
-    if self_command(args).is_ok_and(|c| command.trim() == c) {
-        return true;
-    }
-    let Some(exe) = command.trim().strip_suffix(&format!(" {args}")) else {
-        return false;
-    };
-    let exe = exe.trim();
-    let is_plandeck = |p: &str| {
-        Path::new(p)
-            .file_name()
-            .and_then(|n| n.to_str())
-            .is_some_and(|n| n.starts_with("plandeck"))
-    };
-    // As `sh` reads it (one word), or as older versions wrote it, quotes around the whole.
-    let words = crate::shell::simple_commands(exe);
-    let as_word =
-        matches!(words.as_slice(), [argv] if argv.len() == 1 && is_plandeck(&argv[0].text));
-    as_word || is_plandeck(exe.trim_matches(|c| c == '\'' || c == '"'))
-}
-
-fn our_group(agent: Agent, spec: &Spec, command: &str) -> Value {
-    let hook = match agent {
-        Agent::Gemini => serde_json::json!({
-            "type": "command",
-            "name": "plandeck",
-            "command": command,
-            "timeout": GEMINI_HOOK_TIMEOUT_MS,
-        }),
-        _ => serde_json::json!({
-            "type": "command",
-            "command": command,
-            "timeout": CLAUDE_HOOK_TIMEOUT_SECS,
-        }),
-    };
-    serde_json::json!({ "matcher": spec.matcher, "hooks": [hook] })
-}
-
-/// An agent's settings file as read: its text, the hash of its bytes (`None`: no file), and the
-/// JSON object it holds.
-pub(crate) struct Read {
-    pub(crate) path: PathBuf,
-    pub(crate) text: String,
-    pub(crate) hash: Option<String>,
-    pub(crate) root: Map<String, Value>,
-}
-
-pub(crate) fn read_settings(path: &Path) -> Result<Read, GateError> {
-    let read_err = |source| GateError::Read {
-        path: path.to_owned(),
-        source,
-    };
-    let bytes = match std::fs::metadata(path) {
-        Ok(meta) if !meta.is_file() => {
-            return Err(GateError::BadInput {
-                message: format!("{} is not a file; not touching it", path.display()),
-            })
-        }
-        Ok(meta) if meta.len() > MAX_SETTINGS_BYTES => {
-            return Err(GateError::BadInput {
-                message: format!("{} is too big for a settings file", path.display()),
-            })
-        }
-        Ok(_) => match std::fs::read(path) {
-            Ok(b) => Some(b),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-            Err(e) => return Err(read_err(e)),
-        },
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => None,
-        Err(e) => return Err(read_err(e)),
-    };
-    let hash = bytes.as_deref().map(durable::sha256_hex);
-    let text = String::from_utf8(bytes.unwrap_or_default()).map_err(|_| GateError::BadInput {
-        message: format!("{} is not UTF-8 text; not touching it", path.display()),
-    })?;
-    let root = if text.trim().is_empty() {
-        Map::new()
-    } else {
-        let value: Value = serde_json::from_str(&text).map_err(|e| GateError::Parse {
-            path: path.to_owned(),
-            message: format!("{e}; fix it first, Plandeck will not overwrite it"),
-        })?;
-        match value {
-            Value::Object(map) => map,
-            _ => {
-                return Err(GateError::BadInput {
-                    message: format!("{} does not hold a JSON object", path.display()),
-                })
-            }
-        }
-    };
-    Ok(Read {
-        path: path.to_owned(),
-        text,
-        hash,
-        root,
-    })
-}
-
-pub(crate) fn pretty(root: &Map<String, Value>) -> String {
-    let mut s = serde_json::to_string_pretty(root).unwrap_or_else(|_| "{}".to_owned());
-    s.push('\n');
-    s
-}
-
-/// Takes every Plandeck hook for `agent` out of the event's array; drops groups left empty by it.
-fn strip_ours(root: &mut Map<String, Value>, agent: Agent, spec: &Spec) -> Result<(), GateError> {
-    strip_hooks(root, spec.event, |c| is_ours(c, agent))
-}
-
-/// Removes from `hooks.<event>` every hook whose command `ours` recognises, and each group it
-/// leaves empty; the person's own hooks and groups stay as they are.
-pub(crate) fn strip_hooks(
-    root: &mut Map<String, Value>,
-    event: &str,
-    ours: impl Fn(&str) -> bool,
-) -> Result<(), GateError> {
-    let Some(arr) = root
-        .get_mut("hooks")
-        .and_then(Value::as_object_mut)
-        .and_then(|h| h.get_mut(event))
-    else {
-        return Ok(());
-    };
-    let Value::Array(groups) = arr else {
-        return Err(GateError::BadInput {
-            message: format!("hooks.{event} is not an array"),
-        });
-    };
-    groups.retain_mut(|group| {
-        let Some(Value::Array(hooks)) = group.get_mut("hooks") else {
-            return true;
-        };
-        let before = hooks.len();
-        hooks.retain(|h| !h.get("command").and_then(Value::as_str).is_some_and(&ours));
-        !(before > 0 && hooks.is_empty())
-    });
-    Ok(())
-}
-
-/// The settings with our hook merged in.
-fn merged(roots: &Roots, agent: Agent, command: &str) -> Result<(Read, String, Record), GateError> {
-    let spec = spec(agent)?;
-    let read = read_settings(&settings_path(roots, agent))?;
-    let mut root = read.root.clone();
-    let record = ensure_hook_event(&mut root, &read.path, spec.event)?;
-    strip_ours(&mut root, agent, &spec)?;
-    if let Some(Value::Array(groups)) = root
-        .get_mut("hooks")
-        .and_then(Value::as_object_mut)
-        .and_then(|h| h.get_mut(spec.event))
-    {
-        groups.push(our_group(agent, &spec, command));
-    }
-    let after = pretty(&root);
-    Ok((read, after, record))
-}
-
-/// The settings with our hook taken out (and the containers install created, when empty).
-fn unmerged(roots: &Roots, agent: Agent) -> Result<(Read, String), GateError> {
-    let spec = spec(agent)?;
-    let read = read_settings(&settings_path(roots, agent))?;
-    let mut root = read.root.clone();
-    let record = read_json::<Record>(&record_path(roots, agent))
-        .ok()
-        .flatten()
-        .unwrap_or_default();
-    strip_ours(&mut root, agent, &spec)?;
-    if record.created_event {
-        if let Some(Value::Object(h)) = root.get_mut("hooks") {
-            if matches!(h.get(spec.event), Some(Value::Array(a)) if a.is_empty()) {
-                // shift_remove: the keys after it keep their order.
-                h.shift_remove(spec.event);
-            }
-        }
-    }
-    if record.created_hooks && matches!(root.get("hooks"), Some(Value::Object(m)) if m.is_empty()) {
-        root.shift_remove("hooks");
-    }
-    // Nothing to take out of a file that is not there (or empty).
-    let after = if read.text.trim().is_empty() {
-        read.text.clone()
-    } else {
-        pretty(&root)
-    };
-    Ok((read, after))
-}
-
-fn token(path: &Path, before: &str, after: &str) -> String {
-    let mut bytes = Vec::with_capacity(before.len() + after.len() + 64);
-    bytes.extend_from_slice(path.as_os_str().as_encoded_bytes());
-    for part in [before, after] {
-        bytes.push(0);
-        bytes.extend_from_slice(&(part.len() as u64).to_le_bytes());
-        bytes.extend_from_slice(part.as_bytes());
-    }
-    durable::sha256_hex(&bytes)
-}
-
-pub(crate) fn plan_of(read: &Read, after: String) -> InstallPlan {
-    InstallPlan {
-        settings_path: read.path.to_string_lossy().into_owned(),
-        changed: after != read.text,
-        token: token(&read.path, &read.text, &after),
-        before: read.text.clone(),
-        after,
-    }
-}
-
-/// Refuses when `expected` (a plan's token) no longer names the change.
-pub(crate) fn check_token(plan: &InstallPlan, expected: Option<&str>) -> Result<(), GateError> {
-    match expected {
-        Some(t) if t != plan.token => Err(GateError::SettingsChanged {
-            path: PathBuf::from(&plan.settings_path),
-        }),
-        _ => Ok(()),
-    }
+    Ok(hooks::self_command(&hook_args(agent))?)
 }
 
 /// What [`install`] would write, without writing.
@@ -428,23 +63,22 @@ pub fn install_plan_with(
     agent: Agent,
     command: &str,
 ) -> Result<InstallPlan, GateError> {
-    let (read, after, _) = merged(roots, agent, command)?;
-    Ok(plan_of(&read, after))
+    Ok(plan_hook(roots, agent)?.install_plan(command)?)
 }
 
 /// Installs the hook for `agent` (this executable's `hook <agent>`).
 pub fn install(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> {
-    install_checked(roots, agent, &hook_command(agent)?, None)
+    install_with(roots, agent, &hook_command(agent)?)
 }
 
 /// Installs the hook only if installing is still exactly the change `token` names (the plan that
-/// was shown); otherwise refuses with [`GateError::SettingsChanged`] and writes nothing.
+/// was shown); otherwise refuses with [`crate::hooks::HookError::SettingsChanged`] and writes nothing.
 pub fn install_if_unchanged(
     roots: &Roots,
     agent: Agent,
     token: &str,
 ) -> Result<InstallReport, GateError> {
-    install_checked(roots, agent, &hook_command(agent)?, Some(token))
+    Ok(plan_hook(roots, agent)?.install(&hook_command(agent)?, Some(token))?)
 }
 
 /// [`install`] with a given hook command (tests install a known path).
@@ -453,36 +87,17 @@ pub fn install_with(
     agent: Agent,
     command: &str,
 ) -> Result<InstallReport, GateError> {
-    install_checked(roots, agent, command, None)
-}
-
-fn install_checked(
-    roots: &Roots,
-    agent: Agent,
-    command: &str,
-    expected: Option<&str>,
-) -> Result<InstallReport, GateError> {
-    let (read, after, record) = merged(roots, agent, command)?;
-    check_token(&plan_of(&read, after.clone()), expected)?;
-    let report = write_settings(&read, &after, "installed")?;
-    // A reinstall keeps the record of the first install: those containers are still ours. It is
-    // written once the settings are, so a refused write leaves no record behind.
-    let rec_path = record_path(roots, agent);
-    if read_json::<Record>(&rec_path).ok().flatten().is_none() {
-        write_json(&rec_path, &record)?;
-    }
-    Ok(report)
+    Ok(plan_hook(roots, agent)?.install(command, None)?)
 }
 
 /// The plan of [`uninstall`]: the file with Plandeck's hook taken out.
 pub fn uninstall_plan(roots: &Roots, agent: Agent) -> Result<InstallPlan, GateError> {
-    let (read, after) = unmerged(roots, agent)?;
-    Ok(plan_of(&read, after))
+    Ok(plan_hook(roots, agent)?.uninstall_plan()?)
 }
 
 /// Removes exactly what [`install`] added. Idempotent.
 pub fn uninstall(roots: &Roots, agent: Agent) -> Result<InstallReport, GateError> {
-    uninstall_checked(roots, agent, None)
+    Ok(plan_hook(roots, agent)?.uninstall(None)?)
 }
 
 /// [`uninstall`] only if uninstalling is still exactly the change `token` names.
@@ -491,189 +106,24 @@ pub fn uninstall_if_unchanged(
     agent: Agent,
     token: &str,
 ) -> Result<InstallReport, GateError> {
-    uninstall_checked(roots, agent, Some(token))
-}
-
-fn uninstall_checked(
-    roots: &Roots,
-    agent: Agent,
-    expected: Option<&str>,
-) -> Result<InstallReport, GateError> {
-    let (read, after) = unmerged(roots, agent)?;
-    check_token(&plan_of(&read, after.clone()), expected)?;
-    let report = if read.hash.is_none() {
-        InstallReport {
-            settings_path: read.path.to_string_lossy().into_owned(),
-            backup_path: None,
-            changed: false,
-            message: "no settings file: nothing to uninstall".to_owned(),
-        }
-    } else {
-        write_settings(&read, &after, "uninstalled")?
-    };
-    let _ = std::fs::remove_file(record_path(roots, agent));
-    Ok(report)
-}
-
-/// Writes `after` over the settings file `read` came from: a backup of what was read beside it,
-/// then the new file, renamed into place only if the file still holds exactly what was read.
-pub(crate) fn write_settings(
-    read: &Read,
-    after: &str,
-    verb: &str,
-) -> Result<InstallReport, GateError> {
-    let path = &read.path;
-    let settings_path = path.to_string_lossy().into_owned();
-    if read.text == after {
-        return Ok(InstallReport {
-            settings_path,
-            backup_path: None,
-            changed: false,
-            message: format!("already {verb}: nothing to change"),
-        });
-    }
-    let backup_path = if read.hash.is_some() {
-        let stamp = time::OffsetDateTime::now_utc()
-            .format(time::macros::format_description!(
-                "[year][month][day]T[hour][minute][second]Z"
-            ))
-            .unwrap_or_default();
-        let mut backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}", path.display()));
-        let mut n = 1;
-        while backup.symlink_metadata().is_ok() {
-            n += 1;
-            backup = PathBuf::from(format!("{}.plandeck-backup-{stamp}-{n}", path.display()));
-        }
-        // A new file: 0600 (settings may hold secrets; the backup is never more readable).
-        durable::write_atomic(&backup, read.text.as_bytes())?;
-        Some(backup)
-    } else {
-        None
-    };
-    match durable::replace_if_unchanged(path, after.as_bytes(), read.hash.as_deref()) {
-        Ok(()) => {}
-        Err(e) => {
-            // Nothing was changed: the backup of a file that was not replaced is not needed.
-            if let Some(b) = &backup_path {
-                let _ = std::fs::remove_file(b);
-            }
-            return Err(match e {
-                durable::ReplaceError::Changed { path } => GateError::SettingsChanged { path },
-                durable::ReplaceError::Write(w) => GateError::Write(w),
-            });
-        }
-    }
-    let backup_path = backup_path.map(|b| b.to_string_lossy().into_owned());
-    let message = match &backup_path {
-        Some(b) => format!("{verb} in {settings_path} (previous file kept at {b})"),
-        None => format!("{verb} in {settings_path}"),
-    };
-    Ok(InstallReport {
-        settings_path,
-        backup_path,
-        changed: true,
-        message,
-    })
-}
-
-/// What the settings view shows for one agent's hook: whether it is installed, and the change
-/// installing (or uninstalling) would make, as a unified diff, before anything is written.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct HookPreview {
-    pub agent: Agent,
-    pub settings_path: String,
-    /// The hook is in the agent's settings now.
-    pub installed: bool,
-    /// The diff of installing when not installed, else of uninstalling.
-    pub diff: String,
-    /// Names exactly the change the diff shows; toggling proceeds only while it still is.
-    pub token: String,
+    Ok(plan_hook(roots, agent)?.uninstall(Some(token))?)
 }
 
 /// The hook's state for `agent` and the diff of toggling it.
 pub fn hook_preview(roots: &Roots, agent: Agent) -> Result<HookPreview, GateError> {
-    let install = install_plan(roots, agent)?;
-    let installed = !install.changed;
-    let plan = if installed {
-        uninstall_plan(roots, agent)?
-    } else {
-        install
-    };
-    Ok(HookPreview {
-        agent,
-        settings_path: plan.settings_path.clone(),
-        installed,
-        diff: plan.unified_diff(),
-        token: plan.token,
-    })
+    Ok(plan_hook(roots, agent)?.preview(agent, &hook_command(agent)?)?)
 }
 
 #[cfg(test)]
 mod tests {
+    use crate::hooks::HookError;
+    use std::path::Path;
+
     use super::*;
+    use crate::hooks::{command_for, pretty};
     use serde_json::Value;
 
     const CMD: &str = "/opt/plandeck/bin/plandeck hook claude";
-
-    #[test]
-    fn hooks_run_the_slim_cli_installed_beside_the_window_binary() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let app = dir.path().join("plandeck");
-        let cli = dir.path().join("plandeck-cli");
-        std::fs::write(&app, "app").unwrap();
-        std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
-        // Alone, the window's binary runs its hooks itself.
-        assert_eq!(hook_executable(&app), app);
-        // A plandeck-cli beside it that is not executable is not used.
-        std::fs::write(&cli, "cli").unwrap();
-        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o644)).unwrap();
-        assert_eq!(hook_executable(&app), app);
-        // Installed beside it (as the package does): hooks run the slim one.
-        std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(hook_executable(&app), cli);
-        assert_eq!(hook_executable(&cli), cli);
-        // A folder of that name is not an executable.
-        let other = tempfile::tempdir().unwrap();
-        let lone = other.path().join("plandeck");
-        std::fs::create_dir(other.path().join("plandeck-cli")).unwrap();
-        assert_eq!(hook_executable(&lone), lone);
-        // Both are recognised as ours when uninstalling.
-        assert!(runs_plandeck(
-            &format!("{} hook claude", cli.display()),
-            "hook claude"
-        ));
-        assert!(runs_plandeck(
-            &format!("{} hook claude", app.display()),
-            "hook claude"
-        ));
-    }
-
-    #[test]
-    fn a_plandeck_cli_others_can_change_is_never_run_by_hooks() {
-        use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let app = dir.path().join("plandeck");
-        let cli = dir.path().join("plandeck-cli");
-        std::fs::write(&app, "app").unwrap();
-        std::fs::set_permissions(&app, std::fs::Permissions::from_mode(0o755)).unwrap();
-        std::fs::write(&cli, "cli").unwrap();
-        // Anyone (or the group) may rewrite it: somebody else's program, as far as hooks go.
-        for loose in [0o777, 0o775, 0o757] {
-            std::fs::set_permissions(&cli, std::fs::Permissions::from_mode(loose)).unwrap();
-            assert_eq!(hook_executable(&app), app, "{loose:o}");
-        }
-        // A symlink to a writable-by-all file is that file.
-        std::fs::remove_file(&cli).unwrap();
-        let elsewhere = dir.path().join("elsewhere");
-        std::fs::write(&elsewhere, "x").unwrap();
-        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o777)).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, &cli).unwrap();
-        assert_eq!(hook_executable(&app), app);
-        std::fs::set_permissions(&elsewhere, std::fs::Permissions::from_mode(0o755)).unwrap();
-        assert_eq!(hook_executable(&app), cli);
-    }
 
     /// Every file under `root`, for looking for what a command should not have made.
     fn all_files(root: &Path) -> Vec<PathBuf> {
@@ -770,28 +220,6 @@ mod tests {
             let after = std::fs::read_to_string(roots.claude.join("settings.json")).unwrap();
             assert!(!after.contains("hook claude"), "{folder}: {after}");
         }
-    }
-
-    #[test]
-    fn a_path_sh_cannot_carry_literally_is_refused() {
-        use std::os::unix::ffi::OsStrExt;
-        for bad in [
-            "/opt/a\nb/plandeck",
-            "/opt/a\rb/plandeck",
-            "/opt/\u{1b}[2Jx/plandeck",
-            "/opt/a\tb/plandeck",
-            "/opt/\u{85}/plandeck",
-        ] {
-            let err = command_for(Path::new(bad), "hook claude").unwrap_err();
-            assert!(
-                matches!(err, GateError::UnsafeHookPath { .. }),
-                "{bad:?}: {err}"
-            );
-            assert!(err.to_string().contains("control character"), "{err}");
-        }
-        let not_utf8 = std::ffi::OsStr::from_bytes(b"/opt/\xff/plandeck");
-        let err = command_for(Path::new(not_utf8), "hook claude").unwrap_err();
-        assert!(matches!(err, GateError::UnsafeHookPath { .. }), "{err}");
     }
 
     #[test]
@@ -922,7 +350,10 @@ mod tests {
         std::fs::create_dir_all(&roots.claude).unwrap();
         std::fs::write(&path, "{ not json").unwrap();
         let err = install_with(&roots, Agent::Claude, CMD).unwrap_err();
-        assert!(matches!(err, GateError::Parse { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::Parse { .. })),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), "{ not json");
         std::fs::write(&path, "{\"hooks\": 3}").unwrap();
         assert!(install_with(&roots, Agent::Claude, CMD).is_err());
@@ -1068,7 +499,10 @@ mod tests {
         let theirs = "{\"model\": \"sonnet\", \"env\": {\"KEY\": \"v\"}}\n";
         std::fs::write(&path, theirs).unwrap();
         let err = install_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert!(err.to_string().contains("changed since"), "{err}");
         assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
         let names: Vec<String> = std::fs::read_dir(&roots.claude)
@@ -1087,7 +521,10 @@ mod tests {
         let plan = uninstall_plan(&roots, Agent::Claude).unwrap();
         std::fs::write(&path, theirs).unwrap();
         let err = uninstall_if_unchanged(&roots, Agent::Claude, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert_eq!(std::fs::read_to_string(&path).unwrap(), theirs);
     }
 
@@ -1100,21 +537,13 @@ mod tests {
         std::fs::create_dir_all(&roots.gemini).unwrap();
         std::fs::write(&path, "{\"theme\": \"x\"}").unwrap();
         let err = install_if_unchanged(&roots, Agent::Gemini, &plan.token).unwrap_err();
-        assert!(matches!(err, GateError::SettingsChanged { .. }), "{err}");
+        assert!(
+            matches!(err, GateError::Hook(HookError::SettingsChanged { .. })),
+            "{err}"
+        );
         assert_eq!(
             std::fs::read_to_string(&path).unwrap(),
             "{\"theme\": \"x\"}"
         );
-    }
-
-    #[test]
-    fn ours_is_recognised_by_executable_name() {
-        assert!(is_ours("/usr/bin/plandeck hook claude", Agent::Claude));
-        assert!(is_ours(
-            "'/my apps/plandeck-cli' hook claude",
-            Agent::Claude
-        ));
-        assert!(!is_ours("/usr/bin/plandeck hook gemini", Agent::Claude));
-        assert!(!is_ours("/usr/bin/other hook claude", Agent::Claude));
     }
 }

@@ -35,7 +35,7 @@ use std::time::Duration;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
@@ -300,16 +300,9 @@ pub enum GateError {
     BadInput { message: String },
     #[error("tmux: {message}")]
     Tmux { message: String },
-    /// An agent's settings file changed since it was read, or since the change to it was shown:
-    /// nothing was written.
-    #[error(
-        "{path} changed since the change to it was shown; nothing was written (look at the change again)"
-    )]
-    SettingsChanged { path: PathBuf },
-    /// The executable's path cannot be written into a hook command that `sh` runs as exactly
-    /// that file.
-    #[error("cannot install a hook that runs {path}: {reason}; move Plandeck to a plainer path")]
-    UnsafeHookPath { path: PathBuf, reason: &'static str },
+    /// Showing or writing a hook in an agent's settings failed (or the file changed since).
+    #[error(transparent)]
+    Hook(#[from] crate::hooks::HookError),
     #[error(transparent)]
     Write(#[from] crate::durable::WriteError),
     /// Recording the decision in the review store failed (or found a conflict).
@@ -325,17 +318,16 @@ impl From<GateError> for IpcError {
             | GateError::AlreadyDeciding { .. }
             | GateError::AlreadyDecided { .. }
             | GateError::PlanChangedSinceRead { .. }
-            | GateError::PlanConflict { .. }
-            | GateError::SettingsChanged { .. } => ErrorKind::Conflict,
-            GateError::Parse { .. }
-            | GateError::BadInput { .. }
-            | GateError::UnsafeHookPath { .. } => ErrorKind::BadInput,
+            | GateError::PlanConflict { .. } => ErrorKind::Conflict,
+            GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
-            GateError::Review(_) => ErrorKind::Internal,
+            GateError::Review(_) | GateError::Hook(_) => ErrorKind::Internal,
         };
-        if let GateError::Review(r) = e {
-            return IpcError::from(r);
+        match e {
+            GateError::Review(r) => return IpcError::from(r),
+            GateError::Hook(h) => return IpcError::from(h),
+            _ => {}
         }
         IpcError::new(kind, e.to_string())
     }

@@ -113,7 +113,7 @@ fn tmux_socket_of(pid: u32) -> Option<String> {
 /// Whether a menu whose choices a typed key could pick is open at the bottom of the screen: an
 /// approval card, or a numbered choice with the cursor on it (`❯ 1.`).
 pub(crate) fn menu_open(screen: &str) -> bool {
-    if super::delivery::card_visible(crate::agent::Agent::Claude, screen) {
+    if super::delivery::card_visible(crate::agents::Agent::Claude, screen) {
         return true;
     }
     let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();
@@ -237,7 +237,7 @@ pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
 /// Claude Code's session registry entry for a pid (used by tests).
 #[cfg(test)]
 fn registry_path(claude: &std::path::Path, pid: u32) -> std::path::PathBuf {
-    claude.join("sessions").join(format!("{pid}.json"))
+    crate::agents::claude::registry_file(claude, pid)
 }
 
 #[cfg(test)]

@@ -441,7 +441,7 @@ mod tests {
         let pid = sleeper.id();
         let start = crate::terminal::start_time(pid);
         let mut req = GateRequest {
-            agent: crate::agent::Agent::Claude,
+            agent: crate::agents::Agent::Claude,
             hook_pid: pid,
             hook_start_time: start,
             ..GateRequest::for_test("r")

@@ -51,7 +51,7 @@ fn huge_input_is_refused_without_parsing() {
 fn request_for(roots: &crate::config::Roots, id: &str, plan_path: &std::path::Path) -> GateRequest {
     let me = std::process::id();
     let req = GateRequest {
-        agent: crate::agent::Agent::Claude,
+        agent: crate::agents::Agent::Claude,
         plan_path: Some(plan_path.to_string_lossy().into_owned()),
         deadline: crate::timestamp::now() + time::Duration::minutes(10),
         hook_pid: me,

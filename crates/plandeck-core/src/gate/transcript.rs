@@ -12,7 +12,7 @@ use std::path::PathBuf;
 
 use memchr::memmem;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::sessions::transcript::{self, Progress, MAX_LINE};
 use crate::sessions::{claude, gemini};
 

@@ -8,7 +8,7 @@ use time::OffsetDateTime;
 use super::events::{Outcome, PlanEvent, PlanFacts};
 use super::scan::FileEntry;
 use super::{DecidedIn, HistoryVerdict, PlanSource, PlanVersion, RecoveredPlan};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::review::log::{Decision, Verdict};
 

@@ -16,7 +16,7 @@ use serde::{Deserialize, Serialize};
 
 use super::events::PlanFacts;
 use super::HistoryError;
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::sessions::transcript::read_marked;
 

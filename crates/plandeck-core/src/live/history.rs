@@ -11,6 +11,7 @@ use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
 use super::{in_background, lock, LiveEvent};
+use crate::agents::{claude, codex, gemini};
 use crate::config::Roots;
 use crate::history::{Follower as Folded, HistoryChanged, RecoveredPlan, ScanProgress};
 use crate::watch::{self, WatchHandle};
@@ -54,10 +55,10 @@ impl LiveHistory {
             // Transcripts, and plan files (a plan whose file is deleted or written back changes
             // which plans only the transcripts hold).
             let folders = vec![
-                this.roots.claude.join("projects"),
-                this.roots.claude.join("plans"),
-                this.roots.gemini.join("tmp"),
-                this.roots.codex.join("sessions"),
+                claude::projects_dir(&this.roots.claude),
+                claude::plans_dir(&this.roots.claude),
+                gemini::tmp_dir(&this.roots.gemini),
+                codex::sessions_dir(&this.roots.codex),
             ];
             let on_change = weak.clone();
             match watch::watch(folders, Duration::from_millis(250), move |paths| {

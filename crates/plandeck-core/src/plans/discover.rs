@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use crate::agent::Agent;
+use crate::agents::{claude, gemini, Agent};
 use crate::config::Roots;
 use crate::stamped::FileStamp;
 
@@ -171,7 +171,7 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
             out.push(s);
         }
     };
-    let claude_plans = canonical_or(&roots.claude.join("plans"));
+    let claude_plans = canonical_or(&claude::plans_dir(&roots.claude));
     push(
         &mut out,
         Source {
@@ -226,8 +226,8 @@ pub(crate) fn plans_directories(project: &Path) -> Vec<PathBuf> {
     let Ok(root) = project.canonicalize() else {
         return out;
     };
-    for name in ["settings.local.json", "settings.json"] {
-        let Some(value) = read_small_json(&project.join(".claude").join(name)) else {
+    for file in claude::project_settings_files(project) {
+        let Some(value) = read_small_json(&file) else {
             continue;
         };
         let Some(rel) = value.get("plansDirectory").and_then(|v| v.as_str()) else {
@@ -258,26 +258,16 @@ fn read_small_json(path: &Path) -> Option<serde_json::Value> {
 /// Gemini CLI: `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
 fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
     let mut out = Vec::new();
-    let slug_to_project: HashMap<String, String> =
-        read_small_json(&roots.gemini.join("projects.json"))
-            .and_then(|v| v.get("projects").and_then(|p| p.as_object()).cloned())
-            .map(|m| {
-                m.into_iter()
-                    .filter_map(|(path, slug)| slug.as_str().map(|s| (s.to_owned(), path)))
-                    .collect()
-            })
-            .unwrap_or_default();
-    let tmp = canonical_or(&roots.gemini.join("tmp"));
+    let slug_to_project = gemini::read_projects(&roots.gemini);
+    let tmp = canonical_or(&gemini::tmp_dir(&roots.gemini));
     for slug_dir in subdirs(&tmp, problems) {
         let slug = name_of(&slug_dir);
-        let project = slug_to_project.get(&slug).cloned().or_else(|| {
-            std::fs::read_to_string(slug_dir.join(".project_root"))
-                .ok()
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
-        });
+        let project = slug_to_project
+            .get(&slug)
+            .cloned()
+            .or_else(|| gemini::read_project_root(&slug_dir));
         for session_dir in subdirs(&slug_dir, problems) {
-            let plans = session_dir.join("plans");
+            let plans = session_dir.join(gemini::PLANS);
             if plans.is_dir() {
                 out.push(Source {
                     dir: plans,
@@ -388,7 +378,7 @@ fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
             .filter_map(|(_, r)| r.cwd.map(PathBuf::from))
             .collect(),
         Err(e) => {
-            problems.push(folder_problem(&roots.claude.join("sessions"), &e));
+            problems.push(folder_problem(&claude::registry_dir(&roots.claude), &e));
             Vec::new()
         }
     }
@@ -398,7 +388,7 @@ fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
 /// file's stamp is the one they were read at, else read (in parallel) and stored. Returns the facts
 /// and how many transcripts were read.
 fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<TranscriptFacts>, usize) {
-    let projects = roots.claude.join("projects");
+    let projects = claude::projects_dir(&roots.claude);
     let mut files = Vec::new();
     for dir in subdirs(&projects, problems) {
         match std::fs::read_dir(&dir) {

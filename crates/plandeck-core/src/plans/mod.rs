@@ -22,7 +22,7 @@ use rayon::prelude::*;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::plan_state::{DecidedIn, ReviewState};

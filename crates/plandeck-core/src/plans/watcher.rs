@@ -12,6 +12,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::discover;
+use crate::agents::{claude, gemini};
 use crate::config::Roots;
 use crate::watch::{watch_with, Arming, WatchError, WatchHandle};
 
@@ -69,10 +70,10 @@ pub fn watch(
         }
     };
     let mut filter = Filter {
-        claude_plans: both(roots.claude.join("plans")),
-        claude_projects: roots.claude.join("projects"),
-        claude_sessions: roots.claude.join("sessions"),
-        gemini_tmp: both(roots.gemini.join("tmp")),
+        claude_plans: both(claude::plans_dir(&roots.claude)),
+        claude_projects: claude::projects_dir(&roots.claude),
+        claude_sessions: claude::registry_dir(&roots.claude),
+        gemini_tmp: both(gemini::tmp_dir(&roots.gemini)),
         flat: HashSet::new(),
         extra: roots
             .extra_plan_folders
@@ -83,14 +84,14 @@ pub fn watch(
         known: HashSet::new(),
     };
     let mut targets = vec![
-        roots.claude.join("plans"),
+        claude::plans_dir(&roots.claude),
         filter.claude_projects.clone(),
         filter.claude_sessions.clone(),
-        roots.gemini.join("tmp"),
+        gemini::tmp_dir(&roots.gemini),
     ];
     targets.extend(roots.extra_plan_folders.iter().cloned());
     for source in &found.sources {
-        if source.agent == crate::agent::Agent::Claude {
+        if source.agent == crate::agents::Agent::Claude {
             if let Some(project) = &source.project {
                 filter.projects.insert(project.clone());
                 filter.flat.insert(source.dir.clone());
@@ -170,10 +171,10 @@ impl Filter {
             };
             let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
             // tmp/<slug>/<sessionId>/plans/<name>.md, or a session or plans folder itself.
-            let session_like = |s: &str| s != "chats" && !s.contains('.');
+            let session_like = |s: &str| s != gemini::CHATS && !s.contains('.');
             return match parts.len() {
-                4 => md && session_like(&parts[1]) && parts[2] == "plans",
-                3 => session_like(&parts[1]) && parts[2] == "plans",
+                4 => md && session_like(&parts[1]) && parts[2] == gemini::PLANS,
+                3 => session_like(&parts[1]) && parts[2] == gemini::PLANS,
                 2 => session_like(&parts[1]) && !path.is_file(),
                 _ => false,
             };

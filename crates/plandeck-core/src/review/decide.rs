@@ -12,7 +12,7 @@ use ts_rs::TS;
 
 use super::log::{self, Decision, Verdict};
 use super::{store, ReviewError};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::durable;
 use crate::timestamp;
@@ -40,19 +40,14 @@ pub struct ApproveRequest {
     pub mode: Option<String>,
 }
 
-/// The agent whose folder holds `plan_path`: Claude Code's or Gemini CLI's root, else other.
+/// The agent whose root holds `plan_path` (the first in [`crate::agents::all`]), else other.
 pub fn agent_for_path(roots: &Roots, plan_path: &Path) -> Agent {
     let key = store::plan_key(plan_path);
     let under = |root: &Path| key.starts_with(root) || key.starts_with(store::plan_key(root));
-    if under(&roots.claude) {
-        Agent::Claude
-    } else if under(&roots.gemini) {
-        Agent::Gemini
-    } else if under(&roots.codex) {
-        Agent::Codex
-    } else {
-        Agent::Other
-    }
+    crate::agents::all()
+        .iter()
+        .find(|d| under((d.root)(roots)))
+        .map_or(Agent::Other, |d| d.agent)
 }
 
 /// Whose plan `key` is, for its decision record: the agent and session given (the gate knows them

@@ -11,7 +11,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::{store, ReviewError};
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::durable;
 
 /// Approved or rejected.

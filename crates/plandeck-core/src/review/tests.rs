@@ -4,7 +4,7 @@ use std::fs;
 use std::path::PathBuf;
 
 use super::*;
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::route::{decide_plan, undo, PlanDecision, PlanOutcome, Route, RouteOptions};
 

@@ -1,4 +1,5 @@
-//! Claude Code: transcript records, the live-session registry and task lists.
+//! Claude Code: transcript records and task lists (its live-session registry is read in
+//! [`crate::agents::claude`]).
 //!
 //! Records are parsed into borrowed structs that name only the fields used; serde skips the rest
 //! of each line without building it, which is most of what makes reading cheap.
@@ -14,6 +15,7 @@ use super::plan_events::{Outcome, PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use super::transcript::for_each_record;
 use super::TaskProgress;
+pub use crate::agents::claude::{registry, RegistryFile};
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -657,63 +659,6 @@ fn user_text(facts: &mut Facts, text: &str, meta: bool) {
     facts.turn = Turn::Running;
 }
 
-/// One `sessions/<pid>.json` registry file.
-#[derive(Debug, Clone, Deserialize, PartialEq, Eq)]
-#[serde(rename_all = "camelCase")]
-pub struct RegistryFile {
-    pub pid: u32,
-    pub session_id: String,
-    #[serde(default)]
-    pub cwd: Option<String>,
-    #[serde(default)]
-    pub status: Option<String>,
-    #[serde(default)]
-    pub tmux: Option<String>,
-    #[serde(default)]
-    pub name: Option<String>,
-    #[serde(default)]
-    pub version: Option<String>,
-    /// Milliseconds since the epoch.
-    #[serde(default)]
-    pub updated_at: Option<i64>,
-    /// The process's start time (field 22 of `/proc/<pid>/stat`), to tell a reused pid.
-    #[serde(default)]
-    pub proc_start: Option<String>,
-}
-
-/// The most a registry file may weigh: a bigger one is not Claude Code's, and is not read.
-const REGISTRY_MAX: u64 = 1024 * 1024;
-
-impl RegistryFile {
-    /// Reads one registry file; `None` when it is gone, damaged (it may be mid-write), or bigger
-    /// than a registry file can be.
-    pub fn read(path: &Path) -> Option<Self> {
-        if std::fs::metadata(path).ok()?.len() > REGISTRY_MAX {
-            return None;
-        }
-        let bytes = std::fs::read(path).ok()?;
-        serde_json::from_slice(&bytes).ok()
-    }
-}
-
-/// The one reader of Claude Code's session registry (`<claude>/sessions/<pid>.json`): every entry
-/// that reads ([`RegistryFile::read`]), with its file; none when the folder does not exist.
-/// Whether an entry's process still runs is the caller's question ([`pid_alive`]).
-pub fn registry(claude_root: &Path) -> std::io::Result<Vec<(PathBuf, RegistryFile)>> {
-    let dir = claude_root.join("sessions");
-    let entries = match std::fs::read_dir(&dir) {
-        Ok(e) => e,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Vec::new()),
-        Err(e) => return Err(e),
-    };
-    Ok(entries
-        .flatten()
-        .map(|e| e.path())
-        .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
-        .filter_map(|p| RegistryFile::read(&p).map(|r| (p, r)))
-        .collect())
-}
-
 /// The one pid check of the crate (registry entries, gate requests): whether the process `pid` is
 /// alive (a zombie is not) and, when `proc_start` is known, is the same process that
 /// wrote the registry entry (not a later one that got the same pid).
@@ -885,37 +830,5 @@ mod tests {
         ]);
         assert_eq!(f.unreadable, 2);
         assert_eq!(f.turn, Turn::None);
-    }
-
-    /// The one registry reader: entries that read, with their files; a missing folder is none; a
-    /// damaged, foreign or oversized file is left out, never an error.
-    #[test]
-    fn the_registry_reader_keeps_what_reads_and_leaves_out_the_rest() {
-        let home = tempfile::tempdir().unwrap();
-        let claude = home.path().join(".claude");
-        assert!(
-            super::registry(&claude).unwrap().is_empty(),
-            "no folder: no entries"
-        );
-        let dir = claude.join("sessions");
-        std::fs::create_dir_all(&dir).unwrap();
-        let good =
-            r#"{"pid":4242,"sessionId":"s-1","cwd":"/w/app","tmux":"cc:@0.%3","procStart":"99"}"#;
-        std::fs::write(dir.join("4242.json"), good).unwrap();
-        std::fs::write(dir.join("4243.json"), r#"{"pid":4243,"sessionI"#).unwrap();
-        std::fs::write(dir.join("notes.txt"), good).unwrap();
-        let big = format!(
-            r#"{{"pid":1,"sessionId":"s-big","pad":"{}"}}"#,
-            "x".repeat(1 << 20)
-        );
-        std::fs::write(dir.join("1.json"), big).unwrap();
-        let entries = super::registry(&claude).unwrap();
-        assert_eq!(entries.len(), 1, "{entries:?}");
-        let (path, r) = &entries[0];
-        assert_eq!(path, &dir.join("4242.json"));
-        assert_eq!((r.pid, r.session_id.as_str()), (4242, "s-1"));
-        assert_eq!(r.cwd.as_deref(), Some("/w/app"));
-        assert_eq!(r.tmux.as_deref(), Some("cc:@0.%3"));
-        assert_eq!(r.proc_start.as_deref(), Some("99"));
     }
 }

@@ -13,7 +13,7 @@ use super::transcript::{
     ELIDE_LINE, TAIL_WINDOWS,
 };
 use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
-use crate::agent::Agent;
+use crate::agents::{self, Agent};
 use crate::config::Roots;
 use crate::stamped::{check_before, FileStamp, Resume};
 
@@ -115,24 +115,27 @@ pub struct SessionIndex {
 /// CLI rollouts), subagent transcripts not included. Shared with [`crate::history`].
 pub(crate) fn transcript_files(roots: &Roots) -> Vec<(Agent, PathBuf)> {
     let mut found = Vec::new();
-    for project in dir_entries(&roots.claude.join("projects")) {
+    for project in dir_entries(&agents::claude::projects_dir(&roots.claude)) {
         for p in dir_entries(&project) {
             if is_jsonl(&p) && p.is_file() {
                 found.push((Agent::Claude, p));
             }
         }
     }
-    for slug in dir_entries(&roots.gemini.join("tmp")) {
-        for p in dir_entries(&slug.join("chats")) {
+    for slug in dir_entries(&agents::gemini::tmp_dir(&roots.gemini)) {
+        for p in dir_entries(&agents::gemini::chats_dir(&slug)) {
             if is_jsonl(&p) && file_name(&p).starts_with("session-") {
                 found.push((Agent::Gemini, p));
             }
         }
     }
     let mut rollouts = Vec::new();
-    walk(&roots.codex.join("sessions"), 0, &mut rollouts, &|p| {
-        is_jsonl(p) && file_name(p).starts_with("rollout-")
-    });
+    walk(
+        &agents::codex::sessions_dir(&roots.codex),
+        0,
+        &mut rollouts,
+        &|p| is_jsonl(p) && file_name(p).starts_with("rollout-"),
+    );
     found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
     found
 }
@@ -241,7 +244,7 @@ impl SessionIndex {
             stats: OpenStats::default(),
         };
         index.load_gemini_projects();
-        for p in dir_entries(&roots.claude.join("sessions")) {
+        for p in dir_entries(&agents::claude::registry_dir(&roots.claude)) {
             index.read_registry(&p);
         }
         let (store, rebuilt) = load_store(&roots.data);
@@ -373,7 +376,7 @@ impl SessionIndex {
             }
         };
         if agent == Agent::Claude {
-            e.tasks = claude::task_progress(&self.roots.claude.join("tasks"), &e.key);
+            e.tasks = claude::task_progress(&agents::claude::tasks_dir(&self.roots.claude), &e.key);
         }
         self.refresh_plan(&mut e);
         Some((e, origin))
@@ -404,17 +407,20 @@ impl SessionIndex {
             (
                 &r.claude,
                 vec![
-                    r.claude.join("projects"),
-                    r.claude.join("sessions"),
-                    r.claude.join("tasks"),
-                    r.claude.join("plans"),
+                    agents::claude::projects_dir(&r.claude),
+                    agents::claude::registry_dir(&r.claude),
+                    agents::claude::tasks_dir(&r.claude),
+                    agents::claude::plans_dir(&r.claude),
                 ],
             ),
             (
                 &r.gemini,
-                vec![r.gemini.join("tmp"), r.gemini.join("projects.json")],
+                vec![
+                    agents::gemini::tmp_dir(&r.gemini),
+                    agents::gemini::projects_file(&r.gemini),
+                ],
             ),
-            (&r.codex, vec![r.codex.join("sessions")]),
+            (&r.codex, vec![agents::codex::sessions_dir(&r.codex)]),
         ];
         let mut out = Vec::new();
         for (root, folders) in groups {
@@ -440,16 +446,16 @@ impl SessionIndex {
             return None;
         }
         let parent = path.parent()?;
-        if parent.parent() == Some(&self.roots.claude.join("projects")) {
+        if parent.parent() == Some(&agents::claude::projects_dir(&self.roots.claude)) {
             return Some(Agent::Claude);
         }
-        if parent.file_name()? == "chats"
-            && parent.parent()?.parent() == Some(&self.roots.gemini.join("tmp"))
+        if parent.file_name()? == agents::gemini::CHATS
+            && parent.parent()?.parent() == Some(&agents::gemini::tmp_dir(&self.roots.gemini))
             && file_name(path).starts_with("session-")
         {
             return Some(Agent::Gemini);
         }
-        if path.starts_with(self.roots.codex.join("sessions"))
+        if path.starts_with(agents::codex::sessions_dir(&self.roots.codex))
             && file_name(path).starts_with("rollout-")
         {
             return Some(Agent::Codex);
@@ -458,30 +464,16 @@ impl SessionIndex {
     }
 
     fn load_gemini_projects(&mut self) {
-        self.gemini_projects.clear();
-        let Ok(bytes) = std::fs::read(self.roots.gemini.join("projects.json")) else {
-            return;
-        };
-        let Ok(v) = serde_json::from_slice::<serde_json::Value>(&bytes) else {
-            return;
-        };
-        if let Some(map) = v.get("projects").and_then(|p| p.as_object()) {
-            for (path, slug) in map {
-                if let Some(slug) = slug.as_str() {
-                    self.gemini_projects.insert(slug.to_owned(), path.clone());
-                }
-            }
-        }
+        self.gemini_projects = agents::gemini::read_projects(&self.roots.gemini);
     }
 
     fn gemini_cwd(&self, chat: &Path) -> Option<String> {
-        let slug_dir = chat.parent()?.parent()?;
+        let slug_dir = agents::gemini::slug_dir_of_chat(chat)?;
         let slug = slug_dir.file_name()?.to_str()?;
         if let Some(p) = self.gemini_projects.get(slug) {
             return Some(p.clone());
         }
-        let root = std::fs::read_to_string(slug_dir.join(".project_root")).ok()?;
-        Some(root.trim().to_owned()).filter(|r| !r.is_empty())
+        agents::gemini::read_project_root(slug_dir)
     }
 
     /// Reads a transcript cold: head for the cwd and first prompt, then the tail.
@@ -569,7 +561,7 @@ impl SessionIndex {
                 let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| claude::feed_line(facts, l, true));
                 e.subagents.push(f);
             }
-            e.tasks = claude::task_progress(&self.roots.claude.join("tasks"), &e.key);
+            e.tasks = claude::task_progress(&agents::claude::tasks_dir(&self.roots.claude), &e.key);
         }
         self.refresh_plan(e);
     }
@@ -578,11 +570,10 @@ impl SessionIndex {
         match e.agent {
             Agent::Claude => {
                 let named = e.facts.plan_path.as_ref().map(PathBuf::from);
-                let by_slug = e
-                    .facts
-                    .slug
-                    .as_ref()
-                    .map(|s| self.roots.claude.join("plans").join(format!("{s}.md")));
+                let by_slug =
+                    e.facts.slug.as_ref().map(|s| {
+                        agents::claude::plans_dir(&self.roots.claude).join(format!("{s}.md"))
+                    });
                 if let Some(p) = named.as_ref().filter(|p| p.is_file()) {
                     return Some(p.clone());
                 }
@@ -598,7 +589,7 @@ impl SessionIndex {
                     .parent()?
                     .parent()?
                     .join(&e.key)
-                    .join("plans");
+                    .join(agents::gemini::PLANS);
                 if let Some(name) = &e.facts.plan_path {
                     return Some(dir.join(name));
                 }
@@ -746,7 +737,10 @@ impl SessionIndex {
             name: live.file.name.clone(),
             title: None,
             unreadable_lines: 0,
-            tasks: claude::task_progress(&self.roots.claude.join("tasks"), &live.file.session_id),
+            tasks: claude::task_progress(
+                &agents::claude::tasks_dir(&self.roots.claude),
+                &live.file.session_id,
+            ),
             transcript_path: None,
             review_state: None,
         }
@@ -831,8 +825,8 @@ impl SessionIndex {
         let now = self.now();
         let mut touched: BTreeSet<usize> = BTreeSet::new();
         let mut visible = false;
-        let tasks_root = self.roots.claude.join("tasks");
-        let registry_dir = self.roots.claude.join("sessions");
+        let tasks_root = agents::claude::tasks_dir(&self.roots.claude);
+        let registry_dir = agents::claude::registry_dir(&self.roots.claude);
         // First find which entries each path concerns, to snapshot them before the update.
         for p in changed {
             if let Some(&i) = self.by_path.get(p) {
@@ -887,8 +881,8 @@ impl SessionIndex {
                     }
                     visible |= self.registry.values().any(|l| l.file.session_id == list);
                 }
-            } else if p == &self.roots.gemini.join("projects.json")
-                || file_name(p) == ".project_root"
+            } else if p == &agents::gemini::projects_file(&self.roots.gemini)
+                || file_name(p) == agents::gemini::PROJECT_ROOT
             {
                 self.load_gemini_projects();
             } else if let Some(agent) = self.classify(p) {
@@ -945,7 +939,8 @@ impl SessionIndex {
     fn is_subagent_path(&self, p: &Path) -> bool {
         is_jsonl(p)
             && p.parent().and_then(|d| d.file_name()) == Some("subagents".as_ref())
-            && p.ancestors().nth(4) == Some(self.roots.claude.join("projects").as_path())
+            && p.ancestors().nth(4)
+                == Some(agents::claude::projects_dir(&self.roots.claude).as_path())
     }
 
     fn add_subagent(&mut self, p: &Path) -> bool {

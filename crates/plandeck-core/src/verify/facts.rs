@@ -19,7 +19,7 @@ use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::ChangeKind;
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::sessions::claude::{self, MaybeBool, ToolRecord};
 use crate::sessions::content::{Content, LooseStr};
 use crate::sessions::transcript::LineSplitter;

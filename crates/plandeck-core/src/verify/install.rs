@@ -1,48 +1,40 @@
 //! Installing the Claude Code `Stop` hook (`plandeck hook claude-stop`) into Claude's settings, and
-//! taking it out again: the same rules as the plan-approval hook ([`crate::gate`]'s install): the
-//! change is shown first and written only while it is still that change, every other key and
-//! number kept, a backup beside the file, and uninstall removes exactly what install added.
+//! taking it out again, with the same preview → token → apply machinery as the plan-approval hooks
+//! ([`crate::hooks`]): the change is shown first and written only while it is still that change,
+//! every other key and number kept, a backup beside the file, and uninstall removes exactly what
+//! install added.
 
-use std::path::PathBuf;
-
-use serde_json::{Map, Value};
-
+use crate::agents::{claude, Agent};
 use crate::config::Roots;
-use crate::gate::install::{
-    check_token, ensure_hook_event, plan_of, pretty, read_settings, settings_path, write_settings,
-    Record,
-};
 use crate::gate::{GateError, HookPreview, InstallPlan, InstallReport};
+use crate::hooks::{self, Hook};
 
-const EVENT: &str = "Stop";
-/// Claude Code's timeout for the Stop hook (seconds): a report takes well under a second; this
-/// only bounds a hook that hangs.
-pub const STOP_HOOK_TIMEOUT_SECS: u64 = 60;
+/// Claude Code's timeout for the Stop hook (seconds).
+pub const STOP_HOOK_TIMEOUT_SECS: u64 = claude::STOP_HOOK_TIMEOUT_SECS;
 
-fn record_path(roots: &Roots) -> PathBuf {
-    roots.data.join("verify").join("install-claude-stop.json")
+const STOP_ARGS: &str = "hook claude-stop";
+
+/// The Stop hook in Claude Code's settings; what install created is remembered in
+/// `<data>/verify/install-claude-stop.json`.
+fn stop_hook(roots: &Roots) -> Hook {
+    Hook {
+        settings: claude::settings_file(&roots.claude),
+        record: roots.data.join("verify").join("install-claude-stop.json"),
+        event: claude::STOP_EVENT,
+        args: STOP_ARGS.to_owned(),
+        group: claude::stop_hook_group,
+        what: " the Stop hook",
+    }
 }
 
 /// The command Claude Code runs: this executable, `hook claude-stop`.
 pub fn stop_hook_command() -> Result<String, GateError> {
-    crate::gate::install::self_command(STOP_ARGS)
-}
-
-const STOP_ARGS: &str = "hook claude-stop";
-
-fn strip_ours(root: &mut Map<String, Value>) -> Result<(), GateError> {
-    crate::gate::install::strip_hooks(root, EVENT, |c| {
-        crate::gate::install::runs_plandeck(c, STOP_ARGS)
-    })
-}
-
-fn claude_settings(roots: &Roots) -> PathBuf {
-    settings_path(roots, crate::agent::Agent::Claude)
+    Ok(hooks::self_command(STOP_ARGS)?)
 }
 
 /// What installing the Stop hook (with `command`) would write, without writing.
 pub fn install_plan_with(roots: &Roots, command: &str) -> Result<InstallPlan, GateError> {
-    Ok(merged(roots, command)?.0)
+    Ok(stop_hook(roots).install_plan(command)?)
 }
 
 /// What installing the Stop hook would write, without writing.
@@ -50,100 +42,29 @@ pub fn install_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
     install_plan_with(roots, &stop_hook_command()?)
 }
 
-fn merged(roots: &Roots, command: &str) -> Result<(InstallPlan, Record), GateError> {
-    let read = read_settings(&claude_settings(roots))?;
-    let mut root = read.root.clone();
-    let record = ensure_hook_event(&mut root, &read.path, EVENT)?;
-    strip_ours(&mut root)?;
-    if let Some(Value::Array(groups)) = root
-        .get_mut("hooks")
-        .and_then(Value::as_object_mut)
-        .and_then(|h| h.get_mut(EVENT))
-    {
-        groups.push(serde_json::json!({
-            "hooks": [{
-                "type": "command",
-                "command": command,
-                "timeout": STOP_HOOK_TIMEOUT_SECS,
-            }]
-        }));
-    }
-    let after = pretty(&root);
-    Ok((plan_of(&read, after), record))
-}
-
 /// Installs the Stop hook only if installing is still exactly the change `token` names.
 pub fn install_if_unchanged(roots: &Roots, token: &str) -> Result<InstallReport, GateError> {
-    install_checked(roots, &stop_hook_command()?, Some(token))
+    Ok(stop_hook(roots).install(&stop_hook_command()?, Some(token))?)
 }
 
 /// Installs the Stop hook with a given command (tests install a known path).
 pub fn install_with(roots: &Roots, command: &str) -> Result<InstallReport, GateError> {
-    install_checked(roots, command, None)
-}
-
-fn install_checked(
-    roots: &Roots,
-    command: &str,
-    expected: Option<&str>,
-) -> Result<InstallReport, GateError> {
-    let read = read_settings(&claude_settings(roots))?;
-    let (plan, record) = merged(roots, command)?;
-    check_token(&plan, expected)?;
-    let report = write_settings(&read, &plan.after, "installed the Stop hook")?;
-    let rec = record_path(roots);
-    if !rec.exists() {
-        let mut json = serde_json::to_vec(&record).unwrap_or_default();
-        json.push(b'\n');
-        crate::durable::write_private(&rec, &json)?;
-    }
-    Ok(report)
-}
-
-fn unmerged(roots: &Roots) -> Result<InstallPlan, GateError> {
-    let read = read_settings(&claude_settings(roots))?;
-    let mut root = read.root.clone();
-    let record: Record = std::fs::read(record_path(roots))
-        .ok()
-        .and_then(|b| serde_json::from_slice(&b).ok())
-        .unwrap_or_default();
-    strip_ours(&mut root)?;
-    if record.created_event {
-        if let Some(Value::Object(h)) = root.get_mut("hooks") {
-            if matches!(h.get(EVENT), Some(Value::Array(a)) if a.is_empty()) {
-                h.shift_remove(EVENT);
-            }
-        }
-    }
-    if record.created_hooks && matches!(root.get("hooks"), Some(Value::Object(m)) if m.is_empty()) {
-        root.shift_remove("hooks");
-    }
-    let after = if read.text.trim().is_empty() {
-        read.text.clone()
-    } else {
-        pretty(&root)
-    };
-    Ok(plan_of(&read, after))
+    Ok(stop_hook(roots).install(command, None)?)
 }
 
 /// What uninstalling the Stop hook would write.
 pub fn uninstall_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
-    unmerged(roots)
+    Ok(stop_hook(roots).uninstall_plan()?)
 }
 
 /// Uninstalls the Stop hook only if that is still exactly the change `token` names.
 pub fn uninstall_if_unchanged(roots: &Roots, token: &str) -> Result<InstallReport, GateError> {
-    let read = read_settings(&claude_settings(roots))?;
-    let plan = unmerged(roots)?;
-    check_token(&plan, Some(token))?;
-    let report = write_settings(&read, &plan.after, "uninstalled the Stop hook")?;
-    let _ = std::fs::remove_file(record_path(roots));
-    Ok(report)
+    Ok(stop_hook(roots).uninstall(Some(token))?)
 }
 
 /// Whether the Stop hook is in Claude's settings now.
 pub fn installed(roots: &Roots) -> bool {
-    install_plan(roots).is_ok_and(|p| !p.changed)
+    stop_hook_command().is_ok_and(|c| stop_hook(roots).installed(&c))
 }
 
 /// What the settings view shows for the Stop hook, as for the plan-approval hooks
@@ -155,20 +76,7 @@ pub fn hook_preview(roots: &Roots) -> Result<HookPreview, GateError> {
 
 /// [`hook_preview`] for a given hook command (tests install a known path).
 pub fn hook_preview_with(roots: &Roots, command: &str) -> Result<HookPreview, GateError> {
-    let install = install_plan_with(roots, command)?;
-    let installed = !install.changed;
-    let plan = if installed {
-        uninstall_plan(roots)?
-    } else {
-        install
-    };
-    Ok(HookPreview {
-        agent: crate::agent::Agent::Claude,
-        settings_path: plan.settings_path.clone(),
-        installed,
-        diff: plan.unified_diff(),
-        token: plan.token,
-    })
+    Ok(stop_hook(roots).preview(Agent::Claude, command)?)
 }
 
 /// Writes the change the settings view showed: installs (`install`) or uninstalls the Stop hook,
@@ -188,6 +96,12 @@ pub fn set_if_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::hooks::HookError;
+    use serde_json::Value;
+
+    fn claude_settings(roots: &Roots) -> std::path::PathBuf {
+        claude::settings_file(&roots.claude)
+    }
 
     const CMD: &str = "/opt/plandeck/bin/plandeck hook claude-stop";
 
@@ -242,7 +156,7 @@ mod tests {
         std::fs::write(&settings, &theirs).unwrap();
         assert!(matches!(
             set_if_unchanged(&roots, false, &now.token),
-            Err(GateError::SettingsChanged { .. })
+            Err(GateError::Hook(HookError::SettingsChanged { .. }))
         ));
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), theirs);
         let again = hook_preview(&roots).unwrap();
@@ -264,7 +178,7 @@ mod tests {
         std::fs::write(&settings, "{\"x\": 1}\n").unwrap();
         assert!(matches!(
             install_if_unchanged(&roots, &plan.token),
-            Err(GateError::SettingsChanged { .. })
+            Err(GateError::Hook(HookError::SettingsChanged { .. }))
         ));
         assert_eq!(std::fs::read_to_string(&settings).unwrap(), "{\"x\": 1}\n");
     }

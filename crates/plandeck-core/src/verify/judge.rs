@@ -18,7 +18,7 @@ use super::{
     NameKind, Named, SessionRef, StatusCounts, StepReport, StepStatus, TestRun, VerifyError,
     VerifyReport,
 };
-use crate::agent::Agent;
+use crate::agents::{gemini, Agent};
 use crate::config::Roots;
 use crate::history::events::PlanEvent;
 use crate::history::scan::Files;
@@ -309,10 +309,8 @@ pub fn gather(_roots: &Roots, target: Target) -> Inputs {
             (agent == Agent::Gemini)
                 .then(|| target.transcripts.first())
                 .flatten()
-                .and_then(|t| t.parent()?.parent().map(|p| p.join(".project_root")))
-                .and_then(|p| std::fs::read_to_string(p).ok())
-                .map(|s| s.trim().to_owned())
-                .filter(|s| !s.is_empty())
+                .and_then(|t| gemini::slug_dir_of_chat(t))
+                .and_then(gemini::read_project_root)
         })
         .map(PathBuf::from);
     let approved = target.approved_at.as_deref().and_then(parse_time);

@@ -30,7 +30,7 @@ use std::path::PathBuf;
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 

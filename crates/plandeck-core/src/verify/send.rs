@@ -22,7 +22,7 @@ pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcEr
             "this plan's session is not known, so there is no agent to send the report to",
         ));
     };
-    if session.agent != crate::agent::Agent::Claude {
+    if session.agent != crate::agents::Agent::Claude {
         return Err(IpcError::new(
             ErrorKind::Refused,
             format!(

@@ -20,7 +20,7 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agent::Agent;
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::HookOutcome;
 

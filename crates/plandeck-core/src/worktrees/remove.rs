@@ -245,8 +245,6 @@ fn hash_text(text: &str) -> String {
     hex::encode(Sha256::digest(text.as_bytes()))
 }
 
-/// What removing the worktree at `path` would lose and what refuses it, with the token a
-/// confirmation must carry; and what was checked, for [`remove`] to check again.
 fn preview(
     roots: &Roots,
     path: &Path,
@@ -259,46 +257,33 @@ fn preview(
     let f = &located.found;
     let snap = Snapshot::take(&located);
     let content = snap.content();
-    let (panes, panes_problem) = if f.prunable {
-        (panes::PanesIn::default(), None)
-    } else {
-        match panes::panes_in(roots, &f.path, tmux_socket) {
-            Ok(p) => (p, None),
-            Err(e) => (panes::PanesIn::default(), Some(e)),
-        }
-    };
+    let (panes, panes_problem) = panes_of(roots, f, tmux_socket);
     let summary = snap.summary.clone();
-    let mut refusals = who_works_there(&located, &panes, panes_problem);
-    let at_stake = at_stake(&located, &snap, &mut refusals)?;
+    let mut refusals = who_is_there(&located, &panes, panes_problem);
+    let lost = what_would_be_lost(f, &snap, &mut refusals)?;
     let confirmable = refusals.iter().all(Refusal::confirmable);
     let loss_summary = loss_summary(
         &summary.path,
         &refusals,
-        &at_stake.changed_files,
-        &at_stake.unmerged_commits,
+        &lost.changed_files,
+        &lost.unmerged_commits,
         &snap.submodules,
-        at_stake.archive_ref.as_deref(),
+        lost.archive_ref.as_deref(),
     );
     let panes_to_end: Vec<PaneLine> = panes.agents.iter().map(|a| a.line.clone()).collect();
-    // The token names what the dialog shows: a change to any of it refuses the confirmation.
-    let mut shown = format!("path {}\ncontent {content}\n", summary.path);
-    for r in &refusals {
-        shown.push_str(&format!("refusal {}\n", r.message()));
-    }
-    for p in panes_to_end.iter().chain(&panes.person) {
-        shown.push_str(&format!(
-            "pane {} {} {:?}\n",
-            p.pane, p.pid, p.agent_session_id
-        ));
-    }
-    let token = hash_text(&shown);
+    let token = preview_token(
+        &summary.path,
+        &content,
+        &refusals,
+        panes_to_end.iter().chain(&panes.person),
+    );
     let preview = RemovalPreview {
         worktree: summary,
-        changed_files: at_stake.changed_files,
-        unmerged_commits: at_stake.unmerged_commits,
+        changed_files: lost.changed_files,
+        unmerged_commits: lost.unmerged_commits,
         refusals,
         confirmable,
-        archive_ref: at_stake.archive_ref,
+        archive_ref: lost.archive_ref,
         loss_summary,
         panes_to_end,
         person_panes: panes.person,
@@ -315,7 +300,7 @@ fn preview(
     ))
 }
 
-/// The preview of a path that is not a worktree git knows: refused, with why.
+/// The preview of a path that is not a listed worktree: refused, nothing to confirm.
 fn not_a_worktree(path: &Path, why: String) -> RemovalPreview {
     let mut worktree = list::summarize(
         &Found {
@@ -350,12 +335,28 @@ fn not_a_worktree(path: &Path, why: String) -> RemovalPreview {
     }
 }
 
-/// The refusals that come from who works in the folder: the main worktree, agents' and people's
-/// tmux panes (or not knowing them), a session running elsewhere, a lock.
-fn who_works_there(
+/// The tmux panes working in the worktree's folder (none for a folder that is gone), and why
+/// they could not be listed.
+fn panes_of(
+    roots: &Roots,
+    f: &Found,
+    tmux_socket: Option<&Path>,
+) -> (panes::PanesIn, Option<String>) {
+    if f.prunable {
+        return (panes::PanesIn::default(), None);
+    }
+    match panes::panes_in(roots, &f.path, tmux_socket) {
+        Ok(p) => (p, None),
+        Err(e) => (panes::PanesIn::default(), Some(e)),
+    }
+}
+
+/// The refusals for who works in the worktree: unknown panes, the main worktree, agents' and
+/// people's panes, a session running elsewhere, a lock.
+fn who_is_there(
     located: &Located,
     panes: &panes::PanesIn,
-    panes_problem: Option<impl std::fmt::Display>,
+    panes_problem: Option<String>,
 ) -> Vec<Refusal> {
     let f = &located.found;
     let mut refusals = Vec::new();
@@ -415,24 +416,23 @@ fn who_works_there(
     refusals
 }
 
-/// What the worktree holds that removal would lose.
-struct AtStake {
+/// What removing the worktree would lose, as shown: changed files, unmerged commits, and where
+/// the branch tip would be archived.
+struct Lost {
     changed_files: Vec<String>,
     unmerged_commits: Vec<CommitLine>,
-    /// Where the archive would keep its commits.
     archive_ref: Option<String>,
 }
 
-/// What is at stake in the folder and its branch, adding the refusals it brings (changes,
-/// submodule commits, unmerged commits, an unknown base, content that could not be read).
-fn at_stake(
-    located: &Located,
+/// Adds the refusals for the worktree's content (unchecked, unreadable, changed files,
+/// submodule commits, an unknown base, unmerged commits) and says what would be lost.
+fn what_would_be_lost(
+    f: &Found,
     snap: &Snapshot,
     refusals: &mut Vec<Refusal>,
-) -> Result<AtStake, WorktreeError> {
-    let f = &located.found;
+) -> Result<Lost, WorktreeError> {
     let summary = &snap.summary;
-    let mut stake = AtStake {
+    let mut lost = Lost {
         changed_files: Vec::new(),
         unmerged_commits: Vec::new(),
         archive_ref: None,
@@ -449,7 +449,7 @@ fn at_stake(
             refusals.push(Refusal::Dirty {
                 count: u32::try_from(snap.changed.len()).unwrap_or(u32::MAX),
             });
-            stake.changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
+            lost.changed_files = snap.changed.iter().take(FILES_SHOWN).cloned().collect();
         }
         for sub in &snap.submodules {
             refusals.push(Refusal::SubmoduleCommits {
@@ -464,26 +464,47 @@ fn at_stake(
                 refusals.push(Refusal::Unmerged {
                     count: snap.unmerged.0,
                 });
-                stake.unmerged_commits = snap.unmerged.1.clone();
+                lost.unmerged_commits = snap.unmerged.1.clone();
             }
             _ => {}
         }
         if let Some(head) = head {
             let repo = Repository::open(&f.path).map_err(WorktreeError::git(&f.path))?;
-            stake.archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
+            lost.archive_ref = Some(archive::free_name(&repo, summary.branch.as_deref(), head));
         }
     } else if summary.head.is_none() {
         // The folder is gone; the branch may still hold commits, which the archive keeps.
         let repo = Repository::open(&f.common_dir).map_err(WorktreeError::git(&f.common_dir))?;
         if let Some(head) = prunable_head(&repo, f) {
-            stake.archive_ref = Some(archive::free_name(
+            lost.archive_ref = Some(archive::free_name(
                 &repo,
                 prunable_branch(&repo, f).as_deref(),
                 head,
             ));
         }
     }
-    Ok(stake)
+    Ok(lost)
+}
+
+/// Names exactly what the preview showed: the folder, its content's fingerprint, every refusal
+/// and every pane.
+fn preview_token<'a>(
+    path: &str,
+    content: &str,
+    refusals: &[Refusal],
+    panes: impl Iterator<Item = &'a PaneLine>,
+) -> String {
+    let mut shown = format!("path {path}\ncontent {content}\n");
+    for r in refusals {
+        shown.push_str(&format!("refusal {}\n", r.message()));
+    }
+    for p in panes {
+        shown.push_str(&format!(
+            "pane {} {} {:?}\n",
+            p.pane, p.pid, p.agent_session_id
+        ));
+    }
+    hash_text(&shown)
 }
 
 fn loss_summary(

@@ -9,7 +9,6 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A new module gets its place here.
 const LAYERS: &[&str] = &[
     // Foundations: no domain.
-    "agent",
     "plan_state",
     "durable",
     "stamped",
@@ -25,6 +24,9 @@ const LAYERS: &[&str] = &[
     "links",
     "process",
     "terminal",
+    // Each agent's home, and the hooks Plandeck installs into their settings.
+    "agents",
+    "hooks",
     // The agents' files, then what is built on them.
     "sessions",
     "plans",

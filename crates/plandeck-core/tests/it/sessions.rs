@@ -4,7 +4,7 @@
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
-use plandeck_core::agent::Agent;
+use plandeck_core::agents::Agent;
 use plandeck_core::config::Roots;
 use plandeck_core::sessions::state::Facts;
 use plandeck_core::sessions::transcript::LineSplitter;

@@ -172,7 +172,7 @@ fn every_file_and_folder_of_the_store_is_private_after_a_realistic_run() {
     // A hook installed (its record is in the store) and the settings saved.
     gate::install_with(
         &roots,
-        plandeck_core::agent::Agent::Gemini,
+        plandeck_core::agents::Agent::Gemini,
         "/opt/plandeck hook gemini",
     )
     .unwrap();
