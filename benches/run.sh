@@ -64,7 +64,7 @@ for b in "${benches[@]}"; do
   fi
   mv "$out.new" "$out"
 done
-# The real window (issue #15): hook to card, approve to hook exit (headless) and to the agent reading
+# The real window (the window budgets, docs/architecture.md §6): hook to card, approve to hook exit (headless) and to the agent reading
 # the key typed into its tmux pane (interactive), plan written to row, content on the heavy home
 # against a one-plan home, and the longest frame while scrolling 5,000 plans, 2,000 session cards and
 # a 10,000-row side-by-side diff (limit 50 ms); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY

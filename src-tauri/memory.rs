@@ -1,4 +1,4 @@
-//! What the window does to keep its memory down (issue #15's memory budget,
+//! What the window does to keep its memory down (the memory budget, docs/architecture.md §6,
 //! benches/results/memory.md): how WebKitGTK paints and caches, and handing freed heap back to
 //! the system after heavy work.
 

@@ -1,4 +1,4 @@
-//! How the window's web view is set up once it exists: WebKit's cache model (memory, issue #15)
+//! How the window's web view is set up once it exists: WebKit's cache model (memory)
 //! and the WebKit features that decide how its lists scroll (benches/results/window.md).
 
 /// WebKit features the window turns on or off, by WebKit's identifier.

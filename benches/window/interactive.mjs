@@ -1,4 +1,4 @@
-// Window-level latency of an interactive approval (issue #15: "click approve → agent unblocked,
+// Window-level latency of an interactive approval ("click approve → agent unblocked,
 // interactive via tmux"): an agent at Claude Code's terminal approval card in a pane of a private
 // tmux server (tmux-agent.mjs: it runs the real `plandeck hook claude` as its child, so the gate
 // names its pane and its process the way it does for the real CLI), the real window on the same

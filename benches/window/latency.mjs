@@ -1,4 +1,4 @@
-// Window-level latency (docs/architecture.md §6, issue #15), the real window on a small home:
+// Window-level latency (docs/architecture.md §6), the real window on a small home:
 // - hook fires → card visible: the hook command as `plandeck hooks install` writes it (`plandeck-cli hook
 //   claude` when the slim CLI is beside the window's binary, as the package installs it) spawned by a headless agent stand-in
 //   (headless-agent.mjs), from its spawn until the first frame after its card is in the window

@@ -1,4 +1,4 @@
-// "No frame over 50 ms while scrolling" (issue #15) in the real window, on one home holding the
+// "No frame over 50 ms while scrolling" (the window budgets, docs/architecture.md §6) in the real window, on one home holding the
 // three long lists the issue names: a plan list of 5,000 plans, a session grid of 2,000 cards (all
 // ended: shown with "Show 2,000 ended"), and the side-by-side diff of a plan whose 10,000 lines
 // changed every other line since it was approved (10,000 rows). Once the window is idle (startup's

@@ -1,4 +1,4 @@
-// Window content on a heavy home vs a one-plan home (issue #15: ≤ 1.3×), the same build, same run:
+// Window content on a heavy home vs a one-plan home (≤ 1.3×), the same build, same run:
 // from asking tauri-driver for the window (the app starts) to the first frame with a plan row in
 // it. On the heavy home also, informational, until the sessions view shows cards with the index
 // fully read (its progress line gone). Each home is launched once untimed first, left open until

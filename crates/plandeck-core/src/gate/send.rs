@@ -1,5 +1,5 @@
 //! Typing a text (the verification report) into a live Claude Code session, the way the gate
-//! answers its cards (DESIGN.md §10, SECURITY.md):
+//! answers its cards (docs/architecture.md §7, trust rules, SECURITY.md):
 //!
 //! - the session must be live: its registry entry (`<claude>/sessions/<pid>.json`) names a pid
 //!   that runs and is the process that wrote the entry (same start time), and a tmux pane;

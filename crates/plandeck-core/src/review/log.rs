@@ -22,7 +22,7 @@ pub enum Verdict {
     Rejected,
 }
 
-/// How a decision taken through the gate reached the agent (DESIGN.md §10: the log records what
+/// How a decision taken through the gate reached the agent (docs/architecture.md §7, trust rules: the log records what
 /// was delivered, not what was intended).
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]

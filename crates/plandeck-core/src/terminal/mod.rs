@@ -1,4 +1,4 @@
-//! Typing into a live agent's terminal (its tmux pane), safely. DESIGN.md §10: text typed into a
+//! Typing into a live agent's terminal (its tmux pane), safely. docs/architecture.md §7, trust rules: text typed into a
 //! pane is literal, free of control characters, and typed only after checking that the agent is
 //! alive and the pane is its pane.
 //!

@@ -1,4 +1,5 @@
-//! Verification: the approved plan against what the agent did after the approval (DESIGN.md §7).
+//! Verification: the approved plan against what the agent did after the approval
+//! (docs/architecture.md §10).
 //!
 //! Facts only, no model call: the approval point (Plandeck's decision log, else the agent's own
 //! record of it, through [`crate::history`]), the file-changing tool calls and the shell commands
