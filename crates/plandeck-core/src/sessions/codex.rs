@@ -9,7 +9,7 @@ use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::content::LooseStr;
+use super::content::{Loose, LooseStr, LooseText};
 use super::plan_events::{PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
@@ -86,6 +86,245 @@ fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
             *slot = Some(v.to_owned());
         }
     }
+}
+
+/// A rollout line's tool activity, as verification reads it. Every field loose: a shape not
+/// expected is left out, never makes the line unreadable.
+pub(crate) enum ToolEvent {
+    /// A shell command was run (`function_call`, `local_shell_call`).
+    Command {
+        call_id: String,
+        at: Option<String>,
+        command: String,
+    },
+    /// A patch was applied (`apply_patch` as a function or custom tool, or a shell call carrying
+    /// one): its text.
+    Patch {
+        call_id: String,
+        at: Option<String>,
+        patch: String,
+    },
+    /// A call's output: its text and, when the output says it, the exit code.
+    Output {
+        call_id: String,
+        text: String,
+        exit_code: Option<i32>,
+    },
+    /// `exec_command_end`: how a command ended.
+    ExecEnd {
+        call_id: String,
+        exit_code: Option<i32>,
+    },
+}
+
+#[derive(Deserialize)]
+struct ToolLine<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    payload: Option<Loose<ToolPayload<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct ToolPayload<'a> {
+    #[serde(rename = "type", borrow, default)]
+    kind: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    name: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    call_id: Option<LooseStr<'a>>,
+    /// `function_call`: an object, or the JSON text of one.
+    #[serde(default)]
+    arguments: Option<Arguments>,
+    /// `local_shell_call`: the command to run.
+    #[serde(borrow, default)]
+    action: Option<Loose<RawArgs<'a>>>,
+    /// `custom_tool_call`: the tool's input (the patch).
+    #[serde(borrow, default)]
+    input: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    output: Option<super::content::Content<'a, LooseText<'a>>>,
+    #[serde(default)]
+    exit_code: Option<serde_json::Value>,
+}
+
+/// A call's arguments as written: its `input`, and its `command` (a list of words or a string) or
+/// `cmd`.
+#[derive(Deserialize)]
+struct RawArgs<'a> {
+    #[serde(borrow, default)]
+    input: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    command: Option<super::content::Content<'a, LooseStr<'a>>>,
+    #[serde(borrow, default)]
+    cmd: Option<LooseStr<'a>>,
+}
+
+/// What a call's arguments say.
+#[derive(Default)]
+struct Args {
+    input: Option<String>,
+    command: Option<String>,
+}
+
+impl From<RawArgs<'_>> for Args {
+    fn from(raw: RawArgs<'_>) -> Args {
+        use super::content::Content::{Items, Text};
+        let text = |s: Option<LooseStr<'_>>| s.and_then(|s| s.0).map(Cow::into_owned);
+        let command = match raw.command {
+            Some(Items(words)) => Some(shell_words(
+                words.iter().filter_map(LooseStr::as_str).collect(),
+            )),
+            Some(Text(s)) => Some(s.into_owned()),
+            _ => text(raw.cmd),
+        };
+        Args {
+            input: text(raw.input),
+            command,
+        }
+    }
+}
+
+/// `arguments`: an object, or a string holding one as JSON; anything else says nothing.
+struct Arguments(Args);
+
+impl<'de> Deserialize<'de> for Arguments {
+    fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        use super::content::ObjectOrText;
+        let args = match ObjectOrText::<RawArgs<'de>>::deserialize(d)? {
+            ObjectOrText::Object(raw) => Args::from(raw),
+            ObjectOrText::Text(text) => serde_json::from_str::<RawArgs<'_>>(&text)
+                .map(Args::from)
+                .unwrap_or_default(),
+            ObjectOrText::Other => Args::default(),
+        };
+        Ok(Arguments(args))
+    }
+}
+
+/// `["bash", "-lc", "cargo test"]` → `cargo test`; anything else joined by spaces.
+fn shell_words(words: Vec<&str>) -> String {
+    match words.as_slice() {
+        [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') && flag.contains('c') => {
+            (*script).to_owned()
+        }
+        _ => words.join(" "),
+    }
+}
+
+/// What a call's output JSON says (some versions wrap it: `{output, metadata: {exit_code}}`).
+#[derive(Deserialize)]
+struct WrappedOutput<'a> {
+    #[serde(borrow, default)]
+    output: Option<super::content::Content<'a, LooseText<'a>>>,
+    #[serde(default)]
+    metadata: Option<Loose<OutputMeta>>,
+}
+
+#[derive(Deserialize)]
+struct OutputMeta {
+    #[serde(default)]
+    exit_code: Option<serde_json::Value>,
+}
+
+fn text_of(content: Option<super::content::Content<'_, LooseText<'_>>>) -> String {
+    use super::content::Content::{Items, Text};
+    match content {
+        Some(Text(t)) => t.into_owned(),
+        Some(Items(parts)) => parts
+            .into_iter()
+            .filter_map(|p| p.0)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
+}
+
+fn exit_code(v: Option<&serde_json::Value>) -> Option<i32> {
+    v?.as_i64().and_then(|c| i32::try_from(c).ok())
+}
+
+/// The tool activity of a rollout line (glued records each read), for verification. False when the
+/// line is not JSON.
+pub(crate) fn tool_events(line: &[u8], on_event: &mut dyn FnMut(ToolEvent)) -> bool {
+    for_each_record::<ToolLine<'_>>(line, &mut |rec| {
+        let Some(p) = rec.payload.and_then(|p| p.0) else {
+            return;
+        };
+        let str_of =
+            |s: &Option<LooseStr<'_>>| s.as_ref().and_then(LooseStr::as_str).map(str::to_owned);
+        let at = str_of(&rec.timestamp);
+        let call_id = str_of(&p.call_id).unwrap_or_default();
+        let kind = p.kind.as_ref().and_then(LooseStr::as_str);
+        let name = p.name.as_ref().and_then(LooseStr::as_str);
+        match (rec.kind.as_ref().and_then(LooseStr::as_str), kind) {
+            (Some("response_item"), Some(kind @ ("function_call" | "local_shell_call"))) => {
+                let args = p.arguments.map(|a| a.0).unwrap_or_default();
+                if name == Some("apply_patch") {
+                    let patch = args.input.unwrap_or_default();
+                    on_event(ToolEvent::Patch { call_id, at, patch });
+                    return;
+                }
+                let args = if kind == "local_shell_call" {
+                    p.action
+                        .and_then(|a| a.0)
+                        .map(Args::from)
+                        .unwrap_or_default()
+                } else {
+                    args
+                };
+                let Some(command) = args.command else {
+                    return;
+                };
+                on_event(if command.contains("*** Begin Patch") {
+                    ToolEvent::Patch {
+                        call_id,
+                        at,
+                        patch: command,
+                    }
+                } else {
+                    ToolEvent::Command {
+                        call_id,
+                        at,
+                        command,
+                    }
+                });
+            }
+            (Some("response_item"), Some("custom_tool_call")) if name == Some("apply_patch") => {
+                let patch = str_of(&p.input).unwrap_or_default();
+                on_event(ToolEvent::Patch { call_id, at, patch });
+            }
+            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
+                let raw = text_of(p.output);
+                let (text, exit_code) = match serde_json::from_str::<WrappedOutput<'_>>(&raw) {
+                    Ok(w) => (
+                        text_of(w.output),
+                        exit_code(
+                            w.metadata
+                                .and_then(|m| m.0)
+                                .and_then(|m| m.exit_code)
+                                .as_ref(),
+                        ),
+                    ),
+                    Err(_) => (raw.clone(), None),
+                };
+                on_event(ToolEvent::Output {
+                    call_id,
+                    text,
+                    exit_code,
+                });
+            }
+            (Some("event_msg"), Some("exec_command_end")) => {
+                on_event(ToolEvent::ExecEnd {
+                    call_id,
+                    exit_code: exit_code(p.exit_code.as_ref()),
+                });
+            }
+            _ => {}
+        }
+    })
 }
 
 /// Folds one rollout line into `facts`.

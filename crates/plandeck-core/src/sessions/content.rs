@@ -11,7 +11,7 @@ use serde::Deserialize;
 pub(crate) enum Content<'a, T> {
     Text(Cow<'a, str>),
     Items(Vec<T>),
-    /// Anything else (an object, null): ignored, never an error.
+    /// Anything else (an object, a number, a boolean, null): ignored, never an error.
     Other,
 }
 
@@ -30,6 +30,18 @@ impl<'de: 'a, 'a, T: Deserialize<'de>> Deserialize<'de> for Content<'a, T> {
                 Ok(Content::Text(Cow::Owned(v.to_owned())))
             }
             fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(Content::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
                 Ok(Content::Other)
             }
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
@@ -143,6 +155,52 @@ impl<'de, T: Deserialize<'de>> Deserialize<'de> for Loose<T> {
             fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
                 while seq.next_element::<de::IgnoredAny>()?.is_some() {}
                 Ok(Loose(None))
+            }
+        }
+        d.deserialize_any(V(PhantomData))
+    }
+}
+
+/// An object read as `T`, or a string (the JSON text of one, as some agents write a call's
+/// arguments); anything else is neither, never an error.
+pub(crate) enum ObjectOrText<T> {
+    Object(T),
+    Text(String),
+    Other,
+}
+
+impl<'de, T: Deserialize<'de>> Deserialize<'de> for ObjectOrText<T> {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
+        struct V<T>(PhantomData<T>);
+        impl<'de, T: Deserialize<'de>> Visitor<'de> for V<T> {
+            type Value = ObjectOrText<T>;
+            fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+                f.write_str("an object or a string")
+            }
+            fn visit_map<A: de::MapAccess<'de>>(self, map: A) -> Result<Self::Value, A::Error> {
+                T::deserialize(de::value::MapAccessDeserializer::new(map)).map(ObjectOrText::Object)
+            }
+            fn visit_str<E: de::Error>(self, v: &str) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Text(v.to_owned()))
+            }
+            fn visit_bool<E: de::Error>(self, _: bool) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Other)
+            }
+            fn visit_i64<E: de::Error>(self, _: i64) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Other)
+            }
+            fn visit_u64<E: de::Error>(self, _: u64) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Other)
+            }
+            fn visit_f64<E: de::Error>(self, _: f64) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Other)
+            }
+            fn visit_unit<E: de::Error>(self) -> Result<Self::Value, E> {
+                Ok(ObjectOrText::Other)
+            }
+            fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Self::Value, A::Error> {
+                while seq.next_element::<de::IgnoredAny>()?.is_some() {}
+                Ok(ObjectOrText::Other)
             }
         }
         d.deserialize_any(V(PhantomData))

@@ -15,7 +15,7 @@ use std::borrow::Cow;
 use serde::de;
 use serde::Deserialize;
 
-use super::content::LooseStr;
+use super::content::{Loose, LooseStr, LooseText};
 use super::plan_events::{Outcome, PlanEvent, PlanFacts};
 use super::state::{Facts, PendingKind, Turn};
 use super::transcript::for_each_record;
@@ -169,6 +169,131 @@ pub(crate) fn has_plan_response(line: &[u8]) -> bool {
     let mut found = false;
     for_each_record::<Responses<'_>>(line, &mut |rec| found |= rec.answer("exit_plan_mode"));
     found
+}
+
+/// A tool call of a chat-log line as verification reads it: what was written and what ran, and how
+/// it ended. Every field loose: a shape not expected is left out, never makes the line unreadable.
+pub(crate) struct ToolUse {
+    pub id: String,
+    pub name: String,
+    pub status: Option<String>,
+    /// The call's time, else its message's.
+    pub at: Option<String>,
+    pub file_path: Option<String>,
+    /// What a `write_file` wrote (`content`) or a `replace` put in (`new_string`).
+    pub text: Option<String>,
+    pub command: Option<String>,
+    /// The first result's `functionResponse.response.output`, as text.
+    pub output: String,
+}
+
+#[derive(Deserialize)]
+struct UseLine<'a> {
+    #[serde(borrow, default)]
+    timestamp: Option<LooseStr<'a>>,
+    #[serde(rename = "toolCalls", borrow, default)]
+    tool_calls: Option<super::content::Content<'a, Loose<UseCall<'a>>>>,
+}
+
+#[derive(Deserialize)]
+struct UseCall<'a> {
+    #[serde(borrow, default)]
+    id: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    name: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    status: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    timestamp: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    args: Option<Loose<UseArgs<'a>>>,
+    #[serde(borrow, default)]
+    result: Option<super::content::Content<'a, Loose<UseResult<'a>>>>,
+}
+
+#[derive(Deserialize)]
+struct UseArgs<'a> {
+    #[serde(borrow, default)]
+    file_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    content: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    new_string: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    command: Option<LooseStr<'a>>,
+}
+
+#[derive(Deserialize)]
+struct UseResult<'a> {
+    #[serde(rename = "functionResponse", borrow, default)]
+    function_response: Option<Loose<UseResponse<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct UseResponse<'a> {
+    #[serde(borrow, default)]
+    response: Option<Loose<UseOutput<'a>>>,
+}
+
+#[derive(Deserialize)]
+struct UseOutput<'a> {
+    #[serde(borrow, default)]
+    output: Option<super::content::Content<'a, LooseText<'a>>>,
+}
+
+fn loose(s: &Option<LooseStr<'_>>) -> Option<String> {
+    s.as_ref().and_then(LooseStr::as_str).map(str::to_owned)
+}
+
+/// The tool calls of a chat-log line (glued records each read), for verification. False when the
+/// line is not JSON.
+pub(crate) fn tool_uses(line: &[u8], on_use: &mut dyn FnMut(ToolUse)) -> bool {
+    use super::content::Content::{Items, Text};
+    for_each_record::<UseLine<'_>>(line, &mut |rec| {
+        let Some(Items(calls)) = rec.tool_calls else {
+            return;
+        };
+        for call in calls.into_iter().filter_map(|c| c.0) {
+            let (file_path, content, new_string, command) = match call.args.and_then(|a| a.0) {
+                Some(a) => (
+                    loose(&a.file_path),
+                    loose(&a.content),
+                    loose(&a.new_string),
+                    loose(&a.command),
+                ),
+                None => (None, None, None, None),
+            };
+            let output = match call.result {
+                Some(Items(results)) => results
+                    .into_iter()
+                    .next()
+                    .and_then(|r| r.0)
+                    .and_then(|r| r.function_response?.0)
+                    .and_then(|f| f.response?.0)
+                    .and_then(|r| r.output),
+                _ => None,
+            };
+            let output = match output {
+                Some(Text(t)) => t.into_owned(),
+                Some(Items(parts)) => parts
+                    .into_iter()
+                    .filter_map(|p| p.0)
+                    .collect::<Vec<_>>()
+                    .join("\n"),
+                _ => String::new(),
+            };
+            on_use(ToolUse {
+                id: loose(&call.id).unwrap_or_default(),
+                name: loose(&call.name).unwrap_or_default(),
+                status: loose(&call.status),
+                at: loose(&call.timestamp).or_else(|| loose(&rec.timestamp)),
+                file_path,
+                text: content.or(new_string),
+                command,
+                output,
+            });
+        }
+    })
 }
 
 /// Folds one chat-log line into `facts`.

@@ -15,7 +15,6 @@
 use std::collections::HashMap;
 use std::path::Path;
 
-use serde_json::Value;
 use time::OffsetDateTime;
 
 use super::ChangeKind;
@@ -23,6 +22,7 @@ use crate::agents::Agent;
 use crate::sessions::claude::{self, MaybeBool, ToolRecord};
 use crate::sessions::content::{Content, LooseStr};
 use crate::sessions::transcript::LineSplitter;
+use crate::sessions::{codex, gemini};
 
 /// A file-changing tool call.
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -149,14 +149,24 @@ impl Reader {
             }
             return;
         }
-        let Ok(v) = serde_json::from_slice::<Value>(line) else {
-            self.facts.unreadable += 1;
+        if self.agent == Agent::Gemini {
+            let mut calls = Vec::new();
+            if !gemini::tool_uses(line, &mut |call| calls.push(call)) {
+                self.facts.unreadable += 1;
+            }
+            for call in calls {
+                self.gemini(call);
+            }
             return;
-        };
-        match self.agent {
-            Agent::Gemini => self.gemini(&v),
-            Agent::Codex => self.codex(&v),
-            Agent::Claude | Agent::Other => {}
+        }
+        if self.agent == Agent::Codex {
+            let mut events = Vec::new();
+            if !codex::tool_events(line, &mut |event| events.push(event)) {
+                self.facts.unreadable += 1;
+            }
+            for event in events {
+                self.codex(event);
+            }
         }
     }
 
@@ -277,123 +287,72 @@ impl Reader {
         }
     }
 
-    fn gemini(&mut self, v: &Value) {
-        let Some(calls) = v["toolCalls"].as_array() else {
-            return;
-        };
-        for call in calls {
-            let id = call["id"].as_str().unwrap_or("").to_owned();
-            let name = call["name"].as_str().unwrap_or("");
-            let args = &call["args"];
-            let at = str_of(call, "timestamp").or_else(|| str_of(v, "timestamp"));
-            let status = call["status"].as_str();
-            let failed = matches!(status, Some("error" | "cancelled"));
-            match name {
-                "write_file" | "replace" => {
-                    let Some(path) = str_of(args, "file_path") else {
-                        continue;
-                    };
-                    let text = str_of(args, "content")
-                        .or_else(|| str_of(args, "new_string"))
-                        .unwrap_or_default();
-                    let w = ToolWrite {
-                        tool: name.to_owned(),
-                        path,
-                        moved_to: None,
-                        change: ChangeKind::Modified,
-                        at,
-                        line: self.line,
-                        failed,
-                        text,
-                    };
-                    match self.write_of.get(&id) {
-                        Some(&i) => self.facts.writes[i] = w,
-                        None => self.push_write(&id, w),
-                    }
+    fn gemini(&mut self, call: gemini::ToolUse) {
+        let failed = matches!(call.status.as_deref(), Some("error" | "cancelled"));
+        match call.name.as_str() {
+            "write_file" | "replace" => {
+                let Some(path) = call.file_path else {
+                    return;
+                };
+                let w = ToolWrite {
+                    tool: call.name.clone(),
+                    path,
+                    moved_to: None,
+                    change: ChangeKind::Modified,
+                    at: call.at,
+                    line: self.line,
+                    failed,
+                    text: call.text.unwrap_or_default(),
+                };
+                match self.write_of.get(&call.id) {
+                    Some(&i) => self.facts.writes[i] = w,
+                    None => self.push_write(&call.id, w),
                 }
-                "run_shell_command" => {
-                    let Some(cmd) = str_of(args, "command") else {
-                        continue;
-                    };
-                    let output = call["result"]
-                        .as_array()
-                        .and_then(|r| r.first())
-                        .map(|r| result_text(&r["functionResponse"]["response"]["output"]))
-                        .unwrap_or_default();
-                    let code = exit_code_after(&output, "Exit Code: ");
-                    let success = match status {
-                        Some("success") => Some(code.is_none_or(|c| c == 0)),
-                        Some("error" | "cancelled") => Some(false),
-                        _ => None,
-                    };
-                    let run = ShellRun {
-                        command: cmd,
-                        at,
-                        line: self.line,
-                        success,
-                        exit_code: code.or(if success == Some(true) { Some(0) } else { None }),
-                    };
-                    match self.command_of.get(&id) {
-                        Some(&i) => self.facts.commands[i] = run,
-                        None => {
-                            self.command_of.insert(id, self.facts.commands.len());
-                            self.facts.commands.push(run);
-                        }
-                    }
-                }
-                _ => {}
             }
+            "run_shell_command" => {
+                let Some(command) = call.command else {
+                    return;
+                };
+                let code = exit_code_after(&call.output, "Exit Code: ");
+                let success = match call.status.as_deref() {
+                    Some("success") => Some(code.is_none_or(|c| c == 0)),
+                    Some("error" | "cancelled") => Some(false),
+                    _ => None,
+                };
+                let run = ShellRun {
+                    command,
+                    at: call.at,
+                    line: self.line,
+                    success,
+                    exit_code: code.or(if success == Some(true) { Some(0) } else { None }),
+                };
+                match self.command_of.get(&call.id) {
+                    Some(&i) => self.facts.commands[i] = run,
+                    None => {
+                        self.command_of.insert(call.id, self.facts.commands.len());
+                        self.facts.commands.push(run);
+                    }
+                }
+            }
+            _ => {}
         }
     }
 
-    fn codex(&mut self, v: &Value) {
-        let at = str_of(v, "timestamp");
-        let p = &v["payload"];
-        let call_id = p["call_id"].as_str().unwrap_or("").to_owned();
-        match (v["type"].as_str(), p["type"].as_str()) {
-            (Some("response_item"), Some("function_call" | "local_shell_call")) => {
-                let name = p["name"].as_str().unwrap_or("shell");
-                let args: Value = match &p["arguments"] {
-                    Value::String(s) => serde_json::from_str(s).unwrap_or(Value::Null),
-                    other => other.clone(),
-                };
-                if name == "apply_patch" {
-                    let patch = str_of(&args, "input").unwrap_or_default();
-                    self.patch(&call_id, &patch, at);
-                    return;
-                }
-                let args = if p["type"] == "local_shell_call" {
-                    &p["action"]
-                } else {
-                    &args
-                };
-                let cmd = match (&args["command"], &args["cmd"]) {
-                    (Value::Array(parts), _) => shell_words(parts),
-                    (Value::String(s), _) | (_, Value::String(s)) => s.clone(),
-                    _ => return,
-                };
-                if cmd.contains("*** Begin Patch") {
-                    self.patch(&call_id, &cmd, at);
-                } else {
-                    self.push_command(&call_id, cmd, at);
-                }
-            }
-            (Some("response_item"), Some("custom_tool_call")) if p["name"] == "apply_patch" => {
-                let patch = str_of(p, "input").unwrap_or_default();
-                self.patch(&call_id, &patch, at);
-            }
-            (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
-                let raw = result_text(&p["output"]);
-                let (text, meta_code) = match serde_json::from_str::<Value>(&raw) {
-                    Ok(j) => (
-                        result_text(&j["output"]),
-                        j["metadata"]["exit_code"]
-                            .as_i64()
-                            .and_then(|c| i32::try_from(c).ok()),
-                    ),
-                    Err(_) => (raw.clone(), None),
-                };
-                let code = meta_code
+    fn codex(&mut self, event: codex::ToolEvent) {
+        use codex::ToolEvent;
+        match event {
+            ToolEvent::Command {
+                call_id,
+                at,
+                command,
+            } => self.push_command(&call_id, command, at),
+            ToolEvent::Patch { call_id, at, patch } => self.patch(&call_id, &patch, at),
+            ToolEvent::Output {
+                call_id,
+                text,
+                exit_code,
+            } => {
+                let code = exit_code
                     .or_else(|| exit_code_after(&text, "Exit code: "))
                     .or_else(|| exit_code_after(&text, "Process exited with code "));
                 if let Some(&i) = self.command_of.get(&call_id) {
@@ -403,24 +362,21 @@ impl Reader {
                         c.success = code.map(|c| c == 0);
                     }
                 }
-                if let Some(&i) = self.write_of.get(&call_id) {
+                if let Some(&first) = self.write_of.get(&call_id) {
                     let failed = code.is_some_and(|c| c != 0)
                         || text.starts_with("apply_patch verification failed");
-                    let first = i;
                     for w in self.facts.writes[first..].iter_mut() {
                         w.failed = failed;
                     }
                 }
             }
-            (Some("event_msg"), Some("exec_command_end")) => {
-                let code = p["exit_code"].as_i64().and_then(|c| i32::try_from(c).ok());
+            ToolEvent::ExecEnd { call_id, exit_code } => {
                 if let Some(&i) = self.command_of.get(&call_id) {
                     let c = &mut self.facts.commands[i];
-                    c.exit_code = code;
-                    c.success = code.map(|c| c == 0);
+                    c.exit_code = exit_code;
+                    c.success = exit_code.map(|c| c == 0);
                 }
             }
-            _ => {}
         }
     }
 
@@ -487,34 +443,6 @@ impl Reader {
             success: None,
             exit_code: None,
         });
-    }
-}
-
-/// `["bash", "-lc", "cargo test"]` → `cargo test`; anything else joined by spaces.
-fn shell_words(parts: &[Value]) -> String {
-    let words: Vec<&str> = parts.iter().filter_map(Value::as_str).collect();
-    match words.as_slice() {
-        [sh, flag, script] if sh.ends_with("sh") && flag.starts_with('-') && flag.contains('c') => {
-            (*script).to_owned()
-        }
-        _ => words.join(" "),
-    }
-}
-
-fn str_of(v: &Value, key: &str) -> Option<String> {
-    v[key].as_str().map(str::to_owned)
-}
-
-/// A tool result's text: a string, or the text parts of an array of blocks.
-fn result_text(v: &Value) -> String {
-    match v {
-        Value::String(s) => s.clone(),
-        Value::Array(items) => items
-            .iter()
-            .filter_map(|i| i["text"].as_str().or(i.as_str()))
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
     }
 }
 
@@ -636,5 +564,93 @@ mod tests {
         assert_eq!(f.writes[1].moved_to.as_deref(), Some("b.rs"));
         assert_eq!(f.commands[0].command, "npm test");
         assert_eq!(f.commands[0].success, Some(true));
+    }
+
+    #[test]
+    fn codex_outputs_local_shell_and_failed_patches() {
+        let t = concat!(
+            r#"{"timestamp":"2026-11-22T12:05:00.000Z","type":"response_item","payload":{"type":"function_call","name":"exec_command","call_id":"e1","arguments":"{\"cmd\":\"cargo test\"}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:01.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"e1","output":"{\"output\":\"test result: FAILED\",\"metadata\":{\"exit_code\":101}}"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:02.000Z","type":"response_item","payload":{"type":"local_shell_call","call_id":"e2","action":{"type":"exec","command":["ls","-la"]}}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:03.000Z","type":"response_item","payload":{"type":"function_call_output","call_id":"e2","output":[{"type":"input_text","text":"Process exited with code 2"}]}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:04.000Z","type":"response_item","payload":{"type":"function_call","name":"apply_patch","call_id":"p1","arguments":{"input":"*** Begin Patch\n*** Delete File: old.rs\n*** End Patch"}}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:05.000Z","type":"response_item","payload":{"type":"custom_tool_call_output","call_id":"p1","output":"apply_patch verification failed: no such file"}}"#,
+            "\n",
+            r#"{"timestamp":"2026-11-22T12:05:06.000Z","type":"response_item","payload":{"type":"function_call","name":"shell","call_id":"s1","arguments":"{\"command\":\"echo *** Begin Patch\\n*** Add File: x.txt\\n+x\\n*** End Patch\"}"}}"#,
+            "\n",
+            // Shapes not expected: ignored, never a panic.
+            r#"{"type":"response_item","payload":{"type":"function_call","call_id":7,"arguments":5}}"#,
+            "\n",
+            r#"{"type":"response_item","payload":"function_call"}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Codex, t.as_bytes());
+        let runs: Vec<(&str, Option<i32>, Option<bool>)> = f
+            .commands
+            .iter()
+            .map(|c| (c.command.as_str(), c.exit_code, c.success))
+            .collect();
+        assert_eq!(
+            runs,
+            [
+                ("cargo test", Some(101), Some(false)),
+                ("ls -la", Some(2), Some(false))
+            ]
+        );
+        let writes: Vec<(&str, ChangeKind, bool)> = f
+            .writes
+            .iter()
+            .map(|w| (w.path.as_str(), w.change, w.failed))
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                ("old.rs", ChangeKind::Deleted, true),
+                ("x.txt", ChangeKind::Added, false)
+            ]
+        );
+        assert_eq!(f.writes[1].text, "x\n");
+    }
+
+    #[test]
+    fn gemini_replacements_and_failed_calls() {
+        let t = concat!(
+            r#"{"id":"m2","timestamp":"2026-11-22T12:40:00.000Z","type":"gemini","content":"","toolCalls":[{"id":"r1","name":"replace","args":{"file_path":"/r/a.rs","old_string":"a","new_string":"fn b() {}"},"status":"success"},{"id":"w1","name":"write_file","args":{"file_path":"/r/c.rs","content":"c"},"status":"cancelled"},{"id":"x1","name":"run_shell_command","args":{"command":"make"},"status":"error","result":[{"functionResponse":{"response":{"output":[{"text":"boom"}]}}}]}]}"#,
+            "\n",
+            // Shapes not expected: ignored.
+            r#"{"id":"m3","type":"gemini","toolCalls":[7,{"id":3,"name":["write_file"]},{"id":"w2","name":"write_file","args":"nope"}]}"#,
+            "\n",
+            r#"{"id":"m4","type":"gemini","toolCalls":{"not":"a list"}}"#,
+            "\n",
+        );
+        let f = read_bytes(Agent::Gemini, t.as_bytes());
+        let writes: Vec<(&str, &str, bool, Option<&str>)> = f
+            .writes
+            .iter()
+            .map(|w| (w.path.as_str(), w.text.as_str(), w.failed, w.at.as_deref()))
+            .collect();
+        assert_eq!(
+            writes,
+            [
+                (
+                    "/r/a.rs",
+                    "fn b() {}",
+                    false,
+                    Some("2026-11-22T12:40:00.000Z")
+                ),
+                ("/r/c.rs", "c", true, Some("2026-11-22T12:40:00.000Z"))
+            ]
+        );
+        let c = &f.commands[0];
+        assert_eq!(
+            (c.command.as_str(), c.success, c.exit_code),
+            ("make", Some(false), None)
+        );
+        assert_eq!(f.unreadable, 0);
     }
 }
