@@ -564,11 +564,18 @@ mod tests {
         assert_eq!(outcome.route, route::Route::RecordedOnly);
         next(&|e| matches!(e, LiveEvent::Plans(c) if c.ids.contains(&id)));
         let listed = deck.list_plans().unwrap();
-        assert_eq!(listed.plans[0].state, crate::plan_state::ReviewState::Rejected);
+        assert_eq!(
+            listed.plans[0].state,
+            crate::plan_state::ReviewState::Rejected
+        );
         let log = deck.decision_log().unwrap();
         assert_eq!(log.len(), 1);
         assert!(
-            log[0].feedback.as_deref().unwrap_or("").contains("Which thing?"),
+            log[0]
+                .feedback
+                .as_deref()
+                .unwrap_or("")
+                .contains("Which thing?"),
             "the open comment went with the rejection: {:?}",
             log[0].feedback
         );

@@ -3,7 +3,7 @@
 
 export type Agent = "claude" | "gemini" | "codex" | "other";
 
-export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "internal";
+export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "unsupported" | "internal";
 
 export type IpcError = { kind: ErrorKind, message: string, };
 
