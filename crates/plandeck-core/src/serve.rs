@@ -704,39 +704,68 @@ fn instance() -> String {
     format!("{}-{nanos:x}", std::process::id())
 }
 
+/// What the thread that reads requests hands the one that writes.
+enum Out {
+    Frame(String),
+    Log(String),
+    /// The input ended and the live state is gone.
+    End,
+}
+
 /// Serves `roots` until `input` ends: starts the live state (the gate presence, the watchers),
 /// writes the hello, answers each request line and sends the events once subscribed, all on
-/// `output` through one writer, a frame per line, flushed each. What the server cannot use is
-/// said on `log`. The live state is dropped before returning (the gate presence goes with it).
+/// `output` from the calling thread, a frame per line, flushed each (requests are read and
+/// answered in order on a thread of their own). What the server cannot use is said on `log`. The
+/// live state is dropped before this returns (the gate presence goes with it).
 pub fn run(
     roots: &Roots,
-    mut input: impl BufRead,
-    output: impl Write + Send + 'static,
+    input: impl BufRead + Send + 'static,
+    output: &mut dyn Write,
     log: &mut dyn Write,
     opts: Options,
 ) -> std::io::Result<()> {
-    // `None` ends the writer (threads of the live state may hold a sender a while longer).
-    let (tx, rx) = mpsc::channel::<Option<String>>();
-    let writer = std::thread::spawn(move || -> std::io::Result<()> {
-        let mut output = output;
-        for frame in rx.iter().map_while(|f| f) {
-            output.write_all(frame.as_bytes())?;
-            output.write_all(b"\n")?;
-            output.flush()?;
-        }
-        Ok(())
-    });
-    let sink = Mutex::new(tx.clone());
-    let events = Arc::new(EventLog::new(opts.event_buffer, move |frame| {
-        let _ = lock(&sink).send(Some(frame));
-    }));
+    let (tx, rx) = mpsc::channel::<Out>();
     let hello = Hello {
         protocol: PROTOCOL,
         version: env!("CARGO_PKG_VERSION").to_owned(),
         instance: instance(),
     };
-    let _ = tx.send(Some(json!({ "hello": hello }).to_string()));
+    let _ = tx.send(Out::Frame(json!({ "hello": hello }).to_string()));
+    let reader = {
+        let roots = roots.clone();
+        std::thread::spawn(move || serve_input(&roots, input, hello, opts, tx))
+    };
+    let mut written = Ok(());
+    for out in rx.iter() {
+        match out {
+            Out::Frame(frame) if written.is_ok() => {
+                written = output
+                    .write_all(format!("{frame}\n").as_bytes())
+                    .and_then(|()| output.flush());
+            }
+            Out::Frame(_) => {}
+            Out::Log(line) => {
+                let _ = writeln!(log, "plandeck serve: {line}");
+            }
+            Out::End => break,
+        }
+    }
+    let _ = reader.join();
+    written
+}
 
+/// Reads and answers requests until the input ends, then drops the live state and says `End`.
+fn serve_input(
+    roots: &Roots,
+    mut input: impl BufRead,
+    hello: Hello,
+    opts: Options,
+    tx: mpsc::Sender<Out>,
+) {
+    let sink = Mutex::new(tx.clone());
+    let events = Arc::new(EventLog::new(opts.event_buffer, move |frame| {
+        let _ = lock(&sink).send(Out::Frame(frame));
+    }));
     let live = {
         let events = events.clone();
         Live::start(roots, Arc::new(Mutex::new(None)), move |event| {
@@ -754,18 +783,17 @@ pub fn run(
         shown: HashMap::new(),
         shown_clean: HashMap::new(),
     };
+    let say = |line: String| {
+        let _ = tx.send(Out::Log(line));
+    };
 
     let mut line = Vec::new();
     while let Some(fits) = read_line(&mut input, &mut line, opts.max_line) {
-        if line.iter().all(u8::is_ascii_whitespace) && fits {
+        if fits && line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
         let frame = if !fits {
-            let _ = writeln!(
-                log,
-                "plandeck serve: a line over {} bytes, skipped",
-                opts.max_line
-            );
+            say(format!("a line over {} bytes, skipped", opts.max_line));
             response(
                 &Value::Null,
                 Err(IpcError::new(
@@ -779,30 +807,27 @@ pub fn run(
                     let result = server.call(&request.method, request.params);
                     if let Err(e) = &result {
                         if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) {
-                            let _ = writeln!(log, "plandeck serve: {}: {}", request.method, e);
+                            say(format!("{}: {e}", request.method));
                         }
                     }
                     response(&request.id, result)
                 }
                 Err((id, e)) => {
-                    let _ = writeln!(log, "plandeck serve: {e}");
+                    say(e.to_string());
                     response(&id, Err(e))
                 }
             }
         };
-        if tx.send(Some(frame)).is_err() {
+        if tx.send(Out::Frame(frame)).is_err() {
             break;
         }
     }
 
-    // The end of input: the live state goes first (its watchers stop, the presence file goes),
-    // then the writer drains what is left.
+    // The end of input: the live state goes (its watchers stop, the presence file goes), then
+    // the writer is told (threads of the live state may hold a sender a while longer).
     drop(server);
     drop(live);
-    let _ = tx.send(None);
-    writer
-        .join()
-        .unwrap_or_else(|_| Err(std::io::Error::other("the writer panicked")))
+    let _ = tx.send(Out::End);
 }
 
 #[cfg(test)]
