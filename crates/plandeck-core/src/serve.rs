@@ -23,8 +23,9 @@
 //! sent until `subscribe`: `{"after":N,"instance":"…"}` replays the kept events after `seq` N,
 //! then streams the new ones; its result `{"gap":false,"seq":M}` names the last seq replayed.
 //! `gap: true` when events after N are no longer kept (or `instance` names another server
-//! process): read everything again, then follow the stream. No `after`: only new events. One
-//! subscription per connection; replay and stream are in order with nothing doubled.
+//! process): read everything again, then follow the stream. No `after`: only new events. Replay
+//! and stream are in order with nothing doubled; a later `subscribe` replays again after its
+//! cursor (the stream goes on).
 //!
 //! Nothing in a frame names a path the server reads: the deck takes ids only, and a malformed
 //! frame (not JSON, too long, unknown method, wrong params) gets an error frame and the server goes
@@ -324,7 +325,6 @@ struct Server {
     log: Arc<EventLog>,
     hello: Hello,
     by: String,
-    subscribed: bool,
     /// The last removal preview shown per worktree id, and per repository id the clean ones:
     /// an apply takes a token, never a preview, so only what this server showed is removed.
     shown: HashMap<String, RemovalPreview>,
@@ -433,13 +433,6 @@ impl Server {
             }
             "subscribe" => {
                 let p: SubscribeParams = params_of(params)?;
-                if self.subscribed {
-                    return Err(IpcError::new(
-                        ErrorKind::BadInput,
-                        "already subscribed: events are streaming",
-                    ));
-                }
-                self.subscribed = true;
                 let same = p.instance.is_none_or(|i| i == self.hello.instance);
                 to_json(&self.log.subscribe(p.after, same))
             }
@@ -779,7 +772,6 @@ fn serve_input(
         log: events,
         hello,
         by: opts.by,
-        subscribed: false,
         shown: HashMap::new(),
         shown_clean: HashMap::new(),
     };
