@@ -470,3 +470,42 @@ fn a_worktree_is_removed_only_with_the_token_of_the_removal_the_server_showed() 
     );
     assert_eq!(c.end(), 0);
 }
+
+#[test]
+fn a_waiting_agent_gets_the_rejection_decided_over_serve_and_the_gate_names_who_decided() {
+    let s = crate::gate::claude_setup();
+    let mut c = Client::start(&s.home, &[]);
+    c.call("subscribe", json!({}));
+    // The server holds the presence hooks wait for: a real hook files its request and waits.
+    let home = s.home.clone();
+    let stdin = s.stdin.clone();
+    let hook =
+        std::thread::spawn(move || crate::common::run_binary(&home, &["hook", "claude"], &stdin));
+    c.event(|e| e["event"] == "gate:changed" && e["payload"]["arrived"] != json!([]));
+    let pending = c.call("list_pending", json!({}));
+    let request = &pending[0];
+    let id = request["id"].as_str().unwrap().to_owned();
+    let outcome = c.call(
+        "decide_request",
+        json!({
+            "id": id,
+            "decision": { "decision": "reject", "feedback": "split step 2" },
+            "seenHash": request["planHash"],
+        }),
+    );
+    assert_eq!(outcome["delivered"], true, "{outcome}");
+    let (code, out, err) = hook.join().unwrap();
+    assert_eq!(code, 0, "{}", String::from_utf8_lossy(&err));
+    let out = String::from_utf8(out).unwrap();
+    assert!(
+        out.contains("deny") && out.contains("split step 2"),
+        "{out}"
+    );
+    let closed = plandeck_core::gate::request(&s.roots, &id).unwrap();
+    let by = closed.decided_by.unwrap_or_default();
+    assert!(
+        by.contains("by plandeck serve (over SSH from 192.0.2.7)"),
+        "{by}"
+    );
+    assert_eq!(c.end(), 0);
+}
