@@ -6,7 +6,8 @@
 //! - a request: `{"id":N,"method":"get_plan","params":{"id":"…"}}` (`params` as the window sends
 //!   them, camelCased; may be left out when there are none; `id` any number or string, echoed);
 //! - its response: `{"id":N,"result":…}` or `{"id":N,"error":{"kind":"…","message":"…"}}` (the
-//!   [`IpcError`] shape; `id` is `null` when the frame could not be read);
+//!   [`IpcError`] shape; `id` is `null` when the frame could not be read). Requests are answered
+//!   side by side, as the window's calls run: match answers by `id`, not by order;
 //! - an event: `{"event":"plans:changed","seq":N,"payload":…}`, the names and payloads of the IPC
 //!   table's events, `seq` counting up from 1 in this server's `instance`.
 //!
@@ -61,6 +62,8 @@ pub const PROTOCOL: u32 = 1;
 pub const MAX_LINE: usize = 16 << 20;
 /// How many events are kept for a client that resumes.
 pub const EVENT_BUFFER: usize = 10_000;
+/// How many requests are answered at once.
+const WORKERS: usize = 4;
 
 /// Who decides through a server, as the decision log and the agent's feedback name them: the
 /// client's address when it came over SSH (`SSH_CLIENT`'s first word).
@@ -327,8 +330,8 @@ struct Server {
     by: String,
     /// The last removal preview shown per worktree id, and per repository id the clean ones:
     /// an apply takes a token, never a preview, so only what this server showed is removed.
-    shown: HashMap<String, RemovalPreview>,
-    shown_clean: HashMap<String, Vec<RemovalPreview>>,
+    shown: Mutex<HashMap<String, RemovalPreview>>,
+    shown_clean: Mutex<HashMap<String, Vec<RemovalPreview>>>,
 }
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
@@ -356,7 +359,7 @@ macro_rules! serve_table {
         events { $($events:tt)* }
     ) => {
         impl Server {
-            fn table(&mut self, method: &str, params: Value) -> Option<Result<Value, IpcError>> {
+            fn table(&self, method: &str, params: Value) -> Option<Result<Value, IpcError>> {
                 match method {
                     $( stringify!($name) => Some((|| {
                         #[derive(Deserialize)]
@@ -414,7 +417,7 @@ struct RemoveCleanParams {
 }
 
 impl Server {
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, IpcError> {
+    fn call(&self, method: &str, params: Value) -> Result<Value, IpcError> {
         match method {
             "hello" => {
                 let p: HelloParams = params_of(params)?;
@@ -439,7 +442,7 @@ impl Server {
             "removal_to_confirm" => {
                 let p: IdParams = params_of(params)?;
                 let (preview, confirmation) = self.deck.removal_to_confirm(&p.id)?;
-                self.shown.insert(p.id, preview.clone());
+                lock(&self.shown).insert(p.id, preview.clone());
                 to_json(&json!({
                     "preview": preview,
                     "confirmation": ConfirmationWords::from(confirmation),
@@ -447,8 +450,9 @@ impl Server {
             }
             "remove_worktree" => {
                 let p: RemoveParams = params_of(params)?;
-                let preview = match self.shown.get(&p.id) {
-                    Some(preview) if preview.token == p.token => preview.clone(),
+                let shown = lock(&self.shown).get(&p.id).cloned();
+                let preview = match shown {
+                    Some(preview) if preview.token == p.token => preview,
                     _ => {
                         return Err(IpcError::new(
                             ErrorKind::Conflict,
@@ -458,13 +462,13 @@ impl Server {
                     }
                 };
                 let outcome = self.deck.remove_worktree(&p.id, &preview);
-                self.shown.remove(&p.id);
+                lock(&self.shown).remove(&p.id);
                 to_json(&outcome?)
             }
             "clean_removals_to_confirm" => {
                 let p: RepoParams = params_of(params)?;
                 let (previews, confirmation) = self.deck.clean_removals_to_confirm(&p.repo_id)?;
-                self.shown_clean.insert(p.repo_id, previews.clone());
+                lock(&self.shown_clean).insert(p.repo_id, previews.clone());
                 to_json(&json!({
                     "previews": previews,
                     "confirmation": confirmation.map(ConfirmationWords::from),
@@ -472,8 +476,7 @@ impl Server {
             }
             "remove_clean_worktrees" => {
                 let p: RemoveCleanParams = params_of(params)?;
-                let shown = self
-                    .shown_clean
+                let shown = lock(&self.shown_clean)
                     .get(&p.repo_id)
                     .cloned()
                     .unwrap_or_default();
@@ -491,7 +494,7 @@ impl Server {
                     }
                 }
                 let removed = self.deck.remove_clean(&confirmed);
-                self.shown_clean.remove(&p.repo_id);
+                lock(&self.shown_clean).remove(&p.repo_id);
                 to_json(&removed?)
             }
             _ => match self.table(method, params) {
@@ -707,8 +710,9 @@ enum Out {
 
 /// Serves `roots` until `input` ends: starts the live state (the gate presence, the watchers),
 /// writes the hello, answers each request line and sends the events once subscribed, all on
-/// `output` from the calling thread, a frame per line, flushed each (requests are read and
-/// answered in order on a thread of their own). What the server cannot use is said on `log`. The
+/// `output` from the calling thread, a frame per line, flushed each (requests are read on a
+/// thread of their own and answered by a few workers: answers may come in another order than
+/// their requests, each with its request's `id`). What the server cannot use is said on `log`. The
 /// live state is dropped before this returns (the gate presence goes with it).
 pub fn run(
     roots: &Roots,
@@ -767,52 +771,73 @@ fn serve_input(
             }
         })
     };
-    let mut server = Server {
-        deck: Deck::of(&live, false),
+    let server = Arc::new(Server {
+        deck: Deck::of(&live, roots.is_demo()),
         log: events,
         hello,
         by: opts.by,
-        shown: HashMap::new(),
-        shown_clean: HashMap::new(),
-    };
+        shown: Mutex::default(),
+        shown_clean: Mutex::default(),
+    });
+
+    // Requests are answered by a few workers, as the window's calls run side by side (a slow
+    // listing does not hold up a plan); each answer names its request's id.
+    let (jobs, queue) = mpsc::channel::<Request>();
+    let queue = Arc::new(Mutex::new(queue));
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, queue, tx) = (server.clone(), queue.clone(), tx.clone());
+            std::thread::spawn(move || loop {
+                let Ok(request) = lock(&queue).recv() else {
+                    return;
+                };
+                let result = server.call(&request.method, request.params);
+                if let Err(e) = &result {
+                    if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) {
+                        let _ = tx.send(Out::Log(format!("{}: {e}", request.method)));
+                    }
+                }
+                let _ = tx.send(Out::Frame(response(&request.id, result)));
+            })
+        })
+        .collect();
+
     let say = |line: String| {
         let _ = tx.send(Out::Log(line));
     };
-
+    let refuse = |id: &Value, e: IpcError| {
+        let _ = tx.send(Out::Frame(response(id, Err(e))));
+    };
     let mut line = Vec::new();
     while let Some(fits) = read_line(&mut input, &mut line, opts.max_line) {
-        if fits && line.iter().all(u8::is_ascii_whitespace) {
-            continue;
-        }
-        let frame = if !fits {
+        if !fits {
             say(format!("a line over {} bytes, skipped", opts.max_line));
-            response(
+            refuse(
                 &Value::Null,
-                Err(IpcError::new(
+                IpcError::new(
                     ErrorKind::BadInput,
                     format!("a frame is at most {} bytes", opts.max_line),
-                )),
-            )
-        } else {
-            match parse_request(&line) {
-                Ok(request) => {
-                    let result = server.call(&request.method, request.params);
-                    if let Err(e) = &result {
-                        if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) {
-                            say(format!("{}: {e}", request.method));
-                        }
-                    }
-                    response(&request.id, result)
-                }
-                Err((id, e)) => {
-                    say(e.to_string());
-                    response(&id, Err(e))
-                }
-            }
-        };
-        if tx.send(Out::Frame(frame)).is_err() {
-            break;
+                ),
+            );
+            continue;
         }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_request(&line) {
+            Ok(request) => {
+                let _ = jobs.send(request);
+            }
+            Err((id, e)) => {
+                say(e.to_string());
+                refuse(&id, e);
+            }
+        }
+    }
+    // What was asked is answered before the end.
+    drop(jobs);
+    for worker in workers {
+        let _ = worker.join();
     }
 
     // The end of input: the live state goes (its watchers stop, the presence file goes), then

@@ -110,7 +110,8 @@ impl Client {
         }
     }
 
-    /// Sends a request and returns its whole answer frame.
+    /// Sends a request and returns its whole answer frame (one request at a time: the server
+    /// answers several side by side, each under its id).
     fn request(&mut self, method: &str, params: Value) -> Value {
         let id = self.next_id;
         self.next_id += 1;
@@ -507,5 +508,67 @@ fn a_waiting_agent_gets_the_rejection_decided_over_serve_and_the_gate_names_who_
         by.contains("by plandeck serve (over SSH from 192.0.2.7)"),
         "{by}"
     );
+    assert_eq!(c.end(), 0);
+}
+
+#[test]
+fn clean_worktrees_are_removed_only_with_the_tokens_the_server_showed() {
+    let home = Home::with_agents();
+    let clean = crate::common::repo_with_clean_worktree(home.path());
+    let mut c = Client::start(home.path(), &[]);
+    let list = c.call("list_worktrees", json!({}));
+    let repo_id = list[0]["repoId"].clone();
+
+    let shown = c.call("clean_removals_to_confirm", json!({ "repoId": repo_id }));
+    let previews = shown["previews"].as_array().unwrap();
+    assert_eq!(previews.len(), 1, "{shown}");
+    assert_eq!(
+        shown["confirmation"]["action"], "Remove worktree",
+        "{shown}"
+    );
+    let tokens: Vec<Value> = previews.iter().map(|p| p["token"].clone()).collect();
+
+    let made_up = json!({ "repoId": repo_id, "tokens": ["made-up"] });
+    assert_eq!(c.refused("remove_clean_worktrees", made_up), "conflict");
+    assert_eq!(
+        c.refused("remove_clean_worktrees", json!({ "repoId": repo_id })),
+        "badInput",
+        "the window's form, without tokens"
+    );
+    assert!(clean.exists());
+    let removed = c.call(
+        "remove_clean_worktrees",
+        json!({ "repoId": repo_id, "tokens": tokens }),
+    );
+    assert_eq!(removed.as_array().unwrap().len(), 1, "{removed}");
+    assert!(!clean.exists());
+    assert_eq!(c.end(), 0);
+}
+
+#[test]
+fn requests_sent_at_once_are_each_answered_under_their_id() {
+    let home = home_with_plan();
+    let mut c = Client::start(home.path(), &[]);
+    let mut batch = String::new();
+    for id in 1..=24 {
+        let method = [
+            "list_plans",
+            "list_worktrees",
+            "get_overview",
+            "list_pending",
+        ][id % 4];
+        batch.push_str(&json!({ "id": id, "method": method }).to_string());
+        batch.push('\n');
+    }
+    c.send_line(batch.trim_end().as_bytes());
+    let mut ids: Vec<u64> = (0..24)
+        .map(|_| {
+            let answer = c.answer();
+            assert!(answer.get("result").is_some(), "{answer}");
+            answer["id"].as_u64().unwrap()
+        })
+        .collect();
+    ids.sort();
+    assert_eq!(ids, (1..=24).collect::<Vec<_>>());
     assert_eq!(c.end(), 0);
 }
