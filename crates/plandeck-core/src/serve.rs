@@ -173,6 +173,59 @@ pub fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Op
     }
 }
 
+/// A request line as a client writes it (without its newline).
+pub fn request_line(id: u64, method: &str, params: Value) -> String {
+    json!({ "id": id, "method": method, "params": params }).to_string()
+}
+
+/// A frame from a server, as a client reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerFrame {
+    Hello(Hello),
+    Answer {
+        id: Value,
+        result: Result<Value, IpcError>,
+    },
+    Event {
+        name: String,
+        seq: u64,
+        payload: Value,
+    },
+}
+
+/// Reads one line from a server; what is none of its frames is refused with why (a client logs
+/// it and goes on: a remote's bytes are never trusted to be well formed).
+pub fn parse_server_frame(line: &[u8]) -> Result<ServerFrame, IpcError> {
+    let bad = |why: &str| IpcError::new(ErrorKind::BadInput, format!("not a server frame: {why}"));
+    let value: Value = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+    let Value::Object(mut frame) = value else {
+        return Err(bad("not an object"));
+    };
+    if let Some(hello) = frame.remove("hello") {
+        return serde_json::from_value(hello)
+            .map(ServerFrame::Hello)
+            .map_err(|e| bad(&e.to_string()));
+    }
+    if let Some(name) = frame.remove("event") {
+        let (Value::String(name), Some(seq)) = (name, frame.get("seq").and_then(Value::as_u64))
+        else {
+            return Err(bad("an event has a name and a seq"));
+        };
+        let payload = frame.remove("payload").unwrap_or(Value::Null);
+        return Ok(ServerFrame::Event { name, seq, payload });
+    }
+    let id = frame
+        .remove("id")
+        .ok_or_else(|| bad("no hello, event or id"))?;
+    let result = match (frame.remove("result"), frame.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => Err(serde_json::from_value::<IpcError>(error)
+            .map_err(|e| bad(&format!("an error is {{kind, message}}: {e}")))?),
+        _ => return Err(bad("an answer has a result or an error")),
+    };
+    Ok(ServerFrame::Answer { id, result })
+}
+
 /// The event frames of this server: each numbered, the last `cap` kept for a client that
 /// resumes, sent to `sink` once the client subscribed.
 pub struct EventLog {
@@ -888,6 +941,75 @@ mod tests {
             frame,
             json!({"id": 7, "error": {"kind": "notFound", "message": "gone"}})
         );
+    }
+
+    #[test]
+    fn a_client_reads_back_every_frame_a_server_writes_and_refuses_the_rest() {
+        let hello = Hello {
+            protocol: PROTOCOL,
+            version: "9.9.9".into(),
+            instance: "1-2".into(),
+        };
+        let line = json!({ "hello": hello }).to_string();
+        assert_eq!(
+            parse_server_frame(line.as_bytes()).unwrap(),
+            ServerFrame::Hello(hello)
+        );
+        let ok = response(&json!(4), Ok(json!([1])));
+        assert_eq!(
+            parse_server_frame(ok.as_bytes()).unwrap(),
+            ServerFrame::Answer {
+                id: json!(4),
+                result: Ok(json!([1]))
+            }
+        );
+        let gone = IpcError::new(ErrorKind::NotFound, "gone");
+        let err = response(&json!(5), Err(gone.clone()));
+        assert_eq!(
+            parse_server_frame(err.as_bytes()).unwrap(),
+            ServerFrame::Answer {
+                id: json!(5),
+                result: Err(gone)
+            }
+        );
+        let frames = Arc::new(Mutex::new(Vec::new()));
+        let into = frames.clone();
+        let events = EventLog::new(3, move |f| lock(&into).push(f));
+        events.subscribe(None, true);
+        events.push("gate:changed", json!({ "arrived": ["r"] }));
+        let event = lock(&frames)[0].clone();
+        assert_eq!(
+            parse_server_frame(event.as_bytes()).unwrap(),
+            ServerFrame::Event {
+                name: "gate:changed".into(),
+                seq: 1,
+                payload: json!({ "arrived": ["r"] })
+            }
+        );
+        // A request's form, a request line, is not a server's frame.
+        let request = request_line(1, "list_plans", json!({}));
+        assert_eq!(
+            parse_request(request.as_bytes()).unwrap().method,
+            "list_plans"
+        );
+        for hostile in [
+            &b"garbage"[..],
+            b"[]",
+            br#"{"event":"x"}"#,
+            br#"{"id":1}"#,
+            br#"{"id":1,"result":1,"error":{"kind":"io","message":"m"}}"#,
+            br#"{"id":1,"error":{"kind":"rootkit","message":"m"}}"#,
+            br#"{"hello":{"protocol":"one"}}"#,
+        ] {
+            let e = parse_server_frame(hostile).unwrap_err();
+            assert_eq!(
+                e.kind,
+                ErrorKind::BadInput,
+                "{}",
+                String::from_utf8_lossy(hostile)
+            );
+        }
+        assert!(parse_server_frame(request.as_bytes()).is_err());
     }
 
     #[test]
