@@ -835,7 +835,9 @@ fn serve_input(
 
     // Requests are answered by a few workers, as the window's calls run side by side (a slow
     // listing does not hold up a plan); each answer names its request's id.
-    let (jobs, queue) = mpsc::channel::<Request>();
+    // Bounded: a client that sends faster than the answers go waits (its pipe fills), memory does
+    // not grow.
+    let (jobs, queue) = mpsc::sync_channel::<Request>(64);
     let queue = Arc::new(Mutex::new(queue));
     let workers: Vec<_> = (0..WORKERS)
         .map(|_| {
