@@ -355,6 +355,24 @@ impl From<Confirmation> for ConfirmationWords {
     }
 }
 
+/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
+/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovalToConfirm {
+    pub preview: RemovalPreview,
+    pub confirmation: ConfirmationWords,
+}
+
+/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
+/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanRemovalsToConfirm {
+    pub previews: Vec<RemovalPreview>,
+    pub confirmation: Option<ConfirmationWords>,
+}
+
 /// How a server runs.
 #[derive(Debug, Clone)]
 pub struct Options {
@@ -496,10 +514,10 @@ impl Server {
                 let p: IdParams = params_of(params)?;
                 let (preview, confirmation) = self.deck.removal_to_confirm(&p.id)?;
                 lock(&self.shown).insert(p.id, preview.clone());
-                to_json(&json!({
-                    "preview": preview,
-                    "confirmation": ConfirmationWords::from(confirmation),
-                }))
+                to_json(&RemovalToConfirm {
+                    preview,
+                    confirmation: confirmation.into(),
+                })
             }
             "remove_worktree" => {
                 let p: RemoveParams = params_of(params)?;
@@ -522,10 +540,10 @@ impl Server {
                 let p: RepoParams = params_of(params)?;
                 let (previews, confirmation) = self.deck.clean_removals_to_confirm(&p.repo_id)?;
                 lock(&self.shown_clean).insert(p.repo_id, previews.clone());
-                to_json(&json!({
-                    "previews": previews,
-                    "confirmation": confirmation.map(ConfirmationWords::from),
-                }))
+                to_json(&CleanRemovalsToConfirm {
+                    previews,
+                    confirmation: confirmation.map(ConfirmationWords::from),
+                })
             }
             "remove_clean_worktrees" => {
                 let p: RemoveCleanParams = params_of(params)?;
