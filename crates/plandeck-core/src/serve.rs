@@ -864,7 +864,15 @@ fn serve_input(
                 let Ok(request) = lock(&queue).recv() else {
                     return;
                 };
-                let result = server.call(&request.method, request.params);
+                // A call that panics is answered as a bug; the worker and the server go on.
+                let call = || server.call(&request.method, request.params);
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
+                    .unwrap_or_else(|_| {
+                        Err(IpcError::new(
+                            ErrorKind::Internal,
+                            format!("{} failed (a bug: see the server's log)", request.method),
+                        ))
+                    });
                 if let Err(e) = &result {
                     if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) {
                         let _ = tx.send(Out::Log(format!("{}: {e}", request.method)));
