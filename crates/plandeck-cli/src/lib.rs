@@ -109,6 +109,8 @@ pub enum Command {
     Pending(commands::gate::PendingArgs),
     /// Check an approved plan against what the agent changed and ran since the approval.
     Verify(commands::verify::VerifyArgs),
+    /// Serve this machine's plans, sessions, worktrees and requests to another machine's Plandeck (over `ssh -T … plandeck serve --stdio`).
+    Serve(commands::serve::ServeArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -179,6 +181,7 @@ pub fn run(
         Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
         Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
         Command::Verify(args) => (args.json, commands::verify::run(&ctx, args, out)),
+        Command::Serve(args) => (false, commands::serve::run(&ctx, args, out, err)),
     };
     match result {
         Ok(code) => code,

@@ -24,6 +24,9 @@ pub enum ErrorKind {
     Io,
     /// A git operation failed.
     Git,
+    /// Not available here: a method a headless server does not have or serves otherwise (the
+    /// window's own dialogs), or a protocol version it does not speak ([`crate::serve`]).
+    Unsupported,
     /// Anything else; a bug.
     Internal,
 }

@@ -27,6 +27,7 @@
 //! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
 //! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
 //!   UI's `commands.ts` is generated.
+//! - [`serve`]: the window's calls and events as line-delimited JSON frames (`plandeck serve`).
 
 // System calls go through rustix; nothing here needs `unsafe`.
 #![forbid(unsafe_code)]
@@ -53,6 +54,7 @@ pub mod process;
 pub mod render;
 pub mod review;
 pub mod route;
+pub mod serve;
 pub mod sessions;
 pub mod shell;
 pub mod stamped;

@@ -1,7 +1,7 @@
 // Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
 // Do not edit by hand: a test fails when this file is stale.
 
-export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "internal";
+export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "unsupported" | "internal";
 
 export type IpcError = { kind: ErrorKind, message: string, };
 

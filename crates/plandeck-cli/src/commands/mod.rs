@@ -5,6 +5,7 @@ pub mod demo;
 pub mod gate;
 pub mod plans;
 pub mod review;
+pub mod serve;
 pub mod sessions;
 pub mod sources;
 pub mod verify;

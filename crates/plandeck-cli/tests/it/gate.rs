@@ -36,19 +36,19 @@ fn opts(deadline: Duration) -> HookOptions {
     }
 }
 
-struct Setup {
+pub(crate) struct Setup {
     _dir: tempfile::TempDir,
-    home: PathBuf,
-    roots: Roots,
+    pub(crate) home: PathBuf,
+    pub(crate) roots: Roots,
     transcript: PathBuf,
     plan_file: PathBuf,
-    stdin: Vec<u8>,
+    pub(crate) stdin: Vec<u8>,
     plan: String,
 }
 
 /// A temp home with a transcript holding a pending `ExitPlanMode` call, and the fixture's stdin
 /// pointed at it (only the paths are changed).
-fn claude_setup() -> Setup {
+pub(crate) fn claude_setup() -> Setup {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().to_path_buf();
     let roots = Roots::under_home(&home);

@@ -12,6 +12,7 @@ mod hung_tmux;
 mod locale;
 mod plans;
 mod review;
+mod serve;
 mod sessions;
 mod sources;
 mod store;

@@ -317,16 +317,31 @@ impl AppFile {
     }
 }
 
-/// Held by the running app; removes `app.json` when dropped ([`app_gone`]).
+/// Held by the running app; removes `app.json` when dropped ([`app_gone`]), or gives it back to
+/// the Plandeck that held it before (a window on this machine while `plandeck serve` ran) when
+/// that one still runs.
 #[derive(Debug)]
 pub struct AppPresence {
     roots: Roots,
+    previous: Option<AppFile>,
 }
 
 impl Drop for AppPresence {
     fn drop(&mut self) {
-        app_gone(&self.roots);
+        match self.previous.take().filter(AppFile::is_running) {
+            Some(previous) if names_this_process(&self.roots) => {
+                if let Err(e) = write_json(&app_file(&self.roots), &previous) {
+                    tracing::warn!("cannot give the gate presence back: {e}");
+                    app_gone(&self.roots);
+                }
+            }
+            _ => app_gone(&self.roots),
+        }
     }
+}
+
+fn names_this_process(roots: &Roots) -> bool {
+    matches!(read_json::<AppFile>(&app_file(roots)), Ok(Some(app)) if app.pid == std::process::id())
 }
 
 /// Announces that Plandeck is running (writes `<data>/gate/app.json` naming this process), so
@@ -335,6 +350,10 @@ impl Drop for AppPresence {
 /// signal).
 pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
     let pid = std::process::id();
+    let previous = read_json::<AppFile>(&app_file(roots))
+        .ok()
+        .flatten()
+        .filter(|app| app.pid != pid && app.is_running());
     write_json(
         &app_file(roots),
         &AppFile {
@@ -346,6 +365,7 @@ pub fn app_heartbeat(roots: &Roots) -> Result<AppPresence, GateError> {
     )?;
     Ok(AppPresence {
         roots: roots.clone(),
+        previous,
     })
 }
 
@@ -379,6 +399,45 @@ mod tests {
         assert!(app_running(&roots));
         drop(guard);
         assert!(!app_running(&roots));
+    }
+
+    /// `plandeck serve` started while a window runs over the same store: when it ends, the window
+    /// holds the presence again (hooks go on waiting for it).
+    #[test]
+    fn a_presence_taken_over_from_a_running_app_is_given_back() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        fs::create_dir_all(gate_dir(&roots)).unwrap();
+        let mut window = std::process::Command::new("sleep")
+            .arg("30")
+            .spawn()
+            .unwrap();
+        let pid = window.id();
+        let named = AppFile {
+            pid,
+            started: crate::timestamp::now(),
+            start_time: crate::terminal::start_time(pid),
+            exe: crate::process::exe_of(pid),
+        };
+        write_json(&app_file(&roots), &named).unwrap();
+        assert!(app_running(&roots));
+        let holder = || {
+            read_json::<AppFile>(&app_file(&roots))
+                .unwrap()
+                .map(|a| a.pid)
+        };
+
+        let serve = app_heartbeat(&roots).unwrap();
+        assert_eq!(holder(), Some(std::process::id()));
+        drop(serve);
+        assert_eq!(holder(), Some(pid), "given back to the running window");
+
+        // A holder that is gone by then is not brought back.
+        let serve = app_heartbeat(&roots).unwrap();
+        window.kill().unwrap();
+        window.wait().unwrap();
+        drop(serve);
+        assert_eq!(holder(), None);
     }
 
     #[test]

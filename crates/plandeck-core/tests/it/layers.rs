@@ -45,6 +45,8 @@ const LAYERS: &[&str] = &[
     "deck",
     "bindings",
     "ipc_table",
+    // The window's calls over a byte stream.
+    "serve",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1,0 +1,1159 @@
+//! A headless Plandeck on a byte stream (`plandeck serve --stdio`): the live state of the machine
+//! it runs on, every call of the window, and its events, over line-delimited JSON frames.
+//!
+//! **Frames** (one JSON object per line, UTF-8, at most [`MAX_LINE`] bytes):
+//! - the server's first line: `{"hello":{"protocol":1,"version":"0.x.y","instance":"…"}}`;
+//! - a request: `{"id":N,"method":"get_plan","params":{"id":"…"}}` (`params` as the window sends
+//!   them, camelCased; may be left out when there are none; `id` any number or string, echoed);
+//! - its response: `{"id":N,"result":…}` or `{"id":N,"error":{"kind":"…","message":"…"}}` (the
+//!   [`IpcError`] shape; `id` is `null` when the frame could not be read). Requests are answered
+//!   side by side, as the window's calls run: match answers by `id`, not by order;
+//! - an event: `{"event":"plans:changed","seq":N,"payload":…}`, the names and payloads of the IPC
+//!   table's events, `seq` counting up from 1 in this server's `instance`.
+//!
+//! **Methods**: `hello {protocol}` (an other protocol is refused as [`ErrorKind::Unsupported`]);
+//! `subscribe {after?, instance?}` (below); every command of the IPC table by its name, served by
+//! the [`Deck`] call the window's adapter makes; and in place of the window's native dialogs, the
+//! deck's preview → apply pairs: `removal_to_confirm {id}` → `{preview, confirmation}` then
+//! `remove_worktree {id, token}`, and `clean_removals_to_confirm {repoId}` →
+//! `{previews, confirmation}` then `remove_clean_worktrees {repoId, tokens}`; an apply goes ahead
+//! only with a token this server showed, for what it showed. The window's other dialogs
+//! (`add_plan_folder`, `add_repo`) and switching to the demo are refused as `unsupported`.
+//!
+//! **Events with a cursor**: every event is kept (the last `event_buffer` of them) and nothing is
+//! sent until `subscribe`: `{"after":N,"instance":"…"}` replays the kept events after `seq` N,
+//! then streams the new ones; its result `{"gap":false,"seq":M}` names the last seq replayed.
+//! `gap: true` when events after N are no longer kept (or `instance` names another server
+//! process): read everything again, then follow the stream. No `after`: only new events. Replay
+//! and stream are in order with nothing doubled; a later `subscribe` replays again after its
+//! cursor (the stream goes on).
+//!
+//! Nothing in a frame names a path the server reads: the deck takes ids only, and a malformed
+//! frame (not JSON, too long, unknown method, wrong params) gets an error frame and the server goes
+//! on.
+
+use std::collections::{HashMap, VecDeque};
+use std::io::{BufRead, Write};
+use std::sync::{mpsc, Arc, Mutex};
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::agents::{Agent, AgentInfo};
+use crate::comments::{CommentAction, PlacedComment};
+use crate::config::Roots;
+use crate::deck::{Confirmation, Deck};
+use crate::gate::{DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
+use crate::history::{RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
+use crate::ipc::{ErrorKind, IpcError};
+use crate::ipc_table::IpcEvent;
+use crate::live::{Live, LiveEvent};
+use crate::overview::Overview;
+use crate::plans::{PlanDocument, PlanListing, SearchHit};
+use crate::review::{Decision, PlanDiff, PlanHistory};
+use crate::route::{PlanDecision, PlanOutcome};
+use crate::sessions::{IndexProgress, SessionSummary};
+use crate::verify::{StepOverride, StepStatus, VerifyReport};
+use crate::worktrees::{RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
+
+/// The protocol this server speaks. Raised on any change a client must know of.
+pub const PROTOCOL: u32 = 1;
+/// The longest line read (a longer one is skipped whole and answered with an error).
+pub const MAX_LINE: usize = 16 << 20;
+/// How many events are kept for a client that resumes.
+pub const EVENT_BUFFER: usize = 10_000;
+/// How many requests are answered at once.
+const WORKERS: usize = 4;
+
+/// Who decides through a server, as the decision log and the agent's feedback name them: the
+/// client's address when it came over SSH (`SSH_CLIENT`'s first word).
+pub fn decided_by(ssh_client: Option<&str>) -> String {
+    match ssh_client.and_then(|c| c.split_whitespace().next()) {
+        Some(ip) => format!("plandeck serve (over SSH from {ip})"),
+        None => "plandeck serve".to_owned(),
+    }
+}
+
+/// The server's first frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    pub protocol: u32,
+    /// The server's `plandeck` version.
+    pub version: String,
+    /// This server process: seqs of another instance mean nothing here.
+    pub instance: String,
+}
+
+/// One request frame, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: Value,
+    pub method: String,
+    pub params: Value,
+}
+
+/// Reads one line as a request; a line that is not one is answered with the error and the
+/// request's `id` when it had one (`null` otherwise).
+pub fn parse_request(line: &[u8]) -> Result<Request, (Value, IpcError)> {
+    let bad = |id: Value, why: String| (id, IpcError::new(ErrorKind::BadInput, why));
+    let value: Value = serde_json::from_slice(line)
+        .map_err(|e| bad(Value::Null, format!("not a JSON frame: {e}")))?;
+    let Value::Object(mut frame) = value else {
+        return Err(bad(Value::Null, "a frame is a JSON object".into()));
+    };
+    let id = frame.remove("id").unwrap_or(Value::Null);
+    if !(id.is_number() || id.is_string()) {
+        return Err(bad(
+            Value::Null,
+            "a request has an `id` (a number or a string)".into(),
+        ));
+    }
+    let method = match frame.remove("method") {
+        Some(Value::String(m)) => m,
+        _ => return Err(bad(id, "a request has a `method` (a string)".into())),
+    };
+    let params = match frame.remove("params") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(p @ Value::Object(_)) => p,
+        Some(_) => return Err(bad(id, "`params` is an object".into())),
+    };
+    if let Some(other) = frame.keys().next() {
+        return Err(bad(id, format!("a request has no `{other}`")));
+    }
+    Ok(Request { id, method, params })
+}
+
+/// A response frame, as one line (without its newline).
+pub fn response(id: &Value, result: Result<Value, IpcError>) -> String {
+    match result {
+        Ok(result) => json!({ "id": id, "result": result }),
+        Err(error) => json!({ "id": id, "error": error }),
+    }
+    .to_string()
+}
+
+/// Reads the next line of `input` into `line` (without its newline), at most `max` bytes. `None`
+/// at the end of input; `Some(false)` when the line was longer (it is skipped whole).
+pub fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Option<bool> {
+    line.clear();
+    let mut fits = true;
+    loop {
+        let (done, used) = match input.fill_buf() {
+            Ok([]) => return (!line.is_empty() || !fits).then_some(fits),
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    if fits && line.len() + i <= max {
+                        line.extend_from_slice(&buf[..i]);
+                    } else {
+                        fits = false;
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if fits && line.len() + buf.len() <= max {
+                        line.extend_from_slice(buf);
+                    } else {
+                        fits = false;
+                        line.clear();
+                    }
+                    (false, buf.len())
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        input.consume(used);
+        if done {
+            if !fits {
+                line.clear();
+            }
+            return Some(fits);
+        }
+    }
+}
+
+/// A request line as a client writes it (without its newline).
+pub fn request_line(id: u64, method: &str, params: Value) -> String {
+    json!({ "id": id, "method": method, "params": params }).to_string()
+}
+
+/// A frame from a server, as a client reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerFrame {
+    Hello(Hello),
+    Answer {
+        id: Value,
+        result: Result<Value, IpcError>,
+    },
+    Event {
+        name: String,
+        seq: u64,
+        payload: Value,
+    },
+}
+
+/// Reads one line from a server; what is none of its frames is refused with why (a client logs
+/// it and goes on: a remote's bytes are never trusted to be well formed).
+pub fn parse_server_frame(line: &[u8]) -> Result<ServerFrame, IpcError> {
+    let bad = |why: &str| IpcError::new(ErrorKind::BadInput, format!("not a server frame: {why}"));
+    let value: Value = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+    let Value::Object(mut frame) = value else {
+        return Err(bad("not an object"));
+    };
+    if let Some(hello) = frame.remove("hello") {
+        return serde_json::from_value(hello)
+            .map(ServerFrame::Hello)
+            .map_err(|e| bad(&e.to_string()));
+    }
+    if let Some(name) = frame.remove("event") {
+        let (Value::String(name), Some(seq)) = (name, frame.get("seq").and_then(Value::as_u64))
+        else {
+            return Err(bad("an event has a name and a seq"));
+        };
+        let payload = frame.remove("payload").unwrap_or(Value::Null);
+        return Ok(ServerFrame::Event { name, seq, payload });
+    }
+    let id = frame
+        .remove("id")
+        .ok_or_else(|| bad("no hello, event or id"))?;
+    let result = match (frame.remove("result"), frame.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => Err(serde_json::from_value::<IpcError>(error)
+            .map_err(|e| bad(&format!("an error is {{kind, message}}: {e}")))?),
+        _ => return Err(bad("an answer has a result or an error")),
+    };
+    Ok(ServerFrame::Answer { id, result })
+}
+
+/// The event frames of this server: each numbered, the last `cap` kept for a client that
+/// resumes, sent to `sink` once the client subscribed.
+pub struct EventLog {
+    cap: usize,
+    inner: Mutex<LogInner>,
+    sink: Box<dyn Fn(String) + Send + Sync>,
+}
+
+struct LogInner {
+    /// The last seq given (0: none yet).
+    last: u64,
+    kept: VecDeque<(u64, String)>,
+    streaming: bool,
+}
+
+/// What `subscribe` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscribed {
+    /// Events after the cursor are lost: read everything again.
+    pub gap: bool,
+    /// The last seq sent before this answer (replayed, or the newest when nothing was).
+    pub seq: u64,
+}
+
+impl EventLog {
+    pub fn new(cap: usize, sink: impl Fn(String) + Send + Sync + 'static) -> EventLog {
+        EventLog {
+            cap: cap.max(1),
+            inner: Mutex::new(LogInner {
+                last: 0,
+                kept: VecDeque::new(),
+                streaming: false,
+            }),
+            sink: Box::new(sink),
+        }
+    }
+
+    /// Numbers the event `name` and keeps it; sends it when the client subscribed.
+    pub fn push(&self, name: &str, payload: Value) -> u64 {
+        let mut inner = lock(&self.inner);
+        inner.last += 1;
+        let seq = inner.last;
+        let frame = json!({ "event": name, "seq": seq, "payload": payload }).to_string();
+        if inner.streaming {
+            (self.sink)(frame.clone());
+        }
+        inner.kept.push_back((seq, frame));
+        while inner.kept.len() > self.cap {
+            inner.kept.pop_front();
+        }
+        seq
+    }
+
+    /// Replays what came after `after` (nothing when `None`), then streams every new event.
+    /// `same_instance`: the cursor is this server's (else it means nothing here: a gap).
+    pub fn subscribe(&self, after: Option<u64>, same_instance: bool) -> Subscribed {
+        let mut inner = lock(&self.inner);
+        inner.streaming = true;
+        let last = inner.last;
+        let Some(after) = after else {
+            return Subscribed {
+                gap: false,
+                seq: last,
+            };
+        };
+        let oldest = inner.kept.front().map_or(last + 1, |(s, _)| *s);
+        // Kept: `oldest..=last`; a cursor before `oldest - 1` lost some, one past `last` is
+        // not ours.
+        if !same_instance || after > last || after + 1 < oldest {
+            return Subscribed {
+                gap: true,
+                seq: last,
+            };
+        }
+        for (seq, frame) in &inner.kept {
+            if *seq > after {
+                (self.sink)(frame.clone());
+            }
+        }
+        Subscribed {
+            gap: false,
+            seq: last,
+        }
+    }
+}
+
+/// The frame of a live event the window hears of (named as the IPC table names it); `None` for
+/// what the window shows only on the desktop (notifications).
+pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
+    fn named<E: IpcEvent>(e: E) -> Option<(&'static str, Value)> {
+        Some((E::NAME, serde_json::to_value(e).ok()?))
+    }
+    match event {
+        LiveEvent::Plans(c) => named(c),
+        LiveEvent::Sessions(c) => named(c),
+        LiveEvent::Gate(c) => named(c),
+        LiveEvent::SessionIndex(p) => named(p),
+        LiveEvent::HistoryProgress(p) => named(p),
+        LiveEvent::History(c) => named(c),
+        LiveEvent::Worktrees(c) => named(c),
+        LiveEvent::WorktreesUpdated(v) => named(v),
+        LiveEvent::WorktreeSize(s) => named(s),
+        LiveEvent::Comments(c) => named(c),
+        LiveEvent::RequestArrived(_) | LiveEvent::SessionWaiting { .. } => None,
+    }
+}
+
+/// A native confirmation in words, for the client to show before it applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmationWords {
+    pub title: String,
+    pub text: String,
+    pub destructive: bool,
+    pub action: String,
+}
+
+impl From<Confirmation> for ConfirmationWords {
+    fn from(c: Confirmation) -> Self {
+        Self {
+            title: c.title,
+            text: c.text,
+            destructive: c.destructive,
+            action: c.action,
+        }
+    }
+}
+
+/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
+/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovalToConfirm {
+    pub preview: RemovalPreview,
+    pub confirmation: ConfirmationWords,
+}
+
+/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
+/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanRemovalsToConfirm {
+    pub previews: Vec<RemovalPreview>,
+    pub confirmation: Option<ConfirmationWords>,
+}
+
+/// How a server runs.
+#[derive(Debug, Clone)]
+pub struct Options {
+    /// Who decides, as the decision log records it ([`decided_by`]).
+    pub by: String,
+    /// How many events are kept for a client that resumes.
+    pub event_buffer: usize,
+    pub max_line: usize,
+}
+
+impl Default for Options {
+    fn default() -> Self {
+        Self {
+            by: decided_by(None),
+            event_buffer: EVENT_BUFFER,
+            max_line: MAX_LINE,
+        }
+    }
+}
+
+/// The calls of one connection over one deck.
+struct Server {
+    deck: Deck,
+    log: Arc<EventLog>,
+    hello: Hello,
+    by: String,
+    /// The last removal preview shown per worktree id, and per repository id the clean ones:
+    /// an apply takes a token, never a preview, so only what this server showed is removed.
+    shown: Mutex<HashMap<String, RemovalPreview>>,
+    shown_clean: Mutex<HashMap<String, Vec<RemovalPreview>>>,
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+fn unsupported(message: impl Into<String>) -> IpcError {
+    IpcError::new(ErrorKind::Unsupported, message)
+}
+
+fn params_of<T: serde::de::DeserializeOwned>(params: Value) -> Result<T, IpcError> {
+    serde_json::from_value(params)
+        .map_err(|e| IpcError::new(ErrorKind::BadInput, format!("wrong params: {e}")))
+}
+
+fn to_json<T: Serialize>(value: &T) -> Result<Value, IpcError> {
+    serde_json::to_value(value).map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))
+}
+
+/// Every command of the IPC table, served by the [`Server`] method of its name with the table's
+/// arguments (a command without one does not compile).
+macro_rules! serve_table {
+    (
+        commands { $( $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty; )* }
+        events { $($events:tt)* }
+    ) => {
+        impl Server {
+            fn table(&self, method: &str, params: Value) -> Option<Result<Value, IpcError>> {
+                match method {
+                    $( stringify!($name) => Some((|| {
+                        #[derive(Deserialize)]
+                        #[serde(rename_all = "camelCase", deny_unknown_fields)]
+                        struct Params { $( $arg: $argty ),* }
+                        let Params { $( $arg ),* } = params_of(params)?;
+                        let result: $ret = self.$name($( $arg ),*)?;
+                        to_json(&result)
+                    })()), )*
+                    _ => None,
+                }
+            }
+        }
+    };
+}
+crate::ipc_table!(serve_table);
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct HelloParams {
+    protocol: u32,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct SubscribeParams {
+    after: Option<u64>,
+    instance: Option<String>,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct IdParams {
+    id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RemoveParams {
+    id: String,
+    token: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RepoParams {
+    repo_id: String,
+}
+
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase", deny_unknown_fields)]
+struct RemoveCleanParams {
+    repo_id: String,
+    tokens: Vec<String>,
+}
+
+impl Server {
+    fn call(&self, method: &str, params: Value) -> Result<Value, IpcError> {
+        match method {
+            "hello" => {
+                let p: HelloParams = params_of(params)?;
+                if p.protocol != PROTOCOL {
+                    let update = if p.protocol < PROTOCOL {
+                        "the client is older: update Plandeck on this side"
+                    } else {
+                        "this plandeck is older: update it on the machine it runs on"
+                    };
+                    return Err(unsupported(format!(
+                        "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {}: {update}",
+                        self.hello.version, p.protocol
+                    )));
+                }
+                to_json(&self.hello)
+            }
+            "subscribe" => {
+                let p: SubscribeParams = params_of(params)?;
+                let same = p.instance.is_none_or(|i| i == self.hello.instance);
+                to_json(&self.log.subscribe(p.after, same))
+            }
+            "removal_to_confirm" => {
+                let p: IdParams = params_of(params)?;
+                let (preview, confirmation) = self.deck.removal_to_confirm(&p.id)?;
+                lock(&self.shown).insert(p.id, preview.clone());
+                to_json(&RemovalToConfirm {
+                    preview,
+                    confirmation: confirmation.into(),
+                })
+            }
+            "remove_worktree" => {
+                let p: RemoveParams = params_of(params)?;
+                let shown = lock(&self.shown).get(&p.id).cloned();
+                let preview = match shown {
+                    Some(preview) if preview.token == p.token => preview,
+                    _ => {
+                        return Err(IpcError::new(
+                            ErrorKind::Conflict,
+                            "this is not the removal last shown for this worktree: ask \
+                             removal_to_confirm again",
+                        ))
+                    }
+                };
+                let outcome = self.deck.remove_worktree(&p.id, &preview);
+                lock(&self.shown).remove(&p.id);
+                to_json(&outcome?)
+            }
+            "clean_removals_to_confirm" => {
+                let p: RepoParams = params_of(params)?;
+                let (previews, confirmation) = self.deck.clean_removals_to_confirm(&p.repo_id)?;
+                lock(&self.shown_clean).insert(p.repo_id, previews.clone());
+                to_json(&CleanRemovalsToConfirm {
+                    previews,
+                    confirmation: confirmation.map(ConfirmationWords::from),
+                })
+            }
+            "remove_clean_worktrees" => {
+                let p: RemoveCleanParams = params_of(params)?;
+                let shown = lock(&self.shown_clean)
+                    .get(&p.repo_id)
+                    .cloned()
+                    .unwrap_or_default();
+                let mut confirmed = Vec::new();
+                for token in &p.tokens {
+                    match shown.iter().find(|s| &s.token == token) {
+                        Some(preview) => confirmed.push(preview.clone()),
+                        None => {
+                            return Err(IpcError::new(
+                                ErrorKind::Conflict,
+                                "a token is not of the clean removals last shown for this \
+                                 repository: ask clean_removals_to_confirm again",
+                            ))
+                        }
+                    }
+                }
+                let removed = self.deck.remove_clean(&confirmed);
+                lock(&self.shown_clean).remove(&p.repo_id);
+                to_json(&removed?)
+            }
+            _ => match self.table(method, params) {
+                Some(result) => result,
+                None => Err(unsupported(format!("no method `{method}`"))),
+            },
+        }
+    }
+
+    fn dialog_only(what: &str) -> IpcError {
+        unsupported(format!(
+            "{what} needs the window's own dialog and is not served: do it on the machine itself"
+        ))
+    }
+
+    // ---- The table's commands, as the window's adapters call the deck.
+
+    fn get_overview(&self) -> Result<Overview, IpcError> {
+        self.deck.overview()
+    }
+    fn list_agents(&self) -> Result<Vec<AgentInfo>, IpcError> {
+        self.deck.list_agents()
+    }
+    fn load_demo(&self) -> Result<Overview, IpcError> {
+        Err(unsupported(
+            "the demo is not served: run `plandeck demo` on the machine",
+        ))
+    }
+    fn leave_demo(&self) -> Result<Overview, IpcError> {
+        Err(unsupported("the demo is not served"))
+    }
+    fn list_plans(&self) -> Result<PlanListing, IpcError> {
+        self.deck.list_plans()
+    }
+    fn get_plan(&self, id: String) -> Result<PlanDocument, IpcError> {
+        self.deck.get_plan(&id)
+    }
+    fn search_plans(&self, query: String) -> Result<Vec<SearchHit>, IpcError> {
+        self.deck.search_plans(&query)
+    }
+    fn add_plan_folder(&self) -> Result<Option<String>, IpcError> {
+        Err(Self::dialog_only("adding a plan folder"))
+    }
+    fn plan_diff(
+        &self,
+        id: String,
+        from: Option<String>,
+        to: Option<String>,
+    ) -> Result<PlanDiff, IpcError> {
+        self.deck.plan_diff(&id, from.as_deref(), to.as_deref())
+    }
+    fn plan_history(&self, id: String) -> Result<PlanHistory, IpcError> {
+        self.deck.plan_history(&id)
+    }
+    fn plan_version(&self, id: String, hash: String) -> Result<String, IpcError> {
+        self.deck.plan_version(&id, &hash)
+    }
+    fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
+        self.deck.decision_log()
+    }
+    fn decide_plan(
+        &self,
+        id: String,
+        seen_hash: String,
+        decision: PlanDecision,
+        with_comments: Option<bool>,
+    ) -> Result<PlanOutcome, IpcError> {
+        self.deck
+            .decide_plan(&id, &seen_hash, decision, with_comments, &self.by)
+    }
+    fn undo_decision(&self, id: String, decision_id: String) -> Result<Decision, IpcError> {
+        self.deck.undo_decision(&id, &decision_id)
+    }
+    fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
+        self.deck.transcript_plans()
+    }
+    fn recovered_plan(&self, id: String) -> Result<RecoveredPlanView, IpcError> {
+        self.deck.recovered_plan(&id)
+    }
+    fn restore_plan(&self, id: String) -> Result<Restored, IpcError> {
+        self.deck.restore_plan(&id)
+    }
+    fn recovered_plan_diff(&self, id: String, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
+        self.deck.recovered_plan_diff(&id, a, b)
+    }
+    fn history_progress(&self) -> Result<ScanProgress, IpcError> {
+        self.deck.history_progress()
+    }
+    fn list_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
+        self.deck.list_comments(&id)
+    }
+    fn add_comment(
+        &self,
+        id: String,
+        quote: String,
+        text: String,
+        near: Option<u32>,
+    ) -> Result<PlacedComment, IpcError> {
+        self.deck.add_comment(&id, &quote, &text, near)
+    }
+    fn change_comment(&self, comment_id: String, action: CommentAction) -> Result<(), IpcError> {
+        self.deck.change_comment(&comment_id, action)
+    }
+    fn review_markdown(&self, id: String) -> Result<String, IpcError> {
+        self.deck.review_markdown(&id)
+    }
+    fn list_sessions(&self) -> Result<Vec<SessionSummary>, IpcError> {
+        self.deck.sessions(None)
+    }
+    fn get_sessions(&self, ids: Vec<String>) -> Result<Vec<SessionSummary>, IpcError> {
+        self.deck.sessions(Some(&ids))
+    }
+    fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
+        self.deck.session_index_progress()
+    }
+    fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
+        self.deck.list_worktrees()
+    }
+    fn keep_worktree(&self, id: String) -> Result<(), IpcError> {
+        self.deck.keep_worktree(&id)
+    }
+    fn unkeep_worktree(&self, id: String) -> Result<(), IpcError> {
+        self.deck.unkeep_worktree(&id)
+    }
+    fn worktree_details(&self, id: String) -> Result<WorktreeDetails, IpcError> {
+        self.deck.worktree_details(&id)
+    }
+    /// Served as `removal_to_confirm` → `remove_worktree {id, token}` ([`Server::call`]).
+    fn remove_worktree(&self, _id: String) -> Result<RemoveOutcome, IpcError> {
+        Err(Self::dialog_only("removing a worktree without a token"))
+    }
+    /// Served as `clean_removals_to_confirm` → `remove_clean_worktrees {repoId, tokens}`.
+    fn remove_clean_worktrees(&self, _repo_id: String) -> Result<Vec<String>, IpcError> {
+        Err(Self::dialog_only("removing clean worktrees without tokens"))
+    }
+    fn restore_worktree(&self, repo_id: String, archive_ref: String) -> Result<String, IpcError> {
+        self.deck.restore_worktree(&repo_id, &archive_ref)
+    }
+    fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
+        self.deck.list_pending()
+    }
+    fn decide_request(
+        &self,
+        id: String,
+        decision: GateDecision,
+        with_comments: Option<bool>,
+        seen_hash: Option<String>,
+    ) -> Result<DecisionOutcome, IpcError> {
+        self.deck
+            .decide_request(&id, decision, with_comments, seen_hash, &self.by)
+    }
+    fn request_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
+        self.deck.request_comments(&id)
+    }
+    fn hook_status(&self, agent: Agent) -> Result<HookPreview, IpcError> {
+        self.deck.hook_status(agent)
+    }
+    fn set_hook(
+        &self,
+        agent: Agent,
+        installed: bool,
+        token: String,
+    ) -> Result<InstallReport, IpcError> {
+        self.deck.set_hook(agent, installed, &token)
+    }
+    fn stop_hook_status(&self) -> Result<HookPreview, IpcError> {
+        self.deck.stop_hook_status()
+    }
+    fn set_stop_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
+        self.deck.set_stop_hook(installed, &token)
+    }
+    fn add_repo(&self) -> Result<Option<String>, IpcError> {
+        Err(Self::dialog_only("adding a repository"))
+    }
+    fn verify_report(&self, id: String) -> Result<VerifyReport, IpcError> {
+        self.deck.verify_report(&id)
+    }
+    fn verify_file_diff(&self, id: String, path: String) -> Result<PlanDiff, IpcError> {
+        self.deck.verify_file_diff(&id, &path)
+    }
+    fn set_step_override(
+        &self,
+        id: String,
+        index: u32,
+        status: StepStatus,
+        note: String,
+    ) -> Result<StepOverride, IpcError> {
+        self.deck.set_step_override(&id, index, status, &note)
+    }
+    fn clear_step_override(&self, id: String, index: u32) -> Result<bool, IpcError> {
+        self.deck.clear_step_override(&id, index)
+    }
+    fn verify_report_text(&self, id: String) -> Result<String, IpcError> {
+        self.deck.verify_report_text(&id)
+    }
+    fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
+        self.deck.send_verify_report(&id, &shown)
+    }
+}
+
+/// This process, as a server instance: its pid and when it started.
+fn instance() -> String {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |d| d.as_nanos());
+    format!("{}-{nanos:x}", std::process::id())
+}
+
+/// What the thread that reads requests hands the one that writes.
+enum Out {
+    Frame(String),
+    Log(String),
+    /// The input ended and the live state is gone.
+    End,
+}
+
+/// Serves `roots` until `input` ends: starts the live state (the gate presence, the watchers),
+/// writes the hello, answers each request line and sends the events once subscribed, all on
+/// `output` from the calling thread, a frame per line, flushed each (requests are read on a
+/// thread of their own and answered by a few workers: answers may come in another order than
+/// their requests, each with its request's `id`). What the server cannot use is said on `log`. The
+/// live state is dropped before this returns (the gate presence goes with it).
+pub fn run(
+    roots: &Roots,
+    input: impl BufRead + Send + 'static,
+    output: &mut dyn Write,
+    log: &mut dyn Write,
+    opts: Options,
+) -> std::io::Result<()> {
+    let (tx, rx) = mpsc::channel::<Out>();
+    let hello = Hello {
+        protocol: PROTOCOL,
+        version: env!("CARGO_PKG_VERSION").to_owned(),
+        instance: instance(),
+    };
+    let _ = tx.send(Out::Frame(json!({ "hello": hello }).to_string()));
+    let reader = {
+        let roots = roots.clone();
+        std::thread::spawn(move || serve_input(&roots, input, hello, opts, tx))
+    };
+    let mut written = Ok(());
+    for out in rx.iter() {
+        match out {
+            Out::Frame(frame) if written.is_ok() => {
+                written = output
+                    .write_all(format!("{frame}\n").as_bytes())
+                    .and_then(|()| output.flush());
+            }
+            Out::Frame(_) => {}
+            Out::Log(line) => {
+                let _ = writeln!(log, "plandeck serve: {line}");
+            }
+            Out::End => break,
+        }
+    }
+    let _ = reader.join();
+    written
+}
+
+/// Reads and answers requests until the input ends, then drops the live state and says `End`.
+fn serve_input(
+    roots: &Roots,
+    mut input: impl BufRead,
+    hello: Hello,
+    opts: Options,
+    tx: mpsc::Sender<Out>,
+) {
+    let sink = Mutex::new(tx.clone());
+    let events = Arc::new(EventLog::new(opts.event_buffer, move |frame| {
+        let _ = lock(&sink).send(Out::Frame(frame));
+    }));
+    let live = {
+        let events = events.clone();
+        Live::start(roots, Arc::new(Mutex::new(None)), move |event| {
+            if let Some((name, payload)) = event_of(event) {
+                events.push(name, payload);
+            }
+        })
+    };
+    let server = Arc::new(Server {
+        deck: Deck::of(&live, roots.is_demo()),
+        log: events,
+        hello,
+        by: opts.by,
+        shown: Mutex::default(),
+        shown_clean: Mutex::default(),
+    });
+
+    // Requests are answered by a few workers, as the window's calls run side by side (a slow
+    // listing does not hold up a plan); each answer names its request's id.
+    // Bounded: a client that sends faster than the answers go waits (its pipe fills), memory does
+    // not grow.
+    let (jobs, queue) = mpsc::sync_channel::<Request>(64);
+    let queue = Arc::new(Mutex::new(queue));
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|_| {
+            let (server, queue, tx) = (server.clone(), queue.clone(), tx.clone());
+            std::thread::spawn(move || loop {
+                let Ok(request) = lock(&queue).recv() else {
+                    return;
+                };
+                // A call that panics is answered as a bug; the worker and the server go on.
+                let call = || server.call(&request.method, request.params);
+                let result = std::panic::catch_unwind(std::panic::AssertUnwindSafe(call))
+                    .unwrap_or_else(|_| {
+                        Err(IpcError::new(
+                            ErrorKind::Internal,
+                            format!("{} failed (a bug: see the server's log)", request.method),
+                        ))
+                    });
+                if let Err(e) = &result {
+                    if matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported) {
+                        let _ = tx.send(Out::Log(format!("{}: {e}", request.method)));
+                    }
+                }
+                let _ = tx.send(Out::Frame(response(&request.id, result)));
+            })
+        })
+        .collect();
+
+    let say = |line: String| {
+        let _ = tx.send(Out::Log(line));
+    };
+    let refuse = |id: &Value, e: IpcError| {
+        let _ = tx.send(Out::Frame(response(id, Err(e))));
+    };
+    let mut line = Vec::new();
+    while let Some(fits) = read_line(&mut input, &mut line, opts.max_line) {
+        if !fits {
+            say(format!("a line over {} bytes, skipped", opts.max_line));
+            refuse(
+                &Value::Null,
+                IpcError::new(
+                    ErrorKind::BadInput,
+                    format!("a frame is at most {} bytes", opts.max_line),
+                ),
+            );
+            continue;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        match parse_request(&line) {
+            Ok(request) => {
+                let _ = jobs.send(request);
+            }
+            Err((id, e)) => {
+                say(e.to_string());
+                refuse(&id, e);
+            }
+        }
+    }
+    // What was asked is answered before the end.
+    drop(jobs);
+    for worker in workers {
+        let _ = worker.join();
+    }
+
+    // The end of input: the live state goes (its watchers stop, the presence file goes), then
+    // the writer is told (threads of the live state may hold a sender a while longer).
+    drop(server);
+    drop(live);
+    let _ = tx.send(Out::End);
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_read_with_its_id_method_and_params() {
+        let r = parse_request(br#"{"id":3,"method":"get_plan","params":{"id":"p1"}}"#).unwrap();
+        assert_eq!(r.id, json!(3));
+        assert_eq!(r.method, "get_plan");
+        assert_eq!(r.params, json!({"id": "p1"}));
+        // No params: an empty object; a string id is echoed as it came.
+        let r = parse_request(br#"{"id":"a","method":"list_plans"}"#).unwrap();
+        assert_eq!((r.id, r.params), (json!("a"), json!({})));
+    }
+
+    #[test]
+    fn what_is_not_a_request_is_answered_with_why_and_the_id_when_known() {
+        for (line, id) in [
+            (&b"not json"[..], Value::Null),
+            (b"[1,2]", Value::Null),
+            (br#"{"method":"list_plans"}"#, Value::Null),
+            (br#"{"id":{},"method":"list_plans"}"#, Value::Null),
+            (br#"{"id":7}"#, json!(7)),
+            (br#"{"id":7,"method":3}"#, json!(7)),
+            (br#"{"id":7,"method":"get_plan","params":[1]}"#, json!(7)),
+            (br#"{"id":7,"method":"list_plans","extra":1}"#, json!(7)),
+            (b"\xff\xfe", Value::Null),
+        ] {
+            let (got, e) = parse_request(line).unwrap_err();
+            assert_eq!(got, id, "{}", String::from_utf8_lossy(line));
+            assert_eq!(e.kind, ErrorKind::BadInput);
+        }
+        let frame: Value = serde_json::from_str(&response(
+            &json!(7),
+            Err(IpcError::new(ErrorKind::NotFound, "gone")),
+        ))
+        .unwrap();
+        assert_eq!(
+            frame,
+            json!({"id": 7, "error": {"kind": "notFound", "message": "gone"}})
+        );
+    }
+
+    #[test]
+    fn a_client_reads_back_every_frame_a_server_writes_and_refuses_the_rest() {
+        let hello = Hello {
+            protocol: PROTOCOL,
+            version: "9.9.9".into(),
+            instance: "1-2".into(),
+        };
+        let line = json!({ "hello": hello }).to_string();
+        assert_eq!(
+            parse_server_frame(line.as_bytes()).unwrap(),
+            ServerFrame::Hello(hello)
+        );
+        let ok = response(&json!(4), Ok(json!([1])));
+        assert_eq!(
+            parse_server_frame(ok.as_bytes()).unwrap(),
+            ServerFrame::Answer {
+                id: json!(4),
+                result: Ok(json!([1]))
+            }
+        );
+        let gone = IpcError::new(ErrorKind::NotFound, "gone");
+        let err = response(&json!(5), Err(gone.clone()));
+        assert_eq!(
+            parse_server_frame(err.as_bytes()).unwrap(),
+            ServerFrame::Answer {
+                id: json!(5),
+                result: Err(gone)
+            }
+        );
+        let frames = Arc::new(Mutex::new(Vec::new()));
+        let into = frames.clone();
+        let events = EventLog::new(3, move |f| lock(&into).push(f));
+        events.subscribe(None, true);
+        events.push("gate:changed", json!({ "arrived": ["r"] }));
+        let event = lock(&frames)[0].clone();
+        assert_eq!(
+            parse_server_frame(event.as_bytes()).unwrap(),
+            ServerFrame::Event {
+                name: "gate:changed".into(),
+                seq: 1,
+                payload: json!({ "arrived": ["r"] })
+            }
+        );
+        // A request's form, a request line, is not a server's frame.
+        let request = request_line(1, "list_plans", json!({}));
+        assert_eq!(
+            parse_request(request.as_bytes()).unwrap().method,
+            "list_plans"
+        );
+        for hostile in [
+            &b"garbage"[..],
+            b"[]",
+            br#"{"event":"x"}"#,
+            br#"{"id":1}"#,
+            br#"{"id":1,"result":1,"error":{"kind":"io","message":"m"}}"#,
+            br#"{"id":1,"error":{"kind":"rootkit","message":"m"}}"#,
+            br#"{"hello":{"protocol":"one"}}"#,
+        ] {
+            let e = parse_server_frame(hostile).unwrap_err();
+            assert_eq!(
+                e.kind,
+                ErrorKind::BadInput,
+                "{}",
+                String::from_utf8_lossy(hostile)
+            );
+        }
+        assert!(parse_server_frame(request.as_bytes()).is_err());
+    }
+
+    #[test]
+    fn lines_are_read_whole_and_one_too_long_is_skipped_whole() {
+        let text = format!("short\n{}\nnext\nlast", "x".repeat(100));
+        // A small buffer, so lines come in pieces.
+        let mut input = std::io::BufReader::with_capacity(8, text.as_bytes());
+        let mut line = Vec::new();
+        let mut got = Vec::new();
+        while let Some(fits) = read_line(&mut input, &mut line, 10) {
+            got.push((fits, String::from_utf8(line.clone()).unwrap()));
+        }
+        let want = [(true, "short"), (false, ""), (true, "next"), (true, "last")];
+        let want: Vec<(bool, String)> = want.iter().map(|(f, s)| (*f, s.to_string())).collect();
+        assert_eq!(got, want);
+    }
+
+    fn log(cap: usize) -> (EventLog, Arc<Mutex<Vec<u64>>>) {
+        let sent = Arc::new(Mutex::new(Vec::new()));
+        let into = sent.clone();
+        let log = EventLog::new(cap, move |frame| {
+            let frame: Value = serde_json::from_str(&frame).unwrap();
+            lock(&into).push(frame["seq"].as_u64().unwrap());
+        });
+        (log, sent)
+    }
+
+    #[test]
+    fn events_are_kept_until_a_subscription_then_replayed_after_its_cursor_and_streamed() {
+        let (events, sent) = log(100);
+        for _ in 0..5 {
+            events.push("plans:changed", json!({}));
+        }
+        assert!(lock(&sent).is_empty(), "nothing is sent before subscribe");
+        let answer = events.subscribe(Some(2), true);
+        assert_eq!(answer, Subscribed { gap: false, seq: 5 });
+        assert_eq!(events.push("gate:changed", json!({})), 6);
+        assert_eq!(
+            *lock(&sent),
+            vec![3, 4, 5, 6],
+            "replayed in order, then streamed"
+        );
+    }
+
+    #[test]
+    fn a_cursor_older_than_what_is_kept_or_of_another_instance_is_a_gap() {
+        let (events, sent) = log(3);
+        for _ in 0..10 {
+            events.push("plans:changed", json!({}));
+        }
+        // Kept: 8, 9, 10. After 7 nothing is lost; after 6, 7 is.
+        let (fresh, fresh_sent) = log(3);
+        for _ in 0..10 {
+            fresh.push("plans:changed", json!({}));
+        }
+        assert_eq!(
+            fresh.subscribe(Some(7), true),
+            Subscribed {
+                gap: false,
+                seq: 10
+            }
+        );
+        assert_eq!(*lock(&fresh_sent), vec![8, 9, 10]);
+
+        assert_eq!(
+            events.subscribe(Some(6), true),
+            Subscribed { gap: true, seq: 10 }
+        );
+        assert!(
+            lock(&sent).is_empty(),
+            "a gap replays nothing: read everything again"
+        );
+        events.push("plans:changed", json!({}));
+        assert_eq!(*lock(&sent), vec![11], "and the stream goes on");
+
+        for (after, same) in [(11, false), (12, true)] {
+            let (other, _) = log(3);
+            other.push("plans:changed", json!({}));
+            assert!(other.subscribe(Some(after), same).gap, "{after} {same}");
+        }
+        let (quiet, quiet_sent) = log(3);
+        assert_eq!(
+            quiet.subscribe(Some(0), true),
+            Subscribed { gap: false, seq: 0 }
+        );
+        assert_eq!(
+            quiet.subscribe(None, true),
+            Subscribed { gap: false, seq: 0 }
+        );
+        assert!(lock(&quiet_sent).is_empty());
+    }
+
+    #[test]
+    fn every_event_the_window_hears_of_is_named_as_the_table_names_it() {
+        let (name, payload) = event_of(LiveEvent::Worktrees(
+            crate::live::WorktreesChanged::default(),
+        ))
+        .unwrap();
+        assert_eq!(name, "worktrees:changed");
+        assert_eq!(payload, json!({"ids": []}));
+        let waiting = LiveEvent::SessionWaiting {
+            session_id: "s".into(),
+            message: "m".into(),
+        };
+        assert!(event_of(waiting).is_none(), "a desktop notification only");
+    }
+
+    #[test]
+    fn who_decides_names_the_ssh_client_when_there_is_one() {
+        assert_eq!(
+            decided_by(Some("192.0.2.7 51234 22")),
+            "plandeck serve (over SSH from 192.0.2.7)"
+        );
+        assert_eq!(decided_by(None), "plandeck serve");
+    }
+}
