@@ -308,14 +308,26 @@ impl Deck {
         Ok(self.worktrees.list()?)
     }
 
+    /// Keeps the worktree `id` (listed as kept, never offered for removal); every holder hears.
     pub fn keep_worktree(&self, id: &str) -> Result<(), IpcError> {
         let path = worktrees::resolve_id(&self.roots, id)?;
-        Ok(worktrees::keep(&self.roots, &path)?)
+        worktrees::keep(&self.roots, &path)?;
+        self.worktree_changed(id);
+        Ok(())
     }
 
+    /// Forgets the Keep choice for the worktree `id` (nothing on disk changes); every holder hears.
     pub fn unkeep_worktree(&self, id: &str) -> Result<(), IpcError> {
         let path = worktrees::resolve_id(&self.roots, id)?;
-        Ok(worktrees::unkeep(&self.roots, &path)?)
+        worktrees::unkeep(&self.roots, &path)?;
+        self.worktree_changed(id);
+        Ok(())
+    }
+
+    fn worktree_changed(&self, id: &str) {
+        self.report(LiveEvent::Worktrees(WorktreesChanged {
+            ids: vec![id.to_owned()],
+        }));
     }
 
     pub fn worktree_details(&self, id: &str) -> Result<WorktreeDetails, IpcError> {
@@ -586,5 +598,49 @@ mod tests {
             "the open comment went with the rejection: {:?}",
             log[0].feedback
         );
+    }
+}
+
+#[cfg(test)]
+mod worktree_tests {
+    use super::*;
+    use std::sync::mpsc;
+    use std::time::Duration;
+
+    /// Keep and its undo change what every holder lists: each is reported, so a second window
+    /// (or a remote one) shows it without a file of the worktree changing.
+    #[test]
+    fn keeping_a_worktree_and_undoing_it_are_reported() {
+        let home = tempfile::tempdir().unwrap();
+        let home_path = home.path().canonicalize().unwrap();
+        let mut roots = Roots::under_home(&home_path);
+        let repo_dir = home_path.join("repo");
+        let repo = plandeck_testkit::git::new_repo(&repo_dir, &[("a.txt", "a\n")]);
+        plandeck_testkit::git::add_worktree(&repo, "feat", &home_path.join("feat"), "feat");
+        roots.extra_repos.push(repo_dir);
+
+        let (tx, rx) = mpsc::channel::<LiveEvent>();
+        let tx = Mutex::new(tx);
+        let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(move |e| {
+            let _ = lock(&tx).send(e);
+        });
+        let deck = Deck::starting(roots, false, Arc::new(Mutex::new(None)), emit);
+        let listed = deck.list_worktrees().unwrap();
+        let feat = listed
+            .iter()
+            .find(|w| w.path.ends_with("/feat"))
+            .expect("the worktree is listed");
+        let id = feat.id.clone();
+        let reported = |rx: &mpsc::Receiver<LiveEvent>| loop {
+            match rx.recv_timeout(Duration::from_secs(30)) {
+                Ok(LiveEvent::Worktrees(c)) => return c.ids,
+                Ok(_) => continue,
+                Err(e) => panic!("no worktree event: {e}"),
+            }
+        };
+        deck.keep_worktree(&id).unwrap();
+        assert_eq!(reported(&rx), [id.clone()]);
+        deck.unkeep_worktree(&id).unwrap();
+        assert_eq!(reported(&rx), [id]);
     }
 }
