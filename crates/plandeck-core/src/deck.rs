@@ -639,7 +639,7 @@ mod worktree_tests {
             }
         };
         deck.keep_worktree(&id).unwrap();
-        assert_eq!(reported(&rx), [id.clone()]);
+        assert_eq!(reported(&rx), std::slice::from_ref(&id));
         deck.unkeep_worktree(&id).unwrap();
         assert_eq!(reported(&rx), [id]);
     }
