@@ -414,6 +414,33 @@ fn over_host_the_remotes_plans_are_listed_and_shown_and_a_rejection_lands_on_the
     assert!(!m.local.data().join("decisions.jsonl").exists());
     let listing = m.on_box(&["plans", "list", "--json"]);
     assert_eq!(listing[0]["state"], "rejected", "{listing}");
+
+    // Then approved over --host, with the hash of the version read there.
+    let hash = doc["contentHash"].as_str().unwrap();
+    let outcome = m.on_box(&["approve", &id, "--expect-hash", hash, "--json"]);
+    assert_eq!(outcome["route"], "recordedOnly", "{outcome}");
+    assert_eq!(outcome["decision"], "approved", "{outcome}");
+    assert_eq!(outcome["approvedHash"], hash, "{outcome}");
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    assert_eq!(listing[0]["state"], "approved", "{listing}");
+    // A version that is not the one there now is refused there, nothing decided.
+    let (code, out, err) = m.plandeck(&[
+        "--host",
+        "box",
+        "reject",
+        &id,
+        "--feedback",
+        "x",
+        "--expect-hash",
+        &"0".repeat(64),
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("\"error\""), "{out}");
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
 }
 
 #[test]
