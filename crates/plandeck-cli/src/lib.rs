@@ -74,7 +74,16 @@ impl GlobalArgs {
 
     /// Resolves the roots and opens the store: an existing store with looser permissions is made
     /// private (0700 / 0600) here, before anything reads or writes it.
+    /// With `--host`, refused: what runs on this machine never runs in place of another's.
     pub fn roots(&self, env: &Env) -> Result<Roots, IpcError> {
+        if let Some(host) = &self.host {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "--host {host} runs a subcommand on that machine; this one would run here,                      so it is not run"
+                ),
+            ));
+        }
         let roots = Roots::resolve(env, &self.overrides())?;
         // A store that cannot be tightened (a file owned by someone else) is still usable, and
         // new files are created private anyway; the hook must never fail on it.
@@ -335,5 +344,22 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
         let mut c: String = s.chars().take(max.saturating_sub(1)).collect();
         c.push('…');
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_host_nothing_resolves_this_machines_roots() {
+        let env = Env::from_pairs([("HOME", "/h")]);
+        let global = GlobalArgs {
+            host: Some("lab".into()),
+            ..Default::default()
+        };
+        let e = global.roots(&env).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{e:?}");
+        assert!(GlobalArgs::default().roots(&env).is_ok());
     }
 }

@@ -65,7 +65,8 @@ pub fn run(
             ),
         ));
     }
-    let roots = ctx.roots()?;
+    // Only the settings are read here (`ctx.roots()` refuses with --host).
+    let roots = config::Roots::resolve(&ctx.env, &ctx.global.overrides())?;
     let host = config::host(&roots.settings_path(), host)?;
     let remote = Remote::connect(&host, &ctx.env)?;
     match command {
