@@ -216,8 +216,18 @@ pub struct Remote {
     next_id: AtomicU64,
     stderr: Arc<Mutex<String>>,
     stderr_done: Mutex<Option<std::thread::JoinHandle<()>>>,
-    ignored: Arc<AtomicUsize>,
+    ignored: Arc<Ignored>,
 }
+
+/// The frames of the remote that were not used: how many, and why (the first few).
+#[derive(Default)]
+struct Ignored {
+    count: AtomicUsize,
+    reasons: Mutex<Vec<String>>,
+}
+
+/// How many reasons for ignored frames are kept.
+const REASONS_KEPT: usize = 10;
 
 fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
@@ -250,7 +260,7 @@ impl Remote {
             std::thread::spawn(move || keep_stderr(pipe, &stderr))
         });
         let waiting = Arc::new(Mutex::new(Some(Waiting::new())));
-        let ignored = Arc::new(AtomicUsize::new(0));
+        let ignored = Arc::new(Ignored::default());
         let (hello_tx, hello_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::channel();
         if let Some(stdout) = stdout {
@@ -310,7 +320,12 @@ impl Remote {
 
     /// How many frames from the remote were not used (malformed, unasked answers).
     pub fn ignored(&self) -> usize {
-        self.ignored.load(Ordering::Relaxed)
+        self.ignored.count.load(Ordering::Relaxed)
+    }
+
+    /// Why frames were ignored (the first few), for a person: control characters marked.
+    pub fn ignored_reasons(&self) -> Vec<String> {
+        lock(&self.ignored.reasons).clone()
     }
 
     /// Calls `method` with `params` on the remote and waits for its answer. Several calls may
@@ -453,14 +468,27 @@ fn read_frames(
     hello_tx: mpsc::Sender<Hello>,
     event_tx: mpsc::Sender<RemoteEvent>,
     waiting: &Mutex<Option<Waiting>>,
-    ignored: &AtomicUsize,
+    ignored: &Ignored,
 ) {
     let mut input = BufReader::new(stdout);
     let mut line = Vec::new();
     let mut hello = Some(hello_tx);
     let ignore = |why: String| {
-        ignored.fetch_add(1, Ordering::Relaxed);
+        ignored.count.fetch_add(1, Ordering::Relaxed);
         tracing::warn!(host, "a frame from the remote was ignored: {why}");
+        let mut reasons = lock(&ignored.reasons);
+        if reasons.len() < REASONS_KEPT {
+            let mut why = crate::visible::shown(&why).into_owned();
+            if why.len() > 200 {
+                let mut cut = 200;
+                while !why.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                why.truncate(cut);
+                why.push('…');
+            }
+            reasons.push(why);
+        }
     };
     while let Some(fits) = serve::read_line(&mut input, &mut line, serve::MAX_LINE) {
         if !fits {

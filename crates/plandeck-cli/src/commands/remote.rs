@@ -69,7 +69,7 @@ pub fn run(
     let roots = config::Roots::resolve(&ctx.env, &ctx.global.overrides())?;
     let host = config::host(&roots.settings_path(), host)?;
     let remote = Remote::connect(&host, &ctx.env)?;
-    match command {
+    let result = match command {
         Command::Plans(args) => {
             let json = args.json();
             match args.command.unwrap_or(PlansCommand::List { json }) {
@@ -154,7 +154,20 @@ pub fn run(
     .and_then(|code| {
         out.flush().map_err(io)?;
         Ok(code)
-    })
+    });
+    // What the remote sent that was not Plandeck's is said (and was not used).
+    let ignored = remote.ignored();
+    if ignored > 0 {
+        let _ = writeln!(
+            err,
+            "plandeck: {ignored} frame(s) from {} were not understood and were ignored:",
+            remote.host().name
+        );
+        for why in remote.ignored_reasons() {
+            let _ = writeln!(err, "  {why}");
+        }
+    }
+    result
 }
 
 /// What `approve`/`reject` name on the remote: a waiting request, or a plan (with the hash of

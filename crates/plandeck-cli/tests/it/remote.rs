@@ -604,3 +604,65 @@ fn a_stopped_sshd_is_said_as_unreachable() {
         "{err}"
     );
 }
+
+/// `plandeck-cli --host box <args>` with the remote running `command` instead of `plandeck serve
+/// --stdio` (a server of another version, or a hostile one).
+fn with_remote_command(m: &Machines, command: &str, args: &[&str]) -> (i32, String, String) {
+    let ssh = format!("ssh -F {}", m.file("ssh_config").display());
+    let mut all = vec!["--host", "box"];
+    all.extend_from_slice(args);
+    output(
+        plandeck_process(m.local.path())
+            .args(&all)
+            .env("PLANDECK_SSH", ssh)
+            .env("PLANDECK_REMOTE_COMMAND", command),
+    )
+}
+
+#[test]
+fn an_older_plandeck_on_the_remote_is_said_with_which_side_to_update() {
+    let mut m = Machines::new(false);
+    m.start_sshd();
+    m.add_box();
+    let older =
+        r#"echo '{"hello":{"protocol":0,"version":"0.0.1","instance":"1-a"}}'; cat >/dev/null"#;
+    let (code, out, err) = with_remote_command(&m, older, &["plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "unsupported", "{out}");
+    assert!(
+        err.contains("box speaks Plandeck protocol 0 (plandeck 0.0.1)")
+            && err.contains("update it there"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
+    let mut m = Machines::new(false);
+    m.start_sshd();
+    m.add_box();
+    // Junk, an answer to nothing, an event naming a local path, a frame of 1 MiB of garbage,
+    // then the answers the listing asked for.
+    let hostile = r#"echo '{"hello":{"protocol":1,"version":"6.6.6","instance":"1-a"}}'; read a;
+        echo 'not json'; printf '\033]52;c;eA==\007\n'; echo '{"id":77,"result":{"plans":[]}}';
+        echo '{"event":"plans:changed","seq":1,"payload":{"paths":["/etc/shadow"]}}';
+        head -c 1048576 /dev/zero | tr '\0' x; echo;
+        echo '{"id":1,"result":{"plans":[],"problems":[]}}'; read b;
+        echo '{"id":2,"result":[]}'; cat >/dev/null"#;
+    let before = std::fs::read_dir(m.local.path()).unwrap().count();
+    let (code, out, err) = with_remote_command(&m, hostile, &["plans", "list", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.trim(), "[]", "{out}");
+    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "{err}");
+    assert!(
+        err.contains("4 frame(s) from box were not understood and were ignored")
+            && err.contains("an answer to no request (id 77)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(m.local.path()).unwrap().count(),
+        before,
+        "nothing written here"
+    );
+}
