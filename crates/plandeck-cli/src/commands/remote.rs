@@ -10,13 +10,17 @@ use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans::{PlanDocument, PlanListing};
 use plandeck_core::remote::Remote;
 use plandeck_core::route::{PlanDecision, PlanOutcome};
+use plandeck_core::sessions::SessionSummary;
 use serde_json::json;
 
 use super::plans::PlansCommand;
 use crate::{Command, Context, Out};
 
 /// The subcommands served over `--host`, as `plandeck --help` names them.
-const SERVED: &str = "plans list, plans show, pending, approve, reject";
+const SERVED: &str = "plans list, plans show, sessions list, pending, approve, reject";
+
+/// How long a listing of sessions waits, without any news, for the remote's index.
+const SESSIONS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 
 /// Whether `command` is served over `--host` (checked before connecting).
 fn served(command: &Command) -> Option<&'static str> {
@@ -27,12 +31,13 @@ fn served(command: &Command) -> Option<&'static str> {
             Some(PlansCommand::History { .. }) => "plans history",
             Some(PlansCommand::Restore { .. }) => "plans restore",
         },
-        Command::Pending(_) | Command::Approve(_) | Command::Reject(_) => return None,
+        Command::Sessions(_) | Command::Pending(_) | Command::Approve(_) | Command::Reject(_) => {
+            return None
+        }
         Command::Sources(_) => "sources",
         Command::Log(_) => "log",
         Command::Comment(_) => "comment",
         Command::Comments(_) => "comments",
-        Command::Sessions(_) => "sessions",
         Command::Worktrees(_) => "worktrees",
         Command::Demo(_) => "demo",
         Command::Hook(_) => "hook",
@@ -83,12 +88,41 @@ pub fn run(
                     super::plans::print_doc(&doc, html, md, json, out)
                 }
                 _ => {
-                    let listing: PlanListing = remote.call_as("list_plans", json!({}))?;
+                    // The transcript-only plans first: that call waits for the remote's first
+                    // read of the history, so the listing after it is settled with all of it
+                    // (as a local `plans list` is).
                     let only: Vec<RecoveredPlan> = remote.call_as("transcript_plans", json!({}))?;
+                    let listing: PlanListing = remote.call_as("list_plans", json!({}))?;
                     let home = std::path::Path::new("");
                     super::plans::print_listing(listing, &only, home, json, out, err)
                 }
             }
+        }
+        Command::Sessions(args) => {
+            let json = args.json();
+            // The remote's session index is read on its own thread after start: wait for its
+            // `sessions:progress` saying ready, replayed from the server's first event (its
+            // `session_index_progress` answers the deck's first snapshot).
+            // A gap (the start's events no longer kept) means it is long done.
+            let sub = remote.subscribe(Some(0))?;
+            if !sub.gap {
+                loop {
+                    match remote.next_event(SESSIONS_PATIENCE) {
+                        Some(e) if e.name == "sessions:progress" && e.payload["ready"] == true => {
+                            break
+                        }
+                        Some(_) => {}
+                        None => {
+                            return Err(IpcError::new(
+                                ErrorKind::Io,
+                                format!("{} did not finish reading its sessions", host.name),
+                            ))
+                        }
+                    }
+                }
+            }
+            let list: Vec<SessionSummary> = remote.call_as("list_sessions", json!({}))?;
+            super::sessions::print_sessions(&list, std::path::Path::new(""), json, out)
         }
         Command::Pending(args) => {
             let requests: Vec<GateRequest> = remote.call_as("list_pending", json!({}))?;

@@ -344,8 +344,8 @@ fn hosts_are_added_checked_listed_and_removed_and_a_subcommand_not_served_is_nev
     let (_, out, _) = plandeck(h, &["hosts", "list"]);
     assert!(out.contains("lab   me@lab"), "{out}");
 
-    // Not served over --host yet: refused, nothing run (here it would have listed sessions).
-    let (code, out, err) = plandeck(h, &["--host", "lab", "sessions", "--json"]);
+    // Not served over --host yet: refused, nothing run (here it would have printed the log).
+    let (code, out, err) = plandeck(h, &["--host", "lab", "log", "--json"]);
     assert_eq!(code, 1, "{out}{err}");
     let e: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(e["error"]["kind"], "unsupported", "{out}");
@@ -541,6 +541,11 @@ fn a_waiting_agent_on_the_remote_gets_a_rejection_decided_over_host_and_the_remo
     assert_eq!(line["decision"], "rejected", "{line}");
     assert!(line["feedback"].as_str().unwrap().contains("split step 2"));
     assert!(!m.local.data().join("decisions.jsonl").exists());
+    // The remote's agent session, listed over --host once the remote has read its sessions.
+    let sessions = m.on_box(&["sessions", "list", "--json"]);
+    let sessions = sessions.as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["agent"], "claude", "{sessions:?}");
     drop(window);
 }
 
@@ -648,8 +653,8 @@ fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
         echo 'not json'; printf '\033]52;c;eA==\007\n'; echo '{"id":77,"result":{"plans":[]}}';
         echo '{"event":"plans:changed","seq":1,"payload":{"paths":["/etc/shadow"]}}';
         head -c 1048576 /dev/zero | tr '\0' x; echo;
-        echo '{"id":1,"result":{"plans":[],"problems":[]}}'; read b;
-        echo '{"id":2,"result":[]}'; cat >/dev/null"#;
+        echo '{"id":1,"result":[]}'; read b;
+        echo '{"id":2,"result":{"plans":[],"problems":[]}}'; cat >/dev/null"#;
     let before = std::fs::read_dir(m.local.path()).unwrap().count();
     let (code, out, err) = with_remote_command(&m, hostile, &["plans", "list", "--json"]);
     assert_eq!(code, 0, "{out}{err}");
