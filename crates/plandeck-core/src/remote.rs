@@ -38,6 +38,9 @@ use crate::serve::{self, Hello, ServerFrame, Subscribed};
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
 /// How much of ssh's (and the server's) stderr is kept to say why a connection failed.
 const STDERR_KEPT: usize = 64 << 10;
+/// How long a connection waits for the server's hello (ssh's own connect timeout is shorter;
+/// this bounds a login or a remote command that hangs).
+const HELLO_PATIENCE: Duration = Duration::from_secs(120);
 /// How long closing waits for ssh to end by itself before it is stopped.
 const CLOSE_PATIENCE: Duration = Duration::from_secs(5);
 
@@ -141,6 +144,15 @@ pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> Remote
         || has("Unknown command: plandeck")
     {
         RemoteError::NotInstalled { host: name }
+    } else if has("unrecognized subcommand 'serve'") || has("unexpected argument '--stdio'") {
+        // A plandeck from before `serve`.
+        RemoteError::Protocol {
+            host: name.clone(),
+            theirs: 0,
+            ours: serve::PROTOCOL,
+            version: "older, without `serve`".to_owned(),
+            update: format!("the plandeck on {name} is older: update it there"),
+        }
     } else if code == Some(255) || code.is_none() {
         let detail = if detail.is_empty() {
             "ssh ended without saying why".to_owned()
@@ -285,10 +297,29 @@ impl Remote {
             stderr_done: Mutex::new(stderr_done),
             ignored,
         };
-        let Ok(hello) = hello_rx.recv() else {
+        let hello = match hello_rx.recv_timeout(HELLO_PATIENCE) {
+            Ok(hello) => hello,
             // Ended before its hello: ssh or the remote shell said why.
-            let (status, said) = remote.finish();
-            return Err(classify(host, status, &said));
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let (status, said) = remote.finish();
+                return Err(classify(host, status, &said));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let (_, said) = remote.finish();
+                let said = last_words(&said);
+                return Err(RemoteError::Failed {
+                    host: host.name.clone(),
+                    detail: format!(
+                        "no answer from Plandeck there within {} s{}",
+                        HELLO_PATIENCE.as_secs(),
+                        if said.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (ssh said: {said})")
+                        }
+                    ),
+                });
+            }
         };
         if hello.protocol != serve::PROTOCOL {
             let update = if hello.protocol < serve::PROTOCOL {
@@ -576,6 +607,10 @@ mod tests {
         let e = classify(&host(), exit(127), missing);
         assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
         assert!(e.to_string().contains("install"), "{e}");
+        let old = "error: unrecognized subcommand 'serve'\n\nUsage: plandeck [OPTIONS]\n";
+        let e = classify(&host(), exit(2), old);
+        assert!(matches!(e, RemoteError::Protocol { .. }), "{e}");
+        assert!(e.to_string().contains("update it there"), "{e}");
         let e = classify(&host(), exit(3), "");
         assert!(matches!(e, RemoteError::Failed { .. }), "{e}");
         // What ssh said is shown, never run: a control character in it is marked.
