@@ -56,7 +56,7 @@ pub struct GlobalArgs {
     #[arg(long, global = true, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
     /// Run the subcommand on another machine (`plandeck hosts add`), over your own SSH. For now:
-    /// plans list|show, sessions list, pending, approve, reject.
+    /// plans list|show, sessions list, worktrees list, pending, approve, reject.
     #[arg(long, global = true, value_name = "NAME")]
     pub host: Option<String>,
 }

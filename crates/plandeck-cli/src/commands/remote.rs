@@ -11,13 +11,16 @@ use plandeck_core::plans::{PlanDocument, PlanListing};
 use plandeck_core::remote::Remote;
 use plandeck_core::route::{PlanDecision, PlanOutcome};
 use plandeck_core::sessions::SessionSummary;
+use plandeck_core::worktrees::WorktreeSummary;
 use serde_json::json;
 
 use super::plans::PlansCommand;
+use super::worktrees::WorktreesCommand;
 use crate::{Command, Context, Out};
 
 /// The subcommands served over `--host`, as `plandeck --help` names them.
-const SERVED: &str = "plans list, plans show, sessions list, pending, approve, reject";
+const SERVED: &str =
+    "plans list, plans show, sessions list, worktrees list, pending, approve, reject";
 
 /// How long a listing of sessions waits, without any news, for the remote's index.
 const SESSIONS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
@@ -38,7 +41,17 @@ fn served(command: &Command) -> Option<&'static str> {
         Command::Log(_) => "log",
         Command::Comment(_) => "comment",
         Command::Comments(_) => "comments",
-        Command::Worktrees(_) => "worktrees",
+        Command::Worktrees(w) => match &w.command {
+            WorktreesCommand::List {
+                repo: None,
+                sizes: false,
+                ..
+            } => return None,
+            WorktreesCommand::List { .. } => "worktrees list --repo/--sizes",
+            WorktreesCommand::Preview { .. } => "worktrees preview",
+            WorktreesCommand::Remove { .. } => "worktrees remove",
+            WorktreesCommand::Keep { .. } => "worktrees keep",
+        },
         Command::Demo(_) => "demo",
         Command::Hook(_) => "hook",
         Command::Hooks(_) => "hooks",
@@ -123,6 +136,16 @@ pub fn run(
             }
             let list: Vec<SessionSummary> = remote.call_as("list_sessions", json!({}))?;
             super::sessions::print_sessions(&list, std::path::Path::new(""), json, out)
+        }
+        Command::Worktrees(args) => {
+            let json = args.json();
+            let list: Vec<WorktreeSummary> = remote.call_as("list_worktrees", json!({}))?;
+            if json {
+                crate::print_json(out, &list)?;
+            } else {
+                super::worktrees::print_list(out, &list)?;
+            }
+            Ok(0)
         }
         Command::Pending(args) => {
             let requests: Vec<GateRequest> = remote.call_as("list_pending", json!({}))?;

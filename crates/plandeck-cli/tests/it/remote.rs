@@ -671,3 +671,38 @@ fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
         "nothing written here"
     );
 }
+
+#[test]
+fn over_host_the_remotes_worktrees_are_listed() {
+    let mut m = Machines::new(true);
+    let clean = crate::common::repo_with_clean_worktree(&m.remote);
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&m.remote));
+    m.start_sshd();
+    m.add_box();
+    let list = m.on_box(&["worktrees", "list", "--json"]);
+    let paths: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&clean.to_str().unwrap()), "{list}");
+    // Removing, keeping and previewing are not served over --host yet: refused, nothing run.
+    let (code, out, err) = m.plandeck(&[
+        "--host",
+        "box",
+        "worktrees",
+        "remove",
+        clean.to_str().unwrap(),
+        "--discard",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("`worktrees remove` does not run over --host"),
+        "{err}"
+    );
+    assert!(clean.exists());
+}
