@@ -63,9 +63,21 @@ fn remote_user() -> &'static RemoteUser {
             "{SSHD} is missing: `bash scripts/setup.sh --test` installs openssh-server (the \
              system's sshd left off)"
         );
-        let known = Command::new("id").arg("-u").arg(USER).output().unwrap();
-        if !known.status.success() {
-            run(Command::new("useradd").args(["-m", "-s", "/bin/bash", USER]));
+        let known = || {
+            let out = Command::new("id").arg("-u").arg(USER).output().unwrap();
+            out.status.success()
+        };
+        if !known() {
+            // Another test process (another checkout's run) may create it at the same time.
+            let made = Command::new("useradd")
+                .args(["-m", "-s", "/bin/bash", USER])
+                .output()
+                .unwrap();
+            assert!(
+                made.status.success() || known(),
+                "useradd {USER}: {}",
+                String::from_utf8_lossy(&made.stderr)
+            );
         }
         // Not locked (a locked account is refused even with a key), and no password either.
         run(Command::new("usermod").args(["-p", "*", USER]));
