@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and run Plandeck (as root, or with sudo).
 #   bash scripts/setup.sh          # to build and run the app
-#   bash scripts/setup.sh --test   # also what the tests need (WebKitWebDriver, Xvfb, tauri-driver, tmux)
+#   bash scripts/setup.sh --test   # also what the tests need (WebKitWebDriver, Xvfb, tauri-driver, tmux,
+#                                  # openssh-server for the remote tests, its system service left off)
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
@@ -28,6 +29,32 @@ if [ "${#missing[@]}" -gt 0 ]; then
   echo "==> installing Debian packages: ${missing[*]}"
   $SUDO apt-get update -qq
   DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq "${missing[@]}" >/dev/null
+fi
+
+# The remote-machine tests (crates/plandeck-cli/tests/it/remote.rs) start their own sshd on
+# loopback with their own config and host key; the system's sshd must not run. Debian's
+# openssh-server starts and enables it on install: when it was installed only now, it is installed
+# with a policy-rc.d that forbids starting services (unless one is there already), and then kept
+# from starting at all by /etc/ssh/sshd_not_to_be_run (honoured by both its init script and its
+# systemd unit), disabled, and stopped if it started anyway.
+if [ "$want_test" = 1 ] && ! dpkg-query -W -f='${Status}' openssh-server 2>/dev/null | grep -q "install ok installed"; then
+  echo "==> installing openssh-server for the remote tests (the system's sshd is left off)"
+  own_policy=0
+  if [ ! -e /usr/sbin/policy-rc.d ]; then
+    printf '#!/bin/sh\nexit 101\n' | $SUDO tee /usr/sbin/policy-rc.d >/dev/null
+    $SUDO chmod 755 /usr/sbin/policy-rc.d
+    own_policy=1
+  fi
+  $SUDO apt-get update -qq
+  DEBIAN_FRONTEND=noninteractive $SUDO apt-get install -y -qq openssh-server >/dev/null
+  [ "$own_policy" = 1 ] && $SUDO rm -f /usr/sbin/policy-rc.d
+  $SUDO touch /etc/ssh/sshd_not_to_be_run
+  if command -v systemctl >/dev/null 2>&1 && [ -d /run/systemd/system ]; then
+    $SUDO systemctl disable --now ssh.service ssh.socket >/dev/null 2>&1 || true
+  else
+    $SUDO update-rc.d ssh disable >/dev/null 2>&1 || true
+    $SUDO service ssh stop >/dev/null 2>&1 || true
+  fi
 fi
 
 node_major=$(node -p 'process.versions.node.split(".")[0]' 2>/dev/null || echo 0)

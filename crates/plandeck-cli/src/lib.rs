@@ -55,6 +55,10 @@ pub struct GlobalArgs {
     /// Plandeck's config folder holding settings.json (default: $XDG_CONFIG_HOME/plandeck).
     #[arg(long, global = true, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
+    /// Run the subcommand on another machine (`plandeck hosts add`), over your own SSH. For now:
+    /// plans list|show, sessions list, worktrees list, pending, approve, reject.
+    #[arg(long, global = true, value_name = "NAME")]
+    pub host: Option<String>,
 }
 
 impl GlobalArgs {
@@ -70,7 +74,16 @@ impl GlobalArgs {
 
     /// Resolves the roots and opens the store: an existing store with looser permissions is made
     /// private (0700 / 0600) here, before anything reads or writes it.
+    /// With `--host`, refused: what runs on this machine never runs in place of another's.
     pub fn roots(&self, env: &Env) -> Result<Roots, IpcError> {
+        if let Some(host) = &self.host {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "--host {host} runs a subcommand on that machine; this one would run here,                      so it is not run"
+                ),
+            ));
+        }
         let roots = Roots::resolve(env, &self.overrides())?;
         // A store that cannot be tightened (a file owned by someone else) is still usable, and
         // new files are created private anyway; the hook must never fail on it.
@@ -109,6 +122,8 @@ pub enum Command {
     Pending(commands::gate::PendingArgs),
     /// Check an approved plan against what the agent changed and ran since the approval.
     Verify(commands::verify::VerifyArgs),
+    /// Other machines reached over your own SSH: add, list, remove (then `plandeck --host NAME …`).
+    Hosts(commands::hosts::HostsArgs),
     /// Serve this machine's plans, sessions, worktrees and requests to another machine's Plandeck (over `ssh -T … plandeck serve --stdio`).
     Serve(commands::serve::ServeArgs),
 }
@@ -134,6 +149,14 @@ pub fn run(
         global: global.clone(),
         env: env.clone(),
     };
+    if let Some(host) = &global.host {
+        // On another machine, or not at all: never here instead.
+        let json = command.json();
+        return match commands::remote::run(&ctx, host, command, out, err) {
+            Ok(code) => code,
+            Err(e) => report_error(&e, json, out, err),
+        };
+    }
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
@@ -181,11 +204,34 @@ pub fn run(
         Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
         Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
         Command::Verify(args) => (args.json, commands::verify::run(&ctx, args, out)),
+        Command::Hosts(args) => (args.json(), commands::hosts::run(&ctx, args, out)),
         Command::Serve(args) => (false, commands::serve::run(&ctx, args, out, err)),
     };
     match result {
         Ok(code) => code,
         Err(e) => report_error(&e, json, out, err),
+    }
+}
+
+impl Command {
+    /// Whether the subcommand was asked for `--json` (errors are then a JSON object on stdout).
+    pub fn json(&self) -> bool {
+        match self {
+            Command::Sources(a) => a.json,
+            Command::Plans(a) => a.json(),
+            Command::Approve(a) => a.json(),
+            Command::Reject(a) => a.json(),
+            Command::Log(a) => a.json(),
+            Command::Comment(a) => a.json,
+            Command::Comments(a) => a.json,
+            Command::Sessions(a) => a.json(),
+            Command::Worktrees(a) => a.json(),
+            Command::Demo(a) => a.json,
+            Command::Pending(a) => a.json(),
+            Command::Verify(a) => a.json,
+            Command::Hosts(a) => a.json(),
+            Command::Hook(_) | Command::Hooks(_) | Command::Serve(_) => false,
+        }
     }
 }
 
@@ -270,6 +316,14 @@ fn main_with(
         }
     };
     let Some(command) = cli.command else {
+        if cli.global.host.is_some() {
+            let mut stderr = std::io::stderr().lock();
+            let _ = writeln!(
+                Out::new(&mut stderr),
+                "plandeck: --host runs a subcommand on another machine: give one (see --help)"
+            );
+            return 2;
+        }
         return no_command(&args);
     };
     let env = Env::from_process();
@@ -290,5 +344,22 @@ pub(crate) fn clip(s: &str, max: usize) -> String {
         let mut c: String = s.chars().take(max.saturating_sub(1)).collect();
         c.push('…');
         c
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn with_host_nothing_resolves_this_machines_roots() {
+        let env = Env::from_pairs([("HOME", "/h")]);
+        let global = GlobalArgs {
+            host: Some("lab".into()),
+            ..Default::default()
+        };
+        let e = global.roots(&env).unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{e:?}");
+        assert!(GlobalArgs::default().roots(&env).is_ok());
     }
 }

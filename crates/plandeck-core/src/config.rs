@@ -35,6 +35,10 @@ pub enum ConfigError {
     NotARepository { path: PathBuf },
     #[error("{} is not a folder", path.display())]
     NotAFolder { path: PathBuf },
+    #[error("{0}")]
+    BadHost(String),
+    #[error("no machine named {0:?} (`plandeck hosts list` shows them)")]
+    NoSuchHost(String),
     #[error(transparent)]
     Write(#[from] durable::WriteError),
 }
@@ -100,6 +104,9 @@ pub struct Settings {
     /// Repositories whose worktrees are listed even when no session was seen in them.
     #[serde(default)]
     pub extra_repos: Vec<PathBuf>,
+    /// Other machines, reached over the person's own SSH (`plandeck hosts add`).
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub hosts: Vec<Host>,
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
@@ -161,6 +168,111 @@ pub fn add_extra_plan_folder(settings_path: &Path, folder: &Path) -> Result<bool
     settings.extra_plan_folders.push(folder.to_owned());
     settings.save(settings_path)?;
     Ok(true)
+}
+
+/// Another machine, reached as `ssh … DEST plandeck serve --stdio` with the person's own SSH
+/// config, agent and known hosts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Host {
+    /// What the person calls it (`--host NAME`): letters, digits, `-`, `_`.
+    pub name: String,
+    /// Where ssh goes: `user@host`, `host`, or an alias of `~/.ssh/config`.
+    pub ssh: String,
+}
+
+/// The longest machine name and SSH destination taken.
+const MAX_HOST_NAME: usize = 64;
+const MAX_SSH_DEST: usize = 255;
+
+/// Checks a machine's name: 1 to 64 letters, digits, `-` or `_`, starting with a letter or digit.
+pub fn check_host_name(name: &str) -> Result<(), ConfigError> {
+    let ok = name.starts_with(|c: char| c.is_ascii_alphanumeric())
+        && name.len() <= MAX_HOST_NAME
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    if ok {
+        Ok(())
+    } else {
+        Err(ConfigError::BadHost(format!(
+            "a machine's name is 1 to {MAX_HOST_NAME} letters, digits, `-` or `_`, starting with a \
+             letter or digit: {name:?} is not"
+        )))
+    }
+}
+
+/// Checks an SSH destination before it is ever given to ssh (as one argument): one that starts
+/// with `-` would be read as an option (`-oProxyCommand=…` runs a command), and whitespace or a
+/// control character could split it or hide what it is. Nothing else is judged: ssh resolves it
+/// with the person's own config.
+pub fn check_ssh_dest(dest: &str) -> Result<(), ConfigError> {
+    let why = if dest.is_empty() {
+        Some("it is empty")
+    } else if dest.starts_with('-') {
+        Some("it starts with `-`, which ssh would read as an option")
+    } else if dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        Some("it holds whitespace or a control character")
+    } else if dest.len() > MAX_SSH_DEST {
+        Some("it is too long")
+    } else {
+        None
+    };
+    match why {
+        None => Ok(()),
+        Some(why) => Err(ConfigError::BadHost(format!(
+            "not an SSH destination ({why}): give `user@host`, `host` or an alias of ~/.ssh/config"
+        ))),
+    }
+}
+
+/// The machines of the settings file at `settings_path`, in the order they were added.
+pub fn hosts(settings_path: &Path) -> Result<Vec<Host>, ConfigError> {
+    Ok(Settings::load(settings_path)?.hosts)
+}
+
+/// The machine named `name`, its destination checked again (the file may have been edited).
+pub fn host(settings_path: &Path, name: &str) -> Result<Host, ConfigError> {
+    let host = hosts(settings_path)?
+        .into_iter()
+        .find(|h| h.name == name)
+        .ok_or_else(|| ConfigError::NoSuchHost(name.to_owned()))?;
+    check_ssh_dest(&host.ssh)?;
+    Ok(host)
+}
+
+/// Adds the machine `name` at `ssh` to the settings file (written atomically and privately).
+/// Refused when the name or destination is not one, or the name is taken.
+pub fn add_host(settings_path: &Path, name: &str, ssh: &str) -> Result<Host, ConfigError> {
+    check_host_name(name)?;
+    check_ssh_dest(ssh)?;
+    let mut settings = Settings::load(settings_path)?;
+    if let Some(taken) = settings.hosts.iter().find(|h| h.name == name) {
+        return Err(ConfigError::BadHost(format!(
+            "a machine named {name:?} is already there ({}): remove it first",
+            taken.ssh
+        )));
+    }
+    let host = Host {
+        name: name.to_owned(),
+        ssh: ssh.to_owned(),
+    };
+    settings.hosts.push(host.clone());
+    settings.save(settings_path)?;
+    Ok(host)
+}
+
+/// Removes the machine `name` from the settings file; returns what it was.
+pub fn remove_host(settings_path: &Path, name: &str) -> Result<Host, ConfigError> {
+    let mut settings = Settings::load(settings_path)?;
+    let i = settings
+        .hosts
+        .iter()
+        .position(|h| h.name == name)
+        .ok_or_else(|| ConfigError::NoSuchHost(name.to_owned()))?;
+    let host = settings.hosts.remove(i);
+    settings.save(settings_path)?;
+    Ok(host)
 }
 
 /// Every folder Plandeck reads or writes, resolved once at start-up.
@@ -398,6 +510,76 @@ mod tests {
         let loaded = Settings::load(&settings).unwrap();
         assert_eq!(loaded.extra_repos, [repo]);
         assert_eq!(loaded.extra_plan_folders, [plain]);
+    }
+
+    #[test]
+    fn machines_are_added_once_listed_in_order_and_removed() {
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("config/settings.json");
+        assert!(hosts(&settings).unwrap().is_empty());
+        add_host(&settings, "lab", "me@lab.example").unwrap();
+        add_host(&settings, "vm_2", "vm2").unwrap();
+        let names: Vec<_> = hosts(&settings)
+            .unwrap()
+            .into_iter()
+            .map(|h| h.name)
+            .collect();
+        assert_eq!(names, ["lab", "vm_2"]);
+        assert_eq!(host(&settings, "lab").unwrap().ssh, "me@lab.example");
+        let taken = add_host(&settings, "lab", "other").unwrap_err();
+        assert!(taken.to_string().contains("already"), "{taken}");
+        assert_eq!(remove_host(&settings, "lab").unwrap().ssh, "me@lab.example");
+        assert!(matches!(
+            remove_host(&settings, "lab"),
+            Err(ConfigError::NoSuchHost(_))
+        ));
+        assert!(matches!(
+            host(&settings, "lab"),
+            Err(ConfigError::NoSuchHost(_))
+        ));
+        // Other keys of the file stay.
+        let text = std::fs::read_to_string(&settings).unwrap();
+        assert!(text.contains("\"hosts\""), "{text}");
+    }
+
+    #[test]
+    fn a_destination_that_could_smuggle_an_option_or_a_second_word_is_refused() {
+        for bad in [
+            "",
+            "-oProxyCommand=touch /tmp/x",
+            "-p2222",
+            "host -oProxyCommand=x",
+            "host\tx",
+            "host\nx",
+            "host\u{7}",
+            "host\u{a0}",
+        ] {
+            assert!(check_ssh_dest(bad).is_err(), "{bad:?}");
+        }
+        for good in [
+            "host",
+            "me@host.example",
+            "alias-1",
+            "me@[::1]",
+            "ssh://me@h:22",
+        ] {
+            check_ssh_dest(good).unwrap();
+        }
+        for bad in ["", "a b", "a/b", "../x", "-x", "é", &"x".repeat(65)] {
+            assert!(check_host_name(bad).is_err(), "{bad:?}");
+        }
+        check_host_name("Lab-2_x").unwrap();
+        // Refused before anything is written; a file edited by hand is checked when read.
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        assert!(add_host(&settings, "x", "-oProxyCommand=id").is_err());
+        assert!(!settings.exists());
+        std::fs::write(
+            &settings,
+            r#"{"hosts":[{"name":"x","ssh":"-oProxyCommand=id"}]}"#,
+        )
+        .unwrap();
+        assert!(matches!(host(&settings, "x"), Err(ConfigError::BadHost(_))));
     }
 
     #[test]

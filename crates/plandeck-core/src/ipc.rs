@@ -51,8 +51,8 @@ impl From<crate::config::ConfigError> for IpcError {
     fn from(e: crate::config::ConfigError) -> Self {
         use crate::config::ConfigError::*;
         let kind = match &e {
-            NoHome | Parse { .. } | NotARepository { .. } => ErrorKind::BadInput,
-            NotAFolder { .. } => ErrorKind::NotFound,
+            NoHome | Parse { .. } | NotARepository { .. } | BadHost(_) => ErrorKind::BadInput,
+            NotAFolder { .. } | NoSuchHost(_) => ErrorKind::NotFound,
             Read { .. } | Write(_) => ErrorKind::Io,
         };
         Self::new(kind, e.to_string())

@@ -51,6 +51,7 @@ pub mod overview;
 pub mod plan_state;
 pub mod plans;
 pub mod process;
+pub mod remote;
 pub mod render;
 pub mod review;
 pub mod route;

@@ -216,7 +216,16 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
     let roots = ctx.roots()?;
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
-    if args.json {
+    print_pending(&requests, args.json, out)
+}
+
+/// The waiting requests as `pending` prints them (here or from another machine).
+pub(crate) fn print_pending(
+    requests: &[gate::GateRequest],
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
         print_json(out, &requests)?;
         return Ok(0);
     }
@@ -224,7 +233,7 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
         writeln!(out, "No plan is waiting for you.").map_err(io_err)?;
         return Ok(0);
     }
-    for r in &requests {
+    for r in requests {
         let waited = r
             .waiting_secs()
             .map(human_duration)
@@ -280,7 +289,11 @@ impl RequestDecision {
     }
 }
 
-fn print_outcome(o: &DecisionOutcome, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
+pub(crate) fn print_outcome(
+    o: &DecisionOutcome,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if o.delivery == gate::Delivery::Failed {
         // Refused or failed: nothing (more) reached the agent. An error, with the reason.
         return Err(IpcError::new(

@@ -3,7 +3,9 @@
 pub mod comments;
 pub mod demo;
 pub mod gate;
+pub mod hosts;
 pub mod plans;
+pub mod remote;
 pub mod review;
 pub mod serve;
 pub mod sessions;

@@ -156,6 +156,20 @@ fn list(ctx: &Context, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> Resu
     for note in &notes {
         writeln!(err, "plandeck: {note}").map_err(io)?;
     }
+    print_listing(listing, &transcript_only, &roots.home, json, out, err)
+}
+
+/// The plans as `plans list` prints them (here or from another machine: `home` shortens project
+/// paths, empty for none): `--json` an array of plans, each with its `source`, folder problems on
+/// stderr; else a table.
+pub(crate) fn print_listing(
+    listing: plans::PlanListing,
+    transcript_only: &[history::RecoveredPlan],
+    home: &std::path::Path,
+    json: bool,
+    out: &mut Out<'_>,
+    err: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
         // The contract is an array of plans; folder problems go to stderr.
         for problem in &listing.problems {
@@ -175,7 +189,7 @@ fn list(ctx: &Context, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> Resu
         return Ok(0);
     }
     let mut listing = listing;
-    for r in &transcript_only {
+    for r in transcript_only {
         let mut row: PlanSummary = match serde_json::from_value(transcript_entry(r)) {
             Ok(row) => row,
             Err(_) => continue,
@@ -190,7 +204,7 @@ fn list(ctx: &Context, json: bool, out: &mut Out<'_>, err: &mut Out<'_>) -> Resu
         )
         .map_err(io)?;
     } else {
-        write_table(&listing.plans, &roots.home, out).map_err(io)?;
+        write_table(&listing.plans, home, out).map_err(io)?;
     }
     for problem in &listing.problems {
         writeln!(out, "! {problem}").map_err(io)?;
@@ -301,8 +315,19 @@ fn show(
             &gate::pending(&roots),
         );
     }
+    print_doc(&doc, html, md, json, out)
+}
+
+/// One plan as `plans show` prints it (here or from another machine).
+pub(crate) fn print_doc(
+    doc: &plans::PlanDocument,
+    html: bool,
+    md: bool,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
-        print_json(out, &doc)?;
+        print_json(out, doc)?;
     } else if html {
         // Sanitized, with every control and invisible character marked by the renderer (and
         // again here: it is read on a terminal).

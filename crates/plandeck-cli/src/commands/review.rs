@@ -184,7 +184,7 @@ pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32,
 /// (`route`, `message`, `tmuxPane`, `written`, `unchangedEdit`, `undoId`). Text: the outcome's
 /// sentence, and the feedback of a rejection. Exit 0 when recorded or delivered, 3 when the agent
 /// has not taken it yet (answer in the terminal), 1 with the reason when delivery failed.
-fn print_plan_outcome(
+pub(crate) fn print_plan_outcome(
     outcome: &PlanOutcome,
     json: bool,
     out: &mut Out<'_>,

@@ -47,16 +47,26 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, 
                 &mut list,
                 &plandeck_core::gate::pending(&roots),
             );
-            if json {
-                print_json(out, &list)?;
-            } else {
-                write_table(out, &list, &roots.home).map_err(|e| {
-                    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
-                })?;
-            }
-            Ok(0)
+            print_sessions(&list, &roots.home, json, out)
         }
     }
+}
+
+/// The sessions as `sessions list` prints them (here or from another machine: `home` shortens
+/// paths, empty for none).
+pub(crate) fn print_sessions(
+    list: &[SessionSummary],
+    home: &std::path::Path,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
+        print_json(out, &list)?;
+    } else {
+        write_table(out, list, home)
+            .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))?;
+    }
+    Ok(0)
 }
 
 /// `~/…` for paths under the home folder: shorter and just as clear.

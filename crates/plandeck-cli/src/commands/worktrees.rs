@@ -164,7 +164,7 @@ fn line(out: &mut Out<'_>, text: &str) -> Result<(), IpcError> {
 }
 
 /// Grouped by repository: one line per worktree with its branch and what removing it would lose.
-fn print_list(out: &mut Out<'_>, list: &[WorktreeSummary]) -> Result<(), IpcError> {
+pub(crate) fn print_list(out: &mut Out<'_>, list: &[WorktreeSummary]) -> Result<(), IpcError> {
     if list.is_empty() {
         return line(out, "No worktrees: no session worked in a repository yet (add one with extraRepos in settings.json).");
     }

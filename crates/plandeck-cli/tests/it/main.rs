@@ -11,6 +11,7 @@ mod history;
 mod hung_tmux;
 mod locale;
 mod plans;
+mod remote;
 mod review;
 mod serve;
 mod sessions;

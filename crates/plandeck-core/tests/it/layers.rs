@@ -45,8 +45,9 @@ const LAYERS: &[&str] = &[
     "deck",
     "bindings",
     "ipc_table",
-    // The window's calls over a byte stream.
+    // The window's calls over a byte stream, and its client: another machine over SSH.
     "serve",
+    "remote",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

@@ -1,0 +1,87 @@
+//! `plandeck hosts add|list|remove`: the other machines Plandeck reaches over your own SSH
+//! (`plandeck --host NAME …`), kept in the settings file.
+
+use clap::{Args, Subcommand};
+use plandeck_core::config;
+use plandeck_core::ipc::{ErrorKind, IpcError};
+
+use crate::{print_json, Context, Out};
+
+#[derive(Debug, Args)]
+pub struct HostsArgs {
+    #[command(subcommand)]
+    pub action: HostsAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum HostsAction {
+    /// Add a machine: `plandeck hosts add lab --ssh me@lab.example` (any destination your own
+    /// `ssh` takes, with your ~/.ssh/config, keys, agent and known_hosts).
+    Add {
+        /// What you call it (`--host NAME`): letters, digits, `-`, `_`.
+        name: String,
+        /// Where ssh goes: `user@host`, `host` or an alias of ~/.ssh/config.
+        #[arg(long, value_name = "DEST", allow_hyphen_values = true)]
+        ssh: String,
+    },
+    /// The machines added, in order.
+    List {
+        /// Print JSON (an array of {name, ssh}).
+        #[arg(long)]
+        json: bool,
+    },
+    /// Forget a machine (nothing on it is touched).
+    Remove {
+        /// Its name.
+        name: String,
+    },
+}
+
+impl HostsArgs {
+    pub fn json(&self) -> bool {
+        matches!(self.action, HostsAction::List { json: true })
+    }
+}
+
+fn io(e: std::io::Error) -> IpcError {
+    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
+}
+
+pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let settings = roots.settings_path();
+    match args.action {
+        HostsAction::Add { name, ssh } => {
+            let host = config::add_host(&settings, &name, &ssh)?;
+            writeln!(
+                out,
+                "Added {} (ssh {}). Try: plandeck --host {} plans list",
+                host.name, host.ssh, host.name
+            )
+            .map_err(io)?;
+        }
+        HostsAction::List { json } => {
+            let hosts = config::hosts(&settings)?;
+            if json {
+                print_json(out, &hosts)?;
+            } else if hosts.is_empty() {
+                writeln!(
+                    out,
+                    "No machines yet: plandeck hosts add NAME --ssh user@host"
+                )
+                .map_err(io)?;
+            } else {
+                let width = hosts.iter().map(|h| h.name.len()).max().unwrap_or(0).max(4);
+                writeln!(out, "{:<width$}  SSH", "NAME").map_err(io)?;
+                for h in &hosts {
+                    writeln!(out, "{:<width$}  {}", h.name, h.ssh).map_err(io)?;
+                }
+            }
+        }
+        HostsAction::Remove { name } => {
+            let host = config::remove_host(&settings, &name)?;
+            writeln!(out, "Removed {} (ssh {}).", host.name, host.ssh).map_err(io)?;
+        }
+    }
+    Ok(0)
+}

@@ -1,0 +1,720 @@
+//! Another machine over a real OpenSSH server (issue 24): each test starts its own `sshd` on a
+//! free loopback port with its own host key and config (public keys only), logging in as a second
+//! Unix user (`plandeck-remote`, created when missing) whose per-test home holds the built
+//! `plandeck` and a Claude plan. The client is the real `plandeck-cli` with `--host`, its ssh
+//! pointed at a config of the test (`PLANDECK_SSH=ssh -F …`: the test's key, a known_hosts holding
+//! the test's host key, `StrictHostKeyChecking yes`). Cases: listing, showing and deciding over
+//! `--host` (the decision lands on the remote, never here), a request of a waiting agent on the
+//! remote rejected over `--host`, a remote without `plandeck`, a host key that changed, sshd
+//! stopped.
+//!
+//! Needs root (to start sshd and create the user: tests run as root here and in CI) and Debian's
+//! `openssh-server` (`scripts/setup.sh --test`); without them the tests fail saying so.
+
+use std::os::unix::fs::MetadataExt;
+use std::os::unix::process::CommandExt;
+use std::path::{Path, PathBuf};
+use std::process::{Child, Command, Stdio};
+use std::sync::atomic::{AtomicU32, Ordering};
+use std::sync::OnceLock;
+
+use plandeck_testkit::home::Home;
+use plandeck_testkit::{wait_for, wait_until};
+use serde_json::Value;
+
+use crate::common::{output, plandeck, plandeck_process};
+
+const SSHD: &str = "/usr/sbin/sshd";
+const USER: &str = "plandeck-remote";
+const CLAUDE_STDIN: &str = concat!(
+    env!("CARGO_MANIFEST_DIR"),
+    "/../../tests/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"
+);
+
+/// The remote user: its home, uid and gid.
+struct RemoteUser {
+    home: PathBuf,
+    uid: u32,
+    gid: u32,
+}
+
+fn run(cmd: &mut Command) -> String {
+    let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
+    assert!(
+        out.status.success(),
+        "{cmd:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8(out.stdout).unwrap()
+}
+
+/// Root, sshd and the remote user, once per test process.
+fn remote_user() -> &'static RemoteUser {
+    static USER_ONCE: OnceLock<RemoteUser> = OnceLock::new();
+    USER_ONCE.get_or_init(|| {
+        assert_eq!(
+            std::fs::metadata("/proc/self").unwrap().uid(),
+            0,
+            "the remote tests start their own sshd and log in as a second user: run them as \
+             root (they are, here and in CI)"
+        );
+        assert!(
+            Path::new(SSHD).exists(),
+            "{SSHD} is missing: `bash scripts/setup.sh --test` installs openssh-server (the \
+             system's sshd left off)"
+        );
+        let known = || {
+            let out = Command::new("id").arg("-u").arg(USER).output().unwrap();
+            out.status.success()
+        };
+        if !known() {
+            // Another test process (another checkout's run) may create it at the same time.
+            let made = Command::new("useradd")
+                .args(["-m", "-s", "/bin/bash", USER])
+                .output()
+                .unwrap();
+            assert!(
+                made.status.success() || known(),
+                "useradd {USER}: {}",
+                String::from_utf8_lossy(&made.stderr)
+            );
+        }
+        // Not locked (a locked account is refused even with a key), and no password either.
+        run(Command::new("usermod").args(["-p", "*", USER]));
+        let entry = run(Command::new("getent").args(["passwd", USER]));
+        let fields: Vec<&str> = entry.trim().split(':').collect();
+        // sshd's privilege separation folder (made by its init script, which never ran).
+        std::fs::create_dir_all("/run/sshd").unwrap();
+        RemoteUser {
+            home: PathBuf::from(fields[5]),
+            uid: fields[2].parse().unwrap(),
+            gid: fields[3].parse().unwrap(),
+        }
+    })
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// A running sshd; stopped, with every session it forked, when dropped.
+struct Sshd {
+    child: Child,
+}
+
+impl Sshd {
+    fn stop(&mut self) {
+        // Each connection is a child of the listener (in a session of its own): those first.
+        for pid in descendants(self.child.id()) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Drop for Sshd {
+    fn drop(&mut self) {
+        self.stop();
+    }
+}
+
+/// Every process below `root`, deepest last.
+fn descendants(root: u32) -> Vec<u32> {
+    let mut parent_of: Vec<(u32, u32)> = Vec::new();
+    for entry in std::fs::read_dir("/proc").unwrap().flatten() {
+        let Some(pid) = entry
+            .file_name()
+            .to_str()
+            .and_then(|n| n.parse::<u32>().ok())
+        else {
+            continue;
+        };
+        let Ok(stat) = std::fs::read_to_string(entry.path().join("stat")) else {
+            continue;
+        };
+        // `pid (comm) state ppid …`: the name may hold spaces, so read after its last `)`.
+        let after = &stat[stat.rfind(')').unwrap_or(0) + 1..];
+        if let Some(ppid) = after.split_whitespace().nth(1).and_then(|p| p.parse().ok()) {
+            parent_of.push((pid, ppid));
+        }
+    }
+    let mut found = vec![root];
+    let mut i = 0;
+    while i < found.len() {
+        let p = found[i];
+        found.extend(parent_of.iter().filter(|(_, pp)| *pp == p).map(|(c, _)| *c));
+        i += 1;
+    }
+    found.remove(0);
+    found
+}
+
+/// One test's machines: the local home, the remote user's home for this test, sshd's and ssh's
+/// files (keys, configs, known_hosts) in a folder of root's.
+struct Machines {
+    local: Home,
+    remote: PathBuf,
+    files: tempfile::TempDir,
+    port: u16,
+    sshd: Option<Sshd>,
+}
+
+impl Drop for Machines {
+    fn drop(&mut self) {
+        self.sshd.take();
+        let _ = std::fs::remove_dir_all(&self.remote);
+    }
+}
+
+impl Machines {
+    /// A remote home with a Claude plan, and `plandeck` in its PATH when `installed`.
+    fn new(installed: bool) -> Machines {
+        let user = remote_user();
+        static N: AtomicU32 = AtomicU32::new(0);
+        let name = format!(
+            "t-{}-{}",
+            std::process::id(),
+            N.fetch_add(1, Ordering::Relaxed)
+        );
+        let remote = user.home.join(name);
+        let _ = std::fs::remove_dir_all(&remote);
+        std::fs::create_dir_all(remote.join(".ssh")).unwrap();
+        std::fs::create_dir_all(remote.join(".local/bin")).unwrap();
+        std::fs::create_dir_all(remote.join(".claude/plans")).unwrap();
+        std::fs::write(
+            remote.join(".claude/plans/ship.md"),
+            "# Ship it\n\n1. Build the thing\n",
+        )
+        .unwrap();
+        if installed {
+            // Copied by a process of its own: a file this process held open for writing would
+            // stay open in children other tests fork meanwhile ("text file busy" on exec).
+            run(Command::new("cp")
+                .arg(env!("CARGO_BIN_EXE_plandeck"))
+                .arg(remote.join(".local/bin/plandeck")));
+        }
+        let files = tempfile::tempdir().unwrap();
+        let f = files.path();
+        for key in ["host", "client"] {
+            keygen(&f.join(key));
+        }
+        std::fs::copy(f.join("client.pub"), remote.join(".ssh/authorized_keys")).unwrap();
+        run(Command::new("chmod").arg("700").arg(&remote));
+        run(Command::new("chown")
+            .arg("-R")
+            .arg(format!("{USER}:"))
+            .arg(&remote));
+        let port = free_port();
+        let r = remote.display();
+        std::fs::write(
+            f.join("sshd_config"),
+            format!(
+                "ListenAddress 127.0.0.1\nPort {port}\nHostKey {host}\nPidFile none\nUsePAM no\n\
+                 PasswordAuthentication no\nKbdInteractiveAuthentication no\n\
+                 PubkeyAuthentication yes\nAuthenticationMethods publickey\nPermitRootLogin no\n\
+                 AllowUsers {USER}\nAuthorizedKeysFile {r}/.ssh/authorized_keys\n\
+                 SetEnv HOME={r} PATH={r}/.local/bin:/usr/bin:/bin\n",
+                host = f.join("host").display(),
+            ),
+        )
+        .unwrap();
+        std::fs::write(
+            f.join("ssh_config"),
+            format!(
+                "Host plandeck-test\n  HostName 127.0.0.1\n  Port {port}\n  User {USER}\n  \
+                 IdentityFile {key}\n  IdentitiesOnly yes\n  UserKnownHostsFile {known}\n  \
+                 GlobalKnownHostsFile /dev/null\n  StrictHostKeyChecking yes\n  \
+                 UpdateHostKeys no\n",
+                key = f.join("client").display(),
+                known = f.join("known_hosts").display(),
+            ),
+        )
+        .unwrap();
+        let mut m = Machines {
+            local: Home::with_agents(),
+            remote,
+            files,
+            port,
+            sshd: None,
+        };
+        m.know_host_key();
+        m
+    }
+
+    fn file(&self, name: &str) -> PathBuf {
+        self.files.path().join(name)
+    }
+
+    /// known_hosts holds the server's host key as it is now.
+    fn know_host_key(&mut self) {
+        let public = std::fs::read_to_string(self.file("host.pub")).unwrap();
+        let key: Vec<&str> = public.split_whitespace().take(2).collect();
+        std::fs::write(
+            self.file("known_hosts"),
+            format!("[127.0.0.1]:{} {}\n", self.port, key.join(" ")),
+        )
+        .unwrap();
+    }
+
+    /// Starts sshd and waits until it takes connections.
+    fn start_sshd(&mut self) {
+        let log = std::fs::File::create(self.file("sshd.log")).unwrap();
+        let child = Command::new(SSHD)
+            .args(["-D", "-e", "-f"])
+            .arg(self.file("sshd_config"))
+            .stdin(Stdio::null())
+            .stdout(Stdio::null())
+            .stderr(log)
+            .spawn()
+            .expect("sshd starts");
+        self.sshd = Some(Sshd { child });
+        let port = self.port;
+        wait_until("sshd to take connections", || {
+            std::net::TcpStream::connect(("127.0.0.1", port)).is_ok()
+        });
+    }
+
+    fn stop_sshd(&mut self) {
+        self.sshd.take();
+    }
+
+    fn sshd_log(&self) -> String {
+        std::fs::read_to_string(self.file("sshd.log")).unwrap_or_default()
+    }
+
+    /// `plandeck-cli <args>` here, its ssh pointed at the test's config.
+    fn plandeck(&self, args: &[&str]) -> (i32, String, String) {
+        let ssh = format!("ssh -F {}", self.file("ssh_config").display());
+        output(
+            plandeck_process(self.local.path())
+                .args(args)
+                .env("PLANDECK_SSH", ssh),
+        )
+    }
+
+    /// `plandeck hosts add box --ssh plandeck-test` (an alias of the test's ssh config).
+    fn add_box(&self) {
+        let (code, out, err) = self.plandeck(&["hosts", "add", "box", "--ssh", "plandeck-test"]);
+        assert_eq!(code, 0, "{out}{err}");
+    }
+
+    /// A command over `--host box` that must succeed; its stdout as JSON.
+    fn on_box(&self, args: &[&str]) -> Value {
+        let mut all = vec!["--host", "box"];
+        all.extend_from_slice(args);
+        let (code, out, err) = self.plandeck(&all);
+        assert_eq!(code, 0, "{all:?}: {out}{err}\nsshd: {}", self.sshd_log());
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("{e}: {out}"))
+    }
+
+    /// The remote's store, as the remote user's Plandeck keeps it.
+    fn remote_data(&self) -> PathBuf {
+        self.remote.join(".local/share/plandeck")
+    }
+}
+
+fn keygen(path: &Path) {
+    run(Command::new("ssh-keygen")
+        .args(["-q", "-t", "ed25519", "-N", "", "-C", "plandeck-test", "-f"])
+        .arg(path));
+}
+
+#[test]
+fn hosts_are_added_checked_listed_and_removed_and_a_subcommand_not_served_is_never_run_here() {
+    let home = Home::with_agents();
+    let h = home.path();
+    // An option smuggled in as the destination is refused before anything is written.
+    let (code, _, err) = plandeck(h, &["hosts", "add", "x", "--ssh", "-oProxyCommand=id"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(err.contains("starts with `-`"), "{err}");
+    let (code, _, err) = plandeck(h, &["hosts", "add", "x", "--ssh", "a b"]);
+    assert_eq!(code, 2, "{err}");
+    let (code, _, err) = plandeck(h, &["hosts", "add", "no good", "--ssh", "lab"]);
+    assert_eq!(code, 2, "{err}");
+    assert!(!h.join(".config/plandeck/settings.json").exists());
+
+    assert_eq!(
+        plandeck(h, &["hosts", "add", "lab", "--ssh", "me@lab"]).0,
+        0
+    );
+    assert_eq!(plandeck(h, &["hosts", "add", "vm", "--ssh", "vm"]).0, 0);
+    let (code, _, err) = plandeck(h, &["hosts", "add", "lab", "--ssh", "other"]);
+    assert_eq!(code, 2, "{err}");
+    let (_, out, _) = plandeck(h, &["hosts", "list", "--json"]);
+    let list: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        list,
+        serde_json::json!([{"name": "lab", "ssh": "me@lab"}, {"name": "vm", "ssh": "vm"}])
+    );
+    let (_, out, _) = plandeck(h, &["hosts", "list"]);
+    assert!(out.contains("lab   me@lab"), "{out}");
+
+    // Not served over --host yet: refused, nothing run (here it would have printed the log).
+    let (code, out, err) = plandeck(h, &["--host", "lab", "log", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "unsupported", "{out}");
+    assert!(err.contains("does not run over --host yet"), "{err}");
+    let (code, _, err) = plandeck(h, &["--host", "nowhere", "plans", "list"]);
+    assert_eq!(code, 1);
+    assert!(err.contains("no machine named \"nowhere\""), "{err}");
+
+    assert_eq!(plandeck(h, &["hosts", "remove", "lab"]).0, 0);
+    let (_, out, _) = plandeck(h, &["hosts", "list", "--json"]);
+    assert_eq!(
+        out.trim_end(),
+        "[\n  {\n    \"name\": \"vm\",\n    \"ssh\": \"vm\"\n  }\n]"
+    );
+}
+
+#[test]
+fn over_host_the_remotes_plans_are_listed_and_shown_and_a_rejection_lands_on_the_remote() {
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    let plans = listing.as_array().unwrap();
+    assert_eq!(plans.len(), 1, "{listing}");
+    assert_eq!(plans[0]["title"], "Ship it");
+    let path = plans[0]["path"].as_str().unwrap();
+    assert!(path.starts_with(m.remote.to_str().unwrap()), "{path}");
+    // The same shape as a local listing of the same plan.
+    let here = Home::with_agents();
+    std::fs::create_dir_all(here.claude().join("plans")).unwrap();
+    std::fs::write(
+        here.claude().join("plans/ship.md"),
+        "# Ship it\n\n1. Build the thing\n",
+    )
+    .unwrap();
+    let (_, out, _) = plandeck(here.path(), &["plans", "list", "--json"]);
+    let local: Value = serde_json::from_str(&out).unwrap();
+    let keys = |v: &Value| {
+        let mut k: Vec<String> = v.as_object().unwrap().keys().cloned().collect();
+        k.sort();
+        k
+    };
+    assert_eq!(keys(&plans[0]), keys(&local[0]));
+
+    let id = plans[0]["id"].as_str().unwrap().to_owned();
+    let doc = m.on_box(&["plans", "show", &id, "--json"]);
+    assert_eq!(doc["plan"]["title"], "Ship it", "{doc}");
+    assert!(doc["source"].as_str().unwrap().contains("Build the thing"));
+    let (code, text, err) = m.plandeck(&["--host", "box", "plans", "list"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("Ship it") && text.contains("1 plan"),
+        "{text}"
+    );
+
+    let outcome = m.on_box(&["reject", &id, "--feedback", "Say which thing.", "--json"]);
+    assert_eq!(outcome["route"], "recordedOnly", "{outcome}");
+    assert_eq!(outcome["feedback"], "Say which thing.", "{outcome}");
+    // Recorded on the remote, by the remote's user; nothing here.
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(line["feedback"], "Say which thing.");
+    assert_eq!(line["planPath"], path);
+    assert_eq!(line["reviewer"], USER);
+    assert!(!m.local.data().join("decisions.jsonl").exists());
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    assert_eq!(listing[0]["state"], "rejected", "{listing}");
+
+    // Then approved over --host, with the hash of the version read there.
+    let hash = doc["contentHash"].as_str().unwrap();
+    let outcome = m.on_box(&["approve", &id, "--expect-hash", hash, "--json"]);
+    assert_eq!(outcome["route"], "recordedOnly", "{outcome}");
+    assert_eq!(outcome["decision"], "approved", "{outcome}");
+    assert_eq!(outcome["approvedHash"], hash, "{outcome}");
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    assert_eq!(listing[0]["state"], "approved", "{listing}");
+    // A version that is not the one there now is refused there, nothing decided.
+    let (code, out, err) = m.plandeck(&[
+        "--host",
+        "box",
+        "reject",
+        &id,
+        "--feedback",
+        "x",
+        "--expect-hash",
+        &"0".repeat(64),
+        "--json",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(out.contains("\"error\""), "{out}");
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+}
+
+#[test]
+fn a_waiting_agent_on_the_remote_gets_a_rejection_decided_over_host_and_the_remote_names_who() {
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    let user = remote_user();
+    let remote = m.remote.clone();
+
+    // The remote's agent: a transcript with a pending ExitPlanMode call, and the hook's input.
+    let mut input: Value = serde_json::from_slice(&std::fs::read(CLAUDE_STDIN).unwrap()).unwrap();
+    let plan = input["tool_input"]["plan"].as_str().unwrap().to_owned();
+    let transcript = remote.join(".claude/projects/-w/s.jsonl");
+    let plan_file = remote.join(".claude/plans/p.md");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(&plan_file, &plan).unwrap();
+    let call = serde_json::json!({"type":"assistant","message":{"role":"assistant","content":[
+        {"type":"tool_use","id":"toolu_remote","name":"ExitPlanMode",
+         "input":{"plan":plan,"planFilePath":plan_file}}]}});
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n"),
+    )
+    .unwrap();
+    input["transcript_path"] = serde_json::json!(transcript);
+    input["tool_input"]["planFilePath"] = serde_json::json!(plan_file);
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&remote));
+
+    // A window holding the connection (its server's presence makes the hook wait).
+    let ssh = format!("ssh -F {}", m.file("ssh_config").display());
+    let env = plandeck_core::config::Env::from_pairs([("PLANDECK_SSH", ssh.as_str())]);
+    let host = plandeck_core::config::Host {
+        name: "box".into(),
+        ssh: "plandeck-test".into(),
+    };
+    let window = plandeck_core::remote::Remote::connect(&host, &env).expect("connected");
+    let presence = m.remote_data().join("gate/app.json");
+    wait_until("the remote server's presence", || presence.exists());
+
+    // The hook, run by the remote's user as its agent would.
+    let hook = {
+        let (remote, stdin) = (remote.clone(), serde_json::to_vec(&input).unwrap());
+        let (uid, gid) = (user.uid, user.gid);
+        std::thread::spawn(move || {
+            use std::io::Write;
+            let mut child = Command::new(remote.join(".local/bin/plandeck"))
+                .args(["hook", "claude"])
+                .env_clear()
+                .env("HOME", &remote)
+                .env("PATH", "/usr/bin:/bin")
+                .uid(uid)
+                .gid(gid)
+                .current_dir(&remote)
+                .stdin(Stdio::piped())
+                .stdout(Stdio::piped())
+                .stderr(Stdio::piped())
+                .spawn()
+                .unwrap();
+            child.stdin.take().unwrap().write_all(&stdin).unwrap();
+            child.wait_with_output().unwrap()
+        })
+    };
+    let requests = m.remote_data().join("gate/requests");
+    wait_for("the hook's request on the remote", || {
+        std::fs::read_dir(&requests)
+            .ok()?
+            .flatten()
+            .find(|e| e.path().extension().is_some_and(|x| x == "json"))
+    });
+    let pending = m.on_box(&["pending", "--json"]);
+    assert_eq!(pending.as_array().unwrap().len(), 1, "{pending}");
+    let id = pending[0]["id"].as_str().unwrap().to_owned();
+
+    let outcome = m.on_box(&["reject", &id, "--feedback", "split step 2", "--json"]);
+    assert_eq!(outcome["delivered"], true, "{outcome}");
+    let done = hook.join().unwrap();
+    let said = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        said.contains("deny") && said.contains("split step 2"),
+        "{said}{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    // The remote names who decided, from where; the decision is in its log, not here.
+    let roots = plandeck_core::config::Roots::under_home(&remote);
+    let closed = plandeck_core::gate::request(&roots, &id).unwrap();
+    let by = closed.decided_by.unwrap_or_default();
+    assert!(
+        by.contains("plandeck serve (over SSH from 127.0.0.1)"),
+        "{by}"
+    );
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    let line: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    assert_eq!(line["requestId"], id.as_str(), "{line}");
+    assert_eq!(line["decision"], "rejected", "{line}");
+    assert!(line["feedback"].as_str().unwrap().contains("split step 2"));
+    assert!(!m.local.data().join("decisions.jsonl").exists());
+    // The remote's agent session, listed over --host once the remote has read its sessions.
+    let sessions = m.on_box(&["sessions", "list", "--json"]);
+    let sessions = sessions.as_array().unwrap();
+    assert_eq!(sessions.len(), 1, "{sessions:?}");
+    assert_eq!(sessions[0]["agent"], "claude", "{sessions:?}");
+    drop(window);
+}
+
+#[test]
+fn a_remote_without_plandeck_is_said_with_how_to_install_it() {
+    let mut m = Machines::new(false);
+    m.start_sshd();
+    m.add_box();
+    let (code, out, err) = m.plandeck(&["--host", "box", "plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "unsupported", "{out}");
+    assert!(
+        err.contains("Plandeck is not installed on box")
+            && err.contains("install the plandeck package"),
+        "{err}"
+    );
+}
+
+#[test]
+fn a_host_key_that_changed_is_refused_and_said_and_known_hosts_is_left_alone() {
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    m.on_box(&["plans", "list", "--json"]);
+
+    // The server gets a new host key (reinstalled, or someone in between).
+    m.stop_sshd();
+    for f in ["host", "host.pub"] {
+        std::fs::remove_file(m.file(f)).unwrap();
+    }
+    keygen(&m.file("host"));
+    m.start_sshd();
+    let known = std::fs::read_to_string(m.file("known_hosts")).unwrap();
+    let (code, out, err) = m.plandeck(&["--host", "box", "plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "refused", "{out}");
+    assert!(err.contains("the host key of box CHANGED"), "{err}");
+    assert!(!out.contains("Ship it"));
+    assert_eq!(
+        std::fs::read_to_string(m.file("known_hosts")).unwrap(),
+        known,
+        "known_hosts is the person's: never changed"
+    );
+}
+
+#[test]
+fn a_stopped_sshd_is_said_as_unreachable() {
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    m.on_box(&["plans", "list", "--json"]);
+    m.stop_sshd();
+    let (code, out, err) = m.plandeck(&["--host", "box", "plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "io", "{out}");
+    assert!(
+        err.contains("box is unreachable") && err.contains("Connection refused"),
+        "{err}"
+    );
+}
+
+/// `plandeck-cli --host box <args>` with the remote running `command` instead of `plandeck serve
+/// --stdio` (a server of another version, or a hostile one).
+fn with_remote_command(m: &Machines, command: &str, args: &[&str]) -> (i32, String, String) {
+    let ssh = format!("ssh -F {}", m.file("ssh_config").display());
+    let mut all = vec!["--host", "box"];
+    all.extend_from_slice(args);
+    output(
+        plandeck_process(m.local.path())
+            .args(&all)
+            .env("PLANDECK_SSH", ssh)
+            .env("PLANDECK_REMOTE_COMMAND", command),
+    )
+}
+
+#[test]
+fn an_older_plandeck_on_the_remote_is_said_with_which_side_to_update() {
+    let mut m = Machines::new(false);
+    m.start_sshd();
+    m.add_box();
+    let older =
+        r#"echo '{"hello":{"protocol":0,"version":"0.0.1","instance":"1-a"}}'; cat >/dev/null"#;
+    let (code, out, err) = with_remote_command(&m, older, &["plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "unsupported", "{out}");
+    assert!(
+        err.contains("box speaks Plandeck protocol 0 (plandeck 0.0.1)")
+            && err.contains("update it there"),
+        "{err}"
+    );
+}
+
+#[test]
+fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
+    let mut m = Machines::new(false);
+    m.start_sshd();
+    m.add_box();
+    // Junk, an answer to nothing, an event naming a local path, a frame of 1 MiB of garbage,
+    // then the answers the listing asked for.
+    let hostile = r#"echo '{"hello":{"protocol":1,"version":"6.6.6","instance":"1-a"}}'; read a;
+        echo 'not json'; printf '\033]52;c;eA==\007\n'; echo '{"id":77,"result":{"plans":[]}}';
+        echo '{"event":"plans:changed","seq":1,"payload":{"paths":["/etc/shadow"]}}';
+        head -c 1048576 /dev/zero | tr '\0' x; echo;
+        echo '{"id":1,"result":[]}'; read b;
+        echo '{"id":2,"result":{"plans":[],"problems":[]}}'; cat >/dev/null"#;
+    let before = std::fs::read_dir(m.local.path()).unwrap().count();
+    let (code, out, err) = with_remote_command(&m, hostile, &["plans", "list", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(out.trim(), "[]", "{out}");
+    assert!(!out.contains('\u{1b}') && !err.contains('\u{1b}'), "{err}");
+    assert!(
+        err.contains("4 frame(s) from box were not understood and were ignored")
+            && err.contains("an answer to no request (id 77)"),
+        "{err}"
+    );
+    assert_eq!(
+        std::fs::read_dir(m.local.path()).unwrap().count(),
+        before,
+        "nothing written here"
+    );
+}
+
+#[test]
+fn over_host_the_remotes_worktrees_are_listed() {
+    let mut m = Machines::new(true);
+    let clean = crate::common::repo_with_clean_worktree(&m.remote);
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&m.remote));
+    m.start_sshd();
+    m.add_box();
+    let list = m.on_box(&["worktrees", "list", "--json"]);
+    let paths: Vec<&str> = list
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|w| w["path"].as_str().unwrap())
+        .collect();
+    assert!(paths.contains(&clean.to_str().unwrap()), "{list}");
+    // Removing, keeping and previewing are not served over --host yet: refused, nothing run.
+    let (code, out, err) = m.plandeck(&[
+        "--host",
+        "box",
+        "worktrees",
+        "remove",
+        clean.to_str().unwrap(),
+        "--discard",
+    ]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("`worktrees remove` does not run over --host"),
+        "{err}"
+    );
+    assert!(clean.exists());
+}

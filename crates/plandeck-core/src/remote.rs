@@ -1,0 +1,730 @@
+//! Another machine's Plandeck, over the person's own OpenSSH: the client of
+//! `plandeck serve --stdio` ([`crate::serve`]; `docs/architecture.md` §3, "Headless").
+//!
+//! [`Remote::connect`] runs `ssh -T -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15
+//! -- DEST plandeck serve --stdio` with the person's own `~/.ssh/config`, agent and `known_hosts`: host keys are
+//! checked as their config says (never weakened here), no password is asked or stored (batch
+//! mode). It reads the server's hello, checks the protocol, then sends requests and matches the
+//! answers by id ([`Remote::call`]); events after [`Remote::subscribe`] come through
+//! [`Remote::next_event`].
+//!
+//! What fails is told apart ([`RemoteError`]): the machine unreachable, its host key changed or
+//! unknown, permission denied, no `plandeck` there, another protocol, the connection dropped
+//! mid-call. Each says what to do.
+//!
+//! The remote's bytes are untrusted: lines are bounded ([`crate::serve::MAX_LINE`]), a frame that
+//! is none of the server's is logged and ignored, an answer to no request is ignored, and nothing
+//! in a frame is taken as a local path, command or address: frames are data for the caller.
+//!
+//! For tests only: `PLANDECK_SSH` is the ssh command (words split on whitespace, e.g.
+//! `ssh -F /tmp/t/config`), `PLANDECK_REMOTE_COMMAND` what is run on the remote in place of
+//! `plandeck serve --stdio`.
+
+use std::collections::HashMap;
+use std::io::{BufReader, Read, Write};
+use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
+use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::{mpsc, Arc, Mutex};
+use std::time::Duration;
+
+use serde::de::DeserializeOwned;
+use serde_json::Value;
+
+use crate::config::{check_ssh_dest, Env, Host};
+use crate::ipc::{ErrorKind, IpcError};
+use crate::serve::{self, Hello, ServerFrame, Subscribed};
+
+/// What is run on the remote.
+pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
+/// How much of ssh's (and the server's) stderr is kept to say why a connection failed.
+const STDERR_KEPT: usize = 64 << 10;
+/// How long a connection waits for the server's hello (ssh's own connect timeout is shorter;
+/// this bounds a login or a remote command that hangs).
+const HELLO_PATIENCE: Duration = Duration::from_secs(120);
+/// How long closing waits for ssh to end by itself before it is stopped.
+const CLOSE_PATIENCE: Duration = Duration::from_secs(5);
+
+/// Why a machine could not be used. Every message names the machine and says what to do.
+#[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
+pub enum RemoteError {
+    #[error("{host} is unreachable: {detail}")]
+    Unreachable { host: String, detail: String },
+    #[error(
+        "refused: the host key of {host} CHANGED since it was last seen (someone may be in \
+         between, or the machine was reinstalled). Nothing was sent. Check the new key with the \
+         machine's owner, then update known_hosts (`ssh-keygen -R`); Plandeck never skips this \
+         check. ssh said: {detail}"
+    )]
+    HostKeyChanged { host: String, detail: String },
+    #[error(
+        "refused: the host key of {host} is not known yet, and Plandeck never accepts one \
+         unseen. Connect once with `ssh` yourself to check and keep it, then try again. ssh \
+         said: {detail}"
+    )]
+    HostKeyUnknown { host: String, detail: String },
+    #[error(
+        "{host} refused the login (permission denied): Plandeck uses your ssh keys and agent, \
+         never a password; check that `ssh {dest}` works without one. ssh said: {detail}"
+    )]
+    PermissionDenied {
+        host: String,
+        dest: String,
+        detail: String,
+    },
+    #[error(
+        "Plandeck is not installed on {host} (`plandeck` was not found there): install the \
+         plandeck package on that machine, or put the `plandeck` binary in a folder on its PATH \
+         for non-interactive ssh (e.g. /usr/local/bin)"
+    )]
+    NotInstalled { host: String },
+    #[error(
+        "{host} speaks Plandeck protocol {theirs} (plandeck {version}), this one {ours}: {update}"
+    )]
+    Protocol {
+        host: String,
+        theirs: u32,
+        ours: u32,
+        version: String,
+        update: String,
+    },
+    #[error("the connection to {host} dropped{during}: {detail}")]
+    Dropped {
+        host: String,
+        during: String,
+        detail: String,
+    },
+    #[error("{host} did not start Plandeck: {detail}")]
+    Failed { host: String, detail: String },
+    /// The remote answered with an error (its own deck's).
+    #[error("{host}: {}", .error.message)]
+    Answered { host: String, error: IpcError },
+    #[error("{0}")]
+    BadHost(String),
+}
+
+impl From<RemoteError> for IpcError {
+    fn from(e: RemoteError) -> Self {
+        let kind = match &e {
+            RemoteError::Answered { error, .. } => error.kind,
+            RemoteError::Unreachable { .. }
+            | RemoteError::Dropped { .. }
+            | RemoteError::Failed { .. } => ErrorKind::Io,
+            RemoteError::HostKeyChanged { .. }
+            | RemoteError::HostKeyUnknown { .. }
+            | RemoteError::PermissionDenied { .. } => ErrorKind::Refused,
+            RemoteError::NotInstalled { .. } | RemoteError::Protocol { .. } => {
+                ErrorKind::Unsupported
+            }
+            RemoteError::BadHost(_) => ErrorKind::BadInput,
+        };
+        IpcError::new(kind, e.to_string())
+    }
+}
+
+/// Reads why ssh (or the remote shell) ended before the server said hello: `status` is ssh's
+/// exit (255: ssh's own failure; else the remote command's), `stderr` what it said.
+pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> RemoteError {
+    let name = host.name.clone();
+    let detail = last_words(stderr);
+    let has = |s: &str| stderr.contains(s);
+    let code = status.and_then(|s| s.code());
+    if has("REMOTE HOST IDENTIFICATION HAS CHANGED") || has("POSSIBLE DNS SPOOFING") {
+        RemoteError::HostKeyChanged { host: name, detail }
+    } else if has("Host key verification failed") || has("No matching host key") {
+        RemoteError::HostKeyUnknown { host: name, detail }
+    } else if has("Permission denied") || has("Too many authentication failures") {
+        RemoteError::PermissionDenied {
+            host: name,
+            dest: host.ssh.clone(),
+            detail,
+        }
+    } else if code == Some(127)
+        || has("plandeck: command not found")
+        || has("plandeck: not found")
+        || has("Unknown command: plandeck")
+    {
+        RemoteError::NotInstalled { host: name }
+    } else if has("unrecognized subcommand 'serve'") || has("unexpected argument '--stdio'") {
+        // A plandeck from before `serve`.
+        RemoteError::Protocol {
+            host: name.clone(),
+            theirs: 0,
+            ours: serve::PROTOCOL,
+            version: "older, without `serve`".to_owned(),
+            update: format!("the plandeck on {name} is older: update it there"),
+        }
+    } else if code == Some(255) || code.is_none() {
+        let detail = if detail.is_empty() {
+            "ssh ended without saying why".to_owned()
+        } else {
+            detail
+        };
+        RemoteError::Unreachable { host: name, detail }
+    } else {
+        let detail = if detail.is_empty() {
+            format!("the remote command ended ({})", exit_words(status))
+        } else {
+            detail
+        };
+        RemoteError::Failed { host: name, detail }
+    }
+}
+
+fn exit_words(status: Option<ExitStatus>) -> String {
+    match status.and_then(|s| s.code()) {
+        Some(code) => format!("exit code {code}"),
+        None => "no exit code".to_owned(),
+    }
+}
+
+/// The last few lines of what ssh said, as one line (its banner and warnings are long).
+fn last_words(stderr: &str) -> String {
+    let lines: Vec<&str> = stderr
+        .lines()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("@@@"))
+        .collect();
+    let from = lines.len().saturating_sub(3);
+    crate::visible::shown(&lines[from..].join(" / ")).into_owned()
+}
+
+/// The `ssh …` command for `host`: the person's ssh (or `PLANDECK_SSH`), `-T`, batch mode (no
+/// password, no question), a keep-alive, then `--` and the destination as one argument, then the
+/// remote command.
+pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
+    check_ssh_dest(&host.ssh).map_err(|e| RemoteError::BadHost(e.to_string()))?;
+    let ssh = env.get("PLANDECK_SSH").unwrap_or("ssh");
+    let mut words = ssh.split_whitespace();
+    let program = words.next().unwrap_or("ssh");
+    let mut cmd = Command::new(program);
+    cmd.args(words)
+        .args(["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30"])
+        .args(["-o", "ServerAliveInterval=15"])
+        .arg("--")
+        .arg(&host.ssh)
+        .arg(env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_COMMAND));
+    Ok(cmd)
+}
+
+type Waiting = HashMap<u64, mpsc::Sender<Result<Value, IpcError>>>;
+
+/// An event the remote sent after [`Remote::subscribe`].
+#[derive(Debug, Clone, PartialEq)]
+pub struct RemoteEvent {
+    pub name: String,
+    pub seq: u64,
+    pub payload: Value,
+}
+
+/// One connection to another machine's `plandeck serve --stdio`. Dropping it closes the
+/// connection (the server ends at the end of its input).
+pub struct Remote {
+    host: Host,
+    hello: Hello,
+    child: Mutex<Child>,
+    stdin: Mutex<Option<ChildStdin>>,
+    waiting: Arc<Mutex<Option<Waiting>>>,
+    events: Mutex<mpsc::Receiver<RemoteEvent>>,
+    next_id: AtomicU64,
+    stderr: Arc<Mutex<String>>,
+    stderr_done: Mutex<Option<std::thread::JoinHandle<()>>>,
+    ignored: Arc<Ignored>,
+}
+
+/// The frames of the remote that were not used: how many, and why (the first few).
+#[derive(Default)]
+struct Ignored {
+    count: AtomicUsize,
+    reasons: Mutex<Vec<String>>,
+}
+
+/// How many reasons for ignored frames are kept.
+const REASONS_KEPT: usize = 10;
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+impl Remote {
+    /// Connects to `host` and reads its hello; refused, with why, when ssh fails, the remote has
+    /// no `plandeck`, or it speaks another protocol.
+    pub fn connect(host: &Host, env: &Env) -> Result<Remote, RemoteError> {
+        let mut cmd = ssh_command(host, env)?;
+        Self::start(host, &mut cmd)
+    }
+
+    /// Runs `cmd` (ssh, or in tests anything that speaks for a server) as the connection to
+    /// `host`.
+    pub fn start(host: &Host, cmd: &mut Command) -> Result<Remote, RemoteError> {
+        let mut child = cmd
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .map_err(|e| RemoteError::Failed {
+                host: host.name.clone(),
+                detail: format!("cannot run ssh: {e}"),
+            })?;
+        let (stdout, stderr_pipe) = (child.stdout.take(), child.stderr.take());
+        let stderr = Arc::new(Mutex::new(String::new()));
+        let stderr_done = stderr_pipe.map(|pipe| {
+            let stderr = stderr.clone();
+            std::thread::spawn(move || keep_stderr(pipe, &stderr))
+        });
+        let waiting = Arc::new(Mutex::new(Some(Waiting::new())));
+        let ignored = Arc::new(Ignored::default());
+        let (hello_tx, hello_rx) = mpsc::channel();
+        let (event_tx, events) = mpsc::channel();
+        if let Some(stdout) = stdout {
+            let (waiting, ignored, name) = (waiting.clone(), ignored.clone(), host.name.clone());
+            std::thread::spawn(move || {
+                read_frames(stdout, &name, hello_tx, event_tx, &waiting, &ignored)
+            });
+        }
+        let mut remote = Remote {
+            host: host.clone(),
+            hello: Hello {
+                protocol: 0,
+                version: String::new(),
+                instance: String::new(),
+            },
+            stdin: Mutex::new(child.stdin.take()),
+            child: Mutex::new(child),
+            waiting,
+            events: Mutex::new(events),
+            next_id: AtomicU64::new(1),
+            stderr,
+            stderr_done: Mutex::new(stderr_done),
+            ignored,
+        };
+        let hello = match hello_rx.recv_timeout(HELLO_PATIENCE) {
+            Ok(hello) => hello,
+            // Ended before its hello: ssh or the remote shell said why.
+            Err(mpsc::RecvTimeoutError::Disconnected) => {
+                let (status, said) = remote.finish();
+                return Err(classify(host, status, &said));
+            }
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                let (_, said) = remote.finish();
+                let said = last_words(&said);
+                return Err(RemoteError::Failed {
+                    host: host.name.clone(),
+                    detail: format!(
+                        "no answer from Plandeck there within {} s{}",
+                        HELLO_PATIENCE.as_secs(),
+                        if said.is_empty() {
+                            String::new()
+                        } else {
+                            format!(" (ssh said: {said})")
+                        }
+                    ),
+                });
+            }
+        };
+        if hello.protocol != serve::PROTOCOL {
+            let update = if hello.protocol < serve::PROTOCOL {
+                format!("the plandeck on {} is older: update it there", host.name)
+            } else {
+                "this Plandeck is older: update it here".to_owned()
+            };
+            return Err(RemoteError::Protocol {
+                host: host.name.clone(),
+                theirs: hello.protocol,
+                ours: serve::PROTOCOL,
+                version: crate::visible::shown(&hello.version).into_owned(),
+                update,
+            });
+        }
+        remote.hello = hello;
+        Ok(remote)
+    }
+
+    /// The machine this connection is to.
+    pub fn host(&self) -> &Host {
+        &self.host
+    }
+
+    /// The server's hello.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// How many frames from the remote were not used (malformed, unasked answers).
+    pub fn ignored(&self) -> usize {
+        self.ignored.count.load(Ordering::Relaxed)
+    }
+
+    /// Why frames were ignored (the first few), for a person: control characters marked.
+    pub fn ignored_reasons(&self) -> Vec<String> {
+        lock(&self.ignored.reasons).clone()
+    }
+
+    /// Calls `method` with `params` on the remote and waits for its answer. Several calls may
+    /// run at once from several threads; each answer is matched by its id.
+    pub fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        match lock(&self.waiting).as_mut() {
+            Some(waiting) => {
+                waiting.insert(id, tx);
+            }
+            None => return Err(self.dropped(method)),
+        }
+        let line = serve::request_line(id, method, params);
+        let sent = match lock(&self.stdin).as_mut() {
+            Some(stdin) => stdin
+                .write_all(format!("{line}\n").as_bytes())
+                .and_then(|()| stdin.flush()),
+            None => Err(std::io::Error::other("closed")),
+        };
+        if sent.is_err() {
+            if let Some(w) = lock(&self.waiting).as_mut() {
+                w.remove(&id);
+            }
+            return Err(self.dropped(method));
+        }
+        match rx.recv() {
+            Ok(Ok(value)) => Ok(value),
+            Ok(Err(error)) => Err(RemoteError::Answered {
+                host: self.host.name.clone(),
+                error,
+            }),
+            Err(_) => Err(self.dropped(method)),
+        }
+    }
+
+    /// [`Remote::call`], the result read as `T`.
+    pub fn call_as<T: DeserializeOwned>(
+        &self,
+        method: &str,
+        params: Value,
+    ) -> Result<T, RemoteError> {
+        let value = self.call(method, params)?;
+        serde_json::from_value(value).map_err(|e| RemoteError::Answered {
+            host: self.host.name.clone(),
+            error: IpcError::new(
+                ErrorKind::BadInput,
+                format!("{method}: not the answer this Plandeck reads: {e}"),
+            ),
+        })
+    }
+
+    /// Starts the events: those after `after` (of this server instance) are replayed, then new
+    /// ones stream ([`Remote::next_event`]).
+    pub fn subscribe(&self, after: Option<u64>) -> Result<Subscribed, RemoteError> {
+        let params = serde_json::json!({ "after": after, "instance": self.hello.instance });
+        self.call_as("subscribe", params)
+    }
+
+    /// The next event, waiting at most `patience`; `None` when none came (or the connection is
+    /// gone).
+    pub fn next_event(&self, patience: Duration) -> Option<RemoteEvent> {
+        lock(&self.events).recv_timeout(patience).ok()
+    }
+
+    /// The connection dropped during `method`: ssh's words say how.
+    fn dropped(&self, method: &str) -> RemoteError {
+        let (status, said) = self.finish();
+        let detail = last_words(&said);
+        RemoteError::Dropped {
+            host: self.host.name.clone(),
+            during: format!(" during {method}"),
+            detail: if detail.is_empty() {
+                format!("ssh ended ({})", exit_words(status))
+            } else {
+                detail
+            },
+        }
+    }
+
+    /// Waits for ssh to end (stopping it after [`CLOSE_PATIENCE`]) and returns its status and
+    /// everything it said.
+    fn finish(&self) -> (Option<ExitStatus>, String) {
+        drop(lock(&self.stdin).take());
+        let status = {
+            let mut child = lock(&self.child);
+            let deadline = std::time::Instant::now() + CLOSE_PATIENCE;
+            loop {
+                match child.try_wait() {
+                    Ok(Some(status)) => break Some(status),
+                    Ok(None) if std::time::Instant::now() < deadline => {
+                        std::thread::sleep(Duration::from_millis(20));
+                    }
+                    _ => {
+                        let _ = child.kill();
+                        break child.wait().ok();
+                    }
+                }
+            }
+        };
+        if let Some(done) = lock(&self.stderr_done).take() {
+            let _ = done.join();
+        }
+        (status, lock(&self.stderr).clone())
+    }
+}
+
+impl Drop for Remote {
+    fn drop(&mut self) {
+        self.finish();
+    }
+}
+
+fn keep_stderr(mut pipe: impl Read, into: &Mutex<String>) {
+    let mut buf = [0u8; 4096];
+    loop {
+        match pipe.read(&mut buf) {
+            Ok(0) | Err(_) => return,
+            Ok(n) => {
+                let mut kept = lock(into);
+                kept.push_str(&String::from_utf8_lossy(&buf[..n]));
+                if kept.len() > STDERR_KEPT {
+                    let mut cut = kept.len() - STDERR_KEPT;
+                    while !kept.is_char_boundary(cut) {
+                        cut += 1;
+                    }
+                    kept.drain(..cut);
+                }
+            }
+        }
+    }
+}
+
+/// Reads the server's frames until its output ends: the hello, answers to whoever waits for
+/// them, events; what is none of these is logged and ignored. At the end, every call still
+/// waiting is told (its sender dropped) and no new one is taken.
+fn read_frames(
+    stdout: impl Read,
+    host: &str,
+    hello_tx: mpsc::Sender<Hello>,
+    event_tx: mpsc::Sender<RemoteEvent>,
+    waiting: &Mutex<Option<Waiting>>,
+    ignored: &Ignored,
+) {
+    let mut input = BufReader::new(stdout);
+    let mut line = Vec::new();
+    let mut hello = Some(hello_tx);
+    let ignore = |why: String| {
+        ignored.count.fetch_add(1, Ordering::Relaxed);
+        tracing::warn!(host, "a frame from the remote was ignored: {why}");
+        let mut reasons = lock(&ignored.reasons);
+        if reasons.len() < REASONS_KEPT {
+            let mut why = crate::visible::shown(&why).into_owned();
+            if why.len() > 200 {
+                let mut cut = 200;
+                while !why.is_char_boundary(cut) {
+                    cut -= 1;
+                }
+                why.truncate(cut);
+                why.push('…');
+            }
+            reasons.push(why);
+        }
+    };
+    while let Some(fits) = serve::read_line(&mut input, &mut line, serve::MAX_LINE) {
+        if !fits {
+            ignore(format!("a line over {} bytes", serve::MAX_LINE));
+            continue;
+        }
+        if line.iter().all(u8::is_ascii_whitespace) {
+            continue;
+        }
+        let frame = match serve::parse_server_frame(&line) {
+            Ok(frame) => frame,
+            Err(e) => {
+                ignore(e.message);
+                continue;
+            }
+        };
+        match frame {
+            // The first hello is the server's; a later one changes nothing.
+            ServerFrame::Hello(h) => match hello.take() {
+                Some(tx) => {
+                    let _ = tx.send(h);
+                }
+                None => ignore("a second hello".into()),
+            },
+            _ if hello.is_some() => ignore("a frame before the hello".into()),
+            ServerFrame::Answer { id, result } => {
+                let tx = id
+                    .as_u64()
+                    .and_then(|id| lock(waiting).as_mut().and_then(|w| w.remove(&id)));
+                match tx {
+                    Some(tx) => {
+                        let _ = tx.send(result);
+                    }
+                    None => ignore(format!("an answer to no request (id {id})")),
+                }
+            }
+            ServerFrame::Event { name, seq, payload } => {
+                let _ = event_tx.send(RemoteEvent { name, seq, payload });
+            }
+        }
+    }
+    // The end: whoever waits hears it (their sender goes), nobody new is taken.
+    lock(waiting).take();
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::os::unix::process::ExitStatusExt;
+
+    fn host() -> Host {
+        Host {
+            name: "lab".into(),
+            ssh: "me@lab".into(),
+        }
+    }
+
+    fn exit(code: i32) -> Option<ExitStatus> {
+        Some(ExitStatus::from_raw(code << 8))
+    }
+
+    #[test]
+    fn what_ssh_says_is_told_apart() {
+        let changed = "@@@@@@@@@@@\n@    WARNING: REMOTE HOST IDENTIFICATION HAS CHANGED!     @\n\
+                       Host key verification failed.\n";
+        assert!(matches!(
+            classify(&host(), exit(255), changed),
+            RemoteError::HostKeyChanged { .. }
+        ));
+        let unknown = "No ED25519 host key is known for [127.0.0.1]:2222 and you have requested \
+                       strict checking.\nHost key verification failed.\n";
+        assert!(matches!(
+            classify(&host(), exit(255), unknown),
+            RemoteError::HostKeyUnknown { .. }
+        ));
+        let denied = "me@lab: Permission denied (publickey).\n";
+        let e = classify(&host(), exit(255), denied);
+        assert!(matches!(e, RemoteError::PermissionDenied { .. }), "{e}");
+        assert!(e.to_string().contains("ssh me@lab"), "{e}");
+        let refused = "ssh: connect to host 127.0.0.1 port 2222: Connection refused\n";
+        let e = classify(&host(), exit(255), refused);
+        assert!(matches!(e, RemoteError::Unreachable { .. }), "{e}");
+        assert!(e.to_string().contains("Connection refused"), "{e}");
+        let missing = "bash: line 1: plandeck: command not found\n";
+        let e = classify(&host(), exit(127), missing);
+        assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
+        assert!(e.to_string().contains("install"), "{e}");
+        let old = "error: unrecognized subcommand 'serve'\n\nUsage: plandeck [OPTIONS]\n";
+        let e = classify(&host(), exit(2), old);
+        assert!(matches!(e, RemoteError::Protocol { .. }), "{e}");
+        assert!(e.to_string().contains("update it there"), "{e}");
+        let e = classify(&host(), exit(3), "");
+        assert!(matches!(e, RemoteError::Failed { .. }), "{e}");
+        // What ssh said is shown, never run: a control character in it is marked.
+        let e = classify(&host(), exit(255), "evil\u{1b}]52;c;x\u{7}\n");
+        assert!(!e.to_string().contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn the_destination_is_one_argument_after_the_options_and_a_bad_one_is_refused() {
+        let env = Env::from_pairs([("PLANDECK_SSH", "ssh -F /t/config")]);
+        let cmd = ssh_command(&host(), &env).unwrap();
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_str().unwrap()).collect();
+        assert_eq!(cmd.get_program(), "ssh");
+        assert_eq!(
+            args,
+            [
+                "-F",
+                "/t/config",
+                "-T",
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "ConnectTimeout=30",
+                "-o",
+                "ServerAliveInterval=15",
+                "--",
+                "me@lab",
+                "plandeck serve --stdio"
+            ]
+        );
+        assert!(!args.iter().any(|a| a.contains("StrictHostKeyChecking")));
+        let smuggled = Host {
+            name: "x".into(),
+            ssh: "-oProxyCommand=touch /tmp/pwned".into(),
+        };
+        assert!(matches!(
+            ssh_command(&smuggled, &Env::default()),
+            Err(RemoteError::BadHost(_))
+        ));
+    }
+
+    /// A "remote" that is a shell script: what a hostile or broken server sends.
+    fn scripted(script: &str) -> Command {
+        let mut cmd = Command::new("sh");
+        cmd.args(["-c", script]);
+        cmd
+    }
+
+    const HELLO: &str = r#"{"hello":{"protocol":1,"version":"9.9.9","instance":"1-a"}}"#;
+
+    #[test]
+    fn malformed_and_hostile_frames_are_ignored_and_answers_matched_by_id() {
+        // Reads one request, then sends junk, an answer to no request, an event, and the answer.
+        let script = format!(
+            "echo '{HELLO}'; read line; echo 'not json'; echo '[1]'; \
+             echo '{{\"id\":99,\"result\":1}}'; echo '{{\"hello\":{{\"protocol\":1,\"version\":\"x\",\"instance\":\"y\"}}}}'; \
+             echo '{{\"event\":\"plans:changed\",\"seq\":1,\"payload\":{{\"paths\":[\"/etc/passwd\"]}}}}'; \
+             echo '{{\"id\":1,\"result\":{{\"ok\":true}}}}'; read rest"
+        );
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        assert_eq!(remote.hello().version, "9.9.9");
+        let got = remote.call("list_plans", serde_json::json!({})).unwrap();
+        assert_eq!(got, serde_json::json!({"ok": true}));
+        assert_eq!(
+            remote.ignored(),
+            4,
+            "junk, [1], an unasked answer, a second hello"
+        );
+        let event = remote.next_event(Duration::from_secs(30)).unwrap();
+        assert_eq!(event.name, "plans:changed");
+    }
+
+    #[test]
+    fn an_error_answer_is_the_remotes_and_a_dropped_connection_is_said() {
+        let script = format!(
+            "echo '{HELLO}'; read line; \
+             echo '{{\"id\":1,\"error\":{{\"kind\":\"notFound\",\"message\":\"no plan\"}}}}'; \
+             read line; echo 'Connection to lab closed by remote host.' >&2; exit 255"
+        );
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        let e = remote
+            .call("get_plan", serde_json::json!({"id": "x"}))
+            .unwrap_err();
+        let ipc = IpcError::from(e);
+        assert_eq!(ipc.kind, ErrorKind::NotFound);
+        assert!(ipc.message.contains("no plan"), "{ipc:?}");
+        let e = remote
+            .call("list_plans", serde_json::json!({}))
+            .unwrap_err();
+        assert!(matches!(e, RemoteError::Dropped { .. }), "{e}");
+        assert!(e.to_string().contains("closed by remote host"), "{e}");
+        assert!(e.to_string().contains("during list_plans"), "{e}");
+    }
+
+    #[test]
+    fn another_protocol_says_which_side_to_update() {
+        for (protocol, side) in [(0, "update it there"), (2, "update it here")] {
+            let script = format!(
+                "echo '{{\"hello\":{{\"protocol\":{protocol},\"version\":\"0.0.1\",\"instance\":\"i\"}}}}'; read x"
+            );
+            let Err(e) = Remote::start(&host(), &mut scripted(&script)) else {
+                panic!("protocol {protocol} was taken");
+            };
+            assert!(matches!(e, RemoteError::Protocol { .. }), "{e}");
+            assert!(e.to_string().contains(side), "{e}");
+        }
+    }
+
+    #[test]
+    fn a_remote_without_plandeck_is_said_with_how_to_install() {
+        let script = "echo 'bash: line 1: plandeck: command not found' >&2; exit 127";
+        let Err(e) = Remote::start(&host(), &mut scripted(script)) else {
+            panic!("connected to nothing");
+        };
+        assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
+    }
+}
