@@ -40,7 +40,8 @@ pub struct Deck {
     history: Arc<LiveHistory>,
     worktrees: Arc<LiveWorktrees>,
     sessions: Arc<Mutex<Option<SessionIndex>>>,
-    index_progress: IndexProgress,
+    /// The live handle's own progress, read when asked (a deck may be held for long: `serve`).
+    index_progress: Arc<Mutex<IndexProgress>>,
     emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
 }
 
@@ -69,7 +70,7 @@ impl Deck {
             history: live.history(),
             worktrees: live.worktrees(),
             sessions: live.sessions.clone(),
-            index_progress: live.index_progress(),
+            index_progress: live.index_progress.clone(),
             emit: live.emit.clone(),
         }
     }
@@ -88,7 +89,7 @@ impl Deck {
             roots,
             demo,
             sessions,
-            index_progress: IndexProgress::default(),
+            index_progress: Arc::default(),
             emit,
         }
     }
@@ -298,7 +299,7 @@ impl Deck {
     }
 
     pub fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
-        Ok(self.index_progress)
+        Ok(*lock(&self.index_progress))
     }
 
     // ---- Worktrees
@@ -547,6 +548,10 @@ mod tests {
             let _ = lock(&tx).send(e);
         });
         let deck = Deck::of(&live, false);
+        // A deck held for long (as `serve` holds one) sees the session index come in.
+        plandeck_testkit::wait_until("the session index to be read", || {
+            deck.session_index_progress().unwrap().ready
+        });
         let listing = deck.list_plans().unwrap();
         assert_eq!(listing.plans.len(), 1);
         let id = listing.plans[0].id.clone();

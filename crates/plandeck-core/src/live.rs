@@ -101,7 +101,7 @@ pub enum LiveEvent {
 pub struct Live {
     _watchers: Vec<WatchHandle>,
     /// How far the session index's background load is.
-    index_progress: Arc<Mutex<IndexProgress>>,
+    pub(crate) index_progress: Arc<Mutex<IndexProgress>>,
     /// Held while the handle lives: a background load finishing after the handle was replaced
     /// (the roots changed) throws its index away.
     _alive: Arc<()>,

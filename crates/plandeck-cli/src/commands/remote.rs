@@ -114,8 +114,8 @@ pub fn run(
         Command::Sessions(args) => {
             let json = args.json();
             // The remote's session index is read on its own thread after start: wait for its
-            // `sessions:progress` saying ready, replayed from the server's first event (its
-            // `session_index_progress` answers the deck's first snapshot).
+            // `sessions:progress` saying ready, replayed from the server's first events (an event
+            // to wait on, rather than asking `session_index_progress` again and again).
             // A gap (the start's events no longer kept) means it is long done.
             let sub = remote.subscribe(Some(0))?;
             if !sub.gap {
