@@ -488,6 +488,16 @@ fn reject_on_card(
         return Ok(card_failed(roots, req, f, GateStatus::Waiting));
     }
     *record = prepare_record(roots, req, decision);
+    // The request says which decision is being typed before it is: once the card is answered,
+    // whoever closes the request first (the liveness tick may, as the chat log shows the answer)
+    // closes it as this rejection, never as "answered in the terminal".
+    let mut typing = req.clone();
+    typing.decision = Some(decision.clone());
+    typing.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
+    let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    if open_file.exists() {
+        save_open_request(roots, &typing)?;
+    }
     write_decision(roots, &req.id, decision)?;
     let keys = [
         Key::Choice(card(req.agent).feedback.key),
@@ -505,6 +515,9 @@ fn reject_on_card(
         }
         Err(f) => {
             withdraw_decision(roots, &req.id);
+            if open_file.exists() {
+                let _ = save_open_request(roots, req);
+            }
             card_failed(roots, req, f, GateStatus::Waiting)
         }
     })

@@ -209,16 +209,18 @@ fn open_requests(roots: &Roots) -> Vec<GateRequest> {
 
 /// How an open request ended without a word from Plandeck, if it did: its hook is gone and the
 /// transcript shows the card's answer (the terminal answered, or the approval being typed landed),
-/// or its agent CLI is gone. Reads only.
+/// or its agent CLI is gone. A card answered while Plandeck's rejection was being typed ended as
+/// that rejection. Reads only.
 pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     if hook_alive(req) {
         return None;
     }
     if answered(req) {
-        return Some(if req.status == GateStatus::Approving {
-            GateStatus::Approved
-        } else {
-            GateStatus::AnsweredInTerminal
+        // Plandeck's own decision being typed, or the terminal's answer.
+        return Some(match (&req.status, &req.decision) {
+            (GateStatus::Approving, _) => GateStatus::Approved,
+            (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
+            _ => GateStatus::AnsweredInTerminal,
         });
     }
     if req
@@ -556,6 +558,32 @@ mod tests {
         let pid = child.id();
         child.wait().unwrap();
         pid
+    }
+
+    /// A card answered while Plandeck's rejection was being typed ended as that rejection: the
+    /// liveness tick, which may see the answer in the chat log before the typing decider closes
+    /// the request, must not call it the terminal's.
+    #[test]
+    fn a_card_answered_while_a_rejection_is_typed_ended_as_that_rejection() {
+        let dir = tempfile::tempdir().unwrap();
+        let chat = dir.path().join("session.jsonl");
+        fs::write(
+            &chat,
+            concat!(
+                r#"{"id":"m1","type":"user","content":[{"functionResponse":{"id":"c1","name":"exit_plan_mode","response":{"output":"no"}}}]}"#,
+                "\n"
+            ),
+        )
+        .unwrap();
+        let mut req = GateRequest::for_test("r1");
+        req.hook_pid = dead_pid();
+        req.transcript_path = Some(chat.display().to_string());
+        assert!(answered(&req), "the chat log shows the card's answer");
+        assert_eq!(ended(&req), Some(GateStatus::AnsweredInTerminal));
+        req.decision = Some(GateDecision::Reject {
+            feedback: "no".into(),
+        });
+        assert_eq!(ended(&req), Some(GateStatus::Rejected));
     }
 
     #[test]
