@@ -358,6 +358,7 @@ impl<'a> SafeEvents<'a, '_> {
 
     /// The safe form of an opening tag.
     fn start_tag(&mut self, tag: Tag<'a>, range: &std::ops::Range<usize>) {
+        let image = matches!(tag, Tag::Image { .. });
         let out = &mut self.out;
         match tag {
             Tag::HtmlBlock => {
@@ -411,24 +412,15 @@ impl<'a> SafeEvents<'a, '_> {
                 dest_url,
                 title,
                 id,
-            } => {
-                self.links
-                    .push((dest_url.clone(), title.clone(), self.seen.len()));
-                out.push(Event::Start(Tag::Link {
-                    link_type,
-                    dest_url,
-                    title,
-                    id,
-                }));
             }
-            Tag::Image {
+            | Tag::Image {
                 link_type,
                 dest_url,
                 title,
                 id,
             } => {
-                // Never loaded (a remote image is a beacon, and its alt text would be hidden): a
-                // link to it, its alt text visible.
+                // An image is never loaded (a remote image is a beacon, and its alt text would be
+                // hidden): a link to it, its alt text visible.
                 self.links
                     .push((dest_url.clone(), title.clone(), self.seen.len()));
                 out.push(Event::Start(Tag::Link {
@@ -437,7 +429,9 @@ impl<'a> SafeEvents<'a, '_> {
                     title,
                     id,
                 }));
-                out.push(Event::Text("image: ".into()));
+                if image {
+                    out.push(Event::Text("image: ".into()));
+                }
             }
             Tag::FootnoteDefinition(label) => {
                 out.push(Event::Html(

@@ -229,19 +229,6 @@ struct OutputMeta {
     exit_code: Option<serde_json::Value>,
 }
 
-fn text_of(content: Option<super::content::Content<'_, LooseText<'_>>>) -> String {
-    use super::content::Content::{Items, Text};
-    match content {
-        Some(Text(t)) => t.into_owned(),
-        Some(Items(parts)) => parts
-            .into_iter()
-            .filter_map(|p| p.0)
-            .collect::<Vec<_>>()
-            .join("\n"),
-        _ => String::new(),
-    }
-}
-
 fn exit_code(v: Option<&serde_json::Value>) -> Option<i32> {
     v?.as_i64().and_then(|c| i32::try_from(c).ok())
 }
@@ -297,10 +284,10 @@ pub(crate) fn tool_events(line: &[u8], on_event: &mut dyn FnMut(ToolEvent)) -> b
                 on_event(ToolEvent::Patch { call_id, at, patch });
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
-                let raw = text_of(p.output);
+                let raw = super::content::text_of(p.output);
                 let (text, exit_code) = match serde_json::from_str::<WrappedOutput<'_>>(&raw) {
                     Ok(w) => (
-                        text_of(w.output),
+                        super::content::text_of(w.output),
                         exit_code(
                             w.metadata
                                 .and_then(|m| m.0)

@@ -117,6 +117,24 @@ impl LooseStr<'_> {
     pub(crate) fn as_str(&self) -> Option<&str> {
         self.0.as_deref()
     }
+
+    /// The string of an optional field, owned, if there was one.
+    pub(crate) fn owned(field: &Option<LooseStr<'_>>) -> Option<String> {
+        field.as_ref().and_then(LooseStr::as_str).map(str::to_owned)
+    }
+}
+
+/// A tool result's text: a string, or its text parts joined by newlines; anything else is empty.
+pub(crate) fn text_of(content: Option<Content<'_, LooseText<'_>>>) -> String {
+    match content {
+        Some(Content::Text(t)) => t.into_owned(),
+        Some(Content::Items(parts)) => parts
+            .into_iter()
+            .filter_map(|p| p.0)
+            .collect::<Vec<_>>()
+            .join("\n"),
+        _ => String::new(),
+    }
 }
 
 /// An object where one is expected, read as `T`; anything else (a string, a number, an array,

@@ -241,14 +241,11 @@ struct UseOutput<'a> {
     output: Option<super::content::Content<'a, LooseText<'a>>>,
 }
 
-fn loose(s: &Option<LooseStr<'_>>) -> Option<String> {
-    s.as_ref().and_then(LooseStr::as_str).map(str::to_owned)
-}
-
 /// The tool calls of a chat-log line (glued records each read), for verification. False when the
 /// line is not JSON.
 pub(crate) fn tool_uses(line: &[u8], on_use: &mut dyn FnMut(ToolUse)) -> bool {
-    use super::content::Content::{Items, Text};
+    use super::content::Content::Items;
+    let loose = LooseStr::owned;
     for_each_record::<UseLine<'_>>(line, &mut |rec| {
         let Some(Items(calls)) = rec.tool_calls else {
             return;
@@ -273,15 +270,7 @@ pub(crate) fn tool_uses(line: &[u8], on_use: &mut dyn FnMut(ToolUse)) -> bool {
                     .and_then(|r| r.output),
                 _ => None,
             };
-            let output = match output {
-                Some(Text(t)) => t.into_owned(),
-                Some(Items(parts)) => parts
-                    .into_iter()
-                    .filter_map(|p| p.0)
-                    .collect::<Vec<_>>()
-                    .join("\n"),
-                _ => String::new(),
-            };
+            let output = super::content::text_of(output);
             on_use(ToolUse {
                 id: loose(&call.id).unwrap_or_default(),
                 name: loose(&call.name).unwrap_or_default(),
