@@ -240,8 +240,7 @@ pub(crate) fn tool_events(line: &[u8], on_event: &mut dyn FnMut(ToolEvent)) -> b
         let Some(p) = rec.payload.and_then(|p| p.0) else {
             return;
         };
-        let str_of =
-            |s: &Option<LooseStr<'_>>| s.as_ref().and_then(LooseStr::as_str).map(str::to_owned);
+        let str_of = LooseStr::owned;
         let at = str_of(&rec.timestamp);
         let call_id = str_of(&p.call_id).unwrap_or_default();
         let kind = p.kind.as_ref().and_then(LooseStr::as_str);
