@@ -193,9 +193,15 @@ fn home_with_plan() -> Home {
 
 /// Waits for the startup's background reads to be done, so that what follows is the only source
 /// of events.
+/// The server's first reads are done: asked, not waited for as events (they may have come before
+/// a subscription that replays nothing).
 fn settled(client: &mut Client) {
-    client.event(|e| e["event"] == "history:progress" && e["payload"]["done"] == true);
-    client.event(|e| e["event"] == "sessions:progress" && e["payload"]["ready"] == true);
+    plandeck_testkit::wait_until("the history's first scan", || {
+        client.call("history_progress", json!({}))["done"] == true
+    });
+    plandeck_testkit::wait_until("the session index", || {
+        client.call("session_index_progress", json!({}))["ready"] == true
+    });
 }
 
 #[test]
