@@ -65,6 +65,7 @@ fn run_with_roots(roots: Roots, demo: bool, own_roots: state::OwnRoots) -> Resul
             std::thread::Builder::new()
                 .name("live-start".into())
                 .spawn(move || live::start(&handle))?;
+            tauri::Manager::state::<AppState>(app).start_machines(app.handle());
             Ok(())
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).

@@ -67,5 +67,6 @@ pub fn forward(app: AppHandle) -> impl Fn(LiveEvent) + Send + Sync + 'static {
         LiveEvent::WorktreesUpdated(fresh) => emit(&forward, fresh),
         LiveEvent::WorktreeSize(size) => emit(&forward, size),
         LiveEvent::Comments(changed) => emit(&forward, changed),
+        LiveEvent::Machines(statuses) => emit(&forward, statuses),
     }
 }

@@ -44,8 +44,14 @@ pub fn request_arrived(app: &AppHandle, request: &GateRequest) {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| request.cwd.clone());
+    // Another machine's words are shown as text a person can see, and say which machine.
+    let project = plandeck_core::visible::shown(&project).into_owned();
+    let on = match &request.machine {
+        Some(machine) => format!(" on {machine}"),
+        None => String::new(),
+    };
     let body = format!(
-        "{} in {project} waits for your decision.",
+        "{} in {project}{on} waits for your decision.",
         request.agent.display_name()
     );
     if let Err(e) = app

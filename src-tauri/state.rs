@@ -1,10 +1,11 @@
 //! What the shell keeps between commands: the resolved roots (switchable to the demo workspace),
 //! the session index, and the watchers that turn file changes into events.
 
-use std::sync::{Arc, Mutex, RwLock};
+use std::sync::{Arc, Mutex, OnceLock, RwLock};
 
 use plandeck_core::config::Roots;
 use plandeck_core::deck::Deck;
+use plandeck_core::machines::Machines;
 use plandeck_core::sessions::SessionIndex;
 
 pub struct AppState {
@@ -17,6 +18,8 @@ pub struct AppState {
     /// Resolves the person's own roots (flags, settings, environment): where "Leave the demo"
     /// goes. Resolved only then, so a window started on the demo reads nothing of the person's.
     own_roots: OwnRoots,
+    /// The other machines (`plandeck hosts`), connected from the start (none in the demo).
+    pub machines: OnceLock<Arc<Machines>>,
 }
 
 /// How the person's own roots are resolved.
@@ -35,6 +38,7 @@ impl AppState {
             inner: RwLock::new(Current { roots, demo }),
             sessions: Arc::new(Mutex::new(None)),
             live: Mutex::new(None),
+            machines: OnceLock::new(),
         }
     }
 
@@ -52,7 +56,7 @@ impl AppState {
     /// moment still gets its sizes.
     pub fn deck(&self, app: &tauri::AppHandle) -> Deck {
         let current = self.current();
-        match lock(&self.live).as_ref() {
+        let deck = match lock(&self.live).as_ref() {
             Some(live) => Deck::of(live, current.demo),
             None => Deck::starting(
                 current.roots,
@@ -60,6 +64,34 @@ impl AppState {
                 self.sessions.clone(),
                 Arc::new(crate::live::forward(app.clone())),
             ),
+        };
+        match self.machines.get() {
+            Some(machines) => deck.with_elsewhere(machines.clone()),
+            None => deck,
+        }
+    }
+
+    /// Connects the machines of the current roots' settings (none in the demo).
+    pub fn start_machines(&self, app: &tauri::AppHandle) {
+        let current = self.current();
+        let hosts = if current.demo {
+            Vec::new()
+        } else {
+            plandeck_core::config::hosts(&current.roots.settings_path()).unwrap_or_else(|e| {
+                tracing::warn!("no machines: {e}");
+                Vec::new()
+            })
+        };
+        match self.machines.get() {
+            Some(machines) => {
+                use plandeck_core::elsewhere::Elsewhere;
+                machines.hosts_changed(hosts);
+            }
+            None => {
+                let env = plandeck_core::config::Env::from_process();
+                let machines = Machines::start(hosts, env, crate::live::forward(app.clone()));
+                let _ = self.machines.set(Arc::new(machines));
+            }
         }
     }
 

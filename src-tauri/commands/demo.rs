@@ -35,6 +35,7 @@ pub async fn leave_demo(app: AppHandle, state: State<'_, AppState>) -> Result<Ov
     }
     state.switch(own.clone(), false);
     crate::live::start(&app);
+    state.start_machines(&app);
     crate::live::emit(&app, plandeck_core::live::RootsChanged { demo: false });
     super::blocking(move || Ok(overview(&own, false))).await
 }

@@ -4,6 +4,7 @@ pub mod comments;
 pub mod demo;
 pub mod gate;
 pub mod history;
+pub mod machines;
 pub mod overview;
 pub mod pick;
 pub mod plans;

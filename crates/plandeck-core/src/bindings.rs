@@ -33,6 +33,7 @@ pub fn typescript() -> String {
     decls.extend(crate::gate::ts_declarations());
     decls.extend(crate::verify::ts_declarations());
     decls.extend(crate::live::ts_declarations());
+    decls.extend(crate::elsewhere::ts_declarations());
     decls.extend(crate::visible::ts_declarations());
     let mut out = String::from(
         "// Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.\n// Do not edit by hand: a test fails when this file is stale.\n\n",

@@ -15,9 +15,14 @@
 
 use std::sync::{Arc, Mutex};
 
+use serde::de::DeserializeOwned;
+use serde::Deserialize;
+use serde_json::{json, Value};
+
 use crate::agents::{self, Agent, AgentInfo};
 use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
 use crate::config::Roots;
+use crate::elsewhere::{self, Elsewhere, MachineStatus, OnMachine};
 use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
 use crate::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
@@ -43,6 +48,8 @@ pub struct Deck {
     /// The live handle's own progress, read when asked (a deck may be held for long: `serve`).
     index_progress: Arc<Mutex<IndexProgress>>,
     emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
+    /// The other machines (`plandeck hosts`), when this deck shows them ([`Deck::with_elsewhere`]).
+    elsewhere: Option<Arc<dyn Elsewhere>>,
 }
 
 /// A native confirmation, in words: what the dialog says and its one action.
@@ -72,6 +79,7 @@ impl Deck {
             sessions: live.sessions.clone(),
             index_progress: live.index_progress.clone(),
             emit: live.emit.clone(),
+            elsewhere: None,
         }
     }
 
@@ -91,6 +99,72 @@ impl Deck {
             sessions,
             index_progress: Arc::default(),
             emit,
+            elsewhere: None,
+        }
+    }
+
+    /// This deck with the other machines' rows and calls: ids of theirs (`@lab/…`) go to them,
+    /// listings hold their rows too. Not for the demo, which shows the demo workspace only.
+    pub fn with_elsewhere(mut self, elsewhere: Arc<dyn Elsewhere>) -> Deck {
+        if !self.demo {
+            self.elsewhere = Some(elsewhere);
+        }
+        self
+    }
+
+    /// When `id` is another machine's: `method` called there (`params` built from its own id),
+    /// the answer read with its ids here; `None` for a local id.
+    fn there<T: DeserializeOwned + OnMachine>(
+        &self,
+        id: &str,
+        method: &str,
+        params: impl FnOnce(&str) -> Value,
+    ) -> Option<Result<T, IpcError>> {
+        let (machine, own) = elsewhere::split(id)?;
+        Some(self.call_on(machine, method, params(own)))
+    }
+
+    fn call_on<T: DeserializeOwned + OnMachine>(
+        &self,
+        machine: &str,
+        method: &str,
+        params: Value,
+    ) -> Result<T, IpcError> {
+        let Some(elsewhere) = &self.elsewhere else {
+            return Err(IpcError::new(
+                ErrorKind::NotFound,
+                format!("{machine} is not a machine this window shows"),
+            ));
+        };
+        elsewhere::answer(machine, elsewhere.call(machine, method, params)?)
+    }
+
+    /// Every other machine's answer to the listing `method`: its rows, or why there are none.
+    fn gathered<T: DeserializeOwned + OnMachine>(
+        &self,
+        method: &str,
+    ) -> Vec<(String, Result<T, IpcError>)> {
+        let Some(elsewhere) = &self.elsewhere else {
+            return Vec::new();
+        };
+        elsewhere
+            .gather(method)
+            .into_iter()
+            .map(|g| {
+                let read = g.answer.and_then(|v| elsewhere::answer(&g.machine, v));
+                (g.machine, read)
+            })
+            .collect()
+    }
+
+    /// The rows of every other machine for `method`, added to `rows` (a machine that cannot
+    /// answer adds none; its status says why).
+    fn with_theirs<T: DeserializeOwned + OnMachine>(&self, method: &str, rows: &mut Vec<T>) {
+        for (machine, theirs) in self.gathered::<Vec<T>>(method) {
+            match theirs {
+                Ok(theirs) => rows.extend(theirs),
+                Err(e) => tracing::debug!(machine, method, "no rows: {e}"),
+            }
         }
     }
 
@@ -130,11 +204,29 @@ impl Deck {
             &self.history.plans_now(),
             &gate::pending(&self.roots),
         );
+        if self.elsewhere.is_some() {
+            for (machine, theirs) in self.gathered::<PlanListing>("list_plans") {
+                match theirs {
+                    Ok(theirs) => {
+                        listing.plans.extend(theirs.plans);
+                        listing.problems.extend(theirs.problems);
+                    }
+                    Err(e) => tracing::debug!(machine, "no plans: {e}"),
+                }
+            }
+            // Newest first, whichever machine (the order `plans::list` gives its own).
+            listing
+                .plans
+                .sort_by(|a, b| b.updated_at.cmp(&a.updated_at).then(a.id.cmp(&b.id)));
+        }
         Ok(listing)
     }
 
     /// One plan, rendered and settled; the version is recorded in the review store as seen.
     pub fn get_plan(&self, id: &str) -> Result<PlanDocument, IpcError> {
+        if let Some(there) = self.there(id, "get_plan", |id| json!({ "id": id })) {
+            return there;
+        }
         let mut doc = plans::get_by_id(&self.roots, id)?;
         crate::standing::settle(
             &self.roots,
@@ -150,7 +242,20 @@ impl Deck {
     }
 
     pub fn search_plans(&self, query: &str) -> Result<Vec<SearchHit>, IpcError> {
-        Ok(plans::search(&self.roots, query))
+        let mut hits = plans::search(&self.roots, query);
+        if let Some(elsewhere) = &self.elsewhere {
+            for machine in elsewhere.statuses().into_iter().map(|m| m.name) {
+                let theirs = self.call_on::<Vec<SearchHit>>(
+                    &machine,
+                    "search_plans",
+                    json!({ "query": query }),
+                );
+                if let Ok(theirs) = theirs {
+                    hits.extend(theirs);
+                }
+            }
+        }
+        Ok(hits)
     }
 
     // ---- Review
@@ -161,22 +266,39 @@ impl Deck {
         from: Option<&str>,
         to: Option<&str>,
     ) -> Result<PlanDiff, IpcError> {
+        let params = |id: &str| json!({ "id": id, "from": from, "to": to });
+        if let Some(there) = self.there(id, "plan_diff", params) {
+            return there;
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::diff(&self.roots, &path, from, to)?)
     }
 
     pub fn plan_history(&self, id: &str) -> Result<PlanHistory, IpcError> {
+        if let Some(there) = self.there(id, "plan_history", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::history(&self.roots, &path)?)
     }
 
     pub fn plan_version(&self, id: &str, hash: &str) -> Result<String, IpcError> {
+        let params = |id: &str| json!({ "id": id, "hash": hash });
+        if let Some(there) = self.there(id, "plan_version", params) {
+            return there;
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::version_of(&self.roots, &path, hash)?)
     }
 
     pub fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
-        Ok(review::log(&self.roots, None)?)
+        let mut log = review::log(&self.roots, None)?;
+        if self.elsewhere.is_some() {
+            self.with_theirs("decision_log", &mut log);
+            // Newest first, whichever machine decided.
+            log.sort_by_key(|d| std::cmp::Reverse(d.time));
+        }
+        Ok(log)
     }
 
     /// One decision on the version of a plan the reviewer read (`seen_hash`), by `by`: to the
@@ -189,6 +311,14 @@ impl Deck {
         with_comments: Option<bool>,
         by: &str,
     ) -> Result<PlanOutcome, IpcError> {
+        // On another machine its own deck decides, and records who: "over SSH from …".
+        let params = |id: &str| {
+            json!({ "id": id, "seenHash": seen_hash, "decision": &decision,
+                    "withComments": with_comments })
+        };
+        if let Some(there) = self.there(id, "decide_plan", params) {
+            return there;
+        }
         let opts = route::RouteOptions {
             comments: with_comments.unwrap_or(true),
             delivery: gate::DeliveryOptions {
@@ -211,6 +341,11 @@ impl Deck {
 
     /// Undoes a record-only decision (appends a revocation; the log keeps both lines).
     pub fn undo_decision(&self, id: &str, decision_id: &str) -> Result<Decision, IpcError> {
+        if let Some((machine, own)) = elsewhere::split(id) {
+            let decision_id = elsewhere::own_id(machine, decision_id)?;
+            let params = json!({ "id": own, "decisionId": decision_id });
+            return self.call_on(machine, "undo_decision", params);
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         let line = route::undo(&self.roots, &path, decision_id)?;
         self.plans_changed(vec![line.plan_path.clone()]);
@@ -247,6 +382,9 @@ impl Deck {
     // ---- Comments
 
     pub fn list_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
+        if let Some(there) = self.there(id, "list_comments", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(comments::for_plan(&self.roots, &path.to_string_lossy())?.1)
     }
@@ -258,6 +396,10 @@ impl Deck {
         text: &str,
         near: Option<u32>,
     ) -> Result<PlacedComment, IpcError> {
+        let params = |id: &str| json!({ "id": id, "quote": quote, "text": text, "near": near });
+        if let Some(there) = self.there(id, "add_comment", params) {
+            return there;
+        }
         let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
         let new = NewComment {
             quote,
@@ -272,12 +414,19 @@ impl Deck {
     }
 
     pub fn change_comment(&self, comment_id: &str, action: CommentAction) -> Result<(), IpcError> {
+        let params = |id: &str| json!({ "commentId": id, "action": &action });
+        if let Some(there) = self.there(comment_id, "change_comment", params) {
+            return there;
+        }
         comments::change(&self.roots.data, comment_id, action, &review::log::now())?;
         self.report(LiveEvent::Comments(CommentsChanged::default()));
         Ok(())
     }
 
     pub fn review_markdown(&self, id: &str) -> Result<String, IpcError> {
+        if let Some(there) = self.there(id, "review_markdown", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = plans::resolve_id(&self.roots, id)?;
         comments::review_markdown(&self.roots, &path.to_string_lossy())
     }
@@ -295,6 +444,31 @@ impl Deck {
             list.retain(|s| wanted.contains(&s.session_id));
         }
         crate::standing::settle_sessions(&self.roots, &mut list, &gate::pending(&self.roots));
+        if self.elsewhere.is_none() {
+            return Ok(list);
+        }
+        match ids {
+            None => self.with_theirs("list_sessions", &mut list),
+            Some(ids) => {
+                // Each machine's own, asked of it.
+                let mut of: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
+                for (machine, own) in ids.iter().filter_map(|id| elsewhere::split(id)) {
+                    of.entry(machine).or_default().push(own);
+                }
+                for (machine, own) in of {
+                    let theirs = self.call_on::<Vec<SessionSummary>>(
+                        machine,
+                        "get_sessions",
+                        json!({ "ids": own }),
+                    );
+                    match theirs {
+                        Ok(theirs) => list.extend(theirs),
+                        Err(e) => tracing::debug!(machine, "no sessions: {e}"),
+                    }
+                }
+            }
+        }
+        crate::sessions::sort(&mut list);
         Ok(list)
     }
 
@@ -306,11 +480,16 @@ impl Deck {
 
     /// The worktrees; sizes not measured yet come as [`LiveEvent::WorktreeSize`].
     pub fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
-        Ok(self.worktrees.list()?)
+        let mut list = self.worktrees.list()?;
+        self.with_theirs("list_worktrees", &mut list);
+        Ok(list)
     }
 
     /// Keeps the worktree `id` (listed as kept, never offered for removal); every holder hears.
     pub fn keep_worktree(&self, id: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(id, "keep_worktree", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = worktrees::resolve_id(&self.roots, id)?;
         worktrees::keep(&self.roots, &path)?;
         self.worktree_changed(id);
@@ -319,6 +498,9 @@ impl Deck {
 
     /// Forgets the Keep choice for the worktree `id` (nothing on disk changes); every holder hears.
     pub fn unkeep_worktree(&self, id: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(id, "unkeep_worktree", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = worktrees::resolve_id(&self.roots, id)?;
         worktrees::unkeep(&self.roots, &path)?;
         self.worktree_changed(id);
@@ -332,6 +514,9 @@ impl Deck {
     }
 
     pub fn worktree_details(&self, id: &str) -> Result<WorktreeDetails, IpcError> {
+        if let Some(there) = self.there(id, "worktree_details", |id| json!({ "id": id })) {
+            return there;
+        }
         let path = worktrees::resolve_id(&self.roots, id)?;
         Ok(worktrees::details(&self.roots, &path)?)
     }
@@ -340,6 +525,10 @@ impl Deck {
     /// confirmed, and when something would be lost the action says so. What can never be removed
     /// (the main worktree, a folder git cannot validate …) is refused here, with why.
     pub fn removal_to_confirm(&self, id: &str) -> Result<(RemovalPreview, Confirmation), IpcError> {
+        if let Some((machine, own)) = elsewhere::split(id) {
+            let shown: Shown = self.call_on(machine, "removal_to_confirm", json!({ "id": own }))?;
+            return Ok((shown.preview, shown.confirmation.on(machine)));
+        }
         let path = worktrees::resolve_id(&self.roots, id)?;
         let preview = worktrees::removal_preview(&self.roots, &path, None)?;
         if !preview.confirmable {
@@ -371,6 +560,11 @@ impl Deck {
         id: &str,
         preview: &RemovalPreview,
     ) -> Result<RemoveOutcome, IpcError> {
+        // There, the token is the one its own preview gave (it removes only what it showed).
+        let params = |id: &str| json!({ "id": id, "token": &preview.token });
+        if let Some(there) = self.there(id, "remove_worktree", params) {
+            return there;
+        }
         let path = worktrees::resolve_id(&self.roots, id)?;
         let opts = worktrees::RemoveOptions {
             discard: !preview.refusals.is_empty(),
@@ -388,6 +582,15 @@ impl Deck {
         &self,
         repo_id: &str,
     ) -> Result<(Vec<RemovalPreview>, Option<Confirmation>), IpcError> {
+        if let Some((machine, own)) = elsewhere::split(repo_id) {
+            let shown: ShownClean = self.call_on(
+                machine,
+                "clean_removals_to_confirm",
+                json!({ "repoId": own }),
+            )?;
+            let confirmation = shown.confirmation.map(|c| c.on(machine));
+            return Ok((shown.previews, confirmation));
+        }
         let repo = worktrees::resolve_repo_id(&self.roots, repo_id)?;
         let previews = worktrees::clean_removals(&self.roots, &repo, None)?;
         if previews.is_empty() {
@@ -412,12 +615,31 @@ impl Deck {
 
     /// Removes each confirmed worktree that is still what its preview showed.
     pub fn remove_clean(&self, previews: &[RemovalPreview]) -> Result<Vec<String>, IpcError> {
+        let repo = previews.first().map(|p| p.worktree.repo_id.as_str());
+        if let Some((machine, own)) = repo.and_then(elsewhere::split) {
+            if previews
+                .iter()
+                .any(|p| p.worktree.repo_id != previews[0].worktree.repo_id)
+            {
+                return Err(IpcError::new(
+                    ErrorKind::BadInput,
+                    "clean removals are of one repository at a time",
+                ));
+            }
+            let tokens: Vec<&str> = previews.iter().map(|p| p.token.as_str()).collect();
+            let params = json!({ "repoId": own, "tokens": tokens });
+            return self.call_on(machine, "remove_clean_worktrees", params);
+        }
         let removed = worktrees::remove_previewed(&self.roots, previews, None);
         self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
         Ok(removed?)
     }
 
     pub fn restore_worktree(&self, repo_id: &str, archive_ref: &str) -> Result<String, IpcError> {
+        let params = |id: &str| json!({ "repoId": id, "archiveRef": archive_ref });
+        if let Some(there) = self.there(repo_id, "restore_worktree", params) {
+            return there;
+        }
         let repo = worktrees::resolve_repo_id(&self.roots, repo_id)?;
         let branch = worktrees::restore(&self.roots, &repo, archive_ref)?;
         self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
@@ -427,7 +649,12 @@ impl Deck {
     // ---- Gate
 
     pub fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
-        Ok(gate::pending(&self.roots))
+        let mut pending = gate::pending(&self.roots);
+        if self.elsewhere.is_some() {
+            self.with_theirs("list_pending", &mut pending);
+            pending.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
+        }
+        Ok(pending)
     }
 
     /// A decision on the waiting request `id`, by `by`, delivered to its agent.
@@ -439,6 +666,14 @@ impl Deck {
         seen_hash: Option<String>,
         by: &str,
     ) -> Result<DecisionOutcome, IpcError> {
+        // On another machine its own gate delivers, and records who: "over SSH from …".
+        let params = |id: &str| {
+            json!({ "id": id, "decision": &decision, "withComments": with_comments,
+                    "seenHash": &seen_hash })
+        };
+        if let Some(there) = self.there(id, "decide_request", params) {
+            return there;
+        }
         let opts = gate::DeliveryOptions {
             comments: with_comments.unwrap_or(true),
             by: by.to_owned(),
@@ -455,6 +690,9 @@ impl Deck {
     }
 
     pub fn request_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
+        if let Some(there) = self.there(id, "request_comments", |id| json!({ "id": id })) {
+            return there;
+        }
         Ok(gate::open_comments(&self.roots, id)?)
     }
 
@@ -493,10 +731,17 @@ impl Deck {
     // ---- Verify
 
     pub fn verify_report(&self, id: &str) -> Result<VerifyReport, IpcError> {
+        if let Some(there) = self.there(id, "verify_report", |id| json!({ "id": id })) {
+            return there;
+        }
         verify::report_by_id(&self.roots, id)
     }
 
     pub fn verify_file_diff(&self, id: &str, path: &str) -> Result<PlanDiff, IpcError> {
+        let params = |id: &str| json!({ "id": id, "path": path });
+        if let Some(there) = self.there(id, "verify_file_diff", params) {
+            return there;
+        }
         verify::changed_file_diff(&self.roots, id, path)
     }
 
@@ -507,22 +752,145 @@ impl Deck {
         status: StepStatus,
         note: &str,
     ) -> Result<StepOverride, IpcError> {
+        let params = |id: &str| json!({ "id": id, "index": index, "status": status, "note": note });
+        if let Some(there) = self.there(id, "set_step_override", params) {
+            return there;
+        }
         verify::check_id(id)?;
         Ok(verify::set_override(&self.roots, id, index, status, note)?)
     }
 
     pub fn clear_step_override(&self, id: &str, index: u32) -> Result<bool, IpcError> {
+        let params = |id: &str| json!({ "id": id, "index": index });
+        if let Some(there) = self.there(id, "clear_step_override", params) {
+            return there;
+        }
         verify::check_id(id)?;
         Ok(verify::clear_override(&self.roots, id, index)?)
     }
 
     pub fn verify_report_text(&self, id: &str) -> Result<String, IpcError> {
+        if let Some(there) = self.there(id, "verify_report_text", |id| json!({ "id": id })) {
+            return there;
+        }
         verify::report_text(&self.roots, id)
     }
 
     /// Types the report the person read (`shown`) to the agent, through the gate's checks.
     pub fn send_verify_report(&self, id: &str, shown: &str) -> Result<String, IpcError> {
+        let params = |id: &str| json!({ "id": id, "shown": shown });
+        if let Some(there) = self.there(id, "send_verify_report", params) {
+            return there;
+        }
         verify::send_report(&self.roots, id, shown)
+    }
+
+    // ---- Machines (`plandeck hosts`)
+
+    /// Every machine of the settings and how it is (none for a deck without them).
+    pub fn list_machines(&self) -> Result<Vec<MachineStatus>, IpcError> {
+        Ok(self
+            .elsewhere
+            .as_ref()
+            .map(|e| e.statuses())
+            .unwrap_or_default())
+    }
+
+    /// Adds a machine to the settings (its name and ssh destination checked) and connects it.
+    pub fn add_machine(&self, name: &str, ssh: &str) -> Result<MachineStatus, IpcError> {
+        let elsewhere = self.machines_here()?;
+        let settings = self.roots.settings_path();
+        let host = crate::config::add_host(&settings, name, ssh)?;
+        elsewhere.hosts_changed(crate::config::hosts(&settings)?);
+        let status = elsewhere
+            .statuses()
+            .into_iter()
+            .find(|m| m.name == host.name);
+        status.ok_or_else(|| IpcError::new(ErrorKind::Internal, "the machine added is not listed"))
+    }
+
+    /// Removes a machine from the settings and closes its connection (nothing on it changes).
+    pub fn remove_machine(&self, name: &str) -> Result<(), IpcError> {
+        let elsewhere = self.machines_here()?;
+        let settings = self.roots.settings_path();
+        crate::config::remove_host(&settings, name)?;
+        elsewhere.hosts_changed(crate::config::hosts(&settings)?);
+        self.report(LiveEvent::Plans(PlansChanged::of(Vec::new())));
+        Ok(())
+    }
+
+    /// Tries to connect a machine now.
+    pub fn reconnect_machine(&self, name: &str) -> Result<(), IpcError> {
+        self.machines_here()?.reconnect(name)
+    }
+
+    fn machines_here(&self) -> Result<&Arc<dyn Elsewhere>, IpcError> {
+        self.elsewhere.as_ref().ok_or_else(|| {
+            IpcError::new(
+                ErrorKind::Unsupported,
+                if self.demo {
+                    "the demo shows no other machines: leave the demo first"
+                } else {
+                    "machines are added in the window or with `plandeck hosts add`"
+                },
+            )
+        })
+    }
+}
+
+/// A removal preview another machine showed, and its words.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct Shown {
+    preview: RemovalPreview,
+    confirmation: ShownWords,
+}
+
+/// The clean removals another machine showed, and their words.
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ShownClean {
+    previews: Vec<RemovalPreview>,
+    confirmation: Option<ShownWords>,
+}
+
+impl OnMachine for Shown {
+    fn on_machine(&mut self, machine: &str) {
+        self.preview.on_machine(machine);
+    }
+}
+
+impl OnMachine for ShownClean {
+    fn on_machine(&mut self, machine: &str) {
+        self.previews.on_machine(machine);
+    }
+}
+
+/// A confirmation's words as another machine gave them (its `serve` answer).
+#[derive(Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ShownWords {
+    title: String,
+    text: String,
+    destructive: bool,
+    action: String,
+}
+
+impl ShownWords {
+    /// The words a native dialog here shows: the machine named first, nothing in them that a
+    /// person cannot see (the remote's text is untrusted), the action one of ours.
+    fn on(self, machine: &str) -> Confirmation {
+        let seen = |s: &str| crate::visible::shown(s).into_owned();
+        Confirmation {
+            title: format!("On {machine}: {}", seen(&self.title)),
+            text: seen(&self.text),
+            destructive: self.destructive,
+            action: match self.action.as_str() {
+                a @ ("Remove worktree" | "Discard and remove") => a.to_owned(),
+                _ if self.destructive => "Discard and remove".to_owned(),
+                _ => "Remove".to_owned(),
+            },
+        }
     }
 }
 

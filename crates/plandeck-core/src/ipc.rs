@@ -27,6 +27,8 @@ pub enum ErrorKind {
     /// Not available here: a method a headless server does not have or serves otherwise (the
     /// window's own dialogs), or a protocol version it does not speak ([`crate::serve`]).
     Unsupported,
+    /// The machine it is on is not connected now: nothing was sent, nothing queued.
+    Unreachable,
     /// Anything else; a bug.
     Internal,
 }

@@ -70,6 +70,10 @@ macro_rules! ipc_table {
                 verify::clear_step_override(id: String, index: u32) -> bool;
                 verify::verify_report_text(id: String) -> String;
                 verify::send_verify_report(id: String, shown: String) -> String;
+                machines::list_machines() -> Vec<$crate::elsewhere::MachineStatus>;
+                machines::add_machine(name: String, ssh: String) -> $crate::elsewhere::MachineStatus;
+                machines::remove_machine(name: String) -> ();
+                machines::reconnect_machine(name: String) -> ();
             }
             events {
                 "app:roots-changed" => $crate::live::RootsChanged;
@@ -83,6 +87,7 @@ macro_rules! ipc_table {
                 "comments:changed" => $crate::comments::CommentsChanged;
                 "history:progress" => $crate::history::ScanProgress;
                 "history:changed" => $crate::history::HistoryChanged;
+                "machines:changed" => Vec<$crate::elsewhere::MachineStatus>;
             }
         }
     };

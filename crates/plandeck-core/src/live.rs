@@ -94,6 +94,8 @@ pub enum LiveEvent {
     WorktreesUpdated(Vec<crate::worktrees::WorktreeSummary>),
     /// A worktree's folder size, measured.
     WorktreeSize(crate::worktrees::WorktreeSize),
+    /// The other machines and how each is now ([`crate::machines`]).
+    Machines(Vec<crate::elsewhere::MachineStatus>),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a

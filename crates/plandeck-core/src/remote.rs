@@ -422,6 +422,11 @@ impl Remote {
         lock(&self.events).recv_timeout(patience).ok()
     }
 
+    /// Whether the connection still holds (the server's output has not ended).
+    pub fn is_open(&self) -> bool {
+        lock(&self.waiting).is_some()
+    }
+
     /// The connection dropped during `method`: ssh's words say how.
     fn dropped(&self, method: &str) -> RemoteError {
         let (status, said) = self.finish();

@@ -43,6 +43,7 @@ use crate::agents::{Agent, AgentInfo};
 use crate::comments::{CommentAction, PlacedComment};
 use crate::config::Roots;
 use crate::deck::{Confirmation, Deck};
+use crate::elsewhere::MachineStatus;
 use crate::gate::{DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
 use crate::history::{RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
@@ -330,7 +331,10 @@ pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
         LiveEvent::WorktreesUpdated(v) => named(v),
         LiveEvent::WorktreeSize(s) => named(s),
         LiveEvent::Comments(c) => named(c),
-        LiveEvent::RequestArrived(_) | LiveEvent::SessionWaiting { .. } => None,
+        // Notifications are the desktop's; a server shows no other machines.
+        LiveEvent::RequestArrived(_)
+        | LiveEvent::SessionWaiting { .. }
+        | LiveEvent::Machines(_) => None,
     }
 }
 
@@ -760,6 +764,23 @@ impl Server {
     }
     fn verify_report_text(&self, id: String) -> Result<String, IpcError> {
         self.deck.verify_report_text(&id)
+    }
+    fn list_machines(&self) -> Result<Vec<MachineStatus>, IpcError> {
+        // A server shows its own machine only.
+        Ok(Vec::new())
+    }
+    fn add_machine(&self, _name: String, _ssh: String) -> Result<MachineStatus, IpcError> {
+        Err(unsupported(
+            "machines are added on the desktop that reaches them, not on a server",
+        ))
+    }
+    fn remove_machine(&self, _name: String) -> Result<(), IpcError> {
+        Err(unsupported(
+            "machines are removed on the desktop that reaches them",
+        ))
+    }
+    fn reconnect_machine(&self, _name: String) -> Result<(), IpcError> {
+        Err(unsupported("a server reaches no other machines"))
     }
     fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
         self.deck.send_verify_report(&id, &shown)

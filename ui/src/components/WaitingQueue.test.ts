@@ -10,6 +10,7 @@ import { agentList } from "../test-fixtures";
 
 const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   id: "req-1",
+  machine: null,
   agent: "claude",
   sessionId: "fecae38a-0653-4970-8e6f-118f15e00ee0",
   cwd: "/home/dev/work/api",

@@ -1,7 +1,7 @@
 // Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.
 // Do not edit by hand: a test fails when this file is stale.
 
-export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "unsupported" | "internal";
+export type ErrorKind = "notFound" | "conflict" | "planChanged" | "refused" | "badInput" | "io" | "git" | "unsupported" | "unreachable" | "internal";
 
 export type IpcError = { kind: ErrorKind, message: string, };
 
@@ -109,7 +109,11 @@ problem: string | null,
 /**
  * For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
  */
-subagentId: string | null, };
+subagentId: string | null, 
+/**
+ * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+ */
+machine: string | null, };
 
 export type PlanListing = { plans: Array<PlanSummary>, 
 /**
@@ -225,7 +229,11 @@ id: string | null,
  * only recorded). The log is append-only: the undone decision stays in it, and readers of
  * where a plan stands ([`read_all`]) skip both.
  */
-revokes: string | null, };
+revokes: string | null, 
+/**
+ * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+ */
+machine: string | null, };
 
 export type ApproveRequest = { 
 /**
@@ -557,7 +565,11 @@ title: string | null, unreadableLines: number, tasks: TaskProgress | null, trans
 /**
  * The review state of its plan.
  */
-reviewState: ReviewState | null, };
+reviewState: ReviewState | null, 
+/**
+ * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+ */
+machine: string | null, };
 
 export type IndexProgress = { read: number, total: number, ready: boolean, };
 
@@ -631,7 +643,11 @@ kept: boolean,
 /**
  * Something that could not be read, said plainly; the counts are then incomplete.
  */
-problem: string | null, };
+problem: string | null, 
+/**
+ * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+ */
+machine: string | null, };
 
 export type CommitLine = { id: string, summary: string, };
 
@@ -832,7 +848,11 @@ decidedBy: string | null,
  * in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
  * refused when the plan changed since.
  */
-planHash: string | null, };
+planHash: string | null, 
+/**
+ * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+ */
+machine: string | null, };
 
 export type ApproveMode = "auto" | "manual";
 
@@ -1109,6 +1129,38 @@ export type WorktreesChanged = {
 ids: Array<string>, };
 
 export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };
+
+export type MachineState = "connecting" | "connected" | "unreachable";
+
+export type MachineStatus = { 
+/**
+ * The person's name for it (`plandeck --host NAME`).
+ */
+name: string, 
+/**
+ * Where ssh goes.
+ */
+ssh: string, state: MachineState, 
+/**
+ * When it went into this state (RFC 3339, UTC): "unreachable since 14:02".
+ */
+since: string, 
+/**
+ * Why it is not connected, in words (ssh's, the remote's), when it is not.
+ */
+problem: IpcError | null, 
+/**
+ * When the next attempt to connect is (RFC 3339), while unreachable.
+ */
+nextTry: string | null, 
+/**
+ * The remote's Plandeck version, once it said hello.
+ */
+version: string | null, 
+/**
+ * When it last answered (RFC 3339): the age of the rows shown while unreachable.
+ */
+lastSeen: string | null, };
 
 export const HIDDEN_RANGES: ReadonlyArray<readonly [number, number]> =
   // Characters a person cannot see (`plandeck_core::visible::HIDDEN`): marked `⟨U+XXXX⟩` when shown.

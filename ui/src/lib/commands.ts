@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -54,6 +54,10 @@ export type Commands = {
   clear_step_override: { args: { id: string; index: number }; returns: boolean };
   verify_report_text: { args: { id: string }; returns: string };
   send_verify_report: { args: { id: string; shown: string }; returns: string };
+  list_machines: { args: {}; returns: Array<MachineStatus> };
+  add_machine: { args: { name: string; ssh: string }; returns: MachineStatus };
+  remove_machine: { args: { name: string }; returns: null };
+  reconnect_machine: { args: { name: string }; returns: null };
 };
 
 /** Typed `invoke` of each command (rejects with `{kind, message}`). */
@@ -105,6 +109,10 @@ export const commands = {
   clearStepOverride: (args: { id: string; index: number }) => invoke<boolean>("clear_step_override", args),
   verifyReportText: (args: { id: string }) => invoke<string>("verify_report_text", args),
   sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
+  listMachines: () => invoke<Array<MachineStatus>>("list_machines"),
+  addMachine: (args: { name: string; ssh: string }) => invoke<MachineStatus>("add_machine", args),
+  removeMachine: (args: { name: string }) => invoke<null>("remove_machine", args),
+  reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
 };
 
 /** Every event the shell emits, with its payload. */
@@ -120,9 +128,10 @@ export type Events = {
   "comments:changed": CommentsChanged;
   "history:progress": ScanProgress;
   "history:changed": HistoryChanged;
+  "machines:changed": Array<MachineStatus>;
 };
 
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed", "machines:changed"];

@@ -10,6 +10,7 @@ import { withFourthAgent } from "../test-fixtures";
 function plan(over: Partial<PlanSummary>): PlanSummary {
   return {
     id: "p1",
+    machine: null,
     path: "/home/ann/.claude/plans/a.md",
     agent: "claude",
     title: "Plan: add pagination",

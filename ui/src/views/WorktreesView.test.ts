@@ -7,6 +7,7 @@ import type { WorktreeSummary } from "../lib/bindings";
 
 const worktree = (over: Partial<WorktreeSummary>): WorktreeSummary => ({
   id: "wt1",
+  machine: null,
   repoId: "r1",
   repo: "/h/repo",
   path: "/h/repo-feature",

@@ -10,6 +10,7 @@ mod gate;
 mod history;
 mod hung_tmux;
 mod locale;
+mod machines;
 mod plans;
 mod remote;
 mod review;

@@ -25,7 +25,7 @@ use serde_json::Value;
 use crate::common::{output, plandeck, plandeck_process};
 
 const SSHD: &str = "/usr/sbin/sshd";
-const USER: &str = "plandeck-remote";
+pub(crate) const USER: &str = "plandeck-remote";
 const CLAUDE_STDIN: &str = concat!(
     env!("CARGO_MANIFEST_DIR"),
     "/../../tests/fixtures/claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"
@@ -38,7 +38,7 @@ struct RemoteUser {
     gid: u32,
 }
 
-fn run(cmd: &mut Command) -> String {
+pub(crate) fn run(cmd: &mut Command) -> String {
     let out = cmd.output().unwrap_or_else(|e| panic!("{cmd:?}: {e}"));
     assert!(
         out.status.success(),
@@ -158,9 +158,9 @@ fn descendants(root: u32) -> Vec<u32> {
 
 /// One test's machines: the local home, the remote user's home for this test, sshd's and ssh's
 /// files (keys, configs, known_hosts) in a folder of root's.
-struct Machines {
-    local: Home,
-    remote: PathBuf,
+pub(crate) struct Machines {
+    pub(crate) local: Home,
+    pub(crate) remote: PathBuf,
     files: tempfile::TempDir,
     port: u16,
     sshd: Option<Sshd>,
@@ -175,7 +175,7 @@ impl Drop for Machines {
 
 impl Machines {
     /// A remote home with a Claude plan, and `plandeck` in its PATH when `installed`.
-    fn new(installed: bool) -> Machines {
+    pub(crate) fn new(installed: bool) -> Machines {
         let user = remote_user();
         static N: AtomicU32 = AtomicU32::new(0);
         let name = format!(
@@ -248,7 +248,7 @@ impl Machines {
         m
     }
 
-    fn file(&self, name: &str) -> PathBuf {
+    pub(crate) fn file(&self, name: &str) -> PathBuf {
         self.files.path().join(name)
     }
 
@@ -264,7 +264,7 @@ impl Machines {
     }
 
     /// Starts sshd and waits until it takes connections.
-    fn start_sshd(&mut self) {
+    pub(crate) fn start_sshd(&mut self) {
         let log = std::fs::File::create(self.file("sshd.log")).unwrap();
         let child = Command::new(SSHD)
             .args(["-D", "-e", "-f"])
@@ -281,16 +281,16 @@ impl Machines {
         });
     }
 
-    fn stop_sshd(&mut self) {
+    pub(crate) fn stop_sshd(&mut self) {
         self.sshd.take();
     }
 
-    fn sshd_log(&self) -> String {
+    pub(crate) fn sshd_log(&self) -> String {
         std::fs::read_to_string(self.file("sshd.log")).unwrap_or_default()
     }
 
     /// `plandeck-cli <args>` here, its ssh pointed at the test's config.
-    fn plandeck(&self, args: &[&str]) -> (i32, String, String) {
+    pub(crate) fn plandeck(&self, args: &[&str]) -> (i32, String, String) {
         let ssh = format!("ssh -F {}", self.file("ssh_config").display());
         output(
             plandeck_process(self.local.path())
@@ -300,7 +300,7 @@ impl Machines {
     }
 
     /// `plandeck hosts add box --ssh plandeck-test` (an alias of the test's ssh config).
-    fn add_box(&self) {
+    pub(crate) fn add_box(&self) {
         let (code, out, err) = self.plandeck(&["hosts", "add", "box", "--ssh", "plandeck-test"]);
         assert_eq!(code, 0, "{out}{err}");
     }
@@ -315,7 +315,7 @@ impl Machines {
     }
 
     /// The remote's store, as the remote user's Plandeck keeps it.
-    fn remote_data(&self) -> PathBuf {
+    pub(crate) fn remote_data(&self) -> PathBuf {
         self.remote.join(".local/share/plandeck")
     }
 }

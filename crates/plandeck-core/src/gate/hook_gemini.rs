@@ -86,6 +86,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         decision: None,
         decided_by: None,
         plan_hash: None,
+        machine: None,
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(note),

@@ -200,6 +200,9 @@ pub struct GateRequest {
     /// refused when the plan changed since.
     #[serde(default, skip_deserializing)]
     pub plan_hash: Option<String>,
+    /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 #[cfg(test)]

@@ -66,6 +66,9 @@ pub struct PlanSummary {
     pub problem: Option<String>,
     /// For a subagent's plan (`<slug>-agent-<id>.md`), the subagent's id.
     pub subagent_id: Option<String>,
+    /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// Every plan found, newest first, and the folders that could not be read.
@@ -586,6 +589,7 @@ fn summarize(
         size_bytes: meta.map_or(0, |m| m.len()),
         problem,
         subagent_id: c.subagent_id.clone(),
+        machine: None,
     };
     (summary, modified)
 }

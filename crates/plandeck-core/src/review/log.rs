@@ -90,6 +90,9 @@ pub struct Decision {
     /// where a plan stands ([`read_all`]) skip both.
     #[serde(default)]
     pub revokes: Option<String>,
+    /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// What a decision says about the plan, besides who decided, when, and whose plan it is.
@@ -147,6 +150,7 @@ impl Decision {
             comments: Vec::new(),
             id: Some(new_id(time, plan_path, decision)),
             revokes: None,
+            machine: None,
         }
     }
 
@@ -329,6 +333,7 @@ mod tests {
             comments: Vec::new(),
             id: None,
             revokes: None,
+            machine: None,
         }
     }
 

@@ -697,6 +697,7 @@ impl SessionIndex {
             transcript_path: Some(e.follower.path.to_string_lossy().into_owned()),
             // Settled at listing time (crate::standing::settle_sessions).
             review_state: None,
+            machine: None,
         }
     }
 
@@ -743,6 +744,7 @@ impl SessionIndex {
             ),
             transcript_path: None,
             review_state: None,
+            machine: None,
         }
     }
 

@@ -100,6 +100,9 @@ pub struct SessionSummary {
     pub transcript_path: Option<String>,
     /// The review state of its plan.
     pub review_state: Option<ReviewState>,
+    /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// How far the session index has read (the `sessions:progress` event): `read` of `total`

@@ -172,6 +172,7 @@ fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
         session_id: None,
         kept: false,
         problem: Some(problem.to_owned()),
+        machine: None,
     }
 }
 

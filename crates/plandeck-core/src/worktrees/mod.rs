@@ -104,6 +104,9 @@ pub struct WorktreeSummary {
     pub kept: bool,
     /// Something that could not be read, said plainly; the counts are then incomplete.
     pub problem: Option<String>,
+    /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// A commit that removal would leave only in the archive ref.

@@ -41,6 +41,7 @@ const LAYERS: &[&str] = &[
     "standing",
     "overview",
     "demo",
+    "elsewhere",
     "live",
     "deck",
     "bindings",
@@ -48,6 +49,7 @@ const LAYERS: &[&str] = &[
     // The window's calls over a byte stream, and its client: another machine over SSH.
     "serve",
     "remote",
+    "machines",
 ];
 
 fn sources(dir: &Path, out: &mut Vec<PathBuf>) {

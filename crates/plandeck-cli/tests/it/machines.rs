@@ -1,0 +1,214 @@
+//! The window's machines (issue 24), over a real OpenSSH server on loopback (the kit of
+//! `remote.rs`): core's `Machines` keeps the remote connected, the window's deck lists its rows
+//! under ids of its own (`@box/…`) naming the machine, sends a decision on one of them to the
+//! remote (decided there, recorded there), hears the remote's events, and when sshd goes: shows
+//! the machine unreachable since then, keeps its rows as last seen, refuses a decision (nothing
+//! queued), and connects again by itself once sshd is back.
+
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use plandeck_core::config::{Env, Host, Roots};
+use plandeck_core::deck::{Deck, WINDOW};
+use plandeck_core::elsewhere::{Elsewhere, MachineState};
+use plandeck_core::ipc::ErrorKind;
+use plandeck_core::live::LiveEvent;
+use plandeck_core::machines::{Machines, Timing};
+use plandeck_core::route::PlanDecision;
+use plandeck_testkit::{wait_for, wait_until};
+
+use crate::remote::{run, Machines as Ssh, USER};
+
+fn quick() -> Timing {
+    Timing {
+        first_retry: Duration::from_millis(200),
+        max_retry: Duration::from_secs(1),
+        listing_patience: Duration::from_secs(20),
+        tick: Duration::from_millis(50),
+    }
+}
+
+/// The events the machines told, kept for the test to look at.
+type Heard = Arc<Mutex<Vec<LiveEvent>>>;
+
+fn connect(m: &Ssh) -> (Arc<Machines>, Deck, Heard) {
+    let env = Env::from_pairs([(
+        "PLANDECK_SSH",
+        format!("ssh -F {}", m.file("ssh_config").display()).as_str(),
+    )]);
+    let heard: Heard = Arc::default();
+    let keep = heard.clone();
+    let host = Host {
+        name: "box".into(),
+        ssh: "plandeck-test".into(),
+    };
+    let machines = Arc::new(Machines::with_timing(
+        vec![host],
+        env,
+        Arc::new(move |e| keep.lock().unwrap().push(e)),
+        quick(),
+    ));
+    let roots = Roots::under_home(&m.local.path().canonicalize().unwrap());
+    let deck = Deck::starting(roots, false, Arc::default(), Arc::new(|_| {}))
+        .with_elsewhere(machines.clone());
+    (machines, deck, heard)
+}
+
+fn state(machines: &Machines) -> MachineState {
+    machines.statuses()[0].state
+}
+
+#[test]
+fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_unreachable() {
+    let mut m = Ssh::new(true);
+    m.start_sshd();
+    let (machines, deck, heard) = connect(&m);
+    wait_until("box connected", || {
+        state(&machines) == MachineState::Connected
+    });
+    let status = &machines.statuses()[0];
+    assert_eq!(status.version.as_deref(), Some(env!("CARGO_PKG_VERSION")));
+
+    // Its plan is listed here under an id of its own, naming the machine.
+    let listing = deck.list_plans().unwrap();
+    let plan = listing
+        .plans
+        .iter()
+        .find(|p| p.title == "Ship it")
+        .unwrap_or_else(|| panic!("{listing:?}"));
+    assert!(plan.id.starts_with("@box/"), "{}", plan.id);
+    assert_eq!(plan.machine.as_deref(), Some("box"));
+    let id = plan.id.clone();
+    let doc = deck.get_plan(&id).unwrap();
+    assert!(doc.source.contains("Build the thing"));
+    assert_eq!(doc.plan.id, id);
+
+    // A rejection goes there: recorded in the remote's log, none here; the log rows name it.
+    let outcome = deck
+        .decide_plan(
+            &id,
+            &doc.content_hash,
+            PlanDecision::Reject {
+                feedback: "Say which thing.".into(),
+            },
+            None,
+            WINDOW,
+        )
+        .unwrap();
+    let decision = outcome.decision.expect("recorded");
+    assert_eq!(decision.machine.as_deref(), Some("box"));
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert!(log.contains("Say which thing."), "{log}");
+    assert!(!m.local.data().join("decisions.jsonl").exists());
+    let decisions = deck.decision_log().unwrap();
+    assert_eq!(decisions[0].machine.as_deref(), Some("box"));
+    assert_eq!(decisions[0].feedback.as_deref(), Some("Say which thing."));
+
+    // The remote's events come through with its ids namespaced.
+    let new_plan = m.remote.join(".claude/plans/next.md");
+    std::fs::write(&new_plan, "# Next\n\n1. Then this\n").unwrap();
+    run(std::process::Command::new("chown")
+        .arg(format!("{USER}:"))
+        .arg(&new_plan));
+    wait_until("the remote's plan event", || {
+        heard.lock().unwrap().iter().any(|e| match e {
+            LiveEvent::Plans(c) => c.ids.iter().any(|i| i.starts_with("@box/")),
+            _ => false,
+        })
+    });
+
+    // sshd goes: unreachable since now, rows kept as last seen, a decision refused.
+    m.stop_sshd();
+    wait_until("box unreachable", || {
+        state(&machines) == MachineState::Unreachable
+    });
+    let status = &machines.statuses()[0];
+    assert!(
+        status.problem.is_some() && status.next_try.is_some(),
+        "{status:?}"
+    );
+    let kept = deck.list_plans().unwrap();
+    assert!(kept.plans.iter().any(|p| p.id == id), "{kept:?}");
+    let refused = deck
+        .decide_plan(
+            &id,
+            &doc.content_hash,
+            PlanDecision::Approve {
+                mode: None,
+                edited: None,
+            },
+            None,
+            WINDOW,
+        )
+        .unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Unreachable, "{refused}");
+    assert!(
+        refused.message.contains("unreachable since") && refused.message.contains("never queued"),
+        "{refused}"
+    );
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 1, "nothing went: {log}");
+
+    // sshd is back: it connects again by itself, and the decision can be made.
+    m.start_sshd();
+    wait_until("box connected again", || {
+        state(&machines) == MachineState::Connected
+    });
+    let doc = wait_for("the plan there again", || deck.get_plan(&id).ok());
+    deck.decide_plan(
+        &id,
+        &doc.content_hash,
+        PlanDecision::Approve {
+            mode: None,
+            edited: None,
+        },
+        None,
+        WINDOW,
+    )
+    .unwrap();
+    let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
+    assert_eq!(log.lines().count(), 2, "{log}");
+    // Each change of state was told.
+    let told: Vec<MachineState> = heard
+        .lock()
+        .unwrap()
+        .iter()
+        .filter_map(|e| match e {
+            LiveEvent::Machines(s) => Some(s[0].state),
+            _ => None,
+        })
+        .collect();
+    assert!(
+        told.windows(2)
+            .any(|w| w == [MachineState::Connected, MachineState::Unreachable]),
+        "{told:?}"
+    );
+}
+
+#[test]
+fn an_id_of_a_machine_never_reaches_the_local_deck_and_a_local_id_never_the_machine() {
+    let mut m = Ssh::new(true);
+    m.start_sshd();
+    let (machines, deck, _) = connect(&m);
+    wait_until("box connected", || {
+        state(&machines) == MachineState::Connected
+    });
+    // A machine that is not in the settings: refused, nothing local tried.
+    let e = deck.get_plan("@elsewhere/abc").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::NotFound, "{e}");
+    // A path where an id goes, through the machine: refused there.
+    let e = deck.get_plan("@box//etc/passwd").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadInput, "{e}");
+    assert!(e.message.starts_with("box: "), "{e}");
+    // An undo naming a decision of another machine: refused before anything is sent.
+    let listing = deck.list_plans().unwrap();
+    let id = &listing
+        .plans
+        .iter()
+        .find(|p| p.machine.is_some())
+        .unwrap()
+        .id;
+    let e = deck.undo_decision(id, "local-decision").unwrap_err();
+    assert_eq!(e.kind, ErrorKind::BadInput, "{e}");
+    drop(machines);
+}

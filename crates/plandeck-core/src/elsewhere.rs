@@ -1,0 +1,340 @@
+//! Other machines, as the deck sees them: their ids, their state, and the calls that go to them.
+//!
+//! The deck ([`crate::deck`]) serves the window over this machine's roots; rows of another
+//! machine (a remote `plandeck serve` reached over SSH, [`crate::machines`]) come through an
+//! [`Elsewhere`], a layer above that the deck only knows by this trait.
+//!
+//! - **Ids are namespaced**: a remote's id `abc` is `@lab/abc` here ([`on_machine`]), so no id of
+//!   another machine can name a local plan, worktree or request, and a call with such an id goes
+//!   to that machine, never to the local deck ([`split`]).
+//! - **Rows name their machine** (`machine`), set by [`OnMachine`] when a remote's answer is read;
+//!   the local rows say `null`.
+//! - **A machine that is not connected refuses** a call ([`ErrorKind::Unreachable`]): nothing is
+//!   queued to go later; its listings come from what it last said, and its status says since when
+//!   it is unreachable ([`MachineStatus`]).
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::Value;
+use ts_rs::TS;
+
+use crate::comments::{CommentsChanged, PlacedComment};
+use crate::gate::{DecisionOutcome, GateRequest};
+use crate::ipc::{ErrorKind, IpcError};
+use crate::plans::{PlanDocument, PlanListing, PlanSummary, PlansChanged, SearchHit};
+use crate::review::{Decision, PlanHistory};
+use crate::route::PlanOutcome;
+use crate::sessions::SessionSummary;
+use crate::worktrees::{RemovalPreview, WorktreeSize, WorktreeSummary};
+
+/// How a machine is now.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub enum MachineState {
+    /// Connecting (the first time, or again after it dropped).
+    Connecting,
+    /// Connected: its rows are current, its calls go.
+    Connected,
+    /// Not connected: its rows are what it last said (shown greyed), its calls are refused.
+    Unreachable,
+}
+
+/// One machine of the settings, and how it is.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct MachineStatus {
+    /// The person's name for it (`plandeck --host NAME`).
+    pub name: String,
+    /// Where ssh goes.
+    pub ssh: String,
+    pub state: MachineState,
+    /// When it went into this state (RFC 3339, UTC): "unreachable since 14:02".
+    pub since: String,
+    /// Why it is not connected, in words (ssh's, the remote's), when it is not.
+    pub problem: Option<IpcError>,
+    /// When the next attempt to connect is (RFC 3339), while unreachable.
+    pub next_try: Option<String>,
+    /// The remote's Plandeck version, once it said hello.
+    pub version: Option<String>,
+    /// When it last answered (RFC 3339): the age of the rows shown while unreachable.
+    pub last_seen: Option<String>,
+}
+
+/// The IPC types declared here, for `bindings.ts`.
+pub fn ts_declarations() -> Vec<String> {
+    vec![MachineState::decl(), MachineStatus::decl()]
+}
+
+/// One machine's answer to a listing.
+#[derive(Debug, Clone)]
+pub struct Gathered {
+    pub machine: String,
+    /// Connected now: the answer is current (else it is what the machine last said).
+    pub current: bool,
+    pub answer: Result<Value, IpcError>,
+}
+
+/// The other machines, reached by the layer above the deck.
+pub trait Elsewhere: Send + Sync {
+    /// Calls `method` with `params` (ids already the remote's own) on `machine`: its answer as it
+    /// gave it (ids not namespaced yet), or why not (not connected: [`ErrorKind::Unreachable`];
+    /// no such machine: [`ErrorKind::NotFound`]).
+    fn call(&self, machine: &str, method: &str, params: Value) -> Result<Value, IpcError>;
+    /// Every machine's answer to the listing `method` (no params): current from a connected one,
+    /// the last one it gave from one that is not (none when it never answered).
+    fn gather(&self, method: &str) -> Vec<Gathered>;
+    /// Every machine and its state, in the settings' order.
+    fn statuses(&self) -> Vec<MachineStatus>;
+    /// The machines of the settings changed: connect the new ones, drop the ones gone.
+    fn hosts_changed(&self, hosts: Vec<crate::config::Host>);
+    /// Tries to connect `machine` now, not at its next try.
+    fn reconnect(&self, machine: &str) -> Result<(), IpcError>;
+}
+
+/// The id here of `id` on `machine`.
+pub fn on_machine(machine: &str, id: &str) -> String {
+    format!("@{machine}/{id}")
+}
+
+/// The machine and its own id when `id` is another machine's (`@lab/abc`); `None` for a local id.
+pub fn split(id: &str) -> Option<(&str, &str)> {
+    let rest = id.strip_prefix('@')?;
+    let (machine, own) = rest.split_once('/')?;
+    (!machine.is_empty()).then_some((machine, own))
+}
+
+/// An id of `machine` as it knows it: refused when `id` is local or another machine's (a call
+/// may carry ids of one machine only).
+pub fn own_id<'a>(machine: &str, id: &'a str) -> Result<&'a str, IpcError> {
+    match split(id) {
+        Some((m, own)) if m == machine => Ok(own),
+        _ => Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!("{id:?} is not an id of {machine}: a call names things of one machine only"),
+        )),
+    }
+}
+
+/// Names the things of a remote's answer by their ids here, and each row by its machine.
+pub trait OnMachine {
+    fn on_machine(&mut self, machine: &str);
+}
+
+pub(crate) fn id(machine: &str, id: &mut String) {
+    *id = on_machine(machine, id);
+}
+
+fn opt(machine: &str, id: &mut Option<String>) {
+    if let Some(id) = id {
+        *id = on_machine(machine, id);
+    }
+}
+
+pub(crate) fn all(machine: &str, ids: &mut [String]) {
+    for i in ids {
+        id(machine, i);
+    }
+}
+
+impl<T: OnMachine> OnMachine for Vec<T> {
+    fn on_machine(&mut self, machine: &str) {
+        for item in self {
+            item.on_machine(machine);
+        }
+    }
+}
+
+impl<T: OnMachine> OnMachine for Option<T> {
+    fn on_machine(&mut self, machine: &str) {
+        if let Some(item) = self {
+            item.on_machine(machine);
+        }
+    }
+}
+
+impl OnMachine for PlanSummary {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        opt(machine, &mut self.session_id);
+        opt(machine, &mut self.waiting_request);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for PlanListing {
+    fn on_machine(&mut self, machine: &str) {
+        self.plans.on_machine(machine);
+        for p in &mut self.problems {
+            *p = format!("{machine}: {p}");
+        }
+    }
+}
+
+impl OnMachine for PlanDocument {
+    fn on_machine(&mut self, machine: &str) {
+        self.plan.on_machine(machine);
+    }
+}
+
+impl OnMachine for SearchHit {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+    }
+}
+
+impl OnMachine for GateRequest {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        id(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for SessionSummary {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for WorktreeSummary {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        id(machine, &mut self.repo_id);
+        opt(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for WorktreeSize {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+    }
+}
+
+impl OnMachine for RemovalPreview {
+    fn on_machine(&mut self, machine: &str) {
+        self.worktree.on_machine(machine);
+    }
+}
+
+impl OnMachine for Decision {
+    fn on_machine(&mut self, machine: &str) {
+        opt(machine, &mut self.id);
+        opt(machine, &mut self.revokes);
+        opt(machine, &mut self.request_id);
+        opt(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for PlanHistory {
+    fn on_machine(&mut self, machine: &str) {
+        self.decisions.on_machine(machine);
+    }
+}
+
+impl OnMachine for DecisionOutcome {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.request_id);
+    }
+}
+
+impl OnMachine for PlanOutcome {
+    fn on_machine(&mut self, machine: &str) {
+        opt(machine, &mut self.request_id);
+        opt(machine, &mut self.undo_id);
+        self.decision.on_machine(machine);
+    }
+}
+
+impl OnMachine for PlacedComment {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.comment.id);
+    }
+}
+
+impl OnMachine for PlansChanged {
+    fn on_machine(&mut self, machine: &str) {
+        all(machine, &mut self.ids);
+        // The remote's paths mean nothing here.
+        self.paths.clear();
+    }
+}
+
+impl OnMachine for CommentsChanged {
+    fn on_machine(&mut self, machine: &str) {
+        opt(machine, &mut self.plan);
+    }
+}
+
+/// Things a remote answers that name nothing of it.
+macro_rules! names_nothing {
+    ($($t:ty),*) => { $( impl OnMachine for $t { fn on_machine(&mut self, _: &str) {} } )* };
+}
+names_nothing!(
+    (),
+    bool,
+    String,
+    crate::review::PlanDiff,
+    crate::worktrees::WorktreeDetails,
+    crate::worktrees::RemoveOutcome,
+    crate::verify::VerifyReport,
+    crate::verify::StepOverride
+);
+
+/// `machine`'s answer `value` read as `T`, its ids namespaced and its rows named; an answer that
+/// is not a `T` is refused with why (the remote's bytes are untrusted).
+pub fn answer<T: DeserializeOwned + OnMachine>(machine: &str, value: Value) -> Result<T, IpcError> {
+    let mut read: T = serde_json::from_value(value).map_err(|e| {
+        IpcError::new(
+            ErrorKind::BadInput,
+            format!("{machine} answered what this Plandeck does not read: {e}"),
+        )
+    })?;
+    read.on_machine(machine);
+    Ok(read)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn an_id_of_another_machine_is_told_from_a_local_one() {
+        let id = on_machine("lab", "abc123");
+        assert_eq!(id, "@lab/abc123");
+        assert_eq!(split(&id), Some(("lab", "abc123")));
+        assert_eq!(split("abc123"), None);
+        assert_eq!(split("@/abc"), None);
+        assert_eq!(split("@lab"), None);
+        // A remote's own id may hold a slash: only the first one splits.
+        assert_eq!(split("@lab/a/b"), Some(("lab", "a/b")));
+        assert_eq!(own_id("lab", "@lab/x").unwrap(), "x");
+        assert_eq!(
+            own_id("lab", "@box/x").unwrap_err().kind,
+            ErrorKind::BadInput
+        );
+        assert_eq!(own_id("lab", "x").unwrap_err().kind, ErrorKind::BadInput);
+    }
+
+    #[test]
+    fn a_remotes_request_is_read_with_its_ids_here_and_its_machine() {
+        let request = serde_json::json!({
+            "id": "r1", "agent": "claude", "sessionId": "s1", "cwd": "/srv/w", "planPath": null,
+            "plan": "# P", "toolUseId": "toolu_1", "transcriptPath": null, "transcriptOffset": 0,
+            "tmuxPane": "%1", "tmuxSocket": null, "waitingSince": "2026-01-01T00:00:00Z",
+            "deadline": "2026-01-01T01:00:00Z", "hookPid": 1, "hookStartTime": null,
+            "agentPid": null, "agentStartTime": null, "headless": false, "status": "waiting",
+            "closedAt": null, "decision": null, "decidedBy": null, "planHash": null,
+        });
+        let read: Vec<GateRequest> = answer("lab", Value::Array(vec![request])).unwrap();
+        assert_eq!(read[0].id, "@lab/r1");
+        assert_eq!(read[0].session_id, "@lab/s1");
+        // What is the agent's own (its tool call, its pane) stays as the remote said.
+        assert_eq!(read[0].tool_use_id.as_deref(), Some("toolu_1"));
+        assert_eq!(read[0].machine.as_deref(), Some("lab"));
+        let wrong = answer::<Vec<GateRequest>>("lab", serde_json::json!({"rm": "-rf"}));
+        assert_eq!(wrong.unwrap_err().kind, ErrorKind::BadInput);
+    }
+}
