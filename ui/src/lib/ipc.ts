@@ -113,6 +113,11 @@ export const ipc = {
   /** Types `shown` into the plan's live Claude Code session if it is still the report (else
    * `conflict`); refused (`refused`, `notFound`) with the reason when the pane is not verified. */
   sendVerifyReport: (id: string, shown: string) => call(commands.sendVerifyReport({ id, shown })),
+  // Machines (`plandeck hosts`): ssh destinations are checked by core; nothing here runs ssh.
+  listMachines: () => call(commands.listMachines()),
+  addMachine: (name: string, ssh: string) => call(commands.addMachine({ name, ssh })),
+  removeMachine: (name: string) => call(commands.removeMachine({ name })),
+  reconnectMachine: (name: string) => call(commands.reconnectMachine({ name })),
 };
 
 export type { EventName, Events } from "./commands";
