@@ -657,6 +657,21 @@ impl Deck {
         Ok(pending)
     }
 
+    /// The requests waiting now for the window's title: this machine's, and what the other
+    /// machines last said (none is asked now: the title never waits on a network).
+    pub fn waiting_now(&self) -> Vec<GateRequest> {
+        let mut pending = gate::pending(&self.roots);
+        if let Some(elsewhere) = &self.elsewhere {
+            for g in elsewhere.last("list_pending") {
+                let theirs = g
+                    .answer
+                    .and_then(|v| elsewhere::answer::<Vec<GateRequest>>(&g.machine, v));
+                pending.extend(theirs.unwrap_or_default());
+            }
+        }
+        pending
+    }
+
     /// A decision on the waiting request `id`, by `by`, delivered to its agent.
     pub fn decide_request(
         &self,

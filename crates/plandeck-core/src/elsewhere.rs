@@ -83,6 +83,9 @@ pub trait Elsewhere: Send + Sync {
     /// Every machine's answer to the listing `method` (no params): current from a connected one,
     /// the last one it gave from one that is not (none when it never answered).
     fn gather(&self, method: &str) -> Vec<Gathered>;
+    /// What each machine last answered to the listing `method`, asking none of them now (for
+    /// what must not wait on a network: the window's title).
+    fn last(&self, method: &str) -> Vec<Gathered>;
     /// Every machine and its state, in the settings' order.
     fn statuses(&self) -> Vec<MachineStatus>;
     /// The machines of the settings changed: connect the new ones, drop the ones gone.

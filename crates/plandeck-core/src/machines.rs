@@ -284,7 +284,9 @@ fn run_link(inner: Arc<Inner>, link: Arc<Link>) {
             // A server that does not know where this one left off: read everything again.
             everything_changed(&inner);
         }
-        told_of_arrivals(&inner, &link, &remote);
+        for request in told_of_arrivals(&inner, &link, &remote) {
+            (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
+        }
         while !link.stopped() {
             match remote.next_event(timing.tick) {
                 Some(event) => {
@@ -350,10 +352,17 @@ fn heard(inner: &Inner, link: &Link, remote: &Remote, name: &str, payload: Value
     let machine = link.host.name.as_str();
     match event_here(machine, name, payload) {
         Ok(Some(event)) => {
-            let arrived = matches!(&event, LiveEvent::Gate(g) if !g.arrived.is_empty());
+            // The requests waiting there are read first, so the title counts them when the
+            // window hears of the change; then the ones new to the person are told.
+            let gate = matches!(&event, LiveEvent::Gate(_));
+            let arrived = if gate {
+                told_of_arrivals(inner, link, remote)
+            } else {
+                Vec::new()
+            };
             (inner.emit)(event);
-            if arrived {
-                told_of_arrivals(inner, link, remote);
+            for request in arrived {
+                (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
             }
         }
         Ok(None) => {}
@@ -387,24 +396,25 @@ pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<Li
     }))
 }
 
-/// The requests waiting on the remote that the person was not told of yet: each told as
-/// arrived (a desktop notification). The first time, those already waiting are only noted.
-fn told_of_arrivals(inner: &Inner, link: &Link, remote: &Remote) {
-    let Ok(pending) = remote.call("list_pending", json!({})) else {
-        return;
+/// Reads the requests waiting on the remote (kept for the title) and returns those the person
+/// was not told of yet, to tell as arrived (a desktop notification). The first time, those already
+/// waiting are only noted.
+fn told_of_arrivals(_inner: &Inner, link: &Link, remote: &Remote) -> Vec<GateRequest> {
+    let Ok(value) = remote.call("list_pending", json!({})) else {
+        return Vec::new();
     };
+    lock(&link.kept).insert("list_pending".to_owned(), value.clone());
     let machine = link.host.name.as_str();
-    let Ok(pending) = elsewhere::answer::<Vec<GateRequest>>(machine, pending) else {
-        return;
+    let Ok(pending) = elsewhere::answer::<Vec<GateRequest>>(machine, value) else {
+        return Vec::new();
     };
     let mut told = lock(&link.told);
     let first = told.is_none();
     let told = told.get_or_insert_with(HashSet::new);
-    for request in pending {
-        if told.insert(request.id.clone()) && !first {
-            (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
-        }
-    }
+    pending
+        .into_iter()
+        .filter(|r| told.insert(r.id.clone()) && !first)
+        .collect()
 }
 
 // The live handle's changes, as another machine's.
@@ -513,6 +523,21 @@ impl Elsewhere for Machines {
                         machine,
                     },
                 }
+            })
+            .collect()
+    }
+
+    fn last(&self, method: &str) -> Vec<Gathered> {
+        let links = lock(&self.inner.links).clone();
+        links
+            .iter()
+            .filter_map(|link| {
+                let kept = lock(&link.kept).get(method).cloned()?;
+                Some(Gathered {
+                    machine: link.host.name.clone(),
+                    current: link.remote().is_some(),
+                    answer: Ok(kept),
+                })
             })
             .collect()
     }
