@@ -266,12 +266,57 @@ impl Deck {
         from: Option<&str>,
         to: Option<&str>,
     ) -> Result<PlanDiff, IpcError> {
-        let params = |id: &str| json!({ "id": id, "from": from, "to": to });
-        if let Some(there) = self.there(id, "plan_diff", params) {
-            return there;
+        if let Some((machine, _)) = elsewhere::split(id) {
+            return self.diff_there(machine, id, from, to);
         }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::diff(&self.roots, &path, from, to)?)
+    }
+
+    /// A plan's diff on another machine: its two versions asked of it, compared and rendered here
+    /// (the remote's HTML is never shown).
+    fn diff_there(
+        &self,
+        machine: &str,
+        id: &str,
+        from: Option<&str>,
+        to: Option<&str>,
+    ) -> Result<PlanDiff, IpcError> {
+        let own = elsewhere::own_id(machine, id)?;
+        let theirs: PlanDiff = self.call_on(
+            machine,
+            "plan_diff",
+            json!({ "id": own, "from": from, "to": to }),
+        )?;
+        let version = |hash: &str| -> Result<String, IpcError> {
+            self.call_on(machine, "plan_version", json!({ "id": own, "hash": hash }))
+        };
+        let old = match &theirs.from_hash {
+            Some(hash) => version(hash),
+            None => Ok(String::new()),
+        };
+        // The newest text may be one the remote never recorded as a version: its plan as shown.
+        let new = version(&theirs.to_hash).or_else(|_| {
+            let doc: PlanDocument = self.call_on(machine, "get_plan", json!({ "id": own }))?;
+            if doc.content_hash == theirs.to_hash {
+                Ok(doc.source)
+            } else {
+                Err(IpcError::new(
+                    ErrorKind::Conflict,
+                    "the plan changed meanwhile",
+                ))
+            }
+        });
+        let (Ok(old), Ok(new)) = (old, new) else {
+            // Its diff as it gave it, sanitized here ([`OnMachine`] for `PlanDiff`).
+            return Ok(theirs);
+        };
+        let mut here = PlanDiff::between(&old, &new);
+        here.from_hash = theirs.from_hash;
+        here.to_hash = theirs.to_hash;
+        here.from_label = theirs.from_label;
+        here.to_label = theirs.to_label;
+        Ok(here)
     }
 
     pub fn plan_history(&self, id: &str) -> Result<PlanHistory, IpcError> {

@@ -176,6 +176,17 @@ impl OnMachine for PlanListing {
 impl OnMachine for PlanDocument {
     fn on_machine(&mut self, machine: &str) {
         self.plan.on_machine(machine);
+        // Rendered here, by this machine's renderer and sanitizer: the remote's HTML is not used.
+        let rendered = crate::render::render(&self.source);
+        self.html = rendered.html;
+        self.headings = rendered.headings;
+    }
+}
+
+impl OnMachine for crate::review::PlanDiff {
+    fn on_machine(&mut self, _: &str) {
+        // Sanitized here (the deck renders a plan's diff here from both texts where it can).
+        self.rendered_html = crate::render::sanitize(&self.rendered_html);
     }
 }
 
@@ -279,7 +290,6 @@ names_nothing!(
     (),
     bool,
     String,
-    crate::review::PlanDiff,
     crate::worktrees::WorktreeDetails,
     crate::worktrees::RemoveOutcome,
     crate::verify::VerifyReport,
@@ -319,6 +329,42 @@ mod tests {
             ErrorKind::BadInput
         );
         assert_eq!(own_id("lab", "x").unwrap_err().kind, ErrorKind::BadInput);
+    }
+
+    #[test]
+    fn a_remotes_html_is_never_shown_its_plan_is_rendered_here() {
+        let plan = crate::plans::PlanSummary {
+            id: "p".into(),
+            path: "/srv/p.md".into(),
+            agent: crate::agents::Agent::Claude,
+            title: "T".into(),
+            project: None,
+            session_id: None,
+            git_branch: None,
+            state: crate::plan_state::ReviewState::Unreviewed,
+            decided_in: None,
+            waiting_request: None,
+            updated_at: None,
+            size_bytes: 1,
+            problem: None,
+            subagent_id: None,
+            machine: None,
+        };
+        let doc = serde_json::json!({
+            "plan": plan,
+            "source": "# Ship it\n\n1. Build\n",
+            "html": "<script>alert(1)</script><img src=x onerror=alert(1)>",
+            "headings": [],
+            "contentHash": "h",
+        });
+        let read: PlanDocument = answer("lab", doc).unwrap();
+        assert_eq!(
+            read.html,
+            crate::render::render("# Ship it\n\n1. Build\n").html
+        );
+        assert!(!read.html.contains("script") && !read.html.contains("onerror"));
+        assert_eq!(read.headings.len(), 1);
+        assert_eq!(read.plan.id, "@lab/p");
     }
 
     #[test]
