@@ -57,6 +57,23 @@ impl Default for Timing {
 
 type Emit = Arc<dyn Fn(LiveEvent) + Send + Sync>;
 
+/// The calls that only read: their last answers are kept, and shown (as they were) while the
+/// machine is unreachable. Every other call is refused then.
+const READS: &[&str] = &[
+    "get_plan",
+    "plan_history",
+    "plan_version",
+    "list_comments",
+    "request_comments",
+    "review_markdown",
+    "worktree_details",
+    "verify_report",
+    "get_sessions",
+];
+
+/// At most this many read answers are kept per machine (the oldest go first).
+const READS_KEPT: usize = 64;
+
 /// The machines, each kept connected by a thread of its own until this is dropped.
 pub struct Machines {
     inner: Arc<Inner>,
@@ -78,6 +95,8 @@ struct Link {
     wake: (Mutex<bool>, Condvar),
     /// The last answer of each listing, shown while the machine is unreachable.
     kept: Mutex<HashMap<String, Value>>,
+    /// The last answers of reads (by method and params), newest last.
+    reads: Mutex<std::collections::VecDeque<(String, Value)>>,
     /// The requests waiting there that the person was told of.
     told: Mutex<Option<HashSet<String>>>,
 }
@@ -166,6 +185,7 @@ impl Link {
             stop: AtomicBool::new(false),
             wake: (Mutex::new(false), Condvar::new()),
             kept: Mutex::default(),
+            reads: Mutex::default(),
             told: Mutex::default(),
         }
     }
@@ -457,7 +477,17 @@ fn call_error(host: &str, e: RemoteError) -> IpcError {
 impl Elsewhere for Machines {
     fn call(&self, machine: &str, method: &str, params: Value) -> Result<Value, IpcError> {
         let link = self.link(machine)?;
+        let read = READS
+            .contains(&method)
+            .then(|| format!("{method} {params}"));
         let Some(remote) = link.remote() else {
+            // A read it answered before: as it was (the window shows the machine unreachable).
+            if let Some(key) = &read {
+                let reads = lock(&link.reads);
+                if let Some((_, value)) = reads.iter().rev().find(|(k, _)| k == key) {
+                    return Ok(value.clone());
+                }
+            }
             let status = link.status();
             let since = crate::timestamp::parse(&status.since)
                 .map(|t| format!("{:02}:{:02} UTC", t.hour(), t.minute()))
@@ -474,8 +504,16 @@ impl Elsewhere for Machines {
         let answer = remote
             .call(method, params)
             .map_err(|e| call_error(machine, e));
-        if answer.is_ok() {
+        if let Ok(value) = &answer {
             link.seen();
+            if let Some(key) = read {
+                let mut reads = lock(&link.reads);
+                reads.retain(|(k, _)| *k != key);
+                reads.push_back((key, value.clone()));
+                while reads.len() > READS_KEPT {
+                    reads.pop_front();
+                }
+            }
         }
         answer
     }

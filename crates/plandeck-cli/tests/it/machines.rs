@@ -129,6 +129,9 @@ fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_
     );
     let kept = deck.list_plans().unwrap();
     assert!(kept.plans.iter().any(|p| p.id == id), "{kept:?}");
+    // A plan read before is shown as it was; a call that changes something is refused.
+    let shown = deck.get_plan(&id).unwrap();
+    assert_eq!(shown.source, doc.source);
     let refused = deck
         .decide_plan(
             &id,
