@@ -309,6 +309,10 @@ test("another machine: its agent's plan waits in the window, decisions reach it,
       await s.waitFor("[data-testid=machine-status][data-machine=box][data-state=unreachable]", { timeout: 30000 });
       await s.waitForText("unreachable since", "[data-testid=machine-status][data-machine=box]");
       await s.click("[data-view=plans]");
+      // Its plan is shown as it last was, greyed, with no decision offered and why.
+      await s.waitForText("unreachable since", "[data-testid=plan-machine-off]", { timeout: 20000 });
+      assert.equal(await s.exec(`return document.querySelector("[data-testid=approve]").disabled`), true);
+      await s.waitForText("Plan: add pagination", "[data-testid=plan-html]");
       await s.screenshot("remote-unreachable");
       await machine.startSshd();
       await s.waitFor("[data-testid=machine-status][data-machine=box][data-state=connected]", { timeout: 90000 });
