@@ -79,14 +79,20 @@ fi
 # The real agent CLIs for the end-to-end tests (tests/e2e/gate-*.test.mjs, codex.test.mjs) and the
 # Codex fixture recorder (tests/agents/record-codex.mjs), outside the repo.
 # Pinned to the versions the fixtures were recorded with; skipped when already there.
+# PLANDECK_AGENT_VERSIONS=latest (scripts/test.sh --agents latest): the newest the registry has, in
+# a folder of their own, brought up to date each time.
 if [ "$want_test" = 1 ]; then
   agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
   agent_pkgs=("@anthropic-ai/claude-code@2.1.328" "@google/gemini-cli@0.61.0" "@openai/codex@0.169.0")
+  if [ "${PLANDECK_AGENT_VERSIONS:-}" = "latest" ]; then
+    agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents-latest}"
+    agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest")
+  fi
   have_agents=1
   for spec in "${agent_pkgs[@]}"; do
     name="${spec%@*}"; version="${spec##*@}"
     got=$(node -p "try { require('$agents_dir/node_modules/$name/package.json').version } catch { '' }" 2>/dev/null)
-    [ "$got" = "$version" ] || have_agents=0
+    [ "$got" = "$version" ] || have_agents=0  # "latest" never equals a version: installed anew
   done
   if [ "$have_agents" = 0 ]; then
     echo "==> installing the agent CLIs for the gate tests into $agents_dir"

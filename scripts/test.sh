@@ -9,8 +9,15 @@
 #      WebKitWebDriver, and the real agent CLIs in tmux
 # `bash scripts/test.sh --fast` is the day-to-day lane: format, core + CLI + UI unit tests; no
 # window, no package, no clippy.
+# `bash scripts/test.sh --agents latest` is the second lane: every end-to-end test that runs a real
+# agent CLI, against the newest versions the npm registry has (scripts/agents-latest.sh). CI stays
+# on the pinned versions.
 set -uo pipefail
 cd "$(dirname "$0")/.."
+if [ "${1:-}" = "--agents" ]; then
+  [ "${2:-}" = "latest" ] || { echo "usage: bash scripts/test.sh --agents latest" >&2; exit 2; }
+  exec bash scripts/agents-latest.sh
+fi
 fast=0
 [ "${1:-}" = "--fast" ] && fast=1
 if [ "$fast" = 1 ]; then bash scripts/setup.sh || exit 1; else bash scripts/setup.sh --test || exit 1; fi
