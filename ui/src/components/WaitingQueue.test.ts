@@ -27,6 +27,7 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   agentPid: null,
   agentStartTime: null,
   headless: false,
+  throughHook: false,
   status: "waiting",
   closedAt: null,
   decision: null,

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::transcript::Follower;
+use super::transcript::{Answerer, Follower};
 use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
 use crate::durable;
@@ -139,6 +139,12 @@ pub(crate) fn write_decision(
     write_json(&decisions_dir(roots).join(format!("{id}.json")), decision)
 }
 
+/// The waiting hook took the decision on request `id` (and answers with it): its file goes, which
+/// is how the decider learns it was taken.
+pub(crate) fn take_decision(roots: &Roots, id: &str) {
+    let _ = fs::remove_file(decisions_dir(roots).join(format!("{id}.json")));
+}
+
 pub(crate) fn read_decision(roots: &Roots, id: &str) -> Option<GateDecision> {
     read_json(&decisions_dir(roots).join(format!("{id}.json")))
         .ok()
@@ -208,20 +214,17 @@ fn open_requests(roots: &Roots) -> Vec<GateRequest> {
 }
 
 /// How an open request ended without a word from Plandeck, if it did: its hook is gone and the
-/// transcript shows the card's answer (the terminal answered, or the approval being typed landed),
-/// or its agent CLI is gone. A card answered while Plandeck's rejection was being typed ended as
-/// that rejection. Reads only.
+/// transcript shows the card's answer (the terminal answered, or the approval given through the
+/// hook or typed landed), or its agent CLI is gone. A card answered while Plandeck's rejection was
+/// being typed ended as that rejection. An approval handed to the hook ended approved only when
+/// the transcript does not say the person answered the card (`permissionDecision.source`): the
+/// person answering first wins, and Claude Code then ignores the hook's answer. Reads only.
 pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     if hook_alive(req) {
         return None;
     }
-    if answered(req) {
-        // Plandeck's own decision being typed, or the terminal's answer.
-        return Some(match (&req.status, &req.decision) {
-            (GateStatus::Approving, _) => GateStatus::Approved,
-            (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
-            _ => GateStatus::AnsweredInTerminal,
-        });
+    if let Some(by) = answer(req) {
+        return Some(status_of_answer(req, by));
     }
     if req
         .agent_pid
@@ -230,6 +233,19 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
         return Some(GateStatus::AgentGone);
     }
     None
+}
+
+/// How a request whose card was answered (by `by`) ended: Plandeck's own decision being delivered
+/// (through the hook, or typed), or the terminal's answer.
+pub(crate) fn status_of_answer(req: &GateRequest, by: Answerer) -> GateStatus {
+    match (&req.status, &req.decision) {
+        (GateStatus::Approving, _) if req.through_hook && by == Answerer::Person => {
+            GateStatus::AnsweredInTerminal
+        }
+        (GateStatus::Approving, _) => GateStatus::Approved,
+        (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
+        _ => GateStatus::AnsweredInTerminal,
+    }
 }
 
 /// The plan the agent acts on once the request is approved: its plan file as it is now, or the
@@ -278,16 +294,20 @@ pub fn close_ended(roots: &Roots) -> Vec<String> {
 
 /// Whether the transcript shows the answer to the request's tool call.
 pub(crate) fn answered(req: &GateRequest) -> bool {
-    let Some(path) = &req.transcript_path else {
-        return false;
-    };
+    answer(req).is_some()
+}
+
+/// Who answered the request's tool call, once the transcript shows the answer.
+pub(crate) fn answer(req: &GateRequest) -> Option<Answerer> {
+    let path = req.transcript_path.as_ref()?;
     let mut follower = Follower::new(
         PathBuf::from(path),
         req.agent,
         req.transcript_offset,
         req.tool_use_id.clone(),
     );
-    follower.poll()
+    follower.poll();
+    follower.answerer()
 }
 
 /// `app.json`: the running app, named so that no other process is taken for it once it is gone
