@@ -279,6 +279,47 @@ fn deny(feedback: &str) -> HookOutcome {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The approval Claude Code takes as the card's answer: `allow` with `updatedInput` (a bare
+    /// `allow` is ignored) and the mode the reviewer chose, `auto` for the card's option 1 and
+    /// `default` for option 2.
+    #[test]
+    fn an_approval_is_allow_with_the_plan_and_the_mode() {
+        let req = GateRequest {
+            agent: Agent::Claude,
+            plan: "# Plan\n".into(),
+            plan_path: Some("/h/.claude/plans/p.md".into()),
+            ..GateRequest::for_test("r")
+        };
+        for (mode, edited, name, plan) in [
+            (ApproveMode::Auto, None, "auto", "# Plan\n"),
+            (
+                ApproveMode::Manual,
+                Some("# Edited\n"),
+                "default",
+                "# Edited\n",
+            ),
+        ] {
+            let out = allow(&req, mode, edited);
+            assert_eq!(out.exit_code, 0);
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            assert_eq!(
+                v,
+                serde_json::json!({"hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "decision": {
+                        "behavior": "allow",
+                        "updatedInput": {"plan": plan, "planFilePath": "/h/.claude/plans/p.md"},
+                        "updatedPermissions": [
+                            {"type": "setMode", "mode": name, "destination": "session"}
+                        ],
+                    }
+                }})
+            );
+        }
+    }
+
     #[test]
     fn a_deny_message_holds_nothing_a_person_cannot_see() {
         let out = super::deny("no\u{E0041}\u{E0042} \u{1b}]52;c;eA==\u{7}way\u{200B}\r\nok");

@@ -606,6 +606,41 @@ mod tests {
         assert_eq!(ended(&req), Some(GateStatus::Rejected));
     }
 
+    /// An approval handed to the hook ended approved only when the person did not answer the
+    /// card first; one typed on the card (keys are a "user" answer too) ended approved.
+    #[test]
+    fn who_answered_decides_how_an_approving_request_ended() {
+        let approve = GateDecision::Approve {
+            mode: super::super::ApproveMode::Auto,
+            edited: None,
+            started_from: None,
+        };
+        let mut req = GateRequest::for_test("r");
+        req.status = GateStatus::Approving;
+        req.decision = Some(approve);
+        req.through_hook = true;
+        assert_eq!(status_of_answer(&req, Answerer::Hook), GateStatus::Approved);
+        assert_eq!(
+            status_of_answer(&req, Answerer::Person),
+            GateStatus::AnsweredInTerminal
+        );
+        assert_eq!(
+            status_of_answer(&req, Answerer::Unknown),
+            GateStatus::Approved
+        );
+        req.through_hook = false;
+        assert_eq!(
+            status_of_answer(&req, Answerer::Person),
+            GateStatus::Approved
+        );
+        // Not approving: the terminal's answer, or the rejection being typed.
+        let waiting = GateRequest::for_test("w");
+        assert_eq!(
+            status_of_answer(&waiting, Answerer::Hook),
+            GateStatus::AnsweredInTerminal
+        );
+    }
+
     #[test]
     fn pending_only_reads_and_closing_an_ended_request_is_its_own_call() {
         let dir = tempfile::tempdir().unwrap();

@@ -205,6 +205,48 @@ mod tests {
         assert!(f.poll());
     }
 
+    /// The answer says who decided: the person on the card (`user_temporary`, as in the fixture
+    /// approved in the terminal), the hook, or nobody says (Gemini; a record without the field).
+    #[test]
+    fn the_answer_says_who_decided() {
+        let path = Path::new(FIXTURES)
+            .join("claude-code-2.1.328/projects/-home-dev-work-api/8231d470-01ea-414b-8fe3-908262ff511e.jsonl");
+        assert!(path.is_file(), "fixture missing: {}", path.display());
+        let (id, at) = locate(&path, Agent::Claude);
+        let mut f = Follower::new(path, Agent::Claude, at, id);
+        assert_eq!(f.answerer(), None);
+        assert!(f.poll());
+        assert_eq!(f.answerer(), Some(Answerer::Person));
+        assert!(f.poll(), "an answer read stays read");
+
+        let dir = tempfile::tempdir().unwrap();
+        let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_h","name":"ExitPlanMode","input":{"plan":"x"}}]}}"#;
+        let result = |extra: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_h","content":"ok"}}]}}{extra}}}"#
+            )
+        };
+        for (extra, who) in [
+            (
+                r#","permissionDecision":{"decision":"accept","source":"hook"}"#,
+                Answerer::Hook,
+            ),
+            (
+                r#","permissionDecision":{"decision":"accept","source":"user_permanent"}"#,
+                Answerer::Person,
+            ),
+            (r#","permissionDecision":"odd""#, Answerer::Unknown),
+            ("", Answerer::Unknown),
+        ] {
+            let t = dir.path().join("t.jsonl");
+            std::fs::write(&t, format!("{call}\n{}\n", result(extra))).unwrap();
+            let (id, at) = locate(&t, Agent::Claude);
+            let mut f = Follower::new(t, Agent::Claude, at, id);
+            assert!(f.poll(), "{extra}");
+            assert_eq!(f.answerer(), Some(who), "{extra}");
+        }
+    }
+
     #[test]
     fn a_line_longer_than_a_chunk_is_skipped_once() {
         let dir = tempfile::tempdir().unwrap();
