@@ -146,6 +146,56 @@ test("claude: a plan edited and approved in Plandeck reaches the model as the ed
   });
 });
 
+test("claude outside tmux (a terminal of its own): a plan approved in Plandeck reaches the model through its hook", { timeout: 110000 }, async () => {
+  // No tmux at all: the CLI runs on a pseudo-terminal of `script` (util-linux). Before, such a
+  // session could only be approved in its terminal.
+  const { base, home, repo } = makeAgentHome("api");
+  claudeReady(home, repo);
+  assert.equal(cli(home, ["hooks", "install", "--agent", "claude", "--yes"]).status, 0);
+  const api = await startStandIn("claude", join(base, "api"));
+  const keys = tmuxLog(base);
+  let agent;
+  try {
+    await withPlandeck(home, async () => {
+      const env = withoutCi(keys.env(claudeEnv(home, api)));
+      delete env.TMUX;
+      delete env.TMUX_PANE;
+      // The prompt is the session's first message (`claude "<prompt>"` stays interactive): keys
+      // written to the terminal before its input box takes them are lost.
+      const prompt = "plan pagination for the api";
+      agent = spawn("script", ["-qfec", `stty cols 200 rows 50; exec ${claude.bin} --permission-mode plan '${prompt}'`, "/dev/null"], { cwd: repo, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+      let screen = "";
+      agent.stdout.on("data", (d) => (screen += d));
+      const onScreen = (text, timeout = 30000) =>
+        waitFor(() => screen.includes(text), { timeout, what: `${text} on the terminal` }).catch((e) => {
+          throw new Error(`${e.message}\n--- terminal (last bytes) ---\n${JSON.stringify(screen.slice(-1500))}`);
+        });
+      const req = await waitFor(() => pending(home)[0], { timeout: 30000, what: "the plan in plandeck pending" });
+      assert.equal(req.tmuxPane, null, "no tmux pane");
+      assert.equal(req.headless, false, "an interactive session");
+      await onScreen(CARD, 20000);
+      const r = keys.cli(home, ["approve", req.id, "--json"]);
+      assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.delivery, "delivered", r.stdout);
+      assert.equal(out.message, "Approved: sent to Claude Code through its hook.");
+      const got = await modelGot(api, null, "ExitPlanMode");
+      assert.match(got.content, /^User has approved your plan/);
+      assert.ok(got.content.includes(`## Approved Plan:\n${req.plan}`), `the model got:\n${got.content}`);
+      await approvedThroughTheHook({ home, req, keys, got });
+    });
+  } finally {
+    if (agent?.pid) {
+      try {
+        process.kill(-agent.pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+    api.stop();
+  }
+});
+
 test("claude: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
     await tmux.waitScreen(CARD);
