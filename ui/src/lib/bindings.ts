@@ -837,7 +837,12 @@ decidedBy: string | null,
  * in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
  * refused when the plan changed since.
  */
-planHash: string | null, };
+planHash: string | null, 
+/**
+ * An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
+ * not: no pane is needed), never typed. Filled in when requests are listed.
+ */
+approvesThroughHook: boolean, };
 
 export type ApproveMode = "auto" | "manual";
 

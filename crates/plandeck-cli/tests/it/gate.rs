@@ -245,6 +245,10 @@ fn approve_without_a_pane_goes_through_the_waiting_hook() {
     let s = claude_setup();
     let (_app, hook, req) = claude_waiting(&s);
     assert_eq!(req.tmux_pane, None);
+    assert!(
+        req.approves_through_hook,
+        "listed as approved through its hook"
+    );
     let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
     let outcome = gate::decide(&s.roots, &req.id, approve_auto()).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
@@ -815,6 +819,7 @@ fn a_claude_card_with_no_hook_waiting_is_answered_by_its_labels() {
             .then_some(())
     });
     let req = claude_request_without_hook(&s, &tmux, &pane);
+    assert!(!gate::pending(&s.roots)[0].approves_through_hook);
     let outcome = gate::decide_with(&s.roots, &req.id, approve_auto(), &fast_delivery()).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
     assert_eq!(

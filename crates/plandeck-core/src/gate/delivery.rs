@@ -27,7 +27,8 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::store::{
-    self, answered, close, hook_alive, load_open, save_open_request, write_decision,
+    self, answered, approves_through_hook, close, hook_alive, load_open, save_open_request,
+    write_decision,
 };
 use super::transcript::{Answerer, Follower};
 use super::{
@@ -420,12 +421,6 @@ fn deliver(
             approve(roots, req, decision, mode, edit, opts, record)
         }
     }
-}
-
-/// Whether an approval of `req` goes through its waiting hook (Claude Code: `allow` with the plan
-/// is the card's answer, in tmux or not), never by keys.
-fn approves_through_hook(req: &GateRequest) -> bool {
-    req.agent == Agent::Claude && hook_alive(req)
 }
 
 /// What became of a decision handed to the waiting hook.

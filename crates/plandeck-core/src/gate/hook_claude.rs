@@ -115,6 +115,7 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         decision: None,
         decided_by: None,
         plan_hash: None,
+        approves_through_hook: false,
     }
 }
 

@@ -87,6 +87,7 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         decision: None,
         decided_by: None,
         plan_hash: None,
+        approves_through_hook: false,
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(note),

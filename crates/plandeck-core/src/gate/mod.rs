@@ -207,6 +207,10 @@ pub struct GateRequest {
     /// refused when the plan changed since.
     #[serde(default, skip_deserializing)]
     pub plan_hash: Option<String>,
+    /// An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
+    /// not: no pane is needed), never typed. Filled in when requests are listed.
+    #[serde(default, skip_deserializing)]
+    pub approves_through_hook: bool,
 }
 
 #[cfg(test)]

@@ -193,6 +193,12 @@ pub(crate) fn hook_alive(req: &GateRequest) -> bool {
     crate::process::is_running(req.hook_pid, req.hook_start_time)
 }
 
+/// Whether an approval of `req` goes through its waiting hook (Claude Code: `allow` with the plan
+/// is the card's answer, in tmux or not), never by keys.
+pub(crate) fn approves_through_hook(req: &GateRequest) -> bool {
+    req.agent == crate::agents::Agent::Claude && hook_alive(req)
+}
+
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
 fn open_requests(roots: &Roots) -> Vec<GateRequest> {
     let Ok(entries) = fs::read_dir(requests_dir(roots)) else {
@@ -257,19 +263,22 @@ pub(crate) fn plan_acted_on(req: &GateRequest) -> String {
         .unwrap_or_else(|| req.plan.clone())
 }
 
-fn with_plan_hash(mut req: GateRequest) -> GateRequest {
+/// `req` as listed: with the hash of the plan it would approve, and whether an approval would go
+/// through its waiting hook.
+fn listed(mut req: GateRequest) -> GateRequest {
     req.plan_hash = Some(crate::review::store::hash(plan_acted_on(&req).as_bytes()));
+    req.approves_through_hook = approves_through_hook(&req);
     req
 }
 
 /// Every request still waiting for the reviewer, oldest first, each with the hash of the plan
-/// it would approve. Reads only: a request that ended without a decision ([`ended`]) is left
+/// it would approve and whether an approval goes through its hook. Reads only: a request that ended without a decision ([`ended`]) is left
 /// out, and stays in `requests/` until [`close_ended`] moves it to `done/`.
 pub fn pending(roots: &Roots) -> Vec<GateRequest> {
     let mut out: Vec<GateRequest> = open_requests(roots)
         .into_iter()
         .filter(|req| ended(req).is_none())
-        .map(with_plan_hash)
+        .map(listed)
         .collect();
     out.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
     out
