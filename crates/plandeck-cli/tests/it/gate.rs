@@ -328,6 +328,55 @@ fn the_person_answering_first_wins_over_the_hooks_approval() {
     }
 }
 
+/// The hook goes away with the approval handed to it but not taken (Claude Code ended it):
+/// nothing reached the agent, so the approval is taken back and the request waits again.
+#[test]
+fn an_approval_the_hook_never_took_is_taken_back() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut hook_process = Command::new("sleep").arg("1000").spawn().unwrap();
+    let hook_pid = hook_process.id();
+    let req: GateRequest = serde_json::from_value(serde_json::json!({
+        "id": "r-hook-gone", "agent": "claude", "sessionId": "s", "cwd": "/w",
+        "planPath": s.plan_file, "plan": s.plan, "toolUseId": TOOL_USE,
+        "transcriptPath": s.transcript, "transcriptOffset": 0,
+        "waitingSince": "2026-01-01T00:00:00Z", "deadline": "2026-01-01T00:10:00Z",
+        "hookPid": hook_pid, "hookStartTime": plandeck_core::process::start_time(hook_pid),
+        "status": "waiting", "closedAt": null,
+    }))
+    .unwrap();
+    let requests = s.roots.data.join("gate/requests");
+    std::fs::create_dir_all(&requests).unwrap();
+    std::fs::write(
+        requests.join("r-hook-gone.json"),
+        serde_json::to_vec(&req).unwrap(),
+    )
+    .unwrap();
+    // The hook's process ends once the approval is handed to it, without taking it.
+    let decision_file = s.roots.data.join("gate/decisions/r-hook-gone.json");
+    let killer = std::thread::spawn(move || {
+        wait_for("the approval handed to the hook", || {
+            decision_file.exists().then_some(())
+        });
+        hook_process.kill().unwrap();
+        hook_process.wait().unwrap();
+    });
+    let outcome = gate::decide(&s.roots, &req.id, approve_auto()).unwrap();
+    killer.join().unwrap();
+    assert_eq!(outcome.delivery, gate::Delivery::Failed, "{outcome:?}");
+    assert!(
+        outcome.message.contains("the hook went away"),
+        "{outcome:?}"
+    );
+    let again = gate::request(&s.roots, &req.id).unwrap();
+    assert_eq!((again.status, again.decision), (GateStatus::Waiting, None));
+    assert!(!s
+        .roots
+        .data
+        .join("gate/decisions/r-hook-gone.json")
+        .exists());
+}
+
 #[test]
 fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     let s = claude_setup();

@@ -480,6 +480,25 @@ fn approved_through_hook(roots: &Roots, req: &GateRequest, opts: &DeliveryOption
         return reached_through_hook(req, status);
     }
     if let HookTook::NotYet = taken {
+        if !hook_alive(req) {
+            // The hook went away without it (nothing reached the agent): taken back, so the
+            // request waits again and a new decision answers the card itself.
+            withdraw_decision(roots, &req.id);
+            let open = store::requests_dir(roots).join(format!("{}.json", req.id));
+            let mut back = req.clone();
+            back.status = GateStatus::Waiting;
+            back.decision = None;
+            back.decided_by = None;
+            back.through_hook = false;
+            if open.exists() {
+                let _ = save_open_request(roots, &back);
+            }
+            return Reached::new(
+                Delivery::Failed,
+                "the hook went away before it took the approval; nothing reached the agent: decide again, or answer in the terminal",
+                GateStatus::Waiting,
+            );
+        }
         return Reached::new(
             Delivery::Pending,
             "approval filed; the hook has not taken it yet",
