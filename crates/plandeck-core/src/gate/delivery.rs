@@ -757,8 +757,7 @@ fn approve(
     };
     match answer_card(&req, &target(&req, &pane), card_pick(mode), &[], true, opts) {
         Ok(()) => {
-            // A waiting Claude hook closes the request once the transcript shows the answer;
-            // otherwise nobody else will.
+            // Typed only where no hook waits to close the request: nobody else will.
             if !hook_alive(&req) {
                 let _ = close(roots, &req, GateStatus::Approved);
             }
