@@ -274,12 +274,62 @@ export async function rejectInQueue(s, home, req, feedback, { screenshot } = {})
   }
 }
 
-/** Approves `req` from the CLI with the plan edited to `edited` (written to a file in `base`). */
-export function approveEdited(home, base, req, edited) {
+/** Approves `req` from the CLI with the plan edited to `edited` (written to a file in `base`);
+ * `keys` (a `tmuxLog`) records every tmux command the CLI runs. Returns the CLI's `--json`. */
+export function approveEdited(home, base, req, edited, { keys } = {}) {
   const file = join(base, "edited.md");
   writeFileSync(file, edited);
-  const r = cli(home, ["approve", req.id, "--edit", file]);
+  const args = ["approve", req.id, "--edit", file, "--json"];
+  const r = keys ? keys.cli(home, args) : cli(home, args);
   assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/**
+ * A `tmux` first in PATH that writes each of its invocations (one line of arguments) to
+ * `<base>/tmux-calls.log`, then runs the real tmux: whatever a process started with `env(…)`
+ * (or `cli(…)`) types into a pane (`send-keys`, `paste-buffer`) is in `typed()`.
+ */
+export function tmuxLog(base) {
+  const real = spawnSync("sh", ["-c", "command -v tmux"], { encoding: "utf8" }).stdout.trim();
+  if (!real) throw new Error("tmux is not installed");
+  const dir = join(base, "tmux-logging");
+  const log = join(base, "tmux-calls.log");
+  mkdirSync(dir, { recursive: true });
+  writeFileSync(join(dir, "tmux"), `#!/bin/sh\nprintf '%s\\n' "$*" >> '${log}'\nexec '${real}' "$@"\n`, { mode: 0o755 });
+  const env = (e) => ({ ...e, PATH: `${dir}:${e.PATH ?? process.env.PATH}` });
+  return {
+    env,
+    cli(home, args) {
+      return spawnSync(plandeckBin(), args, { encoding: "utf8", env: env(envFor(home)), timeout: 60000 });
+    },
+    /** Every logged tmux call that types into a pane. */
+    typed() {
+      if (!existsSync(log)) return [];
+      return readFileSync(log, "utf8")
+        .split("\n")
+        .filter((l) => /(^|\s)(send-keys|send|paste-buffer|pasteb)(\s|$)/.test(l));
+    },
+  };
+}
+
+/** Who decided the agent's ExitPlanMode call `toolUseId`, as Claude Code's transcript says
+ * (`permissionDecision.source` beside the tool result: "hook", "user_temporary"). */
+export function claudeDecidedBy(transcriptPath, toolUseId) {
+  for (const line of readFileSync(transcriptPath, "utf8").split("\n")) {
+    if (!line.includes(toolUseId)) continue;
+    let rec;
+    try {
+      rec = JSON.parse(line);
+    } catch {
+      continue;
+    }
+    const content = rec.message?.content;
+    if (Array.isArray(content) && content.some((b) => b.type === "tool_result" && b.tool_use_id === toolUseId)) {
+      return rec.permissionDecision?.source ?? null;
+    }
+  }
+  return undefined;
 }
 
 /** Waits for `req` to close with `status`; the log's latest line is its decision, delivered.

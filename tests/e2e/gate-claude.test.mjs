@@ -9,7 +9,7 @@ import { spawn } from "node:child_process";
 import { existsSync, readFileSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, CLAUDE_KEY, claudeDecidedBy, claudeEnv, claudeReady, closedAndDelivered, closedRequest, decideThreeAtOnce, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, tmuxLog, waitForRequest, withoutCi, withPlandeck } from "./agents.mjs";
 import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
@@ -23,9 +23,11 @@ async function withPlanWaiting(fn) {
   assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
   const api = await startStandIn("claude", join(base, "api"));
   const tmux = new Tmux();
+  // Every tmux call of the deciders (`keys.cli`) and of the agent's hook is logged.
+  const keys = tmuxLog(base);
   try {
     await withPlandeck(home, async (s) => {
-      const env = claudeEnv(home, api);
+      const env = keys.env(claudeEnv(home, api));
       tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env });
       await tmux.waitScreen("plan mode on", { timeout: 30000 });
       await submitPrompt(tmux, api, "plan pagination for the api");
@@ -34,7 +36,7 @@ async function withPlanWaiting(fn) {
       assert.equal(req.cwd, repo);
       assert.ok(req.tmuxPane, "the request names the agent's tmux pane");
       assert.match(req.planPath ?? "", /\/\.claude\/plans\/[^/]+\.md$/);
-      await fn({ s, home, base, api, tmux, req });
+      await fn({ s, home, base, api, tmux, req, keys });
     });
   } finally {
     tmux.kill();
@@ -99,18 +101,99 @@ test("claude: a plan rejected from its plan view (not the queue) reaches the mod
   });
 });
 
-test("claude: a plan edited and approved in Plandeck reaches the model as Approved Plan with the edit", { timeout: 110000 }, async () => {
-  const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
-  await withPlanWaiting(async ({ home, base, api, tmux, req }) => {
-    approveEdited(home, base, req, edited);
+/**
+ * The approval reached Claude Code through its hook, with no key typed: no tmux call of the
+ * decider or the hook typed into a pane, the transcript says the hook decided (a key typed on
+ * the card would be "user_temporary"), and the request closed as approved.
+ */
+async function approvedThroughTheHook({ home, req, keys, got }) {
+  assert.deepEqual(keys.typed(), [], "a key was typed into the pane");
+  assert.equal(claudeDecidedBy(req.transcriptPath, got.toolUseId), "hook", "who decided, as the transcript says");
+  const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
+  assert.equal(done.status, "approved");
+  assert.equal(done.throughHook, true);
+}
+
+test("claude: a plan approved in Plandeck reaches the model through its hook, with no key sent to the pane", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, api, tmux, req, keys }) => {
+    await tmux.waitScreen(CARD);
+    const r = keys.cli(home, ["approve", req.id, "--json"]);
+    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.delivery, "delivered", r.stdout);
+    assert.equal(out.message, `Approved: sent to Claude Code in tmux pane ${req.tmuxPane} through its hook.`);
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.isError, false);
     assert.match(got.content, /^User has approved your plan/);
-    assert.ok(got.content.includes(`## Approved Plan:\n${edited}`), `the model got:\n${got.content}`);
-    assert.equal(readFileSync(req.planPath, "utf8"), edited);
-    const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
-    assert.equal(done.status, "approved");
+    assert.ok(got.content.includes(`## Approved Plan:\n${req.plan}`), `the model got:\n${got.content}`);
+    await tmux.waitScreen((sc) => !sc.includes(CARD), { what: "the card to close" });
+    await approvedThroughTheHook({ home, req, keys, got });
   });
+});
+
+test("claude: a plan edited and approved in Plandeck reaches the model as the edited plan through its hook, with no key sent to the pane", { timeout: 110000 }, async () => {
+  const edited = "# Plan: pagination (edited in Plandeck)\n\n1. Cursor only\n2. Tests for the last page\n";
+  await withPlanWaiting(async ({ home, base, api, tmux, req, keys }) => {
+    await tmux.waitScreen(CARD);
+    const out = approveEdited(home, base, req, edited, { keys });
+    assert.equal(out.delivery, "delivered", JSON.stringify(out));
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.isError, false);
+    assert.match(got.content, /^User has approved your plan/);
+    assert.ok(got.content.includes(`## Approved Plan (edited by user):\n${edited}`), `the model got:\n${got.content}`);
+    assert.equal(readFileSync(req.planPath, "utf8"), edited);
+    await approvedThroughTheHook({ home, req, keys, got });
+  });
+});
+
+test("claude outside tmux (a terminal of its own): a plan approved in Plandeck reaches the model through its hook", { timeout: 110000 }, async () => {
+  // No tmux at all: the CLI runs on a pseudo-terminal of `script` (util-linux). Before, such a
+  // session could only be approved in its terminal.
+  const { base, home, repo } = makeAgentHome("api");
+  claudeReady(home, repo);
+  assert.equal(cli(home, ["hooks", "install", "--agent", "claude", "--yes"]).status, 0);
+  const api = await startStandIn("claude", join(base, "api"));
+  const keys = tmuxLog(base);
+  let agent;
+  try {
+    await withPlandeck(home, async () => {
+      const env = withoutCi(keys.env(claudeEnv(home, api)));
+      delete env.TMUX;
+      delete env.TMUX_PANE;
+      // The prompt is the session's first message (`claude "<prompt>"` stays interactive): keys
+      // written to the terminal before its input box takes them are lost.
+      const prompt = "plan pagination for the api";
+      agent = spawn("script", ["-qfec", `stty cols 200 rows 50; exec ${claude.bin} --permission-mode plan '${prompt}'`, "/dev/null"], { cwd: repo, env, stdio: ["pipe", "pipe", "pipe"], detached: true });
+      let screen = "";
+      agent.stdout.on("data", (d) => (screen += d));
+      const onScreen = (text, timeout = 30000) =>
+        waitFor(() => screen.includes(text), { timeout, what: `${text} on the terminal` }).catch((e) => {
+          throw new Error(`${e.message}\n--- terminal (last bytes) ---\n${JSON.stringify(screen.slice(-1500))}`);
+        });
+      const req = await waitFor(() => pending(home)[0], { timeout: 30000, what: "the plan in plandeck pending" });
+      assert.equal(req.tmuxPane, null, "no tmux pane");
+      assert.equal(req.headless, false, "an interactive session");
+      await onScreen(CARD, 20000);
+      const r = keys.cli(home, ["approve", req.id, "--json"]);
+      assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+      const out = JSON.parse(r.stdout);
+      assert.equal(out.delivery, "delivered", r.stdout);
+      assert.equal(out.message, "Approved: sent to Claude Code through its hook.");
+      const got = await modelGot(api, null, "ExitPlanMode");
+      assert.match(got.content, /^User has approved your plan/);
+      assert.ok(got.content.includes(`## Approved Plan:\n${req.plan}`), `the model got:\n${got.content}`);
+      await approvedThroughTheHook({ home, req, keys, got });
+    });
+  } finally {
+    if (agent?.pid) {
+      try {
+        process.kill(-agent.pid, "SIGKILL");
+      } catch {
+        /* already gone */
+      }
+    }
+    api.stop();
+  }
 });
 
 test("claude: the terminal answering first closes the request in Plandeck", { timeout: 110000 }, async () => {

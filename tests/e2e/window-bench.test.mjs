@@ -35,11 +35,12 @@ test("window startup benchmark runs: content on a bigger home against a one-plan
   assert.deepEqual(r.limit, { ratio: 1.3 });
 });
 
-test("window interactive approval benchmark runs: approve clicked to the key read by the agent in its tmux pane", async () => {
+test("window interactive approval benchmark runs: approve clicked to the hook's answer taken by the agent in its tmux pane, no key typed", async () => {
   const [r] = await interactiveApproval({ samples: 2 });
   assertRow(r, "window_approve_click_to_agent_unblocked_tmux");
-  // Every row has a checked limit: the gate's 1 s settle before the key, plus 500 ms.
-  assert.deepEqual(r.limit, { ms: 1500 });
+  // Every row has a checked limit: p95 < 300 ms (issue 23); the run fails if the agent read a key.
+  assert.deepEqual(r.limit, { ms: 300 });
+  assert.equal(r.figure, "p95");
 });
 
 test("window scrolling benchmark runs: the longest frame of each long list, judged against 50 ms", async () => {

@@ -375,7 +375,7 @@ mod tests {
             "tmuxPane": "%1", "tmuxSocket": null, "waitingSince": "2026-01-01T00:00:00Z",
             "deadline": "2026-01-01T01:00:00Z", "hookPid": 1, "hookStartTime": null,
             "agentPid": null, "agentStartTime": null, "headless": false, "status": "waiting",
-            "closedAt": null, "decision": null, "decidedBy": null, "planHash": null,
+            "closedAt": null, "decision": null, "decidedBy": null, "planHash": "h1",
         });
         let read: Vec<GateRequest> = answer("lab", Value::Array(vec![request])).unwrap();
         assert_eq!(read[0].id, "@lab/r1");
@@ -383,6 +383,8 @@ mod tests {
         // What is the agent's own (its tool call, its pane) stays as the remote said.
         assert_eq!(read[0].tool_use_id.as_deref(), Some("toolu_1"));
         assert_eq!(read[0].machine.as_deref(), Some("lab"));
+        // The hash of the plan it would approve is the remote's: the decision carries it back.
+        assert_eq!(read[0].plan_hash.as_deref(), Some("h1"));
         let wrong = answer::<Vec<GateRequest>>("lab", serde_json::json!({"rm": "-rf"}));
         assert_eq!(wrong.unwrap_err().kind, ErrorKind::BadInput);
     }

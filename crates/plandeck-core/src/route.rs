@@ -203,7 +203,8 @@ pub fn decide_plan(
         };
         let message = match out.delivery {
             Delivery::Delivered => match verdict {
-                Verdict::Approved => format!("Approved: sent to {who}."),
+                // The gate says how: "…in tmux pane %3." or "…through its hook."
+                Verdict::Approved => out.message.clone(),
                 Verdict::Rejected => format!("Rejected: your feedback was sent to {who}."),
             },
             Delivery::Pending => format!("{did} for {who}, not delivered yet: {}.", out.message),

@@ -28,6 +28,8 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   agentPid: null,
   agentStartTime: null,
   headless: false,
+  throughHook: false,
+  approvesThroughHook: false,
   status: "waiting",
   closedAt: null,
   decision: null,
@@ -76,6 +78,15 @@ describe("WaitingQueue", () => {
     expect(await screen.findByText(/No tmux pane known/)).toBeInTheDocument();
     await fireEvent.click(await screen.findByTestId("gate-approve-auto"));
     expect(await screen.findByTestId("gate-status")).toHaveTextContent("approve in the terminal");
+  });
+
+  it("says nothing of a pane when the approval goes through the agent's waiting hook", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_pending") return [request({ tmuxPane: null, approvesThroughHook: true })];
+    });
+    render(WaitingQueue);
+    await screen.findByTestId("gate-approve-auto");
+    expect(screen.queryByText(/No tmux pane known/)).not.toBeInTheDocument();
   });
 
   it("shows a decision that did not reach the agent, with the reason, after its request is gone", async () => {

@@ -826,10 +826,15 @@ hookStartTime: number | null, agentPid: number | null,
 agentStartTime: number | null, 
 /**
  * The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
- * there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
- * approvals too.
+ * there is no card to answer, and the hook's first answer is final (the request closes as
+ * the hook answers).
  */
-headless: boolean, status: GateStatus, 
+headless: boolean, 
+/**
+ * The approval was handed to the waiting hook (Claude Code), not typed: whether the agent
+ * took it, or the person answered the card first, is read from the transcript's answer.
+ */
+throughHook: boolean, status: GateStatus, 
 /**
  * When it was closed (RFC 3339).
  */
@@ -852,7 +857,12 @@ planHash: string | null,
 /**
  * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
  */
-machine: string | null, };
+machine: string | null, 
+/**
+ * An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
+ * not: no pane is needed), never typed. Filled in when requests are listed.
+ */
+approvesThroughHook: boolean, };
 
 export type ApproveMode = "auto" | "manual";
 

@@ -87,6 +87,57 @@ fn answer_in_transcript(path: &Path) {
     writeln!(f, "{rec}").unwrap();
 }
 
+/// The call's answer as Claude Code 2.1.328 writes it, with who decided
+/// (`permissionDecision.source`: `"hook"`, `"user_temporary"`).
+fn answer_in_transcript_by(path: &Path, source: &str) {
+    let rec = serde_json::json!({"type":"user","message":{"role":"user","content":[
+        {"type":"tool_result","tool_use_id":TOOL_USE,"content":"User has approved your plan."}]},
+        "permissionDecision":{"decision":"accept","source":source}});
+    let mut f = std::fs::OpenOptions::new().append(true).open(path).unwrap();
+    writeln!(f, "{rec}").unwrap();
+}
+
+/// The hook's `allow`, checked for the shape Claude Code takes as the card's answer (a bare
+/// `allow` is ignored): `updatedInput` with the plan and its file, and `setMode` for the mode.
+#[track_caller]
+fn allow_of(out: &HookOutcome, plan_file: &Path, mode: &str) -> String {
+    assert_eq!(out.exit_code, 0, "{out:?}");
+    let v: serde_json::Value = serde_json::from_str(out.stdout.trim()).expect("hook JSON");
+    let d = &v["hookSpecificOutput"]["decision"];
+    assert_eq!(
+        v["hookSpecificOutput"]["hookEventName"],
+        "PermissionRequest"
+    );
+    assert_eq!(d["behavior"], "allow", "{v}");
+    assert_eq!(
+        d["updatedInput"]["planFilePath"],
+        plan_file.to_str().unwrap(),
+        "{v}"
+    );
+    assert_eq!(
+        d["updatedPermissions"],
+        serde_json::json!([{"type":"setMode","mode":mode,"destination":"session"}]),
+        "{v}"
+    );
+    d["updatedInput"]["plan"].as_str().unwrap().to_owned()
+}
+
+/// Claude Code taking the hook's answer, as 2.1.328 does: once `hook` prints an `allow` with an
+/// `updatedInput`, the card closes and the transcript gets the call's result, decided by the hook.
+fn claude_takes_the_hooks_answer(
+    transcript: &Path,
+    hook: std::thread::JoinHandle<HookOutcome>,
+) -> std::thread::JoinHandle<HookOutcome> {
+    let transcript = transcript.to_owned();
+    std::thread::spawn(move || {
+        let out = hook.join().unwrap();
+        if out.stdout.contains("\"allow\"") && out.stdout.contains("updatedInput") {
+            answer_in_transcript_by(&transcript, "hook");
+        }
+        out
+    })
+}
+
 fn spawn_hook(
     roots: &Roots,
     stdin: &[u8],
@@ -186,21 +237,144 @@ fn reject_prints_deny_with_the_feedback() {
     assert!(gate::pending(&s.roots).is_empty());
 }
 
+/// A Claude Code session outside tmux (no pane): approved through its waiting hook, never left
+/// for the terminal. The request closes as approved once the transcript shows the hook's answer
+/// taken.
 #[test]
-fn approve_without_a_pane_keeps_the_request_until_the_terminal_answers() {
+fn approve_without_a_pane_goes_through_the_waiting_hook() {
     let s = claude_setup();
     let (_app, hook, req) = claude_waiting(&s);
-    let decision = approve_auto();
-    let outcome = gate::decide(&s.roots, &req.id, decision).unwrap();
-    assert!(!outcome.delivered);
-    assert_eq!(outcome.message, "approve in the terminal");
-    let still = gate::pending(&s.roots);
-    assert_eq!(still.len(), 1);
-    assert_eq!(still[0].status, GateStatus::Approving);
-    answer_in_transcript(&s.transcript);
-    let out = hook.join().unwrap();
-    assert_no_decision(&out);
-    assert_status(&s.roots, &req, GateStatus::Approved);
+    assert_eq!(req.tmux_pane, None);
+    assert!(
+        req.approves_through_hook,
+        "listed as approved through its hook"
+    );
+    let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
+    let outcome = gate::decide(&s.roots, &req.id, approve_auto()).unwrap();
+    assert!(outcome.delivered, "{outcome:?}");
+    assert_eq!(
+        outcome.message,
+        "Approved: sent to Claude Code through its hook."
+    );
+    assert_eq!(outcome.status, GateStatus::Approved);
+    let out = claude.join().unwrap();
+    assert_eq!(allow_of(&out, &s.plan_file, "auto"), s.plan);
+    let done = gate::request(&s.roots, &req.id).unwrap();
+    assert_eq!(done.status, GateStatus::Approved);
+    assert!(done.through_hook);
+    assert!(gate::pending(&s.roots).is_empty());
+    // One decision, logged once, delivered.
+    let log = log_json(&s.home);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["delivery"], "delivered");
+}
+
+/// The person answers the card in the terminal after the hook handed Plandeck's approval over:
+/// Claude Code keeps the person's answer (the hook's is ignored), and the request closes as
+/// answered in the terminal, not approved: by the decider, or by the liveness tick once the
+/// decider is gone.
+#[test]
+fn the_person_answering_first_wins_over_the_hooks_approval() {
+    for decider_waits in [true, false] {
+        let s = claude_setup();
+        let _app = gate::app_heartbeat(&s.roots).unwrap();
+        // The hook's process: it exits once it has answered.
+        let mut hook_process = Command::new("sleep").arg("1000").spawn().unwrap();
+        let o = HookOptions {
+            hook_pid: hook_process.id(),
+            ..opts(Duration::from_secs(60))
+        };
+        let (roots, stdin) = (s.roots.clone(), s.stdin.clone());
+        let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
+        let req = wait_request(&s.roots);
+        let transcript = s.transcript.clone();
+        // The person's key reached the card first: the transcript says so (while the decider
+        // waits for it, or after it gave up waiting).
+        let claude = std::thread::spawn(move || {
+            let out = hook.join().unwrap();
+            if decider_waits {
+                answer_in_transcript_by(&transcript, "user_temporary");
+            }
+            out
+        });
+        let opts = DeliveryOptions {
+            close_timeout: if decider_waits {
+                Duration::from_secs(10)
+            } else {
+                Duration::ZERO
+            },
+            ..DeliveryOptions::default()
+        };
+        let outcome = gate::decide_with(&s.roots, &req.id, approve_auto(), &opts).unwrap();
+        let out = claude.join().unwrap();
+        hook_process.kill().unwrap();
+        hook_process.wait().unwrap();
+        allow_of(&out, &s.plan_file, "auto");
+        if decider_waits {
+            assert_eq!(
+                outcome.delivery,
+                gate::Delivery::AnsweredInTerminal,
+                "{outcome:?}"
+            );
+            assert!(!outcome.delivered);
+        } else {
+            assert_eq!(outcome.delivery, gate::Delivery::Pending, "{outcome:?}");
+            assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Approving);
+            answer_in_transcript_by(&s.transcript, "user_temporary");
+            assert!(gate::pending(&s.roots).is_empty(), "it ended");
+            assert_eq!(gate::close_ended(&s.roots), std::slice::from_ref(&req.id));
+        }
+        assert_status(&s.roots, &req, GateStatus::AnsweredInTerminal);
+    }
+}
+
+/// The hook goes away with the approval handed to it but not taken (Claude Code ended it):
+/// nothing reached the agent, so the approval is taken back and the request waits again.
+#[test]
+fn an_approval_the_hook_never_took_is_taken_back() {
+    let s = claude_setup();
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let mut hook_process = Command::new("sleep").arg("1000").spawn().unwrap();
+    let hook_pid = hook_process.id();
+    let req: GateRequest = serde_json::from_value(serde_json::json!({
+        "id": "r-hook-gone", "agent": "claude", "sessionId": "s", "cwd": "/w",
+        "planPath": s.plan_file, "plan": s.plan, "toolUseId": TOOL_USE,
+        "transcriptPath": s.transcript, "transcriptOffset": 0,
+        "waitingSince": "2026-01-01T00:00:00Z", "deadline": "2026-01-01T00:10:00Z",
+        "hookPid": hook_pid, "hookStartTime": plandeck_core::process::start_time(hook_pid),
+        "status": "waiting", "closedAt": null,
+    }))
+    .unwrap();
+    let requests = s.roots.data.join("gate/requests");
+    std::fs::create_dir_all(&requests).unwrap();
+    std::fs::write(
+        requests.join("r-hook-gone.json"),
+        serde_json::to_vec(&req).unwrap(),
+    )
+    .unwrap();
+    // The hook's process ends once the approval is handed to it, without taking it.
+    let decision_file = s.roots.data.join("gate/decisions/r-hook-gone.json");
+    let killer = std::thread::spawn(move || {
+        wait_for("the approval handed to the hook", || {
+            decision_file.exists().then_some(())
+        });
+        hook_process.kill().unwrap();
+        hook_process.wait().unwrap();
+    });
+    let outcome = gate::decide(&s.roots, &req.id, approve_auto()).unwrap();
+    killer.join().unwrap();
+    assert_eq!(outcome.delivery, gate::Delivery::Failed, "{outcome:?}");
+    assert!(
+        outcome.message.contains("the hook went away"),
+        "{outcome:?}"
+    );
+    let again = gate::request(&s.roots, &req.id).unwrap();
+    assert_eq!((again.status, again.decision), (GateStatus::Waiting, None));
+    assert!(!s
+        .roots
+        .data
+        .join("gate/decisions/r-hook-gone.json")
+        .exists());
 }
 
 #[test]
@@ -230,14 +404,18 @@ fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     );
 
     std::fs::write(&s.plan_file, &s.plan).unwrap();
+    let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
     let outcome = gate::decide(&s.roots, &req.id, edit("# edited plan\n")).unwrap();
-    assert!(!outcome.delivered);
+    assert!(outcome.delivered, "{outcome:?}");
     assert_eq!(
         std::fs::read_to_string(&s.plan_file).unwrap(),
         "# edited plan\n"
     );
-    answer_in_transcript(&s.transcript);
-    assert_no_decision(&hook.join().unwrap());
+    // The edited text is what the hook hands to Claude Code (it reaches the model as "Approved
+    // Plan (edited by user)"), with the manual mode.
+    let out = claude.join().unwrap();
+    assert_eq!(allow_of(&out, &s.plan_file, "default"), "# edited plan\n");
+    assert_status(&s.roots, &req, GateStatus::Approved);
 }
 
 #[test]
@@ -551,14 +729,44 @@ fn fast_delivery() -> DeliveryOptions {
     }
 }
 
-#[test]
-fn approve_answers_the_claude_card_in_tmux() {
-    let s = claude_setup();
-    let got = s.home.join("got");
-    let script = format!(
-        "cat {plan}\nprintf '\\nWould you like to proceed?\\n 1. Yes, and use auto mode\\n 2. Yes, manually approve edits\\n 3. Tell Claude what to change\\n'\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\necho done\nsleep 60\n",
+/// A fake Claude Code card in a pane, as 2.1.328 draws it (the plan, then its rows in `rows`),
+/// reading one key into `<home>/got`.
+fn claude_card_script(s: &Setup, rows: &[&str]) -> String {
+    let rows: String = rows
+        .iter()
+        .enumerate()
+        .map(|(i, r)| format!(" {}. {r}\\n", i + 1))
+        .collect();
+    format!(
+        "cat {plan}\nprintf '\\nClaude has written up a plan and is ready to execute. Would you like to proceed?\\n{rows}'\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\necho done\nsleep 60\n",
         plan = s.plan_file.display(),
-        got = got.display()
+        got = s.home.join("got").display()
+    )
+}
+
+/// What the card's process read: typed by Plandeck, or (once Plandeck is done) the test's own
+/// `x`. A key typed by Plandeck arrives before the `x`, and is what the card read.
+fn first_key_read(tmux: &Tmux, pane: &str, home: &Path) -> String {
+    tmux.keys(pane, &["-l", "x"]);
+    wait_for("a key read by the card", || {
+        std::fs::read_to_string(home.join("got"))
+            .ok()
+            .filter(|k| !k.is_empty())
+    })
+}
+
+/// Claude Code in tmux with its hook waiting: an approval goes through the hook's answer, and no
+/// key reaches the pane (a key after the hook's approval would answer the agent's next card).
+#[test]
+fn approve_of_a_claude_plan_in_tmux_goes_through_the_hook_and_types_nothing() {
+    let s = claude_setup();
+    let script = claude_card_script(
+        &s,
+        &[
+            "Yes, and use auto mode",
+            "Yes, manually approve edits",
+            "Tell Claude what to change",
+        ],
     );
     let Some((tmux, pane)) = card_pane(&s.home, &script) else {
         return;
@@ -581,6 +789,12 @@ fn approve_answers_the_claude_card_in_tmux() {
     let hook = std::thread::spawn(move || gate::hook_claude(&roots, &stdin, o));
     let req = wait_request(&s.roots);
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Tell Claude what to change")
+            .then_some(())
+    });
+    let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
     let decision = GateDecision::Approve {
         mode: ApproveMode::Manual,
         edited: None,
@@ -588,20 +802,131 @@ fn approve_answers_the_claude_card_in_tmux() {
     };
     let outcome = gate::decide_with(&s.roots, &req.id, decision, &fast_delivery()).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
-    // It says where the approval went: the agent and its pane.
+    // It says where the approval went, and how.
+    assert_eq!(
+        outcome.message,
+        format!("Approved: sent to Claude Code in tmux pane {pane} through its hook.")
+    );
+    assert_eq!(
+        allow_of(&claude.join().unwrap(), &s.plan_file, "default"),
+        s.plan
+    );
+    assert_eq!(
+        first_key_read(&tmux, &pane, &s.home),
+        "x",
+        "Plandeck typed a key"
+    );
+    assert_status(&s.roots, &req, GateStatus::Approved);
+}
+
+/// A Claude request filed with the card in `pane` whose hook is no longer waiting (it went away
+/// while the card stays up): only keys can answer it.
+fn claude_request_without_hook(s: &Setup, tmux: &Tmux, pane: &str) -> GateRequest {
+    let agent = tmux.pane_pid(pane);
+    let socket = tmux.env().split(',').next().unwrap().to_owned();
+    let req: GateRequest = serde_json::from_value(serde_json::json!({
+        "id": "r-no-hook", "agent": "claude", "sessionId": "s", "cwd": "/w",
+        "planPath": s.plan_file, "plan": s.plan, "toolUseId": TOOL_USE,
+        "transcriptPath": s.transcript, "transcriptOffset": 0,
+        "tmuxPane": pane, "tmuxSocket": socket,
+        "waitingSince": "2026-01-01T00:00:00Z", "deadline": "2026-01-01T00:10:00Z",
+        "hookPid": dead_pid(), "agentPid": agent,
+        "agentStartTime": plandeck_core::process::start_time(agent),
+        "status": "waiting", "closedAt": null,
+    }))
+    .unwrap();
+    let dir = s.roots.data.join("gate/requests");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{}.json", req.id)),
+        serde_json::to_vec(&req).unwrap(),
+    )
+    .unwrap();
+    req
+}
+
+/// With no hook waiting, the card is answered by keys, each row chosen by its label: on a card
+/// whose first two rows are swapped, "approve (auto)" types the key of the row that says so.
+#[test]
+fn a_claude_card_with_no_hook_waiting_is_answered_by_its_labels() {
+    let s = claude_setup();
+    let script = claude_card_script(
+        &s,
+        &[
+            "Yes, manually approve edits",
+            "Yes, and use auto mode",
+            "Tell Claude what to change",
+        ],
+    );
+    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
+        return;
+    };
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Tell Claude what to change")
+            .then_some(())
+    });
+    let req = claude_request_without_hook(&s, &tmux, &pane);
+    assert!(!gate::pending(&s.roots)[0].approves_through_hook);
+    let outcome = gate::decide_with(&s.roots, &req.id, approve_auto(), &fast_delivery()).unwrap();
+    assert!(outcome.delivered, "{outcome:?}");
     assert_eq!(
         outcome.message,
         format!("Approved: sent to Claude Code in tmux pane {pane}.")
     );
-    assert_eq!(
-        wait_for("the key", || std::fs::read_to_string(&got)
-            .ok()
-            .filter(|k| !k.is_empty())),
-        "2"
-    );
-    answer_in_transcript(&s.transcript);
-    assert_no_decision(&hook.join().unwrap());
+    assert_eq!(first_key_read(&tmux, &pane, &s.home), "2");
     assert_status(&s.roots, &req, GateStatus::Approved);
+}
+
+/// A card showing a choice Plandeck does not know is refused with its own error kind, and nothing
+/// is typed; the request stays open for the person.
+#[test]
+fn a_card_with_an_unexpected_label_is_refused_and_nothing_is_typed() {
+    let s = claude_setup();
+    let script = claude_card_script(
+        &s,
+        &[
+            "Yes, and use auto mode",
+            "Yes, and bypass all permissions",
+            "Tell Claude what to change",
+        ],
+    );
+    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
+        return;
+    };
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Tell Claude what to change")
+            .then_some(())
+    });
+    let req = claude_request_without_hook(&s, &tmux, &pane);
+    for decision in [
+        approve_auto(),
+        GateDecision::Reject {
+            feedback: "no".into(),
+        },
+    ] {
+        let err = gate::decide_with(&s.roots, &req.id, decision, &fast_delivery()).unwrap_err();
+        assert!(
+            matches!(err, GateError::CardNotRecognised { .. }),
+            "{err:?}"
+        );
+        assert!(
+            err.to_string()
+                .contains("2. Yes, and bypass all permissions"),
+            "{err}"
+        );
+        let ipc: plandeck_core::ipc::IpcError = err.into();
+        assert_eq!(ipc.kind, plandeck_core::ipc::ErrorKind::Refused);
+        assert_eq!(gate::pending(&s.roots)[0].status, GateStatus::Waiting);
+    }
+    assert_eq!(
+        first_key_read(&tmux, &pane, &s.home),
+        "x",
+        "Plandeck typed a key"
+    );
 }
 
 #[test]
@@ -1039,16 +1364,15 @@ fn an_approved_request_carries_the_open_comments_as_reviewer_notes() {
     let id = comment_on(&s.home, &s.plan_file, "Return a cursor", "opaque, please");
     let hook = spawn_hook(&s.roots, &s.stdin, Duration::from_secs(60));
     let req = wait_request(&s.roots);
-    // No pane: the plan file gets the notes, and the person answers the card in the terminal.
+    let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
+    // The plan file gets the notes, and the hook hands that text to Claude Code.
     let (code, out, err) = plandeck(&s.home, &["approve", &req.id]);
-    assert_eq!(code, 3, "{out}{err}");
+    assert_eq!(code, 0, "{out}{err}");
     let notes = "## Reviewer notes\n\n1. On \"Return a cursor\":\n   opaque, please";
-    assert_eq!(
-        std::fs::read_to_string(&s.plan_file).unwrap(),
-        format!("{}\n\n{notes}\n", s.plan.trim_end())
-    );
-    answer_in_transcript(&s.transcript);
-    assert_no_decision(&hook.join().unwrap());
+    let with_notes = format!("{}\n\n{notes}\n", s.plan.trim_end());
+    assert_eq!(std::fs::read_to_string(&s.plan_file).unwrap(), with_notes);
+    let out = claude.join().unwrap();
+    assert_eq!(allow_of(&out, &s.plan_file, "auto"), with_notes);
     let log = log_json(&s.home);
     assert_eq!(log[0]["decision"], "approved");
     assert_eq!(log[0]["edited"], true);

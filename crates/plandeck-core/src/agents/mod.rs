@@ -73,6 +73,135 @@ pub struct Choice {
     pub label: &'static str,
 }
 
+/// Which of an approval card's choices.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Pick {
+    ApproveAuto,
+    ApproveManual,
+    Feedback,
+}
+
+/// One numbered row of an approval card as the agent draws it: the key that picks it and its
+/// label.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ScreenRow {
+    pub key: u8,
+    pub label: String,
+}
+
+/// Why a card on screen cannot be answered by its labels: the choice wanted, and the rows found.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct CardMismatch {
+    /// The label of the choice wanted.
+    pub wanted: &'static str,
+    /// The card's rows as drawn (none when no numbered rows were found).
+    pub rows: Vec<ScreenRow>,
+}
+
+impl std::fmt::Display for CardMismatch {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        if self.rows.is_empty() {
+            return write!(f, "no choice rows found, wanted {:?}", self.wanted);
+        }
+        let rows: Vec<String> = self
+            .rows
+            .iter()
+            .map(|r| format!("{}. {}", r.key, r.label))
+            .collect();
+        write!(
+            f,
+            "wanted {:?}, the card shows {}",
+            self.wanted,
+            rows.join(" / ")
+        )
+    }
+}
+
+impl ApprovalCard {
+    /// The choice `pick` as the agent labels it, with the key it usually has.
+    pub fn choice(&self, pick: Pick) -> Choice {
+        match pick {
+            Pick::ApproveAuto => self.approve_auto,
+            Pick::ApproveManual => self.approve_manual,
+            Pick::Feedback => self.feedback,
+        }
+    }
+
+    /// The key of the row labelled as `pick` on `screen` (a capture of the agent's pane with the
+    /// card up): rows are chosen by their label, never by their place. Refused when a row's
+    /// label is none of this card's choices, or the wanted label is not there exactly once.
+    pub fn key_on(&self, screen: &str, pick: Pick) -> Result<u8, CardMismatch> {
+        let wanted = self.choice(pick).label;
+        let rows = card_rows(screen);
+        let known = [self.approve_auto, self.approve_manual, self.feedback];
+        let mismatch = |rows: Vec<ScreenRow>| CardMismatch { wanted, rows };
+        if rows.is_empty()
+            || rows
+                .iter()
+                .any(|r| !known.iter().any(|c| label_matches(&r.label, c.label)))
+        {
+            return Err(mismatch(rows));
+        }
+        let mut matching = rows.iter().filter(|r| label_matches(&r.label, wanted));
+        match (matching.next(), matching.next()) {
+            (Some(row), None) => Ok(row.key),
+            _ => Err(mismatch(rows)),
+        }
+    }
+}
+
+/// Whether a row's label on screen is `label`: the same words, give or take the trailing dots
+/// or ellipsis the CLIs draw after an open choice ("Type your feedback...").
+fn label_matches(row: &str, label: &str) -> bool {
+    let trim = |s: &str| {
+        s.trim()
+            .trim_end_matches(['.', '…'])
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" ")
+    };
+    trim(row) == trim(label)
+}
+
+/// The numbered rows of the card at the bottom of `screen`: the last run of rows numbered 1, 2,
+/// … n (a plan's own numbered list above the card is not part of it). Lines between the rows (a
+/// choice's description) are allowed.
+pub fn card_rows(screen: &str) -> Vec<ScreenRow> {
+    let numbered: Vec<ScreenRow> = screen.lines().filter_map(numbered_row).collect();
+    let Some(last) = numbered.len().checked_sub(1) else {
+        return Vec::new();
+    };
+    let mut first = last;
+    while first > 0 && numbered[first - 1].key + 1 == numbered[first].key {
+        first -= 1;
+    }
+    if numbered[first].key != 1 {
+        return Vec::new();
+    }
+    numbered[first..].to_vec()
+}
+
+/// A line of the form `❯ 1. Yes, and use auto mode` (inside a box, marked as selected or not).
+fn numbered_row(line: &str) -> Option<ScreenRow> {
+    let frame = |c: char| c.is_whitespace() || matches!(c, '│' | '┃' | '|');
+    let rest = line
+        .trim_start_matches(|c: char| frame(c) || matches!(c, '❯' | '●' | '○' | '›' | '>' | '*'));
+    let digits = rest.len() - rest.trim_start_matches(|c: char| c.is_ascii_digit()).len();
+    if digits == 0 || digits > 1 {
+        return None;
+    }
+    let key: u8 = rest[..digits].parse().ok()?;
+    let label = rest[digits..].strip_prefix('.')?;
+    if !label.starts_with(char::is_whitespace) {
+        return None;
+    }
+    let label = label.trim_end_matches(frame).trim();
+    (!label.is_empty()).then(|| ScreenRow {
+        key,
+        label: label.to_owned(),
+    })
+}
+
 /// One choice of an approval card, as the window shows it.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
 pub struct CardChoice {
@@ -266,6 +395,111 @@ mod tests {
         let card = claude.card.as_ref().unwrap();
         assert_eq!(card.approve_manual.label, "Yes, manually approve edits");
         assert!(list()[2].card.is_none());
+    }
+
+    /// Approval cards as the real CLIs drew them in tmux (`capture-pane -p -J`, trailing blanks
+    /// trimmed): a plan with its own numbered list above the card.
+    fn screen(agent_dir: &str) -> String {
+        let path = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures")
+            .join(agent_dir)
+            .join("screens/approval-card.txt");
+        // A missing fixture fails the test; it never passes by skipping.
+        std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+    }
+
+    fn keys(card: &ApprovalCard, screen: &str) -> [Result<u8, CardMismatch>; 3] {
+        [Pick::ApproveAuto, Pick::ApproveManual, Pick::Feedback].map(|p| card.key_on(screen, p))
+    }
+
+    #[test]
+    fn a_real_cards_rows_are_read_below_the_plans_own_list() {
+        let claude = screen("claude-code-2.1.328");
+        let rows = card_rows(&claude);
+        let labels: Vec<(u8, &str)> = rows.iter().map(|r| (r.key, r.label.as_str())).collect();
+        assert_eq!(
+            labels,
+            [
+                (1, "Yes, and use auto mode"),
+                (2, "Yes, manually approve edits"),
+                (3, "Tell Claude what to change"),
+            ]
+        );
+        assert_eq!(keys(&claude::CARD, &claude), [Ok(1), Ok(2), Ok(3)]);
+
+        let gemini = screen("gemini-cli-0.61.0");
+        let labels: Vec<String> = card_rows(&gemini).into_iter().map(|r| r.label).collect();
+        assert_eq!(
+            labels,
+            [
+                "Yes, automatically accept edits",
+                "Yes, manually accept edits",
+                "Type your feedback...",
+            ]
+        );
+        assert_eq!(keys(&gemini::CARD, &gemini), [Ok(1), Ok(2), Ok(3)]);
+        // Each card is its own agent's: the other's labels are unexpected.
+        assert!(gemini::CARD.key_on(&claude, Pick::ApproveAuto).is_err());
+    }
+
+    /// A card whose rows come in another order is answered by label: the key of the row that
+    /// says what the reviewer chose, never the key the choice usually has.
+    #[test]
+    fn a_reordered_card_is_answered_by_its_labels() {
+        let swap = |screen: &str, a: &str, b: &str| {
+            screen.replace(a, "\u{0}").replace(b, a).replace("\u{0}", b)
+        };
+        let claude = swap(
+            &screen("claude-code-2.1.328"),
+            "Yes, and use auto mode",
+            "Yes, manually approve edits",
+        );
+        assert_eq!(keys(&claude::CARD, &claude), [Ok(2), Ok(1), Ok(3)]);
+        let gemini = swap(
+            &screen("gemini-cli-0.61.0"),
+            "Yes, automatically accept edits",
+            "Type your feedback...",
+        );
+        assert_eq!(keys(&gemini::CARD, &gemini), [Ok(3), Ok(2), Ok(1)]);
+    }
+
+    /// A card with a label Plandeck does not know (a new choice, or a renamed one) is refused
+    /// whichever choice is wanted, and the refusal names what is on screen.
+    #[test]
+    fn a_card_with_an_unexpected_label_is_refused() {
+        let real = screen("claude-code-2.1.328");
+        let renamed = real.replace(
+            "Yes, manually approve edits",
+            "Yes, and bypass all permissions",
+        );
+        for pick in [Pick::ApproveAuto, Pick::ApproveManual, Pick::Feedback] {
+            let err = claude::CARD.key_on(&renamed, pick).unwrap_err();
+            assert_eq!(err.rows.len(), 3, "{err}");
+            assert!(
+                err.to_string()
+                    .contains("2. Yes, and bypass all permissions"),
+                "{err}"
+            );
+        }
+        // A fourth choice, even after the known three.
+        let more = real.replace(
+            "3. Tell Claude what to change",
+            "3. Tell Claude what to change\n     4. Yes, clear context and use auto mode",
+        );
+        assert!(claude::CARD.key_on(&more, Pick::ApproveAuto).is_err());
+        // A wanted choice missing, or shown twice.
+        let missing = real.replace("     2. Yes, manually approve edits\n", "");
+        assert!(claude::CARD.key_on(&missing, Pick::ApproveManual).is_err());
+        let twice = real.replace("Tell Claude what to change", "Yes, and use auto mode");
+        assert!(claude::CARD.key_on(&twice, Pick::ApproveAuto).is_err());
+        // No rows at all.
+        let err = claude::CARD
+            .key_on("> implementing", Pick::ApproveAuto)
+            .unwrap_err();
+        assert!(
+            err.rows.is_empty() && err.to_string().contains("no choice rows"),
+            "{err}"
+        );
     }
 
     #[test]

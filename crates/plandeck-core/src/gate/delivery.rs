@@ -1,11 +1,17 @@
 //! Delivering the reviewer's decision to the live agent.
 //!
-//! - Claude Code, reject: a decision file; the waiting hook prints `deny` with the feedback.
-//! - Everything else answers the approval card in the agent's tmux pane: `1` (auto) / `2`
-//!   (manual) approve; a reject is `3`, the feedback, then `Enter` in a separate call. Keys sent
-//!   the instant the card is drawn can be lost, so the card must have been on screen for about a
-//!   second first, and `capture-pane` must show it closed afterwards (one retry, else the person
-//!   is told).
+//! - Claude Code with its hook waiting (in tmux or not): a decision file the hook answers with,
+//!   never keys. Reject: `deny` with the feedback. Approve, edit and approve: `allow` with the
+//!   (edited) plan and the mode ([`super::hook_claude`]); the request closes once the transcript
+//!   shows who answered the card (the hook, or the person first). A key typed after the hook's
+//!   approval would answer the agent's next card: none is ever typed "to be sure".
+//! - Everything else (Gemini CLI, a Claude card whose hook is gone) answers the approval card in
+//!   the agent's tmux pane: the approve (auto / manual) or feedback choice, each typed as the key
+//!   of the row whose label says so on the screen read just before (a card whose labels are not
+//!   the ones Plandeck knows is refused, nothing typed); a reject is that choice, the feedback,
+//!   then `Enter` in a separate call. Keys sent the instant the card is drawn can be lost, so the
+//!   card must have been on screen for about a second first, and `capture-pane` must show it
+//!   closed afterwards (one retry, else the person is told).
 //! - Typing goes through [`crate::terminal`]: before the first write and before every key, the
 //!   agent recorded for the request must be alive and the same process, the pane must be its
 //!   terminal with the agent in front, and the card on screen must show this request's plan.
@@ -21,12 +27,14 @@ use std::path::Path;
 use std::time::{Duration, Instant};
 
 use super::store::{
-    self, answered, close, hook_alive, load_open, save_open_request, write_decision,
+    self, answered, approves_through_hook, close, hook_alive, load_open, save_open_request,
+    write_decision,
 };
+use super::transcript::{Answerer, Follower};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::{Agent, ApprovalCard};
+use crate::agents::{Agent, ApprovalCard, Pick};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -150,14 +158,15 @@ pub fn decide_with(
             });
         }
     }
-    // A headless agent takes the plan from the hook's answer, not from its file: it gets the file
-    // as the reviewer saw it ("Open plan"), not a text the agent submitted that differs from it.
+    // An agent approved through its hook takes the plan from the hook's answer, not from its
+    // file: it gets the file as the reviewer saw it ("Open plan"), not a text the agent submitted
+    // that differs from it.
     let decision = match decision {
         GateDecision::Approve {
             mode,
             edited: None,
             started_from: None,
-        } if req.headless && req.plan_path.is_some() && acted_on != req.plan => {
+        } if approves_through_hook(&req) && req.plan_path.is_some() && acted_on != req.plan => {
             GateDecision::Approve {
                 mode,
                 edited: Some(acted_on.clone()),
@@ -344,6 +353,9 @@ fn target(req: &GateRequest, pane: &str) -> Target {
 
 /// Why a card was not answered.
 enum CardFailure {
+    /// Refused before a key was typed, as an error of its own kind (the card's labels are not
+    /// the ones Plandeck knows).
+    Refused(GateError),
     Terminal(TerminalError),
     /// The card closed (or never showed) before Plandeck typed anything.
     AnsweredFirst,
@@ -356,14 +368,16 @@ impl From<TerminalError> for CardFailure {
     }
 }
 
-/// Turns a card failure into what the outcome says; an agent that is gone closes the request.
+/// Turns a card failure into what the outcome says (a refusal into its error); an agent that is
+/// gone closes the request.
 fn card_failed(
     roots: &Roots,
     req: &GateRequest,
     failure: CardFailure,
     open: GateStatus,
-) -> Reached {
-    match failure {
+) -> Result<Reached, GateError> {
+    Ok(match failure {
+        CardFailure::Refused(e) => return Err(e),
         CardFailure::Terminal(
             e @ (TerminalError::AgentGone { .. } | TerminalError::AgentReplaced { .. }),
         ) => {
@@ -381,7 +395,7 @@ fn card_failed(
             open,
         ),
         CardFailure::Other(msg) => Reached::new(Delivery::Failed, msg, open),
-    }
+    })
 }
 
 fn deliver(
@@ -406,6 +420,173 @@ fn deliver(
             let edit = edited.as_deref().map(|e| (e, started_from.as_deref()));
             approve(roots, req, decision, mode, edit, opts, record)
         }
+    }
+}
+
+/// What became of a decision handed to the waiting hook.
+enum HookTook {
+    /// The hook took it (its decision file went) and answered; the request is still open.
+    Taken,
+    /// The request closed first (by the hook or another closer), as it says.
+    Closed(GateStatus),
+    /// Not taken within the time (the hook may be gone).
+    NotYet,
+}
+
+/// Waits (at most `timeout`) for the waiting hook to take the decision on `req`.
+fn hook_takes(roots: &Roots, req: &GateRequest, timeout: Duration) -> HookTook {
+    let decision = store::decisions_dir(roots).join(format!("{}.json", req.id));
+    let open = store::requests_dir(roots).join(format!("{}.json", req.id));
+    let start = Instant::now();
+    loop {
+        // The closer renames the open file before the decision file goes: look at it first.
+        let gone = !hook_alive(req);
+        if !open.exists() {
+            return HookTook::Closed(closed_status(roots, &req.id, timeout));
+        }
+        if !decision.exists() {
+            return HookTook::Taken;
+        }
+        // A hook gone without taking it never will (looked at once more after it went).
+        if gone || start.elapsed() >= timeout {
+            return HookTook::NotYet;
+        }
+        std::thread::sleep(Duration::from_millis(2));
+    }
+}
+
+/// The status of request `id` once closed: the closer renames it away first, then writes the
+/// closed record (waited for, at most `timeout`).
+fn closed_status(roots: &Roots, id: &str, timeout: Duration) -> GateStatus {
+    let start = Instant::now();
+    loop {
+        match store::request(roots, id) {
+            Ok(r) if r.status != GateStatus::Waiting && r.status != GateStatus::Approving => {
+                return r.status
+            }
+            _ if start.elapsed() >= timeout => return GateStatus::Waiting,
+            _ => std::thread::sleep(Duration::from_millis(5)),
+        }
+    }
+}
+
+/// An approval given to the waiting hook. Once the hook took it, the transcript says whether
+/// Claude Code did (the card closes 80–200 ms after the hook answers) or the person answered the
+/// card first (then the hook's answer was ignored): the request closes as that, once. Nothing is
+/// ever typed: a key sent after the hook's approval would answer the agent's next card.
+fn approved_through_hook(roots: &Roots, req: &GateRequest, opts: &DeliveryOptions) -> Reached {
+    let taken = hook_takes(roots, req, opts.hook_timeout);
+    if let HookTook::Closed(status) = taken {
+        return reached_through_hook(req, status);
+    }
+    if let HookTook::NotYet = taken {
+        if !hook_alive(req) {
+            // The hook went away without it (nothing reached the agent): taken back, so the
+            // request waits again and a new decision answers the card itself.
+            withdraw_decision(roots, &req.id);
+            let open = store::requests_dir(roots).join(format!("{}.json", req.id));
+            let mut back = req.clone();
+            back.status = GateStatus::Waiting;
+            back.decision = None;
+            back.decided_by = None;
+            back.through_hook = false;
+            if open.exists() {
+                let _ = save_open_request(roots, &back);
+            }
+            return Reached::new(
+                Delivery::Failed,
+                "the hook went away before it took the approval; nothing reached the agent: decide again, or answer in the terminal",
+                GateStatus::Waiting,
+            );
+        }
+        return Reached::new(
+            Delivery::Pending,
+            "approval filed; the hook has not taken it yet",
+            GateStatus::Approving,
+        );
+    }
+    let Some(transcript) = &req.transcript_path else {
+        // Nothing will tell: the hook's answer is what Claude Code takes.
+        let status = match close(roots, req, GateStatus::Approved) {
+            Ok(true) => GateStatus::Approved,
+            _ => closed_status(roots, &req.id, opts.close_timeout),
+        };
+        return reached_through_hook(req, status);
+    };
+    let mut follower = Follower::new(
+        transcript.into(),
+        req.agent,
+        req.transcript_offset,
+        req.tool_use_id.clone(),
+    );
+    let open = store::requests_dir(roots).join(format!("{}.json", req.id));
+    let start = Instant::now();
+    loop {
+        if follower.poll() {
+            let by = follower.answerer().unwrap_or(Answerer::Unknown);
+            let mut closing = req.clone();
+            closing.tool_use_id = follower
+                .tool_use_id()
+                .map(str::to_owned)
+                .or(closing.tool_use_id);
+            let status = store::status_of_answer(req, by);
+            let status = match close(roots, &closing, status) {
+                Ok(true) => status,
+                _ => closed_status(roots, &req.id, opts.close_timeout),
+            };
+            return reached_through_hook(req, status);
+        }
+        if !open.exists() {
+            // Closed meanwhile (the liveness tick read the same answer).
+            return reached_through_hook(req, closed_status(roots, &req.id, opts.close_timeout));
+        }
+        if start.elapsed() >= opts.close_timeout {
+            return Reached::new(
+                Delivery::Pending,
+                format!(
+                    "the approval was sent to {} through its hook, and it has not taken it yet: look at the terminal",
+                    whom_through_hook(req)
+                ),
+                GateStatus::Approving,
+            );
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+/// Who an approval through the hook went to: "Claude Code in tmux pane %3", "the headless Claude
+/// Code".
+fn whom_through_hook(req: &GateRequest) -> String {
+    if req.headless {
+        format!("the headless {}", req.agent.display_name())
+    } else {
+        whom(req)
+    }
+}
+
+/// What an approval given to the hook achieved, by how its request closed.
+fn reached_through_hook(req: &GateRequest, status: GateStatus) -> Reached {
+    match status {
+        GateStatus::Approved => Reached::new(
+            Delivery::Delivered,
+            format!("Approved: sent to {} through its hook.", whom_through_hook(req)),
+            GateStatus::Approved,
+        ),
+        GateStatus::AnsweredInTerminal => Reached::new(
+            Delivery::AnsweredInTerminal,
+            "the approval card was answered in the terminal first; Plandeck's approval was not taken",
+            GateStatus::AnsweredInTerminal,
+        ),
+        GateStatus::AgentGone => Reached::new(
+            Delivery::Failed,
+            "the agent went away before it took the approval",
+            GateStatus::AgentGone,
+        ),
+        other => Reached::new(
+            Delivery::Failed,
+            format!("the request closed ({other:?}) before the hook took the approval"),
+            other,
+        ),
     }
 }
 
@@ -483,9 +664,11 @@ fn reject_on_card(
     };
     let target = target(req, &pane);
     // Checked before anything is written: a refusal leaves no trace but the log line.
-    if let Err(f) = preflight(req, &target) {
-        *record = prepare_record(roots, req, decision);
-        return Ok(card_failed(roots, req, f, GateStatus::Waiting));
+    if let Err(f) = preflight(req, &target, Pick::Feedback) {
+        if !matches!(f, CardFailure::Refused(_)) {
+            *record = prepare_record(roots, req, decision);
+        }
+        return card_failed(roots, req, f, GateStatus::Waiting);
     }
     *record = prepare_record(roots, req, decision);
     // The request says which decision is being typed before it is: once the card is answered,
@@ -499,19 +682,15 @@ fn reject_on_card(
         save_open_request(roots, &typing)?;
     }
     write_decision(roots, &req.id, decision)?;
-    let keys = [
-        Key::Choice(card(req.agent).feedback.key),
-        Key::Text(feedback),
-        Key::Enter,
-    ];
-    Ok(match answer_card(req, &target, &keys, false, opts) {
+    let keys = [Key::Text(feedback), Key::Enter];
+    match answer_card(req, &target, Pick::Feedback, &keys, false, opts) {
         Ok(()) => {
             let _ = close(roots, req, GateStatus::Rejected);
-            Reached::new(
+            Ok(Reached::new(
                 Delivery::Delivered,
                 format!("Rejected: your feedback was sent to {}.", whom(req)),
                 GateStatus::Rejected,
-            )
+            ))
         }
         Err(f) => {
             withdraw_decision(roots, &req.id);
@@ -520,11 +699,11 @@ fn reject_on_card(
             }
             card_failed(roots, req, f, GateStatus::Waiting)
         }
-    })
+    }
 }
 
-/// An approval (the edit written first, when there is one): taken by a headless Claude hook that
-/// waits, else typed on the agent's card, else left for the terminal.
+/// An approval (the edit written first, when there is one): given to a waiting Claude hook (never
+/// typed then), else typed on the agent's card, else left for the terminal.
 fn approve(
     roots: &Roots,
     mut req: GateRequest,
@@ -534,15 +713,17 @@ fn approve(
     opts: &DeliveryOptions,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
-    // Whether a headless hook waits must be known before the decision is written: it takes the
-    // decision, answers and exits within milliseconds.
-    let hook_delivers = req.headless && req.agent == Agent::Claude && hook_alive(&req);
+    // Whether a hook waits must be known before the decision is written: it takes the decision,
+    // answers and exits within milliseconds.
+    let hook_delivers = approves_through_hook(&req);
     let pane = req.tmux_pane.clone().filter(|_| !hook_delivers);
     if let Some(pane) = &pane {
         // Nothing is written (not even the edit) when the pane is not the agent's.
-        if let Err(f) = preflight(&req, &target(&req, pane)) {
-            *record = prepare_record(roots, &req, decision);
-            return Ok(card_failed(roots, &req, f, req.status));
+        if let Err(f) = preflight(&req, &target(&req, pane), card_pick(mode)) {
+            if !matches!(f, CardFailure::Refused(_)) {
+                *record = prepare_record(roots, &req, decision);
+            }
+            return card_failed(roots, &req, f, req.status);
         }
     }
     *record = match edit {
@@ -558,29 +739,14 @@ fn approve(
     req.status = GateStatus::Approving;
     req.decision = Some(decision.clone());
     req.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
+    req.through_hook = hook_delivers;
     let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
     if open_file.exists() {
         save_open_request(roots, &req)?;
     }
     write_decision(roots, &req.id, decision)?;
     if hook_delivers {
-        // No card: the waiting hook answers `allow` with the (edited) plan.
-        return Ok(if hook_took(&open_file, opts.hook_timeout) {
-            Reached::new(
-                Delivery::Delivered,
-                format!(
-                    "Approved: sent to the headless {}.",
-                    req.agent.display_name()
-                ),
-                GateStatus::Approved,
-            )
-        } else {
-            Reached::new(
-                Delivery::Pending,
-                "approval filed; the hook has not taken it yet",
-                GateStatus::Approving,
-            )
-        });
+        return Ok(approved_through_hook(roots, &req, opts));
     }
     let Some(pane) = pane else {
         return Ok(Reached::new(
@@ -589,15 +755,9 @@ fn approve(
             GateStatus::Approving,
         ));
     };
-    let choice = card(req.agent);
-    let key = match mode {
-        ApproveMode::Auto => choice.approve_auto.key,
-        ApproveMode::Manual => choice.approve_manual.key,
-    };
-    match answer_card(&req, &target(&req, &pane), &[Key::Choice(key)], true, opts) {
+    match answer_card(&req, &target(&req, &pane), card_pick(mode), &[], true, opts) {
         Ok(()) => {
-            // A waiting Claude hook closes the request once the transcript shows the answer;
-            // otherwise nobody else will.
+            // Typed only where no hook waits to close the request: nobody else will.
             if !hook_alive(&req) {
                 let _ = close(roots, &req, GateStatus::Approved);
             }
@@ -616,20 +776,48 @@ fn approve(
             if open_file.exists() {
                 let _ = save_open_request(roots, &req);
             }
-            Ok(card_failed(roots, &req, f, before))
+            card_failed(roots, &req, f, before)
         }
     }
 }
 
+/// The card choice an approval in `mode` picks.
+fn card_pick(mode: ApproveMode) -> Pick {
+    match mode {
+        ApproveMode::Auto => Pick::ApproveAuto,
+        ApproveMode::Manual => Pick::ApproveManual,
+    }
+}
+
 /// The checks made before anything is written for a card decision: the agent and its pane
-/// ([`Target::verify`]), and the card on screen being this request's.
-fn preflight(req: &GateRequest, target: &Target) -> Result<(), CardFailure> {
+/// ([`Target::verify`]), and the card on screen (when it is up) being this request's, with the
+/// choice `pick` among rows labelled as Plandeck knows them.
+fn preflight(req: &GateRequest, target: &Target, pick: Pick) -> Result<(), CardFailure> {
     target.verify()?;
     let screen = target.capture(0)?;
-    if card_visible(req.agent, &screen) && !card_is_this_requests(req, &screen) {
-        return Err(CardFailure::Other(not_this_card(target)));
+    if card_visible(req.agent, &screen) {
+        if !card_is_this_requests(req, &screen) {
+            return Err(CardFailure::Other(not_this_card(target)));
+        }
+        key_on_screen(req, target, &screen, pick)?;
     }
     Ok(())
+}
+
+/// The key of the row labelled as `pick` on the card on `screen`; refused (nothing typed) when
+/// the card's rows are not the ones Plandeck knows.
+fn key_on_screen(
+    req: &GateRequest,
+    target: &Target,
+    screen: &str,
+    pick: Pick,
+) -> Result<u8, CardFailure> {
+    card(req.agent).key_on(screen, pick).map_err(|m| {
+        CardFailure::Refused(GateError::CardNotRecognised {
+            pane: target.pane.clone(),
+            detail: m.to_string(),
+        })
+    })
 }
 
 fn not_this_card(target: &Target) -> String {
@@ -827,13 +1015,21 @@ fn wait_screen(
     }
 }
 
+/// One key of a card's answer: the choice (its key read from the card's labels at the moment it
+/// is typed), or a key after it.
+enum Press<'a> {
+    Choice(Pick),
+    Key(&'a Key),
+}
+
 /// Types one key of a card's answer, right after checking on screen that the card is still up
 /// (and, for the first key, that it is this request's): a card that closed meanwhile (the person
-/// answered it, or another decision did) gets no key, and nothing typed lands in the prompt.
+/// answered it, or another decision did) gets no key, and nothing typed lands in the prompt. A
+/// choice is typed as the key of the row labelled so on the screen just read.
 fn send_on_card(
     req: &GateRequest,
     target: &Target,
-    key: &Key,
+    press: &Press<'_>,
     first: bool,
 ) -> Result<(), CardFailure> {
     let screen = target.capture(0)?;
@@ -850,17 +1046,24 @@ fn send_on_card(
     if first && !card_is_this_requests(req, &screen) {
         return Err(CardFailure::Other(not_this_card(target)));
     }
-    target.send(key)?;
+    match press {
+        Press::Choice(pick) => {
+            let key = key_on_screen(req, target, &screen, *pick)?;
+            target.send(&Key::Choice(key))?;
+        }
+        Press::Key(key) => target.send(key)?,
+    }
     Ok(())
 }
 
-/// Answers the card in the target pane with `keys`, once it has been visible for `opts.settle`
-/// and shows this request's plan, and confirms it closed. Every key is sent through
-/// [`Target::send`], which checks the agent and its pane first. `retry`: send the keys once more
-/// if the card is still open.
+/// Answers the card in the target pane with the choice `pick` and then `keys`, once it has been
+/// visible for `opts.settle` and shows this request's plan, and confirms it closed. Every key is
+/// sent through [`Target::send`], which checks the agent and its pane first. `retry`: send the
+/// keys once more if the card is still open.
 fn answer_card(
     req: &GateRequest,
     target: &Target,
+    pick: Pick,
     keys: &[Key],
     retry: bool,
     opts: &DeliveryOptions,
@@ -873,9 +1076,11 @@ fn answer_card(
             target.pane
         )));
     }
-    if !card_is_this_requests(req, &target.capture(0)?) {
+    let screen = target.capture(0)?;
+    if !card_is_this_requests(req, &screen) {
         return Err(CardFailure::Other(not_this_card(target)));
     }
+    key_on_screen(req, target, &screen, pick)?;
     // Visible since now; it must stay visible for the settle time.
     let seen = Instant::now();
     while seen.elapsed() < opts.settle {
@@ -884,14 +1089,17 @@ fn answer_card(
             return Err(CardFailure::AnsweredFirst);
         }
     }
+    let presses: Vec<Press<'_>> = std::iter::once(Press::Choice(pick))
+        .chain(keys.iter().map(Press::Key))
+        .collect();
     for attempt in 0..(if retry { 2 } else { 1 }) {
-        for (i, key) in keys.iter().enumerate() {
+        for (i, press) in presses.iter().enumerate() {
             if i > 0 {
                 // Separate calls with a short gap, so text and Enter are not taken as one paste.
                 std::thread::sleep(terminal::KEY_GAP);
             }
-            send_on_card(req, target, key, attempt == 0 && i == 0)?;
-            if let Key::Text(text) = key {
+            send_on_card(req, target, press, attempt == 0 && i == 0)?;
+            if let Press::Key(Key::Text(text)) = press {
                 // Gemini CLI 0.61 takes an Enter read within 30 ms of the previous key as a
                 // newline, not a submit, and it reads keys only between renders: a gap between
                 // our calls is not enough. Once the text is drawn, every key of it has been read.
@@ -925,8 +1133,8 @@ fn answer_card(
             "approval card still open after sending the keys"
         );
         // A final Enter taken as a newline leaves the typed answer in place: submit it again.
-        if matches!(keys.last(), Some(Key::Enter)) && keys.len() > 1 {
-            send_on_card(req, target, &Key::Enter, false)?;
+        if matches!(keys.last(), Some(Key::Enter)) {
+            send_on_card(req, target, &Press::Key(&Key::Enter), false)?;
             if wait_screen(target, opts.close_timeout, |s| !card_visible(agent, s))? {
                 return Ok(());
             }

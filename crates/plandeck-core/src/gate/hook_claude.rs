@@ -1,10 +1,18 @@
 //! `plandeck hook claude`: Claude Code's `PermissionRequest` hook on `ExitPlanMode`.
 //!
-//! Claude Code 2.1.328 honours a hook's `deny` (the message reaches the model at once) but ignores
-//! `allow` for `ExitPlanMode` in an interactive session: the card must be answered. So this hook
-//! only ever prints a denial; approvals are delivered to the card ([`super::delivery`]), and the
-//! hook exits once the transcript shows the call's answer. It never blocks the agent for long:
-//! not running app, deadline, app stopping, or bad input all mean "exit 0, no decision".
+//! The hook files a request and waits; the decision reaches the agent through the hook's answer,
+//! never through keys while the hook waits:
+//! - reject: `deny` with the feedback (the model gets it at once);
+//! - approve, and edit-and-approve: `allow` with `updatedInput` (`plan`: the approved or edited
+//!   text, `planFilePath`) and `updatedPermissions` (`setMode` for the chosen mode). Claude Code
+//!   2.1.328 and 2.1.332 take that as the card's answer, in tmux or not (a *bare* `allow` is
+//!   ignored); an edited plan reaches the model as "Approved Plan (edited by user)". The request
+//!   stays open (approving) until the transcript shows who answered: the card taken by the hook
+//!   (`permissionDecision.source` `"hook"`) is approved; the person answering the card first
+//!   wins, and is recorded as answered in the terminal ([`super::store::ended`]).
+//!
+//! It never blocks the agent for long: not running app, deadline, app stopping, or bad input all
+//! mean "exit 0, no decision".
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -14,6 +22,7 @@ use notify::{RecursiveMode, Watcher};
 
 use super::store::{self, app_running, close, file_request, read_decision};
 use super::transcript::{locate, Follower};
+use super::ApproveMode;
 use super::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::agents::Agent;
 use crate::config::Roots;
@@ -100,12 +109,14 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
+        through_hook: false,
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
         decided_by: None,
         plan_hash: None,
         machine: None,
+        approves_through_hook: false,
     }
 }
 
@@ -133,9 +144,16 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             req.tool_use_id.clone(),
         )
     });
-    let mut approving = false;
     let mut last_app_check = start;
     loop {
+        // The transcript first: an answer already there is the person's, given in the terminal
+        // before any decision here (a hook's later answer would be ignored).
+        if follower.as_mut().is_some_and(Follower::poll) {
+            let mut closed = req.clone();
+            closed.tool_use_id = tool_use_id(&follower, &req);
+            let _ = close(roots, &closed, GateStatus::AnsweredInTerminal);
+            return HookOutcome::quiet("");
+        }
         match read_decision(roots, &req.id) {
             Some(GateDecision::Reject { feedback }) => {
                 let mut closed = req.clone();
@@ -143,26 +161,20 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
                 let _ = close(roots, &closed, GateStatus::Rejected);
                 return deny(&feedback);
             }
-            Some(GateDecision::Approve { edited, .. }) if req.headless => {
-                // Headless Claude Code honours the hook's allow: deliver the (edited) plan here.
+            Some(GateDecision::Approve { mode, edited, .. }) if req.headless => {
+                // No card: the first answer is final, so the request closes as approved here.
                 let mut closed = req.clone();
                 closed.tool_use_id = tool_use_id(&follower, &req);
                 let _ = close(roots, &closed, GateStatus::Approved);
-                return allow(&req, edited.as_deref());
+                return allow(&req, mode, edited.as_deref());
             }
-            Some(GateDecision::Approve { .. }) => approving = true,
+            Some(GateDecision::Approve { mode, edited, .. }) => {
+                // Taken: the decider sees its decision file go. The request stays open
+                // (approving) until the transcript says whether Claude Code took this answer.
+                store::take_decision(roots, &req.id);
+                return allow(&req, mode, edited.as_deref());
+            }
             None => {}
-        }
-        if follower.as_mut().is_some_and(Follower::poll) {
-            let status = if approving {
-                GateStatus::Approved
-            } else {
-                GateStatus::AnsweredInTerminal
-            };
-            let mut closed = req.clone();
-            closed.tool_use_id = tool_use_id(&follower, &req);
-            let _ = close(roots, &closed, status);
-            return HookOutcome::quiet("");
         }
         if !request_file.exists() {
             // Closed by someone else (the app saw the answer first).
@@ -212,9 +224,19 @@ fn tool_use_id(follower: &Option<Follower>, req: &GateRequest) -> Option<String>
         .or_else(|| req.tool_use_id.clone())
 }
 
-/// The answer headless Claude Code takes as an approval: with `updatedInput.plan` the model gets
-/// "Approved Plan (edited by user)" and that text.
-fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
+/// The permission mode Claude Code switches to with an approval in `mode`: the card's option 1
+/// ("Yes, and use auto mode") is `auto`, option 2 ("Yes, manually approve edits") `default`.
+pub(crate) fn permission_mode(mode: ApproveMode) -> &'static str {
+    match mode {
+        ApproveMode::Auto => "auto",
+        ApproveMode::Manual => "default",
+    }
+}
+
+/// The answer Claude Code takes as the card's approval, interactive or headless: `allow` with
+/// `updatedInput` (a bare `allow` is ignored by an interactive session) and the mode to switch
+/// to. With an edited `plan` the model gets "Approved Plan (edited by user)" and that text.
+pub(crate) fn allow(req: &GateRequest, mode: ApproveMode, edited: Option<&str>) -> HookOutcome {
     let mut input = serde_json::json!({ "plan": edited.unwrap_or(&req.plan) });
     if let Some(path) = &req.plan_path {
         input["planFilePath"] = serde_json::Value::String(path.clone());
@@ -222,7 +244,15 @@ fn allow(req: &GateRequest, edited: Option<&str>) -> HookOutcome {
     let out = serde_json::json!({
         "hookSpecificOutput": {
             "hookEventName": "PermissionRequest",
-            "decision": { "behavior": "allow", "updatedInput": input }
+            "decision": {
+                "behavior": "allow",
+                "updatedInput": input,
+                "updatedPermissions": [{
+                    "type": "setMode",
+                    "mode": permission_mode(mode),
+                    "destination": "session",
+                }],
+            }
         }
     });
     HookOutcome {
@@ -251,6 +281,47 @@ fn deny(feedback: &str) -> HookOutcome {
 
 #[cfg(test)]
 mod tests {
+    use super::*;
+
+    /// The approval Claude Code takes as the card's answer: `allow` with `updatedInput` (a bare
+    /// `allow` is ignored) and the mode the reviewer chose, `auto` for the card's option 1 and
+    /// `default` for option 2.
+    #[test]
+    fn an_approval_is_allow_with_the_plan_and_the_mode() {
+        let req = GateRequest {
+            agent: Agent::Claude,
+            plan: "# Plan\n".into(),
+            plan_path: Some("/h/.claude/plans/p.md".into()),
+            ..GateRequest::for_test("r")
+        };
+        for (mode, edited, name, plan) in [
+            (ApproveMode::Auto, None, "auto", "# Plan\n"),
+            (
+                ApproveMode::Manual,
+                Some("# Edited\n"),
+                "default",
+                "# Edited\n",
+            ),
+        ] {
+            let out = allow(&req, mode, edited);
+            assert_eq!(out.exit_code, 0);
+            let v: serde_json::Value = serde_json::from_str(&out.stdout).unwrap();
+            assert_eq!(
+                v,
+                serde_json::json!({"hookSpecificOutput": {
+                    "hookEventName": "PermissionRequest",
+                    "decision": {
+                        "behavior": "allow",
+                        "updatedInput": {"plan": plan, "planFilePath": "/h/.claude/plans/p.md"},
+                        "updatedPermissions": [
+                            {"type": "setMode", "mode": name, "destination": "session"}
+                        ],
+                    }
+                }})
+            );
+        }
+    }
+
     #[test]
     fn a_deny_message_holds_nothing_a_person_cannot_see() {
         let out = super::deny("no\u{E0041}\u{E0042} \u{1b}]52;c;eA==\u{7}way\u{200B}\r\nok");

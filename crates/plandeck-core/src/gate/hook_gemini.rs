@@ -81,12 +81,14 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         agent_pid: opts.agent_pid,
         agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: false,
+        through_hook: false,
         status: GateStatus::Waiting,
         closed_at: None,
         decision: None,
         decided_by: None,
         plan_hash: None,
         machine: None,
+        approves_through_hook: false,
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(note),

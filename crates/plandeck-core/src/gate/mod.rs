@@ -8,8 +8,10 @@
 //!   going away. The Gemini hook returns at once (its card waits for the hook).
 //! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] (which
 //!   only reads; [`close_ended`] files away those the terminal answered or whose agent is gone) and
-//!   answers with [`decide`]: a Claude rejection is a decision file the waiting hook turns into
-//!   `deny`; everything else answers the approval card in the session's tmux pane ([`delivery`]).
+//!   answers with [`decide`]: a Claude decision is a decision file the waiting hook turns into
+//!   `deny`, or `allow` with the (edited) plan, never keys; everything else (Gemini CLI, a Claude
+//!   card with no hook waiting) answers the approval card in the session's tmux pane, each choice
+//!   typed as the key of the row its label is on ([`delivery`]).
 //! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
 //!   nobody is there to decide and step aside at once.
 //! - [`install`] merges the hook commands into the agents' settings, and takes them out again.
@@ -117,8 +119,9 @@ impl Default for HookOptions {
 pub enum GateStatus {
     /// Filed, no answer yet.
     Waiting,
-    /// An approval was decided in Plandeck and the card is being answered (or must be, in the
-    /// terminal when there is no pane).
+    /// An approval was decided in Plandeck and is on its way: given to the waiting hook (until the
+    /// transcript shows Claude Code took it), typed on the card, or left for the terminal when
+    /// Plandeck can do neither.
     Approving,
     /// Approved in Plandeck, and the agent took it.
     Approved,
@@ -180,10 +183,14 @@ pub struct GateRequest {
     #[ts(type = "number | null")]
     pub agent_start_time: Option<u64>,
     /// The agent runs headless (`claude -p` with a permission prompt handler, the Agent SDK):
-    /// there is no card to answer, and the hook's `allow` is honoured, so the hook delivers
-    /// approvals too.
+    /// there is no card to answer, and the hook's first answer is final (the request closes as
+    /// the hook answers).
     #[serde(default)]
     pub headless: bool,
+    /// The approval was handed to the waiting hook (Claude Code), not typed: whether the agent
+    /// took it, or the person answered the card first, is read from the transcript's answer.
+    #[serde(default)]
+    pub through_hook: bool,
     pub status: GateStatus,
     /// When it was closed (RFC 3339).
     #[serde(with = "time::serde::rfc3339::option")]
@@ -198,11 +205,15 @@ pub struct GateRequest {
     /// the plan file as it is now, or the submitted text when there is no readable file. Filled
     /// in when requests are listed; a decision given it back ([`DeliveryOptions::seen_hash`]) is
     /// refused when the plan changed since.
-    #[serde(default, skip_deserializing)]
+    #[serde(default)]
     pub plan_hash: Option<String>,
     /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
     #[serde(default)]
     pub machine: Option<String>,
+    /// An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
+    /// not: no pane is needed), never typed. Filled in when requests are listed.
+    #[serde(default)]
+    pub approves_through_hook: bool,
 }
 
 #[cfg(test)]
@@ -303,6 +314,10 @@ pub enum GateError {
     BadInput { message: String },
     #[error("tmux: {message}")]
     Tmux { message: String },
+    /// The approval card on screen does not show the choices Plandeck knows by their labels (a
+    /// new or reordered-and-renamed card): nothing was typed.
+    #[error("the approval card in tmux pane {pane} does not show the choices Plandeck knows ({detail}); nothing was typed; answer in the terminal")]
+    CardNotRecognised { pane: String, detail: String },
     /// Showing or writing a hook in an agent's settings failed (or the file changed since).
     #[error(transparent)]
     Hook(#[from] crate::hooks::HookError),
@@ -325,6 +340,7 @@ impl From<GateError> for IpcError {
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
+            GateError::CardNotRecognised { .. } => ErrorKind::Refused,
             GateError::Review(_) | GateError::Hook(_) => ErrorKind::Internal,
         };
         match e {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::transcript::Follower;
+use super::transcript::{Answerer, Follower};
 use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
 use crate::durable;
@@ -44,6 +44,17 @@ pub(crate) fn check_id(id: &str) -> Result<(), GateError> {
         });
     }
     Ok(())
+}
+
+/// A request as filed: what a listing works out (the plan's hash, whether an approval goes
+/// through the hook) is never taken from a file (another machine's listing is read with them:
+/// `crate::elsewhere`).
+pub(crate) fn read_request(path: &Path) -> Result<Option<GateRequest>, GateError> {
+    Ok(read_json::<GateRequest>(path)?.map(|mut req| {
+        req.plan_hash = None;
+        req.approves_through_hook = false;
+        req
+    }))
 }
 
 pub(crate) fn read_json<T: serde::de::DeserializeOwned>(
@@ -101,10 +112,10 @@ pub(crate) fn save_open_request(roots: &Roots, req: &GateRequest) -> Result<(), 
 /// The open request `id`, or the closed one (`Err(Closed)`), or `Err(NotFound)`.
 pub(crate) fn load_open(roots: &Roots, id: &str) -> Result<GateRequest, GateError> {
     check_id(id)?;
-    if let Some(req) = read_json::<GateRequest>(&requests_dir(roots).join(format!("{id}.json")))? {
+    if let Some(req) = read_request(&requests_dir(roots).join(format!("{id}.json")))? {
         return Ok(req);
     }
-    match read_json::<GateRequest>(&done_dir(roots).join(format!("{id}.json")))? {
+    match read_request(&done_dir(roots).join(format!("{id}.json")))? {
         Some(GateRequest {
             decided_by: Some(by),
             ..
@@ -124,7 +135,7 @@ pub(crate) fn load_open(roots: &Roots, id: &str) -> Result<GateRequest, GateErro
 pub fn request(roots: &Roots, id: &str) -> Result<GateRequest, GateError> {
     match load_open(roots, id) {
         Err(GateError::Closed { .. } | GateError::AlreadyDecided { .. }) => {
-            read_json::<GateRequest>(&done_dir(roots).join(format!("{id}.json")))?
+            read_request(&done_dir(roots).join(format!("{id}.json")))?
                 .ok_or_else(|| GateError::NotFound { id: id.to_owned() })
         }
         other => other,
@@ -137,6 +148,12 @@ pub(crate) fn write_decision(
     decision: &GateDecision,
 ) -> Result<(), GateError> {
     write_json(&decisions_dir(roots).join(format!("{id}.json")), decision)
+}
+
+/// The waiting hook took the decision on request `id` (and answers with it): its file goes, which
+/// is how the decider learns it was taken.
+pub(crate) fn take_decision(roots: &Roots, id: &str) {
+    let _ = fs::remove_file(decisions_dir(roots).join(format!("{id}.json")));
 }
 
 pub(crate) fn read_decision(roots: &Roots, id: &str) -> Option<GateDecision> {
@@ -187,6 +204,12 @@ pub(crate) fn hook_alive(req: &GateRequest) -> bool {
     crate::process::is_running(req.hook_pid, req.hook_start_time)
 }
 
+/// Whether an approval of `req` goes through its waiting hook (Claude Code: `allow` with the plan
+/// is the card's answer, in tmux or not), never by keys.
+pub(crate) fn approves_through_hook(req: &GateRequest) -> bool {
+    req.agent == crate::agents::Agent::Claude && hook_alive(req)
+}
+
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
 fn open_requests(roots: &Roots) -> Vec<GateRequest> {
     let Ok(entries) = fs::read_dir(requests_dir(roots)) else {
@@ -198,7 +221,7 @@ fn open_requests(roots: &Roots) -> Vec<GateRequest> {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        match read_json::<GateRequest>(&path) {
+        match read_request(&path) {
             Ok(Some(req)) => out.push(req),
             Ok(None) => {}
             Err(e) => tracing::warn!("skipping gate request: {e}"),
@@ -208,20 +231,17 @@ fn open_requests(roots: &Roots) -> Vec<GateRequest> {
 }
 
 /// How an open request ended without a word from Plandeck, if it did: its hook is gone and the
-/// transcript shows the card's answer (the terminal answered, or the approval being typed landed),
-/// or its agent CLI is gone. A card answered while Plandeck's rejection was being typed ended as
-/// that rejection. Reads only.
+/// transcript shows the card's answer (the terminal answered, or the approval given through the
+/// hook or typed landed), or its agent CLI is gone. A card answered while Plandeck's rejection was
+/// being typed ended as that rejection. An approval handed to the hook ended approved only when
+/// the transcript does not say the person answered the card (`permissionDecision.source`): the
+/// person answering first wins, and Claude Code then ignores the hook's answer. Reads only.
 pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     if hook_alive(req) {
         return None;
     }
-    if answered(req) {
-        // Plandeck's own decision being typed, or the terminal's answer.
-        return Some(match (&req.status, &req.decision) {
-            (GateStatus::Approving, _) => GateStatus::Approved,
-            (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
-            _ => GateStatus::AnsweredInTerminal,
-        });
+    if let Some(by) = answer(req) {
+        return Some(status_of_answer(req, by));
     }
     if req
         .agent_pid
@@ -230,6 +250,19 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
         return Some(GateStatus::AgentGone);
     }
     None
+}
+
+/// How a request whose card was answered (by `by`) ended: Plandeck's own decision being delivered
+/// (through the hook, or typed), or the terminal's answer.
+pub(crate) fn status_of_answer(req: &GateRequest, by: Answerer) -> GateStatus {
+    match (&req.status, &req.decision) {
+        (GateStatus::Approving, _) if req.through_hook && by == Answerer::Person => {
+            GateStatus::AnsweredInTerminal
+        }
+        (GateStatus::Approving, _) => GateStatus::Approved,
+        (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
+        _ => GateStatus::AnsweredInTerminal,
+    }
 }
 
 /// The plan the agent acts on once the request is approved: its plan file as it is now, or the
@@ -241,19 +274,22 @@ pub(crate) fn plan_acted_on(req: &GateRequest) -> String {
         .unwrap_or_else(|| req.plan.clone())
 }
 
-fn with_plan_hash(mut req: GateRequest) -> GateRequest {
+/// `req` as listed: with the hash of the plan it would approve, and whether an approval would go
+/// through its waiting hook.
+fn listed(mut req: GateRequest) -> GateRequest {
     req.plan_hash = Some(crate::review::store::hash(plan_acted_on(&req).as_bytes()));
+    req.approves_through_hook = approves_through_hook(&req);
     req
 }
 
 /// Every request still waiting for the reviewer, oldest first, each with the hash of the plan
-/// it would approve. Reads only: a request that ended without a decision ([`ended`]) is left
+/// it would approve and whether an approval goes through its hook. Reads only: a request that ended without a decision ([`ended`]) is left
 /// out, and stays in `requests/` until [`close_ended`] moves it to `done/`.
 pub fn pending(roots: &Roots) -> Vec<GateRequest> {
     let mut out: Vec<GateRequest> = open_requests(roots)
         .into_iter()
         .filter(|req| ended(req).is_none())
-        .map(with_plan_hash)
+        .map(listed)
         .collect();
     out.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
     out
@@ -278,16 +314,20 @@ pub fn close_ended(roots: &Roots) -> Vec<String> {
 
 /// Whether the transcript shows the answer to the request's tool call.
 pub(crate) fn answered(req: &GateRequest) -> bool {
-    let Some(path) = &req.transcript_path else {
-        return false;
-    };
+    answer(req).is_some()
+}
+
+/// Who answered the request's tool call, once the transcript shows the answer.
+pub(crate) fn answer(req: &GateRequest) -> Option<Answerer> {
+    let path = req.transcript_path.as_ref()?;
     let mut follower = Follower::new(
         PathBuf::from(path),
         req.agent,
         req.transcript_offset,
         req.tool_use_id.clone(),
     );
-    follower.poll()
+    follower.poll();
+    follower.answerer()
 }
 
 /// `app.json`: the running app, named so that no other process is taken for it once it is gone
@@ -584,6 +624,41 @@ mod tests {
             feedback: "no".into(),
         });
         assert_eq!(ended(&req), Some(GateStatus::Rejected));
+    }
+
+    /// An approval handed to the hook ended approved only when the person did not answer the
+    /// card first; one typed on the card (keys are a "user" answer too) ended approved.
+    #[test]
+    fn who_answered_decides_how_an_approving_request_ended() {
+        let approve = GateDecision::Approve {
+            mode: super::super::ApproveMode::Auto,
+            edited: None,
+            started_from: None,
+        };
+        let mut req = GateRequest::for_test("r");
+        req.status = GateStatus::Approving;
+        req.decision = Some(approve);
+        req.through_hook = true;
+        assert_eq!(status_of_answer(&req, Answerer::Hook), GateStatus::Approved);
+        assert_eq!(
+            status_of_answer(&req, Answerer::Person),
+            GateStatus::AnsweredInTerminal
+        );
+        assert_eq!(
+            status_of_answer(&req, Answerer::Unknown),
+            GateStatus::Approved
+        );
+        req.through_hook = false;
+        assert_eq!(
+            status_of_answer(&req, Answerer::Person),
+            GateStatus::Approved
+        );
+        // Not approving: the terminal's answer, or the rejection being typed.
+        let waiting = GateRequest::for_test("w");
+        assert_eq!(
+            status_of_answer(&waiting, Answerer::Hook),
+            GateStatus::AnsweredInTerminal
+        );
     }
 
     #[test]

@@ -55,6 +55,29 @@ pub(crate) fn locate(path: &std::path::Path, agent: Agent) -> (Option<String>, u
     }
 }
 
+/// Who answered the plan-approval call, as the transcript's answer says (Claude Code writes
+/// `permissionDecision.source` beside the tool result).
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) enum Answerer {
+    /// A hook's answer was taken (`"hook"`): Plandeck's, through the waiting hook.
+    Hook,
+    /// The person answered the card (`"user_temporary"`, `"user_permanent"`, …), or keys typed
+    /// into it.
+    Person,
+    /// The record does not say (Gemini CLI; an older Claude Code).
+    Unknown,
+}
+
+impl Answerer {
+    fn from_source(source: Option<&str>) -> Self {
+        match source {
+            Some("hook") => Self::Hook,
+            Some(s) if s.starts_with("user") => Self::Person,
+            _ => Self::Unknown,
+        }
+    }
+}
+
 /// Follows a transcript from an offset, by complete lines, until the answer shows up.
 pub(crate) struct Follower {
     inner: transcript::Follower,
@@ -62,6 +85,8 @@ pub(crate) struct Follower {
     tool_use_id: Option<String>,
     /// Bytes read from the file so far (each byte is read once).
     bytes_read: u64,
+    /// Who answered, once the answer was read.
+    answerer: Option<Answerer>,
 }
 
 impl Follower {
@@ -76,6 +101,7 @@ impl Follower {
             agent,
             tool_use_id,
             bytes_read: 0,
+            answerer: None,
         }
     }
 
@@ -83,23 +109,32 @@ impl Follower {
         self.tool_use_id.as_deref()
     }
 
+    /// Who answered, once [`Follower::poll`] said the answer is there.
+    pub(crate) fn answerer(&self) -> Option<Answerer> {
+        self.answerer
+    }
+
     /// Reads what was appended since the last call; true once the answer is there.
     pub(crate) fn poll(&mut self) -> bool {
+        if self.answerer.is_some() {
+            return true;
+        }
         let Self {
             inner,
             agent,
             tool_use_id,
             bytes_read,
+            answerer,
         } = self;
         // A file replaced between two reads (or while being read) is read again from its start;
         // a few tries, then the next poll.
         for _ in 0..3 {
             let from = inner.offset;
             let overlong = inner.splitter.overlong;
-            let mut answered = false;
+            let mut answered = None;
             let read = inner.read_new(&mut |line| {
                 // The first answer ends the wait: later calls do not replace the answered one.
-                if !answered {
+                if answered.is_none() {
                     answered = line_answers(*agent, tool_use_id, line);
                 }
             });
@@ -113,7 +148,8 @@ impl Follower {
             match read {
                 Ok(Progress::Appended) => {
                     *bytes_read += inner.offset - from;
-                    return answered;
+                    *answerer = answered;
+                    return answered.is_some();
                 }
                 Ok(Progress::Replaced) => {
                     // Truncated or replaced: start over from the beginning of the new content.
@@ -126,26 +162,25 @@ impl Follower {
     }
 }
 
-/// Whether `line` answers the call: for Claude, a `tool_result` for the latest `ExitPlanMode`
-/// call seen (a later call replaces `tool_use_id`); for Gemini, `exit_plan_mode`'s response.
-fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> bool {
+/// Whether `line` answers the call, and who answered: for Claude, a `tool_result` for the latest
+/// `ExitPlanMode` call seen (a later call replaces `tool_use_id`); for Gemini, `exit_plan_mode`'s
+/// response.
+fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> Option<Answerer> {
     match agent {
-        Agent::Gemini => {
-            memmem::find(line, b"exit_plan_mode").is_some() && gemini::has_plan_response(line)
-        }
+        Agent::Gemini => (memmem::find(line, b"exit_plan_mode").is_some()
+            && gemini::has_plan_response(line))
+        .then_some(Answerer::Unknown),
         _ => {
             if memmem::find(line, b"ExitPlanMode").is_some() {
                 if let Some(id) = claude::exit_plan_call(line) {
                     *tool_use_id = Some(id);
-                    return false;
+                    return None;
                 }
             }
-            match tool_use_id {
-                Some(id) => {
-                    memmem::find(line, id.as_bytes()).is_some() && claude::has_tool_result(line, id)
-                }
-                None => false,
-            }
+            let id = tool_use_id.as_deref()?;
+            memmem::find(line, id.as_bytes())?;
+            claude::tool_result_decider(line, id)
+                .map(|source| Answerer::from_source(source.as_deref()))
         }
     }
 }
@@ -168,6 +203,48 @@ mod tests {
         assert_eq!(id.as_deref(), Some("toolu_d50b3a87818648069288"));
         let mut f = Follower::new(path, Agent::Claude, at, id);
         assert!(f.poll());
+    }
+
+    /// The answer says who decided: the person on the card (`user_temporary`, as in the fixture
+    /// approved in the terminal), the hook, or nobody says (Gemini; a record without the field).
+    #[test]
+    fn the_answer_says_who_decided() {
+        let path = Path::new(FIXTURES)
+            .join("claude-code-2.1.328/projects/-home-dev-work-api/8231d470-01ea-414b-8fe3-908262ff511e.jsonl");
+        assert!(path.is_file(), "fixture missing: {}", path.display());
+        let (id, at) = locate(&path, Agent::Claude);
+        let mut f = Follower::new(path, Agent::Claude, at, id);
+        assert_eq!(f.answerer(), None);
+        assert!(f.poll());
+        assert_eq!(f.answerer(), Some(Answerer::Person));
+        assert!(f.poll(), "an answer read stays read");
+
+        let dir = tempfile::tempdir().unwrap();
+        let call = r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"toolu_h","name":"ExitPlanMode","input":{"plan":"x"}}]}}"#;
+        let result = |extra: &str| {
+            format!(
+                r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_h","content":"ok"}}]}}{extra}}}"#
+            )
+        };
+        for (extra, who) in [
+            (
+                r#","permissionDecision":{"decision":"accept","source":"hook"}"#,
+                Answerer::Hook,
+            ),
+            (
+                r#","permissionDecision":{"decision":"accept","source":"user_permanent"}"#,
+                Answerer::Person,
+            ),
+            (r#","permissionDecision":"odd""#, Answerer::Unknown),
+            ("", Answerer::Unknown),
+        ] {
+            let t = dir.path().join("t.jsonl");
+            std::fs::write(&t, format!("{call}\n{}\n", result(extra))).unwrap();
+            let (id, at) = locate(&t, Agent::Claude);
+            let mut f = Follower::new(t, Agent::Claude, at, id);
+            assert!(f.poll(), "{extra}");
+            assert_eq!(f.answerer(), Some(who), "{extra}");
+        }
     }
 
     #[test]

@@ -240,14 +240,44 @@ pub(crate) fn exit_plan_call(line: &[u8]) -> Option<String> {
     found
 }
 
-/// Whether this line's records hold a `tool_result` for the call `id` (the gate's answer).
-pub(crate) fn has_tool_result(line: &[u8], id: &str) -> bool {
-    let mut found = false;
-    for_each_record::<Record<'_>>(line, &mut |rec| {
-        if let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) {
-            found |= blocks.iter().any(|b| {
-                b.kind.as_deref() == Some("tool_result") && b.tool_use_id.as_deref() == Some(id)
-            });
+/// A record as far as who answered a permission is concerned.
+#[derive(Deserialize)]
+struct AnswerRecord<'a> {
+    #[serde(borrow, default)]
+    message: Option<Message<'a>>,
+    #[serde(rename = "permissionDecision", borrow, default)]
+    permission_decision: Option<Loose<PermissionDecision<'a>>>,
+}
+
+/// `permissionDecision` of a tool result's record (Claude Code 2.1.328): `{"decision": "accept",
+/// "source": "hook" | "user_temporary" | "config" | …}`.
+#[derive(Deserialize)]
+struct PermissionDecision<'a> {
+    #[serde(borrow, default)]
+    source: Option<LooseStr<'a>>,
+}
+
+/// When this line's records hold a `tool_result` for the call `id` (the gate's answer): who decided the permission,
+/// as the record's `permissionDecision.source` says (`"hook"` when a hook's answer was taken,
+/// `"user_temporary"` when the person answered the card); `Some(None)` when the record does not
+/// say.
+pub(crate) fn tool_result_decider(line: &[u8], id: &str) -> Option<Option<String>> {
+    let mut found = None;
+    for_each_record::<AnswerRecord<'_>>(line, &mut |rec| {
+        if found.is_some() {
+            return;
+        }
+        let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) else {
+            return;
+        };
+        if blocks.iter().any(|b| {
+            b.kind.as_deref() == Some("tool_result") && b.tool_use_id.as_deref() == Some(id)
+        }) {
+            found = Some(
+                rec.permission_decision
+                    .and_then(|d| d.0)
+                    .and_then(|d| LooseStr::owned(&d.source)),
+            );
         }
     });
     found
