@@ -45,6 +45,8 @@ const request = (over: Partial<GateRequest> = {}): GateRequest => ({
   decision: null,
   decidedBy: null,
   planHash: "h",
+  throughHook: false,
+  approvesThroughHook: false,
   ...over,
 });
 
