@@ -36,6 +36,13 @@ use crate::serve::{self, Hello, ServerFrame, Subscribed};
 
 /// What is run on the remote.
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
+/// What ssh asks the remote's shell to run: [`REMOTE_COMMAND`], or when `plandeck` is not on the
+/// PATH of a non-interactive ssh command (`~/.local/bin` often is only for login shells), the one
+/// `plandeck hosts install` puts in `~/.local/bin`. Said the same in sh, bash, zsh and fish.
+pub const REMOTE_LAUNCH: &str = "command -v plandeck >/dev/null 2>&1 && exec plandeck serve \
+                                 --stdio || exec ~/.local/bin/plandeck serve --stdio";
+/// Where `plandeck hosts install` puts the binary on the remote (its user's home).
+pub const INSTALLED_AT: &str = "~/.local/bin/plandeck";
 /// How much of ssh's (and the server's) stderr is kept to say why a connection failed.
 const STDERR_KEPT: usize = 64 << 10;
 /// How long a connection waits for the server's hello (ssh's own connect timeout is shorter;
@@ -72,9 +79,9 @@ pub enum RemoteError {
         detail: String,
     },
     #[error(
-        "Plandeck is not installed on {host} (`plandeck` was not found there): install the \
-         plandeck package on that machine, or put the `plandeck` binary in a folder on its PATH \
-         for non-interactive ssh (e.g. /usr/local/bin)"
+        "Plandeck is not installed on {host} (`plandeck` was not found there, nor \
+         ~/.local/bin/plandeck): run `plandeck hosts install {host}` to copy this one there, or \
+         install the plandeck package on that machine"
     )]
     NotInstalled { host: String },
     #[error(
@@ -192,6 +199,16 @@ fn last_words(stderr: &str) -> String {
 /// password, no question), a keep-alive, then `--` and the destination as one argument, then the
 /// remote command.
 pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
+    let remote = env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_LAUNCH);
+    ssh_command_for(host, env, remote)
+}
+
+/// [`ssh_command`] running `remote_command` there (`plandeck hosts install`'s steps).
+pub fn ssh_command_for(
+    host: &Host,
+    env: &Env,
+    remote_command: &str,
+) -> Result<Command, RemoteError> {
     check_ssh_dest(&host.ssh).map_err(|e| RemoteError::BadHost(e.to_string()))?;
     let ssh = env.get("PLANDECK_SSH").unwrap_or("ssh");
     let mut words = ssh.split_whitespace();
@@ -202,7 +219,7 @@ pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
         .args(["-o", "ServerAliveInterval=15"])
         .arg("--")
         .arg(&host.ssh)
-        .arg(env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_COMMAND));
+        .arg(remote_command);
     Ok(cmd)
 }
 
@@ -416,6 +433,15 @@ impl Remote {
         self.call_as("subscribe", params)
     }
 
+    /// Resumes the events of a connection before this one: those after `after` of the server
+    /// `instance` (the hello's of that connection) are replayed, then new ones stream. The answer
+    /// says whether it resumed (`gap: false`: nothing lost, nothing doubled) or the events are
+    /// lost (`gap: true`: another server, or too long ago) and everything is to be read again.
+    pub fn subscribe_from(&self, after: u64, instance: &str) -> Result<Subscribed, RemoteError> {
+        let params = serde_json::json!({ "after": after, "instance": instance });
+        self.call_as("subscribe", params)
+    }
+
     /// The next event, waiting at most `patience`; `None` when none came (or the connection is
     /// gone).
     pub fn next_event(&self, patience: Duration) -> Option<RemoteEvent> {
@@ -606,7 +632,11 @@ mod tests {
         let missing = "bash: line 1: plandeck: command not found\n";
         let e = classify(&host(), exit(127), missing);
         assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
-        assert!(e.to_string().contains("install"), "{e}");
+        assert!(e.to_string().contains("plandeck hosts install lab"), "{e}");
+        // Nor in ~/.local/bin, where the launch looks next.
+        let missing = "bash: line 1: /home/me/.local/bin/plandeck: No such file or directory\n";
+        let e = classify(&host(), exit(127), missing);
+        assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
         let old = "error: unrecognized subcommand 'serve'\n\nUsage: plandeck [OPTIONS]\n";
         let e = classify(&host(), exit(2), old);
         assert!(matches!(e, RemoteError::Protocol { .. }), "{e}");
@@ -638,7 +668,7 @@ mod tests {
                 "ServerAliveInterval=15",
                 "--",
                 "me@lab",
-                "plandeck serve --stdio"
+                REMOTE_LAUNCH
             ]
         );
         assert!(!args.iter().any(|a| a.contains("StrictHostKeyChecking")));

@@ -1261,6 +1261,36 @@ mod tests {
     }
 
     #[test]
+    fn connections_each_get_their_own_subscription_over_one_numbering() {
+        let events = EventLog::shared(100);
+        let sinks: Vec<(Arc<Mutex<Vec<u64>>>, Sink)> = (0..2)
+            .map(|_| {
+                let sent = Arc::new(Mutex::new(Vec::new()));
+                let into = sent.clone();
+                let sink: Sink = Arc::new(move |frame: String| {
+                    let frame: Value = serde_json::from_str(&frame).unwrap();
+                    lock(&into).push(frame["seq"].as_u64().unwrap());
+                });
+                (sent, sink)
+            })
+            .collect();
+        events.subscribe_as(1, None, true, sinks[0].1.clone());
+        events.push("plans:changed", json!({}));
+        events.push("plans:changed", json!({}));
+        // The first connection goes; the events go on being numbered and kept.
+        events.unsubscribe(1);
+        events.push("plans:changed", json!({}));
+        // A second one resumes after what the first saw.
+        let answer = events.subscribe_as(2, Some(2), true, sinks[1].1.clone());
+        assert_eq!(answer, Subscribed { gap: false, seq: 3 });
+        events.push("plans:changed", json!({}));
+        assert_eq!(*lock(&sinks[0].0), vec![1, 2]);
+        assert_eq!(*lock(&sinks[1].0), vec![3, 4]);
+        // A log without a sink of its own has nobody to replay to.
+        assert!(events.subscribe(Some(0), true).gap);
+    }
+
+    #[test]
     fn every_event_the_window_hears_of_is_named_as_the_table_names_it() {
         let (name, payload) = event_of(LiveEvent::Worktrees(
             crate::live::WorktreesChanged::default(),

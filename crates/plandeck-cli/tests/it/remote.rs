@@ -169,6 +169,7 @@ struct Machines {
 impl Drop for Machines {
     fn drop(&mut self) {
         self.sshd.take();
+        self.stop_daemons();
         let _ = std::fs::remove_dir_all(&self.remote);
     }
 }
@@ -317,6 +318,54 @@ impl Machines {
     /// The remote's store, as the remote user's Plandeck keeps it.
     fn remote_data(&self) -> PathBuf {
         self.remote.join(".local/share/plandeck")
+    }
+
+    /// The pids of the remote user's long-lived servers for this test's store (each names
+    /// itself in its lock), those still running.
+    fn daemons(&self) -> Vec<u32> {
+        let Ok(dir) = std::fs::read_dir(self.remote_data().join("serve")) else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "lock"))
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+            .filter(|pid: &u32| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("serve\0--daemon"))
+            })
+            .collect()
+    }
+
+    fn stop_daemons(&self) {
+        for pid in self.daemons() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+
+    /// The machine `box` and the environment a client here reaches it with.
+    fn client(&self) -> (plandeck_core::config::Host, plandeck_core::config::Env) {
+        let ssh = format!("ssh -F {}", self.file("ssh_config").display());
+        let env = plandeck_core::config::Env::from_pairs([("PLANDECK_SSH", ssh.as_str())]);
+        let host = plandeck_core::config::Host {
+            name: "box".into(),
+            ssh: "plandeck-test".into(),
+        };
+        (host, env)
+    }
+
+    /// Writes a plan file on the remote (as its user) and waits until the remote's server has
+    /// recorded that version: it saw the change.
+    fn write_plan(&self, name: &str, text: &str) {
+        let path = self.remote.join(".claude/plans").join(name);
+        std::fs::write(&path, text).unwrap();
+        let user = remote_user();
+        std::os::unix::fs::chown(&path, Some(user.uid), Some(user.gid)).unwrap();
+        let hash = plandeck_core::review::store::hash(text.as_bytes());
+        let version =
+            plandeck_core::review::store::version_path(&self.remote_data(), &hash).unwrap();
+        wait_until("the remote's server to see the plan", || version.exists());
     }
 }
 
@@ -717,4 +766,133 @@ fn over_host_the_remotes_worktrees_are_listed() {
         "{err}"
     );
     assert!(clean.exists());
+}
+
+/// The events of `remote` until one names `path` (a plans:changed of it).
+fn events_until(remote: &plandeck_core::remote::Remote, path: &Path) -> Vec<(u64, String, Value)> {
+    let mut got = Vec::new();
+    loop {
+        let e = remote
+            .next_event(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("no event naming {} (got {got:?})", path.display()));
+        let names = e.payload["paths"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p.as_str() == path.to_str()));
+        got.push((e.seq, e.name, e.payload));
+        if names {
+            return got;
+        }
+    }
+}
+
+#[test]
+fn events_resume_from_the_cursor_after_sshd_comes_back_none_lost_none_doubled() {
+    use plandeck_core::remote::{Remote, RemoteError};
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    let (host, env) = m.client();
+    let first = Remote::connect(&host, &env).expect("connected");
+    let instance = first.hello().instance.clone();
+    first.subscribe(None).unwrap();
+    m.write_plan("before.md", "# Before\n");
+    let before = events_until(&first, &m.remote.join(".claude/plans/before.md"));
+    let cursor = before.last().unwrap().0;
+
+    // sshd stops, with the session it forked (the relay): the client sees the drop.
+    m.stop_sshd();
+    let e = first.call("list_plans", serde_json::json!({})).unwrap_err();
+    assert!(matches!(e, RemoteError::Dropped { .. }), "{e}");
+    assert_eq!(
+        m.daemons().len(),
+        1,
+        "the remote's server outlives the connection"
+    );
+
+    // Meanwhile, on the remote: two plans change, one after the other.
+    m.write_plan("while-down-1.md", "# Down one\n");
+    m.write_plan("while-down-2.md", "# Down two\n");
+
+    m.start_sshd();
+    let second = Remote::connect(&host, &env).expect("reconnected");
+    assert_eq!(second.hello().instance, instance, "the same server");
+    let resumed = second.subscribe_from(cursor, &instance).unwrap();
+    assert!(!resumed.gap, "{resumed:?}");
+    let after = events_until(&second, &m.remote.join(".claude/plans/while-down-2.md"));
+    let seqs: Vec<u64> = after.iter().map(|e| e.0).collect();
+    let want: Vec<u64> = (cursor + 1..=cursor + seqs.len() as u64).collect();
+    assert_eq!(
+        seqs, want,
+        "every event after the cursor, in order, none twice"
+    );
+    let named = |name: &str| {
+        let path = m.remote.join(".claude/plans").join(name);
+        after.iter().position(|(_, event, payload)| {
+            event == "plans:changed"
+                && payload["paths"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|p| p.as_str() == path.to_str()))
+        })
+    };
+    let (one, two) = (named("while-down-1.md"), named("while-down-2.md"));
+    assert!(one.is_some() && one < two, "{after:?}");
+    assert!(
+        named("before.md").is_none(),
+        "nothing before the cursor again"
+    );
+
+    // And a cursor of another server is a gap: read everything again.
+    let other = second.subscribe_from(cursor, "another-instance").unwrap();
+    assert!(other.gap, "{other:?}");
+}
+
+#[test]
+fn the_remotes_server_holds_the_gate_presence_only_while_a_client_is_connected() {
+    use plandeck_core::remote::Remote;
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    let (host, env) = m.client();
+    let roots = plandeck_core::config::Roots::under_home(&m.remote);
+    let client = Remote::connect(&host, &env).expect("connected");
+    assert!(
+        plandeck_core::gate::app_running(&roots),
+        "a client can decide: hooks wait"
+    );
+    drop(client);
+    wait_until("the presence to go with the last client", || {
+        !plandeck_core::gate::app_running(&roots)
+    });
+    assert_eq!(m.daemons().len(), 1, "the server stays, without presence");
+}
+
+#[test]
+fn the_remotes_server_is_private_to_its_user_and_refuses_another_uid() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    m.on_box(&["plans", "list", "--json"]);
+    let dir = m.remote_data().join("serve");
+    let meta = std::fs::metadata(&dir).unwrap();
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        0o700,
+        "{}",
+        dir.display()
+    );
+    assert_eq!(meta.uid(), remote_user().uid);
+    // Root gets past the folder's mode, not past the peer check: closed before any frame.
+    let socket = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        .expect("the server's socket")
+        .path();
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    use std::io::{Read, Write};
+    let _ = stream.write_all(b"{\"relay\":{\"by\":\"root\"}}\n");
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    let log = std::fs::read_to_string(dir.join("plandeck.log")).unwrap();
+    assert!(log.contains("refused a connection of uid 0"), "{log}");
 }
