@@ -223,6 +223,123 @@ pub fn ssh_command_for(
     Ok(cmd)
 }
 
+/// The system and machine this build runs on, as `uname -sm` says them (`Linux x86_64`).
+pub fn this_platform() -> String {
+    let os = match std::env::consts::OS {
+        "linux" => "Linux",
+        "macos" => "Darwin",
+        "freebsd" => "FreeBSD",
+        other => other,
+    };
+    let arch = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("macos", "aarch64") => "arm64",
+        (_, arch) => arch,
+    };
+    format!("{os} {arch}")
+}
+
+/// Whether a machine whose `uname -sm` said `remote` runs this build (`arm64` and `aarch64`,
+/// `amd64` and `x86_64` are the same machine).
+pub fn same_platform(remote: &str, here: &str) -> bool {
+    let norm = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| match w {
+                "arm64" => "aarch64".to_owned(),
+                "amd64" => "x86_64".to_owned(),
+                w => w.to_owned(),
+            })
+            .collect()
+    };
+    let (remote, here) = (norm(remote), norm(here));
+    remote.len() == 2 && remote == here
+}
+
+/// What `plandeck hosts install` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The remote's `uname -sm`.
+    pub platform: String,
+    /// Where the binary went, in the remote user's home.
+    pub path: String,
+    pub bytes: u64,
+    /// The hello of the server started from it.
+    pub hello: Hello,
+}
+
+/// The remote shell's steps: the binary on stdin into a temporary file beside the target, made
+/// executable, then renamed over it (a reader never sees half a binary; a running one goes on).
+const INSTALL_STEPS: &str = "mkdir -p ~/.local/bin && cat > ~/.local/bin/.plandeck.tmp && chmod \
+                             755 ~/.local/bin/.plandeck.tmp && mv -f ~/.local/bin/.plandeck.tmp \
+                             ~/.local/bin/plandeck";
+
+/// Copies `binary` (this build's `plandeck`) to the remote user's [`INSTALLED_AT`] over the
+/// person's ssh, after checking that the remote runs the same system and machine (else refused,
+/// saying how to install the package there), then checks the handshake.
+pub fn install(host: &Host, env: &Env, binary: &std::path::Path) -> Result<Installed, IpcError> {
+    let name = &host.name;
+    let platform = {
+        let out = ssh_command_for(host, env, "uname -sm")?
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| RemoteError::Failed {
+                host: name.clone(),
+                detail: format!("cannot run ssh: {e}"),
+            })?;
+        if !out.status.success() {
+            return Err(classify(
+                host,
+                Some(out.status),
+                &String::from_utf8_lossy(&out.stderr),
+            )
+            .into());
+        }
+        crate::visible::shown(String::from_utf8_lossy(&out.stdout).trim()).into_owned()
+    };
+    let here = this_platform();
+    if !same_platform(&platform, &here) {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{name} runs {platform}, this plandeck is built for {here}: nothing was copied. \
+                 Install the plandeck package for {platform} on {name} (see README, Install), \
+                 or copy a plandeck built for it to ~/.local/bin there"
+            ),
+        ));
+    }
+    let file = std::fs::File::open(binary).map_err(|e| {
+        IpcError::new(
+            ErrorKind::Io,
+            format!("cannot read this plandeck ({}): {e}", binary.display()),
+        )
+    })?;
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let out = ssh_command_for(host, env, INSTALL_STEPS)?
+        .stdin(file)
+        .output()
+        .map_err(|e| RemoteError::Failed {
+            host: name.clone(),
+            detail: format!("cannot run ssh: {e}"),
+        })?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        return Err(match classify(host, Some(out.status), &said) {
+            RemoteError::Failed { .. } | RemoteError::NotInstalled { .. } => RemoteError::Failed {
+                host: name.clone(),
+                detail: format!("copying to {INSTALLED_AT} failed: {}", last_words(&said)),
+            },
+            other => other,
+        }
+        .into());
+    }
+    let remote = Remote::connect(host, env)?;
+    Ok(Installed {
+        platform,
+        path: INSTALLED_AT.to_owned(),
+        bytes,
+        hello: remote.hello().clone(),
+    })
+}
+
 type Waiting = HashMap<u64, mpsc::Sender<Result<Value, IpcError>>>;
 
 /// An event the remote sent after [`Remote::subscribe`].
@@ -646,6 +763,18 @@ mod tests {
         // What ssh said is shown, never run: a control character in it is marked.
         let e = classify(&host(), exit(255), "evil\u{1b}]52;c;x\u{7}\n");
         assert!(!e.to_string().contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn a_remote_of_another_system_or_machine_is_told_apart() {
+        assert!(same_platform("Linux x86_64", "Linux x86_64"));
+        assert!(same_platform("Darwin arm64\n", "Darwin aarch64"));
+        assert!(same_platform("Linux amd64", "Linux x86_64"));
+        assert!(!same_platform("Linux aarch64", "Linux x86_64"));
+        assert!(!same_platform("Darwin x86_64", "Linux x86_64"));
+        assert!(!same_platform("", "Linux x86_64"));
+        assert!(!same_platform("Linux x86_64 extra", "Linux x86_64"));
+        assert!(same_platform(&this_platform(), &this_platform()));
     }
 
     #[test]

@@ -896,3 +896,48 @@ fn the_remotes_server_is_private_to_its_user_and_refuses_another_uid() {
     let log = std::fs::read_to_string(dir.join("plandeck.log")).unwrap();
     assert!(log.contains("refused a connection of uid 0"), "{log}");
 }
+
+#[test]
+fn hosts_install_copies_this_plandeck_to_the_remotes_local_bin_and_then_it_answers() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut m = Machines::new(false);
+    // No ~/.local/bin, and not on the PATH of a non-interactive ssh command (as on Debian, where
+    // only a login shell's ~/.profile adds it): the launch looks there itself.
+    std::fs::remove_dir_all(m.remote.join(".local/bin")).unwrap();
+    let config = std::fs::read_to_string(m.file("sshd_config")).unwrap();
+    let path_line = format!("PATH={}/.local/bin:/usr/bin:/bin", m.remote.display());
+    assert!(config.contains(&path_line));
+    std::fs::write(
+        m.file("sshd_config"),
+        config.replace(&path_line, "PATH=/usr/bin:/bin"),
+    )
+    .unwrap();
+    m.start_sshd();
+    m.add_box();
+    let (code, out, err) = m.plandeck(&["--host", "box", "plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("run `plandeck hosts install box`"), "{err}");
+
+    let (code, out, err) = m.plandeck(&["hosts", "install", "box"]);
+    assert_eq!(code, 0, "{out}{err}\nsshd: {}", m.sshd_log());
+    assert!(
+        out.contains("Copied") && out.contains("to ~/.local/bin/plandeck on box"),
+        "{out}"
+    );
+    assert!(out.contains("It answers: plandeck "), "{out}");
+    let installed = m.remote.join(".local/bin/plandeck");
+    let meta = std::fs::metadata(&installed).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert_eq!(meta.uid(), remote_user().uid, "the remote user's own");
+    assert_eq!(
+        meta.len(),
+        std::fs::metadata(env!("CARGO_BIN_EXE_plandeck"))
+            .unwrap()
+            .len(),
+        "{out}"
+    );
+    assert!(!m.remote.join(".local/bin/.plandeck.tmp").exists());
+
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    assert_eq!(listing[0]["title"], "Ship it", "{listing}");
+}
