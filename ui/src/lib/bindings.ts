@@ -225,7 +225,13 @@ id: string | null,
  * only recorded). The log is append-only: the undone decision stays in it, and readers of
  * where a plan stands ([`read_all`]) skip both.
  */
-revokes: string | null, };
+revokes: string | null, 
+/**
+ * Who decided, from where, as the deciding Plandeck names itself: `plandeck serve (over SSH
+ * from 192.0.2.7)` for a decision made from another machine; the window's or the command
+ * line's own words here. Lines recorded before it was kept have none.
+ */
+decidedBy?: string, };
 
 export type ApproveRequest = { 
 /**

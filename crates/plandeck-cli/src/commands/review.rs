@@ -277,6 +277,10 @@ fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
         d.plan_path,
         d.reviewer
     )?;
+    // Who decided from where: another machine's Plandeck over SSH names the client.
+    if let Some(by) = &d.decided_by {
+        writeln!(out, "    decided through {by}")?;
+    }
     if let Some(reason) = d.delivery_reason.as_deref().filter(|_| !d.stands()) {
         writeln!(out, "    not delivered: {reason}")?;
     }

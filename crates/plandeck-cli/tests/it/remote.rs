@@ -472,6 +472,11 @@ fn over_host_the_remotes_plans_are_listed_and_shown_and_a_rejection_lands_on_the
     assert_eq!(line["feedback"], "Say which thing.");
     assert_eq!(line["planPath"], path);
     assert_eq!(line["reviewer"], USER);
+    // Who decided from where, in the remote's own log line (no agent waited: no gate record).
+    assert_eq!(
+        line["decidedBy"], "plandeck serve (over SSH from 127.0.0.1)",
+        "{line}"
+    );
     assert!(!m.local.data().join("decisions.jsonl").exists());
     let listing = m.on_box(&["plans", "list", "--json"]);
     assert_eq!(listing[0]["state"], "rejected", "{listing}");

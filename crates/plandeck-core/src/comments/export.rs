@@ -146,6 +146,7 @@ mod tests {
             comments: vec!["c17".into()],
             id: None,
             revokes: None,
+            decided_by: None,
         }
     }
 

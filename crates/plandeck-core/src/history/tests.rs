@@ -230,6 +230,7 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
             comments: Vec::new(),
             id: None,
             revokes: None,
+            decided_by: None,
         },
     )
     .unwrap();

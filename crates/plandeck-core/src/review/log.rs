@@ -90,6 +90,12 @@ pub struct Decision {
     /// where a plan stands ([`read_all`]) skip both.
     #[serde(default)]
     pub revokes: Option<String>,
+    /// Who decided, from where, as the deciding Plandeck names itself: `plandeck serve (over SSH
+    /// from 192.0.2.7)` for a decision made from another machine; the window's or the command
+    /// line's own words here. Lines recorded before it was kept have none.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    #[ts(optional)]
+    pub decided_by: Option<String>,
 }
 
 /// What a decision says about the plan, besides who decided, when, and whose plan it is.
@@ -147,6 +153,7 @@ impl Decision {
             comments: Vec::new(),
             id: Some(new_id(time, plan_path, decision)),
             revokes: None,
+            decided_by: None,
         }
     }
 
@@ -329,6 +336,7 @@ mod tests {
             comments: Vec::new(),
             id: None,
             revokes: None,
+            decided_by: None,
         }
     }
 
