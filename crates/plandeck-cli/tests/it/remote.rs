@@ -405,12 +405,16 @@ fn hosts_are_added_checked_listed_and_removed_and_a_subcommand_not_served_is_nev
     let (_, out, _) = plandeck(h, &["hosts", "list"]);
     assert!(out.contains("lab   me@lab"), "{out}");
 
-    // Not served over --host yet: refused, nothing run (here it would have printed the log).
-    let (code, out, err) = plandeck(h, &["--host", "lab", "log", "--json"]);
+    // What is this machine's own is refused over --host, nothing run (here it would have made
+    // a demo workspace).
+    let (code, out, err) = plandeck(h, &["--host", "lab", "demo", "--json"]);
     assert_eq!(code, 1, "{out}{err}");
     let e: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(e["error"]["kind"], "unsupported", "{out}");
-    assert!(err.contains("does not run over --host yet"), "{err}");
+    assert!(
+        err.contains("`demo` makes a scratch workspace on this machine; nothing was run"),
+        "{err}"
+    );
     let (code, _, err) = plandeck(h, &["--host", "nowhere", "plans", "list"]);
     assert_eq!(code, 1);
     assert!(err.contains("no machine named \"nowhere\""), "{err}");
@@ -480,6 +484,47 @@ fn over_host_the_remotes_plans_are_listed_and_shown_and_a_rejection_lands_on_the
     assert!(!m.local.data().join("decisions.jsonl").exists());
     let listing = m.on_box(&["plans", "list", "--json"]);
     assert_eq!(listing[0]["state"], "rejected", "{listing}");
+    // The remote's log, over --host, says who decided from where.
+    let (code, text, err) = m.plandeck(&["--host", "box", "log"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("rejected")
+            && text.contains("Say which thing.")
+            && text.contains("decided through plandeck serve (over SSH from 127.0.0.1)"),
+        "{text}"
+    );
+    let log_json = m.on_box(&["log", "--plan", &id, "--json"]);
+    assert_eq!(log_json.as_array().unwrap().len(), 1, "{log_json}");
+    assert_eq!(log_json[0]["feedback"], "Say which thing.");
+
+    // Comments, the diff since the decision, and verify, run there.
+    let added = m.on_box(&[
+        "comment",
+        &id,
+        "--quote",
+        "Build the thing",
+        "--text",
+        "Which thing?",
+        "--json",
+    ]);
+    assert_eq!(added["quote"], "Build the thing", "{added}");
+    let comments = m.on_box(&["comments", &id, "--json"]);
+    assert_eq!(comments[0]["text"], "Which thing?", "{comments}");
+    let comment_id = comments[0]["id"].as_str().unwrap().to_owned();
+    let done = m.on_box(&["comment", "--resolve", &comment_id, "--json"]);
+    assert_eq!(done["done"], "resolved", "{done}");
+    std::fs::write(
+        m.remote.join(".claude/plans/ship.md"),
+        "# Ship it\n\n1. Build the thing\n2. Test it\n",
+    )
+    .unwrap();
+    let diff = m.on_box(&["plans", "diff", &id, "--json"]);
+    assert!(diff.to_string().contains("Test it"), "{diff}");
+    std::fs::write(
+        m.remote.join(".claude/plans/ship.md"),
+        "# Ship it\n\n1. Build the thing\n",
+    )
+    .unwrap();
 
     // Then approved over --host, with the hash of the version read there.
     let hash = doc["contentHash"].as_str().unwrap();
@@ -739,7 +784,7 @@ fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
 }
 
 #[test]
-fn over_host_the_remotes_worktrees_are_listed() {
+fn over_host_the_remotes_worktrees_are_listed_kept_and_removed_with_the_token_shown_there() {
     let mut m = Machines::new(true);
     let clean = crate::common::repo_with_clean_worktree(&m.remote);
     run(Command::new("chown")
@@ -756,21 +801,33 @@ fn over_host_the_remotes_worktrees_are_listed() {
         .map(|w| w["path"].as_str().unwrap())
         .collect();
     assert!(paths.contains(&clean.to_str().unwrap()), "{list}");
-    // Removing, keeping and previewing are not served over --host yet: refused, nothing run.
+    let path = clean.to_str().unwrap();
+    // A path of the remote is a name there, never read here.
+    let preview = m.on_box(&["worktrees", "preview", path, "--json"]);
+    assert_eq!(preview["confirmable"], true, "{preview}");
+    let token = preview["token"].as_str().unwrap().to_owned();
+    let kept = m.on_box(&["worktrees", "keep", path, "--json"]);
+    assert_eq!(kept["kept"], path, "{kept}");
+    // Removed there with the token of what was shown there.
     let (code, out, err) = m.plandeck(&[
         "--host",
         "box",
         "worktrees",
         "remove",
-        clean.to_str().unwrap(),
-        "--discard",
+        path,
+        "--expect",
+        &"0".repeat(token.len()),
     ]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(
-        err.contains("`worktrees remove` does not run over --host"),
-        "{err}"
-    );
+    assert!(err.contains("not what was shown"), "{err}");
     assert!(clean.exists());
+    let (code, out, err) = m.plandeck(&["--host", "box", "worktrees", "remove", path]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("Removed {path}.")), "{out}");
+    assert!(!clean.exists(), "removed on the remote");
+    let (code, _, err) = m.plandeck(&["--host", "box", "worktrees", "keep", path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no worktree"), "{err}");
 }
 
 /// The events of `remote` until one names `path` (a plans:changed of it).
