@@ -210,6 +210,7 @@ fn benchmarks() {
     };
     let (mut here, mut there, mut warm) = (Vec::new(), Vec::new(), Vec::new());
     let mut plans = 0;
+    let mut rows = (0, 0);
     for i in 0..RUNS {
         let local_data = t.join(format!("local-data-{i}"));
         let start = Instant::now();
@@ -237,11 +238,28 @@ fn benchmarks() {
         };
         let remote = over(&mut there);
         over(&mut warm);
+        // The plan files, the same there (plans only the transcripts hold are told apart by
+        // the window's filter there and the command line's here: counted as notes).
+        let files = |v: &serde_json::Value| {
+            v.as_array()
+                .map_or(0, |a| a.iter().filter(|p| p["source"] == "file").count())
+        };
+        assert_eq!(files(&local), files(&remote), "the same plan files there");
+        plans = files(&remote);
         let count = |v: &serde_json::Value| v.as_array().map_or(0, Vec::len);
-        assert_eq!(count(&local), count(&remote), "the same plans there");
-        plans = count(&remote);
+        rows = (count(&local), count(&remote));
     }
     stop_daemons(&remote_data);
+    // What ssh alone costs: a login that runs `true` there.
+    let mut bare = Vec::new();
+    for _ in 0..RUNS {
+        let start = Instant::now();
+        run(Command::new("ssh")
+            .args(["-F"])
+            .arg(t.join("ssh_config"))
+            .args(["-T", "-o", "BatchMode=yes", "bench-box", "true"]));
+        bare.push(start.elapsed());
+    }
     report(
         "remote_plans_list_heavy_home",
         ms(median(&there)),
@@ -251,10 +269,13 @@ fn benchmarks() {
         serde_json::json!({
             "what": "plandeck-cli --host box plans list --json over loopback ssh, a fresh server there (daemon started, store empty), median",
             "runs": RUNS,
-            "plans": plans,
+            "plan_files": plans,
+            "rows_here": rows.0,
+            "rows_there": rows.1,
             "runs_ms": there.iter().map(|d| (ms(*d) * 10.0).round() / 10.0).collect::<Vec<_>>(),
             "here_runs_ms": here.iter().map(|d| (ms(*d) * 10.0).round() / 10.0).collect::<Vec<_>>(),
             "warm_ms": (ms(median(&warm)) * 10.0).round() / 10.0,
+            "ssh_true_ms": (ms(median(&bare)) * 10.0).round() / 10.0,
         }),
     );
 

@@ -102,7 +102,8 @@ pub fn run(
         daemon::run(&roots, opts, Arc::new(Mutex::new(log))).map_err(io("the server stopped"))?;
         return Ok(0);
     }
-    if args.no_daemon {
+    // Without a way to check a socket peer's uid, no daemon: this process serves.
+    if args.no_daemon || !daemon::AVAILABLE {
         let opts = serve::Options {
             by,
             event_buffer: args.event_buffer,

@@ -133,10 +133,24 @@ pub fn peer_allowed(peer: u32, own: u32) -> bool {
     peer == own
 }
 
+/// Whether this system can tell a Unix socket peer's uid (`SO_PEERCRED`): where it cannot, there
+/// is no daemon (`serve --stdio` serves from its own process).
+pub const AVAILABLE: bool = cfg!(target_os = "linux");
+
 /// The uid of the process at the other end of `stream` (`SO_PEERCRED`).
+#[cfg(target_os = "linux")]
 pub fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
     let cred = rustix::net::sockopt::socket_peercred(stream)?;
     Ok(cred.uid.as_raw())
+}
+
+/// Not known on this system: every peer is refused.
+#[cfg(not(target_os = "linux"))]
+pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "a Unix socket peer's uid is not known on this system",
+    ))
 }
 
 fn own_uid() -> u32 {
@@ -492,6 +506,7 @@ mod tests {
     }
 
     #[test]
+    #[cfg(target_os = "linux")]
     fn a_connection_of_this_user_is_known_by_its_peer_uid() {
         let (a, _b) = UnixStream::pair().unwrap();
         assert_eq!(peer_uid(&a).unwrap(), own_uid());
