@@ -79,7 +79,11 @@ fn cpu_ticks(pid: u32) -> u64 {
     let after = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
     let f: Vec<&str> = after.split_whitespace().collect();
     // After `)`: state is field 3, utime 14, stime 15 (1-based over the whole line).
-    let at = |i: usize| f.get(i - 3).and_then(|x| x.parse::<u64>().ok()).unwrap_or(0);
+    let at = |i: usize| {
+        f.get(i - 3)
+            .and_then(|x| x.parse::<u64>().ok())
+            .unwrap_or(0)
+    };
     at(14) + at(15)
 }
 
@@ -103,7 +107,10 @@ fn ssh_children() -> Vec<u32> {
         let stat = std::fs::read_to_string(e.path().join("stat")).unwrap_or_default();
         let comm_is_ssh = stat.contains("(ssh)");
         let after = &stat[stat.rfind(')').map_or(0, |i| i + 1)..];
-        let ppid = after.split_whitespace().nth(1).and_then(|p| p.parse::<u32>().ok());
+        let ppid = after
+            .split_whitespace()
+            .nth(1)
+            .and_then(|p| p.parse::<u32>().ok());
         if comm_is_ssh && ppid == Some(me) {
             found.push(pid);
         }
@@ -232,7 +239,10 @@ fn benchmarks() {
                 .env_remove("XDG_DATA_HOME")
                 .env_remove("XDG_CONFIG_HOME")
                 .env("PLANDECK_SSH", &ssh)
-                .env("PLANDECK_REMOTE_COMMAND", remote_command(&heavy, &remote_data)));
+                .env(
+                    "PLANDECK_REMOTE_COMMAND",
+                    remote_command(&heavy, &remote_data),
+                ));
             times.push(start.elapsed());
             serde_json::from_str::<serde_json::Value>(&out).expect("a listing")
         };
@@ -264,7 +274,10 @@ fn benchmarks() {
         "remote_plans_list_heavy_home",
         ms(median(&there)),
         "<= 1.5x the same listing here",
-        Some(("plandeck-cli plans list --json here, same home, fresh store", ms(median(&here)))),
+        Some((
+            "plandeck-cli plans list --json here, same home, fresh store",
+            ms(median(&here)),
+        )),
         Limit::ratio(1.5),
         serde_json::json!({
             "what": "plandeck-cli --host box plans list --json over loopback ssh, a fresh server there (daemon started, store empty), median",
