@@ -428,6 +428,37 @@ fn through_the_daemon_a_reconnect_is_the_same_server_and_resumes_from_its_cursor
 }
 
 #[test]
+fn the_daemon_leaves_by_itself_after_its_idle_time_with_no_client_and_takes_its_socket() {
+    let home = home_with_plan();
+    let _stop = StopDaemons(&home);
+    let mut c = Client::spawn(home.path(), &["--idle-exit", "1"]);
+    c.call("list_plans", json!({}));
+    let daemon = daemons(&home);
+    assert_eq!(daemon.len(), 1);
+    let serve = home.data().join("serve");
+    let socket = std::fs::read_dir(&serve)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        .expect("its socket")
+        .path();
+    assert_eq!(c.end(), 0);
+    // Gone, or ended and not yet reaped by whoever adopted it.
+    plandeck_testkit::wait_until("the idle daemon to leave", || {
+        std::fs::read_to_string(format!("/proc/{}/stat", daemon[0])).map_or(true, |stat| {
+            stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z'))
+        })
+    });
+    assert!(!socket.exists(), "its socket goes with it");
+    let log = std::fs::read_to_string(serve.join("plandeck.log")).unwrap();
+    assert!(log.contains("no client for 1 s: exiting"), "{log}");
+    // The next connection starts another one.
+    let mut again = Client::through_daemon(home.path());
+    again.call("list_plans", json!({}));
+    assert_eq!(again.end(), 0);
+}
+
+#[test]
 fn a_second_server_over_the_same_home_is_another_instance_with_what_the_first_did() {
     let home = home_with_plan();
     let mut first = Client::start(home.path(), &[]);
