@@ -55,8 +55,8 @@ pub struct GlobalArgs {
     /// Plandeck's config folder holding settings.json (default: $XDG_CONFIG_HOME/plandeck).
     #[arg(long, global = true, value_name = "DIR")]
     pub config_dir: Option<PathBuf>,
-    /// Run the subcommand on another machine (`plandeck hosts add`), over your own SSH. For now:
-    /// plans list|show, sessions list, worktrees list, pending, approve, reject.
+    /// Run the subcommand on another machine (`plandeck hosts add`), over your own SSH: every
+    /// subcommand but those of this machine (sources, demo, hook, hooks, hosts, serve).
     #[arg(long, global = true, value_name = "NAME")]
     pub host: Option<String>,
 }

@@ -65,6 +65,12 @@ impl<'a> Out<'a> {
         quiet_on_closed_pipe(self.inner.write_all(text.as_bytes()))
     }
 
+    /// Writes `bytes` exactly, and says when the reader is gone (a relay ends then): only for a
+    /// byte stream a program reads (`serve --stdio`).
+    pub fn bytes(&mut self, bytes: &[u8]) -> io::Result<()> {
+        self.inner.write_all(bytes)
+    }
+
     /// Writes one of the CLI's own colours.
     pub fn style(&mut self, style: Style) -> io::Result<()> {
         quiet_on_closed_pipe(self.inner.write_all(style.sequence().as_bytes()))

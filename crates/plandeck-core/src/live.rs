@@ -107,7 +107,8 @@ pub struct Live {
     /// Held while the handle lives: a background load finishing after the handle was replaced
     /// (the roots changed) throws its index away.
     _alive: Arc<()>,
-    _presence: Option<AppPresence>,
+    /// The app's presence in the gate while it is held ([`Live::set_present`]).
+    presence: Mutex<Option<AppPresence>>,
     /// Dropping it stops the liveness tick.
     _stop_tick: mpsc::Sender<()>,
     /// The plan history, scanned in the background and followed since.
@@ -135,15 +136,24 @@ impl Live {
         sessions: Arc<Mutex<Option<SessionIndex>>>,
         emit: impl Fn(LiveEvent) + Send + Sync + 'static,
     ) -> Live {
+        Self::start_with(roots, sessions, true, emit)
+    }
+
+    /// [`Live::start`], holding the app's presence in the gate only when `present` (a server
+    /// holds it only while someone is connected to decide: [`Live::set_present`]).
+    pub fn start_with(
+        roots: &Roots,
+        sessions: Arc<Mutex<Option<SessionIndex>>>,
+        present: bool,
+        emit: impl Fn(LiveEvent) + Send + Sync + 'static,
+    ) -> Live {
         let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(emit);
         let mut watchers = Vec::new();
         let sessions_for_worktrees = sessions.clone();
         let sessions_for_deck = sessions.clone();
 
         // The gate: announce that Plandeck is running, and follow requests filed by hooks.
-        let presence = gate::app_heartbeat(roots)
-            .map_err(|e| tracing::warn!("agent hooks will not wait for Plandeck: {e}"))
-            .ok();
+        let presence = if present { hold_presence(roots) } else { None };
         let gate_seen = Arc::new(Mutex::new(GateSeen::new(roots)));
         {
             let (roots, emit, seen) = (roots.clone(), emit.clone(), gate_seen.clone());
@@ -249,7 +259,7 @@ impl Live {
             _watchers: watchers,
             index_progress,
             _alive: alive,
-            _presence: presence,
+            presence: Mutex::new(presence),
             _stop_tick: stop_tick,
             history,
             worktrees,
@@ -261,7 +271,30 @@ impl Live {
     }
 }
 
+/// The app's presence in the gate (hooks wait for a decision while it is held).
+fn hold_presence(roots: &Roots) -> Option<AppPresence> {
+    gate::app_heartbeat(roots)
+        .map_err(|e| tracing::warn!("agent hooks will not wait for Plandeck: {e}"))
+        .ok()
+}
+
 impl Live {
+    /// Holds the app's presence in the gate (hooks on this machine wait for a decision) or gives
+    /// it up (hooks fall back to the agent's own prompt).
+    pub fn set_present(&self, present: bool) {
+        let mut held = lock(&self.presence);
+        match (present, held.is_some()) {
+            (true, false) => *held = hold_presence(&self.roots),
+            (false, true) => *held = None,
+            _ => {}
+        }
+    }
+
+    /// Whether the app's presence is held.
+    pub fn is_present(&self) -> bool {
+        lock(&self.presence).is_some()
+    }
+
     /// The plan history of these roots (plans read from memory; see [`LiveHistory`]).
     pub fn history(&self) -> Arc<LiveHistory> {
         self.history.clone()

@@ -36,6 +36,13 @@ use crate::serve::{self, Hello, ServerFrame, Subscribed};
 
 /// What is run on the remote.
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
+/// What ssh asks the remote's shell to run: [`REMOTE_COMMAND`], or when `plandeck` is not on the
+/// PATH of a non-interactive ssh command (`~/.local/bin` often is only for login shells), the one
+/// `plandeck hosts install` puts in `~/.local/bin`. Said the same in sh, bash, zsh and fish.
+pub const REMOTE_LAUNCH: &str = "command -v plandeck >/dev/null 2>&1 && exec plandeck serve \
+                                 --stdio || exec ~/.local/bin/plandeck serve --stdio";
+/// Where `plandeck hosts install` puts the binary on the remote (its user's home).
+pub const INSTALLED_AT: &str = "~/.local/bin/plandeck";
 /// How much of ssh's (and the server's) stderr is kept to say why a connection failed.
 const STDERR_KEPT: usize = 64 << 10;
 /// How long a connection waits for the server's hello (ssh's own connect timeout is shorter;
@@ -72,9 +79,9 @@ pub enum RemoteError {
         detail: String,
     },
     #[error(
-        "Plandeck is not installed on {host} (`plandeck` was not found there): install the \
-         plandeck package on that machine, or put the `plandeck` binary in a folder on its PATH \
-         for non-interactive ssh (e.g. /usr/local/bin)"
+        "Plandeck is not installed on {host} (`plandeck` was not found there, nor \
+         ~/.local/bin/plandeck): run `plandeck hosts install {host}` to copy this one there, or \
+         install the plandeck package on that machine"
     )]
     NotInstalled { host: String },
     #[error(
@@ -192,6 +199,16 @@ fn last_words(stderr: &str) -> String {
 /// password, no question), a keep-alive, then `--` and the destination as one argument, then the
 /// remote command.
 pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
+    let remote = env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_LAUNCH);
+    ssh_command_for(host, env, remote)
+}
+
+/// [`ssh_command`] running `remote_command` there (`plandeck hosts install`'s steps).
+pub fn ssh_command_for(
+    host: &Host,
+    env: &Env,
+    remote_command: &str,
+) -> Result<Command, RemoteError> {
     check_ssh_dest(&host.ssh).map_err(|e| RemoteError::BadHost(e.to_string()))?;
     let ssh = env.get("PLANDECK_SSH").unwrap_or("ssh");
     let mut words = ssh.split_whitespace();
@@ -202,8 +219,125 @@ pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
         .args(["-o", "ServerAliveInterval=15"])
         .arg("--")
         .arg(&host.ssh)
-        .arg(env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_COMMAND));
+        .arg(remote_command);
     Ok(cmd)
+}
+
+/// The system and machine this build runs on, as `uname -sm` says them (`Linux x86_64`).
+pub fn this_platform() -> String {
+    let os = match std::env::consts::OS {
+        "linux" => "Linux",
+        "macos" => "Darwin",
+        "freebsd" => "FreeBSD",
+        other => other,
+    };
+    let arch = match (std::env::consts::OS, std::env::consts::ARCH) {
+        ("macos", "aarch64") => "arm64",
+        (_, arch) => arch,
+    };
+    format!("{os} {arch}")
+}
+
+/// Whether a machine whose `uname -sm` said `remote` runs this build (`arm64` and `aarch64`,
+/// `amd64` and `x86_64` are the same machine).
+pub fn same_platform(remote: &str, here: &str) -> bool {
+    let norm = |s: &str| -> Vec<String> {
+        s.split_whitespace()
+            .map(|w| match w {
+                "arm64" => "aarch64".to_owned(),
+                "amd64" => "x86_64".to_owned(),
+                w => w.to_owned(),
+            })
+            .collect()
+    };
+    let (remote, here) = (norm(remote), norm(here));
+    remote.len() == 2 && remote == here
+}
+
+/// What `plandeck hosts install` did.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Installed {
+    /// The remote's `uname -sm`.
+    pub platform: String,
+    /// Where the binary went, in the remote user's home.
+    pub path: String,
+    pub bytes: u64,
+    /// The hello of the server started from it.
+    pub hello: Hello,
+}
+
+/// The remote shell's steps: the binary on stdin into a temporary file beside the target, made
+/// executable, then renamed over it (a reader never sees half a binary; a running one goes on).
+const INSTALL_STEPS: &str = "mkdir -p ~/.local/bin && cat > ~/.local/bin/.plandeck.tmp && chmod \
+                             755 ~/.local/bin/.plandeck.tmp && mv -f ~/.local/bin/.plandeck.tmp \
+                             ~/.local/bin/plandeck";
+
+/// Copies `binary` (this build's `plandeck`) to the remote user's [`INSTALLED_AT`] over the
+/// person's ssh, after checking that the remote runs the same system and machine (else refused,
+/// saying how to install the package there), then checks the handshake.
+pub fn install(host: &Host, env: &Env, binary: &std::path::Path) -> Result<Installed, IpcError> {
+    let name = &host.name;
+    let platform = {
+        let out = ssh_command_for(host, env, "uname -sm")?
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| RemoteError::Failed {
+                host: name.clone(),
+                detail: format!("cannot run ssh: {e}"),
+            })?;
+        if !out.status.success() {
+            return Err(classify(
+                host,
+                Some(out.status),
+                &String::from_utf8_lossy(&out.stderr),
+            )
+            .into());
+        }
+        crate::visible::shown(String::from_utf8_lossy(&out.stdout).trim()).into_owned()
+    };
+    let here = this_platform();
+    if !same_platform(&platform, &here) {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{name} runs {platform}, this plandeck is built for {here}: nothing was copied. \
+                 Install the plandeck package for {platform} on {name} (see README, Install), \
+                 or copy a plandeck built for it to ~/.local/bin there"
+            ),
+        ));
+    }
+    let file = std::fs::File::open(binary).map_err(|e| {
+        IpcError::new(
+            ErrorKind::Io,
+            format!("cannot read this plandeck ({}): {e}", binary.display()),
+        )
+    })?;
+    let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let out = ssh_command_for(host, env, INSTALL_STEPS)?
+        .stdin(file)
+        .output()
+        .map_err(|e| RemoteError::Failed {
+            host: name.clone(),
+            detail: format!("cannot run ssh: {e}"),
+        })?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        return Err(match classify(host, Some(out.status), &said) {
+            RemoteError::Failed { .. } | RemoteError::NotInstalled { .. } => RemoteError::Failed {
+                host: name.clone(),
+                detail: format!("copying to {INSTALLED_AT} failed: {}", last_words(&said)),
+            },
+            other => other,
+        }
+        .into());
+    }
+    let remote = Remote::connect(host, env)?;
+    Ok(Installed {
+        platform,
+        path: INSTALLED_AT.to_owned(),
+        bytes,
+        hello: remote.hello().clone(),
+    })
 }
 
 type Waiting = HashMap<u64, mpsc::Sender<Result<Value, IpcError>>>;
@@ -416,6 +550,15 @@ impl Remote {
         self.call_as("subscribe", params)
     }
 
+    /// Resumes the events of a connection before this one: those after `after` of the server
+    /// `instance` (the hello's of that connection) are replayed, then new ones stream. The answer
+    /// says whether it resumed (`gap: false`: nothing lost, nothing doubled) or the events are
+    /// lost (`gap: true`: another server, or too long ago) and everything is to be read again.
+    pub fn subscribe_from(&self, after: u64, instance: &str) -> Result<Subscribed, RemoteError> {
+        let params = serde_json::json!({ "after": after, "instance": instance });
+        self.call_as("subscribe", params)
+    }
+
     /// The next event, waiting at most `patience`; `None` when none came (or the connection is
     /// gone).
     pub fn next_event(&self, patience: Duration) -> Option<RemoteEvent> {
@@ -611,7 +754,11 @@ mod tests {
         let missing = "bash: line 1: plandeck: command not found\n";
         let e = classify(&host(), exit(127), missing);
         assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
-        assert!(e.to_string().contains("install"), "{e}");
+        assert!(e.to_string().contains("plandeck hosts install lab"), "{e}");
+        // Nor in ~/.local/bin, where the launch looks next.
+        let missing = "bash: line 1: /home/me/.local/bin/plandeck: No such file or directory\n";
+        let e = classify(&host(), exit(127), missing);
+        assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
         let old = "error: unrecognized subcommand 'serve'\n\nUsage: plandeck [OPTIONS]\n";
         let e = classify(&host(), exit(2), old);
         assert!(matches!(e, RemoteError::Protocol { .. }), "{e}");
@@ -621,6 +768,18 @@ mod tests {
         // What ssh said is shown, never run: a control character in it is marked.
         let e = classify(&host(), exit(255), "evil\u{1b}]52;c;x\u{7}\n");
         assert!(!e.to_string().contains('\u{1b}'), "{e}");
+    }
+
+    #[test]
+    fn a_remote_of_another_system_or_machine_is_told_apart() {
+        assert!(same_platform("Linux x86_64", "Linux x86_64"));
+        assert!(same_platform("Darwin arm64\n", "Darwin aarch64"));
+        assert!(same_platform("Linux amd64", "Linux x86_64"));
+        assert!(!same_platform("Linux aarch64", "Linux x86_64"));
+        assert!(!same_platform("Darwin x86_64", "Linux x86_64"));
+        assert!(!same_platform("", "Linux x86_64"));
+        assert!(!same_platform("Linux x86_64 extra", "Linux x86_64"));
+        assert!(same_platform(&this_platform(), &this_platform()));
     }
 
     #[test]
@@ -643,7 +802,7 @@ mod tests {
                 "ServerAliveInterval=15",
                 "--",
                 "me@lab",
-                "plandeck serve --stdio"
+                REMOTE_LAUNCH
             ]
         );
         assert!(!args.iter().any(|a| a.contains("StrictHostKeyChecking")));

@@ -279,6 +279,7 @@ pub fn decide_plan(
                     ..Default::default()
                 },
                 opts.comments,
+                Some(&opts.delivery.by),
             )?
         }
         PlanDecision::Reject { feedback } => crate::comments::reject(
@@ -288,6 +289,7 @@ pub fn decide_plan(
             (None, None),
             Some(seen),
             opts.comments,
+            Some(&opts.delivery.by),
         )?,
     };
     let written = file_moved_on(plan_path, seen);

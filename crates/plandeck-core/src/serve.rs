@@ -32,6 +32,8 @@
 //! frame (not JSON, too long, unknown method, wrong params) gets an error frame and the server goes
 //! on.
 
+pub mod daemon;
+
 use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, Write};
 use std::sync::{mpsc, Arc, Mutex};
@@ -227,19 +229,25 @@ pub fn parse_server_frame(line: &[u8]) -> Result<ServerFrame, IpcError> {
     Ok(ServerFrame::Answer { id, result })
 }
 
+/// Where an event frame goes: a connection's writer.
+pub type Sink = Arc<dyn Fn(String) + Send + Sync>;
+
 /// The event frames of this server: each numbered, the last `cap` kept for a client that
-/// resumes, sent to `sink` once the client subscribed.
+/// resumes, sent to each connection that subscribed (a server that outlives its connections
+/// keeps numbering across them: a client that reconnects resumes after its cursor).
 pub struct EventLog {
     cap: usize,
     inner: Mutex<LogInner>,
-    sink: Box<dyn Fn(String) + Send + Sync>,
+    /// The one connection's sink of a log made with [`EventLog::new`].
+    sink: Option<Sink>,
 }
 
 struct LogInner {
     /// The last seq given (0: none yet).
     last: u64,
     kept: VecDeque<(u64, String)>,
-    streaming: bool,
+    /// The connections that subscribed, by their id.
+    subscribers: Vec<(u64, Sink)>,
 }
 
 /// What `subscribe` answers.
@@ -253,26 +261,36 @@ pub struct Subscribed {
 }
 
 impl EventLog {
+    /// A log for one connection, whose events go to `sink` once it subscribed.
     pub fn new(cap: usize, sink: impl Fn(String) + Send + Sync + 'static) -> EventLog {
+        EventLog {
+            sink: Some(Arc::new(sink)),
+            ..Self::shared(cap)
+        }
+    }
+
+    /// A log for many connections, each subscribing with its own sink
+    /// ([`EventLog::subscribe_as`]).
+    pub fn shared(cap: usize) -> EventLog {
         EventLog {
             cap: cap.max(1),
             inner: Mutex::new(LogInner {
                 last: 0,
                 kept: VecDeque::new(),
-                streaming: false,
+                subscribers: Vec::new(),
             }),
-            sink: Box::new(sink),
+            sink: None,
         }
     }
 
-    /// Numbers the event `name` and keeps it; sends it when the client subscribed.
+    /// Numbers the event `name` and keeps it; sends it to every connection that subscribed.
     pub fn push(&self, name: &str, payload: Value) -> u64 {
         let mut inner = lock(&self.inner);
         inner.last += 1;
         let seq = inner.last;
         let frame = json!({ "event": name, "seq": seq, "payload": payload }).to_string();
-        if inner.streaming {
-            (self.sink)(frame.clone());
+        for (_, sink) in &inner.subscribers {
+            sink(frame.clone());
         }
         inner.kept.push_back((seq, frame));
         while inner.kept.len() > self.cap {
@@ -281,11 +299,36 @@ impl EventLog {
         seq
     }
 
-    /// Replays what came after `after` (nothing when `None`), then streams every new event.
-    /// `same_instance`: the cursor is this server's (else it means nothing here: a gap).
+    /// The last seq given (0: none yet).
+    pub fn last(&self) -> u64 {
+        lock(&self.inner).last
+    }
+
+    /// Replays what came after `after` (nothing when `None`), then streams every new event, to
+    /// the sink of [`EventLog::new`]. `same_instance`: the cursor is this server's (else it means
+    /// nothing here: a gap).
     pub fn subscribe(&self, after: Option<u64>, same_instance: bool) -> Subscribed {
+        match self.sink.clone() {
+            Some(sink) => self.subscribe_as(0, after, same_instance, sink),
+            None => Subscribed {
+                gap: true,
+                seq: self.last(),
+            },
+        }
+    }
+
+    /// [`EventLog::subscribe`] for the connection `id`, its events going to `sink` (a later
+    /// subscribe of the same connection replays again after its cursor; the stream goes on).
+    pub fn subscribe_as(
+        &self,
+        id: u64,
+        after: Option<u64>,
+        same_instance: bool,
+        sink: Sink,
+    ) -> Subscribed {
         let mut inner = lock(&self.inner);
-        inner.streaming = true;
+        inner.subscribers.retain(|(i, _)| *i != id);
+        inner.subscribers.push((id, sink.clone()));
         let last = inner.last;
         let Some(after) = after else {
             return Subscribed {
@@ -304,13 +347,18 @@ impl EventLog {
         }
         for (seq, frame) in &inner.kept {
             if *seq > after {
-                (self.sink)(frame.clone());
+                sink(frame.clone());
             }
         }
         Subscribed {
             gap: false,
             seq: last,
         }
+    }
+
+    /// The connection `id` is gone: nothing more is sent to it.
+    pub fn unsubscribe(&self, id: u64) {
+        lock(&self.inner).subscribers.retain(|(i, _)| *i != id);
     }
 }
 
@@ -397,11 +445,70 @@ impl Default for Options {
     }
 }
 
-/// The calls of one connection over one deck.
-struct Server {
+/// What every connection of one server shares: the live state of the machine, the deck over
+/// it, the numbered events and the hello (its `instance` names this server for its whole life).
+pub struct Shared {
     deck: Deck,
     log: Arc<EventLog>,
     hello: Hello,
+    /// Last: the deck's parts go first, then the watchers and the presence.
+    live: Live,
+}
+
+impl Shared {
+    /// Starts the live state of `roots`, holding the gate presence when `present` (see
+    /// [`Shared::set_present`]), its events kept for clients that resume (`event_buffer`).
+    pub fn start(roots: &Roots, present: bool, event_buffer: usize) -> Arc<Shared> {
+        let events = Arc::new(EventLog::shared(event_buffer));
+        let live = {
+            let events = events.clone();
+            Live::start_with(roots, Arc::new(Mutex::new(None)), present, move |event| {
+                if let Some((name, payload)) = event_of(event) {
+                    events.push(name, payload);
+                }
+            })
+        };
+        Arc::new(Shared {
+            deck: Deck::of(&live, roots.is_demo()),
+            log: events,
+            hello: Hello {
+                protocol: PROTOCOL,
+                version: env!("CARGO_PKG_VERSION").to_owned(),
+                instance: instance(),
+            },
+            live,
+        })
+    }
+
+    /// The hello every connection gets first.
+    pub fn hello(&self) -> &Hello {
+        &self.hello
+    }
+
+    /// The events of this server.
+    pub fn events(&self) -> &EventLog {
+        &self.log
+    }
+
+    /// Holds the app's presence in the gate (hooks here wait for a decision) or gives it up
+    /// (they fall back to the agent's own prompt): a server holds it only while a client is
+    /// connected, someone who can decide.
+    pub fn set_present(&self, present: bool) {
+        self.live.set_present(present);
+    }
+
+    /// Whether the gate presence is held.
+    pub fn is_present(&self) -> bool {
+        self.live.is_present()
+    }
+}
+
+/// The calls of one connection over the server's deck.
+struct Server {
+    shared: Arc<Shared>,
+    /// This connection, as its subscription is known.
+    conn: u64,
+    sink: Sink,
     by: String,
     /// The last removal preview shown per worktree id, and per repository id the clean ones:
     /// an apply takes a token, never a preview, so only what this server showed is removed.
@@ -409,7 +516,7 @@ struct Server {
     shown_clean: Mutex<HashMap<String, Vec<RemovalPreview>>>,
 }
 
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+fn lock<T: ?Sized>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
     m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
@@ -504,19 +611,24 @@ impl Server {
                     };
                     return Err(unsupported(format!(
                         "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {}: {update}",
-                        self.hello.version, p.protocol
+                        self.shared.hello.version, p.protocol
                     )));
                 }
-                to_json(&self.hello)
+                to_json(&self.shared.hello)
             }
             "subscribe" => {
                 let p: SubscribeParams = params_of(params)?;
-                let same = p.instance.is_none_or(|i| i == self.hello.instance);
-                to_json(&self.log.subscribe(p.after, same))
+                let same = p.instance.is_none_or(|i| i == self.shared.hello.instance);
+                to_json(
+                    &self
+                        .shared
+                        .log
+                        .subscribe_as(self.conn, p.after, same, self.sink.clone()),
+                )
             }
             "removal_to_confirm" => {
                 let p: IdParams = params_of(params)?;
-                let (preview, confirmation) = self.deck.removal_to_confirm(&p.id)?;
+                let (preview, confirmation) = self.shared.deck.removal_to_confirm(&p.id)?;
                 lock(&self.shown).insert(p.id, preview.clone());
                 to_json(&RemovalToConfirm {
                     preview,
@@ -536,13 +648,14 @@ impl Server {
                         ))
                     }
                 };
-                let outcome = self.deck.remove_worktree(&p.id, &preview);
+                let outcome = self.shared.deck.remove_worktree(&p.id, &preview);
                 lock(&self.shown).remove(&p.id);
                 to_json(&outcome?)
             }
             "clean_removals_to_confirm" => {
                 let p: RepoParams = params_of(params)?;
-                let (previews, confirmation) = self.deck.clean_removals_to_confirm(&p.repo_id)?;
+                let (previews, confirmation) =
+                    self.shared.deck.clean_removals_to_confirm(&p.repo_id)?;
                 lock(&self.shown_clean).insert(p.repo_id, previews.clone());
                 to_json(&CleanRemovalsToConfirm {
                     previews,
@@ -568,7 +681,7 @@ impl Server {
                         }
                     }
                 }
-                let removed = self.deck.remove_clean(&confirmed);
+                let removed = self.shared.deck.remove_clean(&confirmed);
                 lock(&self.shown_clean).remove(&p.repo_id);
                 to_json(&removed?)
             }
@@ -588,10 +701,10 @@ impl Server {
     // ---- The table's commands, as the window's adapters call the deck.
 
     fn get_overview(&self) -> Result<Overview, IpcError> {
-        self.deck.overview()
+        self.shared.deck.overview()
     }
     fn list_agents(&self) -> Result<Vec<AgentInfo>, IpcError> {
-        self.deck.list_agents()
+        self.shared.deck.list_agents()
     }
     fn load_demo(&self) -> Result<Overview, IpcError> {
         Err(unsupported(
@@ -602,13 +715,13 @@ impl Server {
         Err(unsupported("the demo is not served"))
     }
     fn list_plans(&self) -> Result<PlanListing, IpcError> {
-        self.deck.list_plans()
+        self.shared.deck.list_plans()
     }
     fn get_plan(&self, id: String) -> Result<PlanDocument, IpcError> {
-        self.deck.get_plan(&id)
+        self.shared.deck.get_plan(&id)
     }
     fn search_plans(&self, query: String) -> Result<Vec<SearchHit>, IpcError> {
-        self.deck.search_plans(&query)
+        self.shared.deck.search_plans(&query)
     }
     fn add_plan_folder(&self) -> Result<Option<String>, IpcError> {
         Err(Self::dialog_only("adding a plan folder"))
@@ -619,16 +732,18 @@ impl Server {
         from: Option<String>,
         to: Option<String>,
     ) -> Result<PlanDiff, IpcError> {
-        self.deck.plan_diff(&id, from.as_deref(), to.as_deref())
+        self.shared
+            .deck
+            .plan_diff(&id, from.as_deref(), to.as_deref())
     }
     fn plan_history(&self, id: String) -> Result<PlanHistory, IpcError> {
-        self.deck.plan_history(&id)
+        self.shared.deck.plan_history(&id)
     }
     fn plan_version(&self, id: String, hash: String) -> Result<String, IpcError> {
-        self.deck.plan_version(&id, &hash)
+        self.shared.deck.plan_version(&id, &hash)
     }
     fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
-        self.deck.decision_log()
+        self.shared.deck.decision_log()
     }
     fn decide_plan(
         &self,
@@ -637,29 +752,30 @@ impl Server {
         decision: PlanDecision,
         with_comments: Option<bool>,
     ) -> Result<PlanOutcome, IpcError> {
-        self.deck
+        self.shared
+            .deck
             .decide_plan(&id, &seen_hash, decision, with_comments, &self.by)
     }
     fn undo_decision(&self, id: String, decision_id: String) -> Result<Decision, IpcError> {
-        self.deck.undo_decision(&id, &decision_id)
+        self.shared.deck.undo_decision(&id, &decision_id)
     }
     fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
-        self.deck.transcript_plans()
+        self.shared.deck.transcript_plans()
     }
     fn recovered_plan(&self, id: String) -> Result<RecoveredPlanView, IpcError> {
-        self.deck.recovered_plan(&id)
+        self.shared.deck.recovered_plan(&id)
     }
     fn restore_plan(&self, id: String) -> Result<Restored, IpcError> {
-        self.deck.restore_plan(&id)
+        self.shared.deck.restore_plan(&id)
     }
     fn recovered_plan_diff(&self, id: String, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
-        self.deck.recovered_plan_diff(&id, a, b)
+        self.shared.deck.recovered_plan_diff(&id, a, b)
     }
     fn history_progress(&self) -> Result<ScanProgress, IpcError> {
-        self.deck.history_progress()
+        self.shared.deck.history_progress()
     }
     fn list_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.deck.list_comments(&id)
+        self.shared.deck.list_comments(&id)
     }
     fn add_comment(
         &self,
@@ -668,34 +784,34 @@ impl Server {
         text: String,
         near: Option<u32>,
     ) -> Result<PlacedComment, IpcError> {
-        self.deck.add_comment(&id, &quote, &text, near)
+        self.shared.deck.add_comment(&id, &quote, &text, near)
     }
     fn change_comment(&self, comment_id: String, action: CommentAction) -> Result<(), IpcError> {
-        self.deck.change_comment(&comment_id, action)
+        self.shared.deck.change_comment(&comment_id, action)
     }
     fn review_markdown(&self, id: String) -> Result<String, IpcError> {
-        self.deck.review_markdown(&id)
+        self.shared.deck.review_markdown(&id)
     }
     fn list_sessions(&self) -> Result<Vec<SessionSummary>, IpcError> {
-        self.deck.sessions(None)
+        self.shared.deck.sessions(None)
     }
     fn get_sessions(&self, ids: Vec<String>) -> Result<Vec<SessionSummary>, IpcError> {
-        self.deck.sessions(Some(&ids))
+        self.shared.deck.sessions(Some(&ids))
     }
     fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
-        self.deck.session_index_progress()
+        self.shared.deck.session_index_progress()
     }
     fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
-        self.deck.list_worktrees()
+        self.shared.deck.list_worktrees()
     }
     fn keep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.deck.keep_worktree(&id)
+        self.shared.deck.keep_worktree(&id)
     }
     fn unkeep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.deck.unkeep_worktree(&id)
+        self.shared.deck.unkeep_worktree(&id)
     }
     fn worktree_details(&self, id: String) -> Result<WorktreeDetails, IpcError> {
-        self.deck.worktree_details(&id)
+        self.shared.deck.worktree_details(&id)
     }
     /// Served as `removal_to_confirm` → `remove_worktree {id, token}` ([`Server::call`]).
     fn remove_worktree(&self, _id: String) -> Result<RemoveOutcome, IpcError> {
@@ -706,10 +822,10 @@ impl Server {
         Err(Self::dialog_only("removing clean worktrees without tokens"))
     }
     fn restore_worktree(&self, repo_id: String, archive_ref: String) -> Result<String, IpcError> {
-        self.deck.restore_worktree(&repo_id, &archive_ref)
+        self.shared.deck.restore_worktree(&repo_id, &archive_ref)
     }
     fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
-        self.deck.list_pending()
+        self.shared.deck.list_pending()
     }
     fn decide_request(
         &self,
@@ -718,14 +834,15 @@ impl Server {
         with_comments: Option<bool>,
         seen_hash: Option<String>,
     ) -> Result<DecisionOutcome, IpcError> {
-        self.deck
+        self.shared
+            .deck
             .decide_request(&id, decision, with_comments, seen_hash, &self.by)
     }
     fn request_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.deck.request_comments(&id)
+        self.shared.deck.request_comments(&id)
     }
     fn hook_status(&self, agent: Agent) -> Result<HookPreview, IpcError> {
-        self.deck.hook_status(agent)
+        self.shared.deck.hook_status(agent)
     }
     fn set_hook(
         &self,
@@ -733,22 +850,22 @@ impl Server {
         installed: bool,
         token: String,
     ) -> Result<InstallReport, IpcError> {
-        self.deck.set_hook(agent, installed, &token)
+        self.shared.deck.set_hook(agent, installed, &token)
     }
     fn stop_hook_status(&self) -> Result<HookPreview, IpcError> {
-        self.deck.stop_hook_status()
+        self.shared.deck.stop_hook_status()
     }
     fn set_stop_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
-        self.deck.set_stop_hook(installed, &token)
+        self.shared.deck.set_stop_hook(installed, &token)
     }
     fn add_repo(&self) -> Result<Option<String>, IpcError> {
         Err(Self::dialog_only("adding a repository"))
     }
     fn verify_report(&self, id: String) -> Result<VerifyReport, IpcError> {
-        self.deck.verify_report(&id)
+        self.shared.deck.verify_report(&id)
     }
     fn verify_file_diff(&self, id: String, path: String) -> Result<PlanDiff, IpcError> {
-        self.deck.verify_file_diff(&id, &path)
+        self.shared.deck.verify_file_diff(&id, &path)
     }
     fn set_step_override(
         &self,
@@ -757,13 +874,15 @@ impl Server {
         status: StepStatus,
         note: String,
     ) -> Result<StepOverride, IpcError> {
-        self.deck.set_step_override(&id, index, status, &note)
+        self.shared
+            .deck
+            .set_step_override(&id, index, status, &note)
     }
     fn clear_step_override(&self, id: String, index: u32) -> Result<bool, IpcError> {
-        self.deck.clear_step_override(&id, index)
+        self.shared.deck.clear_step_override(&id, index)
     }
     fn verify_report_text(&self, id: String) -> Result<String, IpcError> {
-        self.deck.verify_report_text(&id)
+        self.shared.deck.verify_report_text(&id)
     }
     fn list_machines(&self) -> Result<Vec<MachineStatus>, IpcError> {
         // A server shows its own machine only.
@@ -783,7 +902,7 @@ impl Server {
         Err(unsupported("a server reaches no other machines"))
     }
     fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
-        self.deck.send_verify_report(&id, &shown)
+        self.shared.deck.send_verify_report(&id, &shown)
     }
 }
 
@@ -799,7 +918,7 @@ fn instance() -> String {
 enum Out {
     Frame(String),
     Log(String),
-    /// The input ended and the live state is gone.
+    /// The input ended and the connection's calls are done.
     End,
 }
 
@@ -816,16 +935,30 @@ pub fn run(
     log: &mut dyn Write,
     opts: Options,
 ) -> std::io::Result<()> {
+    let shared = Shared::start(roots, true, opts.event_buffer);
+    let written = serve_connection(&shared, input, output, log, &opts);
+    // The live state goes (its watchers stop, the presence file goes) before this returns.
+    drop(shared);
+    written
+}
+
+/// Serves one connection over `shared` until `input` ends: the hello, then each request answered
+/// and the events sent once subscribed, on `output` from the calling thread (as [`run`]). The
+/// connection decides as `opts.by`. Its subscription ends with it; the server goes on.
+pub fn serve_connection(
+    shared: &Arc<Shared>,
+    input: impl BufRead + Send + 'static,
+    output: &mut dyn Write,
+    log: &mut dyn Write,
+    opts: &Options,
+) -> std::io::Result<()> {
+    static CONNECTIONS: std::sync::atomic::AtomicU64 = std::sync::atomic::AtomicU64::new(1);
+    let conn = CONNECTIONS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     let (tx, rx) = mpsc::channel::<Out>();
-    let hello = Hello {
-        protocol: PROTOCOL,
-        version: env!("CARGO_PKG_VERSION").to_owned(),
-        instance: instance(),
-    };
-    let _ = tx.send(Out::Frame(json!({ "hello": hello }).to_string()));
+    let _ = tx.send(Out::Frame(json!({ "hello": shared.hello }).to_string()));
     let reader = {
-        let roots = roots.clone();
-        std::thread::spawn(move || serve_input(&roots, input, hello, opts, tx))
+        let (shared, opts) = (shared.clone(), opts.clone());
+        std::thread::spawn(move || serve_input(shared, conn, input, opts, tx))
     };
     let mut written = Ok(());
     for out in rx.iter() {
@@ -846,30 +979,25 @@ pub fn run(
     written
 }
 
-/// Reads and answers requests until the input ends, then drops the live state and says `End`.
+/// Reads and answers requests until the input ends, then ends the connection's subscription and
+/// says `End`.
 fn serve_input(
-    roots: &Roots,
+    shared: Arc<Shared>,
+    conn: u64,
     mut input: impl BufRead,
-    hello: Hello,
     opts: Options,
     tx: mpsc::Sender<Out>,
 ) {
-    let sink = Mutex::new(tx.clone());
-    let events = Arc::new(EventLog::new(opts.event_buffer, move |frame| {
-        let _ = lock(&sink).send(Out::Frame(frame));
-    }));
-    let live = {
-        let events = events.clone();
-        Live::start(roots, Arc::new(Mutex::new(None)), move |event| {
-            if let Some((name, payload)) = event_of(event) {
-                events.push(name, payload);
-            }
+    let sink: Sink = {
+        let sink = Mutex::new(tx.clone());
+        Arc::new(move |frame| {
+            let _ = lock(&sink).send(Out::Frame(frame));
         })
     };
     let server = Arc::new(Server {
-        deck: Deck::of(&live, roots.is_demo()),
-        log: events,
-        hello,
+        shared: shared.clone(),
+        conn,
+        sink,
         by: opts.by,
         shown: Mutex::default(),
         shown_clean: Mutex::default(),
@@ -945,10 +1073,9 @@ fn serve_input(
         let _ = worker.join();
     }
 
-    // The end of input: the live state goes (its watchers stop, the presence file goes), then
-    // the writer is told (threads of the live state may hold a sender a while longer).
+    // The end of input: nothing more is sent to this connection, then the writer is told.
+    shared.log.unsubscribe(conn);
     drop(server);
-    drop(live);
     let _ = tx.send(Out::End);
 }
 
@@ -1152,6 +1279,36 @@ mod tests {
             Subscribed { gap: false, seq: 0 }
         );
         assert!(lock(&quiet_sent).is_empty());
+    }
+
+    #[test]
+    fn connections_each_get_their_own_subscription_over_one_numbering() {
+        let events = EventLog::shared(100);
+        let sinks: Vec<(Arc<Mutex<Vec<u64>>>, Sink)> = (0..2)
+            .map(|_| {
+                let sent = Arc::new(Mutex::new(Vec::new()));
+                let into = sent.clone();
+                let sink: Sink = Arc::new(move |frame: String| {
+                    let frame: Value = serde_json::from_str(&frame).unwrap();
+                    lock(&into).push(frame["seq"].as_u64().unwrap());
+                });
+                (sent, sink)
+            })
+            .collect();
+        events.subscribe_as(1, None, true, sinks[0].1.clone());
+        events.push("plans:changed", json!({}));
+        events.push("plans:changed", json!({}));
+        // The first connection goes; the events go on being numbered and kept.
+        events.unsubscribe(1);
+        events.push("plans:changed", json!({}));
+        // A second one resumes after what the first saw.
+        let answer = events.subscribe_as(2, Some(2), true, sinks[1].1.clone());
+        assert_eq!(answer, Subscribed { gap: false, seq: 3 });
+        events.push("plans:changed", json!({}));
+        assert_eq!(*lock(&sinks[0].0), vec![1, 2]);
+        assert_eq!(*lock(&sinks[1].0), vec![3, 4]);
+        // A log without a sink of its own has nobody to replay to.
+        assert!(events.subscribe(Some(0), true).gap);
     }
 
     #[test]

@@ -233,7 +233,13 @@ revokes: string | null,
 /**
  * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
  */
-machine: string | null, };
+machine: string | null, 
+/**
+ * Who decided, from where, as the deciding Plandeck names itself: `plandeck serve (over SSH
+ * from 192.0.2.7)` for a decision made from another machine; the window's or the command
+ * line's own words here. Lines recorded before it was kept have none.
+ */
+decidedBy: string | null, };
 
 export type ApproveRequest = { 
 /**

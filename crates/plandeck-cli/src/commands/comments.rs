@@ -128,7 +128,17 @@ pub fn comment(ctx: &Context, args: CommentArgs, out: &mut Out<'_>) -> Result<i3
         }
         _ => return add(ctx, &args, out),
     };
-    if args.json {
+    print_changed(id, verb, args.json, out)
+}
+
+/// A comment resolved, reopened or deleted (`verb`), as `comment` says it.
+pub(crate) fn print_changed(
+    id: &str,
+    verb: &str,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
         print_json(
             out,
             &serde_json::json!({ "id": id, "done": verb.to_lowercase() }),
@@ -158,8 +168,17 @@ fn add(ctx: &Context, args: &CommentArgs, out: &mut Out<'_>) -> Result<i32, IpcE
         },
         &now(),
     )?;
-    if args.json {
-        print_json(out, &CommentJson::from(&placed))?;
+    print_added(&placed, args.json, out)
+}
+
+/// A comment added, as `comment --quote --text` says it.
+pub(crate) fn print_added(
+    placed: &PlacedComment,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
+        print_json(out, &CommentJson::from(placed))?;
     } else {
         writeln!(
             out,
@@ -182,15 +201,25 @@ pub fn list(ctx: &Context, args: CommentsArgs, out: &mut Out<'_>) -> Result<i32,
         return Ok(0);
     }
     let (path, placed) = comments::for_plan(&roots, &args.plan)?;
-    if args.json {
+    print_list(&path.display().to_string(), &placed, args.json, out)
+}
+
+/// The comments on a plan (`plan`: how it is named), as `comments` prints them.
+pub(crate) fn print_list(
+    plan: &str,
+    placed: &[PlacedComment],
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
         let rows: Vec<CommentJson<'_>> = placed.iter().map(CommentJson::from).collect();
         print_json(out, &rows)?;
         return Ok(0);
     }
     if placed.is_empty() {
-        writeln!(out, "No comments on {}.", path.display()).map_err(io_err)?;
+        writeln!(out, "No comments on {plan}.").map_err(io_err)?;
     }
-    for p in &placed {
+    for p in placed {
         let status = match p.status {
             CommentStatus::Open => "open",
             CommentStatus::Outdated => "outdated",

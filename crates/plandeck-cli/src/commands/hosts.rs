@@ -30,6 +30,12 @@ pub enum HostsAction {
         #[arg(long)]
         json: bool,
     },
+    /// Copy this plandeck to the machine's ~/.local/bin/plandeck over your ssh (same system and
+    /// processor only; otherwise install the package there), then check that it answers.
+    Install {
+        /// Its name.
+        name: String,
+    },
     /// Forget a machine (nothing on it is touched).
     Remove {
         /// Its name.
@@ -77,6 +83,38 @@ pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                     writeln!(out, "{:<width$}  {}", h.name, h.ssh).map_err(io)?;
                 }
             }
+        }
+        HostsAction::Install { name } => {
+            let host = config::host(&settings, &name)?;
+            let exe = std::env::current_exe().map_err(|e| {
+                IpcError::new(
+                    ErrorKind::Io,
+                    format!("cannot tell where this plandeck is: {e}"),
+                )
+            })?;
+            // The `plandeck` people type (installed beside `plandeck-cli`), else this one.
+            let binary = exe
+                .parent()
+                .map(|d| d.join("plandeck"))
+                .filter(|p| p.is_file())
+                .unwrap_or(exe);
+            let done = plandeck_core::remote::install(&host, &ctx.env, &binary)?;
+            writeln!(
+                out,
+                "{} runs {}, as this build does.\nCopied {} ({:.1} MB) to {} on {} (ssh {}).\n\
+                 It answers: plandeck {}, protocol {}.\nTry: plandeck --host {} plans list",
+                host.name,
+                done.platform,
+                binary.display(),
+                done.bytes as f64 / 1e6,
+                done.path,
+                host.name,
+                host.ssh,
+                done.hello.version,
+                done.hello.protocol,
+                host.name
+            )
+            .map_err(io)?;
         }
         HostsAction::Remove { name } => {
             let host = config::remove_host(&settings, &name)?;

@@ -362,6 +362,15 @@ pub(crate) fn print_doc(
 fn history(ctx: &Context, plan: &str, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let p = history::find(&roots, plan)?;
+    print_history(&p, json, out)
+}
+
+/// A recovered plan's versions, as `plans history` prints them (here or over `--host`).
+pub(crate) fn print_history(
+    p: &history::RecoveredPlan,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
         print_json(out, &p.versions)?;
         return Ok(0);
@@ -421,6 +430,17 @@ fn history_diff(
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let d = history::diff_versions(&roots, plan, a, b)?;
+    print_history_diff(&d, a, b, json, out)
+}
+
+/// Two versions of a recovered plan compared, as `plans history --diff A B` prints them.
+pub(crate) fn print_history_diff(
+    d: &plandeck_core::review::PlanDiff,
+    a: usize,
+    b: usize,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
         print_json(out, &d)?;
     } else if d.is_empty() {
@@ -434,6 +454,15 @@ fn history_diff(
 fn restore(ctx: &Context, plan: &str, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     let r = history::restore(&roots, plan)?;
+    print_restored(&r, json, out)
+}
+
+/// What `plans restore` wrote.
+pub(crate) fn print_restored(
+    r: &history::Restored,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
         print_json(out, &r)?;
     } else if r.written {

@@ -3,14 +3,20 @@
 //! printers as here (the same `--json`). A subcommand not served over `--host` yet is refused,
 //! never run here instead.
 
+use plandeck_core::comments::{CommentAction, PlacedComment};
 use plandeck_core::config;
 use plandeck_core::gate::{DecisionOutcome, GateDecision, GateRequest};
 use plandeck_core::history::RecoveredPlan;
+use plandeck_core::history::{RecoveredPlanView, Restored};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::plans::{PlanDocument, PlanListing};
 use plandeck_core::remote::Remote;
+use plandeck_core::review::{Decision, PlanDiff};
 use plandeck_core::route::{PlanDecision, PlanOutcome};
+use plandeck_core::serve::RemovalToConfirm;
 use plandeck_core::sessions::SessionSummary;
+use plandeck_core::verify::VerifyReport;
+use plandeck_core::worktrees::RemoveOutcome;
 use plandeck_core::worktrees::WorktreeSummary;
 use serde_json::json;
 
@@ -18,48 +24,52 @@ use super::plans::PlansCommand;
 use super::worktrees::WorktreesCommand;
 use crate::{Command, Context, Out};
 
-/// The subcommands served over `--host`, as `plandeck --help` names them.
-const SERVED: &str =
-    "plans list, plans show, sessions list, worktrees list, pending, approve, reject";
-
 /// How long a listing of sessions waits, without any news, for the remote's index.
 const SESSIONS_PATIENCE: std::time::Duration = std::time::Duration::from_secs(120);
 
-/// Whether `command` is served over `--host` (checked before connecting).
-fn served(command: &Command) -> Option<&'static str> {
-    let name = match command {
-        Command::Plans(p) => match &p.command {
-            None | Some(PlansCommand::List { .. } | PlansCommand::Show { .. }) => return None,
-            Some(PlansCommand::Diff(_)) => "plans diff",
-            Some(PlansCommand::History { .. }) => "plans history",
-            Some(PlansCommand::Restore { .. }) => "plans restore",
-        },
-        Command::Sessions(_) | Command::Pending(_) | Command::Approve(_) | Command::Reject(_) => {
-            return None
-        }
-        Command::Sources(_) => "sources",
-        Command::Log(_) => "log",
-        Command::Comment(_) => "comment",
-        Command::Comments(_) => "comments",
+/// Whether `command` is served over `--host`: `None` when it is, else why not (checked before
+/// connecting; a subcommand added later must be placed here, or this does not compile).
+fn served(command: &Command) -> Option<String> {
+    let local = |name: &str, why: &str| Some(format!("`{name}` {why}"));
+    match command {
+        Command::Plans(_)
+        | Command::Sessions(_)
+        | Command::Pending(_)
+        | Command::Approve(_)
+        | Command::Reject(_)
+        | Command::Log(_)
+        | Command::Comments(_)
+        | Command::Verify(_) => None,
+        Command::Comment(c) if c.occurrence.is_some() => local(
+            "comment --occurrence",
+            "is not served over --host: quote a passage that appears once",
+        ),
+        Command::Comment(_) => None,
         Command::Worktrees(w) => match &w.command {
-            WorktreesCommand::List {
-                repo: None,
-                sizes: false,
-                ..
-            } => return None,
-            WorktreesCommand::List { .. } => "worktrees list --repo/--sizes",
-            WorktreesCommand::Preview { .. } => "worktrees preview",
-            WorktreesCommand::Remove { .. } => "worktrees remove",
-            WorktreesCommand::Keep { .. } => "worktrees keep",
+            WorktreesCommand::List { repo: Some(_), .. } => local(
+                "worktrees list --repo",
+                "names a folder of this machine: over --host, list them all",
+            ),
+            WorktreesCommand::List { sizes: true, .. } => local(
+                "worktrees list --sizes",
+                "is not served over --host (sizes are measured in the background there)",
+            ),
+            _ => None,
         },
-        Command::Demo(_) => "demo",
-        Command::Hook(_) => "hook",
-        Command::Hooks(_) => "hooks",
-        Command::Hosts(_) => "hosts",
-        Command::Verify(_) => "verify",
-        Command::Serve(_) => "serve",
-    };
-    Some(name)
+        Command::Sources(_) => local(
+            "sources",
+            "shows this machine's settings and folders: run `plandeck sources` on that machine",
+        ),
+        Command::Demo(_) => local("demo", "makes a scratch workspace on this machine"),
+        Command::Hook(_) => local("hook", "is run by an agent on its own machine"),
+        Command::Hooks(_) => local(
+            "hooks",
+            "changes the agents' settings files of a machine: run `plandeck hooks` on that \
+             machine",
+        ),
+        Command::Hosts(_) => local("hosts", "is this machine's list of other machines"),
+        Command::Serve(_) => local("serve", "is what --host runs on the other machine"),
+    }
 }
 
 fn io(e: std::io::Error) -> IpcError {
@@ -74,13 +84,10 @@ pub fn run(
     out: &mut Out<'_>,
     err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    if let Some(name) = served(&command) {
+    if let Some(why) = served(&command) {
         return Err(IpcError::new(
             ErrorKind::Unsupported,
-            format!(
-                "`{name}` does not run over --host yet (only {SERVED}); nothing was run, here or \
-                 on {host}"
-            ),
+            format!("{why}; nothing was run, here or on {host}"),
         ));
     }
     // Only the settings are read here (`ctx.roots()` refuses with --host).
@@ -100,7 +107,32 @@ pub fn run(
                     let doc: PlanDocument = remote.call_as("get_plan", json!({ "id": plan }))?;
                     super::plans::print_doc(&doc, html, md, json, out)
                 }
-                _ => {
+                PlansCommand::Diff(d) => {
+                    let diff: PlanDiff = remote.call_as(
+                        "plan_diff",
+                        json!({ "id": d.plan, "from": null, "to": null }),
+                    )?;
+                    super::review::print_diff(ctx, &diff, &d.plan, d.json, out)
+                }
+                PlansCommand::History { plan, json, diff } => match diff.as_deref() {
+                    Some(&[a, b]) => {
+                        let d: PlanDiff = remote.call_as(
+                            "recovered_plan_diff",
+                            json!({ "id": plan, "a": a, "b": b }),
+                        )?;
+                        super::plans::print_history_diff(&d, a, b, json, out)
+                    }
+                    _ => {
+                        let view: RecoveredPlanView =
+                            remote.call_as("recovered_plan", json!({ "id": plan }))?;
+                        super::plans::print_history(&view.plan, json, out)
+                    }
+                },
+                PlansCommand::Restore { plan, json } => {
+                    let r: Restored = remote.call_as("restore_plan", json!({ "id": plan }))?;
+                    super::plans::print_restored(&r, json, out)
+                }
+                PlansCommand::List { .. } => {
                     // The transcript-only plans first: that call waits for the remote's first
                     // read of the history, so the listing after it is settled with all of it
                     // (as a local `plans list` is).
@@ -110,6 +142,90 @@ pub fn run(
                     super::plans::print_listing(listing, &only, home, json, out, err)
                 }
             }
+        }
+        Command::Log(args) => {
+            // The remote's plan paths are its own: a plan is named by its id there.
+            let path = match &args.plan {
+                Some(id) => Some(
+                    remote
+                        .call_as::<PlanDocument>("get_plan", json!({ "id": id }))?
+                        .plan
+                        .path,
+                ),
+                None => None,
+            };
+            let mut log: Vec<Decision> = remote.call_as("decision_log", json!({}))?;
+            if let Some(path) = &path {
+                log.retain(|d| &d.plan_path == path);
+            }
+            super::review::print_log(&log, args.json, out)
+        }
+        Command::Comments(args) => {
+            if args.markdown {
+                let md: String = remote.call_as("review_markdown", json!({ "id": args.plan }))?;
+                out.exact(&md).map_err(io)?;
+                Ok(0)
+            } else {
+                let placed: Vec<PlacedComment> =
+                    remote.call_as("list_comments", json!({ "id": args.plan }))?;
+                super::comments::print_list(&args.plan, &placed, args.json, out)
+            }
+        }
+        Command::Comment(args) => {
+            let change = match (&args.resolve, &args.reopen, &args.delete) {
+                (Some(id), _, _) => Some((id, CommentAction::Resolve, "Resolved")),
+                (_, Some(id), _) => Some((id, CommentAction::Reopen, "Reopened")),
+                (_, _, Some(id)) => Some((id, CommentAction::Delete, "Deleted")),
+                _ => None,
+            };
+            match change {
+                Some((id, action, verb)) => {
+                    remote.call(
+                        "change_comment",
+                        json!({ "commentId": id, "action": action }),
+                    )?;
+                    super::comments::print_changed(id, verb, args.json, out)
+                }
+                None => {
+                    let (Some(plan), Some(quote), Some(text)) =
+                        (&args.plan, &args.quote, &args.text)
+                    else {
+                        return Err(IpcError::new(
+                            ErrorKind::BadInput,
+                            "give --quote TEXT and --text COMMENT (or --resolve/--reopen/--delete ID)",
+                        ));
+                    };
+                    let placed: PlacedComment = remote.call_as(
+                        "add_comment",
+                        json!({ "id": plan, "quote": quote, "text": text, "near": null }),
+                    )?;
+                    super::comments::print_added(&placed, args.json, out)
+                }
+            }
+        }
+        Command::Verify(args) => {
+            if let (Some(n), Some(status), Some(note)) =
+                (args.override_step, args.status, &args.note)
+            {
+                remote.call(
+                    "set_step_override",
+                    json!({ "id": args.plan, "index": n, "status": status, "note": note }),
+                )?;
+            }
+            if let Some(n) = args.clear_override {
+                remote.call(
+                    "clear_step_override",
+                    json!({ "id": args.plan, "index": n }),
+                )?;
+            }
+            let report: VerifyReport =
+                remote.call_as("verify_report", json!({ "id": args.plan }))?;
+            if args.json {
+                crate::print_json(out, &report)?;
+            } else {
+                super::verify::print_text(&report, out).map_err(io)?;
+            }
+            Ok(0)
         }
         Command::Sessions(args) => {
             let json = args.json();
@@ -137,16 +253,7 @@ pub fn run(
             let list: Vec<SessionSummary> = remote.call_as("list_sessions", json!({}))?;
             super::sessions::print_sessions(&list, std::path::Path::new(""), json, out)
         }
-        Command::Worktrees(args) => {
-            let json = args.json();
-            let list: Vec<WorktreeSummary> = remote.call_as("list_worktrees", json!({}))?;
-            if json {
-                crate::print_json(out, &list)?;
-            } else {
-                super::worktrees::print_list(out, &list)?;
-            }
-            Ok(0)
-        }
+        Command::Worktrees(args) => worktrees(&remote, args.command, out),
         Command::Pending(args) => {
             let requests: Vec<GateRequest> = remote.call_as("list_pending", json!({}))?;
             super::gate::print_pending(&requests, args.json, out)
@@ -294,6 +401,198 @@ fn decide(
                 }),
             )?;
             super::review::print_plan_outcome(&outcome, how.json, out)
+        }
+    }
+}
+
+/// `worktrees …` on the remote. A worktree is named by its path there (or its id): the path is
+/// only compared with the remote's listing, never read here.
+fn worktrees(
+    remote: &Remote,
+    command: WorktreesCommand,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    let list: Vec<WorktreeSummary> = remote.call_as("list_worktrees", json!({}))?;
+    let find = |path: &std::path::Path| -> Result<WorktreeSummary, IpcError> {
+        let named = path.to_string_lossy();
+        list.iter()
+            .find(|w| w.path == named || w.id == named)
+            .cloned()
+            .ok_or_else(|| {
+                IpcError::new(
+                    ErrorKind::NotFound,
+                    format!(
+                        "{} has no worktree {named} (see `plandeck --host {} worktrees list`)",
+                        remote.host().name,
+                        remote.host().name
+                    ),
+                )
+            })
+    };
+    match command {
+        WorktreesCommand::List { json, .. } => {
+            if json {
+                crate::print_json(out, &list)?;
+            } else {
+                super::worktrees::print_list(out, &list)?;
+            }
+        }
+        WorktreesCommand::Preview { path, json } => {
+            let w = find(&path)?;
+            let shown: RemovalToConfirm =
+                remote.call_as("removal_to_confirm", json!({ "id": w.id }))?;
+            super::worktrees::print_preview(&w.path, &shown.preview, json, out)?;
+        }
+        WorktreesCommand::Remove {
+            path,
+            discard,
+            expect,
+            json,
+        } => {
+            // As the window does: the removal is shown there, then applied with the token of what
+            // was shown (the remote removes only that), under the same rules as here.
+            let w = find(&path)?;
+            let shown: RemovalToConfirm =
+                remote.call_as("removal_to_confirm", json!({ "id": w.id }))?;
+            let preview = &shown.preview;
+            let refuse = |message: String| IpcError::new(ErrorKind::Refused, message);
+            if expect.as_ref().is_some_and(|t| *t != preview.token) {
+                return Err(IpcError::new(
+                    ErrorKind::Conflict,
+                    format!(
+                        "{} changed: what removal would do or lose is not what was shown",
+                        w.path
+                    ),
+                ));
+            }
+            if !preview.confirmable {
+                return Err(refuse(format!(
+                    "{}: {}",
+                    w.path,
+                    preview.loss_summary.trim_end()
+                )));
+            }
+            if !preview.refusals.is_empty() && !discard {
+                return Err(refuse(format!(
+                    "{}\nConfirm with --discard to remove it anyway.",
+                    preview.loss_summary.trim_end()
+                )));
+            }
+            let outcome: RemoveOutcome = remote.call_as(
+                "remove_worktree",
+                json!({ "id": w.id, "token": preview.token }),
+            )?;
+            if !json && !preview.loss_summary.is_empty() {
+                // What was given up, said as it was shown.
+                writeln!(out, "{}", preview.loss_summary.trim_end()).map_err(io)?;
+            }
+            super::worktrees::print_removed(&w.path, &outcome, json, out)?;
+        }
+        WorktreesCommand::Keep { path, json } => {
+            let w = find(&path)?;
+            remote.call("keep_worktree", json!({ "id": w.id }))?;
+            super::worktrees::print_kept(&w.path, json, out)?;
+        }
+    }
+    Ok(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use clap::{CommandFactory, Parser};
+
+    /// Every subcommand (and every one under it), as `plandeck --help` lists them.
+    fn leaves(cmd: &clap::Command, prefix: &str, into: &mut Vec<String>) {
+        let subs: Vec<&clap::Command> = cmd
+            .get_subcommands()
+            .filter(|c| c.get_name() != "help")
+            .collect();
+        if subs.is_empty() {
+            into.push(prefix.trim().to_owned());
+        }
+        for sub in subs {
+            leaves(sub, &format!("{prefix} {}", sub.get_name()), into);
+        }
+    }
+
+    /// The smallest arguments that parse for a subcommand.
+    fn example(path: &str) -> Vec<String> {
+        let extra: &[&str] = match path {
+            "plans show" | "plans diff" | "plans history" | "plans restore" | "verify"
+            | "comments" => &["p1"],
+            "approve" => &["p1"],
+            "reject" => &["p1", "--feedback", "no"],
+            "comment" => &["p1", "--quote", "a", "--text", "b"],
+            "worktrees preview" | "worktrees remove" | "worktrees keep" => &["/w"],
+            "hook" => &["claude"],
+            "hooks install" | "hooks uninstall" => &["--agent", "claude"],
+            "hosts add" => &["lab", "--ssh", "lab"],
+            "hosts install" | "hosts remove" => &["lab"],
+            "serve" => &["--stdio"],
+            _ => &[],
+        };
+        let mut args: Vec<String> = vec!["plandeck".into(), "--host".into(), "lab".into()];
+        args.extend(path.split_whitespace().map(str::to_owned));
+        args.extend(extra.iter().map(|s| s.to_string()));
+        args
+    }
+
+    #[test]
+    fn every_subcommand_is_served_over_host_or_refused_with_why() {
+        let mut all = Vec::new();
+        leaves(&crate::Cli::command(), "", &mut all);
+        assert!(all.len() > 20, "{all:?}");
+        let refused_as_local = ["sources", "demo", "hook", "hooks", "hosts", "serve"];
+        let mut served_names = Vec::new();
+        for path in &all {
+            let args = example(path);
+            let cli = crate::Cli::try_parse_from(&args)
+                .unwrap_or_else(|e| panic!("{args:?} does not parse: {e}"));
+            let command = cli.command.expect("a subcommand");
+            match served(&command) {
+                None => served_names.push(path.clone()),
+                Some(why) => {
+                    let top = path.split_whitespace().next().unwrap();
+                    assert!(
+                        refused_as_local.contains(&top),
+                        "`{path}` is refused over --host ({why}): serve it, or say here why not"
+                    );
+                    assert!(why.len() > 20, "{path}: {why}");
+                }
+            }
+        }
+        // What reads or writes this machine's files stays refused.
+        for top in refused_as_local {
+            assert!(
+                !served_names
+                    .iter()
+                    .any(|s| s.split_whitespace().next() == Some(top)),
+                "{top} must not run over --host"
+            );
+        }
+        // A flag that names a local path is refused too.
+        for (args, flag) in [
+            (&["worktrees", "list", "--repo", "/r"][..], "--repo"),
+            (
+                &[
+                    "comment",
+                    "p1",
+                    "--quote",
+                    "a",
+                    "--text",
+                    "b",
+                    "--occurrence",
+                    "2",
+                ],
+                "--occurrence",
+            ),
+        ] {
+            let mut all = vec!["plandeck", "--host", "lab"];
+            all.extend_from_slice(args);
+            let cli = crate::Cli::try_parse_from(&all).unwrap();
+            let why = served(&cli.command.unwrap()).expect("refused");
+            assert!(why.contains(flag), "{why}");
         }
     }
 }

@@ -239,14 +239,23 @@ pub fn log(ctx: &Context, args: LogArgs, out: &mut Out<'_>) -> Result<i32, IpcEr
     };
     // The audit trail: undone decisions stay, each followed by the line that undid it.
     let decisions = review::audit_log(&roots, plan.as_deref())?;
-    if args.json {
+    print_log(&decisions, args.json, out)
+}
+
+/// The decision log, as `plandeck log` prints it.
+pub(crate) fn print_log(
+    decisions: &[Decision],
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
         print_json(out, &decisions)?;
         return Ok(0);
     }
     if decisions.is_empty() {
         writeln!(out, "No decisions yet.").map_err(io_err)?;
     }
-    for d in &decisions {
+    for d in decisions {
         write_decision(out, d).map_err(io_err)?;
     }
     Ok(0)
@@ -277,6 +286,10 @@ fn write_decision(out: &mut Out<'_>, d: &Decision) -> std::io::Result<()> {
         d.plan_path,
         d.reviewer
     )?;
+    // Who decided from where: another machine's Plandeck over SSH names the client.
+    if let Some(by) = &d.decided_by {
+        writeln!(out, "    decided through {by}")?;
+    }
     if let Some(reason) = d.delivery_reason.as_deref().filter(|_| !d.stands()) {
         writeln!(out, "    not delivered: {reason}")?;
     }
@@ -292,18 +305,23 @@ pub fn diff(ctx: &Context, args: DiffArgs, out: &mut Out<'_>) -> Result<i32, Ipc
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.plan)?;
     let d = review::diff(&roots, &plan, None, None)?;
-    if args.json {
-        print_json(out, &d)?;
+    print_diff(ctx, &d, &plan.display().to_string(), args.json, out)
+}
+
+/// A plan's diff since its last decision, as `plans diff` prints it (`plan`: how it is named).
+pub(crate) fn print_diff(
+    ctx: &Context,
+    d: &review::PlanDiff,
+    plan: &str,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
+        print_json(out, d)?;
         return Ok(0);
     }
     if d.is_empty() {
-        writeln!(
-            out,
-            "No changes: {} is the {}.",
-            plan.display(),
-            d.from_label
-        )
-        .map_err(io_err)?;
+        writeln!(out, "No changes: {plan} is the {}.", d.from_label).map_err(io_err)?;
         return Ok(0);
     }
     // Only asks whether stdout is a terminal; the output still goes through `out`.

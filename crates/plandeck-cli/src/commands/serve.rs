@@ -1,23 +1,44 @@
 //! `plandeck serve --stdio`: a headless Plandeck holding the live state of this machine, speaking
 //! line-delimited JSON frames on stdin/stdout ([`plandeck_core::serve`]) until stdin ends; what
 //! it cannot use is said on stderr. Started by another machine's Plandeck over its SSH.
+//!
+//! By default the frames go to this user's long-lived server on this machine (started when none
+//! answers, [`plandeck_core::serve::daemon`]), so that a client that reconnects resumes its
+//! events; `--no-daemon` serves from this process alone (its events end with it).
 
 use std::io::Write;
+use std::process::{Command, Stdio};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
 
 use clap::Args;
+use plandeck_core::config::Roots;
 use plandeck_core::ipc::{ErrorKind, IpcError};
-use plandeck_core::serve;
+use plandeck_core::serve::{self, daemon};
 
 use crate::{Context, Out};
 
 #[derive(Debug, Args)]
 pub struct ServeArgs {
     /// Speak on stdin/stdout (the only transport: run it through `ssh -T`).
-    #[arg(long, required = true)]
+    #[arg(long, required_unless_present_any = ["daemon", "daemon_launch"])]
     pub stdio: bool,
+    /// Serve from this process alone, not through this user's long-lived server here (events
+    /// then do not outlive the connection: a client that reconnects reads everything again).
+    #[arg(long)]
+    pub no_daemon: bool,
+    /// How long this user's server here stays with no client before it exits, in seconds.
+    #[arg(long, value_name = "SECS", default_value_t = daemon::IDLE_EXIT.as_secs())]
+    pub idle_exit: u64,
     /// How many events are kept for a client that resumes (tests make it small).
     #[arg(long, hide = true, default_value_t = serve::EVENT_BUFFER)]
     pub event_buffer: usize,
+    /// Run as this user's long-lived server (started by `--stdio` when none answers).
+    #[arg(long, hide = true, conflicts_with_all = ["stdio", "daemon_launch"])]
+    pub daemon: bool,
+    /// Start `--daemon` detached and exit.
+    #[arg(long, hide = true, conflicts_with = "stdio")]
+    pub daemon_launch: bool,
 }
 
 /// Frames go out exactly as serialized (JSON escapes what needs escaping).
@@ -25,8 +46,7 @@ struct Exact<'a, 'b>(&'a mut Out<'b>);
 
 impl Write for Exact<'_, '_> {
     fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
-        let text = std::str::from_utf8(buf).map_err(std::io::Error::other)?;
-        self.0.exact(text)?;
+        self.0.bytes(buf)?;
         Ok(buf.len())
     }
 
@@ -49,6 +69,10 @@ impl Write for Said<'_, '_> {
     }
 }
 
+fn io(what: &str) -> impl Fn(std::io::Error) -> IpcError + '_ {
+    move |e| IpcError::new(ErrorKind::Io, format!("{what}: {e}"))
+}
+
 // The requests are stdin, read on the server's own thread.
 #[allow(clippy::disallowed_methods)]
 pub fn run(
@@ -58,13 +82,88 @@ pub fn run(
     err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let opts = serve::Options {
-        by: serve::decided_by(ctx.env.get("SSH_CLIENT")),
-        event_buffer: args.event_buffer,
-        ..Default::default()
-    };
-    let stdin = std::io::BufReader::new(std::io::stdin());
-    serve::run(&roots, stdin, &mut Exact(out), &mut Said(err), opts)
-        .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write a frame: {e}")))?;
+    let by = serve::decided_by(ctx.env.get("SSH_CLIENT"));
+    if args.daemon_launch {
+        launch(ctx, &args, &roots, "--daemon").map_err(io("cannot start the server"))?;
+        return Ok(0);
+    }
+    if args.daemon {
+        daemon::detach();
+        let log = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(daemon::log_path(&roots))
+            .map_err(io("cannot open the server's log"))?;
+        let opts = daemon::DaemonOptions {
+            idle: Duration::from_secs(args.idle_exit),
+            event_buffer: args.event_buffer,
+            ..Default::default()
+        };
+        daemon::run(&roots, opts, Arc::new(Mutex::new(log))).map_err(io("the server stopped"))?;
+        return Ok(0);
+    }
+    // Without a way to check a socket peer's uid, no daemon: this process serves.
+    if args.no_daemon || !daemon::AVAILABLE {
+        let opts = serve::Options {
+            by,
+            event_buffer: args.event_buffer,
+            ..Default::default()
+        };
+        let stdin = std::io::BufReader::new(std::io::stdin());
+        serve::run(&roots, stdin, &mut Exact(out), &mut Said(err), opts)
+            .map_err(io("cannot write a frame"))?;
+        return Ok(0);
+    }
+    let start = || launch(ctx, &args, &roots, "--daemon-launch");
+    daemon::relay(&roots, &by, std::io::stdin(), &mut Exact(out), &start)
+        .map_err(io("cannot reach the Plandeck server on this machine"))?;
     Ok(0)
+}
+
+/// Runs this `plandeck` again as `serve <how>` with the same folders and options, its output
+/// appended to the server's log: `--daemon-launch` (a launcher, waited for) starts `--daemon`
+/// (not waited for: it outlives the launcher and belongs to no ssh session).
+fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io::Result<()> {
+    let exe = std::env::current_exe()?;
+    let log_path = daemon::log_path(roots);
+    // A long log starts again (the previous one is kept beside it).
+    if std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 1 << 20) {
+        let _ = std::fs::rename(&log_path, log_path.with_extension("log.1"));
+    }
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&log_path)?;
+    let mut cmd = Command::new(exe);
+    let g = &ctx.global;
+    for (flag, value) in [
+        ("--claude-root", &g.claude_root),
+        ("--gemini-root", &g.gemini_root),
+        ("--codex-root", &g.codex_root),
+        ("--data-dir", &g.data_dir),
+        ("--config-dir", &g.config_dir),
+    ] {
+        if let Some(v) = value {
+            cmd.arg(flag).arg(v);
+        }
+    }
+    cmd.args(["serve", how])
+        .arg("--idle-exit")
+        .arg(args.idle_exit.to_string())
+        .arg("--event-buffer")
+        .arg(args.event_buffer.to_string())
+        .stdin(Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log);
+    let mut child = cmd.spawn()?;
+    if how == "--daemon-launch" {
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(std::io::Error::other(format!(
+                "the launcher ended with {status}: see {}",
+                log_path.display()
+            )));
+        }
+    }
+    Ok(())
 }

@@ -55,7 +55,7 @@ pub fn run(ctx: &Context, args: VerifyArgs, out: &mut Out<'_>) -> Result<i32, Ip
     Ok(0)
 }
 
-fn print_text(r: &VerifyReport, out: &mut Out<'_>) -> std::io::Result<()> {
+pub(crate) fn print_text(r: &VerifyReport, out: &mut Out<'_>) -> std::io::Result<()> {
     writeln!(out, "{} ({})", r.title, r.plan)?;
     match (&r.approval, &r.approved_at) {
         (Some(a), at) => writeln!(

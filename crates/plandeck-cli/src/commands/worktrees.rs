@@ -86,32 +86,7 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut Out<'_>) -> Result<i32,
         }
         WorktreesCommand::Preview { path, json } => {
             let preview = worktrees::removal_preview(&roots, &path, None)?;
-            if json {
-                print_json(out, &preview)?;
-            } else if preview.loss_summary.is_empty() {
-                line(
-                    out,
-                    &format!(
-                        "Removing {} loses nothing (token {}).",
-                        path.display(),
-                        preview.token
-                    ),
-                )?;
-            } else {
-                line(
-                    out,
-                    &format!(
-                        "{}{} (token {})",
-                        preview.loss_summary,
-                        if preview.confirmable {
-                            "It can be removed with --discard"
-                        } else {
-                            "It cannot be removed"
-                        },
-                        preview.token
-                    ),
-                )?;
-            }
+            print_preview(&path.display().to_string(), &preview, json, out)?;
         }
         WorktreesCommand::Remove {
             path,
@@ -125,37 +100,83 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut Out<'_>) -> Result<i32,
                 tmux_socket: None,
             };
             let outcome = worktrees::remove(&roots, &path, &opts)?;
-            if json {
-                print_json(out, &outcome)?;
-            } else {
-                let mut text = format!("Removed {}.", path.display());
-                if let Some(b) = &outcome.branch_deleted {
-                    text.push_str(&format!(" Deleted branch {b}."));
-                }
-                if let Some(r) = &outcome.archive_ref {
-                    text.push_str(&format!(
-                        "\nIts commits are saved under {r} (restore: git branch <name> {r})."
-                    ));
-                }
-                if !outcome.panes_ended.is_empty() {
-                    text.push_str(&format!(
-                        "\nEnded the agent's tmux pane {}.",
-                        outcome.panes_ended.join(", ")
-                    ));
-                }
-                line(out, &text)?;
-            }
+            print_removed(&path.display().to_string(), &outcome, json, out)?;
         }
         WorktreesCommand::Keep { path, json } => {
             worktrees::keep(&roots, &path)?;
-            if json {
-                print_json(out, &serde_json::json!({ "kept": path }))?;
-            } else {
-                line(out, &format!("Keeping {}.", path.display()))?;
-            }
+            print_kept(&path.display().to_string(), json, out)?;
         }
     }
     Ok(0)
+}
+
+/// What removing a worktree would do, as `worktrees preview` says it.
+pub(crate) fn print_preview(
+    path: &str,
+    preview: &worktrees::RemovalPreview,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<(), IpcError> {
+    if json {
+        print_json(out, preview)?;
+    } else if preview.loss_summary.is_empty() {
+        line(
+            out,
+            &format!("Removing {path} loses nothing (token {}).", preview.token),
+        )?;
+    } else {
+        line(
+            out,
+            &format!(
+                "{}{} (token {})",
+                preview.loss_summary,
+                if preview.confirmable {
+                    "It can be removed with --discard"
+                } else {
+                    "It cannot be removed"
+                },
+                preview.token
+            ),
+        )?;
+    }
+    Ok(())
+}
+
+/// What removing a worktree did, as `worktrees remove` says it.
+pub(crate) fn print_removed(
+    path: &str,
+    outcome: &worktrees::RemoveOutcome,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<(), IpcError> {
+    if json {
+        return print_json(out, outcome);
+    }
+    let mut text = format!("Removed {path}.");
+    if let Some(b) = &outcome.branch_deleted {
+        text.push_str(&format!(" Deleted branch {b}."));
+    }
+    if let Some(r) = &outcome.archive_ref {
+        text.push_str(&format!(
+            "\nIts commits are saved under {r} (restore: git branch <name> {r})."
+        ));
+    }
+    if !outcome.panes_ended.is_empty() {
+        text.push_str(&format!(
+            "\nEnded the agent's tmux pane {}.",
+            outcome.panes_ended.join(", ")
+        ));
+    }
+    line(out, &text)
+}
+
+/// A worktree kept, as `worktrees keep` says it.
+pub(crate) fn print_kept(path: &str, json: bool, out: &mut Out<'_>) -> Result<(), IpcError> {
+    if json {
+        print_json(out, &serde_json::json!({ "kept": path }))
+    } else {
+        line(out, &format!("Keeping {path}."))
+    }
 }
 
 fn line(out: &mut Out<'_>, text: &str) -> Result<(), IpcError> {

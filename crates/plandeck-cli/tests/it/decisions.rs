@@ -59,6 +59,15 @@ fn assert_same_facts(cli: &serde_json::Value, window: &serde_json::Value) {
                     .to_owned()
             };
             assert_eq!(name(cli), name(window));
+        } else if key == "decidedBy" {
+            // Each names the Plandeck that decided, from where (its pid).
+            assert!(
+                cli[&key]
+                    .as_str()
+                    .unwrap()
+                    .starts_with("the command line (pid "),
+                "{cli}"
+            );
         } else if key != "time" && key != "id" {
             assert_eq!(cli[&key], window[&key], "{key}: cli {cli}\nwindow {window}");
         }

@@ -169,6 +169,7 @@ pub(crate) struct Machines {
 impl Drop for Machines {
     fn drop(&mut self) {
         self.sshd.take();
+        self.stop_daemons();
         let _ = std::fs::remove_dir_all(&self.remote);
     }
 }
@@ -318,6 +319,54 @@ impl Machines {
     pub(crate) fn remote_data(&self) -> PathBuf {
         self.remote.join(".local/share/plandeck")
     }
+
+    /// The pids of the remote user's long-lived servers for this test's store (each names
+    /// itself in its lock), those still running.
+    fn daemons(&self) -> Vec<u32> {
+        let Ok(dir) = std::fs::read_dir(self.remote_data().join("serve")) else {
+            return Vec::new();
+        };
+        dir.flatten()
+            .filter(|e| e.path().extension().is_some_and(|x| x == "lock"))
+            .filter_map(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+            .filter(|pid: &u32| {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("serve\0--daemon"))
+            })
+            .collect()
+    }
+
+    fn stop_daemons(&self) {
+        for pid in self.daemons() {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+
+    /// The machine `box` and the environment a client here reaches it with.
+    fn client(&self) -> (plandeck_core::config::Host, plandeck_core::config::Env) {
+        let ssh = format!("ssh -F {}", self.file("ssh_config").display());
+        let env = plandeck_core::config::Env::from_pairs([("PLANDECK_SSH", ssh.as_str())]);
+        let host = plandeck_core::config::Host {
+            name: "box".into(),
+            ssh: "plandeck-test".into(),
+        };
+        (host, env)
+    }
+
+    /// Writes a plan file on the remote (as its user) and waits until the remote's server has
+    /// recorded that version: it saw the change.
+    fn write_plan(&self, name: &str, text: &str) {
+        let path = self.remote.join(".claude/plans").join(name);
+        std::fs::write(&path, text).unwrap();
+        let user = remote_user();
+        std::os::unix::fs::chown(&path, Some(user.uid), Some(user.gid)).unwrap();
+        let hash = plandeck_core::review::store::hash(text.as_bytes());
+        let version =
+            plandeck_core::review::store::version_path(&self.remote_data(), &hash).unwrap();
+        wait_until("the remote's server to see the plan", || version.exists());
+    }
 }
 
 fn keygen(path: &Path) {
@@ -356,12 +405,16 @@ fn hosts_are_added_checked_listed_and_removed_and_a_subcommand_not_served_is_nev
     let (_, out, _) = plandeck(h, &["hosts", "list"]);
     assert!(out.contains("lab   me@lab"), "{out}");
 
-    // Not served over --host yet: refused, nothing run (here it would have printed the log).
-    let (code, out, err) = plandeck(h, &["--host", "lab", "log", "--json"]);
+    // What is this machine's own is refused over --host, nothing run (here it would have made
+    // a demo workspace).
+    let (code, out, err) = plandeck(h, &["--host", "lab", "demo", "--json"]);
     assert_eq!(code, 1, "{out}{err}");
     let e: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(e["error"]["kind"], "unsupported", "{out}");
-    assert!(err.contains("does not run over --host yet"), "{err}");
+    assert!(
+        err.contains("`demo` makes a scratch workspace on this machine; nothing was run"),
+        "{err}"
+    );
     let (code, _, err) = plandeck(h, &["--host", "nowhere", "plans", "list"]);
     assert_eq!(code, 1);
     assert!(err.contains("no machine named \"nowhere\""), "{err}");
@@ -423,9 +476,55 @@ fn over_host_the_remotes_plans_are_listed_and_shown_and_a_rejection_lands_on_the
     assert_eq!(line["feedback"], "Say which thing.");
     assert_eq!(line["planPath"], path);
     assert_eq!(line["reviewer"], USER);
+    // Who decided from where, in the remote's own log line (no agent waited: no gate record).
+    assert_eq!(
+        line["decidedBy"], "plandeck serve (over SSH from 127.0.0.1)",
+        "{line}"
+    );
     assert!(!m.local.data().join("decisions.jsonl").exists());
     let listing = m.on_box(&["plans", "list", "--json"]);
     assert_eq!(listing[0]["state"], "rejected", "{listing}");
+    // The remote's log, over --host, says who decided from where.
+    let (code, text, err) = m.plandeck(&["--host", "box", "log"]);
+    assert_eq!(code, 0, "{err}");
+    assert!(
+        text.contains("rejected")
+            && text.contains("Say which thing.")
+            && text.contains("decided through plandeck serve (over SSH from 127.0.0.1)"),
+        "{text}"
+    );
+    let log_json = m.on_box(&["log", "--plan", &id, "--json"]);
+    assert_eq!(log_json.as_array().unwrap().len(), 1, "{log_json}");
+    assert_eq!(log_json[0]["feedback"], "Say which thing.");
+
+    // Comments, the diff since the decision, and verify, run there.
+    let added = m.on_box(&[
+        "comment",
+        &id,
+        "--quote",
+        "Build the thing",
+        "--text",
+        "Which thing?",
+        "--json",
+    ]);
+    assert_eq!(added["quote"], "Build the thing", "{added}");
+    let comments = m.on_box(&["comments", &id, "--json"]);
+    assert_eq!(comments[0]["text"], "Which thing?", "{comments}");
+    let comment_id = comments[0]["id"].as_str().unwrap().to_owned();
+    let done = m.on_box(&["comment", "--resolve", &comment_id, "--json"]);
+    assert_eq!(done["done"], "resolved", "{done}");
+    std::fs::write(
+        m.remote.join(".claude/plans/ship.md"),
+        "# Ship it\n\n1. Build the thing\n2. Test it\n",
+    )
+    .unwrap();
+    let diff = m.on_box(&["plans", "diff", &id, "--json"]);
+    assert!(diff.to_string().contains("Test it"), "{diff}");
+    std::fs::write(
+        m.remote.join(".claude/plans/ship.md"),
+        "# Ship it\n\n1. Build the thing\n",
+    )
+    .unwrap();
 
     // Then approved over --host, with the hash of the version read there.
     let hash = doc["contentHash"].as_str().unwrap();
@@ -685,7 +784,7 @@ fn hostile_frames_from_the_remote_are_ignored_and_touch_nothing_here() {
 }
 
 #[test]
-fn over_host_the_remotes_worktrees_are_listed() {
+fn over_host_the_remotes_worktrees_are_listed_kept_and_removed_with_the_token_shown_there() {
     let mut m = Machines::new(true);
     let clean = crate::common::repo_with_clean_worktree(&m.remote);
     run(Command::new("chown")
@@ -702,19 +801,205 @@ fn over_host_the_remotes_worktrees_are_listed() {
         .map(|w| w["path"].as_str().unwrap())
         .collect();
     assert!(paths.contains(&clean.to_str().unwrap()), "{list}");
-    // Removing, keeping and previewing are not served over --host yet: refused, nothing run.
+    let path = clean.to_str().unwrap();
+    // A path of the remote is a name there, never read here.
+    let preview = m.on_box(&["worktrees", "preview", path, "--json"]);
+    assert_eq!(preview["confirmable"], true, "{preview}");
+    let token = preview["token"].as_str().unwrap().to_owned();
+    let kept = m.on_box(&["worktrees", "keep", path, "--json"]);
+    assert_eq!(kept["kept"], path, "{kept}");
+    // Removed there with the token of what was shown there.
     let (code, out, err) = m.plandeck(&[
         "--host",
         "box",
         "worktrees",
         "remove",
-        clean.to_str().unwrap(),
-        "--discard",
+        path,
+        "--expect",
+        &"0".repeat(token.len()),
     ]);
     assert_eq!(code, 1, "{out}{err}");
-    assert!(
-        err.contains("`worktrees remove` does not run over --host"),
-        "{err}"
-    );
+    assert!(err.contains("not what was shown"), "{err}");
     assert!(clean.exists());
+    let (code, out, err) = m.plandeck(&["--host", "box", "worktrees", "remove", path]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains(&format!("Removed {path}.")), "{out}");
+    assert!(!clean.exists(), "removed on the remote");
+    let (code, _, err) = m.plandeck(&["--host", "box", "worktrees", "keep", path]);
+    assert_eq!(code, 1);
+    assert!(err.contains("has no worktree"), "{err}");
+}
+
+/// The events of `remote` until one names `path` (a plans:changed of it).
+fn events_until(remote: &plandeck_core::remote::Remote, path: &Path) -> Vec<(u64, String, Value)> {
+    let mut got = Vec::new();
+    loop {
+        let e = remote
+            .next_event(std::time::Duration::from_secs(60))
+            .unwrap_or_else(|| panic!("no event naming {} (got {got:?})", path.display()));
+        let names = e.payload["paths"]
+            .as_array()
+            .is_some_and(|p| p.iter().any(|p| p.as_str() == path.to_str()));
+        got.push((e.seq, e.name, e.payload));
+        if names {
+            return got;
+        }
+    }
+}
+
+#[test]
+fn events_resume_from_the_cursor_after_sshd_comes_back_none_lost_none_doubled() {
+    use plandeck_core::remote::{Remote, RemoteError};
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    let (host, env) = m.client();
+    let first = Remote::connect(&host, &env).expect("connected");
+    let instance = first.hello().instance.clone();
+    first.subscribe(None).unwrap();
+    m.write_plan("before.md", "# Before\n");
+    let before = events_until(&first, &m.remote.join(".claude/plans/before.md"));
+    let cursor = before.last().unwrap().0;
+
+    // sshd stops, with the session it forked (the relay): the client sees the drop.
+    m.stop_sshd();
+    let e = first.call("list_plans", serde_json::json!({})).unwrap_err();
+    assert!(matches!(e, RemoteError::Dropped { .. }), "{e}");
+    assert_eq!(
+        m.daemons().len(),
+        1,
+        "the remote's server outlives the connection"
+    );
+
+    // Meanwhile, on the remote: two plans change, one after the other.
+    m.write_plan("while-down-1.md", "# Down one\n");
+    m.write_plan("while-down-2.md", "# Down two\n");
+
+    m.start_sshd();
+    let second = Remote::connect(&host, &env).expect("reconnected");
+    assert_eq!(second.hello().instance, instance, "the same server");
+    let resumed = second.subscribe_from(cursor, &instance).unwrap();
+    assert!(!resumed.gap, "{resumed:?}");
+    let after = events_until(&second, &m.remote.join(".claude/plans/while-down-2.md"));
+    let seqs: Vec<u64> = after.iter().map(|e| e.0).collect();
+    let want: Vec<u64> = (cursor + 1..=cursor + seqs.len() as u64).collect();
+    assert_eq!(
+        seqs, want,
+        "every event after the cursor, in order, none twice"
+    );
+    let named = |name: &str| {
+        let path = m.remote.join(".claude/plans").join(name);
+        after.iter().position(|(_, event, payload)| {
+            event == "plans:changed"
+                && payload["paths"]
+                    .as_array()
+                    .is_some_and(|p| p.iter().any(|p| p.as_str() == path.to_str()))
+        })
+    };
+    let (one, two) = (named("while-down-1.md"), named("while-down-2.md"));
+    assert!(one.is_some() && one < two, "{after:?}");
+    assert!(
+        named("before.md").is_none(),
+        "nothing before the cursor again"
+    );
+
+    // And a cursor of another server is a gap: read everything again.
+    let other = second.subscribe_from(cursor, "another-instance").unwrap();
+    assert!(other.gap, "{other:?}");
+}
+
+#[test]
+fn the_remotes_server_holds_the_gate_presence_only_while_a_client_is_connected() {
+    use plandeck_core::remote::Remote;
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    let (host, env) = m.client();
+    let roots = plandeck_core::config::Roots::under_home(&m.remote);
+    let client = Remote::connect(&host, &env).expect("connected");
+    assert!(
+        plandeck_core::gate::app_running(&roots),
+        "a client can decide: hooks wait"
+    );
+    drop(client);
+    wait_until("the presence to go with the last client", || {
+        !plandeck_core::gate::app_running(&roots)
+    });
+    assert_eq!(m.daemons().len(), 1, "the server stays, without presence");
+}
+
+#[test]
+fn the_remotes_server_is_private_to_its_user_and_refuses_another_uid() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    m.on_box(&["plans", "list", "--json"]);
+    let dir = m.remote_data().join("serve");
+    let meta = std::fs::metadata(&dir).unwrap();
+    assert_eq!(
+        meta.permissions().mode() & 0o777,
+        0o700,
+        "{}",
+        dir.display()
+    );
+    assert_eq!(meta.uid(), remote_user().uid);
+    // Root gets past the folder's mode, not past the peer check: closed before any frame.
+    let socket = std::fs::read_dir(&dir)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        .expect("the server's socket")
+        .path();
+    let mut stream = std::os::unix::net::UnixStream::connect(&socket).unwrap();
+    use std::io::{Read, Write};
+    let _ = stream.write_all(b"{\"relay\":{\"by\":\"root\"}}\n");
+    let mut got = Vec::new();
+    let _ = stream.read_to_end(&mut got);
+    assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
+    let log = std::fs::read_to_string(dir.join("plandeck.log")).unwrap();
+    assert!(log.contains("refused a connection of uid 0"), "{log}");
+}
+
+#[test]
+fn hosts_install_copies_this_plandeck_to_the_remotes_local_bin_and_then_it_answers() {
+    use std::os::unix::fs::PermissionsExt;
+    let mut m = Machines::new(false);
+    // No ~/.local/bin, and not on the PATH of a non-interactive ssh command (as on Debian, where
+    // only a login shell's ~/.profile adds it): the launch looks there itself.
+    std::fs::remove_dir_all(m.remote.join(".local/bin")).unwrap();
+    let config = std::fs::read_to_string(m.file("sshd_config")).unwrap();
+    let path_line = format!("PATH={}/.local/bin:/usr/bin:/bin", m.remote.display());
+    assert!(config.contains(&path_line));
+    std::fs::write(
+        m.file("sshd_config"),
+        config.replace(&path_line, "PATH=/usr/bin:/bin"),
+    )
+    .unwrap();
+    m.start_sshd();
+    m.add_box();
+    let (code, out, err) = m.plandeck(&["--host", "box", "plans", "list", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("run `plandeck hosts install box`"), "{err}");
+
+    let (code, out, err) = m.plandeck(&["hosts", "install", "box"]);
+    assert_eq!(code, 0, "{out}{err}\nsshd: {}", m.sshd_log());
+    assert!(
+        out.contains("Copied") && out.contains("to ~/.local/bin/plandeck on box"),
+        "{out}"
+    );
+    assert!(out.contains("It answers: plandeck "), "{out}");
+    let installed = m.remote.join(".local/bin/plandeck");
+    let meta = std::fs::metadata(&installed).unwrap();
+    assert_eq!(meta.permissions().mode() & 0o777, 0o755);
+    assert_eq!(meta.uid(), remote_user().uid, "the remote user's own");
+    assert_eq!(
+        meta.len(),
+        std::fs::metadata(env!("CARGO_BIN_EXE_plandeck"))
+            .unwrap()
+            .len(),
+        "{out}"
+    );
+    assert!(!m.remote.join(".local/bin/.plandeck.tmp").exists());
+
+    let listing = m.on_box(&["plans", "list", "--json"]);
+    assert_eq!(listing[0]["title"], "Ship it", "{listing}");
 }

@@ -28,7 +28,19 @@ struct Client {
 }
 
 impl Client {
+    /// A server of its own, in the client's process (`--no-daemon`).
     fn start(home: &Path, extra: &[&str]) -> Client {
+        let mut args = vec!["--no-daemon"];
+        args.extend_from_slice(extra);
+        Self::spawn(home, &args)
+    }
+
+    /// `plandeck serve --stdio` as ssh runs it: a relay to this user's long-lived server.
+    fn through_daemon(home: &Path) -> Client {
+        Self::spawn(home, &[])
+    }
+
+    fn spawn(home: &Path, extra: &[&str]) -> Client {
         let mut child = Command::new(env!("CARGO_BIN_EXE_plandeck"))
             .args(["serve", "--stdio"])
             .args(extra)
@@ -325,6 +337,125 @@ fn subscribe_replays_after_a_cursor_and_says_gap_when_the_events_are_gone_or_of_
     );
     c.event(|e| e["event"] == "comments:changed" && seq(e) > upto);
     assert_eq!(c.end(), 0);
+}
+
+/// The long-lived servers of `home` still running (each names itself in its lock).
+fn daemons(home: &Home) -> Vec<u32> {
+    let Ok(dir) = std::fs::read_dir(home.data().join("serve")) else {
+        return Vec::new();
+    };
+    dir.flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "lock"))
+        .filter_map(|e| std::fs::read_to_string(e.path()).ok()?.trim().parse().ok())
+        .filter(|pid: &u32| {
+            std::fs::read(format!("/proc/{pid}/cmdline"))
+                .is_ok_and(|c| String::from_utf8_lossy(&c).contains("serve\0--daemon"))
+        })
+        .collect()
+}
+
+/// Stops the long-lived servers of `home` when dropped.
+struct StopDaemons<'a>(&'a Home);
+
+impl Drop for StopDaemons<'_> {
+    fn drop(&mut self) {
+        for pid in daemons(self.0) {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+    }
+}
+
+#[test]
+fn through_the_daemon_a_reconnect_is_the_same_server_and_resumes_from_its_cursor() {
+    let home = home_with_plan();
+    let _stop = StopDaemons(&home);
+    let mut first = Client::through_daemon(home.path());
+    let daemon = daemons(&home);
+    assert_eq!(daemon.len(), 1, "started on demand");
+    plandeck_testkit::wait_until("the server's presence while a client is connected", || {
+        std::fs::read_to_string(presence(&home))
+            .ok()
+            .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+            .is_some_and(|app| app["pid"] == daemon[0])
+    });
+    first.call("subscribe", json!({}));
+    let id = first.call("list_plans", json!({}))["plans"][0]["id"].clone();
+    first.call(
+        "add_comment",
+        json!({ "id": id, "quote": "Build the thing", "text": "Which thing?" }),
+    );
+    let cursor = seq(&first.event(|e| e["event"] == "comments:changed"));
+    let instance = first.hello["instance"].clone();
+    assert_eq!(first.end(), 0);
+    plandeck_testkit::wait_until("the presence to go with the last client", || {
+        !presence(&home).exists()
+    });
+
+    // While nobody is connected, the plan changes; the server sees it.
+    let text = "# Ship it\n\n1. Build the thing\n2. Ship it\n";
+    std::fs::write(home.claude().join("plans/ship.md"), text).unwrap();
+    let version = plandeck_core::review::store::version_path(
+        &home.data(),
+        &plandeck_core::review::store::hash(text.as_bytes()),
+    )
+    .unwrap();
+    plandeck_testkit::wait_until("the server to record the change", || version.exists());
+
+    let mut second = Client::through_daemon(home.path());
+    assert_eq!(second.hello["instance"], instance, "the same server");
+    assert_eq!(daemons(&home), daemon, "no second one");
+    let sub = second.call(
+        "subscribe",
+        json!({ "after": cursor, "instance": instance }),
+    );
+    assert_eq!(sub["gap"], false, "{sub}");
+    let changed = second.event(|e| e["event"] == "plans:changed");
+    assert_eq!(
+        seq(&changed),
+        cursor + 1,
+        "the next event after the cursor: {changed}"
+    );
+    let upto = sub["seq"].as_u64().unwrap();
+    let replayed: Vec<u64> = second.seen.iter().copied().filter(|s| *s <= upto).collect();
+    assert_eq!(
+        replayed,
+        (cursor + 1..=upto).collect::<Vec<_>>(),
+        "none lost, none twice"
+    );
+    assert_eq!(second.end(), 0);
+}
+
+#[test]
+fn the_daemon_leaves_by_itself_after_its_idle_time_with_no_client_and_takes_its_socket() {
+    let home = home_with_plan();
+    let _stop = StopDaemons(&home);
+    let mut c = Client::spawn(home.path(), &["--idle-exit", "1"]);
+    c.call("list_plans", json!({}));
+    let daemon = daemons(&home);
+    assert_eq!(daemon.len(), 1);
+    let serve = home.data().join("serve");
+    let socket = std::fs::read_dir(&serve)
+        .unwrap()
+        .flatten()
+        .find(|e| e.path().extension().is_some_and(|x| x == "sock"))
+        .expect("its socket")
+        .path();
+    assert_eq!(c.end(), 0);
+    // Gone, or ended and not yet reaped by whoever adopted it.
+    plandeck_testkit::wait_until("the idle daemon to leave", || {
+        std::fs::read_to_string(format!("/proc/{}/stat", daemon[0])).map_or(true, |stat| {
+            stat.rsplit(") ").next().is_some_and(|s| s.starts_with('Z'))
+        })
+    });
+    assert!(!socket.exists(), "its socket goes with it");
+    let log = std::fs::read_to_string(serve.join("plandeck.log")).unwrap();
+    assert!(log.contains("no client for 1 s: exiting"), "{log}");
+    // The next connection starts another one.
+    let mut again = Client::through_daemon(home.path());
+    again.call("list_plans", json!({}));
+    assert_eq!(again.end(), 0);
 }
 
 #[test]

@@ -147,6 +147,7 @@ mod tests {
             id: None,
             revokes: None,
             machine: None,
+            decided_by: None,
         }
     }
 

@@ -542,11 +542,13 @@ pub fn approval_with_notes(
 /// Approves `plan` as [`review::approve`] does, carrying its open comments to the agent (unless
 /// `include` is false) as a "Reviewer notes" section of the approved text, through the
 /// edit-and-approve path every agent honours. The comments carried are marked sent.
+/// `by`: who decided, from where ([`review::Decision::decided_by`]).
 pub fn approve(
     roots: &crate::config::Roots,
     plan: &Path,
     mut req: review::ApproveRequest,
     include: bool,
+    by: Option<&str>,
 ) -> Result<review::Decision, crate::ipc::IpcError> {
     let content = store::read_plan(plan)?;
     let current = store::hash(content.as_bytes());
@@ -568,6 +570,7 @@ pub fn approve(
         decision.comments = notes.ids.clone();
         decision.feedback = Some(notes.logged.clone());
     }
+    decision.decided_by = by.map(str::to_owned);
     review::decide::append_decision(roots, &decision)?;
     if let Some(notes) = notes {
         mark_sent(
@@ -582,6 +585,7 @@ pub fn approve(
 
 /// Rejects `plan` as [`review::reject_seen`] does, with the typed feedback followed by every open
 /// comment and its quote (unless `include` is false). The comments carried are marked sent.
+/// `by`: who decided, from where ([`review::Decision::decided_by`]).
 pub fn reject(
     roots: &crate::config::Roots,
     plan: &Path,
@@ -589,11 +593,13 @@ pub fn reject(
     who: (Option<crate::agents::Agent>, Option<String>),
     seen: Option<&str>,
     include: bool,
+    by: Option<&str>,
 ) -> Result<review::Decision, crate::ipc::IpcError> {
     let content = store::read_plan(plan)?;
     let out = rejection(&roots.data, plan, &content, typed, include)?;
     let mut decision = review::decide::reject_unlogged(roots, plan, &out.text, who.0, who.1, seen)?;
     decision.comments = out.ids.clone();
+    decision.decided_by = by.map(str::to_owned);
     review::decide::append_decision(roots, &decision)?;
     mark_sent(
         &roots.data,

@@ -219,6 +219,7 @@ pub fn decide_with(
                 );
             }
         }
+        d.decided_by = Some(opts.by.clone());
         if let Err(e) = crate::review::decide::append_decision(roots, &d) {
             tracing::warn!(
                 "the decision on request {} was not recorded in the review log: {e}",

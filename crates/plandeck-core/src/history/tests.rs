@@ -231,6 +231,7 @@ fn a_decision_in_plandecks_log_marks_the_version_decided_in_plandeck() {
             id: None,
             revokes: None,
             machine: None,
+            decided_by: None,
         },
     )
     .unwrap();

@@ -244,3 +244,22 @@ fn plan_calls_share_one_discovery_until_something_changes() {
     std::fs::write(folder.join("c.md"), "# C\n").unwrap();
     assert_eq!(plans::list(&roots).plans.len(), 3);
 }
+
+/// A server holds the presence only while someone is connected to decide: it starts without
+/// and takes it, then gives it up, when told.
+#[test]
+fn the_presence_is_held_only_while_asked_for() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let live = Live::start_with(&roots, Arc::new(Mutex::new(None)), false, |_| {});
+    assert!(!gate::app_running(&roots) && !live.is_present());
+    live.set_present(true);
+    assert!(gate::app_running(&roots) && live.is_present());
+    live.set_present(true);
+    assert!(gate::app_running(&roots), "asked twice, held once");
+    live.set_present(false);
+    assert!(!gate::app_running(&roots) && !live.is_present());
+    live.set_present(true);
+    drop(live);
+    assert!(!gate::app_running(&roots), "and it goes with the handle");
+}

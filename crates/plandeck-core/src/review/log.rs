@@ -93,6 +93,11 @@ pub struct Decision {
     /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
     #[serde(default)]
     pub machine: Option<String>,
+    /// Who decided, from where, as the deciding Plandeck names itself: `plandeck serve (over SSH
+    /// from 192.0.2.7)` for a decision made from another machine; the window's or the command
+    /// line's own words here. Lines recorded before it was kept have none.
+    #[serde(default)]
+    pub decided_by: Option<String>,
 }
 
 /// What a decision says about the plan, besides who decided, when, and whose plan it is.
@@ -151,6 +156,7 @@ impl Decision {
             id: Some(new_id(time, plan_path, decision)),
             revokes: None,
             machine: None,
+            decided_by: None,
         }
     }
 
@@ -334,6 +340,7 @@ mod tests {
             id: None,
             revokes: None,
             machine: None,
+            decided_by: None,
         }
     }
 

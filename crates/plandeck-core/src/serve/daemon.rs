@@ -1,0 +1,514 @@
+//! The server that outlives one connection: `plandeck serve --stdio` (over `ssh -T`) is a relay to
+//! a per-user `plandeck serve` daemon on the same machine, reached over a Unix socket, so that a
+//! client that reconnects after a drop resumes its events from its cursor (the daemon's events
+//! and its hello's `instance` live as long as it does).
+//!
+//! - **Where**: `<store>/serve/plandeck-<version>.sock`, in a folder made private (0700, owned by
+//!   this user; one owned by anyone else is refused). No TCP, no port.
+//! - **Who**: each connection's peer uid (`SO_PEERCRED`) must be the daemon's own; any other is
+//!   closed before a byte is read (root included: the folder's mode does not stop root).
+//! - **One per store and version**: the daemon holds an exclusive lock on
+//!   `plandeck-<version>.lock` (which names its pid) for its life; a second one started meanwhile
+//!   waits a little for it, then leaves.
+//! - **Started on demand**: a relay that finds nobody answering launches the daemon detached (a
+//!   launcher process starts it and exits, so it belongs to no ssh session; it calls `setsid`), its
+//!   output appended to `<store>/serve/plandeck.log`, and waits for its socket.
+//! - **Presence**: the daemon holds the gate presence ("Plandeck is running": hooks wait for a
+//!   decision) only while at least one client is connected. With nobody connected, hooks fall
+//!   back to the agent's own prompt.
+//! - **Idle exit**: with no client for [`DaemonOptions::idle`] (10 min by default), it removes its
+//!   socket and exits.
+//!
+//! The relay first sends one line, `{"relay":{"by":"…"}}` (who decides, for the decision log),
+//! then passes bytes both ways unchanged: the daemon speaks [`super`]'s frames.
+
+use std::io::{BufRead, BufReader, Read, Write};
+use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::{UnixListener, UnixStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Condvar, Mutex};
+use std::time::{Duration, Instant};
+
+use serde::{Deserialize, Serialize};
+
+use super::{lock, read_line, serve_connection, Options, Shared};
+use crate::config::Roots;
+
+/// How long a daemon waits with nobody connected before it exits.
+pub const IDLE_EXIT: Duration = Duration::from_secs(600);
+/// How long a relay waits for a daemon it launched to answer.
+const START_PATIENCE: Duration = Duration::from_secs(30);
+/// How long a new daemon waits for an exiting one to let go of the lock.
+const LOCK_PATIENCE: Duration = Duration::from_secs(10);
+/// How long the daemon waits for a connection's first line.
+const RELAY_LINE_PATIENCE: Duration = Duration::from_secs(10);
+/// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
+const MAX_SOCKET_PATH: usize = 107;
+
+/// The private folder of the daemon's socket, lock and log.
+pub fn dir(roots: &Roots) -> PathBuf {
+    roots.data.join("serve")
+}
+
+/// The daemon's socket (one per version: an updated `plandeck` starts its own daemon, the old
+/// one leaves once idle).
+pub fn socket_path(roots: &Roots) -> PathBuf {
+    dir(roots).join(format!("plandeck-{}.sock", env!("CARGO_PKG_VERSION")))
+}
+
+/// The daemon's lock, naming its pid.
+pub fn lock_path(roots: &Roots) -> PathBuf {
+    dir(roots).join(format!("plandeck-{}.lock", env!("CARGO_PKG_VERSION")))
+}
+
+/// The daemon's log.
+pub fn log_path(roots: &Roots) -> PathBuf {
+    dir(roots).join("plandeck.log")
+}
+
+/// How a daemon runs.
+#[derive(Debug, Clone)]
+pub struct DaemonOptions {
+    /// With no client for this long, it exits.
+    pub idle: Duration,
+    /// How many events are kept for clients that resume.
+    pub event_buffer: usize,
+    pub max_line: usize,
+}
+
+impl Default for DaemonOptions {
+    fn default() -> Self {
+        Self {
+            idle: IDLE_EXIT,
+            event_buffer: super::EVENT_BUFFER,
+            max_line: super::MAX_LINE,
+        }
+    }
+}
+
+/// A relay's first line.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RelayLine {
+    /// Who decides through this connection ([`super::decided_by`]).
+    pub by: String,
+}
+
+#[derive(Serialize, Deserialize)]
+#[serde(deny_unknown_fields)]
+struct RelayFrame {
+    relay: RelayLine,
+}
+
+fn denied(why: String) -> std::io::Error {
+    std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
+}
+
+/// Makes `dir` (and its parents) and checks that it is private: owned by `uid`, mode 0700 (a
+/// looser mode of our own folder is tightened; a folder of anyone else is refused).
+pub fn private_dir(dir: &Path, uid: u32) -> std::io::Result<()> {
+    std::fs::DirBuilder::new()
+        .recursive(true)
+        .mode(0o700)
+        .create(dir)?;
+    let meta = std::fs::symlink_metadata(dir)?;
+    if !meta.is_dir() {
+        return Err(denied(format!("{} is not a folder", dir.display())));
+    }
+    if meta.uid() != uid {
+        return Err(denied(format!(
+            "{} belongs to uid {}, not to this user (uid {uid}): refused",
+            dir.display(),
+            meta.uid()
+        )));
+    }
+    if meta.mode() & 0o077 != 0 {
+        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
+    }
+    Ok(())
+}
+
+/// Whether a peer of uid `peer` may use the daemon of uid `own`: only the same user.
+pub fn peer_allowed(peer: u32, own: u32) -> bool {
+    peer == own
+}
+
+/// Whether this system can tell a Unix socket peer's uid (`SO_PEERCRED`): where it cannot, there
+/// is no daemon (`serve --stdio` serves from its own process).
+pub const AVAILABLE: bool = cfg!(target_os = "linux");
+
+/// The uid of the process at the other end of `stream` (`SO_PEERCRED`).
+#[cfg(target_os = "linux")]
+pub fn peer_uid(stream: &UnixStream) -> std::io::Result<u32> {
+    let cred = rustix::net::sockopt::socket_peercred(stream)?;
+    Ok(cred.uid.as_raw())
+}
+
+/// Not known on this system: every peer is refused.
+#[cfg(not(target_os = "linux"))]
+pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
+    Err(std::io::Error::new(
+        std::io::ErrorKind::Unsupported,
+        "a Unix socket peer's uid is not known on this system",
+    ))
+}
+
+fn own_uid() -> u32 {
+    rustix::process::geteuid().as_raw()
+}
+
+fn check_socket_path(path: &Path) -> std::io::Result<()> {
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(std::io::Error::other(format!(
+            "the server's socket {} is longer than a Unix socket path may be ({MAX_SOCKET_PATH} \
+             bytes): use a shorter --data-dir, or `plandeck serve --stdio --no-daemon`",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+/// Where the daemon says what it does.
+type Log = Arc<Mutex<dyn Write + Send>>;
+
+fn say(log: &Log, line: &str) {
+    let mut log = lock(log);
+    let _ = writeln!(
+        log,
+        "{} plandeck serve daemon {}: {line}",
+        crate::timestamp::format(crate::timestamp::now()),
+        std::process::id()
+    );
+    let _ = log.flush();
+}
+
+struct Clients {
+    connected: usize,
+    since: Instant,
+    closing: bool,
+}
+
+/// Runs the daemon for `roots` until it has had no client for `opts.idle`: takes the lock (or
+/// leaves when another daemon holds it), listens on its socket, serves each connection of this
+/// user over one shared live state. What it does is said on `log`.
+pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> {
+    let say = |line: &str| say(&log, line);
+    let uid = own_uid();
+    private_dir(&dir(roots), uid)?;
+    let socket = socket_path(roots);
+    check_socket_path(&socket)?;
+
+    // One daemon per store and version: the lock is held for this process's life.
+    let lock_file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .read(true)
+        .write(true)
+        .open(lock_path(roots))?;
+    let deadline = Instant::now() + LOCK_PATIENCE;
+    loop {
+        match rustix::fs::flock(
+            &lock_file,
+            rustix::fs::FlockOperation::NonBlockingLockExclusive,
+        ) {
+            Ok(()) => break,
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(50)),
+            Err(_) => {
+                say("another server holds the lock: leaving it to that one");
+                return Ok(());
+            }
+        }
+    }
+    lock_file.set_len(0)?;
+    (&lock_file).write_all(format!("{}\n", std::process::id()).as_bytes())?;
+
+    let _ = std::fs::remove_file(&socket);
+    let listener = UnixListener::bind(&socket)?;
+    std::fs::set_permissions(&socket, std::fs::Permissions::from_mode(0o600))?;
+    let bound = std::fs::metadata(&socket)?.ino();
+
+    // Nobody is connected yet: no presence until someone is.
+    let shared = Shared::start(roots, false, opts.event_buffer);
+    say(&format!(
+        "serving {} as instance {}",
+        roots.data.display(),
+        shared.hello().instance
+    ));
+
+    let clients = Arc::new((
+        Mutex::new(Clients {
+            connected: 0,
+            since: Instant::now(),
+            closing: false,
+        }),
+        Condvar::new(),
+    ));
+    {
+        let (shared, clients, log) = (shared.clone(), clients.clone(), log.clone());
+        let max_line = opts.max_line;
+        std::thread::spawn(move || {
+            accept(&listener, uid, &shared, &clients, &log, max_line);
+        });
+    }
+
+    // Idle: nobody connected for `idle`.
+    {
+        let (state, changed) = &*clients;
+        let mut state = lock(state);
+        loop {
+            let idle_for = state.since.elapsed();
+            if state.connected == 0 && idle_for >= opts.idle {
+                state.closing = true;
+                break;
+            }
+            let wait = if state.connected == 0 {
+                opts.idle - idle_for
+            } else {
+                opts.idle
+            };
+            state = changed
+                .wait_timeout(state, wait)
+                .unwrap_or_else(|e| e.into_inner())
+                .0;
+        }
+    }
+    // Only our own socket goes (a later daemon's is never removed).
+    if std::fs::metadata(&socket).is_ok_and(|m| m.ino() == bound) {
+        let _ = std::fs::remove_file(&socket);
+    }
+    say(&format!(
+        "no client for {} s: exiting",
+        opts.idle.as_secs_f32()
+    ));
+    drop(shared);
+    drop(lock_file);
+    Ok(())
+}
+
+fn accept(
+    listener: &UnixListener,
+    uid: u32,
+    shared: &Arc<Shared>,
+    clients: &Arc<(Mutex<Clients>, Condvar)>,
+    log: &Log,
+    max_line: usize,
+) {
+    let tell = |line: String| say(log, &line);
+    for stream in listener.incoming() {
+        let stream = match stream {
+            Ok(s) => s,
+            Err(e) => {
+                tell(format!("cannot accept a connection: {e}"));
+                std::thread::sleep(Duration::from_millis(100));
+                continue;
+            }
+        };
+        match peer_uid(&stream) {
+            Ok(peer) if peer_allowed(peer, uid) => {}
+            Ok(peer) => {
+                tell(format!(
+                    "refused a connection of uid {peer}: only this user (uid {uid}) is served"
+                ));
+                continue;
+            }
+            Err(e) => {
+                tell(format!("refused a connection whose peer is unknown: {e}"));
+                continue;
+            }
+        }
+        {
+            let (state, _) = &**clients;
+            let mut state = lock(state);
+            if state.closing {
+                return;
+            }
+            state.connected += 1;
+            if state.connected == 1 {
+                shared.set_present(true);
+            }
+        }
+        let (shared, clients, log) = (shared.clone(), clients.clone(), log.clone());
+        std::thread::spawn(move || {
+            if let Err(e) = connection(stream, &shared, &log, max_line) {
+                say(&log, &format!("a connection ended: {e}"));
+            }
+            let (state, changed) = &*clients;
+            let mut state = lock(state);
+            state.connected -= 1;
+            if state.connected == 0 {
+                // Nobody can decide now: hooks fall back to the agent's own prompt.
+                shared.set_present(false);
+                state.since = Instant::now();
+            }
+            changed.notify_all();
+        });
+    }
+}
+
+/// Serves one relay's connection: its first line says who decides, then the frames.
+fn connection(
+    stream: UnixStream,
+    shared: &Arc<Shared>,
+    log: &Log,
+    max_line: usize,
+) -> std::io::Result<()> {
+    stream.set_read_timeout(Some(RELAY_LINE_PATIENCE))?;
+    let mut input = BufReader::new(stream.try_clone()?);
+    let mut line = Vec::new();
+    let relay = match read_line(&mut input, &mut line, 64 << 10) {
+        Some(true) => serde_json::from_slice::<RelayFrame>(&line)
+            .map_err(|e| std::io::Error::other(format!("not a relay's first line: {e}")))?,
+        _ => return Err(std::io::Error::other("no first line from the relay")),
+    };
+    stream.set_read_timeout(None)?;
+    let opts = Options {
+        by: crate::visible::shown(&relay.relay.by).into_owned(),
+        event_buffer: 0,
+        max_line,
+    };
+    let mut output = stream;
+    let mut said = LogWriter(log.clone());
+    serve_connection(shared, input, &mut output, &mut said, &opts)
+}
+
+/// A connection's log lines, into the daemon's log.
+struct LogWriter(Log);
+
+impl Write for LogWriter {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        lock(&self.0).write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        lock(&self.0).flush()
+    }
+}
+
+/// Connects to the daemon of `roots` (launching it with `launch` when nobody answers), sends
+/// the relay's line naming `by`, then passes `input` to it and what it says to `output` until
+/// either side ends.
+pub fn relay(
+    roots: &Roots,
+    by: &str,
+    input: impl Read + Send + 'static,
+    output: &mut dyn Write,
+    launch: &dyn Fn() -> std::io::Result<()>,
+) -> std::io::Result<()> {
+    let uid = own_uid();
+    private_dir(&dir(roots), uid)?;
+    let socket = socket_path(roots);
+    check_socket_path(&socket)?;
+    let first = serde_json::to_string(&RelayFrame {
+        relay: RelayLine { by: by.to_owned() },
+    })
+    .map_err(std::io::Error::other)?;
+
+    // A daemon that was just leaving (idle) may close a connection before its hello: try again.
+    let mut tries = 0;
+    let (stream, hello) = loop {
+        tries += 1;
+        let stream = match UnixStream::connect(&socket) {
+            Ok(s) => s,
+            Err(_) => {
+                launch()?;
+                wait_for_socket(&socket)?
+            }
+        };
+        (&stream).write_all(format!("{first}\n").as_bytes())?;
+        let mut reader = BufReader::new(stream.try_clone()?);
+        let mut hello = Vec::new();
+        reader.read_until(b'\n', &mut hello)?;
+        if hello.ends_with(b"\n") {
+            break (reader, hello);
+        }
+        if tries >= 3 {
+            return Err(std::io::Error::other(
+                "the Plandeck server on this machine closed the connection before its hello: \
+                 see its log",
+            ));
+        }
+    };
+    output.write_all(&hello)?;
+    output.flush()?;
+
+    let mut to_daemon = stream.get_ref().try_clone()?;
+    std::thread::spawn(move || {
+        let mut input = input;
+        let _ = std::io::copy(&mut input, &mut to_daemon);
+        // The client is gone: the daemon ends this connection (and goes on).
+        let _ = to_daemon.shutdown(std::net::Shutdown::Write);
+    });
+    let mut from_daemon = stream;
+    let mut buf = vec![0u8; 64 << 10];
+    loop {
+        // What is buffered first, then straight from the socket.
+        let n = match from_daemon.read(&mut buf) {
+            Ok(0) => return Ok(()),
+            Ok(n) => n,
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(e) => return Err(e),
+        };
+        output.write_all(&buf[..n])?;
+        output.flush()?;
+    }
+}
+
+fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
+    let deadline = Instant::now() + START_PATIENCE;
+    loop {
+        match UnixStream::connect(socket) {
+            Ok(s) => return Ok(s),
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(25)),
+            Err(e) => {
+                return Err(std::io::Error::other(format!(
+                    "the Plandeck server on this machine did not start within {} s ({e}): see \
+                     its log",
+                    START_PATIENCE.as_secs()
+                )))
+            }
+        }
+    }
+}
+
+/// Detaches the calling process from its session (the daemon, started by a launcher that
+/// exited: it belongs to no ssh session, no terminal).
+pub fn detach() {
+    if let Err(e) = rustix::process::setsid() {
+        tracing::debug!("setsid: {e}");
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn only_the_same_user_is_served() {
+        assert!(peer_allowed(1000, 1000));
+        assert!(!peer_allowed(0, 1000), "not even root");
+        assert!(!peer_allowed(1001, 1000));
+    }
+
+    #[test]
+    fn the_socket_folder_is_made_private_and_one_of_another_user_is_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let dir = home.path().join("a/serve");
+        private_dir(&dir, own_uid()).unwrap();
+        let mode = std::fs::metadata(&dir).unwrap().mode() & 0o777;
+        assert_eq!(mode, 0o700);
+        // Loosened: tightened again.
+        std::fs::set_permissions(&dir, std::fs::Permissions::from_mode(0o755)).unwrap();
+        private_dir(&dir, own_uid()).unwrap();
+        assert_eq!(std::fs::metadata(&dir).unwrap().mode() & 0o777, 0o700);
+        // Of another user (as this one sees it): refused, said why.
+        let e = private_dir(&dir, own_uid() + 1).unwrap_err();
+        assert_eq!(e.kind(), std::io::ErrorKind::PermissionDenied);
+        assert!(e.to_string().contains("not to this user"), "{e}");
+    }
+
+    #[test]
+    #[cfg(target_os = "linux")]
+    fn a_connection_of_this_user_is_known_by_its_peer_uid() {
+        let (a, _b) = UnixStream::pair().unwrap();
+        assert_eq!(peer_uid(&a).unwrap(), own_uid());
+    }
+}
