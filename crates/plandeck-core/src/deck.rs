@@ -400,7 +400,9 @@ impl Deck {
     // ---- History
 
     pub fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
-        Ok(history::transcript_only_in(&self.history.plans()))
+        let mut plans = history::transcript_only_in(&self.history.plans());
+        self.with_theirs("transcript_plans", &mut plans);
+        Ok(plans)
     }
 
     pub fn history_progress(&self) -> Result<ScanProgress, IpcError> {
@@ -408,16 +410,40 @@ impl Deck {
     }
 
     pub fn recovered_plan(&self, id: &str) -> Result<RecoveredPlanView, IpcError> {
+        if let Some(there) = self.there(id, "recovered_plan", |id| json!({ "id": id })) {
+            return there;
+        }
         history::view_in(&self.roots, &self.history.plans(), id)
     }
 
     pub fn recovered_plan_diff(&self, id: &str, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
+        if let Some((machine, _)) = elsewhere::split(id) {
+            // Both versions' texts are in its recovered plan: compared and rendered here.
+            let view: RecoveredPlanView = self.call_on(
+                machine,
+                "recovered_plan",
+                json!({ "id": elsewhere::own_id(machine, id)? }),
+            )?;
+            let text = |i: u32| {
+                view.plan
+                    .versions
+                    .get(i as usize)
+                    .map(|v| v.text.clone())
+                    .ok_or_else(|| {
+                        IpcError::new(ErrorKind::NotFound, format!("no version {i} of {id}"))
+                    })
+            };
+            return Ok(PlanDiff::between(&text(a)?, &text(b)?));
+        }
         let plans = self.history.plans();
         history::diff_versions_in(&self.roots, &plans, id, a as usize, b as usize)
     }
 
     /// Writes a recovered plan back as a plan file; the history reads itself again.
     pub fn restore_plan(&self, id: &str) -> Result<Restored, IpcError> {
+        if let Some(there) = self.there(id, "restore_plan", |id| json!({ "id": id })) {
+            return there;
+        }
         let restored = history::restore_in(&self.roots, &self.history.plans(), id)?;
         self.history.refresh(true);
         self.plans_changed(vec![restored.path.clone()]);

@@ -262,6 +262,28 @@ impl OnMachine for PlanOutcome {
     }
 }
 
+impl OnMachine for crate::history::RecoveredPlan {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        opt(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for crate::history::RecoveredPlanView {
+    fn on_machine(&mut self, machine: &str) {
+        self.plan.on_machine(machine);
+        // Rendered here (the remote's HTML is never shown).
+        self.html = crate::render::render(&self.plan.text).html;
+    }
+}
+
+impl OnMachine for crate::history::Restored {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+    }
+}
+
 impl OnMachine for PlacedComment {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.comment.id);

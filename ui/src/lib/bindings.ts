@@ -515,7 +515,11 @@ subagent: boolean,
 /**
  * Oldest first.
  */
-versions: Array<PlanVersion>, };
+versions: Array<PlanVersion>, 
+/**
+ * The machine this is on (`plandeck hosts`); `null`: this one.
+ */
+machine: string | null, };
 
 export type RecoveredPlanView = { plan: RecoveredPlan, html: string, };
 

@@ -594,6 +594,7 @@ fn finish(drafts: BTreeMap<Key, Draft>) -> Vec<RecoveredPlan> {
             source,
             subagent: d.subagent,
             versions: d.versions,
+            machine: None,
         });
     }
     out

@@ -111,6 +111,9 @@ pub struct RecoveredPlan {
     pub subagent: bool,
     /// Oldest first.
     pub versions: Vec<PlanVersion>,
+    /// The machine this is on (`plandeck hosts`); `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// Everything a scan found.
