@@ -11,13 +11,14 @@ use std::time::Duration;
 use plandeck_core::config::{Env, Host, Roots};
 use plandeck_core::deck::{Deck, WINDOW};
 use plandeck_core::elsewhere::{Elsewhere, MachineState};
+use plandeck_core::gate::GateDecision;
 use plandeck_core::ipc::ErrorKind;
 use plandeck_core::live::LiveEvent;
 use plandeck_core::machines::{Machines, Timing};
 use plandeck_core::route::PlanDecision;
 use plandeck_testkit::{wait_for, wait_until};
 
-use crate::remote::{run, Machines as Ssh, USER};
+use crate::remote::{run, run_hook, waiting_agent, Machines as Ssh, USER};
 
 fn quick() -> Timing {
     Timing {
@@ -214,4 +215,51 @@ fn an_id_of_a_machine_never_reaches_the_local_deck_and_a_local_id_never_the_mach
     let e = deck.undo_decision(id, "local-decision").unwrap_err();
     assert_eq!(e.kind, ErrorKind::BadInput, "{e}");
     drop(machines);
+}
+
+#[test]
+fn a_request_arriving_on_a_machine_is_told_naming_it_counted_and_decided_there() {
+    let mut m = Ssh::new(true);
+    m.start_sshd();
+    let agent = waiting_agent(&m);
+    let (machines, deck, heard) = connect(&m);
+    wait_until("box connected", || {
+        state(&machines) == MachineState::Connected
+    });
+    // Its server holds the presence while the window is connected: the hook waits.
+    let presence = m.remote_data().join("gate/app.json");
+    wait_until("the remote server's presence", || presence.exists());
+    let hook = run_hook(&m, &agent);
+
+    // Told as arrived (the desktop notification), naming its machine, and counted in the title.
+    let arrived = wait_for("the request told as arrived", || {
+        heard.lock().unwrap().iter().find_map(|e| match e {
+            LiveEvent::RequestArrived(r) => Some((**r).clone()),
+            _ => None,
+        })
+    });
+    assert!(arrived.id.starts_with("@box/"), "{}", arrived.id);
+    assert_eq!(arrived.machine.as_deref(), Some("box"));
+    assert!(deck.waiting_now().iter().any(|r| r.id == arrived.id));
+    // The hash of what it would approve is the remote's, carried back with the decision.
+    assert!(arrived.plan_hash.is_some());
+
+    let outcome = deck
+        .decide_request(
+            &arrived.id,
+            GateDecision::Reject {
+                feedback: "split step 2".into(),
+            },
+            None,
+            arrived.plan_hash.clone(),
+            WINDOW,
+        )
+        .unwrap();
+    assert_eq!(outcome.request_id, arrived.id);
+    let done = hook.join().unwrap();
+    let said = String::from_utf8_lossy(&done.stdout);
+    assert!(
+        said.contains("deny") && said.contains("split step 2"),
+        "{said}"
+    );
 }

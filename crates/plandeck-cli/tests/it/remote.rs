@@ -375,6 +375,62 @@ fn keygen(path: &Path) {
         .arg(path));
 }
 
+/// The remote's agent: a transcript with a pending ExitPlanMode call; returns the hook's input.
+pub(crate) fn waiting_agent(m: &Machines) -> Value {
+    let remote = m.remote.clone();
+
+    let mut input: Value = serde_json::from_slice(&std::fs::read(CLAUDE_STDIN).unwrap()).unwrap();
+    let plan = input["tool_input"]["plan"].as_str().unwrap().to_owned();
+    let transcript = remote.join(".claude/projects/-w/s.jsonl");
+    let plan_file = remote.join(".claude/plans/p.md");
+    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
+    std::fs::write(&plan_file, &plan).unwrap();
+    let call = serde_json::json!({"type":"assistant","message":{"role":"assistant","content":[
+        {"type":"tool_use","id":"toolu_remote","name":"ExitPlanMode",
+         "input":{"plan":plan,"planFilePath":plan_file}}]}});
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n"),
+    )
+    .unwrap();
+    input["transcript_path"] = serde_json::json!(transcript);
+    input["tool_input"]["planFilePath"] = serde_json::json!(plan_file);
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&remote));
+
+    input
+}
+
+/// The hook, run by the remote's user as its agent would, with `input`; its output when it ends.
+pub(crate) fn run_hook(
+    m: &Machines,
+    input: &Value,
+) -> std::thread::JoinHandle<std::process::Output> {
+    let user = remote_user();
+    let (remote, stdin) = (m.remote.clone(), serde_json::to_vec(input).unwrap());
+    let (uid, gid) = (user.uid, user.gid);
+    std::thread::spawn(move || {
+        use std::io::Write;
+        let mut child = Command::new(remote.join(".local/bin/plandeck"))
+            .args(["hook", "claude"])
+            .env_clear()
+            .env("HOME", &remote)
+            .env("PATH", "/usr/bin:/bin")
+            .uid(uid)
+            .gid(gid)
+            .current_dir(&remote)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child.stdin.take().unwrap().write_all(&stdin).unwrap();
+        child.wait_with_output().unwrap()
+    })
+}
+
 #[test]
 fn hosts_are_added_checked_listed_and_removed_and_a_subcommand_not_served_is_never_run_here() {
     let home = Home::with_agents();
@@ -559,30 +615,7 @@ fn a_waiting_agent_on_the_remote_gets_a_rejection_decided_over_host_and_the_remo
     let mut m = Machines::new(true);
     m.start_sshd();
     m.add_box();
-    let user = remote_user();
-    let remote = m.remote.clone();
-
-    // The remote's agent: a transcript with a pending ExitPlanMode call, and the hook's input.
-    let mut input: Value = serde_json::from_slice(&std::fs::read(CLAUDE_STDIN).unwrap()).unwrap();
-    let plan = input["tool_input"]["plan"].as_str().unwrap().to_owned();
-    let transcript = remote.join(".claude/projects/-w/s.jsonl");
-    let plan_file = remote.join(".claude/plans/p.md");
-    std::fs::create_dir_all(transcript.parent().unwrap()).unwrap();
-    std::fs::write(&plan_file, &plan).unwrap();
-    let call = serde_json::json!({"type":"assistant","message":{"role":"assistant","content":[
-        {"type":"tool_use","id":"toolu_remote","name":"ExitPlanMode",
-         "input":{"plan":plan,"planFilePath":plan_file}}]}});
-    std::fs::write(
-        &transcript,
-        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n"),
-    )
-    .unwrap();
-    input["transcript_path"] = serde_json::json!(transcript);
-    input["tool_input"]["planFilePath"] = serde_json::json!(plan_file);
-    run(Command::new("chown")
-        .arg("-R")
-        .arg(format!("{USER}:"))
-        .arg(&remote));
+    let agent = waiting_agent(&m);
 
     // A window holding the connection (its server's presence makes the hook wait).
     let ssh = format!("ssh -F {}", m.file("ssh_config").display());
@@ -595,29 +628,7 @@ fn a_waiting_agent_on_the_remote_gets_a_rejection_decided_over_host_and_the_remo
     let presence = m.remote_data().join("gate/app.json");
     wait_until("the remote server's presence", || presence.exists());
 
-    // The hook, run by the remote's user as its agent would.
-    let hook = {
-        let (remote, stdin) = (remote.clone(), serde_json::to_vec(&input).unwrap());
-        let (uid, gid) = (user.uid, user.gid);
-        std::thread::spawn(move || {
-            use std::io::Write;
-            let mut child = Command::new(remote.join(".local/bin/plandeck"))
-                .args(["hook", "claude"])
-                .env_clear()
-                .env("HOME", &remote)
-                .env("PATH", "/usr/bin:/bin")
-                .uid(uid)
-                .gid(gid)
-                .current_dir(&remote)
-                .stdin(Stdio::piped())
-                .stdout(Stdio::piped())
-                .stderr(Stdio::piped())
-                .spawn()
-                .unwrap();
-            child.stdin.take().unwrap().write_all(&stdin).unwrap();
-            child.wait_with_output().unwrap()
-        })
-    };
+    let hook = run_hook(&m, &agent);
     let requests = m.remote_data().join("gate/requests");
     wait_for("the hook's request on the remote", || {
         std::fs::read_dir(&requests)
@@ -639,7 +650,7 @@ fn a_waiting_agent_on_the_remote_gets_a_rejection_decided_over_host_and_the_remo
         String::from_utf8_lossy(&done.stderr)
     );
     // The remote names who decided, from where; the decision is in its log, not here.
-    let roots = plandeck_core::config::Roots::under_home(&remote);
+    let roots = plandeck_core::config::Roots::under_home(&m.remote);
     let closed = plandeck_core::gate::request(&roots, &id).unwrap();
     let by = closed.decided_by.unwrap_or_default();
     assert!(
