@@ -128,11 +128,18 @@ function received(api, tool, tmux) {
   return modelGot(api, tmux, tool, { timeout: 30000 });
 }
 
-/** The log line of the decision on `req`, and the sent comment. */
-function assertRecorded(home, req, expectFeedback) {
-  const log = JSON.parse(cli(home, ["log", "--json"]).stdout);
-  const d = log.find((x) => x.requestId === req.id);
-  assert.ok(d, "the decision on the request is in the log");
+/** The log line of the decision on `req` (written by the decider once the keys went: the request
+ * may close a moment before, when the agent's record shows the answer first), and the sent comment. */
+async function assertRecorded(home, req, expectFeedback) {
+  let log = [];
+  const d = await waitFor(
+    () => {
+      log = JSON.parse(cli(home, ["log", "--json"]).stdout);
+      return log.find((x) => x.requestId === req.id);
+    },
+    { timeout: 15000, what: "the decision on the request in the log" },
+  ).catch(() => undefined);
+  assert.ok(d, `the decision on the request is in the log: ${req.id} ${JSON.stringify(log.map((x) => [x.requestId, x.decision, x.decidedBy]))}`);
   assert.equal(d.feedback, expectFeedback);
   assert.equal(d.comments.length, 1);
   const comments = JSON.parse(cli(home, ["comments", req.planPath, "--json"]).stdout);
@@ -150,7 +157,7 @@ test("claude: a rejection in the window carries the open comment with its quote 
     assert.equal(got.isError, true);
     assert.equal(got.content, `${FEEDBACK}\n\n${SENT_COMMENTS}`);
     await waitFor(() => closedRequest(home, req.id)?.status === "rejected", { what: "the request closed as rejected" });
-    assertRecorded(home, req, `${FEEDBACK}\n\n${SENT_COMMENTS}`);
+    await assertRecorded(home, req, `${FEEDBACK}\n\n${SENT_COMMENTS}`);
   });
 });
 
@@ -162,7 +169,7 @@ test("gemini: a rejection in the window carries the open comment with its quote 
     const out = got.response.output;
     assert.ok(out.startsWith(`Plan rejected. User feedback: ${FEEDBACK}\n\n${SENT_COMMENTS}`), `the model got:\n${out}`);
     await waitFor(() => closedRequest(home, req.id)?.status === "rejected", { what: "the request closed as rejected" });
-    assertRecorded(home, req, `${FEEDBACK}\n\n${SENT_COMMENTS}`);
+    await assertRecorded(home, req, `${FEEDBACK}\n\n${SENT_COMMENTS}`);
   });
 });
 
@@ -178,7 +185,7 @@ test("claude: approve with notes in the window delivers the open comment as Revi
     assert.ok(got.content.includes(`${REVISED.trimEnd()}\n\n${NOTES}`), `the model got:\n${got.content}`);
     assert.equal(readFileSync(req.planPath, "utf8"), `${REVISED.trimEnd()}\n\n${NOTES}\n`);
     await waitFor(() => closedRequest(home, req.id)?.status === "approved", { what: "the request closed as approved" });
-    assertRecorded(home, req, NOTES);
+    await assertRecorded(home, req, NOTES);
   });
 });
 
@@ -195,7 +202,7 @@ test("gemini: approve with notes in the window writes them to the plan file the 
     assert.ok(out.includes(`The approved implementation plan is stored at: ${req.planPath}`), out);
     assert.equal(readFileSync(req.planPath, "utf8"), `${REVISED.trimEnd()}\n\n${NOTES}\n`);
     await waitFor(() => closedRequest(home, req.id)?.status === "approved", { what: "the request closed as approved" });
-    assertRecorded(home, req, NOTES);
+    await assertRecorded(home, req, NOTES);
   });
 });
 
