@@ -95,8 +95,9 @@ fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
     out
 }
 
-/// Whether Codex process `pid` is the headless `codex exec` (its first argument that is not a
-/// flag is `exec` or its alias `e`).
+/// Whether Codex process `pid` may be the headless `codex exec`: an argument (before `--`) is
+/// `exec` or its alias `e`. A prompt that happens to be one of those words is not gated either:
+/// the safe side. A process whose command line cannot be read is not gated.
 fn runs_headless(pid: u32) -> bool {
     let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
         return true;
@@ -104,8 +105,8 @@ fn runs_headless(pid: u32) -> bool {
     cmdline
         .split(|b| *b == 0)
         .skip(1)
-        .find(|a| !a.is_empty() && !a.starts_with(b"-"))
-        .is_some_and(|a| a == b"exec" || a == b"e")
+        .take_while(|a| *a != b"--")
+        .any(|a| a == b"exec" || a == b"e")
 }
 
 /// The id of the request for plan item `item_id` of session `session_id`: the same on every look.
