@@ -217,9 +217,9 @@ function pendingCodex(home) {
 }
 
 /** Runs `fn({ home, repo, api, tmux, req })` with a Codex session whose plan popup is up and filed as a request. */
-async function withCodexRequest(fn) {
+async function withCodexRequest(fn, { standInArgs = () => [] } = {}) {
   const { base, home, repo } = makeAgentHome("api");
-  const api = await startStandIn("openai", join(base, "api"));
+  const api = await startStandIn("openai", join(base, "api"), standInArgs(base));
   const tmux = new Tmux();
   let ok = false;
   try {
@@ -286,21 +286,44 @@ test("Codex gate: reject with feedback keeps Plan mode and the model gets the fe
   });
 });
 
-test("Codex gate: edit and approve sends the edited plan to the model in Plan mode", { timeout: 180000 }, async () => {
-  await withCodexRequest(async ({ home, api, tmux, req }) => {
-    const edited = PLAN.replace("3. Write tests", "3. Write tests\n4. Document the cursor");
-    const file = join(home, "edited.md");
-    writeFileSync(file, edited);
-    const r = cli(home, ["approve", req.id, "--edit", file, "--json"]);
-    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
-    assert.equal(JSON.parse(r.stdout).status, "approved", r.stdout);
-    const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the edited plan at the model" }).catch((e) => {
-      throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
-    });
-    assert.equal(got.mode, "plan");
-    assert.ok(got.feedback.includes("4. Document the cursor"), got.feedback);
-    assert.ok(got.feedback.includes("Propose exactly this plan"), got.feedback);
-  });
+const EDITED = PLAN.replace("3. Write tests", "3. Write tests\n4. Document the cursor");
+
+test("Codex gate: edit and approve sends the edited plan in Plan mode, and the model implements it once it proposed it", { timeout: 180000 }, async () => {
+  await withCodexRequest(
+    async ({ home, api, tmux, req }) => {
+      const file = join(home, "edited.md");
+      writeFileSync(file, EDITED);
+      const r = cli(home, ["approve", req.id, "--edit", file, "--json"]);
+      assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+      assert.equal(JSON.parse(r.stdout).status, "approved", r.stdout);
+      const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the edited plan at the model" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.equal(got.mode, "plan");
+      assert.ok(got.feedback.includes("4. Document the cursor"), got.feedback);
+      assert.ok(got.feedback.includes("Propose exactly this plan"), got.feedback);
+      // The model proposes the edited plan word for word: its request is approved by the edit.
+      await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+      const impl = await waitFor(
+        () => {
+          pendingCodex(home);
+          return api.received().find((x) => x.mode === "default");
+        },
+        { timeout: 30000, what: "the implementation turn" },
+      ).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.deepEqual(impl.user, ["Implement the plan."]);
+      assert.deepEqual(pendingCodex(home), []);
+    },
+    {
+      standInArgs: (base) => {
+        const f = join(base, "revised.md");
+        writeFileSync(f, EDITED);
+        return ["--revised-plan-file", f];
+      },
+    },
+  );
 });
 
 test("Codex gate: the popup answered in the terminal first closes the request, nothing typed", { timeout: 180000 }, async () => {

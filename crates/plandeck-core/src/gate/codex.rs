@@ -13,6 +13,9 @@
 //! the plan (the popup's `1`, or the person's next message), or when the popup is no longer on
 //! screen while nobody decided in Plandeck (the person pressed `3` or Esc: nothing is written
 //! to the rollout then). [`look`] does both; the app's gate tick and `plandeck pending` call it.
+//!
+//! Edit and approve has two halves: the edited plan goes to the model as a message in Plan mode
+//! (delivery), and when the model proposes exactly that text, its request is approved at once.
 
 use std::path::{Path, PathBuf};
 
@@ -39,6 +42,7 @@ pub fn look(roots: &Roots) -> CodexLook {
     let mut out = CodexLook::default();
     for live in live_sessions(&roots.codex) {
         if let Some(id) = file_for(roots, &live) {
+            approve_if_edit_proposed(roots, &id);
             out.filed.push(id);
         }
     }
@@ -186,6 +190,60 @@ fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
     }
 }
 
+/// Edit and approve, second half: the reviewer's edited plan was sent to the model in Plan mode
+/// ([`codex::edited_plan_message`]); when the model now proposes exactly that text, the request
+/// just filed for it is approved at once (the popup's "Yes, implement this plan"), decided by
+/// the earlier approval. Anything else (a plan the model changed) waits for the reviewer.
+fn approve_if_edit_proposed(roots: &Roots, id: &str) {
+    let Ok(req) = store::request(roots, id) else {
+        return;
+    };
+    let Some((earlier, edited)) =
+        last_closed(roots, &req.session_id).and_then(|r| match r.decision {
+            Some(super::GateDecision::Approve {
+                edited: Some(e), ..
+            }) if r.status == GateStatus::Approved => Some((r.id, e)),
+            _ => None,
+        })
+    else {
+        return;
+    };
+    if !same_plan(&edited, &req.plan) {
+        return;
+    }
+    let opts = super::DeliveryOptions {
+        by: format!("the edited plan approved in request {earlier}"),
+        comments: false,
+        ..super::DeliveryOptions::default()
+    };
+    let decision = super::GateDecision::Approve {
+        mode: super::ApproveMode::Auto,
+        edited: None,
+        started_from: None,
+    };
+    if let Err(e) = super::decide_with(roots, id, decision, &opts) {
+        tracing::warn!("the edited plan proposed in request {id} was not approved: {e}");
+    }
+}
+
+/// The Codex request of session `session_id` closed last.
+fn last_closed(roots: &Roots, session_id: &str) -> Option<GateRequest> {
+    std::fs::read_dir(done_dir(roots))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().and_then(|x| x.to_str()) == Some("json"))
+        .filter_map(|e| store::read_request(&e.path()).ok().flatten())
+        .filter(|r| r.agent == Agent::Codex && r.session_id == session_id)
+        .max_by_key(|r| r.closed_at)
+}
+
+/// The same plan, give or take blanks at line ends and around the whole.
+fn same_plan(a: &str, b: &str) -> bool {
+    let lines =
+        |s: &str| -> Vec<String> { s.trim().lines().map(|l| l.trim_end().to_owned()).collect() };
+    lines(a) == lines(b)
+}
+
 /// The tmux server of process `pid`: the socket in its `$TMUX`.
 fn tmux_socket_of(pid: u32) -> Option<String> {
     let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
@@ -247,6 +305,13 @@ mod tests {
         assert_ne!(a, request_id("s1", "t2-plan"));
         assert_ne!(a, request_id("s2", "t1-plan"));
         assert!(store::check_id(&a).is_ok(), "{a}");
+    }
+
+    #[test]
+    fn the_edited_plan_is_recognised_give_or_take_blanks() {
+        assert!(same_plan("# P\n\n1. a\n", "\n# P\n\n1. a  \n\n"));
+        assert!(!same_plan("# P\n1. a\n", "# P\n1. a\n2. b\n"));
+        assert!(!same_plan("# P\n1. a\n", "# P\n1.  a\n"));
     }
 
     #[test]
