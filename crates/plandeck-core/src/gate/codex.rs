@@ -24,6 +24,8 @@ use super::store::{self, close, done_dir, file_request, requests_dir};
 use super::{pane, GateRequest, GateStatus};
 use crate::agents::{codex, Agent};
 use crate::config::Roots;
+#[cfg(test)]
+use crate::sessions::codex::starts_turn;
 use crate::sessions::codex::{waiting_plan, WaitingPlan};
 use crate::terminal::{ProcessId, Target};
 
@@ -297,6 +299,7 @@ fn popup_gone(req: &GateRequest) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::sessions::codex::starts_turn;
 
     #[test]
     fn one_plan_item_gets_one_id() {
@@ -312,6 +315,69 @@ mod tests {
         assert!(same_plan("# P\n\n1. a\n", "\n# P\n\n1. a  \n\n"));
         assert!(!same_plan("# P\n1. a\n", "# P\n1. a\n2. b\n"));
         assert!(!same_plan("# P\n1. a\n", "# P\n1.  a\n"));
+    }
+
+    /// The popup's `1` in the terminal (or the person's next message) starts a turn in the
+    /// rollout after the plan: the request ended, answered in the terminal, and a decision on it
+    /// is refused with nothing typed.
+    #[test]
+    fn a_turn_after_the_plan_closes_the_request_as_answered_in_the_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = crate::config::Roots::under_home(dir.path());
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/codex-cli-0.169.0/sessions/2026/11/23/rollout-2026-11-23T09-06-18-01a207a7-f7fe-7201-ac2d-8334cc0ede60.jsonl",
+        );
+        let rollout = dir.path().join("rollout.jsonl");
+        std::fs::copy(&fixture, &rollout).unwrap();
+        let plan = waiting_plan(&rollout).unwrap();
+        let req = GateRequest {
+            id: request_id(&plan.session_id, &plan.item_id),
+            agent: Agent::Codex,
+            session_id: plan.session_id.clone(),
+            plan: plan.text.clone(),
+            transcript_path: Some(rollout.to_string_lossy().into_owned()),
+            transcript_offset: plan.offset,
+            ..GateRequest::for_test("x")
+        };
+        file_request(&roots, &req).unwrap();
+        assert_eq!(store::ended(&req), None);
+        assert_eq!(crate::gate::pending(&roots).len(), 1);
+        // What the popup's `1` appends: the `accepted` recording's implementation turn.
+        let accepted = std::fs::read_to_string(fixture.with_file_name(
+            "rollout-2026-11-23T09-06-03-01a207a7-be64-75f2-92cb-28c4247cc7de.jsonl",
+        ))
+        .unwrap();
+        let turn = accepted
+            .lines()
+            .filter(|l| starts_turn(l.as_bytes()))
+            .nth(1)
+            .expect("the implementation turn");
+        assert!(turn.contains(r#""collaboration_mode_kind":"default""#));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&rollout)
+            .unwrap();
+        std::io::Write::write_all(&mut f, format!("{turn}\n").as_bytes()).unwrap();
+        assert_eq!(store::ended(&req), Some(GateStatus::AnsweredInTerminal));
+        assert!(crate::gate::pending(&roots).is_empty());
+        let err = crate::gate::decide(
+            &roots,
+            &req.id,
+            super::super::GateDecision::Reject {
+                feedback: "no".into(),
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                super::super::GateError::Closed {
+                    status: GateStatus::AnsweredInTerminal,
+                    ..
+                }
+            ),
+            "{err}"
+        );
     }
 
     #[test]
