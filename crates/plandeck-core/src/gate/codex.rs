@@ -24,8 +24,6 @@ use super::store::{self, close, done_dir, file_request, requests_dir};
 use super::{pane, GateRequest, GateStatus};
 use crate::agents::{codex, Agent};
 use crate::config::Roots;
-#[cfg(test)]
-use crate::sessions::codex::starts_turn;
 use crate::sessions::codex::{waiting_plan, WaitingPlan};
 use crate::terminal::{ProcessId, Target};
 
