@@ -266,6 +266,16 @@ test("Codex gate: approve through Plandeck picks 'Yes, implement this plan' and 
   });
 });
 
+test("Codex gate: approve --mode manual picks 'Yes, clear context and implement': a fresh thread reads the plan", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, req }) => {
+    const r = cli(home, ["approve", req.id, "--mode", "manual", "--json"]);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).status, "approved", r.stdout);
+    const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the fresh thread's turn" });
+    assert.match(impl.user.join(" "), /^Read the approved plan at .*approved-plan\.md and implement it\.$/);
+  });
+});
+
 test("Codex gate: reject with feedback keeps Plan mode and the model gets the feedback before anything is implemented", { timeout: 180000 }, async () => {
   await withCodexRequest(async ({ home, api, tmux, req }) => {
     const feedback = "Use cursor pagination only, drop the page numbers";
