@@ -288,8 +288,10 @@ fn popup_gone(req: &GateRequest) -> bool {
             start_time: req.agent_start_time,
         }),
     };
+    // Any popup still up keeps it open: a popup for a later plan means a turn started after
+    // this one, which the rollout tells ([`store::ended`]).
     match target.capture(0) {
-        Ok(screen) => !(card_visible(Agent::Codex, &screen) && card_is_this_requests(req, &screen)),
+        Ok(screen) => !card_visible(Agent::Codex, &screen),
         Err(_) => false,
     }
 }
