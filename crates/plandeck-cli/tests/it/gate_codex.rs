@@ -24,7 +24,7 @@ const SESSION: &str = "01a207a7-f7fe-7201-ac2d-8334cc0ede60";
 /// into `<home>/got`, then clears the popup, draws an empty composer and reads one line (a
 /// message) into `<home>/said`. None when tmux is not installed.
 #[allow(clippy::disallowed_macros)]
-fn fake_codex(home: &Path, args: &str) -> Option<(Tmux, String, PathBuf)> {
+fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, PathBuf)> {
     if !tmux::installed() {
         eprintln!("tmux not installed: skipping");
         return None;
@@ -42,7 +42,19 @@ fn fake_codex(home: &Path, args: &str) -> Option<(Tmux, String, PathBuf)> {
     .unwrap();
     let codex = home.join("codex");
     std::os::unix::fs::symlink(bash.trim(), &codex).unwrap();
-    let card = Path::new(FIXTURES).join("screens/approval-card.txt");
+    let card = if popup {
+        Path::new(FIXTURES).join("screens/approval-card.txt")
+    } else {
+        // The same screen with the popup's rows gone (the turn still running, say).
+        let shown = std::fs::read_to_string(Path::new(FIXTURES).join("screens/approval-card.txt"))
+            .unwrap()
+            .replace("No, stay in Plan mode", "")
+            .replace("Yes, clear context and implement", "")
+            .replace("Yes, implement this plan", "Working");
+        let path = home.join("no-popup.txt");
+        std::fs::write(&path, shown).unwrap();
+        path
+    };
     let body = home.join("codex.sh");
     std::fs::write(
         &body,
@@ -63,11 +75,13 @@ fn fake_codex(home: &Path, args: &str) -> Option<(Tmux, String, PathBuf)> {
         body = body.display()
     );
     let (server, pane, _) = Tmux::start(home, &script);
-    wait_for("the popup on screen", || {
-        server
-            .capture(&pane)
-            .contains("No, stay in Plan mode")
-            .then_some(())
+    let want = if popup {
+        "No, stay in Plan mode"
+    } else {
+        "Working"
+    };
+    wait_for("the screen drawn", || {
+        server.capture(&pane).contains(want).then_some(())
     });
     Some((server, pane, rollout))
 }
@@ -82,7 +96,7 @@ fn pending(home: &Path) -> Vec<serde_json::Value> {
 fn a_codex_popup_is_filed_once_and_approved_by_its_label() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((server, pane, rollout)) = fake_codex(&home, "") else {
+    let Some((server, pane, rollout)) = fake_codex(&home, "", true) else {
         return;
     };
     let list = pending(&home);
@@ -120,7 +134,7 @@ fn a_codex_popup_is_filed_once_and_approved_by_its_label() {
 fn a_codex_popup_answered_in_the_terminal_first_closes_its_request() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((server, pane, _)) = fake_codex(&home, "") else {
+    let Some((server, pane, _)) = fake_codex(&home, "", true) else {
         return;
     };
     let list = pending(&home);
@@ -149,7 +163,7 @@ fn a_codex_popup_answered_in_the_terminal_first_closes_its_request() {
 fn a_codex_rejection_stays_in_plan_mode_and_sends_the_feedback() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((_server, _pane, _)) = fake_codex(&home, "") else {
+    let Some((_server, _pane, _)) = fake_codex(&home, "", true) else {
         return;
     };
     let list = pending(&home);
@@ -173,7 +187,17 @@ fn a_codex_rejection_stays_in_plan_mode_and_sends_the_feedback() {
 fn headless_codex_exec_is_never_gated() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((_server, _pane, _)) = fake_codex(&home, "exec") else {
+    let Some((_server, _pane, _)) = fake_codex(&home, "exec", true) else {
+        return;
+    };
+    assert!(pending(&home).is_empty());
+}
+
+#[test]
+fn a_codex_plan_without_its_popup_on_screen_is_not_filed() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    let Some((_server, _pane, _)) = fake_codex(&home, "", false) else {
         return;
     };
     assert!(pending(&home).is_empty());
