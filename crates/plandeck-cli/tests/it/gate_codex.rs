@@ -25,6 +25,19 @@ const SESSION: &str = "01a207a7-f7fe-7201-ac2d-8334cc0ede60";
 /// message) into `<home>/said`. None when tmux is not installed.
 #[allow(clippy::disallowed_macros)]
 fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, PathBuf)> {
+    fake_codex_with(home, args, popup, EMPTY_COMPOSER)
+}
+
+/// The empty composer as 0.169 draws it: its placeholder dim.
+const EMPTY_COMPOSER: &str = r"printf '\e[1m›\e[0m \e[2mAsk Codex to do anything\e[0m\n'";
+
+/// [`fake_codex`] drawing `composer` (a shell command) once the popup closed.
+fn fake_codex_with(
+    home: &Path,
+    args: &str,
+    popup: bool,
+    composer: &str,
+) -> Option<(Tmux, String, PathBuf)> {
     if !tmux::installed() {
         eprintln!("tmux not installed: skipping");
         return None;
@@ -59,13 +72,12 @@ fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, Pat
     std::fs::write(
         &body,
         format!(
-            "exec 3<{rollout}\nclear\ncat -s {card}\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\n{composer}\nread -r line\nprintf '%s' \"$line\" > {said}\nclear\n{composer}\nsleep 60\n",
+            "exec 3<{rollout}\nclear\ncat -s {card}\nread -rsn1 k\nprintf '%s' \"$k\" > {got}\nclear\n{composer}\nread -r line\nprintf '%s' \"$line\" > {said}\nclear\n{EMPTY_COMPOSER}\nsleep 60\n",
             rollout = rollout.display(),
             card = card.display(),
             got = home.join("got").display(),
             said = home.join("said").display(),
-            // The empty composer as 0.169 draws it: its placeholder dim.
-            composer = r"printf '\e[1m›\e[0m \e[2mAsk Codex to do anything\e[0m\n'"
+            composer = composer
         ),
     )
     .unwrap();
@@ -201,4 +213,26 @@ fn a_codex_plan_without_its_popup_on_screen_is_not_filed() {
         return;
     };
     assert!(pending(&home).is_empty());
+}
+
+/// A draft of the person's in the composer once the popup closed: the feedback is not typed
+/// after it, and the outcome says so.
+#[test]
+fn a_codex_rejection_never_types_after_a_draft() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path().canonicalize().unwrap();
+    let draft = r"printf '\e[1m›\e[0m half a thought'";
+    let Some((server, pane, _)) = fake_codex_with(&home, "", true, draft) else {
+        return;
+    };
+    let id = pending(&home)[0]["id"].as_str().unwrap().to_owned();
+    let (code, out, err) = plandeck(
+        &home,
+        &["reject", &id, "--feedback", "Use cursors only", "--json"],
+    );
+    assert_ne!(code, 0, "{out}{err}");
+    assert!(format!("{out}{err}").contains("holds text"), "{out}{err}");
+    assert_eq!(std::fs::read_to_string(home.join("got")).unwrap(), "3");
+    assert!(!server.capture(&pane).contains("Use cursors only"));
+    assert!(!home.join("said").exists());
 }
