@@ -23,7 +23,6 @@ const SESSION: &str = "01a207a7-f7fe-7201-ac2d-8334cc0ede60";
 /// rollout open, draws the real popup capture (blank runs squeezed to fit the pane), reads one key
 /// into `<home>/got`, then clears the popup, draws an empty composer and reads one line (a
 /// message) into `<home>/said`. None when tmux is not installed.
-#[allow(clippy::disallowed_macros)]
 fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, PathBuf)> {
     fake_codex_with(home, args, popup, EMPTY_COMPOSER)
 }
@@ -32,6 +31,7 @@ fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, Pat
 const EMPTY_COMPOSER: &str = r"printf '\e[1m›\e[0m \e[2mAsk Codex to do anything\e[0m\n'";
 
 /// [`fake_codex`] drawing `composer` (a shell command) once the popup closed.
+#[allow(clippy::disallowed_macros)]
 fn fake_codex_with(
     home: &Path,
     args: &str,
