@@ -348,3 +348,14 @@ test("Codex gate: the popup answered in the terminal first closes the request, n
     assert.ok(!tmux.capture().includes("Implement the plan."), "nothing typed");
   });
 });
+
+test("Codex gate: 'Yes, implement this plan' pressed in the terminal first closes the request from the rollout", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, tmux, req }) => {
+    tmux.keys("1");
+    await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
+    await waitFor(() => closedAs(home, req.id), { timeout: 15000, what: "the request to close" });
+    const r = cli(home, ["reject", req.id, "--feedback", "too late", "--json"]);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.ok(!api.received().some((x) => x.feedback), "nothing typed");
+  });
+});
