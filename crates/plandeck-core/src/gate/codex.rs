@@ -47,13 +47,30 @@ pub fn look(roots: &Roots) -> CodexLook {
         }
     }
     for req in open_codex_requests(roots) {
-        if popup_gone(&req)
+        // Under the request's claim, so that no decision is being typed meanwhile (a popup
+        // closed by Plandeck's own key is not the terminal's answer), read again once held.
+        let Ok(_claim) = super::claim::take(roots, &req.id) else {
+            continue;
+        };
+        let Ok(req) = store::load_open(roots, &req.id) else {
+            continue;
+        };
+        if undecided(roots, &req)
+            && popup_gone(&req)
             && matches!(close(roots, &req, GateStatus::AnsweredInTerminal), Ok(true))
         {
             out.closed.push(req.id);
         }
     }
     out
+}
+
+/// Whether nobody decided `req` in Plandeck (nor is delivering a decision on it).
+fn undecided(roots: &Roots, req: &GateRequest) -> bool {
+    req.status == GateStatus::Waiting
+        && req.decision.is_none()
+        && store::read_decision(roots, &req.id).is_none()
+        && super::claim::decided(roots, &req.id).is_none()
 }
 
 /// A running interactive Codex CLI and the rollout it writes.
@@ -261,13 +278,7 @@ fn open_codex_requests(roots: &Roots) -> Vec<GateRequest> {
     entries
         .flatten()
         .filter_map(|e| store::read_request(&e.path()).ok().flatten())
-        .filter(|r| {
-            r.agent == Agent::Codex
-                && r.status == GateStatus::Waiting
-                && r.decision.is_none()
-                && store::read_decision(roots, &r.id).is_none()
-                && super::claim::decided(roots, &r.id).is_none()
-        })
+        .filter(|r| r.agent == Agent::Codex && undecided(roots, r))
         .collect()
 }
 
