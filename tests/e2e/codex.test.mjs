@@ -6,9 +6,12 @@
 // A second test holds the recorded fixtures (tests/fixtures/codex-cli-0.169.0, re-recorded by
 // tests/agents/record-codex.mjs) to what their README says. No Plandeck window is needed. A missing
 // CLI fails the tests: they never skip.
+// The gate tests drive Codex's "Implement this plan?" popup through Plandeck's CLI (`plandeck
+// pending` files the request from the rollout and the popup on screen; `approve` / `reject` answer
+// it in the pane): no window is needed.
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync } from "node:fs";
+import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -24,7 +27,7 @@ import {
   submitPrompt,
   Tmux,
 } from "./agents.mjs";
-import { ROOT, waitFor } from "./webdriver.mjs";
+import { cli, ROOT, waitFor } from "./webdriver.mjs";
 
 const codex = agentCli("codex");
 const PLAN = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
@@ -204,4 +207,155 @@ test("Codex fixtures: each recorded scenario's rollouts hold its plans and decis
   assert.deepEqual(headless.turns.map((t) => t.mode), ["default"]);
   assert.deepEqual(headless.turns[0].plans, [], "no Plan item outside Plan mode");
   assert.ok(headless.turns[0].said[0].includes("<proposed_plan>"));
+});
+
+/** The waiting Codex requests, as `plandeck pending --json` lists them (it files them first). */
+function pendingCodex(home) {
+  const r = cli(home, ["pending", "--json"]);
+  assert.equal(r.status, 0, r.stderr);
+  return JSON.parse(r.stdout).filter((q) => q.agent === "codex");
+}
+
+/** Runs `fn({ home, repo, api, tmux, req })` with a Codex session whose plan popup is up and filed as a request. */
+async function withCodexRequest(fn, { standInArgs = () => [] } = {}) {
+  const { base, home, repo } = makeAgentHome("api");
+  const api = await startStandIn("openai", join(base, "api"), standInArgs(base));
+  const tmux = new Tmux();
+  let ok = false;
+  try {
+    const { env } = codexSetup(home, repo, api.url);
+    await startCodex(tmux, codex, { repo, env });
+    assert.deepEqual(pendingCodex(home), [], "nothing is filed before a plan");
+    await submitPrompt(tmux, api, PROMPT);
+    await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+    const [req] = await waitFor(() => { const p = pendingCodex(home); return p.length ? p : null; }, {
+      timeout: 20000,
+      what: "the Codex request in plandeck pending",
+    }).catch((e) => {
+      throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+    });
+    assert.equal(req.cwd, repo);
+    assert.equal(req.plan, PLAN);
+    assert.equal(req.status, "waiting");
+    assert.match(req.tmuxPane, /^%\d+$/);
+    assert.ok(req.agentPid > 0);
+    // Filed once: another look files nothing new.
+    assert.deepEqual(pendingCodex(home).map((q) => q.id), [req.id]);
+    await fn({ home, repo, api, tmux, req });
+    await quitCodex(tmux);
+    ok = true;
+  } finally {
+    tmux.kill();
+    api.stop();
+    if (ok) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+const closedAs = (home, id) => JSON.parse(cli(home, ["pending", "--json"]).stdout).some((q) => q.id === id) ? null : id;
+
+test("Codex gate: approve through Plandeck picks 'Yes, implement this plan' and the model gets 'Implement the plan.'", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, req }) => {
+    const r = cli(home, ["approve", req.id, "--json"]);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    const out = JSON.parse(r.stdout);
+    assert.equal(out.delivered, true, r.stdout);
+    assert.equal(out.status, "approved");
+    const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
+    assert.deepEqual(impl.user, ["Implement the plan."]);
+    assert.ok(closedAs(home, req.id));
+  });
+});
+
+test("Codex gate: approve --mode manual picks 'Yes, clear context and implement': a fresh thread reads the plan", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, req }) => {
+    const r = cli(home, ["approve", req.id, "--mode", "manual", "--json"]);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).status, "approved", r.stdout);
+    const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the fresh thread's turn" });
+    assert.match(impl.user.join(" "), /^Read the approved plan at .*approved-plan\.md and implement it\.$/);
+  });
+});
+
+test("Codex gate: reject with feedback keeps Plan mode and the model gets the feedback before anything is implemented", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, tmux, req }) => {
+    const feedback = "Use cursor pagination only, drop the page numbers";
+    const r = cli(home, ["reject", req.id, "--feedback", feedback, "--json"]);
+    assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).status, "rejected", r.stdout);
+    const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the feedback at the model" }).catch((e) => {
+      throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+    });
+    assert.equal(got.mode, "plan");
+    assert.equal(got.feedback, feedback);
+    assert.ok(!api.received().some((x) => x.mode === "default"), "nothing implemented");
+    // The revised plan opens the popup again: a new request for it.
+    await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+    const next = await waitFor(() => pendingCodex(home).find((q) => q.id !== req.id), { timeout: 20000, what: "the revised plan's request" });
+    assert.match(next.plan, /\(revised\)/);
+    assert.ok(closedAs(home, req.id));
+  });
+});
+
+const EDITED = PLAN.replace("3. Write tests", "3. Write tests\n4. Document the cursor");
+
+test("Codex gate: edit and approve sends the edited plan in Plan mode, and the model implements it once it proposed it", { timeout: 180000 }, async () => {
+  await withCodexRequest(
+    async ({ home, api, tmux, req }) => {
+      const file = join(home, "edited.md");
+      writeFileSync(file, EDITED);
+      const r = cli(home, ["approve", req.id, "--edit", file, "--json"]);
+      assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+      assert.equal(JSON.parse(r.stdout).status, "approved", r.stdout);
+      const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the edited plan at the model" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.equal(got.mode, "plan");
+      assert.ok(got.feedback.includes("4. Document the cursor"), got.feedback);
+      assert.ok(got.feedback.includes("Propose exactly this plan"), got.feedback);
+      // The model proposes the edited plan word for word: its request is approved by the edit.
+      await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+      const impl = await waitFor(
+        () => {
+          pendingCodex(home);
+          return api.received().find((x) => x.mode === "default");
+        },
+        { timeout: 30000, what: "the implementation turn" },
+      ).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.deepEqual(impl.user, ["Implement the plan."]);
+      assert.deepEqual(pendingCodex(home), []);
+    },
+    {
+      standInArgs: (base) => {
+        const f = join(base, "revised.md");
+        writeFileSync(f, EDITED);
+        return ["--revised-plan-file", f];
+      },
+    },
+  );
+});
+
+test("Codex gate: the popup answered in the terminal first closes the request, nothing typed", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, tmux, req }) => {
+    // Esc ("stay in Plan mode") writes nothing to the rollout: the popup leaving the screen says it.
+    tmux.keys("Escape");
+    await tmux.waitScreen((s) => !s.includes("Implement this plan?"), { timeout: 10000, what: "the popup to close" });
+    await waitFor(() => closedAs(home, req.id), { timeout: 15000, what: "the request to close" });
+    const r = cli(home, ["approve", req.id, "--json"]);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.ok(!api.received().some((x) => x.mode === "default"), "nothing implemented");
+    assert.ok(!tmux.capture().includes("Implement the plan."), "nothing typed");
+  });
+});
+
+test("Codex gate: 'Yes, implement this plan' pressed in the terminal first closes the request from the rollout", { timeout: 180000 }, async () => {
+  await withCodexRequest(async ({ home, api, tmux, req }) => {
+    tmux.keys("1");
+    await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
+    await waitFor(() => closedAs(home, req.id), { timeout: 15000, what: "the request to close" });
+    const r = cli(home, ["reject", req.id, "--feedback", "too late", "--json"]);
+    assert.notEqual(r.status, 0, r.stdout);
+    assert.ok(!api.received().some((x) => x.feedback), "nothing typed");
+  });
 });

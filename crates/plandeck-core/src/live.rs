@@ -431,6 +431,7 @@ impl GateSeen {
     /// arrived, changed and closed since the last look, and the sessions they belong to (a
     /// session shows its waiting request).
     fn look(&mut self, roots: &Roots, emit: &dyn Fn(LiveEvent)) {
+        gate::look_codex(roots);
         gate::close_ended(roots);
         let pending = gate::pending(roots);
         let now = open_requests(&pending);

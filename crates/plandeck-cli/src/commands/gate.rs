@@ -214,6 +214,7 @@ fn confirm(plan: &InstallPlan, out: &mut Out<'_>, err: &mut Out<'_>) -> Result<b
 /// terminal answered, or whose agent is gone, are closed first (moved to `done/` with how).
 pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
+    gate::look_codex(&roots);
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
     print_pending(&requests, args.json, out)

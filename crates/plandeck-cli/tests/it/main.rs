@@ -7,6 +7,7 @@ mod common;
 mod decisions;
 mod demo;
 mod gate;
+mod gate_codex;
 mod history;
 mod hung_tmux;
 mod locale;

@@ -151,7 +151,9 @@ impl ApprovalCard {
 }
 
 /// Whether a row's label on screen is `label`: the same words, give or take the trailing dots
-/// or ellipsis the CLIs draw after an open choice ("Type your feedback...").
+/// or ellipsis the CLIs draw after an open choice ("Type your feedback..."), or the label followed
+/// by a column gap (two spaces or more) and its description (Codex CLI draws "Yes, implement this
+/// plan          Switch to Default and start coding").
 fn label_matches(row: &str, label: &str) -> bool {
     let trim = |s: &str| {
         s.trim()
@@ -160,7 +162,11 @@ fn label_matches(row: &str, label: &str) -> bool {
             .collect::<Vec<_>>()
             .join(" ")
     };
+    let row = row.trim();
     trim(row) == trim(label)
+        || row
+            .split_once("  ")
+            .is_some_and(|(l, _)| trim(l) == trim(label))
 }
 
 /// The numbered rows of the card at the bottom of `screen`: the last run of rows numbered 1, 2,
@@ -371,8 +377,12 @@ mod tests {
     fn an_agent_with_a_plan_hook_can_be_gated_and_has_a_card() {
         for d in all() {
             assert_eq!(d.plan_hook.is_some(), d.capabilities.gate, "{}", d.id);
-            assert_eq!(d.approval_card.is_some(), d.capabilities.gate, "{}", d.id);
+            if d.capabilities.gate {
+                assert!(d.approval_card.is_some(), "{}", d.id);
+            }
         }
+        // Codex CLI has no hook to install, but its plan popup is answered on its card.
+        assert!(codex::DESCRIPTOR.approval_card.is_some());
     }
 
     #[test]
@@ -394,7 +404,9 @@ mod tests {
         let claude = &list()[0];
         let card = claude.card.as_ref().unwrap();
         assert_eq!(card.approve_manual.label, "Yes, manually approve edits");
-        assert!(list()[2].card.is_none());
+        let list = list();
+        let codex = list[2].card.as_ref().expect("Codex's plan popup");
+        assert_eq!(codex.approve_auto.label, "Yes, implement this plan");
     }
 
     /// Approval cards as the real CLIs drew them in tmux (`capture-pane -p -J`, trailing blanks
@@ -440,6 +452,21 @@ mod tests {
         assert_eq!(keys(&gemini::CARD, &gemini), [Ok(1), Ok(2), Ok(3)]);
         // Each card is its own agent's: the other's labels are unexpected.
         assert!(gemini::CARD.key_on(&claude, Pick::ApproveAuto).is_err());
+
+        // Codex CLI 0.169 draws each row's description beside its label, after a column gap.
+        let codex = screen("codex-cli-0.169.0");
+        let rows = card_rows(&codex);
+        assert_eq!(rows.len(), 3);
+        assert!(rows[0].label.starts_with("Yes, implement this plan "));
+        assert!(rows[0]
+            .label
+            .ends_with("Switch to Default and start coding"));
+        assert_eq!(keys(&codex::CARD, &codex), [Ok(1), Ok(2), Ok(3)]);
+        assert!(codex::CARD.key_on(&claude, Pick::ApproveAuto).is_err());
+        assert!(claude::CARD.key_on(&codex, Pick::ApproveAuto).is_err());
+        // A description is not a label: a row whose label changed is refused.
+        let renamed = codex.replace("Yes, implement this plan", "Yes, implement and push");
+        assert!(codex::CARD.key_on(&renamed, Pick::Feedback).is_err());
     }
 
     /// A card whose rows come in another order is answered by label: the key of the row that

@@ -410,6 +410,25 @@ fn deliver(
         GateDecision::Reject { .. } if req.agent == Agent::Claude && hook_alive(&req) => {
             reject_through_hook(roots, &req, decision, opts, record)
         }
+        GateDecision::Reject { feedback } if req.agent == Agent::Codex => {
+            codex_message(roots, &req, decision, feedback, opts, record)
+        }
+        GateDecision::Approve {
+            edited: Some(edited),
+            ..
+        } if req.agent == Agent::Codex => {
+            let message = crate::agents::codex::edited_plan_message(&edited);
+            if terminal::needs_truncation(&message, terminal::MAX_TYPED_CHARS) {
+                return Err(GateError::BadInput {
+                    message: format!(
+                        "the edited plan is longer than Plandeck types into Codex ({} characters); shorten it",
+                        terminal::MAX_TYPED_CHARS
+                    ),
+                });
+            }
+            let message = terminal::clean_text(&message, terminal::MAX_TYPED_CHARS);
+            codex_message(roots, &req, decision, message, opts, record)
+        }
         GateDecision::Reject { feedback } => {
             reject_on_card(roots, &req, decision, feedback, opts, record)
         }
@@ -703,6 +722,134 @@ fn reject_on_card(
     }
 }
 
+/// Codex CLI: a message for the model in Plan mode (the rejection's feedback, or the edited plan
+/// to implement), typed once the popup is closed with "No, stay in Plan mode" (chosen by its
+/// label) and the composer is empty: the message, then `Enter`. The request closes as the
+/// decision (rejected, or approved with the edit).
+fn codex_message(
+    roots: &Roots,
+    req: &GateRequest,
+    decision: &GateDecision,
+    message: String,
+    opts: &DeliveryOptions,
+    record: &mut Option<crate::review::Decision>,
+) -> Result<Reached, GateError> {
+    let Some(pane) = req.tmux_pane.clone() else {
+        return Ok(Reached::new(
+            Delivery::Pending,
+            "no tmux pane known: answer in the terminal",
+            GateStatus::Waiting,
+        ));
+    };
+    let target = target(req, &pane);
+    if let Err(f) = preflight(req, &target, Pick::Feedback) {
+        if !matches!(f, CardFailure::Refused(_)) {
+            *record = prepare_record(roots, req, decision);
+        }
+        return card_failed(roots, req, f, GateStatus::Waiting);
+    }
+    *record = prepare_record(roots, req, decision);
+    // Marked as being decided before a key goes: the popup closing is then this decision, not
+    // the person answering in the terminal.
+    let mut typing = req.clone();
+    typing.decision = Some(decision.clone());
+    typing.decided_by = super::claim::decided(roots, &req.id).map(|c| c.describe());
+    let open_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    if open_file.exists() {
+        save_open_request(roots, &typing)?;
+    }
+    write_decision(roots, &req.id, decision)?;
+    let (done, said) = match decision {
+        GateDecision::Reject { .. } => (
+            GateStatus::Rejected,
+            format!("Rejected: your feedback was sent to {}.", whom(req)),
+        ),
+        GateDecision::Approve { .. } => (
+            GateStatus::Approved,
+            format!(
+                "Approved with your edit: the edited plan was sent to {}, to propose and implement.",
+                whom(req)
+            ),
+        ),
+    };
+    let closed_card = answer_card(req, &target, Pick::Feedback, &[], true, opts);
+    match closed_card.and_then(|()| type_into_composer(&target, &message, opts)) {
+        Ok(()) => {
+            let _ = close(roots, req, done);
+            Ok(Reached::new(Delivery::Delivered, said, done))
+        }
+        Err(f) => {
+            withdraw_decision(roots, &req.id);
+            if open_file.exists() {
+                let _ = save_open_request(roots, req);
+            }
+            card_failed(roots, req, f, GateStatus::Waiting)
+        }
+    }
+}
+
+/// Types `text` into Codex's composer and submits it: only once the composer is drawn and empty
+/// (a draft of the person's is never glued to it), the text seen on screen before `Enter`, and
+/// `Enter` again once if the text is still in the composer (taken as a newline of a fast paste).
+fn type_into_composer(
+    target: &Target,
+    text: &str,
+    opts: &DeliveryOptions,
+) -> Result<(), CardFailure> {
+    use crate::agents::codex::composer_empty;
+    let start = Instant::now();
+    loop {
+        match composer_empty(&target.capture_styled()?) {
+            Some(true) => break,
+            Some(false) if start.elapsed() >= opts.close_timeout => {
+                return Err(CardFailure::Other(format!(
+                    "the popup was closed (staying in Plan mode), but Codex's input in tmux pane {} holds text: nothing more was typed; type your message in the terminal",
+                    target.pane
+                )))
+            }
+            None if start.elapsed() >= opts.close_timeout => {
+                return Err(CardFailure::Other(format!(
+                    "the popup was closed (staying in Plan mode), but Codex's input did not show in tmux pane {}: nothing more was typed; type your message in the terminal",
+                    target.pane
+                )))
+            }
+            _ => std::thread::sleep(POLL),
+        }
+    }
+    target.send(&Key::Text(text.to_owned()))?;
+    let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
+        .lines()
+        .next()
+        .unwrap_or("")
+        .trim()
+        .chars()
+        .take(20)
+        .collect();
+    let shown = |s: &str| s.contains(&probe) || s.contains("[Pasted Content");
+    if !wait_screen(target, opts.close_timeout, shown)? {
+        return Err(CardFailure::Other(format!(
+            "the message was typed into tmux pane {} but did not show up; Enter was not pressed: look at the terminal",
+            target.pane
+        )));
+    }
+    // Codex takes keys that come fast after each other as a paste, where Enter is a newline.
+    std::thread::sleep(terminal::KEY_GAP * 3);
+    for _ in 0..2 {
+        target.send(&Key::Enter)?;
+        let sent = Instant::now();
+        while sent.elapsed() < opts.close_timeout {
+            if composer_empty(&target.capture_styled()?) == Some(true) {
+                return Ok(());
+            }
+            std::thread::sleep(POLL);
+        }
+    }
+    Err(CardFailure::Other(format!(
+        "the message is in Codex's input in tmux pane {} but was not sent: press Enter in the terminal",
+        target.pane
+    )))
+}
+
 /// An approval (the edit written first, when there is one): given to a waiting Claude hook (never
 /// typed then), else typed on the agent's card, else left for the terminal.
 fn approve(
@@ -850,7 +997,7 @@ fn normalize(text: &str) -> String {
 /// Whether the screen shows this request's plan with the card: lines of the plan as the CLIs
 /// render them (two, or the only one; a long plan shows its later lines), or the plan file's
 /// name (Claude Code prints its path on the card).
-fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
+pub(super) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
     let screen_lines: Vec<String> = screen.lines().map(normalize).collect();
     let probes: Vec<String> = req
         .plan

@@ -14,12 +14,16 @@
 //!   typed as the key of the row its label is on ([`delivery`]).
 //! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
 //!   nobody is there to decide and step aside at once.
+//! - Codex CLI has no hook for its plans: [`look_codex`] (the app's gate tick, `plandeck pending`)
+//!   files a request for a plan popup on screen from the session's rollout, and closes it when
+//!   the person answers the popup in the terminal ([`codex`]).
 //! - [`install`] merges the hook commands into the agents' settings, and takes them out again.
 //!
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
 mod claim;
+mod codex;
 mod delivery;
 mod hook_claude;
 mod hook_gemini;
@@ -41,6 +45,7 @@ use crate::agents::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
+pub use codex::{look as look_codex, CodexLook};
 pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;

@@ -2,7 +2,8 @@
 //!
 //! Claude Code: the latest assistant `tool_use` named `ExitPlanMode` and a later `tool_result`
 //! with its `tool_use_id`. Gemini CLI: a `functionResponse` named `exit_plan_mode` after the point
-//! where the request was filed. Transcripts can be huge: only the tail and new bytes are read.
+//! where the request was filed. Codex CLI: a turn started after the plan (its rollout).
+//! Transcripts can be huge: only the tail and new bytes are read.
 //!
 //! The reading is the session index's ([`crate::sessions::transcript`]: the tail read, the
 //! follower by byte offset and its line splitter), and so is the parsing (the typed records of
@@ -14,7 +15,7 @@ use memchr::memmem;
 
 use crate::agents::Agent;
 use crate::sessions::transcript::{self, Progress, MAX_LINE};
-use crate::sessions::{claude, gemini};
+use crate::sessions::{claude, codex, gemini};
 
 /// How far back from the end to look for the tool call when a request is filed.
 const TAIL: u64 = 1024 * 1024;
@@ -170,6 +171,9 @@ fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> 
         Agent::Gemini => (memmem::find(line, b"exit_plan_mode").is_some()
             && gemini::has_plan_response(line))
         .then_some(Answerer::Unknown),
+        // The popup's `1` starts the implementation turn; the person's next message starts a turn
+        // too. (`3` and Esc write nothing: the popup leaving the screen tells those.)
+        Agent::Codex => codex::starts_turn(line).then_some(Answerer::Unknown),
         _ => {
             if memmem::find(line, b"ExitPlanMode").is_some() {
                 if let Some(id) = claude::exit_plan_call(line) {

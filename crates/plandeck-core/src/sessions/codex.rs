@@ -526,6 +526,90 @@ pub(crate) fn proposed_plan(text: &str) -> Option<&str> {
     Some(inner.strip_prefix('\n').unwrap_or(inner))
 }
 
+/// The rollout's latest proposed plan, when no turn has started since it (the popup "Implement
+/// this plan?" may be waiting for it): what the gate files a request from.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WaitingPlan {
+    pub session_id: String,
+    pub cwd: String,
+    /// `session_meta.source`: `cli`, `vscode` (under the shared daemon), `exec` (headless).
+    pub source: Option<String>,
+    /// The `Plan` item's id (`<turn_id>-plan`).
+    pub item_id: String,
+    /// The plan, as the `Plan` item holds it (no tags).
+    pub text: String,
+    /// The byte offset just after the `Plan` item's line: a turn started after it answers it.
+    pub offset: u64,
+}
+
+/// The most a rollout may weigh for the gate to read it whole.
+const WAITING_MAX: u64 = 64 * 1024 * 1024;
+
+/// Reads the rollout at `path` for its latest `Plan` item with no turn started after it.
+pub(crate) fn waiting_plan(path: &std::path::Path) -> Option<WaitingPlan> {
+    use std::io::BufRead;
+    let file = std::fs::File::open(path).ok()?;
+    if file.metadata().ok()?.len() > WAITING_MAX {
+        return None;
+    }
+    let mut reader = std::io::BufReader::new(file);
+    let (mut session_id, mut cwd, mut source) = (None, None, None);
+    let mut plan: Option<(String, String, u64)> = None;
+    let mut offset = 0u64;
+    let mut line = Vec::new();
+    loop {
+        line.clear();
+        let n = reader.read_until(b'\n', &mut line).ok()?;
+        if n == 0 || line.last() != Some(&b'\n') {
+            // The end, or a line still being written: read on the next look.
+            break;
+        }
+        offset += n as u64;
+        let Ok(rec) = serde_json::from_slice::<Line<'_>>(&line) else {
+            continue;
+        };
+        let Some(p) = rec.payload else { continue };
+        match (rec.kind.as_deref(), p.kind.as_deref()) {
+            (Some("session_meta"), _) => {
+                session_id = session_id.or(p.id.as_deref().map(str::to_owned));
+                cwd = cwd.or(p.cwd.as_deref().map(str::to_owned));
+                source = source.or(p.source.and_then(|s| s.0).map(|s| s.into_owned()));
+            }
+            (Some("event_msg"), Some("task_started")) => plan = None,
+            (Some("event_msg"), Some("item_completed")) => {
+                let Some(item) = p.item else { continue };
+                if item.kind.as_deref() != Some("Plan") {
+                    continue;
+                }
+                let (Some(id), Some(text)) = (item.id, item.text.and_then(|t| t.0)) else {
+                    continue;
+                };
+                plan = Some((id.into_owned(), text.into_owned(), offset));
+            }
+            _ => {}
+        }
+    }
+    let (item_id, text, offset) = plan?;
+    Some(WaitingPlan {
+        session_id: session_id?,
+        cwd: cwd.unwrap_or_default(),
+        source,
+        item_id,
+        text,
+        offset,
+    })
+}
+
+/// Whether a rollout line starts a turn (`event_msg` `task_started`): after a proposed plan, the
+/// popup's answer (`1` implement) or the person's next message.
+pub(crate) fn starts_turn(line: &[u8]) -> bool {
+    memchr::memmem::find(line, b"task_started").is_some()
+        && serde_json::from_slice::<Line<'_>>(line).is_ok_and(|rec| {
+            rec.kind.as_deref() == Some("event_msg")
+                && rec.payload.and_then(|p| p.kind).as_deref() == Some("task_started")
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -549,5 +633,68 @@ mod tests {
         assert_eq!(f.turn, Turn::Running);
         feed_line(&mut f, br#"{"timestamp":"2026-01-01T00:00:05Z","type":"event_msg","payload":{"type":"task_complete"}}"#);
         assert_eq!(f.turn, Turn::Ended);
+    }
+
+    const FIXTURES: &str = concat!(
+        env!("CARGO_MANIFEST_DIR"),
+        "/../../tests/fixtures/codex-cli-0.169.0/sessions/2026/11/23"
+    );
+
+    fn fixture(prefix: &str) -> std::path::PathBuf {
+        let dir = std::path::Path::new(FIXTURES);
+        let found = std::fs::read_dir(dir)
+            .unwrap_or_else(|e| panic!("fixture folder {}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.file_name().unwrap().to_string_lossy().starts_with(prefix));
+        found.unwrap_or_else(|| panic!("fixture {prefix}* missing"))
+    }
+
+    /// A plan still waiting (the `undecided` recording) is found with what a request needs; a
+    /// plan answered by a later turn (accepted, revised then accepted, left Plan mode), or none
+    /// (headless `exec`), is not.
+    #[test]
+    fn a_plan_with_no_turn_after_it_is_waiting() {
+        let path = fixture("rollout-2026-11-23T09-06-18-01a207a7-f7fe");
+        let w = waiting_plan(&path).expect("the undecided plan");
+        assert_eq!(w.session_id, "01a207a7-f7fe-7201-ac2d-8334cc0ede60");
+        assert_eq!(w.cwd, "/home/dev/work/api");
+        assert_eq!(w.source.as_deref(), Some("cli"));
+        assert!(w.item_id.ends_with("-plan"), "{}", w.item_id);
+        assert_eq!(
+            w.text,
+            "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n"
+        );
+        let bytes = std::fs::read(&path).unwrap();
+        let rest = &bytes[w.offset as usize..];
+        assert!(!rest.split(|b| *b == b'\n').any(starts_turn));
+        for answered in [
+            "rollout-2026-11-23T09-06-03-01a207a7-be64",
+            "rollout-2026-11-23T09-06-10-01a207a7-dafa",
+            "rollout-2026-11-23T09-11-28-01a207ac-b3b8",
+            "rollout-2026-11-23T09-06-41-01a207a8-53e4",
+        ] {
+            assert_eq!(waiting_plan(&fixture(answered)), None, "{answered}");
+        }
+    }
+
+    /// The turn that answers a plan (the popup's `1`) is seen after the plan item's line.
+    #[test]
+    fn the_turn_after_a_plan_answers_it() {
+        let path = fixture("rollout-2026-11-23T09-06-03-01a207a7-be64");
+        let bytes = std::fs::read(&path).unwrap();
+        let lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+        let plan_at = lines
+            .iter()
+            .position(|l| memchr::memmem::find(l, br#""type":"Plan""#).is_some())
+            .expect("a Plan item");
+        assert_eq!(
+            lines[..plan_at].iter().filter(|l| starts_turn(l)).count(),
+            1
+        );
+        assert_eq!(
+            lines[plan_at..].iter().filter(|l| starts_turn(l)).count(),
+            1
+        );
     }
 }

@@ -245,6 +245,16 @@ impl Target {
         self.tmux(&args, None).map_err(|e| self.pane_gone(e))
     }
 
+    /// The visible screen with its styles (`capture-pane -e`: SGR sequences kept), for telling
+    /// a dim placeholder from typed text.
+    pub fn capture_styled(&self) -> Result<String, TerminalError> {
+        self.tmux(
+            &["capture-pane", "-p", "-e", "-t", self.pane.as_str()],
+            None,
+        )
+        .map_err(|e| self.pane_gone(e))
+    }
+
     fn pane_gone(&self, e: TerminalError) -> TerminalError {
         match e {
             TerminalError::Tmux { message } if !message.contains("did not answer") => {

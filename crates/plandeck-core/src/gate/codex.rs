@@ -1,0 +1,403 @@
+//! Codex CLI's plan popup as a gate request. Codex 0.169 has no hook for a proposed plan
+//! ([`crate::agents::codex`]), so the request is built from what is there to see:
+//!
+//! - a live interactive `codex` process in a tmux pane, holding its rollout open
+//!   (`/proc/<pid>/fd` → `<codex>/sessions/…/rollout-….jsonl`; the headless `codex exec` has no
+//!   Plan mode and no popup, and is never gated);
+//! - the rollout's latest `Plan` item with no turn started after it
+//!   ([`crate::sessions::codex::waiting_plan`]);
+//! - the pane showing the "Implement this plan?" popup for that plan.
+//!
+//! Then one request is filed for that plan item (its id is derived from the session and the
+//! item, so a later look files nothing new). It ends when the rollout shows a turn started after
+//! the plan (the popup's `1`, or the person's next message), or when the popup is no longer on
+//! screen while nobody decided in Plandeck (the person pressed `3` or Esc: nothing is written
+//! to the rollout then). [`look`] does both; the app's gate tick and `plandeck pending` call it.
+//!
+//! Edit and approve has two halves: the edited plan goes to the model as a message in Plan mode
+//! (delivery), and when the model proposes exactly that text, its request is approved at once.
+
+use std::path::{Path, PathBuf};
+
+use super::delivery::{card_is_this_requests, card_visible};
+use super::store::{self, close, done_dir, file_request, requests_dir};
+use super::{pane, GateRequest, GateStatus};
+use crate::agents::{codex, Agent};
+use crate::config::Roots;
+use crate::sessions::codex::{waiting_plan, WaitingPlan};
+use crate::terminal::{ProcessId, Target};
+
+/// What a look at the live Codex sessions did.
+#[derive(Debug, Default, Clone, PartialEq, Eq)]
+pub struct CodexLook {
+    /// Requests filed now.
+    pub filed: Vec<String>,
+    /// Waiting requests closed because the popup left the screen with no decision from Plandeck.
+    pub closed: Vec<String>,
+}
+
+/// Files a request for every Codex plan popup on screen that has none yet, and closes the open
+/// Codex requests whose popup the person answered (or closed) in the terminal.
+pub fn look(roots: &Roots) -> CodexLook {
+    let mut out = CodexLook::default();
+    for live in live_sessions(&roots.codex) {
+        if let Some(id) = file_for(roots, &live) {
+            approve_if_edit_proposed(roots, &id);
+            out.filed.push(id);
+        }
+    }
+    for req in open_codex_requests(roots) {
+        // Under the request's claim, so that no decision is being typed meanwhile (a popup
+        // closed by Plandeck's own key is not the terminal's answer), read again once held.
+        let Ok(_claim) = super::claim::take(roots, &req.id) else {
+            continue;
+        };
+        let Ok(req) = store::load_open(roots, &req.id) else {
+            continue;
+        };
+        if undecided(roots, &req)
+            && popup_gone(&req)
+            && matches!(close(roots, &req, GateStatus::AnsweredInTerminal), Ok(true))
+        {
+            out.closed.push(req.id);
+        }
+    }
+    out
+}
+
+/// Whether nobody decided `req` in Plandeck (nor is delivering a decision on it).
+fn undecided(roots: &Roots, req: &GateRequest) -> bool {
+    req.status == GateStatus::Waiting
+        && req.decision.is_none()
+        && store::read_decision(roots, &req.id).is_none()
+        && super::claim::decided(roots, &req.id).is_none()
+}
+
+/// A running interactive Codex CLI and the rollout it writes.
+#[derive(Debug, Clone)]
+struct LiveCodex {
+    pid: u32,
+    rollout: PathBuf,
+}
+
+/// The running `codex` processes that hold a rollout under `<codex_root>/sessions` open, except
+/// the headless `codex exec`.
+fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
+    let Ok(sessions) = codex::sessions_dir(codex_root).canonicalize() else {
+        return Vec::new();
+    };
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for pid in entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+    {
+        let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
+        if comm.trim() != "codex" || runs_headless(pid) {
+            continue;
+        }
+        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
+            continue;
+        };
+        let rollout = fds.flatten().find_map(|fd| {
+            let target = std::fs::read_link(fd.path()).ok()?;
+            let name = target.file_name()?.to_str()?;
+            (name.starts_with("rollout-")
+                && name.ends_with(".jsonl")
+                && target.starts_with(&sessions))
+            .then_some(target)
+        });
+        if let Some(rollout) = rollout {
+            out.push(LiveCodex { pid, rollout });
+        }
+    }
+    out
+}
+
+/// Whether Codex process `pid` may be the headless `codex exec`: an argument (before `--`) is
+/// `exec` or its alias `e`. A prompt that happens to be one of those words is not gated either:
+/// the safe side. A process whose command line cannot be read is not gated.
+fn runs_headless(pid: u32) -> bool {
+    let Ok(cmdline) = std::fs::read(format!("/proc/{pid}/cmdline")) else {
+        return true;
+    };
+    cmdline
+        .split(|b| *b == 0)
+        .skip(1)
+        .take_while(|a| *a != b"--")
+        .any(|a| a == b"exec" || a == b"e")
+}
+
+/// The id of the request for plan item `item_id` of session `session_id`: the same on every look.
+fn request_id(session_id: &str, item_id: &str) -> String {
+    format!(
+        "codex-{}",
+        crate::ids::short_hash(format!("codex:{session_id}:{item_id}").as_bytes())
+    )
+}
+
+/// Files the request for the plan `live` waits on, when its popup is on screen for it and no
+/// request was filed for that plan before. The new request's id.
+fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
+    let socket = tmux_socket_of(live.pid);
+    let pane = pane::from_process(live.pid, socket.as_deref())?;
+    let agent = ProcessId {
+        pid: live.pid,
+        start_time: crate::terminal::start_time(live.pid),
+    };
+    let target = Target {
+        socket: socket.clone(),
+        pane: pane.clone(),
+        agent: Some(agent),
+    };
+    let screen = target.capture(0).ok()?;
+    if !card_visible(Agent::Codex, &screen) {
+        return None;
+    }
+    let plan: WaitingPlan = waiting_plan(&live.rollout)?;
+    if plan.source.as_deref() == Some("exec") {
+        return None;
+    }
+    let id = request_id(&plan.session_id, &plan.item_id);
+    let name = format!("{id}.json");
+    if requests_dir(roots).join(&name).exists() || done_dir(roots).join(&name).exists() {
+        return None;
+    }
+    let now = crate::timestamp::now();
+    let req = GateRequest {
+        id: id.clone(),
+        agent: Agent::Codex,
+        session_id: plan.session_id,
+        cwd: plan.cwd,
+        plan_path: None,
+        plan: plan.text,
+        tool_use_id: Some(plan.item_id),
+        transcript_path: Some(live.rollout.to_string_lossy().into_owned()),
+        transcript_offset: plan.offset,
+        tmux_pane: Some(pane),
+        tmux_socket: socket,
+        waiting_since: now,
+        // The popup waits for the person, not for a deadline of ours.
+        deadline: now,
+        hook_pid: 0,
+        hook_start_time: None,
+        agent_pid: Some(live.pid),
+        agent_start_time: agent.start_time,
+        headless: false,
+        through_hook: false,
+        status: GateStatus::Waiting,
+        closed_at: None,
+        decision: None,
+        decided_by: None,
+        plan_hash: None,
+        machine: None,
+        approves_through_hook: false,
+    };
+    if !card_is_this_requests(&req, &screen) {
+        return None;
+    }
+    match file_request(roots, &req) {
+        Ok(()) => Some(id),
+        Err(e) => {
+            tracing::warn!("cannot file the Codex plan request {id}: {e}");
+            None
+        }
+    }
+}
+
+/// Edit and approve, second half: the reviewer's edited plan was sent to the model in Plan mode
+/// ([`codex::edited_plan_message`]); when the model now proposes exactly that text, the request
+/// just filed for it is approved at once (the popup's "Yes, implement this plan"), decided by
+/// the earlier approval. Anything else (a plan the model changed) waits for the reviewer.
+fn approve_if_edit_proposed(roots: &Roots, id: &str) {
+    let Ok(req) = store::request(roots, id) else {
+        return;
+    };
+    let Some((earlier, edited)) =
+        last_closed(roots, &req.session_id).and_then(|r| match r.decision {
+            Some(super::GateDecision::Approve {
+                edited: Some(e), ..
+            }) if r.status == GateStatus::Approved => Some((r.id, e)),
+            _ => None,
+        })
+    else {
+        return;
+    };
+    if !same_plan(&edited, &req.plan) {
+        return;
+    }
+    let opts = super::DeliveryOptions {
+        by: format!("the edited plan approved in request {earlier}"),
+        comments: false,
+        ..super::DeliveryOptions::default()
+    };
+    let decision = super::GateDecision::Approve {
+        mode: super::ApproveMode::Auto,
+        edited: None,
+        started_from: None,
+    };
+    if let Err(e) = super::decide_with(roots, id, decision, &opts) {
+        tracing::warn!("the edited plan proposed in request {id} was not approved: {e}");
+    }
+}
+
+/// The Codex request of session `session_id` closed last.
+fn last_closed(roots: &Roots, session_id: &str) -> Option<GateRequest> {
+    std::fs::read_dir(done_dir(roots))
+        .ok()?
+        .flatten()
+        .filter(|e| e.path().extension().and_then(|x| x.to_str()) == Some("json"))
+        .filter_map(|e| store::read_request(&e.path()).ok().flatten())
+        .filter(|r| r.agent == Agent::Codex && r.session_id == session_id)
+        .max_by_key(|r| r.closed_at)
+}
+
+/// The same plan, give or take blanks at line ends and around the whole.
+fn same_plan(a: &str, b: &str) -> bool {
+    let lines =
+        |s: &str| -> Vec<String> { s.trim().lines().map(|l| l.trim_end().to_owned()).collect() };
+    lines(a) == lines(b)
+}
+
+/// The tmux server of process `pid`: the socket in its `$TMUX`.
+fn tmux_socket_of(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let tmux = environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(b"TMUX="))?;
+    pane::socket_from_env(Some(&String::from_utf8_lossy(tmux)))
+}
+
+/// Open Codex requests nobody decided in Plandeck (and nobody is deciding right now).
+fn open_codex_requests(roots: &Roots) -> Vec<GateRequest> {
+    let Ok(entries) = std::fs::read_dir(requests_dir(roots)) else {
+        return Vec::new();
+    };
+    entries
+        .flatten()
+        .filter_map(|e| store::read_request(&e.path()).ok().flatten())
+        .filter(|r| r.agent == Agent::Codex && undecided(roots, r))
+        .collect()
+}
+
+/// Whether the popup of `req` has left its pane while its agent still runs (the person pressed
+/// `3` or Esc): a pane that cannot be read says nothing.
+fn popup_gone(req: &GateRequest) -> bool {
+    let (Some(pane), Some(pid)) = (req.tmux_pane.clone(), req.agent_pid) else {
+        return false;
+    };
+    if !crate::process::is_running(pid, req.agent_start_time) {
+        return false;
+    }
+    let target = Target {
+        socket: req.tmux_socket.clone(),
+        pane,
+        agent: Some(ProcessId {
+            pid,
+            start_time: req.agent_start_time,
+        }),
+    };
+    // Any popup still up keeps it open: a popup for a later plan means a turn started after
+    // this one, which the rollout tells ([`store::ended`]).
+    match target.capture(0) {
+        Ok(screen) => !card_visible(Agent::Codex, &screen),
+        Err(_) => false,
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::sessions::codex::starts_turn;
+
+    #[test]
+    fn one_plan_item_gets_one_id() {
+        let a = request_id("s1", "t1-plan");
+        assert_eq!(a, request_id("s1", "t1-plan"));
+        assert_ne!(a, request_id("s1", "t2-plan"));
+        assert_ne!(a, request_id("s2", "t1-plan"));
+        assert!(store::check_id(&a).is_ok(), "{a}");
+    }
+
+    #[test]
+    fn the_edited_plan_is_recognised_give_or_take_blanks() {
+        assert!(same_plan("# P\n\n1. a\n", "\n# P\n\n1. a  \n\n"));
+        assert!(!same_plan("# P\n1. a\n", "# P\n1. a\n2. b\n"));
+        assert!(!same_plan("# P\n1. a\n", "# P\n1.  a\n"));
+    }
+
+    /// The popup's `1` in the terminal (or the person's next message) starts a turn in the
+    /// rollout after the plan: the request ended, answered in the terminal, and a decision on it
+    /// is refused with nothing typed.
+    #[test]
+    fn a_turn_after_the_plan_closes_the_request_as_answered_in_the_terminal() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = crate::config::Roots::under_home(dir.path());
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/codex-cli-0.169.0/sessions/2026/11/23/rollout-2026-11-23T09-06-18-01a207a7-f7fe-7201-ac2d-8334cc0ede60.jsonl",
+        );
+        let rollout = dir.path().join("rollout.jsonl");
+        std::fs::copy(&fixture, &rollout).unwrap();
+        let plan = waiting_plan(&rollout).unwrap();
+        let req = GateRequest {
+            id: request_id(&plan.session_id, &plan.item_id),
+            agent: Agent::Codex,
+            session_id: plan.session_id.clone(),
+            plan: plan.text.clone(),
+            transcript_path: Some(rollout.to_string_lossy().into_owned()),
+            transcript_offset: plan.offset,
+            ..GateRequest::for_test("x")
+        };
+        file_request(&roots, &req).unwrap();
+        assert_eq!(store::ended(&req), None);
+        assert_eq!(crate::gate::pending(&roots).len(), 1);
+        // What the popup's `1` appends: the `accepted` recording's implementation turn.
+        let accepted = std::fs::read_to_string(fixture.with_file_name(
+            "rollout-2026-11-23T09-06-03-01a207a7-be64-75f2-92cb-28c4247cc7de.jsonl",
+        ))
+        .unwrap();
+        let turn = accepted
+            .lines()
+            .filter(|l| starts_turn(l.as_bytes()))
+            .nth(1)
+            .expect("the implementation turn");
+        assert!(turn.contains(r#""collaboration_mode_kind":"default""#));
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&rollout)
+            .unwrap();
+        std::io::Write::write_all(&mut f, format!("{turn}\n").as_bytes()).unwrap();
+        assert_eq!(store::ended(&req), Some(GateStatus::AnsweredInTerminal));
+        assert!(crate::gate::pending(&roots).is_empty());
+        let err = crate::gate::decide(
+            &roots,
+            &req.id,
+            super::super::GateDecision::Reject {
+                feedback: "no".into(),
+            },
+        )
+        .unwrap_err();
+        assert!(
+            matches!(
+                err,
+                super::super::GateError::Closed {
+                    status: GateStatus::AnsweredInTerminal,
+                    ..
+                }
+            ),
+            "{err}"
+        );
+    }
+
+    #[test]
+    fn exec_is_headless() {
+        // This test process is not Codex; its own command line has no `exec`.
+        assert!(!runs_headless(std::process::id()));
+        assert!(
+            runs_headless(u32::MAX - 1),
+            "a process that cannot be read is not gated"
+        );
+    }
+}
