@@ -5,7 +5,7 @@ import { spawn, spawnSync } from "node:child_process";
 import { mkdirSync, writeFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join, resolve } from "node:path";
+import { dirname, join, resolve } from "node:path";
 
 export const ROOT = resolve(import.meta.dirname, "../..");
 export const ARTIFACTS = join(ROOT, "tests/e2e/artifacts");
@@ -199,13 +199,16 @@ export async function withApp({ args = [], env = {}, home } = {}, fn) {
   }
 }
 
-/** Ends any plandeck window still running on `home` (a driver that died can leave one behind). */
+/** Ends any plandeck window still running on `home` (a driver that died, or a session deleted
+ * while the window stayed, can leave one behind): `plandeck` execs `plandeck-window` beside it,
+ * so both names are looked for. */
 function killAppsOf(home) {
   const bin = plandeckBin();
+  const names = [bin, join(dirname(bin), "plandeck-window")];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
       const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-      if (cmd !== bin) continue;
+      if (!names.includes(cmd)) continue;
       const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
       if (env.includes(`HOME=${home}`)) process.kill(Number(pid), "SIGKILL");
     } catch {
