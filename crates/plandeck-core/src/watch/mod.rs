@@ -263,9 +263,15 @@ fn coalesce(
             }
             Err(_) => return,
         };
-        // New folders inside a watched tree: their contents may predate their watch.
+        // New folders inside a watched tree: their contents may predate their watch. Only those
+        // under a target: a folder an ancestor's watch saw beside a missing target (anything made
+        // in /tmp beside a home that is gone) is never walked.
         if open {
-            let dirs: Vec<PathBuf> = batch.iter().filter(|p| p.is_dir()).cloned().collect();
+            let dirs: Vec<PathBuf> = batch
+                .iter()
+                .filter(|p| targets.iter().any(|t| p.starts_with(t)) && p.is_dir())
+                .cloned()
+                .collect();
             for dir in dirs {
                 walk_into(&dir, &mut batch);
             }

@@ -96,6 +96,38 @@ fn siblings_and_git_objects_are_not_reported() {
 }
 
 #[test]
+fn a_folder_beside_a_missing_target_is_never_walked() {
+    use inotify::{Inotify, WatchMask};
+    let dir = tempfile::tempdir().unwrap();
+    let target = dir.path().join("watched");
+    let (_handle, rx) = start(vec![target.clone()]);
+    // A folder made beside the missing target (as anything made in /tmp beside a home that is
+    // gone): only the ancestor's non-recursive watch sees it; nothing may walk into it.
+    // Made elsewhere on the same file system and moved in whole, so the only opens are the
+    // watcher's.
+    let staging = tempfile::tempdir_in(dir.path().parent().unwrap()).unwrap();
+    let deep = staging.path().join("build/target/debug/deep");
+    fs::create_dir_all(&deep).unwrap();
+    fs::write(deep.join("out.o"), "x").unwrap();
+    let mut opened = Inotify::init().unwrap();
+    opened.watches().add(&deep, WatchMask::OPEN).unwrap();
+    fs::rename(staging.path().join("build"), dir.path().join("build")).unwrap();
+    fs::create_dir_all(dir.path().join("another/inner")).unwrap();
+    // The watcher has seen those by the time it reports the marker.
+    fs::create_dir_all(&target).unwrap();
+    let marker = target.join("marker.md");
+    fs::write(&marker, "x").unwrap();
+    wait_for(&rx, "the marker", |b| b.contains(&marker));
+    let mut buf = vec![0u8; 4096];
+    let opens = match opened.read_events(&mut buf) {
+        Ok(events) => events.count(),
+        Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => 0,
+        Err(e) => panic!("{e}"),
+    };
+    assert_eq!(opens, 0, "a folder beside the target was walked");
+}
+
+#[test]
 fn dropping_the_handle_stops_callbacks() {
     let dir = tempfile::tempdir().unwrap();
     let (handle, rx) = start(vec![dir.path().to_owned()]);
