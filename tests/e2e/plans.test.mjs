@@ -5,21 +5,10 @@ import assert from "node:assert/strict";
 import { readFileSync, writeFileSync, renameSync, unlinkSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
+import { clickNativeDialog, cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
-/** The native GTK dialog titled `title…` (a separate X window), found with xdotool; its Cancel
- * button (the right one of the two at its bottom) is clicked with the real pointer. */
-function cancelNativeDialog(title) {
-  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", `^${title}`], { encoding: "utf8", timeout: 15000 });
-  const win = found.stdout.trim().split("\n")[0];
-  if (!win) return false;
-  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
-  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
-  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
-  if (!width || !height) return false;
-  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * 0.75)), String(height - 16), "click", "1"], { timeout: 5000 });
-  return true;
-}
+/** The native GTK dialog titled `title…`: its Cancel button is the right one of its two here. */
+const cancelNativeDialog = (title) => clickNativeDialog(`^${title}`, 0.75);
 
 const nativeDialogs = (title) =>
   spawnSync("xdotool", ["search", "--name", `^${title}`], { encoding: "utf8", timeout: 5000 }).stdout.trim().split("\n").filter(Boolean).length;

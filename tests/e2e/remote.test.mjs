@@ -19,7 +19,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, CLAUDE_KEY, claudeReady, modelGot, startStandIn, submitPrompt, Tmux } from "./agents.mjs";
-import { cli, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
+import { clickNativeDialog, cli, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
 const USER = "plandeck-remote";
 const SSHD = "/usr/sbin/sshd";
@@ -212,20 +212,6 @@ class RemoteTmux extends Tmux {
   }
 }
 
-/** Clicks a button of the native "On box: Remove …?" dialog: `at` across its bottom (GNOME order:
- * Cancel on the left, the action on the right). */
-function clickRemovalDialog(at) {
-  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^On box: Remove "], { encoding: "utf8", timeout: 15000 });
-  const win = found.stdout.trim().split("\n")[0];
-  if (!win) return false;
-  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
-  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
-  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
-  if (!width || !height) return false;
-  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * at)), String(height - 16), "click", "1"], { timeout: 5000 });
-  return true;
-}
-
 test("another machine: its agent's plan waits in the window, decisions reach it, its worktree is removed once confirmed, a dropped connection is shown", { timeout: 300000 }, async () => {
   const machine = new Machine();
   await machine.setUp();
@@ -297,11 +283,11 @@ test("another machine: its agent's plan waits in the window, decisions reach it,
       await s.waitForText("box", "section.repo[data-machine=box] [data-testid=machine-badge]");
       await s.screenshot("remote-worktrees");
       await s.click(`${row} [data-testid=remove-worktree]`);
-      assert.ok(clickRemovalDialog(0.25), "the native confirmation names the machine");
+      assert.ok(clickNativeDialog("^On box: Remove ", 0.25), "the native confirmation names the machine");
       await s.waitFor(`${row} [data-testid=remove-worktree]:not([disabled])`, { timeout: 20000 });
       assert.ok(existsSync(machine.worktree), "cancelled: the worktree is still there");
       await s.click(`${row} [data-testid=remove-worktree]`);
-      assert.ok(clickRemovalDialog(0.75));
+      assert.ok(clickNativeDialog("^On box: Remove ", 0.75));
       await waitFor(() => !existsSync(machine.worktree), { timeout: 30000, what: "the remote worktree removed" });
 
       // sshd goes: the machine is unreachable since now, its rows greyed; back by itself after.

@@ -241,3 +241,21 @@ export function envFor(home) {
 export function cli(home, args) {
   return spawnSync(plandeckBin(), args, { encoding: "utf8", env: envFor(home), timeout: 60000 });
 }
+
+/**
+ * Clicks a button of the native GTK confirmation whose title matches `titlePattern` (an xdotool
+ * `--name` regex): `at` across its bottom row (GNOME order: Cancel on the left, the action on the
+ * right), with the real pointer, as a person would (no window manager under Xvfb to focus it).
+ * False when no such dialog came.
+ */
+export function clickNativeDialog(titlePattern, at) {
+  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", titlePattern], { encoding: "utf8", timeout: 15000 });
+  const win = found.stdout.trim().split("\n")[0];
+  if (!win) return false;
+  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
+  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
+  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
+  if (!width || !height) return false;
+  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * at)), String(height - 16), "click", "1"], { timeout: 5000 });
+  return true;
+}

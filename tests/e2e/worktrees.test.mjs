@@ -7,32 +7,16 @@ import { existsSync, mkdtempSync, rmSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { spawnSync } from "node:child_process";
 import { join } from "node:path";
-import { makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
-
-function clickDialogButton(at) {
-  // The GTK message dialog is a separate X window titled "Remove …?". There is no window manager
-  // under Xvfb to focus it, so click one of the two buttons at its bottom (GNOME order: Cancel on
-  // the left, the action, "Remove worktree" or "Discard and remove", on the right) with the real
-  // pointer, as a person would.
-  const found = spawnSync("xdotool", ["search", "--sync", "--limit", "1", "--name", "^Remove "], { encoding: "utf8", timeout: 15000 });
-  const win = found.stdout.trim().split("\n")[0];
-  if (!win) return false;
-  const geo = spawnSync("xdotool", ["getwindowgeometry", "--shell", win], { encoding: "utf8", timeout: 5000 }).stdout;
-  const width = Number(/WIDTH=(\d+)/.exec(geo)?.[1] ?? 0);
-  const height = Number(/HEIGHT=(\d+)/.exec(geo)?.[1] ?? 0);
-  if (!width || !height) return false;
-  spawnSync("xdotool", ["mousemove", "--window", win, String(Math.round(width * at)), String(height - 16), "click", "1"], { timeout: 5000 });
-  return true;
-}
+import { clickNativeDialog, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
 /** Clicks the confirming (right) button of the native "Remove …?" dialog. */
 function confirmNativeDialog() {
-  return clickDialogButton(0.75);
+  return clickNativeDialog("^Remove ", 0.75);
 }
 
 /** Clicks its Cancel (left) button. */
 function cancelNativeDialog() {
-  return clickDialogButton(0.25);
+  return clickNativeDialog("^Remove ", 0.25);
 }
 
 test("removes a clean worktree once confirmed; a dirty one stays unless confirmed", async () => {
