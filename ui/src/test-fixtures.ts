@@ -1,5 +1,5 @@
 // Data the component tests share (imported by *.test.ts only; never part of the app's bundle).
-import type { AgentInfo, Capabilities, SessionSummary } from "./lib/bindings";
+import type { AgentInfo, Capabilities, GateRequest, SessionSummary } from "./lib/bindings";
 
 const can = (over: Partial<Capabilities>): Capabilities => ({ plans: false, sessions: true, gate: false, verify: true, stopHook: false, ...over });
 
@@ -59,3 +59,34 @@ export const sessionSummary = (over: Partial<SessionSummary> = {}): SessionSumma
     reviewState: null,
     ...over,
   }) as SessionSummary;
+
+/** A request waiting in the gate, on this machine (`over` changes any field). */
+export const gateRequest = (over: Partial<GateRequest> = {}): GateRequest => ({
+  id: "req-1",
+  machine: null,
+  agent: "claude",
+  sessionId: "fecae38a-0653-4970-8e6f-118f15e00ee0",
+  cwd: "/home/dev/work/api",
+  planPath: "/home/dev/.claude/plans/p.md",
+  plan: "# Plan: add pagination\n\n1. cursor\n",
+  toolUseId: "toolu_1",
+  transcriptPath: null,
+  transcriptOffset: 0,
+  tmuxPane: "%3",
+  tmuxSocket: null,
+  waitingSince: new Date(Date.now() - 90_000).toISOString(),
+  deadline: new Date(Date.now() + 600_000).toISOString(),
+  hookPid: 1,
+  hookStartTime: null,
+  agentPid: null,
+  agentStartTime: null,
+  headless: false,
+  throughHook: false,
+  approvesThroughHook: false,
+  status: "waiting",
+  closedAt: null,
+  decision: null,
+  decidedBy: null,
+  planHash: "h-shown",
+  ...over,
+});

@@ -5,38 +5,9 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "./WaitingQueue.svelte";
-import type { GateRequest } from "../lib/bindings";
-import { agentList } from "../test-fixtures";
+import { agentList, gateRequest } from "../test-fixtures";
 
-const request = (over: Partial<GateRequest> = {}): GateRequest => ({
-  id: "req-1",
-  machine: null,
-  agent: "claude",
-  sessionId: "fecae38a-0653-4970-8e6f-118f15e00ee0",
-  cwd: "/home/dev/work/api",
-  planPath: "/home/dev/.claude/plans/p.md",
-  plan: "# Plan: add pagination\n\n1. cursor\n",
-  toolUseId: "toolu_1",
-  transcriptPath: null,
-  transcriptOffset: 0,
-  tmuxPane: "%3",
-  tmuxSocket: null,
-  waitingSince: new Date(Date.now() - 90_000).toISOString(),
-  deadline: new Date(Date.now() + 600_000).toISOString(),
-  hookPid: 1,
-  hookStartTime: null,
-  agentPid: null,
-  agentStartTime: null,
-  headless: false,
-  throughHook: false,
-  approvesThroughHook: false,
-  status: "waiting",
-  closedAt: null,
-  decision: null,
-  decidedBy: null,
-  planHash: "h-shown",
-  ...over,
-});
+const request = gateRequest;
 
 describe("WaitingQueue", () => {
   it("lists waiting plans with how long they waited, and hides when none wait", async () => {

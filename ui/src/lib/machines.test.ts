@@ -5,7 +5,8 @@ import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "../components/WaitingQueue.svelte";
 import MachinesBar from "../components/MachinesBar.svelte";
 import SettingsView from "../views/SettingsView.svelte";
-import type { GateRequest, MachineStatus } from "./bindings";
+import type { MachineStatus } from "./bindings";
+import { gateRequest } from "../test-fixtures";
 import { loadMachines, machines, shortId, placeRef } from "./machines.svelte";
 
 const machine = (over: Partial<MachineStatus> = {}): MachineStatus => ({
@@ -20,35 +21,7 @@ const machine = (over: Partial<MachineStatus> = {}): MachineStatus => ({
   ...over,
 });
 
-const request = (over: Partial<GateRequest> = {}): GateRequest => ({
-  id: "req-1",
-  machine: null,
-  agent: "claude",
-  sessionId: "fecae38a-0653-4970-8e6f-118f15e00ee0",
-  cwd: "/home/dev/work/api",
-  planPath: "/home/dev/.claude/plans/p.md",
-  plan: "# Plan: add pagination\n\n1. cursor\n",
-  toolUseId: null,
-  transcriptPath: null,
-  transcriptOffset: 0,
-  tmuxPane: "%3",
-  tmuxSocket: null,
-  waitingSince: new Date(Date.now() - 90_000).toISOString(),
-  deadline: new Date(Date.now() + 600_000).toISOString(),
-  hookPid: 1,
-  hookStartTime: null,
-  agentPid: null,
-  agentStartTime: null,
-  headless: false,
-  status: "waiting",
-  closedAt: null,
-  decision: null,
-  decidedBy: null,
-  planHash: "h",
-  throughHook: false,
-  approvesThroughHook: false,
-  ...over,
-});
+const request = gateRequest;
 
 const remote = request({ id: "@lab/req-9", machine: "lab", sessionId: "@lab/0badc0de-1111-2222-3333-444455556666", cwd: "/srv/lab/api", plan: "# Plan: migrate the lab db\n" });
 
