@@ -118,6 +118,14 @@ fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_
         })
     });
 
+    let approve = |seen: &str| {
+        let approval = PlanDecision::Approve {
+            mode: None,
+            edited: None,
+        };
+        deck.decide_plan(&id, seen, approval, None, WINDOW)
+    };
+
     // sshd goes: unreachable since now, rows kept as last seen, a decision refused.
     m.stop_sshd();
     wait_until("box unreachable", || {
@@ -133,18 +141,7 @@ fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_
     // A plan read before is shown as it was; a call that changes something is refused.
     let shown = deck.get_plan(&id).unwrap();
     assert_eq!(shown.source, doc.source);
-    let refused = deck
-        .decide_plan(
-            &id,
-            &doc.content_hash,
-            PlanDecision::Approve {
-                mode: None,
-                edited: None,
-            },
-            None,
-            WINDOW,
-        )
-        .unwrap_err();
+    let refused = approve(&doc.content_hash).unwrap_err();
     assert_eq!(refused.kind, ErrorKind::Unreachable, "{refused}");
     assert!(
         refused.message.contains("unreachable since") && refused.message.contains("never queued"),
@@ -159,17 +156,7 @@ fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_
         state(&machines) == MachineState::Connected
     });
     let doc = wait_for("the plan there again", || deck.get_plan(&id).ok());
-    deck.decide_plan(
-        &id,
-        &doc.content_hash,
-        PlanDecision::Approve {
-            mode: None,
-            edited: None,
-        },
-        None,
-        WINDOW,
-    )
-    .unwrap();
+    approve(&doc.content_hash).unwrap();
     let log = std::fs::read_to_string(m.remote_data().join("decisions.jsonl")).unwrap();
     assert_eq!(log.lines().count(), 2, "{log}");
     // Each change of state was told.
