@@ -304,7 +304,7 @@ fn run_link(inner: Arc<Inner>, link: Arc<Link>) {
             // A server that does not know where this one left off: read everything again.
             everything_changed(&inner);
         }
-        for request in told_of_arrivals(&inner, &link, &remote) {
+        for request in told_of_arrivals(&link, &remote) {
             (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
         }
         while !link.stopped() {
@@ -376,7 +376,7 @@ fn heard(inner: &Inner, link: &Link, remote: &Remote, name: &str, payload: Value
             // window hears of the change; then the ones new to the person are told.
             let gate = matches!(&event, LiveEvent::Gate(_));
             let arrived = if gate {
-                told_of_arrivals(inner, link, remote)
+                told_of_arrivals(link, remote)
             } else {
                 Vec::new()
             };
@@ -419,7 +419,7 @@ pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<Li
 /// Reads the requests waiting on the remote (kept for the title) and returns those the person
 /// was not told of yet, to tell as arrived (a desktop notification). The first time, those already
 /// waiting are only noted.
-fn told_of_arrivals(_inner: &Inner, link: &Link, remote: &Remote) -> Vec<GateRequest> {
+fn told_of_arrivals(link: &Link, remote: &Remote) -> Vec<GateRequest> {
     let Ok(value) = remote.call("list_pending", json!({})) else {
         return Vec::new();
     };
