@@ -49,6 +49,7 @@ pub mod ipc_table;
 pub mod links;
 pub mod live;
 pub mod machines;
+pub mod mirror;
 pub mod overview;
 pub mod plan_state;
 pub mod plans;

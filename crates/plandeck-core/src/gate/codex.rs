@@ -141,7 +141,7 @@ fn request_id(session_id: &str, item_id: &str) -> String {
 /// Files the request for the plan `live` waits on, when its popup is on screen for it and no
 /// request was filed for that plan before. The new request's id.
 fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
-    let socket = tmux_socket_of(live.pid);
+    let socket = crate::terminal::tmux_socket_of(live.pid);
     let pane = pane::from_process(live.pid, socket.as_deref())?;
     let agent = ProcessId {
         pid: live.pid,
@@ -259,15 +259,6 @@ fn same_plan(a: &str, b: &str) -> bool {
     let lines =
         |s: &str| -> Vec<String> { s.trim().lines().map(|l| l.trim_end().to_owned()).collect() };
     lines(a) == lines(b)
-}
-
-/// The tmux server of process `pid`: the socket in its `$TMUX`.
-fn tmux_socket_of(pid: u32) -> Option<String> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let tmux = environ
-        .split(|b| *b == 0)
-        .find_map(|v| v.strip_prefix(b"TMUX="))?;
-    pane::socket_from_env(Some(&String::from_utf8_lossy(tmux)))
 }
 
 /// Open Codex requests nobody decided in Plandeck (and nobody is deciding right now).

@@ -4,11 +4,7 @@
 
 use std::path::Path;
 
-/// The tmux socket from `$TMUX` (`/tmp/tmux-1000/default,1234,0`).
-pub(crate) fn socket_from_env(tmux_env: Option<&str>) -> Option<String> {
-    let socket = tmux_env?.split(',').next()?.trim();
-    (!socket.is_empty()).then(|| socket.to_owned())
-}
+pub(crate) use crate::terminal::socket_from_env;
 
 /// The pane id in a registry's `tmux` value: `cc:@0.%3` → `%3`; anything else is used as given.
 pub(crate) fn normalize_pane(value: &str) -> String {

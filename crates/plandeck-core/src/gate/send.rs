@@ -70,7 +70,7 @@ pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendErr
         .map(|(_, r)| r)
         .find(|r| r.session_id == session_id && pid_alive(r.pid, r.proc_start.as_deref()))
         .ok_or_else(no_session)?;
-    let socket = tmux_socket_of(registry.pid);
+    let socket = terminal::tmux_socket_of(registry.pid);
     // The registry's pane, else the pane whose terminal is the agent's (checked again before
     // anything is typed).
     let pane = registry
@@ -99,15 +99,6 @@ pub fn session_target(roots: &Roots, session_id: &str) -> Result<Target, SendErr
             start_time,
         }),
     })
-}
-
-/// The tmux server of process `pid`: the socket in its `$TMUX`.
-fn tmux_socket_of(pid: u32) -> Option<String> {
-    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
-    let tmux = environ
-        .split(|b| *b == 0)
-        .find_map(|v| v.strip_prefix(b"TMUX="))?;
-    super::pane::socket_from_env(Some(&String::from_utf8_lossy(tmux)))
 }
 
 /// Whether a menu whose choices a typed key could pick is open at the bottom of the screen: an

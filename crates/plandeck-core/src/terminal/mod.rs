@@ -419,6 +419,21 @@ pub fn tmux_output(socket: Option<&str>, args: &[&str]) -> Result<String, Termin
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
+/// The tmux socket from `$TMUX` (`/tmp/tmux-1000/default,1234,0`).
+pub fn socket_from_env(tmux_env: Option<&str>) -> Option<String> {
+    let socket = tmux_env?.split(',').next()?.trim();
+    (!socket.is_empty()).then(|| socket.to_owned())
+}
+
+/// The tmux server of process `pid`: the socket in its `$TMUX`.
+pub fn tmux_socket_of(pid: u32) -> Option<String> {
+    let environ = std::fs::read(format!("/proc/{pid}/environ")).ok()?;
+    let tmux = environ
+        .split(|b| *b == 0)
+        .find_map(|v| v.strip_prefix(b"TMUX="))?;
+    socket_from_env(Some(&String::from_utf8_lossy(tmux)))
+}
+
 /// A pause between keys that must not be read as one burst.
 pub const KEY_GAP: Duration = Duration::from_millis(100);
 

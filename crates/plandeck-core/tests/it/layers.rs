@@ -37,6 +37,8 @@ const LAYERS: &[&str] = &[
     "verify",
     "worktrees",
     "route",
+    // Live terminal views of agents' panes.
+    "mirror",
     // What joins them, the live handle, and the IPC surface.
     "standing",
     "overview",

@@ -1,0 +1,256 @@
+//! Terminal views over real panes of a private tmux server. What a view shows is checked by
+//! feeding its bytes to a real terminal state machine (`vt100`) and comparing that screen with
+//! `tmux capture-pane`.
+
+use std::path::Path;
+use std::sync::{Arc, Mutex};
+
+use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::{wait_for, wait_until};
+
+use super::*;
+use crate::terminal::ProcessId;
+
+/// A view's events, as they came.
+#[derive(Default, Clone)]
+struct Heard(Arc<Mutex<Vec<TerminalEvent>>>);
+
+impl Heard {
+    fn terminals(&self) -> Terminals {
+        let heard = self.0.clone();
+        Terminals::new(Arc::new(move |e| heard.lock().unwrap().push(e)))
+    }
+    fn output(&self, view: &str) -> Vec<TerminalOutput> {
+        self.0
+            .lock()
+            .unwrap()
+            .iter()
+            .filter_map(|e| match e {
+                TerminalEvent::Output(o) if o.view == view => Some(o.clone()),
+                _ => None,
+            })
+            .collect()
+    }
+    fn closed(&self, view: &str) -> Option<String> {
+        self.0.lock().unwrap().iter().find_map(|e| match e {
+            TerminalEvent::Closed(c) if c.view == view => Some(c.reason.clone()),
+            _ => None,
+        })
+    }
+}
+
+fn target(tmux: &Tmux, pane: &str, pid: u32) -> Target {
+    Target {
+        socket: Some(tmux.socket.to_string_lossy().into_owned()),
+        pane: pane.to_owned(),
+        agent: Some(ProcessId::current(pid)),
+    }
+}
+
+/// What a terminal of the view's size shows after the view's start and every output since.
+fn drawn(view: &TerminalView, outputs: &[TerminalOutput]) -> vt100::Parser {
+    let mut term = vt100::Parser::new(view.screen.rows, view.screen.cols, 0);
+    term.process(view.screen.data.as_bytes());
+    for o in outputs {
+        if let Some(screen) = &o.reset {
+            term = vt100::Parser::new(screen.rows, screen.cols, 0);
+            term.process(screen.data.as_bytes());
+        }
+        term.process(o.data.as_bytes());
+    }
+    term
+}
+
+/// The rows of `screen` as `capture-pane -p` prints them (trailing blanks dropped).
+fn rows_of(term: &vt100::Parser) -> Vec<String> {
+    let screen = term.screen();
+    let (rows, cols) = screen.size();
+    (0..rows)
+        .map(|r| {
+            screen
+                .rows(0, cols)
+                .nth(usize::from(r))
+                .unwrap_or_default()
+                .trim_end()
+                .to_owned()
+        })
+        .collect()
+}
+
+fn captured(tmux: &Tmux, pane: &str) -> Vec<String> {
+    let text = tmux.capture(pane);
+    let mut rows: Vec<String> = text.lines().map(|l| l.trim_end().to_owned()).collect();
+    let height: usize = tmux
+        .run(&["display-message", "-p", "-t", pane, "#{pane_height}"])
+        .trim()
+        .parse()
+        .unwrap();
+    rows.resize(height, String::new());
+    rows
+}
+
+fn start(dir: &Path, script: &str) -> (Tmux, String, u32) {
+    Tmux::start(dir, script)
+}
+
+const ECHO_LOOP: &str = r#"printf '\033[32mgreen\033[0m 日本 wide\n'
+for i in $(seq 1 60); do echo "history line $i"; done
+while IFS= read -r line; do printf 'got:%s\n' "$line"; done
+"#;
+
+#[test]
+fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
+    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    assert_eq!((view.screen.cols, view.screen.rows), (120, 30));
+    assert_eq!(view.control_refused, None, "bash reading its input is in front");
+    // The start draws what the pane shows, colours kept, scrollback above.
+    let term = drawn(&view, &[]);
+    assert_eq!(rows_of(&term), captured(&tmux, &pane));
+    assert!(view.screen.data.contains("\x1b[32mgreen"), "{:?}", view.screen.data);
+    assert!(view.screen.data.contains("history line 1\x1b[0m\r\n"));
+    let cursor = tmux.run(&["display-message", "-p", "-t", &pane, "#{cursor_y} #{cursor_x}"]);
+    let (y, x) = term.screen().cursor_position();
+    assert_eq!(format!("{y} {x}\n"), cursor);
+
+    // Typed elsewhere (the person's own terminal): the view follows.
+    tmux.keys(&pane, &["-l", "hello 世界"]);
+    tmux.keys(&pane, &["Enter"]);
+    wait_until("the echo in the view", || {
+        heard.output(&view.view).iter().map(|o| o.data.as_str()).collect::<String>().contains("got:hello 世界")
+    });
+    wait_until("the view to draw what the pane shows", || {
+        rows_of(&drawn(&view, &heard.output(&view.view))) == captured(&tmux, &pane)
+    });
+    // Watching never resized the pane.
+    assert_eq!(
+        tmux.run(&["display-message", "-p", "-t", &pane, "#{pane_width}x#{pane_height}"]),
+        "120x30\n"
+    );
+}
+
+#[test]
+fn typing_needs_control_and_control_checks_the_pane() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
+    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    assert_eq!(
+        terminals.type_into(&view.view, "x"),
+        Err(MirrorError::NotInControl)
+    );
+    terminals.take_control(&view.view).unwrap();
+    // Keys as the window's terminal makes them: text, an arrow's escape sequence, Enter.
+    terminals.type_into(&view.view, "ok\x1b[D!\r").unwrap();
+    wait_until("the typed line to reach the program", || {
+        // The line holds the arrow's bytes: printed, they move the cursor back over the `k`.
+        tmux.capture(&pane).contains("got:o!")
+    });
+    terminals.release_control(&view.view).unwrap();
+    assert_eq!(
+        terminals.type_into(&view.view, "x"),
+        Err(MirrorError::NotInControl)
+    );
+    assert!(matches!(
+        terminals.type_into(&view.view, &"x".repeat(MAX_TYPED_BYTES + 1)),
+        Err(MirrorError::TooMuch(_))
+    ));
+
+    // A pane that is not the agent's: watching is fine, control is refused with the reason.
+    let other = terminals
+        .open("s2", target(&tmux, &pane, std::process::id()))
+        .unwrap();
+    assert!(other.control_refused.is_some());
+    assert!(matches!(
+        terminals.take_control(&other.view),
+        Err(MirrorError::Refused(_))
+    ));
+}
+
+#[test]
+fn a_pane_that_closes_ends_its_view_with_the_reason() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), "read -r line\n");
+    // A second window keeps the session (and the control client) up when the pane goes.
+    tmux.run(&["new-window", "-d", "sleep 600"]);
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    tmux.keys(&pane, &["Enter"]);
+    let reason = wait_for("the view to close", || heard.closed(&view.view));
+    assert_eq!(reason, "the pane closed");
+    assert_eq!(terminals.open_count(), 0);
+    assert!(matches!(
+        terminals.take_control(&view.view),
+        Err(MirrorError::NoView(_))
+    ));
+    // Opening it again says why not.
+    assert!(matches!(
+        terminals.open("s1", target(&tmux, &pane, pid)),
+        Err(MirrorError::Refused(TerminalError::PaneGone { .. }))
+    ));
+}
+
+#[test]
+fn a_session_that_ends_ends_its_view() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), "read -r line\n");
+    tmux.run(&["set", "-g", "exit-empty", "off"]);
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    tmux.keys(&pane, &["Enter"]);
+    let reason = wait_for("the view to close", || heard.closed(&view.view));
+    assert!(reason.contains("ended") || reason.contains("closed"), "{reason}");
+}
+
+#[test]
+fn a_pane_resized_elsewhere_resets_the_view_at_its_new_size() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
+    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    tmux.run(&["resize-window", "-t", &pane, "-x", "90", "-y", "20"]);
+    let reset = wait_for("a reset", || {
+        heard.output(&view.view).into_iter().find_map(|o| o.reset)
+    });
+    assert_eq!((reset.cols, reset.rows), (90, 20));
+    wait_until("the view to draw what the pane shows", || {
+        rows_of(&drawn(&view, &heard.output(&view.view))) == captured(&tmux, &pane)
+    });
+}
+
+#[test]
+fn closing_a_view_ends_its_client_and_tells_nobody() {
+    let dir = tempfile::tempdir().unwrap();
+    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    let clients = || tmux.run(&["list-clients", "-F", "#{client_control_mode}"]);
+    assert_eq!(clients(), "1\n");
+    terminals.close(&view.view);
+    wait_until("the control client to go", || clients().is_empty());
+    tmux.keys(&pane, &["-l", "after"]);
+    tmux.keys(&pane, &["Enter"]);
+    wait_until("the pane to echo", || tmux.capture(&pane).contains("got:after"));
+    assert_eq!(heard.closed(&view.view), None);
+    assert_eq!(terminals.open_count(), 0);
+}
+
+#[test]
+fn tmux_versions_are_read() {
+    assert_eq!(tmux_version("tmux 3.3a"), Some((3, 3)));
+    assert_eq!(tmux_version("tmux 3.2"), Some((3, 2)));
+    assert_eq!(tmux_version("tmux 2.9a"), Some((2, 9)));
+    assert_eq!(tmux_version("tmux next-3.6"), None);
+    assert!(tmux_version("tmux 2.9a").unwrap() < TMUX_MIN);
+}
