@@ -5,6 +5,7 @@
 use plandeck_core::ipc_table::IpcEvent;
 
 use plandeck_core::live::{Live, LiveEvent};
+use plandeck_core::mirror::TerminalEvent;
 use tauri::{AppHandle, Emitter, Manager};
 
 use crate::state::{lock, AppState};
@@ -68,5 +69,7 @@ pub fn forward(app: AppHandle) -> impl Fn(LiveEvent) + Send + Sync + 'static {
         LiveEvent::WorktreeSize(size) => emit(&forward, size),
         LiveEvent::Comments(changed) => emit(&forward, changed),
         LiveEvent::Machines(statuses) => emit(&forward, statuses),
+        LiveEvent::Terminal(TerminalEvent::Output(output)) => emit(&forward, output),
+        LiveEvent::Terminal(TerminalEvent::Closed(closed)) => emit(&forward, closed),
     }
 }

@@ -11,6 +11,7 @@ pub mod plans;
 pub mod review;
 pub mod sessions;
 pub mod settings;
+pub mod terminals;
 pub mod verify;
 pub mod worktrees;
 

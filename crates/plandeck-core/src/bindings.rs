@@ -33,6 +33,7 @@ pub fn typescript() -> String {
     decls.extend(crate::gate::ts_declarations());
     decls.extend(crate::verify::ts_declarations());
     decls.extend(crate::live::ts_declarations());
+    decls.extend(crate::mirror::ts_declarations());
     decls.extend(crate::elsewhere::ts_declarations());
     decls.extend(crate::visible::ts_declarations());
     let mut out = String::from(

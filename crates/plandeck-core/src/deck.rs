@@ -27,6 +27,7 @@ use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview,
 use crate::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::live::{GateChanged, Live, LiveEvent, LiveHistory, LiveWorktrees, WorktreesChanged};
+use crate::mirror::{MirrorError, TerminalView};
 use crate::overview::Overview;
 use crate::plans::{self, PlanDocument, PlanListing, PlansChanged, SearchHit};
 use crate::review::{self, Decision, PlanDiff, PlanHistory};
@@ -45,6 +46,8 @@ pub struct Deck {
     history: Arc<LiveHistory>,
     worktrees: Arc<LiveWorktrees>,
     sessions: Arc<Mutex<Option<SessionIndex>>>,
+    /// The live handle's terminal views; none before it is up.
+    terminals: Option<Arc<crate::mirror::Terminals>>,
     /// The live handle's own progress, read when asked (a deck may be held for long: `serve`).
     index_progress: Arc<Mutex<IndexProgress>>,
     emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
@@ -77,6 +80,7 @@ impl Deck {
             history: live.history(),
             worktrees: live.worktrees(),
             sessions: live.sessions.clone(),
+            terminals: Some(live.terminals.clone()),
             index_progress: live.index_progress.clone(),
             emit: live.emit.clone(),
             elsewhere: None,
@@ -97,6 +101,7 @@ impl Deck {
             roots,
             demo,
             sessions,
+            terminals: None,
             index_progress: Arc::default(),
             emit,
             elsewhere: None,
@@ -545,6 +550,82 @@ impl Deck {
 
     pub fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
         Ok(*lock(&self.index_progress))
+    }
+
+    // ---- Terminal views (crate::mirror)
+
+    fn terminals(&self) -> Result<&crate::mirror::Terminals, IpcError> {
+        self.terminals.as_deref().ok_or_else(|| {
+            IpcError::new(
+                ErrorKind::Unsupported,
+                "Plandeck is still starting: open the terminal again in a moment",
+            )
+        })
+    }
+
+    /// Opens a live, read-only view of the pane session `session_id` runs in.
+    pub fn open_terminal(&self, session_id: &str) -> Result<TerminalView, IpcError> {
+        if let Some(there) =
+            self.there(session_id, "open_terminal", |id| json!({ "sessionId": id }))
+        {
+            return there;
+        }
+        let session = lock(&self.sessions)
+            .as_ref()
+            .and_then(|index| {
+                index
+                    .sessions()
+                    .into_iter()
+                    .find(|s| s.session_id == session_id)
+            })
+            .ok_or_else(|| MirrorError::UnknownSession(session_id.to_owned()))?;
+        let target = crate::mirror::target_of(&session)?;
+        Ok(self.terminals()?.open(session_id, target)?)
+    }
+
+    /// Ends the view `view`.
+    pub fn close_terminal(&self, view: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(view, "close_terminal", |v| json!({ "view": v })) {
+            return there;
+        }
+        self.terminals()?.close(view);
+        Ok(())
+    }
+
+    /// The person takes control of `view` (their keys reach the pane), once its pane is checked.
+    pub fn take_terminal_control(&self, view: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(view, "take_terminal_control", |v| json!({ "view": v })) {
+            return there;
+        }
+        Ok(self.terminals()?.take_control(view)?)
+    }
+
+    /// `view` is read-only again.
+    pub fn release_terminal_control(&self, view: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(view, "release_terminal_control", |v| json!({ "view": v }))
+        {
+            return there;
+        }
+        Ok(self.terminals()?.release_control(view)?)
+    }
+
+    /// Types what the person's keys made into the pane of `view`, which they took control of.
+    pub fn type_into_terminal(&self, view: &str, data: &str) -> Result<(), IpcError> {
+        if let Some(there) = self.there(
+            view,
+            "type_into_terminal",
+            |v| json!({ "view": v, "data": data }),
+        ) {
+            return there;
+        }
+        Ok(self.terminals()?.type_into(view, data)?)
+    }
+
+    /// Ends every view (the last client of a server went away).
+    pub fn close_all_terminals(&self) {
+        if let Some(t) = &self.terminals {
+            t.close_all();
+        }
     }
 
     // ---- Worktrees

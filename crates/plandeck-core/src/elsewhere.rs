@@ -304,6 +304,26 @@ impl OnMachine for CommentsChanged {
     }
 }
 
+impl OnMachine for crate::mirror::TerminalView {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.view);
+        id(machine, &mut self.session_id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
+impl OnMachine for crate::mirror::TerminalOutput {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.view);
+    }
+}
+
+impl OnMachine for crate::mirror::TerminalClosed {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.view);
+    }
+}
+
 /// Things a remote answers that name nothing of it.
 macro_rules! names_nothing {
     ($($t:ty),*) => { $( impl OnMachine for $t { fn on_machine(&mut self, _: &str) {} } )* };

@@ -49,6 +49,11 @@ macro_rules! ipc_table {
                 sessions::list_sessions() -> Vec<$crate::sessions::SessionSummary>;
                 sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>;
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress;
+                terminals::open_terminal(session_id: String) -> $crate::mirror::TerminalView;
+                terminals::close_terminal(view: String) -> ();
+                terminals::take_terminal_control(view: String) -> ();
+                terminals::release_terminal_control(view: String) -> ();
+                terminals::type_into_terminal(view: String, data: String) -> ();
                 worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary>;
                 worktrees::keep_worktree(id: String) -> ();
                 worktrees::unkeep_worktree(id: String) -> ();
@@ -83,6 +88,8 @@ macro_rules! ipc_table {
                 "worktrees:changed" => $crate::live::WorktreesChanged;
                 "worktrees:updated" => Vec<$crate::worktrees::WorktreeSummary>;
                 "worktrees:size" => $crate::worktrees::WorktreeSize;
+                "terminal:output" => $crate::mirror::TerminalOutput;
+                "terminal:closed" => $crate::mirror::TerminalClosed;
                 "gate:changed" => $crate::live::GateChanged;
                 "comments:changed" => $crate::comments::CommentsChanged;
                 "history:progress" => $crate::history::ScanProgress;

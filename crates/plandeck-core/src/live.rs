@@ -96,6 +96,8 @@ pub enum LiveEvent {
     WorktreeSize(crate::worktrees::WorktreeSize),
     /// The other machines and how each is now ([`crate::machines`]).
     Machines(Vec<crate::elsewhere::MachineStatus>),
+    /// A terminal view's output, or its end ([`crate::mirror`]).
+    Terminal(crate::mirror::TerminalEvent),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a
@@ -117,6 +119,8 @@ pub struct Live {
     worktrees: Arc<LiveWorktrees>,
     /// What discovery found, kept until a watcher sees a change.
     plan_index: Arc<plans::PlanIndex>,
+    /// The open terminal views of sessions' panes.
+    pub(crate) terminals: Arc<crate::mirror::Terminals>,
     /// What a [`crate::deck::Deck`] over this handle holds.
     pub(crate) roots: Roots,
     pub(crate) sessions: Arc<Mutex<Option<SessionIndex>>>,
@@ -254,6 +258,12 @@ impl Live {
         // Plan history: its first scan and its watcher run on a thread of their own.
         let history = LiveHistory::start(roots, emit.clone());
         let worktrees = LiveWorktrees::new(roots, sessions_for_worktrees, emit.clone());
+        let terminals = {
+            let emit = emit.clone();
+            Arc::new(crate::mirror::Terminals::new(Arc::new(move |e| {
+                emit(LiveEvent::Terminal(e))
+            })))
+        };
 
         Live {
             _watchers: watchers,
@@ -264,6 +274,7 @@ impl Live {
             history,
             worktrees,
             plan_index,
+            terminals,
             roots: roots.clone(),
             sessions: sessions_for_deck,
             emit,

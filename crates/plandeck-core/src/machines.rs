@@ -28,6 +28,7 @@ use crate::gate::GateRequest;
 use crate::ipc::{ErrorKind, IpcError};
 use crate::ipc_table::IpcEvent;
 use crate::live::{GateChanged, LiveEvent, SessionsChanged, WorktreesChanged};
+use crate::mirror::{TerminalClosed, TerminalEvent, TerminalOutput};
 use crate::plans::PlansChanged;
 use crate::remote::{Remote, RemoteError};
 use crate::worktrees::{WorktreeSize, WorktreeSummary};
@@ -406,6 +407,12 @@ pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<Li
         }
         n if n == WorktreeSize::NAME => LiveEvent::WorktreeSize(read(machine, payload)?),
         n if n == CommentsChanged::NAME => LiveEvent::Comments(read(machine, payload)?),
+        n if n == TerminalOutput::NAME => {
+            LiveEvent::Terminal(TerminalEvent::Output(read(machine, payload)?))
+        }
+        n if n == TerminalClosed::NAME => {
+            LiveEvent::Terminal(TerminalEvent::Closed(read(machine, payload)?))
+        }
         n if n == crate::sessions::IndexProgress::NAME
             || n == crate::history::ScanProgress::NAME
             || n == crate::history::HistoryChanged::NAME =>

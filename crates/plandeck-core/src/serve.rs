@@ -51,6 +51,7 @@ use crate::history::{RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::ipc_table::IpcEvent;
 use crate::live::{Live, LiveEvent};
+use crate::mirror::{TerminalEvent, TerminalView};
 use crate::overview::Overview;
 use crate::plans::{PlanDocument, PlanListing, SearchHit};
 use crate::review::{Decision, PlanDiff, PlanHistory};
@@ -299,6 +300,21 @@ impl EventLog {
         seq
     }
 
+    /// Sends the event `name` to every connection that subscribed, without numbering or keeping
+    /// it: its frame carries the last seq given, so a client's cursor stays where it was.
+    pub fn pass(&self, name: &str, payload: Value) {
+        let inner = lock(&self.inner);
+        let frame = json!({ "event": name, "seq": inner.last, "payload": payload }).to_string();
+        for (_, sink) in &inner.subscribers {
+            sink(frame.clone());
+        }
+    }
+
+    /// Whether any connection is subscribed.
+    pub fn has_subscribers(&self) -> bool {
+        !lock(&self.inner).subscribers.is_empty()
+    }
+
     /// The last seq given (0: none yet).
     pub fn last(&self) -> u64 {
         lock(&self.inner).last
@@ -379,6 +395,8 @@ pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
         LiveEvent::WorktreesUpdated(v) => named(v),
         LiveEvent::WorktreeSize(s) => named(s),
         LiveEvent::Comments(c) => named(c),
+        LiveEvent::Terminal(TerminalEvent::Output(o)) => named(o),
+        LiveEvent::Terminal(TerminalEvent::Closed(c)) => named(c),
         // Notifications are the desktop's; a server shows no other machines.
         LiveEvent::RequestArrived(_)
         | LiveEvent::SessionWaiting { .. }
@@ -463,8 +481,15 @@ impl Shared {
         let live = {
             let events = events.clone();
             Live::start_with(roots, Arc::new(Mutex::new(None)), present, move |event| {
+                // A terminal's output streams to whoever is connected now; it is not kept for
+                // a client that resumes (it opens its views again).
+                let passing = matches!(event, LiveEvent::Terminal(_));
                 if let Some((name, payload)) = event_of(event) {
-                    events.push(name, payload);
+                    if passing {
+                        events.pass(name, payload);
+                    } else {
+                        events.push(name, payload);
+                    }
                 }
             })
         };
@@ -801,6 +826,21 @@ impl Server {
     fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
         self.shared.deck.session_index_progress()
     }
+    fn open_terminal(&self, session_id: String) -> Result<TerminalView, IpcError> {
+        self.shared.deck.open_terminal(&session_id)
+    }
+    fn close_terminal(&self, view: String) -> Result<(), IpcError> {
+        self.shared.deck.close_terminal(&view)
+    }
+    fn take_terminal_control(&self, view: String) -> Result<(), IpcError> {
+        self.shared.deck.take_terminal_control(&view)
+    }
+    fn release_terminal_control(&self, view: String) -> Result<(), IpcError> {
+        self.shared.deck.release_terminal_control(&view)
+    }
+    fn type_into_terminal(&self, view: String, data: String) -> Result<(), IpcError> {
+        self.shared.deck.type_into_terminal(&view, &data)
+    }
     fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
         self.shared.deck.list_worktrees()
     }
@@ -1075,6 +1115,10 @@ fn serve_input(
 
     // The end of input: nothing more is sent to this connection, then the writer is told.
     shared.log.unsubscribe(conn);
+    // Nobody is left to watch this server's terminal views.
+    if !shared.log.has_subscribers() {
+        shared.deck.close_all_terminals();
+    }
     drop(server);
     let _ = tx.send(Out::End);
 }

@@ -1150,6 +1150,52 @@ ids: Array<string>, };
 
 export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };
 
+export type Screen = { 
+/**
+ * The pane's size: the view draws exactly this many columns and rows.
+ */
+cols: number, rows: number, 
+/**
+ * Written into a fresh terminal of that size, it shows the pane's screen (and its
+ * scrollback above), cursor included.
+ */
+data: string, };
+
+export type TerminalView = { 
+/**
+ * `t7` here; `@box/t7` on another machine.
+ */
+view: string, sessionId: string, 
+/**
+ * The tmux pane (`%3`).
+ */
+pane: string, 
+/**
+ * The tmux session holding it: `tmux attach -t` it from any terminal.
+ */
+tmuxSession: string, screen: Screen, 
+/**
+ * The agent is known and its pane may take the person's keys (take control); else why not.
+ */
+controlRefused: string | null, 
+/**
+ * The machine this is on; `null`: this one.
+ */
+machine: string | null, };
+
+export type TerminalOutput = { view: string, 
+/**
+ * The bytes as text (whole characters; bytes that are not UTF-8 as U+FFFD).
+ */
+data: string, 
+/**
+ * Start again from this screen first (the pane resized, or its output was too much to
+ * stream): clear the view, take this size, write `screen.data`, then `data`.
+ */
+reset: Screen | null, };
+
+export type TerminalClosed = { view: string, reason: string, };
+
 export type MachineState = "connecting" | "connected" | "unreachable";
 
 export type MachineStatus = { 

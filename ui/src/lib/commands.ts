@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -33,6 +33,11 @@ export type Commands = {
   list_sessions: { args: {}; returns: Array<SessionSummary> };
   get_sessions: { args: { ids: Array<string> }; returns: Array<SessionSummary> };
   session_index_progress: { args: {}; returns: IndexProgress };
+  open_terminal: { args: { sessionId: string }; returns: TerminalView };
+  close_terminal: { args: { view: string }; returns: null };
+  take_terminal_control: { args: { view: string }; returns: null };
+  release_terminal_control: { args: { view: string }; returns: null };
+  type_into_terminal: { args: { view: string; data: string }; returns: null };
   list_worktrees: { args: {}; returns: Array<WorktreeSummary> };
   keep_worktree: { args: { id: string }; returns: null };
   unkeep_worktree: { args: { id: string }; returns: null };
@@ -88,6 +93,11 @@ export const commands = {
   listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
   getSessions: (args: { ids: Array<string> }) => invoke<Array<SessionSummary>>("get_sessions", args),
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
+  openTerminal: (args: { sessionId: string }) => invoke<TerminalView>("open_terminal", args),
+  closeTerminal: (args: { view: string }) => invoke<null>("close_terminal", args),
+  takeTerminalControl: (args: { view: string }) => invoke<null>("take_terminal_control", args),
+  releaseTerminalControl: (args: { view: string }) => invoke<null>("release_terminal_control", args),
+  typeIntoTerminal: (args: { view: string; data: string }) => invoke<null>("type_into_terminal", args),
   listWorktrees: () => invoke<Array<WorktreeSummary>>("list_worktrees"),
   keepWorktree: (args: { id: string }) => invoke<null>("keep_worktree", args),
   unkeepWorktree: (args: { id: string }) => invoke<null>("unkeep_worktree", args),
@@ -124,6 +134,8 @@ export type Events = {
   "worktrees:changed": WorktreesChanged;
   "worktrees:updated": Array<WorktreeSummary>;
   "worktrees:size": WorktreeSize;
+  "terminal:output": TerminalOutput;
+  "terminal:closed": TerminalClosed;
   "gate:changed": GateChanged;
   "comments:changed": CommentsChanged;
   "history:progress": ScanProgress;
@@ -134,4 +146,4 @@ export type Events = {
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "gate:changed", "comments:changed", "history:progress", "history:changed", "machines:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "terminal:output", "terminal:closed", "gate:changed", "comments:changed", "history:progress", "history:changed", "machines:changed"];

@@ -52,7 +52,9 @@ pub(crate) fn unescape(data: &[u8]) -> Vec<u8> {
     while i < data.len() {
         if data[i] == b'\\' && i + 3 < data.len() && is_octal(&data[i + 1..i + 4]) {
             let d = &data[i + 1..i + 4];
-            let value = (u32::from(d[0] - b'0') << 6) | (u32::from(d[1] - b'0') << 3) | u32::from(d[2] - b'0');
+            let value = (u32::from(d[0] - b'0') << 6)
+                | (u32::from(d[1] - b'0') << 3)
+                | u32::from(d[2] - b'0');
             out.push(value as u8);
             i += 4;
         } else {
@@ -143,7 +145,10 @@ mod tests {
                 reason: "server exited".into()
             }
         );
-        assert_eq!(parse(b"%layout-change @1 b25d,80x24,0,0,2 b25d,80x24,0,0,2 *"), Notice::Layout);
+        assert_eq!(
+            parse(b"%layout-change @1 b25d,80x24,0,0,2 b25d,80x24,0,0,2 *"),
+            Notice::Layout
+        );
         assert_eq!(parse(b"%window-close @3"), Notice::Layout);
         assert_eq!(parse(b"%begin 1 2 0"), Notice::Other);
         assert_eq!(parse(b"%session-changed $0 t1"), Notice::Other);

@@ -58,8 +58,9 @@ pub struct TerminalView {
     /// `t7` here; `@box/t7` on another machine.
     pub view: String,
     pub session_id: String,
-    /// The tmux pane (`%3`) and its server's socket, for the person's own `tmux attach`.
+    /// The tmux pane (`%3`).
     pub pane: String,
+    /// The tmux session holding it: `tmux attach -t` it from any terminal.
     pub tmux_session: String,
     pub screen: Screen,
     /// The agent is known and its pane may take the person's keys (take control); else why not.
@@ -134,6 +135,16 @@ impl From<MirrorError> for IpcError {
         };
         IpcError::new(kind, e.to_string())
     }
+}
+
+/// The IPC types of this module, for `ui/src/lib/bindings.ts`.
+pub fn ts_declarations() -> Vec<String> {
+    vec![
+        Screen::decl(),
+        TerminalView::decl(),
+        TerminalOutput::decl(),
+        TerminalClosed::decl(),
+    ]
 }
 
 /// The pane a session runs in, and the agent that must be in it.
@@ -244,7 +255,10 @@ impl Terminals {
         .process_group(0)
         .spawn()
         .map_err(|e| MirrorError::Tmux(format!("cannot start a control client: {e}")))?;
-        let input = client.stdin.take().ok_or_else(|| MirrorError::Tmux("no input".into()))?;
+        let input = client
+            .stdin
+            .take()
+            .ok_or_else(|| MirrorError::Tmux("no input".into()))?;
         let output = client
             .stdout
             .take()
@@ -293,6 +307,11 @@ impl Terminals {
         lock(&self.views).remove(view);
     }
 
+    /// Ends every view.
+    pub fn close_all(&self) {
+        lock(&self.views).clear();
+    }
+
     /// How many views are open.
     pub fn open_count(&self) -> usize {
         lock(&self.views).len()
@@ -333,7 +352,10 @@ impl Terminals {
             let v = views
                 .get(view)
                 .ok_or_else(|| MirrorError::NoView(view.to_owned()))?;
-            (v.target.clone(), v.control.ok_or(MirrorError::NotInControl)?)
+            (
+                v.target.clone(),
+                v.control.ok_or(MirrorError::NotInControl)?,
+            )
         };
         if checked.elapsed() > VERIFY_FRESH {
             if let Err(e) = target.verify() {
@@ -517,7 +539,7 @@ fn spawn_pump(
                     .is_some_and(|views| lock(&views).remove(&view).is_some());
                 if was_open {
                     emit(TerminalEvent::Closed(TerminalClosed {
-                    view: view.clone(),
+                        view: view.clone(),
                         reason,
                     }));
                 }

@@ -156,7 +156,10 @@ mod tests {
     #[test]
     fn display_message_is_read_field_by_field() {
         let got = parse_info("%3", "%3\t80\t24\t5\t7\t0\t1\t0\tmy\tsession").unwrap();
-        assert_eq!((got.cols, got.rows, got.cursor_x, got.cursor_y), (80, 24, 5, 7));
+        assert_eq!(
+            (got.cols, got.rows, got.cursor_x, got.cursor_y),
+            (80, 24, 5, 7)
+        );
         assert!(!got.cursor_visible && got.alternate && !got.dead);
         assert_eq!(got.session, "my\tsession");
         assert_eq!(parse_info("%3", "%4\t80\t24\t5\t7\t1\t0\t0\ts"), None);

@@ -102,18 +102,33 @@ while IFS= read -r line; do printf 'got:%s\n' "$line"; done
 fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
     let dir = tempfile::tempdir().unwrap();
     let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
-    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    wait_until("the script's output", || {
+        tmux.capture(&pane).contains("history line 60")
+    });
     let heard = Heard::default();
     let terminals = heard.terminals();
     let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
     assert_eq!((view.screen.cols, view.screen.rows), (120, 30));
-    assert_eq!(view.control_refused, None, "bash reading its input is in front");
+    assert_eq!(
+        view.control_refused, None,
+        "bash reading its input is in front"
+    );
     // The start draws what the pane shows, colours kept, scrollback above.
     let term = drawn(&view, &[]);
     assert_eq!(rows_of(&term), captured(&tmux, &pane));
-    assert!(view.screen.data.contains("\x1b[32mgreen"), "{:?}", view.screen.data);
+    assert!(
+        view.screen.data.contains("\x1b[32mgreen"),
+        "{:?}",
+        view.screen.data
+    );
     assert!(view.screen.data.contains("history line 1\x1b[0m\r\n"));
-    let cursor = tmux.run(&["display-message", "-p", "-t", &pane, "#{cursor_y} #{cursor_x}"]);
+    let cursor = tmux.run(&[
+        "display-message",
+        "-p",
+        "-t",
+        &pane,
+        "#{cursor_y} #{cursor_x}",
+    ]);
     let (y, x) = term.screen().cursor_position();
     assert_eq!(format!("{y} {x}\n"), cursor);
 
@@ -121,14 +136,25 @@ fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
     tmux.keys(&pane, &["-l", "hello 世界"]);
     tmux.keys(&pane, &["Enter"]);
     wait_until("the echo in the view", || {
-        heard.output(&view.view).iter().map(|o| o.data.as_str()).collect::<String>().contains("got:hello 世界")
+        heard
+            .output(&view.view)
+            .iter()
+            .map(|o| o.data.as_str())
+            .collect::<String>()
+            .contains("got:hello 世界")
     });
     wait_until("the view to draw what the pane shows", || {
         rows_of(&drawn(&view, &heard.output(&view.view))) == captured(&tmux, &pane)
     });
     // Watching never resized the pane.
     assert_eq!(
-        tmux.run(&["display-message", "-p", "-t", &pane, "#{pane_width}x#{pane_height}"]),
+        tmux.run(&[
+            "display-message",
+            "-p",
+            "-t",
+            &pane,
+            "#{pane_width}x#{pane_height}"
+        ]),
         "120x30\n"
     );
 }
@@ -137,7 +163,9 @@ fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
 fn typing_needs_control_and_control_checks_the_pane() {
     let dir = tempfile::tempdir().unwrap();
     let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
-    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    wait_until("the script's output", || {
+        tmux.capture(&pane).contains("history line 60")
+    });
     let heard = Heard::default();
     let terminals = heard.terminals();
     let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
@@ -207,14 +235,19 @@ fn a_session_that_ends_ends_its_view() {
     let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
     tmux.keys(&pane, &["Enter"]);
     let reason = wait_for("the view to close", || heard.closed(&view.view));
-    assert!(reason.contains("ended") || reason.contains("closed"), "{reason}");
+    assert!(
+        reason.contains("ended") || reason.contains("closed"),
+        "{reason}"
+    );
 }
 
 #[test]
 fn a_pane_resized_elsewhere_resets_the_view_at_its_new_size() {
     let dir = tempfile::tempdir().unwrap();
     let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
-    wait_until("the script's output", || tmux.capture(&pane).contains("history line 60"));
+    wait_until("the script's output", || {
+        tmux.capture(&pane).contains("history line 60")
+    });
     let heard = Heard::default();
     let terminals = heard.terminals();
     let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
@@ -241,7 +274,9 @@ fn closing_a_view_ends_its_client_and_tells_nobody() {
     wait_until("the control client to go", || clients().is_empty());
     tmux.keys(&pane, &["-l", "after"]);
     tmux.keys(&pane, &["Enter"]);
-    wait_until("the pane to echo", || tmux.capture(&pane).contains("got:after"));
+    wait_until("the pane to echo", || {
+        tmux.capture(&pane).contains("got:after")
+    });
     assert_eq!(heard.closed(&view.view), None);
     assert_eq!(terminals.open_count(), 0);
 }
