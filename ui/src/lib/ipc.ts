@@ -118,9 +118,24 @@ export const ipc = {
   addMachine: (name: string, ssh: string) => call(commands.addMachine({ name, ssh })),
   removeMachine: (name: string) => call(commands.removeMachine({ name })),
   reconnectMachine: (name: string) => call(commands.reconnectMachine({ name })),
+  // Live terminal views of sessions' tmux panes (output comes as `terminal:output`).
+  /** Opens a read-only view of the session's pane: its size and the screen to start from. */
+  openTerminal: (sessionId: string) => call(commands.openTerminal({ sessionId })),
+  closeTerminal: (view: string) => call(commands.closeTerminal({ view })),
+  /** Checks the pane is the agent's, then lets `typeIntoTerminal` type into it. */
+  takeTerminalControl: (view: string) => call(commands.takeTerminalControl({ view })),
+  releaseTerminalControl: (view: string) => call(commands.releaseTerminalControl({ view })),
+  /** What the person's keys made (escape sequences included), at most 4096 bytes. */
+  typeIntoTerminal: (view: string, data: string) => call(commands.typeIntoTerminal({ view, data })),
 };
 
 export type { EventName, Events } from "./commands";
+
+/** Like `on`, resolving once the listener is registered: events sent after that are heard. */
+export async function onNow<N extends EventName>(name: N, handler: (payload: Events[N]) => void): Promise<() => void> {
+  const unlisten = await listen<Events[N]>(name, (e) => handler(e.payload));
+  return unlisten;
+}
 
 /** Listens to `name` until the returned function is called (call it when a component is destroyed). */
 export function on<N extends EventName>(name: N, handler: (payload: Events[N]) => void): () => void {

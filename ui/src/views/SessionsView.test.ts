@@ -155,4 +155,45 @@ describe("SessionsView", () => {
     await emit("sessions:changed", { sessionIds: many, startedWaiting: [] });
     await waitFor(() => expect(calls.at(-1)).toEqual({ cmd: "list_sessions" }));
   });
+
+  it("shows live terminals side by side, only for running sessions, at most four", async () => {
+    localStorage.clear();
+    const opened: string[] = [];
+    const closed: string[] = [];
+    const ids = ["s1", "s2", "s3", "s4", "s5"];
+    mockIPC((cmd, args) => {
+      if (cmd === "list_sessions")
+        return [
+          ...ids.map((id) => session({ sessionId: id, state: "working", pid: 100 })),
+          session({ sessionId: "gone", state: "ended", pid: null }),
+        ];
+      if (cmd === "open_terminal") {
+        const id = (args as { sessionId: string }).sessionId;
+        opened.push(id);
+        // A pane that cannot be shown says why, in the panel.
+        throw { kind: "unsupported", message: `session ${id} does not run in a tmux pane` };
+      }
+      if (cmd === "close_terminal") closed.push((args as { view: string }).view);
+      return null;
+    });
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(5));
+    // Ended sessions are behind "Show ended"; shown, they offer no terminal.
+    await fireEvent.click(screen.getByTestId("toggle-ended"));
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(6));
+    const card = (id: string) => screen.getAllByTestId("session-card").find((c) => c.getAttribute("data-session") === id)!;
+    expect(card("gone").querySelector('[data-testid="watch-terminal"]')).toBeNull();
+    for (const id of ids) await fireEvent.click(card(id).querySelector('[data-testid="watch-terminal"]')!);
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(4));
+    expect(screen.getAllByTestId("terminal-panel").map((p) => p.getAttribute("data-session"))).toEqual(["s2", "s3", "s4", "s5"]);
+    expect(screen.getByText(/At most 4 terminals side by side/)).toBeInTheDocument();
+    await waitFor(() => expect(screen.getAllByTestId("terminal-error").length).toBe(4));
+    expect(screen.getAllByTestId("terminal-error")[0]).toHaveTextContent("does not run in a tmux pane");
+    expect(opened).toEqual(ids);
+    // Closing a panel takes it away; its button toggles too.
+    await fireEvent.click(screen.getAllByTestId("terminal-close")[0]);
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(3));
+    await fireEvent.click(card("s5").querySelector('[data-testid="watch-terminal"]')!);
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(2));
+  });
 });

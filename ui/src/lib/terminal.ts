@@ -1,0 +1,170 @@
+// A live terminal view (xterm.js) of an agent's tmux pane: drawn at the pane's own size (never
+// resizing the pane), scaled to fit its box, read-only until the person takes control.
+
+import { Terminal, type ITerminalOptions } from "@xterm/xterm";
+import { Unicode11Addon } from "@xterm/addon-unicode11";
+import "@xterm/xterm/css/xterm.css";
+import { styleNonce } from "./csp";
+
+/** Two Escapes within this long give control back (a single Escape is sent to the agent). */
+export const ESC_ESC_MS = 400;
+/** Lines of scrollback a view keeps. */
+export const SCROLLBACK = 5000;
+
+let nonceInstalled = false;
+
+/**
+ * The CSP allows `<style>` elements only with this page's nonce. xterm.js's DOM renderer makes its
+ * own (cell sizes, theme) whenever it needs one, with no nonce option: each `<style>` element the
+ * page creates gets the nonce, so those apply and nothing else is loosened.
+ */
+export function allowTerminalStyles(doc: Document = document): void {
+  if (nonceInstalled) return;
+  const nonce = styleNonce(doc);
+  if (!nonce) return;
+  nonceInstalled = true;
+  const create = doc.createElement.bind(doc);
+  // Own property of this document: the prototype stays untouched (and frozen).
+  Object.defineProperty(doc, "createElement", {
+    configurable: true,
+    value: (tag: string, options?: ElementCreationOptions) => {
+      const el = create(tag, options);
+      if (tag.toLowerCase() === "style") el.setAttribute("nonce", nonce);
+      return el;
+    },
+  });
+}
+
+/** The app's dark theme, as terminal colours (tmux's own colours come as the program wrote them). */
+const THEME: ITerminalOptions["theme"] = {
+  background: "#0f1115",
+  foreground: "#d7dae0",
+  cursor: "#d7dae0",
+  cursorAccent: "#0f1115",
+  selectionBackground: "#3a4560",
+};
+
+/** A terminal of exactly `cols` × `rows`, taking no keys until `setControl(true)`. */
+export function makeTerminal(cols: number, rows: number): Terminal {
+  allowTerminalStyles();
+  const term = new Terminal({
+    cols,
+    rows,
+    scrollback: SCROLLBACK,
+    allowProposedApi: true,
+    disableStdin: true,
+    cursorBlink: false,
+    convertEol: false,
+    fontFamily: '"DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas, monospace',
+    fontSize: 13,
+    lineHeight: 1,
+    theme: THEME,
+  });
+  // tmux counts emoji and East Asian wide characters as two cells, as Unicode 11 does.
+  term.loadAddon(new Unicode11Addon());
+  term.unicode.activeVersion = "11";
+  return term;
+}
+
+/** The scale that fits a `width`×`height` screen into `box` (never above 1). */
+export function fitScale(width: number, height: number, boxWidth: number, boxHeight: number): number {
+  if (width <= 0 || height <= 0 || boxWidth <= 0) return 1;
+  const byWidth = boxWidth / width;
+  const byHeight = boxHeight > 0 ? boxHeight / height : byWidth;
+  return Math.min(1, byWidth, byHeight);
+}
+
+/** The text of the terminal's visible rows, trailing blanks dropped (what `capture-pane -p` prints). */
+export function screenText(term: Terminal): string[] {
+  const buf = term.buffer.active;
+  const out: string[] = [];
+  for (let y = 0; y < term.rows; y++) out.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? "");
+  return out;
+}
+
+/**
+ * Turns the keys of a view in control into what is sent, holding a lone Escape for `ESC_ESC_MS`:
+ * a second Escape within it gives control back and sends neither; anything else sends the held
+ * Escape first. `send` gets the bytes in order; `release` is called on Escape-Escape.
+ */
+export class KeyGate {
+  private held: ReturnType<typeof setTimeout> | null = null;
+  constructor(
+    private readonly send: (data: string) => void,
+    private readonly release: () => void,
+    private readonly ms = ESC_ESC_MS,
+  ) {}
+
+  key(data: string): void {
+    if (data === "\x1b") {
+      if (this.held !== null) {
+        clearTimeout(this.held);
+        this.held = null;
+        this.release();
+        return;
+      }
+      this.held = setTimeout(() => {
+        this.held = null;
+        this.send("\x1b");
+      }, this.ms);
+      return;
+    }
+    if (this.held !== null) {
+      clearTimeout(this.held);
+      this.held = null;
+      this.send("\x1b" + data);
+      return;
+    }
+    this.send(data);
+  }
+
+  /** Drops a held Escape (control was given back another way). */
+  clear(): void {
+    if (this.held !== null) clearTimeout(this.held);
+    this.held = null;
+  }
+}
+
+/**
+ * Sends keys one call at a time, in order: keys typed while a call is out go together in the
+ * next (a fast typist makes few calls, and none overtakes another). Calls of at most `max` bytes.
+ */
+export class KeySender {
+  private queued = "";
+  private busy = false;
+  constructor(
+    private readonly call: (data: string) => Promise<unknown>,
+    private readonly onError: (e: unknown) => void,
+    private readonly max = 4096,
+  ) {}
+
+  push(data: string): void {
+    this.queued += data;
+    void this.pump();
+  }
+
+  private async pump(): Promise<void> {
+    if (this.busy) return;
+    this.busy = true;
+    try {
+      while (this.queued) {
+        let cut = Math.min(this.queued.length, this.max);
+        // Never split a surrogate pair (one character, two UTF-16 units).
+        const last = this.queued.charCodeAt(cut - 1);
+        if (cut < this.queued.length && last >= 0xd800 && last <= 0xdbff) cut -= 1;
+        // Bytes, not UTF-16 units, are bounded: shrink until the UTF-8 fits.
+        while (cut > 1 && new TextEncoder().encode(this.queued.slice(0, cut)).length > this.max) cut = Math.floor(cut / 2);
+        const part = this.queued.slice(0, cut);
+        this.queued = this.queued.slice(cut);
+        try {
+          await this.call(part);
+        } catch (e) {
+          this.queued = "";
+          this.onError(e);
+        }
+      }
+    } finally {
+      this.busy = false;
+    }
+  }
+}
