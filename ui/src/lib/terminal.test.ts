@@ -102,3 +102,17 @@ describe("allowTerminalStyles", () => {
     expect(doc.createElement("div").getAttribute("nonce")).toBeNull();
   });
 });
+
+describe("xterm.js under frozen prototypes", () => {
+  it("loads once its overriding assignments are rewritten (the window freezes Object.prototype)", async () => {
+    const { readFileSync } = await import("node:fs");
+    const { createRequire } = await import("node:module");
+    const { rewrite } = await import("../../frozen-prototypes");
+    const path = createRequire(import.meta.url).resolve("@xterm/xterm/lib/xterm.mjs");
+    const code = readFileSync(path, "utf8");
+    const fixed = rewrite(path, code)!;
+    expect(fixed).not.toBe(code);
+    // No assignment over a built-in of Object.prototype is left.
+    expect(fixed).not.toMatch(/[\w$]\.(toString|valueOf|hasOwnProperty|constructor|toLocaleString|isPrototypeOf|propertyIsEnumerable)=[^=]/);
+  });
+});

@@ -1,0 +1,217 @@
+// Live terminal views in the real window, of the real Claude Code CLI in tmux (model API on a
+// loopback stand-in): the view shows what `tmux capture-pane` shows (compared row by row, and
+// drawn: the pixels of the panel are looked at); taking control and typing reaches the agent;
+// Esc Esc gives control back; a pane that closes says so; four side by side.
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { join } from "node:path";
+import { test } from "node:test";
+import { agentCli, claudeEnv, claudeReady, makeAgentHome, startStandIn, Tmux } from "./agents.mjs";
+import { waitFor, withApp } from "./webdriver.mjs";
+
+const claude = agentCli("claude");
+
+/** The rows a panel's terminal draws (the DOM renderer's rows), trailing blanks dropped. */
+const PANEL_ROWS = `
+  const panel = document.querySelector(arguments[0]);
+  const rows = panel?.querySelector(".xterm-rows");
+  if (!rows) return null;
+  return [...rows.children].map((r) => r.textContent.replace(/\\u00a0/g, " ").replace(/\\s+$/, ""));
+`;
+
+/** Where a panel's screen is, and whether a person sees it: a box of its own inside the window,
+ * reached by a click at its middle. */
+const PANEL_SEEN = `
+  const panel = document.querySelector(arguments[0]);
+  const screen = panel?.querySelector(".xterm-screen");
+  if (!screen) return null;
+  const r = screen.getBoundingClientRect();
+  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
+  return {
+    box: [r.left, r.top, r.width, r.height].map(Math.round),
+    inside: r.width > 50 && r.height > 50 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5,
+    hit: !!hit && screen.parentElement.contains(hit),
+    dpr: devicePixelRatio,
+  };
+`;
+
+/** The pane's rows as `capture-pane -p` prints them. A no-break space is a space here, as the
+ * view's DOM draws every blank cell as one. */
+function capture(tmux) {
+  return tmux
+    .capture()
+    .replace(/\n$/, "")
+    .split("\n")
+    .map((l) => l.replace(/\u00a0/g, " ").replace(/\s+$/, ""));
+}
+
+/** Waits until the panel `css` draws exactly the rows tmux captures from the pane. */
+async function mirrors(s, css, tmux, what) {
+  let last = null;
+  await waitFor(
+    async () => {
+      const rows = await s.exec(PANEL_ROWS, css);
+      const want = capture(tmux);
+      last = { rows, want };
+      return rows && rows.length === want.length && rows.every((r, i) => r === want[i]);
+    },
+    { timeout: 20000, what },
+  ).catch((e) => {
+    const diff = (last?.want ?? []).map((w, i) => (w === last?.rows?.[i] ? null : `row ${i}: tmux ${JSON.stringify(w)} view ${JSON.stringify(last?.rows?.[i])}`)).filter(Boolean);
+    throw new Error(`${e.message}\n${diff.slice(0, 8).join("\n")}`);
+  });
+}
+
+/** How many colours the screenshot `png` has in the panel's screen box: a drawn terminal has its
+ * text's, a blank or hidden one one or two. */
+function coloursIn(png, [x, y, w, h]) {
+  const r = spawnSync("convert", [png, "-crop", `${w}x${h}+${x}+${y}`, "+repage", "-format", "%k", "info:"], { encoding: "utf8" });
+  assert.equal(r.status, 0, r.stderr);
+  return Number(r.stdout.trim());
+}
+
+/** Claude Code in plan mode in a tmux server of its own, idle at its prompt. */
+async function startClaude(home, repo, api) {
+  const tmux = new Tmux();
+  tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env: claudeEnv(home, api) });
+  await tmux.waitScreen("plan mode on", { timeout: 30000 });
+  return tmux;
+}
+
+/** The card of the one session running in `repo` that offers its terminal. */
+async function liveCard(s, repo) {
+  return waitFor(
+    () =>
+      s.exec(
+        `const c = [...document.querySelectorAll("[data-testid=session-card]")].find((c) => c.querySelector("[data-testid=watch-terminal]") && c.textContent.includes(arguments[0]) && !arguments[1].includes(c.dataset.session));
+         return c ? c.dataset.session : null;`,
+        repo.split("/").pop(),
+        [],
+      ),
+    { timeout: 30000, what: `a live session card for ${repo}` },
+  );
+}
+
+test("a terminal view mirrors Claude's pane; typing after Take control reaches the model; Esc Esc gives it back; a closed pane says so", async () => {
+  const { base, home, repo } = makeAgentHome("shop");
+  claudeReady(home, repo);
+  const api = await startStandIn("claude", join(base, "api"));
+  const tmux = await startClaude(home, repo, api);
+  try {
+    await withApp({ home }, async (s) => {
+      await s.setSize(1280, 820);
+      await s.click("[data-view=sessions]");
+      const id = await liveCard(s, repo);
+      const card = `[data-testid=session-card][data-session="${id}"]`;
+      await s.click(`${card} [data-testid=watch-terminal]`);
+      const panel = `[data-testid=terminal-panel][data-session="${id}"]`;
+      await s.waitFor(`${panel} .xterm-rows`);
+      // The view is the pane: same size, same rows.
+      const size = tmux.run(["display-message", "-p", "-t", "agent", "#{pane_width}×#{pane_height}"]).trim();
+      await s.waitForText(size, panel);
+      await mirrors(s, panel, tmux, "the view to show Claude's prompt as the pane does");
+      // Read-only: keys typed at the window reach nothing.
+      await s.click(`${panel} .xterm-screen`);
+      await s.keys("zz");
+      await new Promise((r) => setTimeout(r, 500));
+      assert.ok(!capture(tmux).join("\n").includes("zz"), "a read-only view typed into the pane");
+
+      // Seen: the screen has a box in the window, nothing covers it, and it is drawn.
+      const seen = await s.exec(PANEL_SEEN, panel);
+      assert.ok(seen?.inside && seen.hit, `the terminal is not in view: ${JSON.stringify(seen)}`);
+      const shot = await s.screenshot("terminal-claude");
+      const colours = coloursIn(shot, seen.box.map((v) => Math.round(v * seen.dpr)));
+      assert.ok(colours > 8, `the terminal's box holds ${colours} colours: nothing drawn`);
+
+      // Take control: a banner says so, and typed keys reach Claude's input, then the model.
+      await s.click(`${panel} [data-testid=terminal-take-control]`);
+      await s.waitFor(`${panel} [data-testid=terminal-control-banner]`);
+      const prompt = "plan a shopping cart";
+      await s.keys(prompt);
+      await tmux.waitScreen(prompt, { timeout: 15000 });
+      await s.keys("\uE007"); // Enter
+      await waitFor(() => api.requests().some((r) => JSON.stringify(r.body ?? "").includes(prompt)), {
+        timeout: 30000,
+        what: "the prompt typed in the view to reach the model",
+      });
+      // The plan's approval card comes up: the view shows it as the pane does.
+      await tmux.waitScreen("Tell Claude what to change", { timeout: 60000 });
+      await mirrors(s, panel, tmux, "the view to show the plan's card as the pane does");
+      await s.screenshot("terminal-control");
+
+      // Esc Esc gives control back, and neither Escape reached the agent (the card is still up).
+      await s.keys("\uE00C\uE00C");
+      await waitFor(async () => !(await s.exec(`return !!document.querySelector(arguments[0] + " [data-testid=terminal-control-banner]")`, panel)), {
+        what: "the control banner to go",
+      });
+      await s.waitFor(`${panel} [data-testid=terminal-take-control]`);
+      await new Promise((r) => setTimeout(r, 800));
+      assert.ok(capture(tmux).join("\n").includes("Tell Claude what to change"), "an Escape reached the agent");
+
+      // The pane closes: the view says so and keeps what it last showed.
+      tmux.run(["kill-pane", "-t", "agent"]);
+      await s.waitForText("Terminal closed", panel, { timeout: 15000 });
+      assert.match(await s.text(`${panel} [data-testid=terminal-closed]`), /Terminal closed: the (pane closed|tmux session ended|agent's program exited)/);
+    });
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+});
+
+test("four terminals side by side, each its own pane", async () => {
+  const { base, home, repo } = makeAgentHome("shop");
+  claudeReady(home, repo);
+  const api = await startStandIn("claude", join(base, "api"));
+  const panes = [];
+  try {
+    for (let i = 0; i < 4; i++) {
+      const tmux = await startClaude(home, repo, api);
+      // A pane of the size a person's terminal tab has (the view draws it at its own size).
+      tmux.run(["resize-window", "-t", "agent", "-x", "110", "-y", "34"]);
+      panes.push(tmux);
+    }
+    await withApp({ home }, async (s) => {
+      await s.setSize(1280, 820);
+      await s.click("[data-view=sessions]");
+      const ids = await waitFor(
+        () =>
+          s.exec(`const ids = [...document.querySelectorAll("[data-testid=session-card]")].filter((c) => c.querySelector("[data-testid=watch-terminal]")).map((c) => c.dataset.session);
+                  return ids.length >= 4 ? ids.slice(0, 4) : null;`),
+        { timeout: 60000, what: "four live session cards" },
+      );
+      for (const id of ids) await s.click(`[data-testid=session-card][data-session="${id}"] [data-testid=watch-terminal]`);
+      await waitFor(async () => (await s.exec(`return document.querySelectorAll("[data-testid=terminal-panel] .xterm-rows").length`)) === 4, {
+        what: "four terminals",
+      });
+      // Side by side: two columns, two rows, none covering another, each in view once the person
+      // scrolls up to them.
+      await s.exec(`document.querySelector("[data-testid=terminals]").scrollIntoView({ block: "start" })`);
+      const boxes = [];
+      for (const id of ids) {
+        const seen = await waitFor(async () => {
+          const v = await s.exec(PANEL_SEEN, `[data-testid=terminal-panel][data-session="${id}"]`);
+          return v?.inside && v.hit ? v : null;
+        }, { what: `terminal ${id} in view` }).catch(async (e) => {
+          await s.screenshot("terminals-four-failed");
+          throw new Error(`${e.message}: ${JSON.stringify(await s.exec(PANEL_SEEN, `[data-testid=terminal-panel][data-session="${id}"]`))}`);
+        });
+        boxes.push(seen.box);
+      }
+      const columns = new Set(boxes.map((b) => Math.round(b[0] / 100))).size;
+      const rows = new Set(boxes.map((b) => Math.round(b[1] / 100))).size;
+      assert.deepEqual([columns, rows], [2, 2], `boxes ${JSON.stringify(boxes)}`);
+      // Each shows its own pane.
+      for (const [i, id] of ids.entries()) {
+        const panel = `[data-testid=terminal-panel][data-session="${id}"]`;
+        const rowsNow = await s.exec(PANEL_ROWS, panel);
+        assert.ok(rowsNow.some((r) => r.includes("plan mode on")), `terminal ${i}: ${rowsNow.join("\n")}`);
+      }
+      await s.screenshot("terminals-four");
+    });
+  } finally {
+    for (const t of panes) t.kill();
+    api.stop();
+  }
+});
