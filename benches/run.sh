@@ -67,7 +67,8 @@ done
 # The real window (the window budgets, docs/architecture.md §6): hook to card, approve to hook exit (headless) and to the agent reading
 # the key typed into its tmux pane (interactive), plan written to row, content on the heavy home
 # against a one-plan home, and the longest frame while scrolling 5,000 plans, 2,000 session cards and
-# a 10,000-row side-by-side diff (limit 50 ms); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY
+# a 10,000-row side-by-side diff (limit 50 ms), and live terminal views (eight streaming: CPU; key to echo;
+# opening one); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY
 # is unset. Writes benches/results/bench_window.jsonl, stamped like the other rows.
 # (env: WINDOW_SAMPLES=30 STARTUP_SAMPLES=5 INTERACTIVE_SAMPLES=10 SCROLL_FRAMES=240 HEAVY_HOME=<dir>,
 # else generated with gen_heavy_home)
@@ -104,6 +105,8 @@ if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
         [ $? -eq 3 ] || echo '{"bench":"bench_window_interactive","error":"failed"}'
       node benches/window/scroll.mjs --frames "${SCROLL_FRAMES:-240}" ||
         [ $? -eq 3 ] || echo '{"bench":"bench_window_scroll","error":"failed"}'
+      node benches/window/terminals.mjs --samples "${TERMINAL_SAMPLES:-30}" --seconds "${TERMINAL_SECONDS:-20}" ||
+        [ $? -eq 3 ] || echo '{"bench":"bench_window_terminals","error":"failed"}'
     } | stamp | tee "$out.new" >&2
     mv "$out.new" "$out"
   )

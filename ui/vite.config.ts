@@ -1,10 +1,9 @@
 import { defineConfig } from "vite";
 import { svelte } from "@sveltejs/vite-plugin-svelte";
-import { frozenPrototypes } from "./frozen-prototypes";
 
 // Tauri serves ui/dist; the dev server is only for `tauri dev`.
 export default defineConfig({
-  plugins: [frozenPrototypes(), svelte()],
+  plugins: [svelte()],
   clearScreen: false,
   server: { port: 5173, strictPort: true },
   build: {

@@ -12,12 +12,12 @@ import { waitFor, withApp } from "./webdriver.mjs";
 
 const claude = agentCli("claude");
 
-/** The rows a panel's terminal draws (the DOM renderer's rows), trailing blanks dropped. */
+/** The rows a panel's terminal shows (its screen buffer: the canvas it draws holds no text),
+ * trailing blanks dropped. What is drawn is looked at in the screenshots' pixels. */
 const PANEL_ROWS = `
-  const panel = document.querySelector(arguments[0]);
-  const rows = panel?.querySelector(".xterm-rows");
-  if (!rows) return null;
-  return [...rows.children].map((r) => r.textContent.replace(/\\u00a0/g, " ").replace(/\\s+$/, ""));
+  const host = document.querySelector(arguments[0])?.querySelector("[data-testid=terminal-screen]");
+  if (!host || !host.screenText) return null;
+  return host.screenText().map((r) => r.replace(/\\u00a0/g, " ").replace(/\\s+$/, ""));
 `;
 
 /** Where a panel's screen is, and whether a person sees it: a box of its own inside the window,
@@ -106,7 +106,7 @@ test("a terminal view mirrors Claude's pane; typing after Take control reaches t
       const card = `[data-testid=session-card][data-session="${id}"]`;
       await s.click(`${card} [data-testid=watch-terminal]`);
       const panel = `[data-testid=terminal-panel][data-session="${id}"]`;
-      await s.waitFor(`${panel} .xterm-rows`);
+      await waitFor(async () => (await s.exec(PANEL_ROWS, panel))?.some((r) => r), { what: "the terminal to draw" });
       // The view is the pane: same size, same rows.
       const size = tmux.run(["display-message", "-p", "-t", "agent", "#{pane_width}×#{pane_height}"]).trim();
       await s.waitForText(size, panel);
@@ -118,6 +118,8 @@ test("a terminal view mirrors Claude's pane; typing after Take control reaches t
       assert.ok(!capture(tmux).join("\n").includes("zz"), "a read-only view typed into the pane");
 
       // Seen: the screen has a box in the window, nothing covers it, and it is drawn.
+      // Drawn on a canvas (the DOM renderer costs several times more for a streaming agent).
+      assert.equal(await s.exec(`return document.querySelector(arguments[0]).dataset.renderer`, panel), "canvas");
       const seen = await s.exec(PANEL_SEEN, panel);
       assert.ok(seen?.inside && seen.hit, `the terminal is not in view: ${JSON.stringify(seen)}`);
       const shot = await s.screenshot("terminal-claude");
@@ -182,7 +184,7 @@ test("four terminals side by side, each its own pane", async () => {
         { timeout: 60000, what: "four live session cards" },
       );
       for (const id of ids) await s.click(`[data-testid=session-card][data-session="${id}"] [data-testid=watch-terminal]`);
-      await waitFor(async () => (await s.exec(`return document.querySelectorAll("[data-testid=terminal-panel] .xterm-rows").length`)) === 4, {
+      await waitFor(async () => (await s.exec(`return [...document.querySelectorAll("[data-testid=terminal-panel] [data-testid=terminal-screen]")].filter((h) => h.screenText && h.screenText().some((r) => r.trim())).length`)) === 4, {
         what: "four terminals",
       });
       // Side by side: two columns, two rows, none covering another, each in view once the person
@@ -208,7 +210,8 @@ test("four terminals side by side, each its own pane", async () => {
         const rowsNow = await s.exec(PANEL_ROWS, panel);
         assert.ok(rowsNow.some((r) => r.includes("plan mode on")), `terminal ${i}: ${rowsNow.join("\n")}`);
       }
-      await s.screenshot("terminals-four");
+      const shot = await s.screenshot("terminals-four");
+      for (const box of boxes) assert.ok(coloursIn(shot, box) > 8, `the terminal at ${box} is not drawn`);
     });
   } finally {
     for (const t of panes) t.kill();

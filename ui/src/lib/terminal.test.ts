@@ -1,14 +1,22 @@
 import { describe, expect, it, vi, afterEach } from "vitest";
-import { allowTerminalStyles, fitScale, KeyGate, KeySender } from "./terminal";
+import { allowTerminalStyles, BASE_FONT, fitFont, KeyGate, KeySender, MIN_FONT } from "./terminal";
 
 afterEach(() => vi.useRealTimers());
 
-describe("fitScale", () => {
-  it("shrinks to the box, never grows", () => {
-    expect(fitScale(1000, 500, 500, 1000)).toBe(0.5);
-    expect(fitScale(1000, 500, 2000, 250)).toBe(0.5);
-    expect(fitScale(100, 50, 2000, 2000)).toBe(1);
-    expect(fitScale(0, 0, 100, 100)).toBe(1);
+describe("fitFont", () => {
+  it("shrinks the font until the screen fits the box, never above the base size nor below the least", () => {
+    expect(fitFont(13, 1000, 500, 500, 1000)).toBe(6.5);
+    expect(fitFont(13, 1000, 500, 2000, 250)).toBe(6.5);
+    expect(fitFont(6.5, 500, 250, 2000, 2000)).toBe(BASE_FONT);
+    expect(fitFont(13, 10000, 500, 100, 0)).toBe(MIN_FONT);
+    // No height limit: by the width alone.
+    expect(fitFont(13, 1000, 5000, 500, 0)).toBe(6.5);
+    // Nothing measured yet: unchanged.
+    expect(fitFont(13, 0, 0, 100, 100)).toBe(13);
+  });
+
+  it("keeps a size within 0.2 px (no flicker from rounding)", () => {
+    expect(fitFont(6.5, 1000, 500, 1010, 0)).toBe(6.5);
   });
 });
 
@@ -103,16 +111,10 @@ describe("allowTerminalStyles", () => {
   });
 });
 
-describe("xterm.js under frozen prototypes", () => {
-  it("loads once its overriding assignments are rewritten (the window freezes Object.prototype)", async () => {
-    const { readFileSync } = await import("node:fs");
-    const { createRequire } = await import("node:module");
-    const { rewrite } = await import("../../frozen-prototypes");
-    const path = createRequire(import.meta.url).resolve("@xterm/xterm/lib/xterm.mjs");
-    const code = readFileSync(path, "utf8");
-    const fixed = rewrite(path, code)!;
-    expect(fixed).not.toBe(code);
-    // No assignment over a built-in of Object.prototype is left.
-    expect(fixed).not.toMatch(/[\w$]\.(toString|valueOf|hasOwnProperty|constructor|toLocaleString|isPrototypeOf|propertyIsEnumerable)=[^=]/);
+
+describe("drawEveryMs", () => {
+  it("draws as output comes up to four side by side, once a second beyond", async () => {
+    const { drawEveryMs } = await import("./terminal");
+    expect([1, 4, 5, 8].map(drawEveryMs)).toEqual([0, 0, 1000, 1000]);
   });
 });

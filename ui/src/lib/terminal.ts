@@ -1,13 +1,29 @@
 // A live terminal view (xterm.js) of an agent's tmux pane: drawn at the pane's own size (never
-// resizing the pane), scaled to fit its box, read-only until the person takes control.
+// resizing the pane), its font fitted to its box, read-only until the person takes control.
+//
+// xterm.js 5.5, not 6: 6 dropped the canvas renderer (its DOM renderer costs the web view several
+// times more for a streaming terminal), and its bundle assigns `toString` on a plain object at
+// load, which throws under the window's frozen Object.prototype (Tauri's freezePrototype).
 
 import { Terminal, type ITerminalOptions } from "@xterm/xterm";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
+import { CanvasAddon } from "@xterm/addon-canvas";
 import "@xterm/xterm/css/xterm.css";
 import { styleNonce } from "./csp";
 
 /** Two Escapes within this long give control back (a single Escape is sent to the agent). */
 export const ESC_ESC_MS = 400;
+/** The terminal's font size (px) when the box has room for it. */
+export const BASE_FONT = 13;
+/** The smallest: below it a view shows shapes, not text. */
+export const MIN_FONT = 4;
+/** How often a read-only view draws at most, by how many are open: core sends a watched view's
+ * output four times a second, drawn as it comes; beyond four side by side each draws once a
+ * second (eight agents streaming would otherwise cost the window most of a core), except the one
+ * the pointer is over or the person types into. */
+export function drawEveryMs(open: number): number {
+  return open > 4 ? 1000 : 0;
+}
 /** Lines of scrollback a view keeps. */
 export const SCROLLBACK = 5000;
 
@@ -45,7 +61,7 @@ const THEME: ITerminalOptions["theme"] = {
 };
 
 /** A terminal of exactly `cols` × `rows`, taking no keys until `setControl(true)`. */
-export function makeTerminal(cols: number, rows: number): Terminal {
+export function makeTerminal(cols: number, rows: number, fontSize = BASE_FONT): Terminal {
   allowTerminalStyles();
   const term = new Terminal({
     cols,
@@ -56,7 +72,7 @@ export function makeTerminal(cols: number, rows: number): Terminal {
     cursorBlink: false,
     convertEol: false,
     fontFamily: '"DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas, monospace',
-    fontSize: 13,
+    fontSize,
     lineHeight: 1,
     theme: THEME,
   });
@@ -66,12 +82,32 @@ export function makeTerminal(cols: number, rows: number): Terminal {
   return term;
 }
 
-/** The scale that fits a `width`×`height` screen into `box` (never above 1). */
-export function fitScale(width: number, height: number, boxWidth: number, boxHeight: number): number {
-  if (width <= 0 || height <= 0 || boxWidth <= 0) return 1;
-  const byWidth = boxWidth / width;
-  const byHeight = boxHeight > 0 ? boxHeight / height : byWidth;
-  return Math.min(1, byWidth, byHeight);
+/**
+ * Draws `term` (opened already) on a canvas from a glyph atlas: a change redraws only the cells
+ * it touched, where the DOM renderer lays out and paints whole rows of text again (eight
+ * streaming terminals cost the web view several times more that way). Falls back to the DOM
+ * renderer when the canvas cannot be made. Returns which draws it.
+ */
+export function drawOnCanvas(term: Terminal): "canvas" | "dom" {
+  try {
+    term.loadAddon(new CanvasAddon());
+    return "canvas";
+  } catch {
+    return "dom";
+  }
+}
+
+/**
+ * The font size (tenths of a px) at which a screen that is `width`×`height` at `font` fits a
+ * `boxWidth`×`boxHeight` box (a height of 0: no limit), between MIN_FONT and BASE_FONT. A size
+ * within 0.2 px of `font` keeps `font` (the measure rounds; the view must not flicker).
+ */
+export function fitFont(font: number, width: number, height: number, boxWidth: number, boxHeight: number): number {
+  if (width <= 0 || height <= 0 || boxWidth <= 0) return font;
+  const byWidth = (font * boxWidth) / width;
+  const byHeight = boxHeight > 0 ? (font * boxHeight) / height : byWidth;
+  const want = Math.max(MIN_FONT, Math.min(BASE_FONT, Math.floor(10 * Math.min(byWidth, byHeight)) / 10));
+  return Math.abs(want - font) < 0.2 ? font : want;
 }
 
 /** The text of the terminal's visible rows, trailing blanks dropped (what `capture-pane -p` prints). */

@@ -156,11 +156,11 @@ describe("SessionsView", () => {
     await waitFor(() => expect(calls.at(-1)).toEqual({ cmd: "list_sessions" }));
   });
 
-  it("shows live terminals side by side, only for running sessions, at most four", async () => {
+  it("shows live terminals side by side, only for running sessions, at most eight", async () => {
     localStorage.clear();
     const opened: string[] = [];
     const closed: string[] = [];
-    const ids = ["s1", "s2", "s3", "s4", "s5"];
+    const ids = ["s1", "s2", "s3", "s4", "s5", "s6", "s7", "s8", "s9"];
     mockIPC((cmd, args) => {
       if (cmd === "list_sessions")
         return [
@@ -177,23 +177,23 @@ describe("SessionsView", () => {
       return null;
     });
     render(SessionsView, { overview: null, onLoadDemo: () => {} });
-    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(5));
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(9));
     // Ended sessions are behind "Show ended"; shown, they offer no terminal.
     await fireEvent.click(screen.getByTestId("toggle-ended"));
-    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(6));
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(10));
     const card = (id: string) => screen.getAllByTestId("session-card").find((c) => c.getAttribute("data-session") === id)!;
     expect(card("gone").querySelector('[data-testid="watch-terminal"]')).toBeNull();
     for (const id of ids) await fireEvent.click(card(id).querySelector('[data-testid="watch-terminal"]')!);
-    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(4));
-    expect(screen.getAllByTestId("terminal-panel").map((p) => p.getAttribute("data-session"))).toEqual(["s2", "s3", "s4", "s5"]);
-    expect(screen.getByText(/At most 4 terminals side by side/)).toBeInTheDocument();
-    await waitFor(() => expect(screen.getAllByTestId("terminal-error").length).toBe(4));
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(8));
+    expect(screen.getAllByTestId("terminal-panel").map((p) => p.getAttribute("data-session"))).toEqual(ids.slice(1));
+    expect(screen.getByText(/At most 8 terminals side by side/)).toBeInTheDocument();
+    await waitFor(() => expect(screen.getAllByTestId("terminal-error").length).toBe(8));
     expect(screen.getAllByTestId("terminal-error")[0]).toHaveTextContent("does not run in a tmux pane");
     expect(opened).toEqual(ids);
     // Closing a panel takes it away; its button toggles too.
     await fireEvent.click(screen.getAllByTestId("terminal-close")[0]);
-    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(3));
-    await fireEvent.click(card("s5").querySelector('[data-testid="watch-terminal"]')!);
-    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(2));
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(7));
+    await fireEvent.click(card("s9").querySelector('[data-testid="watch-terminal"]')!);
+    await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(6));
   });
 });

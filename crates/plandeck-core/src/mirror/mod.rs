@@ -22,7 +22,7 @@ use std::collections::HashMap;
 use std::io::{BufRead, BufReader};
 use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Stdio};
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
 use std::sync::{Arc, Mutex, MutexGuard};
 use std::time::{Duration, Instant};
@@ -36,8 +36,11 @@ use crate::terminal::{self, Target, TerminalError};
 
 pub use seed::Screen;
 
-/// At most one output event per view in this time: 8 views streaming stay cheap for the window.
+/// At most one output event per view in this time while the person types into it (their keys'
+/// echo shows at once)…
 pub const FRAME: Duration = Duration::from_millis(16);
+/// …and while it is only watched: eight views of agents streaming stay cheap for the window.
+pub const WATCHED_FRAME: Duration = Duration::from_millis(250);
 /// Lines of scrollback a view starts with.
 pub const SCROLLBACK: u32 = 2000;
 /// Bytes a view holds for one frame before it gives up streaming them and captures the screen
@@ -205,6 +208,8 @@ struct View {
     _input: ChildStdin,
     /// When the person took control and the pane was last checked; `None`: read-only.
     control: Option<Instant>,
+    /// Whether the person has control now (the pump's frame: [`FRAME`] or [`WATCHED_FRAME`]).
+    typing: Arc<AtomicBool>,
 }
 
 impl Drop for View {
@@ -273,12 +278,14 @@ impl Terminals {
         };
         let control_refused = target.verify().err().map(|e| e.to_string());
         let (chunks, pump) = mpsc::channel::<Chunk>();
+        let typing = Arc::new(AtomicBool::new(false));
         let tmux_session = info.session.clone();
         spawn_reader(output, target.clone(), info, chunks);
         spawn_pump(
             view_id.clone(),
             target.clone(),
             pump,
+            typing.clone(),
             self.emit.clone(),
             Arc::downgrade(&self.views),
         );
@@ -289,6 +296,7 @@ impl Terminals {
                 client,
                 _input: input,
                 control: None,
+                typing,
             },
         );
         Ok(TerminalView {
@@ -324,6 +332,7 @@ impl Terminals {
         target.verify().map_err(MirrorError::Refused)?;
         if let Some(v) = lock(&self.views).get_mut(view) {
             v.control = Some(Instant::now());
+            v.typing.store(true, Ordering::Relaxed);
         }
         Ok(())
     }
@@ -335,6 +344,7 @@ impl Terminals {
             .get_mut(view)
             .ok_or_else(|| MirrorError::NoView(view.to_owned()))?;
         v.control = None;
+        v.typing.store(false, Ordering::Relaxed);
         Ok(())
     }
 
@@ -362,6 +372,7 @@ impl Terminals {
                 // Whatever is in the pane now is not the agent: the view is read-only again.
                 if let Some(v) = lock(&self.views).get_mut(view) {
                     v.control = None;
+                    v.typing.store(false, Ordering::Relaxed);
                 }
                 return Err(MirrorError::Refused(e));
             }
@@ -475,19 +486,25 @@ fn spawn_pump(
     view: String,
     target: Target,
     chunks: mpsc::Receiver<Chunk>,
+    typing: Arc<AtomicBool>,
     emit: Arc<dyn Fn(TerminalEvent) + Send + Sync>,
     views: std::sync::Weak<Mutex<HashMap<String, View>>>,
 ) {
     std::thread::spawn(move || {
         let mut carry = control::Utf8Carry::default();
-        let mut last = Instant::now() - FRAME;
+        let mut last = Instant::now() - WATCHED_FRAME;
         loop {
             let Ok(first) = chunks.recv() else { return };
             let mut frame = Frame::default();
             frame.take(first);
             // The first bytes after a quiet frame go at once (a key's echo); a stream waits
             // for the frame to end.
-            let due = last + FRAME;
+            let period = if typing.load(Ordering::Relaxed) {
+                FRAME
+            } else {
+                WATCHED_FRAME
+            };
+            let due = last + period;
             while frame.closed.is_none() && frame.pending.len() <= FLOOD {
                 let now = Instant::now();
                 let next = if now >= due {
