@@ -53,6 +53,7 @@ export const sessionSummary = (over: Partial<SessionSummary> = {}): SessionSumma
     model: null,
     name: null,
     title: null,
+    doing: null,
     unreadableLines: 0,
     tasks: null,
     transcriptPath: null,

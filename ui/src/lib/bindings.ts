@@ -571,7 +571,12 @@ name: string | null,
 /**
  * The first prompt, on one line, cut to 100 characters.
  */
-title: string | null, unreadableLines: number, tasks: TaskProgress | null, transcriptPath: string | null, 
+title: string | null, 
+/**
+ * What the agent did last, on one line (its last tool call or the start of its last
+ * message), from its records; cut to 100 characters.
+ */
+doing: string | null, unreadableLines: number, tasks: TaskProgress | null, transcriptPath: string | null, 
 /**
  * The review state of its plan.
  */

@@ -42,6 +42,7 @@ describe("SessionsView", () => {
               planPath: "/h/.claude/plans/p.md",
               reviewState: "changed",
               tasks: { done: 2, total: 5 },
+              doing: "Edit src/orders.ts",
               unreadableLines: 3,
             }),
             // Whatever order core gives is the one shown: the view does not order sessions again.
@@ -58,6 +59,8 @@ describe("SessionsView", () => {
     expect(cards[0]).toHaveTextContent("waiting for approval");
     expect(cards[0]).toHaveTextContent("plan pagination for the api");
     expect(cards[0]).toHaveTextContent("2/5");
+    // One line of what it does now; an ended session has none.
+    expect(cards[0].querySelector('[data-testid="session-doing"]')).toHaveTextContent("Edit src/orders.ts");
     expect(cards[0]).toHaveTextContent("changed since approval");
     expect(cards[0]).toHaveTextContent("3 unreadable lines skipped");
   });

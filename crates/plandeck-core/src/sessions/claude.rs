@@ -192,6 +192,32 @@ struct Input<'a> {
     plan_file_path: Option<Cow<'a, str>>,
     #[serde(default)]
     plan: Option<LooseStr<'a>>,
+    /// What a call is about, for the session's one line of what it does (the first present).
+    #[serde(borrow, default)]
+    file_path: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    command: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    pattern: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    description: Option<LooseStr<'a>>,
+    #[serde(borrow, default)]
+    url: Option<LooseStr<'a>>,
+}
+
+impl Input<'_> {
+    /// The file, command, pattern or description the call names.
+    fn detail(&self) -> Option<&str> {
+        [
+            &self.file_path,
+            &self.command,
+            &self.pattern,
+            &self.url,
+            &self.description,
+        ]
+        .into_iter()
+        .find_map(|f| f.as_ref().and_then(LooseStr::as_str))
+    }
 }
 
 fn set(slot: &mut Option<String>, v: &Option<Cow<'_, str>>) {
@@ -438,10 +464,16 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
             let mut called = false;
             if let Some(Content::Items(blocks)) = msg.content {
                 for b in blocks {
+                    if b.kind.as_deref() == Some("text") {
+                        facts.did_say(b.text.as_deref().unwrap_or(""));
+                    }
                     if b.kind.as_deref() != Some("tool_use") {
                         continue;
                     }
                     called = true;
+                    if let Some(name) = b.name.as_deref() {
+                        facts.did_call(name, b.input.as_ref().and_then(Input::detail));
+                    }
                     let Some(id) = b.id.as_deref() else { continue };
                     let kind = match b.name.as_deref() {
                         Some("ExitPlanMode") => {
@@ -768,6 +800,31 @@ mod tests {
             feed_line(&mut f, l.as_bytes(), false);
         }
         f
+    }
+
+    #[test]
+    fn the_last_call_or_message_is_what_it_is_doing() {
+        let f = fold(&[
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Let me look at the\n   orders module."}]}}"#,
+        ]);
+        assert_eq!(
+            f.doing.as_deref(),
+            Some("Let me look at the orders module.")
+        );
+        let f = fold(&[
+            r#"{"type":"assistant","message":{"content":[{"type":"text","text":"Reading it."},{"type":"tool_use","id":"t1","name":"Read","input":{"file_path":"/r/src/orders.ts"}}]}}"#,
+        ]);
+        assert_eq!(f.doing.as_deref(), Some("Read /r/src/orders.ts"));
+        let f = fold(&[
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t2","name":"Bash","input":{"command":"npm test","description":"Run the tests"}}]}}"#,
+        ]);
+        assert_eq!(f.doing.as_deref(), Some("Bash npm test"));
+        // A call of an odd shape is named alone; a subagent's (sidechain) calls are not the session's.
+        let f = fold(&[
+            r#"{"type":"assistant","message":{"content":[{"type":"tool_use","id":"t3","name":"TodoWrite","input":{"todos":[]}}]}}"#,
+            r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"t4","name":"Grep","input":{"pattern":"x"}}]}}"#,
+        ]);
+        assert_eq!(f.doing.as_deref(), Some("TodoWrite"));
     }
 
     #[test]

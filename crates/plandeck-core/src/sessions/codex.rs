@@ -47,6 +47,9 @@ struct Payload<'a> {
     content: Option<serde_json::Value>,
     #[serde(borrow, default)]
     call_id: Option<Cow<'a, str>>,
+    /// A function call's name (`shell`, `apply_patch`, …).
+    #[serde(default)]
+    name: Option<LooseStr<'a>>,
     #[serde(borrow, default)]
     turn_id: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -358,7 +361,12 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
                         }
                     }
                 }
-                Some("assistant") => facts.turn = Turn::Running,
+                Some("assistant") => {
+                    for t in texts {
+                        facts.did_say(t);
+                    }
+                    facts.turn = Turn::Running;
+                }
                 _ => {}
             }
         }
@@ -369,6 +377,8 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
             if let Some(id) = p.call_id.as_deref() {
                 facts.open_call(id, PendingKind::Other);
             }
+            let name = p.name.as_ref().and_then(LooseStr::as_str);
+            facts.did_call(name.unwrap_or("shell"), None);
             facts.turn = Turn::Running;
         }
         (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
@@ -633,6 +643,15 @@ mod tests {
         assert_eq!(f.turn, Turn::Running);
         feed_line(&mut f, br#"{"timestamp":"2026-01-01T00:00:05Z","type":"event_msg","payload":{"type":"task_complete"}}"#);
         assert_eq!(f.turn, Turn::Ended);
+    }
+
+    #[test]
+    fn the_last_call_or_message_is_what_it_is_doing() {
+        let mut f = Facts::default();
+        feed_line(&mut f, br#"{"type":"response_item","payload":{"type":"message","role":"assistant","content":[{"type":"output_text","text":"I will add the entry."}]}}"#);
+        assert_eq!(f.doing.as_deref(), Some("I will add the entry."));
+        feed_line(&mut f, br#"{"type":"response_item","payload":{"type":"function_call","name":"apply_patch","call_id":"c1"}}"#);
+        assert_eq!(f.doing.as_deref(), Some("apply_patch"));
     }
 
     const FIXTURES: &str = concat!(

@@ -355,7 +355,13 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
                 }
             }
             let calls = m.tool_calls.unwrap_or_default();
+            for t in texts(&m.content) {
+                facts.did_say(t);
+            }
             for call in &calls {
+                if let Some(name) = call.name.as_deref() {
+                    facts.did_call(name, None);
+                }
                 let Some(id) = call.id.as_deref() else {
                     continue;
                 };

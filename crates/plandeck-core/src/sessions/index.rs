@@ -692,6 +692,7 @@ impl SessionIndex {
             model: f.model.clone(),
             name: live.and_then(|l| l.file.name.clone()),
             title: f.title.clone(),
+            doing: f.doing.clone(),
             unreadable_lines: f.unreadable,
             tasks: e.tasks,
             transcript_path: Some(e.follower.path.to_string_lossy().into_owned()),
@@ -745,6 +746,7 @@ impl SessionIndex {
             transcript_path: None,
             review_state: None,
             machine: None,
+            doing: None,
         }
     }
 

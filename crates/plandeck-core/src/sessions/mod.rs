@@ -95,6 +95,10 @@ pub struct SessionSummary {
     pub name: Option<String>,
     /// The first prompt, on one line, cut to 100 characters.
     pub title: Option<String>,
+    /// What the agent did last, on one line (its last tool call or the start of its last
+    /// message), from its records; cut to 100 characters.
+    #[serde(default)]
+    pub doing: Option<String>,
     pub unreadable_lines: u32,
     pub tasks: Option<TaskProgress>,
     pub transcript_path: Option<String>,

@@ -122,6 +122,10 @@ pub struct Facts {
     /// The agent is re-writing old history (Gemini after a cancel or resume): those records say
     /// nothing new about the turn.
     pub replaying: bool,
+    /// What the agent did last, on one line: its last tool call (`Edit src/app.ts`) or the start
+    /// of its last message.
+    #[serde(default)]
+    pub doing: Option<String>,
 }
 
 impl Facts {
@@ -149,6 +153,25 @@ impl Facts {
             if !matches!(self.last_activity, Some(l) if t <= l) {
                 self.last_activity = Some(t);
             }
+        }
+    }
+
+    /// The agent called `tool` (with `detail`, its file, command or pattern, when it has one).
+    pub fn did_call(&mut self, tool: &str, detail: Option<&str>) {
+        let detail = detail.map(str::trim).filter(|d| !d.is_empty());
+        self.doing = Some(cut(
+            &match detail {
+                Some(d) => format!("{tool} {d}"),
+                None => tool.to_owned(),
+            },
+            100,
+        ));
+    }
+
+    /// The agent said `text` (its own words, not a tool call).
+    pub fn did_say(&mut self, text: &str) {
+        if !text.trim().is_empty() {
+            self.doing = Some(cut(text, 100));
         }
     }
 
