@@ -250,3 +250,142 @@ fn a_request_arriving_on_a_machine_is_told_naming_it_counted_and_decided_there()
         "{said}"
     );
 }
+
+/// A session's terminal on the machine (issue 25): a pane of the remote user's own tmux, named by
+/// a Claude Code registry file there, is opened through the window's deck: the view, its screen
+/// and its output come over the same SSH connection as everything else, under ids of the
+/// machine; keys reach the pane only once control is taken; closing the view ends the remote's
+/// control client.
+#[test]
+fn a_sessions_terminal_on_a_machine_streams_over_the_connection_and_takes_keys_once_controlled() {
+    use std::os::unix::process::CommandExt;
+    use std::process::Command;
+
+    let mut m = Ssh::new(true);
+    let user = crate::remote::remote_user();
+    let sock = m.remote.join("tmux.sock");
+    let script = m.remote.join("pane.sh");
+    std::fs::write(
+        &script,
+        "printf 'remote pane ready\\n'\nwhile IFS= read -r l; do printf 'got:%s\\n' \"$l\"; done\n",
+    )
+    .unwrap();
+    let home = m.remote.clone();
+    let as_remote = |args: &[&str]| {
+        let out = Command::new("tmux")
+            .arg("-u")
+            .arg("-S")
+            .arg(&sock)
+            .args(args)
+            .env_clear()
+            .env("HOME", &home)
+            .env("PATH", "/usr/bin:/bin")
+            .uid(user.uid)
+            .gid(user.gid)
+            .current_dir(&home)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "tmux {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    };
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&m.remote));
+    let started = as_remote(&[
+        "-f",
+        "/dev/null",
+        "new-session",
+        "-d",
+        "-s",
+        "work",
+        "-x",
+        "80",
+        "-y",
+        "20",
+        "-P",
+        "-F",
+        "#{pane_id} #{pane_pid}",
+        "bash",
+        script.to_str().unwrap(),
+    ]);
+    let (pane, pid) = started.trim().split_once(' ').unwrap();
+    let stat = std::fs::read_to_string(format!("/proc/{pid}/stat")).unwrap();
+    let proc_start = stat[stat.rfind(')').unwrap() + 2..]
+        .split(' ')
+        .nth(19)
+        .unwrap()
+        .to_owned();
+    let sessions = m.remote.join(".claude/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join(format!("{pid}.json")),
+        serde_json::json!({
+            "pid": pid.parse::<u32>().unwrap(), "sessionId": "remote-term-1", "cwd": m.remote,
+            "procStart": proc_start, "version": "2.1.328", "kind": "interactive",
+            "tmux": format!("work:@0.{pane}"), "status": "busy", "updatedAt": 1
+        })
+        .to_string(),
+    )
+    .unwrap();
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&m.remote));
+    wait_until("the pane's first line", || {
+        as_remote(&["capture-pane", "-p", "-t", pane]).contains("remote pane ready")
+    });
+
+    m.start_sshd();
+    let (machines, deck, heard) = connect(&m);
+    wait_until("box connected", || {
+        state(&machines) == MachineState::Connected
+    });
+    let id = wait_for("the remote session listed here", || {
+        deck.sessions(None)
+            .ok()?
+            .into_iter()
+            .find(|s| s.session_id == "@box/remote-term-1")
+    })
+    .session_id;
+
+    let view = deck.open_terminal(&id).unwrap();
+    assert!(view.view.starts_with("@box/t"), "{}", view.view);
+    assert_eq!(view.session_id, id);
+    assert_eq!(view.machine.as_deref(), Some("box"));
+    assert_eq!((view.screen.cols, view.screen.rows), (80, 20));
+    assert!(
+        view.screen.data.contains("remote pane ready"),
+        "{:?}",
+        view.screen.data
+    );
+    assert_eq!(view.control_refused, None);
+
+    // Read-only until the person takes control; then keys reach the pane there, and its output
+    // is heard here under the view's id.
+    let refused = deck.type_into_terminal(&view.view, "x\r").unwrap_err();
+    assert_eq!(refused.kind, ErrorKind::Refused, "{refused:?}");
+    deck.take_terminal_control(&view.view).unwrap();
+    deck.type_into_terminal(&view.view, "over ssh\r").unwrap();
+    wait_until("the echo heard here", || {
+        heard.lock().unwrap().iter().any(|e| {
+            matches!(e, LiveEvent::Terminal(plandeck_core::mirror::TerminalEvent::Output(o))
+                if o.view == view.view && o.data.contains("got:over ssh"))
+        })
+    });
+    assert!(as_remote(&["capture-pane", "-p", "-t", pane]).contains("got:over ssh"));
+
+    // Closing it ends the control client on the machine.
+    assert!(as_remote(&["list-clients", "-F", "#{client_control_mode}"]).contains('1'));
+    deck.close_terminal(&view.view).unwrap();
+    wait_until("the remote's control client to go", || {
+        as_remote(&["list-clients", "-F", "#{client_control_mode}"])
+            .trim()
+            .is_empty()
+    });
+    let _ = as_remote(&["kill-server"]);
+}

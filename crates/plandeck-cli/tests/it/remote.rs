@@ -32,10 +32,10 @@ const CLAUDE_STDIN: &str = concat!(
 );
 
 /// The remote user: its home, uid and gid.
-struct RemoteUser {
-    home: PathBuf,
-    uid: u32,
-    gid: u32,
+pub(crate) struct RemoteUser {
+    pub(crate) home: PathBuf,
+    pub(crate) uid: u32,
+    pub(crate) gid: u32,
 }
 
 pub(crate) fn run(cmd: &mut Command) -> String {
@@ -49,7 +49,7 @@ pub(crate) fn run(cmd: &mut Command) -> String {
 }
 
 /// Root, sshd and the remote user, once per test process.
-fn remote_user() -> &'static RemoteUser {
+pub(crate) fn remote_user() -> &'static RemoteUser {
     static USER_ONCE: OnceLock<RemoteUser> = OnceLock::new();
     USER_ONCE.get_or_init(|| {
         assert_eq!(
