@@ -63,6 +63,8 @@ macro_rules! ipc_table {
                 settings::set_hook(agent: $crate::agents::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::stop_hook_status() -> $crate::gate::HookPreview;
                 settings::set_stop_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
+                settings::team_hook_status() -> $crate::gate::HookPreview;
+                settings::set_team_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::add_repo() -> Option<String>;
                 verify::verify_report(id: String) -> $crate::verify::VerifyReport;
                 verify::verify_file_diff(id: String, path: String) -> $crate::review::PlanDiff;

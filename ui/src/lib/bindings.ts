@@ -872,7 +872,21 @@ machine: string | null,
  * An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
  * not: no pane is needed), never typed. Filled in when requests are listed.
  */
-approvesThroughHook: boolean, };
+approvesThroughHook: boolean, 
+/**
+ * The agent team of a teammate's plan (Claude Code agent teams: `session-1a2b3c4d`); `null`
+ * for a plan that is not a teammate's.
+ */
+team: string | null, 
+/**
+ * The teammate's name in its team (`planner`), for a teammate's plan.
+ */
+teammate: string | null, 
+/**
+ * The session of the team's lead, for a teammate's plan (the lead approves the plan once
+ * Plandeck let it through).
+ */
+leadSessionId: string | null, };
 
 export type ApproveMode = "auto" | "manual";
 

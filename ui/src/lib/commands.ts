@@ -47,6 +47,8 @@ export type Commands = {
   set_hook: { args: { agent: Agent; installed: boolean; token: string }; returns: InstallReport };
   stop_hook_status: { args: {}; returns: HookPreview };
   set_stop_hook: { args: { installed: boolean; token: string }; returns: InstallReport };
+  team_hook_status: { args: {}; returns: HookPreview };
+  set_team_hook: { args: { installed: boolean; token: string }; returns: InstallReport };
   add_repo: { args: {}; returns: string | null };
   verify_report: { args: { id: string }; returns: VerifyReport };
   verify_file_diff: { args: { id: string; path: string }; returns: PlanDiff };
@@ -102,6 +104,8 @@ export const commands = {
   setHook: (args: { agent: Agent; installed: boolean; token: string }) => invoke<InstallReport>("set_hook", args),
   stopHookStatus: () => invoke<HookPreview>("stop_hook_status"),
   setStopHook: (args: { installed: boolean; token: string }) => invoke<InstallReport>("set_stop_hook", args),
+  teamHookStatus: () => invoke<HookPreview>("team_hook_status"),
+  setTeamHook: (args: { installed: boolean; token: string }) => invoke<InstallReport>("set_team_hook", args),
   addRepo: () => invoke<string | null>("add_repo"),
   verifyReport: (args: { id: string }) => invoke<VerifyReport>("verify_report", args),
   verifyFileDiff: (args: { id: string; path: string }) => invoke<PlanDiff>("verify_file_diff", args),

@@ -98,6 +98,10 @@ export const ipc = {
   stopHookStatus: () => call(commands.stopHookStatus()),
   /** Installs/uninstalls the Stop hook: the change `token` names, as `setHook`. */
   setStopHook: (installed: boolean, token: string) => call(commands.setStopHook({ installed, token })),
+  /** The teammate gate of Claude Code agent teams (opt-in): its status and the diff of toggling it. */
+  teamHookStatus: () => call(commands.teamHookStatus()),
+  /** Installs/uninstalls the teammate gate: the change `token` names, as `setHook`. */
+  setTeamHook: (installed: boolean, token: string) => call(commands.setTeamHook({ installed, token })),
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
   addRepo: () => call(commands.addRepo()),
   restoreWorktree: (repoId: string, archiveRef: string) => call(commands.restoreWorktree({ repoId, archiveRef })),
