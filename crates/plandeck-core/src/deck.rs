@@ -814,6 +814,11 @@ impl Deck {
         )?)
     }
 
+    /// Claude Code agent teams: each lead's teammates, with where their plans stand.
+    pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {
+        Ok(gate::teams::list(&self.roots))
+    }
+
     /// The teammate gate (Claude Code agent teams): installed or not, and the diff of toggling it.
     pub fn team_hook_status(&self) -> Result<HookPreview, IpcError> {
         Ok(gate::hook_team::hook_preview(&self.roots)?)

@@ -950,6 +950,39 @@ diff: string,
  */
 token: string, };
 
+export type Team = { 
+/**
+ * The team's name (`session-1a2b3c4d`).
+ */
+name: string, 
+/**
+ * The lead's session.
+ */
+leadSessionId: string | null, 
+/**
+ * The teammates (the lead itself not among them).
+ */
+members: Array<TeamMember>, };
+
+export type TeamMember = { name: string, 
+/**
+ * Where it runs: `in-process` (in the lead's process) or `tmux` (a pane of its own).
+ */
+backend: string | null, 
+/**
+ * Its plan must be approved before it acts.
+ */
+planModeRequired: boolean, 
+/**
+ * Its latest plan in Plandeck's gate: the request's id, status and plan file.
+ */
+requestId: string | null, planStatus: GateStatus | null, planPath: string | null, 
+/**
+ * The lead's verdict on its plan, as the teammate was told ("[Plan Approved] …"), when its
+ * transcript is known.
+ */
+leadVerdict: string | null, };
+
 export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
 
 export type NameKind = "path" | "symbol" | "command";

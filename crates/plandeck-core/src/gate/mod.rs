@@ -32,6 +32,7 @@ pub(crate) mod install;
 mod pane;
 mod send;
 mod store;
+pub mod teams;
 #[cfg(test)]
 mod tests;
 mod transcript;
@@ -427,5 +428,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <InstallPlan as TS>::decl(),
         <InstallReport as TS>::decl(),
         <install::HookPreview as TS>::decl(),
+        <teams::Team as TS>::decl(),
+        <teams::TeamMember as TS>::decl(),
     ]
 }
