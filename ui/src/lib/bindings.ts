@@ -974,6 +974,11 @@ backend: string | null,
  */
 planModeRequired: boolean, 
 /**
+ * Its own session, when it runs in a pane of its own and has filed a plan (in-process
+ * teammates share the lead's).
+ */
+sessionId: string | null, 
+/**
  * Its latest plan in Plandeck's gate: the request's id, status and plan file.
  */
 requestId: string | null, planStatus: GateStatus | null, planPath: string | null, 

@@ -85,6 +85,8 @@ export const ipc = {
   removeWorktree: (id: string) => call(commands.removeWorktree({ id })),
   removeCleanWorktrees: (repoId: string) => call(commands.removeCleanWorktrees({ repoId })),
   listPending: () => call(commands.listPending()),
+  /** Claude Code agent teams: each lead's teammates, with where their plans stand. */
+  listTeams: () => call(commands.listTeams()),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
    * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
    * `withComments` is false. */

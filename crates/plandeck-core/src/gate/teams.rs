@@ -41,6 +41,9 @@ pub struct TeamMember {
     pub backend: Option<String>,
     /// Its plan must be approved before it acts.
     pub plan_mode_required: bool,
+    /// Its own session, when it runs in a pane of its own and has filed a plan (in-process
+    /// teammates share the lead's).
+    pub session_id: Option<String>,
     /// Its latest plan in Plandeck's gate: the request's id, status and plan file.
     pub request_id: Option<String>,
     pub plan_status: Option<GateStatus>,
@@ -120,6 +123,9 @@ fn read_team(path: &Path, requests: &[GateRequest]) -> Option<Team> {
                 lead_verdict: latest
                     .and_then(|r| r.transcript_path.as_deref())
                     .and_then(|t| lead_verdict(Path::new(t))),
+                session_id: latest
+                    .map(|r| r.session_id.clone())
+                    .filter(|s| Some(s) != config.lead_session_id.as_ref()),
                 request_id: latest.map(|r| r.id.clone()),
                 plan_status: latest.map(|r| r.status),
                 plan_path: latest.and_then(|r| r.plan_path.clone()),
