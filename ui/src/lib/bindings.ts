@@ -167,7 +167,7 @@ export type Rendered = { html: string, headings: Array<Heading>, };
 
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected" | "waiting";
 
-export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
+export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless" | "lead";
 
 export type Verdict = "approved" | "rejected";
 
