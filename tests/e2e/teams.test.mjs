@@ -143,6 +143,19 @@ for (const mode of MODES) {
       assert.match(leadHeard(api), /plan_approval_request/);
       const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
       assert.equal(done.status, "approved");
+      if (s) {
+        // Sessions: the lead's card holds its teammate, with where its plan stands; a teammate in
+        // a pane of its own (a session of its own) is shown there, not as a card beside it.
+        await s.click("[data-view=sessions]");
+        const lead = `[data-testid=session-card][data-session="${req.leadSessionId}"]`;
+        await s.waitFor(`${lead} [data-testid=teammate][data-name=planner][data-plan-status=approved]`, { timeout: 30000 });
+        if (mode === "pane") {
+          assert.notEqual(req.sessionId, req.leadSessionId);
+          const own = await s.exec(`return document.querySelectorAll(arguments[0]).length;`, `[data-testid=session-card][data-session="${req.sessionId}"]`);
+          assert.equal(own, 0, "the pane teammate's session is nested, not a card of its own");
+        }
+        await s.screenshot(`teammate-sessions-${mode}`);
+      }
     });
   });
 
@@ -167,6 +180,46 @@ for (const mode of MODES) {
       await waitFor(() => /\[Plan Approved\]/.test(teammateHeard(api)), { timeout: 30000, what: "[Plan Approved] to reach the teammate" });
       assert.deepEqual(pending(home), []);
       assert.ok(!existsSync(join(home, ".local/share/plandeck/gate/done")), "nothing was filed");
+      // The history has the lead's automatic verdict: the teammate's plan, approved by the lead.
+      const byLead = await waitFor(
+        () => {
+          const r = cli(home, ["plans", "list", "--json"]);
+          const listed = JSON.parse(r.stdout);
+          return (Array.isArray(listed) ? listed : listed.plans).find((p) => p.decidedIn === "lead");
+        },
+        { timeout: 20000, what: "the teammate's plan decided by the lead in plandeck plans list" },
+      );
+      assert.equal(byLead.state, "approved");
     });
   });
 }
+
+test("teams: with the teammate gate installed, the lead's own plan is still the plan-approval hook's (rejected there, its feedback reaches the lead)", { timeout: 150000 }, async () => {
+  const { base, home, repo } = makeAgentHome("api");
+  claudeReady(home, repo);
+  for (const extra of [[], ["--team"]]) {
+    const r = cli(home, ["hooks", "install", "--agent", "claude", ...extra, "--yes"]);
+    assert.equal(r.status, 0, `hooks install ${extra}: ${r.stdout}${r.stderr}`);
+  }
+  const api = await startStandIn("claude", join(base, "api"));
+  const tmux = new Tmux();
+  try {
+    await withPlandeck(home, async (s) => {
+      tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env: claudeEnv(home, api, { CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS: "1" }) });
+      await tmux.waitScreen("plan mode on", { timeout: 30000 });
+      await submitPrompt(tmux, api, "plan pagination for the api");
+      const req = await waitForRequest(home, tmux);
+      assert.equal(req.teammate, null, "the lead's plan is no teammate's");
+      assert.equal(req.team, null);
+      // Filed by the PermissionRequest hook (the card is up behind it), not held by the PreToolUse one.
+      await tmux.waitScreen("Tell Claude what to change", { timeout: 20000 });
+      const feedback = "Lead: cursor pagination only.";
+      await rejectInQueue(s, home, req, feedback);
+      const got = await waitFor(() => api.received().find((r) => r.tool === "ExitPlanMode"), { timeout: 30000, what: "the lead's ExitPlanMode result" });
+      assert.equal(got.content, feedback);
+    });
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+});
