@@ -92,7 +92,7 @@ pub fn list(roots: &Roots) -> Vec<Team> {
             (meta.is_file() && meta.len() <= MAX_CONFIG).then_some((modified, p))
         })
         .collect();
-    configs.sort_by(|a, b| b.0.cmp(&a.0));
+    configs.sort_by_key(|c| std::cmp::Reverse(c.0));
     configs.truncate(MAX_TEAMS);
     let requests = team_requests(roots);
     configs
