@@ -114,10 +114,14 @@ for (const mode of MODES) {
     await withTeam(mode, {}, async ({ s, home, api, tmux }) => {
       const req = await teammateRequest(home, tmux, mode);
       if (s) await s.waitFor(`[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-teammate]`, { timeout: 20000 });
+      // An open comment on its plan goes with the feedback.
+      const commented = cli(home, ["comment", req.planPath, "--quote", "Return a cursor", "--text", "Opaque cursors only."]);
+      assert.equal(commented.status, 0, commented.stderr);
       await rejectInQueue(s, home, req, feedback, { screenshot: mode === "in-process" ? "teammate-queue" : undefined });
       const got = await waitFor(() => teammateResult(api), { timeout: 30000, what: "the teammate's ExitPlanMode result" });
       assert.equal(got.isError, true);
       assert.ok(got.content.includes(feedback), got.content);
+      assert.ok(got.content.includes("Opaque cursors only."), got.content);
       // The teammate ends its turn and goes idle: the lead hears of that, and of nothing else.
       await waitFor(() => /idle_notification/.test(leadHeard(api)), { timeout: 30000, what: "the lead to hear the teammate went idle" });
       assert.doesNotMatch(leadHeard(api), /plan_approval_request/);

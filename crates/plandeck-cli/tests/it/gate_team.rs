@@ -123,7 +123,7 @@ fn answer(child: Child) -> (Option<serde_json::Value>, String) {
 }
 
 #[test]
-fn an_in_process_teammate_is_held_until_rejected_and_gets_the_feedback() {
+fn an_in_process_teammate_is_held_until_rejected_and_gets_the_feedback_and_open_comments() {
     let h = home();
     let _app = gate::app_heartbeat(&h.roots).unwrap();
     let hook = h.hook(&h.input("pre-tool-use-exit-plan-mode-teammate-in-process.json"));
@@ -139,6 +139,20 @@ fn an_in_process_teammate_is_held_until_rejected_and_gets_the_feedback() {
         .ends_with("-agent-aplanner-576dc0bc00f0cd93.md"));
     assert_eq!(req["tmuxPane"], serde_json::Value::Null);
     let id = req["id"].as_str().unwrap();
+    // An open comment on the teammate's plan goes with the rejection.
+    let plan = req["planPath"].as_str().unwrap();
+    let (code, _, err) = plandeck(
+        &h.home,
+        &[
+            "comment",
+            plan,
+            "--quote",
+            "Return a cursor",
+            "--text",
+            "Opaque cursors only.",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
     let (code, out, err) = plandeck(
         &h.home,
         &["reject", id, "--feedback", "Cursor pagination only."],
@@ -150,7 +164,8 @@ fn an_in_process_teammate_is_held_until_rejected_and_gets_the_feedback() {
     assert_eq!(v["hookSpecificOutput"]["permissionDecision"], "deny");
     assert_eq!(
         v["hookSpecificOutput"]["permissionDecisionReason"],
-        "Cursor pagination only."
+        "Cursor pagination only.\n\nComment on the plan (1), each on the quoted text:\n\n\
+         1. On \"Return a cursor\":\n   Opaque cursors only."
     );
     assert!(h.pending().is_empty());
 }
