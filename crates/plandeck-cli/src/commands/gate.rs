@@ -277,6 +277,16 @@ pub(crate) fn print_pending(
         )
         .map_err(io_err)?;
         writeln!(out, "    {}  session {}  {pane}", r.cwd, r.session_id).map_err(io_err)?;
+        if let Some(mate) = &r.teammate {
+            // An agent team's teammate: approving lets its plan go on to its lead.
+            writeln!(
+                out,
+                "    teammate {mate} of team {}  lead session {}",
+                r.team.as_deref().unwrap_or("?"),
+                r.lead_session_id.as_deref().unwrap_or("?")
+            )
+            .map_err(io_err)?;
+        }
     }
     Ok(0)
 }

@@ -180,6 +180,11 @@ fn a_pane_teammate_is_held_until_approved_with_an_edit_which_is_its_plan_file_th
     assert_eq!(req["team"], "session-4b87e72c");
     assert_eq!(req["teammate"], "planner");
     assert_eq!(req["leadSessionId"], "4b87e72c-17f0-455d-b7a6-8b41f610789d");
+    let (_, text, _) = plandeck(&h.home, &["pending"]);
+    assert!(
+        text.contains("teammate planner of team session-4b87e72c  lead session 4b87e72c-17f0"),
+        "{text}"
+    );
     let plan_path = req["planPath"].as_str().unwrap().to_owned();
     let edited = "# Plan: cursors only\n\n1. Return a cursor\n";
     let file = h.home.join("edited.md");

@@ -184,8 +184,10 @@ pub fn hook_claude_team(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookO
         .tool_input
         .get("plan")
         .and_then(|v| v.as_str())
-        .filter(|p| !p.trim().is_empty());
-    let Some(plan) = plan else {
+        .filter(|p| !p.trim().is_empty())
+        .map(str::to_owned)
+        .or_else(|| plan_file_text(&input));
+    let Some(plan) = plan.as_deref() else {
         // Claude Code sends an empty tool_input when the teammate has no plan file yet, and
         // refuses the call itself ("No plan file found at <path>. Please write your plan to this
         // file…"): nothing to review, nothing goes to the lead.
@@ -199,6 +201,19 @@ pub fn hook_claude_team(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookO
         ));
     }
     wait(roots, req, opts.deadline)
+}
+
+/// The plan file the call names, when it names one that holds a plan but no `plan` came with it
+/// (Claude Code 2.1.328 always sends both or neither; a call naming a written file is held).
+fn plan_file_text(input: &Input) -> Option<String> {
+    let path = input.tool_input.get("planFilePath")?.as_str()?;
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > super::MAX_HOOK_INPUT as u64 {
+        return None;
+    }
+    std::fs::read_to_string(path)
+        .ok()
+        .filter(|t| !t.trim().is_empty())
 }
 
 fn build_request(input: &Input, mate: &Teammate, plan: &str, opts: &HookOptions) -> GateRequest {

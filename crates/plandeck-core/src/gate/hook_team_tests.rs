@@ -230,6 +230,22 @@ fn a_call_with_no_plan_yet_is_left_to_claude_code_which_refuses_it() {
     assert_eq!(out.stdout, "");
     assert!(out.stderr.contains("no plan"), "{}", out.stderr);
     assert!(crate::gate::pending(&h.roots).is_empty());
+
+    // A call naming a plan file that holds a plan, with no `plan` beside it: held all the same.
+    let plan_file = h.in_process_files();
+    let mut input: serde_json::Value =
+        serde_json::from_str(&h.input("pre-tool-use-exit-plan-mode-teammate-in-process.json"))
+            .unwrap();
+    input["tool_input"] = serde_json::json!({ "planFilePath": plan_file });
+    let out = hook_claude_team(
+        &h.roots,
+        input.to_string().as_bytes(),
+        opts(Duration::from_millis(300)),
+    );
+    assert_eq!(
+        answer_of(&out)["hookSpecificOutput"]["permissionDecision"],
+        "deny"
+    );
 }
 
 #[test]

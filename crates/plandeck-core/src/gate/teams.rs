@@ -17,6 +17,8 @@ use crate::config::Roots;
 
 /// At most this many teams are listed (the newest by their config's time).
 const MAX_TEAMS: usize = 200;
+/// At most this many closed requests are read for the teammates' states (the newest).
+const MAX_CLOSED: usize = 500;
 /// A config bigger than this is not a team's.
 const MAX_CONFIG: u64 = 1024 * 1024;
 
@@ -142,26 +144,26 @@ fn read_team(path: &Path, requests: &[GateRequest]) -> Option<Team> {
     })
 }
 
-/// Every teammate's request in the gate, open and closed.
+/// Every teammate's request in the gate: the open ones, and the newest closed ones.
 fn team_requests(roots: &Roots) -> Vec<GateRequest> {
-    let mut out = Vec::new();
-    for dir in [requests_dir(roots), done_dir(roots)] {
-        let Ok(entries) = std::fs::read_dir(&dir) else {
-            continue;
-        };
-        for e in entries.flatten() {
-            let p = e.path();
-            if p.extension().and_then(|x| x.to_str()) != Some("json") {
-                continue;
-            }
-            if let Ok(Some(r)) = store::read_request(&p) {
-                if r.teammate.is_some() {
-                    out.push(r);
-                }
-            }
-        }
-    }
-    out
+    let files = |dir: PathBuf, max: usize| {
+        let mut found: Vec<(std::time::SystemTime, PathBuf)> = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
+            .filter_map(|p| Some((std::fs::metadata(&p).ok()?.modified().ok()?, p)))
+            .collect();
+        found.sort_by_key(|f| std::cmp::Reverse(f.0));
+        found.truncate(max);
+        found.into_iter().map(|(_, p)| p)
+    };
+    files(requests_dir(roots), usize::MAX)
+        .chain(files(done_dir(roots), MAX_CLOSED))
+        .filter_map(|p| store::read_request(&p).ok().flatten())
+        .filter(|r| r.teammate.is_some())
+        .collect()
 }
 
 /// The lead's latest verdict the teammate was told in `transcript`: the text of the last
