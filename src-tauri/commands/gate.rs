@@ -44,3 +44,13 @@ pub async fn request_comments(
     let deck = state.deck(&app);
     blocking(move || deck.request_comments(&id)).await
 }
+
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
+pub async fn list_teams(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Vec<plandeck_core::gate::teams::Team>, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.list_teams()).await
+}

@@ -59,6 +59,28 @@ pub async fn set_stop_hook(
 
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
+pub async fn team_hook_status(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<HookPreview, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.team_hook_status()).await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(app, state, token))]
+pub async fn set_team_hook(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    installed: bool,
+    token: String,
+) -> Result<InstallReport, IpcError> {
+    let deck = state.deck(&app);
+    blocking(move || deck.set_team_hook(installed, &token)).await
+}
+
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
 pub async fn add_repo(
     app: AppHandle,
     state: State<'_, AppState>,

@@ -19,6 +19,15 @@
 // Stop hook's reason, a report typed into its input) is recorded to `received.jsonl` as
 // `{tool: "feedback", content}`; when it names `VERIFY_LAST.path`, the model writes that file
 // (after `DIR/go` exists, so a test can look at the state before) and ends its turn again.
+//
+// `--scenario team` plays a lead and one teammate of a Claude Code agent team (run the CLI with
+// CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1): the lead, given a prompt, spawns the teammate `planner`
+// with `Agent` (its prompt carries TEAMMATE_MARK) and ends its turn once the Agent call returns;
+// the teammate (a conversation whose first prompt holds TEAMMATE_MARK) plays the plan scenario
+// above: writes its plan to the plan file its reminder names, calls ExitPlanMode, and its
+// ExitPlanMode result is recorded as `{agent: "teammate", tool: "ExitPlanMode", …}`. Anything the
+// lead is told after spawning (a teammate's message, a plan approval request) is recorded as
+// `{agent: "lead", tool: "message", content}`.
 
 import { existsSync, readFileSync } from "node:fs";
 import { join } from "node:path";
@@ -122,8 +131,52 @@ function resultText(content) {
   return (content ?? []).map((c) => (c.type === "text" ? c.text : JSON.stringify(c))).join("\n");
 }
 
+/** The teammate's mark: a conversation whose prompt holds it is the teammate's. */
+const TEAMMATE_MARK = "PLANDECK-TEAMMATE-TASK";
+const TEAMMATE_NAME = args.teammate ?? "planner";
+
+/** Whether `body` is the teammate's conversation (its first user turn holds the mark). */
+function isTeammate(body) {
+  const first = (body.messages ?? []).find((m) => m.role === "user");
+  return blocks(first).some((b) => b.type === "text" && b.text.includes(TEAMMATE_MARK));
+}
+
+/** The lead of the team scenario: spawn the teammate, then record whatever it is told. */
+function leadTurn(body) {
+  const msgs = body.messages ?? [];
+  const names = toolNames(body);
+  const lastAssistant = msgs.findLastIndex((m) => m.role === "assistant");
+  const after = msgs.slice(lastAssistant + 1).flatMap(blocks);
+  const results = after.filter((b) => b.type === "tool_result");
+  const spawned = msgs.some((m) => m.role === "assistant" && blocks(m).some((b) => b.type === "tool_use" && b.name === "Agent"));
+  if (!spawned) {
+    return [
+      {
+        type: "tool_use",
+        id: newId("toolu"),
+        name: "Agent",
+        input: { description: "Plan the pagination", name: TEAMMATE_NAME, prompt: `${TEAMMATE_MARK}: plan pagination for the api` },
+      },
+    ];
+  }
+  for (const r of results) {
+    if (names.get(r.tool_use_id) === "Agent") {
+      record(dir, { agent: "lead", tool: "Agent", isError: !!r.is_error, content: resultText(r.content) });
+      return [{ type: "text", text: "Spawned the planner." }];
+    }
+  }
+  const said = after
+    .map((b) => (b.type === "text" ? b.text : b.type === "tool_result" ? resultText(b.content) : ""))
+    .filter(Boolean)
+    .join("\n");
+  record(dir, { agent: "lead", tool: "message", content: said });
+  return [{ type: "text", text: "Noted." }];
+}
+
 /** What the scripted model says next: an array of content blocks. */
 async function nextTurn(body) {
+  if (scenario === "team" && !isTeammate(body)) return leadTurn(body);
+  const who = scenario === "team" ? "teammate" : "claude";
   // What came after the model's last turn: the user's prompt or tool results, and (2.1.328)
   // `system` messages carrying reminders such as "Exited Plan Mode".
   const msgs = body.messages ?? [];
@@ -144,7 +197,10 @@ async function nextTurn(body) {
     const name = names.get(r.tool_use_id);
     if (name === "ExitPlanMode") {
       const text = resultText(r.content);
-      record(dir, { agent: "claude", tool: "ExitPlanMode", toolUseId: r.tool_use_id, isError: !!r.is_error, content: text });
+      record(dir, { agent: who, tool: "ExitPlanMode", toolUseId: r.tool_use_id, isError: !!r.is_error, content: text });
+      // A teammate's first call finds no plan file; it writes the one the answer names.
+      const named = who === "teammate" && r.is_error && text.match(/No plan file found at (\S+?\.md)|write your plan to (\S+?\.md)/i);
+      if (named) return [{ type: "tool_use", id: newId("toolu"), name: "Write", input: { file_path: named[1] ?? named[2], content: planText } }];
       if (scenario === "verify" && !r.is_error && /approved your plan/.test(text)) return writeFile(VERIFY_WORK[0]);
       return [{ type: "text", text: `DONE after: ${JSON.stringify(text.slice(0, 200))}` }];
     }
@@ -152,7 +208,15 @@ async function nextTurn(body) {
     if (name === "Write") return exitPlan();
   }
   if (results.length > 0) return [{ type: "text", text: "OK" }];
+  if (who === "teammate" && lastAssistant >= 0) {
+    // Told something after its plan (the lead's verdict: "[Plan Approved] …"): recorded, done.
+    const said = msgs.slice(lastAssistant + 1).flatMap(blocks).filter((b) => b.type === "text").map((b) => b.text).join("\n");
+    record(dir, { agent: "teammate", tool: "message", content: said });
+    return [{ type: "text", text: "Noted." }];
+  }
   const path = planPath(body);
+  // A teammate is told no plan file (2.1.328): it calls ExitPlanMode with its plan at once.
+  if (!path && who === "teammate") return exitPlan();
   if (!path) return [{ type: "text", text: "Not in plan mode: no plan file named." }];
   return [{ type: "tool_use", id: newId("toolu"), name: "Write", input: { file_path: path, content: planText } }];
 }

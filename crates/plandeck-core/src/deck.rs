@@ -895,6 +895,25 @@ impl Deck {
         )?)
     }
 
+    /// Claude Code agent teams: each lead's teammates, with where their plans stand.
+    pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {
+        Ok(gate::teams::list(&self.roots))
+    }
+
+    /// The teammate gate (Claude Code agent teams): installed or not, and the diff of toggling it.
+    pub fn team_hook_status(&self) -> Result<HookPreview, IpcError> {
+        Ok(gate::hook_team::hook_preview(&self.roots)?)
+    }
+
+    /// Installs or uninstalls the teammate gate, only while the change is the one shown.
+    pub fn set_team_hook(&self, installed: bool, token: &str) -> Result<InstallReport, IpcError> {
+        Ok(gate::hook_team::set_if_unchanged(
+            &self.roots,
+            installed,
+            token,
+        )?)
+    }
+
     // ---- Verify
 
     pub fn verify_report(&self, id: &str) -> Result<VerifyReport, IpcError> {

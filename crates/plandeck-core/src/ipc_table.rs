@@ -64,10 +64,13 @@ macro_rules! ipc_table {
                 gate::list_pending() -> Vec<$crate::gate::GateRequest>;
                 gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome;
                 gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment>;
+                gate::list_teams() -> Vec<$crate::gate::teams::Team>;
                 settings::hook_status(agent: $crate::agents::Agent) -> $crate::gate::HookPreview;
                 settings::set_hook(agent: $crate::agents::Agent, installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::stop_hook_status() -> $crate::gate::HookPreview;
                 settings::set_stop_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
+                settings::team_hook_status() -> $crate::gate::HookPreview;
+                settings::set_team_hook(installed: bool, token: String) -> $crate::gate::InstallReport;
                 settings::add_repo() -> Option<String>;
                 verify::verify_report(id: String) -> $crate::verify::VerifyReport;
                 verify::verify_file_diff(id: String, path: String) -> $crate::review::PlanDiff;

@@ -29,4 +29,6 @@ pub enum DecidedIn {
     Terminal,
     Hook,
     Headless,
+    /// By the lead of an agent team, on its teammate's plan (Claude Code approves it by itself).
+    Lead,
 }

@@ -898,6 +898,15 @@ impl Server {
     fn set_stop_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
         self.shared.deck.set_stop_hook(installed, &token)
     }
+    fn list_teams(&self) -> Result<Vec<crate::gate::teams::Team>, IpcError> {
+        self.shared.deck.list_teams()
+    }
+    fn team_hook_status(&self) -> Result<HookPreview, IpcError> {
+        self.shared.deck.team_hook_status()
+    }
+    fn set_team_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
+        self.shared.deck.set_team_hook(installed, &token)
+    }
     fn add_repo(&self) -> Result<Option<String>, IpcError> {
         Err(Self::dialog_only("adding a repository"))
     }

@@ -40,6 +40,25 @@ describe("WaitingQueue", () => {
     await waitFor(() => expect(decisions[1]).toEqual({ decision: "reject", feedback: "split step 2" }));
   });
 
+  it("names a teammate's team and lead, and offers one Approve that lets the plan go on to the lead", async () => {
+    const decisions: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending")
+        return [request({ tmuxPane: null, approvesThroughHook: true, team: "session-4b87e72c", teammate: "planner", leadSessionId: "4b87e72c-17f0-455d-b7a6-8b41f610789d" })];
+      if (cmd === "decide_request") {
+        decisions.push(args.decision);
+        return { requestId: "req-1", delivered: true, message: "Approved: sent to Claude Code through its hook.", status: "approved", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    const who = await screen.findByTestId("gate-teammate");
+    expect(who).toHaveTextContent("teammate planner · session-4b87e72c · lead 4b87e72c");
+    // The card's modes are the lead's business: no second approve.
+    expect(screen.queryByTestId("gate-approve-manual")).not.toBeInTheDocument();
+    await fireEvent.click(screen.getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(decisions[0]).toMatchObject({ decision: "approve" }));
+  });
+
   it("says when the approval must be given in the terminal", async () => {
     mockIPC((cmd) => {
       if (cmd === "list_pending") return [request({ tmuxPane: null })];

@@ -167,7 +167,7 @@ export type Rendered = { html: string, headings: Array<Heading>, };
 
 export type ReviewState = "unreviewed" | "approved" | "changed" | "rejected" | "waiting";
 
-export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless";
+export type DecidedIn = "plandeck" | "terminal" | "hook" | "headless" | "lead";
 
 export type Verdict = "approved" | "rejected";
 
@@ -877,7 +877,21 @@ machine: string | null,
  * An approval decided now goes through the agent's waiting hook (Claude Code, in tmux or
  * not: no pane is needed), never typed. Filled in when requests are listed.
  */
-approvesThroughHook: boolean, };
+approvesThroughHook: boolean, 
+/**
+ * The agent team of a teammate's plan (Claude Code agent teams: `session-1a2b3c4d`); `null`
+ * for a plan that is not a teammate's.
+ */
+team: string | null, 
+/**
+ * The teammate's name in its team (`planner`), for a teammate's plan.
+ */
+teammate: string | null, 
+/**
+ * The session of the team's lead, for a teammate's plan (the lead approves the plan once
+ * Plandeck let it through).
+ */
+leadSessionId: string | null, };
 
 export type ApproveMode = "auto" | "manual";
 
@@ -940,6 +954,44 @@ diff: string,
  * Names exactly the change the diff shows; toggling proceeds only while it still is.
  */
 token: string, };
+
+export type Team = { 
+/**
+ * The team's name (`session-1a2b3c4d`).
+ */
+name: string, 
+/**
+ * The lead's session.
+ */
+leadSessionId: string | null, 
+/**
+ * The teammates (the lead itself not among them).
+ */
+members: Array<TeamMember>, };
+
+export type TeamMember = { name: string, 
+/**
+ * Where it runs: `in-process` (in the lead's process) or `tmux` (a pane of its own).
+ */
+backend: string | null, 
+/**
+ * Its plan must be approved before it acts.
+ */
+planModeRequired: boolean, 
+/**
+ * Its own session, when it runs in a pane of its own and has filed a plan (in-process
+ * teammates share the lead's).
+ */
+sessionId: string | null, 
+/**
+ * Its latest plan in Plandeck's gate: the request's id, status and plan file.
+ */
+requestId: string | null, planStatus: GateStatus | null, planPath: string | null, 
+/**
+ * The lead's verdict on its plan, as the teammate was told ("[Plan Approved] …"), when its
+ * transcript is known.
+ */
+leadVerdict: string | null, };
 
 export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
 

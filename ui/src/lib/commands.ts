@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -48,10 +48,13 @@ export type Commands = {
   list_pending: { args: {}; returns: Array<GateRequest> };
   decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }; returns: DecisionOutcome };
   request_comments: { args: { id: string }; returns: Array<PlacedComment> };
+  list_teams: { args: {}; returns: Array<Team> };
   hook_status: { args: { agent: Agent }; returns: HookPreview };
   set_hook: { args: { agent: Agent; installed: boolean; token: string }; returns: InstallReport };
   stop_hook_status: { args: {}; returns: HookPreview };
   set_stop_hook: { args: { installed: boolean; token: string }; returns: InstallReport };
+  team_hook_status: { args: {}; returns: HookPreview };
+  set_team_hook: { args: { installed: boolean; token: string }; returns: InstallReport };
   add_repo: { args: {}; returns: string | null };
   verify_report: { args: { id: string }; returns: VerifyReport };
   verify_file_diff: { args: { id: string; path: string }; returns: PlanDiff };
@@ -108,10 +111,13 @@ export const commands = {
   listPending: () => invoke<Array<GateRequest>>("list_pending"),
   decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
   requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
+  listTeams: () => invoke<Array<Team>>("list_teams"),
   hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),
   setHook: (args: { agent: Agent; installed: boolean; token: string }) => invoke<InstallReport>("set_hook", args),
   stopHookStatus: () => invoke<HookPreview>("stop_hook_status"),
   setStopHook: (args: { installed: boolean; token: string }) => invoke<InstallReport>("set_stop_hook", args),
+  teamHookStatus: () => invoke<HookPreview>("team_hook_status"),
+  setTeamHook: (args: { installed: boolean; token: string }) => invoke<InstallReport>("set_team_hook", args),
   addRepo: () => invoke<string | null>("add_repo"),
   verifyReport: (args: { id: string }) => invoke<VerifyReport>("verify_report", args),
   verifyFileDiff: (args: { id: string; path: string }) => invoke<PlanDiff>("verify_file_diff", args),

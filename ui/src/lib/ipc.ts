@@ -85,6 +85,8 @@ export const ipc = {
   removeWorktree: (id: string) => call(commands.removeWorktree({ id })),
   removeCleanWorktrees: (repoId: string) => call(commands.removeCleanWorktrees({ repoId })),
   listPending: () => call(commands.listPending()),
+  /** Claude Code agent teams: each lead's teammates, with where their plans stand. */
+  listTeams: () => call(commands.listTeams()),
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
    * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
    * `withComments` is false. */
@@ -98,6 +100,10 @@ export const ipc = {
   stopHookStatus: () => call(commands.stopHookStatus()),
   /** Installs/uninstalls the Stop hook: the change `token` names, as `setHook`. */
   setStopHook: (installed: boolean, token: string) => call(commands.setStopHook({ installed, token })),
+  /** The teammate gate of Claude Code agent teams (opt-in): its status and the diff of toggling it. */
+  teamHookStatus: () => call(commands.teamHookStatus()),
+  /** Installs/uninstalls the teammate gate: the change `token` names, as `setHook`. */
+  setTeamHook: (installed: boolean, token: string) => call(commands.setTeamHook({ installed, token })),
   /** The shell opens the native folder picker; null when cancelled. No path crosses from here. */
   addRepo: () => call(commands.addRepo()),
   restoreWorktree: (repoId: string, archiveRef: string) => call(commands.restoreWorktree({ repoId, archiveRef })),

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import SessionsView from "./SessionsView.svelte";
@@ -198,5 +198,47 @@ describe("SessionsView", () => {
     await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(7));
     await fireEvent.click(card("s9").querySelector('[data-testid="watch-terminal"]')!);
     await waitFor(() => expect(screen.getAllByTestId("terminal-panel").length).toBe(6));
+  });
+});
+
+describe("SessionsView: agent teams", () => {
+  const lead = "4b87e72c-17f0-455d-b7a6-8b41f610789d";
+  const paneMate = "b673eee8-ccc4-4cb8-93cd-bf215a123213";
+  const teams = [
+    {
+      name: "session-4b87e72c",
+      leadSessionId: lead,
+      members: [
+        { name: "planner", backend: "tmux", planModeRequired: true, sessionId: paneMate, requestId: "r1", planStatus: "waiting", planPath: "/h/.claude/plans/cached-wobbling-glade.md", leadVerdict: null },
+        { name: "tester", backend: "in-process", planModeRequired: true, sessionId: null, requestId: "r2", planStatus: "approved", planPath: "/h/.claude/plans/x-agent-atester-0123456789abcdef.md", leadVerdict: "[Plan Approved] You can now proceed with implementation" },
+        { name: "scout", backend: "in-process", planModeRequired: true, sessionId: null, requestId: null, planStatus: null, planPath: null, leadVerdict: null },
+      ],
+    },
+  ];
+
+  it("nests a lead's teammates in its card, each with its state and plan, and shows a pane teammate there only", async () => {
+    localStorage.clear();
+    const opened: string[] = [];
+    mockIPC((cmd) => {
+      if (cmd === "list_sessions") return [session({ sessionId: lead }), session({ sessionId: paneMate }), session({ sessionId: "cccccccc-alone" })];
+      if (cmd === "list_teams") return teams;
+      return null;
+    });
+    render(SessionsView, { overview: null, onLoadDemo: () => {}, onOpenPlan: (p: string) => opened.push(p) });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(2));
+    const cards = screen.getAllByTestId("session-card");
+    expect(cards.map((c) => c.getAttribute("data-session"))).toEqual([lead, "cccccccc-alone"]);
+    const team = within(cards[0]).getByTestId("team-members");
+    expect(team).toHaveTextContent("Team session-4b87e72c · 3 teammates");
+    const mates = within(team).getAllByTestId("teammate");
+    expect(mates.map((m) => m.getAttribute("data-name"))).toEqual(["planner", "tester", "scout"]);
+    expect(within(mates[0]).getByTestId("teammate-state")).toHaveTextContent("plan waiting for you");
+    expect(mates[0]).toHaveTextContent("own pane");
+    expect(within(mates[1]).getByTestId("teammate-state")).toHaveTextContent("plan approved");
+    expect(within(mates[1]).getByTestId("teammate-lead-verdict")).toHaveTextContent("lead: [Plan Approved]");
+    expect(within(mates[2]).getByTestId("teammate-state")).toHaveTextContent("planning");
+    await fireEvent.click(within(mates[0]).getByText("cached-wobbling-glade.md"));
+    expect(opened).toEqual(["/h/.claude/plans/cached-wobbling-glade.md"]);
+    expect(within(cards[1]).queryByTestId("team-members")).toBeNull();
   });
 });

@@ -134,6 +134,39 @@ describe("SettingsView", () => {
     expect(stop.querySelector(".diff")).toBeNull();
   });
 
+  it("offers the teammate gate of Claude Code agent teams only when asked: the PreToolUse change shown first, one Install that writes it", async () => {
+    const calls: [string, any][] = [];
+    let installed = false;
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
+      calls.push([cmd, args]);
+      if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
+      if (cmd === "team_hook_status")
+        return {
+          agent: "claude",
+          settingsPath: "/h/.claude/settings.json",
+          installed,
+          diff: installed ? "-    \"PreToolUse\": [" : "+    \"PreToolUse\": [ … hook claude-team … \"onFailure\": \"block\"",
+          token: installed ? "team-un" : "team-in",
+        };
+      if (cmd === "set_team_hook") {
+        installed = args.installed;
+        return { settingsPath: "/h/.claude/settings.json", backupPath: null, changed: true, message: "installed the teammate gate in /h/.claude/settings.json" };
+      }
+    });
+    render(SettingsView, { overview: null });
+    const team = await screen.findByTestId("hook-claude-team");
+    await waitFor(() => expect(team).toHaveTextContent("not installed"));
+    expect(team).toHaveTextContent("never approves");
+    await fireEvent.click(within(team).getByText("Install…"));
+    expect(team.querySelector(".diff .plus")).toHaveTextContent("hook claude-team");
+    // Nothing is written until the shown change is confirmed.
+    expect(calls.some(([c]) => c === "set_team_hook")).toBe(false);
+    await fireEvent.click(within(team).getByTestId("apply-hook"));
+    await waitFor(() => expect(calls.find(([c]) => c === "set_team_hook")?.[1]).toEqual({ installed: true, token: "team-in" }));
+    await waitFor(() => expect(within(team).getByText("installed")).toHaveClass("ok"));
+  });
+
   it("Cancel closes the change unwritten and says nothing", async () => {
     const calls: string[] = [];
     mockIPC((cmd, args: any) => {

@@ -31,6 +31,9 @@ pub enum HookKind {
     Gemini,
     /// Claude Code's `Stop` hook: blocks stopping while the approved plan has missing steps.
     ClaudeStop,
+    /// The teammate gate: Claude Code's `PreToolUse` hook on `ExitPlanMode` that holds an agent
+    /// team's teammate until its plan is decided here.
+    ClaudeTeam,
 }
 
 #[derive(Debug, Args)]
@@ -62,6 +65,10 @@ pub struct HooksTarget {
     /// instead of the plan-approval hook.
     #[arg(long)]
     pub verify: bool,
+    /// The teammate gate for Claude Code agent teams (`hook claude-team`): holds a teammate's
+    /// plan until you decide, before its lead approves it.
+    #[arg(long, conflicts_with = "verify")]
+    pub team: bool,
     /// Write without asking.
     #[arg(long)]
     pub yes: bool,
@@ -91,10 +98,11 @@ pub fn hook(
     out: &mut Out<'_>,
     err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    let (agent, stop) = match args.agent {
-        HookKind::Claude => (Agent::Claude, false),
-        HookKind::Gemini => (Agent::Gemini, false),
-        HookKind::ClaudeStop => (Agent::Claude, true),
+    let (agent, stop, team) = match args.agent {
+        HookKind::Claude => (Agent::Claude, false, false),
+        HookKind::Gemini => (Agent::Gemini, false, false),
+        HookKind::ClaudeStop => (Agent::Claude, true, false),
+        HookKind::ClaudeTeam => (Agent::Claude, false, true),
     };
     let roots = match ctx.roots() {
         Ok(r) => r,
@@ -119,6 +127,7 @@ pub fn hook(
         .read_to_end(&mut stdin);
     let outcome = match agent {
         _ if stop => plandeck_core::verify::stop_hook::hook_claude_stop(&roots, &stdin),
+        _ if team => gate::hook_claude_team(&roots, &stdin, HookOptions::default()),
         Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
         _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
     };
@@ -148,12 +157,21 @@ pub fn hooks(
             "--verify installs Claude Code's Stop hook: use it with --agent claude",
         ));
     }
+    if target.team && agent != Agent::Claude {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            "--team installs the teammate gate of Claude Code agent teams: use it with --agent claude",
+        ));
+    }
+    use plandeck_core::gate::hook_team as team;
     use plandeck_core::verify::install as stop;
-    let plan = match (install, target.verify) {
-        (true, false) => gate::install_plan(&roots, agent)?,
-        (false, false) => gate::uninstall_plan(&roots, agent)?,
-        (true, true) => stop::install_plan(&roots)?,
-        (false, true) => stop::uninstall_plan(&roots)?,
+    let plan = match (install, target.verify, target.team) {
+        (true, _, true) => team::install_plan(&roots)?,
+        (false, _, true) => team::uninstall_plan(&roots)?,
+        (true, false, _) => gate::install_plan(&roots, agent)?,
+        (false, false, _) => gate::uninstall_plan(&roots, agent)?,
+        (true, true, _) => stop::install_plan(&roots)?,
+        (false, true, _) => stop::uninstall_plan(&roots)?,
     };
     if !plan.changed {
         let what = if install {
@@ -175,11 +193,12 @@ pub fn hooks(
         return Ok(1);
     }
     // Written only if the change is still the one shown above (the file did not change since).
-    let report = match (install, target.verify) {
-        (true, false) => gate::install_if_unchanged(&roots, agent, &plan.token)?,
-        (false, false) => gate::uninstall_if_unchanged(&roots, agent, &plan.token)?,
-        (true, true) => stop::install_if_unchanged(&roots, &plan.token)?,
-        (false, true) => stop::uninstall_if_unchanged(&roots, &plan.token)?,
+    let report = match (install, target.verify, target.team) {
+        (_, _, true) => team::set_if_unchanged(&roots, install, &plan.token)?,
+        (true, false, _) => gate::install_if_unchanged(&roots, agent, &plan.token)?,
+        (false, false, _) => gate::uninstall_if_unchanged(&roots, agent, &plan.token)?,
+        (true, true, _) => stop::install_if_unchanged(&roots, &plan.token)?,
+        (false, true, _) => stop::uninstall_if_unchanged(&roots, &plan.token)?,
     };
     writeln!(out, "{}", report.message).map_err(io_err)?;
     Ok(0)
@@ -258,6 +277,16 @@ pub(crate) fn print_pending(
         )
         .map_err(io_err)?;
         writeln!(out, "    {}  session {}  {pane}", r.cwd, r.session_id).map_err(io_err)?;
+        if let Some(mate) = &r.teammate {
+            // An agent team's teammate: approving lets its plan go on to its lead.
+            writeln!(
+                out,
+                "    teammate {mate} of team {}  lead session {}",
+                r.team.as_deref().unwrap_or("?"),
+                r.lead_session_id.as_deref().unwrap_or("?")
+            )
+            .map_err(io_err)?;
+        }
     }
     Ok(0)
 }

@@ -8,6 +8,7 @@ mod decisions;
 mod demo;
 mod gate;
 mod gate_codex;
+mod gate_team;
 mod history;
 mod hung_tmux;
 mod locale;

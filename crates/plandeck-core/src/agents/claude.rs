@@ -113,6 +113,25 @@ pub fn plan_hook_group(command: &str) -> Value {
     })
 }
 
+/// The event of the teammate gate: a tool is about to run (agent teams; the plan approval of a
+/// teammate goes to its lead, not to a card, so no `PermissionRequest` fires for it).
+pub const TEAM_EVENT: &str = "PreToolUse";
+
+/// The teammate gate's hook group for `command`: on `ExitPlanMode`, with the long timeout, and
+/// `onFailure: block` so that a hook that fails or times out denies rather than lets the plan
+/// through (a `PreToolUse` hook fails open by default).
+pub fn team_hook_group(command: &str) -> Value {
+    json!({
+        "matcher": PLAN_TOOL,
+        "hooks": [{
+            "type": "command",
+            "command": command,
+            "timeout": HOOK_TIMEOUT_SECS,
+            "onFailure": "block",
+        }],
+    })
+}
+
 /// The event of verify's hook: Claude Code is about to stop.
 pub const STOP_EVENT: &str = "Stop";
 

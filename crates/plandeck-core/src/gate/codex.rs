@@ -194,6 +194,9 @@ fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
         plan_hash: None,
         machine: None,
         approves_through_hook: false,
+        team: None,
+        teammate: None,
+        lead_session_id: None,
     };
     if !card_is_this_requests(&req, &screen) {
         return None;

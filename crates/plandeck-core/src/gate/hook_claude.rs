@@ -117,6 +117,9 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
         plan_hash: None,
         machine: None,
         approves_through_hook: false,
+        team: None,
+        teammate: None,
+        lead_session_id: None,
     }
 }
 

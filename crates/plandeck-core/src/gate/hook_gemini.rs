@@ -89,6 +89,9 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
         plan_hash: None,
         machine: None,
         approves_through_hook: false,
+        team: None,
+        teammate: None,
+        lead_session_id: None,
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(note),

@@ -27,10 +27,12 @@ mod codex;
 mod delivery;
 mod hook_claude;
 mod hook_gemini;
+pub mod hook_team;
 pub(crate) mod install;
 mod pane;
 mod send;
 mod store;
+pub mod teams;
 #[cfg(test)]
 mod tests;
 mod transcript;
@@ -49,6 +51,7 @@ pub use codex::{look as look_codex, CodexLook};
 pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
+pub use hook_team::hook_claude_team;
 pub use install::{
     hook_command, hook_preview, install, install_if_unchanged, install_plan, install_plan_with,
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
@@ -220,6 +223,17 @@ pub struct GateRequest {
     /// not: no pane is needed), never typed. Filled in when requests are listed.
     #[serde(default)]
     pub approves_through_hook: bool,
+    /// The agent team of a teammate's plan (Claude Code agent teams: `session-1a2b3c4d`); `null`
+    /// for a plan that is not a teammate's.
+    #[serde(default)]
+    pub team: Option<String>,
+    /// The teammate's name in its team (`planner`), for a teammate's plan.
+    #[serde(default)]
+    pub teammate: Option<String>,
+    /// The session of the team's lead, for a teammate's plan (the lead approves the plan once
+    /// Plandeck let it through).
+    #[serde(default)]
+    pub lead_session_id: Option<String>,
 }
 
 #[cfg(test)]
@@ -374,6 +388,16 @@ pub struct HookInput {
     pub tool_name: Option<String>,
     #[serde(default)]
     pub tool_input: serde_json::Value,
+    /// The `tool_use` id of the call (Claude Code `PreToolUse`).
+    #[serde(default)]
+    pub tool_use_id: Option<String>,
+    /// Claude Code: the subagent or in-process teammate making the call (`aplanner-<16 hex>`);
+    /// absent for the main session and for a teammate in its own pane.
+    #[serde(default)]
+    pub agent_id: Option<String>,
+    /// Claude Code: that agent's type (a teammate's name).
+    #[serde(default)]
+    pub agent_type: Option<String>,
 }
 
 impl HookInput {
@@ -405,5 +429,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <InstallPlan as TS>::decl(),
         <InstallReport as TS>::decl(),
         <install::HookPreview as TS>::decl(),
+        <teams::Team as TS>::decl(),
+        <teams::TeamMember as TS>::decl(),
     ]
 }

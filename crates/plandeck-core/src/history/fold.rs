@@ -202,8 +202,15 @@ fn claude(
     });
     let mut answers: HashMap<&str, (&Outcome, bool, &Option<String>)> = HashMap::new();
     let mut hook_denied: Vec<&str> = Vec::new();
+    let mut to_lead: HashMap<&str, Option<&Option<String>>> = HashMap::new();
     for e in &f.events {
         match e {
+            PlanEvent::SentToLead { call, .. } => {
+                to_lead.entry(call).or_insert(None);
+            }
+            PlanEvent::LeadApproved { call, at } => {
+                to_lead.insert(call, Some(at));
+            }
             PlanEvent::Answered {
                 call,
                 at,
@@ -237,6 +244,21 @@ fn claude(
                     apply_outcome(&mut v, outcome, hook, at);
                     if headless && !hook {
                         v.decided_in = Some(DecidedIn::Headless);
+                    }
+                } else if let Some(lead) = to_lead.get(call.as_str()) {
+                    // A teammate's plan: its lead decides it, by itself.
+                    match lead {
+                        Some(at) => {
+                            v.verdict = Some(HistoryVerdict::Approved);
+                            v.decided_in = Some(DecidedIn::Lead);
+                            v.decided_at = (*at).clone();
+                            v.note =
+                                Some("Approved by the team's lead (\"[Plan Approved]\").".into());
+                        }
+                        None => {
+                            v.note =
+                                Some("Sent to the team's lead, which has not answered yet.".into());
+                        }
                     }
                 }
                 d.versions.push(v);

@@ -822,3 +822,49 @@ fn interleaved_records_of_two_sessions_in_one_transcript_keep_each_plan_and_deci
         h.notes
     );
 }
+
+/// A teammate of a Claude Code agent team (2.1.328, in-process): its first call before the plan
+/// file existed is no version; its plan went to the lead, whose automatic verdict
+/// ("[Plan Approved]", in the teammate's transcript) is the history's answer, decided by the lead.
+#[test]
+fn a_teammates_plan_is_approved_by_its_lead_in_the_history() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let subagents = home
+        .join(".claude/projects/-home-dev-work-api/b6004b4f-2c90-4383-92a5-43165d94a013/subagents");
+    fs::create_dir_all(&subagents).unwrap();
+    let recorded = Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        "../../tests/fixtures/claude-code-2.1.328/teams/agent-aplanner-576dc0bc00f0cd93.jsonl",
+    );
+    fs::write(
+        subagents.join("agent-aplanner-576dc0bc00f0cd93.jsonl"),
+        fs::read_to_string(recorded)
+            .unwrap()
+            .replace("/home/dev", home.to_str().unwrap()),
+    )
+    .unwrap();
+    // The lead's own transcript beside the folder (the history finds subagents through it).
+    fs::write(
+        subagents.parent().unwrap().with_extension("jsonl"),
+        "{\"type\":\"user\",\"sessionId\":\"b6004b4f-2c90-4383-92a5-43165d94a013\",\"message\":{\"role\":\"user\",\"content\":\"plan pagination for the api\"}}\n",
+    )
+    .unwrap();
+    let roots = Roots::under_home(home);
+    let h = scan(&roots).unwrap();
+    let plans = by_session(&h.plans, "b6004b4f-2c90-4383-92a5-43165d94a013");
+    assert_eq!(plans.len(), 1, "{:#?}", h.plans);
+    // The calls Claude Code refused (no plan file yet; after approval, no ExitPlanMode any more)
+    // are no versions.
+    let versions = &plans[0].versions;
+    assert_eq!(versions.len(), 1, "{versions:#?}");
+    assert!(plans[0]
+        .path
+        .as_deref()
+        .unwrap()
+        .ends_with("-agent-aplanner-576dc0bc00f0cd93.md"));
+    let v = &versions[0];
+    assert_eq!(v.text, PLAN);
+    assert_eq!(v.verdict, Some(HistoryVerdict::Approved));
+    assert_eq!(v.decided_in, Some(DecidedIn::Lead));
+    assert!(v.decided_at.is_some());
+}

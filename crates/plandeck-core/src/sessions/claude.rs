@@ -534,10 +534,11 @@ pub(crate) fn plan_candidate(pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
     }
     // Every record kind's name contains "lan": one search, each hit checked in place.
     static LAN: LazyLock<Finder<'static>> = LazyLock::new(|| Finder::new(b"lan"));
-    const WORDS: [(&[u8], usize); 3] = [
+    const WORDS: [(&[u8], usize); 4] = [
         (b"ExitPlanMode", 5),
         (b"planContent", 1),
         (b"plan_file_reference", 1),
+        (b"[Plan Approved]", 2),
     ];
     let mut best = None;
     let mut from = 0;
@@ -614,6 +615,13 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
         }
     }
     let Some(msg) = rec.message else { return };
+    if let (Some("user"), Some(Content::Text(text))) = (rec.kind.as_deref(), &msg.content) {
+        // A lead's verdict on a teammate's plan, as the teammate is told it (Claude Code 2.1.328).
+        if text.contains("teammate_id=\"team-lead\"") && text.contains("[Plan Approved]") {
+            lead_approved(pf, at);
+        }
+        return;
+    }
     let Some(Content::Items(blocks)) = msg.content else {
         return;
     };
@@ -656,6 +664,26 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
                         .join("\n"),
                     _ => String::new(),
                 };
+                if b.is_error.unwrap_or(false)
+                    && (text.starts_with("No plan file found at ")
+                        || text.contains("No such tool available: ExitPlanMode"))
+                {
+                    // Claude Code refused the call before any plan was submitted (a teammate with
+                    // no plan file yet, a teammate whose plan mode ended): no version, nobody
+                    // decided.
+                    pf.events.retain(
+                        |e| !matches!(e, PlanEvent::Submitted { call: c, .. } if c == call),
+                    );
+                    continue;
+                }
+                if text.starts_with("Your plan has been submitted to the team lead") {
+                    // Not answered yet: the lead decides (a later `[Plan Approved]`).
+                    pf.events.push(PlanEvent::SentToLead {
+                        call: call.to_owned(),
+                        at: at.clone(),
+                    });
+                    continue;
+                }
                 let approved_text = rec.tool_use_result.as_ref().and_then(|r| r.plan.clone());
                 let (outcome, hook) =
                     claude_outcome(&text, b.is_error.unwrap_or(false), approved_text);
@@ -668,6 +696,24 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
             }
             _ => {}
         }
+    }
+}
+
+/// The lead approved the latest of the teammate's plans sent to it and not answered yet.
+fn lead_approved(pf: &mut PlanFacts, at: Option<String>) {
+    let decided = |c: &str| {
+        pf.events
+            .iter()
+            .any(|e| matches!(e, PlanEvent::LeadApproved { call, .. } if call == c))
+    };
+    let call = pf.events.iter().rev().find_map(|e| match e {
+        PlanEvent::SentToLead { call, .. } if !pf.answered(call) && !decided(call) => {
+            Some(call.clone())
+        }
+        _ => None,
+    });
+    if let Some(call) = call {
+        pf.events.push(PlanEvent::LeadApproved { call, at });
     }
 }
 

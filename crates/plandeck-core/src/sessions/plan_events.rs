@@ -40,6 +40,12 @@ pub enum PlanEvent {
         /// The result shows a hook's answer (a hook message, a hook decision record).
         hook: bool,
     },
+    /// A teammate's plan went on to its agent team's lead (Claude Code agent teams: "Your plan has
+    /// been submitted to the team lead for approval."): the lead decides it.
+    SentToLead { call: String, at: Option<String> },
+    /// The lead approved a teammate's plan sent to it (`<teammate-message
+    /// teammate_id="team-lead">[Plan Approved] …` in the teammate's transcript).
+    LeadApproved { call: String, at: Option<String> },
     /// A hook's deny recorded before the result (Claude `hook_permission_decision`).
     HookDenied { call: String },
     /// A plan's text carried into the conversation without a submission: `planContent` (clear
