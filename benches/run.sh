@@ -53,6 +53,7 @@ for line in sys.stdin:
 for b in "${benches[@]}"; do
   [ "$b" = bench_memory ] && continue  # benches/memory.sh, below
   [ "$b" = bench_window ] && continue  # benches/window/*.mjs, below
+  [ "$b" = bench_terminals ] && continue  # benches/window/terminals.mjs, below
   echo "==> $b" >&2
   out="benches/results/$b.jsonl"
   set +e
@@ -67,8 +68,7 @@ done
 # The real window (the window budgets, docs/architecture.md §6): hook to card, approve to hook exit (headless) and to the agent reading
 # the key typed into its tmux pane (interactive), plan written to row, content on the heavy home
 # against a one-plan home, and the longest frame while scrolling 5,000 plans, 2,000 session cards and
-# a 10,000-row side-by-side diff (limit 50 ms), and live terminal views (eight streaming: CPU; key to echo;
-# opening one); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY
+# a 10,000-row side-by-side diff (limit 50 ms); release build, tauri-driver + WebKitWebDriver, under Xvfb when $DISPLAY
 # is unset. Writes benches/results/bench_window.jsonl, stamped like the other rows.
 # (env: WINDOW_SAMPLES=30 STARTUP_SAMPLES=5 INTERACTIVE_SAMPLES=10 SCROLL_FRAMES=240 HEAVY_HOME=<dir>,
 # else generated with gen_heavy_home)
@@ -105,8 +105,33 @@ if [ $# -eq 0 ] || [[ " $* " == *" bench_window "* ]]; then
         [ $? -eq 3 ] || echo '{"bench":"bench_window_interactive","error":"failed"}'
       node benches/window/scroll.mjs --frames "${SCROLL_FRAMES:-240}" ||
         [ $? -eq 3 ] || echo '{"bench":"bench_window_scroll","error":"failed"}'
+    } | stamp | tee "$out.new" >&2
+    mv "$out.new" "$out"
+  )
+fi
+# Live terminal views in the real window (issue 25): eight agents streaming (the window's CPU beyond
+# theirs), a key typed to its echo, a view opening; release build, under Xvfb when $DISPLAY is unset.
+# Writes benches/results/bench_terminals.jsonl. (env: TERMINAL_SAMPLES=30 TERMINAL_SECONDS=20)
+if [ $# -eq 0 ] || [[ " $* " == *" bench_terminals "* ]]; then
+  echo "==> bench_terminals" >&2
+  npm --prefix ui run build --silent >/dev/null
+  cargo build --release -p plandeck -p plandeck-cli --bins
+  (
+    xvfb=""
+    if [ -z "${DISPLAY:-}" ]; then
+      n=$((90 + RANDOM % 400))
+      while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
+      Xvfb ":$n" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
+      xvfb=$!
+      export DISPLAY=":$n"
+      for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
+    fi
+    trap '[ -n "$xvfb" ] && kill "$xvfb" 2>/dev/null' EXIT
+    export PLANDECK_BIN="$CARGO_TARGET_DIR/release/plandeck"
+    out=benches/results/bench_terminals.jsonl
+    {
       node benches/window/terminals.mjs --samples "${TERMINAL_SAMPLES:-30}" --seconds "${TERMINAL_SECONDS:-20}" ||
-        [ $? -eq 3 ] || echo '{"bench":"bench_window_terminals","error":"failed"}'
+        [ $? -eq 3 ] || echo '{"bench":"bench_terminals","error":"failed"}'
     } | stamp | tee "$out.new" >&2
     mv "$out.new" "$out"
   )

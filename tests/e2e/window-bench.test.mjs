@@ -8,6 +8,7 @@ import { latency } from "../../benches/window/latency.mjs";
 import { startup } from "../../benches/window/startup.mjs";
 import { interactiveApproval } from "../../benches/window/interactive.mjs";
 import { scrolling } from "../../benches/window/scroll.mjs";
+import { terminals } from "../../benches/window/terminals.mjs";
 
 function assertRow(r, name) {
   assert.equal(r.bench, name);
@@ -53,4 +54,15 @@ test("window scrolling benchmark runs: the longest frame of each long list, judg
     assert.ok(Number.isFinite(r.ms) && r.ms > 0 && r.p95_ms <= r.ms && r.n > 0, JSON.stringify(r));
     assert.deepEqual(r.limit, { ms: 50 });
   }
+});
+
+test("terminal benchmarks run: eight views streaming (CPU beyond the agents'), key to echo, a view opening", async () => {
+  const rows = await terminals({ samples: 3, seconds: 2 });
+  const by = Object.fromEntries(rows.map((r) => [r.bench, r]));
+  assertRow(by.window_terminal_view_opens, "window_terminal_view_opens");
+  assertRow(by.window_terminal_key_to_echo, "window_terminal_key_to_echo");
+  assert.deepEqual(by.window_terminal_key_to_echo.limit, { ms: 50 });
+  const cpu = by.window_eight_terminals_streaming_cpu;
+  assert.ok(Number.isFinite(cpu.ms) && Number.isFinite(cpu.baseline.ms), JSON.stringify(cpu));
+  assert.deepEqual(cpu.limit, { ms: 25 });
 });
