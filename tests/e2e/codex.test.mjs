@@ -8,7 +8,8 @@
 // CLI fails the tests: they never skip.
 // The gate tests drive Codex's "Implement this plan?" popup through Plandeck's CLI (`plandeck
 // pending` files the request from the rollout and the popup on screen; `approve` / `reject` answer
-// it in the pane): no window is needed.
+// it in the pane), and through the real window (its gate tick files the request; Approve, the
+// feedback and the editor of its waiting queue decide).
 
 import assert from "node:assert/strict";
 import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
@@ -21,13 +22,14 @@ import {
   codexSetup,
   makeAgentHome,
   quitCodex,
+  rejectInQueue,
   rolloutRecords,
   startCodex,
   startStandIn,
   submitPrompt,
   Tmux,
 } from "./agents.mjs";
-import { cli, ROOT, waitFor } from "./webdriver.mjs";
+import { cli, ROOT, waitFor, withApp } from "./webdriver.mjs";
 
 const codex = agentCli("codex");
 const PLAN = "# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n";
@@ -358,4 +360,98 @@ test("Codex gate: 'Yes, implement this plan' pressed in the terminal first close
     assert.notEqual(r.status, 0, r.stdout);
     assert.ok(!api.received().some((x) => x.feedback), "nothing typed");
   });
+});
+
+/**
+ * Runs `fn({ s, home, api, tmux, req })` with the real window open on the home and a Codex session
+ * whose plan popup is up: the request is filed by the window itself (from the rollout, on its gate
+ * tick) and its card is in the waiting queue before anything else looks.
+ */
+async function withCodexInWindow(fn, { standInArgs = () => [] } = {}) {
+  const { base, home, repo } = makeAgentHome("api");
+  const api = await startStandIn("openai", join(base, "api"), standInArgs(base));
+  const tmux = new Tmux();
+  try {
+    const { env } = codexSetup(home, repo, api.url);
+    await withApp({ home }, async (s) => {
+      await startCodex(tmux, codex, { repo, env });
+      await submitPrompt(tmux, api, PROMPT);
+      await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+      const id = await waitFor(() => s.exec(`return document.querySelector("[data-testid=gate-request]")?.dataset.id ?? null`), {
+        timeout: 30000,
+        what: "the Codex request's card in the window",
+      }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      const card = `[data-testid=gate-request][data-id="${id}"]`;
+      await s.waitForText("add pagination", card);
+      const [req] = pendingCodex(home).filter((q) => q.id === id);
+      assert.ok(req, `request ${id} is pending`);
+      assert.equal(req.plan, PLAN);
+      await fn({ s, home, api, tmux, req, card });
+    });
+    await quitCodex(tmux);
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+}
+
+test("Codex gate in the window: Approve clicked picks 'Yes, implement this plan'; the card goes", { timeout: 240000 }, async () => {
+  await withCodexInWindow(async ({ s, home, api, req, card }) => {
+    await s.click(`${card} [data-testid=gate-approve-auto]`);
+    const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
+    assert.deepEqual(impl.user, ["Implement the plan."]);
+    await waitFor(async () => !(await s.exec(`return !!document.querySelector(arguments[0])`, card)), { timeout: 15000, what: "the card to go" });
+    assert.ok(closedAs(home, req.id));
+  });
+});
+
+test("Codex gate in the window: feedback typed in the window reaches the model in Plan mode; the revised plan, edited in the window's editor and approved, reaches the model as the plan to propose", { timeout: 300000 }, async () => {
+  await withCodexInWindow(
+    async ({ s, home, api, tmux, req }) => {
+      const feedback = "Use cursor pagination only";
+      await rejectInQueue(s, home, req, feedback, { screenshot: "codex-reject" });
+      const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the feedback at the model" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.equal(got.mode, "plan");
+      assert.equal(got.feedback, feedback);
+      assert.ok(!api.received().some((x) => x.mode === "default"), "nothing implemented");
+
+      // The revised plan (the stand-in proposes EDITED): a new card; edited in the window's editor
+      // (a line added) and approved.
+      await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+      const next = await waitFor(() => s.exec(`const c = [...document.querySelectorAll("[data-testid=gate-request]")].find((c) => c.dataset.id !== arguments[0]); return c ? c.dataset.id : null;`, req.id), {
+        timeout: 30000,
+        what: "the revised plan's card",
+      });
+      const card = `[data-testid=gate-request][data-id="${next}"]`;
+      await s.click(`${card} [data-testid=gate-edit]`);
+      await s.waitFor(`${card} .cm-content .cm-line`);
+      await s.click(`${card} .cm-content`);
+      await s.cmd("POST", "/actions", {
+        actions: [{ type: "key", id: "kb", actions: [{ type: "keyDown", value: "\uE009" }, { type: "keyDown", value: "\uE010" }, { type: "keyUp", value: "\uE010" }, { type: "keyUp", value: "\uE009" }] }],
+      });
+      await s.cmd("DELETE", "/actions");
+      await s.keys("\n5. Note the limit in the changelog");
+      await s.waitForText("Note the limit in the changelog", `${card} .cm-content`);
+      await s.click(`${card} [data-testid=approve-edit]`);
+      const edited = await waitFor(() => api.received().filter((x) => x.feedback).find((x) => x.feedback.includes("Note the limit in the changelog")), {
+        timeout: 30000,
+        what: "the edited plan at the model",
+      }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.equal(edited.mode, "plan");
+      assert.ok(edited.feedback.includes("Propose exactly this plan"), edited.feedback);
+    },
+    {
+      standInArgs: (base) => {
+        const f = join(base, "revised.md");
+        writeFileSync(f, EDITED);
+        return ["--revised-plan-file", f];
+      },
+    },
+  );
 });
