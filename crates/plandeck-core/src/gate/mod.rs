@@ -55,6 +55,8 @@ pub use install::{
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub use send::{send_to_session, send_to_target, session_target, SendError};
+pub(crate) use delivery::card_visible;
+pub(crate) use send::{input_draft, menu_open};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer

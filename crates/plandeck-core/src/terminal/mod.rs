@@ -198,6 +198,10 @@ pub enum Key {
     /// A card's choice, `1`–`9`.
     Choice(u8),
     Enter,
+    /// Escape: the agents' own interrupt key (Claude Code, Gemini CLI, Codex CLI).
+    Escape,
+    /// Shift+Tab: cycles Codex CLI's collaboration modes (Plan mode).
+    BackTab,
     /// Text for an input box; cleaned again with [`clean_text`] before it is typed.
     Text(String),
 }
@@ -341,6 +345,12 @@ impl Target {
             }
             Key::Enter => {
                 self.tmux(&["send-keys", "-t", pane, "Enter"], None)?;
+            }
+            Key::Escape => {
+                self.tmux(&["send-keys", "-t", pane, "Escape"], None)?;
+            }
+            Key::BackTab => {
+                self.tmux(&["send-keys", "-t", pane, "BTab"], None)?;
             }
             Key::Text(text) => {
                 let text = clean_text(text, MAX_TYPED_CHARS);

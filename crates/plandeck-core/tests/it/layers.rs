@@ -37,6 +37,8 @@ const LAYERS: &[&str] = &[
     "verify",
     "worktrees",
     "route",
+    // Starting and steering agents in tmux.
+    "control",
     // What joins them, the live handle, and the IPC surface.
     "standing",
     "overview",
