@@ -94,7 +94,14 @@ pub fn composer_text(screen: &str) -> Option<String> {
         .lines()
         .rev()
         .find(|l| l.trim_start().starts_with('›'))?;
-    Some(line.trim_start().trim_start_matches('›').trim().chars().take(60).collect())
+    Some(
+        line.trim_start()
+            .trim_start_matches('›')
+            .trim()
+            .chars()
+            .take(60)
+            .collect(),
+    )
 }
 
 /// Whether the composer (the input line `› …` at the bottom) is empty, read from a capture with

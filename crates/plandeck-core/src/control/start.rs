@@ -59,7 +59,9 @@ pub fn check_tmux() -> Result<String, ControlError> {
     cmd.arg("-V");
     let out = match run_bounded(cmd, None, EXTERNAL_TIMEOUT) {
         Ok(out) => out,
-        Err(terminal::RunError::Spawn { source: e, .. }) if e.kind() == std::io::ErrorKind::NotFound => {
+        Err(terminal::RunError::Spawn { source: e, .. })
+            if e.kind() == std::io::ErrorKind::NotFound =>
+        {
             return Err(ControlError::TmuxMissing)
         }
         Err(e) => {
@@ -69,7 +71,9 @@ pub fn check_tmux() -> Result<String, ControlError> {
         }
     };
     let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    let number = version.trim_start_matches("tmux ").trim_start_matches("next-");
+    let number = version
+        .trim_start_matches("tmux ")
+        .trim_start_matches("next-");
     if let Some((major, minor)) = parse_version(number) {
         let (min_major, min_minor) = parse_version(TMUX_MIN).unwrap_or((3, 0));
         if (major, minor) < (min_major, min_minor) {
@@ -82,7 +86,7 @@ pub fn check_tmux() -> Result<String, ControlError> {
 }
 
 /// `3.3a` → (3, 3); `master` → none (a build from source: taken as new enough).
-fn parse_version(v: &str) -> Option<(u32, u32)> {
+pub(super) fn parse_version(v: &str) -> Option<(u32, u32)> {
     let (major, rest) = v.split_once('.')?;
     let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
     Some((major.parse().ok()?, minor.parse().ok()?))
@@ -103,10 +107,11 @@ pub fn worktree_dir(workdir: &Path, name: &str) -> PathBuf {
 }
 
 /// A worktree this start created, removed again when the start fails.
-struct Created {
+#[derive(Debug)]
+pub(super) struct Created {
     repo: PathBuf,
     name: String,
-    path: PathBuf,
+    pub(super) path: PathBuf,
     branch: String,
     base: git2::Oid,
     /// The `<repo>.worktrees` folder, when this start made it.
@@ -116,7 +121,7 @@ struct Created {
 impl Created {
     /// Removes the worktree, its administrative files and its branch: they are this start's
     /// and hold nothing (the branch is deleted only while it still points at its base).
-    fn undo(&self) {
+    pub(super) fn undo(&self) {
         let _ = std::fs::remove_dir_all(&self.path);
         if let Ok(repo) = git2::Repository::open(&self.repo) {
             if let Ok(wt) = repo.find_worktree(&self.name) {
@@ -143,7 +148,7 @@ fn git_err(e: git2::Error) -> ControlError {
 }
 
 /// Checks the name, the branch and the base, then creates the worktree on a new branch.
-fn create_worktree(
+pub(super) fn create_worktree(
     repo: &git2::Repository,
     workdir: &Path,
     name: &str,
@@ -332,10 +337,14 @@ pub(super) fn command_line(
 /// The pane's screen now, and whether its program exited.
 fn pane_state(session: &str) -> (String, bool) {
     let target = format!("={session}:");
-    let dead = tmux_output(None, &["display-message", "-p", "-t", &target, "#{pane_dead}"])
-        .map(|s| s.trim() != "0")
-        .unwrap_or(true);
-    let screen = tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
+    let dead = tmux_output(
+        None,
+        &["display-message", "-p", "-t", &target, "#{pane_dead}"],
+    )
+    .map(|s| s.trim() != "0")
+    .unwrap_or(true);
+    let screen =
+        tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
     (screen, dead)
 }
 
@@ -536,7 +545,10 @@ pub(super) fn launch(
             last: last_line(&screen),
         });
     }
-    let _ = tmux_output(None, &["set-option", "-t", &target, "remain-on-exit", "off"]);
+    let _ = tmux_output(
+        None,
+        &["set-option", "-t", &target, "remain-on-exit", "off"],
+    );
     Ok((tmux_session, pane, pid))
 }
 

@@ -62,7 +62,9 @@ pub fn resolve(roots: &Roots, id: &str) -> Result<Steerable, ControlError> {
             target,
             record: None,
         }),
-        Err(SendError::NoLiveSession { .. }) => Err(ControlError::NotSteerable { id: id.to_owned() }),
+        Err(SendError::NoLiveSession { .. }) => {
+            Err(ControlError::NotSteerable { id: id.to_owned() })
+        }
         Err(e) => Err(e.into()),
     }
 }
@@ -240,7 +242,11 @@ pub(super) fn runs_agent(agent: Agent, argv: &[String]) -> bool {
         Agent::Codex => ("codex", "@openai/codex"),
         Agent::Other => return false,
     };
-    let base = |w: &str| Path::new(w).file_name().map(|n| n.to_string_lossy().into_owned());
+    let base = |w: &str| {
+        Path::new(w)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
     let Some(first) = argv.first() else {
         return false;
     };
@@ -249,15 +255,16 @@ pub(super) fn runs_agent(agent: Agent, argv: &[String]) -> bool {
     if program == name {
         return true;
     }
-    let interpreter = INTERPRETERS
-        .iter()
-        .any(|i| program == *i || program.starts_with(&format!("{i}2")) || program.starts_with("node"));
+    let interpreter = INTERPRETERS.iter().any(|i| {
+        program == *i || program.starts_with(&format!("{i}2")) || program.starts_with("node")
+    });
     if !interpreter {
         return false;
     }
-    argv[1..]
-        .iter()
-        .find(|w| !w.starts_with('-'))
+    let mut rest = argv[1..].iter();
+    // `bash -c claude` is a shell that runs a command: the shell is not the agent.
+    rest.find(|w| !w.starts_with('-') || matches!(w.as_str(), "-c" | "-e" | "--eval"))
+        .filter(|w| !w.starts_with('-'))
         .is_some_and(|script| base(script).as_deref() == Some(name) || script.contains(package))
 }
 
@@ -471,7 +478,13 @@ fn tmux_session_of(roots: &Roots, id: &str) -> Result<(String, Option<String>), 
     }
     let name = tmux_output(
         s.target.socket.as_deref(),
-        &["display-message", "-p", "-t", &s.target.pane, "#{session_name}"],
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            &s.target.pane,
+            "#{session_name}",
+        ],
     )?;
     Ok((name.trim().to_owned(), s.target.socket))
 }

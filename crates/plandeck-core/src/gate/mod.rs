@@ -46,6 +46,7 @@ use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
 pub use codex::{look as look_codex, CodexLook};
+pub(crate) use delivery::card_visible;
 pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
@@ -54,9 +55,8 @@ pub use install::{
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
-pub use send::{send_to_session, send_to_target, session_target, SendError};
-pub(crate) use delivery::card_visible;
 pub(crate) use send::{input_draft, menu_open};
+pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
