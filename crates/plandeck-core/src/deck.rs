@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use crate::agents::{self, Agent, AgentInfo};
 use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
 use crate::config::Roots;
+use crate::control::{self, StartRequest, Started, StopOutcome, StopPreview};
 use crate::elsewhere::{self, Elsewhere, MachineStatus, OnMachine};
 use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
 use crate::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
@@ -869,6 +870,88 @@ impl Deck {
             return there;
         }
         verify::send_report(&self.roots, id, shown)
+    }
+
+    // ---- Session control (issue 25)
+
+    /// Starts an agent as `request` asks (a new worktree, plan mode, a first prompt) in the
+    /// person's own tmux; the new worktree is reported.
+    pub fn start_session(&self, request: &StartRequest) -> Result<Started, IpcError> {
+        if self.demo {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                "the demo starts no agents: leave the demo first",
+            ));
+        }
+        let started = control::start(&self.roots, request)?;
+        if started.worktree.is_some() {
+            self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
+        }
+        Ok(started)
+    }
+
+    /// Types `text` into the session `id` (a session id or the tmux session Plandeck started)
+    /// and submits it: only while the agent waits for input with an empty input box.
+    pub fn send_to_agent(&self, id: &str, text: &str) -> Result<String, IpcError> {
+        let params = |id: &str| json!({ "id": id, "text": text });
+        if let Some(there) = self.there(id, "send_to_agent", params) {
+            return there;
+        }
+        Ok(control::send_message(&self.roots, id, text)?)
+    }
+
+    /// Presses the agent's own interrupt key in the session `id` (the window confirms first).
+    pub fn interrupt_session(&self, id: &str) -> Result<String, IpcError> {
+        if let Some(there) = self.there(id, "interrupt_session", |id| json!({ "id": id })) {
+            return there;
+        }
+        Ok(control::interrupt(&self.roots, id)?)
+    }
+
+    /// What stopping the session `id` would end, with the token [`Deck::stop_session`] takes.
+    pub fn stop_preview(&self, id: &str) -> Result<StopPreview, IpcError> {
+        if let Some(there) = self.there(id, "stop_preview", |id| json!({ "id": id })) {
+            return there;
+        }
+        Ok(control::stop_preview(&self.roots, id)?)
+    }
+
+    /// Ends what the preview with `token` listed (refused when it changed since).
+    pub fn stop_session(&self, id: &str, token: &str) -> Result<StopOutcome, IpcError> {
+        let params = |id: &str| json!({ "id": id, "token": token });
+        if let Some(there) = self.there(id, "stop_session", params) {
+            return there;
+        }
+        Ok(control::stop(&self.roots, id, token)?)
+    }
+
+    /// Resumes the ended session `id` in its folder, in a new tmux session.
+    pub fn resume_session(&self, id: &str) -> Result<Started, IpcError> {
+        if let Some(there) = self.there(id, "resume_session", |id| json!({ "id": id })) {
+            return there;
+        }
+        let known = lock(&self.sessions).as_ref().and_then(|index| {
+            index
+                .sessions()
+                .into_iter()
+                .find(|s| s.session_id == id)
+                .map(|s| (s.agent, s.cwd))
+        });
+        Ok(control::resume(&self.roots, id, known)?)
+    }
+
+    /// Opens the session `id` in the person's terminal emulator, attached to its tmux session.
+    pub fn open_in_terminal(&self, id: &str) -> Result<String, IpcError> {
+        if let Some((machine, _)) = elsewhere::split(id) {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "the session is on {machine}: a terminal here cannot attach to its tmux; \
+                     run `ssh -t <{machine}> tmux attach` in a terminal"
+                ),
+            ));
+        }
+        Ok(control::open_in_terminal(&self.roots, id)?)
     }
 
     // ---- Machines (`plandeck hosts`)
