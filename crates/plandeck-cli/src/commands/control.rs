@@ -144,12 +144,22 @@ pub fn interrupt(ctx: &Context, args: IdArgs, out: &mut Out<'_>) -> Result<i32, 
     print_message(&said, args.json, out)
 }
 
-pub(crate) fn print_preview(p: &StopPreview, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
+pub(crate) fn print_preview(
+    p: &StopPreview,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
     if json {
         print_json(out, p)?;
         return Ok(0);
     }
-    writeln!(out, "would end {} (session {}):", p.agent.display_name(), p.id).map_err(io)?;
+    writeln!(
+        out,
+        "would end {} (session {}):",
+        p.agent.display_name(),
+        p.id
+    )
+    .map_err(io)?;
     for line in &p.processes {
         writeln!(out, "  {} {}", line.pid, line.command).map_err(io)?;
     }

@@ -339,25 +339,45 @@ fn pane_state(session: &str) -> (String, bool) {
     let target = format!("={session}:");
     let dead = tmux_output(
         None,
-        &["display-message", "-p", "-t", &target, "#{pane_dead}"],
-    )
-    .map(|s| s.trim() != "0")
-    .unwrap_or(true);
-    let screen =
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            &target,
+            "#{pane_dead}\t#{pane_dead_status}",
+        ],
+    );
+    let (dead, status) = match dead {
+        Ok(s) => {
+            let (d, st) = s.trim_end().split_once('\t').unwrap_or((s.trim(), ""));
+            (d != "0", st.to_owned())
+        }
+        Err(_) => (true, String::new()),
+    };
+    let mut screen =
         tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
+    if dead && !status.is_empty() {
+        // A program that exits at once may leave nothing on screen: its status says something.
+        screen.push_str(&format!("\nexit status {status}\n"));
+    }
     (screen, dead)
 }
 
+/// The last two lines on a dead pane's screen (the agent's reason and the exit status), tmux's
+/// own "Pane is dead" left out.
 fn last_line(screen: &str) -> String {
-    screen
+    let mut lines: Vec<&str> = screen
         .lines()
         .rev()
         .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("nothing")
-        .chars()
-        .take(200)
-        .collect()
+        .filter(|l| !l.is_empty() && !l.starts_with("Pane is dead"))
+        .take(2)
+        .collect();
+    lines.reverse();
+    if lines.is_empty() {
+        return "nothing".to_owned();
+    }
+    lines.join(" · ").chars().take(300).collect()
 }
 
 /// Starts `req.agent` as asked: see the module's doc. Nothing half-made is left when it fails.
@@ -460,7 +480,7 @@ fn start_in(
     };
     Ok(Started {
         agent: req.agent,
-        attach: format!("tmux attach -t {}", crate::shell::quote(&tmux_session)),
+        attach: format!("tmux attach -t {tmux_session}"),
         tmux_session,
         pane,
         pid,
@@ -486,7 +506,25 @@ pub(super) fn launch(
 ) -> Result<(String, String, u32), ControlError> {
     let tmux_session = unique_session_name(repo, worktree, agent);
     let cwd_s = cwd.display().to_string();
-    let mut args: Vec<&str> = vec![
+    let tmux = |args: &[&str]| -> Result<String, ControlError> {
+        let mut cmd = terminal::tmux_command(None, args);
+        // Started beside the person's sessions, not nested in the one Plandeck may run in.
+        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        let out =
+            run_bounded(cmd, None, EXTERNAL_TIMEOUT).map_err(|e| ControlError::TmuxFailed {
+                message: e.to_string(),
+            })?;
+        if !out.status.success() {
+            return Err(ControlError::TmuxFailed {
+                message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    // The session opens on a placeholder that waits; the pane is kept when its program exits
+    // (so an exit on the spot leaves its reason on screen), then the agent replaces the
+    // placeholder (`respawn-pane`): no exit can come before the pane is kept.
+    let printed = tmux(&[
         "new-session",
         "-d",
         "-s",
@@ -499,32 +537,41 @@ pub(super) fn launch(
         "50",
         "-P",
         "-F",
-        "#{pane_id}\t#{pane_pid}",
-        "--",
-    ];
-    args.extend(argv.iter().map(String::as_str));
-    let mut cmd = terminal::tmux_command(None, &args);
-    // Started beside the person's sessions, not nested in the one Plandeck may run in.
-    cmd.env_remove("TMUX").env_remove("TMUX_PANE");
-    let out = run_bounded(cmd, None, EXTERNAL_TIMEOUT).map_err(|e| ControlError::TmuxFailed {
-        message: e.to_string(),
-    })?;
-    if !out.status.success() {
-        return Err(ControlError::TmuxFailed {
-            message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        });
-    }
-    let printed = String::from_utf8_lossy(&out.stdout);
-    let (pane, pid) = printed
-        .trim()
-        .split_once('\t')
-        .and_then(|(p, pid)| Some((p.to_owned(), pid.parse::<u32>().ok()?)))
-        .ok_or_else(|| ControlError::TmuxFailed {
-            message: format!("tmux named no pane: {printed:?}"),
-        })?;
+        "#{pane_id}",
+        "cat",
+    ])?;
+    let pane = printed.trim().to_owned();
     let target = format!("={tmux_session}");
-    // Kept while the start is watched, so an exit on the spot leaves its reason on screen.
-    let _ = tmux_output(None, &["set-option", "-t", &target, "remain-on-exit", "on"]);
+    let close = || {
+        let _ = tmux_output(None, &["kill-session", "-t", &target]);
+    };
+    let respawned = tmux(&[
+        "set-option",
+        "-w",
+        "-t",
+        &format!("{target}:"),
+        "remain-on-exit",
+        "on",
+    ])
+    .and_then(|_| {
+        let mut args: Vec<&str> = vec!["respawn-pane", "-k", "-t", &pane, "-c", &cwd_s, "--"];
+        args.extend(argv.iter().map(String::as_str));
+        tmux(&args)
+    })
+    .and_then(|_| tmux(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]));
+    let pid = match respawned.map(|p| p.trim().parse::<u32>()) {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(_)) => {
+            close();
+            return Err(ControlError::TmuxFailed {
+                message: format!("tmux named no process for pane {pane}"),
+            });
+        }
+        Err(e) => {
+            close();
+            return Err(e);
+        }
+    };
     let started = Instant::now();
     let exited = loop {
         let (screen, dead) = pane_state(&tmux_session);
@@ -539,7 +586,7 @@ pub(super) fn launch(
         std::thread::sleep(Duration::from_millis(100));
     };
     if let Some(screen) = exited {
-        let _ = tmux_output(None, &["kill-session", "-t", &target]);
+        close();
         return Err(ControlError::AgentExited {
             agent: agent.display_name().to_owned(),
             last: last_line(&screen),
@@ -547,7 +594,14 @@ pub(super) fn launch(
     }
     let _ = tmux_output(
         None,
-        &["set-option", "-t", &target, "remain-on-exit", "off"],
+        &[
+            "set-option",
+            "-w",
+            "-t",
+            &format!("{target}:"),
+            "remain-on-exit",
+            "off",
+        ],
     );
     Ok((tmux_session, pane, pid))
 }

@@ -456,7 +456,7 @@ pub fn resume(
     record::write(roots, &record)?;
     Ok(Started {
         agent,
-        attach: format!("tmux attach -t {}", crate::shell::quote(&tmux_session)),
+        attach: format!("tmux attach -t {tmux_session}"),
         tmux_session,
         pane,
         pid,
@@ -500,7 +500,15 @@ pub fn open_in_terminal(roots: &Roots, id: &str) -> Result<String, ControlError>
     attach.extend(["attach".to_owned(), "-t".to_owned(), format!("={name}")]);
     let shown = attach
         .iter()
-        .map(|w| crate::shell::quote(w))
+        .map(|w| {
+            if w.chars()
+                .all(|c| c.is_alphanumeric() || "-_=/.%@:".contains(c))
+            {
+                w.clone()
+            } else {
+                crate::shell::quote(w)
+            }
+        })
         .collect::<Vec<_>>()
         .join(" ");
     let from_env = std::env::var("TERMINAL")
