@@ -8,6 +8,19 @@ use tauri::{AppHandle, State};
 use super::blocking;
 use crate::AppState;
 
+/// The native folder picker, for the New session dialog's repository; `None` when cancelled.
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
+pub async fn pick_repo(
+    app: AppHandle,
+    state: State<'_, AppState>,
+) -> Result<Option<String>, IpcError> {
+    let picked =
+        super::pick::pick_folder(&app, "Start a session in a repository", &state.roots().home)
+            .await?;
+    Ok(picked.map(|p| p.display().to_string()))
+}
+
 #[tauri::command]
 #[tracing::instrument(skip(app, state, request))]
 pub async fn start_session(

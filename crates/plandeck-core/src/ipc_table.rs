@@ -70,6 +70,7 @@ macro_rules! ipc_table {
                 verify::clear_step_override(id: String, index: u32) -> bool;
                 verify::verify_report_text(id: String) -> String;
                 verify::send_verify_report(id: String, shown: String) -> String;
+                control::pick_repo() -> Option<String>;
                 control::start_session(request: $crate::control::StartRequest) -> $crate::control::Started;
                 control::send_to_agent(id: String, text: String) -> String;
                 control::interrupt_session(id: String) -> String;

@@ -905,6 +905,9 @@ impl Server {
     fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
         self.shared.deck.send_verify_report(&id, &shown)
     }
+    fn pick_repo(&self) -> Result<Option<String>, IpcError> {
+        Err(Self::dialog_only("picking a repository"))
+    }
     fn start_session(&self, request: StartRequest) -> Result<Started, IpcError> {
         self.shared.deck.start_session(&request)
     }

@@ -54,6 +54,7 @@ export type Commands = {
   clear_step_override: { args: { id: string; index: number }; returns: boolean };
   verify_report_text: { args: { id: string }; returns: string };
   send_verify_report: { args: { id: string; shown: string }; returns: string };
+  pick_repo: { args: {}; returns: string | null };
   start_session: { args: { request: StartRequest }; returns: Started };
   send_to_agent: { args: { id: string; text: string }; returns: string };
   interrupt_session: { args: { id: string }; returns: string };
@@ -116,6 +117,7 @@ export const commands = {
   clearStepOverride: (args: { id: string; index: number }) => invoke<boolean>("clear_step_override", args),
   verifyReportText: (args: { id: string }) => invoke<string>("verify_report_text", args),
   sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
+  pickRepo: () => invoke<string | null>("pick_repo"),
   startSession: (args: { request: StartRequest }) => invoke<Started>("start_session", args),
   sendToAgent: (args: { id: string; text: string }) => invoke<string>("send_to_agent", args),
   interruptSession: (args: { id: string }) => invoke<string>("interrupt_session", args),
