@@ -200,6 +200,15 @@ pub(super) fn send_to(agent: Agent, target: &Target, text: &str) -> Result<(), C
 /// Presses the agent's own interrupt key (Esc) in the session `id`, after the checks.
 pub fn interrupt(roots: &Roots, id: &str) -> Result<String, ControlError> {
     let s = resolve(roots, id)?;
+    s.target.verify()?;
+    // On an approval card Esc is an answer (Claude Code rejects the plan, Codex CLI stays in
+    // Plan mode): the card is answered in the queue, not by an interrupt.
+    if gate::card_visible(s.agent, &s.target.capture(0)?) {
+        return Err(SendError::MenuOpen {
+            pane: s.target.pane.clone(),
+        }
+        .into());
+    }
     s.target.send(&Key::Escape)?;
     Ok(format!(
         "pressed Esc in tmux pane {}: {} stops what it is doing",

@@ -430,3 +430,28 @@ fn interrupt_presses_esc_in_the_agents_own_pane_only() {
     let _ = other.wait();
     assert_eq!(read(&got), "\u{1b}");
 }
+
+#[test]
+fn interrupt_never_answers_an_open_approval_card() {
+    let tmp = tempfile::tempdir().unwrap();
+    let roots = roots_in(tmp.path());
+    let (server, pane, pid, got) = claude_pane(
+        tmp.path(),
+        "❯ 1. Yes, and use auto mode\\n  2. Yes, manually approve edits\\n  3. Tell Claude what to change",
+    );
+    recorded(
+        &roots,
+        Agent::Claude,
+        "card",
+        Some(&server.socket),
+        &pane,
+        pid,
+    );
+    let err = interrupt(&roots, "card").unwrap_err();
+    assert!(
+        matches!(err, ControlError::Send(SendError::MenuOpen { .. })),
+        "{err}"
+    );
+    std::thread::sleep(std::time::Duration::from_millis(200));
+    assert_eq!(read(&got), "");
+}
