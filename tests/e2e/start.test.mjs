@@ -92,6 +92,10 @@ test("start: Claude Code in a new worktree in plan mode with a prompt; its plan 
     ...claudeEnv(home, api),
     PATH: `${join(AGENTS_DIR, "node_modules/.bin")}:${process.env.PATH}`,
     TMUX_TMPDIR: tmux.dir,
+    // withApp's base environment sets it empty (Claude Code would keep its files in its working
+    // folder); left out, it reads `$HOME/.claude.json` and `$HOME/.claude` (undefined is not
+    // passed on).
+    CLAUDE_CONFIG_DIR: undefined,
   };
   try {
     await withApp({ home, env }, async (s) => {
@@ -99,6 +103,8 @@ test("start: Claude Code in a new worktree in plan mode with a prompt; its plan 
       await s.click("[data-view=sessions]");
       await s.click("[data-testid=new-session-button]");
       await s.waitFor("[data-testid=new-session]");
+      // The agents come from core's list: picked once it is there.
+      await s.waitFor("[data-testid=new-session] select option[value=claude]");
       await setField(s, "[data-testid=new-session] select", "claude");
       await setField(s, "[data-testid=new-session] input[aria-label=Repository]", repo);
       await setField(s, "[data-testid=new-session] input[aria-label='Worktree name']", "feat");
@@ -106,7 +112,9 @@ test("start: Claude Code in a new worktree in plan mode with a prompt; its plan 
       assert.equal(await s.exec(`return document.querySelector("[data-testid=new-session] input[type=checkbox]").checked`), true);
       await s.screenshot("new-session");
       await s.click("[data-testid=new-session-start]");
-      await s.waitFor("[data-testid=new-session-started]", { timeout: 30000 });
+      await s.waitFor("[data-testid=new-session-started]", { timeout: 30000 }).catch(async (e) => {
+        throw new Error(`${e.message}\n--- dialog ---\n${await s.text("[data-testid=new-session]").catch(() => "")}`);
+      });
       const said = await s.text("[data-testid=new-session-started]");
       assert.match(said, /in plan mode/);
       assert.match(said, /api-feat-claude/);
@@ -149,10 +157,10 @@ test("start: Claude Code in a new worktree in plan mode with a prompt; its plan 
       // Stop: lists the agent's own process, then ends it; the tmux session closes with it.
       await s.click(`${card} [data-testid=action-stop]`);
       await s.waitFor(`${card} [data-testid=stop-processes]`);
-      const listed = await s.text(`${card} [data-testid=stop-processes]`);
+      await s.screenshot("session-stop-listed");
+      const listed = await s.exec(`return document.querySelector(arguments[0]).textContent`, `${card} [data-testid=stop-processes]`);
       assert.ok(listed.includes(String(rec.pid)), listed);
       assert.match(listed, /claude/);
-      await s.screenshot("session-stop-listed");
       await s.click(`${card} [data-testid=confirm-stop]`);
       await s.waitForText("ended Claude Code", `${card} [data-testid=action-note]`, { timeout: 20000 });
       await waitFor(() => !tmux.sessions().includes("api-feat-claude"), { what: "the tmux session to close" });

@@ -67,16 +67,24 @@ describe("SessionActions", () => {
     expect(calls[1]).toEqual(["stop_session", { id: ID, token: "tok-9" }]);
   });
 
-  it("refuses to list a person's own process, and offers Resume (not the live actions) on an ended session", async () => {
+  it("refuses to list a person's own process, and offers only Resume on an ended session", async () => {
     mockIPC((cmd) => {
       if (cmd === "stop_preview") throw { kind: "refused", message: "pid 7 (-bash) is not Claude Code's own process: Plandeck ends only the agent it can name; nothing was ended" };
-      if (cmd === "resume_session") return { tmuxSession: "api-claude", attach: "tmux attach -t api-claude" };
+      if (cmd === "resume_session") {
+        if (live) throw { kind: "refused", message: "session @lab/3f2b8c1e still runs (pid 7): it is not resumed twice" };
+        return { tmuxSession: "api-claude", attach: "tmux attach -t api-claude" };
+      }
     });
+    let live = true;
     const { unmount } = render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "idle" }) });
     await fireEvent.click(screen.getByRole("button", { name: "Stop…" }));
     expect((await screen.findByRole("alert")).textContent).toContain("nothing was ended");
     expect(screen.queryByTestId("stop-processes")).toBeNull();
+    // Resume is offered (an idle card may be of an agent gone); core refuses a live one.
+    await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("not resumed twice"));
     unmount();
+    live = false;
     render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "ended" }) });
     expect(screen.queryByRole("button", { name: "Stop…" })).toBeNull();
     await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
