@@ -68,7 +68,7 @@ pub fn all(roots: &Roots) -> Vec<Record> {
             Some((modified, record))
         })
         .collect();
-    found.sort_by(|a, b| b.0.cmp(&a.0));
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
     found.into_iter().map(|(_, r)| r).collect()
 }
 
