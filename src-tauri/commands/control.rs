@@ -8,17 +8,16 @@ use tauri::{AppHandle, State};
 use super::blocking;
 use crate::AppState;
 
-/// The native folder picker, for the New session dialog's repository; `None` when cancelled.
+/// The native folder picker, for the New session dialog's repository; the folder picked is added
+/// to the repositories Plandeck lists (a session starts only in one of those). `None` when
+/// cancelled.
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn pick_repo(
     app: AppHandle,
     state: State<'_, AppState>,
 ) -> Result<Option<String>, IpcError> {
-    let picked =
-        super::pick::pick_folder(&app, "Start a session in a repository", &state.roots().home)
-            .await?;
-    Ok(picked.map(|p| p.display().to_string()))
+    super::settings::add_picked_repo(&app, &state, "Start a session in a repository").await
 }
 
 #[tauri::command]

@@ -132,6 +132,10 @@ async function startAndSteer(id) {
   const { base, home, repo } = makeAgentHome("api");
   const worktree = join(home, "work", "api.worktrees", "feat");
   agent.ready(home, repo, worktree);
+  // The window starts sessions only in a repository Plandeck lists (Choose… adds the one picked):
+  // this one is in the settings, as Choose… would have put it.
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
   const api = await startStandIn(agent.standIn, join(base, "api"));
   const tmux = new DefaultTmux(join(base, "tmux"));
   const env = {

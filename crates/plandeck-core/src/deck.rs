@@ -883,6 +883,35 @@ impl Deck {
                 "the demo starts no agents: leave the demo first",
             ));
         }
+        // The window names a repository Plandeck lists (its settings' or one it found), or one
+        // the person picked in the native dialog (added to the settings): never any folder.
+        let wanted = crate::durable::canonical_or(std::path::Path::new(&request.repo));
+        let listed = self
+            .roots
+            .extra_repos
+            .iter()
+            .any(|r| crate::durable::canonical_or(r) == wanted)
+            || self
+                .worktrees
+                .list()?
+                .iter()
+                .any(|w| crate::durable::canonical_or(std::path::Path::new(&w.repo)) == wanted);
+        if !listed {
+            return Err(IpcError::new(
+                ErrorKind::Refused,
+                format!(
+                    "{} is not a repository Plandeck lists: pick it with Choose… (it is then added \
+                     to Settings), or add it in Settings",
+                    request.repo
+                ),
+            ));
+        }
+        self.start_session_anywhere(request)
+    }
+
+    /// [`Deck::start_session`] in any repository of this machine: for a server's client over SSH,
+    /// who could run `plandeck start` there as well (`plandeck --host … start --repo …`).
+    pub fn start_session_anywhere(&self, request: &StartRequest) -> Result<Started, IpcError> {
         let started = control::start(&self.roots, request)?;
         if started.worktree.is_some() {
             self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
@@ -1184,5 +1213,45 @@ mod worktree_tests {
         assert_eq!(reported(&rx), std::slice::from_ref(&id));
         deck.unkeep_worktree(&id).unwrap();
         assert_eq!(reported(&rx), [id]);
+    }
+
+    /// The window starts a session only in a repository Plandeck lists (or one picked in the
+    /// native dialog, which adds it to the settings): a folder named by the webview alone is
+    /// refused before anything is made.
+    #[test]
+    fn the_window_starts_a_session_only_in_a_repository_it_lists() {
+        let home = tempfile::tempdir().unwrap();
+        let home_path = home.path().canonicalize().unwrap();
+        let mut roots = Roots::under_home(&home_path);
+        let listed = home_path.join("listed");
+        let other = home_path.join("other");
+        plandeck_testkit::git::new_repo(&listed, &[("a.txt", "a\n")]);
+        plandeck_testkit::git::new_repo(&other, &[("a.txt", "a\n")]);
+        roots.extra_repos.push(listed.clone());
+        let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(|_| {});
+        let deck = Deck::starting(roots, false, Arc::new(Mutex::new(None)), emit);
+        let request = |repo: &std::path::Path| StartRequest {
+            agent: Agent::Other,
+            repo: repo.display().to_string(),
+            worktree: Some("feat".into()),
+            base: None,
+            plan: true,
+            prompt: None,
+        };
+        let err = deck.start_session(&request(&other)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Refused, "{err:?}");
+        assert!(
+            err.message.contains("not a repository Plandeck lists"),
+            "{err:?}"
+        );
+        // A listed one gets past that check (and is refused by what comes next: `other` is no
+        // agent Plandeck starts).
+        let err = deck.start_session(&request(&listed)).unwrap_err();
+        assert!(
+            err.message.contains("not an agent Plandeck can start"),
+            "{err:?}"
+        );
+        assert!(!home_path.join("listed.worktrees").exists());
+        assert!(!home_path.join("other.worktrees").exists());
     }
 }

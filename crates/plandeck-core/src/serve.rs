@@ -909,7 +909,7 @@ impl Server {
         Err(Self::dialog_only("picking a repository"))
     }
     fn start_session(&self, request: StartRequest) -> Result<Started, IpcError> {
-        self.shared.deck.start_session(&request)
+        self.shared.deck.start_session_anywhere(&request)
     }
     fn send_to_agent(&self, id: String, text: String) -> Result<String, IpcError> {
         self.shared.deck.send_to_agent(&id, &text)

@@ -29,12 +29,22 @@ describe("NewSession", () => {
       if (cmd === "list_agents") return withFourthAgent({ sessions: true });
       calls.push([cmd, args]);
       if (cmd === "pick_repo") return "/h/work/api";
+      if (cmd === "list_worktrees")
+        return [
+          { repo: "/h/work/web", machine: null },
+          { repo: "/h/work/web", machine: null },
+          { repo: "/lab/work/x", machine: "lab" },
+        ];
       if (cmd === "start_session") return started({ agent: args.request.agent });
     });
     const onStarted = vi.fn();
     render(NewSession, { onClose: () => {}, onStarted });
     // The agents are core's: a fourth one shows with no change here.
     await screen.findByRole("option", { name: "Aider" });
+    // The repositories Plandeck lists here are offered (another machine's are not).
+    await waitFor(() =>
+      expect([...document.querySelectorAll("#new-session-repos option")].map((o) => (o as HTMLOptionElement).value)).toEqual(["/h/work/web"]),
+    );
     await fireEvent.change(screen.getByLabelText("Agent"), { target: { value: "gemini" } });
     await fireEvent.click(screen.getByRole("button", { name: "Choose…" }));
     await waitFor(() => expect((screen.getByLabelText("Repository") as HTMLInputElement).value).toBe("/h/work/api"));
