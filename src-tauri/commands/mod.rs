@@ -1,6 +1,7 @@
 //! One module per area; each command is a one-call adapter over `plandeck-core`.
 
 pub mod comments;
+pub mod control;
 pub mod demo;
 pub mod gate;
 pub mod history;

@@ -85,9 +85,18 @@ pub async fn add_repo(
     app: AppHandle,
     state: State<'_, AppState>,
 ) -> Result<Option<String>, IpcError> {
-    let Some(path) =
-        super::pick::pick_folder(&app, "Add a repository", &state.roots().home).await?
-    else {
+    add_picked_repo(&app, &state, "Add a repository").await
+}
+
+/// The native folder picker titled `title`; the folder picked is added to the repositories
+/// Plandeck lists (settings). `None` when cancelled.
+pub async fn add_picked_repo(
+    app: &AppHandle,
+    state: &State<'_, AppState>,
+    title: &str,
+) -> Result<Option<String>, IpcError> {
+    let app = app.clone();
+    let Some(path) = super::pick::pick_folder(&app, title, &state.roots().home).await? else {
         return Ok(None);
     };
     let mut roots = state.roots();

@@ -110,6 +110,18 @@ pub enum Command {
     Comments(commands::comments::CommentsArgs),
     /// Agent sessions and their state.
     Sessions(commands::sessions::SessionsArgs),
+    /// Start an agent (claude, gemini, codex) in tmux, in a new worktree, in plan mode, with a first prompt.
+    Start(commands::control::StartArgs),
+    /// Type a message into a running session (only while it waits for input with an empty input box).
+    Send(commands::control::SendArgs),
+    /// Press the agent's own interrupt key (Esc) in a running session.
+    Interrupt(commands::control::IdArgs),
+    /// End a session's agent process: lists what would be ended; --yes ends it.
+    Stop(commands::control::StopArgs),
+    /// Resume an ended session in its folder, in a new tmux session.
+    Resume(commands::control::IdArgs),
+    /// Open a running session in your terminal emulator ($TERMINAL), attached to its tmux session.
+    Attach(commands::control::IdArgs),
     /// Agent worktrees: list, keep, remove safely.
     Worktrees(commands::worktrees::WorktreesArgs),
     /// Create a scratch workspace full of sample data and say where it is.
@@ -199,6 +211,12 @@ pub fn run(
         Command::Comments(args) => (args.json, commands::comments::list(&ctx, args, out)),
         Command::Sessions(args) => (args.json(), commands::sessions::run(&ctx, args, out)),
         Command::Worktrees(args) => (args.json(), commands::worktrees::run(&ctx, args, out)),
+        Command::Start(args) => (args.json, commands::control::start(&ctx, args, out)),
+        Command::Send(args) => (args.json, commands::control::send(&ctx, args, out)),
+        Command::Interrupt(args) => (args.json, commands::control::interrupt(&ctx, args, out)),
+        Command::Stop(args) => (args.json, commands::control::stop(&ctx, args, out)),
+        Command::Resume(args) => (args.json, commands::control::resume(&ctx, args, out)),
+        Command::Attach(args) => (args.json, commands::control::attach(&ctx, args, out)),
         Command::Demo(args) => (args.json, commands::demo::run(&ctx, args, out)),
         Command::Hook(args) => (false, commands::gate::hook(&ctx, args, out, err)),
         Command::Hooks(args) => (false, commands::gate::hooks(&ctx, args, out, err)),
@@ -226,6 +244,10 @@ impl Command {
             Command::Comments(a) => a.json,
             Command::Sessions(a) => a.json(),
             Command::Worktrees(a) => a.json(),
+            Command::Start(a) => a.json,
+            Command::Send(a) => a.json,
+            Command::Interrupt(a) | Command::Resume(a) | Command::Attach(a) => a.json,
+            Command::Stop(a) => a.json,
             Command::Demo(a) => a.json,
             Command::Pending(a) => a.json(),
             Command::Verify(a) => a.json,

@@ -22,6 +22,7 @@ use serde_json::{json, Value};
 use crate::agents::{self, Agent, AgentInfo};
 use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
 use crate::config::Roots;
+use crate::control::{self, StartRequest, Started, StopOutcome, StopPreview};
 use crate::elsewhere::{self, Elsewhere, MachineStatus, OnMachine};
 use crate::gate::{self, DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
 use crate::history::{self, RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
@@ -971,6 +972,117 @@ impl Deck {
         verify::send_report(&self.roots, id, shown)
     }
 
+    // ---- Session control (issue 25)
+
+    /// Starts an agent as `request` asks (a new worktree, plan mode, a first prompt) in the
+    /// person's own tmux; the new worktree is reported.
+    pub fn start_session(&self, request: &StartRequest) -> Result<Started, IpcError> {
+        if self.demo {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                "the demo starts no agents: leave the demo first",
+            ));
+        }
+        // The window names a repository Plandeck lists (its settings' or one it found), or one
+        // the person picked in the native dialog (added to the settings): never any folder.
+        let wanted = crate::durable::canonical_or(std::path::Path::new(&request.repo));
+        let listed = self
+            .roots
+            .extra_repos
+            .iter()
+            .any(|r| crate::durable::canonical_or(r) == wanted)
+            || self
+                .worktrees
+                .list()?
+                .iter()
+                .any(|w| crate::durable::canonical_or(std::path::Path::new(&w.repo)) == wanted);
+        if !listed {
+            return Err(IpcError::new(
+                ErrorKind::Refused,
+                format!(
+                    "{} is not a repository Plandeck lists: pick it with Choose… (it is then added \
+                     to Settings), or add it in Settings",
+                    request.repo
+                ),
+            ));
+        }
+        self.start_session_anywhere(request)
+    }
+
+    /// [`Deck::start_session`] in any repository of this machine: for a server's client over SSH,
+    /// who could run `plandeck start` there as well (`plandeck --host … start --repo …`).
+    pub fn start_session_anywhere(&self, request: &StartRequest) -> Result<Started, IpcError> {
+        let started = control::start(&self.roots, request)?;
+        if started.worktree.is_some() {
+            self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
+        }
+        Ok(started)
+    }
+
+    /// Types `text` into the session `id` (a session id or the tmux session Plandeck started)
+    /// and submits it: only while the agent waits for input with an empty input box.
+    pub fn send_to_agent(&self, id: &str, text: &str) -> Result<String, IpcError> {
+        let params = |id: &str| json!({ "id": id, "text": text });
+        if let Some(there) = self.there(id, "send_to_agent", params) {
+            return there;
+        }
+        Ok(control::send_message(&self.roots, id, text)?)
+    }
+
+    /// Presses the agent's own interrupt key in the session `id` (the window confirms first).
+    pub fn interrupt_session(&self, id: &str) -> Result<String, IpcError> {
+        if let Some(there) = self.there(id, "interrupt_session", |id| json!({ "id": id })) {
+            return there;
+        }
+        Ok(control::interrupt(&self.roots, id)?)
+    }
+
+    /// What stopping the session `id` would end, with the token [`Deck::stop_session`] takes.
+    pub fn stop_preview(&self, id: &str) -> Result<StopPreview, IpcError> {
+        if let Some(there) = self.there(id, "stop_preview", |id| json!({ "id": id })) {
+            return there;
+        }
+        Ok(control::stop_preview(&self.roots, id)?)
+    }
+
+    /// Ends what the preview with `token` listed (refused when it changed since).
+    pub fn stop_session(&self, id: &str, token: &str) -> Result<StopOutcome, IpcError> {
+        let params = |id: &str| json!({ "id": id, "token": token });
+        if let Some(there) = self.there(id, "stop_session", params) {
+            return there;
+        }
+        Ok(control::stop(&self.roots, id, token)?)
+    }
+
+    /// Resumes the ended session `id` in its folder, in a new tmux session.
+    pub fn resume_session(&self, id: &str) -> Result<Started, IpcError> {
+        if let Some(there) = self.there(id, "resume_session", |id| json!({ "id": id })) {
+            return there;
+        }
+        let known = lock(&self.sessions).as_ref().and_then(|index| {
+            index
+                .sessions()
+                .into_iter()
+                .find(|s| s.session_id == id)
+                .map(|s| (s.agent, s.cwd))
+        });
+        Ok(control::resume(&self.roots, id, known)?)
+    }
+
+    /// Opens the session `id` in the person's terminal emulator, attached to its tmux session.
+    pub fn open_in_terminal(&self, id: &str) -> Result<String, IpcError> {
+        if let Some((machine, _)) = elsewhere::split(id) {
+            return Err(IpcError::new(
+                ErrorKind::Unsupported,
+                format!(
+                    "the session is on {machine}: a terminal here cannot attach to its tmux; \
+                     run `ssh -t <{machine}> tmux attach` in a terminal"
+                ),
+            ));
+        }
+        Ok(control::open_in_terminal(&self.roots, id)?)
+    }
+
     // ---- Machines (`plandeck hosts`)
 
     /// Every machine of the settings and how it is (none for a deck without them).
@@ -1201,5 +1313,45 @@ mod worktree_tests {
         assert_eq!(reported(&rx), std::slice::from_ref(&id));
         deck.unkeep_worktree(&id).unwrap();
         assert_eq!(reported(&rx), [id]);
+    }
+
+    /// The window starts a session only in a repository Plandeck lists (or one picked in the
+    /// native dialog, which adds it to the settings): a folder named by the webview alone is
+    /// refused before anything is made.
+    #[test]
+    fn the_window_starts_a_session_only_in_a_repository_it_lists() {
+        let home = tempfile::tempdir().unwrap();
+        let home_path = home.path().canonicalize().unwrap();
+        let mut roots = Roots::under_home(&home_path);
+        let listed = home_path.join("listed");
+        let other = home_path.join("other");
+        plandeck_testkit::git::new_repo(&listed, &[("a.txt", "a\n")]);
+        plandeck_testkit::git::new_repo(&other, &[("a.txt", "a\n")]);
+        roots.extra_repos.push(listed.clone());
+        let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(|_| {});
+        let deck = Deck::starting(roots, false, Arc::new(Mutex::new(None)), emit);
+        let request = |repo: &std::path::Path| StartRequest {
+            agent: Agent::Other,
+            repo: repo.display().to_string(),
+            worktree: Some("feat".into()),
+            base: None,
+            plan: true,
+            prompt: None,
+        };
+        let err = deck.start_session(&request(&other)).unwrap_err();
+        assert_eq!(err.kind, ErrorKind::Refused, "{err:?}");
+        assert!(
+            err.message.contains("not a repository Plandeck lists"),
+            "{err:?}"
+        );
+        // A listed one gets past that check (and is refused by what comes next: `other` is no
+        // agent Plandeck starts).
+        let err = deck.start_session(&request(&listed)).unwrap_err();
+        assert!(
+            err.message.contains("not an agent Plandeck can start"),
+            "{err:?}"
+        );
+        assert!(!home_path.join("listed.worktrees").exists());
+        assert!(!home_path.join("other.worktrees").exists());
     }
 }

@@ -211,6 +211,20 @@ impl OnMachine for SessionSummary {
     }
 }
 
+impl OnMachine for crate::control::Started {
+    fn on_machine(&mut self, machine: &str) {
+        opt(machine, &mut self.session_id);
+        // The tmux session is steered by its name there, as an id of that machine.
+        id(machine, &mut self.tmux_session);
+    }
+}
+
+impl OnMachine for crate::control::StopPreview {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+    }
+}
+
 impl OnMachine for WorktreeSummary {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.id);
@@ -330,6 +344,7 @@ macro_rules! names_nothing {
 }
 names_nothing!(
     (),
+    crate::control::StopOutcome,
     bool,
     String,
     crate::worktrees::WorktreeDetails,

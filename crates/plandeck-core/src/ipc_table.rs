@@ -78,6 +78,14 @@ macro_rules! ipc_table {
                 verify::clear_step_override(id: String, index: u32) -> bool;
                 verify::verify_report_text(id: String) -> String;
                 verify::send_verify_report(id: String, shown: String) -> String;
+                control::pick_repo() -> Option<String>;
+                control::start_session(request: $crate::control::StartRequest) -> $crate::control::Started;
+                control::send_to_agent(id: String, text: String) -> String;
+                control::interrupt_session(id: String) -> String;
+                control::stop_preview(id: String) -> $crate::control::StopPreview;
+                control::stop_session(id: String, token: String) -> $crate::control::StopOutcome;
+                control::resume_session(id: String) -> $crate::control::Started;
+                control::open_in_terminal(id: String) -> String;
                 machines::list_machines() -> Vec<$crate::elsewhere::MachineStatus>;
                 machines::add_machine(name: String, ssh: String) -> $crate::elsewhere::MachineStatus;
                 machines::remove_machine(name: String) -> ();

@@ -36,6 +36,7 @@ pub mod agents;
 pub mod bindings;
 pub mod comments;
 pub mod config;
+pub mod control;
 pub mod deck;
 pub mod demo;
 pub mod durable;

@@ -44,6 +44,7 @@ use serde_json::{json, Value};
 use crate::agents::{Agent, AgentInfo};
 use crate::comments::{CommentAction, PlacedComment};
 use crate::config::Roots;
+use crate::control::{StartRequest, Started, StopOutcome, StopPreview};
 use crate::deck::{Confirmation, Deck};
 use crate::elsewhere::MachineStatus;
 use crate::gate::{DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
@@ -952,6 +953,32 @@ impl Server {
     }
     fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
         self.shared.deck.send_verify_report(&id, &shown)
+    }
+    fn pick_repo(&self) -> Result<Option<String>, IpcError> {
+        Err(Self::dialog_only("picking a repository"))
+    }
+    fn start_session(&self, request: StartRequest) -> Result<Started, IpcError> {
+        self.shared.deck.start_session_anywhere(&request)
+    }
+    fn send_to_agent(&self, id: String, text: String) -> Result<String, IpcError> {
+        self.shared.deck.send_to_agent(&id, &text)
+    }
+    fn interrupt_session(&self, id: String) -> Result<String, IpcError> {
+        self.shared.deck.interrupt_session(&id)
+    }
+    fn stop_preview(&self, id: String) -> Result<StopPreview, IpcError> {
+        self.shared.deck.stop_preview(&id)
+    }
+    fn stop_session(&self, id: String, token: String) -> Result<StopOutcome, IpcError> {
+        self.shared.deck.stop_session(&id, &token)
+    }
+    fn resume_session(&self, id: String) -> Result<Started, IpcError> {
+        self.shared.deck.resume_session(&id)
+    }
+    fn open_in_terminal(&self, _id: String) -> Result<String, IpcError> {
+        Err(unsupported(
+            "a terminal is opened on the machine the window runs on: attach over ssh instead",
+        ))
     }
 }
 

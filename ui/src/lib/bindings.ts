@@ -993,6 +993,91 @@ requestId: string | null, planStatus: GateStatus | null, planPath: string | null
  */
 leadVerdict: string | null, };
 
+export type StartRequest = { agent: Agent, 
+/**
+ * The repository (its working folder) on this machine.
+ */
+repo: string, 
+/**
+ * A new worktree's name: its branch is named so; `None` starts in the repository itself.
+ */
+worktree: string | null, 
+/**
+ * The new branch's base (a branch, tag or commit); `None`: the repository's HEAD.
+ */
+base: string | null, 
+/**
+ * Start in the agent's plan mode.
+ */
+plan: boolean, 
+/**
+ * The first prompt, given to the CLI as its own argument.
+ */
+prompt: string | null, };
+
+export type Started = { agent: Agent, 
+/**
+ * The tmux session, on the person's default server: `tmux attach -t <it>`.
+ */
+tmuxSession: string, 
+/**
+ * The pane the agent runs in (`%3`).
+ */
+pane: string, 
+/**
+ * The agent's process (the pane's first process).
+ */
+pid: number, 
+/**
+ * Where it runs: the new worktree, else the repository.
+ */
+cwd: string, 
+/**
+ * The worktree created for it, if any, and its branch.
+ */
+worktree: string | null, branch: string | null, 
+/**
+ * The agent's session id when known at start (Claude Code and Gemini CLI are given one);
+ * Codex CLI names its session when it writes its rollout: until then steer it by
+ * `tmux_session`.
+ */
+sessionId: string | null, 
+/**
+ * How the session is found when `session_id` is none.
+ */
+foundBy: string, plan: boolean, 
+/**
+ * The command that attaches to it from any terminal.
+ */
+attach: string, 
+/**
+ * The agent's plan hook when it is not installed: its plan would not wait in Plandeck's
+ * queue; the window offers it (shown first, as Settings does).
+ */
+hook: HookPreview | null, };
+
+export type StopPreview = { 
+/**
+ * The session as it was asked for.
+ */
+id: string, agent: Agent, 
+/**
+ * The agent's process and its command line.
+ */
+pid: number, command: string, 
+/**
+ * Every process that would be ended (the agent first, then its own children in its group).
+ */
+processes: Array<ProcessLine>, 
+/**
+ * Names exactly what is listed; stopping proceeds only while it still holds.
+ */
+token: string, };
+
+export type ProcessLine = { pid: number, command: string, };
+
+export type StopOutcome = { ended: Array<number>, message: string, };
+
 export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
 
 export type NameKind = "path" | "symbol" | "command";

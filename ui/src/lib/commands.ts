@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StepOverride, StepStatus, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -62,6 +62,14 @@ export type Commands = {
   clear_step_override: { args: { id: string; index: number }; returns: boolean };
   verify_report_text: { args: { id: string }; returns: string };
   send_verify_report: { args: { id: string; shown: string }; returns: string };
+  pick_repo: { args: {}; returns: string | null };
+  start_session: { args: { request: StartRequest }; returns: Started };
+  send_to_agent: { args: { id: string; text: string }; returns: string };
+  interrupt_session: { args: { id: string }; returns: string };
+  stop_preview: { args: { id: string }; returns: StopPreview };
+  stop_session: { args: { id: string; token: string }; returns: StopOutcome };
+  resume_session: { args: { id: string }; returns: Started };
+  open_in_terminal: { args: { id: string }; returns: string };
   list_machines: { args: {}; returns: Array<MachineStatus> };
   add_machine: { args: { name: string; ssh: string }; returns: MachineStatus };
   remove_machine: { args: { name: string }; returns: null };
@@ -125,6 +133,14 @@ export const commands = {
   clearStepOverride: (args: { id: string; index: number }) => invoke<boolean>("clear_step_override", args),
   verifyReportText: (args: { id: string }) => invoke<string>("verify_report_text", args),
   sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
+  pickRepo: () => invoke<string | null>("pick_repo"),
+  startSession: (args: { request: StartRequest }) => invoke<Started>("start_session", args),
+  sendToAgent: (args: { id: string; text: string }) => invoke<string>("send_to_agent", args),
+  interruptSession: (args: { id: string }) => invoke<string>("interrupt_session", args),
+  stopPreview: (args: { id: string }) => invoke<StopPreview>("stop_preview", args),
+  stopSession: (args: { id: string; token: string }) => invoke<StopOutcome>("stop_session", args),
+  resumeSession: (args: { id: string }) => invoke<Started>("resume_session", args),
+  openInTerminal: (args: { id: string }) => invoke<string>("open_in_terminal", args),
   listMachines: () => invoke<Array<MachineStatus>>("list_machines"),
   addMachine: (args: { name: string; ssh: string }) => invoke<MachineStatus>("add_machine", args),
   removeMachine: (args: { name: string }) => invoke<null>("remove_machine", args),

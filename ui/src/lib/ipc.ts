@@ -4,7 +4,7 @@
 // an IpcError `{kind, message}`: branch on `kind`, show `message`.
 
 import { listen, type UnlistenFn } from "@tauri-apps/api/event";
-import type { Agent, CommentAction, ErrorKind, GateDecision, IpcError, PlanDecision, StepStatus } from "./bindings";
+import type { Agent, CommentAction, ErrorKind, GateDecision, IpcError, PlanDecision, StartRequest, StepStatus } from "./bindings";
 import { commands, type EventName, type Events } from "./commands";
 
 export type * from "./bindings";
@@ -119,6 +119,21 @@ export const ipc = {
   /** Types `shown` into the plan's live Claude Code session if it is still the report (else
    * `conflict`); refused (`refused`, `notFound`) with the reason when the pane is not verified. */
   sendVerifyReport: (id: string, shown: string) => call(commands.sendVerifyReport({ id, shown })),
+  // Session control (core::control): start an agent in tmux, steer a running one.
+  /** The shell's native folder picker for a repository to start in; null when cancelled. */
+  pickRepo: () => call(commands.pickRepo()),
+  /** Starts an agent as asked (a new worktree, plan mode, a first prompt) in the person's tmux. */
+  startSession: (request: StartRequest) => call(commands.startSession({ request })),
+  /** Typed and submitted only while the agent waits with an empty input box (else `refused`). */
+  sendToAgent: (id: string, text: string) => call(commands.sendToAgent({ id, text })),
+  /** The agent's own interrupt key (Esc); the window confirms first. */
+  interruptSession: (id: string) => call(commands.interruptSession({ id })),
+  /** What stopping would end (listed first); `stopSession` takes its token. */
+  stopPreview: (id: string) => call(commands.stopPreview({ id })),
+  /** Ends what the preview listed; `conflict` when it changed since. */
+  stopSession: (id: string, token: string) => call(commands.stopSession({ id, token })),
+  resumeSession: (id: string) => call(commands.resumeSession({ id })),
+  openInTerminal: (id: string) => call(commands.openInTerminal({ id })),
   // Machines (`plandeck hosts`): ssh destinations are checked by core; nothing here runs ssh.
   listMachines: () => call(commands.listMachines()),
   addMachine: (name: string, ssh: string) => call(commands.addMachine({ name, ssh })),

@@ -1,6 +1,7 @@
 //! One module per subcommand (or group of subcommands).
 
 pub mod comments;
+pub mod control;
 pub mod demo;
 pub mod gate;
 pub mod hosts;

@@ -5,6 +5,7 @@
 
 use plandeck_core::comments::{CommentAction, PlacedComment};
 use plandeck_core::config;
+use plandeck_core::control::{Started, StopOutcome, StopPreview};
 use plandeck_core::gate::{DecisionOutcome, GateDecision, GateRequest};
 use plandeck_core::history::RecoveredPlan;
 use plandeck_core::history::{RecoveredPlanView, Restored};
@@ -39,7 +40,17 @@ fn served(command: &Command) -> Option<String> {
         | Command::Reject(_)
         | Command::Log(_)
         | Command::Comments(_)
-        | Command::Verify(_) => None,
+        | Command::Verify(_)
+        | Command::Start(_)
+        | Command::Send(_)
+        | Command::Interrupt(_)
+        | Command::Stop(_)
+        | Command::Resume(_) => None,
+        Command::Attach(_) => local(
+            "attach",
+            "opens a terminal on this machine, which cannot attach to that machine's tmux: run \
+             `ssh -t <host> tmux attach -t <session>`",
+        ),
         Command::Comment(c) if c.occurrence.is_some() => local(
             "comment --occurrence",
             "is not served over --host: quote a passage that appears once",
@@ -309,6 +320,44 @@ pub fn run(
                 },
                 out,
             )
+        }
+        Command::Start(args) => {
+            let started: Started = remote.call_as(
+                "start_session",
+                json!({ "request": super::control::request(&args) }),
+            )?;
+            super::control::print_started(&started, args.json, out)
+        }
+        Command::Send(args) => {
+            let said: String = remote.call_as(
+                "send_to_agent",
+                json!({ "id": args.id, "text": args.text }),
+            )?;
+            super::control::print_message(&said, args.json, out)
+        }
+        Command::Interrupt(args) => {
+            let said: String = remote.call_as("interrupt_session", json!({ "id": args.id }))?;
+            super::control::print_message(&said, args.json, out)
+        }
+        Command::Stop(args) => {
+            let preview: StopPreview = remote.call_as("stop_preview", json!({ "id": args.id }))?;
+            if !args.yes {
+                return super::control::print_preview(&preview, args.json, out);
+            }
+            let outcome: StopOutcome = remote.call_as(
+                "stop_session",
+                json!({ "id": args.id, "token": preview.token }),
+            )?;
+            if args.json {
+                crate::print_json(out, &outcome)?;
+            } else {
+                writeln!(out, "{}", outcome.message).map_err(io)?;
+            }
+            Ok(0)
+        }
+        Command::Resume(args) => {
+            let started: Started = remote.call_as("resume_session", json!({ "id": args.id }))?;
+            super::control::print_started(&started, args.json, out)
         }
         _ => Err(IpcError::new(
             ErrorKind::Internal,

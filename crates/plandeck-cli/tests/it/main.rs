@@ -4,6 +4,7 @@
 
 mod comments;
 mod common;
+mod control;
 mod decisions;
 mod demo;
 mod gate;

@@ -1014,3 +1014,38 @@ fn hosts_install_copies_this_plandeck_to_the_remotes_local_bin_and_then_it_answe
     let listing = m.on_box(&["plans", "list", "--json"]);
     assert_eq!(listing[0]["title"], "Ship it", "{listing}");
 }
+
+/// Session control over `--host` runs there (the remote's own refusal comes back, nothing runs
+/// here); `attach` is refused before connecting: a terminal here cannot attach to that tmux.
+#[test]
+fn over_host_session_control_runs_on_the_remote_and_attach_is_refused_here() {
+    let mut m = Machines::new(true);
+    m.start_sshd();
+    m.add_box();
+    for args in [
+        &["send", "nobody", "hello", "--json"][..],
+        &["interrupt", "nobody", "--json"],
+        &["stop", "nobody", "--json"],
+        &["resume", "nobody", "--json"],
+    ] {
+        let mut all = vec!["--host", "box"];
+        all.extend_from_slice(args);
+        let (code, out, err) = m.plandeck(&all);
+        assert_eq!(code, 1, "{args:?}: {out}{err}");
+        let e: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(e["error"]["kind"], "notFound", "{args:?}: {out}");
+        assert!(
+            e["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("no session nobody that Plandeck can steer"),
+            "{args:?}: {out}"
+        );
+    }
+    let (code, out, err) = m.plandeck(&["--host", "box", "attach", "nobody", "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(
+        err.contains("`attach` opens a terminal on this machine"),
+        "{err}"
+    );
+}

@@ -84,6 +84,26 @@ pub fn sessions_dir(root: &Path) -> PathBuf {
     root.join("sessions")
 }
 
+/// Shown while Codex CLI 0.169 works on a turn ("Working (3s • esc to interrupt)").
+pub const WORKING: &str = "esc to interrupt";
+
+/// The composer's text when it holds a draft (read from a plain capture: the last line starting
+/// with `›`), for the refusal's words.
+pub fn composer_text(screen: &str) -> Option<String> {
+    let line = screen
+        .lines()
+        .rev()
+        .find(|l| l.trim_start().starts_with('›'))?;
+    Some(
+        line.trim_start()
+            .trim_start_matches('›')
+            .trim()
+            .chars()
+            .take(60)
+            .collect(),
+    )
+}
+
 /// Whether the composer (the input line `› …` at the bottom) is empty, read from a capture with
 /// its styles (`tmux capture-pane -e`): an empty composer shows a placeholder in dim text
 /// ("Ask Codex to do anything"), typed text is drawn plain. `None` when no line starts with `›`;

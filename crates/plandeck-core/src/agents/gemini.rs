@@ -171,6 +171,34 @@ pub const CARD: ApprovalCard = ApprovalCard {
     },
 };
 
+/// Shown while Gemini CLI 0.61 works on a turn ("(esc to cancel, 3s)"); gone when it waits.
+pub const WORKING: &str = "esc to cancel";
+
+/// The placeholder of Gemini CLI 0.61's empty input box (` >   Type your message or
+/// @path/to/file`).
+pub const INPUT_PLACEHOLDER: &str = "Type your message or @path/to/file";
+
+/// What Gemini CLI's input box holds: `None` when no input box is drawn (the line starting with
+/// `>` after the last rule `────`; the person's earlier messages above are drawn with `>` too),
+/// `Some("")` when it is empty (its placeholder), else the draft (its first 60 characters).
+pub fn input_draft(screen: &str) -> Option<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let is_rule = |l: &str| {
+        let t = l.trim();
+        t.chars().count() >= 10 && t.chars().all(|c| c == '─')
+    };
+    let rule = lines.iter().rposition(|l| is_rule(l))?;
+    let line = lines[rule + 1..]
+        .iter()
+        .map(|l| l.trim().trim_matches('│').trim())
+        .find(|l| l.starts_with('>'))?;
+    let text = line.trim_start_matches('>').trim();
+    if text.is_empty() || text == INPUT_PLACEHOLDER {
+        return Some(String::new());
+    }
+    Some(text.chars().take(60).collect())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1136,7 +1136,7 @@ pub(super) fn card(agent: Agent) -> ApprovalCard {
 }
 
 /// Whether `agent`'s plan-approval card is on `screen`: two of its labels are.
-pub(super) fn card_visible(agent: Agent, screen: &str) -> bool {
+pub(crate) fn card_visible(agent: Agent, screen: &str) -> bool {
     card(agent)
         .markers
         .iter()

@@ -48,6 +48,7 @@ use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
 pub use codex::{look as look_codex, CodexLook};
+pub(crate) use delivery::card_visible;
 pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
@@ -58,6 +59,7 @@ pub use install::{
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
+pub(crate) use send::{input_draft, menu_open};
 pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 

@@ -179,20 +179,12 @@ fn check_tmux(socket: Option<&str>) -> Result<(), MirrorError> {
     )
     .map_err(|_| MirrorError::NoTmux)?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
-    match tmux_version(&version) {
+    match terminal::tmux_version(&version) {
         Some(v) if v >= TMUX_MIN => Ok(()),
         Some(_) => Err(MirrorError::TmuxTooOld(version)),
         // A build that names itself otherwise (`tmux next-3.6`, `tmux master`): let it try.
         None => Ok(()),
     }
-}
-
-/// `tmux 3.3a` → (3, 3).
-fn tmux_version(text: &str) -> Option<(u32, u32)> {
-    let v = text.strip_prefix("tmux ")?.trim();
-    let (major, rest) = v.split_once('.')?;
-    let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
-    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {

@@ -282,10 +282,8 @@ fn closing_a_view_ends_its_client_and_tells_nobody() {
 }
 
 #[test]
-fn tmux_versions_are_read() {
-    assert_eq!(tmux_version("tmux 3.3a"), Some((3, 3)));
-    assert_eq!(tmux_version("tmux 3.2"), Some((3, 2)));
-    assert_eq!(tmux_version("tmux 2.9a"), Some((2, 9)));
-    assert_eq!(tmux_version("tmux next-3.6"), None);
-    assert!(tmux_version("tmux 2.9a").unwrap() < TMUX_MIN);
+fn a_view_needs_tmux_3_2() {
+    use crate::terminal::tmux_version;
+    assert!(tmux_version("tmux 3.1c").unwrap() < TMUX_MIN);
+    assert!(tmux_version("tmux 3.2").unwrap() >= TMUX_MIN);
 }

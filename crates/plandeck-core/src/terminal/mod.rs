@@ -198,6 +198,10 @@ pub enum Key {
     /// A card's choice, `1`–`9`.
     Choice(u8),
     Enter,
+    /// Escape: the agents' own interrupt key (Claude Code, Gemini CLI, Codex CLI).
+    Escape,
+    /// Shift+Tab: cycles Codex CLI's collaboration modes (Plan mode).
+    BackTab,
     /// Text for an input box; cleaned again with [`clean_text`] before it is typed.
     Text(String),
 }
@@ -342,6 +346,12 @@ impl Target {
             Key::Enter => {
                 self.tmux(&["send-keys", "-t", pane, "Enter"], None)?;
             }
+            Key::Escape => {
+                self.tmux(&["send-keys", "-t", pane, "Escape"], None)?;
+            }
+            Key::BackTab => {
+                self.tmux(&["send-keys", "-t", pane, "BTab"], None)?;
+            }
             Key::Text(text) => {
                 let text = clean_text(text, MAX_TYPED_CHARS);
                 if text.is_empty() {
@@ -417,6 +427,18 @@ pub fn tmux_output(socket: Option<&str>, args: &[&str]) -> Result<String, Termin
         });
     }
     Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// tmux's version as `tmux -V` prints it (`tmux 3.3a`, `3.3a`, `tmux next-3.6`) → (3, 3);
+/// `master` → none (a build from source: taken as new enough by whoever asks).
+pub fn tmux_version(text: &str) -> Option<(u32, u32)> {
+    let v = text
+        .trim()
+        .trim_start_matches("tmux ")
+        .trim_start_matches("next-");
+    let (major, rest) = v.split_once('.')?;
+    let minor: String = rest.chars().take_while(char::is_ascii_digit).collect();
+    Some((major.parse().ok()?, minor.parse().ok()?))
 }
 
 /// The tmux socket from `$TMUX` (`/tmp/tmux-1000/default,1234,0`).

@@ -39,6 +39,8 @@ const LAYERS: &[&str] = &[
     "route",
     // Live terminal views of agents' panes.
     "mirror",
+    // Starting and steering agents in tmux.
+    "control",
     // What joins them, the live handle, and the IPC surface.
     "standing",
     "overview",

@@ -1,0 +1,125 @@
+//! What Plandeck started: one file per tmux session (`<data>/started/<name>.json`), written
+//! atomically, read to steer a session by its tmux session name or its session id.
+
+use std::path::{Path, PathBuf};
+
+use serde::{Deserialize, Serialize};
+
+use crate::agents::Agent;
+use crate::config::Roots;
+use crate::process::ProcessId;
+
+/// One session Plandeck started.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Record {
+    pub agent: Agent,
+    pub tmux_session: String,
+    /// The tmux server's socket, when not the default one.
+    pub socket: Option<String>,
+    pub pane: String,
+    pub pid: u32,
+    pub start_time: Option<u64>,
+    pub cwd: String,
+    pub session_id: Option<String>,
+}
+
+impl Record {
+    pub fn process(&self) -> ProcessId {
+        ProcessId {
+            pid: self.pid,
+            start_time: self.start_time,
+        }
+    }
+
+    /// Whether the agent still runs (the same process).
+    pub fn alive(&self) -> bool {
+        crate::process::is_running(self.pid, self.start_time)
+    }
+}
+
+fn dir(roots: &Roots) -> PathBuf {
+    roots.data.join("started")
+}
+
+fn file(roots: &Roots, name: &str) -> PathBuf {
+    dir(roots).join(format!("{name}.json"))
+}
+
+pub(super) fn write(roots: &Roots, record: &Record) -> Result<(), super::ControlError> {
+    let io = |e: String| super::ControlError::Io { message: e };
+    crate::durable::create_private_dir(&dir(roots)).map_err(|e| io(e.to_string()))?;
+    let bytes = serde_json::to_vec_pretty(record).map_err(|e| io(e.to_string()))?;
+    crate::durable::write_atomic(&file(roots, &record.tmux_session), &bytes)
+        .map_err(|e| io(e.to_string()))
+}
+
+/// Every record, newest first.
+pub fn all(roots: &Roots) -> Vec<Record> {
+    let Ok(entries) = std::fs::read_dir(dir(roots)) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(std::time::SystemTime, Record)> = entries
+        .flatten()
+        .filter(|e| e.path().extension().is_some_and(|x| x == "json"))
+        .filter_map(|e| {
+            let modified = e.metadata().and_then(|m| m.modified()).ok()?;
+            let record = read(&e.path())?;
+            Some((modified, record))
+        })
+        .collect();
+    found.sort_by_key(|f| std::cmp::Reverse(f.0));
+    found.into_iter().map(|(_, r)| r).collect()
+}
+
+fn read(path: &Path) -> Option<Record> {
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// The session id of a record's agent, known at start or read from what it holds open now
+/// (Codex CLI: its rollout, `rollout-<time>-<id>.jsonl`).
+pub fn session_id(record: &Record) -> Option<String> {
+    if let Some(id) = &record.session_id {
+        return Some(id.clone());
+    }
+    if record.agent != Agent::Codex || !record.alive() {
+        return None;
+    }
+    let mut pids = vec![record.pid];
+    pids.extend(descendants(record.pid));
+    pids.into_iter().find_map(|pid| {
+        std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .ok()?
+            .flatten()
+            .filter_map(|fd| std::fs::read_link(fd.path()).ok())
+            .find_map(|target| {
+                let name = target.file_name()?.to_str()?.to_owned();
+                let stem = name.strip_prefix("rollout-")?.strip_suffix(".jsonl")?;
+                // `rollout-2026-11-26T06-15-25-<uuid>`: the uuid is the last 36 characters.
+                (stem.len() > 36).then(|| stem[stem.len() - 36..].to_owned())
+            })
+    })
+}
+
+/// Every descendant of `pid` that runs now.
+pub(super) fn descendants(pid: u32) -> Vec<u32> {
+    let Ok(entries) = std::fs::read_dir("/proc") else {
+        return Vec::new();
+    };
+    let all: Vec<(u32, u32)> = entries
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter_map(|p| Some((p, crate::process::parent_of(p)?)))
+        .collect();
+    let mut out = Vec::new();
+    let mut frontier = vec![pid];
+    while let Some(parent) = frontier.pop() {
+        for (child, _) in all.iter().filter(|(_, pp)| *pp == parent) {
+            if !out.contains(child) && *child != pid {
+                out.push(*child);
+                frontier.push(*child);
+            }
+        }
+    }
+    out
+}

@@ -1,0 +1,647 @@
+//! Starting an agent: the worktree, the tmux session, the CLI in it.
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+use std::time::{Duration, Instant};
+
+use crate::agents::Agent;
+use crate::config::Roots;
+use crate::terminal::{self, run_bounded, tmux_output, Key, ProcessId, Target, EXTERNAL_TIMEOUT};
+
+use super::record::{self, Record};
+use super::{ControlError, StartRequest, Started};
+
+/// The oldest tmux Plandeck starts sessions in.
+pub const TMUX_MIN: &str = "3.0";
+
+/// How long the agent is watched after it started, for an exit on the spot (a bad flag, a
+/// missing login): until its screen shows something, at most this.
+const FIRST_SCREEN: Duration = Duration::from_secs(10);
+/// After the first screen, how long an exit still counts as "right after it started".
+const SETTLE: Duration = Duration::from_millis(700);
+/// How long Codex CLI's composer may take to come up (plan mode is switched on in it).
+const CODEX_READY: Duration = Duration::from_secs(45);
+
+/// The program that runs `agent`'s CLI.
+fn program_name(agent: Agent) -> Result<&'static str, ControlError> {
+    match agent {
+        Agent::Claude => Ok("claude"),
+        Agent::Gemini => Ok("gemini"),
+        Agent::Codex => Ok("codex"),
+        Agent::Other => Err(ControlError::NotStartable {
+            agent: agent.to_string(),
+        }),
+    }
+}
+
+/// `agent`'s CLI on the PATH.
+pub fn agent_program(agent: Agent) -> Result<PathBuf, ControlError> {
+    let name = program_name(agent)?;
+    on_path(name).ok_or_else(|| ControlError::AgentNotInstalled {
+        agent: agent.display_name().to_owned(),
+        program: name.to_owned(),
+    })
+}
+
+fn on_path(name: &str) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    let path = std::env::var_os("PATH")?;
+    std::env::split_paths(&path)
+        .map(|dir| dir.join(name))
+        .find(|p| {
+            std::fs::metadata(p).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+}
+
+/// tmux's version (`tmux -V`), refused when tmux is missing or older than [`TMUX_MIN`].
+pub fn check_tmux() -> Result<String, ControlError> {
+    let mut cmd = Command::new("tmux");
+    cmd.arg("-V");
+    let out = match run_bounded(cmd, None, EXTERNAL_TIMEOUT) {
+        Ok(out) => out,
+        Err(terminal::RunError::Spawn { source: e, .. })
+            if e.kind() == std::io::ErrorKind::NotFound =>
+        {
+            return Err(ControlError::TmuxMissing)
+        }
+        Err(e) => {
+            return Err(ControlError::TmuxFailed {
+                message: e.to_string(),
+            })
+        }
+    };
+    let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    let number = version
+        .trim_start_matches("tmux ")
+        .trim_start_matches("next-");
+    if let Some((major, minor)) = terminal::tmux_version(number) {
+        let (min_major, min_minor) = terminal::tmux_version(TMUX_MIN).unwrap_or((3, 0));
+        if (major, minor) < (min_major, min_minor) {
+            return Err(ControlError::TmuxTooOld {
+                version: number.to_owned(),
+            });
+        }
+    }
+    Ok(version)
+}
+
+/// Where the worktree `name` of the repository at `workdir` goes: beside it, in
+/// `<repo>.worktrees/<name>` (a `/` in the name becomes `-`).
+pub fn worktree_dir(workdir: &Path, name: &str) -> PathBuf {
+    let repo_name = workdir
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_owned());
+    workdir
+        .parent()
+        .unwrap_or(workdir)
+        .join(format!("{repo_name}.worktrees"))
+        .join(name.replace('/', "-"))
+}
+
+/// A worktree this start created, removed again when the start fails.
+#[derive(Debug)]
+pub(super) struct Created {
+    repo: PathBuf,
+    name: String,
+    pub(super) path: PathBuf,
+    branch: String,
+    base: git2::Oid,
+    /// The `<repo>.worktrees` folder, when this start made it.
+    made_parent: Option<PathBuf>,
+}
+
+impl Created {
+    /// Removes the worktree, its administrative files and its branch: they are this start's
+    /// and hold nothing (the branch is deleted only while it still points at its base).
+    pub(super) fn undo(&self) {
+        let _ = std::fs::remove_dir_all(&self.path);
+        if let Ok(repo) = git2::Repository::open(&self.repo) {
+            if let Ok(wt) = repo.find_worktree(&self.name) {
+                let mut opts = git2::WorktreePruneOptions::new();
+                opts.valid(true).working_tree(true);
+                let _ = wt.prune(Some(&mut opts));
+            }
+            if let Ok(mut branch) = repo.find_branch(&self.branch, git2::BranchType::Local) {
+                if branch.get().target() == Some(self.base) {
+                    let _ = branch.delete();
+                }
+            }
+        }
+        if let Some(parent) = &self.made_parent {
+            let _ = std::fs::remove_dir(parent);
+        }
+    }
+}
+
+fn git_err(e: git2::Error) -> ControlError {
+    ControlError::Git {
+        message: e.message().to_owned(),
+    }
+}
+
+/// Checks the name, the branch and the base, then creates the worktree on a new branch.
+pub(super) fn create_worktree(
+    repo: &git2::Repository,
+    workdir: &Path,
+    name: &str,
+    base: Option<&str>,
+) -> Result<Created, ControlError> {
+    let bad = |why: &str| ControlError::BadWorktreeName {
+        name: name.to_owned(),
+        why: why.to_owned(),
+    };
+    if name.trim().is_empty() {
+        return Err(bad("it is empty"));
+    }
+    if name.starts_with('-') || name == "HEAD" || name.chars().any(char::is_whitespace) {
+        return Err(bad("git refuses it as a branch name"));
+    }
+    if !git2::Reference::is_valid_name(&format!("refs/heads/{name}")) {
+        return Err(bad("git refuses it as a branch name"));
+    }
+    let repo_words = workdir.display().to_string();
+    let base_name = base.unwrap_or("HEAD");
+    let commit = repo
+        .revparse_single(base_name)
+        .and_then(|o| o.peel_to_commit())
+        .map_err(|_| ControlError::UnknownBase {
+            base: base_name.to_owned(),
+            repo: repo_words.clone(),
+        })?;
+    if repo.find_branch(name, git2::BranchType::Local).is_ok() {
+        return Err(ControlError::BranchExists {
+            branch: name.to_owned(),
+            repo: repo_words,
+        });
+    }
+    let path = worktree_dir(workdir, name);
+    let wt_name = name.replace('/', "-");
+    if path.exists() || repo.find_worktree(&wt_name).is_ok() {
+        return Err(ControlError::WorktreeExists {
+            path: path.display().to_string(),
+        });
+    }
+    let parent = path.parent().unwrap_or(&path).to_owned();
+    let made_parent = (!parent.exists()).then(|| parent.clone());
+    std::fs::create_dir_all(&parent).map_err(|e| ControlError::Io {
+        message: format!("cannot create {}: {e}", parent.display()),
+    })?;
+    let created = Created {
+        repo: workdir.to_owned(),
+        name: wt_name.clone(),
+        path: path.clone(),
+        branch: name.to_owned(),
+        base: commit.id(),
+        made_parent,
+    };
+    let made = (|| {
+        let branch = repo.branch(name, &commit, false)?;
+        let mut opts = git2::WorktreeAddOptions::new();
+        opts.reference(Some(branch.get()));
+        repo.worktree(&wt_name, &path, Some(&opts))
+    })();
+    match made {
+        Ok(_) => Ok(created),
+        Err(e) => {
+            created.undo();
+            Err(git_err(e))
+        }
+    }
+}
+
+/// A tmux session name: only letters, digits, `-` and `_` (tmux refuses `.` and `:`).
+fn session_word(s: &str) -> String {
+    s.chars()
+        .map(|c| {
+            if c.is_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .collect()
+}
+
+/// `<repo>-<worktree>-<agent>`, with `-2`, `-3`, … when the person's server has one so named.
+fn unique_session_name(repo: &Path, worktree: Option<&str>, agent: Agent) -> String {
+    let repo_name = repo
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| "repo".to_owned());
+    let mut base = session_word(&repo_name);
+    if let Some(w) = worktree {
+        base.push('-');
+        base.push_str(&session_word(w));
+    }
+    base.push('-');
+    base.push_str(agent.as_str());
+    let taken = |name: &str| tmux_output(None, &["has-session", "-t", &format!("={name}")]).is_ok();
+    if !taken(&base) {
+        return base;
+    }
+    (2..1000)
+        .map(|n| format!("{base}-{n}"))
+        .find(|n| !taken(n))
+        .unwrap_or_else(|| format!("{base}-{}", std::process::id()))
+}
+
+/// A random (version 4) UUID, for the session id the agent is given.
+fn new_uuid() -> String {
+    use std::io::Read;
+    let mut b = [0u8; 16];
+    let read = std::fs::File::open("/dev/urandom").and_then(|mut f| f.read_exact(&mut b));
+    if read.is_err() {
+        let nanos = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map(|d| d.as_nanos())
+            .unwrap_or_default();
+        b = (nanos ^ (u128::from(std::process::id()) << 64)).to_le_bytes();
+    }
+    b[6] = (b[6] & 0x0f) | 0x40;
+    b[8] = (b[8] & 0x3f) | 0x80;
+    let h = hex::encode(b);
+    format!(
+        "{}-{}-{}-{}-{}",
+        &h[0..8],
+        &h[8..12],
+        &h[12..16],
+        &h[16..20],
+        &h[20..32]
+    )
+}
+
+/// A prompt as one argument that no CLI takes for an option.
+fn prompt_arg(prompt: &str) -> String {
+    if prompt.starts_with('-') {
+        format!(" {prompt}")
+    } else {
+        prompt.to_owned()
+    }
+}
+
+/// The agent's command line: plan mode, the session id it is given, the first prompt. Codex CLI
+/// has no flag for plan mode: it is switched on in the composer (shift+tab), and the prompt
+/// typed after ([`start`]).
+pub(super) fn command_line(
+    program: &Path,
+    agent: Agent,
+    plan: bool,
+    session_id: Option<&str>,
+    prompt: Option<&str>,
+) -> Vec<String> {
+    let mut argv = vec![program.display().to_string()];
+    let prompt = prompt.map(str::trim).filter(|p| !p.is_empty());
+    match agent {
+        Agent::Claude => {
+            if let Some(id) = session_id {
+                argv.extend(["--session-id".into(), id.into()]);
+            }
+            if plan {
+                argv.extend(["--permission-mode".into(), "plan".into()]);
+            }
+            if let Some(p) = prompt {
+                argv.push(prompt_arg(p));
+            }
+        }
+        Agent::Gemini => {
+            if let Some(id) = session_id {
+                argv.extend(["--session-id".into(), id.into()]);
+            }
+            if plan {
+                argv.extend(["--approval-mode".into(), "plan".into()]);
+            }
+            if let Some(p) = prompt {
+                argv.extend(["-i".into(), prompt_arg(p)]);
+            }
+        }
+        Agent::Codex | Agent::Other => {
+            // The shared background app-server would write the rollout, not the TUI in the
+            // pane: the gate follows only a TUI started without it.
+            argv.push("--no-daemon".into());
+            if let (false, Some(p)) = (plan, prompt) {
+                argv.push(prompt_arg(p));
+            }
+        }
+    }
+    argv
+}
+
+/// The pane's screen now, and whether its program exited.
+fn pane_state(session: &str) -> (String, bool) {
+    let target = format!("={session}:");
+    let dead = tmux_output(
+        None,
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            &target,
+            "#{pane_dead}\t#{pane_dead_status}",
+        ],
+    );
+    let (dead, status) = match dead {
+        Ok(s) => {
+            let (d, st) = s.trim_end().split_once('\t').unwrap_or((s.trim(), ""));
+            (d != "0", st.to_owned())
+        }
+        Err(_) => (true, String::new()),
+    };
+    let mut screen =
+        tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
+    if dead && !status.is_empty() {
+        // A program that exits at once may leave nothing on screen: its status says something.
+        screen.push_str(&format!("\nexit status {status}\n"));
+    }
+    (screen, dead)
+}
+
+/// The last two lines on a dead pane's screen (the agent's reason and the exit status), tmux's
+/// own "Pane is dead" left out.
+fn last_line(screen: &str) -> String {
+    let mut lines: Vec<&str> = screen
+        .lines()
+        .rev()
+        .map(str::trim)
+        .filter(|l| !l.is_empty() && !l.starts_with("Pane is dead"))
+        .take(2)
+        .collect();
+    lines.reverse();
+    if lines.is_empty() {
+        return "nothing".to_owned();
+    }
+    lines.join(" · ").chars().take(300).collect()
+}
+
+/// Starts `req.agent` as asked: see the module's doc. Nothing half-made is left when it fails.
+pub fn start(roots: &Roots, req: &StartRequest) -> Result<Started, ControlError> {
+    let program = agent_program(req.agent)?;
+    check_tmux()?;
+    let repo_path = crate::durable::canonical_or(Path::new(&req.repo));
+    let not_repo = || ControlError::NotARepository {
+        path: req.repo.clone(),
+    };
+    let repo = git2::Repository::open(&repo_path).map_err(|_| not_repo())?;
+    let workdir = repo
+        .workdir()
+        .map(crate::durable::canonical_or)
+        .ok_or_else(not_repo)?;
+    let name = req
+        .worktree
+        .as_deref()
+        .map(str::trim)
+        .filter(|n| !n.is_empty());
+    if name.is_none() && req.base.as_deref().is_some_and(|b| !b.trim().is_empty()) {
+        return Err(ControlError::BadWorktreeName {
+            name: String::new(),
+            why: "a base branch is for a new worktree: name the worktree too".into(),
+        });
+    }
+    let created = match name {
+        Some(n) => Some(create_worktree(
+            &repo,
+            &workdir,
+            n,
+            req.base.as_deref().map(str::trim).filter(|b| !b.is_empty()),
+        )?),
+        None => None,
+    };
+    let started = start_in(roots, req, &program, &workdir, name, created.as_ref());
+    if started.is_err() {
+        if let Some(c) = &created {
+            c.undo();
+        }
+    }
+    started
+}
+
+fn start_in(
+    roots: &Roots,
+    req: &StartRequest,
+    program: &Path,
+    workdir: &Path,
+    name: Option<&str>,
+    created: Option<&Created>,
+) -> Result<Started, ControlError> {
+    let cwd = created.map_or_else(|| workdir.to_owned(), |c| c.path.clone());
+    let session_id = matches!(req.agent, Agent::Claude | Agent::Gemini).then(new_uuid);
+    let argv = command_line(
+        program,
+        req.agent,
+        req.plan,
+        session_id.as_deref(),
+        req.prompt.as_deref(),
+    );
+    let launched = launch(req.agent, workdir, name, &cwd, &argv)?;
+    let (tmux_session, pane, pid) = launched;
+    let kill = || {
+        let _ = tmux_output(None, &["kill-session", "-t", &format!("={tmux_session}")]);
+    };
+    let record = Record {
+        agent: req.agent,
+        tmux_session: tmux_session.clone(),
+        socket: None,
+        pane: pane.clone(),
+        pid,
+        start_time: terminal::start_time(pid),
+        cwd: cwd.display().to_string(),
+        session_id: session_id.clone(),
+    };
+    if let Err(e) = record::write(roots, &record) {
+        kill();
+        return Err(e);
+    }
+    if req.agent == Agent::Codex && req.plan {
+        if let Err(e) = codex_plan_mode(&record, req.prompt.as_deref()) {
+            kill();
+            return Err(e);
+        }
+    }
+    let hook = req
+        .agent
+        .descriptor()
+        .and_then(|d| d.plan_hook)
+        .and_then(|_| crate::gate::hook_preview(roots, req.agent).ok())
+        .filter(|h| !h.installed);
+    let found_by = if session_id.is_some() {
+        "the session id it was given".to_owned()
+    } else {
+        format!(
+            "its process: Codex CLI names its session in the rollout it writes; until the card \
+             shows it, steer it by the tmux session name {tmux_session}"
+        )
+    };
+    Ok(Started {
+        agent: req.agent,
+        attach: format!("tmux attach -t {tmux_session}"),
+        tmux_session,
+        pane,
+        pid,
+        cwd: cwd.display().to_string(),
+        worktree: created.map(|c| c.path.display().to_string()),
+        branch: created.map(|c| c.branch.clone()),
+        session_id,
+        found_by,
+        plan: req.plan,
+        hook,
+    })
+}
+
+/// Opens the tmux session running `argv` in `cwd`, watched until the agent draws its first
+/// screen: (session name, pane id, pane pid). An agent that exits at once is an error (its last
+/// line is the reason), its session closed.
+pub(super) fn launch(
+    agent: Agent,
+    repo: &Path,
+    worktree: Option<&str>,
+    cwd: &Path,
+    argv: &[String],
+) -> Result<(String, String, u32), ControlError> {
+    let tmux_session = unique_session_name(repo, worktree, agent);
+    let cwd_s = cwd.display().to_string();
+    let tmux = |args: &[&str]| -> Result<String, ControlError> {
+        let mut cmd = terminal::tmux_command(None, args);
+        // Started beside the person's sessions, not nested in the one Plandeck may run in.
+        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
+        let out =
+            run_bounded(cmd, None, EXTERNAL_TIMEOUT).map_err(|e| ControlError::TmuxFailed {
+                message: e.to_string(),
+            })?;
+        if !out.status.success() {
+            return Err(ControlError::TmuxFailed {
+                message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
+            });
+        }
+        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    };
+    // The session opens on a placeholder that waits; the pane is kept when its program exits
+    // (so an exit on the spot leaves its reason on screen), then the agent replaces the
+    // placeholder (`respawn-pane`): no exit can come before the pane is kept.
+    let printed = tmux(&[
+        "new-session",
+        "-d",
+        "-s",
+        &tmux_session,
+        "-c",
+        &cwd_s,
+        "-x",
+        "200",
+        "-y",
+        "50",
+        "-P",
+        "-F",
+        "#{pane_id}",
+        "cat",
+    ])?;
+    let pane = printed.trim().to_owned();
+    let target = format!("={tmux_session}");
+    let close = || {
+        let _ = tmux_output(None, &["kill-session", "-t", &target]);
+    };
+    let respawned = tmux(&[
+        "set-option",
+        "-w",
+        "-t",
+        &format!("{target}:"),
+        "remain-on-exit",
+        "on",
+    ])
+    .and_then(|_| {
+        let mut args: Vec<&str> = vec!["respawn-pane", "-k", "-t", &pane, "-c", &cwd_s, "--"];
+        args.extend(argv.iter().map(String::as_str));
+        tmux(&args)
+    })
+    .and_then(|_| tmux(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]));
+    let pid = match respawned.map(|p| p.trim().parse::<u32>()) {
+        Ok(Ok(pid)) => pid,
+        Ok(Err(_)) => {
+            close();
+            return Err(ControlError::TmuxFailed {
+                message: format!("tmux named no process for pane {pane}"),
+            });
+        }
+        Err(e) => {
+            close();
+            return Err(e);
+        }
+    };
+    let started = Instant::now();
+    let exited = loop {
+        let (screen, dead) = pane_state(&tmux_session);
+        if dead {
+            break Some(screen);
+        }
+        if !screen.trim().is_empty() || started.elapsed() >= FIRST_SCREEN {
+            std::thread::sleep(SETTLE);
+            let (screen, dead) = pane_state(&tmux_session);
+            break dead.then_some(screen);
+        }
+        std::thread::sleep(Duration::from_millis(100));
+    };
+    if let Some(screen) = exited {
+        close();
+        return Err(ControlError::AgentExited {
+            agent: agent.display_name().to_owned(),
+            last: last_line(&screen),
+        });
+    }
+    let _ = tmux_output(
+        None,
+        &[
+            "set-option",
+            "-w",
+            "-t",
+            &format!("{target}:"),
+            "remain-on-exit",
+            "off",
+        ],
+    );
+    Ok((tmux_session, pane, pid))
+}
+
+/// Codex CLI has no plan-mode flag: once its composer is up, shift+tab until the footer says
+/// "Plan mode", then the first prompt is sent as a message (through the checked path).
+fn codex_plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), ControlError> {
+    let target = Target {
+        socket: record.socket.clone(),
+        pane: record.pane.clone(),
+        agent: Some(ProcessId {
+            pid: record.pid,
+            start_time: record.start_time,
+        }),
+    };
+    let start = Instant::now();
+    let wait = |pred: &dyn Fn(&str) -> bool, timeout: Duration| -> Result<bool, ControlError> {
+        let from = Instant::now();
+        loop {
+            if pred(&target.capture(0)?) {
+                return Ok(true);
+            }
+            if from.elapsed() >= timeout {
+                return Ok(false);
+            }
+            std::thread::sleep(Duration::from_millis(100));
+        }
+    };
+    if !wait(&|s| s.contains("for shortcuts"), CODEX_READY)? {
+        return Err(ControlError::NotWaiting {
+            pane: record.pane.clone(),
+            why: "Codex CLI's composer did not come up".into(),
+        });
+    }
+    let in_plan = |s: &str| s.contains("Plan mode");
+    while !in_plan(&target.capture(0)?) {
+        if start.elapsed() >= CODEX_READY {
+            return Err(ControlError::NotWaiting {
+                pane: record.pane.clone(),
+                why: "Codex CLI did not switch to Plan mode".into(),
+            });
+        }
+        target.send(&Key::BackTab)?;
+        wait(&in_plan, Duration::from_secs(3))?;
+    }
+    if let Some(p) = prompt.map(str::trim).filter(|p| !p.is_empty()) {
+        super::steer::send_to(Agent::Codex, &target, p)?;
+    }
+    Ok(())
+}

@@ -1,0 +1,568 @@
+//! Steering a running session: send a message, interrupt, stop, resume, open in a terminal.
+
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+use crate::agents::{self, Agent};
+use crate::config::Roots;
+use crate::gate::{self, SendError};
+use crate::terminal::{self, tmux_output, Key, ProcessId, Target, TerminalError};
+
+use super::record::{self, Record};
+use super::start::{agent_program, check_tmux, launch};
+use super::{ControlError, ProcessLine, Started, StopOutcome, StopPreview};
+
+/// How long a typed message may take to show on screen before Enter is pressed.
+const SHOWN_TIMEOUT: Duration = Duration::from_secs(3);
+/// How long a stopped agent has to exit after SIGTERM before it is killed.
+const STOP_GRACE: Duration = Duration::from_secs(5);
+
+/// A running session Plandeck can type into.
+#[derive(Debug, Clone)]
+pub struct Steerable {
+    pub agent: Agent,
+    pub target: Target,
+    /// Plandeck's record, when Plandeck started it.
+    pub record: Option<Record>,
+}
+
+/// The record of a session Plandeck started, by its tmux session name or its session id.
+fn record_of(roots: &Roots, id: &str) -> Option<Record> {
+    let all = record::all(roots);
+    all.iter()
+        .find(|r| r.tmux_session == id || r.session_id.as_deref() == Some(id))
+        .or_else(|| {
+            all.iter()
+                .find(|r| r.session_id.is_none() && record::session_id(r).as_deref() == Some(id))
+        })
+        .cloned()
+}
+
+/// The running session `id`: one Plandeck started (by tmux session name or session id), else a
+/// live Claude Code session in tmux (its registry entry).
+pub fn resolve(roots: &Roots, id: &str) -> Result<Steerable, ControlError> {
+    if let Some(r) = record_of(roots, id) {
+        if !r.alive() {
+            return Err(ControlError::Ended { id: id.to_owned() });
+        }
+        return Ok(Steerable {
+            agent: r.agent,
+            target: Target {
+                socket: r.socket.clone(),
+                pane: r.pane.clone(),
+                agent: Some(r.process()),
+            },
+            record: Some(r),
+        });
+    }
+    match gate::session_target(roots, id) {
+        Ok(target) => Ok(Steerable {
+            agent: Agent::Claude,
+            target,
+            record: None,
+        }),
+        Err(SendError::NoLiveSession { .. }) => {
+            Err(ControlError::NotSteerable { id: id.to_owned() })
+        }
+        Err(e) => Err(e.into()),
+    }
+}
+
+/// Types `text` into the session `id` and submits it: only while the agent waits for input with
+/// an empty input box. Returns what was done, for the person.
+pub fn send_message(roots: &Roots, id: &str, text: &str) -> Result<String, ControlError> {
+    if terminal::needs_truncation(text, terminal::MAX_TYPED_CHARS) {
+        return Err(SendError::TooLong {
+            max: terminal::MAX_TYPED_CHARS,
+        }
+        .into());
+    }
+    let text = terminal::clean_text(text, terminal::MAX_TYPED_CHARS);
+    if text.trim().is_empty() {
+        return Err(SendError::Empty.into());
+    }
+    let s = resolve(roots, id)?;
+    send_to(s.agent, &s.target, &text)?;
+    Ok(format!(
+        "typed into tmux pane {} and submitted: {} has the message",
+        s.target.pane,
+        s.agent.display_name()
+    ))
+}
+
+/// Why `agent` is not ready to take a message on `screen` (`styled`: the same with its styles),
+/// if it is not.
+pub(super) fn not_ready(
+    agent: Agent,
+    pane: &str,
+    screen: &str,
+    styled: &str,
+) -> Option<ControlError> {
+    let working = match agent {
+        Agent::Claude => agents::claude::WORKING,
+        Agent::Gemini => agents::gemini::WORKING,
+        _ => agents::codex::WORKING,
+    };
+    let not_waiting = |why: &str| ControlError::NotWaiting {
+        pane: pane.to_owned(),
+        why: why.to_owned(),
+    };
+    if screen.contains(working) {
+        return Some(not_waiting("it is working on a turn"));
+    }
+    if gate::card_visible(agent, screen) || (agent == Agent::Claude && gate::menu_open(screen)) {
+        return Some(
+            SendError::MenuOpen {
+                pane: pane.to_owned(),
+            }
+            .into(),
+        );
+    }
+    let draft = |d: String| ControlError::Draft {
+        pane: pane.to_owned(),
+        draft: d,
+    };
+    match agent {
+        Agent::Claude => {
+            if let Some(d) = gate::input_draft(screen) {
+                return Some(draft(d));
+            }
+            if !agents::claude::input_box_shown(screen) {
+                return Some(not_waiting("no input box on screen"));
+            }
+        }
+        Agent::Gemini => match agents::gemini::input_draft(screen) {
+            None => return Some(not_waiting("no input box on screen")),
+            Some(d) if !d.is_empty() => return Some(draft(d)),
+            Some(_) => {}
+        },
+        _ => match agents::codex::composer_empty(styled) {
+            None => return Some(not_waiting("no composer on screen")),
+            Some(false) => {
+                return Some(draft(
+                    agents::codex::composer_text(screen).unwrap_or_default(),
+                ))
+            }
+            Some(true) => {}
+        },
+    }
+    None
+}
+
+/// [`send_message`] once the pane is known: checked, typed, Enter once it shows.
+pub(super) fn send_to(agent: Agent, target: &Target, text: &str) -> Result<(), ControlError> {
+    target.verify()?;
+    let screen = target.capture(0)?;
+    let styled = target.capture_styled()?;
+    if let Some(why) = not_ready(agent, &target.pane, &screen, &styled) {
+        return Err(why);
+    }
+    if agent == Agent::Claude {
+        // The gate's own path: it checks the menu and the draft again right before typing.
+        return gate::send_to_target(target, text).map_err(Into::into);
+    }
+    target.send(&Key::Text(text.to_owned()))?;
+    let probe: String = text
+        .lines()
+        .map(str::trim)
+        .find(|l| !l.is_empty())
+        .unwrap_or("")
+        .chars()
+        .take(20)
+        .collect();
+    let start = Instant::now();
+    loop {
+        let screen = target.capture(0)?;
+        if screen.contains("[Pasted text") || screen.contains(probe.as_str()) {
+            break;
+        }
+        if start.elapsed() >= SHOWN_TIMEOUT {
+            return Err(SendError::NotShown {
+                pane: target.pane.clone(),
+            }
+            .into());
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    // Gemini CLI takes an Enter within 30 ms of other keys as a line break.
+    std::thread::sleep(terminal::KEY_GAP);
+    if gate::card_visible(agent, &target.capture(0)?) {
+        return Err(SendError::MenuOpen {
+            pane: target.pane.clone(),
+        }
+        .into());
+    }
+    target.send(&Key::Enter)?;
+    Ok(())
+}
+
+/// Presses the agent's own interrupt key (Esc) in the session `id`, after the checks.
+pub fn interrupt(roots: &Roots, id: &str) -> Result<String, ControlError> {
+    let s = resolve(roots, id)?;
+    s.target.verify()?;
+    // On an approval card Esc is an answer (Claude Code rejects the plan, Codex CLI stays in
+    // Plan mode): the card is answered in the queue, not by an interrupt.
+    if gate::card_visible(s.agent, &s.target.capture(0)?) {
+        return Err(SendError::MenuOpen {
+            pane: s.target.pane.clone(),
+        }
+        .into());
+    }
+    s.target.send(&Key::Escape)?;
+    Ok(format!(
+        "pressed Esc in tmux pane {}: {} stops what it is doing",
+        s.target.pane,
+        s.agent.display_name()
+    ))
+}
+
+/// `/proc/<pid>/cmdline` as words.
+fn argv_of(pid: u32) -> Vec<String> {
+    std::fs::read(format!("/proc/{pid}/cmdline"))
+        .map(|b| {
+            b.split(|c| *c == 0)
+                .filter(|w| !w.is_empty())
+                .map(|w| String::from_utf8_lossy(w).into_owned())
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+fn command_words(pid: u32) -> String {
+    let argv = argv_of(pid);
+    if argv.is_empty() {
+        return std::fs::read_to_string(format!("/proc/{pid}/comm"))
+            .map(|c| format!("[{}]", c.trim()))
+            .unwrap_or_else(|_| "?".to_owned());
+    }
+    let line = argv.join(" ");
+    crate::visible::shown(&line).chars().take(300).collect()
+}
+
+const INTERPRETERS: &[&str] = &["node", "bash", "sh", "dash", "python3", "python", "env"];
+
+/// Whether `argv` runs `agent`'s CLI: the program (or the script an interpreter runs) is the
+/// CLI's executable or lies in its package. A shell, an editor, anything else is not.
+pub(super) fn runs_agent(agent: Agent, argv: &[String]) -> bool {
+    let (name, package) = match agent {
+        Agent::Claude => ("claude", "@anthropic-ai/claude-code"),
+        Agent::Gemini => ("gemini", "@google/gemini-cli"),
+        Agent::Codex => ("codex", "@openai/codex"),
+        Agent::Other => return false,
+    };
+    let base = |w: &str| {
+        Path::new(w)
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+    };
+    let Some(first) = argv.first() else {
+        return false;
+    };
+    let program = base(first).unwrap_or_default();
+    let program = program.trim_start_matches('-');
+    if program == name {
+        return true;
+    }
+    let interpreter = INTERPRETERS.iter().any(|i| {
+        program == *i || program.starts_with(&format!("{i}2")) || program.starts_with("node")
+    });
+    if !interpreter {
+        return false;
+    }
+    let mut rest = argv[1..].iter();
+    // `bash -c claude` is a shell that runs a command: the shell is not the agent.
+    rest.find(|w| !w.starts_with('-') || matches!(w.as_str(), "-c" | "-e" | "--eval"))
+        .filter(|w| !w.starts_with('-'))
+        .is_some_and(|script| base(script).as_deref() == Some(name) || script.contains(package))
+}
+
+/// The process group `pid` leads, when every running member is `pid` or one of its descendants;
+/// else only `pid`.
+fn own_processes(pid: u32) -> (Vec<u32>, bool) {
+    let pgrp = crate::process::stat_number(pid, 5);
+    if pgrp != Some(u64::from(pid)) {
+        return (vec![pid], false);
+    }
+    let descendants = record::descendants(pid);
+    let members: Vec<u32> = std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|p| {
+                    crate::process::stat_fields(*p).is_some_and(|f| {
+                        !matches!(f.first().map(String::as_str), Some("Z" | "X"))
+                            && f.get(2).and_then(|s| s.parse::<u64>().ok()) == pgrp
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default();
+    if members.iter().all(|m| *m == pid || descendants.contains(m)) {
+        let mut ordered = vec![pid];
+        ordered.extend(members.into_iter().filter(|m| *m != pid));
+        (ordered, true)
+    } else {
+        (vec![pid], false)
+    }
+}
+
+/// What stopping the session `id` would end: the agent's own process (refused when the process
+/// named is not the agent's CLI, such as the person's shell), and its children in its group.
+pub fn stop_preview(roots: &Roots, id: &str) -> Result<StopPreview, ControlError> {
+    let s = resolve(roots, id)?;
+    let agent_id = s.target.agent.ok_or(TerminalError::AgentUnknown)?;
+    terminal::alive(&agent_id)?;
+    let pid = agent_id.pid;
+    let argv = argv_of(pid);
+    let command = command_words(pid);
+    if !runs_agent(s.agent, &argv) {
+        return Err(ControlError::NotAgentProcess {
+            pid,
+            command,
+            agent: s.agent.display_name().to_owned(),
+        });
+    }
+    let (pids, _) = own_processes(pid);
+    let processes: Vec<ProcessLine> = pids
+        .iter()
+        .map(|p| ProcessLine {
+            pid: *p,
+            command: command_words(*p),
+        })
+        .collect();
+    let mut hashed = String::new();
+    for p in &pids {
+        hashed.push_str(&format!(
+            "{p}:{}:{}\n",
+            terminal::start_time(*p).unwrap_or_default(),
+            argv_of(*p).join("\u{0}")
+        ));
+    }
+    Ok(StopPreview {
+        id: id.to_owned(),
+        agent: s.agent,
+        pid,
+        command,
+        processes,
+        token: crate::durable::sha256_hex(hashed.as_bytes()),
+    })
+}
+
+/// Ends what [`stop_preview`] listed, while its `token` still holds: SIGTERM, then SIGKILL to
+/// whatever of it (the same processes, by start time) still runs after a grace period.
+pub fn stop(roots: &Roots, id: &str, token: &str) -> Result<StopOutcome, ControlError> {
+    let preview = stop_preview(roots, id)?;
+    if preview.token != token {
+        let now: Vec<String> = preview
+            .processes
+            .iter()
+            .map(|p| format!("{} {}", p.pid, p.command))
+            .collect();
+        return Err(ControlError::StopChanged {
+            now: now.join("; "),
+        });
+    }
+    let listed: Vec<ProcessId> = preview
+        .processes
+        .iter()
+        .map(|p| ProcessId::current(p.pid))
+        .collect();
+    let signal_all = |signal: rustix::process::Signal| {
+        for p in &listed {
+            if crate::process::is_running(p.pid, p.start_time) {
+                if let Some(pid) = i32::try_from(p.pid)
+                    .ok()
+                    .and_then(rustix::process::Pid::from_raw)
+                {
+                    let _ = rustix::process::kill_process(pid, signal);
+                }
+            }
+        }
+    };
+    signal_all(rustix::process::Signal::TERM);
+    let agent = listed[0];
+    let start = Instant::now();
+    while crate::process::is_running(agent.pid, agent.start_time) {
+        if start.elapsed() >= STOP_GRACE {
+            signal_all(rustix::process::Signal::KILL);
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    Ok(StopOutcome {
+        ended: listed.iter().map(|p| p.pid).collect(),
+        message: format!(
+            "ended {} (pid {}) and {} of its own processes",
+            preview.agent.display_name(),
+            preview.pid,
+            listed.len() - 1
+        ),
+    })
+}
+
+/// The command that resumes `agent`'s session `session_id`.
+pub(super) fn resume_line(program: &Path, agent: Agent, session_id: &str) -> Vec<String> {
+    let p = program.display().to_string();
+    match agent {
+        Agent::Claude | Agent::Gemini => vec![p, "--resume".into(), session_id.into()],
+        _ => vec![p, "--no-daemon".into(), "resume".into(), session_id.into()],
+    }
+}
+
+/// Resumes the ended session `id` in its folder, in a new tmux session. `known`: the agent and
+/// folder the session index gave, for a session Plandeck did not start.
+pub fn resume(
+    roots: &Roots,
+    id: &str,
+    known: Option<(Agent, String)>,
+) -> Result<Started, ControlError> {
+    let record = record_of(roots, id);
+    if let Some(r) = record.as_ref().filter(|r| r.alive()) {
+        return Err(ControlError::StillRunning {
+            id: id.to_owned(),
+            pid: r.pid,
+        });
+    }
+    if let Ok(target) = gate::session_target(roots, id) {
+        return Err(ControlError::StillRunning {
+            id: id.to_owned(),
+            pid: target.agent.map_or(0, |a| a.pid),
+        });
+    }
+    let (agent, cwd, session_id) = match (&record, known) {
+        (Some(r), _) => {
+            let sid = r
+                .session_id
+                .clone()
+                .ok_or_else(|| ControlError::NotSteerable { id: id.to_owned() })?;
+            (r.agent, r.cwd.clone(), sid)
+        }
+        (None, Some((agent, cwd))) => (agent, cwd, id.to_owned()),
+        (None, None) => return Err(ControlError::NotSteerable { id: id.to_owned() }),
+    };
+    let program = agent_program(agent)?;
+    check_tmux()?;
+    let dir = Path::new(&cwd);
+    if cwd.is_empty() || !dir.is_dir() {
+        return Err(ControlError::Io {
+            message: format!("the session's folder {cwd:?} is gone: it cannot be resumed there"),
+        });
+    }
+    let argv = resume_line(&program, agent, &session_id);
+    let (tmux_session, pane, pid) = launch(agent, dir, None, dir, &argv)?;
+    let record = Record {
+        agent,
+        tmux_session: tmux_session.clone(),
+        socket: None,
+        pane: pane.clone(),
+        pid,
+        start_time: terminal::start_time(pid),
+        cwd: cwd.clone(),
+        session_id: Some(session_id.clone()),
+    };
+    record::write(roots, &record)?;
+    Ok(Started {
+        agent,
+        attach: format!("tmux attach -t {tmux_session}"),
+        tmux_session,
+        pane,
+        pid,
+        cwd,
+        worktree: None,
+        branch: None,
+        session_id: Some(session_id),
+        found_by: "the session id it was resumed with".into(),
+        plan: false,
+        hook: None,
+    })
+}
+
+/// The tmux session (and server) of the running session `id`.
+fn tmux_session_of(roots: &Roots, id: &str) -> Result<(String, Option<String>), ControlError> {
+    let s = resolve(roots, id)?;
+    if let Some(r) = s.record {
+        return Ok((r.tmux_session, r.socket));
+    }
+    let name = tmux_output(
+        s.target.socket.as_deref(),
+        &[
+            "display-message",
+            "-p",
+            "-t",
+            &s.target.pane,
+            "#{session_name}",
+        ],
+    )?;
+    Ok((name.trim().to_owned(), s.target.socket))
+}
+
+/// Opens the session `id` in the person's terminal emulator (`$TERMINAL`, else
+/// `x-terminal-emulator`) running `tmux attach -t <session>`.
+pub fn open_in_terminal(roots: &Roots, id: &str) -> Result<String, ControlError> {
+    let (name, socket) = tmux_session_of(roots, id)?;
+    let mut attach = vec!["tmux".to_owned()];
+    if let Some(s) = &socket {
+        attach.extend(["-S".to_owned(), s.clone()]);
+    }
+    attach.extend(["attach".to_owned(), "-t".to_owned(), format!("={name}")]);
+    let shown = attach
+        .iter()
+        .map(|w| {
+            if w.chars()
+                .all(|c| c.is_alphanumeric() || "-_=/.%@:".contains(c))
+            {
+                w.clone()
+            } else {
+                crate::shell::quote(w)
+            }
+        })
+        .collect::<Vec<_>>()
+        .join(" ");
+    let from_env = std::env::var("TERMINAL")
+        .ok()
+        .filter(|t| !t.trim().is_empty());
+    let terminal = from_env
+        .or_else(|| {
+            let path = std::env::var_os("PATH")?;
+            std::env::split_paths(&path)
+                .map(|d| d.join("x-terminal-emulator"))
+                .find(|p| p.is_file())
+                .map(|p| p.display().to_string())
+        })
+        .ok_or_else(|| ControlError::NoTerminal {
+            attach: shown.clone(),
+        })?;
+    let mut words = terminal.split_whitespace();
+    let program = words.next().unwrap_or_default().to_owned();
+    let mut cmd = Command::new(&program);
+    cmd.args(words)
+        .arg("-e")
+        .args(&attach)
+        .env_remove("TMUX")
+        .env_remove("TMUX_PANE")
+        .stdin(Stdio::null())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null());
+    {
+        use std::os::unix::process::CommandExt;
+        cmd.process_group(0);
+    }
+    match cmd.spawn() {
+        Ok(child) => {
+            // Reaped in the background: the terminal lives on its own.
+            std::thread::spawn(move || {
+                let mut child = child;
+                let _ = child.wait();
+            });
+            Ok(format!("opened {program} running {shown}"))
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
+            Err(ControlError::NoTerminal { attach: shown })
+        }
+        Err(e) => Err(ControlError::Io {
+            message: format!("cannot start {program}: {e}"),
+        }),
+    }
+}

@@ -1,0 +1,93 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import SessionActions from "./SessionActions.svelte";
+import { sessionSummary } from "../test-fixtures";
+
+const ID = "@lab/3f2b8c1e";
+
+describe("SessionActions", () => {
+  it("sends a message, and shows a refusal onto a draft as core says it", async () => {
+    const calls: [string, any][] = [];
+    let draft = true;
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "send_to_agent") {
+        if (draft) throw { kind: "refused", message: "the agent's input box in tmux pane %3 holds text someone is typing (\"half\")" };
+        return "typed into tmux pane %3 and submitted";
+      }
+    });
+    render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "waiting_for_input" }) });
+    await fireEvent.click(screen.getByRole("button", { name: "Send message…" }));
+    await fireEvent.input(screen.getByLabelText("Message to the agent"), { target: { value: "next step" } });
+    await fireEvent.keyDown(screen.getByLabelText("Message to the agent"), { key: "Enter" });
+    expect((await screen.findByRole("alert")).textContent).toContain("holds text someone is typing");
+    draft = false;
+    await fireEvent.click(screen.getByRole("button", { name: "Send" }));
+    expect((await screen.findByRole("status")).textContent).toContain("submitted");
+    expect(calls.filter(([c]) => c === "send_to_agent").map(([, a]) => a)).toEqual([
+      { id: ID, text: "next step" },
+      { id: ID, text: "next step" },
+    ]);
+  });
+
+  it("interrupts only after the confirm", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "interrupt_session") return "pressed Esc in tmux pane %3";
+    });
+    render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "working" }) });
+    await fireEvent.click(screen.getByRole("button", { name: "Interrupt" }));
+    expect(calls).toEqual([]);
+    await fireEvent.click(screen.getByRole("button", { name: "Cancel" }));
+    expect(calls).toEqual([]);
+    await fireEvent.click(screen.getByRole("button", { name: "Interrupt" }));
+    screen.getByRole("alertdialog", { name: "Interrupt" });
+    await fireEvent.click(screen.getByRole("button", { name: "Interrupt" }));
+    await waitFor(() => expect(calls).toEqual(["interrupt_session"]));
+  });
+
+  it("lists what stopping ends, then stops with that list's token", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "stop_preview")
+        return { id: ID, agent: "claude", pid: 4242, command: "/usr/bin/claude --resume x", processes: [{ pid: 4242, command: "/usr/bin/claude --resume x" }, { pid: 4250, command: "node mcp.js" }], token: "tok-9" };
+      if (cmd === "stop_session") return { ended: [4242, 4250], message: "ended Claude Code (pid 4242) and 1 of its own processes" };
+    });
+    render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "working" }) });
+    await fireEvent.click(screen.getByRole("button", { name: "Stop…" }));
+    const listed = await screen.findByTestId("stop-processes");
+    expect(listed.textContent).toContain("4242");
+    expect(listed.textContent).toContain("node mcp.js");
+    expect(calls.map(([c]) => c)).toEqual(["stop_preview"]);
+    await fireEvent.click(screen.getByRole("button", { name: "Stop" }));
+    expect((await screen.findByRole("status")).textContent).toContain("ended Claude Code");
+    expect(calls[1]).toEqual(["stop_session", { id: ID, token: "tok-9" }]);
+  });
+
+  it("refuses to list a person's own process, and offers only Resume on an ended session", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "stop_preview") throw { kind: "refused", message: "pid 7 (-bash) is not Claude Code's own process: Plandeck ends only the agent it can name; nothing was ended" };
+      if (cmd === "resume_session") {
+        if (live) throw { kind: "refused", message: "session @lab/3f2b8c1e still runs (pid 7): it is not resumed twice" };
+        return { tmuxSession: "api-claude", attach: "tmux attach -t api-claude" };
+      }
+    });
+    let live = true;
+    const { unmount } = render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "idle" }) });
+    await fireEvent.click(screen.getByRole("button", { name: "Stop…" }));
+    expect((await screen.findByRole("alert")).textContent).toContain("nothing was ended");
+    expect(screen.queryByTestId("stop-processes")).toBeNull();
+    // Resume is offered (an idle card may be of an agent gone); core refuses a live one.
+    await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
+    await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("not resumed twice"));
+    unmount();
+    live = false;
+    render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "ended" }) });
+    expect(screen.queryByRole("button", { name: "Stop…" })).toBeNull();
+    await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
+    expect((await screen.findByRole("status")).textContent).toContain("tmux attach -t api-claude");
+  });
+});
