@@ -2,8 +2,9 @@
 // ~/.cache/plandeck-agents), their model APIs answered by the loopback stand-ins: "New session"
 // in a new worktree, in plan mode, with a prompt → the stand-in receives the prompt, the session
 // card appears, the plan reaches the waiting queue, and approving it from the window reaches the
-// agent; then interrupt, stop and resume do what they say, and stop refuses a person's own
-// process. The agent runs in the person's own default tmux server (made private here with
+// agent; its terminal in the window shows what tmux shows and takes the person's keys once they
+// take control; then interrupt, stop and resume do what they say, and stop refuses a person's
+// own process. The agent runs in the person's own default tmux server (made private here with
 // TMUX_TMPDIR, never `-L`), as Plandeck starts it.
 
 import assert from "node:assert/strict";
@@ -12,6 +13,7 @@ import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from 
 import { join } from "node:path";
 import { test } from "node:test";
 import { AGENTS_DIR, CLAUDE_KEY, claudeEnv, closedRequest, codexSetup, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn } from "./agents.mjs";
+import { coloursIn, mirrors, PANEL_SEEN } from "./terminal-view.mjs";
 import { cli, envFor, waitFor, withApp } from "./webdriver.mjs";
 
 /** The person's default tmux server of this test (`TMUX_TMPDIR`, no `-L`). */
@@ -205,6 +207,26 @@ async function startAndSteer(id) {
       }
       const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
       assert.equal(done.status, "approved");
+
+      // Its terminal, live in the window: what tmux shows of the pane, drawn; taking control,
+      // keys reach the agent (typed, then erased); Esc Esc gives it back.
+      await s.click(`${card} [data-testid=watch-terminal]`);
+      const panel = `[data-testid=terminal-panel][data-session="${sessionId}"]`;
+      await s.click(`${panel} [data-testid=terminal-take-control]`);
+      await s.waitFor(`${panel} [data-testid=terminal-control-banner]`);
+      await mirrors(s, panel, () => tmux.capture(name), `the ${id} terminal view to show what tmux shows`);
+      const seen = await s.exec(PANEL_SEEN, panel);
+      assert.ok(seen?.inside && seen.hit, `the terminal is not in view: ${JSON.stringify(seen)}`);
+      const shot = await s.screenshot(`terminal-${id}`);
+      assert.ok(coloursIn(shot, seen.box.map((v) => Math.round(v * seen.dpr))) > 4, "the terminal is not drawn");
+      const typed = "typed in the window";
+      await s.keys(typed);
+      await tmux.waitScreen(name, typed, { timeout: 15000 });
+      await s.keys("\uE003".repeat(typed.length));
+      await waitFor(() => !tmux.capture(name).includes(typed), { what: "the typed words erased" });
+      await s.keys("\uE00C\uE00C");
+      await s.waitFor(`${panel} [data-testid=terminal-take-control]`);
+      await s.click(`${panel} [data-testid=terminal-close]`);
 
       // Interrupt: confirmed first, then Esc reaches the agent.
       await s.click(`${card} [data-testid=action-interrupt]`);

@@ -4,71 +4,20 @@
 // Esc Esc gives control back; a pane that closes says so; four side by side.
 
 import assert from "node:assert/strict";
-import { spawnSync } from "node:child_process";
 import { join } from "node:path";
 import { test } from "node:test";
 import { agentCli, claudeEnv, claudeReady, makeAgentHome, startStandIn, Tmux } from "./agents.mjs";
+import { coloursIn, mirrors as mirrorsRows, PANEL_ROWS, PANEL_SEEN, rowsOf } from "./terminal-view.mjs";
 import { waitFor, withApp } from "./webdriver.mjs";
+
+/** Waits until the panel `css` shows what the pane of `tmux` shows. */
+const mirrors = (s, css, tmux, what) => mirrorsRows(s, css, () => tmux.capture(), what);
 
 const claude = agentCli("claude");
 
-/** The rows a panel's terminal shows (its screen buffer: the canvas it draws holds no text),
- * trailing blanks dropped. What is drawn is looked at in the screenshots' pixels. */
-const PANEL_ROWS = `
-  const host = document.querySelector(arguments[0])?.querySelector("[data-testid=terminal-screen]");
-  if (!host || !host.screenText) return null;
-  return host.screenText().map((r) => r.replace(/\\u00a0/g, " ").replace(/\\s+$/, ""));
-`;
-
-/** Where a panel's screen is, and whether a person sees it: a box of its own inside the window,
- * reached by a click at its middle. */
-const PANEL_SEEN = `
-  const panel = document.querySelector(arguments[0]);
-  const screen = panel?.querySelector(".xterm-screen");
-  if (!screen) return null;
-  const r = screen.getBoundingClientRect();
-  const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
-  return {
-    box: [r.left, r.top, r.width, r.height].map(Math.round),
-    inside: r.width > 50 && r.height > 50 && r.left >= 0 && r.top >= 0 && r.right <= innerWidth + 0.5 && r.bottom <= innerHeight + 0.5,
-    hit: !!hit && screen.parentElement.contains(hit),
-    dpr: devicePixelRatio,
-  };
-`;
-
-/** The pane's rows as `capture-pane -p` prints them. A no-break space is a space here, as the
- * view's DOM draws every blank cell as one. */
+/** The pane's rows as `capture-pane -p` prints them. */
 function capture(tmux) {
-  return tmux
-    .capture()
-    .replace(/\n$/, "")
-    .split("\n")
-    .map((l) => l.replace(/\u00a0/g, " ").replace(/\s+$/, ""));
-}
-
-/** Waits until the panel `css` draws exactly the rows tmux captures from the pane. */
-async function mirrors(s, css, tmux, what) {
-  let last = null;
-  await waitFor(
-    async () => {
-      const rows = await s.exec(PANEL_ROWS, css);
-      const want = capture(tmux);
-      last = { rows, want };
-      return rows && rows.length === want.length && rows.every((r, i) => r === want[i]);
-    },
-    { timeout: 20000, what },
-  ).catch((e) => {
-    const diff = (last?.want ?? []).map((w, i) => (w === last?.rows?.[i] ? null : `row ${i}: tmux ${JSON.stringify(w)} view ${JSON.stringify(last?.rows?.[i])}`)).filter(Boolean);
-    throw new Error(`${e.message}\n${diff.slice(0, 8).join("\n")}`);
-  });
-}
-
-/** How many colours the screenshot `png` has in the panel's screen box: a drawn terminal has its
- * text's, a blank or hidden one one or two. */
-function coloursIn(png, [x, y, w, h]) {
-  const r = spawnSync("convert", [png, "-crop", `${w}x${h}+${x}+${y}`, "+repage", "-format", "%k", "info:"], { encoding: "utf8" });
-  assert.equal(r.status, 0, r.stderr);
-  return Number(r.stdout.trim());
+  return rowsOf(tmux.capture());
 }
 
 /** Claude Code in plan mode in a tmux server of its own, idle at its prompt. */

@@ -521,6 +521,7 @@ impl Deck {
             list.retain(|s| wanted.contains(&s.session_id));
         }
         crate::standing::settle_sessions(&self.roots, &mut list, &gate::pending(&self.roots));
+        control::fill_started(&self.roots, &mut list);
         if self.elsewhere.is_none() {
             return Ok(list);
         }
@@ -571,16 +572,18 @@ impl Deck {
         {
             return there;
         }
-        let session = lock(&self.sessions)
-            .as_ref()
-            .and_then(|index| {
-                index
-                    .sessions()
-                    .into_iter()
-                    .find(|s| s.session_id == session_id)
-            })
-            .ok_or_else(|| MirrorError::UnknownSession(session_id.to_owned()))?;
-        let target = crate::mirror::target_of(&session)?;
+        // A session Plandeck started (any agent) or a live Claude Code session in tmux; else the
+        // pane the session's own records and process name.
+        let target = match control::resolve(&self.roots, session_id) {
+            Ok(steerable) => steerable.target,
+            Err(_) => {
+                let session = lock(&self.sessions)
+                    .as_ref()
+                    .and_then(|index| index.session(session_id))
+                    .ok_or_else(|| MirrorError::UnknownSession(session_id.to_owned()))?;
+                crate::mirror::target_of(&session)?
+            }
+        };
         Ok(self.terminals()?.open(session_id, target)?)
     }
 

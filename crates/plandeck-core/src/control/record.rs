@@ -76,6 +76,32 @@ fn read(path: &Path) -> Option<Record> {
     serde_json::from_slice(&std::fs::read(path).ok()?).ok()
 }
 
+/// Running sessions Plandeck started, given their agent's pid and pane where the agent's own files
+/// name neither (Gemini CLI and Codex CLI keep no registry): their cards then offer a terminal
+/// view and steering like a Claude Code session's.
+pub fn fill_started(roots: &Roots, list: &mut [crate::sessions::SessionSummary]) {
+    if !list.iter().any(|s| s.pid.is_none()) {
+        return;
+    }
+    let records: Vec<Record> = all(roots).into_iter().filter(Record::alive).collect();
+    if records.is_empty() {
+        return;
+    }
+    let ids: Vec<(Option<String>, &Record)> = records.iter().map(|r| (session_id(r), r)).collect();
+    for s in list
+        .iter_mut()
+        .filter(|s| s.pid.is_none() && s.machine.is_none())
+    {
+        if let Some((_, r)) = ids
+            .iter()
+            .find(|(id, r)| id.as_deref() == Some(s.session_id.as_str()) && r.agent == s.agent)
+        {
+            s.pid = Some(r.pid);
+            s.tmux_pane = Some(r.pane.clone());
+        }
+    }
+}
+
 /// The session id of a record's agent, known at start or read from what it holds open now
 /// (Codex CLI: its rollout, `rollout-<time>-<id>.jsonl`).
 pub fn session_id(record: &Record) -> Option<String> {

@@ -458,3 +458,72 @@ fn interrupt_never_answers_an_open_approval_card() {
     std::thread::sleep(std::time::Duration::from_millis(200));
     assert_eq!(read(&got), "");
 }
+
+/// A session Plandeck started whose agent keeps no registry (Gemini CLI, Codex CLI) is listed
+/// with its agent's pid and pane, so its card offers a terminal view and steering; a record whose
+/// agent is gone, or of another agent, fills nothing.
+#[test]
+fn a_started_session_is_listed_with_its_agents_pid_and_pane() {
+    let tmp = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(tmp.path());
+    let mut sleeper = std::process::Command::new("sleep")
+        .arg("60")
+        .spawn()
+        .unwrap();
+    let pid = sleeper.id();
+    let write = |agent, name: &str, pid| {
+        record::write(
+            &roots,
+            &Record {
+                agent,
+                tmux_session: name.into(),
+                socket: None,
+                pane: "%7".into(),
+                pid,
+                start_time: crate::terminal::start_time(pid),
+                cwd: "/w".into(),
+                session_id: Some(format!("{name}-id")),
+            },
+        )
+        .unwrap();
+    };
+    write(Agent::Gemini, "live", pid);
+    write(Agent::Gemini, "gone", 999_999_999);
+    let summary = |id: &str, agent| crate::sessions::SessionSummary {
+        agent,
+        session_id: id.into(),
+        cwd: "/w".into(),
+        state: crate::sessions::SessionState::Working,
+        permission_mode: None,
+        plan_path: None,
+        worktree: None,
+        last_activity: None,
+        git_branch: None,
+        tmux_pane: None,
+        pid: None,
+        version: None,
+        model: None,
+        name: None,
+        title: None,
+        doing: None,
+        unreadable_lines: 0,
+        tasks: None,
+        transcript_path: None,
+        review_state: None,
+        machine: None,
+    };
+    let mut list = vec![
+        summary("live-id", Agent::Gemini),
+        summary("gone-id", Agent::Gemini),
+        summary("live-id", Agent::Codex),
+    ];
+    fill_started(&roots, &mut list);
+    assert_eq!(
+        (list[0].pid, list[0].tmux_pane.as_deref()),
+        (Some(pid), Some("%7"))
+    );
+    assert_eq!((list[1].pid, list[1].tmux_pane.as_deref()), (None, None));
+    assert_eq!((list[2].pid, list[2].tmux_pane.as_deref()), (None, None));
+    let _ = sleeper.kill();
+    let _ = sleeper.wait();
+}
