@@ -60,7 +60,65 @@ export async function interactiveApproval({ samples = 10 } = {}) {
   return rows;
 }
 
+/** How long the person looks at a plan before approving it, in the keys-path row: the gate types
+ * a key only into a card that has been up for a second (Gemini CLI reads keys between renders). */
+export const READ_MS = 1500;
+
+/**
+ * The keys path (Gemini CLI; Codex CLI's popup is answered the same way): an agent at Gemini CLI
+ * 0.61's approval card in a pane of a private tmux server (`gemini-card-agent.mjs`: it runs the
+ * real `plandeck hook gemini` as its child, which files the request and answers `{}`, then draws
+ * the card and reads one key), the real window on the same home. For each sample: the card appears
+ * in the window, the person reads it for READ_MS, clicks Approve (auto), and the gate types the
+ * key of the row labelled "Yes, automatically accept edits" once the card on screen shows this
+ * plan; timed from the click (page clock) to the agent reading the key (its clock).
+ */
+export async function interactiveKeys({ samples = 10 } = {}) {
+  const home = smallHome(1);
+  const out = join(home, "agent-saw.jsonl");
+  const read = () => (existsSync(out) ? readFileSync(out, "utf8").split("\n").filter(Boolean).map((l) => JSON.parse(l)) : []);
+  const tmux = new Tmux();
+  const rows = [];
+  try {
+    await withApp({ home }, async (s) => {
+      await s.waitFor("[data-testid=plan-row]", { timeout: 30000 });
+      await waitFor(() => existsSync(join(home, ".local/share/plandeck/gate/app.json")), { what: "the app's gate/app.json" });
+      await recordAppearances(s, "[data-testid=gate-request]", "data-id");
+      const agent = join(import.meta.dirname, "gemini-card-agent.mjs");
+      tmux.start([process.execPath, agent, hookBin(), home, out, String(samples)], { cwd: home, env: envFor(home) });
+      const done = {};
+      const toAgent = [];
+      for (let n = 0; n < samples; n++) {
+        await tmux.waitScreen(`gemini bench ${n}`, { timeout: 20000 });
+        const card = await waitSeen(s, (k) => !(k in done), `card of plan ${n}`);
+        done[card.key] = true;
+        await new Promise((r) => setTimeout(r, READ_MS));
+        const clickedAt = await clickApprove(s, card.key);
+        const saw = await waitFor(() => read().find((r) => r.n === n), { timeout: 30000, what: `the agent to read the key for plan ${n}` }).catch((e) => {
+          throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+        });
+        if (saw.key !== "1") throw new Error(`the agent read ${JSON.stringify(saw.key)}, not the key of "Yes, automatically accept edits"`);
+        toAgent.push(saw.at - clickedAt);
+      }
+      await tmux.waitScreen("done", { timeout: 20000 });
+      rows.push(
+        row("window_approve_click_to_agent_unblocked_keys", toAgent, {
+          figure: "p95",
+          budget: "p95 < 300 ms (issue 23: approve clicked → agent unblocked)",
+          limit: { ms: 300 },
+          mode: `interactive in tmux, keys typed: a scripted Gemini CLI 0.61 card (real hook), approved ${READ_MS} ms after its card is in the window`,
+          measured: "Approve clicked in the page until the agent program read the key",
+        }),
+      );
+    });
+  } finally {
+    tmux.kill();
+  }
+  return rows;
+}
+
 if (import.meta.url === `file://${process.argv[1]}`) {
   const a = args();
   for (const r of await interactiveApproval({ samples: Number(a.samples ?? 10) })) emit(r);
+  for (const r of await interactiveKeys({ samples: Number(a.samples ?? 10) })) emit(r);
 }

@@ -6,7 +6,7 @@ import assert from "node:assert/strict";
 import { test } from "node:test";
 import { latency } from "../../benches/window/latency.mjs";
 import { startup } from "../../benches/window/startup.mjs";
-import { interactiveApproval } from "../../benches/window/interactive.mjs";
+import { interactiveApproval, interactiveKeys } from "../../benches/window/interactive.mjs";
 import { scrolling } from "../../benches/window/scroll.mjs";
 import { terminals } from "../../benches/window/terminals.mjs";
 
@@ -65,4 +65,10 @@ test("terminal benchmarks run: eight views streaming (CPU beyond the agents'), k
   const cpu = by.window_eight_terminals_streaming_cpu;
   assert.ok(Number.isFinite(cpu.ms) && Number.isFinite(cpu.baseline.ms), JSON.stringify(cpu));
   assert.deepEqual(cpu.limit, { ms: 25 });
+});
+
+test("window keys-path approval benchmark runs: approve clicked to the key read by a Gemini CLI card in its tmux pane", async () => {
+  const [r] = await interactiveKeys({ samples: 2 });
+  assertRow(r, "window_approve_click_to_agent_unblocked_keys");
+  assert.deepEqual(r.limit, { ms: 300 });
 });

@@ -1204,6 +1204,11 @@ fn send_on_card(
     Ok(())
 }
 
+/// How long ago `since` was (zero when it is in the future: a clock set back).
+fn up_since(since: time::OffsetDateTime) -> Duration {
+    Duration::try_from(crate::timestamp::now() - since).unwrap_or(Duration::ZERO)
+}
+
 /// Answers the card in the target pane with the choice `pick` and then `keys`, once it has been
 /// visible for `opts.settle` and shows this request's plan, and confirms it closed. Every key is
 /// sent through [`Target::send`], which checks the agent and its pane first. `retry`: send the
@@ -1229,9 +1234,14 @@ fn answer_card(
         return Err(CardFailure::Other(not_this_card(target)));
     }
     key_on_screen(req, target, &screen, pick)?;
-    // Visible since now; it must stay visible for the settle time.
+    // The card must have been up for the settle time before a key: it has been since the request
+    // was filed (a Gemini hook files it as the card comes up and the card waits for it; Codex's
+    // request is filed once its popup is on screen), so only what is left of that time is waited,
+    // watching that it stays up. A person reads a plan for longer than that: their click is
+    // answered at once.
+    let settle = opts.settle.saturating_sub(up_since(req.waiting_since));
     let seen = Instant::now();
-    while seen.elapsed() < opts.settle {
+    while seen.elapsed() < settle {
         std::thread::sleep(POLL.min(opts.settle));
         if !card_visible(agent, &target.capture(0)?) {
             return Err(CardFailure::AnsweredFirst);
