@@ -579,6 +579,9 @@ mod tests {
             "hosts add" => &["lab", "--ssh", "lab"],
             "hosts install" | "hosts remove" => &["lab"],
             "serve" => &["--stdio"],
+            "start" => &["--agent", "claude", "--repo", "/r"],
+            "send" => &["s1", "hello"],
+            "interrupt" | "stop" | "resume" | "attach" => &["s1"],
             _ => &[],
         };
         let mut args: Vec<String> = vec!["plandeck".into(), "--host".into(), "lab".into()];
@@ -592,7 +595,10 @@ mod tests {
         let mut all = Vec::new();
         leaves(&crate::Cli::command(), "", &mut all);
         assert!(all.len() > 20, "{all:?}");
-        let refused_as_local = ["sources", "demo", "hook", "hooks", "hosts", "serve"];
+        // `attach` opens a terminal here, which cannot attach to another machine's tmux.
+        let refused_as_local = [
+            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach",
+        ];
         let mut served_names = Vec::new();
         for path in &all {
             let args = example(path);
