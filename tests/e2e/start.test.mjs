@@ -193,7 +193,11 @@ async function startAndSteer(id) {
       assert.equal(req.cwd, worktree);
       const sessionId = rec.sessionId ?? req.sessionId;
       const card = `[data-testid=session-card][data-session="${sessionId}"]`;
-      await s.waitFor(card, { timeout: 30000 });
+      await s.waitFor(card, { timeout: 60000 }).catch(async (e) => {
+        const cards = await s.exec(`return [...document.querySelectorAll("[data-testid=session-card]")].map((c) => c.dataset.session + " " + c.className)`);
+        const listed = cli(home, ["sessions", "--json"]).stdout;
+        throw new Error(`${e.message}\ncards: ${JSON.stringify(cards)}\nplandeck sessions: ${listed.slice(0, 2000)}`);
+      });
       const approve = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
       await s.waitFor(approve, { timeout: 20000 });
       await s.screenshot(`new-session-plan-waiting-${id}`);
