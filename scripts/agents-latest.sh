@@ -33,7 +33,7 @@ if [ -z "${DISPLAY:-}" ]; then
   export DISPLAY=":$(head -1 "$logs/display")"
 fi
 # Every end-to-end file that starts a real agent CLI.
-mapfile -t files < <(grep -l "agentCli(" tests/e2e/*.test.mjs)
+mapfile -t files < <(grep -lE "agentCli\(|AGENTS_DIR" tests/e2e/*.test.mjs)
 echo "==> ${files[*]}"
 node --test --test-force-exit --test-concurrency=1 --test-reporter=spec "${files[@]}" 2>&1 | tee "$logs/e2e.log"
 status=${PIPESTATUS[0]}
