@@ -629,7 +629,9 @@ fn codex_plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), ControlE
             why: "Codex CLI's composer did not come up".into(),
         });
     }
-    let in_plan = |s: &str| s.contains("Plan mode");
+    // The footer's own words: "Plan mode" alone is also in the history's "Model changed … for
+    // Plan mode." line.
+    let in_plan = |s: &str| s.contains(CODEX_PLAN_FOOTER);
     while !in_plan(&target.capture(0)?) {
         if start.elapsed() >= CODEX_READY {
             return Err(ControlError::NotWaiting {
@@ -640,8 +642,26 @@ fn codex_plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), ControlE
         target.send(&Key::BackTab)?;
         wait(&in_plan, Duration::from_secs(3))?;
     }
+    // The footer changes a moment before the composer's next message carries Plan mode: a prompt
+    // sent at once went out in Default mode (seen with the release build). Wait until the footer
+    // has said Plan mode for a while, then send.
+    let settled = Instant::now();
+    while settled.elapsed() < CODEX_PLAN_SETTLE {
+        std::thread::sleep(Duration::from_millis(100));
+        if !in_plan(&target.capture(0)?) {
+            return Err(ControlError::NotWaiting {
+                pane: record.pane.clone(),
+                why: "Codex CLI left Plan mode before the prompt".into(),
+            });
+        }
+    }
     if let Some(p) = prompt.map(str::trim).filter(|p| !p.is_empty()) {
         super::steer::send_to(Agent::Codex, &target, p)?;
     }
     Ok(())
 }
+
+/// Codex CLI 0.169's footer in Plan mode.
+const CODEX_PLAN_FOOTER: &str = "Plan mode (shift+tab";
+/// How long the footer says Plan mode before the prompt is sent.
+const CODEX_PLAN_SETTLE: Duration = Duration::from_millis(700);
