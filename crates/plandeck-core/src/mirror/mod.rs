@@ -420,7 +420,11 @@ fn spawn_reader(
                 line.pop();
             }
             match control::parse(&line) {
-                control::Notice::Output { pane, bytes } if pane == target.pane => {
+                control::Notice::Output { pane, bytes } => {
+                    // Other panes of the session are not this view's.
+                    if pane != target.pane {
+                        continue;
+                    }
                     if chunks.send(Chunk::Bytes(bytes)).is_err() {
                         return;
                     }
