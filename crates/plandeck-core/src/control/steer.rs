@@ -13,8 +13,6 @@ use super::record::{self, Record};
 use super::start::{agent_program, check_tmux, launch};
 use super::{ControlError, ProcessLine, Started, StopOutcome, StopPreview};
 
-/// How long a typed message may take to show on screen before Enter is pressed.
-const SHOWN_TIMEOUT: Duration = Duration::from_secs(3);
 /// How long a stopped agent has to exit after SIGTERM before it is killed.
 const STOP_GRACE: Duration = Duration::from_secs(5);
 
@@ -162,39 +160,8 @@ pub(super) fn send_to(agent: Agent, target: &Target, text: &str) -> Result<(), C
         // The gate's own path: it checks the menu and the draft again right before typing.
         return gate::send_to_target(target, text).map_err(Into::into);
     }
-    target.send(&Key::Text(text.to_owned()))?;
-    let probe: String = text
-        .lines()
-        .map(str::trim)
-        .find(|l| !l.is_empty())
-        .unwrap_or("")
-        .chars()
-        .take(20)
-        .collect();
-    let start = Instant::now();
-    loop {
-        let screen = target.capture(0)?;
-        if screen.contains("[Pasted text") || screen.contains(probe.as_str()) {
-            break;
-        }
-        if start.elapsed() >= SHOWN_TIMEOUT {
-            return Err(SendError::NotShown {
-                pane: target.pane.clone(),
-            }
-            .into());
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    // Gemini CLI takes an Enter within 30 ms of other keys as a line break.
-    std::thread::sleep(terminal::KEY_GAP);
-    if gate::card_visible(agent, &target.capture(0)?) {
-        return Err(SendError::MenuOpen {
-            pane: target.pane.clone(),
-        }
-        .into());
-    }
-    target.send(&Key::Enter)?;
-    Ok(())
+    gate::type_then_enter(target, text, |screen| gate::card_visible(agent, screen))
+        .map_err(Into::into)
 }
 
 /// Presses the agent's own interrupt key (Esc) in the session `id`, after the checks.

@@ -59,7 +59,7 @@ pub use install::{
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
-pub(crate) use send::{input_draft, menu_open};
+pub(crate) use send::{input_draft, menu_open, type_then_enter};
 pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 

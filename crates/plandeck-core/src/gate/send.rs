@@ -191,6 +191,16 @@ pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
             draft,
         });
     }
+    type_then_enter(target, text, menu_open)
+}
+
+/// Types `text` into the pane (one checked send), waits until it is drawn, then presses Enter,
+/// unless `menu_up` says a card or menu opened meanwhile (the text is left for the person).
+pub(crate) fn type_then_enter(
+    target: &Target,
+    text: &str,
+    menu_up: impl Fn(&str) -> bool,
+) -> Result<(), SendError> {
     target.send(&Key::Text(text.to_owned()))?;
     // Claude Code shows a long paste as "[Pasted text #1 +N lines]".
     let probe: String = text
@@ -214,9 +224,9 @@ pub fn send_to_target(target: &Target, text: &str) -> Result<(), SendError> {
         }
         std::thread::sleep(Duration::from_millis(50));
     }
+    // Gemini CLI takes an Enter within 30 ms of other keys as a line break.
     std::thread::sleep(terminal::KEY_GAP);
-    if menu_open(&target.capture(0)?) {
-        // A card opened while the text was pasted: leave the text for the person.
+    if menu_up(&target.capture(0)?) {
         return Err(SendError::MenuOpen {
             pane: target.pane.clone(),
         });
