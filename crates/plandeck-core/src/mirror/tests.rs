@@ -93,13 +93,16 @@ fn start(dir: &Path, script: &str) -> (Tmux, String, u32) {
     Tmux::start(dir, script)
 }
 
-const ECHO_LOOP: &str = r#"printf '\033[32mgreen\033[0m 日本 wide\n'
-for i in $(seq 1 60); do echo "history line $i"; done
-while IFS= read -r line; do printf 'got:%s\n' "$line"; done
-"#;
-
-#[test]
-fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
+/// A pane running [`ECHO_LOOP`], its history printed, and a view of it open.
+fn echo_view() -> (
+    tempfile::TempDir,
+    Tmux,
+    String,
+    u32,
+    Heard,
+    Terminals,
+    TerminalView,
+) {
     let dir = tempfile::tempdir().unwrap();
     let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
     wait_until("the script's output", || {
@@ -108,6 +111,17 @@ fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
     let heard = Heard::default();
     let terminals = heard.terminals();
     let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    (dir, tmux, pane, pid, heard, terminals, view)
+}
+
+const ECHO_LOOP: &str = r#"printf '\033[32mgreen\033[0m 日本 wide\n'
+for i in $(seq 1 60); do echo "history line $i"; done
+while IFS= read -r line; do printf 'got:%s\n' "$line"; done
+"#;
+
+#[test]
+fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
+    let (_dir, tmux, pane, _pid, heard, _terminals, view) = echo_view();
     assert_eq!((view.screen.cols, view.screen.rows), (120, 30));
     assert_eq!(
         view.control_refused, None,
@@ -161,14 +175,7 @@ fn a_view_starts_from_the_screen_and_mirrors_what_follows() {
 
 #[test]
 fn typing_needs_control_and_control_checks_the_pane() {
-    let dir = tempfile::tempdir().unwrap();
-    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
-    wait_until("the script's output", || {
-        tmux.capture(&pane).contains("history line 60")
-    });
-    let heard = Heard::default();
-    let terminals = heard.terminals();
-    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    let (_dir, tmux, pane, _pid, _heard, terminals, view) = echo_view();
     assert_eq!(
         terminals.type_into(&view.view, "x"),
         Err(MirrorError::NotInControl)
@@ -243,14 +250,7 @@ fn a_session_that_ends_ends_its_view() {
 
 #[test]
 fn a_pane_resized_elsewhere_resets_the_view_at_its_new_size() {
-    let dir = tempfile::tempdir().unwrap();
-    let (tmux, pane, pid) = start(dir.path(), ECHO_LOOP);
-    wait_until("the script's output", || {
-        tmux.capture(&pane).contains("history line 60")
-    });
-    let heard = Heard::default();
-    let terminals = heard.terminals();
-    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    let (_dir, tmux, pane, _pid, heard, _terminals, view) = echo_view();
     tmux.run(&["resize-window", "-t", &pane, "-x", "90", "-y", "20"]);
     let reset = wait_for("a reset", || {
         heard.output(&view.view).into_iter().find_map(|o| o.reset)
