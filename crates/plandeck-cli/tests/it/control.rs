@@ -43,13 +43,14 @@ impl Machine {
         }
     }
 
-    /// A fake `name` CLI: writes its arguments to `<root>/<name>.args`, draws Claude Code's
-    /// empty input box, then records every byte typed into `<root>/got` (under the same name,
-    /// so it is the agent's own process).
+    /// A fake `name` CLI: writes its arguments to `<root>/<name>.args` and the CI variables it
+    /// sees to `<root>/<name>.ci`, draws Claude Code's empty input box, then records every byte
+    /// typed into `<root>/got` (under the same name, so it is the agent's own process).
     fn fake_agent(&self, name: &str) {
         let script = format!(
-            "#!/bin/bash\nprintf '%s\\n' \"$@\" > {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
+            "#!/bin/bash\nprintf '%s' \"${{CI-no CI}} ${{CONTINUOUS_INTEGRATION-no CONTINUOUS_INTEGRATION}}\" > {ci}\nprintf '%s\\n' \"$@\" > {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
             args = self.root.join(format!("{name}.args")).display(),
+            ci = self.root.join(format!("{name}.ci")).display(),
             got = self.root.join("got").display(),
         );
         write_executable(&self.bin.join(name), &script, 0o755);
@@ -63,8 +64,14 @@ impl Machine {
         )
     }
 
+    /// The CLI run as CI machines run it (`CI=true`): the tmux server it starts has them in its
+    /// environment, and the agents it starts must not (Gemini CLI would run headless).
     fn cli(&self, args: &[&str]) -> (i32, String, String) {
-        self.cli_with(&self.path(), &[], args)
+        self.cli_with(
+            &self.path(),
+            &[("CI", "true"), ("CONTINUOUS_INTEGRATION", "true")],
+            args,
+        )
     }
 
     fn cli_with(&self, path: &str, vars: &[(&str, &str)], args: &[&str]) -> (i32, String, String) {
@@ -163,6 +170,7 @@ fn start_runs_the_agent_in_a_new_worktree_in_the_persons_tmux_and_steers_it() {
         args,
         format!("--session-id\n{session_id}\n--permission-mode\nplan\nplan pagination\n")
     );
+    assert_eq!(m.read("claude.ci"), "no CI no CONTINUOUS_INTEGRATION");
     // On the default server (TMUX_TMPDIR, no -L), in the worktree on its new branch.
     let listed = m.tmux(&[
         "list-panes",
@@ -231,6 +239,7 @@ fn start_runs_the_agent_in_a_new_worktree_in_the_persons_tmux_and_steers_it() {
 
     // Resume: in its folder, in a new tmux session, with the CLI's own resume.
     std::fs::remove_file(m.root.join("claude.args")).unwrap();
+    std::fs::remove_file(m.root.join("claude.ci")).unwrap();
     let (code, out, err) = m.cli(&["resume", &session_id, "--json"]);
     assert_eq!(code, 0, "{out}{err}");
     let r = json(&out);
@@ -241,6 +250,8 @@ fn start_runs_the_agent_in_a_new_worktree_in_the_persons_tmux_and_steers_it() {
         (!a.is_empty()).then_some(a)
     });
     assert_eq!(args, format!("--resume\n{session_id}\n"));
+    // Interactive in its pane: the CI variables of the server's environment were not passed on.
+    assert_eq!(m.read("claude.ci"), "no CI no CONTINUOUS_INTEGRATION");
     // Running: not resumed twice.
     let (code, _, err) = m.cli(&["resume", &session_id]);
     assert_eq!(code, 1);

@@ -135,8 +135,13 @@ pub enum ControlError {
     TmuxTooOld { version: String },
     #[error("tmux could not start the session: {message}")]
     TmuxFailed { message: String },
-    #[error("{agent} exited right after it started (its pane shows why: {last}); the worktree it was given was removed")]
-    AgentExited { agent: String, last: String },
+    #[error("{agent} exited right after it started (its pane shows why: {last}){undone}")]
+    AgentExited {
+        agent: String,
+        last: String,
+        /// What was undone because of it (the worktree a start made), or empty.
+        undone: String,
+    },
     #[error("git: {message}")]
     Git { message: String },
     #[error("no session {id} that Plandeck can steer: it steers sessions it started (by tmux session name or session id) and live Claude Code sessions in tmux")]

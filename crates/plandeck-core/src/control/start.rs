@@ -407,13 +407,40 @@ pub fn start(roots: &Roots, req: &StartRequest) -> Result<Started, ControlError>
         None => None,
     };
     let started = start_in(roots, req, &program, &workdir, name, created.as_ref());
-    if started.is_err() {
-        if let Some(c) = &created {
+    match (started, &created) {
+        (Err(e), Some(c)) => {
             c.undo();
+            Err(match e {
+                ControlError::AgentExited { agent, last, .. } => ControlError::AgentExited {
+                    agent,
+                    last,
+                    undone: format!(
+                        "; the worktree {} and branch {} made for it were removed",
+                        c.path.display(),
+                        c.branch
+                    ),
+                },
+                e => e,
+            })
         }
+        (started, _) => started,
     }
-    started
 }
+
+/// What an agent's pane runs before the agent: `env` without the variables that tell a CLI it
+/// runs in CI. A session started in a pane is interactive; with `CI=true` in the environment
+/// Gemini CLI runs headless instead and, with no prompt to answer (a resume), exits at once
+/// ("No input provided via stdin"). `env` execs the agent: the pane's pid is the agent's.
+const INTERACTIVE_ENV: [&str; 8] = [
+    "env",
+    "-u",
+    "CI",
+    "-u",
+    "CONTINUOUS_INTEGRATION",
+    "-u",
+    "GITHUB_ACTIONS",
+    "--",
+];
 
 fn start_in(
     roots: &Roots,
@@ -548,6 +575,7 @@ pub(super) fn launch(
     ])
     .and_then(|_| {
         let mut args: Vec<&str> = vec!["respawn-pane", "-k", "-t", &pane, "-c", &cwd_s, "--"];
+        args.extend(INTERACTIVE_ENV);
         args.extend(argv.iter().map(String::as_str));
         tmux(&args)
     })
@@ -583,6 +611,7 @@ pub(super) fn launch(
         return Err(ControlError::AgentExited {
             agent: agent.display_name().to_owned(),
             last: last_line(&screen),
+            undone: String::new(),
         });
     }
     let _ = tmux_output(
