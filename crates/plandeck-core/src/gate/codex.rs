@@ -165,38 +165,17 @@ fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
     if requests_dir(roots).join(&name).exists() || done_dir(roots).join(&name).exists() {
         return None;
     }
-    let now = crate::timestamp::now();
     let req = GateRequest {
-        id: id.clone(),
-        agent: Agent::Codex,
-        session_id: plan.session_id,
-        cwd: plan.cwd,
-        plan_path: None,
         plan: plan.text,
         tool_use_id: Some(plan.item_id),
         transcript_path: Some(live.rollout.to_string_lossy().into_owned()),
         transcript_offset: plan.offset,
         tmux_pane: Some(pane),
         tmux_socket: socket,
-        waiting_since: now,
-        // The popup waits for the person, not for a deadline of ours.
-        deadline: now,
-        hook_pid: 0,
-        hook_start_time: None,
+        // Found by watching, not filed by a hook: the agent is the only process it has.
         agent_pid: Some(live.pid),
         agent_start_time: agent.start_time,
-        headless: false,
-        through_hook: false,
-        status: GateStatus::Waiting,
-        closed_at: None,
-        decision: None,
-        decided_by: None,
-        plan_hash: None,
-        machine: None,
-        approves_through_hook: false,
-        team: None,
-        teammate: None,
-        lead_session_id: None,
+        ..GateRequest::filed(id.clone(), Agent::Codex, plan.session_id, plan.cwd)
     };
     if !card_is_this_requests(&req, &screen) {
         return None;

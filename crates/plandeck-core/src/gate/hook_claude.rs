@@ -71,9 +71,6 @@ pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
 }
 
 fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateRequest {
-    let now = time::OffsetDateTime::now_utc();
-    let deadline =
-        now + time::Duration::try_from(opts.deadline).unwrap_or(time::Duration::minutes(10));
     let (tool_use_id, offset) = match &input.transcript_path {
         Some(p) => locate(std::path::Path::new(p), Agent::Claude),
         None => (None, 0),
@@ -90,36 +87,24 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
             .and_then(|v| v.as_str())
             .map(str::to_owned)
     };
+    let filed = GateRequest::filed(
+        new_id(&input.session_id, opts.hook_pid),
+        Agent::Claude,
+        input.session_id.clone(),
+        input.cwd.clone(),
+    )
+    .with_processes(opts.hook_pid, opts.agent_pid)
+    .until(opts.deadline);
     GateRequest {
-        id: new_id(&input.session_id, opts.hook_pid),
-        agent: Agent::Claude,
-        session_id: input.session_id.clone(),
-        cwd: input.cwd.clone(),
         plan_path: str_field("planFilePath"),
         plan: str_field("plan").unwrap_or_default(),
         tool_use_id,
         transcript_path: input.transcript_path.clone(),
         transcript_offset: offset,
-        tmux_pane: tmux_pane.clone(),
-        tmux_socket: socket,
-        waiting_since: now,
-        deadline,
-        hook_pid: opts.hook_pid,
-        hook_start_time: crate::terminal::start_time(opts.hook_pid),
-        agent_pid: opts.agent_pid,
-        agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
         headless: tmux_pane.is_none() && opts.agent_pid.is_some_and(pane::runs_headless),
-        through_hook: false,
-        status: GateStatus::Waiting,
-        closed_at: None,
-        decision: None,
-        decided_by: None,
-        plan_hash: None,
-        machine: None,
-        approves_through_hook: false,
-        team: None,
-        teammate: None,
-        lead_session_id: None,
+        tmux_pane,
+        tmux_socket: socket,
+        ..filed
     }
 }
 

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 use super::hook_claude::new_id;
 use super::store::{app_running, file_request};
 use super::transcript::locate;
-use super::{pane, GateRequest, GateStatus, HookOptions, HookOutcome};
+use super::{pane, GateRequest, HookOptions, HookOutcome};
 use crate::agents::{gemini, Agent};
 use crate::config::Roots;
 
@@ -60,38 +60,20 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
     let tmux_pane = opts
         .agent_pid
         .and_then(|pid| pane::from_process(pid, socket.as_deref()));
-    let now = crate::timestamp::now();
     let req = GateRequest {
-        id: new_id(&input.session_id, opts.hook_pid),
-        agent: Agent::Gemini,
-        session_id: input.session_id.clone(),
-        cwd: input.cwd.clone(),
         plan_path: plan_path.map(|p| p.to_string_lossy().into_owned()),
         plan,
-        tool_use_id: None,
         transcript_path: input.transcript_path.clone(),
         transcript_offset: offset,
         tmux_pane,
         tmux_socket: socket,
-        waiting_since: now,
-        // The card waits for the person, not for a deadline of ours.
-        deadline: now,
-        hook_pid: opts.hook_pid,
-        hook_start_time: crate::terminal::start_time(opts.hook_pid),
-        agent_pid: opts.agent_pid,
-        agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
-        headless: false,
-        through_hook: false,
-        status: GateStatus::Waiting,
-        closed_at: None,
-        decision: None,
-        decided_by: None,
-        plan_hash: None,
-        machine: None,
-        approves_through_hook: false,
-        team: None,
-        teammate: None,
-        lead_session_id: None,
+        ..GateRequest::filed(
+            new_id(&input.session_id, opts.hook_pid),
+            Agent::Gemini,
+            input.session_id.clone(),
+            input.cwd.clone(),
+        )
+        .with_processes(opts.hook_pid, opts.agent_pid)
     };
     match file_request(roots, &req) {
         Ok(()) => no_decision(note),

@@ -217,19 +217,13 @@ fn plan_file_text(input: &Input) -> Option<String> {
 }
 
 fn build_request(input: &Input, mate: &Teammate, plan: &str, opts: &HookOptions) -> GateRequest {
-    let now = time::OffsetDateTime::now_utc();
-    let deadline =
-        now + time::Duration::try_from(opts.deadline).unwrap_or(time::Duration::minutes(10));
     let offset = mate
         .transcript
         .as_deref()
         .and_then(|p| std::fs::metadata(p).ok())
         .map_or(0, |m| m.len());
+    // No pane: the decision reaches the teammate through this hook only, never typed.
     GateRequest {
-        id: new_id(&input.session_id, opts.hook_pid),
-        agent: Agent::Claude,
-        session_id: input.session_id.clone(),
-        cwd: input.cwd.clone(),
         plan_path: input
             .tool_input
             .get("planFilePath")
@@ -239,27 +233,17 @@ fn build_request(input: &Input, mate: &Teammate, plan: &str, opts: &HookOptions)
         tool_use_id: input.tool_use_id.clone(),
         transcript_path: mate.transcript.clone(),
         transcript_offset: offset,
-        // Never typed into: the decision reaches the teammate through this hook only.
-        tmux_pane: None,
-        tmux_socket: None,
-        waiting_since: now,
-        deadline,
-        hook_pid: opts.hook_pid,
-        hook_start_time: crate::terminal::start_time(opts.hook_pid),
-        agent_pid: opts.agent_pid,
-        agent_start_time: opts.agent_pid.and_then(crate::terminal::start_time),
-        headless: false,
-        through_hook: false,
-        status: GateStatus::Waiting,
-        closed_at: None,
-        decision: None,
-        decided_by: None,
-        plan_hash: None,
-        machine: None,
-        approves_through_hook: false,
         team: mate.team.clone(),
         teammate: Some(mate.name.clone()),
         lead_session_id: mate.lead_session_id.clone(),
+        ..GateRequest::filed(
+            new_id(&input.session_id, opts.hook_pid),
+            Agent::Claude,
+            input.session_id.clone(),
+            input.cwd.clone(),
+        )
+        .with_processes(opts.hook_pid, opts.agent_pid)
+        .until(opts.deadline)
     }
 }
 

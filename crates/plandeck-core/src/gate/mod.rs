@@ -256,6 +256,65 @@ impl GateRequest {
 }
 
 impl GateRequest {
+    /// A request filed now: waiting, undecided, with its deadline now (a card that waits for the
+    /// person, not for us) and nothing known of panes, processes, transcript or team. Each agent's
+    /// hook or watcher fills in what it knows (`GateRequest { tmux_pane, ..GateRequest::filed(..) }`).
+    pub(crate) fn filed(id: String, agent: Agent, session_id: String, cwd: String) -> Self {
+        let now = crate::timestamp::now();
+        GateRequest {
+            id,
+            agent,
+            session_id,
+            cwd,
+            plan_path: None,
+            plan: String::new(),
+            tool_use_id: None,
+            transcript_path: None,
+            transcript_offset: 0,
+            tmux_pane: None,
+            tmux_socket: None,
+            waiting_since: now,
+            deadline: now,
+            hook_pid: 0,
+            hook_start_time: None,
+            agent_pid: None,
+            agent_start_time: None,
+            headless: false,
+            through_hook: false,
+            status: GateStatus::Waiting,
+            closed_at: None,
+            decision: None,
+            decided_by: None,
+            plan_hash: None,
+            machine: None,
+            approves_through_hook: false,
+            team: None,
+            teammate: None,
+            lead_session_id: None,
+        }
+    }
+
+    /// The hook process that filed it and the agent's, each with its start time (a pid reused
+    /// later is never taken for them).
+    pub(crate) fn with_processes(self, hook_pid: u32, agent_pid: Option<u32>) -> Self {
+        GateRequest {
+            hook_pid,
+            hook_start_time: crate::terminal::start_time(hook_pid),
+            agent_pid,
+            agent_start_time: agent_pid.and_then(crate::terminal::start_time),
+            ..self
+        }
+    }
+
+    /// The hook stops waiting `deadline` after the request was filed (Claude Code's hooks).
+    pub(crate) fn until(self, deadline: std::time::Duration) -> Self {
+        GateRequest {
+            deadline: self.waiting_since
+                + time::Duration::try_from(deadline).unwrap_or(time::Duration::minutes(10)),
+            ..self
+        }
+    }
+
     /// Seconds since the request was filed (none if its clock is ahead of ours).
     pub fn waiting_secs(&self) -> Option<u64> {
         u64::try_from((crate::timestamp::now() - self.waiting_since).whole_seconds()).ok()
