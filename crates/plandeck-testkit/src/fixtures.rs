@@ -32,6 +32,18 @@ pub fn copy_tree_as(from: &Path, to: &Path, home: &Path) {
     });
 }
 
+/// A hook input Claude Code sent (`tests/fixtures/claude-code-2.1.328/hook-input/<name>`), its
+/// recorded home `/home/dev` written as `home`.
+pub fn claude_hook_input_as(name: &str, home: &Path) -> String {
+    claude_hook_input(name).replace("/home/dev", home.to_str().expect("a UTF-8 home"))
+}
+
+/// A hook input Claude Code sent, as recorded (`tests/fixtures/claude-code-2.1.328/hook-input/`).
+pub fn claude_hook_input(name: &str) -> String {
+    let path = fixture(CLAUDE).join("hook-input").join(name);
+    std::fs::read_to_string(&path).unwrap_or_else(|e| panic!("fixture {}: {e}", path.display()))
+}
+
 /// The three recorded agent folders in `home` (`~/.claude`, `~/.gemini`, `~/.codex`), the
 /// recorded home written as `home`.
 pub fn agents_as(home: &Path) {

@@ -13,36 +13,27 @@ use common::plandeck;
 use plandeck_core::config::Roots;
 use plandeck_core::gate;
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/fixtures/claude-code-2.1.328/hook-input"
-);
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()
-}
+use plandeck_testkit::fixtures::{claude_hook_input as fixture, claude_hook_input_as};
 
 struct Home {
-    _dir: tempfile::TempDir,
+    _temp: plandeck_testkit::home::Home,
     home: PathBuf,
     roots: Roots,
 }
 
 fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().canonicalize().unwrap();
-    let roots = Roots::under_home(&home);
+    let temp = plandeck_testkit::home::Home::new();
     Home {
-        _dir: dir,
-        home,
-        roots,
+        home: temp.path.clone(),
+        roots: Roots::under_home(&temp.path),
+        _temp: temp,
     }
 }
 
 impl Home {
     /// The fixture `name` with `/home/dev` under this home, and its plan file written.
     fn input(&self, name: &str) -> String {
-        let text = fixture(name).replace("/home/dev", self.home.to_str().unwrap());
+        let text = claude_hook_input_as(name, &self.home);
         let v: serde_json::Value = serde_json::from_str(&text).unwrap();
         if let Some(path) = v["tool_input"]["planFilePath"].as_str() {
             std::fs::create_dir_all(Path::new(path).parent().unwrap()).unwrap();

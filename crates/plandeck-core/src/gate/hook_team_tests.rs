@@ -7,36 +7,27 @@ use std::time::{Duration, Instant};
 use super::*;
 use crate::gate::{app_heartbeat, decide, ApproveMode};
 
-const FIXTURES: &str = concat!(
-    env!("CARGO_MANIFEST_DIR"),
-    "/../../tests/fixtures/claude-code-2.1.328/hook-input"
-);
-
-fn fixture(name: &str) -> String {
-    std::fs::read_to_string(Path::new(FIXTURES).join(name)).unwrap()
-}
+use plandeck_testkit::fixtures::{claude_hook_input as fixture, claude_hook_input_as};
 
 struct Home {
-    _dir: tempfile::TempDir,
+    _temp: plandeck_testkit::home::Home,
     home: PathBuf,
     roots: Roots,
 }
 
 fn home() -> Home {
-    let dir = tempfile::tempdir().unwrap();
-    let home = dir.path().canonicalize().unwrap();
-    let roots = Roots::under_home(&home);
+    let temp = plandeck_testkit::home::Home::new();
     Home {
-        _dir: dir,
-        home,
-        roots,
+        home: temp.path.clone(),
+        roots: Roots::under_home(&temp.path),
+        _temp: temp,
     }
 }
 
 impl Home {
     /// The fixture `name` with its `/home/dev` under this home.
     fn input(&self, name: &str) -> String {
-        fixture(name).replace("/home/dev", self.home.to_str().unwrap())
+        claude_hook_input_as(name, &self.home)
     }
 
     fn parsed(&self, name: &str) -> Input {
