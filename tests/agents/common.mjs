@@ -2,7 +2,7 @@
 // every request (so what the real CLI sends can be read afterwards) and records what the scripted
 // model was told in answer to its plan. No dependencies.
 
-import { appendFileSync, mkdirSync } from "node:fs";
+import { appendFileSync, existsSync, mkdirSync } from "node:fs";
 import { createServer } from "node:http";
 import { join } from "node:path";
 
@@ -18,6 +18,9 @@ export function argsOf(argv = process.argv.slice(2)) {
 /**
  * Serves `handle(req, body, res)` on 127.0.0.1 (port 0 = any free one). Every request is appended
  * to `<dir>/requests.jsonl`; prints `listening <port>` on stdout once ready, for the test to read.
+ * While a file `<dir>/hold` exists, requests are held unanswered (the agent's turn stays in
+ * progress); a held request the CLI gives up on (an interrupt) is logged to `<dir>/aborted.jsonl`
+ * and never answered.
  */
 export function serve({ dir, port = 0, handle }) {
   mkdirSync(dir, { recursive: true });
@@ -34,13 +37,29 @@ export function serve({ dir, port = 0, handle }) {
         body = raw;
       }
       appendFileSync(log, JSON.stringify({ at: new Date().toISOString(), method: req.method, url: req.url, body }) + "\n");
-      try {
-        handle(req, body, res);
-      } catch (e) {
-        appendFileSync(join(dir, "errors.log"), `${req.method} ${req.url}: ${e.stack}\n`);
-        if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
-        res.end(JSON.stringify({ error: { message: String(e) } }));
-      }
+      const answer = () => {
+        try {
+          handle(req, body, res);
+        } catch (e) {
+          appendFileSync(join(dir, "errors.log"), `${req.method} ${req.url}: ${e.stack}\n`);
+          if (!res.headersSent) res.writeHead(500, { "content-type": "application/json" });
+          res.end(JSON.stringify({ error: { message: String(e) } }));
+        }
+      };
+      if (!existsSync(join(dir, "hold"))) return answer();
+      let gone = false;
+      res.on("close", () => {
+        if (!res.writableFinished && !gone) {
+          gone = true;
+          appendFileSync(join(dir, "aborted.jsonl"), JSON.stringify({ at: new Date().toISOString(), url: req.url }) + "\n");
+        }
+      });
+      const wait = setInterval(() => {
+        if (gone) return clearInterval(wait);
+        if (existsSync(join(dir, "hold"))) return;
+        clearInterval(wait);
+        answer();
+      }, 50);
     });
   });
   server.listen(Number(port), "127.0.0.1", () => {

@@ -9,7 +9,7 @@
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, readdirSync, readFileSync, writeFileSync } from "node:fs";
+import { existsSync, mkdirSync, readdirSync, readFileSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import { AGENTS_DIR, CLAUDE_KEY, claudeEnv, closedRequest, codexSetup, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, startStandIn } from "./agents.mjs";
@@ -97,6 +97,8 @@ const AGENTS = {
     tool: "ExitPlanMode",
     approved: /User has approved your plan/,
     planShown: "Plan: add pagination",
+    // What its screen says while it works on a turn (core's WORKING for it).
+    working: "esc to interrupt",
   },
   gemini: {
     name: "Gemini CLI",
@@ -108,6 +110,8 @@ const AGENTS = {
     env: (home, api) => geminiEnv(home, api),
     tool: "exit_plan_mode",
     approved: /Plan approved/,
+    // What its screen says while it works on a turn (core's WORKING for it).
+    working: "esc to cancel",
   },
   codex: {
     name: "Codex CLI",
@@ -117,6 +121,8 @@ const AGENTS = {
       const { env } = codexSetup(home, worktree, api.url);
       return env;
     },
+    // What its screen says while it works on a turn (core's WORKING for it).
+    working: "esc to interrupt",
   },
 };
 
@@ -232,10 +238,36 @@ async function startAndSteer(id) {
       await s.waitFor(`${panel} [data-testid=terminal-take-control]`);
       await s.click(`${panel} [data-testid=terminal-close]`);
 
-      // Interrupt: confirmed first, then Esc reaches the agent.
+      // Send: typed into its empty input box and submitted; the turn it starts is held at the
+      // stand-in (its `hold` file), so the agent stays at work until interrupted.
+      const hold = join(api.dir, "hold");
+      writeFileSync(hold, "");
+      const message = "PLANDECK-HELD-TURN list the endpoints";
+      await s.click(`${card} [data-testid=action-send]`);
+      await setField(s, `${card} [data-testid=message-text]`, message);
+      await s.click(`${card} [data-testid=send-message]`);
+      await s.waitForText("submitted", `${card} [data-testid=action-note]`, { timeout: 20000 });
+      await waitFor(() => api.requests().some((r) => JSON.stringify(r.body ?? "").includes(message)), { timeout: 30000, what: "the message at the stand-in" });
+      await tmux.waitScreen(name, agent.working);
+      // A second message while it works: refused with the reason, nothing typed.
+      await s.click(`${card} [data-testid=action-send]`);
+      await setField(s, `${card} [data-testid=message-text]`, "never typed");
+      await s.click(`${card} [data-testid=send-message]`);
+      await s.waitForText("working on a turn", `${card} [data-testid=action-error]`, { timeout: 20000 });
+      assert.ok(!tmux.capture(name).includes("never typed"), tmux.capture(name));
+      // The refused message stays in its box for later; cancelled here.
+      assert.equal(await s.exec(`return document.querySelector(arguments[0]).value`, `${card} [data-testid=message-text]`), "never typed");
+      await s.click(`${card} [data-testid=action-cancel]`);
+
+      // Interrupt: confirmed first, then Esc ends the turn the stand-in never answered.
       await s.click(`${card} [data-testid=action-interrupt]`);
       await s.click(`${card} [data-testid=confirm-interrupt]`);
       await s.waitForText("pressed Esc", `${card} [data-testid=action-note]`, { timeout: 15000 });
+      await waitFor(() => !tmux.capture(name).includes(agent.working), { timeout: 20000, what: "the turn interrupted" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.capture(name)}`);
+      });
+      assert.ok(existsSync(hold), "the turn ended by itself: the stand-in answered it");
+      rmSync(hold);
 
       // Stop: lists the agent's own processes, then ends them; the tmux session closes with it.
       await s.click(`${card} [data-testid=action-stop]`);

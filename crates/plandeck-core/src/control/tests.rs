@@ -5,6 +5,7 @@ use super::record::{self, Record};
 use super::start::{command_line, worktree_dir};
 use super::steer::{not_ready, resume_line, runs_agent};
 use super::*;
+use crate::agents;
 use crate::config::Roots;
 use plandeck_testkit::tmux::Tmux;
 use plandeck_testkit::wait_for;
@@ -151,9 +152,14 @@ fn the_real_screens_tell_a_waiting_agent_from_a_draft() {
         matches!(err, ControlError::Send(SendError::MenuOpen { .. })),
         "{err}"
     );
-    let working = claude_empty.replace("plan mode on", "plan mode on · esc to interrupt");
+    // At work on a turn, its input box empty (a message typed now would be queued or lost).
+    let working = fixture("claude-code-2.1.328", "working.txt");
+    assert!(agents::claude::input_box_shown(&working));
     let err = ready(Agent::Claude, &working, "").unwrap();
-    assert!(matches!(err, ControlError::NotWaiting { .. }), "{err}");
+    assert!(
+        matches!(&err, ControlError::NotWaiting { why, .. } if why.contains("working")),
+        "{err}"
+    );
     let err = ready(Agent::Claude, "$ ls\n", "").unwrap();
     assert!(matches!(err, ControlError::NotWaiting { .. }), "{err}");
 
@@ -170,10 +176,15 @@ fn the_real_screens_tell_a_waiting_agent_from_a_draft() {
     );
     let card = fixture("gemini-cli-0.61.0", "approval-card.txt");
     assert!(ready(Agent::Gemini, &card, "").is_some());
-    let working = gemini_empty.replace("Request cancelled.", "Thinking (esc to cancel, 2s)");
+    let working = fixture("gemini-cli-0.61.0", "working.txt");
+    assert_eq!(
+        agents::gemini::input_draft(&working).as_deref(),
+        Some(""),
+        "the box is empty while it works"
+    );
     assert!(matches!(
         ready(Agent::Gemini, &working, ""),
-        Some(ControlError::NotWaiting { .. })
+        Some(ControlError::NotWaiting { why, .. }) if why.contains("working")
     ));
 
     let path = |n: &str| {
@@ -201,6 +212,12 @@ fn the_real_screens_tell_a_waiting_agent_from_a_draft() {
     assert!(matches!(err, ControlError::Draft { .. }), "{err}");
     let card = fixture("codex-cli-0.169.0", "approval-card.txt");
     assert!(ready(Agent::Codex, &card, &card).is_some());
+    let styled_working = std::fs::read_to_string(path("working.ansi")).unwrap();
+    assert_eq!(agents::codex::composer_empty(&styled_working), Some(true));
+    assert!(matches!(
+        ready(Agent::Codex, &plain(&styled_working), &styled_working),
+        Some(ControlError::NotWaiting { why, .. }) if why.contains("working")
+    ));
 }
 
 #[test]
