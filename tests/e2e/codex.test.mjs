@@ -12,7 +12,7 @@
 // feedback and the editor of its waiting queue decide).
 
 import assert from "node:assert/strict";
-import { existsSync, readFileSync, rmSync, writeFileSync } from "node:fs";
+import { existsSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
 import {
@@ -219,14 +219,14 @@ function pendingCodex(home) {
 }
 
 /** Runs `fn({ home, repo, api, tmux, req })` with a Codex session whose plan popup is up and filed as a request. */
-async function withCodexRequest(fn, { standInArgs = () => [] } = {}) {
+async function withCodexRequest(fn, { standInArgs = () => [], daemon = false } = {}) {
   const { base, home, repo } = makeAgentHome("api");
   const api = await startStandIn("openai", join(base, "api"), standInArgs(base));
   const tmux = new Tmux();
   let ok = false;
   try {
     const { env } = codexSetup(home, repo, api.url);
-    await startCodex(tmux, codex, { repo, env });
+    await startCodex(tmux, codex, { repo, env, daemon });
     assert.deepEqual(pendingCodex(home), [], "nothing is filed before a plan");
     await submitPrompt(tmux, api, PROMPT);
     await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
@@ -249,7 +249,21 @@ async function withCodexRequest(fn, { standInArgs = () => [] } = {}) {
   } finally {
     tmux.kill();
     api.stop();
-    if (ok) rmSync(base, { recursive: true, force: true });
+    // The shared background server outlives its TUI (a process group of its own), and it copied
+    // itself (about 400 MB) under the home.
+    if (daemon) endServers(home);
+    if (ok || daemon) rmSync(base, { recursive: true, force: true });
+  }
+}
+
+/** Ends every process run from a binary under `home` (Codex's background server, copied there). */
+function endServers(home) {
+  for (const pid of readdirSync("/proc").filter((p) => /^\d+$/.test(p))) {
+    try {
+      if (readlinkSync(`/proc/${pid}/exe`).startsWith(home)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone, or not ours to read */
+    }
   }
 }
 
@@ -266,6 +280,37 @@ test("Codex gate: approve through Plandeck picks 'Yes, implement this plan' and 
     assert.deepEqual(impl.user, ["Implement the plan."]);
     assert.ok(closedAs(home, req.id));
   });
+});
+
+test("Codex gate with its shared background server (codex's default): the plan waits in Plandeck; reject reaches the model, then approve", { timeout: 180000 }, async () => {
+  await withCodexRequest(
+    async ({ home, api, tmux, req }) => {
+      // The rollout is held open by the server, not by the TUI in the pane.
+      const tuiHolds = readdirSync(`/proc/${req.agentPid}/fd`).some((fd) => {
+        try {
+          return readlinkSync(`/proc/${req.agentPid}/fd/${fd}`) === req.transcriptPath;
+        } catch {
+          return false;
+        }
+      });
+      assert.equal(tuiHolds, false, "the TUI holds its rollout itself: not the shared server's session");
+      const feedback = "Use cursor pagination only";
+      const r = cli(home, ["reject", req.id, "--feedback", feedback, "--json"]);
+      assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+      const got = await waitFor(() => api.received().find((x) => x.feedback), { timeout: 30000, what: "the feedback at the model" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.safeCapture()}`);
+      });
+      assert.equal(got.feedback, feedback);
+      await tmux.waitScreen("Yes, implement this plan", { timeout: 30000 });
+      const next = await waitFor(() => pendingCodex(home).find((q) => q.id !== req.id), { timeout: 20000, what: "the revised plan's request" });
+      const a = cli(home, ["approve", next.id, "--json"]);
+      assert.equal(a.status, 0, `${a.stdout}\n${a.stderr}`);
+      assert.equal(JSON.parse(a.stdout).status, "approved", a.stdout);
+      const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
+      assert.deepEqual(impl.user, ["Implement the plan."]);
+    },
+    { daemon: true },
+  );
 });
 
 test("Codex gate: approve --mode manual picks 'Yes, clear context and implement': a fresh thread reads the plan", { timeout: 180000 }, async () => {

@@ -316,8 +316,8 @@ pub(super) fn command_line(
             }
         }
         Agent::Codex | Agent::Other => {
-            // The shared background app-server would write the rollout, not the TUI in the
-            // pane: the gate follows only a TUI started without it.
+            // Without the shared background app-server the TUI holds its own rollout: the
+            // session id is read from it, and no 400 MB copy of Codex is made in its home.
             argv.push("--no-daemon".into());
             if let (false, Some(p)) = (plan, prompt) {
                 argv.push(prompt_arg(p));

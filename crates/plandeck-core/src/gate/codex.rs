@@ -3,7 +3,11 @@
 //!
 //! - a live interactive `codex` process in a tmux pane, holding its rollout open
 //!   (`/proc/<pid>/fd` → `<codex>/sessions/…/rollout-….jsonl`; the headless `codex exec` has no
-//!   Plan mode and no popup, and is never gated);
+//!   Plan mode and no popup, and is never gated). A TUI of Codex's shared background server
+//!   (`codex` without `--no-daemon`) holds none: the server (`codex app-server
+//!   --managed-daemon`) holds the rollouts of all its TUIs' threads. Such a thread is a pane's
+//!   when that pane's TUI runs in the thread's folder, has no open request, shows the popup with
+//!   the thread's plan, and no other pane or thread matches as well (else the terminal keeps it);
 //! - the rollout's latest `Plan` item with no turn started after it
 //!   ([`crate::sessions::codex::waiting_plan`]);
 //! - the pane showing the "Implement this plan?" popup for that plan.
@@ -17,6 +21,7 @@
 //! Edit and approve has two halves: the edited plan goes to the model as a message in Plan mode
 //! (delivery), and when the model proposes exactly that text, its request is approved at once.
 
+use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
 use super::delivery::{card_is_this_requests, card_visible};
@@ -40,10 +45,32 @@ pub struct CodexLook {
 /// Codex requests whose popup the person answered (or closed) in the terminal.
 pub fn look(roots: &Roots) -> CodexLook {
     let mut out = CodexLook::default();
-    for live in live_sessions(&roots.codex) {
-        if let Some(id) = file_for(roots, &live) {
-            approve_if_edit_proposed(roots, &id);
-            out.filed.push(id);
+    let mut panes = HashMap::new();
+    let found: Vec<Found> = live_sessions(&roots.codex)
+        .iter()
+        .filter_map(|live| found(roots, live, &mut panes))
+        .collect();
+    // A thread of the shared server is the pane's only when no other pane shows the same plan
+    // and the pane shows no other thread's: anything else is left to the terminal.
+    let unique = |f: &Found| {
+        !f.served
+            || found
+                .iter()
+                .filter(|g| g.served)
+                .filter(|g| {
+                    g.req.transcript_path == f.req.transcript_path
+                        || g.req.agent_pid == f.req.agent_pid
+                })
+                .count()
+                == 1
+    };
+    for f in found.iter().filter(|f| unique(f)) {
+        match file_request(roots, &f.req) {
+            Ok(()) => {
+                approve_if_edit_proposed(roots, &f.req.id);
+                out.filed.push(f.req.id.clone());
+            }
+            Err(e) => tracing::warn!("cannot file the Codex plan request {}: {e}", f.req.id),
         }
     }
     for req in open_codex_requests(roots) {
@@ -73,19 +100,61 @@ fn undecided(roots: &Roots, req: &GateRequest) -> bool {
         && super::claim::decided(roots, &req.id).is_none()
 }
 
-/// A running interactive Codex CLI and the rollout it writes.
+/// A running interactive Codex CLI and the rollout of its session.
 #[derive(Debug, Clone)]
 struct LiveCodex {
     pid: u32,
     rollout: PathBuf,
+    /// The rollout is written by Codex's shared background server (`codex app-server
+    /// --managed-daemon`, what `codex` starts unless `--no-daemon`), not by this TUI: which
+    /// TUI shows its thread is known only from the screen.
+    served: bool,
 }
 
-/// The running `codex` processes that hold a rollout under `<codex_root>/sessions` open, except
-/// the headless `codex exec`.
+/// A Codex process and the rollouts under `<codex>/sessions` it holds open.
+struct CodexProcess {
+    pid: u32,
+    /// The shared background server (`app-server` among its arguments).
+    server: bool,
+    /// `codex exec` (or a command line that cannot be read).
+    headless: bool,
+    rollouts: Vec<PathBuf>,
+}
+
+/// The running interactive `codex` TUIs and the rollouts of their sessions: the one a TUI
+/// started with `--no-daemon` holds open itself, or, for a TUI that holds none, each rollout the
+/// shared background server holds open (the screen then tells which is the TUI's, in [`look`]).
+/// The headless `codex exec` is never one.
 fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
     let Ok(sessions) = codex::sessions_dir(codex_root).canonicalize() else {
         return Vec::new();
     };
+    let procs = codex_processes(&sessions);
+    let mut out = Vec::new();
+    let served: Vec<&PathBuf> = procs
+        .iter()
+        .filter(|p| p.server)
+        .flat_map(|p| &p.rollouts)
+        .collect();
+    for tui in procs.iter().filter(|p| !p.server && !p.headless) {
+        match tui.rollouts.first() {
+            Some(rollout) => out.push(LiveCodex {
+                pid: tui.pid,
+                rollout: rollout.clone(),
+                served: false,
+            }),
+            None => out.extend(served.iter().map(|rollout| LiveCodex {
+                pid: tui.pid,
+                rollout: (*rollout).clone(),
+                served: true,
+            })),
+        }
+    }
+    out
+}
+
+/// Every process named `codex` and the rollouts under `sessions` it holds open.
+fn codex_processes(sessions: &Path) -> Vec<CodexProcess> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
         return Vec::new();
     };
@@ -95,25 +164,42 @@ fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
         .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
     {
         let comm = std::fs::read_to_string(format!("/proc/{pid}/comm")).unwrap_or_default();
-        if comm.trim() != "codex" || runs_headless(pid) {
+        if comm.trim() != "codex" {
             continue;
         }
-        let Ok(fds) = std::fs::read_dir(format!("/proc/{pid}/fd")) else {
-            continue;
-        };
-        let rollout = fds.flatten().find_map(|fd| {
-            let target = std::fs::read_link(fd.path()).ok()?;
-            let name = target.file_name()?.to_str()?;
-            (name.starts_with("rollout-")
-                && name.ends_with(".jsonl")
-                && target.starts_with(&sessions))
-            .then_some(target)
+        let rollouts = std::fs::read_dir(format!("/proc/{pid}/fd"))
+            .map(|fds| {
+                fds.flatten()
+                    .filter_map(|fd| {
+                        let target = std::fs::read_link(fd.path()).ok()?;
+                        let name = target.file_name()?.to_str()?;
+                        (name.starts_with("rollout-")
+                            && name.ends_with(".jsonl")
+                            && target.starts_with(sessions))
+                        .then_some(target)
+                    })
+                    .collect()
+            })
+            .unwrap_or_default();
+        out.push(CodexProcess {
+            pid,
+            server: runs_server(pid),
+            headless: runs_headless(pid),
+            rollouts,
         });
-        if let Some(rollout) = rollout {
-            out.push(LiveCodex { pid, rollout });
-        }
     }
     out
+}
+
+/// Whether Codex process `pid` is its shared background server (`codex app-server …`).
+fn runs_server(pid: u32) -> bool {
+    std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
+        cmdline
+            .split(|b| *b == 0)
+            .skip(1)
+            .take_while(|a| *a != b"--")
+            .any(|a| a == b"app-server")
+    })
 }
 
 /// Whether Codex process `pid` may be the headless `codex exec`: an argument (before `--`) is
@@ -138,26 +224,29 @@ fn request_id(session_id: &str, item_id: &str) -> String {
     )
 }
 
-/// Files the request for the plan `live` waits on, when its popup is on screen for it and no
-/// request was filed for that plan before. The new request's id.
-fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
-    let socket = crate::terminal::tmux_socket_of(live.pid);
-    let pane = pane::from_process(live.pid, socket.as_deref())?;
-    let agent = ProcessId {
-        pid: live.pid,
-        start_time: crate::terminal::start_time(live.pid),
-    };
-    let target = Target {
-        socket: socket.clone(),
-        pane: pane.clone(),
-        agent: Some(agent),
-    };
-    let screen = target.capture(0).ok()?;
-    if !card_visible(Agent::Codex, &screen) {
-        return None;
-    }
+/// A plan popup on screen with no request yet: the request to file.
+struct Found {
+    req: GateRequest,
+    served: bool,
+}
+
+/// The request for the plan `live` waits on, when its popup is on screen for it and no request
+/// was filed for that plan before. A TUI of the shared server counts only in its own folder,
+/// and not while it already has an open request (it shows one popup at a time).
+fn found(
+    roots: &Roots,
+    live: &LiveCodex,
+    panes: &mut HashMap<u32, Option<PaneSeen>>,
+) -> Option<Found> {
+    let seen = panes
+        .entry(live.pid)
+        .or_insert_with(|| pane_seen(live.pid))
+        .clone()?;
     let plan: WaitingPlan = waiting_plan(&live.rollout)?;
     if plan.source.as_deref() == Some("exec") {
+        return None;
+    }
+    if live.served && !serves_here(roots, live.pid, &plan.cwd) {
         return None;
     }
     let id = request_id(&plan.session_id, &plan.item_id);
@@ -170,23 +259,57 @@ fn file_for(roots: &Roots, live: &LiveCodex) -> Option<String> {
         tool_use_id: Some(plan.item_id),
         transcript_path: Some(live.rollout.to_string_lossy().into_owned()),
         transcript_offset: plan.offset,
-        tmux_pane: Some(pane),
-        tmux_socket: socket,
+        tmux_pane: Some(seen.pane),
+        tmux_socket: seen.socket,
         // Found by watching, not filed by a hook: the agent is the only process it has.
         agent_pid: Some(live.pid),
-        agent_start_time: agent.start_time,
-        ..GateRequest::filed(id.clone(), Agent::Codex, plan.session_id, plan.cwd)
+        agent_start_time: seen.start_time,
+        ..GateRequest::filed(id, Agent::Codex, plan.session_id, plan.cwd)
     };
-    if !card_is_this_requests(&req, &screen) {
-        return None;
-    }
-    match file_request(roots, &req) {
-        Ok(()) => Some(id),
-        Err(e) => {
-            tracing::warn!("cannot file the Codex plan request {id}: {e}");
-            None
-        }
-    }
+    card_is_this_requests(&req, &seen.screen).then_some(Found {
+        req,
+        served: live.served,
+    })
+}
+
+/// A Codex TUI's tmux pane showing a plan popup.
+#[derive(Clone)]
+struct PaneSeen {
+    pane: String,
+    socket: Option<String>,
+    start_time: Option<u64>,
+    screen: String,
+}
+
+/// The pane of the Codex TUI `pid` when it shows a plan popup.
+fn pane_seen(pid: u32) -> Option<PaneSeen> {
+    let socket = crate::terminal::tmux_socket_of(pid);
+    let pane = pane::from_process(pid, socket.as_deref())?;
+    let start_time = crate::terminal::start_time(pid);
+    let target = Target {
+        socket: socket.clone(),
+        pane: pane.clone(),
+        agent: Some(ProcessId { pid, start_time }),
+    };
+    let screen = target.capture(0).ok()?;
+    card_visible(Agent::Codex, &screen).then_some(PaneSeen {
+        pane,
+        socket,
+        start_time,
+        screen,
+    })
+}
+
+/// Whether the TUI `pid` may show a thread of the shared server whose folder is `cwd`: it runs
+/// in that folder and has no open request already.
+fn serves_here(roots: &Roots, pid: u32, cwd: &str) -> bool {
+    let here = std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    let there = Path::new(cwd).canonicalize().ok();
+    here.is_some()
+        && here == there
+        && !open_codex_requests(roots)
+            .iter()
+            .any(|r| r.agent_pid == Some(pid))
 }
 
 /// Edit and approve, second half: the reviewer's edited plan was sent to the model in Plan mode
