@@ -50,21 +50,7 @@ pub fn look(roots: &Roots) -> CodexLook {
         .iter()
         .filter_map(|live| found(roots, live, &mut panes))
         .collect();
-    // A thread of the shared server is the pane's only when no other pane shows the same plan
-    // and the pane shows no other thread's: anything else is left to the terminal.
-    let unique = |f: &Found| {
-        !f.served
-            || found
-                .iter()
-                .filter(|g| g.served)
-                .filter(|g| {
-                    g.req.transcript_path == f.req.transcript_path
-                        || g.req.agent_pid == f.req.agent_pid
-                })
-                .count()
-                == 1
-    };
-    for f in found.iter().filter(|f| unique(f)) {
+    for f in unambiguous(&found) {
         match file_request(roots, &f.req) {
             Ok(()) => {
                 approve_if_edit_proposed(roots, &f.req.id);
@@ -90,6 +76,24 @@ pub fn look(roots: &Roots) -> CodexLook {
         }
     }
     out
+}
+
+/// The popups found that may be filed: a TUI's own session always; a thread of the shared
+/// server only when no other pane shows the same thread's plan and that pane shows no other
+/// thread's (anything else is left to the terminal).
+fn unambiguous(found: &[Found]) -> impl Iterator<Item = &Found> {
+    found.iter().filter(|f| {
+        !f.served
+            || found
+                .iter()
+                .filter(|g| g.served)
+                .filter(|g| {
+                    g.req.transcript_path == f.req.transcript_path
+                        || g.req.agent_pid == f.req.agent_pid
+                })
+                .count()
+                == 1
+    })
 }
 
 /// Whether nobody decided `req` in Plandeck (nor is delivering a decision on it).
@@ -407,6 +411,45 @@ fn popup_gone(req: &GateRequest) -> bool {
 mod tests {
     use super::*;
     use crate::sessions::codex::starts_turn;
+
+    #[test]
+    fn a_thread_of_the_shared_server_is_filed_only_where_nothing_else_matches() {
+        let found = |pid: u32, rollout: &str, served: bool| Found {
+            req: GateRequest {
+                agent_pid: Some(pid),
+                transcript_path: Some(rollout.into()),
+                ..GateRequest::for_test(&format!("{pid}-{rollout}"))
+            },
+            served,
+        };
+        let filed =
+            |all: &[Found]| -> Vec<String> { unambiguous(all).map(|f| f.req.id.clone()).collect() };
+        // One TUI, one thread showing its plan: filed.
+        assert_eq!(filed(&[found(1, "a", true)]), ["1-a"]);
+        // Two panes showing the same thread's plan (the same text, the same folder): neither.
+        assert!(filed(&[found(1, "a", true), found(2, "a", true)]).is_empty());
+        // One pane matching two threads (the same plan twice): neither.
+        assert!(filed(&[found(1, "a", true), found(1, "b", true)]).is_empty());
+        // Two panes, each its own thread: both; the ambiguity of others does not reach them.
+        assert_eq!(
+            filed(&[
+                found(1, "a", true),
+                found(2, "b", true),
+                found(3, "c", true),
+                found(4, "c", true)
+            ]),
+            ["1-a", "2-b"]
+        );
+        // A TUI that holds its own rollout (`--no-daemon`) is its session's whatever else shows.
+        assert_eq!(
+            filed(&[
+                found(1, "a", false),
+                found(2, "a", true),
+                found(3, "a", true)
+            ]),
+            ["1-a"]
+        );
+    }
 
     #[test]
     fn one_plan_item_gets_one_id() {
