@@ -243,6 +243,10 @@ async function withCodexRequest(fn, { standInArgs = () => [], daemon = false } =
     assert.ok(req.agentPid > 0);
     // Filed once: another look files nothing new.
     assert.deepEqual(pendingCodex(home).map((q) => q.id), [req.id]);
+    // Listed running, with its TUI and pane (Codex keeps no registry: read from its processes).
+    const listed = JSON.parse(cli(home, ["sessions", "--json"]).stdout).find((x) => x.sessionId === req.sessionId);
+    assert.equal(listed?.pid, req.agentPid, JSON.stringify(listed));
+    assert.equal(listed?.tmuxPane, req.tmuxPane, JSON.stringify(listed));
     await fn({ home, repo, api, tmux, req });
     await quitCodex(tmux);
     ok = true;

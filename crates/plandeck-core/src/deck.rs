@@ -520,8 +520,7 @@ impl Deck {
             let wanted: std::collections::HashSet<&String> = ids.iter().collect();
             list.retain(|s| wanted.contains(&s.session_id));
         }
-        crate::standing::settle_sessions(&self.roots, &mut list, &gate::pending(&self.roots));
-        control::fill_started(&self.roots, &mut list);
+        crate::standing::settle_listed(&self.roots, &mut list);
         if self.elsewhere.is_none() {
             return Ok(list);
         }

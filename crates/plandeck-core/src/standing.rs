@@ -169,6 +169,15 @@ impl<'a> Waiting<'a> {
     }
 }
 
+/// Settles the sessions listed now, as the window and `plandeck sessions` show them: their
+/// states with the gate ([`settle_sessions`]), and the process and tmux pane of those that run
+/// without a registry to say so (sessions Plandeck started, Codex TUIs).
+pub fn settle_listed(roots: &Roots, sessions: &mut [crate::sessions::SessionSummary]) {
+    settle_sessions(roots, sessions, &crate::gate::pending(roots));
+    crate::control::fill_started(roots, sessions);
+    crate::gate::codex::fill_panes(&roots.codex, sessions);
+}
+
 /// Settles each session's state and its plan's review state: a session with a plan waiting in
 /// the gate is `waiting_for_approval` (a hook filed the request before the transcript shows the
 /// `ExitPlanMode` call — Claude Code writes it after the hook runs — and for Gemini CLI the

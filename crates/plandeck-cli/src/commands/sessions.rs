@@ -42,11 +42,7 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, 
     match args.command.unwrap_or(SessionsCommand::List { json }) {
         SessionsCommand::List { .. } => {
             let mut list = sessions::list(&roots);
-            plandeck_core::standing::settle_sessions(
-                &roots,
-                &mut list,
-                &plandeck_core::gate::pending(&roots),
-            );
+            plandeck_core::standing::settle_listed(&roots, &mut list);
             print_sessions(&list, &roots.home, json, out)
         }
     }

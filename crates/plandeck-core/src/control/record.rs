@@ -118,12 +118,7 @@ pub fn session_id(record: &Record) -> Option<String> {
             .ok()?
             .flatten()
             .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-            .find_map(|target| {
-                let name = target.file_name()?.to_str()?.to_owned();
-                let stem = name.strip_prefix("rollout-")?.strip_suffix(".jsonl")?;
-                // `rollout-2026-11-26T06-15-25-<uuid>`: the uuid is the last 36 characters.
-                (stem.len() > 36).then(|| stem[stem.len() - 36..].to_owned())
-            })
+            .find_map(|target| crate::gate::codex::rollout_session_id(&target))
     })
 }
 

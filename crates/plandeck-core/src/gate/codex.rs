@@ -157,6 +157,79 @@ fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
     out
 }
 
+/// Fills in the process and tmux pane of each running Codex session of this machine in `list`
+/// that has none yet (Codex keeps no registry): a TUI's own rollout (`--no-daemon`) names its
+/// session; a TUI of the shared server is a thread's when it is the only TUI in that thread's
+/// folder and that folder has only that thread live.
+pub fn fill_panes(codex_root: &Path, list: &mut [crate::sessions::SessionSummary]) {
+    let wanted = |s: &crate::sessions::SessionSummary| {
+        s.agent == Agent::Codex && s.pid.is_none() && s.machine.is_none()
+    };
+    if !list.iter().any(wanted) {
+        return;
+    }
+    let Ok(sessions) = codex::sessions_dir(codex_root).canonicalize() else {
+        return;
+    };
+    let procs = codex_processes(&sessions);
+    let tuis: Vec<&CodexProcess> = procs.iter().filter(|p| !p.server && !p.headless).collect();
+    let cwd_of = |pid: u32| std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
+    let mut shown: Vec<(String, u32)> = Vec::new();
+    for tui in &tuis {
+        if let Some(id) = tui.rollouts.first().and_then(|r| rollout_session_id(r)) {
+            shown.push((id, tui.pid));
+        }
+    }
+    let served: Vec<(String, PathBuf)> = procs
+        .iter()
+        .filter(|p| p.server)
+        .flat_map(|p| &p.rollouts)
+        .filter_map(|r| {
+            let (id, cwd) = crate::sessions::codex::rollout_meta(r)?;
+            Some((id, Path::new(&cwd).canonicalize().ok()?))
+        })
+        .collect();
+    let bare: Vec<(u32, PathBuf)> = tuis
+        .iter()
+        .filter(|t| t.rollouts.is_empty())
+        .filter_map(|t| Some((t.pid, cwd_of(t.pid)?)))
+        .collect();
+    for (pid, cwd) in &bare {
+        let threads: Vec<&String> = served
+            .iter()
+            .filter(|(_, c)| c == cwd)
+            .map(|(id, _)| id)
+            .collect();
+        if let ([id], 1) = (
+            threads.as_slice(),
+            bare.iter().filter(|(_, c)| c == cwd).count(),
+        ) {
+            shown.push(((*id).clone(), *pid));
+        }
+    }
+    for s in list.iter_mut().filter(|s| wanted(s)) {
+        let Some((_, pid)) = shown.iter().find(|(id, _)| *id == s.session_id) else {
+            continue;
+        };
+        let socket = crate::terminal::tmux_socket_of(*pid);
+        if let Some(pane) = pane::from_process(*pid, socket.as_deref()) {
+            s.pid = Some(*pid);
+            s.tmux_pane = Some(pane);
+        }
+    }
+}
+
+/// The session id a rollout's name ends with (`rollout-<time>-<uuid>.jsonl`).
+pub(crate) fn rollout_session_id(path: &Path) -> Option<String> {
+    let stem = path
+        .file_name()?
+        .to_str()?
+        .strip_prefix("rollout-")?
+        .strip_suffix(".jsonl")?;
+    (stem.len() > 36 && stem.is_char_boundary(stem.len() - 36))
+        .then(|| stem[stem.len() - 36..].to_owned())
+}
+
 /// Every process named `codex` and the rollouts under `sessions` it holds open.
 fn codex_processes(sessions: &Path) -> Vec<CodexProcess> {
     let Ok(entries) = std::fs::read_dir("/proc") else {
@@ -411,6 +484,31 @@ fn popup_gone(req: &GateRequest) -> bool {
 mod tests {
     use super::*;
     use crate::sessions::codex::starts_turn;
+
+    #[test]
+    fn a_rollout_names_its_session_and_folder() {
+        let fixture = std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+            "../../tests/fixtures/codex-cli-0.169.0/sessions/2026/11/23/rollout-2026-11-23T09-06-18-01a207a7-f7fe-7201-ac2d-8334cc0ede60.jsonl",
+        );
+        assert_eq!(
+            rollout_session_id(&fixture).as_deref(),
+            Some("01a207a7-f7fe-7201-ac2d-8334cc0ede60")
+        );
+        assert_eq!(
+            crate::sessions::codex::rollout_meta(&fixture),
+            Some((
+                "01a207a7-f7fe-7201-ac2d-8334cc0ede60".to_owned(),
+                "/home/dev/work/api".to_owned()
+            ))
+        );
+        for name in [
+            "rollout-short.jsonl",
+            "other-2026-…-01a207a7-f7fe-7201-ac2d-8334cc0ede60.jsonl",
+            "rollout-x.json",
+        ] {
+            assert_eq!(rollout_session_id(Path::new(name)), None, "{name}");
+        }
+    }
 
     #[test]
     fn a_thread_of_the_shared_server_is_filed_only_where_nothing_else_matches() {

@@ -23,7 +23,7 @@
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
 mod claim;
-mod codex;
+pub(crate) mod codex;
 mod delivery;
 mod hook_claude;
 mod hook_gemini;

@@ -610,6 +610,21 @@ pub(crate) fn waiting_plan(path: &std::path::Path) -> Option<WaitingPlan> {
     })
 }
 
+/// A rollout's session id and folder, from its first line (`session_meta`).
+pub(crate) fn rollout_meta(path: &std::path::Path) -> Option<(String, String)> {
+    use std::io::{BufRead, Read};
+    let file = std::fs::File::open(path).ok()?;
+    let mut line = Vec::new();
+    std::io::BufReader::new(file.take(256 * 1024))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    let rec = serde_json::from_slice::<Line<'_>>(&line).ok()?;
+    let p = rec
+        .payload
+        .filter(|_| rec.kind.as_deref() == Some("session_meta"))?;
+    Some((p.id?.into_owned(), p.cwd?.into_owned()))
+}
+
 /// Whether a rollout line starts a turn (`event_msg` `task_started`): after a proposed plan, the
 /// popup's answer (`1` implement) or the person's next message.
 pub(crate) fn starts_turn(line: &[u8]) -> bool {
