@@ -312,6 +312,16 @@ test("Codex gate with its shared background server (codex's default): the plan w
       assert.equal(JSON.parse(a.stdout).status, "approved", a.stdout);
       const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
       assert.deepEqual(impl.user, ["Implement the plan."]);
+      // Steered by its session id, though Plandeck did not start it: a message typed into its
+      // composer once its turn is over.
+      await tmux.waitScreen("DONE: implementing the plan");
+      const message = "PLANDECK-MESSAGE write the changelog";
+      const sent = await waitFor(() => {
+        const r = cli(home, ["send", next.sessionId, message, "--json"]);
+        return r.status === 0 ? r : null;
+      }, { timeout: 20000, what: "plandeck send to be taken" });
+      assert.match(JSON.parse(sent.stdout).message, /submitted/);
+      await waitFor(() => api.requests().some((r) => JSON.stringify(r.body ?? "").includes(message)), { timeout: 30000, what: "the message at the stand-in" });
     },
     { daemon: true },
   );

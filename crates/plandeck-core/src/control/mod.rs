@@ -144,7 +144,7 @@ pub enum ControlError {
     },
     #[error("git: {message}")]
     Git { message: String },
-    #[error("no session {id} that Plandeck can steer: it steers sessions it started (by tmux session name or session id) and live Claude Code sessions in tmux")]
+    #[error("no session {id} that Plandeck can steer: it steers sessions it started (by tmux session name or session id), live Claude Code sessions in tmux and running Codex TUIs in tmux")]
     NotSteerable { id: String },
     #[error("session {id} has ended; resume it instead")]
     Ended { id: String },

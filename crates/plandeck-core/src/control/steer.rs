@@ -60,9 +60,14 @@ pub fn resolve(roots: &Roots, id: &str) -> Result<Steerable, ControlError> {
             target,
             record: None,
         }),
-        Err(SendError::NoLiveSession { .. }) => {
-            Err(ControlError::NotSteerable { id: id.to_owned() })
-        }
+        // A Codex TUI the person started, found by its processes (Codex keeps no registry).
+        Err(SendError::NoLiveSession { .. }) => gate::codex::live_target(&roots.codex, id)
+            .map(|target| Steerable {
+                agent: Agent::Codex,
+                target,
+                record: None,
+            })
+            .ok_or_else(|| ControlError::NotSteerable { id: id.to_owned() }),
         Err(e) => Err(e.into()),
     }
 }

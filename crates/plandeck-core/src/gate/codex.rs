@@ -168,18 +168,47 @@ pub fn fill_panes(codex_root: &Path, list: &mut [crate::sessions::SessionSummary
     if !list.iter().any(wanted) {
         return;
     }
+    let shown = shown_sessions(codex_root);
+    for s in list.iter_mut().filter(|s| wanted(s)) {
+        let Some((_, pid)) = shown.iter().find(|(id, _)| *id == s.session_id) else {
+            continue;
+        };
+        let socket = crate::terminal::tmux_socket_of(*pid);
+        if let Some(pane) = pane::from_process(*pid, socket.as_deref()) {
+            s.pid = Some(*pid);
+            s.tmux_pane = Some(pane);
+        }
+    }
+}
+
+/// The tmux pane of the running Codex TUI that shows session `session_id` (as
+/// [`fill_panes`] finds it), to steer or watch it.
+pub fn live_target(codex_root: &Path, session_id: &str) -> Option<Target> {
+    let (_, pid) = shown_sessions(codex_root)
+        .into_iter()
+        .find(|(id, _)| id == session_id)?;
+    let socket = crate::terminal::tmux_socket_of(pid);
+    let pane = pane::from_process(pid, socket.as_deref())?;
+    Some(Target {
+        socket,
+        pane,
+        agent: Some(ProcessId::current(pid)),
+    })
+}
+
+/// (session id, TUI pid) of each running interactive Codex TUI whose session is known: its own
+/// rollout (`--no-daemon`), or the shared server's only live thread in the TUI's folder when
+/// the TUI is the only one there.
+fn shown_sessions(codex_root: &Path) -> Vec<(String, u32)> {
     let Ok(sessions) = codex::sessions_dir(codex_root).canonicalize() else {
-        return;
+        return Vec::new();
     };
     let procs = codex_processes(&sessions);
     let tuis: Vec<&CodexProcess> = procs.iter().filter(|p| !p.server && !p.headless).collect();
-    let cwd_of = |pid: u32| std::fs::read_link(format!("/proc/{pid}/cwd")).ok();
-    let mut shown: Vec<(String, u32)> = Vec::new();
-    for tui in &tuis {
-        if let Some(id) = tui.rollouts.first().and_then(|r| rollout_session_id(r)) {
-            shown.push((id, tui.pid));
-        }
-    }
+    let mut shown: Vec<(String, u32)> = tuis
+        .iter()
+        .filter_map(|t| Some((rollout_session_id(t.rollouts.first()?)?, t.pid)))
+        .collect();
     let served: Vec<(String, PathBuf)> = procs
         .iter()
         .filter(|p| p.server)
@@ -192,7 +221,12 @@ pub fn fill_panes(codex_root: &Path, list: &mut [crate::sessions::SessionSummary
     let bare: Vec<(u32, PathBuf)> = tuis
         .iter()
         .filter(|t| t.rollouts.is_empty())
-        .filter_map(|t| Some((t.pid, cwd_of(t.pid)?)))
+        .filter_map(|t| {
+            Some((
+                t.pid,
+                std::fs::read_link(format!("/proc/{}/cwd", t.pid)).ok()?,
+            ))
+        })
         .collect();
     for (pid, cwd) in &bare {
         let threads: Vec<&String> = served
@@ -207,16 +241,7 @@ pub fn fill_panes(codex_root: &Path, list: &mut [crate::sessions::SessionSummary
             shown.push(((*id).clone(), *pid));
         }
     }
-    for s in list.iter_mut().filter(|s| wanted(s)) {
-        let Some((_, pid)) = shown.iter().find(|(id, _)| *id == s.session_id) else {
-            continue;
-        };
-        let socket = crate::terminal::tmux_socket_of(*pid);
-        if let Some(pane) = pane::from_process(*pid, socket.as_deref()) {
-            s.pid = Some(*pid);
-            s.tmux_pane = Some(pane);
-        }
-    }
+    shown
 }
 
 /// The session id a rollout's name ends with (`rollout-<time>-<uuid>.jsonl`).
