@@ -898,9 +898,14 @@ impl Deck {
         )?)
     }
 
-    /// Claude Code agent teams: each lead's teammates, with where their plans stand.
+    /// Claude Code agent teams, here and on every connected machine: each lead's teammates, with
+    /// where their plans stand.
     pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {
-        Ok(gate::teams::list(&self.roots))
+        let mut list = gate::teams::list(&self.roots);
+        if self.elsewhere.is_some() {
+            self.with_theirs("list_teams", &mut list);
+        }
+        Ok(list)
     }
 
     /// The teammate gate (Claude Code agent teams): installed or not, and the diff of toggling it.

@@ -211,6 +211,17 @@ impl OnMachine for SessionSummary {
     }
 }
 
+impl OnMachine for crate::gate::teams::Team {
+    fn on_machine(&mut self, machine: &str) {
+        opt(machine, &mut self.lead_session_id);
+        for m in &mut self.members {
+            opt(machine, &mut m.session_id);
+            opt(machine, &mut m.request_id);
+        }
+        self.machine = Some(machine.to_owned());
+    }
+}
+
 impl OnMachine for crate::control::Started {
     fn on_machine(&mut self, machine: &str) {
         opt(machine, &mut self.session_id);
@@ -444,5 +455,31 @@ mod tests {
         assert_eq!(read[0].plan_hash.as_deref(), Some("h1"));
         let wrong = answer::<Vec<GateRequest>>("lab", serde_json::json!({"rm": "-rf"}));
         assert_eq!(wrong.unwrap_err().kind, ErrorKind::BadInput);
+    }
+
+    #[test]
+    fn a_remotes_team_names_its_lead_teammates_and_requests_by_ids_here() {
+        let team = serde_json::json!({
+            "name": "session-4b87e72c", "leadSessionId": "lead-1",
+            "members": [{"name": "planner", "backend": "tmux", "planModeRequired": true,
+                "sessionId": "mate-1", "requestId": "r1", "planStatus": "waiting",
+                "planPath": "/srv/p.md", "leadVerdict": null},
+                {"name": "tester", "backend": "in-process", "planModeRequired": false,
+                "sessionId": null, "requestId": null, "planStatus": null, "planPath": null,
+                "leadVerdict": null}],
+        });
+        let read: Vec<crate::gate::teams::Team> = answer("lab", Value::Array(vec![team])).unwrap();
+        // Matched here to the lead's card and the teammate's session, both prefixed alike.
+        assert_eq!(read[0].lead_session_id.as_deref(), Some("@lab/lead-1"));
+        assert_eq!(
+            read[0].members[0].session_id.as_deref(),
+            Some("@lab/mate-1")
+        );
+        assert_eq!(read[0].members[0].request_id.as_deref(), Some("@lab/r1"));
+        assert_eq!(read[0].members[1].session_id, None);
+        // The team's own name and the plan's path there are the remote's.
+        assert_eq!(read[0].name, "session-4b87e72c");
+        assert_eq!(read[0].members[0].plan_path.as_deref(), Some("/srv/p.md"));
+        assert_eq!(read[0].machine.as_deref(), Some("lab"));
     }
 }

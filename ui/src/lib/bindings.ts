@@ -967,7 +967,11 @@ leadSessionId: string | null,
 /**
  * The teammates (the lead itself not among them).
  */
-members: Array<TeamMember>, };
+members: Array<TeamMember>, 
+/**
+ * The machine the team runs on (`plandeck hosts`); `null`: this one.
+ */
+machine: string | null, };
 
 export type TeamMember = { name: string, 
 /**

@@ -105,6 +105,31 @@ fn the_windows_deck_shows_a_machines_rows_decides_there_and_refuses_while_it_is_
     assert_eq!(decisions[0].machine.as_deref(), Some("box"));
     assert_eq!(decisions[0].feedback.as_deref(), Some("Say which thing."));
 
+    // Its agent teams are listed here with the ids of its sessions as they are listed here.
+    let team = m.remote.join(".claude/teams/session-4b87e72c");
+    std::fs::create_dir_all(&team).unwrap();
+    std::fs::write(
+        team.join("config.json"),
+        r#"{"name":"session-4b87e72c","leadSessionId":"4b87e72c-17f0","members":[
+            {"agentId":"team-lead@session-4b87e72c","name":"team-lead","agentType":"team-lead"},
+            {"agentId":"planner@session-4b87e72c","name":"planner","planModeRequired":true,"backendType":"tmux"}]}"#,
+    )
+    .unwrap();
+    run(std::process::Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(m.remote.join(".claude/teams")));
+    let teams = deck.list_teams().unwrap();
+    let theirs = teams
+        .iter()
+        .find(|t| t.machine.as_deref() == Some("box"))
+        .unwrap_or_else(|| panic!("{teams:?}"));
+    assert_eq!(
+        theirs.lead_session_id.as_deref(),
+        Some("@box/4b87e72c-17f0")
+    );
+    assert_eq!(theirs.members[0].name, "planner");
+
     // The remote's events come through with its ids namespaced.
     let new_plan = m.remote.join(".claude/plans/next.md");
     std::fs::write(&new_plan, "# Next\n\n1. Then this\n").unwrap();

@@ -32,6 +32,9 @@ pub struct Team {
     pub lead_session_id: Option<String>,
     /// The teammates (the lead itself not among them).
     pub members: Vec<TeamMember>,
+    /// The machine the team runs on (`plandeck hosts`); `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 /// One teammate of a team.
@@ -141,6 +144,7 @@ fn read_team(path: &Path, requests: &[GateRequest]) -> Option<Team> {
         name: config.name,
         lead_session_id: config.lead_session_id,
         members,
+        machine: None,
     })
 }
 
