@@ -99,6 +99,8 @@ const AGENTS = {
     planShown: "Plan: add pagination",
     // What its screen says while it works on a turn (core's WORKING for it).
     working: "esc to interrupt",
+    // Its input box with nothing in it (a bare prompt between two rules).
+    emptyBox: /^❯\s*$/m,
   },
   gemini: {
     name: "Gemini CLI",
@@ -112,6 +114,8 @@ const AGENTS = {
     approved: /Plan approved/,
     // What its screen says while it works on a turn (core's WORKING for it).
     working: "esc to cancel",
+    // Its input box with nothing in it (the placeholder shows).
+    emptyBox: /^\s*>\s+Type your message/m,
   },
   codex: {
     name: "Codex CLI",
@@ -123,6 +127,8 @@ const AGENTS = {
     },
     // What its screen says while it works on a turn (core's WORKING for it).
     working: "esc to interrupt",
+    // Its composer with nothing in it (the placeholder shows).
+    emptyBox: /^›\s+Ask Codex to do anything/m,
   },
 };
 
@@ -233,7 +239,11 @@ async function startAndSteer(id) {
       await s.keys(typed);
       await tmux.waitScreen(name, typed, { timeout: 15000 });
       await s.keys("\uE003".repeat(typed.length));
-      await waitFor(() => !tmux.capture(name).includes(typed), { what: "the typed words erased" });
+      // Erased to the last letter: its input box empty again (a letter left is a draft of the
+      // person's, and a message is then refused).
+      await waitFor(() => agent.emptyBox.test(tmux.capture(name)), { what: "the typed words erased, the input box empty" }).catch((e) => {
+        throw new Error(`${e.message}\n--- screen ---\n${tmux.capture(name)}`);
+      });
       await s.keys("\uE00C\uE00C");
       await s.waitFor(`${panel} [data-testid=terminal-take-control]`);
       await s.click(`${panel} [data-testid=terminal-close]`);
@@ -245,8 +255,20 @@ async function startAndSteer(id) {
       const message = "PLANDECK-HELD-TURN list the endpoints";
       await s.click(`${card} [data-testid=action-send]`);
       await setField(s, `${card} [data-testid=message-text]`, message);
-      await s.click(`${card} [data-testid=send-message]`);
-      await s.waitForText("submitted", `${card} [data-testid=action-note]`, { timeout: 20000 });
+      // Refused while the agent is between states (a hook running, a turn ending): the message
+      // stays in its box, and Send again takes it once the agent waits.
+      for (let attempt = 0; ; attempt++) {
+        await s.click(`${card} [data-testid=send-message]`);
+        const said = await waitFor(
+          () => s.exec(`const c = document.querySelector(arguments[0]); return c?.querySelector("[data-testid=action-note]")?.textContent || c?.querySelector("[data-testid=action-error]")?.textContent || null`, card),
+          { timeout: 20000, what: "the message sent or refused" },
+        );
+        if (said.includes("submitted")) break;
+        if (attempt >= 4 || !said.includes("not waiting")) {
+          throw new Error(`the message was not sent: ${said}\n--- screen ---\n${tmux.capture(name)}`);
+        }
+        await new Promise((r) => setTimeout(r, 1000));
+      }
       await waitFor(() => api.requests().some((r) => JSON.stringify(r.body ?? "").includes(message)), { timeout: 30000, what: "the message at the stand-in" });
       await tmux.waitScreen(name, agent.working);
       // A second message while it works: refused with the reason, nothing typed.
