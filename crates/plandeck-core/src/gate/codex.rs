@@ -122,7 +122,17 @@ struct CodexProcess {
     server: bool,
     /// `codex exec` (or a command line that cannot be read).
     headless: bool,
+    /// Started with `--no-daemon`: its session is the rollout it holds itself (none yet before
+    /// its first message), never a thread of the shared server.
+    serverless: bool,
     rollouts: Vec<PathBuf>,
+}
+
+impl CodexProcess {
+    /// A TUI of the shared server: it holds no rollout and was not started without the server.
+    fn served_tui(&self) -> bool {
+        !self.server && !self.headless && !self.serverless && self.rollouts.is_empty()
+    }
 }
 
 /// The running interactive `codex` TUIs and the rollouts of their sessions: the one a TUI
@@ -141,17 +151,18 @@ fn live_sessions(codex_root: &Path) -> Vec<LiveCodex> {
         .flat_map(|p| &p.rollouts)
         .collect();
     for tui in procs.iter().filter(|p| !p.server && !p.headless) {
-        match tui.rollouts.first() {
-            Some(rollout) => out.push(LiveCodex {
+        if let Some(rollout) = tui.rollouts.first() {
+            out.push(LiveCodex {
                 pid: tui.pid,
                 rollout: rollout.clone(),
                 served: false,
-            }),
-            None => out.extend(served.iter().map(|rollout| LiveCodex {
+            });
+        } else if tui.served_tui() {
+            out.extend(served.iter().map(|rollout| LiveCodex {
                 pid: tui.pid,
                 rollout: (*rollout).clone(),
                 served: true,
-            })),
+            }));
         }
     }
     out
@@ -220,7 +231,7 @@ fn shown_sessions(codex_root: &Path) -> Vec<(String, u32)> {
         .collect();
     let bare: Vec<(u32, PathBuf)> = tuis
         .iter()
-        .filter(|t| t.rollouts.is_empty())
+        .filter(|t| t.served_tui())
         .filter_map(|t| {
             Some((
                 t.pid,
@@ -285,22 +296,24 @@ fn codex_processes(sessions: &Path) -> Vec<CodexProcess> {
             .unwrap_or_default();
         out.push(CodexProcess {
             pid,
-            server: runs_server(pid),
+            server: has_argument(pid, b"app-server"),
             headless: runs_headless(pid),
+            serverless: has_argument(pid, b"--no-daemon"),
             rollouts,
         });
     }
     out
 }
 
-/// Whether Codex process `pid` is its shared background server (`codex app-server …`).
-fn runs_server(pid: u32) -> bool {
+/// Whether Codex process `pid` has `arg` among its arguments (before `--`): `app-server` (its
+/// shared background server), `--no-daemon` (a TUI without it).
+fn has_argument(pid: u32, arg: &[u8]) -> bool {
     std::fs::read(format!("/proc/{pid}/cmdline")).is_ok_and(|cmdline| {
         cmdline
             .split(|b| *b == 0)
             .skip(1)
             .take_while(|a| *a != b"--")
-            .any(|a| a == b"app-server")
+            .any(|a| a == arg)
     })
 }
 
