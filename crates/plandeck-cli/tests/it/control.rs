@@ -48,7 +48,7 @@ impl Machine {
     /// typed into `<root>/got` (under the same name, so it is the agent's own process).
     fn fake_agent(&self, name: &str) {
         let script = format!(
-            "#!/bin/bash\nprintf '%s' \"${{CI-no CI}} ${{CONTINUOUS_INTEGRATION-no CONTINUOUS_INTEGRATION}}\" > {ci}\nprintf '%s\\n' \"$@\" > {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
+            "#!/bin/bash\nprintf '%s' \"${{CI-no CI}} ${{CONTINUOUS_INTEGRATION-no CONTINUOUS_INTEGRATION}}\" > {ci}.tmp && mv {ci}.tmp {ci}\nprintf '%s\\n' \"$@\" > {args}.tmp && mv {args}.tmp {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
             args = self.root.join(format!("{name}.args")).display(),
             ci = self.root.join(format!("{name}.ci")).display(),
             got = self.root.join("got").display(),
@@ -262,7 +262,7 @@ fn start_runs_the_agent_in_a_new_worktree_in_the_persons_tmux_and_steers_it() {
     write_executable(
         &term,
         &format!(
-            "#!/bin/bash\nprintf '%s\\n' \"$@\" > {}\n",
+            "#!/bin/bash\nprintf '%s\\n' \"$@\" > {0}.tmp && mv {0}.tmp {0}\n",
             m.root.join("term.args").display()
         ),
         0o755,
