@@ -15,11 +15,9 @@
 //! mean "exit 0, no decision".
 
 use std::path::PathBuf;
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
-use notify::{RecursiveMode, Watcher};
-
+use super::hook_wait::HookWait;
 use super::store::{self, app_running, close, file_request, read_decision};
 use super::transcript::{locate, Follower};
 use super::ApproveMode;
@@ -28,12 +26,6 @@ use crate::agents::Agent;
 use crate::config::Roots;
 
 use super::HookInput as Input;
-
-/// How often the transcript, the app and the deadline are checked while waiting. Decisions wake
-/// the hook at once through inotify; without it they are also polled at this rate.
-const TICK: Duration = Duration::from_millis(50);
-const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
-const APP_CHECK: Duration = Duration::from_millis(250);
 
 /// Runs the hook on `stdin`; see the module docs.
 pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
@@ -109,21 +101,7 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
 }
 
 fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
-    let start = Instant::now();
-    let decisions = store::decisions_dir(roots);
-    let _ = crate::durable::create_private_dir(&decisions);
-    let (tx, rx) = mpsc::channel();
-    // inotify wakes us the moment a decision file lands; polling below is the fallback.
-    let watcher = notify::recommended_watcher(move |_| {
-        let _ = tx.send(());
-    })
-    .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w));
-    let tick = if watcher.is_ok() {
-        TICK
-    } else {
-        TICK_WITHOUT_WATCHER
-    };
-    let request_file = store::requests_dir(roots).join(format!("{}.json", req.id));
+    let mut waiting = HookWait::new(roots, &req);
     let mut follower = req.transcript_path.as_ref().map(|p| {
         Follower::new(
             PathBuf::from(p),
@@ -132,7 +110,6 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             req.tool_use_id.clone(),
         )
     });
-    let mut last_app_check = start;
     loop {
         // The transcript first: an answer already there is the person's, given in the terminal
         // before any decision here (a hook's later answer would be ignored).
@@ -164,44 +141,35 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             }
             None => {}
         }
-        if !request_file.exists() {
+        if !waiting.request_open() {
             // Closed by someone else (the app saw the answer first).
             return HookOutcome::quiet("");
         }
-        let elapsed = start.elapsed();
-        if elapsed >= deadline {
+        if waiting.elapsed() >= deadline {
             let _ = close(roots, &req, GateStatus::Expired);
             return HookOutcome::quiet(format!(
                 "plandeck hook claude: no decision in Plandeck within {}s; answer in the terminal\n",
                 deadline.as_secs()
             ));
         }
-        if last_app_check.elapsed() >= APP_CHECK {
-            last_app_check = Instant::now();
-            if let Some(pid) = req.agent_pid {
-                let agent = crate::terminal::ProcessId {
-                    pid,
-                    start_time: req.agent_start_time,
-                };
-                if crate::terminal::alive(&agent).is_err() {
-                    // Nobody is left to answer: close now, not at the deadline, so no decision
-                    // is typed into a pane the agent no longer holds.
-                    let _ = close(roots, &req, GateStatus::AgentGone);
-                    return HookOutcome::quiet(
-                        "plandeck hook claude: the agent went away; request closed\n",
-                    );
-                }
+        match waiting.nobody_left(roots, &req) {
+            // Nobody is left to answer: close now, not at the deadline, so no decision is
+            // typed into a pane the agent no longer holds.
+            Some(GateStatus::AgentGone) => {
+                let _ = close(roots, &req, GateStatus::AgentGone);
+                return HookOutcome::quiet(
+                    "plandeck hook claude: the agent went away; request closed\n",
+                );
             }
-            if !app_running(roots) {
-                let _ = close(roots, &req, GateStatus::AppStopped);
+            Some(status) => {
+                let _ = close(roots, &req, status);
                 return HookOutcome::quiet(
                     "plandeck hook claude: Plandeck stopped; answer in the terminal\n",
                 );
             }
+            None => {}
         }
-        let _ = rx.recv_timeout(tick.min(deadline - elapsed));
-        // Drain a burst of events so one decision does not cause many wake-ups.
-        while rx.try_recv().is_ok() {}
+        waiting.sleep(deadline);
     }
 }
 

@@ -26,23 +26,17 @@
 //! and never writes under `~/.claude/teams` (the inboxes are signature-checked).
 
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::{Duration, Instant};
-
-use notify::{RecursiveMode, Watcher};
+use std::time::Duration;
 
 use super::hook_claude::new_id;
-use super::store::{self, app_running, close, file_request, gate_dir, read_decision};
+use super::hook_wait::HookWait;
+use super::store::{app_running, close, file_request, gate_dir, read_decision};
 use super::HookInput as Input;
 use super::{GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome};
 use super::{HookPreview, InstallPlan, InstallReport};
 use crate::agents::{claude, Agent};
 use crate::config::Roots;
 use crate::hooks::{self, Hook};
-
-const TICK: Duration = Duration::from_millis(50);
-const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
-const APP_CHECK: Duration = Duration::from_millis(250);
 
 /// Plandeck's words in the hook command.
 const TEAM_ARGS: &str = "hook claude-team";
@@ -256,21 +250,7 @@ pub(crate) fn wait_message(deadline: Duration) -> String {
 }
 
 fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
-    let start = Instant::now();
-    let decisions = store::decisions_dir(roots);
-    let _ = crate::durable::create_private_dir(&decisions);
-    let (tx, rx) = mpsc::channel();
-    let watcher = notify::recommended_watcher(move |_| {
-        let _ = tx.send(());
-    })
-    .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w));
-    let tick = if watcher.is_ok() {
-        TICK
-    } else {
-        TICK_WITHOUT_WATCHER
-    };
-    let request_file = store::requests_dir(roots).join(format!("{}.json", req.id));
-    let mut last_app_check = start;
+    let mut waiting = HookWait::new(roots, &req);
     loop {
         match read_decision(roots, &req.id) {
             Some(GateDecision::Reject { feedback }) => {
@@ -284,34 +264,26 @@ fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
             }
             None => {}
         }
-        if !request_file.exists() {
+        if !waiting.request_open() {
             // Closed without a decision this hook saw: not let through unread.
             return deny("The plan's review in Plandeck was closed without a decision. Call ExitPlanMode again to ask again.");
         }
-        let elapsed = start.elapsed();
-        if elapsed >= deadline {
+        if waiting.elapsed() >= deadline {
             let _ = close(roots, &req, GateStatus::Expired);
             return deny(&wait_message(deadline));
         }
-        if last_app_check.elapsed() >= APP_CHECK {
-            last_app_check = Instant::now();
-            if let Some(pid) = req.agent_pid {
-                let agent = crate::terminal::ProcessId {
-                    pid,
-                    start_time: req.agent_start_time,
-                };
-                if crate::terminal::alive(&agent).is_err() {
-                    let _ = close(roots, &req, GateStatus::AgentGone);
-                    return quiet("the agent went away; request closed");
-                }
+        match waiting.nobody_left(roots, &req) {
+            Some(GateStatus::AgentGone) => {
+                let _ = close(roots, &req, GateStatus::AgentGone);
+                return quiet("the agent went away; request closed");
             }
-            if !app_running(roots) {
-                let _ = close(roots, &req, GateStatus::AppStopped);
+            Some(status) => {
+                let _ = close(roots, &req, status);
                 return quiet("Plandeck stopped; the lead decides");
             }
+            None => {}
         }
-        let _ = rx.recv_timeout(tick.min(deadline - elapsed));
-        while rx.try_recv().is_ok() {}
+        waiting.sleep(deadline);
     }
 }
 

@@ -5,6 +5,7 @@ use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
 use super::*;
+use crate::gate::store;
 use crate::gate::{app_heartbeat, decide, ApproveMode};
 
 use plandeck_testkit::fixtures::{claude_hook_input as fixture, claude_hook_input_as};

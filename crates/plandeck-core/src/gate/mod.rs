@@ -28,6 +28,7 @@ mod delivery;
 mod hook_claude;
 mod hook_gemini;
 pub mod hook_team;
+mod hook_wait;
 pub(crate) mod install;
 mod pane;
 mod send;

@@ -1,0 +1,97 @@
+//! How a hook waits on its request: woken the moment a decision file lands (inotify on the
+//! decisions folder; polled fast where that cannot be watched), checking now and then that the
+//! agent still runs and Plandeck is still open. Shared by the Claude Code hook and the teammate
+//! gate; each reads the decision and answers in its own way.
+
+use std::path::PathBuf;
+use std::sync::mpsc;
+use std::time::{Duration, Instant};
+
+use notify::{RecommendedWatcher, RecursiveMode, Watcher};
+
+use super::store::{self, app_running};
+use super::{GateRequest, GateStatus};
+use crate::config::Roots;
+
+/// How often the transcript, the deadline and the request are checked while waiting: decisions
+/// wake the hook at once through inotify; without it they are polled at the faster rate.
+const TICK: Duration = Duration::from_millis(50);
+const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
+const APP_CHECK: Duration = Duration::from_millis(250);
+
+/// One hook's wait on one request.
+pub(super) struct HookWait {
+    _watcher: Option<RecommendedWatcher>,
+    rx: mpsc::Receiver<()>,
+    tick: Duration,
+    request_file: PathBuf,
+    start: Instant,
+    last_check: Instant,
+}
+
+impl HookWait {
+    pub(super) fn new(roots: &Roots, req: &GateRequest) -> Self {
+        let decisions = store::decisions_dir(roots);
+        let _ = crate::durable::create_private_dir(&decisions);
+        let (tx, rx) = mpsc::channel();
+        let watcher = notify::recommended_watcher(move |_| {
+            let _ = tx.send(());
+        })
+        .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w))
+        .ok();
+        let start = Instant::now();
+        HookWait {
+            tick: if watcher.is_some() {
+                TICK
+            } else {
+                TICK_WITHOUT_WATCHER
+            },
+            _watcher: watcher,
+            rx,
+            request_file: store::requests_dir(roots).join(format!("{}.json", req.id)),
+            start,
+            last_check: start,
+        }
+    }
+
+    /// The request is still open (no one closed it meanwhile).
+    pub(super) fn request_open(&self) -> bool {
+        self.request_file.exists()
+    }
+
+    /// How long the hook has waited.
+    pub(super) fn elapsed(&self) -> Duration {
+        self.start.elapsed()
+    }
+
+    /// Every quarter second: why nobody is left to decide (the agent went away, or Plandeck
+    /// stopped), as the status to close the request with.
+    pub(super) fn nobody_left(&mut self, roots: &Roots, req: &GateRequest) -> Option<GateStatus> {
+        if self.last_check.elapsed() < APP_CHECK {
+            return None;
+        }
+        self.last_check = Instant::now();
+        let agent_gone = req.agent_pid.is_some_and(|pid| {
+            let agent = crate::terminal::ProcessId {
+                pid,
+                start_time: req.agent_start_time,
+            };
+            crate::terminal::alive(&agent).is_err()
+        });
+        if agent_gone {
+            Some(GateStatus::AgentGone)
+        } else if !app_running(roots) {
+            Some(GateStatus::AppStopped)
+        } else {
+            None
+        }
+    }
+
+    /// Sleeps until a decision file lands or the next look is due, never past `deadline`.
+    pub(super) fn sleep(&self, deadline: Duration) {
+        let left = deadline.saturating_sub(self.elapsed());
+        let _ = self.rx.recv_timeout(self.tick.min(left));
+        // Drain a burst of events so one decision does not cause many wake-ups.
+        while self.rx.try_recv().is_ok() {}
+    }
+}
