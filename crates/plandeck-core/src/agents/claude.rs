@@ -121,15 +121,9 @@ pub const TEAM_EVENT: &str = "PreToolUse";
 /// `onFailure: block` so that a hook that fails or times out denies rather than lets the plan
 /// through (a `PreToolUse` hook fails open by default).
 pub fn team_hook_group(command: &str) -> Value {
-    json!({
-        "matcher": PLAN_TOOL,
-        "hooks": [{
-            "type": "command",
-            "command": command,
-            "timeout": HOOK_TIMEOUT_SECS,
-            "onFailure": "block",
-        }],
-    })
+    let mut group = plan_hook_group(command);
+    group["hooks"][0]["onFailure"] = json!("block");
+    group
 }
 
 /// The event of verify's hook: Claude Code is about to stop.
