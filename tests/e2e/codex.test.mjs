@@ -458,6 +458,13 @@ async function withCodexInWindow(fn, { standInArgs = () => [] } = {}) {
 
 test("Codex gate in the window: Approve clicked picks 'Yes, implement this plan'; the card goes", { timeout: 240000 }, async () => {
   await withCodexInWindow(async ({ s, home, api, req, card }) => {
+    // Its session card is live (its TUI and pane read from its processes): the terminal button
+    // is there, and the card says it waits for approval.
+    await s.click("[data-view=sessions]");
+    const session = `[data-testid=session-card][data-session="${req.sessionId}"]`;
+    await s.waitFor(`${session} [data-testid=watch-terminal]`, { timeout: 20000 });
+    await s.screenshot("codex-session-card");
+    await s.click("[data-view=plans]");
     await s.click(`${card} [data-testid=gate-approve-auto]`);
     const impl = await waitFor(() => api.received().find((x) => x.mode === "default"), { timeout: 30000, what: "the implementation turn" });
     assert.deepEqual(impl.user, ["Implement the plan."]);
