@@ -34,6 +34,7 @@ use crate::plans::{self, PlanDocument, PlanListing, PlansChanged, SearchHit};
 use crate::review::{self, Decision, PlanDiff, PlanHistory};
 use crate::route::{self, PlanDecision, PlanOutcome};
 use crate::sessions::{IndexProgress, SessionIndex, SessionSummary};
+use crate::sync::lock;
 use crate::verify::{self, StepOverride, StepStatus, VerifyReport};
 use crate::worktrees::{self, RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
 
@@ -65,10 +66,6 @@ pub struct Confirmation {
     pub destructive: bool,
     /// The button that confirms (Cancel is the other).
     pub action: String,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Deck {

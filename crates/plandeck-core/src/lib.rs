@@ -64,6 +64,7 @@ pub mod sessions;
 pub mod shell;
 pub mod stamped;
 pub mod standing;
+mod sync;
 pub mod terminal;
 pub mod timestamp;
 pub mod verify;

@@ -7,7 +7,7 @@
 use std::collections::{BTreeMap, BTreeSet, HashMap};
 use std::path::PathBuf;
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
@@ -18,6 +18,7 @@ use crate::gate::{self, AppPresence, GateRequest, GateStatus};
 use crate::plans::{self, PlansChanged};
 use crate::review;
 use crate::sessions::{IndexProgress, SessionIndex, SessionState, SessionSummary};
+use crate::sync::lock;
 use crate::watch::{self, WatchHandle};
 
 mod history;
@@ -125,10 +126,6 @@ pub struct Live {
     pub(crate) roots: Roots,
     pub(crate) sessions: Arc<Mutex<Option<SessionIndex>>>,
     pub(crate) emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 impl Live {

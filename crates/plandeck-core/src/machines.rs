@@ -31,6 +31,7 @@ use crate::live::{GateChanged, LiveEvent, SessionsChanged, WorktreesChanged};
 use crate::mirror::{TerminalClosed, TerminalEvent, TerminalOutput};
 use crate::plans::PlansChanged;
 use crate::remote::{Remote, RemoteError};
+use crate::sync::lock;
 use crate::worktrees::{WorktreeSize, WorktreeSummary};
 
 /// How often a machine is tried again, and how long a listing waits for one.
@@ -105,10 +106,6 @@ struct Link {
 struct LinkState {
     status: MachineStatus,
     remote: Option<Arc<Remote>>,
-}
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 fn now() -> String {

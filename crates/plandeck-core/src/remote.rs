@@ -33,6 +33,7 @@ use serde_json::Value;
 use crate::config::{check_ssh_dest, Env, Host};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::serve::{self, Hello, ServerFrame, Subscribed};
+use crate::sync::lock;
 
 /// What is run on the remote.
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
@@ -374,10 +375,6 @@ struct Ignored {
 
 /// How many reasons for ignored frames are kept.
 const REASONS_KEPT: usize = 10;
-
-fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 impl Remote {
     /// Connects to `host` and reads its hello; refused, with why, when ssh fails, the remote has

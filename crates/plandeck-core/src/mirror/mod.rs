@@ -24,7 +24,7 @@ use std::os::unix::process::CommandExt;
 use std::process::{Child, ChildStdin, Stdio};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::mpsc;
-use std::sync::{Arc, Mutex, MutexGuard};
+use std::sync::{Arc, Mutex};
 use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
@@ -32,6 +32,7 @@ use ts_rs::TS;
 
 use crate::ipc::{ErrorKind, IpcError};
 use crate::sessions::SessionSummary;
+use crate::sync::lock;
 use crate::terminal::{self, Target, TerminalError};
 
 pub use seed::Screen;
@@ -185,10 +186,6 @@ fn check_tmux(socket: Option<&str>) -> Result<(), MirrorError> {
         // A build that names itself otherwise (`tmux next-3.6`, `tmux master`): let it try.
         None => Ok(()),
     }
-}
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
 }
 
 /// One open view.

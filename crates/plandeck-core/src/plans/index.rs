@@ -12,10 +12,11 @@
 //! never answers older than the disk.
 
 use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
-use std::sync::{Arc, Mutex, MutexGuard, Weak};
+use std::sync::{Arc, Mutex, Weak};
 
 use super::discover::{self, Discovery};
 use crate::config::Roots;
+use crate::sync::lock;
 
 /// Discovery for one set of roots, kept until a watcher says it is out of date.
 pub struct PlanIndex {
@@ -29,10 +30,6 @@ pub struct PlanIndex {
 
 /// The indexes held by live handles, by their roots. Weak: an index lives as long as its holder.
 static HELD: Mutex<Vec<(Roots, Weak<PlanIndex>)>> = Mutex::new(Vec::new());
-
-fn lock<T>(m: &Mutex<T>) -> MutexGuard<'_, T> {
-    m.lock().unwrap_or_else(|e| e.into_inner())
-}
 
 impl PlanIndex {
     /// An index over `roots` that every plan call on equal roots uses for as long as the returned
