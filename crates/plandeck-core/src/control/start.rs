@@ -330,7 +330,7 @@ pub(super) fn command_line(
 /// The pane's screen now, and whether its program exited.
 fn pane_state(session: &str) -> (String, bool) {
     let target = format!("={session}:");
-    let dead = tmux_output(
+    let read = || match tmux_output(
         None,
         &[
             "display-message",
@@ -339,14 +339,23 @@ fn pane_state(session: &str) -> (String, bool) {
             &target,
             "#{pane_dead}\t#{pane_dead_status}",
         ],
-    );
-    let (dead, status) = match dead {
+    ) {
         Ok(s) => {
             let (d, st) = s.trim_end().split_once('\t').unwrap_or((s.trim(), ""));
-            (d != "0", st.to_owned())
+            (d != "0", st.to_owned(), true)
         }
-        Err(_) => (true, String::new()),
+        Err(_) => (true, String::new(), false),
     };
+    let (mut dead, mut status, mut there) = read();
+    // tmux marks the pane dead when its terminal closes, and knows the exit status only once it
+    // has reaped the program: wait a little for it.
+    for _ in 0..10 {
+        if !(dead && there && status.is_empty()) {
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+        (dead, status, there) = read();
+    }
     let mut screen =
         tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
     if dead && !status.is_empty() {

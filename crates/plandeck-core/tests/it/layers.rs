@@ -9,6 +9,7 @@ use std::path::{Path, PathBuf};
 /// Lowest first. A new module gets its place here.
 const LAYERS: &[&str] = &[
     // Foundations: no domain.
+    "sync",
     "plan_state",
     "durable",
     "stamped",
