@@ -5,7 +5,7 @@
 // times more for a streaming terminal), and its bundle assigns `toString` on a plain object at
 // load, which throws under the window's frozen Object.prototype (Tauri's freezePrototype).
 
-import { Terminal, type ITerminalOptions } from "@xterm/xterm";
+import { Terminal, type IDisposable, type ITerminalOptions } from "@xterm/xterm";
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { CanvasAddon } from "@xterm/addon-canvas";
 import "@xterm/xterm/css/xterm.css";
@@ -63,4 +63,34 @@ export function screenText(term: Terminal): string[] {
   const out: string[] = [];
   for (let y = 0; y < term.rows; y++) out.push(buf.getLine(buf.viewportY + y)?.translateToString(true) ?? "");
   return out;
+}
+
+type UserInputEvent = (listener: () => void) => IDisposable;
+
+/**
+ * Calls `onInput` with what the person typed, pasted or composed into `term` (and their mouse in
+ * a program that asked for it), never with the terminal's own answers to the program's queries
+ * (device attributes, cursor position, OSC 10/11 colours, sizes, focus): both come through
+ * `onData`, and only the person's is announced, synchronously just before it, by xterm's
+ * `coreService.onUserInput` (its `triggerDataEvent(data, true)`). An answer typed into the agent
+ * would read as keys (ESC-led: Escape, then text). Throws when xterm.js no longer has that event:
+ * keys are then never forwarded rather than forwarded with answers.
+ */
+export function personsInput(term: Terminal, onInput: (data: string) => void): IDisposable {
+  const core = (term as unknown as { _core?: { coreService?: { onUserInput?: UserInputEvent } } })._core;
+  const onUserInput = core?.coreService?.onUserInput;
+  if (typeof onUserInput !== "function") throw new Error("this xterm.js does not say which input is the person's: keys are not forwarded");
+  let person = false;
+  const flagged = onUserInput(() => (person = true));
+  const data = term.onData((text) => {
+    const theirs = person;
+    person = false;
+    if (theirs) onInput(text);
+  });
+  return {
+    dispose: () => {
+      flagged.dispose();
+      data.dispose();
+    },
+  };
 }
