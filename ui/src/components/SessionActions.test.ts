@@ -31,6 +31,46 @@ describe("SessionActions", () => {
     ]);
   });
 
+  it("says a message starting with ! or / runs a command, and sends it only once confirmed", async () => {
+    const sent: string[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "send_to_agent") {
+        sent.push(args.text);
+        return "typed into tmux pane %3 and submitted";
+      }
+    });
+    render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "waiting_for_input" }) });
+    await fireEvent.click(screen.getByRole("button", { name: "Send message…" }));
+    for (const [text, kind, words] of [
+      ["!rm -rf build", "shell", "shell command"],
+      [" /clear", "slash", "slash command"],
+    ] as const) {
+      const box = screen.getByLabelText("Message to the agent");
+      await fireEvent.input(box, { target: { value: text } });
+      expect(screen.getByTestId("message-command")).toHaveAttribute("data-command", kind);
+      // Enter and Send both ask first; nothing goes.
+      await fireEvent.keyDown(box, { key: "Enter" });
+      expect(screen.getByTestId("confirm-command-ask")).toHaveTextContent(words);
+      await fireEvent.keyDown(box, { key: "Enter" });
+      expect(sent).toEqual(text === "!rm -rf build" ? [] : ["!rm -rf build"]);
+      if (kind === "shell") {
+        // Edited after the question: asked again for the new text.
+        await fireEvent.click(screen.getByTestId("edit-command"));
+        await fireEvent.input(box, { target: { value: text } });
+        await fireEvent.click(screen.getByTestId("send-message"));
+        expect(screen.getByTestId("confirm-command-ask")).toBeInTheDocument();
+      }
+      await fireEvent.click(screen.getByTestId("confirm-command"));
+      await waitFor(() => expect(sent.at(-1)).toBe(text));
+      await fireEvent.click(await screen.findByRole("button", { name: "Send message…" }));
+    }
+    // A plain message goes at once.
+    await fireEvent.input(screen.getByLabelText("Message to the agent"), { target: { value: "next step" } });
+    expect(screen.queryByTestId("message-command")).toBeNull();
+    await fireEvent.click(screen.getByTestId("send-message"));
+    await waitFor(() => expect(sent).toEqual(["!rm -rf build", " /clear", "next step"]));
+  });
+
   it("interrupts only after the confirm", async () => {
     const calls: string[] = [];
     mockIPC((cmd) => {
