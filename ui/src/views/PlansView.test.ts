@@ -91,6 +91,31 @@ describe("PlansView", () => {
     expect(screen.getAllByTestId("plan-slug").map((e) => e.textContent)).toEqual(["api-pages-calm-owl", "session bbbbbbbb"]);
   });
 
+  it("opens a restored plan on the machine it was restored on, not a plan at the same path here", async () => {
+    const path = "/home/ann/.claude/plans/a.md";
+    const rec = { id: "@lab/t1", machine: "lab", agent: "claude", sessionId: "aaaaaaaa-1", path, project: "/w/api", title: "Plan: from lab", text: "# Plan: from lab\n", state: null, source: "transcript", subagent: false, versions: [] };
+    let restored = false;
+    mockIPC((cmd) => {
+      if (cmd === "list_plans")
+        return { plans: restored ? [plan({ id: "here1", path }), plan({ id: "@lab/p9", machine: "lab", path, title: "Plan: from lab" })] : [plan({ id: "here1", path })], problems: [] };
+      if (cmd === "transcript_plans") return restored ? [] : [rec];
+      if (cmd === "recovered_plan") return { plan: rec, html: "<h1>Plan: from lab</h1>" };
+      if (cmd === "restore_plan") {
+        restored = true;
+        return { id: "@lab/t1", path, written: true };
+      }
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await fireEvent.click(await screen.findByTestId("transcript-row"));
+    await fireEvent.click(await screen.findByTestId("restore-plan"));
+    await screen.findByTestId("restore-notice");
+    await waitFor(() => expect(screen.getAllByTestId("plan-row")).toHaveLength(2));
+    const selected = () => screen.getAllByTestId("plan-row").find((r) => r.getAttribute("aria-current") === "true");
+    await waitFor(() => expect(selected()).toHaveAttribute("data-id", "@lab/p9"));
+  });
+
   it("search shows each plan's snippet as text with the hits highlighted, markup inert", async () => {
     const plans = [plan({ id: "p1" }), plan({ id: "p2", title: "Plan: cache pages" })];
     const snippet = "…use the <b>cursor</b> and a Cursor header";
