@@ -1,6 +1,6 @@
-import { describe, expect, it } from "vitest";
+import { describe, expect, it, vi } from "vitest";
 import { Terminal } from "@xterm/xterm";
-import { personsInput } from "./xterm";
+import { makeTerminal, personsInput } from "./xterm";
 
 /** Writes `data` to `term` and waits until xterm.js has parsed it (its answers are sent by then). */
 const written = (term: Terminal, data: string) => new Promise<void>((done) => term.write(data, done));
@@ -46,5 +46,25 @@ describe("personsInput", () => {
     expect(all.join("")).toContain("\x1b]11;rgb:");
     expect(forwarded).toHaveLength(count);
     term.dispose();
+  });
+});
+
+describe("makeTerminal", () => {
+  it("hands a program's link (OSC 8) to Plandeck, never navigating the window nor asking with confirm()", () => {
+    const open = vi.spyOn(window, "open").mockImplementation(() => null);
+    const confirm = vi.spyOn(window, "confirm").mockImplementation(() => true);
+    const links: string[] = [];
+    const term = makeTerminal(80, 24, 13, (uri) => links.push(uri));
+    const handler = term.options.linkHandler;
+    expect(handler).toBeTruthy();
+    for (const uri of ["https://example.com/x", "file:///etc/passwd", "javascript:alert(1)"]) {
+      handler!.activate(new MouseEvent("click", { cancelable: true }), uri, { start: { x: 1, y: 1 }, end: { x: 2, y: 1 } });
+    }
+    expect(links).toEqual(["https://example.com/x", "file:///etc/passwd", "javascript:alert(1)"]);
+    expect(open).not.toHaveBeenCalled();
+    expect(confirm).not.toHaveBeenCalled();
+    term.dispose();
+    open.mockRestore();
+    confirm.mockRestore();
   });
 });

@@ -20,8 +20,13 @@ const THEME: ITerminalOptions["theme"] = {
   selectionBackground: "#3a4560",
 };
 
-/** A terminal of exactly `cols` × `rows`, taking no keys until `setControl(true)`. */
-export function makeTerminal(cols: number, rows: number, fontSize = BASE_FONT): Terminal {
+/**
+ * A terminal of exactly `cols` × `rows`, taking no keys until `setControl(true)`. A link the
+ * program wrote (OSC 8) is never followed from the web view: activating it hands its address to
+ * `onLink` (the panel shows it as text), instead of xterm.js's default handler, which would
+ * navigate the window after a `confirm()`.
+ */
+export function makeTerminal(cols: number, rows: number, fontSize = BASE_FONT, onLink: (uri: string) => void = () => {}): Terminal {
   allowTerminalStyles();
   const term = new Terminal({
     cols,
@@ -35,6 +40,14 @@ export function makeTerminal(cols: number, rows: number, fontSize = BASE_FONT): 
     fontSize,
     lineHeight: 1,
     theme: THEME,
+    linkHandler: {
+      // Shown, never opened: any scheme is only text then.
+      allowNonHttpProtocols: true,
+      activate: (event, uri) => {
+        event.preventDefault();
+        onLink(uri);
+      },
+    },
   });
   // tmux counts emoji and East Asian wide characters as two cells, as Unicode 11 does.
   term.loadAddon(new Unicode11Addon());
