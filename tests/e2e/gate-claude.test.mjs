@@ -63,6 +63,45 @@ test("claude: a plan rejected in Plandeck reaches the model as the feedback", { 
   });
 });
 
+test("claude: a plan rewritten while it waits is not approved without the person seeing the change, and never reaches the model as their edit", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ s, home, api, tmux, req, keys }) => {
+    await tmux.waitScreen(CARD);
+    const card = `[data-testid=gate-request][data-id="${req.id}"]`;
+    if (s) await s.waitFor(`${card} [data-testid=gate-approve-auto]`);
+    // A background job appends a step to the plan file after the person read it.
+    const appended = `${readFileSync(req.planPath, "utf8").trimEnd()}\n\n9. Push to production without review\n`;
+    writeFileSync(req.planPath, appended);
+    if (s) {
+      // The queue keeps the version it showed, says what changed, and decides nothing until the
+      // person shows the new version.
+      await s.waitForText("The plan changed since you opened it", `${card} [data-testid=gate-plan-changed]`, { timeout: 20000 });
+      assert.match(await s.text(`${card} [data-testid=gate-plan-changes]`), /\+ 9\. Push to production without review/);
+      const disabled = () => s.exec(`return ["gate-approve-auto", "gate-approve-manual", "gate-edit", "gate-reject"].map((t) => document.querySelector(arguments[0] + " [data-testid=" + t + "]").disabled)`, card);
+      assert.deepEqual(await disabled(), [true, true, true, true]);
+      await s.screenshot("queue-plan-changed-while-shown");
+      await s.click(`${card} [data-testid=gate-show-new]`);
+      assert.deepEqual(await disabled(), [false, false, false, false]);
+      // Approving the new version: the rewrite is nobody's edit in Plandeck, so it is refused
+      // with the reason, nothing sent.
+      await s.click(`${card} [data-testid=gate-approve-auto]`);
+      await s.waitForText("no longer holds the plan the agent submitted", `${card} [data-testid=gate-problem]`, { timeout: 20000 });
+      assert.equal(await s.exec(`return document.querySelector(arguments[0] + " [data-testid=gate-problem]").dataset.kind`, card), "refused");
+    } else {
+      const r = cli(home, ["approve", req.id, "--json"]);
+      assert.notEqual(r.status, 0, r.stdout);
+      assert.equal(JSON.parse(r.stdout).error.kind, "refused", r.stdout);
+    }
+    assert.deepEqual(keys.typed(), [], "nothing was typed into the pane");
+    assert.ok(pending(home).some((r) => r.id === req.id), "the request still waits");
+    await tmux.waitScreen(CARD);
+    // The person answers it another way: the model never got the appended step as approved.
+    await rejectInQueue(s, home, req, "Do not push anything; wait for the review.");
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.isError, true);
+    assert.ok(!got.content.includes("Push to production"), `the model got:\n${got.content}`);
+  });
+});
+
 /** The plan's id in the listing (`plandeck plans list --json`), found by its path. */
 function planIdOf(home, path) {
   const r = cli(home, ["plans", "list", "--json"]);

@@ -66,9 +66,25 @@ test("edit and approve writes the plan; a later change on disk shows as changed 
     assert.equal(after, `${before}4. Reviewer note: exempt health checks.`);
     await s.waitFor("[data-testid=plan-detail] .badge[data-state=approved]");
 
-    // The agent changes the plan after approval.
+    // The agent changes the plan after approval, while it is shown (issue 33): the view keeps
+    // the text it showed, says the file changed with what changed, and decides nothing until the
+    // person shows the new version.
     writeFileSync(planPath, readFileSync(planPath, "utf8").replace("100 requests/minute", "1000 requests/minute"));
     await s.waitFor("[data-testid=plan-detail] .badge[data-state=changed]", { timeout: 20000 });
+    await s.waitForText("This plan changed since you opened it", "[data-testid=plan-changed]", { timeout: 20000 });
+    await s.waitFor("[data-testid=plan-changed] .insert");
+    assert.match(await s.text("[data-testid=plan-changed]"), /1000/);
+    assert.doesNotMatch(await s.text("[data-testid=plan-html]"), /1000 requests/, "the text shown is still the one opened");
+    const disabled = () => s.exec(`return ["approve", "reject", "edit"].map((t) => document.querySelector("[data-testid=plan-detail] [data-testid=" + t + "]").disabled)`);
+    assert.deepEqual(await disabled(), [true, true, true], "no decision on a version not seen");
+    // `a` does nothing either: nothing is recorded.
+    await s.exec(`document.activeElement?.blur()`);
+    await s.keys("a");
+    await s.screenshot("plan-changed-while-shown");
+    assert.equal(JSON.parse(cli(home, ["log", "--plan", planPath, "--json"]).stdout).length, 1, "nothing decided on the unseen version");
+    await s.click("[data-testid=show-new-version]");
+    await s.waitForText("1000 requests", "[data-testid=plan-html]");
+    assert.deepEqual(await disabled(), [false, false, false]);
     await s.click("[data-tab=diff]");
     await s.waitFor("[data-testid=plan-diff]");
     const diffText = await s.text("[data-testid=plan-diff]");

@@ -87,6 +87,7 @@ export const gateRequest = (over: Partial<GateRequest> = {}): GateRequest => ({
   team: null,
   teammate: null,
   leadSessionId: null,
+  planRead: null,
   status: "waiting",
   closedAt: null,
   decision: null,

@@ -192,7 +192,7 @@ pub fn settle_sessions(
     for s in sessions.iter_mut() {
         if pending
             .iter()
-            .any(|r| r.session_id == s.session_id && r.agent == s.agent)
+            .any(|r| r.session_id == s.session_id && r.agent == s.agent && !in_lead(r))
         {
             s.state = crate::sessions::SessionState::WaitingForApproval;
         }
@@ -209,6 +209,13 @@ pub fn settle_sessions(
     }
     // A session the gate says waits moves up with the others that wait.
     crate::sessions::sort(sessions);
+}
+
+/// An in-process teammate's request: filed under its lead's session (the hook input's
+/// `session_id` is the lead's), though the lead itself waits for nothing. Its lead's card is not
+/// marked waiting for it (the queue shows the teammate's request).
+fn in_lead(req: &GateRequest) -> bool {
+    req.teammate.is_some() && req.lead_session_id.as_deref() == Some(req.session_id.as_str())
 }
 
 #[cfg(test)]
@@ -260,5 +267,37 @@ mod tests {
             ]
         );
         assert_eq!(list[0].state, SessionState::WaitingForApproval);
+    }
+
+    /// Issue 33 (finding 16): an in-process teammate's request names its lead's session; the
+    /// lead's card is not marked waiting for it. A teammate in a pane of its own (its own session)
+    /// is.
+    #[test]
+    fn an_in_process_teammates_request_does_not_mark_its_lead_waiting() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let request = |session: &str, lead: &str| -> GateRequest {
+            serde_json::from_value(serde_json::json!({
+                "id": format!("r-{session}"), "agent": "claude", "sessionId": session, "cwd": "/work/api",
+                "planPath": null, "plan": "# Plan\n", "toolUseId": null, "transcriptPath": null,
+                "transcriptOffset": 0, "tmuxPane": null, "tmuxSocket": null,
+                "waitingSince": "2026-11-26T10:00:00Z", "deadline": "2026-11-26T10:10:00Z",
+                "hookPid": 1, "agentPid": 1, "status": "waiting", "closedAt": null, "decision": null,
+                "team": "session-1a2b3c4d", "teammate": "planner", "leadSessionId": lead
+            }))
+            .unwrap()
+        };
+        let mut list = vec![
+            session("lead", "working", "2026-11-26T10:05:00Z"),
+            session("mate-pane", "working", "2026-11-26T10:04:00Z"),
+        ];
+        settle_sessions(
+            &roots,
+            &mut list,
+            &[request("lead", "lead"), request("mate-pane", "lead")],
+        );
+        let state = |id: &str| list.iter().find(|s| s.session_id == id).unwrap().state;
+        assert_eq!(state("lead"), SessionState::Working);
+        assert_eq!(state("mate-pane"), SessionState::WaitingForApproval);
     }
 }

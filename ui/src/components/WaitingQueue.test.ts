@@ -135,6 +135,7 @@ describe("WaitingQueue", () => {
     expect(within(first).getAllByRole("alert")).toHaveLength(1);
     await fireEvent.click(within(first).getByTestId("gate-approve-auto"));
     await waitFor(() => expect(within(first).getByRole("alert")).toHaveTextContent("the plan changed since you read it"));
+    await waitFor(() => expect(within(first).getByTestId("gate-approve-manual")).toBeEnabled());
     await fireEvent.click(within(first).getByTestId("gate-approve-manual"));
     await waitFor(() => expect(within(first).getByRole("alert")).toHaveTextContent("not on screen"));
     expect(screen.getAllByRole("alert")).toHaveLength(1);
@@ -152,6 +153,36 @@ describe("WaitingQueue", () => {
     expect(within(gemini).getByTestId("gate-approve-auto")).toHaveTextContent("Yes, automatically accept edits");
     expect(within(gemini).getByTestId("gate-approve-manual")).toHaveTextContent("Yes, manually accept edits");
     expect(within(gemini).getByTestId("gate-reject")).toHaveTextContent("Type your feedback…");
+  });
+
+  it("keeps the other requests decidable while one decision is on its way, and says when it is not known whether it went", async () => {
+    let answer: ((v: unknown) => void) | null = null;
+    let fail: ((e: unknown) => void) | null = null;
+    const calls: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending") return [request(), request({ id: "req-2", plan: "# Plan: other\n" })];
+      if (cmd === "decide_request") {
+        calls.push(args);
+        if (args.id === "req-1") return new Promise((res, rej) => ((answer = res), (fail = rej)));
+        return { requestId: "req-2", delivered: true, message: "Approved: sent.", status: "approved", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    const [first, second] = await screen.findAllByTestId("gate-request");
+    await fireEvent.click(within(first).getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(within(first).getByTestId("gate-approve-auto")).toBeDisabled());
+    expect(within(first).getByTestId("gate-busy")).toHaveTextContent("Sending your decision");
+    // The stuck one disables only its own buttons.
+    expect(within(second).getByTestId("gate-approve-auto")).toBeEnabled();
+    await fireEvent.click(within(second).getByTestId("gate-approve-auto"));
+    await waitFor(() => expect(calls.map((c) => c.id)).toEqual(["req-1", "req-2"]));
+    // Its answer never came: said as not known, not as a refusal.
+    expect(answer).not.toBeNull();
+    fail!({ kind: "remote", message: "no answer from build-box within 30 s" });
+    const line = await within(first).findByTestId("gate-problem");
+    expect(line).toHaveTextContent("Not known whether it went: no answer from build-box within 30 s");
+    expect(line).toHaveAttribute("data-kind", "remote");
+    await waitFor(() => expect(within(first).getByTestId("gate-approve-auto")).toBeEnabled());
   });
 
   it("keeps one fixed height, scrolled inside, as requests come and go", async () => {
@@ -194,6 +225,7 @@ describe("WaitingQueue with comments on the plan", () => {
     await waitFor(() => expect(calls[0]).toEqual({ id: "req-1", decision: { decision: "reject", feedback: "" }, withComments: true, seenHash: "h-shown" }));
     // Unticked: the decision goes without them.
     await fireEvent.click(carry.querySelector("input")!);
+    await waitFor(() => expect(screen.getByTestId("gate-approve-auto")).toBeEnabled());
     await fireEvent.click(screen.getByTestId("gate-approve-auto"));
     await waitFor(() => expect(calls[1]).toMatchObject({ decision: { decision: "approve" }, withComments: false }));
   });
@@ -218,7 +250,7 @@ describe("WaitingQueue with comments on the plan", () => {
     await waitFor(() => expect(screen.queryByTestId("gate-comments")).toBeNull());
   });
 
-  it("decides the version the window shows: a revised plan file is listed again with its new hash", async () => {
+  it("decides the version on screen: a plan rewritten while shown keeps the shown version, says what changed, and needs a second look", async () => {
     let hash = "h-first";
     let listed = 0;
     const calls: any[] = [];
@@ -226,7 +258,7 @@ describe("WaitingQueue with comments on the plan", () => {
       (cmd, args: any) => {
         if (cmd === "list_pending") {
           listed += 1;
-          return [request({ planHash: hash, plan: hash === "h-first" ? "# Plan: first\n" : "# Plan: revised\n" })];
+          return [request({ planHash: hash, planRead: hash === "h-first" ? null : "# Plan: add pagination\n\n1. cursor\n2. push to production\n" })];
         }
         if (cmd === "request_comments") return [];
         if (cmd === "decide_request") {
@@ -238,12 +270,49 @@ describe("WaitingQueue with comments on the plan", () => {
     );
     render(WaitingQueue);
     await screen.findByTestId("gate-request");
-    // The agent revises its plan: the window shows the new text, the queue decides that one.
+    // A background job appends a step to the plan file: the queue is listed again.
     hash = "h-revised";
     await emit("plans:changed", { paths: ["/home/dev/.claude/plans/p.md"] });
     await waitFor(() => expect(listed).toBeGreaterThan(1));
-    await screen.findByText(/Plan: revised/);
+    const notice = await screen.findByTestId("gate-plan-changed");
+    expect(notice).toHaveTextContent("The plan changed since you opened it");
+    expect(screen.getByTestId("gate-plan-changes")).toHaveTextContent("+ 2. push to production");
+    // Nothing is decided on a version not seen: every decision waits for the second look.
+    for (const b of ["gate-approve-auto", "gate-approve-manual", "gate-edit", "gate-reject"]) expect(screen.getByTestId(b)).toBeDisabled();
+    await fireEvent.click(screen.getByTestId("gate-approve-auto"));
+    expect(calls).toHaveLength(0);
+    // Another reload does not lose what was shown.
+    await emit("gate:changed", { arrived: [], updated: ["req-1"], closed: [] });
+    await waitFor(() => expect(listed).toBeGreaterThan(2));
+    expect(screen.getByTestId("gate-plan-changed")).toBeInTheDocument();
+    // Seen: the new version is the one decided.
+    await fireEvent.click(screen.getByTestId("gate-show-new"));
+    expect(screen.queryByTestId("gate-plan-changed")).toBeNull();
     await fireEvent.click(screen.getByTestId("gate-approve-auto"));
     await waitFor(() => expect(calls[0]).toMatchObject({ seenHash: "h-revised" }));
+  });
+
+  it("sends the hash of the version first shown, not of a later listing", async () => {
+    let hash = "h-first";
+    const calls: any[] = [];
+    mockIPC(
+      (cmd, args: any) => {
+        if (cmd === "list_pending") return [request({ planHash: hash })];
+        if (cmd === "request_comments") return [];
+        if (cmd === "decide_request") {
+          calls.push(args);
+          throw { kind: "conflict", message: "the plan of request req-1 changed since you read it" };
+        }
+      },
+      { shouldMockEvents: true },
+    );
+    render(WaitingQueue);
+    await screen.findByTestId("gate-request");
+    await fireEvent.click(screen.getByTestId("gate-approve-manual"));
+    await waitFor(() => expect(calls[0]).toMatchObject({ seenHash: "h-first" }));
+    hash = "h-second";
+    await emit("gate:changed", { arrived: [], updated: ["req-1"], closed: [] });
+    await screen.findByTestId("gate-plan-changed");
+    expect(calls).toHaveLength(1);
   });
 });

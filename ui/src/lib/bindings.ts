@@ -870,6 +870,12 @@ decidedBy: string | null,
  */
 planHash: string | null, 
 /**
+ * The text whose hash is `plan_hash`, when it is not `plan` (the plan file no longer holds
+ * the text the agent submitted): what the window shows and compares a later listing with.
+ * Filled in when requests are listed.
+ */
+planRead: string | null, 
+/**
  * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
  */
 machine: string | null, 

@@ -141,20 +141,60 @@ describe("PlanDetail", () => {
       expect(sent.seenHash).toBe("hash-of-source");
       expect(sent.decision.decision).toBe(key === "a" ? "approve" : "reject");
       // The diff is from the version read to the file as it is now.
-      expect(calls.find(([c]) => c === "plan_diff")?.[1]).toMatchObject({ from: "hash-of-source", to: null });
+      expect(calls.find(([c]) => c === "plan_diff")?.[1]).toMatchObject({ from: "hash-of-source", to: "hash-of-new" });
       expect(screen.queryByTestId("review-notice")).toBeNull();
-      // Deciding again names the new version.
+      // The view still shows the version read, and decides nothing until the new one is shown.
+      expect(screen.getByTestId("plan-html")).toHaveTextContent("one");
+      expect(screen.getByTestId("approve")).toBeDisabled();
       calls.length = 0;
       mockIPC((c, args) => {
         calls.push([c, args]);
-        if (c === "get_plan") return { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new" };
+        if (c === "get_plan") return { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new", html: "<ol><li>two</li></ol>" };
         if (c === "list_comments") return [];
         return outcome({});
       });
       await fireEvent.keyDown(window, { key: "a" });
+      expect(calls.some(([c]) => c === "decide_plan")).toBe(false);
+      // Deciding again, once the new version is on screen, names it.
+      await fireEvent.click(screen.getByTestId("show-new-version"));
+      expect(screen.queryByTestId("plan-changed")).toBeNull();
+      await fireEvent.keyDown(window, { key: "a" });
       await waitFor(() => expect(calls.find(([c]) => c === "decide_plan")?.[1].seenHash).toBe("hash-of-new"));
       unmount();
     }
+  });
+
+  it("keeps the text on screen when the file changes, says so with the diff, and approves the new version only once shown", async () => {
+    const calls: [string, any][] = [];
+    let file = doc();
+    mockIPC((c, args) => {
+      calls.push([c, args]);
+      if (c === "get_plan") return file;
+      if (c === "plan_diff") return diff;
+      if (c === "list_comments") return [];
+      if (c === "decide_plan") return outcome({});
+    });
+    const { rerender } = render(PlanDetail, { id: "abc123def456", revision: 0 });
+    expect(await screen.findByTestId("plan-html")).toHaveTextContent("one");
+    // A background job rewrites the file; plans:changed reloads the view.
+    file = { ...doc("unreviewed", "# Plan\n\n1. two\n"), contentHash: "hash-of-new", html: "<ol><li>two</li></ol>" };
+    await rerender({ id: "abc123def456", revision: 1 });
+    const notice = await screen.findByTestId("plan-changed");
+    expect(notice).toHaveTextContent("This plan changed since you opened it");
+    await waitFor(() => expect(notice.querySelector(".insert .hl")).toHaveTextContent("two"));
+    expect(calls.find(([c]) => c === "plan_diff")?.[1]).toMatchObject({ from: "hash-of-source", to: "hash-of-new" });
+    // The text shown is still the one opened, and no decision can be taken on it.
+    expect(screen.getByTestId("plan-html")).toHaveTextContent("one");
+    expect(screen.getByTestId("plan-html")).not.toHaveTextContent("two");
+    expect(screen.getByTestId("approve")).toBeDisabled();
+    await fireEvent.keyDown(window, { key: "a" });
+    expect(calls.some(([c]) => c === "decide_plan")).toBe(false);
+    // A second look: the new version on screen, then Approve names it.
+    await fireEvent.click(screen.getByTestId("show-new-version"));
+    expect(screen.getByTestId("plan-html")).toHaveTextContent("two");
+    expect(screen.getByTestId("approve")).toBeEnabled();
+    await fireEvent.click(screen.getByTestId("approve"));
+    await waitFor(() => expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-new" }));
   });
 
   it("rejects with feedback on Ctrl+Enter, and refuses empty feedback", async () => {

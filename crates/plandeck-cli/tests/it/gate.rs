@@ -1571,15 +1571,13 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
     }
 }
 
-/// A decision is about the version the reviewer read: `--expect-hash` (the listing's `planHash`)
-/// is refused once the plan changed, and a headless agent is handed the plan file as the reviewer
-/// saw it, not a different text it submitted.
+/// A decision is about the version the reviewer read (issue 33): `--expect-hash` (the listing's
+/// `planHash`) is refused once the plan file was rewritten, and a rewrite nobody made in Plandeck
+/// is never handed to the agent as the person's edit ("Approved Plan (edited by user)"), whatever
+/// hash comes with the approval: the agent gets the text it submitted and the reviewer read.
 #[test]
-fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
+fn a_decision_is_tied_to_the_version_read_and_a_rewritten_plan_is_never_sent_as_an_edit() {
     let s = claude_setup();
-    // The file holds something else than the text the agent submitted in its tool call.
-    let file_text = "# Plan as the file holds it\n\n1. Add the page param\n";
-    std::fs::write(&s.plan_file, file_text).unwrap();
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     // A headless agent: `claude -p` in its own arguments, no terminal. (`; :` keeps `sh` from
     // exec-ing `sleep`, which would drop those arguments: a race with the hook reading them.)
@@ -1590,42 +1588,80 @@ fn a_decision_is_tied_to_the_version_read_and_headless_gets_that_version() {
         .unwrap();
     let (hook, req) = hook_for_agent(&s, agent.id(), Duration::from_secs(60));
     assert!(req.headless, "{req:?}");
-    let file_hash = plandeck_core::review::store::hash(file_text.as_bytes());
-    assert_eq!(req.plan_hash.as_deref(), Some(file_hash.as_str()));
+    let read = plandeck_core::review::store::hash(s.plan.as_bytes());
+    assert_eq!(req.plan_hash.as_deref(), Some(read.as_str()));
+    assert_eq!(
+        req.plan_read, None,
+        "the file holds what the agent submitted"
+    );
+
+    // A background job appends a step after the reviewer read the plan.
+    let rewritten = format!("{}\n\n4. Push to production\n", s.plan.trim_end());
+    std::fs::write(&s.plan_file, &rewritten).unwrap();
+    let rewritten_hash = plandeck_core::review::store::hash(rewritten.as_bytes());
+    let error_of = |args: &[&str]| {
+        let (code, out, err) = plandeck(&s.home, args);
+        assert_ne!(code, 0, "{out}{err}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        (
+            v["error"]["kind"].as_str().unwrap().to_owned(),
+            v["error"]["message"].as_str().unwrap().to_owned(),
+        )
+    };
+    // The version read is refused: the file holds another.
+    let (kind, message) = error_of(&["approve", &req.id, "--expect-hash", &read, "--json"]);
+    assert_eq!(kind, "conflict", "{message}");
+    assert!(message.contains("changed since you read it"), "{message}");
+    // A listing now names the rewritten version, with its text to compare.
     let (code, out, _) = plandeck(&s.home, &["pending", "--json"]);
     assert_eq!(code, 0);
-    assert!(out.contains(&file_hash), "{out}");
+    assert!(out.contains(&rewritten_hash), "{out}");
+    assert!(out.contains("Push to production"), "{out}");
+    // Approving the rewritten version (a window that re-listed), or with no version named: the
+    // rewrite is not the person's edit, so it is refused with its reason, nothing sent.
+    for args in [
+        vec![
+            "approve",
+            &req.id,
+            "--expect-hash",
+            &rewritten_hash,
+            "--json",
+        ],
+        vec!["approve", &req.id, "--json"],
+    ] {
+        let (kind, message) = error_of(&args);
+        assert_eq!(kind, "refused", "{message}");
+        assert!(
+            message.contains("no longer holds the plan the agent submitted"),
+            "{message}"
+        );
+    }
+    assert_eq!(
+        gate::pending(&s.roots).len(),
+        1,
+        "the request still waits, nothing was decided"
+    );
+    assert!(log_json(&s.home).is_empty(), "nothing was recorded");
 
-    // Read as the submitted text: not what would be approved.
-    let submitted = plandeck_core::review::store::hash(s.plan.as_bytes());
-    let (code, out, _) = plandeck(
-        &s.home,
-        &["approve", &req.id, "--expect-hash", &submitted, "--json"],
-    );
-    assert_ne!(code, 0);
-    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-    assert_eq!(v["error"]["kind"], "conflict", "{v}");
-    assert!(
-        v["error"]["message"]
-            .as_str()
-            .unwrap()
-            .contains("changed since you read it"),
-        "{v}"
-    );
-    // Read as it is: approved, and the agent gets the file's text.
+    // The file back as read: approved, and the agent gets the text it submitted, not an edit.
+    std::fs::write(&s.plan_file, &s.plan).unwrap();
     let (code, out, err) = plandeck(
         &s.home,
-        &["approve", &req.id, "--expect-hash", &file_hash, "--json"],
+        &["approve", &req.id, "--expect-hash", &read, "--json"],
     );
     assert_eq!(code, 0, "{out}{err}");
     let outcome: serde_json::Value = serde_json::from_str(&out).unwrap();
     assert_eq!(outcome["delivered"], true, "{outcome}");
     let answer = hook.join().unwrap();
+    assert!(!answer.stdout.contains("Push to production"), "{answer:?}");
     let v: serde_json::Value = serde_json::from_str(answer.stdout.trim()).unwrap();
     assert_eq!(
-        v["hookSpecificOutput"]["decision"]["updatedInput"]["plan"], file_text,
+        v["hookSpecificOutput"]["decision"]["updatedInput"]["plan"], s.plan,
         "{v}"
     );
+    let log = log_json(&s.home);
+    assert_eq!(log.len(), 1, "{log:?}");
+    assert_eq!(log[0]["edited"], false, "{log:?}");
     let _ = agent.kill();
     let _ = agent.wait();
 }

@@ -30,7 +30,7 @@ use super::store::{
     self, answered, approves_through_hook, close, hook_alive, load_open, save_open_request,
     write_decision,
 };
-use super::transcript::{Answerer, Follower};
+use super::transcript::{Answer, Follower};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
@@ -90,6 +90,21 @@ pub fn decide(
     decision: GateDecision,
 ) -> Result<DecisionOutcome, GateError> {
     decide_with(roots, request_id, decision, &DeliveryOptions::default())
+}
+
+/// Whether `text` (the plan file of `req` as it is now) is an edit the person made in Plandeck
+/// for this request: the log has an edited approval of it on this request (one whose delivery
+/// failed left the file written and the request waiting).
+fn own_edit(roots: &Roots, req: &GateRequest, text: &str) -> bool {
+    let hash = crate::review::store::hash(text.as_bytes());
+    crate::review::log::read_raw(&roots.data)
+        .unwrap_or_default()
+        .iter()
+        .any(|d| {
+            d.edited
+                && d.request_id.as_deref() == Some(req.id.as_str())
+                && d.approved_hash.as_deref() == Some(hash.as_str())
+        })
 }
 
 /// Who a delivered decision went to, for a person: "Claude Code in tmux pane %3".
@@ -158,15 +173,28 @@ pub fn decide_with(
             });
         }
     }
-    // An agent approved through its hook takes the plan from the hook's answer, not from its
-    // file: it gets the file as the reviewer saw it ("Open plan"), not a text the agent submitted
-    // that differs from it.
+    // An agent approved through its hook takes the plan from the hook's answer (`updatedInput`),
+    // not from its file: a plain approval hands it the text it submitted, an edit reaches it as
+    // "Approved Plan (edited by user)". When the file no longer holds the submitted text, the
+    // version read (the file) is not what a plain approval hands over, and the file's text goes
+    // as the person's edit only when it is one: an edit they made in Plandeck for this request
+    // (the log has it). A change nobody made in Plandeck (a background job, another agent) is
+    // refused, never delivered with the person's authority.
     let decision = match decision {
         GateDecision::Approve {
             mode,
             edited: None,
             started_from: None,
-        } if approves_through_hook(&req) && req.plan_path.is_some() && acted_on != req.plan => {
+        } if approves_through_hook(&req)
+            && req.plan_path.is_some()
+            && acted_on.trim_end() != req.plan.trim_end() =>
+        {
+            if !own_edit(roots, &req, &acted_on) {
+                return Err(GateError::NotAsSubmitted {
+                    id: req.id.clone(),
+                    path: req.plan_path.clone().unwrap_or_default().into(),
+                });
+            }
             GateDecision::Approve {
                 mode,
                 edited: Some(acted_on.clone()),
@@ -543,7 +571,7 @@ fn approved_through_hook(roots: &Roots, req: &GateRequest, opts: &DeliveryOption
     let start = Instant::now();
     loop {
         if follower.poll() {
-            let by = follower.answerer().unwrap_or(Answerer::Unknown);
+            let by = follower.answer().unwrap_or(Answer::UNKNOWN);
             let mut closing = req.clone();
             closing.tool_use_id = follower
                 .tool_use_id()
@@ -554,6 +582,13 @@ fn approved_through_hook(roots: &Roots, req: &GateRequest, opts: &DeliveryOption
                 Ok(true) => status,
                 _ => closed_status(roots, &req.id, opts.close_timeout),
             };
+            if status == GateStatus::AnsweredInTerminal && by.accepted == Some(false) {
+                return Reached::new(
+                    Delivery::AnsweredInTerminal,
+                    "another answer refused the plan first (the person on the card, or another hook's deny); Plandeck's approval was not taken",
+                    status,
+                );
+            }
             return reached_through_hook(req, status);
         }
         if !open.exists() {
@@ -994,27 +1029,50 @@ fn normalize(text: &str) -> String {
     out.trim_end().to_owned()
 }
 
-/// Whether the screen shows this request's plan with the card: lines of the plan as the CLIs
-/// render them (two, or the only one; a long plan shows its later lines), or the plan file's
-/// name (Claude Code prints its path on the card).
+/// Whether the screen shows this request's plan with the card: its distinctive lines as the CLIs
+/// render them, or the plan file's name (Claude Code prints its path on the card).
+///
+/// Only content lines count, never headings nor short common lines ("Test Plan", "Assumptions",
+/// "Summary" head many plans: two plans sharing them are not the same plan). A plan shows on
+/// screen whole or by its later lines: its distinctive lines must be there, all of them for a
+/// plan of one or two, at least three and at least half of them (or six, for a long plan whose
+/// first lines scrolled away) otherwise. A plan with no content line at all (a title alone) must
+/// show every line it has. Less is left to the terminal.
 pub(super) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
     let screen_lines: Vec<String> = screen.lines().map(normalize).collect();
-    let probes: Vec<String> = req
-        .plan
-        .lines()
-        .map(|l| {
-            normalize(l.trim_start_matches(|c: char| {
-                c.is_whitespace() || c == '-' || c == '+' || c == '#'
-            }))
-        })
-        .filter(|l| l.chars().count() >= 8)
-        .map(|l| l.chars().take(60).collect::<String>().trim_end().to_owned())
-        .collect();
-    let hits = probes
-        .iter()
-        .filter(|p| screen_lines.iter().any(|s| s.contains(p.as_str())))
-        .count();
-    if !probes.is_empty() && hits >= probes.len().min(2) {
+    let on_screen = |p: &String| screen_lines.iter().any(|s| s.contains(p.as_str()));
+    let mut probes: Vec<String> = Vec::new();
+    let mut labels: Vec<String> = Vec::new();
+    for line in req.plan.lines() {
+        let heading = line.trim_start().starts_with('#');
+        let content = normalize(line.trim_start_matches(|c: char| {
+            c.is_whitespace() || c == '-' || c == '+' || c == '*' || c == '#'
+        }));
+        let probe = content
+            .chars()
+            .take(60)
+            .collect::<String>()
+            .trim_end()
+            .to_owned();
+        let into = if !heading && distinctive(&content) {
+            &mut probes
+        } else if probe.chars().count() >= 8 {
+            &mut labels
+        } else {
+            continue;
+        };
+        if !into.contains(&probe) {
+            into.push(probe);
+        }
+    }
+    let hits = probes.iter().filter(|p| on_screen(p)).count();
+    let n = probes.len();
+    let enough = match n {
+        0 => !labels.is_empty() && labels.iter().all(on_screen),
+        1 | 2 => hits == n,
+        _ => hits >= 3 && (hits * 2 >= n || hits >= 6),
+    };
+    if enough {
         return true;
     }
     let name = req
@@ -1024,6 +1082,17 @@ pub(super) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
         .map(|n| n.to_string_lossy().into_owned())
         .filter(|n| n.len() >= 4);
     name.is_some_and(|n| screen.contains(&n))
+}
+
+/// Whether a plan line (normalized, list marker gone) tells its plan apart: some words of
+/// content, not a short label many plans share.
+fn distinctive(line: &str) -> bool {
+    // An ordered list's number is no content.
+    let text = line
+        .trim_start_matches(|c: char| c.is_ascii_digit())
+        .trim_start_matches(['.', ')'])
+        .trim();
+    text.split_whitespace().count() >= 3 && text.chars().count() >= 16
 }
 
 /// Edit-and-approve: the reviewer's text goes through [`crate::review`], which writes the plan
@@ -1336,10 +1405,49 @@ mod tests {
             screen
         ));
         assert!(!card_is_this_requests(&req("", None), screen));
+        // A plan of headings alone shows all of them, or is not this one.
+        let titles = "# Plan: add pagination\n\n## Test Plan\n";
+        assert!(card_is_this_requests(
+            &req(titles, None),
+            "│ Plan: add pagination │\n│ Test Plan │"
+        ));
+        assert!(!card_is_this_requests(
+            &req(titles, None),
+            "│ Plan: rotate logs │\n│ Test Plan │"
+        ));
         // Claude Code names the plan file on the card.
         assert!(card_is_this_requests(
             &req("", Some("/h/.claude/plans/jolly-pizza.md")),
             "ctrl+g to edit in Vim · ~/.claude/plans/jolly-pizza.md"
         ));
+    }
+
+    /// Issue 33 (finding 15): Codex plans share their headings ("Summary", "Test Plan",
+    /// "Assumptions") and short lines: another thread's plan is not taken for the one on screen
+    /// by those, only by its own content lines.
+    #[test]
+    fn two_plans_sharing_headings_are_told_apart() {
+        let req = |plan: &str| GateRequest {
+            agent: Agent::Codex,
+            plan: plan.into(),
+            ..GateRequest::for_test("r")
+        };
+        let shown = "# Add pagination\n\n## Summary\n- Add cursor pagination to the orders endpoint.\n- Return a next-page cursor with every response.\n- Cap the page size at one hundred orders.\n\n## Test Plan\n- Run the tests\n- Unit tests for the cursor encoding and decoding.\n\n## Assumptions\n- None.\n";
+        let other = "# Rotate logs\n\n## Summary\n- Rotate the service logs daily with logrotate.\n- Keep fourteen days of compressed logs.\n\n## Test Plan\n- Run the tests\n- Check a rotation by hand on staging first.\n\n## Assumptions\n- None.\n";
+        // The popup as Codex draws it: the plan rendered (markers gone), then its choices.
+        let screen = "  Add pagination\n\n  Summary\n  • Add cursor pagination to the orders endpoint.\n  • Return a next-page cursor with every response.\n  • Cap the page size at one hundred orders.\n\n  Test Plan\n  • Run the tests\n  • Unit tests for the cursor encoding and decoding.\n\n  Assumptions\n  • None.\n\n  Implement this plan?\n› 1. Yes, implement this plan\n  2. No, stay in Plan mode";
+        assert!(card_is_this_requests(&req(shown), screen));
+        assert!(
+            !card_is_this_requests(&req(other), screen),
+            "shared headings and a shared short line are not this plan"
+        );
+        // A long plan whose first lines scrolled away is still recognised by its later ones.
+        let long: String = (1..=30)
+            .map(|i| format!("- Step {i}: migrate the table number {i} to the new schema\n"))
+            .collect();
+        let tail: String = (20..=30)
+            .map(|i| format!("  • Step {i}: migrate the table number {i} to the new schema\n"))
+            .collect();
+        assert!(card_is_this_requests(&req(&long), &tail));
     }
 }

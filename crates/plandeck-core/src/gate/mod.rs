@@ -219,6 +219,11 @@ pub struct GateRequest {
     /// refused when the plan changed since.
     #[serde(default)]
     pub plan_hash: Option<String>,
+    /// The text whose hash is `plan_hash`, when it is not `plan` (the plan file no longer holds
+    /// the text the agent submitted): what the window shows and compares a later listing with.
+    /// Filled in when requests are listed.
+    #[serde(default)]
+    pub plan_read: Option<String>,
     /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
     #[serde(default)]
     pub machine: Option<String>,
@@ -287,6 +292,7 @@ impl GateRequest {
             decision: None,
             decided_by: None,
             plan_hash: None,
+            plan_read: None,
             machine: None,
             approves_through_hook: false,
             team: None,
@@ -381,6 +387,11 @@ pub enum GateError {
         seen_hash: String,
         current_hash: String,
     },
+    /// An approval through the hook would hand the agent the plan file's text as the person's
+    /// edit, but the file no longer holds the plan the agent submitted and the change is not an
+    /// edit the person made in Plandeck.
+    #[error("the plan file {path} no longer holds the plan the agent submitted, and the change is not an edit of yours in Plandeck; nothing was sent: approving would hand the agent that text as your edit. Reject it with feedback, or answer in the terminal")]
+    NotAsSubmitted { id: String, path: PathBuf },
     #[error("the plan file {path} changed since the edit started; nothing was written")]
     PlanConflict { path: PathBuf, current: String },
     #[error("request {id} has no plan file to write the edit to")]
@@ -422,7 +433,9 @@ impl From<GateError> for IpcError {
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,
             GateError::Tmux { .. } => ErrorKind::Internal,
-            GateError::CardNotRecognised { .. } => ErrorKind::Refused,
+            GateError::CardNotRecognised { .. } | GateError::NotAsSubmitted { .. } => {
+                ErrorKind::Refused
+            }
             GateError::Review(_) | GateError::Hook(_) => ErrorKind::Internal,
         };
         match e {

@@ -11,7 +11,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::transcript::{Answerer, Follower};
+use super::transcript::{Answer, Answerer, Follower};
 use super::{GateDecision, GateError, GateRequest, GateStatus};
 use crate::config::Roots;
 use crate::durable;
@@ -52,6 +52,7 @@ pub(crate) fn check_id(id: &str) -> Result<(), GateError> {
 pub(crate) fn read_request(path: &Path) -> Result<Option<GateRequest>, GateError> {
     Ok(read_json::<GateRequest>(path)?.map(|mut req| {
         req.plan_hash = None;
+        req.plan_read = None;
         req.approves_through_hook = false;
         req
     }))
@@ -240,8 +241,8 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     if hook_alive(req) {
         return None;
     }
-    if let Some(by) = answer(req) {
-        return Some(status_of_answer(req, by));
+    if let Some(answer) = answer(req) {
+        return Some(status_of_answer(req, answer));
     }
     if req
         .agent_pid
@@ -252,14 +253,23 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     None
 }
 
-/// How a request whose card was answered (by `by`) ended: Plandeck's own decision being delivered
-/// (through the hook, or typed), or the terminal's answer.
-pub(crate) fn status_of_answer(req: &GateRequest, by: Answerer) -> GateStatus {
+/// How a request whose card was answered (`answer`) ended: Plandeck's own decision being
+/// delivered (through the hook, or typed), or another answer (the terminal's, another hook's).
+/// The answer's decision counts as much as who gave it: a refusal is never Plandeck's approval
+/// (another hook answering `deny` first is "a hook" too), and an approval is never Plandeck's
+/// rejection.
+pub(crate) fn status_of_answer(req: &GateRequest, answer: Answer) -> GateStatus {
     match (&req.status, &req.decision) {
-        (GateStatus::Approving, _) if req.through_hook && by == Answerer::Person => {
+        (GateStatus::Approving, _) if answer.accepted == Some(false) => {
+            GateStatus::AnsweredInTerminal
+        }
+        (GateStatus::Approving, _) if req.through_hook && answer.by == Answerer::Person => {
             GateStatus::AnsweredInTerminal
         }
         (GateStatus::Approving, _) => GateStatus::Approved,
+        (_, Some(GateDecision::Reject { .. })) if answer.accepted == Some(true) => {
+            GateStatus::AnsweredInTerminal
+        }
         (_, Some(GateDecision::Reject { .. })) => GateStatus::Rejected,
         _ => GateStatus::AnsweredInTerminal,
     }
@@ -277,7 +287,9 @@ pub(crate) fn plan_acted_on(req: &GateRequest) -> String {
 /// `req` as listed: with the hash of the plan it would approve, and whether an approval would go
 /// through its waiting hook.
 fn listed(mut req: GateRequest) -> GateRequest {
-    req.plan_hash = Some(crate::review::store::hash(plan_acted_on(&req).as_bytes()));
+    let read = plan_acted_on(&req);
+    req.plan_hash = Some(crate::review::store::hash(read.as_bytes()));
+    req.plan_read = (read != req.plan).then_some(read);
     req.approves_through_hook = approves_through_hook(&req);
     req
 }
@@ -317,8 +329,8 @@ pub(crate) fn answered(req: &GateRequest) -> bool {
     answer(req).is_some()
 }
 
-/// Who answered the request's tool call, once the transcript shows the answer.
-pub(crate) fn answer(req: &GateRequest) -> Option<Answerer> {
+/// The answer to the request's tool call (who, and what), once the transcript shows it.
+pub(crate) fn answer(req: &GateRequest) -> Option<Answer> {
     let path = req.transcript_path.as_ref()?;
     let mut follower = Follower::new(
         PathBuf::from(path),
@@ -327,7 +339,7 @@ pub(crate) fn answer(req: &GateRequest) -> Option<Answerer> {
         req.tool_use_id.clone(),
     );
     follower.poll();
-    follower.answerer()
+    follower.answer()
 }
 
 /// `app.json`: the running app, named so that no other process is taken for it once it is gone
@@ -639,26 +651,99 @@ mod tests {
         req.status = GateStatus::Approving;
         req.decision = Some(approve);
         req.through_hook = true;
-        assert_eq!(status_of_answer(&req, Answerer::Hook), GateStatus::Approved);
+        let by = |by: Answerer| Answer {
+            by,
+            accepted: Some(true),
+        };
         assert_eq!(
-            status_of_answer(&req, Answerer::Person),
+            status_of_answer(&req, by(Answerer::Hook)),
+            GateStatus::Approved
+        );
+        assert_eq!(
+            status_of_answer(&req, by(Answerer::Person)),
             GateStatus::AnsweredInTerminal
         );
         assert_eq!(
-            status_of_answer(&req, Answerer::Unknown),
+            status_of_answer(&req, Answer::UNKNOWN),
             GateStatus::Approved
+        );
+        // A hook's refusal (another hook answering `deny` first) is not Plandeck's approval.
+        let refused = |by: Answerer| Answer {
+            by,
+            accepted: Some(false),
+        };
+        assert_eq!(
+            status_of_answer(&req, refused(Answerer::Hook)),
+            GateStatus::AnsweredInTerminal
         );
         req.through_hook = false;
         assert_eq!(
-            status_of_answer(&req, Answerer::Person),
+            status_of_answer(&req, by(Answerer::Person)),
             GateStatus::Approved
         );
-        // Not approving: the terminal's answer, or the rejection being typed.
-        let waiting = GateRequest::for_test("w");
         assert_eq!(
-            status_of_answer(&waiting, Answerer::Hook),
+            status_of_answer(&req, refused(Answerer::Person)),
             GateStatus::AnsweredInTerminal
         );
+        // Not approving: the terminal's answer, or the rejection being typed (unless the answer
+        // let the plan through: that was not Plandeck's rejection).
+        let waiting = GateRequest::for_test("w");
+        assert_eq!(
+            status_of_answer(&waiting, by(Answerer::Hook)),
+            GateStatus::AnsweredInTerminal
+        );
+        let mut rejecting = GateRequest::for_test("x");
+        rejecting.decision = Some(GateDecision::Reject {
+            feedback: "no".into(),
+        });
+        assert_eq!(
+            status_of_answer(&rejecting, refused(Answerer::Unknown)),
+            GateStatus::Rejected
+        );
+        assert_eq!(
+            status_of_answer(&rejecting, by(Answerer::Person)),
+            GateStatus::AnsweredInTerminal
+        );
+    }
+
+    /// Issue 33 (finding 11): a Claude Code transcript where a hook answered `deny` (the
+    /// fixture's `permissionDecision: {"decision": "reject", "source": "hook"}`) while Plandeck's
+    /// approval was handed to its hook: the request did not end approved.
+    #[test]
+    fn another_hooks_rejection_is_not_logged_as_plandecks_approval() {
+        let fixture = concat!(
+            env!("CARGO_MANIFEST_DIR"),
+            "/../../tests/fixtures/claude-code-2.1.328/projects/-home-dev-work-api/5fb53a48-3aab-4a4b-b82c-e42d63b86c9d.jsonl"
+        );
+        let path = Path::new(fixture);
+        assert!(path.is_file(), "fixture missing: {}", path.display());
+        let (tool_use_id, offset) =
+            super::super::transcript::locate(path, crate::agents::Agent::Claude);
+        let mut req = GateRequest {
+            agent: crate::agents::Agent::Claude,
+            hook_pid: dead_pid(),
+            transcript_path: Some(path.display().to_string()),
+            transcript_offset: offset,
+            tool_use_id,
+            status: GateStatus::Approving,
+            through_hook: true,
+            decision: Some(GateDecision::Approve {
+                mode: super::super::ApproveMode::Auto,
+                edited: None,
+                started_from: None,
+            }),
+            ..GateRequest::for_test("r")
+        };
+        assert_eq!(ended(&req), Some(GateStatus::AnsweredInTerminal));
+        // Typed on the card rather than through the hook: the same.
+        req.through_hook = false;
+        assert_eq!(ended(&req), Some(GateStatus::AnsweredInTerminal));
+        // Plandeck's own rejection answered by that deny: a rejection.
+        req.status = GateStatus::Waiting;
+        req.decision = Some(GateDecision::Reject {
+            feedback: "split step 2".into(),
+        });
+        assert_eq!(ended(&req), Some(GateStatus::Rejected));
     }
 
     #[test]

@@ -79,6 +79,25 @@ impl Answerer {
     }
 }
 
+/// The answer to the plan-approval call: who gave it, and whether it let the plan through
+/// (Claude Code's `permissionDecision.decision`, or the result being a denial's error). "A hook"
+/// is any hook: another one answering `deny` first is a hook's answer too, and not Plandeck's
+/// approval.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub(crate) struct Answer {
+    pub by: Answerer,
+    /// `Some(true)`: approved; `Some(false)`: refused; `None`: the record does not say.
+    pub accepted: Option<bool>,
+}
+
+impl Answer {
+    /// An answer whose record says neither who gave it nor what it was.
+    pub(crate) const UNKNOWN: Answer = Answer {
+        by: Answerer::Unknown,
+        accepted: None,
+    };
+}
+
 /// Follows a transcript from an offset, by complete lines, until the answer shows up.
 pub(crate) struct Follower {
     inner: transcript::Follower,
@@ -86,8 +105,8 @@ pub(crate) struct Follower {
     tool_use_id: Option<String>,
     /// Bytes read from the file so far (each byte is read once).
     bytes_read: u64,
-    /// Who answered, once the answer was read.
-    answerer: Option<Answerer>,
+    /// The answer, once read.
+    answer: Option<Answer>,
 }
 
 impl Follower {
@@ -102,7 +121,7 @@ impl Follower {
             agent,
             tool_use_id,
             bytes_read: 0,
-            answerer: None,
+            answer: None,
         }
     }
 
@@ -111,13 +130,19 @@ impl Follower {
     }
 
     /// Who answered, once [`Follower::poll`] said the answer is there.
+    #[cfg(test)]
     pub(crate) fn answerer(&self) -> Option<Answerer> {
-        self.answerer
+        self.answer.map(|a| a.by)
+    }
+
+    /// The answer (who, and what), once [`Follower::poll`] said it is there.
+    pub(crate) fn answer(&self) -> Option<Answer> {
+        self.answer
     }
 
     /// Reads what was appended since the last call; true once the answer is there.
     pub(crate) fn poll(&mut self) -> bool {
-        if self.answerer.is_some() {
+        if self.answer.is_some() {
             return true;
         }
         let Self {
@@ -125,7 +150,7 @@ impl Follower {
             agent,
             tool_use_id,
             bytes_read,
-            answerer,
+            answer,
         } = self;
         // A file replaced between two reads (or while being read) is read again from its start;
         // a few tries, then the next poll.
@@ -149,7 +174,7 @@ impl Follower {
             match read {
                 Ok(Progress::Appended) => {
                     *bytes_read += inner.offset - from;
-                    *answerer = answered;
+                    *answer = answered;
                     return answered.is_some();
                 }
                 Ok(Progress::Replaced) => {
@@ -166,14 +191,14 @@ impl Follower {
 /// Whether `line` answers the call, and who answered: for Claude, a `tool_result` for the latest
 /// `ExitPlanMode` call seen (a later call replaces `tool_use_id`); for Gemini, `exit_plan_mode`'s
 /// response.
-fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> Option<Answerer> {
+fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> Option<Answer> {
     match agent {
         Agent::Gemini => (memmem::find(line, b"exit_plan_mode").is_some()
             && gemini::has_plan_response(line))
-        .then_some(Answerer::Unknown),
+        .then_some(Answer::UNKNOWN),
         // The popup's `1` starts the implementation turn; the person's next message starts a turn
         // too. (`3` and Esc write nothing: the popup leaving the screen tells those.)
-        Agent::Codex => codex::starts_turn(line).then_some(Answerer::Unknown),
+        Agent::Codex => codex::starts_turn(line).then_some(Answer::UNKNOWN),
         _ => {
             if memmem::find(line, b"ExitPlanMode").is_some() {
                 if let Some(id) = claude::exit_plan_call(line) {
@@ -183,8 +208,10 @@ fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> 
             }
             let id = tool_use_id.as_deref()?;
             memmem::find(line, id.as_bytes())?;
-            claude::tool_result_decider(line, id)
-                .map(|source| Answerer::from_source(source.as_deref()))
+            claude::tool_result_decider(line, id).map(|d| Answer {
+                by: Answerer::from_source(d.source.as_deref()),
+                accepted: d.accepted,
+            })
         }
     }
 }
@@ -207,6 +234,14 @@ mod tests {
         assert_eq!(id.as_deref(), Some("toolu_d50b3a87818648069288"));
         let mut f = Follower::new(path, Agent::Claude, at, id);
         assert!(f.poll());
+        // A hook answered, and its answer was a rejection.
+        assert_eq!(
+            f.answer(),
+            Some(Answer {
+                by: Answerer::Hook,
+                accepted: Some(false)
+            })
+        );
     }
 
     /// The answer says who decided: the person on the card (`user_temporary`, as in the fixture
@@ -230,17 +265,25 @@ mod tests {
                 r#"{{"type":"user","message":{{"content":[{{"type":"tool_result","tool_use_id":"toolu_h","content":"ok"}}]}}{extra}}}"#
             )
         };
-        for (extra, who) in [
+        for (extra, who, accepted) in [
             (
                 r#","permissionDecision":{"decision":"accept","source":"hook"}"#,
                 Answerer::Hook,
+                Some(true),
+            ),
+            // Another hook answered `deny` first: a hook's answer, and a refusal.
+            (
+                r#","permissionDecision":{"decision":"reject","source":"hook","reasonType":"hook"}"#,
+                Answerer::Hook,
+                Some(false),
             ),
             (
                 r#","permissionDecision":{"decision":"accept","source":"user_permanent"}"#,
                 Answerer::Person,
+                Some(true),
             ),
-            (r#","permissionDecision":"odd""#, Answerer::Unknown),
-            ("", Answerer::Unknown),
+            (r#","permissionDecision":"odd""#, Answerer::Unknown, None),
+            ("", Answerer::Unknown, None),
         ] {
             let t = dir.path().join("t.jsonl");
             std::fs::write(&t, format!("{call}\n{}\n", result(extra))).unwrap();
@@ -248,7 +291,22 @@ mod tests {
             let mut f = Follower::new(t, Agent::Claude, at, id);
             assert!(f.poll(), "{extra}");
             assert_eq!(f.answerer(), Some(who), "{extra}");
+            assert_eq!(f.answer().unwrap().accepted, accepted, "{extra}");
         }
+        // A record that says nothing of the decision, with a denial's error result: refused.
+        let t = dir.path().join("err.jsonl");
+        std::fs::write(
+            &t,
+            format!(
+                "{call}\n{}\n",
+                r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_h","content":"no","is_error":true}]}}"#
+            ),
+        )
+        .unwrap();
+        let (id, at) = locate(&t, Agent::Claude);
+        let mut f = Follower::new(t, Agent::Claude, at, id);
+        assert!(f.poll());
+        assert_eq!(f.answer().unwrap().accepted, Some(false));
     }
 
     #[test]

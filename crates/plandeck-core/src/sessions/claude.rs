@@ -275,19 +275,31 @@ struct AnswerRecord<'a> {
     permission_decision: Option<Loose<PermissionDecision<'a>>>,
 }
 
-/// `permissionDecision` of a tool result's record (Claude Code 2.1.328): `{"decision": "accept",
-/// "source": "hook" | "user_temporary" | "config" | …}`.
+/// `permissionDecision` of a tool result's record (Claude Code 2.1.328): `{"decision": "accept" |
+/// "reject", "source": "hook" | "user_temporary" | "config" | …}`.
 #[derive(Deserialize)]
 struct PermissionDecision<'a> {
+    #[serde(borrow, default)]
+    decision: Option<LooseStr<'a>>,
     #[serde(borrow, default)]
     source: Option<LooseStr<'a>>,
 }
 
-/// When this line's records hold a `tool_result` for the call `id` (the gate's answer): who decided the permission,
-/// as the record's `permissionDecision.source` says (`"hook"` when a hook's answer was taken,
-/// `"user_temporary"` when the person answered the card); `Some(None)` when the record does not
-/// say.
-pub(crate) fn tool_result_decider(line: &[u8], id: &str) -> Option<Option<String>> {
+/// Who decided a permission, and what: a tool result's record as the gate reads it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct Decided {
+    /// `permissionDecision.source` (`"hook"` when a hook's answer was taken, `"user_temporary"`
+    /// when the person answered the card); `None` when the record does not say.
+    pub source: Option<String>,
+    /// Whether the call was let through: `permissionDecision.decision` (`"accept"`; anything else,
+    /// `"reject"` included, is not), else the result being an error (a denial's is); `None` when
+    /// nothing says.
+    pub accepted: Option<bool>,
+}
+
+/// When this line's records hold a `tool_result` for the call `id` (the gate's answer): who
+/// decided the permission and whether it was let through ([`Decided`]).
+pub(crate) fn tool_result_decider(line: &[u8], id: &str) -> Option<Decided> {
     let mut found = None;
     for_each_record::<AnswerRecord<'_>>(line, &mut |rec| {
         if found.is_some() {
@@ -296,15 +308,21 @@ pub(crate) fn tool_result_decider(line: &[u8], id: &str) -> Option<Option<String
         let Some(Content::Items(blocks)) = rec.message.and_then(|m| m.content) else {
             return;
         };
-        if blocks.iter().any(|b| {
+        let Some(result) = blocks.iter().find(|b| {
             b.kind.as_deref() == Some("tool_result") && b.tool_use_id.as_deref() == Some(id)
-        }) {
-            found = Some(
-                rec.permission_decision
-                    .and_then(|d| d.0)
-                    .and_then(|d| LooseStr::owned(&d.source)),
-            );
-        }
+        }) else {
+            return;
+        };
+        let decision = rec.permission_decision.and_then(|d| d.0);
+        let said = decision.as_ref().and_then(|d| LooseStr::owned(&d.decision));
+        let accepted = match said.as_deref() {
+            Some(d) => Some(d == "accept" || d == "allow"),
+            None => result.is_error.map(|e| !e),
+        };
+        found = Some(Decided {
+            source: decision.and_then(|d| LooseStr::owned(&d.source)),
+            accepted,
+        });
     });
     found
 }
