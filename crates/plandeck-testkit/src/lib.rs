@@ -5,6 +5,8 @@
 //! - [`git`]: temporary repositories, commits and linked worktrees;
 //! - [`tmux`]: a private tmux server with real panes;
 //! - [`home`]: a temporary `$HOME` with the agents' folders;
+//! - [`tree`]: a snapshot of a folder, to show that something left it as it was;
+//! - [`require_tool`]: a tool the test needs and does not find fails it, never skips it;
 //! - [`verify`]: a Claude Code transcript being written and a repository with a reflog at chosen
 //!   times (what verification reads).
 //!
@@ -15,6 +17,7 @@ pub mod fixtures;
 pub mod git;
 pub mod home;
 pub mod tmux;
+pub mod tree;
 pub mod verify;
 
 use std::time::{Duration, Instant};
@@ -45,4 +48,36 @@ pub fn wait_for<T>(what: &str, mut f: impl FnMut() -> Option<T>) -> T {
 #[track_caller]
 pub fn wait_until(what: &str, mut cond: impl FnMut() -> bool) {
     wait_for(what, || cond().then_some(()))
+}
+
+/// Fails the test, in plain words, when `tool` is not on `PATH`: a test never passes by skipping
+/// what it needs (`scripts/setup.sh` installs every tool the tests use).
+#[track_caller]
+pub fn require_tool(tool: &str) {
+    let found = std::env::var_os("PATH").is_some_and(|path| {
+        std::env::split_paths(&path).any(|dir| {
+            use std::os::unix::fs::PermissionsExt;
+            std::fs::metadata(dir.join(tool))
+                .is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+        })
+    });
+    assert!(
+        found,
+        "this test needs `{tool}`, which is not on PATH here: install it (scripts/setup.sh does), \
+         the test does not skip"
+    );
+}
+
+#[cfg(test)]
+mod tests {
+    #[test]
+    #[should_panic(expected = "this test needs `plandeck-no-such-tool`")]
+    fn a_missing_tool_fails_the_test() {
+        super::require_tool("plandeck-no-such-tool");
+    }
+
+    #[test]
+    fn a_tool_on_path_is_found() {
+        super::require_tool("sh");
+    }
 }

@@ -11,12 +11,18 @@ const request = gateRequest;
 
 describe("WaitingQueue", () => {
   it("lists waiting plans with how long they waited, and hides when none wait", async () => {
-    mockIPC((cmd) => (cmd === "list_pending" ? [request()] : null));
+    let listed = [request()];
+    mockIPC((cmd) => (cmd === "list_pending" ? listed : null), { shouldMockEvents: true });
     render(WaitingQueue);
     const row = await screen.findByTestId("gate-request");
     expect(row).toHaveTextContent("add pagination");
     expect(row).toHaveTextContent("waiting 1 min");
     expect(row).toHaveTextContent("work/api");
+    expect(screen.getByTestId("waiting-queue")).toBeInTheDocument();
+    // None waits any more: the whole queue goes, not only its rows.
+    listed = [];
+    await emit("gate:changed", { arrived: [], updated: [], closed: ["req-1"] });
+    await waitFor(() => expect(screen.queryByTestId("waiting-queue")).toBeNull());
   });
 
   it("approves with the chosen mode and rejects with feedback", async () => {

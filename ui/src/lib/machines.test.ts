@@ -112,6 +112,11 @@ describe("machines", () => {
   it("reads an id as its machine knows it and tells two machines' same path apart", () => {
     expect(shortId("@lab/0badc0de-1111")).toBe("0badc0de");
     expect(shortId("fecae38a-0653")).toBe("fecae38a");
-    expect(placeRef("/h/p.md", "lab")).not.toBe(placeRef("/h/p.md", null));
+    // A path here is itself; the same path on a machine is that machine's, and the same each time.
+    expect(placeRef("/h/p.md", null)).toBe("/h/p.md");
+    expect(placeRef("/h/p.md")).toBe("/h/p.md");
+    expect(placeRef("/h/p.md", "lab")).toBe("@lab:/h/p.md");
+    expect(placeRef("/h/p.md", "lab")).toBe(placeRef("/h/p.md", "lab"));
+    expect(placeRef("/h/p.md", "lab")).not.toBe(placeRef("/h/p.md", "box"));
   });
 });

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
@@ -8,6 +8,7 @@ import { sessionSummary, withFourthAgent } from "../test-fixtures";
 const session = sessionSummary;
 
 describe("SessionsView", () => {
+  afterEach(() => vi.useRealTimers());
   it("filters by the agents core lists as having sessions, a fourth agent included", async () => {
     localStorage.clear();
     mockIPC((cmd) => {
@@ -85,6 +86,9 @@ describe("SessionsView", () => {
 
   it("reloads once for a burst of changes from a live session, not once per change", async () => {
     localStorage.clear();
+    // Fake timers that also move with the clock (testing-library's waits poll on them): the end
+    // runs every timer due in the next ten seconds at once, instead of sleeping and hoping.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     let lists = 0;
     let release: () => void = () => {};
     mockIPC(
@@ -105,12 +109,13 @@ describe("SessionsView", () => {
     release();
     // One more reload for everything that came while the first one ran.
     await waitFor(() => expect(lists).toBe(3), { timeout: 3000 });
-    await new Promise((r) => setTimeout(r, 800));
+    await vi.advanceTimersByTimeAsync(10_000);
     expect(lists).toBe(3);
   });
 
   it("refreshes only the sessions a change names, and the whole list when many change", async () => {
     localStorage.clear();
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     const calls: { cmd: string; ids?: string[] }[] = [];
     let live = [
       session({ sessionId: "aaaaaaaa-live", state: "working" }),
@@ -147,13 +152,14 @@ describe("SessionsView", () => {
 
     // A new session shows up from its own change.
     live = [...live, session({ sessionId: "dddddddd-new", state: "working" })];
-    await new Promise((r) => setTimeout(r, 600));
+    // Past the reload's coalescing window, on the fake clock.
+    await vi.advanceTimersByTimeAsync(600);
     await emit("sessions:changed", { sessionIds: ["dddddddd-new"], startedWaiting: [] });
     await waitFor(() => expect(card("dddddddd-new")).toBeDefined());
     expect(calls.at(-1)).toEqual({ cmd: "get_sessions", ids: ["dddddddd-new"] });
 
     // Many at once (the index coming in): the whole list is read again.
-    await new Promise((r) => setTimeout(r, 600));
+    await vi.advanceTimersByTimeAsync(600);
     const many = Array.from({ length: 100 }, (_, i) => `id-${i}`);
     await emit("sessions:changed", { sessionIds: many, startedWaiting: [] });
     await waitFor(() => expect(calls.at(-1)).toEqual({ cmd: "list_sessions" }));

@@ -1,4 +1,4 @@
-import { describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
@@ -37,7 +37,11 @@ function deferred<T>() {
 }
 
 describe("WorktreesView", () => {
+  afterEach(() => vi.useRealTimers());
   it("lists once at a time: changes announced while a listing runs make one more listing after it", async () => {
+    // Fake timers that also move with the clock (testing-library's waits poll on them): "nothing
+    // more" is every timer due in the next ten seconds run at once, not a sleep.
+    vi.useFakeTimers({ shouldAdvanceTime: true });
     const pending: { resolve: (v: WorktreeSummary[]) => void }[] = [];
     let running = 0;
     let most = 0;
@@ -58,14 +62,14 @@ describe("WorktreesView", () => {
     await emit("worktrees:changed");
     await emit("worktrees:changed");
     await emit("worktrees:changed");
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.advanceTimersByTimeAsync(10_000);
     expect(pending.length).toBe(1);
     pending[0].resolve([worktree({ changedFiles: 1 })]);
     // Exactly one more listing, after the first.
     await waitFor(() => expect(pending.length).toBe(2));
     pending[1].resolve([worktree({ changedFiles: 2 })]);
     await waitFor(() => expect(screen.getByTestId("changed-files")).toHaveTextContent("2"));
-    await new Promise((r) => setTimeout(r, 20));
+    await vi.advanceTimersByTimeAsync(10_000);
     expect(pending.length).toBe(2);
     expect(most).toBe(1);
   });

@@ -7,6 +7,7 @@
 use std::path::{Path, PathBuf};
 use std::process::Command;
 
+use plandeck_testkit::tmux::Recording;
 use plandeck_testkit::wait_for;
 
 use crate::common::{output, plandeck_process, write_executable};
@@ -127,9 +128,7 @@ fn json(stdout: &str) -> serde_json::Value {
 
 #[test]
 fn start_runs_the_agent_in_a_new_worktree_in_the_persons_tmux_and_steers_it() {
-    if !plandeck_testkit::tmux::installed() {
-        panic!("tmux is needed for this test");
-    }
+    plandeck_testkit::require_tool("tmux");
     let m = Machine::new();
     m.fake_agent("claude");
     let repo = m.repo.to_str().unwrap();
@@ -385,20 +384,28 @@ fn a_start_that_cannot_be_done_is_refused_with_why_and_leaves_nothing() {
         "{e}"
     );
     std::fs::remove_file(m.bin.join("tmux")).unwrap();
-    // An agent that exits right after it started: its reason said, its worktree removed.
+    // An agent that exits right after it started: its reason said, its worktree removed. Its own
+    // words, when the pane showed them before it exited (the fake agent waits until tmux shows
+    // them: one path of reading the dead pane, whatever the machine's load). Below the pane's
+    // first line: tmux 3.3 scrolls a dead pane up by one line for its "Pane is dead"...
     write_executable(
         &m.bin.join("claude"),
-        "#!/bin/bash\necho 'error: unknown option --permission-mode'\nexit 1\n",
+        "#!/bin/bash\nprintf '\\n\\n'\necho 'error: unknown option --permission-mode'\nuntil tmux capture-pane -p -t \"$TMUX_PANE\" | grep -q 'unknown option'; do sleep 0.05; done\nexit 1\n",
         0o755,
     );
     let e = start(&["--repo", repo, "--worktree", "dies", "--plan"]);
-    // Why, as the pane showed it: the agent's own words, or its exit status when the pane was
-    // read after tmux reaped it (which comes first depends on the machine's load).
     let said = e["message"].as_str().unwrap();
     assert!(
         said.contains("exited right after it started")
-            && (said.contains("unknown option --permission-mode")
-                || said.contains("exit status 1")),
+            && said.contains("unknown option --permission-mode"),
+        "{e}"
+    );
+    // ...and its exit status when it showed nothing (the other path).
+    write_executable(&m.bin.join("claude"), "#!/bin/bash\nexit 7\n", 0o755);
+    let e = start(&["--repo", repo, "--worktree", "silent", "--plan"]);
+    let said = e["message"].as_str().unwrap();
+    assert!(
+        said.contains("exited right after it started") && said.contains("exit status 7"),
         "{e}"
     );
     // Nothing half-made: no branch but the two the test made, no worktree folder, no session.
@@ -410,8 +417,10 @@ fn a_start_that_cannot_be_done_is_refused_with_why_and_leaves_nothing() {
 #[test]
 fn a_persons_own_process_is_never_stopped_and_a_draft_never_sent_onto() {
     let m = Machine::new();
-    // A live Claude Code registry entry naming a plain shell in a pane: the person's own.
+    // A live Claude Code registry entry naming a plain shell in a pane: the person's own. What is
+    // typed into the pane is recorded.
     let ready = m.root.join("ready");
+    let got = Recording::at(&m.root.join("mine.got"));
     m.tmux(&[
         "new-session",
         "-d",
@@ -425,8 +434,9 @@ fn a_persons_own_process_is_never_stopped_and_a_draft_never_sent_onto() {
         "--norc",
         "-c",
         &format!(
-            "rule=$(printf '─%.0s' $(seq 40)); printf '%s\\n❯ half a thought\\n%s\\n' \"$rule\" \"$rule\"; touch {}; exec bash --norc -c 'stty raw; cat > /dev/null'",
-            ready.display()
+            "rule=$(printf '─%.0s' $(seq 40)); printf '%s\\n❯ half a thought\\n%s\\n' \"$rule\" \"$rule\"; touch {}; exec bash --norc -c 'stty raw -echo; cat > {}'",
+            ready.display(),
+            got.path.display()
         ),
     ]);
     wait_for("the pane", || ready.exists().then_some(()));
@@ -449,4 +459,9 @@ fn a_persons_own_process_is_never_stopped_and_a_draft_never_sent_onto() {
     assert_eq!(code, 1);
     assert!(err.contains("\"half a thought\""), "{err}");
     assert!(err.contains("Nothing was typed"), "{err}");
+    // Nor was anything: a barrier typed after the refusal is all the pane got.
+    wait_for("the pane's recorder", || got.path.exists().then_some(()));
+    got.assert_nothing_typed(|sentinel| {
+        m.tmux(&["send-keys", "-t", pane, "-l", sentinel]);
+    });
 }

@@ -14,7 +14,7 @@ use plandeck_core::gate::{
     self, ApproveMode, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus,
     HookOptions, HookOutcome,
 };
-use plandeck_testkit::tmux::{self, Tmux};
+use plandeck_testkit::tmux::{Recording, Tmux};
 use plandeck_testkit::wait_for;
 
 const CLAUDE_STDIN: &str = concat!(
@@ -680,21 +680,14 @@ fn the_binary_never_breaks_the_agent() {
 
 // ---- tmux: a fake approval card in a real pane ----
 
-/// A fake card (`script`) in a pane of a private tmux server, or none when tmux is not installed
-/// (the test is then skipped).
-#[allow(clippy::disallowed_macros)]
-fn card_pane(dir: &Path, script: &str) -> Option<(Tmux, String)> {
-    if !tmux::installed() {
-        eprintln!("tmux not installed: skipping");
-        return None;
-    }
+/// A fake card (`script`) in a pane of a private tmux server (tmux missing fails the test).
+fn card_pane(dir: &Path, script: &str) -> (Tmux, String) {
     let (server, pane, _) = Tmux::start(dir, script);
-    Some((server, pane))
+    (server, pane)
 }
 
 /// A Gemini agent at `card` (a script) in a tmux pane, its request filed through the real hook
-/// with the window up; the card's own process is the agent (its stdin is the pane's tty). None
-/// when tmux is not installed. Bind `tmux` and `_app` by name: they hold the server and the
+/// with the window up; the card's own process is the agent (its stdin is the pane's tty). Bind `tmux` and `_app` by name: they hold the server and the
 /// window's presence (a field left to `..` is dropped at once).
 struct GeminiOnCard {
     tmux: Tmux,
@@ -704,8 +697,8 @@ struct GeminiOnCard {
     _app: gate::AppPresence,
 }
 
-fn gemini_on_card(s: &GeminiSetup, card: &str) -> Option<GeminiOnCard> {
-    let (tmux, pane) = card_pane(&s.roots.home, card)?;
+fn gemini_on_card(s: &GeminiSetup, card: &str) -> GeminiOnCard {
+    let (tmux, pane) = card_pane(&s.roots.home, card);
     let app = gate::app_heartbeat(&s.roots).unwrap();
     let mut o = opts(Duration::from_secs(60));
     o.hook_pid = dead_pid();
@@ -713,13 +706,13 @@ fn gemini_on_card(s: &GeminiSetup, card: &str) -> Option<GeminiOnCard> {
     o.tmux_env = Some(tmux.env());
     let hook = gate::hook_gemini(&s.roots, &s.stdin, o);
     let req = wait_request(&s.roots);
-    Some(GeminiOnCard {
+    GeminiOnCard {
         tmux,
         pane,
         req,
         hook,
         _app: app,
-    })
+    }
 }
 
 fn fast_delivery() -> DeliveryOptions {
@@ -768,9 +761,7 @@ fn approve_of_a_claude_plan_in_tmux_goes_through_the_hook_and_types_nothing() {
             "Tell Claude what to change",
         ],
     );
-    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
-        return;
-    };
+    let (tmux, pane) = card_pane(&s.home, &script);
     // The session registry names the pane, as Claude Code's sessions/<pid>.json does.
     let sid = "fecae38a-0653-4970-8e6f-118f15e00ee0";
     std::fs::create_dir_all(s.roots.claude.join("sessions")).unwrap();
@@ -858,9 +849,7 @@ fn a_claude_card_with_no_hook_waiting_is_answered_by_its_labels() {
             "Tell Claude what to change",
         ],
     );
-    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
-        return;
-    };
+    let (tmux, pane) = card_pane(&s.home, &script);
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     wait_for("the card on screen", || {
         tmux.capture(&pane)
@@ -892,9 +881,7 @@ fn a_card_with_an_unexpected_label_is_refused_and_nothing_is_typed() {
             "Tell Claude what to change",
         ],
     );
-    let Some((tmux, pane)) = card_pane(&s.home, &script) else {
-        return;
-    };
+    let (tmux, pane) = card_pane(&s.home, &script);
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     wait_for("the card on screen", || {
         tmux.capture(&pane)
@@ -939,16 +926,13 @@ fn reject_answers_the_gemini_card_with_typed_feedback() {
     );
     // No registry for Gemini: the pane is found from the agent's terminal. Here the "agent" is the
     // card script itself, whose stdin is the pane's tty.
-    let Some(GeminiOnCard {
+    let GeminiOnCard {
         tmux: _tmux,
         pane,
         req,
         hook,
         _app,
-    }) = gemini_on_card(&s, &script)
-    else {
-        return;
-    };
+    } = gemini_on_card(&s, &script);
     assert_eq!(hook.stdout, "{}\n");
     assert_eq!(req.tmux_pane.as_deref(), Some(pane.as_str()));
     let outcome = gate::decide_with(
@@ -990,16 +974,13 @@ fn log_json(home: &Path) -> Vec<serde_json::Value> {
 fn feedback_with_a_dash_lines_and_control_characters_reaches_the_card_as_text() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some(GeminiOnCard {
+    let GeminiOnCard {
         tmux: _tmux,
         pane: _,
         req,
         hook: _,
         _app,
-    }) = gemini_on_card(&s, &recording_card(&home, "Gemini plan"))
-    else {
-        return;
-    };
+    } = gemini_on_card(&s, &recording_card(&home, "Gemini plan"));
     let marker = home.join("ran");
     let feedback = format!(
         "- split step 2\r\n- keep `x` $(touch {m})\u{3}\n\u{1b}[201~touch {m}\u{1b}[A",
@@ -1049,9 +1030,7 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
         "export PS1='shell$ ' HISTFILE={h}/history\nset -o history\nexec bash --norc --noprofile -i\n",
         h = home.display()
     );
-    let Some((tmux, pane)) = card_pane(&home, &shell) else {
-        return;
-    };
+    let (tmux, pane) = card_pane(&home, &shell);
     wait_for("the shell prompt", || {
         tmux.capture(&pane).contains("shell$").then_some(())
     });
@@ -1124,16 +1103,13 @@ fn a_decision_for_an_agent_that_died_types_nothing_into_the_shell_left_behind() 
 fn a_card_that_shows_another_plan_is_not_answered() {
     let s = gemini_setup();
     let home = s.roots.home.clone();
-    let Some(GeminiOnCard {
+    let GeminiOnCard {
         tmux,
         pane,
         req,
         hook: _,
         _app,
-    }) = gemini_on_card(&s, &recording_card(&home, "Rewrite the auth layer"))
-    else {
-        return;
-    };
+    } = gemini_on_card(&s, &recording_card(&home, "Rewrite the auth layer"));
     wait_for("the card on screen", || {
         tmux.capture(&pane)
             .contains("Type your feedback")
@@ -1448,7 +1424,7 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
             req,
             hook: _,
             _app,
-        } = gemini_on_card(&s, &one_answer_card(&home)).expect("tmux runs (scripts/setup.sh)");
+        } = gemini_on_card(&s, &one_answer_card(&home));
         wait_for("the card", || {
             tmux.capture(&pane)
                 .contains("Type your feedback")
@@ -1541,9 +1517,9 @@ fn concurrent_deciders_deliver_exactly_one_decision() {
         wait_for("the card to close", || {
             tmux.capture(&pane).contains("prompt>").then_some(())
         });
-        std::thread::sleep(Duration::from_millis(300));
+        // A barrier typed now is all the prompt got: no key reached it after the card closed.
         assert_eq!(
-            std::fs::read_to_string(home.join("extra")).unwrap_or_default(),
+            Recording::at(&home.join("extra")).settled_in(&tmux, &pane),
             "",
             "round {round}: keys reached the prompt after the card closed"
         );

@@ -7,7 +7,7 @@ use crate::common::plandeck;
 
 use std::path::{Path, PathBuf};
 
-use plandeck_testkit::tmux::{self, Tmux};
+use plandeck_testkit::tmux::Tmux;
 use plandeck_testkit::wait_for;
 
 const FIXTURES: &str = concat!(
@@ -22,8 +22,8 @@ const SESSION: &str = "01a207a7-f7fe-7201-ac2d-8334cc0ede60";
 /// A fake Codex in a pane of a private tmux server: `codex [args]` (bash under that name) holds the
 /// rollout open, draws the real popup capture (blank runs squeezed to fit the pane), reads one key
 /// into `<home>/got`, then clears the popup, draws an empty composer and reads one line (a
-/// message) into `<home>/said`. None when tmux is not installed.
-fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, PathBuf)> {
+/// message) into `<home>/said`. tmux missing fails the test.
+fn fake_codex(home: &Path, args: &str, popup: bool) -> (Tmux, String, PathBuf) {
     fake_codex_with(home, args, popup, EMPTY_COMPOSER)
 }
 
@@ -31,17 +31,13 @@ fn fake_codex(home: &Path, args: &str, popup: bool) -> Option<(Tmux, String, Pat
 const EMPTY_COMPOSER: &str = r"printf '\e[1m›\e[0m \e[2mAsk Codex to do anything\e[0m\n'";
 
 /// [`fake_codex`] drawing `composer` (a shell command) once the popup closed.
-#[allow(clippy::disallowed_macros)]
 fn fake_codex_with(
     home: &Path,
     args: &str,
     popup: bool,
     composer: &str,
-) -> Option<(Tmux, String, PathBuf)> {
-    if !tmux::installed() {
-        eprintln!("tmux not installed: skipping");
-        return None;
-    }
+) -> (Tmux, String, PathBuf) {
+    plandeck_testkit::require_tool("tmux");
     let rollout = home.join(".codex").join(UNDECIDED);
     std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
     std::fs::copy(Path::new(FIXTURES).join(UNDECIDED), &rollout).unwrap();
@@ -54,6 +50,8 @@ fn fake_codex_with(
     )
     .unwrap();
     let codex = home.join("codex");
+    // A second fake in the same home (a test's twin) replaces the first's link.
+    let _ = std::fs::remove_file(&codex);
     std::os::unix::fs::symlink(bash.trim(), &codex).unwrap();
     let card = if popup {
         Path::new(FIXTURES).join("screens/approval-card.txt")
@@ -95,7 +93,7 @@ fn fake_codex_with(
     wait_for("the screen drawn", || {
         server.capture(&pane).contains(want).then_some(())
     });
-    Some((server, pane, rollout))
+    (server, pane, rollout)
 }
 
 fn pending(home: &Path) -> Vec<serde_json::Value> {
@@ -108,9 +106,7 @@ fn pending(home: &Path) -> Vec<serde_json::Value> {
 fn a_codex_popup_is_filed_once_and_approved_by_its_label() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((server, pane, rollout)) = fake_codex(&home, "", true) else {
-        return;
-    };
+    let (server, pane, rollout) = fake_codex(&home, "", true);
     let list = pending(&home);
     assert_eq!(list.len(), 1, "{list:?}");
     let req = &list[0];
@@ -146,9 +142,7 @@ fn a_codex_popup_is_filed_once_and_approved_by_its_label() {
 fn a_codex_popup_answered_in_the_terminal_first_closes_its_request() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((server, pane, _)) = fake_codex(&home, "", true) else {
-        return;
-    };
+    let (server, pane, _) = fake_codex(&home, "", true);
     let list = pending(&home);
     assert_eq!(list.len(), 1, "{list:?}");
     let id = list[0]["id"].as_str().unwrap().to_owned();
@@ -159,12 +153,15 @@ fn a_codex_popup_answered_in_the_terminal_first_closes_its_request() {
     });
     assert!(pending(&home).is_empty());
     let (code, out, err) = plandeck(&home, &["approve", &id, "--json"]);
-    assert_ne!(code, 0, "{out}{err}");
+    assert_eq!(code, 1, "{out}{err}");
+    let v: serde_json::Value =
+        serde_json::from_str(&out).unwrap_or_else(|e| panic!("not JSON ({e}): {out}{err}"));
+    assert_eq!(v["error"]["kind"], "conflict", "{v}");
     assert!(
-        format!("{out}{err}").contains("AnsweredInTerminal")
-            || format!("{out}{err}").contains("answeredInTerminal")
-            || format!("{out}{err}").contains("already closed"),
-        "{out}{err}"
+        v["error"]["message"].as_str().unwrap().contains(&format!(
+            "request {id} is already closed (AnsweredInTerminal)"
+        )),
+        "{v}"
     );
     assert_eq!(std::fs::read_to_string(home.join("got")).unwrap(), "3");
 }
@@ -175,9 +172,7 @@ fn a_codex_popup_answered_in_the_terminal_first_closes_its_request() {
 fn a_codex_rejection_stays_in_plan_mode_and_sends_the_feedback() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((_server, _pane, _)) = fake_codex(&home, "", true) else {
-        return;
-    };
+    let (_server, _pane, _) = fake_codex(&home, "", true);
     let list = pending(&home);
     let id = list[0]["id"].as_str().unwrap().to_owned();
     let (code, out, err) = plandeck(
@@ -195,24 +190,37 @@ fn a_codex_rejection_stays_in_plan_mode_and_sends_the_feedback() {
     assert!(pending(&home).is_empty());
 }
 
+/// Ends a fake Codex's tmux server and waits until its Codex is gone.
+fn end(server: Tmux, pane: &str) {
+    let pid = server.pane_pid(pane);
+    drop(server);
+    wait_for("the fake Codex to end", || {
+        (!Path::new(&format!("/proc/{pid}")).exists()).then_some(())
+    });
+}
+
 #[test]
 fn headless_codex_exec_is_never_gated() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((_server, _pane, _)) = fake_codex(&home, "exec", true) else {
-        return;
-    };
+    let (server, pane, _) = fake_codex(&home, "exec", true);
     assert!(pending(&home).is_empty());
+    end(server, &pane);
+    // Its twin, the same Codex with the same popup as the TUI: filed.
+    let (_server, _pane, _) = fake_codex(&home, "", true);
+    assert_eq!(pending(&home).len(), 1);
 }
 
 #[test]
 fn a_codex_plan_without_its_popup_on_screen_is_not_filed() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
-    let Some((_server, _pane, _)) = fake_codex(&home, "", false) else {
-        return;
-    };
+    let (server, pane, _) = fake_codex(&home, "", false);
     assert!(pending(&home).is_empty());
+    end(server, &pane);
+    // Its twin, the same Codex with its popup on screen: filed.
+    let (_server, _pane, _) = fake_codex(&home, "", true);
+    assert_eq!(pending(&home).len(), 1);
 }
 
 /// A draft of the person's in the composer once the popup closed: the feedback is not typed
@@ -222,9 +230,7 @@ fn a_codex_rejection_never_types_after_a_draft() {
     let dir = tempfile::tempdir().unwrap();
     let home = dir.path().canonicalize().unwrap();
     let draft = r"printf '\e[1m›\e[0m half a thought'";
-    let Some((server, pane, _)) = fake_codex_with(&home, "", true, draft) else {
-        return;
-    };
+    let (server, pane, _) = fake_codex_with(&home, "", true, draft);
     let id = pending(&home)[0]["id"].as_str().unwrap().to_owned();
     let (code, out, err) = plandeck(
         &home,

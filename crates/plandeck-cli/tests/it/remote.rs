@@ -1015,13 +1015,151 @@ fn hosts_install_copies_this_plandeck_to_the_remotes_local_bin_and_then_it_answe
     assert_eq!(listing[0]["title"], "Ship it", "{listing}");
 }
 
-/// Session control over `--host` runs there (the remote's own refusal comes back, nothing runs
-/// here); `attach` is refused before connecting: a terminal here cannot attach to that tmux.
+/// A Claude Code stand-in on the remote, run by the remote user in a tmux server of its own there
+/// (`<remote>/tmux.sock`): its empty input box drawn, every byte typed into its pane recorded into
+/// `<remote>/got`; its registry entry (`~/.claude/sessions/<pid>.json`) names the pane. Nothing of
+/// it exists here. The server ends when this is dropped.
+struct RemoteAgent {
+    socket: PathBuf,
+    pane: String,
+    got: plandeck_testkit::tmux::Recording,
+}
+
+impl RemoteAgent {
+    fn start(m: &Machines, session_id: &str) -> RemoteAgent {
+        plandeck_testkit::require_tool("tmux");
+        let socket = m.remote.join("tmux.sock");
+        let (got, ready, script) = (
+            m.remote.join("got"),
+            m.remote.join("ready"),
+            m.remote.join("agent.sh"),
+        );
+        let rule = "─".repeat(40);
+        std::fs::write(
+            &script,
+            format!(
+                "printf '\\033[?2004h{rule}\\n❯ \\n{rule}\\n'; stty raw; touch {r}; exec cat > {g}\n",
+                r = ready.display(),
+                g = got.display()
+            ),
+        )
+        .unwrap();
+        run(Command::new("chown")
+            .arg("-R")
+            .arg(format!("{USER}:"))
+            .arg(&m.remote));
+        let a = RemoteAgent {
+            socket,
+            pane: String::new(),
+            got: plandeck_testkit::tmux::Recording::at(&got),
+        };
+        let out = a.tmux(
+            m,
+            &[
+                "-f",
+                "/dev/null",
+                "new-session",
+                "-d",
+                "-x",
+                "120",
+                "-y",
+                "30",
+                "-P",
+                "-F",
+                "#{pane_id} #{pane_pid}",
+                "bash",
+                script.to_str().unwrap(),
+            ],
+        );
+        let (pane, pid) = out.trim().split_once(' ').expect("pane id and pid");
+        let pid: u32 = pid.parse().unwrap();
+        let mut a = a;
+        a.pane = pane.to_owned();
+        wait_until("the remote agent's pane", || ready.exists());
+        wait_until("the remote agent's program", || {
+            std::fs::read_to_string(format!("/proc/{pid}/comm")).is_ok_and(|c| c.trim() == "cat")
+        });
+        let entry = plandeck_core::agents::claude::registry_file(&m.remote.join(".claude"), pid);
+        std::fs::create_dir_all(entry.parent().unwrap()).unwrap();
+        std::fs::write(
+            &entry,
+            serde_json::json!({
+                "pid": pid,
+                "sessionId": session_id,
+                "cwd": m.remote,
+                "tmux": format!("agent:@0.{}", a.pane),
+                "procStart": plandeck_core::process::start_time(pid).unwrap().to_string(),
+            })
+            .to_string(),
+        )
+        .unwrap();
+        run(Command::new("chown")
+            .arg("-R")
+            .arg(format!("{USER}:"))
+            .arg(m.remote.join(".claude")));
+        a
+    }
+
+    /// `tmux -S <socket> args`, run by the remote user.
+    fn tmux_as_remote(&self, args: &[&str]) -> std::process::Output {
+        let user = remote_user();
+        Command::new("tmux")
+            .arg("-S")
+            .arg(&self.socket)
+            .args(args)
+            .uid(user.uid)
+            .gid(user.gid)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .output()
+            .expect("tmux runs (scripts/setup.sh installs it)")
+    }
+
+    fn tmux(&self, m: &Machines, args: &[&str]) -> String {
+        let out = self.tmux_as_remote(args);
+        assert!(
+            out.status.success(),
+            "tmux {args:?} on the remote: {}\nsshd: {}",
+            String::from_utf8_lossy(&out.stderr),
+            m.sshd_log()
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+}
+
+impl Drop for RemoteAgent {
+    fn drop(&mut self) {
+        let _ = self.tmux_as_remote(&["kill-server"]);
+    }
+}
+
+/// Session control over `--host` runs there: a message reaches the pane of a session that exists
+/// only on the remote, and Esc too; a session the remote does not have is the remote's own
+/// refusal; `attach` is refused before connecting: a terminal here cannot attach to that tmux.
 #[test]
 fn over_host_session_control_runs_on_the_remote_and_attach_is_refused_here() {
     let mut m = Machines::new(true);
     m.start_sshd();
     m.add_box();
+    let agent = RemoteAgent::start(&m, "remote-only-session");
+    let (code, out, err) = m.plandeck(&[
+        "--host",
+        "box",
+        "send",
+        "remote-only-session",
+        "next: write the tests",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}\nsshd: {}", m.sshd_log());
+    assert!(out.contains(&agent.pane), "{out}");
+    wait_until("the message and Enter in the remote's pane", || {
+        agent.got.text() == "next: write the tests\r"
+    });
+    let (code, out, err) = m.plandeck(&["--host", "box", "interrupt", "remote-only-session"]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_until("the Esc in the remote's pane", || {
+        agent.got.text() == "next: write the tests\r\u{1b}"
+    });
     for args in [
         &["send", "nobody", "hello", "--json"][..],
         &["interrupt", "nobody", "--json"],

@@ -355,6 +355,9 @@ pub fn ts_declarations() -> Vec<String> {
 }
 
 #[cfg(test)]
+mod prop_tests;
+
+#[cfg(test)]
 mod tests {
     use super::*;
 

@@ -7,7 +7,7 @@ use super::steer::{not_ready, resume_line, runs_agent};
 use super::*;
 use crate::agents;
 use crate::config::Roots;
-use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::tmux::{Recording, Tmux};
 use plandeck_testkit::wait_for;
 use std::path::{Path, PathBuf};
 
@@ -391,8 +391,7 @@ fn a_message_is_refused_onto_a_draft_and_typed_into_an_empty_box() {
         "{err}"
     );
     assert_eq!(IpcError::from(err).kind, ErrorKind::Refused);
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(read(&got), "");
+    Recording::at(&got).assert_nothing_typed_in(&server, &pane);
 
     let idle = tmp.path().join("idle");
     std::fs::create_dir_all(&idle).unwrap();
@@ -472,8 +471,7 @@ fn interrupt_never_answers_an_open_approval_card() {
         matches!(err, ControlError::Send(SendError::MenuOpen { .. })),
         "{err}"
     );
-    std::thread::sleep(std::time::Duration::from_millis(200));
-    assert_eq!(read(&got), "");
+    Recording::at(&got).assert_nothing_typed_in(&server, &pane);
 }
 
 /// A session Plandeck started whose agent keeps no registry (Gemini CLI, Codex CLI) is listed

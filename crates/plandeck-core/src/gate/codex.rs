@@ -668,6 +668,33 @@ mod tests {
 
     #[test]
     fn exec_is_headless() {
+        // Real processes with these arguments (`sh -c 'read x' codex …`, waiting on their stdin):
+        // `exec` or `e` before `--` is headless; after `--`, or absent, it is not.
+        let headless = |args: &[&str]| {
+            let mut child = std::process::Command::new("/bin/sh")
+                .args(["-c", "read x", "codex"])
+                .args(args)
+                .stdin(std::process::Stdio::piped())
+                .spawn()
+                .unwrap();
+            let pid = child.id();
+            plandeck_testkit::wait_until("the process's own command line", || {
+                std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .is_ok_and(|c| c.windows(6).any(|w| w == b"read x"))
+            });
+            let headless = runs_headless(pid);
+            let _ = child.kill();
+            let _ = child.wait();
+            headless
+        };
+        assert!(headless(&["exec", "plan it"]));
+        assert!(headless(&["--model", "o3", "e", "plan it"]));
+        assert!(!headless(&["--no-daemon"]));
+        assert!(
+            !headless(&["--", "exec"]),
+            "a prompt after `--` is a prompt"
+        );
+        assert!(!headless(&["execute"]));
         // This test process is not Codex; its own command line has no `exec`.
         assert!(!runs_headless(std::process::id()));
         assert!(

@@ -127,32 +127,21 @@ mod tests {
             .spawn()
             .unwrap();
         let tree = Tree { leader, _dir: dir };
-        let start = std::time::Instant::now();
-        let pid = loop {
-            if let Some(pid) = std::fs::read_to_string(&pidfile)
+        let pid: u32 = plandeck_testkit::wait_for(&format!("{name} to start"), || {
+            std::fs::read_to_string(&pidfile)
                 .ok()
                 .filter(|s| s.ends_with('\n'))
                 .and_then(|s| s.trim().parse().ok())
-            {
-                break pid;
-            }
-            assert!(start.elapsed().as_secs() < 30, "{name} never started");
-            std::thread::sleep(std::time::Duration::from_millis(5));
-        };
+        });
         // A background job's pid is known at fork, while it still runs the script's shell with
         // the script's arguments: wait until it has become the program (here `sleep`).
         if pid != tree.leader.id() {
-            while std::fs::read_to_string(format!("/proc/{pid}/comm"))
-                .ok()
-                .as_deref()
-                != Some("sleep\n")
-            {
-                assert!(
-                    start.elapsed().as_secs() < 30,
-                    "{name}'s job never became sleep"
-                );
-                std::thread::sleep(std::time::Duration::from_millis(5));
-            }
+            plandeck_testkit::wait_until(&format!("{name}'s job to become sleep"), || {
+                std::fs::read_to_string(format!("/proc/{pid}/comm"))
+                    .ok()
+                    .as_deref()
+                    == Some("sleep\n")
+            });
         }
         (tree, pid)
     }

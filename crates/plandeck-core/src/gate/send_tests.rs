@@ -1,7 +1,7 @@
 //! Typing a report into a live session's pane, on a private tmux server (`tmux -S <tmp>/sock`).
 
 use super::*;
-use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::tmux::{Recording, Tmux};
 use plandeck_testkit::wait_for;
 use std::path::Path;
 
@@ -33,6 +33,11 @@ fn agent_pane(dir: &Path, card: bool) -> (Tmux, String, u32) {
         (std::fs::read_to_string(&comm).ok()?.trim() == "cat").then_some(())
     });
     started
+}
+
+/// What the pane's program recorded (`<dir>/got`), read with a barrier.
+fn recording(dir: &Path) -> Recording {
+    Recording::at(&dir.join("got"))
 }
 
 fn got(dir: &Path) -> String {
@@ -76,7 +81,7 @@ fn a_report_reaches_the_live_sessions_own_pane_as_one_paste_then_enter() {
 #[test]
 fn nothing_is_typed_while_a_card_is_open() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_server, pane, pid) = agent_pane(tmp.path(), true);
+    let (server, pane, pid) = agent_pane(tmp.path(), true);
     let home = tmp.path().join("home");
     register(&home, pid, "s1", Some(&pane), terminal::start_time(pid));
     let roots = Roots::under_home(&home);
@@ -84,14 +89,13 @@ fn nothing_is_typed_while_a_card_is_open() {
     assert!(matches!(err, SendError::MenuOpen { .. }), "{err}");
     assert!(err.to_string().contains("Nothing was typed"), "{err}");
     assert_eq!(IpcError::from(err).kind, ErrorKind::Refused);
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(got(tmp.path()), "");
+    recording(tmp.path()).assert_nothing_typed_in(&server, &pane);
 }
 
 #[test]
 fn a_session_that_is_gone_replaced_or_outside_tmux_is_refused() {
     let tmp = tempfile::tempdir().unwrap();
-    let (_server, pane, pid) = agent_pane(tmp.path(), false);
+    let (server, pane, pid) = agent_pane(tmp.path(), false);
     let home = tmp.path().join("home");
     let roots = Roots::under_home(&home);
     // No registry at all.
@@ -140,8 +144,7 @@ fn a_session_that_is_gone_replaced_or_outside_tmux_is_refused() {
         send_to_session(&roots, "s1", " \u{7}\n"),
         Err(SendError::Empty)
     ));
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(got(tmp.path()), "", "nothing was typed");
+    recording(tmp.path()).assert_nothing_typed_in(&server, &pane);
 }
 
 #[test]
@@ -267,7 +270,7 @@ fn nothing_is_typed_onto_a_persons_draft() {
         r = ready.display(),
         g = got.display()
     );
-    let (_server, pane, pid) = Tmux::start(tmp.path(), &script);
+    let (server, pane, pid) = Tmux::start(tmp.path(), &script);
     wait_for("the pane", || ready.exists().then_some(()));
     let comm = format!("/proc/{pid}/comm");
     wait_for("the pane's program", || {
@@ -282,8 +285,7 @@ fn nothing_is_typed_onto_a_persons_draft() {
         "{err}"
     );
     assert_eq!(IpcError::from(err).kind, ErrorKind::Refused);
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(self::got(tmp.path()), "");
+    recording(tmp.path()).assert_nothing_typed_in(&server, &pane);
 }
 
 /// The same report goes to a session once, whoever sends it: "Send report" twice, A → B → A,
@@ -292,7 +294,7 @@ fn nothing_is_typed_onto_a_persons_draft() {
 fn a_report_is_sent_to_a_session_once_whoever_sends_it() {
     let (dir, roots, _repo, s) = approved_plan();
     let id = crate::ids::plan_id(&s.plan_path);
-    let (_server, pane, pid) = agent_pane(dir.path(), false);
+    let (server, pane, pid) = agent_pane(dir.path(), false);
     register(
         &roots.home,
         pid,
@@ -316,8 +318,8 @@ fn a_report_is_sent_to_a_session_once_whoever_sends_it() {
     let out = crate::verify::stop_hook::hook_claude_stop(&roots, input.to_string().as_bytes());
     assert_eq!(out.stdout, "", "{out:?}");
     assert!(out.stderr.contains("already sent"), "{out:?}");
-    std::thread::sleep(Duration::from_millis(200));
-    assert_eq!(got(dir.path()), typed);
+    // Nothing after the first report: a barrier typed now follows it directly.
+    assert_eq!(recording(dir.path()).settled_in(&server, &pane), typed);
     // A → B → A: the first report is still remembered after another went in between.
     let ok = || Ok::<(), ()>(());
     let once = |h: &str| crate::verify::stop_hook::send_once(&roots, &s.session, h, ok);

@@ -671,8 +671,63 @@ mod properties {
         ]
     }
 
+    /// A character a person cannot see (every range of `visible::HIDDEN`, controls but NUL, CR,
+    /// LF and tab), after a letter (so that a selector is never an emoji's own).
+    fn unseen() -> impl Strategy<Value = char> {
+        let hidden = proptest::sample::select(crate::visible::HIDDEN).prop_flat_map(|(a, b)| {
+            (a..=b).prop_map(|c| char::from_u32(c).expect("a hidden range holds characters"))
+        });
+        let controls = prop_oneof![
+            (0x01u32..0x09).prop_map(|c| char::from_u32(c).unwrap()),
+            (0x0Eu32..0x20).prop_map(|c| char::from_u32(c).unwrap()),
+            (0x7Fu32..0xA0).prop_map(|c| char::from_u32(c).unwrap()),
+        ];
+        prop_oneof![3 => hidden, 1 => controls]
+    }
+
+    /// An unseen character after a letter; a vertical tab or form feed between two (CommonMark
+    /// counts those two as blanks, trimmed at a line's end like a space: nothing hides there).
+    fn unseen_piece() -> impl Strategy<Value = String> {
+        prop_oneof![
+            5 => unseen().prop_map(|c| format!("a{c}")),
+            1 => proptest::sample::select(vec!['\u{b}', '\u{c}']).prop_map(|c| format!("a{c}b")),
+        ]
+    }
+
     proptest! {
         #![proptest_config(ProptestConfig { cases: 3000, ..ProptestConfig::default() })]
+
+        /// Issue 33: the renderer never drops a character a person cannot see. Every one in the
+        /// source, among markup and words, is shown as its mark `⟨U+XXXX⟩` (at least as often as
+        /// the source holds it), wherever the markdown puts it.
+        #[test]
+        fn no_unseen_character_is_dropped(
+            pieces in proptest::collection::vec(
+                prop_oneof![piece(), unseen_piece()],
+                0..40,
+            ),
+        ) {
+            let src = pieces.concat();
+            let r = render(&src);
+            let shown = visible_text(&r.html);
+            // What a person is owed: every mark the source itself shows as (`visible::shown`: an
+            // emoji's one selector is no mark). A carriage return is a line ending, not text.
+            let owed = crate::visible::shown(&src.replace('\r', "")).into_owned();
+            let mut counted = std::collections::BTreeMap::new();
+            let mut rest = owed.as_str();
+            while let Some(i) = rest.find("⟨U+") {
+                let end = i + rest[i..].find('⟩').expect("a mark ends") + '⟩'.len_utf8();
+                *counted.entry(rest[i..end].to_owned()).or_insert(0usize) += 1;
+                rest = &rest[end..];
+            }
+            for (mark, n) in counted {
+                prop_assert!(
+                    shown.matches(mark.as_str()).count() >= n,
+                    "{mark} is in the source {n} time(s), shown fewer: {:?} (from {src:?})",
+                    r.html
+                );
+            }
+        }
 
         #[test]
         fn any_input_renders_without_panic(src in "\\PC{0,200}") {

@@ -316,29 +316,12 @@ fn edit_of_a_path_with_dotdot_or_outside_every_plans_folder_is_refused() {
     );
 }
 
-/// Every file under `root` with its bytes (nothing when `root` does not exist).
-fn tree(root: &std::path::Path) -> Vec<(PathBuf, Vec<u8>)> {
-    let mut out = Vec::new();
-    let mut stack = vec![root.to_path_buf()];
-    while let Some(p) = stack.pop() {
-        if p.is_dir() {
-            for e in fs::read_dir(&p).unwrap() {
-                stack.push(e.unwrap().path());
-            }
-        } else if p.exists() {
-            out.push((p.clone(), fs::read(&p).unwrap()));
-        }
-    }
-    out.sort();
-    out
-}
-
 #[test]
 fn a_refused_edit_writes_nothing_anywhere_not_even_the_store() {
     let f = fixture();
     // Something already in the store, as in a real run.
     approve(&f.roots, &f.plan, ApproveRequest::default()).unwrap();
-    let store_before = tree(&f.roots.data);
+    let store_before = plandeck_testkit::tree::snapshot(&f.roots.data);
     let outside = f._dir.path().join("project/src/main.rs");
     fs::create_dir_all(outside.parent().unwrap()).unwrap();
     fs::write(&outside, "fn main() {}\n").unwrap();
@@ -357,7 +340,11 @@ fn a_refused_edit_writes_nothing_anywhere_not_even_the_store() {
     assert_refused(err);
     assert!(!f._dir.path().join("nowhere").exists());
     assert_eq!(fs::read_to_string(&outside).unwrap(), "fn main() {}\n");
-    assert_eq!(tree(&f.roots.data), store_before, "the store changed");
+    assert_eq!(
+        plandeck_testkit::tree::snapshot(&f.roots.data),
+        store_before,
+        "the store changed"
+    );
 }
 
 #[test]

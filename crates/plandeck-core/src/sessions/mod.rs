@@ -49,6 +49,9 @@ pub mod plan_events;
 pub mod state;
 pub mod transcript;
 
+#[cfg(test)]
+mod prop_tests;
+
 use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};

@@ -262,10 +262,31 @@ fn opts(discard: bool) -> RemoveOptions {
     }
 }
 
+/// Removes `path` (with `discard` as asked), expects a refusal and that the folder (and the one a
+/// link leads to) is byte for byte as it was before: its message.
+#[track_caller]
 fn assert_refused(roots: &Roots, path: &Path, discard: bool) -> String {
+    // The path as given (a link stays a link) and the folder it leads to.
+    let snapshot = || {
+        let target = fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf());
+        (
+            plandeck_testkit::tree::snapshot(path),
+            plandeck_testkit::tree::snapshot(&target),
+        )
+    };
+    let before = snapshot();
+    assert!(
+        !before.0.is_empty(),
+        "{} is there to refuse",
+        path.display()
+    );
     match remove(roots, path, &opts(discard)) {
         Err(WorktreeError::Refused { message, .. }) => {
-            assert!(path.exists() || !discard, "refused but gone");
+            assert!(
+                snapshot() == before,
+                "refused, but {} changed",
+                path.display()
+            );
             message
         }
         other => panic!("expected a refusal for {}, got {other:?}", path.display()),
@@ -1046,14 +1067,9 @@ fn remove_all_clean_leaves_a_worktree_with_the_persons_pane_in_it() {
 
 /// Waits for a size report for `id` on `rx`.
 fn size_for(rx: &std::sync::mpsc::Receiver<WorktreeSize>, id: &str) -> Option<u64> {
-    let deadline = std::time::Instant::now() + std::time::Duration::from_secs(30);
-    loop {
-        let left = deadline.saturating_duration_since(std::time::Instant::now());
-        let s = rx.recv_timeout(left).expect("a size report");
-        if s.id == id {
-            return s.size_bytes;
-        }
-    }
+    testkit::wait_for(&format!("a size report for {id}"), || {
+        rx.try_iter().find(|s| s.id == id).map(|s| s.size_bytes)
+    })
 }
 
 #[test]

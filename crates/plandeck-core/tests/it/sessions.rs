@@ -26,7 +26,7 @@ fn find<'a>(list: &'a [SessionSummary], id_prefix: &str) -> &'a SessionSummary {
         .unwrap_or_else(|| panic!("no session {id_prefix}"))
 }
 
-fn fixture_home() -> Option<tempfile::TempDir> {
+fn fixture_home() -> tempfile::TempDir {
     let base = Path::new(FIXTURES);
     // A missing fixture fails the test; it never passes by skipping.
     assert!(
@@ -36,7 +36,7 @@ fn fixture_home() -> Option<tempfile::TempDir> {
     let home = tempfile::tempdir().unwrap();
     copy_tree(&base.join(CLAUDE), &home.path().join(".claude"));
     copy_tree(&base.join(GEMINI), &home.path().join(".gemini"));
-    Some(home)
+    home
 }
 
 /// Fixtures: the two registry entries name pids that are not running here (they were recorded
@@ -46,7 +46,7 @@ fn fixture_home() -> Option<tempfile::TempDir> {
 /// the 10-minute window has passed, or `idle` right after.
 #[test]
 fn fixtures_get_the_states_their_readme_implies() {
-    let Some(home) = fixture_home() else { return };
+    let home = fixture_home();
     let roots = Roots::under_home(home.path());
     let mut index = SessionIndex::open(&roots);
     index.set_now(Some(at("2026-11-23T01:00:00Z")));
@@ -887,7 +887,7 @@ fn a_last_line_of_many_mib_answers_the_call_before_it() {
 /// `ready` with read == total, and the watch list is known before any index is open.
 #[test]
 fn open_with_progress_counts_every_transcript_and_ends_ready() {
-    let Some(home) = fixture_home() else { return };
+    let home = fixture_home();
     let roots = Roots::under_home(home.path());
     let seen = std::sync::Mutex::new(Vec::new());
     let index = SessionIndex::open_with_progress(&roots, &|p| seen.lock().unwrap().push(p));
