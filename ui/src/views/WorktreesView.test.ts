@@ -188,7 +188,7 @@ describe("WorktreesView", () => {
       },
       { shouldMockEvents: true },
     );
-    render(WorktreesView, { overview: null });
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
     const button = await screen.findByTestId("remove-clean");
     expect(button).toBeDisabled();
     expect(button.getAttribute("title")).toMatch(/No worktree here is clean and merged/);
