@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import App from "./App.svelte";
 import type { Overview } from "./lib/bindings";
 import { agentList } from "./test-fixtures";
@@ -34,7 +35,8 @@ describe("App", () => {
     });
     render(App);
     expect(await screen.findByText("No plans yet")).toBeInTheDocument();
-    expect(await screen.findByText("/home/u/.claude/plans")).toBeInTheDocument();
+    // Written from `~/` as every path the window shows (issue 34).
+    expect(await screen.findByText("~/.claude/plans")).toBeInTheDocument();
     expect(screen.getByText("not found")).toBeInTheDocument();
   });
 
@@ -133,5 +135,23 @@ describe("App", () => {
     await fireEvent.click(screen.getByTestId("add-repo"));
     expect(await screen.findByTestId("source-repo")).toHaveTextContent("~/src/app");
     expect(screen.getByRole("status")).toHaveTextContent("Added /home/u/src/app.");
+  });
+  it("follows folders that appear while the window is open (a first run)", async () => {
+    let claudeFound = false;
+    mockIPC(
+      (cmd) => {
+        if (cmd === "get_overview") return overview(false, claudeFound);
+        if (cmd === "list_plans") return { plans: [], problems: [] };
+        return [];
+      },
+      { shouldMockEvents: true },
+    );
+    render(App);
+    await screen.findByText("No plans yet");
+    expect(await screen.findAllByText("not found")).toHaveLength(2);
+    // Claude Code made its folders: the watcher reports its first session.
+    claudeFound = true;
+    await emit("sessions:changed", { sessionIds: ["s1"], startedWaiting: [] });
+    await waitFor(() => expect(screen.getAllByText("not found")).toHaveLength(1), { timeout: 3000 });
   });
 });

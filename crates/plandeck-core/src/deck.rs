@@ -841,6 +841,14 @@ impl Deck {
         if let Some(there) = self.there(id, "decide_request", params) {
             return there;
         }
+        if self.demo {
+            let outcome = gate::decide_demo(&self.roots, id, decision, by)?;
+            self.report(LiveEvent::Gate(GateChanged {
+                closed: vec![outcome.request_id.clone()],
+                ..Default::default()
+            }));
+            return Ok(outcome);
+        }
         let opts = gate::DeliveryOptions {
             comments: with_comments.unwrap_or(true),
             by: by.to_owned(),
@@ -989,7 +997,13 @@ impl Deck {
         }
         // The window names a repository Plandeck lists (its settings' or one it found), or one
         // the person picked in the native dialog (added to the settings): never any folder.
-        let wanted = crate::durable::canonical_or(std::path::Path::new(&request.repo));
+        // `~/work/shop` is the person's home's, as Plandeck writes every path.
+        let expanded = expand_home(&request.repo, &self.roots.home);
+        let request = &StartRequest {
+            repo: expanded.display().to_string(),
+            ..request.clone()
+        };
+        let wanted = crate::durable::canonical_or(&expanded);
         let listed = self
             .roots
             .extra_repos
@@ -1196,6 +1210,16 @@ impl ShownWords {
     }
 }
 
+/// `~` and `~/…` in a path the person typed, from `home`; any other path as typed (trimmed).
+pub fn expand_home(typed: &str, home: &std::path::Path) -> std::path::PathBuf {
+    let typed = typed.trim();
+    match typed.strip_prefix('~') {
+        Some("") => home.to_owned(),
+        Some(rest) if rest.starts_with('/') => home.join(rest.trim_start_matches('/')),
+        _ => std::path::PathBuf::from(typed),
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -1349,13 +1373,61 @@ mod worktree_tests {
             "{err:?}"
         );
         // A listed one gets past that check (and is refused by what comes next: `other` is no
-        // agent Plandeck starts).
+        // agent Plandeck starts), also written from `~/` as Plandeck writes paths (issue 34).
         let err = deck.start_session(&request(&listed)).unwrap_err();
+        assert!(
+            err.message.contains("not an agent Plandeck can start"),
+            "{err:?}"
+        );
+        let err = deck
+            .start_session(&request(std::path::Path::new("~/listed")))
+            .unwrap_err();
         assert!(
             err.message.contains("not an agent Plandeck can start"),
             "{err:?}"
         );
         assert!(!home_path.join("listed.worktrees").exists());
         assert!(!home_path.join("other.worktrees").exists());
+    }
+
+    /// Issue 34: the demo shows "Waiting for you" with one request; deciding it sends nothing,
+    /// and says so.
+    #[test]
+    fn the_demo_has_one_request_waiting_and_deciding_it_sends_nothing() {
+        let parent = tempfile::tempdir().unwrap();
+        let ws = crate::demo::create(parent.path()).unwrap();
+        let roots = Roots::under_home(&ws.home);
+        let emit: Arc<dyn Fn(LiveEvent) + Send + Sync> = Arc::new(|_| {});
+        let deck = Deck::starting(roots, true, Arc::new(Mutex::new(None)), emit);
+        let pending = deck.list_pending().unwrap();
+        assert_eq!(
+            pending.iter().map(|r| r.id.as_str()).collect::<Vec<_>>(),
+            [crate::demo::DEMO_REQUEST]
+        );
+        let outcome = deck
+            .decide_request(
+                crate::demo::DEMO_REQUEST,
+                GateDecision::Approve {
+                    mode: gate::ApproveMode::Auto,
+                    edited: None,
+                    started_from: None,
+                },
+                None,
+                None,
+                "you",
+            )
+            .unwrap();
+        assert!(
+            outcome.message.starts_with("demo: nothing was sent"),
+            "{outcome:?}"
+        );
+        assert!(deck.list_pending().unwrap().is_empty());
+        // The demo's session took the answer: its plan shows it approved, not waiting.
+        let plans = crate::standing::listing(&deck.roots).files.plans;
+        let plan = plans
+            .iter()
+            .find(|p| p.path.ends_with("shop-pagination-brisk-otter.md"))
+            .unwrap();
+        assert_eq!(plan.state, crate::review::ReviewState::Approved, "{plan:?}");
     }
 }

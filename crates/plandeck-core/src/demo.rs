@@ -197,8 +197,10 @@ fn write_claude(
         ),
     ];
     let project = agents::claude::projects_dir(claude).join(claude_project_folder(repo));
-    write(&project.join(format!("{sid}.jsonl")), &jsonl(&waiting))?;
+    let transcript = project.join(format!("{sid}.jsonl"));
+    write(&transcript, &jsonl(&waiting))?;
     if let Some(pid) = registry_pid {
+        write_demo_request(claude, &cwd, &plan_path, &transcript, pid)?;
         write(
         &agents::claude::registry_file(claude, pid),
         &json!({"pid": pid, "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",
@@ -231,6 +233,41 @@ fn write_claude(
     let project = agents::claude::projects_dir(claude).join(claude_project_folder(worktree));
     write(&project.join(format!("{sid}.jsonl")), &jsonl(&in_worktree))?;
     Ok(())
+}
+
+/// The id of the demo's request in "Waiting for you".
+pub const DEMO_REQUEST: &str = "demo-request-pagination";
+
+/// A request of the demo's waiting Claude Code session in "Waiting for you", as its plan hook
+/// files one, held by `pid` (the window showing the demo: the request lasts while it runs).
+/// Deciding it sends nothing ([`crate::gate::decide_demo`]).
+fn write_demo_request(
+    claude: &Path,
+    cwd: &str,
+    plan_path: &str,
+    transcript: &Path,
+    pid: u32,
+) -> Result<(), DemoError> {
+    let Some(home) = claude.parent() else {
+        return Ok(());
+    };
+    let roots = Roots::under_home(home);
+    let now = crate::timestamp::now();
+    let at = |t: time::OffsetDateTime| crate::timestamp::format(t);
+    let request = json!({
+        "id": DEMO_REQUEST, "agent": "claude", "sessionId": SESSION_WAITING, "cwd": cwd,
+        "planPath": plan_path, "plan": PLAN_PAGINATION, "toolUseId": "toolu_demo_exitplan_1",
+        "transcriptPath": transcript.to_string_lossy(), "transcriptOffset": 0, "tmuxPane": null, "tmuxSocket": null,
+        "waitingSince": at(now - time::Duration::minutes(6)),
+        "deadline": at(now + time::Duration::days(7)),
+        "hookPid": pid, "agentPid": pid, "status": "waiting", "closedAt": null, "decision": null,
+    });
+    write(
+        &roots
+            .data
+            .join(format!("gate/requests/{DEMO_REQUEST}.json")),
+        &request.to_string(),
+    )
 }
 
 fn write_gemini(gemini: &Path, repo: &Path) -> Result<(), DemoError> {

@@ -241,11 +241,22 @@ impl Live {
         {
             let (roots, emit) = (roots.clone(), emit.clone());
             std::thread::spawn(move || {
+                let mut exited = crate::control::exited(&roots);
                 while let Err(mpsc::RecvTimeoutError::Timeout) = stopped.recv_timeout(LIVENESS_TICK)
                 {
                     let changed = lock(&sessions).as_mut().is_some_and(SessionIndex::tick);
                     if changed {
                         report_sessions(&sessions, &before, &*emit);
+                    }
+                    // An agent Plandeck started went away (Stop, a killed tmux session): its
+                    // card ends (crate::control::mark_exited); which session it was is read then.
+                    let now = crate::control::exited(&roots);
+                    if now != exited {
+                        exited = now;
+                        emit(LiveEvent::Sessions(SessionsChanged {
+                            session_ids: Vec::new(),
+                            started_waiting: Vec::new(),
+                        }));
                     }
                     lock(&gate_seen).look(&roots, &*emit);
                 }

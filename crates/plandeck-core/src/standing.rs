@@ -69,11 +69,26 @@ pub fn settle(
             by_name.entry(name).or_default().push(r);
         }
     }
+    let running = RunningClaude::of(roots);
     for plan in plans.iter_mut() {
         if let Some(request) = waiting.for_plan(&plan.path) {
             plan.state = ReviewState::Waiting;
             plan.decided_in = None;
             plan.waiting_request = Some(request.to_owned());
+            continue;
+        }
+        let recovered = Path::new(&plan.path).file_name().and_then(|name| {
+            by_name
+                .get(name)
+                .and_then(|rs| rs.iter().find(|r| history::same_plan(r, plan)))
+        });
+        // The agent still waits at its own card (the window was closed while it waited, and its
+        // hook gave the card back): the plan waits, whatever was recorded since; it is answered
+        // in the agent's terminal (issue 34). Never shown approved while the agent waits.
+        if recovered.is_some_and(|r| at_its_card(r, &running)) {
+            plan.state = ReviewState::Waiting;
+            plan.decided_in = None;
+            plan.waiting_request = None;
             continue;
         }
         let path = Path::new(&plan.path);
@@ -86,13 +101,7 @@ pub fn settle(
             plan.decided_in = Some(DecidedIn::Plandeck);
             continue;
         }
-        let Some(name) = Path::new(&plan.path).file_name() else {
-            continue;
-        };
-        let Some(recovered) = by_name
-            .get(name)
-            .and_then(|rs| rs.iter().find(|r| history::same_plan(r, plan)))
-        else {
+        let Some(recovered) = recovered else {
             continue;
         };
         if let Some((state, decided_in)) = recorded(recovered, &plan.path) {
@@ -100,6 +109,35 @@ pub fn settle(
             plan.decided_in = Some(decided_in);
         }
     }
+}
+
+/// The Claude Code sessions running now, by session id (their registry entries whose process is
+/// alive).
+struct RunningClaude(std::collections::HashSet<String>);
+
+impl RunningClaude {
+    fn of(roots: &Roots) -> Self {
+        let dir = crate::agents::claude::registry_dir(&roots.claude);
+        let ids = std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .filter_map(|e| crate::sessions::RegistryFile::read(&e.path()))
+            .filter(|f| crate::sessions::pid_alive(f.pid, f.proc_start.as_deref()))
+            .map(|f| f.session_id)
+            .collect();
+        Self(ids)
+    }
+}
+
+/// Whether the agent of `r` waits at its own approval card now: the plan's last version was
+/// offered and not answered, and its session runs (Claude Code's registry says so).
+fn at_its_card(r: &RecoveredPlan, running: &RunningClaude) -> bool {
+    r.agent == crate::agents::Agent::Claude
+        && r.versions.last().and_then(|v| v.verdict) == Some(HistoryVerdict::Pending)
+        && r.session_id
+            .as_ref()
+            .is_some_and(|id| running.0.contains(id))
 }
 
 /// The agent's recorded decision on the last version of `r`, as a state of the file at `path`.
@@ -176,6 +214,7 @@ pub fn settle_listed(roots: &Roots, sessions: &mut [crate::sessions::SessionSumm
     settle_sessions(roots, sessions, &crate::gate::pending(roots));
     crate::control::fill_started(roots, sessions);
     crate::gate::codex::fill_panes(&roots.codex, sessions);
+    crate::control::mark_exited(roots, sessions);
 }
 
 /// Settles each session's state and its plan's review state: a session with a plan waiting in
@@ -299,5 +338,52 @@ mod tests {
         let state = |id: &str| list.iter().find(|s| s.session_id == id).unwrap().state;
         assert_eq!(state("lead"), SessionState::Working);
         assert_eq!(state("mate-pane"), SessionState::WaitingForApproval);
+    }
+
+    /// Issue 34: a plan whose agent waits at its own card (the window was closed, the hook gave
+    /// the card back) is waiting, never approved by a decision only recorded since.
+    #[test]
+    fn a_plan_whose_agent_waits_at_its_own_card_is_waiting() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let plan = crate::agents::claude::plans_dir(&roots.claude).join("shop-cart.md");
+        let text = "# Cart\n\n1. Add a cart.\n";
+        crate::durable::write_atomic(&plan, text.as_bytes()).unwrap();
+        let sid = "s-card";
+        let now = crate::timestamp::format(crate::timestamp::now());
+        let records = [
+            serde_json::json!({"type": "user", "sessionId": sid, "cwd": "/work/shop", "timestamp": now,
+                "permissionMode": "plan", "message": {"role": "user", "content": "plan a cart"}}),
+            serde_json::json!({"type": "assistant", "sessionId": sid, "cwd": "/work/shop", "timestamp": now,
+                "message": {"role": "assistant", "stop_reason": "tool_use", "content": [{"type": "tool_use",
+                "id": "toolu_card", "name": "ExitPlanMode",
+                "input": {"plan": text, "planFilePath": plan.to_string_lossy()}}]}}),
+        ];
+        let transcript = roots
+            .claude
+            .join(format!("projects/-work-shop/{sid}.jsonl"));
+        let lines: String = records.iter().map(|r| format!("{r}\n")).collect();
+        crate::durable::write_atomic(&transcript, lines.as_bytes()).unwrap();
+        let registry = crate::agents::claude::registry_dir(&roots.claude).join("1.json");
+        let entry = serde_json::json!({"pid": std::process::id(), "sessionId": sid,
+            "cwd": "/work/shop", "status": "waiting"});
+        crate::durable::write_atomic(&registry, entry.to_string().as_bytes()).unwrap();
+
+        // Approved in the plan view while no request was open: recorded only.
+        crate::review::approve(&roots, &plan, crate::review::ApproveRequest::default()).unwrap();
+        let state = |roots: &Roots| {
+            let l = listing(roots);
+            let p = l
+                .files
+                .plans
+                .iter()
+                .find(|p| p.path.ends_with("shop-cart.md"))
+                .cloned();
+            p.map(|p| (p.state, p.waiting_request))
+        };
+        assert_eq!(state(&roots), Some((ReviewState::Waiting, None)));
+        // The CLI exited: no card waits; what Plandeck recorded is the plan's state.
+        std::fs::remove_file(&registry).unwrap();
+        assert_eq!(state(&roots), Some((ReviewState::Approved, None)));
     }
 }

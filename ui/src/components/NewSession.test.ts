@@ -5,6 +5,7 @@ import NewSession from "./NewSession.svelte";
 import SessionsView from "../views/SessionsView.svelte";
 import type { Started } from "../lib/bindings";
 import { agentList, withFourthAgent } from "../test-fixtures";
+import { where } from "../lib/paths.svelte";
 
 const started = (over: Partial<Started> = {}): Started => ({
   agent: "claude",
@@ -29,6 +30,7 @@ describe("NewSession", () => {
       if (cmd === "list_agents") return withFourthAgent({ sessions: true });
       calls.push([cmd, args]);
       if (cmd === "pick_repo") return "/h/work/api";
+      if (cmd === "get_overview") return { repos: ["/h/work/shop"] };
       if (cmd === "list_worktrees")
         return [
           { repo: "/h/work/web", machine: null },
@@ -38,16 +40,18 @@ describe("NewSession", () => {
       if (cmd === "start_session") return started({ agent: args.request.agent });
     });
     const onStarted = vi.fn();
+    where.home = "/h";
     render(NewSession, { onClose: () => {}, onStarted });
     // The agents are core's: a fourth one shows with no change here.
     await screen.findByRole("option", { name: "Aider" });
-    // The repositories Plandeck lists here are offered (another machine's are not).
+    // The repositories Plandeck lists here (its worktrees' and Settings') are offered from `~/`
+    // (another machine's are not); core expands `~` (issue 34).
     await waitFor(() =>
-      expect([...document.querySelectorAll("#new-session-repos option")].map((o) => (o as HTMLOptionElement).value)).toEqual(["/h/work/web"]),
+      expect([...document.querySelectorAll("#new-session-repos option")].map((o) => (o as HTMLOptionElement).value)).toEqual(["~/work/shop", "~/work/web"]),
     );
     await fireEvent.change(screen.getByLabelText("Agent"), { target: { value: "gemini" } });
     await fireEvent.click(screen.getByRole("button", { name: "Choose…" }));
-    await waitFor(() => expect((screen.getByLabelText("Repository") as HTMLInputElement).value).toBe("/h/work/api"));
+    await waitFor(() => expect((screen.getByLabelText("Repository") as HTMLInputElement).value).toBe("~/work/api"));
     await fireEvent.input(screen.getByLabelText("Worktree name"), { target: { value: "feat" } });
     await fireEvent.input(screen.getByLabelText("Base branch"), { target: { value: "main" } });
     await fireEvent.input(screen.getByLabelText("Prompt"), { target: { value: "plan pagination" } });
@@ -55,8 +59,9 @@ describe("NewSession", () => {
     await fireEvent.keyDown(screen.getByLabelText("Prompt"), { key: "Enter" });
     await screen.findByTestId("new-session-started");
     expect(calls.find(([c]) => c === "start_session")![1]).toEqual({
-      request: { agent: "gemini", repo: "/h/work/api", worktree: "feat", base: "main", plan: true, prompt: "plan pagination" },
+      request: { agent: "gemini", repo: "~/work/api", worktree: "feat", base: "main", plan: true, prompt: "plan pagination" },
     });
+    where.home = "";
     expect(screen.getByTestId("new-session-started").textContent).toContain("api-feat-claude");
     expect(onStarted).toHaveBeenCalledOnce();
   });

@@ -120,15 +120,22 @@ describe("SessionActions", () => {
     await fireEvent.click(screen.getByRole("button", { name: "Stop…" }));
     expect((await screen.findByRole("alert")).textContent).toContain("nothing was ended");
     expect(screen.queryByTestId("stop-processes")).toBeNull();
-    // Resume is offered (an idle card may be of an agent gone); core refuses a live one.
+    // A running session is not offered Resume (issue 34).
+    expect(screen.queryByRole("button", { name: "Resume" })).toBeNull();
+    unmount();
+    // No news for a while: either; core refuses a resume of one that still runs, with why.
+    const unknown = render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "unknown" }) });
     await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
     await waitFor(() => expect(screen.getByRole("alert").textContent).toContain("not resumed twice"));
-    unmount();
+    unknown.unmount();
     live = false;
     render(SessionActions, { session: sessionSummary({ sessionId: ID, state: "ended" }) });
     // Only Resume: every button the ended card shows, by name.
     expect(screen.getAllByRole("button").map((b) => b.textContent?.trim())).toEqual(["Resume"]);
     await fireEvent.click(screen.getByRole("button", { name: "Resume" }));
     expect((await screen.findByRole("status")).textContent).toContain("tmux attach -t api-claude");
+    // Said for a while, not for ever: dismissed with its × (or gone by itself, NOTE_MS later).
+    await fireEvent.click(screen.getByRole("button", { name: "Dismiss" }));
+    expect(screen.queryByRole("status")).toBeNull();
   });
 });

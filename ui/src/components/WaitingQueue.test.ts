@@ -39,6 +39,8 @@ describe("WaitingQueue", () => {
     await waitFor(() => expect(decisions[0]).toMatchObject({ decision: "approve", mode: "manual" }));
     await fireEvent.click(screen.getByTestId("gate-reject"));
     const box = await screen.findByTestId("gate-feedback");
+    // Typing goes to the feedback box at once (issue 34).
+    await waitFor(() => expect(document.activeElement).toBe(box));
     await fireEvent.click(screen.getByTestId("gate-send-reject"));
     expect(await screen.findByRole("alert")).toHaveTextContent("Say what the agent should change");
     await fireEvent.input(box, { target: { value: "split step 2" } });
@@ -122,6 +124,9 @@ describe("WaitingQueue", () => {
     await waitFor(() => expect(screen.queryByTestId("gate-request")).toBeNull());
     expect(screen.getByTestId("gate-sent")).toBeInTheDocument();
     expect(screen.queryByRole("alert")).toBeNull();
+    // Nothing waits now: no red "0" (issue 34).
+    expect(screen.getByTestId("queue-count")).toHaveTextContent("nothing now");
+    expect(screen.getByTestId("waiting-queue")).toHaveClass("quiet");
   });
 
   it("shows one problem line per request, however many attempts failed", async () => {

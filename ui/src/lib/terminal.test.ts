@@ -1,22 +1,33 @@
 import { describe, expect, it, vi, afterEach } from "vitest";
-import { allowTerminalStyles, BASE_FONT, fitFont, KeyGate, KeySender, MIN_FONT } from "./terminal";
+import { allowTerminalStyles, BASE_FONT, KeyGate, KeySender, MAX_FONT, READABLE_FONT, readableFont, zoomed, ZOOM_MAX } from "./terminal";
 
 afterEach(() => vi.useRealTimers());
 
-describe("fitFont", () => {
-  it("shrinks the font until the screen fits the box, never above the base size nor below the least", () => {
-    expect(fitFont(13, 1000, 500, 500, 1000)).toBe(6.5);
-    expect(fitFont(13, 1000, 500, 2000, 250)).toBe(6.5);
-    expect(fitFont(6.5, 500, 250, 2000, 2000)).toBe(BASE_FONT);
-    expect(fitFont(13, 10000, 500, 100, 0)).toBe(MIN_FONT);
-    // No height limit: by the width alone.
-    expect(fitFont(13, 1000, 5000, 500, 0)).toBe(6.5);
+describe("readableFont", () => {
+  it("fits the pane's rows to the box's height, never below a readable size nor above the base (issue 34)", () => {
+    // 50 rows 500 px high at 13 px in a 250 px box: 6.5 px would fit, the readable size is kept.
+    expect(readableFont(13, 500, 250)).toBe(READABLE_FONT);
+    // Room to spare: the base size, never larger.
+    expect(readableFont(6.5, 250, 2000)).toBe(BASE_FONT);
+    // Between: fitted.
+    expect(readableFont(13, 500, 460)).toBe(11.9);
+    // No height limit: the base size.
+    expect(readableFont(13, 5000, 0)).toBe(BASE_FONT);
     // Nothing measured yet: unchanged.
-    expect(fitFont(13, 0, 0, 100, 100)).toBe(13);
+    expect(readableFont(13, 0, 100)).toBe(13);
   });
 
-  it("keeps a size within 0.2 px (no flicker from rounding)", () => {
-    expect(fitFont(6.5, 1000, 500, 1010, 0)).toBe(6.5);
+  it("zooms from there, within bounds, and keeps a size within 0.2 px (no flicker)", () => {
+    expect(readableFont(13, 500, 250, 2)).toBe(2 * READABLE_FONT);
+    expect(readableFont(13, 500, 250, 10)).toBe(MAX_FONT);
+    expect(readableFont(11.9, 500, 505)).toBe(11.9);
+  });
+
+  it("steps the zoom with Ctrl+= / Ctrl+- and resets it with Ctrl+0", () => {
+    expect(zoomed(1, 1)).toBe(1.15);
+    expect(zoomed(1.15, -1)).toBe(1);
+    expect(zoomed(2.9, 1)).toBe(ZOOM_MAX);
+    expect(zoomed(2.9, 0)).toBe(1);
   });
 });
 

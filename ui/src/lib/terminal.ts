@@ -10,6 +10,18 @@ import { styleNonce } from "./csp";
 export const ESC_ESC_MS = 400;
 /** The terminal's font size (px) when the box has room for it. */
 export const BASE_FONT = 13;
+/** The smallest font a view is drawn at unzoomed: text a person reads (rows about 13 px high).
+ * A pane taller than its box at this size scrolls in it, as a wider one scrolls sideways. */
+export const READABLE_FONT = 11;
+/** Zoom steps (Ctrl+= / Ctrl+-) and their bounds, as factors of the readable default. */
+export const ZOOM_STEP = 1.15;
+export const ZOOM_MIN = 0.5;
+export const ZOOM_MAX = 3;
+/** The largest font a zoomed view is drawn at. */
+export const MAX_FONT = 36;
+/** The monospace fonts a view draws with, then fonts that have the agents' symbols (`⏵⏵`, `⎿`,
+ * `⏺`: Symbola, Noto Sans Symbols 2; the .deb recommends fonts-symbola), then any monospace. */
+export const TERMINAL_FONTS = '"DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas, "Symbola", "Noto Sans Symbols 2", "Noto Sans Symbols", monospace';
 /** The smallest: below it a view shows shapes, not text. */
 export const MIN_FONT = 4;
 /** How often a read-only view draws at most, by how many are open: core sends a watched view's
@@ -47,16 +59,24 @@ export function allowTerminalStyles(doc: Document = document): void {
 }
 
 /**
- * The font size (tenths of a px) at which a screen that is `width`×`height` at `font` fits a
- * `boxWidth`×`boxHeight` box (a height of 0: no limit), between MIN_FONT and BASE_FONT. A size
- * within 0.2 px of `font` keeps `font` (the measure rounds; the view must not flicker).
+ * The font of a view whose pane is `height` px high at `font` in a box `boxHeight` px high (0: no
+ * limit), zoomed by `zoom`: the pane's rows fitted to the box's height, between READABLE_FONT and
+ * BASE_FONT (a wider pane scrolls sideways, a taller one scrolls), times the zoom, within MIN_FONT
+ * and MAX_FONT. A size within 0.2 px of `font` keeps `font` (the measure rounds; no flicker).
  */
-export function fitFont(font: number, width: number, height: number, boxWidth: number, boxHeight: number): number {
-  if (width <= 0 || height <= 0 || boxWidth <= 0) return font;
-  const byWidth = (font * boxWidth) / width;
-  const byHeight = boxHeight > 0 ? (font * boxHeight) / height : byWidth;
-  const want = Math.max(MIN_FONT, Math.min(BASE_FONT, Math.floor(10 * Math.min(byWidth, byHeight)) / 10));
+export function readableFont(font: number, height: number, boxHeight: number, zoom = 1): number {
+  if (height <= 0) return font;
+  const byHeight = boxHeight > 0 ? (font * boxHeight) / height : BASE_FONT;
+  const fitted = Math.max(READABLE_FONT, Math.min(BASE_FONT, byHeight));
+  const want = Math.max(MIN_FONT, Math.min(MAX_FONT, Math.floor(10 * fitted * zoom) / 10));
   return Math.abs(want - font) < 0.2 ? font : want;
+}
+
+/** The zoom after Ctrl+= (`+1`), Ctrl+- (`-1`) or Ctrl+0 (`0`: back to 1). */
+export function zoomed(zoom: number, step: 1 | -1 | 0): number {
+  if (step === 0) return 1;
+  const next = step > 0 ? zoom * ZOOM_STEP : zoom / ZOOM_STEP;
+  return Math.max(ZOOM_MIN, Math.min(ZOOM_MAX, Math.round(next * 100) / 100));
 }
 
 /**

@@ -9,7 +9,7 @@ import { Terminal, type IDisposable, type ITerminalOptions } from "@xterm/xterm"
 import { Unicode11Addon } from "@xterm/addon-unicode11";
 import { CanvasAddon } from "@xterm/addon-canvas";
 import "@xterm/xterm/css/xterm.css";
-import { allowTerminalStyles, BASE_FONT, SCROLLBACK } from "./terminal";
+import { allowTerminalStyles, BASE_FONT, SCROLLBACK, TERMINAL_FONTS } from "./terminal";
 
 /** The app's dark theme, as terminal colours (tmux's own colours come as the program wrote them). */
 const THEME: ITerminalOptions["theme"] = {
@@ -36,7 +36,7 @@ export function makeTerminal(cols: number, rows: number, fontSize = BASE_FONT, o
     disableStdin: true,
     cursorBlink: false,
     convertEol: false,
-    fontFamily: '"DejaVu Sans Mono", "Noto Sans Mono", Menlo, Consolas, monospace',
+    fontFamily: TERMINAL_FONTS,
     fontSize,
     lineHeight: 1,
     theme: THEME,

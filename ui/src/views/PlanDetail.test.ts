@@ -85,6 +85,18 @@ describe("PlanDetail", () => {
     expect(calls.find(([c]) => c === "decide_plan")?.[1]).toMatchObject({ seenHash: "hash-of-source", decision: { decision: "approve", edited: null } });
   });
 
+  it("says where to answer a plan whose agent waits at its own card (issue 34)", async () => {
+    mockIPC((cmd) => (cmd === "get_plan" ? doc("waiting") : cmd === "list_comments" ? [] : null));
+    const { unmount } = render(PlanDetail, { id: "abc123def456" });
+    expect(await screen.findByTestId("waiting-at-card")).toHaveTextContent("answer it in its terminal");
+    unmount();
+    // Waiting in Plandeck's queue: decided here, nothing to say.
+    mockIPC((cmd) => (cmd === "get_plan" ? { ...doc("waiting"), plan: { ...doc("waiting").plan, waitingRequest: "req-1" } } : cmd === "list_comments" ? [] : null));
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    expect(screen.queryByTestId("waiting-at-card")).toBeNull();
+  });
+
   it("greys the Verify tab, saying why, until the plan has an approval", async () => {
     let state: ReviewState = "unreviewed";
     mockIPC((cmd) => (cmd === "get_plan" ? doc(state) : cmd === "list_comments" ? [] : null));

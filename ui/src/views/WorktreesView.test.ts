@@ -183,4 +183,21 @@ describe("WorktreesView", () => {
     expect(notice).toHaveClass("info");
     expect(notice).not.toHaveClass("ok");
   });
+  it("offers “Remove all clean and merged” only when a worktree qualifies (issue 34)", async () => {
+    let list = [worktree({ changedFiles: 2 }), worktree({ id: "wt2", path: "/h/repo-kept", kept: true })];
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_worktrees") return list;
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    const button = await screen.findByTestId("remove-clean");
+    expect(button).toBeDisabled();
+    expect(button.getAttribute("title")).toMatch(/No worktree here is clean and merged/);
+    list = [...list, worktree({ id: "wt3", path: "/h/repo-done" })];
+    await emit("worktrees:changed", { ids: [] });
+    await waitFor(() => expect(screen.getByTestId("remove-clean")).toBeEnabled());
+  });
 });

@@ -206,6 +206,9 @@ pub struct RegistryFile {
     /// Milliseconds since the epoch.
     #[serde(default)]
     pub updated_at: Option<i64>,
+    /// When the CLI started, milliseconds since the epoch.
+    #[serde(default)]
+    pub started_at: Option<i64>,
     /// The process's start time (field 22 of `/proc/<pid>/stat`), to tell a reused pid.
     #[serde(default)]
     pub proc_start: Option<String>,

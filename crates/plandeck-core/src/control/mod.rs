@@ -27,7 +27,7 @@ use crate::gate::{HookPreview, SendError};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::terminal::TerminalError;
 
-pub use record::{fill_started, Record};
+pub use record::{exited, fill_started, mark_exited, Record};
 pub use start::{agent_program, check_tmux, start, worktree_dir, TMUX_MIN};
 pub use steer::{
     interrupt, open_in_terminal, resolve, resume, send_message, stop, stop_preview, Steerable,

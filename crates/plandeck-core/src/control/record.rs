@@ -102,6 +102,54 @@ pub fn fill_started(roots: &Roots, list: &mut [crate::sessions::SessionSummary])
     }
 }
 
+/// Sessions Plandeck started whose agent is gone (ended by Stop, its tmux session killed): their
+/// last records may still read as working or idle, and no registry says otherwise (Gemini CLI and
+/// Codex CLI keep none), so they are `ended`. Call after [`fill_started`] and the Codex panes:
+/// only sessions no running process was found for are looked at. A record names its session by
+/// id, or (Codex CLI, whose id is known only while it runs) by agent and folder.
+pub fn mark_exited(roots: &Roots, list: &mut [crate::sessions::SessionSummary]) {
+    use crate::sessions::SessionState;
+    let open = |s: &crate::sessions::SessionSummary| {
+        s.pid.is_none()
+            && s.machine.is_none()
+            && !matches!(s.state, SessionState::Ended | SessionState::Crashed)
+    };
+    if !list.iter().any(open) {
+        return;
+    }
+    let records = all(roots);
+    if records.is_empty() {
+        return;
+    }
+    let alive: Vec<bool> = records.iter().map(Record::alive).collect();
+    for s in list.iter_mut() {
+        if !open(s) {
+            continue;
+        }
+        let mut mine = records.iter().zip(&alive).filter(|(r, _)| {
+            r.agent == s.agent
+                && match &r.session_id {
+                    Some(id) => *id == s.session_id,
+                    None => r.cwd == s.cwd,
+                }
+        });
+        let first = mine.next();
+        if first.is_some_and(|(_, a)| !a) && mine.all(|(_, a)| !a) {
+            s.state = SessionState::Ended;
+        }
+    }
+}
+
+/// The records whose agent is gone, by tmux session name: what the liveness tick compares to
+/// tell the window that sessions ended.
+pub fn exited(roots: &Roots) -> std::collections::BTreeSet<String> {
+    all(roots)
+        .into_iter()
+        .filter(|r| !r.alive())
+        .map(|r| r.tmux_session)
+        .collect()
+}
+
 /// The session id of a record's agent, known at start or read from what it holds open now
 /// (Codex CLI: its rollout, `rollout-<time>-<id>.jsonl`).
 pub fn session_id(record: &Record) -> Option<String> {
@@ -143,4 +191,78 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
         }
     }
     out
+}
+
+#[cfg(test)]
+mod exited_tests {
+    use super::*;
+    use crate::sessions::{SessionState, SessionSummary};
+
+    fn summary(agent: &str, id: &str, cwd: &str, state: &str) -> SessionSummary {
+        serde_json::from_value(serde_json::json!({
+            "agent": agent, "sessionId": id, "cwd": cwd, "state": state, "unreadableLines": 0
+        }))
+        .unwrap()
+    }
+
+    fn record(agent: Agent, name: &str, pid: u32, cwd: &str, id: Option<&str>) -> Record {
+        Record {
+            agent,
+            tmux_session: name.into(),
+            socket: None,
+            pane: "%1".into(),
+            pid,
+            start_time: None,
+            cwd: cwd.into(),
+            session_id: id.map(str::to_owned),
+        }
+    }
+
+    fn dead_pid() -> u32 {
+        let mut child = std::process::Command::new("true").spawn().unwrap();
+        let pid = child.id();
+        child.wait().unwrap();
+        pid
+    }
+
+    /// Issue 34: a session Plandeck stopped read "idle" with Send, Interrupt and Stop.
+    #[test]
+    fn a_started_session_whose_agent_is_gone_is_ended() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let dead = dead_pid();
+        let me = std::process::id();
+        write(
+            &roots,
+            &record(Agent::Gemini, "a", dead, "/w/a", Some("g-gone")),
+        )
+        .unwrap();
+        write(
+            &roots,
+            &record(Agent::Gemini, "b", me, "/w/b", Some("g-runs")),
+        )
+        .unwrap();
+        write(&roots, &record(Agent::Codex, "c", dead, "/w/c", None)).unwrap();
+        let mut list = vec![
+            summary("gemini", "g-gone", "/w/a", "idle"),
+            summary("gemini", "g-runs", "/w/b", "idle"),
+            summary("codex", "x-gone", "/w/c", "working"),
+            summary("codex", "x-other", "/w/d", "working"),
+        ];
+        mark_exited(&roots, &mut list);
+        let states: Vec<SessionState> = list.iter().map(|s| s.state).collect();
+        assert_eq!(
+            states,
+            [
+                SessionState::Ended,
+                SessionState::Idle,
+                SessionState::Ended,
+                SessionState::Working
+            ]
+        );
+        assert_eq!(
+            exited(&roots).into_iter().collect::<Vec<_>>(),
+            ["a".to_owned(), "c".to_owned()]
+        );
+    }
 }

@@ -132,6 +132,63 @@ impl Reached {
     }
 }
 
+/// A decision on a request of the demo workspace: recorded and closed as decided, and nothing
+/// sent (no agent waits behind it: the demo's hook is a stand-in, the window itself).
+pub fn decide_demo(
+    roots: &Roots,
+    request_id: &str,
+    decision: GateDecision,
+    by: &str,
+) -> Result<DecisionOutcome, GateError> {
+    let claim = super::claim::take(roots, request_id)?;
+    let mut req = load_open(roots, request_id)?;
+    if req.status != GateStatus::Waiting || req.decision.is_some() {
+        return Err(GateError::AlreadyDecided {
+            id: req.id,
+            by: req
+                .decided_by
+                .unwrap_or_else(|| "by an earlier decision".to_owned()),
+        });
+    }
+    claim.record(by, &decision)?;
+    let status = match decision {
+        GateDecision::Approve { .. } => GateStatus::Approved,
+        GateDecision::Reject { .. } => GateStatus::Rejected,
+    };
+    // The demo's stand-in session takes the answer as Claude Code records one (its card closes,
+    // the plan shows the decision); nothing leaves the demo's own files.
+    if let (Some(transcript), Some(call)) = (&req.transcript_path, &req.tool_use_id) {
+        let (content, error) = match &decision {
+            GateDecision::Approve { .. } => ("User has approved your plan.".to_owned(), false),
+            GateDecision::Reject { feedback } => (feedback.clone(), true),
+        };
+        let record = serde_json::json!({
+            "type": "user", "sessionId": req.session_id, "cwd": req.cwd,
+            "timestamp": crate::timestamp::format(crate::timestamp::now()),
+            "permissionDecision": {"decision": if error { "reject" } else { "accept" }, "source": "hook"},
+            "message": {"role": "user", "content": [{"type": "tool_result", "tool_use_id": call,
+                "content": content, "is_error": error}]},
+        });
+        let path = std::path::Path::new(transcript);
+        let mut text = std::fs::read(path).unwrap_or_default();
+        text.extend_from_slice(format!("{record}\n").as_bytes());
+        if let Err(e) = crate::durable::write_atomic(path, &text) {
+            tracing::warn!("the demo session did not take the answer: {e}");
+        }
+    }
+    req.decision = Some(decision);
+    req.decided_by = Some(by.to_owned());
+    close(roots, &req, status)?;
+    Ok(DecisionOutcome {
+        request_id: req.id,
+        delivered: true,
+        message: "demo: nothing was sent (in your own workspace the decision reaches the agent)"
+            .to_owned(),
+        status,
+        delivery: Delivery::Delivered,
+    })
+}
+
 /// [`decide`] with explicit timing (tests, benchmarks).
 pub fn decide_with(
     roots: &Roots,

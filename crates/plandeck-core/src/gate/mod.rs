@@ -50,7 +50,7 @@ pub use crate::review::Delivery;
 
 pub use codex::{look as look_codex, CodexLook};
 pub(crate) use delivery::card_visible;
-pub use delivery::{decide, decide_with, open_comments, DeliveryOptions};
+pub use delivery::{decide, decide_demo, decide_with, open_comments, DeliveryOptions};
 pub use hook_claude::hook_claude;
 pub use hook_gemini::hook_gemini;
 pub use hook_team::hook_claude_team;

@@ -263,3 +263,146 @@ fn the_presence_is_held_only_while_asked_for() {
     drop(live);
     assert!(!gate::app_running(&roots), "and it goes with the handle");
 }
+
+/// Issue 34: on a first run no agent has made its folders yet; each one that appears after the
+/// window opened is followed, without a restart.
+#[test]
+fn agent_folders_made_after_the_start_are_followed() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let events = Arc::new(Mutex::new(Vec::<LiveEvent>::new()));
+    let sink = events.clone();
+    let sessions = Arc::new(Mutex::new(None));
+    let _live = Live::start(&roots, sessions.clone(), move |e| lock(&sink).push(e));
+    wait_for("the empty index to load", || {
+        lock(&sessions).as_ref().map(|_| ())
+    });
+    let told = |id: &str| {
+        lock(&events)
+            .iter()
+            .any(|e| matches!(e, LiveEvent::Sessions(s) if s.session_ids.iter().any(|s| s == id)))
+    };
+
+    // Claude Code's first session: its projects folder, its transcript, its registry entry.
+    let project = roots.claude.join("projects/-work-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let record = serde_json::json!({"type": "user", "sessionId": "s-first", "cwd": "/work/shop",
+        "timestamp": "2026-11-23T10:00:00Z", "message": {"role": "user", "content": "plan it"}});
+    std::fs::write(project.join("s-first.jsonl"), format!("{record}\n")).unwrap();
+    wait_for("the first transcript to be told", || {
+        told("s-first").then_some(())
+    });
+    let registry = roots.claude.join("sessions");
+    std::fs::create_dir_all(&registry).unwrap();
+    let entry = serde_json::json!({"pid": std::process::id(), "sessionId": "s-running",
+        "cwd": "/work/shop", "status": "busy", "updatedAt": 0});
+    std::fs::write(registry.join("1.json"), entry.to_string()).unwrap();
+    wait_for("the running session to be told", || {
+        told("s-running").then_some(())
+    });
+
+    // Codex CLI's first rollout, in a folder tree made at once.
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/fixtures/codex-cli-0.169.0/sessions/2026/11/23");
+    let rollout = std::fs::read_dir(&fixtures)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .find(|p| p.extension().is_some_and(|x| x == "jsonl"))
+        .unwrap();
+    let day = roots.codex.join("sessions/2026/11/23");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(&rollout, day.join(rollout.file_name().unwrap())).unwrap();
+    wait_for("the Codex session to be listed", || {
+        lock(&sessions)
+            .as_ref()
+            .is_some_and(|i| {
+                i.sessions()
+                    .iter()
+                    .any(|s| s.agent == crate::agents::Agent::Codex)
+            })
+            .then_some(())
+    });
+    // And a plan Claude Code writes into its plans folder, made now.
+    std::fs::create_dir_all(roots.claude.join("plans")).unwrap();
+    std::fs::write(roots.claude.join("plans/first-plan.md"), "# First\n").unwrap();
+    wait_for("the plan to be told", || {
+        lock(&events)
+            .iter()
+            .any(|e| matches!(e, LiveEvent::Plans(p) if p.paths.iter().any(|p| p.ends_with("first-plan.md"))))
+            .then_some(())
+    });
+}
+
+/// A Claude Code session waiting at its approval card in tmux: (tmux, its transcript). The pane's
+/// stand-in writes the registry entry the CLI writes and, when `cleans_up`, removes it on SIGHUP
+/// as the CLI does on exit.
+fn claude_in_tmux(
+    dir: &Path,
+    roots: &Roots,
+    sid: &str,
+    cleans_up: bool,
+) -> plandeck_testkit::tmux::Tmux {
+    let project = roots.claude.join("projects/-work-shop");
+    std::fs::create_dir_all(&project).unwrap();
+    let now = time::OffsetDateTime::now_utc()
+        .format(&time::format_description::well_known::Rfc3339)
+        .unwrap();
+    let records = [
+        serde_json::json!({"type": "user", "sessionId": sid, "cwd": "/work/shop", "timestamp": now,
+            "permissionMode": "plan", "message": {"role": "user", "content": "plan it"}}),
+        serde_json::json!({"type": "assistant", "sessionId": sid, "timestamp": now,
+            "message": {"role": "assistant", "stop_reason": "tool_use", "content": [{"type": "tool_use",
+            "id": "toolu_1", "name": "ExitPlanMode", "input": {"plan": "# Plan\n"}}]}}),
+    ];
+    let text: String = records.iter().map(|r| format!("{r}\n")).collect();
+    std::fs::write(project.join(format!("{sid}.jsonl")), text).unwrap();
+    let registry = roots.claude.join("sessions");
+    std::fs::create_dir_all(&registry).unwrap();
+    let trap = if cleans_up {
+        r#"trap 'rm -f "$reg"; exit 0' HUP TERM"#
+    } else {
+        "trap '' TERM; trap 'kill -9 $$' HUP"
+    };
+    let script = format!(
+        r#"reg="{registry}/$$.json"
+printf '{{"pid":%d,"sessionId":"{sid}","cwd":"/work/shop","status":"waiting","updatedAt":0}}' $$ > "$reg.tmp"
+mv "$reg.tmp" "$reg"
+{trap}
+while :; do sleep 0.2; done
+"#,
+        registry = registry.display()
+    );
+    let (tmux, _pane, _pid) = plandeck_testkit::tmux::Tmux::start(dir, &script);
+    tmux
+}
+
+fn state_in(sessions: &Mutex<Option<SessionIndex>>, sid: &str) -> Option<SessionState> {
+    lock(sessions)
+        .as_ref()?
+        .sessions()
+        .into_iter()
+        .find(|s| s.session_id == sid)
+        .map(|s| s.state)
+}
+
+/// Issue 34: a session whose tmux session was killed is over within seconds, not "waiting for
+/// approval" for the ten minutes its last records are taken as current.
+#[test]
+fn a_killed_tmux_session_is_ended_and_one_that_left_its_entry_crashed() {
+    for (cleans_up, after) in [(true, SessionState::Ended), (false, SessionState::Crashed)] {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let sid = "s-kill";
+        let tmux = claude_in_tmux(home.path(), &roots, sid, cleans_up);
+        let sessions = Arc::new(Mutex::new(None));
+        let _live = Live::start(&roots, sessions.clone(), |_| {});
+        wait_for("the session to wait for approval", || {
+            (state_in(&sessions, sid) == Some(SessionState::WaitingForApproval)).then_some(())
+        });
+        tmux.run(&["kill-server"]);
+        wait_for(&format!("the killed session to be {after:?}"), || {
+            (state_in(&sessions, sid) == Some(after)).then_some(())
+        });
+    }
+}

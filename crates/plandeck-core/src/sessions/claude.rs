@@ -516,6 +516,17 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
                 _ => Turn::Running,
             };
         }
+        // The plan was approved and the session left plan mode; the mode it went to (auto, or
+        // approving edits by hand) is written at the end of the turn: until then the mode is not
+        // known, and certainly not "plan" (issue 34).
+        Some("attachment") if !sidechain => {
+            let kind = rec.attachment.as_ref().and_then(|a| a.kind.as_ref());
+            if kind.and_then(|k| k.0.as_deref()) == Some("plan_mode_exit")
+                && facts.permission_mode.as_deref() == Some("plan")
+            {
+                facts.permission_mode = None;
+            }
+        }
         _ => {}
     }
 }
@@ -917,6 +928,22 @@ mod tests {
         ]);
         assert!(!f.in_worktree);
         assert_eq!(f.worktree.unwrap().path, "/w");
+    }
+
+    /// Issue 34: after "Yes, and use auto mode" the card said mode "plan" for the whole turn.
+    #[test]
+    fn leaving_plan_mode_is_not_plan_mode() {
+        let f = fold(&[
+            r#"{"type":"permission-mode","permissionMode":"plan"}"#,
+            r#"{"type":"attachment","attachment":{"type":"plan_mode_exit","planFilePath":"/p.md","planExists":true}}"#,
+        ]);
+        assert_eq!(f.permission_mode, None);
+        let f = fold(&[
+            r#"{"type":"permission-mode","permissionMode":"plan"}"#,
+            r#"{"type":"attachment","attachment":{"type":"plan_mode_exit"}}"#,
+            r#"{"type":"permission-mode","permissionMode":"auto"}"#,
+        ]);
+        assert_eq!(f.permission_mode.as_deref(), Some("auto"));
     }
 
     #[test]

@@ -106,6 +106,10 @@ pub struct SessionIndex {
     by_path: HashMap<PathBuf, usize>,
     subagent_paths: HashMap<PathBuf, (usize, usize)>,
     registry: HashMap<PathBuf, Live>,
+    /// Claude Code sessions whose registry entry was removed while watched: the CLI removes its
+    /// entry when it exits, so such a session is over (`ended`) however its last records read
+    /// (a killed tmux session, Plandeck's own Stop), until an entry names it again.
+    exited: BTreeSet<String>,
     gemini_projects: HashMap<String, String>,
     now: Option<OffsetDateTime>,
     stats: OpenStats,
@@ -211,6 +215,10 @@ fn mtime(p: &Path) -> Option<std::time::SystemTime> {
     std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
+fn from_millis(ms: i64) -> Option<OffsetDateTime> {
+    OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok()
+}
+
 fn format_time(t: OffsetDateTime) -> Option<String> {
     t.to_offset(time::UtcOffset::UTC)
         .format(&time::format_description::well_known::Rfc3339)
@@ -239,6 +247,7 @@ impl SessionIndex {
             by_path: HashMap::new(),
             subagent_paths: HashMap::new(),
             registry: HashMap::new(),
+            exited: BTreeSet::new(),
             gemini_projects: HashMap::new(),
             now: None,
             stats: OpenStats::default(),
@@ -392,9 +401,11 @@ impl SessionIndex {
     }
 
     /// What a watcher should watch (folders recursively, plus Gemini's `projects.json` file) for
-    /// [`SessionIndex::apply`]: the ones of each agent that exist, else the agent's root when it
-    /// exists (re-open the index when an agent's folders appear). Pid liveness has no file event:
-    /// call [`SessionIndex::tick`] now and then, and `sessions()` again for time-based states.
+    /// [`SessionIndex::apply`]: every folder of every agent, whether it exists yet or not. The
+    /// watcher arms a missing one on its nearest existing ancestor and reports what is in it once
+    /// it appears (a first run, before any agent made its folders: issue 34). Pid liveness has no
+    /// file event: call [`SessionIndex::tick`] now and then, and `sessions()` again for
+    /// time-based states.
     pub fn watch_roots(&self) -> Vec<PathBuf> {
         Self::watch_roots_of(&self.roots)
     }
@@ -403,37 +414,15 @@ impl SessionIndex {
     /// loads in the background).
     pub fn watch_roots_of(roots: &Roots) -> Vec<PathBuf> {
         let r = roots;
-        let groups: [(&PathBuf, Vec<PathBuf>); 3] = [
-            (
-                &r.claude,
-                vec![
-                    agents::claude::projects_dir(&r.claude),
-                    agents::claude::registry_dir(&r.claude),
-                    agents::claude::tasks_dir(&r.claude),
-                    agents::claude::plans_dir(&r.claude),
-                ],
-            ),
-            (
-                &r.gemini,
-                vec![
-                    agents::gemini::tmp_dir(&r.gemini),
-                    agents::gemini::projects_file(&r.gemini),
-                ],
-            ),
-            (&r.codex, vec![agents::codex::sessions_dir(&r.codex)]),
-        ];
-        let mut out = Vec::new();
-        for (root, folders) in groups {
-            let existing: Vec<PathBuf> = folders.into_iter().filter(|f| f.exists()).collect();
-            if existing.is_empty() {
-                if root.is_dir() {
-                    out.push(root.clone());
-                }
-            } else {
-                out.extend(existing);
-            }
-        }
-        out
+        vec![
+            agents::claude::projects_dir(&r.claude),
+            agents::claude::registry_dir(&r.claude),
+            agents::claude::tasks_dir(&r.claude),
+            agents::claude::plans_dir(&r.claude),
+            agents::gemini::tmp_dir(&r.gemini),
+            agents::gemini::projects_file(&r.gemini),
+            agents::codex::sessions_dir(&r.codex),
+        ]
     }
 
     fn discover_all(&self) -> Vec<(Agent, PathBuf)> {
@@ -626,10 +615,20 @@ impl SessionIndex {
         });
         match new {
             Some(live) => {
+                self.exited.remove(&live.file.session_id);
                 let old = self.registry.insert(path.to_owned(), live.clone());
                 old.as_ref() != Some(&live)
             }
-            None => self.registry.remove(path).is_some(),
+            None => {
+                let Some(old) = self.registry.remove(path) else {
+                    return false;
+                };
+                // Gone (not merely mid-write): its CLI exited.
+                if !path.exists() {
+                    self.exited.insert(old.file.session_id);
+                }
+                true
+            }
         }
     }
 
@@ -656,8 +655,13 @@ impl SessionIndex {
             pid: l.file.pid,
             status: l.file.status.clone(),
             alive: l.alive,
+            started: l.file.started_at.and_then(from_millis),
         });
-        let state = state::derive(f, reg.as_ref(), now);
+        let state = if live.is_none() && e.agent == Agent::Claude && self.exited.contains(&e.key) {
+            SessionState::Ended
+        } else {
+            state::derive(f, reg.as_ref(), now)
+        };
         let reg_time = live
             .and_then(|l| l.file.updated_at)
             .and_then(|ms| OffsetDateTime::from_unix_timestamp_nanos(ms as i128 * 1_000_000).ok());
@@ -710,6 +714,7 @@ impl SessionIndex {
                     pid: live.file.pid,
                     status: live.file.status.clone(),
                     alive: true,
+                    started: None,
                 }),
                 self.now(),
             )

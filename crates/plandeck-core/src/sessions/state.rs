@@ -71,6 +71,9 @@ pub enum Turn {
 pub struct Pending {
     pub id: String,
     pub kind: PendingKind,
+    /// The latest record time seen when the call was made (about the call's own time).
+    #[serde(default, with = "time::serde::rfc3339::option")]
+    pub at: Option<OffsetDateTime>,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
@@ -136,6 +139,7 @@ impl Facts {
         self.pending.push(Pending {
             id: id.to_owned(),
             kind,
+            at: self.last_activity,
         });
     }
 
@@ -210,6 +214,9 @@ pub struct Registry {
     pub pid: u32,
     pub status: Option<String>,
     pub alive: bool,
+    /// When the running CLI started: calls made before are an earlier process's (a resumed
+    /// session's old approval card is not on screen any more).
+    pub started: Option<OffsetDateTime>,
 }
 
 /// A session with activity this recent and no registry entry is taken as still running.
@@ -242,7 +249,16 @@ pub fn derive(facts: &Facts, registry: Option<&Registry>, now: OffsetDateTime) -
                 SessionState::Ended
             };
         }
-        if facts.has_pending(PendingKind::Approval) {
+        let this_process = |p: &&Pending| match (p.at, reg.started) {
+            (Some(at), Some(started)) => at >= started,
+            _ => true,
+        };
+        if facts
+            .pending
+            .iter()
+            .filter(this_process)
+            .any(|p| p.kind == PendingKind::Approval)
+        {
             return SessionState::WaitingForApproval;
         }
         return match reg.status.as_deref() {
@@ -288,6 +304,7 @@ mod tests {
             pid: 1,
             status: Some(status.into()),
             alive,
+            started: None,
         };
         assert_eq!(
             derive(&f, Some(&reg("busy", false)), now),
@@ -359,5 +376,29 @@ mod tests {
         let t = f.title.unwrap();
         assert_eq!(t.chars().count(), 100);
         assert!(t.ends_with('…'));
+    }
+
+    #[test]
+    fn an_approval_card_of_an_earlier_process_is_not_waited_on_after_a_resume() {
+        let mut f = Facts::default();
+        f.saw_time("2026-01-01T10:00:00Z");
+        f.open_call("toolu_1", PendingKind::Approval);
+        let now = at("2026-01-01T10:30:00Z");
+        let reg = |started: &str| Registry {
+            pid: 1,
+            status: Some("idle".into()),
+            alive: true,
+            started: Some(at(started)),
+        };
+        // The process that drew the card still runs.
+        assert_eq!(
+            derive(&f, Some(&reg("2026-01-01T09:59:00Z")), now),
+            SessionState::WaitingForApproval
+        );
+        // Resumed by a new process: its card is gone; the registry says where it stands.
+        assert_eq!(
+            derive(&f, Some(&reg("2026-01-01T10:20:00Z")), now),
+            SessionState::Idle
+        );
     }
 }

@@ -253,9 +253,14 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A section that describes rather than plans: its lists are not steps.
+/// A section that describes rather than plans: its lists are not steps. The "Reviewer notes" an
+/// approval with comments appends to the plan ([`crate::comments::feedback::NOTES_HEADING`]) are
+/// the reviewer's questions, never steps (issue 34).
 fn is_context_heading(text: &str) -> bool {
     let lower = text.to_lowercase();
+    if lower.starts_with("reviewer notes") {
+        return true;
+    }
     let first = lower
         .trim_start_matches(|c: char| !c.is_alphabetic())
         .split(|c: char| !c.is_alphanumeric() && c != '-')
@@ -577,6 +582,21 @@ mod tests {
         assert_eq!(steps[2].text, "[ ] Update README.md");
         assert_eq!(names(&steps[2]), vec![(NameKind::Path, "README.md")]);
         assert_eq!(names(&steps[3]), vec![(NameKind::Path, "Cargo.toml")]);
+    }
+
+    #[test]
+    fn reviewer_notes_are_never_steps() {
+        let notes = crate::comments::feedback::NOTES_HEADING;
+        let plan = format!(
+            "# Plan\n\n1. Add `page` to `src/api.rs`\n2. Run `cargo test`\n\n## Step 3\n\nEdit `x.rs`\n\n{notes}\n\n1. On \"Run `cargo test`\":\n   and `cargo clippy`?\n"
+        );
+        let steps = parse(&plan);
+        assert_eq!(
+            steps.iter().map(|s| s.text.as_str()).collect::<Vec<_>>(),
+            ["Add `page` to `src/api.rs`", "Run `cargo test`", "Step 3"],
+            "{steps:#?}"
+        );
+        assert_eq!(names(&steps[2]), vec![(NameKind::Path, "x.rs")]);
     }
 
     #[test]
