@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { sideBySide } from "./diff";
+import { lineChanges, sideBySide } from "./diff";
 import type { DiffLine, PlanDiff } from "./bindings";
 
 const line = (kind: string, text: string, oldNo: number | null, newNo: number | null) =>
@@ -20,5 +20,24 @@ describe("sideBySide", () => {
     expect(rows[2].right).toBeUndefined();
     expect(rows[3].gap).toBe(true);
     expect(rows[4].left).toBeUndefined();
+  });
+});
+
+describe("lineChanges", () => {
+  it("gives the lines removed and added between two texts, the rest equal, in order", () => {
+    const out = lineChanges("a\nb\nc\n", "a\nB\nc\nd\n");
+    expect(out).toEqual([
+      { kind: "equal", text: "a" },
+      { kind: "delete", text: "b" },
+      { kind: "insert", text: "B" },
+      { kind: "equal", text: "c" },
+      { kind: "insert", text: "d" },
+      { kind: "equal", text: "" },
+    ]);
+  });
+
+  it("gives a text too long for the table as all removed, then all added", () => {
+    const out = lineChanges("x\ny", "z", 1);
+    expect(out.map((c) => c.kind)).toEqual(["delete", "delete", "insert"]);
   });
 });

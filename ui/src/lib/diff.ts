@@ -54,10 +54,10 @@ export function lineChanges(before: string, after: string, limit = 1000): TextCh
       out.push({ kind: "equal", text: a[i] });
       i++;
       j++;
-    } else if (j < b.length && (i >= a.length || lcs[i][j + 1] >= lcs[i + 1][j])) {
-      out.push({ kind: "insert", text: b[j++] });
-    } else {
+    } else if (i < a.length && (j >= b.length || lcs[i + 1][j] >= lcs[i][j + 1])) {
       out.push({ kind: "delete", text: a[i++] });
+    } else {
+      out.push({ kind: "insert", text: b[j++] });
     }
   }
   return out;

@@ -1507,4 +1507,41 @@ mod tests {
             .collect();
         assert!(card_is_this_requests(&req(&long), &tail));
     }
+
+    /// A plan file that no longer holds the submitted text goes to the agent as the person's edit
+    /// only when it is their edit in Plandeck for this request (the log has it).
+    #[test]
+    fn only_the_persons_own_edit_counts_as_their_edit() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let req = GateRequest {
+            agent: Agent::Claude,
+            plan: "# Plan\n\n1. one\n".into(),
+            ..GateRequest::for_test("r1")
+        };
+        let edit = "# Plan\n\n1. one, edited in Plandeck\n";
+        assert!(!own_edit(&roots, &req, edit), "an empty log holds no edit");
+        let line = |request: &str, edited: bool, text: &str| -> crate::review::Decision {
+            serde_json::from_value(serde_json::json!({
+                "time": "2026-11-28T10:00:00Z", "reviewer": "dev", "planPath": "/h/.claude/plans/p.md",
+                "agent": "claude", "decision": "approved", "edited": edited,
+                "approvedHash": crate::review::store::hash(text.as_bytes()),
+                "requestId": request, "delivery": "failed"
+            }))
+            .unwrap()
+        };
+        // Another request's edit, or an approval of that text that was no edit: not theirs here.
+        crate::review::log::append(&roots.data, &line("r2", true, edit)).unwrap();
+        crate::review::log::append(&roots.data, &line("r1", false, edit)).unwrap();
+        assert!(!own_edit(&roots, &req, edit));
+        // Their edit on this request, whose delivery failed: theirs.
+        crate::review::log::append(&roots.data, &line("r1", true, edit)).unwrap();
+        assert!(own_edit(&roots, &req, edit));
+        // The file rewritten again since: not theirs.
+        assert!(!own_edit(
+            &roots,
+            &req,
+            "# Plan\n\n1. one, rewritten by a job\n"
+        ));
+    }
 }
