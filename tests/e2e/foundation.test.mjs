@@ -14,6 +14,15 @@ test("an empty home shows which folders were looked at, and Load demo fills the 
     await s.screenshot("empty-state");
     await s.click("[data-testid=load-demo]");
     await s.waitFor(".badge.accent", { timeout: 20000 });
+    // Filled: every view shows the demo's own items, not the empty state.
+    await s.click("[data-view=plans]");
+    await s.waitForText("cursor pagination", "[aria-label=Plans]", { timeout: 20000 });
+    await s.click("[data-view=sessions]");
+    await s.waitFor("[data-testid=session-card]", { timeout: 20000 });
+    await s.waitForText("waiting for approval");
+    await s.click("[data-view=worktrees]");
+    await s.waitFor("[data-testid=worktree-row]", { timeout: 20000 });
+    await s.waitForText("pagination");
   });
 });
 

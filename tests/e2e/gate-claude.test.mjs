@@ -114,27 +114,35 @@ function planIdOf(home, path) {
 test("claude: a plan rejected from its plan view (not the queue) reaches the model, and the banner names the pane", { timeout: 110000 }, async () => {
   const feedback = "From the plan view: cursor pagination only.";
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const id = await waitFor(() => planIdOf(home, req.planPath), { what: "the plan in the listing" });
-      await s.click(`[data-testid=plan-row][data-id="${id}"]`);
-      await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
-      await s.click("[data-testid=plan-detail] [data-testid=reject]");
-      await s.type("[data-testid=feedback]", feedback);
-      await s.click("[data-testid=send-reject]");
-      const banner = `Rejected: your feedback was sent to Claude Code in tmux pane ${req.tmuxPane}.`;
-      await s.waitForText(banner, "[data-testid=review-notice]", { timeout: 20000 });
-      assert.equal(await s.exec(`return document.querySelector("[data-testid=review-notice]").dataset.route`), "agent");
-      await s.screenshot("plan-view-reject-claude");
-    } else {
-      // The CLI's plan decision (a plan path, not a request id) takes the same route.
-      const r = cli(home, ["reject", req.planPath, "--feedback", feedback, "--json"]);
-      assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
-      assert.equal(JSON.parse(r.stdout).route, "agent");
-    }
+    assert.ok(s, "the plan view and its banner are the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
+    const id = await waitFor(() => planIdOf(home, req.planPath), { what: "the plan in the listing" });
+    await s.click(`[data-testid=plan-row][data-id="${id}"]`);
+    await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
+    await s.click("[data-testid=plan-detail] [data-testid=reject]");
+    await s.type("[data-testid=feedback]", feedback);
+    await s.click("[data-testid=send-reject]");
+    const banner = `Rejected: your feedback was sent to Claude Code in tmux pane ${req.tmuxPane}.`;
+    await s.waitForText(banner, "[data-testid=review-notice]", { timeout: 20000 });
+    assert.equal(await s.exec(`return document.querySelector("[data-testid=review-notice]").dataset.route`), "agent");
+    await s.screenshot("plan-view-reject-claude");
     const got = await exitPlanResult(api, tmux);
     assert.equal(got.content, feedback);
     assert.equal(got.isError, true);
     // One decision: the log line is the gate's, naming the request and its delivery.
+    const log = await closedAndDelivered(home, req, "rejected");
+    assert.equal(log.length, 1);
+  });
+});
+
+test("claude: a plan rejected with the CLI by its path (not a request id) reaches the model by the agent's route", { timeout: 110000 }, async () => {
+  const feedback = "By its path: cursor pagination only.";
+  await withPlanWaiting(async ({ home, api, tmux, req }) => {
+    const r = cli(home, ["reject", req.planPath, "--feedback", feedback, "--json"]);
+    assert.equal(r.status, 0, `plandeck reject: ${r.stdout}${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).route, "agent");
+    const got = await exitPlanResult(api, tmux);
+    assert.equal(got.content, feedback);
+    assert.equal(got.isError, true);
     const log = await closedAndDelivered(home, req, "rejected");
     assert.equal(log.length, 1);
   });
@@ -244,11 +252,10 @@ test("claude: the terminal answering first closes the request in Plandeck", { ti
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
     const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
     assert.equal(done.status, "answeredInTerminal");
-    if (s) {
-      await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
-        what: "the request to leave the window's queue",
-      });
-    }
+    assert.ok(s, "the request leaving the window's queue is the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
+    await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
+      what: "the request to leave the window's queue",
+    });
   });
 });
 
@@ -340,6 +347,7 @@ test("claude: hostile feedback (a leading dash, lines, backticks, $(...), contro
 
 test("claude: three deciders at once (the window's button and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    assert.ok(s, "one of the three deciders is the window's button: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
     const results = await decideThreeAtOnce({ s, home, req });
     const got = await exitPlanResult(api, tmux);
     const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });

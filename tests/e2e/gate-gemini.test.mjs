@@ -8,7 +8,7 @@ import assert from "node:assert/strict";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { join } from "node:path";
 import { test } from "node:test";
-import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, waitForRequest, withPlandeck } from "./agents.mjs";
+import { agentCli, answerCardInTerminal, approveEdited, assertLoggedOnce, assertOneDecided, closedAndDelivered, closedRequest, decideThreeAtOnce, geminiEnv, geminiReady, makeAgentHome, modelGot, pending, rejectInQueue, startStandIn, submitPrompt, Tmux, tmuxLog, waitForRequest, withPlandeck } from "./agents.mjs";
 import { cli, waitFor } from "./webdriver.mjs";
 
 const gemini = agentCli("gemini");
@@ -69,24 +69,30 @@ test("gemini: a plan rejected in Plandeck reaches the model as the feedback", { 
 
 test("gemini: a plan approved from its plan view (not the queue) reaches the model, and the banner names the pane", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
-    if (s) {
-      const id = await waitFor(
-        () => {
-          const listed = JSON.parse(cli(home, ["plans", "list", "--json"]).stdout);
-          return (Array.isArray(listed) ? listed : listed.plans).find((p) => p.path === req.planPath)?.id;
-        },
-        { what: "the plan in the listing" },
-      );
-      await s.click(`[data-testid=plan-row][data-id="${id}"]`);
-      await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
-      await s.click("[data-testid=plan-detail] [data-testid=approve]");
-      await s.waitForText(`Approved: sent to Gemini CLI in tmux pane ${req.tmuxPane}.`, "[data-testid=review-notice]", { timeout: 30000 });
-      await s.screenshot("plan-view-approve-gemini");
-    } else {
-      const r = cli(home, ["approve", req.planPath, "--json"]);
-      assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
-      assert.equal(JSON.parse(r.stdout).route, "agent");
-    }
+    assert.ok(s, "the plan view and its banner are the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
+    const id = await waitFor(
+      () => {
+        const listed = JSON.parse(cli(home, ["plans", "list", "--json"]).stdout);
+        return (Array.isArray(listed) ? listed : listed.plans).find((p) => p.path === req.planPath)?.id;
+      },
+      { what: "the plan in the listing" },
+    );
+    await s.click(`[data-testid=plan-row][data-id="${id}"]`);
+    await s.waitFor("[data-testid=plan-detail] [data-testid=plan-html]");
+    await s.click("[data-testid=plan-detail] [data-testid=approve]");
+    await s.waitForText(`Approved: sent to Gemini CLI in tmux pane ${req.tmuxPane}.`, "[data-testid=review-notice]", { timeout: 30000 });
+    await s.screenshot("plan-view-approve-gemini");
+    const got = await exitPlanResponse(api, tmux);
+    assert.match(got.response.output, /^Plan approved\./);
+    await closedAndDelivered(home, req, "approved");
+  });
+});
+
+test("gemini: a plan approved with the CLI by its path (not a request id) reaches the model by the agent's route", { timeout: 110000 }, async () => {
+  await withPlanWaiting(async ({ home, api, tmux, req }) => {
+    const r = cli(home, ["approve", req.planPath, "--json"]);
+    assert.equal(r.status, 0, `plandeck approve: ${r.stdout}${r.stderr}`);
+    assert.equal(JSON.parse(r.stdout).route, "agent");
     const got = await exitPlanResponse(api, tmux);
     assert.match(got.response.output, /^Plan approved\./);
     await closedAndDelivered(home, req, "approved");
@@ -114,11 +120,10 @@ test("gemini: the terminal answering first closes the request in Plandeck", { ti
     await waitFor(() => !pending(home).some((r) => r.id === req.id), { what: "the request to leave plandeck pending" });
     const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
     assert.equal(done.status, "answeredInTerminal");
-    if (s) {
-      await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
-        what: "the request to leave the window's queue",
-      });
-    }
+    assert.ok(s, "the request leaving the window's queue is the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
+    await waitFor(() => s.exec("return !document.querySelector(arguments[0])", `[data-testid=gate-request][data-id="${req.id}"]`), {
+      what: "the request to leave the window's queue",
+    });
   });
 });
 
@@ -164,10 +169,12 @@ test("gemini: the agent killed while its card is up leaves a shell; a decision t
     // The card's text may stay on screen above it: wait for the shell's prompt.
     await tmux.waitScreen((screen) => /bash-[\d.]+[#$] *$/m.test(screen), { timeout: 20000, what: "the shell left in the pane" });
     const mark = join(base, "typed-into-shell");
-    const r = cli(home, ["reject", req.id, "--feedback", `touch ${mark}`]);
+    // Every tmux call the decider makes is logged (and done when it exits): none types.
+    const keys = tmuxLog(base);
+    const r = keys.cli(home, ["reject", req.id, "--feedback", `touch ${mark}`]);
     assert.notEqual(r.status, 0, `a decision for a dead agent must fail: ${r.stdout}`);
     assert.match(r.stderr, /agent|gone|not running|no longer/i);
-    await new Promise((res) => setTimeout(res, 500)); // give a wrongly typed Enter the time to run
+    assert.deepEqual(keys.typed(), [], "the decider typed into the pane");
     assert.ok(!existsSync(mark), "nothing ran in the shell");
     assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
   }, { shellAround: true });
@@ -191,12 +198,14 @@ test("gemini: its first process killed, the relaunched agent lives on beside the
     await tmux.waitScreen((screen) => /bash-[\d.]+[#$] *$/m.test(screen), { timeout: 20000, what: "the shell in the pane" });
     assert.ok(stat(req.agentPid), "the agent still runs");
     const mark = join(base, "typed-into-shell");
-    const r = cli(home, ["reject", req.id, "--feedback", `x; touch ${mark}`]);
+    // Every tmux call the decider makes is logged (and done when it exits): none types.
+    const keys = tmuxLog(base);
+    const r = keys.cli(home, ["reject", req.id, "--feedback", `x; touch ${mark}`]);
     assert.notEqual(r.status, 0, `a decision must not type into a terminal a shell shares: ${r.stdout}`);
     assert.match(r.stderr, /no longer runs under its pane's process|reads the agent's terminal/);
     assert.match(r.stderr, /nothing was typed/);
     // Nothing was typed: not into the shell's line, not into the agent (both still read the pane).
-    await new Promise((res) => setTimeout(res, 500)); // give a wrongly typed Enter the time to run
+    assert.deepEqual(keys.typed(), [], "the decider typed into the pane");
     assert.ok(!existsSync(mark), "nothing ran in the shell");
     assert.ok(!tmux.capture().includes("typed-into-shell"), `nothing was typed: ${tmux.capture()}`);
     try { process.kill(req.agentPid, "SIGKILL"); } catch {}
@@ -205,6 +214,7 @@ test("gemini: its first process killed, the relaunched agent lives on beside the
 
 test("gemini: three deciders at once (the window's call and two CLI processes): one decision reaches the model, the others type nothing", { timeout: 110000 }, async () => {
   await withPlanWaiting(async ({ s, home, api, tmux, req }) => {
+    assert.ok(s, "one of the three deciders is the window's call: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
     const results = await decideThreeAtOnce({ s, home, req });
     const closed = await waitFor(() => closedRequest(home, req.id), { timeout: 20000, what: "the request to close" });
     assertOneDecided(results, closed);

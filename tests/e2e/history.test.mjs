@@ -86,8 +86,12 @@ test("a plan whose file was deleted is listed from its transcript, shows its his
     assert.ok(existsSync(target.path), `${target.path} was restored`);
     const last = versions[versions.length - 1];
     assert.equal(readFileSync(target.path, "utf8").trimEnd(), (last.approvedText ?? last.text).trimEnd());
-    // Restored, it is a plan file again: listed among the plans.
-    await s.waitFor(`[data-testid=plan-row]`, { timeout: 20000 });
+    // Restored, it is a plan file again: listed among the plans, its own row (its id as the CLI
+    // lists the file).
+    const listed = JSON.parse(cli(home, ["plans", "list", "--json"]).stdout);
+    const restored = (Array.isArray(listed) ? listed : listed.plans).find((p) => p.path === target.path);
+    assert.ok(restored, `plandeck plans list has ${target.path}`);
+    await s.waitFor(`[data-testid=plan-row][data-id="${restored.id}"]`, { timeout: 20000 });
   });
 
   // Restore never writes over a file holding other text.

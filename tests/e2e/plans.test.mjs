@@ -24,12 +24,24 @@ test("a plan written, changed and deleted on disk shows up in the open window", 
     await s.waitForText("first version", "[data-testid=plan-detail]");
     writeFileSync(join(plans, "live-brave-fox.md"), "# Plan: live reload works\n\nsecond version\n");
     await s.waitForText("second version", "[data-testid=plan-detail]");
+    // Renamed: the row of the old path goes, the row of the new path comes (each plan's id as
+    // the CLI lists it from disk).
+    const idOf = (name) => JSON.parse(cli(home, ["plans", "list", "--json"]).stdout).find((p) => p.path.endsWith(`/${name}`))?.id;
+    const oldId = idOf("live-brave-fox.md");
+    assert.ok(oldId, "the CLI lists the plan");
     renameSync(join(plans, "live-brave-fox.md"), join(plans, "renamed-brave-fox.md"));
-    await s.waitFor(`[data-testid=plan-row]`);
+    const newId = idOf("renamed-brave-fox.md");
+    assert.ok(newId && newId !== oldId, `ids ${oldId} → ${newId}`);
+    await s.waitFor(`[data-testid=plan-row][data-id="${newId}"]`);
+    await waitFor(async () => !(await s.exec(`return !!document.querySelector(arguments[0])`, `[data-testid=plan-row][data-id="${oldId}"]`)), {
+      what: "the old path's row to go",
+    });
+    await s.click(`[data-testid=plan-row][data-id="${newId}"]`);
+    await s.waitForText("second version", "[data-testid=plan-detail]");
+    // Deleted: the open plan says it is gone, and its row goes.
     unlinkSync(join(plans, "renamed-brave-fox.md"));
-    await s.waitForText("gone", "[data-testid=plan-detail]", { timeout: 15000 }).catch(() => {});
-    const list = await s.text("[aria-label=Plans]");
-    assert.doesNotMatch(list, /live reload works/);
+    await s.waitForText("This plan is gone", "[data-testid=plan-detail]", { timeout: 15000 });
+    await waitFor(async () => !/live reload works/.test(await s.text("[aria-label=Plans]")), { what: "the deleted plan's row to go" });
     await s.screenshot("plans-live");
   });
 });
@@ -59,7 +71,11 @@ test("a hostile plan is rendered inert: nothing executes in the webview", async 
     await s.waitForText("real text stays", "[data-testid=plan-html]");
     // Try to trigger what could fire: click every link and button inside the rendered plan.
     await s.exec(`for (const a of document.querySelectorAll("[data-testid=plan-html] a, [data-testid=plan-html] button")) { try { a.click(); } catch (e) {} }`);
-    await new Promise((r) => setTimeout(r, 500)); // give a handler the chance to run, were there one
+    // A barrier instead of a pause: an image of the test's own that fails to load, then a timer
+    // turn. A handler the plan's content queued before it (a failing image, a click) has run by
+    // the time it is done.
+    await s.exec(`window.__barrier = false; const i = new Image(); i.onerror = i.onload = () => setTimeout(() => { window.__barrier = true; }, 0); i.src = "barrier-" + Date.now() + ".png";`);
+    await waitFor(() => s.exec(`return window.__barrier === true`), { what: "the barrier to pass" });
     const report = await s.exec(`
       const root = document.querySelector("[data-testid=plan-html]");
       return {

@@ -134,12 +134,16 @@ for (const mode of MODES) {
 
   test(`teams (${mode}): a teammate's plan approved in Plandeck goes on to the lead, and "[Plan Approved]" reaches the teammate`, { timeout: 150000 }, async () => {
     await withTeam(mode, {}, async ({ s, home, api, tmux }) => {
+      assert.ok(s, "approved with the window's button, the lead's card in the window's Sessions: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
       const req = await teammateRequest(home, tmux, mode);
-      // Held: nothing reached the lead while the request waits.
+      // Held: once the window shows the request (after it was filed, by the window's own reading),
+      // it still waits and nothing reached the teammate or the lead.
+      const approve = `[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`;
+      await s.waitFor(approve, { timeout: 20000 });
+      assert.ok(pending(home).some((r) => r.id === req.id && r.status === "waiting"), JSON.stringify(pending(home)));
       assert.equal(teammateResult(api), undefined);
       assert.doesNotMatch(leadHeard(api), /plan_approval_request/);
-      if (s) await s.click(`[data-testid=gate-request][data-id="${req.id}"] [data-testid=gate-approve-auto]`);
-      else assert.equal(cli(home, ["approve", req.id]).status, 0);
+      await s.click(approve);
       const got = await waitFor(() => teammateResult(api), { timeout: 30000, what: "the teammate's ExitPlanMode result" });
       assert.equal(got.isError, false, got.content);
       assert.match(got.content, /submitted to the team lead/);
@@ -147,19 +151,17 @@ for (const mode of MODES) {
       assert.match(leadHeard(api), /plan_approval_request/);
       const done = await waitFor(() => closedRequest(home, req.id), { what: "the request to close" });
       assert.equal(done.status, "approved");
-      if (s) {
-        // Sessions: the lead's card holds its teammate, with where its plan stands; a teammate in
-        // a pane of its own (a session of its own) is shown there, not as a card beside it.
-        await s.click("[data-view=sessions]");
-        const lead = `[data-testid=session-card][data-session="${req.leadSessionId}"]`;
-        await s.waitFor(`${lead} [data-testid=teammate][data-name=planner][data-plan-status=approved]`, { timeout: 30000 });
-        if (mode === "pane") {
-          assert.notEqual(req.sessionId, req.leadSessionId);
-          const own = await s.exec(`return document.querySelectorAll(arguments[0]).length;`, `[data-testid=session-card][data-session="${req.sessionId}"]`);
-          assert.equal(own, 0, "the pane teammate's session is nested, not a card of its own");
-        }
-        await s.screenshot(`teammate-sessions-${mode}`);
+      // Sessions: the lead's card holds its teammate, with where its plan stands; a teammate in
+      // a pane of its own (a session of its own) is shown there, not as a card beside it.
+      await s.click("[data-view=sessions]");
+      const lead = `[data-testid=session-card][data-session="${req.leadSessionId}"]`;
+      await s.waitFor(`${lead} [data-testid=teammate][data-name=planner][data-plan-status=approved]`, { timeout: 30000 });
+      if (mode === "pane") {
+        assert.notEqual(req.sessionId, req.leadSessionId);
+        const own = await s.exec(`return document.querySelectorAll(arguments[0]).length;`, `[data-testid=session-card][data-session="${req.sessionId}"]`);
+        assert.equal(own, 0, "the pane teammate's session is nested, not a card of its own");
       }
+      await s.screenshot(`teammate-sessions-${mode}`);
     });
   });
 

@@ -82,6 +82,7 @@ async function openVerifyTab(s) {
 
 test("claude: the Stop hook sends the missing step back, the model does it, and the window follows live", { timeout: 240000 }, async () => {
   await withApprovedPlan({ verifyHook: true }, async ({ s, home, repo, api, tmux, planFile }) => {
+    assert.ok(s, "the window following live is the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
     // Steps 1 and 2 and an unplanned file, then the model tries to stop: the Stop hook blocks
     // with the report, which names the missing step.
     const feedback = await waitFor(() => api.received().find((r) => r.tool === "feedback"), {
@@ -103,28 +104,24 @@ test("claude: the Stop hook sends the missing step back, the model does it, and 
     assert.ok(existsSync(join(repo, "greet.js")) && existsSync(join(repo, "notes.txt")));
     assert.ok(!existsSync(join(repo, "USAGE.md")), "step 3 waits for the test");
 
-    if (s) {
-      // The plan, its Verify tab: steps 1 and 2 done, step 3 missing, notes.txt unplanned.
-      await openVerifyTab(s);
-      await windowShows(s, "done,done,missing", "steps done, done, missing in the window");
-      await s.waitForText("notes.txt", "[data-testid=verify-unplanned]");
-      await s.screenshot("verify-missing");
-      // A changed file's diff, side by side, in the real window.
-      await s.click("[data-testid=verify-changed] [data-path='greet.js']");
-      await s.waitForText("hello", "[data-testid=verify-changed] [data-testid=plan-diff]");
-      await s.click("[data-testid=verify-panel] [data-diff-mode=split]");
-      await s.waitFor("[data-testid=verify-changed] [data-testid=plan-diff][data-mode=split]");
-      await s.exec(`document.querySelector("[data-testid=unplanned-heading]")?.scrollIntoView({ block: "start" })`);
-      await s.screenshot("verify-diff");
-    }
+    // The plan, its Verify tab: steps 1 and 2 done, step 3 missing, notes.txt unplanned.
+    await openVerifyTab(s);
+    await windowShows(s, "done,done,missing", "steps done, done, missing in the window");
+    await s.waitForText("notes.txt", "[data-testid=verify-unplanned]");
+    await s.screenshot("verify-missing");
+    // A changed file's diff, side by side, in the real window.
+    await s.click("[data-testid=verify-changed] [data-path='greet.js']");
+    await s.waitForText("hello", "[data-testid=verify-changed] [data-testid=plan-diff]");
+    await s.click("[data-testid=verify-panel] [data-diff-mode=split]");
+    await s.waitFor("[data-testid=verify-changed] [data-testid=plan-diff][data-mode=split]");
+    await s.exec(`document.querySelector("[data-testid=unplanned-heading]")?.scrollIntoView({ block: "start" })`);
+    await s.screenshot("verify-diff");
 
     // Let the model do step 3: it writes USAGE.md and stops; the window follows.
     writeFileSync(join(api.dir, "go"), "");
     await waitFor(() => existsSync(join(repo, "USAGE.md")), { timeout: 30000, what: "the model to write USAGE.md" });
-    if (s) {
-      await windowShows(s, "done,done,done", "step 3 turning done in the window, live");
-      await s.screenshot("verify-done");
-    }
+    await windowShows(s, "done,done,done", "step 3 turning done in the window, live");
+    await s.screenshot("verify-done");
     await tmux.waitScreen("All three steps are done", { timeout: 30000 });
 
     const r = cli(home, ["verify", planFile, "--json"]);
