@@ -513,6 +513,7 @@ fn a_folder_name_is_never_a_tmux_format_on_start_or_resume() {
             "--json",
         ]);
         assert_eq!(code, 0, "{name}: {out}{err}");
+        no_canary(name);
         let s = json(&out);
         let wt = m.worktrees_dir().join(name);
         assert_eq!(s["cwd"], wt.to_str().unwrap(), "{name}");
@@ -534,7 +535,6 @@ fn a_folder_name_is_never_a_tmux_format_on_start_or_resume() {
             "#{pane_current_path}",
         ]);
         assert_eq!(path.trim_end_matches('\n'), wt.to_str().unwrap(), "{name}");
-        no_canary(name);
     }
 
     // Resume of the session whose recorded folder is `w#(touch${IFS}X)`: stopped, then resumed.
@@ -596,19 +596,21 @@ fn a_message_arrives_byte_for_byte_and_is_in_no_tmux_argv() {
     ]);
     assert_eq!(code, 0, "{out}{err}");
     let mut want = String::new();
-    for text in ["p4ssw0rd-42 run make;", ";", "#{pane_id} #(id);"] {
+    for text in ["p4ssw0rd-42 hello", "run make;", ";", "#{pane_id} #(id);"] {
         let (code, out, err) = m.cli(&["send", "app-msg-claude", text]);
         assert_eq!(code, 0, "{text}: {out}{err}");
+        let argv = m.read("tmux-argv.log");
+        assert!(argv.contains("send-keys"), "the wrapper ran: {argv}");
+        assert!(
+            !argv.contains("p4ssw0rd"),
+            "a message was in tmux's argv: {argv}"
+        );
         want.push_str(text);
         want.push('\r');
-        wait_for("the message and Enter", || {
-            (m.read("got") == want).then_some(())
+        let got = wait_for("the message and Enter", || {
+            let got = m.read("got");
+            got.ends_with('\r').then_some(got)
         });
+        assert_eq!(got, want, "{text}");
     }
-    let argv = m.read("tmux-argv.log");
-    assert!(argv.contains("paste-buffer"), "the wrapper ran: {argv}");
-    assert!(
-        !argv.contains("p4ssw0rd"),
-        "a message was in tmux's argv: {argv}"
-    );
 }

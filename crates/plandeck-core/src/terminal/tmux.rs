@@ -354,6 +354,16 @@ pub(crate) fn argv_ever_held(needle: &[u8]) -> bool {
     })
 }
 
+/// Whether any argv the builder made held `needle` as `send-keys -H` spells bytes: one hex
+/// argument per byte, in a row.
+#[cfg(test)]
+pub(crate) fn argv_ever_held_hex(needle: &[u8]) -> bool {
+    let hex: Vec<OsString> = needle.iter().map(|b| format!("{b:02x}").into()).collect();
+    crate::sync::lock(&ARGV_LOG)
+        .iter()
+        .any(|argv| argv.windows(hex.len().max(1)).any(|w| w == hex.as_slice()))
+}
+
 /// The cases of one property test against a real tmux: `PLANDECK_TMUX_CASES / share`
 /// (`PLANDECK_TMUX_CASES`: 512 unless set, `scripts/test.sh` sets 2,000): the typing properties
 /// take a half each, start and resume a quarter.
