@@ -44,14 +44,15 @@ impl Machine {
         }
     }
 
-    /// A fake `name` CLI: writes its arguments to `<root>/<name>.args` and the CI variables it
-    /// sees to `<root>/<name>.ci`, draws Claude Code's empty input box, then records every byte
+    /// A fake `name` CLI: writes its arguments to `<root>/<name>.args`, its folder to
+    /// `<root>/<name>.cwd` and the CI variables it sees to `<root>/<name>.ci`, draws Claude Code's empty input box, then records every byte
     /// typed into `<root>/got` (under the same name, so it is the agent's own process).
     fn fake_agent(&self, name: &str) {
         let script = format!(
-            "#!/bin/bash\nprintf '%s' \"${{CI-no CI}} ${{CONTINUOUS_INTEGRATION-no CONTINUOUS_INTEGRATION}}\" > {ci}.tmp && mv {ci}.tmp {ci}\nprintf '%s\\n' \"$@\" > {args}.tmp && mv {args}.tmp {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
+            "#!/bin/bash\npwd -P > {cwd}.tmp && mv {cwd}.tmp {cwd}\nprintf '%s' \"${{CI-no CI}} ${{CONTINUOUS_INTEGRATION-no CONTINUOUS_INTEGRATION}}\" > {ci}.tmp && mv {ci}.tmp {ci}\nprintf '%s\\n' \"$@\" > {args}.tmp && mv {args}.tmp {args}\nrule=$(printf '─%.0s' $(seq 40))\nprintf '\\033[?2004h%s\\n❯ \\n%s\\n' \"$rule\" \"$rule\"\nstty raw\ncat >> {got}\n",
             args = self.root.join(format!("{name}.args")).display(),
             ci = self.root.join(format!("{name}.ci")).display(),
+            cwd = self.root.join(format!("{name}.cwd")).display(),
             got = self.root.join("got").display(),
         );
         write_executable(&self.bin.join(name), &script, 0o755);
@@ -464,4 +465,167 @@ fn a_persons_own_process_is_never_stopped_and_a_draft_never_sent_onto() {
     got.assert_nothing_typed(|sentinel| {
         m.tmux(&["send-keys", "-t", pane, "-l", sentinel]);
     });
+}
+
+/// Every file and folder under `dir` named `name` (the canary a format job would make).
+fn found_named(dir: &Path, name: &str) -> Vec<PathBuf> {
+    let mut found = Vec::new();
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return found;
+    };
+    for e in entries.flatten() {
+        let path = e.path();
+        if e.file_name() == name {
+            found.push(path.clone());
+        }
+        if e.file_type().is_ok_and(|t| t.is_dir()) {
+            found.extend(found_named(&path, name));
+        }
+    }
+    found
+}
+
+/// Issue 33, finding 1: tmux expands `-c` as a format, so a worktree named `w#(touch${IFS}X)` ran
+/// `touch X` as the person, and `wip#S` started the agent in another folder while Plandeck
+/// reported the worktree. Now every name starts the agent in exactly its folder, runs nothing,
+/// and so does a resume of a session whose recorded folder is so named.
+#[test]
+fn a_folder_name_is_never_a_tmux_format_on_start_or_resume() {
+    let m = Machine::new();
+    m.fake_agent("claude");
+    let repo = m.repo.to_str().unwrap();
+    // Where a `#(…)` job would run: the tmux server's folder, this CLI's, the home.
+    let server_dir = || {
+        let pid = m.tmux(&["display-message", "-p", "#{pid}"]);
+        std::fs::read_link(format!("/proc/{}/cwd", pid.trim())).ok()
+    };
+    let no_canary = |what: &str| {
+        // A job tmux started runs a moment later: a command run through the server after it
+        // (`run-shell` waits for it) has run.
+        let flushed = m.root.join(format!("flushed-{}", what.len()));
+        m.tmux(&["run-shell", &format!("touch {}", flushed.display())]);
+        assert!(flushed.exists(), "the server ran no command");
+        let mut found = found_named(&m.root, "X");
+        let mut places = vec![std::env::current_dir().unwrap()];
+        places.extend(server_dir());
+        found.extend(places.iter().map(|p| p.join("X")).filter(|x| x.exists()));
+        assert!(
+            found.is_empty(),
+            "{what}: a folder name ran as a command: {found:?}"
+        );
+    };
+    let mut session_id = String::new();
+    for name in ["w#(touch${IFS}X)", "fix##1", "wip#S", "semi;"] {
+        let _ = std::fs::remove_file(m.root.join("claude.cwd"));
+        let (code, out, err) = m.cli(&[
+            "start",
+            "--agent",
+            "claude",
+            "--repo",
+            repo,
+            "--worktree",
+            name,
+            "--json",
+        ]);
+        assert_eq!(code, 0, "{name}: {out}{err}");
+        no_canary(name);
+        let s = json(&out);
+        let wt = m.worktrees_dir().join(name);
+        assert_eq!(s["cwd"], wt.to_str().unwrap(), "{name}");
+        // The agent runs there, as tmux and the agent itself see it.
+        let cwd = wait_for("the agent's folder", || {
+            let c = m.read("claude.cwd");
+            (!c.is_empty()).then_some(c)
+        });
+        assert_eq!(cwd.trim_end_matches('\n'), wt.to_str().unwrap(), "{name}");
+        let session = s["tmuxSession"].as_str().unwrap();
+        if name.starts_with("w#") {
+            session_id = s["sessionId"].as_str().unwrap().to_owned();
+        }
+        let path = m.tmux(&[
+            "display-message",
+            "-p",
+            "-t",
+            &format!("={session}:"),
+            "#{pane_current_path}",
+        ]);
+        assert_eq!(path.trim_end_matches('\n'), wt.to_str().unwrap(), "{name}");
+    }
+
+    // Resume of the session whose recorded folder is `w#(touch${IFS}X)`: stopped, then resumed.
+    let (code, out, err) = m.cli(&["stop", "app-w__touch__IFS_X_-claude", "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_for("the session to close", || {
+        (!m.tmux(&["ls", "-F", "#{session_name}"])
+            .contains("app-w__touch__IFS_X_-claude"))
+        .then_some(())
+    });
+    let _ = std::fs::remove_file(m.root.join("claude.cwd"));
+    let (code, out, err) = m.cli(&["resume", &session_id, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let wt = m.worktrees_dir().join("w#(touch${IFS}X)");
+    assert_eq!(json(&out)["cwd"], wt.to_str().unwrap());
+    let cwd = wait_for("the resumed agent's folder", || {
+        let c = m.read("claude.cwd");
+        (!c.is_empty()).then_some(c)
+    });
+    assert_eq!(cwd.trim_end_matches('\n'), wt.to_str().unwrap());
+    no_canary("resume");
+}
+
+/// Issue 33, findings 5 and 9: a message reaches the agent byte for byte (a trailing `;` too,
+/// which tmux reads as the end of a command when it ends an argument), and is in no process's
+/// argv: every tmux Plandeck runs here is a wrapper that logs its arguments first.
+#[test]
+fn a_message_arrives_byte_for_byte_and_is_in_no_tmux_argv() {
+    let m = Machine::new();
+    m.fake_agent("claude");
+    let real = String::from_utf8(
+        Command::new("sh")
+            .args(["-c", "command -v tmux"])
+            .output()
+            .unwrap()
+            .stdout,
+    )
+    .unwrap();
+    let log = m.root.join("tmux-argv.log");
+    write_executable(
+        &m.bin.join("tmux"),
+        &format!(
+            "#!/bin/sh\nprintf '%s\\n' \"$*\" >> {}\nexec {} \"$@\"\n",
+            log.display(),
+            real.trim()
+        ),
+        0o755,
+    );
+    let repo = m.repo.to_str().unwrap();
+    let (code, out, err) = m.cli(&[
+        "start",
+        "--agent",
+        "claude",
+        "--repo",
+        repo,
+        "--worktree",
+        "msg",
+        "--json",
+    ]);
+    assert_eq!(code, 0, "{out}{err}");
+    let mut want = String::new();
+    for text in ["p4ssw0rd-42 hello", "run make;", ";", "#{pane_id} #(id);"] {
+        let (code, out, err) = m.cli(&["send", "app-msg-claude", text]);
+        assert_eq!(code, 0, "{text}: {out}{err}");
+        let argv = m.read("tmux-argv.log");
+        assert!(argv.contains("send-keys"), "the wrapper ran: {argv}");
+        assert!(
+            !argv.contains("p4ssw0rd"),
+            "a message was in tmux's argv: {argv}"
+        );
+        want.push_str(text);
+        want.push('\r');
+        let got = wait_for("the message and Enter", || {
+            let got = m.read("got");
+            got.ends_with('\r').then_some(got)
+        });
+        assert_eq!(got, want, "{text}");
+    }
 }

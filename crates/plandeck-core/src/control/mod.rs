@@ -142,6 +142,8 @@ pub enum ControlError {
         /// What was undone because of it (the worktree a start made), or empty.
         undone: String,
     },
+    #[error("tmux started the agent in {got:?}, not in its folder {folder:?}: it was stopped, and nothing runs there")]
+    WrongFolder { folder: String, got: String },
     #[error("git: {message}")]
     Git { message: String },
     #[error("no session {id} that Plandeck can steer: it steers sessions it started (by tmux session name or session id), live Claude Code sessions in tmux and running Codex TUIs in tmux")]
@@ -190,7 +192,9 @@ impl From<ControlError> for IpcError {
             E::NotSteerable { .. } | E::Ended { .. } => ErrorKind::NotFound,
             E::Git { .. } => ErrorKind::Git,
             E::Io { .. } => ErrorKind::Io,
-            E::TmuxFailed { .. } | E::AgentExited { .. } => ErrorKind::Internal,
+            E::TmuxFailed { .. } | E::AgentExited { .. } | E::WrongFolder { .. } => {
+                ErrorKind::Internal
+            }
             E::Send(s) => return IpcError::from(s.clone()),
             E::Terminal(TerminalError::Tmux { .. }) => ErrorKind::Internal,
             _ => ErrorKind::Refused,
@@ -210,5 +214,7 @@ pub fn ts_declarations() -> Vec<String> {
     ]
 }
 
+#[cfg(test)]
+mod prop_tests;
 #[cfg(test)]
 mod tests;

@@ -1,12 +1,12 @@
 //! Starting an agent: the worktree, the tmux session, the CLI in it.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
-use std::process::Command;
 use std::time::{Duration, Instant};
 
 use crate::agents::Agent;
 use crate::config::Roots;
-use crate::terminal::{self, run_bounded, tmux_output, Key, ProcessId, Target, EXTERNAL_TIMEOUT};
+use crate::terminal::{self, Key, ProcessId, Target, Tmux};
 
 use super::record::{self, Record};
 use super::{ControlError, StartRequest, Started};
@@ -21,6 +21,31 @@ const FIRST_SCREEN: Duration = Duration::from_secs(10);
 const SETTLE: Duration = Duration::from_millis(700);
 /// How long Codex CLI's composer may take to come up (plan mode is switched on in it).
 const CODEX_READY: Duration = Duration::from_secs(45);
+
+/// How long tmux may take to move a new pane's process into its folder (it does so right after
+/// the fork, before the program runs).
+const FOLDER_WAIT: Duration = Duration::from_secs(5);
+
+/// The tmux server agents are started on, and how long an exit still counts as "right after it
+/// started".
+#[derive(Debug, Clone, Copy)]
+pub(super) struct Server<'a> {
+    /// `-S`; `None`: the person's default server.
+    pub socket: Option<&'a str>,
+    pub settle: Duration,
+}
+
+impl Server<'_> {
+    /// The person's default server (no `-L`; `TMUX_TMPDIR` is respected).
+    pub(super) const PERSONS: Server<'static> = Server {
+        socket: None,
+        settle: SETTLE,
+    };
+
+    fn tmux(&self, command: &'static str) -> Tmux {
+        Tmux::on(self.socket, command).outside()
+    }
+}
 
 /// The program that runs `agent`'s CLI.
 fn program_name(agent: Agent) -> Result<&'static str, ControlError> {
@@ -55,9 +80,7 @@ fn on_path(name: &str) -> Option<PathBuf> {
 
 /// tmux's version (`tmux -V`), refused when tmux is missing or older than [`TMUX_MIN`].
 pub fn check_tmux() -> Result<String, ControlError> {
-    let mut cmd = Command::new("tmux");
-    cmd.arg("-V");
-    let out = match run_bounded(cmd, None, EXTERNAL_TIMEOUT) {
+    let out = match Tmux::version(None).run() {
         Ok(out) => out,
         Err(terminal::RunError::Spawn { source: e, .. })
             if e.kind() == std::io::ErrorKind::NotFound =>
@@ -99,7 +122,9 @@ pub fn worktree_dir(workdir: &Path, name: &str) -> PathBuf {
         .join(name.replace('/', "-"))
 }
 
-/// A worktree this start created, removed again when the start fails.
+/// A worktree this start created, removed again when the start fails. Only what this call made is
+/// named here: a branch, a worktree or a folder a concurrent start (or the person) made in the
+/// meantime is never touched by this one's undo.
 #[derive(Debug)]
 pub(super) struct Created {
     repo: PathBuf,
@@ -107,28 +132,40 @@ pub(super) struct Created {
     pub(super) path: PathBuf,
     branch: String,
     base: git2::Oid,
-    /// The `<repo>.worktrees` folder, when this start made it.
+    /// This call made the branch (it did not exist when it was made).
+    made_branch: bool,
+    /// This call made the worktree (its administrative files and its folder).
+    made_worktree: bool,
+    /// The `<repo>.worktrees` folder, when this call made it.
     made_parent: Option<PathBuf>,
 }
 
 impl Created {
-    /// Removes the worktree, its administrative files and its branch: they are this start's
-    /// and hold nothing (the branch is deleted only while it still points at its base).
+    /// Removes what this call made: the worktree, its administrative files and its branch (they
+    /// hold nothing: the branch is deleted only while it still points at its base), and the
+    /// `<repo>.worktrees` folder when this call made it and it is empty.
     pub(super) fn undo(&self) {
-        let _ = std::fs::remove_dir_all(&self.path);
+        if self.made_worktree {
+            let _ = std::fs::remove_dir_all(&self.path);
+        }
         if let Ok(repo) = git2::Repository::open(&self.repo) {
-            if let Ok(wt) = repo.find_worktree(&self.name) {
-                let mut opts = git2::WorktreePruneOptions::new();
-                opts.valid(true).working_tree(true);
-                let _ = wt.prune(Some(&mut opts));
+            if self.made_worktree {
+                if let Ok(wt) = repo.find_worktree(&self.name) {
+                    let mut opts = git2::WorktreePruneOptions::new();
+                    opts.valid(true).working_tree(true);
+                    let _ = wt.prune(Some(&mut opts));
+                }
             }
-            if let Ok(mut branch) = repo.find_branch(&self.branch, git2::BranchType::Local) {
-                if branch.get().target() == Some(self.base) {
-                    let _ = branch.delete();
+            if self.made_branch {
+                if let Ok(mut branch) = repo.find_branch(&self.branch, git2::BranchType::Local) {
+                    if branch.get().target() == Some(self.base) {
+                        let _ = branch.delete();
+                    }
                 }
             }
         }
         if let Some(parent) = &self.made_parent {
+            // Only when empty: another start's worktree may be in it by now.
             let _ = std::fs::remove_dir(parent);
         }
     }
@@ -176,33 +213,64 @@ pub(super) fn create_worktree(
         });
     }
     let path = worktree_dir(workdir, name);
-    let wt_name = name.replace('/', "-");
-    if path.exists() || repo.find_worktree(&wt_name).is_ok() {
+    if path.exists() || repo.find_worktree(&name.replace('/', "-")).is_ok() {
         return Err(ControlError::WorktreeExists {
             path: path.display().to_string(),
         });
     }
+    make_worktree(repo, workdir, name, &commit)
+}
+
+/// Makes the branch `name` at `commit` and its worktree, once the checks passed. Another start may
+/// have made the same branch or worktree since (two starts at once): then this one fails, and
+/// undoes only what it made itself.
+pub(super) fn make_worktree(
+    repo: &git2::Repository,
+    workdir: &Path,
+    name: &str,
+    commit: &git2::Commit<'_>,
+) -> Result<Created, ControlError> {
+    let path = worktree_dir(workdir, name);
+    let wt_name = name.replace('/', "-");
     let parent = path.parent().unwrap_or(&path).to_owned();
-    let made_parent = (!parent.exists()).then(|| parent.clone());
-    std::fs::create_dir_all(&parent).map_err(|e| ControlError::Io {
-        message: format!("cannot create {}: {e}", parent.display()),
-    })?;
-    let created = Created {
+    // `create_dir` says whether this call made it (a concurrent start may make it too).
+    let made_parent = match std::fs::create_dir(&parent) {
+        Ok(()) => Some(parent.clone()),
+        Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => None,
+        Err(e) => {
+            return Err(ControlError::Io {
+                message: format!("cannot create {}: {e}", parent.display()),
+            })
+        }
+    };
+    let mut created = Created {
         repo: workdir.to_owned(),
         name: wt_name.clone(),
         path: path.clone(),
         branch: name.to_owned(),
         base: commit.id(),
+        made_branch: false,
+        made_worktree: false,
         made_parent,
     };
-    let made = (|| {
-        let branch = repo.branch(name, &commit, false)?;
-        let mut opts = git2::WorktreeAddOptions::new();
-        opts.reference(Some(branch.get()));
-        repo.worktree(&wt_name, &path, Some(&opts))
-    })();
-    match made {
-        Ok(_) => Ok(created),
+    // `force: false`: git refuses a branch that exists (made by another start since the check).
+    let branch = match repo.branch(name, commit, false) {
+        Ok(b) => b,
+        Err(e) => {
+            created.undo();
+            return Err(git_err(e));
+        }
+    };
+    created.made_branch = true;
+    let mut opts = git2::WorktreeAddOptions::new();
+    opts.reference(Some(branch.get()));
+    // libgit2 makes the worktree's administrative folder and its working folder exclusively: it
+    // fails, touching neither, when another start made them.
+    match repo.worktree(&wt_name, &path, Some(&opts)) {
+        Ok(_) => {
+            created.made_worktree = true;
+            Ok(created)
+        }
         Err(e) => {
             created.undo();
             Err(git_err(e))
@@ -224,7 +292,12 @@ fn session_word(s: &str) -> String {
 }
 
 /// `<repo>-<worktree>-<agent>`, with `-2`, `-3`, … when the person's server has one so named.
-fn unique_session_name(repo: &Path, worktree: Option<&str>, agent: Agent) -> String {
+fn unique_session_name(
+    server: Server<'_>,
+    repo: &Path,
+    worktree: Option<&str>,
+    agent: Agent,
+) -> String {
     let repo_name = repo
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -236,7 +309,7 @@ fn unique_session_name(repo: &Path, worktree: Option<&str>, agent: Agent) -> Str
     }
     base.push('-');
     base.push_str(agent.as_str());
-    let taken = |name: &str| tmux_output(None, &["has-session", "-t", &format!("={name}")]).is_ok();
+    let taken = |name: &str| server.tmux("has-session").session(name).output().is_ok();
     if !taken(&base) {
         return base;
     }
@@ -328,18 +401,14 @@ pub(super) fn command_line(
 }
 
 /// The pane's screen now, and whether its program exited.
-fn pane_state(session: &str) -> (String, bool) {
-    let target = format!("={session}:");
-    let read = || match tmux_output(
-        None,
-        &[
-            "display-message",
-            "-p",
-            "-t",
-            &target,
-            "#{pane_dead}\t#{pane_dead_status}",
-        ],
-    ) {
+fn pane_state(server: Server<'_>, pane: &str) -> (String, bool) {
+    let read = || match server
+        .tmux("display-message")
+        .flag("-p")
+        .pane(pane)
+        .format("#{pane_dead}\t#{pane_dead_status}")
+        .output()
+    {
         Ok(s) => {
             let (d, st) = s.trim_end().split_once('\t').unwrap_or((s.trim(), ""));
             (d != "0", st.to_owned(), true)
@@ -356,8 +425,13 @@ fn pane_state(session: &str) -> (String, bool) {
         std::thread::sleep(Duration::from_millis(50));
         (dead, status, there) = read();
     }
-    let mut screen =
-        tmux_output(None, &["capture-pane", "-p", "-J", "-t", &target]).unwrap_or_default();
+    let mut screen = server
+        .tmux("capture-pane")
+        .flag("-p")
+        .flag("-J")
+        .pane(pane)
+        .output()
+        .unwrap_or_default();
     if dead && !status.is_empty() {
         // A program that exits at once may leave nothing on screen: its status says something.
         screen.push_str(&format!("\nexit status {status}\n"));
@@ -386,6 +460,16 @@ fn last_line(screen: &str) -> String {
 pub fn start(roots: &Roots, req: &StartRequest) -> Result<Started, ControlError> {
     let program = agent_program(req.agent)?;
     check_tmux()?;
+    start_with(roots, req, &program, Server::PERSONS)
+}
+
+/// [`start`] with `program` as the agent's CLI, on `server`.
+pub(super) fn start_with(
+    roots: &Roots,
+    req: &StartRequest,
+    program: &Path,
+    server: Server<'_>,
+) -> Result<Started, ControlError> {
     let repo_path = crate::durable::canonical_or(Path::new(&req.repo));
     let not_repo = || ControlError::NotARepository {
         path: req.repo.clone(),
@@ -415,7 +499,15 @@ pub fn start(roots: &Roots, req: &StartRequest) -> Result<Started, ControlError>
         )?),
         None => None,
     };
-    let started = start_in(roots, req, &program, &workdir, name, created.as_ref());
+    let started = start_in(
+        roots,
+        req,
+        program,
+        &workdir,
+        name,
+        created.as_ref(),
+        server,
+    );
     match (started, &created) {
         (Err(e), Some(c)) => {
             c.undo();
@@ -451,6 +543,14 @@ const INTERACTIVE_ENV: [&str; 8] = [
     "--",
 ];
 
+/// `tmux attach` to `session` on `server`, as a person types it.
+pub(super) fn attach_line(server: Server<'_>, session: &str) -> String {
+    match server.socket {
+        Some(s) => format!("tmux -S {} attach -t {session}", crate::shell::quote(s)),
+        None => format!("tmux attach -t {session}"),
+    }
+}
+
 fn start_in(
     roots: &Roots,
     req: &StartRequest,
@@ -458,6 +558,7 @@ fn start_in(
     workdir: &Path,
     name: Option<&str>,
     created: Option<&Created>,
+    server: Server<'_>,
 ) -> Result<Started, ControlError> {
     let cwd = created.map_or_else(|| workdir.to_owned(), |c| c.path.clone());
     let session_id = matches!(req.agent, Agent::Claude | Agent::Gemini).then(new_uuid);
@@ -468,15 +569,15 @@ fn start_in(
         session_id.as_deref(),
         req.prompt.as_deref(),
     );
-    let launched = launch(req.agent, workdir, name, &cwd, &argv)?;
+    let launched = launch(server, req.agent, workdir, name, &cwd, &argv)?;
     let (tmux_session, pane, pid) = launched;
     let kill = || {
-        let _ = tmux_output(None, &["kill-session", "-t", &format!("={tmux_session}")]);
+        let _ = server.tmux("kill-session").pane(&pane).run();
     };
     let record = Record {
         agent: req.agent,
         tmux_session: tmux_session.clone(),
-        socket: None,
+        socket: server.socket.map(str::to_owned),
         pane: pane.clone(),
         pid,
         start_time: terminal::start_time(pid),
@@ -509,7 +610,7 @@ fn start_in(
     };
     Ok(Started {
         agent: req.agent,
-        attach: format!("tmux attach -t {tmux_session}"),
+        attach: attach_line(server, &tmux_session),
         tmux_session,
         pane,
         pid,
@@ -523,72 +624,114 @@ fn start_in(
     })
 }
 
+/// Checks that the agent in `pane` (process `pid`) runs in `folder`, as tmux sees it
+/// (`#{pane_current_path}`), byte for byte: a folder tmux did not take as given (it falls back to
+/// another when the one named is not there) is refused. A pane whose program already exited is
+/// left to the caller, which says why it exited.
+pub(super) fn check_folder(
+    server: Server<'_>,
+    pane: &str,
+    pid: u32,
+    folder: &Path,
+) -> Result<(), ControlError> {
+    let want = std::fs::canonicalize(folder).unwrap_or_else(|_| folder.to_owned());
+    // tmux returns once the pane's process is forked, as `tmux: server`; it moves into the folder
+    // before it runs the program.
+    let from = Instant::now();
+    while std::fs::read_to_string(format!("/proc/{pid}/comm"))
+        .is_ok_and(|c| c.trim() == "tmux: server")
+        && from.elapsed() < FOLDER_WAIT
+    {
+        std::thread::sleep(Duration::from_millis(5));
+    }
+    let out = server
+        .tmux("display-message")
+        .flag("-p")
+        .pane(pane)
+        .format("#{pane_dead}\t#{pane_current_path}")
+        .bytes()?;
+    let out = out.strip_suffix(b"\n").unwrap_or(&out);
+    let (dead, path) = match out.iter().position(|b| *b == b'\t') {
+        Some(i) => (&out[..i], &out[i + 1..]),
+        None => (out, &b""[..]),
+    };
+    if dead == b"1" {
+        return Ok(());
+    }
+    if path != want.as_os_str().as_bytes() {
+        return Err(ControlError::WrongFolder {
+            folder: want.display().to_string(),
+            got: String::from_utf8_lossy(path).into_owned(),
+        });
+    }
+    Ok(())
+}
+
 /// Opens the tmux session running `argv` in `cwd`, watched until the agent draws its first
 /// screen: (session name, pane id, pane pid). An agent that exits at once is an error (its last
-/// line is the reason), its session closed.
+/// line is the reason), its session closed; so is an agent tmux did not start in `cwd`.
 pub(super) fn launch(
+    server: Server<'_>,
     agent: Agent,
     repo: &Path,
     worktree: Option<&str>,
     cwd: &Path,
     argv: &[String],
 ) -> Result<(String, String, u32), ControlError> {
-    let tmux_session = unique_session_name(repo, worktree, agent);
-    let cwd_s = cwd.display().to_string();
-    let tmux = |args: &[&str]| -> Result<String, ControlError> {
-        let mut cmd = terminal::tmux_command(None, args);
-        // Started beside the person's sessions, not nested in the one Plandeck may run in.
-        cmd.env_remove("TMUX").env_remove("TMUX_PANE");
-        let out =
-            run_bounded(cmd, None, EXTERNAL_TIMEOUT).map_err(|e| ControlError::TmuxFailed {
-                message: e.to_string(),
-            })?;
-        if !out.status.success() {
-            return Err(ControlError::TmuxFailed {
-                message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-            });
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+    let name = unique_session_name(server, repo, worktree, agent);
+    let run = |t: Tmux| -> Result<String, ControlError> {
+        t.output().map_err(|e| ControlError::TmuxFailed {
+            message: match e {
+                terminal::TerminalError::Tmux { message } => message,
+                e => e.to_string(),
+            },
+        })
     };
     // The session opens on a placeholder that waits; the pane is kept when its program exits
     // (so an exit on the spot leaves its reason on screen), then the agent replaces the
-    // placeholder (`respawn-pane`): no exit can come before the pane is kept.
-    let printed = tmux(&[
-        "new-session",
-        "-d",
-        "-s",
-        &tmux_session,
-        "-c",
-        &cwd_s,
-        "-x",
-        "200",
-        "-y",
-        "50",
-        "-P",
-        "-F",
-        "#{pane_id}",
-        "cat",
-    ])?;
-    let pane = printed.trim().to_owned();
-    let target = format!("={tmux_session}");
+    // placeholder (`respawn-pane`): no exit can come before the pane is kept. The folder is a
+    // format to tmux: `Tmux::folder` passes it so that it reads back as itself.
+    let printed = run(server
+        .tmux("new-session")
+        .flag("-d")
+        .name("-s", &name)
+        .folder(cwd)
+        .number("-x", 200)
+        .number("-y", 50)
+        .flag("-P")
+        .format_flag("#{pane_id}\t#{session_name}")
+        .word("cat"))?;
+    // The session as tmux named it (it may have changed a character), and its pane, which every
+    // later call names.
+    let printed = printed.strip_suffix('\n').unwrap_or(&printed);
+    let (pane, tmux_session) = printed.split_once('\t').unwrap_or((printed, name.as_str()));
+    let (pane, tmux_session) = (pane.to_owned(), tmux_session.to_owned());
     let close = || {
-        let _ = tmux_output(None, &["kill-session", "-t", &target]);
+        let _ = server.tmux("kill-session").pane(&pane).run();
     };
-    let respawned = tmux(&[
-        "set-option",
-        "-w",
-        "-t",
-        &format!("{target}:"),
-        "remain-on-exit",
-        "on",
-    ])
+    let respawned = run(server
+        .tmux("set-option")
+        .flag("-w")
+        .pane(&pane)
+        .word("remain-on-exit")
+        .word("on"))
     .and_then(|_| {
-        let mut args: Vec<&str> = vec!["respawn-pane", "-k", "-t", &pane, "-c", &cwd_s, "--"];
-        args.extend(INTERACTIVE_ENV);
-        args.extend(argv.iter().map(String::as_str));
-        tmux(&args)
+        let mut program: Vec<&str> = INTERACTIVE_ENV.to_vec();
+        program.extend(argv.iter().map(String::as_str));
+        run(server
+            .tmux("respawn-pane")
+            .flag("-k")
+            .pane(&pane)
+            .folder(cwd)
+            .program(&program))
     })
-    .and_then(|_| tmux(&["display-message", "-p", "-t", &pane, "#{pane_pid}"]));
+    .and_then(|_| {
+        run(server
+            .tmux("display-message")
+            .flag("-p")
+            .pane(&pane)
+            .format("#{pane_pid}"))
+    });
     let pid = match respawned.map(|p| p.trim().parse::<u32>()) {
         Ok(Ok(pid)) => pid,
         Ok(Err(_)) => {
@@ -602,18 +745,22 @@ pub(super) fn launch(
             return Err(e);
         }
     };
+    if let Err(e) = check_folder(server, &pane, pid, cwd) {
+        close();
+        return Err(e);
+    }
     let started = Instant::now();
     let exited = loop {
-        let (screen, dead) = pane_state(&tmux_session);
+        let (screen, dead) = pane_state(server, &pane);
         if dead {
             break Some(screen);
         }
         if !screen.trim().is_empty() || started.elapsed() >= FIRST_SCREEN {
-            std::thread::sleep(SETTLE);
-            let (screen, dead) = pane_state(&tmux_session);
+            std::thread::sleep(server.settle);
+            let (screen, dead) = pane_state(server, &pane);
             break dead.then_some(screen);
         }
-        std::thread::sleep(Duration::from_millis(100));
+        std::thread::sleep(Duration::from_millis(20));
     };
     if let Some(screen) = exited {
         close();
@@ -623,17 +770,13 @@ pub(super) fn launch(
             undone: String::new(),
         });
     }
-    let _ = tmux_output(
-        None,
-        &[
-            "set-option",
-            "-w",
-            "-t",
-            &format!("{target}:"),
-            "remain-on-exit",
-            "off",
-        ],
-    );
+    let _ = server
+        .tmux("set-option")
+        .flag("-w")
+        .pane(&pane)
+        .word("remain-on-exit")
+        .word("off")
+        .run();
     Ok((tmux_session, pane, pid))
 }
 

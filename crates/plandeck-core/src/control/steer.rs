@@ -7,10 +7,10 @@ use std::time::{Duration, Instant};
 use crate::agents::{self, Agent};
 use crate::config::Roots;
 use crate::gate::{self, SendError};
-use crate::terminal::{self, tmux_output, Key, ProcessId, Target, TerminalError};
+use crate::terminal::{self, Key, ProcessId, Target, TerminalError, Tmux};
 
 use super::record::{self, Record};
-use super::start::{agent_program, check_tmux, launch};
+use super::start::{agent_program, attach_line, check_tmux, launch, Server};
 use super::{ControlError, ProcessLine, Started, StopOutcome, StopPreview};
 
 /// How long a stopped agent has to exit after SIGTERM before it is killed.
@@ -390,6 +390,17 @@ pub fn resume(
     id: &str,
     known: Option<(Agent, String)>,
 ) -> Result<Started, ControlError> {
+    resume_with(roots, id, known, None, Server::PERSONS)
+}
+
+/// [`resume`], with `program` as the agent's CLI (else the one on the PATH), on `server`.
+pub(super) fn resume_with(
+    roots: &Roots,
+    id: &str,
+    known: Option<(Agent, String)>,
+    program: Option<&Path>,
+    server: Server<'_>,
+) -> Result<Started, ControlError> {
     let record = record_of(roots, id);
     if let Some(r) = record.as_ref().filter(|r| r.alive()) {
         return Err(ControlError::StillRunning {
@@ -414,8 +425,14 @@ pub fn resume(
         (None, Some((agent, cwd))) => (agent, cwd, id.to_owned()),
         (None, None) => return Err(ControlError::NotSteerable { id: id.to_owned() }),
     };
-    let program = agent_program(agent)?;
-    check_tmux()?;
+    let program = match program {
+        Some(p) => p.to_owned(),
+        None => {
+            let p = agent_program(agent)?;
+            check_tmux()?;
+            p
+        }
+    };
     let dir = Path::new(&cwd);
     if cwd.is_empty() || !dir.is_dir() {
         return Err(ControlError::Io {
@@ -423,11 +440,13 @@ pub fn resume(
         });
     }
     let argv = resume_line(&program, agent, &session_id);
-    let (tmux_session, pane, pid) = launch(agent, dir, None, dir, &argv)?;
+    // The folder is the session's recorded one, which an agent may have named (`mkdir
+    // 'x#(…)' && cd x*`): `launch` passes it to tmux as data and checks the agent runs there.
+    let (tmux_session, pane, pid) = launch(server, agent, dir, None, dir, &argv)?;
     let record = Record {
         agent,
         tmux_session: tmux_session.clone(),
-        socket: None,
+        socket: server.socket.map(str::to_owned),
         pane: pane.clone(),
         pid,
         start_time: terminal::start_time(pid),
@@ -437,7 +456,7 @@ pub fn resume(
     record::write(roots, &record)?;
     Ok(Started {
         agent,
-        attach: format!("tmux attach -t {tmux_session}"),
+        attach: attach_line(server, &tmux_session),
         tmux_session,
         pane,
         pid,
@@ -457,16 +476,11 @@ fn tmux_session_of(roots: &Roots, id: &str) -> Result<(String, Option<String>), 
     if let Some(r) = s.record {
         return Ok((r.tmux_session, r.socket));
     }
-    let name = tmux_output(
-        s.target.socket.as_deref(),
-        &[
-            "display-message",
-            "-p",
-            "-t",
-            &s.target.pane,
-            "#{session_name}",
-        ],
-    )?;
+    let name = Tmux::on(s.target.socket.as_deref(), "display-message")
+        .flag("-p")
+        .pane(&s.target.pane)
+        .format("#{session_name}")
+        .output()?;
     Ok((name.trim().to_owned(), s.target.socket))
 }
 
@@ -474,11 +488,16 @@ fn tmux_session_of(roots: &Roots, id: &str) -> Result<(String, Option<String>), 
 /// `x-terminal-emulator`) running `tmux attach -t <session>`.
 pub fn open_in_terminal(roots: &Roots, id: &str) -> Result<String, ControlError> {
     let (name, socket) = tmux_session_of(roots, id)?;
+    // The words the terminal runs, built as every tmux call is (the session's name is data).
     let mut attach = vec!["tmux".to_owned()];
-    if let Some(s) = &socket {
-        attach.extend(["-S".to_owned(), s.clone()]);
-    }
-    attach.extend(["attach".to_owned(), "-t".to_owned(), format!("={name}")]);
+    attach.extend(
+        Tmux::on(socket.as_deref(), "attach")
+            .session(&name)
+            .argv()
+            .into_iter()
+            .skip(1) // `-u`: the terminal's own locale decides
+            .map(|w| w.to_string_lossy().into_owned()),
+    );
     let shown = attach
         .iter()
         .map(|w| {

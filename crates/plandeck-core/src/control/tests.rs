@@ -542,3 +542,69 @@ fn a_started_session_is_listed_with_its_agents_pid_and_pane() {
     let _ = sleeper.kill();
     let _ = sleeper.wait();
 }
+
+/// Two starts at once (issue 33, finding 14): start B passed its checks before start A made its
+/// branch and worktree, then failed to make its own. B's undo removes only what B made: A's
+/// worktree, its files, its branch and the `<repo>.worktrees` folder stay.
+#[test]
+fn a_failed_start_undoes_only_what_it_made_never_a_concurrent_starts_worktree() {
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().canonicalize().unwrap().join("app");
+    let repo = plandeck_testkit::git::new_repo(&dir, &[("a.txt", "a\n")]);
+    let a = super::start::create_worktree(&repo, &dir, "team/x", None).unwrap();
+    std::fs::write(a.path.join("work.txt"), "A's work\n").unwrap();
+    let commit = repo.head().unwrap().peel_to_commit().unwrap();
+    let a_is_whole = || {
+        assert_eq!(
+            std::fs::read_to_string(a.path.join("work.txt")).unwrap(),
+            "A's work\n"
+        );
+        let head = plandeck_testkit::git::git(&a.path, &["rev-parse", "--abbrev-ref", "HEAD"]);
+        assert_eq!(head.trim(), "team/x");
+        let list = plandeck_testkit::git::git(&dir, &["worktree", "list", "--porcelain"]);
+        assert!(list.contains(&a.path.display().to_string()), "{list}");
+    };
+    // The same name: the branch is A's by now.
+    let err = super::start::make_worktree(&repo, &dir, "team/x", &commit).unwrap_err();
+    assert!(matches!(err, ControlError::Git { .. }), "{err}");
+    a_is_whole();
+    // Another branch whose folder is A's (`team/x` and `team-x` both go to `team-x`): B made its
+    // branch, then the worktree failed; B removes its branch and nothing of A's.
+    let err = super::start::make_worktree(&repo, &dir, "team-x", &commit).unwrap_err();
+    assert!(matches!(err, ControlError::Git { .. }), "{err}");
+    a_is_whole();
+    let branches = plandeck_testkit::git::git(&dir, &["branch", "--format=%(refname:short)"]);
+    let mut branches: Vec<&str> = branches.lines().collect();
+    branches.sort_unstable();
+    assert_eq!(branches, ["main", "team/x"]);
+    // A's own undo still removes A's.
+    a.undo();
+    assert!(!a.path.exists());
+    assert!(!dir.parent().unwrap().join("app.worktrees").exists());
+}
+
+/// After a start, the pane's folder as tmux sees it (`#{pane_current_path}`) must be the folder
+/// reported: another is refused with both named.
+#[test]
+fn an_agent_tmux_started_in_another_folder_is_refused() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let (here, there) = (root.join("here"), root.join("there#S"));
+    std::fs::create_dir_all(&here).unwrap();
+    std::fs::create_dir_all(&there).unwrap();
+    let server = Tmux::server(&root);
+    let (pane, pid) = server.session("s", &here, "sleep 600");
+    let socket = server.socket.display().to_string();
+    let on = super::start::Server {
+        socket: Some(&socket),
+        settle: std::time::Duration::ZERO,
+    };
+    super::start::check_folder(on, &pane, pid, &here).unwrap();
+    let err = super::start::check_folder(on, &pane, pid, &there).unwrap_err();
+    assert!(
+        matches!(&err, ControlError::WrongFolder { folder, got }
+            if *folder == there.display().to_string() && *got == here.display().to_string()),
+        "{err}"
+    );
+    assert!(err.to_string().contains("not in its folder"), "{err}");
+}

@@ -29,12 +29,12 @@ pub(crate) fn from_registry(claude_root: &Path, session_id: &str) -> Option<Stri
 /// hook seconds, never the agent's whole turn.
 pub(crate) fn from_process(pid: u32, socket: Option<&str>) -> Option<String> {
     let tty = crate::terminal::terminal_of(pid)?;
-    let out = crate::terminal::tmux_output(
-        socket,
-        &["list-panes", "-a", "-F", "#{pane_tty} #{pane_id}"],
-    )
-    .map_err(|e| tracing::warn!("cannot find the agent's tmux pane: {e}"))
-    .ok()?;
+    let out = crate::terminal::Tmux::on(socket, "list-panes")
+        .flag("-a")
+        .format_flag("#{pane_tty} #{pane_id}")
+        .output()
+        .map_err(|e| tracing::warn!("cannot find the agent's tmux pane: {e}"))
+        .ok()?;
     out.lines().find_map(|line| {
         let (pane_tty, pane_id) = line.split_once(' ')?;
         (pane_tty == tty).then(|| pane_id.trim().to_owned())

@@ -11,7 +11,8 @@
 //! - **Typing is the person's, and checked.** Only a view the person took control of takes keys;
 //!   taking control checks the pane is the agent's with nothing else in front of it
 //!   ([`Target::verify`]), and the check is made again before keys when the last is older than a
-//!   second. Keys go as bytes (`send-keys -H`), bounded per call.
+//!   second. Keys go as bytes on tmux's stdin (`load-buffer -`, then `paste-buffer -d -r` of a
+//!   buffer of the call's own), never in argv, bounded per call.
 //! - A view ends when asked, when the pane closes or its session ends (the window is told why),
 //!   or when the live handle that holds it is dropped.
 
@@ -33,7 +34,7 @@ use ts_rs::TS;
 use crate::ipc::{ErrorKind, IpcError};
 use crate::sessions::SessionSummary;
 use crate::sync::lock;
-use crate::terminal::{self, Target, TerminalError};
+use crate::terminal::{self, Paste, Target, TerminalError, Tmux};
 
 pub use seed::Screen;
 
@@ -173,12 +174,9 @@ pub fn target_of(session: &SessionSummary) -> Result<Target, MirrorError> {
 
 /// tmux's version, checked once it is asked for.
 fn check_tmux(socket: Option<&str>) -> Result<(), MirrorError> {
-    let out = terminal::run_bounded(
-        terminal::tmux_command(socket, &["-V"]),
-        None,
-        terminal::EXTERNAL_TIMEOUT,
-    )
-    .map_err(|_| MirrorError::NoTmux)?;
+    let out = Tmux::version(socket)
+        .run()
+        .map_err(|_| MirrorError::NoTmux)?;
     let version = String::from_utf8_lossy(&out.stdout).trim().to_owned();
     match terminal::tmux_version(&version) {
         Some(v) if v >= TMUX_MIN => Ok(()),
@@ -232,23 +230,15 @@ impl Terminals {
         let view_id = format!("t{}", self.next.fetch_add(1, Ordering::Relaxed));
         // Follow first, capture second: nothing written in between is lost (a little may be
         // drawn twice, which a terminal redraws over).
-        let mut client = terminal::tmux_command(
-            target.socket.as_deref(),
-            &[
-                "-C",
-                "attach-session",
-                "-t",
-                &target.pane,
-                "-f",
-                "ignore-size,read-only",
-            ],
-        )
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .process_group(0)
-        .spawn()
-        .map_err(|e| MirrorError::Tmux(format!("cannot start a control client: {e}")))?;
+        let mut client = Tmux::watch(target.socket.as_deref(), &target.pane)
+            .command()
+            .map_err(|e| MirrorError::Tmux(e.to_string()))?
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|e| MirrorError::Tmux(format!("cannot start a control client: {e}")))?;
         let input = client
             .stdin
             .take()
@@ -369,15 +359,18 @@ impl Terminals {
                 v.control = Some(Instant::now());
             }
         }
-        let hex: Vec<String> = data.bytes().map(|b| format!("{b:02x}")).collect();
-        let mut args = vec!["send-keys", "-t", target.pane.as_str(), "-H"];
-        args.extend(hex.iter().map(String::as_str));
-        terminal::tmux_output(target.socket.as_deref(), &args)
-            .map(drop)
-            .map_err(|e| match e {
-                TerminalError::Tmux { message } => MirrorError::Tmux(message),
-                other => MirrorError::Refused(other),
-            })
+        // Read from tmux's stdin and pasted as they came: never in a process's argv, where any
+        // local user would read them (a password typed into the view).
+        terminal::tmux::paste(
+            target.socket.as_deref(),
+            &target.pane,
+            data.as_bytes(),
+            Paste::Raw,
+        )
+        .map_err(|e| match e {
+            TerminalError::Tmux { message } => MirrorError::Tmux(message),
+            other => MirrorError::Refused(other),
+        })
     }
 
     fn target(&self, view: &str) -> Result<Target, MirrorError> {

@@ -6,7 +6,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::MirrorError;
-use crate::terminal::{self, Target, TerminalError};
+use crate::terminal::{Target, TerminalError, Tmux};
 
 /// A pane's screen to start a view from.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
@@ -50,11 +50,12 @@ fn tmux_error(target: &Target, e: TerminalError) -> MirrorError {
 }
 
 pub(crate) fn pane_info(target: &Target) -> Result<PaneInfo, MirrorError> {
-    let out = terminal::tmux_output(
-        target.socket.as_deref(),
-        &["display-message", "-p", "-t", &target.pane, FORMAT],
-    )
-    .map_err(|e| tmux_error(target, e))?;
+    let out = Tmux::on(target.socket.as_deref(), "display-message")
+        .flag("-p")
+        .pane(&target.pane)
+        .format(FORMAT)
+        .output()
+        .map_err(|e| tmux_error(target, e))?;
     parse_info(&target.pane, out.trim_end_matches('\n')).ok_or_else(|| {
         MirrorError::Refused(TerminalError::PaneGone {
             pane: target.pane.clone(),
@@ -83,14 +84,16 @@ fn parse_info(pane: &str, line: &str) -> Option<PaneInfo> {
 /// The pane's screen now, with up to `history` lines of scrollback.
 pub(crate) fn capture(target: &Target, history: u32) -> Result<Screen, MirrorError> {
     let info = pane_info(target)?;
-    let start = format!("-{history}");
-    let mut args = vec!["capture-pane", "-p", "-e", "-N", "-t", target.pane.as_str()];
+    let mut t = Tmux::on(target.socket.as_deref(), "capture-pane")
+        .flag("-p")
+        .flag("-e")
+        .flag("-N")
+        .pane(&target.pane);
     // The alternate screen has no scrollback of its own.
     if !info.alternate && history > 0 {
-        args.extend(["-S", start.as_str()]);
+        t = t.number("-S", -i64::from(history));
     }
-    let lines = terminal::tmux_output(target.socket.as_deref(), &args)
-        .map_err(|e| tmux_error(target, e))?;
+    let lines = t.output().map_err(|e| tmux_error(target, e))?;
     Ok(Screen {
         cols: info.cols,
         rows: info.rows,

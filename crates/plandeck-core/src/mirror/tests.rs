@@ -287,3 +287,95 @@ fn a_view_needs_tmux_3_2() {
     assert!(tmux_version("tmux 3.1c").unwrap() < TMUX_MIN);
     assert!(tmux_version("tmux 3.2").unwrap() >= TMUX_MIN);
 }
+
+/// Issue 33, finding 5: keys typed into a view (a password, say) are never in a process's argv,
+/// where any local user reads them: every argv the tmux builder made is checked; the keys reach
+/// the program byte for byte, `;` and `#` included.
+#[test]
+fn keys_typed_into_a_view_are_never_in_a_process_argv() {
+    let (_dir, tmux, pane, _pid, _heard, terminals, view) = echo_view();
+    terminals.take_control(&view.view).unwrap();
+    let secret = format!("s3cret-{}-#{{pane_id}};", std::process::id());
+    terminals
+        .type_into(&view.view, &format!("{secret}\r"))
+        .unwrap();
+    wait_until("the typed line to reach the program", || {
+        tmux.capture(&pane).contains(&format!("got:{secret}"))
+    });
+    assert!(
+        !crate::terminal::tmux::argv_ever_held(b"s3cret-")
+            && !crate::terminal::tmux::argv_ever_held_hex(b"s3cret-"),
+        "typed keys were in tmux's argv"
+    );
+}
+
+/// Issue 33, "one way to speak to tmux": whatever the person's keys make in a view (any bytes as
+/// text: controls, escape sequences, `;`, `#{…}`, wide characters) reaches the program byte for
+/// byte, and is in no process's argv. `PLANDECK_TMUX_CASES` cases (CI sets more).
+#[test]
+fn any_keys_typed_into_a_view_arrive_byte_for_byte_and_never_in_argv() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let dir = tempfile::tempdir().unwrap();
+    let ready = dir.path().join("ready");
+    let got_file = dir.path().join("got");
+    let (tmux, pane, pid) = start(
+        dir.path(),
+        &format!(
+            "stty raw -echo; touch {}; exec cat > {}\n",
+            ready.display(),
+            got_file.display()
+        ),
+    );
+    wait_until("the recorder", || ready.exists());
+    let comm = format!("/proc/{pid}/comm");
+    wait_until("the recorder's cat", || {
+        std::fs::read_to_string(&comm).is_ok_and(|c| c.trim() == "cat")
+    });
+    let heard = Heard::default();
+    let terminals = heard.terminals();
+    let view = terminals.open("s1", target(&tmux, &pane, pid)).unwrap();
+    terminals.take_control(&view.view).unwrap();
+    let keys = proptest::collection::vec(
+        prop_oneof![
+            Just("#(touch /nonexistent/x)".to_owned()),
+            Just("#{pane_id}".to_owned()),
+            Just(";".to_owned()),
+            Just("\\;".to_owned()),
+            Just("\r".to_owned()),
+            Just("\u{1b}[A".to_owned()),
+            Just("\u{1b}[200~".to_owned()),
+            Just("日本🦀\u{200b}".to_owned()),
+            "[\u{0}-\u{1f}\u{7f}]{1,3}",
+            "\\PC{1,4}",
+            "[ -~]{1,8}",
+        ],
+        1..8,
+    )
+    .prop_map(|v| v.concat());
+    let mut runner = TestRunner::new(Config {
+        cases: crate::terminal::tmux::prop_cases(2),
+        failure_persistence: None,
+        max_shrink_iters: 32,
+        ..Config::default()
+    });
+    runner
+        .run(&(keys, any::<u64>()), |(keys, n)| {
+            let data = format!("kk{n:016x}{keys}");
+            let from = std::fs::metadata(&got_file).map_or(0, |m| m.len() as usize);
+            terminals.type_into(&view.view, &data).unwrap();
+            let got = wait_for("the typed bytes", || {
+                let got = std::fs::read(&got_file).unwrap_or_default();
+                (got.len() >= from + data.len()).then_some(got)
+            });
+            prop_assert_eq!(&got[from..], data.as_bytes(), "typed {:?}", data);
+            let marker = &data.as_bytes()[..18];
+            prop_assert!(
+                !crate::terminal::tmux::argv_ever_held(marker)
+                    && !crate::terminal::tmux::argv_ever_held_hex(marker),
+                "in argv: {data:?}"
+            );
+            Ok(())
+        })
+        .unwrap();
+}

@@ -8,22 +8,24 @@
 //!   reused pid is not mistaken for the agent). [`Target::verify`] refuses, with the reason, when
 //!   the agent is gone or replaced, the pane is gone, the pane's terminal is not the agent's, or
 //!   another program (a shell) is in front of the agent.
-//! - [`Target::send`] verifies, then types one [`Key`]: a choice digit, Enter, or text. One-line
-//!   text is `send-keys -l -- <text>`; text with line breaks is a bracketed paste
-//!   (`load-buffer` from stdin, `paste-buffer -p -r`), which Claude Code 2.1.328 and Gemini CLI
-//!   0.61.0 both take as text: every line reaches the input box, none submits it.
+//! - [`Target::send`] verifies, then types one [`Key`]: a choice digit, Enter, or text. Text is
+//!   read from tmux's stdin and pasted, never in argv; text with line breaks is a bracketed paste
+//!   (`paste-buffer -p -r`), which Claude Code 2.1.328 and Gemini CLI 0.61.0 both take as text:
+//!   every line reaches the input box, none submits it.
+//! - [`tmux`]: the one way to speak to tmux (every tmux call is built there).
 //!
 //! The gate answers approval cards with it; anything else that must type into an agent (a
 //! verification report) uses the same calls.
 
 mod clean;
 mod run;
+pub mod tmux;
 
-use std::process::Command;
 use std::time::Duration;
 
 pub use clean::{clean_text, needs_truncation, MAX_TYPED_CHARS};
 pub use run::{run_bounded, RunError, EXTERNAL_TIMEOUT};
+pub use tmux::{NamedKey, Paste, Tmux};
 
 use crate::process::{is_zombie, stat_fields, stat_number};
 pub use crate::process::{parent_of, start_time, ProcessId};
@@ -218,45 +220,27 @@ pub struct Target {
 }
 
 impl Target {
-    fn tmux(&self, args: &[&str], stdin: Option<&[u8]>) -> Result<String, TerminalError> {
-        let out = run_bounded(
-            tmux_command(self.socket.as_deref(), args),
-            stdin,
-            EXTERNAL_TIMEOUT,
-        )
-        .map_err(|e| TerminalError::Tmux {
-            message: e.to_string(),
-        })?;
-        if !out.status.success() {
-            return Err(TerminalError::Tmux {
-                message: format!(
-                    "{} failed: {}",
-                    args.first().copied().unwrap_or("tmux"),
-                    String::from_utf8_lossy(&out.stderr).trim()
-                ),
-            });
-        }
-        Ok(String::from_utf8_lossy(&out.stdout).into_owned())
-    }
-
     /// What the pane shows, with `history` lines of scrollback above the screen.
     pub fn capture(&self, history: u32) -> Result<String, TerminalError> {
-        let start = format!("-{history}");
-        let mut args = vec!["capture-pane", "-p", "-J", "-t", self.pane.as_str()];
+        let mut t = Tmux::on(self.socket.as_deref(), "capture-pane")
+            .flag("-p")
+            .flag("-J")
+            .pane(&self.pane);
         if history > 0 {
-            args.extend(["-S", start.as_str()]);
+            t = t.number("-S", -i64::from(history));
         }
-        self.tmux(&args, None).map_err(|e| self.pane_gone(e))
+        t.output().map_err(|e| self.pane_gone(e))
     }
 
     /// The visible screen with its styles (`capture-pane -e`: SGR sequences kept), for telling
     /// a dim placeholder from typed text.
     pub fn capture_styled(&self) -> Result<String, TerminalError> {
-        self.tmux(
-            &["capture-pane", "-p", "-e", "-t", self.pane.as_str()],
-            None,
-        )
-        .map_err(|e| self.pane_gone(e))
+        Tmux::on(self.socket.as_deref(), "capture-pane")
+            .flag("-p")
+            .flag("-e")
+            .pane(&self.pane)
+            .output()
+            .map_err(|e| self.pane_gone(e))
     }
 
     fn pane_gone(&self, e: TerminalError) -> TerminalError {
@@ -277,17 +261,11 @@ impl Target {
     pub fn verify(&self) -> Result<(), TerminalError> {
         let agent = self.agent.ok_or(TerminalError::AgentUnknown)?;
         alive(&agent)?;
-        let info = self
-            .tmux(
-                &[
-                    "display-message",
-                    "-p",
-                    "-t",
-                    self.pane.as_str(),
-                    "#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_dead}",
-                ],
-                None,
-            )
+        let info = Tmux::on(self.socket.as_deref(), "display-message")
+            .flag("-p")
+            .pane(&self.pane)
+            .format("#{pane_id}\t#{pane_pid}\t#{pane_tty}\t#{pane_dead}")
+            .output()
             .map_err(|e| self.pane_gone(e))?;
         let mut parts = info.trim_end_matches('\n').split('\t');
         let (id, pane_pid, pane_tty, dead) = (
@@ -329,104 +307,34 @@ impl Target {
         alive(&agent)
     }
 
-    /// Verifies the target, then types `key`.
+    /// Verifies the target, then types `key`. Text never goes in a process's argv, and reaches
+    /// the agent byte for byte (after [`clean_text`]): it is read from tmux's stdin and pasted
+    /// ([`tmux::paste`]); one-line text as if typed, text with line breaks as one bracketed paste,
+    /// which Claude Code 2.1.328 and Gemini CLI 0.61.0 both take as text (every line reaches the
+    /// input box, none submits it).
     pub fn send(&self, key: &Key) -> Result<(), TerminalError> {
         self.verify()?;
+        let socket = self.socket.as_deref();
         let pane = self.pane.as_str();
         match key {
-            Key::Choice(n @ 1..=9) => {
-                let digit = n.to_string();
-                self.tmux(&["send-keys", "-t", pane, "-l", "--", &digit], None)?;
-            }
-            Key::Choice(n) => {
-                return Err(TerminalError::Tmux {
-                    message: format!("{n} is not a card choice"),
-                })
-            }
-            Key::Enter => {
-                self.tmux(&["send-keys", "-t", pane, "Enter"], None)?;
-            }
-            Key::Escape => {
-                self.tmux(&["send-keys", "-t", pane, "Escape"], None)?;
-            }
-            Key::BackTab => {
-                self.tmux(&["send-keys", "-t", pane, "BTab"], None)?;
-            }
+            Key::Choice(n @ 1..=9) => tmux::press(socket, pane, NamedKey::Digit(*n)),
+            Key::Choice(n) => Err(TerminalError::Tmux {
+                message: format!("{n} is not a card choice"),
+            }),
+            Key::Enter => tmux::press(socket, pane, NamedKey::Enter),
+            Key::Escape => tmux::press(socket, pane, NamedKey::Escape),
+            Key::BackTab => tmux::press(socket, pane, NamedKey::BackTab),
             Key::Text(text) => {
                 let text = clean_text(text, MAX_TYPED_CHARS);
-                if text.is_empty() {
-                    return Ok(());
-                }
-                if text.contains('\n') {
-                    self.paste(&text)?;
+                let how = if text.contains('\n') {
+                    Paste::Bracketed
                 } else {
-                    // `--`: text starting with `-` is text, not an option of send-keys.
-                    self.tmux(&["send-keys", "-t", pane, "-l", "--", &text], None)?;
-                }
+                    Paste::Raw
+                };
+                tmux::paste(socket, pane, text.as_bytes(), how)
             }
         }
-        Ok(())
     }
-
-    /// Types `text` as one bracketed paste: the program sees the lines as pasted text, so a line
-    /// break does not submit. `-r` keeps `\n` as is (tmux would turn it into `\r`, which Claude
-    /// Code keeps as a carriage return in the text).
-    fn paste(&self, text: &str) -> Result<(), TerminalError> {
-        let buffer = format!(
-            "plandeck-{}-{}",
-            std::process::id(),
-            std::time::SystemTime::now()
-                .duration_since(std::time::UNIX_EPOCH)
-                .map(|d| d.as_nanos())
-                .unwrap_or_default()
-        );
-        self.tmux(&["load-buffer", "-b", &buffer, "-"], Some(text.as_bytes()))?;
-        let pasted = self.tmux(
-            &[
-                "paste-buffer",
-                "-p",
-                "-r",
-                "-d",
-                "-b",
-                &buffer,
-                "-t",
-                &self.pane,
-            ],
-            None,
-        );
-        if pasted.is_err() {
-            let _ = self.tmux(&["delete-buffer", "-b", &buffer], None);
-        }
-        pasted.map(drop)
-    }
-}
-
-/// A `tmux` command on the given server (the default one when `socket` is none): the one place
-/// every tmux call is made. `-u`: tmux writes UTF-8 whatever the locale; under `LANG=C` (or none)
-/// it would print `_` for the tab between format fields, and every pane list would parse as empty.
-pub fn tmux_command(socket: Option<&str>, args: &[&str]) -> Command {
-    let mut cmd = Command::new("tmux");
-    cmd.arg("-u");
-    if let Some(s) = socket {
-        cmd.arg("-S").arg(s);
-    }
-    cmd.args(args);
-    cmd
-}
-
-/// Runs `tmux args` on `socket` with the standard bound; stdout when it succeeded.
-pub fn tmux_output(socket: Option<&str>, args: &[&str]) -> Result<String, TerminalError> {
-    let out = run_bounded(tmux_command(socket, args), None, EXTERNAL_TIMEOUT).map_err(|e| {
-        TerminalError::Tmux {
-            message: e.to_string(),
-        }
-    })?;
-    if !out.status.success() {
-        return Err(TerminalError::Tmux {
-            message: String::from_utf8_lossy(&out.stderr).trim().to_owned(),
-        });
-    }
-    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
 }
 
 /// tmux's version as `tmux -V` prints it (`tmux 3.3a`, `3.3a`, `tmux next-3.6`) → (3, 3);

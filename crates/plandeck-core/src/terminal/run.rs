@@ -27,6 +27,9 @@ pub enum RunError {
         program: String,
         source: std::io::Error,
     },
+    /// Not run at all: an argument was not what it claimed to be (see `terminal::tmux`).
+    #[error("{program} was not run: {why}")]
+    Refused { program: String, why: String },
 }
 
 /// Runs `cmd` to completion, feeding it `stdin`, for at most `timeout`; on timeout its process

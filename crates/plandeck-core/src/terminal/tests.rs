@@ -1,19 +1,20 @@
 //! Typing into real tmux panes on a private server (`tmux -S <tmp>/sock`).
 
 use super::*;
-use plandeck_testkit::tmux::Tmux;
+use plandeck_testkit::tmux::Tmux as TestTmux;
 use plandeck_testkit::wait_for;
 use std::path::Path;
+use std::process::Command;
 
 /// A pane whose program turns bracketed paste on and records every byte it reads into `got`,
 /// once `ready` exists.
 const RECORDER: &str = "printf '\\033[?2004h'; stty raw -echo; touch ready; exec cat > got\n";
 
-fn recorder(dir: &Path) -> (Tmux, Target) {
+fn recorder(dir: &Path) -> (TestTmux, Target) {
     let script = RECORDER
         .replace("ready", dir.join("ready").to_str().unwrap())
         .replace("got", dir.join("got").to_str().unwrap());
-    let (server, pane, pid) = Tmux::start(dir, &script);
+    let (server, pane, pid) = TestTmux::start(dir, &script);
     wait_for("the recorder", || dir.join("ready").exists().then_some(()));
     let target = Target {
         socket: server.socket.to_str().map(str::to_owned),
@@ -137,7 +138,7 @@ fn nothing_is_typed_when_a_shell_is_in_front_of_the_agent() {
         "set -m\nsleep 1000 &\necho $! > {}\nexec bash --norc --noprofile -i\n",
         pidfile.display()
     );
-    let (server, pane, _) = Tmux::start(dir.path(), &script);
+    let (server, pane, _) = TestTmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the background agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });
@@ -169,7 +170,7 @@ fn nothing_is_typed_when_the_agent_is_orphaned_and_a_shell_shares_its_terminal()
         "sh -c 'exec 3<&0; sleep 1000 <&3 & echo $! > {pid}; exit 0'\nexec bash --norc --noprofile\n",
         pid = pidfile.display()
     );
-    let (server, pane, pane_pid) = Tmux::start(dir.path(), &script);
+    let (server, pane, pane_pid) = TestTmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the orphaned agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });
@@ -195,7 +196,7 @@ fn nothing_is_typed_when_the_agent_is_orphaned_and_a_shell_shares_its_terminal()
         matches!(err, TerminalError::AgentOrphaned { pid: p, .. } if p == pid),
         "{err:?}"
     );
-    let _ = target.tmux(&["send-keys", "-t", &target.pane, "Enter"], None);
+    let _ = super::tmux::press(target.socket.as_deref(), &target.pane, NamedKey::Enter);
     assert!(!typed.exists());
     let _ = std::process::Command::new("kill")
         .arg(pid.to_string())
@@ -213,7 +214,7 @@ fn nothing_is_typed_when_another_program_reads_the_agents_terminal() {
         "exec 3<&0\ncat >/dev/null <&3 &\nsleep 1000 <&3 &\necho $! > {pid}\nwait\n",
         pid = pidfile.display()
     );
-    let (server, pane, _) = Tmux::start(dir.path(), &script);
+    let (server, pane, _) = TestTmux::start(dir.path(), &script);
     let pid: u32 = wait_for("the agent", || {
         std::fs::read_to_string(&pidfile).ok()?.trim().parse().ok()
     });
@@ -257,4 +258,142 @@ fn hook_parents_that_are_shells_are_skipped() {
         .status();
     let _ = sh.wait();
     assert_eq!(found, Some(me));
+}
+
+/// Issue 33, finding 9: tmux reads an argument ending in `;` as the end of a command and drops
+/// the `;` (`run make;` typed `run make`, `;` alone typed nothing). Every text arrives byte for
+/// byte.
+#[test]
+fn a_trailing_semicolon_and_a_lone_one_arrive_as_typed() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    for text in ["run make;", ";", "a\\;", "x;\ny;", "#{pane_id} #(id) ;;"] {
+        target.send(&Key::Text(text.into())).unwrap();
+        target.send(&Key::Enter).unwrap();
+    }
+    assert_eq!(
+        got(dir.path(), "#{pane_id} #(id) ;;\r"),
+        "run make;\r;\ra\\;\r\u{1b}[200~x;\ny;\u{1b}[201~\r#{pane_id} #(id) ;;\r"
+    );
+}
+
+/// Issue 33, finding 5: text typed into a pane is never in a process's argv (any local user reads
+/// `/proc/*/cmdline`): every argv the tmux builder made is checked, and the text arrives.
+#[test]
+fn typed_text_is_never_in_a_process_argv() {
+    let dir = tempfile::tempdir().unwrap();
+    let (_server, target) = recorder(dir.path());
+    let one = format!("hunter2-{}-one-line", std::process::id());
+    let two = format!("hunter2-{}-two\nlines", std::process::id());
+    target.send(&Key::Text(one.clone())).unwrap();
+    target.send(&Key::Text(two.clone())).unwrap();
+    target.send(&Key::Enter).unwrap();
+    assert_eq!(
+        got(dir.path(), "\r"),
+        format!("{one}\u{1b}[200~{two}\u{1b}[201~\r")
+    );
+    assert!(
+        !tmux::argv_ever_held(b"hunter2-"),
+        "a secret was in tmux's argv"
+    );
+    // The check sees what is in argv.
+    let _ = Tmux::on(target.socket.as_deref(), "display-message")
+        .flag("-p")
+        .pane(&target.pane)
+        .format("hunter3-in-argv")
+        .run();
+    assert!(tmux::argv_ever_held(b"hunter3-in-argv"));
+}
+
+/// Pieces of hostile text: tmux formats and separators, shell words, controls, wide and invisible
+/// characters.
+fn hostile_text() -> impl proptest::strategy::Strategy<Value = String> {
+    use proptest::prelude::*;
+    let piece = prop_oneof![
+        Just("#(touch${IFS}$PLANDECK_CANARY)".to_owned()),
+        Just("#{pane_id}".to_owned()),
+        Just("#S".to_owned()),
+        Just(";".to_owned()),
+        Just("\\;".to_owned()),
+        Just("\\".to_owned()),
+        Just("\n".to_owned()),
+        Just("\r\n".to_owned()),
+        Just("\t".to_owned()),
+        Just("\u{1b}[201~".to_owned()),
+        Just("\u{200b}\u{202e}\u{e0041}".to_owned()),
+        Just("日本語".to_owned()),
+        Just("👨\u{200d}👩".to_owned()),
+        Just("-".to_owned()),
+        Just(" ".to_owned()),
+        "[\u{0}-\u{1f}\u{7f}\u{80}-\u{9f}]{1,2}",
+        "[ -~]{1,6}",
+        "\\PC{1,3}",
+    ];
+    proptest::collection::vec(piece, 0..8).prop_map(|v| v.concat())
+}
+
+/// Issue 33, "one way to speak to tmux": any text typed into a pane (a message, feedback: both go
+/// through [`Target::send`]) arrives exactly as [`clean_text`] leaves it (`;`, `#{…}`, `\` and
+/// all), runs nothing, and is in no process's argv. `PLANDECK_TMUX_CASES` cases (CI sets more).
+#[test]
+fn any_text_arrives_as_cleaned_runs_nothing_and_is_never_in_argv() {
+    use proptest::prelude::*;
+    use proptest::test_runner::{Config, TestRunner};
+    let dir = tempfile::tempdir().unwrap();
+    let (server, target) = recorder(dir.path());
+    let canary = dir.path().join("canary");
+    server.run(&[
+        "set-environment",
+        "-g",
+        "PLANDECK_CANARY",
+        canary.to_str().unwrap(),
+    ]);
+    let got_file = dir.path().join("got");
+    let mut runner = TestRunner::new(Config {
+        cases: tmux::prop_cases(2),
+        failure_persistence: None,
+        max_shrink_iters: 32,
+        ..Config::default()
+    });
+    runner
+        .run(
+            &(hostile_text(), any::<u64>(), any::<prop::sample::Index>()),
+            |(text, n, at)| {
+                let marker = format!("pw{n:016x}");
+                let cut = text
+                    .char_indices()
+                    .map(|(i, _)| i)
+                    .chain([text.len()])
+                    .nth(at.index(text.chars().count() + 1))
+                    .unwrap_or(text.len());
+                let text = format!("{}{marker}{}", &text[..cut], &text[cut..]);
+                let from = std::fs::metadata(&got_file).map_or(0, |m| m.len() as usize);
+                target.send(&Key::Text(text.clone())).unwrap();
+                target.send(&Key::Enter).unwrap();
+                let cleaned = clean_text(&text, MAX_TYPED_CHARS);
+                let mut want = if cleaned.contains('\n') {
+                    format!("\u{1b}[200~{cleaned}\u{1b}[201~")
+                } else {
+                    cleaned
+                };
+                want.push('\r');
+                let got = wait_for("the typed bytes", || {
+                    let got = std::fs::read(&got_file).unwrap_or_default();
+                    (got.len() >= from + want.len()).then_some(got)
+                });
+                prop_assert_eq!(
+                    String::from_utf8_lossy(&got[from..]),
+                    want.as_str(),
+                    "typed {:?}",
+                    text
+                );
+                prop_assert!(
+                    !tmux::argv_ever_held(marker.as_bytes()),
+                    "in argv: {text:?}"
+                );
+                prop_assert!(!canary.exists(), "ran: {text:?}");
+                Ok(())
+            },
+        )
+        .unwrap();
 }

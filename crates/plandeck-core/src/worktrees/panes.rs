@@ -10,6 +10,7 @@ use std::time::{Duration, Instant};
 use super::{canonical, PaneLine};
 use crate::config::Roots;
 use crate::sessions::{pid_alive, RegistryFile};
+use crate::terminal::Tmux;
 
 /// A pane as `tmux list-panes -a` reports it.
 #[derive(Debug, Clone)]
@@ -35,32 +36,23 @@ pub(crate) struct PanesIn {
     pub person: Vec<PaneLine>,
 }
 
-/// A bounded tmux call ([`crate::terminal::run_bounded`]) on `socket`: a hung server costs
-/// seconds, never a frozen preview or removal.
-fn tmux(
-    socket: Option<&Path>,
-    args: &[&str],
-) -> Result<std::process::Output, crate::terminal::RunError> {
+/// A tmux call on `socket` (bounded: a hung server costs seconds, never a frozen preview or
+/// removal).
+fn tmux(socket: Option<&Path>, command: &'static str) -> Tmux {
     let socket = socket.map(|s| s.to_string_lossy().into_owned());
-    crate::terminal::run_bounded(
-        crate::terminal::tmux_command(socket.as_deref(), args),
-        None,
-        crate::terminal::EXTERNAL_TIMEOUT,
-    )
+    Tmux::on(socket.as_deref(), command)
 }
 
 /// Every pane of the server: none when tmux is not installed or no server runs. An answer that
 /// cannot be read is an error, never "no panes": a person's shell in the folder would go unseen.
 fn all_panes(socket: Option<&Path>) -> Result<Vec<Pane>, String> {
-    let out = match tmux(
-        socket,
-        &[
-            "list-panes",
-            "-a",
-            "-F",
+    let out = match tmux(socket, "list-panes")
+        .flag("-a")
+        .format_flag(
             "#{pane_id}\t#{pane_pid}\t#{session_name}\t#{pane_current_command}\t#{pane_current_path}",
-        ],
-    ) {
+        )
+        .run()
+    {
         Ok(out) => out,
         Err(crate::terminal::RunError::Spawn { source, .. })
             if source.kind() == std::io::ErrorKind::NotFound =>
@@ -187,8 +179,10 @@ pub(crate) fn end_agent_pane(agent: &AgentPane, socket: Option<&Path>) -> bool {
     if !still {
         return false;
     }
-    let ended =
-        tmux(socket, &["kill-pane", "-t", &agent.line.pane]).is_ok_and(|out| out.status.success());
+    let ended = tmux(socket, "kill-pane")
+        .pane(&agent.line.pane)
+        .run()
+        .is_ok_and(|out| out.status.success());
     if ended {
         // The folder is deleted only once the agent is gone, so it does not write into it
         // meanwhile; an agent that takes longer is still checked against what was shown.

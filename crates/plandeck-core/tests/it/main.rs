@@ -4,5 +4,6 @@
 
 mod crash;
 mod layers;
+mod one_tmux;
 mod sessions;
 mod store_private;

@@ -1,0 +1,133 @@
+//! One way to speak to tmux (issue 33): every tmux process the core, the CLI and the desktop shell
+//! start is built by `terminal::tmux` (crates/plandeck-core/src/terminal/tmux.rs), which passes
+//! data as data. This test reads every production source file and fails when another spells a tmux
+//! process or the commands that type into a pane.
+
+use std::path::{Path, PathBuf};
+
+/// Only this file may.
+const BUILDER: &str = "crates/plandeck-core/src/terminal/tmux.rs";
+
+/// What only the builder spells.
+const ONLY_THE_BUILDER: &[&str] = &[
+    "Command::new(\"tmux\")",
+    "\"send-keys\"",
+    "\"load-buffer\"",
+    "\"paste-buffer\"",
+];
+
+fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    let Ok(entries) = std::fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries {
+        let path = entry.unwrap().path();
+        let skipped = path
+            .file_name()
+            .is_some_and(|n| n == "target" || n == "gen" || n == "node_modules");
+        if path.is_dir() && !skipped {
+            sources(&path, out);
+        } else if path.extension().is_some_and(|e| e == "rs") {
+            out.push(path);
+        }
+    }
+}
+
+/// A file's production code: comments and a trailing `#[cfg(test)] mod tests` left out.
+fn production(text: &str) -> String {
+    let code = match text.find("#[cfg(test)]\nmod tests") {
+        Some(i) => &text[..i],
+        None => text,
+    };
+    code.lines()
+        .map(|l| match l.find("//") {
+            Some(i) => &l[..i],
+            None => l,
+        })
+        .collect::<Vec<_>>()
+        .join("\n")
+        // `Command::new( "tmux" )` is the same spelling.
+        .replace(char::is_whitespace, "")
+}
+
+/// Every `(file, spelling)` outside the builder.
+fn offenders(root: &Path) -> Vec<(String, &'static str)> {
+    let mut files = Vec::new();
+    for dir in [
+        "crates/plandeck-core/src",
+        "crates/plandeck-cli/src",
+        "src-tauri",
+    ] {
+        sources(&root.join(dir), &mut files);
+    }
+    files.sort();
+    let mut found = Vec::new();
+    for file in files {
+        let rel = file
+            .strip_prefix(root)
+            .unwrap()
+            .to_string_lossy()
+            .into_owned();
+        let name = file.file_stem().and_then(|n| n.to_str()).unwrap_or("");
+        if rel == BUILDER || name == "tests" || name.ends_with("_tests") {
+            continue;
+        }
+        let code = production(&std::fs::read_to_string(&file).unwrap());
+        for spelling in ONLY_THE_BUILDER {
+            if code.contains(&spelling.replace(char::is_whitespace, "")) {
+                found.push((rel.clone(), *spelling));
+            }
+        }
+    }
+    found
+}
+
+#[test]
+fn only_the_builder_starts_tmux() {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR")).join("../..");
+    let root = root.canonicalize().unwrap();
+    assert!(
+        root.join(BUILDER).is_file(),
+        "the builder moved: update BUILDER"
+    );
+    let found = offenders(&root);
+    assert!(
+        found.is_empty(),
+        "tmux spoken to outside crates/plandeck-core/src/terminal/tmux.rs (build the call with \
+         terminal::Tmux, type with terminal::tmux::paste or press): {found:?}"
+    );
+}
+
+#[test]
+fn the_reader_finds_a_tmux_process_and_skips_comments_and_tests() {
+    let dir = tempfile::tempdir().unwrap();
+    let src = dir.path().join("crates/plandeck-core/src");
+    std::fs::create_dir_all(src.join("terminal")).unwrap();
+    std::fs::write(
+        src.join("a.rs"),
+        "fn f() { let c = Command::new( \"tmux\" ); }\n",
+    )
+    .unwrap();
+    std::fs::write(
+        src.join("b.rs"),
+        "// Command::new(\"tmux\")\nfn g() {}\n#[cfg(test)]\nmod tests { fn t() { Command::new(\"tmux\"); } }\n",
+    )
+    .unwrap();
+    std::fs::write(src.join("c.rs"), "const K: &str = \"send-keys\";\n").unwrap();
+    std::fs::write(
+        src.join("terminal/tmux.rs"),
+        "fn h() { Command::new(\"tmux\"); }\n",
+    )
+    .unwrap();
+    let found = offenders(dir.path());
+    assert_eq!(
+        found,
+        [
+            (
+                "crates/plandeck-core/src/a.rs".to_owned(),
+                "Command::new(\"tmux\")"
+            ),
+            ("crates/plandeck-core/src/c.rs".to_owned(), "\"send-keys\""),
+        ]
+    );
+}
