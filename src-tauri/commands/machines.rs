@@ -28,10 +28,11 @@ pub async fn add_machine(
     state: State<'_, AppState>,
     name: String,
     ssh: String,
+    forward_agent: bool,
 ) -> Result<MachineStatus, IpcError> {
     let deck = state.deck(&app);
     let (deck, name, ssh, ask) = blocking(move || {
-        let ask = deck.machine_to_confirm(&name, &ssh)?;
+        let ask = deck.machine_to_confirm(&name, &ssh, forward_agent)?;
         Ok((deck, name, ssh, ask))
     })
     .await?;
@@ -42,7 +43,7 @@ pub async fn add_machine(
             format!("{name} was not added: the connection was not confirmed"),
         ));
     }
-    blocking(move || deck.add_machine(&name, &ssh)).await
+    blocking(move || deck.add_machine(&name, &ssh, forward_agent)).await
 }
 
 /// Removes a machine from the settings; nothing on it changes.

@@ -1124,27 +1124,43 @@ impl Deck {
     /// at `ssh` is added and connected: the destination as ssh will be given it, and that nothing
     /// of this machine is forwarded there. A name or destination that is not one is refused
     /// before any dialog.
-    pub fn machine_to_confirm(&self, name: &str, ssh: &str) -> Result<Confirmation, IpcError> {
+    pub fn machine_to_confirm(
+        &self,
+        name: &str,
+        ssh: &str,
+        forward_agent: bool,
+    ) -> Result<Confirmation, IpcError> {
         crate::config::check_host_name(name)?;
         crate::config::check_ssh_dest(ssh)?;
+        let forwarded = if forward_agent {
+            "Your ssh agent IS forwarded there (you turned it on): while connected, the Plandeck \
+             there and every agent it starts can use your keys. X11 and ports are not forwarded."
+        } else {
+            "Your ssh agent, X11 and ports are not forwarded."
+        };
         Ok(Confirmation {
             title: format!("Connect to {name} ({ssh})?"),
             text: format!(
                 "Plandeck will run `ssh {ssh}` with your own ssh config, keys and known_hosts, \
                  start `plandeck serve --stdio` there, and show its plans, sessions and \
-                 requests in this window, where you can decide them. Your ssh agent, X11 and \
-                 ports are not forwarded. It stays connected while the window is open."
+                 requests in this window, where you can decide them. {forwarded} It stays \
+                 connected while the window is open."
             ),
-            destructive: false,
+            destructive: forward_agent,
             action: "Connect".to_owned(),
         })
     }
 
     /// Adds a machine to the settings (its name and ssh destination checked) and connects it.
-    pub fn add_machine(&self, name: &str, ssh: &str) -> Result<MachineStatus, IpcError> {
+    pub fn add_machine(
+        &self,
+        name: &str,
+        ssh: &str,
+        forward_agent: bool,
+    ) -> Result<MachineStatus, IpcError> {
         let elsewhere = self.machines_here()?;
         let settings = self.roots.settings_path();
-        let host = crate::config::add_host(&settings, name, ssh)?;
+        let host = crate::config::add_host_with(&settings, name, ssh, forward_agent)?;
         elsewhere.hosts_changed(crate::config::hosts(&settings)?);
         let status = elsewhere
             .statuses()

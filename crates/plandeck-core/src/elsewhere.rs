@@ -47,6 +47,9 @@ pub struct MachineStatus {
     pub name: String,
     /// Where ssh goes.
     pub ssh: String,
+    /// The person's ssh agent is forwarded there (they turned it on for this machine).
+    #[serde(default)]
+    pub forward_agent: bool,
     pub state: MachineState,
     /// When it went into this state (RFC 3339, UTC): "unreachable since 14:02".
     pub since: String,

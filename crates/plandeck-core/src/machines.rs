@@ -186,6 +186,7 @@ impl Link {
                 status: MachineStatus {
                     name: host.name.clone(),
                     ssh: host.ssh.clone(),
+                    forward_agent: host.forward_agent,
                     state: MachineState::Connecting,
                     since: now(),
                     problem: None,

@@ -284,9 +284,17 @@ fn a_flood_of_events_and_huge_frames_reaches_the_window_bounded_as_one_reload() 
         let deck = deck.clone();
         std::thread::spawn(move || deck.list_plans())
     };
-    let (id, method, _) = conn.request();
-    assert_eq!(method, "list_plans");
-    conn.answer(id, json!({"plans": [], "problems": []}));
+    // (The reload reads the requests waiting there too.)
+    loop {
+        let (id, method, _) = conn.request();
+        if method == "list_pending" {
+            conn.answer(id, json!([]));
+            continue;
+        }
+        assert_eq!(method, "list_plans");
+        conn.answer(id, json!({"plans": [], "problems": []}));
+        break;
+    }
     lister.join().unwrap().unwrap();
     let plans_heard = heard
         .lock()
@@ -416,18 +424,28 @@ fn adding_a_machine_is_confirmed_naming_its_destination_and_a_bad_one_is_refused
     let home = Home::with_agents();
     let roots = Roots::under_home(&home.path().canonicalize().unwrap());
     let deck = Deck::starting(roots, false, Arc::default(), Arc::new(|_| {}));
-    let ask = deck.machine_to_confirm("lab", "me@lab.example").unwrap();
+    let ask = deck
+        .machine_to_confirm("lab", "me@lab.example", false)
+        .unwrap();
     assert!(ask.title.contains("lab (me@lab.example)"), "{ask:?}");
     assert!(ask.text.contains("ssh me@lab.example"), "{ask:?}");
     assert!(ask.text.contains("not forwarded"), "{ask:?}");
     assert!(!ask.destructive);
+    // Forwarding the agent there, turned on by the person, is said and warned of.
+    let ask = deck
+        .machine_to_confirm("lab", "me@lab.example", true)
+        .unwrap();
+    assert!(
+        ask.text.contains("IS forwarded") && ask.destructive,
+        "{ask:?}"
+    );
     for (name, ssh) in [
         ("lab", "me@-oProxyCommand=id"),
         ("lab", "h$(id)"),
         ("lab", "h;id"),
         ("../x", "lab"),
     ] {
-        let e = deck.machine_to_confirm(name, ssh).unwrap_err();
+        let e = deck.machine_to_confirm(name, ssh, false).unwrap_err();
         assert_eq!(e.kind, ErrorKind::BadInput, "{name} {ssh}: {e:?}");
     }
     assert!(!home.path().join(".config/plandeck/settings.json").exists());
