@@ -41,27 +41,10 @@ pub fn ask_attention(app: &AppHandle) {
 
 /// Tells the person a plan is waiting (best effort: no notification daemon is not an error).
 pub fn request_arrived(app: &AppHandle, request: &GateRequest) {
-    let project = std::path::Path::new(&request.cwd)
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_else(|| request.cwd.clone());
-    // Another machine's words are shown as text a person can see, and say which machine.
-    let project = plandeck_core::visible::shown(&project).into_owned();
-    let on = match &request.machine {
-        Some(machine) => format!(" on {machine}"),
-        None => String::new(),
-    };
-    let body = format!(
-        "{} in {project}{on} waits for your decision.",
-        request.agent.display_name()
-    );
-    if let Err(e) = app
-        .notification()
-        .builder()
-        .title("A plan is waiting")
-        .body(body)
-        .show()
-    {
+    // Another machine's words are one line of text a person can see, markup escaped, bounded,
+    // and the machine is named first.
+    let (title, body) = plandeck_core::gate::arrival_notice(request);
+    if let Err(e) = app.notification().builder().title(title).body(body).show() {
         tracing::debug!("no desktop notification: {e}");
     }
 }
@@ -72,7 +55,7 @@ pub fn session_waiting(app: &AppHandle, what: &str) {
         .notification()
         .builder()
         .title("A session needs you")
-        .body(what)
+        .body(plandeck_core::gate::notice_text(what, 300))
         .show()
     {
         tracing::debug!("no desktop notification: {e}");

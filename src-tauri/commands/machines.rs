@@ -2,7 +2,7 @@
 //! command is one call on core's deck.
 
 use plandeck_core::elsewhere::MachineStatus;
-use plandeck_core::ipc::IpcError;
+use plandeck_core::ipc::{ErrorKind, IpcError};
 use tauri::{AppHandle, State};
 
 use super::blocking;
@@ -18,7 +18,9 @@ pub async fn list_machines(
     blocking(move || deck.list_machines()).await
 }
 
-/// Adds a machine (its name and ssh destination checked by core) and connects it.
+/// Adds a machine (its name and ssh destination checked by core) and connects it, once the
+/// person confirmed it in a native dialog naming the destination (the web view alone cannot add
+/// and connect one: `confirm.rs`).
 #[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn add_machine(
@@ -26,9 +28,22 @@ pub async fn add_machine(
     state: State<'_, AppState>,
     name: String,
     ssh: String,
+    forward_agent: bool,
 ) -> Result<MachineStatus, IpcError> {
     let deck = state.deck(&app);
-    blocking(move || deck.add_machine(&name, &ssh)).await
+    let (deck, name, ssh, ask) = blocking(move || {
+        let ask = deck.machine_to_confirm(&name, &ssh, forward_agent)?;
+        Ok((deck, name, ssh, ask))
+    })
+    .await?;
+    let asked = app.clone();
+    if !blocking(move || Ok(crate::confirm::ask(&asked, ask))).await? {
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            format!("{name} was not added: the connection was not confirmed"),
+        ));
+    }
+    blocking(move || deck.add_machine(&name, &ssh, forward_agent)).await
 }
 
 /// Removes a machine from the settings; nothing on it changes.

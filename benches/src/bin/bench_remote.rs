@@ -301,6 +301,7 @@ fn benchmarks() {
     let host = Host {
         name: "box".into(),
         ssh: "bench-box".into(),
+        forward_agent: false,
     };
     let over_ssh = Remote::connect(
         &host,
@@ -370,6 +371,7 @@ fn benchmarks() {
     let host = Host {
         name: "box".into(),
         ssh: "bench-box".into(),
+        forward_agent: false,
     };
     let remote = Remote::connect(&host, &env).expect("connected");
     remote.subscribe(None).expect("subscribed");

@@ -179,6 +179,11 @@ pub struct Host {
     pub name: String,
     /// Where ssh goes: `user@host`, `host`, or an alias of `~/.ssh/config`.
     pub ssh: String,
+    /// Whether the person's ssh agent is forwarded to it (`plandeck hosts add --forward-agent`):
+    /// off unless they turn it on, whatever their ssh config says. On, the remote's Plandeck and
+    /// every agent it starts can use this machine's keys while connected.
+    #[serde(default, skip_serializing_if = "std::ops::Not::not")]
+    pub forward_agent: bool,
 }
 
 /// The longest machine name and SSH destination taken.
@@ -202,48 +207,120 @@ pub fn check_host_name(name: &str) -> Result<(), ConfigError> {
     }
 }
 
-/// Checks an SSH destination before it is ever given to ssh (as one argument): one that starts
-/// with `-` would be read as an option (`-oProxyCommand=…` runs a command), and whitespace or a
-/// control character could split it or hide what it is. Nothing else is judged: ssh resolves it
-/// with the person's own config.
+/// Checks an SSH destination before it is ever given to ssh (as one argument): only
+/// `user@host`, `host` (a name, an address or an alias of `~/.ssh/config`), an IPv6 address in
+/// brackets, or `ssh://[user@]host[:port]`, each part of letters, digits, `.`, `_` and `-`, none
+/// starting with `-` (ssh would read an option: `-oProxyCommand=…` runs a command). Nothing
+/// a shell or ssh reads as more than a name gets through (`$(`, a backtick, `;`, `|`, `%`,
+/// whitespace, a control character). ssh resolves what is left with the person's own config.
 pub fn check_ssh_dest(dest: &str) -> Result<(), ConfigError> {
+    fn word(w: &str) -> bool {
+        !w.is_empty()
+            && !w.starts_with('-')
+            && w.chars()
+                .all(|c| c.is_ascii_alphanumeric() || matches!(c, '.' | '_' | '-'))
+    }
+    fn host(h: &str) -> bool {
+        match h.strip_prefix('[').and_then(|h| h.strip_suffix(']')) {
+            Some(v6) => {
+                v6.contains(':')
+                    && v6
+                        .chars()
+                        .all(|c| c.is_ascii_hexdigit() || matches!(c, ':' | '.'))
+            }
+            None => word(h),
+        }
+    }
+    fn user_at_host(d: &str) -> bool {
+        match d.split_once('@') {
+            Some((user, h)) => word(user) && host(h),
+            None => host(d),
+        }
+    }
     let why = if dest.is_empty() {
         Some("it is empty")
-    } else if dest.starts_with('-') {
-        Some("it starts with `-`, which ssh would read as an option")
-    } else if dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
-        Some("it holds whitespace or a control character")
     } else if dest.len() > MAX_SSH_DEST {
         Some("it is too long")
+    } else if dest.starts_with('-') || dest.contains("@-") {
+        Some("a part starts with `-`, which ssh would read as an option")
+    } else if dest.chars().any(|c| c.is_whitespace() || c.is_control()) {
+        Some("it holds whitespace or a control character")
     } else {
-        None
+        let fits = match dest.strip_prefix("ssh://") {
+            Some(rest) => {
+                // A port after the last `:` that is not inside brackets.
+                let (at, port) = match rest.rfind(':') {
+                    Some(i) if !rest[i..].contains(']') => (&rest[..i], Some(&rest[i + 1..])),
+                    _ => (rest, None),
+                };
+                user_at_host(at)
+                    && port.is_none_or(|p| {
+                        !p.is_empty() && p.len() <= 5 && p.chars().all(|c| c.is_ascii_digit())
+                    })
+            }
+            None => user_at_host(dest),
+        };
+        (!fits).then_some(
+            "only letters, digits, `.`, `_` and `-` are taken in a user or host name (and an \
+             IPv6 address in brackets)",
+        )
     };
     match why {
         None => Ok(()),
         Some(why) => Err(ConfigError::BadHost(format!(
-            "not an SSH destination ({why}): give `user@host`, `host` or an alias of ~/.ssh/config"
+            "not an SSH destination ({why}): give `user@host`, `host`, \
+             `ssh://user@host:port` or an alias of ~/.ssh/config"
         ))),
     }
 }
 
 /// The machines of the settings file at `settings_path`, in the order they were added.
+/// Each is checked again as it is read (the file may have been edited by hand or by another
+/// program): one whose name or destination is not one is left out, and said in the log.
 pub fn hosts(settings_path: &Path) -> Result<Vec<Host>, ConfigError> {
-    Ok(Settings::load(settings_path)?.hosts)
+    Ok(Settings::load(settings_path)?
+        .hosts
+        .into_iter()
+        .filter(|h| match check_host(h) {
+            Ok(()) => true,
+            Err(e) => {
+                tracing::warn!("a machine of the settings is left out: {e}");
+                false
+            }
+        })
+        .collect())
+}
+
+/// Checks a machine read from the settings: its name and its destination.
+pub fn check_host(host: &Host) -> Result<(), ConfigError> {
+    check_host_name(&host.name)?;
+    check_ssh_dest(&host.ssh)
 }
 
 /// The machine named `name`, its destination checked again (the file may have been edited).
 pub fn host(settings_path: &Path, name: &str) -> Result<Host, ConfigError> {
-    let host = hosts(settings_path)?
+    let host = Settings::load(settings_path)?
+        .hosts
         .into_iter()
         .find(|h| h.name == name)
         .ok_or_else(|| ConfigError::NoSuchHost(name.to_owned()))?;
-    check_ssh_dest(&host.ssh)?;
+    check_host(&host)?;
     Ok(host)
 }
 
 /// Adds the machine `name` at `ssh` to the settings file (written atomically and privately).
 /// Refused when the name or destination is not one, or the name is taken.
 pub fn add_host(settings_path: &Path, name: &str, ssh: &str) -> Result<Host, ConfigError> {
+    add_host_with(settings_path, name, ssh, false)
+}
+
+/// [`add_host`], with the person's ssh agent forwarded there when `forward_agent`.
+pub fn add_host_with(
+    settings_path: &Path,
+    name: &str,
+    ssh: &str,
+    forward_agent: bool,
+) -> Result<Host, ConfigError> {
     check_host_name(name)?;
     check_ssh_dest(ssh)?;
     let mut settings = Settings::load(settings_path)?;
@@ -256,6 +333,7 @@ pub fn add_host(settings_path: &Path, name: &str, ssh: &str) -> Result<Host, Con
     let host = Host {
         name: name.to_owned(),
         ssh: ssh.to_owned(),
+        forward_agent,
     };
     settings.hosts.push(host.clone());
     settings.save(settings_path)?;
@@ -580,6 +658,68 @@ mod tests {
         )
         .unwrap();
         assert!(matches!(host(&settings, "x"), Err(ConfigError::BadHost(_))));
+    }
+
+    /// Issue 33, finding 7: only a user, a host and a port get through, each of a strict
+    /// alphabet; a name or destination edited into the file is checked again when read.
+    #[test]
+    fn a_destination_is_of_a_strict_alphabet_and_the_settings_are_checked_again_when_read() {
+        for bad in [
+            "$(touch x)",
+            "h$(id)",
+            "`id`",
+            "host;id",
+            "host|id",
+            "user@-oProxyCommand=id",
+            "me@-p2222",
+            "ssh://-oX=y",
+            "ssh://me@host:22x",
+            "ssh://me@host:",
+            "h%d",
+            "me@host@other",
+            "[::1;id]",
+            "a/b",
+            "host'",
+            "host\"",
+            "ho&st",
+            "me@",
+            "@host",
+        ] {
+            assert!(check_ssh_dest(bad).is_err(), "{bad:?}");
+        }
+        for good in [
+            "box",
+            "me@box.example.org",
+            "my_user@10.0.0.7",
+            "[::1]",
+            "me@[fe80::1]",
+            "ssh://me@host:2222",
+            "ssh://host",
+            "ssh://me@[::1]:22",
+            "lab-2.internal",
+        ] {
+            check_ssh_dest(good).unwrap_or_else(|e| panic!("{good}: {e}"));
+        }
+        let dir = tempfile::tempdir().unwrap();
+        let settings = dir.path().join("settings.json");
+        std::fs::write(
+            &settings,
+            r#"{"hosts":[{"name":"ok","ssh":"me@box"},{"name":"bad","ssh":"box;id"},
+                {"name":"../x","ssh":"box"},{"name":"fwd","ssh":"lab","forwardAgent":true}]}"#,
+        )
+        .unwrap();
+        let read = hosts(&settings).unwrap();
+        let names: Vec<_> = read.iter().map(|h| h.name.as_str()).collect();
+        assert_eq!(names, ["ok", "fwd"], "the bad ones are left out");
+        assert!(!read[0].forward_agent && read[1].forward_agent);
+        assert!(matches!(
+            host(&settings, "bad"),
+            Err(ConfigError::BadHost(_))
+        ));
+        assert!(matches!(
+            host(&settings, "../x"),
+            Err(ConfigError::BadHost(_))
+        ));
     }
 
     #[test]

@@ -41,6 +41,9 @@ use crate::worktrees::{self, RemovalPreview, RemoveOutcome, WorktreeDetails, Wor
 /// Who decides through a deck, as the decision log and the agent's feedback name them.
 pub const WINDOW: &str = "the Plandeck window";
 
+/// How long a search waits for the other machines (each asked at once).
+const SEARCH_PATIENCE: std::time::Duration = std::time::Duration::from_secs(5);
+
 /// One set of roots and their live state, with every call on them.
 pub struct Deck {
     roots: Roots,
@@ -247,13 +250,32 @@ impl Deck {
     pub fn search_plans(&self, query: &str) -> Result<Vec<SearchHit>, IpcError> {
         let mut hits = plans::search(&self.roots, query);
         if let Some(elsewhere) = &self.elsewhere {
-            for machine in elsewhere.statuses().into_iter().map(|m| m.name) {
-                let theirs = self.call_on::<Vec<SearchHit>>(
-                    &machine,
-                    "search_plans",
-                    json!({ "query": query }),
-                );
-                if let Ok(theirs) = theirs {
+            // Every machine asked at once, and waited for at most SEARCH_PATIENCE in all: a
+            // machine that does not answer adds nothing (its call ends at its own deadline).
+            let asked: Vec<_> = elsewhere
+                .statuses()
+                .into_iter()
+                .map(|m| {
+                    let (tx, rx) = std::sync::mpsc::channel();
+                    let (elsewhere, machine, query) =
+                        (elsewhere.clone(), m.name.clone(), query.to_owned());
+                    std::thread::spawn(move || {
+                        let answer =
+                            elsewhere.call(&machine, "search_plans", json!({ "query": query }));
+                        let _ = tx.send(answer);
+                    });
+                    (m.name, rx)
+                })
+                .collect();
+            let deadline = std::time::Instant::now() + SEARCH_PATIENCE;
+            for (machine, rx) in asked {
+                let left = deadline.saturating_duration_since(std::time::Instant::now());
+                let theirs = rx
+                    .recv_timeout(left)
+                    .ok()
+                    .and_then(Result::ok)
+                    .and_then(|v| elsewhere::answer::<Vec<SearchHit>>(&machine, v).ok());
+                if let Some(theirs) = theirs {
                     hits.extend(theirs);
                 }
             }
@@ -1112,11 +1134,47 @@ impl Deck {
             .unwrap_or_default())
     }
 
+    /// What the person confirms (natively, never in the web view) before a machine named `name`
+    /// at `ssh` is added and connected: the destination as ssh will be given it, and that nothing
+    /// of this machine is forwarded there. A name or destination that is not one is refused
+    /// before any dialog.
+    pub fn machine_to_confirm(
+        &self,
+        name: &str,
+        ssh: &str,
+        forward_agent: bool,
+    ) -> Result<Confirmation, IpcError> {
+        crate::config::check_host_name(name)?;
+        crate::config::check_ssh_dest(ssh)?;
+        let forwarded = if forward_agent {
+            "Your ssh agent IS forwarded there (you turned it on): while connected, the Plandeck \
+             there and every agent it starts can use your keys. X11 and ports are not forwarded."
+        } else {
+            "Your ssh agent, X11 and ports are not forwarded."
+        };
+        Ok(Confirmation {
+            title: format!("Connect to {name} ({ssh})?"),
+            text: format!(
+                "Plandeck will run `ssh {ssh}` with your own ssh config, keys and known_hosts, \
+                 start `plandeck serve --stdio` there, and show its plans, sessions and \
+                 requests in this window, where you can decide them. {forwarded} It stays \
+                 connected while the window is open."
+            ),
+            destructive: forward_agent,
+            action: "Connect".to_owned(),
+        })
+    }
+
     /// Adds a machine to the settings (its name and ssh destination checked) and connects it.
-    pub fn add_machine(&self, name: &str, ssh: &str) -> Result<MachineStatus, IpcError> {
+    pub fn add_machine(
+        &self,
+        name: &str,
+        ssh: &str,
+        forward_agent: bool,
+    ) -> Result<MachineStatus, IpcError> {
         let elsewhere = self.machines_here()?;
         let settings = self.roots.settings_path();
-        let host = crate::config::add_host(&settings, name, ssh)?;
+        let host = crate::config::add_host_with(&settings, name, ssh, forward_agent)?;
         elsewhere.hosts_changed(crate::config::hosts(&settings)?);
         let status = elsewhere
             .statuses()

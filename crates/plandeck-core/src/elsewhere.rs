@@ -47,6 +47,9 @@ pub struct MachineStatus {
     pub name: String,
     /// Where ssh goes.
     pub ssh: String,
+    /// The person's ssh agent is forwarded there (they turned it on for this machine).
+    #[serde(default)]
+    pub forward_agent: bool,
     pub state: MachineState,
     /// When it went into this state (RFC 3339, UTC): "unreachable since 14:02".
     pub since: String,
@@ -329,17 +332,31 @@ impl OnMachine for CommentsChanged {
     }
 }
 
+/// The largest terminal another machine may ask the window to draw, in columns and in rows (a
+/// remote saying 65535×65535 made the web view give up).
+pub const MAX_TERMINAL_SIDE: u16 = 1000;
+
+/// A remote's pane size, made one the window can draw: 1 to [`MAX_TERMINAL_SIDE`] each way.
+fn bounded(screen: &mut crate::mirror::Screen) {
+    screen.cols = screen.cols.clamp(1, MAX_TERMINAL_SIDE);
+    screen.rows = screen.rows.clamp(1, MAX_TERMINAL_SIDE);
+}
+
 impl OnMachine for crate::mirror::TerminalView {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.view);
         id(machine, &mut self.session_id);
         self.machine = Some(machine.to_owned());
+        bounded(&mut self.screen);
     }
 }
 
 impl OnMachine for crate::mirror::TerminalOutput {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.view);
+        if let Some(screen) = &mut self.reset {
+            bounded(screen);
+        }
     }
 }
 
@@ -380,6 +397,26 @@ pub fn answer<T: DeserializeOwned + OnMachine>(machine: &str, value: Value) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// Issue 33, finding 16: a remote's terminal is at most 1000 columns by 1000 rows here.
+    #[test]
+    fn a_remotes_terminal_size_is_bounded() {
+        let view: crate::mirror::TerminalView = answer(
+            "box",
+            serde_json::json!({"view": "t1", "sessionId": "s", "pane": "%1", "tmuxSession": "x",
+                "screen": {"cols": 65535, "rows": 0, "data": ""}, "controlRefused": null}),
+        )
+        .unwrap();
+        assert_eq!((view.screen.cols, view.screen.rows), (1000, 1));
+        let out: crate::mirror::TerminalOutput = answer(
+            "box",
+            serde_json::json!({"view": "t1", "data": "",
+                "reset": {"cols": 65535, "rows": 65535, "data": ""}}),
+        )
+        .unwrap();
+        let reset = out.reset.unwrap();
+        assert_eq!((reset.cols, reset.rows), (1000, 1000));
+    }
 
     #[test]
     fn an_id_of_another_machine_is_told_from_a_local_one() {

@@ -87,7 +87,7 @@ macro_rules! ipc_table {
                 control::resume_session(id: String) -> $crate::control::Started;
                 control::open_in_terminal(id: String) -> String;
                 machines::list_machines() -> Vec<$crate::elsewhere::MachineStatus>;
-                machines::add_machine(name: String, ssh: String) -> $crate::elsewhere::MachineStatus;
+                machines::add_machine(name: String, ssh: String, forward_agent: bool) -> $crate::elsewhere::MachineStatus;
                 machines::remove_machine(name: String) -> ();
                 machines::reconnect_machine(name: String) -> ();
             }

@@ -44,6 +44,8 @@ pub struct Timing {
     pub listing_patience: Duration,
     /// How long the link waits for an event before it looks whether the connection still holds.
     pub tick: Duration,
+    /// How long a call waits for its answer (then: not known whether it went).
+    pub call_patience: Duration,
 }
 
 impl Default for Timing {
@@ -53,6 +55,7 @@ impl Default for Timing {
             max_retry: Duration::from_secs(60),
             listing_patience: Duration::from_secs(5),
             tick: Duration::from_millis(250),
+            call_patience: crate::remote::CALL_PATIENCE,
         }
     }
 }
@@ -75,6 +78,15 @@ const READS: &[&str] = &[
 
 /// At most this many read answers are kept per machine (the oldest go first).
 const READS_KEPT: usize = 64;
+/// At most this many of a machine's events are handed to the window each second; the rest of
+/// that second are dropped and the window reads everything again once (a flood is one reload).
+const EVENTS_PER_SECOND: usize = 500;
+/// At most this many desktop notifications of one machine's arrivals each minute (more are
+/// counted in the window, never notified).
+const NOTICES_PER_MINUTE: usize = 5;
+/// The requests waiting there are read again at most this often (a burst of the gate's events
+/// is one reading).
+const PENDING_EVERY: Duration = Duration::from_millis(500);
 
 /// The machines, each kept connected by a thread of its own until this is dropped.
 pub struct Machines {
@@ -99,8 +111,12 @@ struct Link {
     kept: Mutex<HashMap<String, Value>>,
     /// The last answers of reads (by method and params), newest last.
     reads: Mutex<std::collections::VecDeque<(String, Value)>>,
-    /// The requests waiting there that the person was told of.
+    /// The requests waiting there that the person was told of (those still waiting).
     told: Mutex<Option<HashSet<String>>>,
+    /// When the last notifications of this machine were shown (the last minute's).
+    noticed: Mutex<std::collections::VecDeque<std::time::Instant>>,
+    /// The listings asked of it and not answered yet: one at a time per listing.
+    listing: Mutex<HashSet<String>>,
 }
 
 struct LinkState {
@@ -170,6 +186,7 @@ impl Link {
                 status: MachineStatus {
                     name: host.name.clone(),
                     ssh: host.ssh.clone(),
+                    forward_agent: host.forward_agent,
                     state: MachineState::Connecting,
                     since: now(),
                     problem: None,
@@ -185,6 +202,8 @@ impl Link {
             kept: Mutex::default(),
             reads: Mutex::default(),
             told: Mutex::default(),
+            noticed: Mutex::default(),
+            listing: Mutex::default(),
         }
     }
 
@@ -284,6 +303,7 @@ fn run_link(inner: Arc<Inner>, link: Arc<Link>) {
         if link.stopped() {
             return;
         }
+        remote.set_patience(timing.call_patience);
         let remote = Arc::new(remote);
         cursor = Some((instance, seq));
         {
@@ -302,9 +322,11 @@ fn run_link(inner: Arc<Inner>, link: Arc<Link>) {
             // A server that does not know where this one left off: read everything again.
             everything_changed(&inner);
         }
+        let mut flow = Flow::default();
         for request in told_of_arrivals(&link, &remote) {
-            (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
+            tell_arrival(&inner, &link, request);
         }
+        flow.pending_read = Some(std::time::Instant::now());
         while !link.stopped() {
             match remote.next_event(timing.tick) {
                 Some(event) => {
@@ -312,11 +334,25 @@ fn run_link(inner: Arc<Inner>, link: Arc<Link>) {
                         *last = event.seq;
                     }
                     link.seen();
-                    heard(&inner, &link, &remote, &event.name, event.payload);
+                    if flow.take() {
+                        heard(
+                            &inner,
+                            &link,
+                            &remote,
+                            &mut flow,
+                            &event.name,
+                            event.payload,
+                        );
+                    }
                 }
                 None if !remote.is_open() || link.remote().is_none() => break,
                 None => {}
             }
+            // More events than the queue holds came: some are lost, read everything again.
+            if remote.lost_events() {
+                flow.flooded = true;
+            }
+            flow.settle(&inner, &link, &remote);
         }
         if link.stopped() {
             return;
@@ -364,23 +400,118 @@ fn everything_changed(inner: &Inner) {
     (inner.emit)(LiveEvent::Worktrees(WorktreesChanged::default()));
 }
 
+/// How a connected machine's events flow to the window: at most [`EVENTS_PER_SECOND`] (a flood
+/// becomes one reload), and the requests waiting there read at most every [`PENDING_EVERY`].
+#[derive(Default)]
+struct Flow {
+    /// The second being counted, and how many events were handed on in it.
+    second: Option<std::time::Instant>,
+    handed: usize,
+    /// Events were dropped: everything is read again once the flood ends.
+    flooded: bool,
+    /// The gate changed there since the requests were last read.
+    gate_changed: bool,
+    pending_read: Option<std::time::Instant>,
+}
+
+impl Flow {
+    /// Whether one more event may be handed on now.
+    fn take(&mut self) -> bool {
+        let now = std::time::Instant::now();
+        match self.second {
+            Some(start) if now.duration_since(start) < Duration::from_secs(1) => {}
+            _ => {
+                self.second = Some(now);
+                self.handed = 0;
+            }
+        }
+        if self.handed >= EVENTS_PER_SECOND {
+            self.flooded = true;
+            return false;
+        }
+        self.handed += 1;
+        true
+    }
+
+    /// What was put off: the requests read again, the reload after a flood.
+    fn settle(&mut self, inner: &Inner, link: &Link, remote: &Remote) {
+        let now = std::time::Instant::now();
+        let quiet = self
+            .second
+            .is_none_or(|s| now.duration_since(s) >= Duration::from_secs(1));
+        if self.flooded && quiet {
+            self.flooded = false;
+            self.gate_changed = true;
+            tracing::warn!(
+                machine = link.host.name.as_str(),
+                "more events than the window takes came: everything is read again"
+            );
+            everything_changed(inner);
+        }
+        let due = self
+            .pending_read
+            .is_none_or(|t| now.duration_since(t) >= PENDING_EVERY);
+        if self.gate_changed && due {
+            self.gate_changed = false;
+            self.pending_read = Some(now);
+            let arrived = told_of_arrivals(link, remote);
+            (inner.emit)(LiveEvent::Gate(GateChanged::default()));
+            for request in arrived {
+                tell_arrival(inner, link, request);
+            }
+        }
+    }
+}
+
+/// Tells the window a request arrived there (a desktop notification), at most
+/// [`NOTICES_PER_MINUTE`] of one machine's each minute.
+fn tell_arrival(inner: &Inner, link: &Link, request: GateRequest) {
+    let now = std::time::Instant::now();
+    let mut noticed = lock(&link.noticed);
+    while noticed
+        .front()
+        .is_some_and(|t| now.duration_since(*t) >= Duration::from_secs(60))
+    {
+        noticed.pop_front();
+    }
+    if noticed.len() >= NOTICES_PER_MINUTE {
+        tracing::info!(
+            machine = link.host.name.as_str(),
+            "a request arrived there: not notified (more than {NOTICES_PER_MINUTE} this minute)"
+        );
+        return;
+    }
+    noticed.push_back(now);
+    drop(noticed);
+    (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
+}
+
 /// An event of the remote, handed on as the same event here (its ids namespaced), or dropped
 /// with why.
-fn heard(inner: &Inner, link: &Link, remote: &Remote, name: &str, payload: Value) {
+fn heard(inner: &Inner, link: &Link, remote: &Remote, flow: &mut Flow, name: &str, payload: Value) {
     let machine = link.host.name.as_str();
     match event_here(machine, name, payload) {
         Ok(Some(event)) => {
             // The requests waiting there are read first, so the title counts them when the
-            // window hears of the change; then the ones new to the person are told.
+            // window hears of the change; then the ones new to the person are told. Read at
+            // most every PENDING_EVERY: a burst is read once, after it.
             let gate = matches!(&event, LiveEvent::Gate(_));
+            let due = flow
+                .pending_read
+                .is_none_or(|t| t.elapsed() >= PENDING_EVERY);
+            if gate && !due {
+                flow.gate_changed = true;
+                return;
+            }
             let arrived = if gate {
+                flow.pending_read = Some(std::time::Instant::now());
                 told_of_arrivals(link, remote)
             } else {
                 Vec::new()
             };
             (inner.emit)(event);
             for request in arrived {
-                (inner.emit)(LiveEvent::RequestArrived(Box::new(request)));
+                tell_arrival(inner, link, request);
             }
         }
         Ok(None) => {}
@@ -434,10 +565,15 @@ fn told_of_arrivals(link: &Link, remote: &Remote) -> Vec<GateRequest> {
     };
     let mut told = lock(&link.told);
     let first = told.is_none();
-    let told = told.get_or_insert_with(HashSet::new);
+    let before = told.take().unwrap_or_default();
+    // Only those waiting now are remembered: what the remote says cannot grow this.
+    *told = Some(pending.iter().map(|r| r.id.clone()).collect());
+    if first {
+        return Vec::new();
+    }
     pending
         .into_iter()
-        .filter(|r| told.insert(r.id.clone()) && !first)
+        .filter(|r| !before.contains(&r.id))
         .collect()
 }
 
@@ -529,7 +665,13 @@ impl Elsewhere for Machines {
             .into_iter()
             .map(|link| {
                 let (tx, rx) = mpsc::channel();
-                if let Some(remote) = link.remote() {
+                // One listing of each kind asked of a machine at a time: while one is not
+                // answered, the next shows what it last said (no thread piles up behind a
+                // machine that says nothing; each waits at most the call's deadline).
+                let asking = link
+                    .remote()
+                    .filter(|_| lock(&link.listing).insert(method.to_owned()));
+                if let Some(remote) = asking {
                     let (link, method) = (link.clone(), method.to_owned());
                     std::thread::spawn(move || {
                         let answer = remote.call(&method, json!({}));
@@ -537,6 +679,7 @@ impl Elsewhere for Machines {
                             lock(&link.kept).insert(method.clone(), value.clone());
                             link.seen();
                         }
+                        lock(&link.listing).remove(&method);
                         let _ = tx.send(answer.map_err(|e| call_error(&link.host.name, e)));
                     });
                 }

@@ -1,12 +1,17 @@
 //! Another machine's Plandeck, over the person's own OpenSSH: the client of
 //! `plandeck serve --stdio` ([`crate::serve`]; `docs/architecture.md` §3, "Headless").
 //!
-//! [`Remote::connect`] runs `ssh -T -o BatchMode=yes -o ConnectTimeout=30 -o ServerAliveInterval=15
-//! -- DEST plandeck serve --stdio` with the person's own `~/.ssh/config`, agent and `known_hosts`: host keys are
-//! checked as their config says (never weakened here), no password is asked or stored (batch
-//! mode). It reads the server's hello, checks the protocol, then sends requests and matches the
-//! answers by id ([`Remote::call`]); events after [`Remote::subscribe`] come through
-//! [`Remote::next_event`].
+//! [`Remote::connect`] runs `ssh -T -a -x -o ClearAllForwardings=yes -o PermitLocalCommand=no -o
+//! BatchMode=yes -o ConnectTimeout=10 … -- DEST plandeck serve --stdio` with the person's own
+//! `~/.ssh/config`, keys and `known_hosts`: host keys are checked as their config says (never
+//! weakened here), no password is asked or stored (batch mode), and nothing of this machine is
+//! forwarded there whatever the config says (no agent unless the person turned it on for that
+//! machine, `forwardAgent`; no X11, no ports, no local command). It reads the server's hello,
+//! checks the protocol, then sends requests and matches the answers by id ([`Remote::call`], each
+//! with a deadline); events after [`Remote::subscribe`] come through [`Remote::next_event`], at
+//! most [`EVENTS_QUEUED`] waiting (more are dropped and said as a gap, [`Remote::lost_events`]).
+//! An empty line goes to the server every [`HEARTBEAT`] while nothing else does: a server that
+//! hears nothing for a while takes the client as gone ([`crate::serve::daemon`]).
 //!
 //! What fails is told apart ([`RemoteError`]): the machine unreachable, its host key changed or
 //! unknown, permission denied, no `plandeck` there, another protocol, the connection dropped
@@ -23,7 +28,7 @@
 use std::collections::HashMap;
 use std::io::{BufReader, Read, Write};
 use std::process::{Child, ChildStdin, Command, ExitStatus, Stdio};
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::{mpsc, Arc, Mutex};
 use std::time::Duration;
 
@@ -51,6 +56,20 @@ const STDERR_KEPT: usize = 64 << 10;
 const HELLO_PATIENCE: Duration = Duration::from_secs(120);
 /// How long closing waits for ssh to end by itself before it is stopped.
 const CLOSE_PATIENCE: Duration = Duration::from_secs(5);
+/// How long a call waits for its answer by default ([`Remote::set_patience`]).
+pub const CALL_PATIENCE: Duration = Duration::from_secs(30);
+/// How many events wait to be read at most; more are dropped, and the loss is said
+/// ([`Remote::lost_events`]): the reader reads everything again.
+pub const EVENTS_QUEUED: usize = 4096;
+/// How many requests wait to be written at most (a remote that reads nothing fills its pipe).
+const REQUESTS_QUEUED: usize = 256;
+/// How often the client says it is there (an empty line) while it sends nothing else.
+pub const HEARTBEAT: Duration = Duration::from_secs(15);
+/// ssh's own limits: reaching the machine (TCP and ssh's greeting), then how long a connection
+/// that stopped answering is kept (`ServerAliveInterval` × `ServerAliveCountMax`).
+const CONNECT_TIMEOUT_S: u32 = 10;
+const ALIVE_INTERVAL_S: u32 = 5;
+const ALIVE_COUNT: u32 = 2;
 
 /// Why a machine could not be used. Every message names the machine and says what to do.
 #[derive(Debug, Clone, PartialEq, Eq, thiserror::Error)]
@@ -103,6 +122,17 @@ pub enum RemoteError {
     },
     #[error("{host} did not start Plandeck: {detail}")]
     Failed { host: String, detail: String },
+    /// No answer within the call's deadline: the request may or may not have been carried out
+    /// there (its answer, if it comes, is ignored).
+    #[error(
+        "{host} did not answer {method} within {seconds} s: not known whether it went (look on \
+         {host} before doing it again)"
+    )]
+    TimedOut {
+        host: String,
+        method: String,
+        seconds: u64,
+    },
     /// The remote answered with an error (its own deck's).
     #[error("{host}: {}", .error.message)]
     Answered { host: String, error: IpcError },
@@ -117,6 +147,7 @@ impl From<RemoteError> for IpcError {
             RemoteError::Unreachable { .. }
             | RemoteError::Dropped { .. }
             | RemoteError::Failed { .. } => ErrorKind::Io,
+            RemoteError::TimedOut { .. } => ErrorKind::Unreachable,
             RemoteError::HostKeyChanged { .. }
             | RemoteError::HostKeyUnknown { .. }
             | RemoteError::PermissionDenied { .. } => ErrorKind::Refused,
@@ -130,29 +161,35 @@ impl From<RemoteError> for IpcError {
 }
 
 /// Reads why ssh (or the remote shell) ended before the server said hello: `status` is ssh's
-/// exit (255: ssh's own failure; else the remote command's), `stderr` what it said.
+/// exit (255: ssh's own failure; else the remote command's), `stderr` what it said. Only ssh's
+/// own failure (255) is read for ssh's verdicts (a host key, a refused login): the remote's shell
+/// and its dotfiles write to the same stderr, and what they print is theirs, never ssh's.
 pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> RemoteError {
     let name = host.name.clone();
     let detail = last_words(stderr);
     let has = |s: &str| stderr.contains(s);
     let code = status.and_then(|s| s.code());
-    if has("REMOTE HOST IDENTIFICATION HAS CHANGED") || has("POSSIBLE DNS SPOOFING") {
+    let ssh_said = code == Some(255);
+    if ssh_said && (has("REMOTE HOST IDENTIFICATION HAS CHANGED") || has("POSSIBLE DNS SPOOFING")) {
         RemoteError::HostKeyChanged { host: name, detail }
-    } else if has("Host key verification failed") || has("No matching host key") {
+    } else if ssh_said && (has("Host key verification failed") || has("No matching host key")) {
         RemoteError::HostKeyUnknown { host: name, detail }
-    } else if has("Permission denied") || has("Too many authentication failures") {
+    } else if ssh_said && (has("Permission denied") || has("Too many authentication failures")) {
         RemoteError::PermissionDenied {
             host: name,
             dest: host.ssh.clone(),
             detail,
         }
     } else if code == Some(127)
-        || has("plandeck: command not found")
-        || has("plandeck: not found")
-        || has("Unknown command: plandeck")
+        || (!ssh_said
+            && (has("plandeck: command not found")
+                || has("plandeck: not found")
+                || has("Unknown command: plandeck")))
     {
         RemoteError::NotInstalled { host: name }
-    } else if has("unrecognized subcommand 'serve'") || has("unexpected argument '--stdio'") {
+    } else if !ssh_said
+        && (has("unrecognized subcommand 'serve'") || has("unexpected argument '--stdio'"))
+    {
         // A plandeck from before `serve`.
         RemoteError::Protocol {
             host: name.clone(),
@@ -161,7 +198,7 @@ pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> Remote
             version: "older, without `serve`".to_owned(),
             update: format!("the plandeck on {name} is older: update it there"),
         }
-    } else if code == Some(255) || code.is_none() {
+    } else if ssh_said || code.is_none() {
         let detail = if detail.is_empty() {
             "ssh ended without saying why".to_owned()
         } else {
@@ -172,7 +209,10 @@ pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> Remote
         let detail = if detail.is_empty() {
             format!("the remote command ended ({})", exit_words(status))
         } else {
-            detail
+            format!(
+                "the remote command ended ({}): {detail}",
+                exit_words(status)
+            )
         };
         RemoteError::Failed { host: name, detail }
     }
@@ -196,9 +236,11 @@ fn last_words(stderr: &str) -> String {
     crate::visible::shown(&lines[from..].join(" / ")).into_owned()
 }
 
-/// The `ssh …` command for `host`: the person's ssh (or `PLANDECK_SSH`), `-T`, batch mode (no
-/// password, no question), a keep-alive, then `--` and the destination as one argument, then the
-/// remote command.
+/// The `ssh …` command for `host`: the person's ssh (or `PLANDECK_SSH`), `-T`, nothing forwarded
+/// (`-a -x`, `ClearAllForwardings`, no `LocalCommand`; the agent only when the person turned it
+/// on for this machine: `-A`), batch mode (no password, no question), a connect timeout and a
+/// keep-alive, then `--` and the destination as one argument, then the remote command. These
+/// come before the person's config is read and win over it (ssh takes the first value given).
 pub fn ssh_command(host: &Host, env: &Env) -> Result<Command, RemoteError> {
     let remote = env.get("PLANDECK_REMOTE_COMMAND").unwrap_or(REMOTE_LAUNCH);
     ssh_command_for(host, env, remote)
@@ -216,12 +258,34 @@ pub fn ssh_command_for(
     let program = words.next().unwrap_or("ssh");
     let mut cmd = Command::new(program);
     cmd.args(words)
-        .args(["-T", "-o", "BatchMode=yes", "-o", "ConnectTimeout=30"])
-        .args(["-o", "ServerAliveInterval=15"])
+        .args(ssh_options(host))
         .arg("--")
         .arg(&host.ssh)
         .arg(remote_command);
     Ok(cmd)
+}
+
+/// The options of every ssh Plandeck runs to `host` ([`ssh_command_for`]).
+pub fn ssh_options(host: &Host) -> Vec<String> {
+    let agent = if host.forward_agent { "-A" } else { "-a" };
+    let mut options: Vec<String> = ["-T", agent, "-x"].map(str::to_owned).into();
+    for option in [
+        "ClearAllForwardings=yes".to_owned(),
+        "PermitLocalCommand=no".to_owned(),
+        format!(
+            "ForwardAgent={}",
+            if host.forward_agent { "yes" } else { "no" }
+        ),
+        "ForwardX11=no".to_owned(),
+        "BatchMode=yes".to_owned(),
+        format!("ConnectTimeout={CONNECT_TIMEOUT_S}"),
+        format!("ServerAliveInterval={ALIVE_INTERVAL_S}"),
+        format!("ServerAliveCountMax={ALIVE_COUNT}"),
+    ] {
+        options.push("-o".to_owned());
+        options.push(option);
+    }
+    options
 }
 
 /// The system and machine this build runs on, as `uname -sm` says them (`Linux x86_64`).
@@ -263,38 +327,78 @@ pub struct Installed {
     /// Where the binary went, in the remote user's home.
     pub path: String,
     pub bytes: u64,
+    /// The SHA-256 of what was sent, and checked there.
+    pub sha256: String,
     /// The hello of the server started from it.
     pub hello: Hello,
 }
 
-/// The remote shell's steps: the binary on stdin into a temporary file beside the target, made
-/// executable, then renamed over it (a reader never sees half a binary; a running one goes on).
-const INSTALL_STEPS: &str = "mkdir -p ~/.local/bin && cat > ~/.local/bin/.plandeck.tmp && chmod \
-                             755 ~/.local/bin/.plandeck.tmp && mv -f ~/.local/bin/.plandeck.tmp \
-                             ~/.local/bin/plandeck";
+/// The remote shell's first step: the binary on stdin into a temporary file beside the target,
+/// then its SHA-256 said (`SUM` is the system's tool for it).
+const INSTALL_COPY: &str =
+    "mkdir -p ~/.local/bin && cat > ~/.local/bin/.plandeck.tmp && SUM ~/.local/bin/.plandeck.tmp";
+/// Then, when what arrived is what was sent: made executable, renamed over the target (a reader
+/// never sees half a binary; a running one goes on).
+const INSTALL_PLACE: &str = "chmod 755 ~/.local/bin/.plandeck.tmp && mv -f \
+                             ~/.local/bin/.plandeck.tmp ~/.local/bin/plandeck";
+/// Else the temporary file goes, and nothing was installed.
+const INSTALL_DISCARD: &str = "rm -f ~/.local/bin/.plandeck.tmp";
 
-/// Copies `binary` (this build's `plandeck`) to the remote user's [`INSTALLED_AT`] over the
-/// person's ssh, after checking that the remote runs the same system and machine (else refused,
-/// saying how to install the package there), then checks the handshake.
+/// The SHA-256 of what `file` holds (hex), read from its start.
+fn sha256_of(file: &mut std::fs::File) -> std::io::Result<String> {
+    use sha2::Digest;
+    use std::io::Seek;
+    file.seek(std::io::SeekFrom::Start(0))?;
+    let mut hasher = sha2::Sha256::new();
+    let mut buf = vec![0u8; 1 << 16];
+    loop {
+        match file.read(&mut buf)? {
+            0 => break,
+            n => hasher.update(&buf[..n]),
+        }
+    }
+    file.seek(std::io::SeekFrom::Start(0))?;
+    Ok(hex::encode(hasher.finalize()))
+}
+
+/// Runs `steps` on `host` with `stdin`; its stdout, or why it failed (said as `what` failing).
+fn run_steps(
+    host: &Host,
+    env: &Env,
+    steps: &str,
+    stdin: Stdio,
+    what: &str,
+) -> Result<String, RemoteError> {
+    let out = ssh_command_for(host, env, steps)?
+        .stdin(stdin)
+        .output()
+        .map_err(|e| RemoteError::Failed {
+            host: host.name.clone(),
+            detail: format!("cannot run ssh: {e}"),
+        })?;
+    if !out.status.success() {
+        let said = String::from_utf8_lossy(&out.stderr);
+        return Err(match classify(host, Some(out.status), &said) {
+            RemoteError::Failed { .. } | RemoteError::NotInstalled { .. } => RemoteError::Failed {
+                host: host.name.clone(),
+                detail: format!("{what} failed: {}", last_words(&said)),
+            },
+            other => other,
+        });
+    }
+    Ok(String::from_utf8_lossy(&out.stdout).into_owned())
+}
+
+/// Copies `binary` (this build's `plandeck`: the caller chose one only its owner can change,
+/// [`crate::shell::trusted_sibling`]) to the remote user's [`INSTALLED_AT`] over the person's ssh,
+/// after checking that the remote runs the same system and machine (else refused, saying how to
+/// install the package there). What arrived is checked against what was sent (its SHA-256, said
+/// by the remote) before it takes the place of anything; then the handshake is checked.
 pub fn install(host: &Host, env: &Env, binary: &std::path::Path) -> Result<Installed, IpcError> {
     let name = &host.name;
     let platform = {
-        let out = ssh_command_for(host, env, "uname -sm")?
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| RemoteError::Failed {
-                host: name.clone(),
-                detail: format!("cannot run ssh: {e}"),
-            })?;
-        if !out.status.success() {
-            return Err(classify(
-                host,
-                Some(out.status),
-                &String::from_utf8_lossy(&out.stderr),
-            )
-            .into());
-        }
-        crate::visible::shown(String::from_utf8_lossy(&out.stdout).trim()).into_owned()
+        let said = run_steps(host, env, "uname -sm", Stdio::null(), "asking its system")?;
+        crate::visible::shown(said.trim()).into_owned()
     };
     let here = this_platform();
     if !same_platform(&platform, &here) {
@@ -307,36 +411,61 @@ pub fn install(host: &Host, env: &Env, binary: &std::path::Path) -> Result<Insta
             ),
         ));
     }
-    let file = std::fs::File::open(binary).map_err(|e| {
+    let cannot_read = |e: std::io::Error| {
         IpcError::new(
             ErrorKind::Io,
             format!("cannot read this plandeck ({}): {e}", binary.display()),
         )
-    })?;
+    };
+    let mut file = std::fs::File::open(binary).map_err(cannot_read)?;
     let bytes = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let out = ssh_command_for(host, env, INSTALL_STEPS)?
-        .stdin(file)
-        .output()
-        .map_err(|e| RemoteError::Failed {
-            host: name.clone(),
-            detail: format!("cannot run ssh: {e}"),
-        })?;
-    if !out.status.success() {
-        let said = String::from_utf8_lossy(&out.stderr);
-        return Err(match classify(host, Some(out.status), &said) {
-            RemoteError::Failed { .. } | RemoteError::NotInstalled { .. } => RemoteError::Failed {
-                host: name.clone(),
-                detail: format!("copying to {INSTALLED_AT} failed: {}", last_words(&said)),
-            },
-            other => other,
-        }
-        .into());
+    let sent = sha256_of(&mut file).map_err(cannot_read)?;
+    let sum = if platform.starts_with("Darwin") {
+        "shasum -a 256"
+    } else {
+        "sha256sum"
+    };
+    let said = run_steps(
+        host,
+        env,
+        &INSTALL_COPY.replace("SUM", sum),
+        Stdio::from(file),
+        &format!("copying to {INSTALLED_AT}"),
+    )?;
+    let arrived = said
+        .split_whitespace()
+        .next()
+        .unwrap_or("")
+        .to_ascii_lowercase();
+    if arrived != sent {
+        let _ = run_steps(host, env, INSTALL_DISCARD, Stdio::null(), "cleaning up");
+        let arrived = if arrived.is_empty() {
+            "nothing readable".to_owned()
+        } else {
+            crate::visible::shown(&arrived.chars().take(64).collect::<String>()).into_owned()
+        };
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            format!(
+                "what arrived on {name} is not what was sent (SHA-256 {arrived} there, {sent} \
+                 here): it was removed and nothing was installed; try again, and if it happens \
+                 again look at that machine"
+            ),
+        ));
     }
+    run_steps(
+        host,
+        env,
+        INSTALL_PLACE,
+        Stdio::null(),
+        &format!("putting it at {INSTALLED_AT}"),
+    )?;
     let remote = Remote::connect(host, env)?;
     Ok(Installed {
         platform,
         path: INSTALLED_AT.to_owned(),
         bytes,
+        sha256: sent,
         hello: remote.hello().clone(),
     })
 }
@@ -357,9 +486,15 @@ pub struct Remote {
     host: Host,
     hello: Hello,
     child: Mutex<Child>,
-    stdin: Mutex<Option<ChildStdin>>,
+    /// The requests to write (a thread of its own writes them, and the heartbeat): `None` once
+    /// closing.
+    out: Mutex<Option<mpsc::SyncSender<String>>>,
     waiting: Arc<Mutex<Option<Waiting>>>,
     events: Mutex<mpsc::Receiver<RemoteEvent>>,
+    /// Events were dropped since the last [`Remote::lost_events`] (the queue was full).
+    lost: Arc<AtomicBool>,
+    /// How long a call waits for its answer.
+    patience: Mutex<Duration>,
     next_id: AtomicU64,
     stderr: Arc<Mutex<String>>,
     stderr_done: Mutex<Option<std::thread::JoinHandle<()>>>,
@@ -381,12 +516,26 @@ impl Remote {
     /// no `plandeck`, or it speaks another protocol.
     pub fn connect(host: &Host, env: &Env) -> Result<Remote, RemoteError> {
         let mut cmd = ssh_command(host, env)?;
-        Self::start(host, &mut cmd)
+        // Tests only: a heartbeat more often than every 15 s.
+        let heartbeat = env
+            .get("PLANDECK_HEARTBEAT_MS")
+            .and_then(|ms| ms.parse().ok())
+            .map(Duration::from_millis)
+            .unwrap_or(HEARTBEAT);
+        Self::start_with(host, &mut cmd, heartbeat)
     }
 
     /// Runs `cmd` (ssh, or in tests anything that speaks for a server) as the connection to
     /// `host`.
     pub fn start(host: &Host, cmd: &mut Command) -> Result<Remote, RemoteError> {
+        Self::start_with(host, cmd, HEARTBEAT)
+    }
+
+    fn start_with(
+        host: &Host,
+        cmd: &mut Command,
+        heartbeat: Duration,
+    ) -> Result<Remote, RemoteError> {
         let mut child = cmd
             .stdin(Stdio::piped())
             .stdout(Stdio::piped())
@@ -404,13 +553,24 @@ impl Remote {
         });
         let waiting = Arc::new(Mutex::new(Some(Waiting::new())));
         let ignored = Arc::new(Ignored::default());
+        let lost = Arc::new(AtomicBool::new(false));
         let (hello_tx, hello_rx) = mpsc::channel();
-        let (event_tx, events) = mpsc::channel();
+        let (event_tx, events) = mpsc::sync_channel(EVENTS_QUEUED);
         if let Some(stdout) = stdout {
-            let (waiting, ignored, name) = (waiting.clone(), ignored.clone(), host.name.clone());
+            let (waiting, ignored, lost, name) = (
+                waiting.clone(),
+                ignored.clone(),
+                lost.clone(),
+                host.name.clone(),
+            );
             std::thread::spawn(move || {
-                read_frames(stdout, &name, hello_tx, event_tx, &waiting, &ignored)
+                let events = Events { tx: event_tx, lost };
+                read_frames(stdout, &name, hello_tx, events, &waiting, &ignored)
             });
+        }
+        let (out_tx, out_rx) = mpsc::sync_channel(REQUESTS_QUEUED);
+        if let Some(stdin) = child.stdin.take() {
+            std::thread::spawn(move || write_frames(stdin, out_rx, heartbeat));
         }
         let mut remote = Remote {
             host: host.clone(),
@@ -419,10 +579,12 @@ impl Remote {
                 version: String::new(),
                 instance: String::new(),
             },
-            stdin: Mutex::new(child.stdin.take()),
+            out: Mutex::new(Some(out_tx)),
             child: Mutex::new(child),
             waiting,
             events: Mutex::new(events),
+            lost,
+            patience: Mutex::new(CALL_PATIENCE),
             next_id: AtomicU64::new(1),
             stderr,
             stderr_done: Mutex::new(stderr_done),
@@ -490,9 +652,27 @@ impl Remote {
         lock(&self.ignored.reasons).clone()
     }
 
-    /// Calls `method` with `params` on the remote and waits for its answer. Several calls may
-    /// run at once from several threads; each answer is matched by its id.
+    /// How long each call waits for its answer from now on ([`CALL_PATIENCE`] at first).
+    pub fn set_patience(&self, patience: Duration) {
+        *lock(&self.patience) = patience;
+    }
+
+    /// Calls `method` with `params` on the remote and waits for its answer, at most the patience
+    /// ([`Remote::set_patience`]): then it is [`RemoteError::TimedOut`] (not known whether it
+    /// went; a late answer is ignored). Several calls may run at once from several threads; each
+    /// answer is matched by its id.
     pub fn call(&self, method: &str, params: Value) -> Result<Value, RemoteError> {
+        let patience = *lock(&self.patience);
+        self.call_within(method, params, patience)
+    }
+
+    /// [`Remote::call`] waiting at most `patience`.
+    pub fn call_within(
+        &self,
+        method: &str,
+        params: Value,
+        patience: Duration,
+    ) -> Result<Value, RemoteError> {
         let id = self.next_id.fetch_add(1, Ordering::Relaxed);
         let (tx, rx) = mpsc::channel();
         match lock(&self.waiting).as_mut() {
@@ -501,26 +681,48 @@ impl Remote {
             }
             None => return Err(self.dropped(method)),
         }
-        let line = serve::request_line(id, method, params);
-        let sent = match lock(&self.stdin).as_mut() {
-            Some(stdin) => stdin
-                .write_all(format!("{line}\n").as_bytes())
-                .and_then(|()| stdin.flush()),
-            None => Err(std::io::Error::other("closed")),
-        };
-        if sent.is_err() {
+        let forget = || {
             if let Some(w) = lock(&self.waiting).as_mut() {
                 w.remove(&id);
             }
-            return Err(self.dropped(method));
+        };
+        let line = serve::request_line(id, method, params);
+        let queued = match lock(&self.out).as_ref() {
+            Some(out) => out.try_send(line),
+            None => Err(mpsc::TrySendError::Disconnected(String::new())),
+        };
+        match queued {
+            Ok(()) => {}
+            // The remote has not read what was sent before: nothing more goes.
+            Err(mpsc::TrySendError::Full(_)) => {
+                forget();
+                return Err(RemoteError::Unreachable {
+                    host: self.host.name.clone(),
+                    detail: format!(
+                        "it has not read the requests sent before: {method} was not sent"
+                    ),
+                });
+            }
+            Err(mpsc::TrySendError::Disconnected(_)) => {
+                forget();
+                return Err(self.dropped(method));
+            }
         }
-        match rx.recv() {
+        match rx.recv_timeout(patience) {
             Ok(Ok(value)) => Ok(value),
             Ok(Err(error)) => Err(RemoteError::Answered {
                 host: self.host.name.clone(),
                 error,
             }),
-            Err(_) => Err(self.dropped(method)),
+            Err(mpsc::RecvTimeoutError::Timeout) => {
+                forget();
+                Err(RemoteError::TimedOut {
+                    host: self.host.name.clone(),
+                    method: method.to_owned(),
+                    seconds: patience.as_secs().max(1),
+                })
+            }
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(self.dropped(method)),
         }
     }
 
@@ -562,6 +764,12 @@ impl Remote {
         lock(&self.events).recv_timeout(patience).ok()
     }
 
+    /// Whether events were dropped since the last time this was asked (more came than
+    /// [`EVENTS_QUEUED`] waiting): a gap, everything is to be read again.
+    pub fn lost_events(&self) -> bool {
+        self.lost.swap(false, Ordering::SeqCst)
+    }
+
     /// Whether the connection still holds (the server's output has not ended).
     pub fn is_open(&self) -> bool {
         lock(&self.waiting).is_some()
@@ -585,7 +793,9 @@ impl Remote {
     /// Waits for ssh to end (stopping it after [`CLOSE_PATIENCE`]) and returns its status and
     /// everything it said.
     fn finish(&self) -> (Option<ExitStatus>, String) {
-        drop(lock(&self.stdin).take());
+        // The writer ends, and with it the server's input (unless it is stuck writing to a
+        // remote that reads nothing: then ssh is stopped below, which ends it).
+        drop(lock(&self.out).take());
         let status = {
             let mut child = lock(&self.child);
             let deadline = std::time::Instant::now() + CLOSE_PATIENCE;
@@ -635,6 +845,31 @@ fn keep_stderr(mut pipe: impl Read, into: &Mutex<String>) {
     }
 }
 
+/// Writes each request (a line) to the server, and an empty line every `heartbeat` while there
+/// is nothing else to write, until the requests end or the server's input does.
+fn write_frames(mut stdin: ChildStdin, requests: mpsc::Receiver<String>, heartbeat: Duration) {
+    loop {
+        let line = match requests.recv_timeout(heartbeat) {
+            Ok(line) => line,
+            Err(mpsc::RecvTimeoutError::Timeout) => String::new(),
+            Err(mpsc::RecvTimeoutError::Disconnected) => return,
+        };
+        let written = stdin
+            .write_all(line.as_bytes())
+            .and_then(|()| stdin.write_all(b"\n"))
+            .and_then(|()| stdin.flush());
+        if written.is_err() {
+            return;
+        }
+    }
+}
+
+/// Where the events go: a bounded queue; when it is full they are dropped and the loss noted.
+struct Events {
+    tx: mpsc::SyncSender<RemoteEvent>,
+    lost: Arc<AtomicBool>,
+}
+
 /// Reads the server's frames until its output ends: the hello, answers to whoever waits for
 /// them, events; what is none of these is logged and ignored. At the end, every call still
 /// waiting is told (its sender dropped) and no new one is taken.
@@ -642,7 +877,7 @@ fn read_frames(
     stdout: impl Read,
     host: &str,
     hello_tx: mpsc::Sender<Hello>,
-    event_tx: mpsc::Sender<RemoteEvent>,
+    events: Events,
     waiting: &Mutex<Option<Waiting>>,
     ignored: &Ignored,
 ) {
@@ -702,7 +937,10 @@ fn read_frames(
                 }
             }
             ServerFrame::Event { name, seq, payload } => {
-                let _ = event_tx.send(RemoteEvent { name, seq, payload });
+                let event = RemoteEvent { name, seq, payload };
+                if let Err(mpsc::TrySendError::Full(_)) = events.tx.try_send(event) {
+                    events.lost.store(true, Ordering::SeqCst);
+                }
             }
         }
     }
@@ -719,6 +957,7 @@ mod tests {
         Host {
             name: "lab".into(),
             ssh: "me@lab".into(),
+            forward_agent: false,
         }
     }
 
@@ -762,6 +1001,24 @@ mod tests {
         assert!(e.to_string().contains("update it there"), "{e}");
         let e = classify(&host(), exit(3), "");
         assert!(matches!(e, RemoteError::Failed { .. }), "{e}");
+        // Issue 33, finding 12: the remote's shell (a `.bashrc`) prints what it likes on the same
+        // stderr; only ssh's own failure (255) is read as ssh's verdict.
+        for code in [0, 1, 2, 127] {
+            let e = classify(&host(), exit(code), changed);
+            assert!(
+                !matches!(
+                    e,
+                    RemoteError::HostKeyChanged { .. } | RemoteError::HostKeyUnknown { .. }
+                ),
+                "{code}: {e}"
+            );
+            assert!(!e.to_string().contains("ssh-keygen -R"), "{code}: {e}");
+            let e = classify(&host(), exit(code), denied);
+            assert!(
+                !matches!(e, RemoteError::PermissionDenied { .. }),
+                "{code}: {e}"
+            );
+        }
         // What ssh said is shown, never run: a control character in it is marked.
         let e = classify(&host(), exit(255), "evil\u{1b}]52;c;x\u{7}\n");
         assert!(!e.to_string().contains('\u{1b}'), "{e}");
@@ -791,27 +1048,42 @@ mod tests {
         let cmd = ssh_command(&host(), &env).unwrap();
         let args: Vec<_> = cmd.get_args().map(|a| a.to_str().unwrap()).collect();
         assert_eq!(cmd.get_program(), "ssh");
-        assert_eq!(
-            args,
-            [
-                "-F",
-                "/t/config",
-                "-T",
-                "-o",
-                "BatchMode=yes",
-                "-o",
-                "ConnectTimeout=30",
-                "-o",
-                "ServerAliveInterval=15",
-                "--",
-                "me@lab",
-                REMOTE_LAUNCH
-            ]
+        assert_eq!(&args[..2], ["-F", "/t/config"]);
+        let n = args.len();
+        assert_eq!(&args[n - 3..], ["--", "me@lab", REMOTE_LAUNCH]);
+        // Issue 33, finding 3: nothing of this machine is forwarded there, whatever the
+        // person's ssh config says (options given first win over the config's).
+        for want in [
+            "-T",
+            "-a",
+            "-x",
+            "ClearAllForwardings=yes",
+            "PermitLocalCommand=no",
+            "ForwardAgent=no",
+            "BatchMode=yes",
+            "ConnectTimeout=10",
+        ] {
+            assert!(args.contains(&want), "{want} in {args:?}");
+        }
+        assert!(!args.contains(&"-A"), "{args:?}");
+        // The agent only where the person turned it on.
+        let forwarding = Host {
+            forward_agent: true,
+            ..host()
+        };
+        let cmd = ssh_command(&forwarding, &env).unwrap();
+        let args: Vec<_> = cmd.get_args().map(|a| a.to_str().unwrap()).collect();
+        assert!(
+            args.contains(&"-A") && args.contains(&"ForwardAgent=yes"),
+            "{args:?}"
         );
+        assert!(!args.contains(&"-a"), "{args:?}");
+        assert!(args.contains(&"-x") && args.contains(&"ClearAllForwardings=yes"));
         assert!(!args.iter().any(|a| a.contains("StrictHostKeyChecking")));
         let smuggled = Host {
             name: "x".into(),
             ssh: "-oProxyCommand=touch /tmp/pwned".into(),
+            forward_agent: false,
         };
         assert!(matches!(
             ssh_command(&smuggled, &Env::default()),
@@ -886,6 +1158,80 @@ mod tests {
         }
     }
 
+    /// Issue 33, finding 4: a remote that never answers holds a call only until its deadline
+    /// (said: not known whether it went); its late answer is ignored, and the next call goes on.
+    #[test]
+    fn a_call_ends_at_its_deadline_and_a_late_answer_is_ignored() {
+        let script = format!(
+            "echo '{HELLO}'; read a; sleep 1; echo '{{\"id\":1,\"result\":\"late\"}}'; \
+             read b; echo '{{\"id\":2,\"result\":\"on time\"}}'; cat >/dev/null"
+        );
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        let e = remote
+            .call_within(
+                "decide_plan",
+                serde_json::json!({}),
+                Duration::from_millis(200),
+            )
+            .unwrap_err();
+        assert!(matches!(e, RemoteError::TimedOut { .. }), "{e}");
+        assert!(e.to_string().contains("not known whether it went"), "{e}");
+        assert_eq!(IpcError::from(e).kind, ErrorKind::Unreachable);
+        let got = remote.call("list_plans", serde_json::json!({})).unwrap();
+        assert_eq!(got, "on time");
+        assert_eq!(remote.ignored(), 1, "{:?}", remote.ignored_reasons());
+    }
+
+    /// A remote that says hello and then nothing, reading nothing either: every call still ends.
+    #[test]
+    fn a_remote_that_hangs_never_holds_a_call_forever() {
+        let script = format!("echo '{HELLO}'; exec sleep 600");
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        remote.set_patience(Duration::from_millis(100));
+        for _ in 0..3 {
+            let e = remote
+                .call("list_plans", serde_json::json!({}))
+                .unwrap_err();
+            assert!(
+                matches!(
+                    e,
+                    RemoteError::TimedOut { .. } | RemoteError::Unreachable { .. }
+                ),
+                "{e}"
+            );
+        }
+    }
+
+    /// A flood of events fills a bounded queue: the rest are dropped and the loss is said; the
+    /// answers still come through, and a frame over the limit is skipped whole.
+    #[test]
+    fn a_flood_of_events_is_bounded_and_said_as_lost() {
+        let event = r#"{"event":"plans:changed","seq":1,"payload":{"paths":[]}}"#;
+        let script = format!(
+            "echo '{HELLO}'; read a; yes '{event}' | head -n 100000; \
+             head -c 16777300 /dev/zero | tr '\\0' x; echo; \
+             echo '{{\"id\":1,\"result\":\"after\"}}'; cat >/dev/null"
+        );
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        let got = remote.call("list_plans", serde_json::json!({})).unwrap();
+        assert_eq!(got, "after");
+        assert!(remote.lost_events(), "the loss is said");
+        assert!(!remote.lost_events(), "once");
+        let mut queued = 0;
+        while remote.next_event(Duration::ZERO).is_some() {
+            queued += 1;
+        }
+        assert!(queued <= EVENTS_QUEUED, "{queued} events kept");
+        assert!(
+            remote
+                .ignored_reasons()
+                .iter()
+                .any(|r| r.contains("a line over")),
+            "{:?}",
+            remote.ignored_reasons()
+        );
+    }
+
     #[test]
     fn a_remote_without_plandeck_is_said_with_how_to_install() {
         let script = "echo 'bash: line 1: plandeck: command not found' >&2; exit 127";
@@ -893,5 +1239,91 @@ mod tests {
             panic!("connected to nothing");
         };
         assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");
+    }
+}
+
+/// Issue 33: the frame reader is a reader of outside text. Whatever bytes a remote sends, it
+/// answers without a panic, keeps no line over its limit, and holds a bounded number of events.
+#[cfg(test)]
+mod frame_properties {
+    use super::*;
+    use proptest::prelude::*;
+
+    /// Lines a remote could send: frames, near-frames and junk.
+    fn a_line() -> impl Strategy<Value = Vec<u8>> {
+        prop_oneof![
+            Just(br#"{"hello":{"protocol":1,"version":"x","instance":"i"}}"#.to_vec()),
+            Just(br#"{"event":"plans:changed","seq":1,"payload":{"paths":[]}}"#.to_vec()),
+            Just(br#"{"event":"gate:changed","seq":18446744073709551615,"payload":null}"#.to_vec()),
+            Just(br#"{"event":7,"seq":-1}"#.to_vec()),
+            Just(br#"{"id":1,"result":{"ok":true}}"#.to_vec()),
+            Just(br#"{"id":1,"error":{"kind":"nope","message":1}}"#.to_vec()),
+            Just(br#"{"id":"1","result":1,"error":{}}"#.to_vec()),
+            Just(br#"{"id":1e400}"#.to_vec()),
+            Just(
+                b"[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[[["
+                    .to_vec()
+            ),
+            Just(b"\x1b]52;c;eA==\x07".to_vec()),
+            proptest::collection::vec(any::<u8>(), 0..200),
+            "[ -~]{0,100}".prop_map(String::into_bytes),
+        ]
+    }
+
+    proptest! {
+        #![proptest_config(ProptestConfig::with_cases(2000))]
+
+        #[test]
+        fn any_bytes_are_read_as_bounded_lines(
+            bytes in proptest::collection::vec(any::<u8>(), 0..2048),
+            max in 1usize..64,
+        ) {
+            let mut input = std::io::Cursor::new(&bytes);
+            let mut line = Vec::new();
+            let mut lines = 0;
+            while let Some(fits) = serve::read_line(&mut input, &mut line, max) {
+                prop_assert!(line.len() <= max);
+                if !fits {
+                    prop_assert!(line.is_empty());
+                }
+                lines += 1;
+                prop_assert!(lines <= bytes.len() + 1);
+            }
+            let _ = serve::parse_server_frame(&bytes);
+        }
+
+        #[test]
+        fn any_stream_of_frames_is_read_without_a_panic_and_bounded(
+            lines in proptest::collection::vec(a_line(), 0..64),
+        ) {
+            let mut stream = Vec::new();
+            for line in &lines {
+                stream.extend_from_slice(line);
+                stream.push(b'\n');
+            }
+            let (hello_tx, _hello_rx) = mpsc::channel();
+            let (tx, rx) = mpsc::sync_channel(8);
+            let lost = Arc::new(AtomicBool::new(false));
+            let waiting = Mutex::new(Some(Waiting::new()));
+            let (answer_tx, answer_rx) = mpsc::channel();
+            lock(&waiting).as_mut().unwrap().insert(1, answer_tx);
+            let ignored = Ignored::default();
+            read_frames(
+                std::io::Cursor::new(stream),
+                "box",
+                hello_tx,
+                Events { tx, lost: lost.clone() },
+                &waiting,
+                &ignored,
+            );
+            prop_assert!(rx.try_iter().count() <= 8);
+            prop_assert!(lock(&waiting).is_none(), "the end is said");
+            prop_assert!(answer_rx.try_iter().count() <= 1, "one answer per request");
+            prop_assert!(lock(&ignored.reasons).len() <= REASONS_KEPT);
+            for reason in lock(&ignored.reasons).iter() {
+                prop_assert!(!reason.contains('\x1b'), "{}", reason);
+                prop_assert!(reason.len() <= 200 + '…'.len_utf8());
+            }
+        }
     }
 }

@@ -938,7 +938,12 @@ impl Server {
         // A server shows its own machine only.
         Ok(Vec::new())
     }
-    fn add_machine(&self, _name: String, _ssh: String) -> Result<MachineStatus, IpcError> {
+    fn add_machine(
+        &self,
+        _name: String,
+        _ssh: String,
+        _forward_agent: bool,
+    ) -> Result<MachineStatus, IpcError> {
         Err(unsupported(
             "machines are added on the desktop that reaches them, not on a server",
         ))

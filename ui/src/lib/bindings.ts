@@ -1358,7 +1358,11 @@ name: string,
 /**
  * Where ssh goes.
  */
-ssh: string, state: MachineState, 
+ssh: string, 
+/**
+ * The person's ssh agent is forwarded there (they turned it on for this machine).
+ */
+forwardAgent: boolean, state: MachineState, 
 /**
  * When it went into this state (RFC 3339, UTC): "unreachable since 14:02".
  */

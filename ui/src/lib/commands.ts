@@ -71,7 +71,7 @@ export type Commands = {
   resume_session: { args: { id: string }; returns: Started };
   open_in_terminal: { args: { id: string }; returns: string };
   list_machines: { args: {}; returns: Array<MachineStatus> };
-  add_machine: { args: { name: string; ssh: string }; returns: MachineStatus };
+  add_machine: { args: { name: string; ssh: string; forwardAgent: boolean }; returns: MachineStatus };
   remove_machine: { args: { name: string }; returns: null };
   reconnect_machine: { args: { name: string }; returns: null };
 };
@@ -142,7 +142,7 @@ export const commands = {
   resumeSession: (args: { id: string }) => invoke<Started>("resume_session", args),
   openInTerminal: (args: { id: string }) => invoke<string>("open_in_terminal", args),
   listMachines: () => invoke<Array<MachineStatus>>("list_machines"),
-  addMachine: (args: { name: string; ssh: string }) => invoke<MachineStatus>("add_machine", args),
+  addMachine: (args: { name: string; ssh: string; forwardAgent: boolean }) => invoke<MachineStatus>("add_machine", args),
   removeMachine: (args: { name: string }) => invoke<null>("remove_machine", args),
   reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
 };

@@ -136,7 +136,8 @@ export const ipc = {
   openInTerminal: (id: string) => call(commands.openInTerminal({ id })),
   // Machines (`plandeck hosts`): ssh destinations are checked by core; nothing here runs ssh.
   listMachines: () => call(commands.listMachines()),
-  addMachine: (name: string, ssh: string) => call(commands.addMachine({ name, ssh })),
+  addMachine: (name: string, ssh: string, forwardAgent = false) =>
+    call(commands.addMachine({ name, ssh, forwardAgent })),
   removeMachine: (name: string) => call(commands.removeMachine({ name })),
   reconnectMachine: (name: string) => call(commands.reconnectMachine({ name })),
   // Live terminal views of sessions' tmux panes (output comes as `terminal:output`).

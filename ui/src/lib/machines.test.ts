@@ -12,6 +12,7 @@ import { loadMachines, machines, shortId, placeRef } from "./machines.svelte";
 const machine = (over: Partial<MachineStatus> = {}): MachineStatus => ({
   name: "lab",
   ssh: "me@lab",
+  forwardAgent: false,
   state: "connected",
   since: "2026-11-26T04:12:00Z",
   problem: null,
@@ -100,13 +101,36 @@ describe("machines", () => {
     await fireEvent.input(await screen.findByTestId("machine-name"), { target: { value: "lab" } });
     await fireEvent.input(screen.getByTestId("machine-ssh"), { target: { value: "me@lab.example" } });
     await fireEvent.click(screen.getByTestId("machine-add-submit"));
-    await waitFor(() => expect(added).toEqual([{ name: "lab", ssh: "me@lab.example" }]));
+    await waitFor(() => expect(added).toEqual([{ name: "lab", ssh: "me@lab.example", forwardAgent: false }]));
     const row = await screen.findByTestId("machine-row");
     expect(row).toHaveTextContent("Connecting…");
     await emit("machines:changed", [machine({ name: "lab", ssh: "me@lab.example", state: "unreachable", problem: { kind: "refused", message: "refused: the host key of lab CHANGED" } })]);
     await waitFor(() => expect(screen.getByTestId("machine-state")).toHaveTextContent(/Unreachable since \d\d:\d\d/));
     expect(screen.getByTestId("machine-state")).toHaveTextContent("host key of lab CHANGED");
     expect(screen.getByTestId("machine-reconnect")).toBeInTheDocument();
+    expect(screen.queryByTestId("machine-agent")).toBeNull();
+  });
+
+  it("forwards the ssh agent to a machine only when the person ticks it, and says so on its row", async () => {
+    const added: any[] = [];
+    let list: MachineStatus[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_machines") return list;
+      if (cmd === "add_machine") {
+        added.push(args);
+        list = [machine({ name: args.name, ssh: args.ssh, forwardAgent: args.forwardAgent, state: "connecting" })];
+        return list[0];
+      }
+      if (cmd === "list_agents") return [];
+      return null;
+    }, { shouldMockEvents: true });
+    render(SettingsView, { overview: null });
+    await fireEvent.input(await screen.findByTestId("machine-name"), { target: { value: "lab" } });
+    await fireEvent.input(screen.getByTestId("machine-ssh"), { target: { value: "me@lab.example" } });
+    await fireEvent.click(screen.getByTestId("machine-forward-agent"));
+    await fireEvent.click(screen.getByTestId("machine-add-submit"));
+    await waitFor(() => expect(added).toEqual([{ name: "lab", ssh: "me@lab.example", forwardAgent: true }]));
+    expect(await screen.findByTestId("machine-agent")).toHaveTextContent("agent forwarded");
   });
 
   it("reads an id as its machine knows it and tells two machines' same path apart", () => {

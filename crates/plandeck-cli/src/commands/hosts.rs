@@ -23,10 +23,14 @@ pub enum HostsAction {
         /// Where ssh goes: `user@host`, `host` or an alias of ~/.ssh/config.
         #[arg(long, value_name = "DEST", allow_hyphen_values = true)]
         ssh: String,
+        /// Forward your ssh agent there (off unless given, whatever your ssh config says): the
+        /// Plandeck there, and every agent it starts, can then use your keys while connected.
+        #[arg(long)]
+        forward_agent: bool,
     },
     /// The machines added, in order.
     List {
-        /// Print JSON (an array of {name, ssh}).
+        /// Print JSON (an array of {name, ssh, forwardAgent}).
         #[arg(long)]
         json: bool,
     },
@@ -57,11 +61,20 @@ pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, Ipc
     let roots = ctx.roots()?;
     let settings = roots.settings_path();
     match args.action {
-        HostsAction::Add { name, ssh } => {
-            let host = config::add_host(&settings, &name, &ssh)?;
+        HostsAction::Add {
+            name,
+            ssh,
+            forward_agent,
+        } => {
+            let host = config::add_host_with(&settings, &name, &ssh, forward_agent)?;
+            let agent = if host.forward_agent {
+                "your ssh agent is forwarded there"
+            } else {
+                "nothing forwarded"
+            };
             writeln!(
                 out,
-                "Added {} (ssh {}). Try: plandeck --host {} plans list",
+                "Added {} (ssh {}, {agent}). Try: plandeck --host {} plans list",
                 host.name, host.ssh, host.name
             )
             .map_err(io)?;
@@ -69,7 +82,17 @@ pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, Ipc
         HostsAction::List { json } => {
             let hosts = config::hosts(&settings)?;
             if json {
-                print_json(out, &hosts)?;
+                let rows: Vec<_> = hosts
+                    .iter()
+                    .map(|h| {
+                        serde_json::json!({
+                            "name": h.name,
+                            "ssh": h.ssh,
+                            "forwardAgent": h.forward_agent,
+                        })
+                    })
+                    .collect();
+                print_json(out, &rows)?;
             } else if hosts.is_empty() {
                 writeln!(
                     out,
@@ -78,9 +101,10 @@ pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                 .map_err(io)?;
             } else {
                 let width = hosts.iter().map(|h| h.name.len()).max().unwrap_or(0).max(4);
-                writeln!(out, "{:<width$}  SSH", "NAME").map_err(io)?;
+                writeln!(out, "{:<width$}  AGENT      SSH", "NAME").map_err(io)?;
                 for h in &hosts {
-                    writeln!(out, "{:<width$}  {}", h.name, h.ssh).map_err(io)?;
+                    let agent = if h.forward_agent { "forwarded" } else { "-" };
+                    writeln!(out, "{:<width$}  {agent:<9}  {}", h.name, h.ssh).map_err(io)?;
                 }
             }
         }
@@ -92,21 +116,21 @@ pub fn run(ctx: &Context, args: HostsArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                     format!("cannot tell where this plandeck is: {e}"),
                 )
             })?;
-            // The `plandeck` people type (installed beside `plandeck-cli`), else this one.
-            let binary = exe
-                .parent()
-                .map(|d| d.join("plandeck"))
-                .filter(|p| p.is_file())
-                .unwrap_or(exe);
+            // The `plandeck` people type (installed beside `plandeck-cli`) when only its owner
+            // (or root) can change it, else this one: a `plandeck` someone else could have put
+            // or changed there is never copied.
+            let binary = plandeck_core::shell::trusted_sibling(&exe, "plandeck").unwrap_or(exe);
             let done = plandeck_core::remote::install(&host, &ctx.env, &binary)?;
             writeln!(
                 out,
-                "{} runs {}, as this build does.\nCopied {} ({:.1} MB) to {} on {} (ssh {}).\n\
-                 It answers: plandeck {}, protocol {}.\nTry: plandeck --host {} plans list",
+                "{} runs {}, as this build does.\nCopied {} ({:.1} MB, SHA-256 {}, checked \
+                 there) to {} on {} (ssh {}).\nIt answers: plandeck {}, protocol {}.\nTry: \
+                 plandeck --host {} plans list",
                 host.name,
                 done.platform,
                 binary.display(),
                 done.bytes as f64 / 1e6,
+                done.sha256,
                 done.path,
                 host.name,
                 host.ssh,

@@ -89,14 +89,21 @@ pub fn run(
     }
     if args.daemon {
         daemon::detach();
-        let log = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(daemon::log_path(&roots))
-            .map_err(io("cannot open the server's log"))?;
+        let log = daemon::private_file(
+            std::fs::OpenOptions::new().create(true).append(true),
+            &daemon::log_path(&roots),
+        )
+        .map_err(io("cannot open the server's log"))?;
+        // Tests only: a connection taken as gone sooner than after 45 s of silence.
+        let silence = ctx
+            .env
+            .get("PLANDECK_SERVE_SILENCE_MS")
+            .and_then(|ms| ms.parse().ok())
+            .map_or(daemon::SILENCE, Duration::from_millis);
         let opts = daemon::DaemonOptions {
             idle: Duration::from_secs(args.idle_exit),
             event_buffer: args.event_buffer,
+            silence,
             ..Default::default()
         };
         daemon::run(&roots, opts, Arc::new(Mutex::new(log))).map_err(io("the server stopped"))?;
@@ -130,10 +137,10 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
     if std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 1 << 20) {
         let _ = std::fs::rename(&log_path, log_path.with_extension("log.1"));
     }
-    let log = std::fs::OpenOptions::new()
-        .create(true)
-        .append(true)
-        .open(&log_path)?;
+    let log = daemon::private_file(
+        std::fs::OpenOptions::new().create(true).append(true),
+        &log_path,
+    )?;
     let mut cmd = Command::new(exe);
     let g = &ctx.global;
     for (flag, value) in [

@@ -26,6 +26,7 @@ fn quick() -> Timing {
         max_retry: Duration::from_secs(1),
         listing_patience: Duration::from_secs(20),
         tick: Duration::from_millis(50),
+        call_patience: Duration::from_secs(60),
     }
 }
 
@@ -42,6 +43,7 @@ fn connect(m: &Ssh) -> (Arc<Machines>, Deck, Heard) {
     let host = Host {
         name: "box".into(),
         ssh: "plandeck-test".into(),
+        forward_agent: false,
     };
     let machines = Arc::new(Machines::with_timing(
         vec![host],

@@ -11,6 +11,7 @@ mod gate;
 mod gate_codex;
 mod gate_team;
 mod history;
+mod hostile;
 mod hung_tmux;
 mod locale;
 mod machines;

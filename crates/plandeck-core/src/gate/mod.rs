@@ -73,6 +73,65 @@ pub fn window_title(pending: &[GateRequest]) -> String {
     }
 }
 
+/// The most characters of outside words a desktop notification shows (a project's name).
+pub const NOTICE_CHARS: usize = 80;
+
+/// Outside words (a folder's name, another machine's) as a desktop notification may show them:
+/// one line (line breaks and separators become spaces), every character a person cannot see
+/// marked ([`crate::visible::shown`]), markup escaped (notification daemons read `<b>`, `<a>` and
+/// `&…;`), at most `max` characters (then `…`).
+pub fn notice_text(text: &str, max: usize) -> String {
+    let one_line: String = text
+        .chars()
+        .map(|c| match c {
+            '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}' => ' ',
+            c => c,
+        })
+        .collect();
+    let shown = crate::visible::shown(&one_line);
+    let mut out = String::new();
+    for (n, c) in shown.chars().enumerate() {
+        if n == max {
+            out.push('…');
+            break;
+        }
+        match c {
+            '&' => out.push_str("&amp;"),
+            '<' => out.push_str("&lt;"),
+            '>' => out.push_str("&gt;"),
+            '"' => out.push_str("&quot;"),
+            '\'' => out.push_str("&#39;"),
+            c => out.push(c),
+        }
+    }
+    out
+}
+
+/// The desktop notification of a request that arrived: its title and body. Another machine's
+/// says so first, in both (its name is always seen, never pushed off by what the remote wrote):
+/// "box: a plan is waiting", "On box: Claude Code in api waits for your decision."
+pub fn arrival_notice(request: &GateRequest) -> (String, String) {
+    let project = std::path::Path::new(&request.cwd)
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_else(|| request.cwd.clone());
+    let project = notice_text(&project, NOTICE_CHARS);
+    let agent = request.agent.display_name();
+    match &request.machine {
+        Some(machine) => {
+            let machine = notice_text(machine, 64);
+            (
+                format!("{machine}: a plan is waiting"),
+                format!("On {machine}: {agent} in {project} waits for your decision."),
+            )
+        }
+        None => (
+            "A plan is waiting".to_owned(),
+            format!("{agent} in {project} waits for your decision."),
+        ),
+    }
+}
+
 /// How long a Claude hook waits for a reviewer by default. Less than the hook timeout installed
 /// ([`install::CLAUDE_HOOK_TIMEOUT_SECS`]), so Plandeck always steps aside before Claude Code
 /// would kill the hook.

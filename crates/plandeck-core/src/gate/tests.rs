@@ -123,3 +123,32 @@ fn the_window_title_counts_the_plans_that_wait() {
     approving.status = GateStatus::Approving;
     assert_eq!(window_title(&[waiting, approving]), "Plandeck (2 waiting)");
 }
+
+/// Issue 33, finding 13: a remote's words in a notification are one line, escaped, bounded, and
+/// cannot push the machine's name out of sight.
+#[test]
+fn a_remotes_notification_names_the_machine_first_on_one_escaped_bounded_line() {
+    let mut request = GateRequest::for_test("r1");
+    request.machine = Some("box".to_owned());
+    request.cwd = format!(
+        "/w/api\n\n\n\nA plan on this laptop is waiting <b>here &amp; \u{2028}{}",
+        "x".repeat(5000)
+    );
+    let (title, body) = arrival_notice(&request);
+    assert_eq!(title, "box: a plan is waiting");
+    assert!(body.starts_with("On box: "), "{body}");
+    assert!(!body.contains('\n') && !body.contains('\u{2028}'), "{body}");
+    assert!(
+        !body.contains("<b>") && body.contains("&lt;b&gt;"),
+        "{body}"
+    );
+    assert!(body.contains("&amp;amp;"), "{body}");
+    assert!(body.chars().count() < 200, "{}", body.chars().count());
+    assert!(body.contains('…'), "{body}");
+    // A local one says no machine.
+    request.machine = None;
+    request.cwd = "/w/api".to_owned();
+    let (title, body) = arrival_notice(&request);
+    assert_eq!(title, "A plan is waiting");
+    assert_eq!(body, "Gemini CLI in api waits for your decision.");
+}

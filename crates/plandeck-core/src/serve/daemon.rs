@@ -18,6 +18,11 @@
 //!   back to the agent's own prompt.
 //! - **Idle exit**: with no client for [`DaemonOptions::idle`] (10 min by default), it removes its
 //!   socket and exits.
+//! - **Heartbeat**: a client says something at least every 15 s (an empty line when it has
+//!   nothing to ask, [`crate::remote::HEARTBEAT`]); a connection silent for
+//!   [`DaemonOptions::silence`] (45 s) is taken as gone (a laptop that slept, a half-open ssh
+//!   connection) and closed: its presence goes with it, hooks fall back as with nobody connected.
+//! - **Files**: the lock and the log are this user's only (0600), in the private folder.
 //!
 //! The relay first sends one line, `{"relay":{"by":"…"}}` (who decides, for the decision log),
 //! then passes bytes both ways unchanged: the daemon speaks [`super`]'s frames.
@@ -42,6 +47,8 @@ const START_PATIENCE: Duration = Duration::from_secs(30);
 const LOCK_PATIENCE: Duration = Duration::from_secs(10);
 /// How long the daemon waits for a connection's first line.
 const RELAY_LINE_PATIENCE: Duration = Duration::from_secs(10);
+/// How long a connection may stay silent before it is taken as gone.
+pub const SILENCE: Duration = Duration::from_secs(45);
 /// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -74,11 +81,14 @@ pub struct DaemonOptions {
     /// How many events are kept for clients that resume.
     pub event_buffer: usize,
     pub max_line: usize,
+    /// A connection that says nothing for this long (not even a heartbeat) is closed.
+    pub silence: Duration,
 }
 
 impl Default for DaemonOptions {
     fn default() -> Self {
         Self {
+            silence: SILENCE,
             idle: IDLE_EXIT,
             event_buffer: super::EVENT_BUFFER,
             max_line: super::MAX_LINE,
@@ -126,6 +136,20 @@ pub fn private_dir(dir: &Path, uid: u32) -> std::io::Result<()> {
         std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
     }
     Ok(())
+}
+
+/// Opens `path` with `options`, made (or left) readable and writable by this user only: 0600.
+pub fn private_file(
+    options: &mut std::fs::OpenOptions,
+    path: &Path,
+) -> std::io::Result<std::fs::File> {
+    use std::os::unix::fs::OpenOptionsExt;
+    let file = options.mode(0o600).open(path)?;
+    // One made before (by an older version) may be looser.
+    if file.metadata()?.mode() & 0o077 != 0 {
+        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
+    }
+    Ok(file)
 }
 
 /// Whether a peer of uid `peer` may use the daemon of uid `own`: only the same user.
@@ -199,12 +223,14 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
     check_socket_path(&socket)?;
 
     // One daemon per store and version: the lock is held for this process's life.
-    let lock_file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(false)
-        .read(true)
-        .write(true)
-        .open(lock_path(roots))?;
+    let lock_file = private_file(
+        std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(false)
+            .read(true)
+            .write(true),
+        &lock_path(roots),
+    )?;
     let deadline = Instant::now() + LOCK_PATIENCE;
     loop {
         match rustix::fs::flock(
@@ -245,9 +271,9 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
     ));
     {
         let (shared, clients, log) = (shared.clone(), clients.clone(), log.clone());
-        let max_line = opts.max_line;
+        let (max_line, silence) = (opts.max_line, opts.silence);
         std::thread::spawn(move || {
-            accept(&listener, uid, &shared, &clients, &log, max_line);
+            accept(&listener, uid, &shared, &clients, &log, max_line, silence);
         });
     }
 
@@ -292,6 +318,7 @@ fn accept(
     clients: &Arc<(Mutex<Clients>, Condvar)>,
     log: &Log,
     max_line: usize,
+    silence: Duration,
 ) {
     let tell = |line: String| say(log, &line);
     for stream in listener.incoming() {
@@ -329,7 +356,7 @@ fn accept(
         }
         let (shared, clients, log) = (shared.clone(), clients.clone(), log.clone());
         std::thread::spawn(move || {
-            if let Err(e) = connection(stream, &shared, &log, max_line) {
+            if let Err(e) = connection(stream, &shared, &log, max_line, silence) {
                 say(&log, &format!("a connection ended: {e}"));
             }
             let (state, changed) = &*clients;
@@ -351,6 +378,7 @@ fn connection(
     shared: &Arc<Shared>,
     log: &Log,
     max_line: usize,
+    silence: Duration,
 ) -> std::io::Result<()> {
     stream.set_read_timeout(Some(RELAY_LINE_PATIENCE))?;
     let mut input = BufReader::new(stream.try_clone()?);
@@ -360,7 +388,9 @@ fn connection(
             .map_err(|e| std::io::Error::other(format!("not a relay's first line: {e}")))?,
         _ => return Err(std::io::Error::other("no first line from the relay")),
     };
-    stream.set_read_timeout(None)?;
+    // A client says something at least every heartbeat: one silent for `silence` is gone (its
+    // end of input, as if it had closed).
+    stream.set_read_timeout(Some(silence))?;
     let opts = Options {
         by: crate::visible::shown(&relay.relay.by).into_owned(),
         event_buffer: 0,
