@@ -14,12 +14,18 @@ export const PANEL_ROWS = `
 `;
 
 /** Where a panel's screen is, and whether a person sees it: a box of its own inside the window,
- * reached by a click at its middle. */
+ * reached by a click at its middle. A screen larger than its panel's box (drawn at a readable
+ * size, it scrolls in the box) is seen where the box shows it. */
 export const PANEL_SEEN = `
   const panel = document.querySelector(arguments[0]);
   const screen = panel?.querySelector(".xterm-screen");
   if (!screen) return null;
-  const r = screen.getBoundingClientRect();
+  const s = screen.getBoundingClientRect();
+  const b = (panel.querySelector(".box") ?? screen).getBoundingClientRect();
+  const left = Math.max(s.left, b.left), top = Math.max(s.top, b.top);
+  const r = { left, top, right: Math.min(s.right, b.right), bottom: Math.min(s.bottom, b.bottom) };
+  r.width = r.right - r.left;
+  r.height = r.bottom - r.top;
   const hit = document.elementFromPoint(r.left + r.width / 2, r.top + r.height / 2);
   return {
     box: [r.left, r.top, r.width, r.height].map(Math.round),

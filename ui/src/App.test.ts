@@ -61,6 +61,8 @@ describe("App", () => {
     await screen.findByText("No plans yet");
     await fireEvent.keyDown(window, { key: "2" });
     expect(await screen.findByText("No sessions yet")).toBeInTheDocument();
+    // Nothing to filter: no filters (issue 34).
+    expect(screen.queryByLabelText("Agent")).toBeNull();
     await fireEvent.click(screen.getByRole("button", { name: /Worktrees/ }));
     expect(await screen.findByText("No worktrees yet")).toBeInTheDocument();
   });

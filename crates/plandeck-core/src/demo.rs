@@ -63,9 +63,25 @@ pub const SESSION_GEMINI: &str = "c0ffee42-1d2e-4f3a-8b9c-ad0e1f2a3b4c";
 pub const SESSION_CODEX: &str = "0199a7e2-5c3d-7e8f-9a0b-1c2d3e4f5a6b";
 
 /// Creates a new demo workspace in a fresh folder under `parent` (e.g. the temp dir), with a live
-/// registry entry naming this process (the window that shows the demo).
+/// registry entry naming this process (the window that shows the demo) and one request of it in
+/// "Waiting for you".
 pub fn create(parent: &Path) -> Result<DemoWorkspace, DemoError> {
-    create_with(parent, Some(std::process::id()))
+    let pid = std::process::id();
+    let ws = create_with(parent, Some(pid))?;
+    // What the window's demo leads with: a plan in "Waiting for you".
+    let claude = Roots::under_home(&ws.home).claude;
+    let plan = agents::claude::plans_dir(&claude).join("shop-pagination-brisk-otter.md");
+    let transcript = agents::claude::projects_dir(&claude)
+        .join(claude_project_folder(&ws.repo))
+        .join(format!("{SESSION_WAITING}.jsonl"));
+    write_demo_request(
+        &claude,
+        &ws.repo.to_string_lossy(),
+        &plan.to_string_lossy(),
+        &transcript,
+        pid,
+    )?;
+    Ok(ws)
 }
 
 /// Creates a demo workspace; `registry_pid` names the process of the demo's running Claude Code
@@ -197,10 +213,8 @@ fn write_claude(
         ),
     ];
     let project = agents::claude::projects_dir(claude).join(claude_project_folder(repo));
-    let transcript = project.join(format!("{sid}.jsonl"));
-    write(&transcript, &jsonl(&waiting))?;
+    write(&project.join(format!("{sid}.jsonl")), &jsonl(&waiting))?;
     if let Some(pid) = registry_pid {
-        write_demo_request(claude, &cwd, &plan_path, &transcript, pid)?;
         write(
         &agents::claude::registry_file(claude, pid),
         &json!({"pid": pid, "sessionId": sid, "cwd": cwd, "version": "2.1.328", "kind": "interactive",

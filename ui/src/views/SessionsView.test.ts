@@ -84,6 +84,27 @@ describe("SessionsView", () => {
     await waitFor(() => expect(screen.getByTestId("session-card")).not.toHaveTextContent("approved"), { timeout: 3000 });
   });
 
+  it("keeps a session that ended before the person's eyes in view, ended, with Resume (issue 34)", async () => {
+    localStorage.clear();
+    let state: "working" | "ended" = "working";
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_sessions") return [session({ sessionId: "aaaaaaaa-mine", state }), session({ sessionId: "bbbbbbbb-old", state: "ended" })];
+        if (cmd === "get_sessions") return [session({ sessionId: "aaaaaaaa-mine", state })];
+        return null;
+      },
+      { shouldMockEvents: true },
+    );
+    render(SessionsView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("session-card").length).toBe(1));
+    state = "ended";
+    await emit("sessions:changed", { sessionIds: ["aaaaaaaa-mine"], startedWaiting: [] });
+    await waitFor(() => expect(screen.getByTestId("session-card").querySelector("[data-testid=action-resume]")).not.toBeNull());
+    // An old ended one stays behind the toggle.
+    expect(screen.getAllByTestId("session-card")).toHaveLength(1);
+    expect(screen.getByTestId("toggle-ended")).toHaveTextContent("Show 1 ended");
+  });
+
   it("reloads once for a burst of changes from a live session, not once per change", async () => {
     localStorage.clear();
     // Fake timers that also move with the clock (testing-library's waits poll on them): the end

@@ -6,7 +6,8 @@ use common::plandeck;
 #[test]
 fn sessions_list_json_has_the_contract_fields() {
     let home = tempfile::tempdir().unwrap();
-    let demo = plandeck_core::demo::create(home.path()).unwrap();
+    // A running session (this process), no request in the gate: the plan is decided by path.
+    let demo = plandeck_core::demo::create_with(home.path(), Some(std::process::id())).unwrap();
     let (code, out, err) = plandeck(&demo.home, &["sessions", "list", "--json"]);
     assert_eq!(code, 0, "{err}");
     let v: serde_json::Value = serde_json::from_str(&out).unwrap();

@@ -1001,6 +1001,14 @@ impl SessionIndex {
                 if e.deleted {
                     e.deleted = false;
                 }
+                // A Gemini or Codex file seen before its first record was named by its file;
+                // its session id, once a record says it, names it (a Codex card was
+                // `rollout-…-<id>` for good: issue 34).
+                if agent != Agent::Claude {
+                    if let Some(id) = e.facts.session_id.as_ref().filter(|id| **id != e.key) {
+                        e.key = id.clone();
+                    }
+                }
             }
             Ok(Progress::Replaced) => {
                 let mut e = std::mem::replace(&mut self.entries[i], placeholder());

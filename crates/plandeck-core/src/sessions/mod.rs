@@ -22,9 +22,16 @@
 //! 1. its pid is not alive (no `/proc/<pid>`, or a different process start time than the entry's
 //!    `procStart`) → `crashed` (the CLI removes its entry on a clean exit, so a stale one means it
 //!    died);
-//! 2. an `ExitPlanMode` call with no `tool_result` for its id yet → `waiting_for_approval`;
+//! 2. an `ExitPlanMode` call with no `tool_result` for its id yet, made since the CLI started
+//!    (the entry's `startedAt`: a resumed session's old card is not on screen) →
+//!    `waiting_for_approval`;
 //! 3. registry `status`: `waiting` → `waiting_for_input` (a permission prompt or a question),
 //!    `busy` → `working`, `idle` → `idle`; any other status → from the last records as below.
+//!
+//! A Claude Code session whose registry entry was removed while the index watched (the CLI
+//! removes it when it exits: `/exit`, Stop, a killed tmux session) → `ended`, whatever its last
+//! records say, until an entry names it again. A session Plandeck started whose agent process is
+//! gone is `ended` too, at listing time (`control::mark_exited`).
 //!
 //! With no registry entry (every Gemini and Codex session; a Claude session whose CLI exited):
 //! 1. activity in the last 10 minutes → from the last records: a pending plan approval

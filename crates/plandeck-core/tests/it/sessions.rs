@@ -903,3 +903,23 @@ fn open_with_progress_counts_every_transcript_and_ends_ready() {
         .all(|p| !p.ready && p.read < p.total));
     assert_eq!(index.watch_roots(), SessionIndex::watch_roots_of(&roots));
 }
+
+/// Issue 34: a Codex rollout the watcher reports before its first record (the CLI creates it,
+/// then writes) was named by its file for good; its session id names it once a record says it.
+#[test]
+fn a_rollout_seen_empty_is_named_by_its_session_id_once_written() {
+    let h = home();
+    let r = &h.roots;
+    let from = plandeck_testkit::fixtures::fixture(plandeck_testkit::fixtures::CODEX)
+        .join("sessions/2026/11/23/rollout-2026-11-23T09-06-18-01a207a7-f7fe-7201-ac2d-8334cc0ede60.jsonl");
+    let day = r.codex.join("sessions/2026/11/23");
+    std::fs::create_dir_all(&day).unwrap();
+    let mut index = SessionIndex::open(r);
+    let path = day.join(from.file_name().unwrap());
+    std::fs::write(&path, "").unwrap();
+    index.apply(std::slice::from_ref(&path));
+    append(&path, &std::fs::read(&from).unwrap());
+    index.apply(std::slice::from_ref(&path));
+    let ids: Vec<String> = index.sessions().into_iter().map(|s| s.session_id).collect();
+    assert_eq!(ids, ["01a207a7-f7fe-7201-ac2d-8334cc0ede60"]);
+}
