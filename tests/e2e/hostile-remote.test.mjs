@@ -10,7 +10,7 @@ import { mkdtempSync, writeFileSync } from "node:fs";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { test } from "node:test";
-import { cli, envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
+import { clickNativeDialog, cli, envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
 test("a machine that hangs does not stop a local approval", { timeout: 180000 }, async () => {
   const home = mkdtempSync(join(tmpdir(), "plandeck-e2e-hang-"));
@@ -49,5 +49,32 @@ test("a machine that hangs does not stop a local approval", { timeout: 180000 },
     await waitFor(async () => (await s.exec(`return document.querySelector("[data-testid=machine-status][data-machine=box]")?.dataset.state ?? null`)) === "connected", {
       what: "box still shown connected",
     });
+  });
+});
+
+test("a machine is added from Settings only once a native dialog naming its destination is confirmed", { timeout: 120000 }, async () => {
+  const home = mkdtempSync(join(tmpdir(), "plandeck-e2e-add-machine-"));
+  const dir = mkdtempSync(join(tmpdir(), "plandeck-e2e-add-machine-ssh-"));
+  // Its "ssh" fails at once, as an unreachable machine's does.
+  writeFileSync(join(dir, "ssh.sh"), "echo 'ssh: connect to host lab.example port 22: Connection refused' >&2\nexit 255\n");
+  const hosts = () => JSON.parse(cli(home, ["hosts", "list", "--json"]).stdout).map((h) => h.name);
+  await withApp({ home, env: { PLANDECK_SSH: `sh ${join(dir, "ssh.sh")}` } }, async (s) => {
+    await s.click("[data-view=settings]");
+    const add = async () => {
+      await s.type("[data-testid=machine-name]", "lab");
+      await s.type("[data-testid=machine-ssh]", "me@lab.example");
+      await s.click("[data-testid=machine-add-submit]");
+    };
+    // Cancel: nothing added, nothing connected.
+    await add();
+    assert.ok(clickNativeDialog("^Connect to lab \\(me@lab\\.example\\)", 0.25), "a native dialog names the destination");
+    await s.waitFor("[role=alert][data-kind=refused]", { timeout: 20000 });
+    assert.match(await s.text("[role=alert]"), /not added/);
+    assert.deepEqual(hosts(), []);
+    // Confirmed: added, and shown.
+    await s.click("[data-testid=machine-add-submit]");
+    assert.ok(clickNativeDialog("^Connect to lab \\(me@lab\\.example\\)", 0.75));
+    await s.waitFor("[data-testid=machine-row][data-machine=lab]", { timeout: 20000 });
+    assert.deepEqual(hosts(), ["lab"]);
   });
 });

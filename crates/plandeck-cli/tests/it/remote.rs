@@ -987,6 +987,14 @@ fn the_remotes_server_is_private_to_its_user_and_refuses_another_uid() {
     assert!(got.is_empty(), "{}", String::from_utf8_lossy(&got));
     let log = std::fs::read_to_string(dir.join("plandeck.log")).unwrap();
     assert!(log.contains("refused a connection of uid 0"), "{log}");
+    // Issue 33, finding 16: its lock and log are its user's only.
+    for entry in std::fs::read_dir(&dir).unwrap().flatten() {
+        let path = entry.path();
+        if path.extension().is_some_and(|x| x == "log" || x == "lock") {
+            let mode = std::fs::metadata(&path).unwrap().permissions().mode() & 0o777;
+            assert_eq!(mode, 0o600, "{}", path.display());
+        }
+    }
 }
 
 #[test]
