@@ -417,8 +417,8 @@ fn pane_state(server: Server<'_>, pane: &str) -> (String, bool) {
     };
     let (mut dead, mut status, mut there) = read();
     // tmux marks the pane dead when its terminal closes, and knows the exit status only once it
-    // has reaped the program: wait a little for it.
-    for _ in 0..10 {
+    // has reaped the program: wait for it, a few seconds at most (a loaded machine reaps late).
+    for _ in 0..60 {
         if !(dead && there && status.is_empty()) {
             break;
         }
@@ -429,6 +429,9 @@ fn pane_state(server: Server<'_>, pane: &str) -> (String, bool) {
         .tmux("capture-pane")
         .flag("-p")
         .flag("-J")
+        // A few lines of history too: tmux scrolls a dead pane up by one line to print its
+        // "Pane is dead", and the agent's first line (often its only words) goes above the screen.
+        .number("-S", -5)
         .pane(pane)
         .output()
         .unwrap_or_default();
