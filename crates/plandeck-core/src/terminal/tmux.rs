@@ -365,7 +365,7 @@ pub(crate) fn argv_ever_held_hex(needle: &[u8]) -> bool {
 }
 
 /// The cases of one property test against a real tmux: `PLANDECK_TMUX_CASES / share`
-/// (`PLANDECK_TMUX_CASES`: 512 unless set, `scripts/test.sh` sets 2,000): the typing properties
+/// (`PLANDECK_TMUX_CASES`: 512 unless set, `scripts/test.sh` sets 1,500): the typing properties
 /// take a half each, start and resume a quarter.
 #[cfg(test)]
 pub(crate) fn prop_cases(share: u32) -> u32 {
