@@ -65,7 +65,7 @@ else
   # type-checks it).
   step "core, CLI and bench tests (cargo)"
   # The property tests against a real tmux (issue 33) run more cases here than day to day.
-  PLANDECK_TMUX_CASES="${PLANDECK_TMUX_CASES:-2000}" \
+  PLANDECK_TMUX_CASES="${PLANDECK_TMUX_CASES:-1500}" \
     cargo test --workspace --exclude plandeck --no-fail-fast 2>&1 | tee "$logs/cargo.log"
 fi
 [ "${PIPESTATUS[0]}" -eq 0 ] || status=1

@@ -4,8 +4,8 @@
 //! canary a `#(touch …)` would make is never made), and the agent runs in exactly the folder
 //! reported with exactly the prompt given, or the start is refused with its reason.
 //!
-//! Cases: a quarter of `PLANDECK_TMUX_CASES` each (512 unless set; `scripts/test.sh` sets 2,000:
-//! 500 here, 1,000 for each typing property in `terminal` and `mirror`).
+//! Cases: a quarter of `PLANDECK_TMUX_CASES` each (512 unless set; `scripts/test.sh` sets 1,500:
+//! 375 here, 750 for each typing property in `terminal` and `mirror`).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -252,7 +252,9 @@ fn folder_names_through_resume_are_data() {
             prop_assume!(std::fs::create_dir_all(&folder).is_ok());
             let id = format!("resumed-{n}");
             let known = Some((Agent::Claude, folder.display().to_string()));
-            match resume_with(&b.roots, &id, known, Some(&b.program), b.server()) {
+            // A home of its own per case: the records of earlier cases are not read again.
+            let roots = Roots::under_home(&b.root.join(format!("homes/{n}")));
+            match resume_with(&roots, &id, known, Some(&b.program), b.server()) {
                 Ok(s) => {
                     let argv = resume_line(&b.program, Agent::Claude, &id);
                     b.check_started(&s, &folder, &argv)?;

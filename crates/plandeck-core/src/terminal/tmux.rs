@@ -185,6 +185,11 @@ impl Tmux {
         self.flag(flag).data(&bytes)
     }
 
+    /// `<flag> <value>` for a value tmux takes as it is (a buffer's name).
+    pub fn value(self, flag: &'static str, value: &str) -> Tmux {
+        self.flag(flag).data(value.as_bytes())
+    }
+
     /// `<flag> <n>` (`-x 200`, `-S -2000`).
     pub fn number(self, flag: &'static str, n: i64) -> Tmux {
         self.flag(flag).data(n.to_string().as_bytes())
@@ -321,16 +326,16 @@ pub fn paste(
             .unwrap_or_default()
     );
     Tmux::on(socket, "load-buffer")
-        .name("-b", &buffer)
+        .value("-b", &buffer)
         .word("-")
         .bytes_with(Some(bytes))?;
     let mut t = Tmux::on(socket, "paste-buffer").flag("-d").flag("-r");
     if how == Paste::Bracketed {
         t = t.flag("-p");
     }
-    let pasted = t.name("-b", &buffer).pane(pane).output();
+    let pasted = t.value("-b", &buffer).pane(pane).output();
     if pasted.is_err() {
-        let _ = Tmux::on(socket, "delete-buffer").name("-b", &buffer).run();
+        let _ = Tmux::on(socket, "delete-buffer").value("-b", &buffer).run();
     }
     pasted.map(drop)
 }
@@ -365,7 +370,7 @@ pub(crate) fn argv_ever_held_hex(needle: &[u8]) -> bool {
 }
 
 /// The cases of one property test against a real tmux: `PLANDECK_TMUX_CASES / share`
-/// (`PLANDECK_TMUX_CASES`: 512 unless set, `scripts/test.sh` sets 2,000): the typing properties
+/// (`PLANDECK_TMUX_CASES`: 512 unless set, `scripts/test.sh` sets 1,500): the typing properties
 /// take a half each, start and resume a quarter.
 #[cfg(test)]
 pub(crate) fn prop_cases(share: u32) -> u32 {
