@@ -407,6 +407,11 @@ fn edit_and_approve_writes_the_plan_file_unless_it_changed() {
     let claude = claude_takes_the_hooks_answer(&s.transcript, hook);
     let outcome = gate::decide(&s.roots, &req.id, edit("# edited plan\n")).unwrap();
     assert!(outcome.delivered, "{outcome:?}");
+    // It says the edits went (issue 34).
+    assert_eq!(
+        outcome.message,
+        "Approved with your edits: sent to Claude Code through its hook."
+    );
     assert_eq!(
         std::fs::read_to_string(&s.plan_file).unwrap(),
         "# edited plan\n"

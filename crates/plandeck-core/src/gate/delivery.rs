@@ -198,6 +198,14 @@ pub fn decide_with(
 ) -> Result<DecisionOutcome, GateError> {
     // Claimed first: one decider at a time, and only the first decision goes. The request is
     // read only once the claim is held, so what an earlier decider did is on disk by then.
+    // The person's own edit (not the file's text or the notes set below): said in the outcome.
+    let with_edits = matches!(
+        &decision,
+        GateDecision::Approve {
+            edited: Some(_),
+            ..
+        }
+    );
     let claim = super::claim::take(roots, request_id)?;
     let req = load_open(roots, request_id)?;
     if req.status != GateStatus::Waiting
@@ -312,10 +320,14 @@ pub fn decide_with(
             );
         }
     }
+    let message = match reached.message.strip_prefix("Approved:") {
+        Some(rest) if with_edits => format!("Approved with your edits:{rest}"),
+        _ => reached.message,
+    };
     Ok(DecisionOutcome {
         request_id: req.id,
         delivered: reached.delivery == Delivery::Delivered,
-        message: reached.message,
+        message,
         status: reached.status,
         delivery: reached.delivery,
     })

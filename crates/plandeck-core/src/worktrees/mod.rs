@@ -239,7 +239,7 @@ impl Refusal {
                 words::count(*count, "changed file", "changed files")
             ),
             Refusal::Unmerged { count } => format!(
-                "{} would leave the branch (kept under the archive ref)",
+                "{} would leave the branch (saved first, so they can be restored)",
                 words::count(*count, "unmerged commit", "unmerged commits")
             ),
             Refusal::BaseUnknown => {

@@ -520,19 +520,30 @@ fn loss_summary(
     }
     let mut s = format!("Removing {path}:\n");
     for r in refusals {
-        s.push_str(&format!("- {}\n", r.message()));
+        // A fact the lists below give in full is not said twice (issue 34).
+        let listed = match r {
+            Refusal::Dirty { .. } => !files.is_empty(),
+            Refusal::Unmerged { .. } => !commits.is_empty(),
+            Refusal::SubmoduleCommits { submodule, .. } => {
+                submodules.iter().any(|m| m.submodule == *submodule)
+            }
+            _ => false,
+        };
+        if !listed {
+            s.push_str(&format!("- {}\n", r.message()));
+        }
     }
     if !files.is_empty() {
-        s.push_str("Changed files that will be deleted:\n");
+        s.push_str("Changed files that will be deleted (uncommitted changes are not saved):\n");
         for f in files {
             s.push_str(&format!("  {}\n", in_words(f)));
         }
     }
     if !commits.is_empty() {
-        s.push_str(&format!(
-            "Unmerged commits (kept under {}):\n",
-            archive_ref.unwrap_or("no archive ref")
-        ));
+        s.push_str(match archive_ref {
+            Some(_) => "Unmerged commits that will leave the branch (saved first, so they can be restored):\n",
+            None => "Unmerged commits that will leave the branch:\n",
+        });
         for c in commits {
             s.push_str(&format!(
                 "  {} {}\n",
@@ -631,7 +642,7 @@ pub fn clean_confirmation_text(previews: &[RemovalPreview]) -> String {
     let mut s =
         format!(
         "Removes {} clean and merged {} (no changed files, no unmerged commits, no tmux pane), \
-         each with its branch, saved under an archive ref first:\n",
+         each with its branch (its tip saved first, so it can be restored):\n",
         previews.len(),
         if previews.len() == 1 { "worktree" } else { "worktrees" }
     );

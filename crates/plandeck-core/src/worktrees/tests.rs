@@ -1228,6 +1228,12 @@ fn details_list_the_files_in_words_and_the_unmerged_commits_the_counts_stand_for
     ] {
         assert!(!text.contains(code), "{code:?} in {text}");
     }
+    // Each fact once (the counts are the lists below), in words: "archive ref" is nobody's word
+    // (issue 34); the ref saved is named once, as what restores the commits.
+    assert!(!text.contains("would be deleted"), "{text}");
+    assert!(!text.contains("would leave the branch"), "{text}");
+    assert!(!text.contains("archive ref"), "{text}");
+    assert_eq!(text.matches("refs/plandeck/archive/").count(), 1, "{text}");
 
     // A path that is no worktree has no details.
     assert!(matches!(
