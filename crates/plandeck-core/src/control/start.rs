@@ -411,19 +411,21 @@ fn pane_state(server: Server<'_>, pane: &str) -> (String, bool) {
     {
         Ok(s) => {
             let (d, st) = s.trim_end().split_once('\t').unwrap_or((s.trim(), ""));
-            (d != "0", st.to_owned(), true)
+            (d != "0", st.to_owned())
         }
-        Err(_) => (true, String::new(), false),
+        Err(_) => (true, String::new()),
     };
-    let (mut dead, mut status, mut there) = read();
+    let (mut dead, mut status) = read();
     // tmux marks the pane dead when its terminal closes, and knows the exit status only once it
     // has reaped the program: wait for it, a few seconds at most (a loaded machine reaps late).
+    // A call that failed is tried again too: on a loaded machine one read of a pane that is
+    // still there can fail, and the exit status would be lost.
     for _ in 0..60 {
-        if !(dead && there && status.is_empty()) {
+        if !(dead && status.is_empty()) {
             break;
         }
         std::thread::sleep(Duration::from_millis(50));
-        (dead, status, there) = read();
+        (dead, status) = read();
     }
     let mut screen = server
         .tmux("capture-pane")
