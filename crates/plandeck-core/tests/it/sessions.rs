@@ -559,9 +559,9 @@ fn a_codex_rollout_first_seen_empty_takes_its_session_id_when_session_meta_arriv
     let h = home();
     let r = &h.roots;
     let sid = "01a22294-a376-76a1-a4b3-160e1b9eb1d9";
-    let rollout = r
-        .codex
-        .join(format!("sessions/2026/11/28/rollout-2026-11-28T14-34-56-{sid}.jsonl"));
+    let rollout = r.codex.join(format!(
+        "sessions/2026/11/28/rollout-2026-11-28T14-34-56-{sid}.jsonl"
+    ));
     std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
     std::fs::write(&rollout, "").unwrap();
     let mut index = SessionIndex::open(r);
@@ -601,10 +601,14 @@ fn a_codex_rollout_first_seen_empty_takes_its_session_id_when_session_meta_arriv
     let index = SessionIndex::open(r);
     let list = index.sessions();
     assert!(
-        list.iter().any(|s| s.session_id == "01a22294-ffff-7000-8000-000000000001"),
+        list.iter()
+            .any(|s| s.session_id == "01a22294-ffff-7000-8000-000000000001"),
         "{list:#?}"
     );
-    assert!(!list.iter().any(|s| s.session_id.starts_with("rollout-")), "{list:#?}");
+    assert!(
+        !list.iter().any(|s| s.session_id.starts_with("rollout-")),
+        "{list:#?}"
+    );
 }
 
 // ---- properties ----
