@@ -16,10 +16,10 @@
 //   PLANDECK_BIN names the app (as for the e2e tests).
 
 import { spawn } from "node:child_process";
-import { mkdtempSync, rmSync } from "node:fs";
+import { mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
-import { join } from "node:path";
+import { dirname, join } from "node:path";
 import { args, emit, envFor, percentile, plandeckBin, row, waitFor } from "./lib.mjs";
 
 const CONTENT = {
@@ -37,6 +37,21 @@ function freePort() {
       srv.close(() => resolve(port));
     });
   });
+}
+
+/** Ends the windows `bin` left on `home` (a deleted WebDriver session can leave its window open;
+ * the app's `plandeck` execs `plandeck-window` beside it): no launch runs beside an earlier one. */
+function killLeft(bin, home) {
+  const names = [bin, join(dirname(bin), "plandeck-window")];
+  for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
+    try {
+      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
+      if (!names.includes(cmd)) continue;
+      if (readFileSync(`/proc/${pid}/environ`, "utf8").split("\0").includes(`HOME=${home}`)) process.kill(Number(pid), "SIGKILL");
+    } catch {
+      /* gone, or not ours to read */
+    }
+  }
 }
 
 /** Starts `bin` on `home` through tauri-driver; runs `fn(exec, t0)` with the WebDriver session open. */
@@ -76,6 +91,7 @@ async function drive(bin, home, compositing, fn) {
     if (id) await fetch(`${base}/session/${id}`, { method: "DELETE" }).catch(() => {});
     driver.kill("SIGTERM");
     await new Promise((r) => (driver.exitCode !== null ? r() : driver.once("exit", r)));
+    killLeft(bin, home);
   }
 }
 
