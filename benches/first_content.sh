@@ -9,7 +9,7 @@
 # benches/memory/gen_data.py's (500 plans, 200 sessions, ~110 MB of transcripts; the row says
 # which). Starts Xvfb (1400x900) when $DISPLAY is unset.
 # Writes benches/results/bench_first_content.jsonl (stamped with commit, profile and run time).
-# Usage: bash benches/first_content.sh   (env: PROFILE=debug|release SAMPLES=5 HEAVY_HOME=<dir>
+# Usage: bash benches/first_content.sh   (env: PROFILE=debug|release SAMPLES=5 HEAVY_HOME=<dir> HEAVY_WHAT=<words>
 #        COMPOSITING=on|off NO_BUILD=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -44,7 +44,7 @@ if [ -z "${DISPLAY:-}" ]; then
 fi
 
 heavy="${HEAVY_HOME:-}"
-heavy_what="heavy home ($heavy)"
+heavy_what="${HEAVY_WHAT:-heavy home ($heavy)}"
 if [ -z "$heavy" ]; then
   echo "generating the heavy home (500 plans, 200 sessions)..." >&2
   heavy="$work/heavy-home"

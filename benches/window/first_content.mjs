@@ -22,9 +22,11 @@ import { tmpdir } from "node:os";
 import { dirname, join } from "node:path";
 import { args, emit, envFor, percentile, plandeckBin, row, waitFor } from "./lib.mjs";
 
+// The frame's time, and where the page's own load began and ended (the phases in the rows).
+const FRAME = `new Promise((r) => requestAnimationFrame(() => { const n = performance.getEntriesByType("navigation")[0]; r({ at: Date.now(), origin: performance.timeOrigin, dcl: n ? performance.timeOrigin + n.domContentLoadedEventEnd : 0 }); }))`;
 const CONTENT = {
-  hello: `return document.querySelector("h1")?.textContent ? new Promise((r) => requestAnimationFrame(() => r(Date.now()))) : 0;`,
-  app: `return document.querySelector("[data-testid=plan-row], [data-testid=empty-todo]") ? new Promise((r) => requestAnimationFrame(() => r(Date.now()))) : 0;`,
+  hello: `return document.querySelector("h1")?.textContent ? ${FRAME} : 0;`,
+  app: `return document.querySelector("[data-testid=plan-row], [data-testid=empty-todo]") ? ${FRAME} : 0;`,
 };
 
 function freePort() {
@@ -95,11 +97,15 @@ async function drive(bin, home, compositing, fn) {
   }
 }
 
+/** Per timed launch: ms from the start to the page's navigation start and to its DOMContentLoaded. */
+const phases = [];
+
 /** ms from the start of `bin` to the first frame with its content. */
 function firstContent(bin, home, kind, compositing) {
   return drive(bin, home, compositing, async (exec, t0) => {
-    const at = await waitFor(() => exec(CONTENT[kind]), { timeout: 120000, interval: 10, what: `${kind}'s first content` });
-    return at - t0;
+    const f = await waitFor(() => exec(CONTENT[kind]), { timeout: 120000, interval: 10, what: `${kind}'s first content` });
+    phases.push({ kind, page: Math.round(f.origin - t0), loaded: Math.round(f.dcl - t0) });
+    return f.at - t0;
   });
 }
 
@@ -124,6 +130,7 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
   await firstContent(app, warm, "app", compositing);
   rmSync(warm, { recursive: true, force: true });
   const t = { hello: [], empty: [], heavy: [] };
+  phases.length = 0;
   for (let i = 0; i < samples; i++) {
     const helloHome = mkdtempSync(join(tmpdir(), "plandeck-bench-hello-"));
     t.hello.push(await firstContent(hello, helloHome, "hello", compositing));
@@ -133,6 +140,14 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
     for (const h of [helloHome, empty]) rmSync(h, { recursive: true, force: true });
     process.stderr.write(`sample ${i + 1}: hello ${t.hello.at(-1)} ms, empty home ${t.empty.at(-1)} ms, heavy home ${t.heavy.at(-1)} ms\n`);
   }
+  // Where the time went (medians of the timed launches): to the page's navigation start (process,
+  // GTK, WebKit), to its DOMContentLoaded (the page's HTML and scripts), the rest to the content.
+  const timed = phases.slice(-3 * samples);
+  const phase = (i) => {
+    const of = timed.filter((_, j) => j % 3 === i);
+    return { to_page_start_ms: percentile(of.map((p) => p.page), 50), to_dom_loaded_ms: percentile(of.map((p) => p.loaded), 50) };
+  };
+  const [helloPhases, emptyPhases, heavyPhases] = [0, 1, 2].map(phase);
   const base = percentile(t.hello, 50);
   const baseline = { what: "hello-world Tauri window's first content (its <h1>), same build profile, same run", ms: Math.round(base * 10) / 10 };
   const common = {
@@ -140,6 +155,7 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
     limit: { ratio: 1.2 },
     baseline,
     hello_samples_ms: t.hello,
+    hello_phases: helloPhases,
     env: compositing === "off" ? "WEBKIT_DISABLE_COMPOSITING_MODE=1" : "compositing on",
     measured: "tauri-driver session request (the process starts) to the first frame with the content",
   };
@@ -150,6 +166,7 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
       home: "empty (a new folder each launch: a first run)",
       content: "the plans view's 'where Plandeck looked' list",
       samples_ms: t.empty,
+      phases: emptyPhases,
     }),
     row("window_first_content_heavy_home", t.heavy, {
       ...common,
@@ -157,6 +174,7 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
       home: heavyWhat ?? heavy,
       content: "a plan row",
       samples_ms: t.heavy,
+      phases: heavyPhases,
     }),
   ];
 }
