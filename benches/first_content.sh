@@ -52,8 +52,9 @@ if [ -z "$heavy" ]; then
   heavy_what="500 plans, 200 sessions (benches/memory/gen_data.py)"
 fi
 
-commit="$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!benches/results' ':!BENCHMARKS.md' || echo -dirty)"
-run="$(date -u +%Y-%m-%dT%H:%M:%SZ)"
+# benches/run.sh's stamp when it runs this, else this run's own.
+commit="${PLANDECK_BENCH_COMMIT:-$(git rev-parse --short=12 HEAD)$(git diff --quiet HEAD -- . ':!benches/results' ':!BENCHMARKS.md' || echo -dirty)}"
+run="${PLANDECK_BENCH_RUN:-$(date -u +%Y-%m-%dT%H:%M:%SZ)}"
 mkdir -p benches/results
 out=benches/results/bench_first_content.jsonl
 set +e
