@@ -149,7 +149,7 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
   };
   const [helloPhases, emptyPhases, heavyPhases] = [0, 1, 2].map(phase);
   const base = percentile(t.hello, 50);
-  const baseline = { what: "hello-world Tauri window's first content (its <h1>), same build profile, same run", ms: Math.round(base * 10) / 10 };
+  const baseline = { what: "hello-world Tauri window's first content (its h1 heading), same build profile, same run", ms: Math.round(base * 10) / 10 };
   const common = {
     budget: "<= 1.2x a hello-world Tauri window's first content",
     limit: { ratio: 1.2 },
