@@ -54,6 +54,7 @@ for b in "${benches[@]}"; do
   [ "$b" = bench_memory ] && continue  # benches/memory.sh, below
   [ "$b" = bench_window ] && continue  # benches/window/*.mjs, below
   [ "$b" = bench_terminals ] && continue  # benches/window/terminals.mjs, below
+  [ "$b" = bench_first_content ] && continue  # benches/first_content.sh, below
   echo "==> $b" >&2
   out="benches/results/$b.jsonl"
   set +e
@@ -135,6 +136,16 @@ if [ $# -eq 0 ] || [[ " $* " == *" bench_terminals "* ]]; then
     } | stamp | tee "$out.new" >&2
     mv "$out.new" "$out"
   )
+fi
+# The first impression (issue 34): the window's first content against a hello-world Tauri window's
+# first content, same Xvfb, same run (<= 1.2x), on an empty home and on the heavy home (HEAVY_HOME,
+# else benches/memory/gen_data.py's): benches/first_content.sh writes
+# benches/results/bench_first_content.jsonl (release here; SAMPLES, default 5).
+if [ $# -eq 0 ] || [[ " $* " == *" bench_first_content "* ]]; then
+  echo "==> bench_first_content" >&2
+  # Exit 3: a row over its limit (the rows are kept, judged below).
+  PROFILE=release bash benches/first_content.sh >/dev/null || [ $? -eq 3 ] ||
+    echo '{"bench":"bench_first_content","error":"failed"}' >benches/results/bench_first_content.jsonl
 fi
 # Memory of the app's processes against a hello-world Tauri window (docs/architecture.md §6), under Xvfb when
 # $DISPLAY is unset: benches/memory.sh writes benches/results/bench_memory.jsonl (debug builds, ~4 min).

@@ -78,12 +78,13 @@ fi
 
 # The real agent CLIs for the end-to-end tests (tests/e2e/gate-*.test.mjs, codex.test.mjs) and the
 # Codex fixture recorder (tests/agents/record-codex.mjs), outside the repo.
-# Pinned to the versions the fixtures were recorded with; skipped when already there.
+# Pinned to the newest versions whose end-to-end tests passed (docs/agents.md, "Versions checked"; the
+# fixtures in tests/fixtures keep the versions they were recorded with); skipped when already there.
 # PLANDECK_AGENT_VERSIONS=latest (scripts/test.sh --agents latest): the newest the registry has, in
 # a folder of their own, brought up to date each time.
 if [ "$want_test" = 1 ]; then
   agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
-  agent_pkgs=("@anthropic-ai/claude-code@2.1.328" "@google/gemini-cli@0.61.0" "@openai/codex@0.169.0")
+  agent_pkgs=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0" "@openai/codex@0.171.0")
   if [ "${PLANDECK_AGENT_VERSIONS:-}" = "latest" ]; then
     agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents-latest}"
     agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest")

@@ -1,5 +1,5 @@
 #!/usr/bin/env node
-// Re-records tests/fixtures/codex-cli-0.169.0/ from the real Codex CLI (scripts/setup.sh --test
+// Records tests/fixtures/codex-cli-<installed version>/ from the real Codex CLI (scripts/setup.sh --test
 // installs it in ~/.cache/plandeck-agents): each scenario runs the TUI in tmux (private server,
 // temp HOME and CODEX_HOME, a temp git repository `work/api` as cwd) against the loopback
 // Responses stand-in (tests/agents/openai-api.mjs), in Plan mode entered with shift+tab.
@@ -31,6 +31,7 @@ import {
   codexRollouts,
   codexSetup,
   CODEX_IMPLEMENT_PROMPT,
+  installedVersion,
   makeAgentHome,
   quitCodex,
   rolloutRecords,
@@ -43,7 +44,9 @@ import { ROOT, waitFor } from "../e2e/webdriver.mjs";
 import { argsOf } from "./common.mjs";
 
 const args = argsOf();
-const OUT = args.out ?? join(ROOT, "tests/fixtures/codex-cli-0.169.0");
+// A folder per version: recording with a newer CLI never overwrites what the tests hold to
+// (tests/fixtures/codex-cli-0.169.0, recorded with 0.169.0).
+const OUT = args.out ?? join(ROOT, `tests/fixtures/codex-cli-${installedVersion("@openai/codex")}`);
 const codex = agentCli("codex");
 const PROMPT = "Plan pagination for the list endpoint";
 const FEEDBACK = "Use cursor pagination only, drop the page numbers";

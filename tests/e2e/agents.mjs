@@ -19,6 +19,12 @@ export function agentCli(name) {
   throw new Error(`${name} is not installed in ${AGENTS_DIR} (scripts/setup.sh --test installs it from the npm registry)`);
 }
 
+/** The version of npm package `name` installed in AGENTS_DIR (what a test that checks what the CLI
+ * wrote holds it to: the pinned lane has the pinned version, the newest-versions lane the newest). */
+export function installedVersion(name) {
+  return JSON.parse(readFileSync(join(AGENTS_DIR, "node_modules", name, "package.json"), "utf8")).version;
+}
+
 /** A fresh temp HOME with a git repository at `home/work/<project>`. */
 export function makeAgentHome(project) {
   const base = mkdtempSync(join(tmpdir(), "plandeck-gate-e2e-"));

@@ -1,4 +1,4 @@
-// The real Codex CLI (npm @openai/codex 0.169.0) in tmux, in its Plan collaboration mode, its model
+// The real Codex CLI (npm @openai/codex, the version scripts/setup.sh pins) in tmux, in its Plan collaboration mode, its model
 // API answered by tests/agents/openai-api.mjs on loopback: the scripted model proposes a plan in a
 // `<proposed_plan>` block, the TUI offers to implement it, the person accepts; the rollout file
 // Codex writes (`$CODEX_HOME/sessions/YYYY/MM/DD/rollout-*.jsonl`) must hold the plan and the
@@ -20,6 +20,7 @@ import {
   answerCodexPlan,
   codexRollouts,
   codexSetup,
+  installedVersion,
   makeAgentHome,
   quitCodex,
   rejectInQueue,
@@ -94,7 +95,8 @@ test("Codex CLI plan mode: a proposed plan accepted in the terminal is in the ro
 
     const meta = recs[0];
     assert.equal(meta.type, "session_meta");
-    assert.equal(meta.payload.cli_version, "0.169.0");
+    // The version installed in this lane's folder (pinned, or the newest in the latest lane).
+    assert.equal(meta.payload.cli_version, installedVersion("@openai/codex"));
     assert.equal(meta.payload.originator, "codex-tui");
     assert.equal(meta.payload.cwd, repo);
     assert.ok(path.endsWith(`-${meta.payload.id}.jsonl`), "the file name ends with the session id");
@@ -104,7 +106,12 @@ test("Codex CLI plan mode: a proposed plan accepted in the terminal is in the ro
     assert.equal(plans.length, 1);
     assert.equal(plans[0].payload.item.text, PLAN);
     const planTurn = plans[0].payload.turn_id;
-    assert.equal(plans[0].payload.item.id, `${planTurn}-plan`);
+    // Its id is what Plandeck keys the request by: `<turn>-plan` in 0.169, an id of its own in
+    // 0.171 (docs/agents.md); either way one no other item of the rollout has.
+    const planId = plans[0].payload.item.id;
+    assert.ok(planId === `${planTurn}-plan` || /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/.test(planId), planId);
+    const itemIds = recs.filter((r) => r.type === "event_msg" && r.payload?.type === "item_completed").map((r) => r.payload.item?.id);
+    assert.equal(itemIds.filter((i) => i === planId).length, 1, `the plan's id is its own: ${JSON.stringify(itemIds)}`);
     // … and the model's whole message, tags included.
     const said = recs.filter((r) => r.type === "response_item" && r.payload?.role === "assistant").map((r) => r.payload.content.map((c) => c.text).join(""));
     assert.ok(said.some((t) => t.includes(`<proposed_plan>\n${PLAN}</proposed_plan>`)), `the <proposed_plan> block is in the rollout: ${JSON.stringify(said)}`);

@@ -1,4 +1,4 @@
-// The teammate gate end to end with the real Claude Code CLI 2.1.328 and agent teams
+// The teammate gate end to end with the real Claude Code CLI (the version scripts/setup.sh pins) and agent teams
 // (CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1), in-process and in pane mode (`--teammate-mode tmux`):
 // the lead, in plan mode, spawns the teammate `planner` with `Agent`; the teammate writes its plan
 // and calls ExitPlanMode. The model API is tests/agents/claude-api.mjs `--scenario team`, which

@@ -381,6 +381,7 @@ impl SessionIndex {
                     _ => return None,
                 }
                 e.facts.unreadable += std::mem::take(&mut e.follower.splitter.overlong);
+                e.key = session_key(agent, path, &e.facts);
                 Origin::Resumed(e.follower.offset - s.offset)
             }
         };
@@ -526,19 +527,7 @@ impl SessionIndex {
         if agent == Agent::Gemini && facts.cwd.is_none() {
             facts.cwd = self.gemini_cwd(&path);
         }
-        e.key = match agent {
-            Agent::Claude => path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .unwrap_or_default()
-                .to_owned(),
-            _ => facts.session_id.clone().unwrap_or_else(|| {
-                path.file_stem()
-                    .and_then(|s| s.to_str())
-                    .unwrap_or_default()
-                    .to_owned()
-            }),
-        };
+        e.key = session_key(agent, &path, &facts);
         e.facts = facts;
         e.follower = follower;
         e.deleted = false;
@@ -1001,14 +990,7 @@ impl SessionIndex {
                 if e.deleted {
                     e.deleted = false;
                 }
-                // A Gemini or Codex file seen before its first record was named by its file;
-                // its session id, once a record says it, names it (a Codex card was
-                // `rollout-…-<id>` for good: issue 34).
-                if agent != Agent::Claude {
-                    if let Some(id) = e.facts.session_id.as_ref().filter(|id| **id != e.key) {
-                        e.key = id.clone();
-                    }
-                }
+                e.key = session_key(agent, &e.follower.path, &e.facts);
             }
             Ok(Progress::Replaced) => {
                 let mut e = std::mem::replace(&mut self.entries[i], placeholder());
@@ -1022,6 +1004,23 @@ impl SessionIndex {
             }
             Ok(Progress::Missing) | Err(_) => e.deleted = true,
         }
+    }
+}
+
+/// The id an entry is listed under: Claude Code's transcript name; the others' session id from the
+/// file's own records (Codex's `session_meta`), else the file's name until those are read. Codex
+/// CLI 0.171 creates its rollout empty and writes `session_meta` a moment later: an entry first
+/// read then takes its id once the record is appended (issue 34).
+fn session_key(agent: Agent, path: &Path, facts: &Facts) -> String {
+    let stem = || {
+        path.file_stem()
+            .and_then(|s| s.to_str())
+            .unwrap_or_default()
+            .to_owned()
+    };
+    match agent {
+        Agent::Claude => stem(),
+        _ => facts.session_id.clone().unwrap_or_else(stem),
     }
 }
 

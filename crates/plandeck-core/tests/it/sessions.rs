@@ -549,6 +549,68 @@ fn gemini_and_codex_appends() {
     assert_eq!(find(&list, "cx1").state, SessionState::Idle);
 }
 
+/// Codex CLI 0.171 creates its rollout empty and writes `session_meta` a moment later (measured:
+/// docs/agents.md). A rollout first seen empty, or with half its first line, is listed under its
+/// session id once the record is there, not under the file's name (issue 34: the card of a
+/// session Plandeck started was never found under the id `start` printed). So is one resumed
+/// from the stored index.
+#[test]
+fn a_codex_rollout_first_seen_empty_takes_its_session_id_when_session_meta_arrives() {
+    let h = home();
+    let r = &h.roots;
+    let sid = "01a22294-a376-76a1-a4b3-160e1b9eb1d9";
+    let rollout = r.codex.join(format!(
+        "sessions/2026/11/28/rollout-2026-11-28T14-34-56-{sid}.jsonl"
+    ));
+    std::fs::create_dir_all(rollout.parent().unwrap()).unwrap();
+    std::fs::write(&rollout, "").unwrap();
+    let mut index = SessionIndex::open(r);
+    index.set_now(Some(at("2026-11-28T14:35:00Z")));
+    let meta = format!(
+        "{}\n",
+        json!({"timestamp": "2026-11-28T14:34:56Z", "type": "session_meta",
+               "payload": {"id": sid, "session_id": sid, "cwd": "/work/api", "cli_version": "0.171.0"}})
+    );
+    let (half, rest) = meta.as_bytes().split_at(40);
+    append(&rollout, half);
+    index.apply(std::slice::from_ref(&rollout));
+    append(&rollout, rest);
+    assert!(index.apply(std::slice::from_ref(&rollout)));
+    let list = index.sessions();
+    assert_eq!(list.len(), 1, "{list:#?}");
+    assert_eq!(list[0].session_id, sid);
+    assert_eq!(list[0].cwd, "/work/api");
+
+    // Stored while still empty, read again from the store once the record was written.
+    let stored = r
+        .codex
+        .join("sessions/2026/11/28/rollout-2026-11-28T14-40-00-01a22294-ffff-7000-8000-000000000001.jsonl");
+    std::fs::write(&stored, "").unwrap();
+    let index = SessionIndex::open(r);
+    index.save().unwrap();
+    drop(index);
+    append(
+        &stored,
+        format!(
+            "{}\n",
+            json!({"timestamp": "2026-11-28T14:40:00Z", "type": "session_meta",
+                   "payload": {"id": "01a22294-ffff-7000-8000-000000000001", "cwd": "/work/b", "cli_version": "0.171.0"}})
+        )
+        .as_bytes(),
+    );
+    let index = SessionIndex::open(r);
+    let list = index.sessions();
+    assert!(
+        list.iter()
+            .any(|s| s.session_id == "01a22294-ffff-7000-8000-000000000001"),
+        "{list:#?}"
+    );
+    assert!(
+        !list.iter().any(|s| s.session_id.starts_with("rollout-")),
+        "{list:#?}"
+    );
+}
+
 // ---- properties ----
 
 use proptest::prelude::*;
