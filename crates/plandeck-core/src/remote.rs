@@ -160,6 +160,24 @@ impl From<RemoteError> for IpcError {
     }
 }
 
+/// What to check for ssh's own words on a connection that never opened (issue 34: a raw
+/// "Connection refused" told the person nothing to do).
+fn ssh_advice(stderr: &str) -> Option<&'static str> {
+    let has = |s: &str| stderr.contains(s);
+    if has("Connection refused") {
+        Some("is sshd running on that port? An ssh://user@host:port destination names the port")
+    } else if has("Could not resolve hostname") {
+        Some("check the name: it is neither a host name that resolves nor a Host in ~/.ssh/config")
+    } else if has("Connection timed out")
+        || has("No route to host")
+        || has("Network is unreachable")
+    {
+        Some("the machine does not answer: is it on, on this network, and the port open?")
+    } else {
+        None
+    }
+}
+
 /// Reads why ssh (or the remote shell) ended before the server said hello: `status` is ssh's
 /// exit (255: ssh's own failure; else the remote command's), `stderr` what it said. Only ssh's
 /// own failure (255) is read for ssh's verdicts (a host key, a refused login): the remote's shell
@@ -201,6 +219,8 @@ pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> Remote
     } else if ssh_said || code.is_none() {
         let detail = if detail.is_empty() {
             "ssh ended without saying why".to_owned()
+        } else if let Some(advice) = ssh_advice(stderr).filter(|_| ssh_said) {
+            format!("{detail} ({advice})")
         } else {
             detail
         };
@@ -987,6 +1007,17 @@ mod tests {
         let e = classify(&host(), exit(255), refused);
         assert!(matches!(e, RemoteError::Unreachable { .. }), "{e}");
         assert!(e.to_string().contains("Connection refused"), "{e}");
+        assert!(
+            e.to_string().contains("is sshd running on that port?"),
+            "{e}"
+        );
+        let unknown_name =
+            "ssh: Could not resolve hostname lab.exmaple: Name or service not known\n";
+        let e = classify(&host(), exit(255), unknown_name);
+        assert!(e.to_string().contains("check the name"), "{e}");
+        let silent = "ssh: connect to host 10.9.9.9 port 22: Connection timed out\n";
+        let e = classify(&host(), exit(255), silent);
+        assert!(e.to_string().contains("does not answer"), "{e}");
         let missing = "bash: line 1: plandeck: command not found\n";
         let e = classify(&host(), exit(127), missing);
         assert!(matches!(e, RemoteError::NotInstalled { .. }), "{e}");

@@ -11,8 +11,8 @@
 //! - An "edit" equal to the plan is a plain approval ("No changes: approved as is"); the plan file
 //!   is written only for a real change, and the outcome says whether it was ([`PlanOutcome::written`]
 //!   is read back from the file, not assumed).
-//! - A record-only decision that changed nothing but the log can be undone ([`undo`]): a
-//!   revocation line is appended; nothing is deleted.
+//! - A record-only decision that wrote no edit can be undone ([`undo`]): a revocation line is
+//!   appended (nothing is deleted), and the comments it carried are unsent again.
 //!
 //! The window and the CLI call [`decide_plan`], so they cannot diverge.
 
@@ -83,8 +83,8 @@ pub struct PlanOutcome {
     pub unchanged_edit: bool,
     /// The log line of this decision (for `alreadyApproved`: the approval in force), when known.
     pub decision: Option<Decision>,
-    /// The id to pass to [`undo`]: set for a record-only decision that changed nothing but the
-    /// log (no edit written, no comments marked sent).
+    /// The id to pass to [`undo`]: set for a record-only decision that wrote no edit (an
+    /// approval or a rejection; the comments it carried are unsent again on undo).
     pub undo_id: Option<String>,
 }
 
@@ -310,10 +310,8 @@ pub fn decide_plan(
         ),
         (Verdict::Approved, false, _) => "Approved; this version is pinned.".to_owned(),
     };
-    let undo_id = recorded
-        .id
-        .clone()
-        .filter(|_| !written && recorded.comments.is_empty());
+    // Undone as long as it wrote nothing: an approval or a rejection, with comments or without.
+    let undo_id = recorded.id.clone().filter(|_| !written);
     Ok(PlanOutcome {
         route: Route::RecordedOnly,
         verdict,
@@ -367,7 +365,7 @@ fn already_approved(
 /// Undoes the record-only decision `id` on the plan at `plan_path`: appends a line revoking it
 /// (the log stays append-only) and returns that line; the plan then stands as it did before.
 /// Refused (nothing written) unless `id` is the plan's last decision in force, was recorded only
-/// (it reached no agent), and changed nothing but the log (no edit written, no comments sent).
+/// (it reached no agent), and wrote no edit; comments it carried (to nobody) are unsent again.
 pub fn undo(roots: &Roots, plan_path: &Path, id: &str) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let key_text = key.to_string_lossy();
@@ -392,15 +390,21 @@ pub fn undo(roots: &Roots, plan_path: &Path, id: &str) -> Result<Decision, Revie
             "this decision went to the agent; it cannot be taken back from here",
         ));
     }
-    if last.edited || !last.comments.is_empty() {
+    if last.edited {
         return Err(refuse(
-            "this decision wrote the plan file or sent comments; it cannot be undone",
+            "this decision wrote the plan file; it cannot be undone",
         ));
     }
     let line = last
         .revocation(crate::timestamp::now_seconds())
         .ok_or_else(|| refuse("this decision has no id"))?;
+    // The comments it carried reached nobody: they are open and unsent again.
+    let (ids, at) = (last.comments.clone(), crate::timestamp::format(last.time));
     log::append(&roots.data, &line)?;
+    drop(_lock);
+    if let Err(e) = crate::comments::unmark_sent(&roots.data, plan_path, &ids, &at) {
+        tracing::warn!("the comments of an undone decision stay marked sent: {e}");
+    }
     Ok(line)
 }
 

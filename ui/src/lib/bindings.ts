@@ -291,7 +291,12 @@ approvedHash: string | null,
 /**
  * The plan file's current version (`None` when the file is gone or unreadable).
  */
-currentHash: string | null, versions: Array<VersionInfo>, decisions: Array<Decision>, };
+currentHash: string | null, versions: Array<VersionInfo>, decisions: Array<Decision>, 
+/**
+ * Who decides here ([`super::log::reviewer`]): the window names a decision's reviewer only
+ * when it is someone else.
+ */
+you: string, };
 
 export type DiffStats = { added: number, removed: number, };
 

@@ -111,6 +111,19 @@ describe("machines", () => {
     expect(screen.queryByTestId("machine-agent")).toBeNull();
   });
 
+  it("counts down to an unreachable machine's next try, and suggests an ssh:// destination with a port", async () => {
+    const nextTry = new Date(Date.now() + 40_000).toISOString();
+    mockIPC((cmd) => {
+      if (cmd === "list_machines") return [machine({ state: "unreachable", nextTry })];
+      return null;
+    }, { shouldMockEvents: true });
+    render(SettingsView, { overview: null });
+    const next = await screen.findByTestId("machine-next-try");
+    expect(next.textContent).toMatch(/next try in (39|40) s/);
+    await waitFor(() => expect(next.textContent).toMatch(/next try in 3[0-8] s/), { timeout: 4000 });
+    expect(screen.getByTestId("machine-ssh")).toHaveAttribute("placeholder", expect.stringContaining("ssh://me@lab:2222"));
+  });
+
   it("forwards the ssh agent to a machine only when the person ticks it, and says so on its row", async () => {
     const added: any[] = [];
     let list: MachineStatus[] = [];

@@ -3,7 +3,7 @@ import { render, screen } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import CommentsPanel from "../components/CommentsPanel.svelte";
 import VerifyPanel from "../components/VerifyPanel.svelte";
-import { ago, TICK_MS } from "./time";
+import { ago, countdown, TICK_MS } from "./time";
 
 afterEach(() => {
   vi.useRealTimers();
@@ -64,5 +64,16 @@ describe("relative times", () => {
     await vi.advanceTimersByTimeAsync(TICK_MS);
     await screen.findByText("approved 2 min ago");
     expect(card).toHaveTextContent("2 min ago");
+  });
+});
+
+describe("countdown", () => {
+  it("counts down to a retry in seconds, then minutes, and says now once it passed", () => {
+    const at = Date.parse("2026-11-28T13:00:00Z");
+    expect(countdown("2026-11-28T13:00:40Z", at)).toBe("in 40 s");
+    expect(countdown("2026-11-28T13:00:00.500Z", at)).toBe("in 1 s");
+    expect(countdown("2026-11-28T13:05:00Z", at)).toBe("in 5 min");
+    expect(countdown("2026-11-28T12:59:00Z", at)).toBe("now");
+    expect(countdown(null, at)).toBe("");
   });
 });

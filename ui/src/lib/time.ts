@@ -61,3 +61,15 @@ export function clock(iso: string | null | undefined): string {
   clockFormat ??= new Intl.DateTimeFormat([], { hour: "2-digit", minute: "2-digit" });
   return clockFormat.format(t);
 }
+
+/** How long until `iso`: "in 40 s", "in 3 min", "now" (a time already passed). For a retry the
+ * person may wait for: a clock time ("next try 13:00") said nothing when the minute was the same. */
+export function countdown(iso: string | null | undefined, at: number = Date.now()): string {
+  if (!iso) return "";
+  const t = Date.parse(iso);
+  if (Number.isNaN(t)) return "";
+  const s = Math.ceil((t - at) / 1000);
+  if (s <= 0) return "now";
+  if (s < 90) return `in ${s} s`;
+  return `in ${Math.round(s / 60)} min`;
+}

@@ -307,7 +307,11 @@ describe("PlanDetail", () => {
       if (cmd === "list_comments") return [c("c1", "v1", "1. one", "which one?", ["2026-11-23T10:05:00Z"]), c("c2", "v2", "# Plan", "<b>bold</b> title", [])];
       if (cmd === "plan_history")
         return {
-          decisions: [{ time: "2026-11-23T10:05:00Z", reviewer: "dev", planPath: "/h/.claude/plans/p.md", agent: "claude", sessionId: null, decision: "rejected", feedback: "no", approvedHash: null, contentHash: "v1", edited: false, mode: null, comments: ["c1"] }],
+          you: "dev",
+          decisions: [
+            { time: "2026-11-23T10:05:00Z", reviewer: "dev", planPath: "/h/.claude/plans/p.md", agent: "claude", sessionId: null, decision: "rejected", feedback: "no", approvedHash: null, contentHash: "v1", edited: false, mode: null, comments: ["c1"] },
+            { time: "2026-11-23T09:05:00Z", reviewer: "ann", planPath: "/h/.claude/plans/p.md", agent: "claude", sessionId: null, decision: "rejected", feedback: "earlier", approvedHash: null, contentHash: "v1", edited: false, mode: null, comments: [] },
+          ],
           versions: [{ hash: "v2", seenAt: new Date().toISOString(), approved: false }, { hash: "v1", seenAt: new Date().toISOString(), approved: false }],
         };
       if (cmd === "transcript_history") return [];
@@ -320,7 +324,13 @@ describe("PlanDetail", () => {
     expect(withDecision).toHaveTextContent("With 1 comment: “1. one”");
     const perVersion = await screen.findAllByTestId("version-comment");
     expect(perVersion.map((e) => e.textContent)).toEqual([expect.stringContaining("<b>bold</b> title"), expect.stringContaining("which one?")]);
-    expect(perVersion[1]).toHaveTextContent("sent with the decision of 2026-11-23T10:05:00Z");
+    expect(perVersion[1]).toHaveTextContent("sent with the decision of");
+    expect(perVersion[1].textContent).not.toContain("T10:05:00Z");
+    // The decision is the person's own (`you`): no "by dev"; someone else's names them.
+    const events = [...document.querySelectorAll("[data-testid=plan-history] .event")].map((e) => e.textContent ?? "");
+    expect(events[0]).not.toContain("by dev");
+    expect(events[0]).not.toContain("T10:05:00Z");
+    expect(events[1]).toContain("by ann");
     expect(document.querySelector(".version-comment b")).toBeNull();
   });
 
@@ -462,5 +472,51 @@ describe("PlanDetail", () => {
     } finally {
       meta.remove();
     }
+  });
+
+  it("Approve is primary only while the plan is not approved", async () => {
+    let state: ReviewState = "approved";
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc(state);
+      if (cmd === "list_comments") return [];
+      return null;
+    });
+    const { unmount } = render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    expect(screen.getByTestId("approve")).not.toHaveClass("primary");
+    unmount();
+    state = "unreviewed";
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    expect(screen.getByTestId("approve")).toHaveClass("primary");
+  });
+
+  it("the diff with nothing approved says what approving does instead of a wall of additions", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc();
+      if (cmd === "list_comments") return [];
+      if (cmd === "plan_diff") return { ...diff, fromHash: null, fromLabel: "nothing approved yet" };
+      return null;
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    await screen.findByTestId("plan-html");
+    await fireEvent.click(document.querySelector('[data-tab="diff"]')!);
+    expect(await screen.findByTestId("diff-nothing-approved")).toHaveTextContent("Nothing approved yet: approving pins this version");
+    expect(screen.queryByTestId("plan-diff")).toBeNull();
+  });
+
+  it("the diff's label gives the approval's time as the window does, not a raw timestamp", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "get_plan") return doc("changed");
+      if (cmd === "list_comments") return [];
+      if (cmd === "plan_diff") return { ...diff, fromLabel: "approved 2026-11-23T10:05:00Z (abcd1234)", toLabel: "/h/.claude/plans/p.md (current file)" };
+      return null;
+    });
+    render(PlanDetail, { id: "abc123def456" });
+    const view = await screen.findByTestId("plan-diff");
+    const summary = view.querySelector(".summary")!.textContent ?? "";
+    expect(summary).toContain("approved ");
+    expect(summary).not.toContain("T10:05:00Z");
+    expect(summary).toContain("p.md (current file)");
   });
 });

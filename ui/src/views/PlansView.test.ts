@@ -184,4 +184,28 @@ describe("PlansView", () => {
     await fireEvent.change(screen.getByLabelText("Review state"), { target: { value: "waiting" } });
     await waitFor(() => expect(screen.getAllByTestId("plan-row").map((r) => r.textContent)).toEqual([expect.stringContaining("Nobody yet")]));
   });
+
+  it("an empty home shows no search or filters, only what adds plans", async () => {
+    showPlans([]);
+    await waitFor(() => expect(screen.getByRole("button", { name: /Add folder/ })).toBeInTheDocument());
+    await waitFor(() => expect(screen.queryByTestId("plan-search")).toBeNull());
+    expect(screen.queryByLabelText("Agent")).toBeNull();
+    expect(screen.queryByLabelText("Review state")).toBeNull();
+  });
+
+  it("the transcripts read count follows transcripts read after the first scan", async () => {
+    let files = 2;
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return { plans: [plan({})], problems: [] };
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "history_progress") return { filesDone: files, files, bytesDone: 0, bytes: 0, done: true };
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    }, { shouldMockEvents: true });
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getByTestId("transcripts-progress")).toHaveTextContent("Read 2 of 2 transcripts"));
+    files = 3;
+    await emit("history:changed", {});
+    await waitFor(() => expect(screen.getByTestId("transcripts-progress")).toHaveTextContent("Read 3 of 3 transcripts"));
+  });
 });

@@ -200,4 +200,23 @@ describe("WorktreesView", () => {
     await emit("worktrees:changed", { ids: [] });
     await waitFor(() => expect(screen.getByTestId("remove-clean")).toBeEnabled());
   });
+
+  it("lays out every repository's worktrees in the same columns, whatever each holds", async () => {
+    mockIPC(
+      (cmd) =>
+        cmd === "list_worktrees"
+          ? [
+              worktree({}),
+              worktree({ id: "wt2", repoId: "r2", repo: "/h/other-repository-with-a-long-name", path: "/h/other-repository-with-a-long-name-and-a-longer-feature-branch", branch: "a/very/long/branch/name/for/this/one" }),
+            ]
+          : null,
+      { shouldMockEvents: true },
+    );
+    render(WorktreesView, { overview: null, onLoadDemo: () => {} });
+    await waitFor(() => expect(screen.getAllByTestId("worktree-table").length).toBe(2));
+    const columns = screen.getAllByTestId("worktree-table").map((t) => [...t.querySelectorAll("colgroup col")].map((c) => c.className));
+    expect(columns[0].length).toBe(screen.getAllByTestId("worktree-table")[0].querySelectorAll("thead th").length);
+    expect(columns[1]).toEqual(columns[0]);
+    expect(columns[0].filter((c) => c).length).toBe(6);
+  });
 });

@@ -197,22 +197,34 @@ fn reject_and_approve_carry_open_comments_unless_told_not_to() {
         .unwrap()
         .starts_with("Comment on the plan (1)"));
 
-    // Approve with notes: the plan file gets a "Reviewer notes" section, the approved version
-    // holds it, and the comment stays open where its text still is.
+    // Approve with notes: the notes go with the decision (its log line), the plan file stays
+    // exactly as it was (issue 34), and the comment stays open where its text still is.
+    let before = fs::read(&p).unwrap();
     let (code, out, err) = plandeck(home.path(), &["approve", ps, "--json"]);
     assert_eq!(code, 0, "{err}");
     let d = json(&out);
-    assert_eq!(d["edited"], true);
-    let text = fs::read_to_string(&p).unwrap();
-    assert!(text.starts_with("# Cache\n\n1. Add an LRU cache.\n2. Evict after 5 minutes.\n\n## Reviewer notes\n\n1. On \"Evict after 5 minutes.\":\n   Too short;\n   use 1 hour.\n"), "{text}");
+    assert_eq!(d["edited"], false);
+    assert_eq!(
+        fs::read(&p).unwrap(),
+        before,
+        "the plan file holds no notes"
+    );
+    let (_, out, _) = plandeck(home.path(), &["log", "--json"]);
+    let last = json(&out)[0].clone();
+    assert!(
+        last["feedback"].as_str().unwrap().starts_with(
+            "## Reviewer notes\n\n1. On \"Evict after 5 minutes.\":\n   Too short;\n   use 1 hour."
+        ),
+        "{last}"
+    );
     let (_, out, _) = plandeck(home.path(), &["plans", "diff", ps, "--json"]);
     assert_eq!(
         json(&out)["stats"]["added"],
         0,
-        "the approved version is the file with its notes"
+        "the approved version is the file as it is"
     );
 
-    // Resolved, it goes with nothing: the version with its notes is approved already, so
+    // Resolved, it goes with nothing: the version is approved already, so
     // approving it again records nothing new.
     plandeck(home.path(), &["comment", "--resolve", &id]);
     let (_, out, _) = plandeck(home.path(), &["approve", ps, "--json"]);

@@ -469,6 +469,28 @@ pub fn mark_sent(
     write_file(data, &plan, &file)
 }
 
+/// Takes back [`mark_sent`]: comments `ids` no longer went with the decision made at
+/// `decided_at` (a decision recorded only, undone).
+pub fn unmark_sent(
+    data: &Path,
+    plan: &Path,
+    ids: &[String],
+    decided_at: &str,
+) -> Result<(), CommentError> {
+    if ids.is_empty() {
+        return Ok(());
+    }
+    let plan = store::plan_key(plan);
+    let _lock = store::lock(data)?;
+    let mut file = read_file(data, &plan)?;
+    for c in file.comments.iter_mut().filter(|c| ids.contains(&c.id)) {
+        if let Some(i) = c.sent_with.iter().rposition(|t| t == decided_at) {
+            c.sent_with.remove(i);
+        }
+    }
+    write_file(data, &plan, &file)
+}
+
 /// The open comments of `plan` in `content`, in plan order: what a decision carries.
 pub fn open_for_decision(
     data: &Path,
@@ -539,9 +561,10 @@ pub fn approval_with_notes(
     }))
 }
 
-/// Approves `plan` as [`review::approve`] does, carrying its open comments to the agent (unless
-/// `include` is false) as a "Reviewer notes" section of the approved text, through the
-/// edit-and-approve path every agent honours. The comments carried are marked sent.
+/// Approves `plan` as [`review::approve`] does (no agent waits: the decision is recorded), with
+/// its open comments (unless `include` is false) as the decision's "Reviewer notes": recorded in
+/// its log line (`feedback`), never written into the plan file, which gets exactly the person's
+/// edit, or nothing. The comments carried are marked sent.
 /// `by`: who decided, from where ([`review::Decision::decided_by`]).
 pub fn approve(
     roots: &crate::config::Roots,
@@ -561,9 +584,10 @@ pub fn approve(
     } else {
         approval_with_notes(&roots.data, plan, &content, &base, include)?
     };
-    if let Some(notes) = &notes {
+    // The notes go with the decision (its log line), never into the plan file: an edit writes
+    // exactly the person's text, a plain approval writes nothing.
+    if notes.is_some() && req.edited.is_some() {
         req.started_from = Some(req.started_from.unwrap_or(current));
-        req.edited = Some(notes.text.clone());
     }
     let mut decision = review::decide::approve_unlogged(roots, plan, req)?;
     if let Some(notes) = &notes {
@@ -732,6 +756,55 @@ mod tests {
             approval_with_notes(&data, &plan, &v2, &v2, true).unwrap(),
             None
         );
+    }
+
+    /// Issue 34: an edit-and-approve with open comments writes exactly the person's edit into the
+    /// plan file; the notes go with the decision (its log line), not into the file.
+    #[test]
+    fn edit_and_approve_with_comments_writes_only_the_edit_and_logs_the_notes() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = crate::config::Roots::under_home(dir.path());
+        let plans = roots.claude.join("plans");
+        std::fs::create_dir_all(&plans).unwrap();
+        let plan = plans.join("p.md");
+        std::fs::write(&plan, V1).unwrap();
+        let open = add_on(&roots.data, &plan, V1, "Test it.", "which cases?");
+        let edited = "# Plan\n\n1. Add `page` to `GET /items`.\n2. Test it.\n3. Ship.";
+        let d = approve(
+            &roots,
+            &plan,
+            review::ApproveRequest {
+                edited: Some(edited.to_owned()),
+                started_from: Some(store::hash(V1.as_bytes())),
+                ..Default::default()
+            },
+            true,
+            Some("me"),
+        )
+        .unwrap();
+        assert_eq!(std::fs::read(&plan).unwrap(), edited.as_bytes());
+        assert_eq!(d.comments, vec![open.comment.id.clone()]);
+        let logged = review::decide::log(&roots, Some(&plan)).unwrap();
+        let notes = logged.last().unwrap().feedback.clone().unwrap();
+        assert!(
+            notes.starts_with("## Reviewer notes\n\n1. On \"Test it.\":\n   which cases?"),
+            "{notes}"
+        );
+
+        // A plain approval with notes writes nothing: the file stays as it was.
+        let plain = plans.join("q.md");
+        std::fs::write(&plain, V1).unwrap();
+        add_on(&roots.data, &plain, V1, "Test it.", "all of them");
+        let d = approve(
+            &roots,
+            &plain,
+            review::ApproveRequest::default(),
+            true,
+            None,
+        )
+        .unwrap();
+        assert_eq!(std::fs::read_to_string(&plain).unwrap(), V1);
+        assert!(d.feedback.unwrap().contains("all of them"));
     }
 
     #[test]

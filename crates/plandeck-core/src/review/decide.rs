@@ -373,6 +373,10 @@ pub struct PlanHistory {
     pub current_hash: Option<String>,
     pub versions: Vec<VersionInfo>,
     pub decisions: Vec<Decision>,
+    /// Who decides here ([`super::log::reviewer`]): the window names a decision's reviewer only
+    /// when it is someone else.
+    #[serde(default)]
+    pub you: String,
 }
 
 /// The versions seen of the plan at `plan_path` and the decisions on it, newest first.
@@ -420,5 +424,6 @@ pub fn history(roots: &Roots, plan_path: &Path) -> Result<PlanHistory, ReviewErr
         current_hash,
         versions,
         decisions,
+        you: super::log::reviewer(),
     })
 }

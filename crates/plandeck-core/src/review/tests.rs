@@ -558,4 +558,46 @@ mod route_tests {
         // Undoing twice is refused.
         assert!(undo(&f.roots, &f.plan, rejected.undo_id.as_deref().unwrap()).is_err());
     }
+
+    /// Issue 34: a recorded-only rejection is undone as an approval is, even with the comments
+    /// it carried (to nobody): they are unsent again.
+    #[test]
+    fn a_recorded_only_rejection_with_comments_is_undone_and_its_comments_unsent() {
+        let f = fixture();
+        let content = fs::read_to_string(&f.plan).unwrap();
+        let c = crate::comments::add(
+            &f.roots.data,
+            &f.plan,
+            &content,
+            crate::comments::NewComment {
+                quote: "Add it.",
+                text: "where?",
+                position: crate::comments::Position::Only,
+            },
+            "2026-11-23T10:00:00Z",
+        )
+        .unwrap();
+        let rejected = decide_plan(
+            &f.roots,
+            &f.plan,
+            &seen(&f),
+            PlanDecision::Reject {
+                feedback: "smaller".into(),
+            },
+            &RouteOptions::default(),
+        )
+        .unwrap();
+        assert_eq!(rejected.route, Route::RecordedOnly);
+        assert_eq!(
+            rejected.decision.as_ref().unwrap().comments,
+            vec![c.comment.id.clone()]
+        );
+        let id = rejected
+            .undo_id
+            .expect("undo is offered for a recorded-only rejection");
+        undo(&f.roots, &f.plan, &id).unwrap();
+        assert_eq!(f.state(), ReviewState::Unreviewed);
+        let listed = crate::comments::list(&f.roots.data, &f.plan, &content).unwrap();
+        assert!(listed[0].comment.sent_with.is_empty(), "{:?}", listed[0]);
+    }
 }
