@@ -373,8 +373,8 @@ unchangedEdit: boolean,
  */
 decision: Decision | null, 
 /**
- * The id to pass to [`undo`]: set for a record-only decision that changed nothing but the
- * log (no edit written, no comments marked sent).
+ * The id to pass to [`undo`]: set for a record-only decision that wrote no edit (an
+ * approval or a rejection; the comments it carried are unsent again on undo).
  */
 undoId: string | null, };
 
