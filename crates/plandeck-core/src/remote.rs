@@ -61,6 +61,10 @@ pub const CALL_PATIENCE: Duration = Duration::from_secs(30);
 /// How many events wait to be read at most; more are dropped, and the loss is said
 /// ([`Remote::lost_events`]): the reader reads everything again.
 pub const EVENTS_QUEUED: usize = 4096;
+/// How many bytes of events' frames wait to be read at most (a frame may be 16 MiB, and 4,096 of
+/// them would be 64 GiB, more once parsed): an event beyond it is dropped as one beyond
+/// [`EVENTS_QUEUED`] is.
+pub const EVENT_BYTES_QUEUED: usize = 32 << 20;
 /// How many requests wait to be written at most (a remote that reads nothing fills its pipe).
 const REQUESTS_QUEUED: usize = 256;
 /// How often the client says it is there (an empty line) while it sends nothing else.
@@ -510,7 +514,10 @@ pub struct Remote {
     /// closing.
     out: Mutex<Option<mpsc::SyncSender<String>>>,
     waiting: Arc<Mutex<Option<Waiting>>>,
-    events: Mutex<mpsc::Receiver<RemoteEvent>>,
+    /// Each event with the size of its frame.
+    events: Mutex<mpsc::Receiver<(RemoteEvent, usize)>>,
+    /// The bytes of the frames of the events waiting ([`EVENT_BYTES_QUEUED`] at most).
+    queued_bytes: Arc<AtomicUsize>,
     /// Events were dropped since the last [`Remote::lost_events`] (the queue was full).
     lost: Arc<AtomicBool>,
     /// How long a call waits for its answer.
@@ -576,15 +583,21 @@ impl Remote {
         let lost = Arc::new(AtomicBool::new(false));
         let (hello_tx, hello_rx) = mpsc::channel();
         let (event_tx, events) = mpsc::sync_channel(EVENTS_QUEUED);
+        let queued_bytes = Arc::new(AtomicUsize::new(0));
         if let Some(stdout) = stdout {
-            let (waiting, ignored, lost, name) = (
+            let (waiting, ignored, lost, name, bytes) = (
                 waiting.clone(),
                 ignored.clone(),
                 lost.clone(),
                 host.name.clone(),
+                queued_bytes.clone(),
             );
             std::thread::spawn(move || {
-                let events = Events { tx: event_tx, lost };
+                let events = Events {
+                    tx: event_tx,
+                    lost,
+                    bytes,
+                };
                 read_frames(stdout, &name, hello_tx, events, &waiting, &ignored)
             });
         }
@@ -603,6 +616,7 @@ impl Remote {
             child: Mutex::new(child),
             waiting,
             events: Mutex::new(events),
+            queued_bytes,
             lost,
             patience: Mutex::new(CALL_PATIENCE),
             next_id: AtomicU64::new(1),
@@ -781,7 +795,9 @@ impl Remote {
     /// The next event, waiting at most `patience`; `None` when none came (or the connection is
     /// gone).
     pub fn next_event(&self, patience: Duration) -> Option<RemoteEvent> {
-        lock(&self.events).recv_timeout(patience).ok()
+        let (event, size) = lock(&self.events).recv_timeout(patience).ok()?;
+        self.queued_bytes.fetch_sub(size, Ordering::SeqCst);
+        Some(event)
     }
 
     /// Whether events were dropped since the last time this was asked (more came than
@@ -886,8 +902,10 @@ fn write_frames(mut stdin: ChildStdin, requests: mpsc::Receiver<String>, heartbe
 
 /// Where the events go: a bounded queue; when it is full they are dropped and the loss noted.
 struct Events {
-    tx: mpsc::SyncSender<RemoteEvent>,
+    tx: mpsc::SyncSender<(RemoteEvent, usize)>,
     lost: Arc<AtomicBool>,
+    /// The bytes of the frames waiting: at most [`EVENT_BYTES_QUEUED`].
+    bytes: Arc<AtomicUsize>,
 }
 
 /// Reads the server's frames until its output ends: the hello, answers to whoever waits for
@@ -958,7 +976,17 @@ fn read_frames(
             }
             ServerFrame::Event { name, seq, payload } => {
                 let event = RemoteEvent { name, seq, payload };
-                if let Err(mpsc::TrySendError::Full(_)) = events.tx.try_send(event) {
+                let size = line.len();
+                let fits = events
+                    .bytes
+                    .fetch_update(Ordering::SeqCst, Ordering::SeqCst, |b| {
+                        (b + size <= EVENT_BYTES_QUEUED).then_some(b + size)
+                    })
+                    .is_ok();
+                if !fits {
+                    events.lost.store(true, Ordering::SeqCst);
+                } else if let Err(mpsc::TrySendError::Full(_)) = events.tx.try_send((event, size)) {
+                    events.bytes.fetch_sub(size, Ordering::SeqCst);
                     events.lost.store(true, Ordering::SeqCst);
                 }
             }
@@ -1263,6 +1291,30 @@ mod tests {
         );
     }
 
+    /// Big events fill the queue by their bytes, not only by their count: 48 frames of 1 MiB that
+    /// nobody reads keep at most [`EVENT_BYTES_QUEUED`] waiting, and the loss is said.
+    #[test]
+    fn big_events_are_bounded_by_their_bytes() {
+        let script = format!(
+            "echo '{HELLO}'; read a; big=$(head -c 1048576 /dev/zero | tr '\\0' x); \
+             for n in $(seq 48); do \
+             printf '{{\"event\":\"plans:changed\",\"seq\":%s,\"payload\":{{\"paths\":[\"%s\"]}}}}\\n' $n \"$big\"; \
+             done; echo '{{\"id\":1,\"result\":\"after\"}}'; cat >/dev/null"
+        );
+        let remote = Remote::start(&host(), &mut scripted(&script)).unwrap();
+        let got = remote.call("list_plans", serde_json::json!({})).unwrap();
+        assert_eq!(got, "after");
+        assert!(remote.lost_events(), "the loss is said");
+        let mut bytes = 0;
+        while let Some(e) = remote.next_event(Duration::ZERO) {
+            bytes += e.payload.to_string().len();
+        }
+        assert!(bytes > 0, "the events that fit are kept");
+        assert!(bytes <= EVENT_BYTES_QUEUED, "{bytes} bytes of events kept");
+        // Read, they make room again.
+        assert_eq!(remote.queued_bytes.load(Ordering::SeqCst), 0);
+    }
+
     #[test]
     fn a_remote_without_plandeck_is_said_with_how_to_install() {
         let script = "echo 'bash: line 1: plandeck: command not found' >&2; exit 127";
@@ -1335,6 +1387,7 @@ mod frame_properties {
             let (hello_tx, _hello_rx) = mpsc::channel();
             let (tx, rx) = mpsc::sync_channel(8);
             let lost = Arc::new(AtomicBool::new(false));
+            let bytes = Arc::new(AtomicUsize::new(0));
             let waiting = Mutex::new(Some(Waiting::new()));
             let (answer_tx, answer_rx) = mpsc::channel();
             lock(&waiting).as_mut().unwrap().insert(1, answer_tx);
@@ -1343,11 +1396,14 @@ mod frame_properties {
                 std::io::Cursor::new(stream),
                 "box",
                 hello_tx,
-                Events { tx, lost: lost.clone() },
+                Events { tx, lost: lost.clone(), bytes: bytes.clone() },
                 &waiting,
                 &ignored,
             );
-            prop_assert!(rx.try_iter().count() <= 8);
+            let kept: Vec<(RemoteEvent, usize)> = rx.try_iter().collect();
+            prop_assert!(kept.len() <= 8);
+            prop_assert_eq!(kept.iter().map(|(_, n)| n).sum::<usize>(), bytes.load(Ordering::SeqCst));
+            prop_assert!(bytes.load(Ordering::SeqCst) <= EVENT_BYTES_QUEUED);
             prop_assert!(lock(&waiting).is_none(), "the end is said");
             prop_assert!(answer_rx.try_iter().count() <= 1, "one answer per request");
             prop_assert!(lock(&ignored.reasons).len() <= REASONS_KEPT);

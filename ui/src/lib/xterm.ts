@@ -80,6 +80,23 @@ export function screenText(term: Terminal): string[] {
 
 type UserInputEvent = (listener: () => void) => IDisposable;
 
+const PASTE_START = "\x1b[200~";
+const PASTE_END = "\x1b[201~";
+/** Control characters but tab and line breaks (C0, DEL, C1): keys, not text, inside a paste. */
+const PASTE_CONTROLS = /[\x00-\x08\x0b\x0c\x0e-\x1f\x7f-\x9f]/g;
+
+/**
+ * A bracketed paste as xterm.js sends it (`ESC[200~` text `ESC[201~`), with no control character
+ * in the text: a clipboard a web page filled with `ESC[201~` (the end of the paste), `^U` and
+ * `!curl … | sh` + Enter would otherwise end the paste early and type the rest into the agent as
+ * keys. Anything else (keys, a paste the program did not ask to be bracketed) as it is.
+ */
+export function pasteAsText(data: string): string {
+  if (data.length < PASTE_START.length + PASTE_END.length || !data.startsWith(PASTE_START) || !data.endsWith(PASTE_END)) return data;
+  const inside = data.slice(PASTE_START.length, data.length - PASTE_END.length);
+  return PASTE_START + inside.replace(PASTE_CONTROLS, "") + PASTE_END;
+}
+
 /**
  * Calls `onInput` with what the person typed, pasted or composed into `term` (and their mouse in
  * a program that asked for it), never with the terminal's own answers to the program's queries
@@ -98,7 +115,7 @@ export function personsInput(term: Terminal, onInput: (data: string) => void): I
   const data = term.onData((text) => {
     const theirs = person;
     person = false;
-    if (theirs) onInput(text);
+    if (theirs) onInput(pasteAsText(text));
   });
   return {
     dispose: () => {

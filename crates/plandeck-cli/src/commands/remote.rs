@@ -322,10 +322,12 @@ pub fn run(
             )
         }
         Command::Start(args) => {
-            let started: Started = remote.call_as(
+            let mut started: Started = remote.call_as(
                 "start_session",
                 json!({ "request": super::control::request(&args) }),
             )?;
+            started.attach =
+                plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
         }
         Command::Send(args) => {
@@ -356,7 +358,9 @@ pub fn run(
             Ok(0)
         }
         Command::Resume(args) => {
-            let started: Started = remote.call_as("resume_session", json!({ "id": args.id }))?;
+            let mut started: Started = remote.call_as("resume_session", json!({ "id": args.id }))?;
+            started.attach =
+                plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
         }
         _ => Err(IpcError::new(

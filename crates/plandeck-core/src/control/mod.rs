@@ -150,6 +150,8 @@ pub enum ControlError {
     NotSteerable { id: String },
     #[error("session {id} has ended; resume it instead")]
     Ended { id: String },
+    #[error("{id:?} is not a session id Plandeck resumes: {why}; nothing was started")]
+    BadSessionId { id: String, why: String },
     #[error("session {id} still runs (pid {pid}): it is not resumed twice")]
     StillRunning { id: String, pid: u32 },
     #[error("the agent in tmux pane {pane} is not waiting for input ({why}); nothing was typed")]
@@ -181,7 +183,8 @@ impl From<ControlError> for IpcError {
             E::NotARepository { .. }
             | E::BadWorktreeName { .. }
             | E::UnknownBase { .. }
-            | E::NotStartable { .. } => ErrorKind::BadInput,
+            | E::NotStartable { .. }
+            | E::BadSessionId { .. } => ErrorKind::BadInput,
             E::BranchExists { .. } | E::WorktreeExists { .. } | E::StopChanged { .. } => {
                 ErrorKind::Conflict
             }

@@ -265,3 +265,46 @@ fn folder_names_through_resume_are_data() {
         })
         .unwrap();
 }
+
+/// A session id comes from files an agent can write (a Claude transcript's file name, a Gemini
+/// chat's `sessionId`, a Codex rollout's `id`) and becomes the resumed agent's argument: one that
+/// reads as an option (`--settings={"hooks":…}` runs a command on every tool call,
+/// `--dangerously-skip-permissions`, Codex's `-c…`) or holds a second word is refused, and no
+/// agent is started.
+#[test]
+fn a_session_id_is_never_an_option_of_the_resumed_agent() {
+    let b = Bench::new();
+    let folder = b.root.join("resumed");
+    std::fs::create_dir_all(&folder).unwrap();
+    let hostile = [
+        r#"--settings={"hooks":{"PreToolUse":[{"hooks":[{"type":"command","command":"touch /tmp/x"}]}]}}"#,
+        "--dangerously-skip-permissions",
+        "--yolo",
+        "-cnotify=[\"touch\",\"/tmp/x\"]",
+        "-",
+        "",
+        " 1b2c",
+        "1b2c --yolo",
+        "1b2c\n--yolo",
+        "a/../b",
+    ];
+    for (n, id) in hostile.iter().enumerate() {
+        for agent in [Agent::Claude, Agent::Gemini, Agent::Codex] {
+            let roots = Roots::under_home(&b.root.join(format!("homes/{n}-{agent}")));
+            let known = Some((agent, folder.display().to_string()));
+            match resume_with(&roots, id, known, Some(&b.program), b.server()) {
+                Err(ControlError::BadSessionId { .. }) => {}
+                other => panic!("{id:?} ({agent}): {other:?}"),
+            }
+        }
+    }
+    let started: Vec<_> = std::fs::read_dir(&b.args).unwrap().collect();
+    assert!(started.is_empty(), "an agent was started: {started:?}");
+    // A real id still resumes.
+    let id = "0b8f6c1e-2f3a-4d5b-9c6d-7e8f9a0b1c2d";
+    let roots = Roots::under_home(&b.root.join("homes/real"));
+    let known = Some((Agent::Claude, folder.display().to_string()));
+    let s = resume_with(&roots, id, known, Some(&b.program), b.server()).unwrap();
+    b.check_started(&s, &folder, &resume_line(&b.program, Agent::Claude, id))
+        .unwrap();
+}

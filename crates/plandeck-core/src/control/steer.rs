@@ -374,6 +374,35 @@ pub fn stop(roots: &Roots, id: &str, token: &str) -> Result<StopOutcome, Control
     })
 }
 
+/// The longest session id resumed (the CLIs' ids are UUIDs, 36 characters).
+const SESSION_ID_MAX: usize = 128;
+
+/// Whether `id` can be the resumed agent's argument: letters, digits, `-` and `_`, starting
+/// with a letter or digit. An id is read from files an agent can write (a Claude transcript's
+/// file name, a Gemini chat's `sessionId`, a Codex rollout's `id`): one starting with `-` would be
+/// an option of the agent (`--settings={"hooks":…}`, `--dangerously-skip-permissions`, `-c…`).
+fn check_session_id(id: &str) -> Result<(), ControlError> {
+    let why = if id.is_empty() {
+        "it is empty"
+    } else if id.len() > SESSION_ID_MAX {
+        "it is longer than any agent's session id"
+    } else if !id.starts_with(|c: char| c.is_ascii_alphanumeric()) {
+        "it does not start with a letter or a digit (the agent would read it as an option)"
+    } else if !id
+        .chars()
+        .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+    {
+        "it holds characters no agent's session id has"
+    } else {
+        return Ok(());
+    };
+    Err(ControlError::BadSessionId {
+        id: crate::visible::shown(&id.chars().take(SESSION_ID_MAX).collect::<String>())
+            .into_owned(),
+        why: why.to_owned(),
+    })
+}
+
 /// The command that resumes `agent`'s session `session_id`.
 pub(super) fn resume_line(program: &Path, agent: Agent, session_id: &str) -> Vec<String> {
     let p = program.display().to_string();
@@ -425,6 +454,7 @@ pub(super) fn resume_with(
         (None, Some((agent, cwd))) => (agent, cwd, id.to_owned()),
         (None, None) => return Err(ControlError::NotSteerable { id: id.to_owned() }),
     };
+    check_session_id(&session_id)?;
     let program = match program {
         Some(p) => p.to_owned(),
         None => {

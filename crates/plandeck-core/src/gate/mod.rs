@@ -451,6 +451,10 @@ pub enum GateError {
     /// edit the person made in Plandeck.
     #[error("the plan file {path} no longer holds the plan the agent submitted, and the change is not an edit of yours in Plandeck; nothing was sent: approving would hand the agent that text as your edit. Reject it with feedback, or answer in the terminal")]
     NotAsSubmitted { id: String, path: PathBuf },
+    /// An approval that did not say which version was read (`plandeck approve` without
+    /// `--expect-hash`) of a plan whose file changed since the agent asked.
+    #[error("the plan file {path} changed since the agent asked for approval, and the approval does not say which version you read; nothing was typed: the agent reads that file once approved. Read it again (`plandeck pending --json` gives its planHash) and approve with --expect-hash, or reject it")]
+    ChangedSinceFiled { id: String, path: PathBuf },
     #[error("the plan file {path} changed since the edit started; nothing was written")]
     PlanConflict { path: PathBuf, current: String },
     #[error("request {id} has no plan file to write the edit to")]
@@ -488,6 +492,7 @@ impl From<GateError> for IpcError {
             | GateError::AlreadyDeciding { .. }
             | GateError::AlreadyDecided { .. }
             | GateError::PlanChangedSinceRead { .. }
+            | GateError::ChangedSinceFiled { .. }
             | GateError::PlanConflict { .. } => ErrorKind::Conflict,
             GateError::Parse { .. } | GateError::BadInput { .. } => ErrorKind::BadInput,
             GateError::Read { .. } | GateError::Write(_) => ErrorKind::Io,

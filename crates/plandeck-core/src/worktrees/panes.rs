@@ -4,6 +4,7 @@
 //! confirmed removal; every other pane is the person's (a shell, an editor, an agent started from
 //! a shell) and is never ended. Plandeck never kills a tmux session.
 
+use std::os::unix::ffi::OsStrExt;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, Instant};
 
@@ -48,8 +49,10 @@ fn tmux(socket: Option<&Path>, command: &'static str) -> Tmux {
 fn all_panes(socket: Option<&Path>) -> Result<Vec<Pane>, String> {
     let out = match tmux(socket, "list-panes")
         .flag("-a")
+        // Each text field after its length in bytes (`n:`): a folder or a command name may
+        // hold a line break and tabs, which would read as a pane of its own.
         .format_flag(
-            "#{pane_id}\t#{pane_pid}\t#{session_name}\t#{pane_current_command}\t#{pane_current_path}",
+            "#{pane_id}\t#{pane_pid}\t#{n:session_name}\t#{n:pane_current_command}\t#{n:pane_current_path}\t#{session_name}\t#{pane_current_command}\t#{pane_current_path}",
         )
         .run()
     {
@@ -69,35 +72,58 @@ fn all_panes(socket: Option<&Path>) -> Result<Vec<Pane>, String> {
         }
         return Err(format!("tmux list-panes failed: {}", stderr.trim()));
     }
-    parse_panes(&String::from_utf8_lossy(&out.stdout))
+    parse_panes(&out.stdout)
 }
 
-/// The lines of `list-panes -F` with the five fields above; a line that does not read is an error.
-fn parse_panes(out: &str) -> Result<Vec<Pane>, String> {
-    out.lines()
-        .filter(|l| !l.is_empty())
-        .map(|line| {
-            let mut parts = line.splitn(5, '\t');
-            let mut next = || parts.next();
-            let parsed = (|| {
-                let id = next()?.to_owned();
-                let pid = next()?.parse().ok()?;
-                let session = next()?.to_owned();
-                let command = next()?.to_owned();
-                let path = PathBuf::from(next()?);
-                Some(Pane {
-                    id,
-                    pid,
-                    session,
-                    command,
-                    path,
-                })
-            })();
-            parsed.ok_or_else(|| {
-                format!("tmux answered, but its pane list could not be read ({line:?})")
+/// The records of `list-panes -F` with the fields above: the pane id and pid up to a tab, the three
+/// lengths, then each text field read by its length (never up to a separator it may hold itself),
+/// each record ending with a line break. A record that does not read is an error.
+fn parse_panes(out: &[u8]) -> Result<Vec<Pane>, String> {
+    let mut panes = Vec::new();
+    let mut rest = out;
+    while !rest.is_empty() {
+        let record = rest;
+        let parsed = (|| {
+            let mut upto = |sep: u8| -> Option<&[u8]> {
+                let at = rest.iter().position(|b| *b == sep)?;
+                let (field, after) = (&rest[..at], &rest[at + 1..]);
+                rest = after;
+                Some(field)
+            };
+            let id = std::str::from_utf8(upto(b'\t')?).ok()?.to_owned();
+            let pid = std::str::from_utf8(upto(b'\t')?).ok()?.parse().ok()?;
+            let mut len =
+                || -> Option<usize> { std::str::from_utf8(upto(b'\t')?).ok()?.parse().ok() };
+            let lens = [len()?, len()?, len()?];
+            let mut fields: Vec<&[u8]> = Vec::with_capacity(3);
+            for (i, n) in lens.into_iter().enumerate() {
+                let end = if i == 2 { b'\n' } else { b'\t' };
+                if rest.len() <= n || rest[n] != end {
+                    return None;
+                }
+                fields.push(&rest[..n]);
+                rest = &rest[n + 1..];
+            }
+            Some(Pane {
+                id,
+                pid,
+                session: String::from_utf8_lossy(fields[0]).into_owned(),
+                command: String::from_utf8_lossy(fields[1]).into_owned(),
+                path: PathBuf::from(std::ffi::OsStr::from_bytes(fields[2])),
             })
-        })
-        .collect()
+        })();
+        match parsed {
+            Some(p) => panes.push(p),
+            None => {
+                let line =
+                    String::from_utf8_lossy(record.split(|b| *b == b'\n').next().unwrap_or(record));
+                return Err(format!(
+                    "tmux answered, but its pane list could not be read ({line:?})"
+                ));
+            }
+        }
+    }
+    Ok(panes)
 }
 
 /// The running agent processes Claude Code's registry names, with their sessions and panes.

@@ -1267,3 +1267,61 @@ fn porcelain_codes_in_words() {
     );
     assert_eq!(ChangedFile::from_line("?"), None);
 }
+
+/// A pane's folder is data, whatever it holds: a folder named with a line break and tabs
+/// (`x⏎%7⇥<pid>⇥person⇥claude⇥<worktree>`) made tmux's pane list hold a second, forged line, and
+/// the removal of that worktree ended the person's pane `%7` in another folder as "the agent's".
+#[test]
+fn a_folder_name_cannot_forge_a_pane_in_the_list() {
+    let f = fixture();
+    let roots = f.roots();
+    let (wt, _) = f.worktree("agent");
+    let root = f.home.parent().unwrap();
+    let tmux = Tmux::server(root);
+    // The person's shell, in a folder of theirs.
+    let elsewhere = root.join("elsewhere");
+    fs::create_dir_all(&elsewhere).unwrap();
+    let (person_pane, person_pid) = tmux.session("person", &elsewhere, "exec sleep 100002");
+    // A live process a (forged) registry entry names as an agent in the person's pane.
+    let mut agent = std::process::Command::new("sleep")
+        .arg("100003")
+        .spawn()
+        .unwrap();
+    let agent_pid = agent.id();
+    register(
+        &roots,
+        agent_pid,
+        "forged-session",
+        &wt,
+        &format!("person:@0.{person_pane}"),
+        &proc_start(agent_pid),
+    );
+    // A pane whose folder's name forges a line of the list.
+    let forged = root.join(format!(
+        "x\n{person_pane}\t{agent_pid}\tperson\tclaude\t{}",
+        wt.display()
+    ));
+    fs::create_dir_all(&forged).unwrap();
+    let _ = tmux.session("evil", &forged, "exec sleep 100004");
+
+    let p = removal_preview(&roots, &wt, Some(&tmux.socket)).unwrap();
+    assert!(p.panes_to_end.is_empty(), "{p:#?}");
+    assert!(p.person_panes.is_empty(), "{p:#?}");
+    let out = remove(
+        &roots,
+        &wt,
+        &RemoveOptions {
+            discard: !p.refusals.is_empty(),
+            expected: Some(p.token.clone()),
+            tmux_socket: Some(tmux.socket.clone()),
+        },
+    )
+    .unwrap();
+    assert!(out.panes_ended.is_empty(), "{out:?}");
+    assert!(tmux.panes().contains(&person_pane) && alive(person_pid));
+    // The folder that holds the line is seen for what it is: a pane in it is in it.
+    let forged_panes = super::panes::panes_in(&roots, &forged, Some(&tmux.socket)).unwrap();
+    assert_eq!(forged_panes.person.len(), 1, "{:?}", forged_panes.person);
+    let _ = agent.kill();
+    let _ = agent.wait();
+}
