@@ -356,3 +356,48 @@ test("claude: three deciders at once (the window's button and two CLI processes)
     assertLoggedOnce(home, req, /split step 2/.test(JSON.stringify(got)), got);
   });
 });
+
+test("claude: a plan waiting when the window closes is in the reopened window's queue, and approving it there answers Claude Code's own card", { timeout: 160000 }, async () => {
+  const { base, home, repo } = makeAgentHome("api");
+  claudeReady(home, repo);
+  const installed = cli(home, ["hooks", "install", "--agent", "claude", "--yes"]);
+  assert.equal(installed.status, 0, `hooks install failed: ${installed.stderr}`);
+  const api = await startStandIn("claude", join(base, "api"));
+  const tmux = new Tmux();
+  try {
+    let req;
+    await withPlandeck(home, async () => {
+      tmux.start([claude.bin, "--permission-mode", "plan"], { cwd: repo, env: claudeEnv(home, api) });
+      await tmux.waitScreen("plan mode on", { timeout: 30000 });
+      await submitPrompt(tmux, api, "plan pagination for the api");
+      req = await waitForRequest(home, tmux);
+      await tmux.waitScreen(CARD);
+    });
+    // The window closed: the hook gave the card back to the person; Claude Code still waits.
+    const stopped = await waitFor(() => closedRequest(home, req.id), { what: "the hook's request to close" });
+    assert.equal(stopped.status, "appStopped");
+    await tmux.waitScreen(CARD);
+    await withPlandeck(home, async (s) => {
+      assert.ok(s, "the reopened window's queue is the window's: this test needs the real window (PLANDECK_E2E_NO_WINDOW is set)");
+      const card = "[data-testid=gate-request]";
+      await s.waitFor(`${card} [data-testid=gate-approve-auto]`, { timeout: 30000 });
+      const id = await s.exec("return document.querySelector(arguments[0]).dataset.id", card);
+      assert.notEqual(id, req.id);
+      await s.screenshot("queue-after-restart");
+      await s.click(`${card} [data-testid=gate-approve-auto]`);
+      const got = await modelGot(api, tmux, "ExitPlanMode");
+      assert.equal(got.isError, false);
+      assert.match(got.content, /^User has approved your plan/);
+      await tmux.waitScreen((sc) => !sc.includes(CARD), { what: "the card to close" });
+      const done = await waitFor(() => closedRequest(home, id), { what: "the card's request to close" });
+      assert.equal(done.status, "approved");
+      const log = cli(home, ["log", "--json"]);
+      const last = JSON.parse(log.stdout).at(-1);
+      assert.equal(last.requestId, id);
+      assert.equal(last.delivery, "delivered");
+    });
+  } finally {
+    tmux.kill();
+    api.stop();
+  }
+});

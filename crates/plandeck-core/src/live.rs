@@ -451,6 +451,7 @@ impl GateSeen {
     /// session shows its waiting request).
     fn look(&mut self, roots: &Roots, emit: &dyn Fn(LiveEvent)) {
         gate::look_codex(roots);
+        gate::look_claude_cards(roots);
         gate::close_ended(roots);
         let pending = gate::pending(roots);
         let now = open_requests(&pending);

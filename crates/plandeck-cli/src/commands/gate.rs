@@ -234,6 +234,7 @@ fn confirm(plan: &InstallPlan, out: &mut Out<'_>, err: &mut Out<'_>) -> Result<b
 pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     gate::look_codex(&roots);
+    gate::look_claude_cards(&roots);
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
     print_pending(&requests, args.json, out)

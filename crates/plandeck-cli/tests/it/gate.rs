@@ -1779,3 +1779,172 @@ fn a_plan_an_agent_waits_on_is_listed_waiting() {
     assert_eq!(row["decidedIn"], "plandeck");
     assert!(row["waitingRequest"].is_null());
 }
+
+// ---- a Claude Code card left waiting by its hook (issue 34) ----
+
+/// Claude Code whose hook stepped aside (the window closed) and whose own card waits in a tmux
+/// pane: its registry entry names the card's process and pane, its transcript ends with the
+/// unanswered `ExitPlanMode` call (made a minute ago). `script` is the card. Bind `tmux`.
+struct ClaudeAtItsCard {
+    tmux: Tmux,
+    pane: String,
+    /// The hook's request, closed as the window went.
+    hook_req: GateRequest,
+}
+
+const CARD_SESSION: &str = "fecae38a-0653-4970-8e6f-118f15e00ee0";
+
+fn claude_at_its_card(s: &Setup, script: &str) -> ClaudeAtItsCard {
+    let (tmux, pane) = card_pane(&s.home, script);
+    wait_for("the card on screen", || {
+        tmux.capture(&pane)
+            .contains("Tell Claude what to change")
+            .then_some(())
+    });
+    // The session's transcript under its own name, the call made a minute ago.
+    let transcript = s
+        .roots
+        .claude
+        .join(format!("projects/-w/{CARD_SESSION}.jsonl"));
+    let a_minute_ago =
+        plandeck_core::timestamp::format(plandeck_core::timestamp::now() - Duration::from_secs(60));
+    let call = serde_json::json!({"type":"assistant","timestamp":a_minute_ago,"sessionId":CARD_SESSION,
+        "message":{"role":"assistant","content":[{"type":"tool_use","id":TOOL_USE,"name":"ExitPlanMode",
+        "input":{"plan":s.plan,"planFilePath":s.plan_file}}]}});
+    std::fs::write(
+        &transcript,
+        format!("{{\"type\":\"user\",\"message\":{{\"content\":\"hi\"}}}}\n{call}\n"),
+    )
+    .unwrap();
+    let mut input: serde_json::Value = serde_json::from_slice(&s.stdin).unwrap();
+    input["transcript_path"] = serde_json::json!(transcript);
+    let stdin = serde_json::to_vec(&input).unwrap();
+    // The agent is the card's process, its stdin the pane's terminal; its entry names the pane.
+    let agent = tmux.pane_pid(&pane);
+    std::fs::create_dir_all(s.roots.claude.join("sessions")).unwrap();
+    std::fs::write(
+        s.roots.claude.join(format!("sessions/{agent}.json")),
+        serde_json::json!({"pid":agent,"sessionId":CARD_SESSION,"cwd":"/w",
+            "tmux":format!("fake:@0.{pane}"),"status":"waiting"})
+        .to_string(),
+    )
+    .unwrap();
+
+    // The window is up and the hook waits: its request is the plan's, and a listing files no
+    // other for the card on screen.
+    let app = gate::app_heartbeat(&s.roots).unwrap();
+    let hook = spawn_hook(&s.roots, &stdin, Duration::from_secs(60));
+    let hook_req = wait_request(&s.roots);
+    let listed = pending_json(&s.home);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    assert_eq!(listed[0]["id"], hook_req.id.as_str());
+    // The window closes: the hook gives the card back to the person.
+    drop(app);
+    assert_no_decision(&hook.join().unwrap());
+    assert_status(&s.roots, &hook_req, GateStatus::AppStopped);
+    ClaudeAtItsCard {
+        tmux,
+        pane,
+        hook_req,
+    }
+}
+
+/// `plandeck pending --json`, as a list.
+fn pending_json(home: &Path) -> Vec<serde_json::Value> {
+    let (code, out, err) = plandeck(home, &["pending", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+fn standard_claude_card(s: &Setup) -> String {
+    claude_card_script(
+        s,
+        &[
+            "Yes, and use auto mode",
+            "Yes, manually approve edits",
+            "Tell Claude what to change",
+        ],
+    )
+}
+
+/// Issue 34: the window closed with a plan waiting, the hook returned and Claude Code's own card
+/// waits. A listing files a request for that card (once), and approving it types the card's key
+/// (the row labelled "Yes, and use auto mode"); the log records it delivered.
+#[test]
+fn a_claude_card_left_by_its_hook_is_listed_and_approved_by_its_key() {
+    let s = claude_setup();
+    let c = claude_at_its_card(&s, &standard_claude_card(&s));
+    let listed = pending_json(&s.home);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let r = &listed[0];
+    let id = r["id"].as_str().unwrap().to_owned();
+    assert_ne!(id, c.hook_req.id);
+    assert_eq!(r["agent"], "claude");
+    assert_eq!(r["sessionId"], CARD_SESSION);
+    assert_eq!(r["status"], "waiting");
+    assert_eq!(r["tmuxPane"], c.pane.as_str());
+    assert_eq!(r["planPath"], s.plan_file.to_str().unwrap());
+    assert_eq!(r["approvesThroughHook"], false);
+    // Listed again: the same request, no second one.
+    let again = pending_json(&s.home);
+    assert_eq!(again.len(), 1, "{again:?}");
+    assert_eq!(again[0]["id"], id.as_str());
+
+    let (code, out, err) = plandeck(&s.home, &["approve", &id]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(
+        out.contains(&format!("sent to Claude Code in tmux pane {}", c.pane)),
+        "{out}"
+    );
+    assert_eq!(first_key_read(&c.tmux, &c.pane, &s.home), "1");
+    assert_eq!(
+        gate::request(&s.roots, &id).unwrap().status,
+        GateStatus::Approved
+    );
+    let log = log_json(&s.home);
+    let last = log.last().expect("a log line");
+    assert_eq!(last["requestId"], id.as_str(), "{last}");
+    assert_eq!(last["decision"], "approved", "{last}");
+    assert_eq!(last["delivery"], "delivered", "{last}");
+    assert!(pending_json(&s.home).is_empty());
+}
+
+/// The card answered in the terminal (it left the screen) before anyone decided in Plandeck: a
+/// listing closes its request, and a decision on it is refused with nothing typed.
+#[test]
+fn a_claude_card_gone_from_the_screen_closes_its_request_and_nothing_is_typed() {
+    let s = claude_setup();
+    // A card that, once it read a key, is gone, and then reads one more key into `<home>/after`.
+    let script = format!(
+        "{}read -rsn1 k2\nprintf '%s' \"$k2\" > {after}\nsleep 60\n",
+        standard_claude_card(&s).replace("sleep 60\n", ""),
+        after = s.home.join("after").display()
+    );
+    let c = claude_at_its_card(&s, &script);
+    let listed = pending_json(&s.home);
+    assert_eq!(listed.len(), 1, "{listed:?}");
+    let id = listed[0]["id"].as_str().unwrap().to_owned();
+    // The person answers the card in the terminal: it leaves the screen.
+    assert_eq!(first_key_read(&c.tmux, &c.pane, &s.home), "x");
+    wait_for("the card gone", || {
+        c.tmux.capture(&c.pane).contains("done").then_some(())
+    });
+    assert!(pending_json(&s.home).is_empty());
+    assert_eq!(
+        gate::request(&s.roots, &id).unwrap().status,
+        GateStatus::AnsweredInTerminal
+    );
+    let (code, out, err) = plandeck(&s.home, &["approve", &id]);
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("already closed"), "{err}");
+    // The next key the pane reads is the test's own: Plandeck typed nothing.
+    c.tmux.keys(&c.pane, &["-l", "y"]);
+    let after = wait_for("a key read after the card", || {
+        std::fs::read_to_string(s.home.join("after"))
+            .ok()
+            .filter(|k| !k.is_empty())
+    });
+    assert_eq!(after, "y", "Plandeck typed a key");
+    // And it is never filed again.
+    assert!(pending_json(&s.home).is_empty());
+}

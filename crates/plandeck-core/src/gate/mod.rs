@@ -17,12 +17,16 @@
 //! - Codex CLI has no hook for its plans: [`look_codex`] (the app's gate tick, `plandeck pending`)
 //!   files a request for a plan popup on screen from the session's rollout, and closes it when
 //!   the person answers the popup in the terminal ([`codex`]).
+//! - A Claude Code card that waits with no hook (the hook stepped aside when Plandeck stopped or
+//!   its deadline passed) is filed the same way by [`look_claude_cards`], and answered by the
+//!   card's keys ([`claude_card`]).
 //! - [`install`] merges the hook commands into the agents' settings, and takes them out again.
 //!
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
 mod claim;
+pub(crate) mod claude_card;
 pub(crate) mod codex;
 mod delivery;
 mod hook_claude;
@@ -48,6 +52,7 @@ use crate::agents::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
+pub use claude_card::{look as look_claude_cards, ClaudeCardLook};
 pub use codex::{look as look_codex, CodexLook};
 pub(crate) use delivery::card_visible;
 pub use delivery::{decide, decide_demo, decide_with, open_comments, DeliveryOptions};

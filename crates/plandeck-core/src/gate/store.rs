@@ -106,6 +106,23 @@ pub(crate) fn file_request(roots: &Roots, req: &GateRequest) -> Result<(), GateE
     write_json(&requests_dir(roots).join(format!("{}.json", req.id)), req)
 }
 
+/// Files `req` only if no open request of that id exists: whether it was filed now (a request
+/// found on screen by two lookers at once is filed once, and a decision under way on it is never
+/// written over).
+pub(crate) fn file_new_request(roots: &Roots, req: &GateRequest) -> Result<bool, GateError> {
+    let dir = requests_dir(roots);
+    durable::create_private_dir(&dir)?;
+    let mut bytes = serde_json::to_vec_pretty(req).map_err(|e| GateError::BadInput {
+        message: format!("cannot encode request {}: {e}", req.id),
+    })?;
+    bytes.push(b'\n');
+    match durable::write_atomic_new(&dir.join(format!("{}.json", req.id)), &bytes) {
+        Ok(()) => Ok(true),
+        Err(e) if e.source.kind() == IoKind::AlreadyExists => Ok(false),
+        Err(e) => Err(e.into()),
+    }
+}
+
 pub(crate) fn save_open_request(roots: &Roots, req: &GateRequest) -> Result<(), GateError> {
     file_request(roots, req)
 }
@@ -212,7 +229,7 @@ pub(crate) fn approves_through_hook(req: &GateRequest) -> bool {
 }
 
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).
-fn open_requests(roots: &Roots) -> Vec<GateRequest> {
+pub(crate) fn open_requests(roots: &Roots) -> Vec<GateRequest> {
     let Ok(entries) = fs::read_dir(requests_dir(roots)) else {
         return Vec::new();
     };

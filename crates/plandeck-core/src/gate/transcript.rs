@@ -56,6 +56,79 @@ pub(crate) fn locate(path: &std::path::Path, agent: Agent) -> (Option<String>, u
     }
 }
 
+/// A Claude Code plan-approval call still waiting at the end of its transcript: the last
+/// `ExitPlanMode` call, with no answer and no assistant record after it (the agent waits at its
+/// card, not working on).
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub(crate) struct WaitingCall {
+    pub tool_use_id: String,
+    /// Where the call's line starts (bytes).
+    pub offset: u64,
+    /// The plan as submitted (`input.plan`).
+    pub plan: String,
+    /// `input.planFilePath`.
+    pub plan_path: Option<String>,
+    /// The call record's `timestamp`, when it has one.
+    pub at: Option<time::OffsetDateTime>,
+}
+
+/// The plan-approval call Claude Code waits on at the end of `path`, if it does ([`WaitingCall`]).
+/// Reads the tail and what follows the call only.
+pub(crate) fn waiting_call(path: &std::path::Path) -> Option<WaitingCall> {
+    let (Some(id), offset) = locate(path, Agent::Claude) else {
+        return None;
+    };
+    let mut lines = transcript::Follower::resume_at(path, offset);
+    let mut call: Option<WaitingCall> = None;
+    let mut seen_call = false;
+    let mut moved_on = false;
+    let mut latest = Some(id.clone());
+    lines
+        .read_new(&mut |line| {
+            if !seen_call {
+                seen_call = true;
+                call = call_of(line, &id, offset);
+                return;
+            }
+            if line_answers(Agent::Claude, &mut latest, line).is_some() || is_assistant(line) {
+                moved_on = true;
+            }
+        })
+        .ok()?;
+    // A call line still being written (no newline yet) is not read as waiting.
+    call.filter(|_| !moved_on)
+}
+
+/// The call `id` as its line holds it: its plan, plan file and time.
+fn call_of(line: &[u8], id: &str, offset: u64) -> Option<WaitingCall> {
+    let v: serde_json::Value = serde_json::from_slice(line).ok()?;
+    let block = v
+        .pointer("/message/content")?
+        .as_array()?
+        .iter()
+        .find(|b| b.get("id").and_then(|i| i.as_str()) == Some(id))?;
+    let input = block.get("input")?;
+    let text = |k: &str| input.get(k).and_then(|x| x.as_str()).map(str::to_owned);
+    Some(WaitingCall {
+        tool_use_id: id.to_owned(),
+        offset,
+        plan: text("plan")?,
+        plan_path: text("planFilePath"),
+        at: v
+            .get("timestamp")
+            .and_then(|t| t.as_str())
+            .and_then(crate::timestamp::parse),
+    })
+}
+
+/// Whether `line` is an assistant record: the model went on after the call.
+fn is_assistant(line: &[u8]) -> bool {
+    memmem::find(line, b"assistant").is_some()
+        && serde_json::from_slice::<serde_json::Value>(line)
+            .ok()
+            .is_some_and(|v| v.get("type").and_then(|t| t.as_str()) == Some("assistant"))
+}
+
 /// Who answered the plan-approval call, as the transcript's answer says (Claude Code writes
 /// `permissionDecision.source` beside the tool result).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
