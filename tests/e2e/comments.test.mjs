@@ -90,6 +90,11 @@ test("comments follow a revised plan; a rejection carries the open ones with the
     assert.match(open, /Which Retry-After/);
     const outdated = await s.text(`[data-testid=comments] [data-status=outdated]`);
     assert.match(outdated, /Info is too loud/);
+    // The view keeps the version it showed: no decision until the person looks at the new one.
+    await s.waitFor("[data-testid=show-new-version]", { timeout: 20000 });
+    assert.equal(await s.exec(`return document.querySelector("[data-testid=plan-detail] [data-testid=reject]").disabled`), true);
+    await s.click("[data-testid=show-new-version]");
+    await waitFor(() => s.exec(`return !document.querySelector("[data-testid=plan-detail] [data-testid=reject]").disabled`), { what: "Reject enabled once the new version is shown" });
 
     await s.exec(`document.querySelector("[data-testid=reject]").click()`);
     await s.waitFor("[data-testid=comments-go-with]");
