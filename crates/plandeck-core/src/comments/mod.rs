@@ -457,16 +457,7 @@ pub fn mark_sent(
     ids: &[String],
     decided_at: &str,
 ) -> Result<(), CommentError> {
-    if ids.is_empty() {
-        return Ok(());
-    }
-    let plan = store::plan_key(plan);
-    let _lock = store::lock(data)?;
-    let mut file = read_file(data, &plan)?;
-    for c in file.comments.iter_mut().filter(|c| ids.contains(&c.id)) {
-        c.sent_with.push(decided_at.to_owned());
-    }
-    write_file(data, &plan, &file)
+    update_sent(data, plan, ids, |sent| sent.push(decided_at.to_owned()))
 }
 
 /// Takes back [`mark_sent`]: comments `ids` no longer went with the decision made at
@@ -477,6 +468,20 @@ pub fn unmark_sent(
     ids: &[String],
     decided_at: &str,
 ) -> Result<(), CommentError> {
+    update_sent(data, plan, ids, |sent| {
+        if let Some(i) = sent.iter().rposition(|t| t == decided_at) {
+            sent.remove(i);
+        }
+    })
+}
+
+/// Changes the `sent_with` list of each of the comments `ids` of `plan`, under the store's lock.
+fn update_sent(
+    data: &Path,
+    plan: &Path,
+    ids: &[String],
+    mut change: impl FnMut(&mut Vec<String>),
+) -> Result<(), CommentError> {
     if ids.is_empty() {
         return Ok(());
     }
@@ -484,9 +489,7 @@ pub fn unmark_sent(
     let _lock = store::lock(data)?;
     let mut file = read_file(data, &plan)?;
     for c in file.comments.iter_mut().filter(|c| ids.contains(&c.id)) {
-        if let Some(i) = c.sent_with.iter().rposition(|t| t == decided_at) {
-            c.sent_with.remove(i);
-        }
+        change(&mut c.sent_with);
     }
     write_file(data, &plan, &file)
 }

@@ -57,10 +57,15 @@ const LAYERS: &[&str] = &[
     "machines",
 ];
 
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    for entry in std::fs::read_dir(dir).unwrap() {
+/// Every `.rs` file under `dir` (build output and generated folders left out); a folder that
+/// cannot be read fails the test.
+pub(crate) fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
+    for entry in std::fs::read_dir(dir).unwrap_or_else(|e| panic!("{}: {e}", dir.display())) {
         let path = entry.unwrap().path();
-        if path.is_dir() {
+        let skipped = path
+            .file_name()
+            .is_some_and(|n| n == "target" || n == "gen" || n == "node_modules");
+        if path.is_dir() && !skipped {
             sources(&path, out);
         } else if path.extension().is_some_and(|e| e == "rs") {
             out.push(path);
@@ -69,7 +74,7 @@ fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
 }
 
 /// A file's production code: comments and a trailing `#[cfg(test)] mod tests` left out.
-fn production(text: &str) -> String {
+pub(crate) fn production(text: &str) -> String {
     let code = match text.find("#[cfg(test)]\nmod tests") {
         Some(i) => &text[..i],
         None => text,

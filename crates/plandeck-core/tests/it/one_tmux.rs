@@ -3,7 +3,9 @@
 //! data as data. This test reads every production source file and fails when another spells a tmux
 //! process or the commands that type into a pane.
 
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+use crate::layers::{production, sources};
 
 /// Only this file may.
 const BUILDER: &str = "crates/plandeck-core/src/terminal/tmux.rs";
@@ -15,40 +17,6 @@ const ONLY_THE_BUILDER: &[&str] = &[
     "\"load-buffer\"",
     "\"paste-buffer\"",
 ];
-
-fn sources(dir: &Path, out: &mut Vec<PathBuf>) {
-    let Ok(entries) = std::fs::read_dir(dir) else {
-        return;
-    };
-    for entry in entries {
-        let path = entry.unwrap().path();
-        let skipped = path
-            .file_name()
-            .is_some_and(|n| n == "target" || n == "gen" || n == "node_modules");
-        if path.is_dir() && !skipped {
-            sources(&path, out);
-        } else if path.extension().is_some_and(|e| e == "rs") {
-            out.push(path);
-        }
-    }
-}
-
-/// A file's production code: comments and a trailing `#[cfg(test)] mod tests` left out.
-fn production(text: &str) -> String {
-    let code = match text.find("#[cfg(test)]\nmod tests") {
-        Some(i) => &text[..i],
-        None => text,
-    };
-    code.lines()
-        .map(|l| match l.find("//") {
-            Some(i) => &l[..i],
-            None => l,
-        })
-        .collect::<Vec<_>>()
-        .join("\n")
-        // `Command::new( "tmux" )` is the same spelling.
-        .replace(char::is_whitespace, "")
-}
 
 /// Every `(file, spelling)` outside the builder.
 fn offenders(root: &Path) -> Vec<(String, &'static str)> {
@@ -72,7 +40,9 @@ fn offenders(root: &Path) -> Vec<(String, &'static str)> {
         if rel == BUILDER || name == "tests" || name.ends_with("_tests") {
             continue;
         }
-        let code = production(&std::fs::read_to_string(&file).unwrap());
+        // `Command::new( "tmux" )` is the same spelling.
+        let code =
+            production(&std::fs::read_to_string(&file).unwrap()).replace(char::is_whitespace, "");
         for spelling in ONLY_THE_BUILDER {
             if code.contains(&spelling.replace(char::is_whitespace, "")) {
                 found.push((rel.clone(), *spelling));
@@ -103,6 +73,9 @@ fn the_reader_finds_a_tmux_process_and_skips_comments_and_tests() {
     let dir = tempfile::tempdir().unwrap();
     let src = dir.path().join("crates/plandeck-core/src");
     std::fs::create_dir_all(src.join("terminal")).unwrap();
+    for other in ["crates/plandeck-cli/src", "src-tauri"] {
+        std::fs::create_dir_all(dir.path().join(other)).unwrap();
+    }
     std::fs::write(
         src.join("a.rs"),
         "fn f() { let c = Command::new( \"tmux\" ); }\n",
