@@ -215,26 +215,9 @@ fn found(roots: &Roots, entry: &RegistryFile, open: &[GateRequest]) -> Option<Ga
 /// Whether the card of `req` has left its pane (or shows another plan) while its agent still
 /// runs: a pane that cannot be read says nothing (an agent gone is told by [`store::ended`]).
 fn card_gone(req: &GateRequest) -> bool {
-    let (Some(pane), Some(pid)) = (req.tmux_pane.clone(), req.agent_pid) else {
-        return false;
-    };
-    if !crate::process::is_running(pid, req.agent_start_time) {
-        return false;
-    }
-    let target = Target {
-        socket: req.tmux_socket.clone(),
-        pane,
-        agent: Some(ProcessId {
-            pid,
-            start_time: req.agent_start_time,
-        }),
-    };
-    match target.capture(0) {
-        Ok(screen) => {
-            !(card_visible(Agent::Claude, &screen) && card_is_this_requests(req, &screen))
-        }
-        Err(_) => false,
-    }
+    pane::live_screen(req).is_some_and(|screen| {
+        !(card_visible(Agent::Claude, &screen) && card_is_this_requests(req, &screen))
+    })
 }
 
 #[cfg(test)]

@@ -496,26 +496,9 @@ fn open_codex_requests(roots: &Roots) -> Vec<GateRequest> {
 /// Whether the popup of `req` has left its pane while its agent still runs (the person pressed
 /// `3` or Esc): a pane that cannot be read says nothing.
 fn popup_gone(req: &GateRequest) -> bool {
-    let (Some(pane), Some(pid)) = (req.tmux_pane.clone(), req.agent_pid) else {
-        return false;
-    };
-    if !crate::process::is_running(pid, req.agent_start_time) {
-        return false;
-    }
-    let target = Target {
-        socket: req.tmux_socket.clone(),
-        pane,
-        agent: Some(ProcessId {
-            pid,
-            start_time: req.agent_start_time,
-        }),
-    };
     // Any popup still up keeps it open: a popup for a later plan means a turn started after
     // this one, which the rollout tells ([`store::ended`]).
-    match target.capture(0) {
-        Ok(screen) => !card_visible(Agent::Codex, &screen),
-        Err(_) => false,
-    }
+    pane::live_screen(req).is_some_and(|screen| !card_visible(Agent::Codex, &screen))
 }
 
 #[cfg(test)]

@@ -6,6 +6,27 @@ use std::path::Path;
 
 pub(crate) use crate::terminal::socket_from_env;
 
+/// The screen of the pane of a request filed from a screen, while its agent still runs (the same
+/// process); `None` when there is no pane, the agent is gone or the pane cannot be read (an agent
+/// gone is told by `store::ended`).
+pub(crate) fn live_screen(req: &super::GateRequest) -> Option<String> {
+    let (Some(pane), Some(pid)) = (req.tmux_pane.clone(), req.agent_pid) else {
+        return None;
+    };
+    if !crate::process::is_running(pid, req.agent_start_time) {
+        return None;
+    }
+    let target = crate::terminal::Target {
+        socket: req.tmux_socket.clone(),
+        pane,
+        agent: Some(crate::terminal::ProcessId {
+            pid,
+            start_time: req.agent_start_time,
+        }),
+    };
+    target.capture(0).ok()
+}
+
 /// The pane id in a registry's `tmux` value: `cc:@0.%3` → `%3`; anything else is used as given.
 pub(crate) fn normalize_pane(value: &str) -> String {
     match value.rsplit_once('.') {
