@@ -9,6 +9,8 @@
 //! - `tasks/<list>/`: task lists.
 //! - `settings.json`: user settings, where hooks go.
 
+pub(crate) mod records;
+
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;
