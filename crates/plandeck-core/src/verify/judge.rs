@@ -18,7 +18,7 @@ use super::{
     NameKind, Named, SessionRef, StatusCounts, StepReport, StepStatus, TestRun, VerifyError,
     VerifyReport,
 };
-use crate::agents::{gemini, Agent};
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::history::events::PlanEvent;
 use crate::history::scan::Files;
@@ -306,11 +306,11 @@ pub fn gather(_roots: &Roots, target: Target) -> Inputs {
         .or_else(|| facts_list.iter().find_map(|f| f.cwd.clone()))
         .or_else(|| {
             // Gemini CLI chats name no folder: `tmp/<project>/.project_root` does.
-            (agent == Agent::Gemini)
-                .then(|| target.transcripts.first())
-                .flatten()
-                .and_then(|t| gemini::slug_dir_of_chat(t))
-                .and_then(gemini::read_project_root)
+            let none = std::collections::HashMap::new();
+            target
+                .transcripts
+                .first()
+                .and_then(|t| crate::agents::records(agent).project_of(t, &none))
         })
         .map(PathBuf::from);
     let approved = target.approved_at.as_deref().and_then(parse_time);

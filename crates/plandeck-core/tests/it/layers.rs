@@ -185,15 +185,10 @@ const PENDING: &[&str] = &[
     // The CLI's `gate` command (drivers-gate).
     "crates/plandeck-cli/src/commands/gate.rs",
     // Records consumers still being converted to `agents::records` (drivers-records).
-    "crates/plandeck-core/src/history/fold.rs",
     "crates/plandeck-core/src/plans/discover.rs",
     "crates/plandeck-core/src/plans/watcher.rs",
-    "crates/plandeck-core/src/standing.rs",
     "crates/plandeck-core/src/verify/facts.rs",
-    "crates/plandeck-core/src/verify/install.rs",
-    "crates/plandeck-core/src/verify/judge.rs",
     "crates/plandeck-core/src/verify/send.rs",
-    "crates/plandeck-core/src/verify/stop_hook.rs",
 ];
 
 /// Where an agent's behaviour lives; the one registration of each trait is there too.

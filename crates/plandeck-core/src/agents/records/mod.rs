@@ -12,12 +12,13 @@ pub mod plan_events;
 pub mod state;
 pub mod transcript;
 
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
+use super::Agent;
 use crate::config::Roots;
 use plan_events::PlanFacts;
 use state::Facts;
@@ -182,6 +183,28 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
             .is_ok_and(|start| crate::process::is_running(pid, Some(start))),
         None => crate::process::is_running(pid, None),
     }
+}
+
+/// The sessions running now, by agent and session id: the entries of each agent's registry of
+/// running CLIs whose process is alive.
+pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
+    let mut out = HashSet::new();
+    for d in super::all() {
+        let r = super::records(d.agent);
+        let Some(dir) = r.registry_dir(roots) else {
+            continue;
+        };
+        out.extend(
+            std::fs::read_dir(dir)
+                .into_iter()
+                .flatten()
+                .flatten()
+                .filter_map(|e| r.registry_entry(&e.path()))
+                .filter(|f| pid_alive(f.pid, f.proc_start.as_deref()))
+                .map(|f| (d.agent, f.session_id)),
+        );
+    }
+    out
 }
 
 /// A file's name without its extension ("" when it has none).
