@@ -54,7 +54,6 @@ pub(crate) mod index;
 pub(crate) use crate::agents::claude::records as claude;
 pub(crate) use crate::agents::codex::records as codex;
 pub(crate) use crate::agents::gemini::records as gemini;
-pub(crate) use crate::agents::records::content;
 pub use crate::agents::records::{plan_events, state, transcript, TaskProgress};
 
 #[cfg(test)]

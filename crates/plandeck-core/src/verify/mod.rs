@@ -110,15 +110,7 @@ pub struct Named {
     pub note: Option<String>,
 }
 
-/// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ChangeKind {
-    Added,
-    Modified,
-    Deleted,
-    Renamed,
-}
+pub use crate::agents::records::tools::ChangeKind;
 
 /// Where a change was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]

@@ -187,7 +187,6 @@ const PENDING: &[&str] = &[
     // Records consumers still being converted to `agents::records` (drivers-records).
     "crates/plandeck-core/src/plans/discover.rs",
     "crates/plandeck-core/src/plans/watcher.rs",
-    "crates/plandeck-core/src/verify/facts.rs",
     "crates/plandeck-core/src/verify/send.rs",
 ];
 

@@ -4,6 +4,8 @@
 //! Records are parsed into borrowed structs that name only the fields used; serde skips the rest
 //! of each line without building it, which is most of what makes reading cheap.
 
+mod tools;
+
 use std::borrow::Cow;
 use std::path::{Path, PathBuf};
 
@@ -15,6 +17,7 @@ use crate::agents::claude as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
+use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
     dir_entries, file_stem, is_jsonl, PlanKeys, PlanReader, Records, TaskProgress,
@@ -963,6 +966,14 @@ impl Records for ClaudeRecords {
 
     fn tells_worktrees(&self) -> bool {
         true
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {

@@ -5,6 +5,8 @@
 //! `event_msg` the turn's start and end (`task_started`, `task_complete`, `turn_aborted`) and
 //! approval requests when the CLI records them.
 
+mod tools;
+
 use std::borrow::Cow;
 
 use serde::Deserialize;
@@ -13,6 +15,7 @@ use crate::agents::codex as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{file_name, is_jsonl, walk, PlanKeys, PlanReader, Records};
 use crate::config::Roots;
@@ -663,6 +666,14 @@ impl Records for CodexRecords {
 
     fn feed_line(&self, facts: &mut Facts, line: &[u8]) {
         feed_line(facts, line)
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {

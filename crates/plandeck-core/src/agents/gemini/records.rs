@@ -10,6 +10,8 @@
 //! user line holding `<session_context>` and ending with that `$set` of `messages`; those lines
 //! are old news and do not change the turn or the open calls.
 
+mod tools;
+
 use std::borrow::Cow;
 
 use serde::de;
@@ -19,6 +21,7 @@ use crate::agents::gemini as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{dir_entries, file_name, is_jsonl, PlanKeys, PlanReader, Records};
 use crate::config::Roots;
@@ -640,6 +643,14 @@ impl Records for GeminiRecords {
             return Some(p.clone());
         }
         agent::read_project_root(slug_dir)
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {

@@ -10,6 +10,7 @@
 pub mod content;
 pub mod plan_events;
 pub mod state;
+pub mod tools;
 pub mod transcript;
 
 use std::collections::{HashMap, HashSet};
@@ -154,6 +155,18 @@ pub trait Records: Sync {
     /// list ([`crate::sessions::WorktreeHint`]).
     fn tells_worktrees(&self) -> bool {
         false
+    }
+
+    /// The words a line of its transcripts must hold to tell verification anything
+    /// ([`Records::read_tool_line`]); none when verify reads nothing of it.
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        &[]
+    }
+
+    /// Reads one line (holding a [`Records::tool_markers`] word) of its transcripts into the tool
+    /// calls and commands verification weighs; `false` when the line cannot be read.
+    fn read_tool_line(&self, _tools: &mut tools::ToolReader, _line: &[u8]) -> bool {
+        true
     }
 
     /// How its records are searched for plans, when they hold any.
