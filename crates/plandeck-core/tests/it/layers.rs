@@ -184,10 +184,6 @@ const PENDING: &[&str] = &[
     "crates/plandeck-core/src/control/steer.rs",
     // The CLI's `gate` command (drivers-gate).
     "crates/plandeck-cli/src/commands/gate.rs",
-    // Records consumers still being converted to `agents::records` (drivers-records).
-    "crates/plandeck-core/src/plans/discover.rs",
-    "crates/plandeck-core/src/plans/watcher.rs",
-    "crates/plandeck-core/src/verify/send.rs",
 ];
 
 /// Where an agent's behaviour lives; the one registration of each trait is there too.

@@ -4,9 +4,11 @@
 //! Records are parsed into borrowed structs that name only the fields used; serde skips the rest
 //! of each line without building it, which is most of what makes reading cheap.
 
+mod plans;
 mod tools;
 
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::de::Deserializer;
@@ -20,7 +22,7 @@ use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
-    dir_entries, file_stem, is_jsonl, PlanKeys, PlanReader, Records, TaskProgress,
+    dir_entries, file_stem, is_jsonl, PlanFolder, PlanKeys, PlanReader, Records, TaskProgress,
 };
 use crate::config::Roots;
 
@@ -974,6 +976,40 @@ impl Records for ClaudeRecords {
 
     fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
         tools::read_line(reader, line)
+    }
+
+    /// `plans/`, then the `plansDirectory` of each project.
+    fn plan_folders(
+        &self,
+        roots: &Roots,
+        projects: &BTreeSet<PathBuf>,
+        _problems: &mut Vec<String>,
+    ) -> Vec<PlanFolder> {
+        let mut out = vec![PlanFolder {
+            dir: crate::durable::canonical_or(&agent::plans_dir(&roots.claude)),
+            project: None,
+            session_id: None,
+            of_project: false,
+        }];
+        for project in projects {
+            for dir in plans::plans_directories(project) {
+                out.push(PlanFolder {
+                    dir,
+                    project: Some(project.clone()),
+                    session_id: None,
+                    of_project: true,
+                });
+            }
+        }
+        out
+    }
+
+    fn project_plan_folders(&self, project: &Path) -> Vec<PathBuf> {
+        plans::plans_directories(project)
+    }
+
+    fn links_plans_by_transcript(&self) -> bool {
+        true
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {

@@ -23,9 +23,11 @@ use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn};
 use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
-use crate::agents::records::{dir_entries, file_name, is_jsonl, PlanKeys, PlanReader, Records};
+use crate::agents::records::{
+    dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader, Records,
+};
 use crate::config::Roots;
-use std::collections::HashMap;
+use std::collections::{BTreeSet, HashMap};
 use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
@@ -651,6 +653,37 @@ impl Records for GeminiRecords {
 
     fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
         tools::read_line(reader, line)
+    }
+
+    /// `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
+    fn plan_folders(
+        &self,
+        roots: &Roots,
+        _projects: &BTreeSet<PathBuf>,
+        problems: &mut Vec<String>,
+    ) -> Vec<PlanFolder> {
+        let mut out = Vec::new();
+        let slug_to_project = agent::read_projects(&roots.gemini);
+        let tmp = crate::durable::canonical_or(&agent::tmp_dir(&roots.gemini));
+        for slug_dir in subdirs(&tmp, problems) {
+            let slug = name_of(&slug_dir);
+            let project = slug_to_project
+                .get(&slug)
+                .cloned()
+                .or_else(|| agent::read_project_root(&slug_dir));
+            for session_dir in subdirs(&slug_dir, problems) {
+                let plans = session_dir.join(agent::PLANS);
+                if plans.is_dir() {
+                    out.push(PlanFolder {
+                        dir: plans,
+                        project: project.as_ref().map(PathBuf::from),
+                        session_id: Some(name_of(&session_dir)),
+                        of_project: false,
+                    });
+                }
+            }
+        }
+        out
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {

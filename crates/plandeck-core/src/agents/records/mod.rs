@@ -13,7 +13,7 @@ pub mod state;
 pub mod tools;
 pub mod transcript;
 
-use std::collections::{HashMap, HashSet};
+use std::collections::{BTreeSet, HashMap, HashSet};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -51,6 +51,16 @@ pub enum PlanKeys {
     SessionFile,
     /// One plan per session thread, no file (Codex CLI).
     Thread,
+}
+
+/// A folder that holds an agent's plans, with what every plan in it shares.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct PlanFolder {
+    pub dir: PathBuf,
+    pub project: Option<PathBuf>,
+    pub session_id: Option<String>,
+    /// A project's own plans folder (its settings name it), found from the projects known.
+    pub of_project: bool,
 }
 
 /// What Plandeck reads of one agent's files. Every method has the answer of an agent that has no
@@ -169,6 +179,28 @@ pub trait Records: Sync {
         true
     }
 
+    /// Its folders that hold plans (existing or not, for its default one), given the working
+    /// folders of the sessions known (`projects`); a folder it cannot read is told in `problems`.
+    fn plan_folders(
+        &self,
+        _roots: &Roots,
+        _projects: &BTreeSet<PathBuf>,
+        _problems: &mut Vec<String>,
+    ) -> Vec<PlanFolder> {
+        Vec::new()
+    }
+
+    /// The plans folders a project's own settings name, only those that exist.
+    fn project_plan_folders(&self, _project: &Path) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    /// Whether its plan files are tied to sessions by what its transcripts name (the plan's slug
+    /// or path).
+    fn links_plans_by_transcript(&self) -> bool {
+        false
+    }
+
     /// How its records are searched for plans, when they hold any.
     fn plan_reader(&self) -> Option<PlanReader> {
         None
@@ -218,6 +250,38 @@ pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
         );
     }
     out
+}
+
+pub(crate) fn name_of(path: &Path) -> String {
+    path.file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default()
+}
+
+/// Subfolders of `dir` (not following symlinks). A missing folder is no problem; an unreadable one is.
+pub(crate) fn subdirs(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    match std::fs::read_dir(dir) {
+        Ok(entries) => {
+            for entry in entries.flatten() {
+                if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                    out.push(entry.path());
+                }
+            }
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(e) => problems.push(folder_problem(dir, &e)),
+    }
+    out.sort();
+    out
+}
+
+pub(crate) fn folder_problem(dir: &Path, e: &std::io::Error) -> String {
+    format!(
+        "Cannot read the folder {}: {}. Plans in it are not listed.",
+        dir.display(),
+        e
+    )
 }
 
 /// A file's name without its extension ("" when it has none).
