@@ -15,8 +15,8 @@ use super::facts::{self, parse_time, ShellRun, ToolWrite};
 use super::steps::{self, Step};
 use super::{
     ApprovalPoint, ApprovalSource, BaseKind, BaseRef, ChangeSource, ChangedFile, Evidence,
-    NameKind, Named, SessionRef, StatusCounts, StepReport, StepStatus, TestRun, VerifyError,
-    VerifyReport,
+    NameKind, Named, SessionRef, StatusCounts, StepOverride, StepReport, StepStatus, TestRun,
+    VerifyError, VerifyReport,
 };
 use crate::agents::Agent;
 use crate::config::Roots;
@@ -72,8 +72,30 @@ pub(crate) fn report(roots: &Roots, plan: &str) -> Result<VerifyReport, VerifyEr
 fn report_of(roots: &Roots, target: Target) -> VerifyReport {
     let inputs = gather(roots, target);
     let mut report = evaluate(&inputs);
-    super::overrides::apply(roots, &mut report);
+    if super::overrides::apply(roots, &mut report) {
+        finish(&mut report);
+    }
     report
+}
+
+/// Overrides the status of step `index` (1-based) of the plan `plan` (an id or a path) with
+/// `note` (required: the person says why).
+pub fn set_override(
+    roots: &Roots,
+    plan: &str,
+    index: u32,
+    status: StepStatus,
+    note: &str,
+) -> Result<StepOverride, VerifyError> {
+    let note = super::overrides::check_note(note)?;
+    let target = resolve(roots, plan)?;
+    super::overrides::set(roots, &target.id, &target.text, index, status, note)
+}
+
+/// Removes the override of step `index` of the plan `plan`. Returns whether there was one.
+pub fn clear_override(roots: &Roots, plan: &str, index: u32) -> Result<bool, VerifyError> {
+    let target = resolve(roots, plan)?;
+    super::overrides::clear(roots, &target.id, index)
 }
 
 pub(crate) fn report_for_session(

@@ -36,7 +36,7 @@ use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 
 pub use changed_diff::changed_file_diff;
-pub use overrides::{clear_override, set_override};
+pub use judge::{clear_override, set_override};
 pub use send::{report_text, send_report};
 pub use text::{agent_report_text, needs_work};
 
