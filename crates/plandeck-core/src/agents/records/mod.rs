@@ -284,6 +284,26 @@ pub(crate) fn folder_problem(dir: &Path, e: &std::io::Error) -> String {
     )
 }
 
+/// Every entry of every agent's registry of running CLIs (`*.json` in its folder), alive or not;
+/// a registry that cannot be read has none.
+pub fn registry_entries(roots: &Roots) -> Vec<(Agent, RegistryFile)> {
+    let mut out = Vec::new();
+    for d in super::all() {
+        let r = super::records(d.agent);
+        let Some(dir) = r.registry_dir(roots) else {
+            continue;
+        };
+        out.extend(
+            dir_entries(&dir)
+                .into_iter()
+                .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
+                .filter_map(|p| r.registry_entry(&p))
+                .map(|f| (d.agent, f)),
+        );
+    }
+    out
+}
+
 /// A file's name without its extension ("" when it has none).
 pub(crate) fn file_stem(path: &Path) -> String {
     path.file_stem()
