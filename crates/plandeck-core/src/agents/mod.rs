@@ -9,6 +9,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod driver;
 pub mod gemini;
 
 use std::path::{Path, PathBuf};
@@ -17,6 +18,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::config::Roots;
+
+pub use driver::{Driver, Input};
 
 /// Which agent wrote a plan or runs a session. `Other` covers plans in folders the user added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -31,6 +34,17 @@ pub enum Agent {
 /// Every agent Plandeck knows, in the order lists show them: the one registration.
 pub fn all() -> &'static [Descriptor] {
     &[claude::DESCRIPTOR, gemini::DESCRIPTOR, codex::DESCRIPTOR]
+}
+
+/// The driver of `agent` (how the gate and control drive it): the one place that picks an
+/// agent's behaviour by its variant.
+pub fn driver(agent: Agent) -> &'static dyn Driver {
+    match agent {
+        Agent::Claude => &claude::driver::Claude,
+        Agent::Gemini => &gemini::driver::Gemini,
+        Agent::Codex => &codex::driver::Codex,
+        Agent::Other => &driver::Unknown,
+    }
 }
 
 /// What Plandeck can do with one agent's files.

@@ -34,7 +34,7 @@ use super::transcript::{Answer, Follower};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::{Agent, ApprovalCard, Pick};
+use crate::agents::{Agent, Input, Pick};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -520,18 +520,28 @@ fn deliver(
     opts: &DeliveryOptions,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
-    match decision.clone() {
-        GateDecision::Reject { .. } if req.agent == Agent::Claude && hook_alive(&req) => {
-            reject_through_hook(roots, &req, decision, opts, record)
-        }
-        GateDecision::Reject { feedback } if req.agent == Agent::Codex => {
-            codex_message(roots, &req, decision, feedback, opts, record)
-        }
+    let driver = crate::agents::driver(req.agent);
+    // The agent's own way of taking a rejection's feedback or an edited plan as a message.
+    let composer = match decision {
+        GateDecision::Reject { feedback } => driver.composer_message(Some(feedback), None),
         GateDecision::Approve {
             edited: Some(edited),
             ..
-        } if req.agent == Agent::Codex => {
-            let message = crate::agents::codex::edited_plan_message(&edited);
+        } => driver.composer_message(None, Some(edited)),
+        GateDecision::Approve { .. } => None,
+    };
+    match decision.clone() {
+        GateDecision::Reject { .. } if driver.decides_through_hook() && hook_alive(&req) => {
+            reject_through_hook(roots, &req, decision, opts, record)
+        }
+        GateDecision::Reject { .. } if composer.is_some() => {
+            let feedback = composer.unwrap_or_default();
+            composer_message(roots, &req, decision, feedback, opts, record)
+        }
+        GateDecision::Approve {
+            edited: Some(_), ..
+        } if composer.is_some() => {
+            let message = composer.unwrap_or_default();
             if terminal::needs_truncation(&message, terminal::MAX_TYPED_CHARS) {
                 return Err(GateError::BadInput {
                     message: format!(
@@ -541,7 +551,7 @@ fn deliver(
                 });
             }
             let message = terminal::clean_text(&message, terminal::MAX_TYPED_CHARS);
-            codex_message(roots, &req, decision, message, opts, record)
+            composer_message(roots, &req, decision, message, opts, record)
         }
         GateDecision::Reject { feedback } => {
             reject_on_card(roots, &req, decision, feedback, opts, record)
@@ -847,7 +857,7 @@ fn reject_on_card(
 /// to implement), typed once the popup is closed with "No, stay in Plan mode" (chosen by its
 /// label) and the composer is empty: the message, then `Enter`. The request closes as the
 /// decision (rejected, or approved with the edit).
-fn codex_message(
+fn composer_message(
     roots: &Roots,
     req: &GateRequest,
     decision: &GateDecision,
@@ -894,7 +904,7 @@ fn codex_message(
         ),
     };
     let closed_card = answer_card(req, &target, Pick::Feedback, &[], true, opts);
-    match closed_card.and_then(|()| type_into_composer(&target, &message, opts)) {
+    match closed_card.and_then(|()| type_into_composer(req, &target, &message, opts)) {
         Ok(()) => {
             let _ = close(roots, req, done);
             Ok(Reached::new(Delivery::Delivered, said, done))
@@ -913,11 +923,17 @@ fn codex_message(
 /// (a draft of the person's is never glued to it), the text seen on screen before `Enter`, and
 /// `Enter` again once if the text is still in the composer (taken as a newline of a fast paste).
 fn type_into_composer(
+    req: &GateRequest,
     target: &Target,
     text: &str,
     opts: &DeliveryOptions,
 ) -> Result<(), CardFailure> {
-    use crate::agents::codex::composer_empty;
+    let driver = crate::agents::driver(req.agent);
+    let composer_empty = |styled: &str| match driver.input("", styled) {
+        Input::Empty => Some(true),
+        Input::Draft(_) => Some(false),
+        Input::Absent(_) => None,
+    };
     let start = Instant::now();
     loop {
         match composer_empty(&target.capture_styled()?) {
@@ -1081,12 +1097,20 @@ fn key_on_screen(
     screen: &str,
     pick: Pick,
 ) -> Result<u8, CardFailure> {
-    card(req.agent).key_on(screen, pick).map_err(|m| {
+    let refused = |detail: String| {
         CardFailure::Refused(GateError::CardNotRecognised {
             pane: target.pane.clone(),
-            detail: m.to_string(),
+            detail,
         })
-    })
+    };
+    let Some(card) = crate::agents::driver(req.agent).card() else {
+        return Err(refused(format!(
+            "{} has no approval card Plandeck knows",
+            req.agent.display_name()
+        )));
+    };
+    card.key_on(screen, pick)
+        .map_err(|m| refused(m.to_string()))
 }
 
 fn not_this_card(target: &Target) -> String {
@@ -1124,7 +1148,7 @@ fn normalize(text: &str) -> String {
 /// plan of one or two, at least three and at least half of them (or six, for a long plan whose
 /// first lines scrolled away) otherwise. A plan with no content line at all (a title alone) must
 /// show every line it has. Less is left to the terminal.
-pub(super) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
+pub(crate) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
     let screen_lines: Vec<String> = screen.lines().map(normalize).collect();
     let on_screen = |p: &String| screen_lines.iter().any(|s| s.contains(p.as_str()));
     let mut probes: Vec<String> = Vec::new();
@@ -1282,22 +1306,9 @@ fn mode_name(mode: ApproveMode) -> &'static str {
     }
 }
 
-/// `agent`'s plan-approval card: the labels of its choices and the keys that answer it.
-pub(super) fn card(agent: Agent) -> ApprovalCard {
-    agent
-        .descriptor()
-        .and_then(|d| d.approval_card)
-        .unwrap_or(crate::agents::claude::CARD)
-}
-
-/// Whether `agent`'s plan-approval card is on `screen`: two of its labels are.
+/// Whether `agent`'s plan-approval card is on `screen` ([`crate::agents::Driver::card_visible`]).
 pub(crate) fn card_visible(agent: Agent, screen: &str) -> bool {
-    card(agent)
-        .markers
-        .iter()
-        .filter(|m| screen.contains(**m))
-        .count()
-        >= 2
+    crate::agents::driver(agent).card_visible(screen)
 }
 
 /// Waits for `pred(screen)` up to `timeout`.

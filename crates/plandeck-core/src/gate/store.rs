@@ -217,6 +217,12 @@ pub(crate) fn close(
     Ok(true)
 }
 
+/// A new request's id, from its session, the hook's pid and the time.
+pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
+    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
+    crate::ids::short_hash(format!("{session_id}:{pid}:{nanos}").as_bytes())
+}
+
 /// Whether the request's hook still waits (same pid and start time).
 pub(crate) fn hook_alive(req: &GateRequest) -> bool {
     crate::process::is_running(req.hook_pid, req.hook_start_time)
@@ -225,7 +231,7 @@ pub(crate) fn hook_alive(req: &GateRequest) -> bool {
 /// Whether an approval of `req` goes through its waiting hook (Claude Code: `allow` with the plan
 /// is the card's answer, in tmux or not), never by keys.
 pub(crate) fn approves_through_hook(req: &GateRequest) -> bool {
-    req.agent == crate::agents::Agent::Claude && hook_alive(req)
+    crate::agents::driver(req.agent).decides_through_hook() && hook_alive(req)
 }
 
 /// Every open request's file under `requests/`, with the request it holds (damaged ones skipped).

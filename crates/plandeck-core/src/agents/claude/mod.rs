@@ -9,6 +9,13 @@
 //! - `tasks/<list>/`: task lists.
 //! - `settings.json`: user settings, where hooks go.
 
+pub mod card;
+pub mod driver;
+pub mod hook;
+pub mod screen;
+pub mod send;
+pub mod team_hook;
+
 use std::path::{Path, PathBuf};
 
 use serde::Deserialize;

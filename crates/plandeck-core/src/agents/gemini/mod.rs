@@ -7,6 +7,9 @@
 //! - `projects.json`: the registry of projects (`{"projects": {path: slug}}`).
 //! - `settings.json`: user settings, where hooks go.
 
+pub mod driver;
+pub mod hook;
+
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
