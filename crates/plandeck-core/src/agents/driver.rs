@@ -110,8 +110,7 @@ pub trait Driver: Sync {
 
     /// Whether its plan-approval card is on `screen`: two of its labels are.
     fn card_visible(&self, screen: &str) -> bool {
-        self.card()
-            .is_some_and(|card| card.markers.iter().filter(|m| screen.contains(**m)).count() >= 2)
+        self.card().is_some_and(|card| card.visible_on(screen))
     }
 
     /// Whether a menu whose choices a typed key could pick is open on `screen`.

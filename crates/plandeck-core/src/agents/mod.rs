@@ -132,6 +132,11 @@ impl std::fmt::Display for CardMismatch {
 }
 
 impl ApprovalCard {
+    /// Whether the card is on `screen`: two of its markers are.
+    pub fn visible_on(&self, screen: &str) -> bool {
+        self.markers.iter().filter(|m| screen.contains(**m)).count() >= 2
+    }
+
     /// The choice `pick` as the agent labels it, with the key it usually has.
     pub fn choice(&self, pick: Pick) -> Choice {
         match pick {

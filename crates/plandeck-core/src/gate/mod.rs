@@ -27,6 +27,7 @@
 
 pub(crate) mod claim;
 pub(crate) mod delivery;
+mod files;
 pub(crate) mod hook_wait;
 pub(crate) mod install;
 pub(crate) mod pane;

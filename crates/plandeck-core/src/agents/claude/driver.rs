@@ -73,7 +73,7 @@ impl Driver for Claude {
     }
 
     fn live_session(&self, roots: &Roots, id: &str) -> Result<Option<Target>, SendError> {
-        match crate::gate::session_target(roots, id) {
+        match super::session::session_target(roots, id) {
             Ok(target) => Ok(Some(target)),
             Err(SendError::NoLiveSession { .. }) => Ok(None),
             Err(e) => Err(e),

@@ -14,6 +14,7 @@ pub mod driver;
 pub mod hook;
 pub mod screen;
 pub mod send;
+pub mod session;
 pub mod team_hook;
 
 use std::path::{Path, PathBuf};

@@ -1,12 +1,10 @@
 //! What Claude Code's screen says: a menu open (its approval card, a numbered choice under the
 //! cursor), and the draft in its input line.
 
-use crate::agents::Driver;
-
 /// Whether a menu whose choices a typed key could pick is open at the bottom of the screen: an
 /// approval card, or a numbered choice with the cursor on it (`❯ 1.`).
 pub(crate) fn menu_open(screen: &str) -> bool {
-    if super::driver::Claude.card_visible(screen) {
+    if super::CARD.visible_on(screen) {
         return true;
     }
     let lines: Vec<&str> = screen.lines().filter(|l| !l.trim().is_empty()).collect();

@@ -53,7 +53,7 @@ impl Driver for Codex {
         prompt: Option<&str>,
     ) -> Result<(), ControlError> {
         if plan {
-            super::launch::plan_mode(record, prompt)?;
+            super::launch::plan_mode(self, record, prompt)?;
         }
         Ok(())
     }

@@ -3,6 +3,7 @@
 
 use std::time::{Duration, Instant};
 
+use crate::agents::Driver;
 use crate::control::{ControlError, Record};
 use crate::terminal::{Key, ProcessId, Target};
 
@@ -11,7 +12,11 @@ const CODEX_READY: Duration = Duration::from_secs(45);
 
 /// Codex CLI has no plan-mode flag: once its composer is up, shift+tab until the footer says
 /// "Plan mode", then the first prompt is sent as a message (through the checked path).
-pub(crate) fn plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), ControlError> {
+pub(crate) fn plan_mode(
+    driver: &dyn Driver,
+    record: &Record,
+    prompt: Option<&str>,
+) -> Result<(), ControlError> {
     let target = Target {
         socket: record.socket.clone(),
         pane: record.pane.clone(),
@@ -66,7 +71,7 @@ pub(crate) fn plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), Con
         }
     }
     if let Some(p) = prompt.map(str::trim).filter(|p| !p.is_empty()) {
-        crate::control::send_to(&super::driver::Codex, &target, p)?;
+        crate::control::send_to(driver, &target, p)?;
     }
     Ok(())
 }
