@@ -231,20 +231,44 @@ pub(crate) fn status_of_answer(req: &GateRequest, answer: Answer) -> GateStatus 
     }
 }
 
-/// The plan the agent acts on once the request is approved: its plan file as it is now, or the
-/// text it submitted when there is no readable file.
-pub(crate) fn plan_acted_on(req: &GateRequest) -> String {
-    req.plan_path
-        .as_deref()
-        .and_then(|p| crate::review::store::read_plan(Path::new(p)).ok())
-        .unwrap_or_else(|| req.plan.clone())
+/// A request's plan as read once (for a listing, or a decision that hands it along): its plan
+/// file's text, or why it did not read; the plan the agent acts on once the request is approved
+/// (that text, or the text it submitted when there is no readable file); and its hash.
+pub(crate) struct PlanSeen {
+    pub file: Result<String, std::io::Error>,
+    pub acted_on: String,
+    pub hash: String,
+}
+
+/// Reads `req`'s plan once ([`PlanSeen`]).
+pub(crate) fn plan_seen(req: &GateRequest) -> PlanSeen {
+    let file = match req.plan_path.as_deref() {
+        Some(p) => crate::review::store::read_plan(Path::new(p)).map_err(|e| match e {
+            crate::review::ReviewError::Read { source, .. } => source,
+            other => std::io::Error::other(other.to_string()),
+        }),
+        None => Err(std::io::ErrorKind::NotFound.into()),
+    };
+    let acted_on = file
+        .as_ref()
+        .map_or_else(|_| req.plan.clone(), Clone::clone);
+    let hash = crate::review::store::hash(acted_on.as_bytes());
+    PlanSeen {
+        file,
+        acted_on,
+        hash,
+    }
 }
 
 /// `req` as listed: with the hash of the plan it would approve, and whether an approval would go
 /// through its waiting hook.
 fn listed(mut req: GateRequest) -> GateRequest {
-    let read = plan_acted_on(&req);
-    req.plan_hash = Some(crate::review::store::hash(read.as_bytes()));
+    let PlanSeen {
+        acted_on: read,
+        hash,
+        ..
+    } = plan_seen(&req);
+    req.plan_hash = Some(hash);
     req.plan_read = (read != req.plan).then_some(read);
     req.approves_through_hook = approves_through_hook(&req);
     req
