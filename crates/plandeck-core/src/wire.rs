@@ -1,0 +1,345 @@
+//! The wire of `plandeck serve --stdio` and its client ([`crate::remote`]): the frames, the
+//! protocol's version, and which live event goes under which name. Both ends import it; neither
+//! imports the other.
+//!
+//! **Frames** (one JSON object per line, UTF-8, at most [`MAX_LINE`] bytes):
+//! - the server's first line: `{"hello":{"protocol":1,"version":"0.x.y","instance":"…"}}`;
+//! - a request: `{"id":N,"method":"get_plan","params":{"id":"…"}}` (`params` as the window sends
+//!   them, camelCased; may be left out when there are none; `id` any number or string, echoed);
+//! - its response: `{"id":N,"result":…}` or `{"id":N,"error":{"kind":"…","message":"…"}}` (the
+//!   [`IpcError`] shape; `id` is `null` when the frame could not be read);
+//! - an event: `{"event":"plans:changed","seq":N,"payload":…}`, the names and payloads of the IPC
+//!   table's events ([`event_of`] one way, [`event_here`] the other).
+
+use std::io::BufRead;
+
+use serde::de::DeserializeOwned;
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+
+use crate::comments::CommentsChanged;
+use crate::elsewhere::OnMachine;
+use crate::history::{HistoryChanged, ScanProgress};
+use crate::ipc::{ErrorKind, IpcError};
+use crate::ipc_table::IpcEvent;
+use crate::live::LiveEvent;
+use crate::live::{GateChanged, SessionsChanged, WorktreesChanged};
+use crate::mirror::TerminalEvent;
+use crate::mirror::{TerminalClosed, TerminalOutput};
+use crate::plans::PlansChanged;
+use crate::sessions::IndexProgress;
+use crate::worktrees::{RemovalPreview, WorktreeSize, WorktreeSummary};
+
+/// The protocol this server speaks. Raised on any change a client must know of.
+pub const PROTOCOL: u32 = 1;
+/// The longest line read (a longer one is skipped whole and answered with an error).
+pub const MAX_LINE: usize = 16 << 20;
+
+/// The server's first frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    pub protocol: u32,
+    /// The server's `plandeck` version.
+    pub version: String,
+    /// This server process: seqs of another instance mean nothing here.
+    pub instance: String,
+}
+
+/// One request frame, read.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Request {
+    pub id: Value,
+    pub method: String,
+    pub params: Value,
+}
+
+/// Reads one line as a request; a line that is not one is answered with the error and the
+/// request's `id` when it had one (`null` otherwise).
+pub fn parse_request(line: &[u8]) -> Result<Request, (Value, IpcError)> {
+    let bad = |id: Value, why: String| (id, IpcError::new(ErrorKind::BadInput, why));
+    let value: Value = serde_json::from_slice(line)
+        .map_err(|e| bad(Value::Null, format!("not a JSON frame: {e}")))?;
+    let Value::Object(mut frame) = value else {
+        return Err(bad(Value::Null, "a frame is a JSON object".into()));
+    };
+    let id = frame.remove("id").unwrap_or(Value::Null);
+    if !(id.is_number() || id.is_string()) {
+        return Err(bad(
+            Value::Null,
+            "a request has an `id` (a number or a string)".into(),
+        ));
+    }
+    let method = match frame.remove("method") {
+        Some(Value::String(m)) => m,
+        _ => return Err(bad(id, "a request has a `method` (a string)".into())),
+    };
+    let params = match frame.remove("params") {
+        None | Some(Value::Null) => Value::Object(Default::default()),
+        Some(p @ Value::Object(_)) => p,
+        Some(_) => return Err(bad(id, "`params` is an object".into())),
+    };
+    if let Some(other) = frame.keys().next() {
+        return Err(bad(id, format!("a request has no `{other}`")));
+    }
+    Ok(Request { id, method, params })
+}
+
+/// A response frame, as one line (without its newline).
+pub fn response(id: &Value, result: Result<Value, IpcError>) -> String {
+    match result {
+        Ok(result) => json!({ "id": id, "result": result }),
+        Err(error) => json!({ "id": id, "error": error }),
+    }
+    .to_string()
+}
+
+/// Reads the next line of `input` into `line` (without its newline), at most `max` bytes. `None`
+/// at the end of input; `Some(false)` when the line was longer (it is skipped whole).
+pub fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Option<bool> {
+    line.clear();
+    let mut fits = true;
+    loop {
+        let (done, used) = match input.fill_buf() {
+            Ok([]) => return (!line.is_empty() || !fits).then_some(fits),
+            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
+                Some(i) => {
+                    if fits && line.len() + i <= max {
+                        line.extend_from_slice(&buf[..i]);
+                    } else {
+                        fits = false;
+                    }
+                    (true, i + 1)
+                }
+                None => {
+                    if fits && line.len() + buf.len() <= max {
+                        line.extend_from_slice(buf);
+                    } else {
+                        fits = false;
+                        line.clear();
+                    }
+                    (false, buf.len())
+                }
+            },
+            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
+            Err(_) => return None,
+        };
+        input.consume(used);
+        if done {
+            if !fits {
+                line.clear();
+            }
+            return Some(fits);
+        }
+    }
+}
+
+/// A request line as a client writes it (without its newline).
+pub fn request_line(id: u64, method: &str, params: Value) -> String {
+    json!({ "id": id, "method": method, "params": params }).to_string()
+}
+
+/// A frame from a server, as a client reads it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum ServerFrame {
+    Hello(Hello),
+    Answer {
+        id: Value,
+        result: Result<Value, IpcError>,
+    },
+    Event {
+        name: String,
+        seq: u64,
+        payload: Value,
+    },
+}
+
+/// Reads one line from a server; what is none of its frames is refused with why (a client logs
+/// it and goes on: a remote's bytes are never trusted to be well formed).
+pub fn parse_server_frame(line: &[u8]) -> Result<ServerFrame, IpcError> {
+    let bad = |why: &str| IpcError::new(ErrorKind::BadInput, format!("not a server frame: {why}"));
+    let value: Value = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
+    let Value::Object(mut frame) = value else {
+        return Err(bad("not an object"));
+    };
+    if let Some(hello) = frame.remove("hello") {
+        return serde_json::from_value(hello)
+            .map(ServerFrame::Hello)
+            .map_err(|e| bad(&e.to_string()));
+    }
+    if let Some(name) = frame.remove("event") {
+        let (Value::String(name), Some(seq)) = (name, frame.get("seq").and_then(Value::as_u64))
+        else {
+            return Err(bad("an event has a name and a seq"));
+        };
+        let payload = frame.remove("payload").unwrap_or(Value::Null);
+        return Ok(ServerFrame::Event { name, seq, payload });
+    }
+    let id = frame
+        .remove("id")
+        .ok_or_else(|| bad("no hello, event or id"))?;
+    let result = match (frame.remove("result"), frame.remove("error")) {
+        (Some(result), None) => Ok(result),
+        (None, Some(error)) => Err(serde_json::from_value::<IpcError>(error)
+            .map_err(|e| bad(&format!("an error is {{kind, message}}: {e}")))?),
+        _ => return Err(bad("an answer has a result or an error")),
+    };
+    Ok(ServerFrame::Answer { id, result })
+}
+
+/// An event frame, as one line (without its newline).
+pub fn event_line(name: &str, seq: u64, payload: &Value) -> String {
+    json!({ "event": name, "seq": seq, "payload": payload }).to_string()
+}
+
+/// What `subscribe` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscribed {
+    /// Events after the cursor are lost: read everything again.
+    pub gap: bool,
+    /// The last seq sent before this answer (replayed, or the newest when nothing was).
+    pub seq: u64,
+}
+
+/// The frame of a live event the window hears of (named as the IPC table names it); `None` for
+/// what the window shows only on the desktop (notifications).
+pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
+    fn named<E: IpcEvent>(e: E) -> Option<(&'static str, Value)> {
+        Some((E::NAME, serde_json::to_value(e).ok()?))
+    }
+    match event {
+        LiveEvent::Plans(c) => named(c),
+        LiveEvent::Sessions(c) => named(c),
+        LiveEvent::Gate(c) => named(c),
+        LiveEvent::SessionIndex(p) => named(p),
+        LiveEvent::HistoryProgress(p) => named(p),
+        LiveEvent::History(c) => named(c),
+        LiveEvent::Worktrees(c) => named(c),
+        LiveEvent::WorktreesUpdated(v) => named(v),
+        LiveEvent::WorktreeSize(s) => named(s),
+        LiveEvent::Comments(c) => named(c),
+        LiveEvent::Terminal(TerminalEvent::Output(o)) => named(o),
+        LiveEvent::Terminal(TerminalEvent::Closed(c)) => named(c),
+        // Notifications are the desktop's; a server shows no other machines.
+        LiveEvent::RequestArrived(_)
+        | LiveEvent::SessionWaiting { .. }
+        | LiveEvent::Machines(_) => None,
+    }
+}
+
+/// The event `name` of `machine`, as the window hears it here: `None` for what is only the
+/// remote's own business (its scans' progress).
+pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<LiveEvent>, String> {
+    fn read<T: DeserializeOwned + OnMachine>(machine: &str, payload: Value) -> Result<T, String> {
+        crate::elsewhere::answer(machine, payload).map_err(|e| e.message)
+    }
+    Ok(Some(match name {
+        n if n == PlansChanged::NAME => LiveEvent::Plans(read(machine, payload)?),
+        n if n == SessionsChanged::NAME => LiveEvent::Sessions(read(machine, payload)?),
+        n if n == GateChanged::NAME => LiveEvent::Gate(read(machine, payload)?),
+        n if n == WorktreesChanged::NAME => LiveEvent::Worktrees(read(machine, payload)?),
+        n if n == <Vec<WorktreeSummary>>::NAME => {
+            LiveEvent::WorktreesUpdated(read(machine, payload)?)
+        }
+        n if n == WorktreeSize::NAME => LiveEvent::WorktreeSize(read(machine, payload)?),
+        n if n == CommentsChanged::NAME => LiveEvent::Comments(read(machine, payload)?),
+        n if n == TerminalOutput::NAME => {
+            LiveEvent::Terminal(TerminalEvent::Output(read(machine, payload)?))
+        }
+        n if n == TerminalClosed::NAME => {
+            LiveEvent::Terminal(TerminalEvent::Closed(read(machine, payload)?))
+        }
+        n if n == IndexProgress::NAME || n == ScanProgress::NAME || n == HistoryChanged::NAME => {
+            return Ok(None)
+        }
+        other => return Err(format!("no event is named {other:?}")),
+    }))
+}
+
+/// A native confirmation in words, for the client to show before it applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmationWords {
+    pub title: String,
+    pub text: String,
+    pub destructive: bool,
+    pub action: String,
+}
+
+/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
+/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovalToConfirm {
+    pub preview: RemovalPreview,
+    pub confirmation: ConfirmationWords,
+}
+
+/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
+/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanRemovalsToConfirm {
+    pub previews: Vec<RemovalPreview>,
+    pub confirmation: Option<ConfirmationWords>,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_request_is_read_with_its_id_method_and_params() {
+        let r = parse_request(br#"{"id":3,"method":"get_plan","params":{"id":"p1"}}"#).unwrap();
+        assert_eq!(r.id, json!(3));
+        assert_eq!(r.method, "get_plan");
+        assert_eq!(r.params, json!({"id": "p1"}));
+        // No params: an empty object; a string id is echoed as it came.
+        let r = parse_request(br#"{"id":"a","method":"list_plans"}"#).unwrap();
+        assert_eq!((r.id, r.params), (json!("a"), json!({})));
+    }
+
+    #[test]
+    fn what_is_not_a_request_is_answered_with_why_and_the_id_when_known() {
+        for (line, id) in [
+            (&b"not json"[..], Value::Null),
+            (b"[1,2]", Value::Null),
+            (br#"{"method":"list_plans"}"#, Value::Null),
+            (br#"{"id":{},"method":"list_plans"}"#, Value::Null),
+            (br#"{"id":7}"#, json!(7)),
+            (br#"{"id":7,"method":3}"#, json!(7)),
+            (br#"{"id":7,"method":"get_plan","params":[1]}"#, json!(7)),
+            (br#"{"id":7,"method":"list_plans","extra":1}"#, json!(7)),
+            (b"\xff\xfe", Value::Null),
+        ] {
+            let (got, e) = parse_request(line).unwrap_err();
+            assert_eq!(got, id, "{}", String::from_utf8_lossy(line));
+            assert_eq!(e.kind, ErrorKind::BadInput);
+        }
+        let frame: Value = serde_json::from_str(&response(
+            &json!(7),
+            Err(IpcError::new(ErrorKind::NotFound, "gone")),
+        ))
+        .unwrap();
+        assert_eq!(
+            frame,
+            json!({"id": 7, "error": {"kind": "notFound", "message": "gone"}})
+        );
+    }
+
+    #[test]
+    fn lines_are_read_whole_and_one_too_long_is_skipped_whole() {
+        let text = format!("short\n{}\nnext\nlast", "x".repeat(100));
+        // A small buffer, so lines come in pieces.
+        let mut input = std::io::BufReader::with_capacity(8, text.as_bytes());
+        let mut line = Vec::new();
+        let mut got = Vec::new();
+        while let Some(fits) = read_line(&mut input, &mut line, 10) {
+            got.push((fits, String::from_utf8(line.clone()).unwrap()));
+        }
+        let want = [(true, "short"), (false, ""), (true, "next"), (true, "last")];
+        let want: Vec<(bool, String)> = want.iter().map(|(f, s)| (*f, s.to_string())).collect();
+        assert_eq!(got, want);
+    }
+}
