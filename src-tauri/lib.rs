@@ -40,7 +40,11 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
 /// `commands::module::name`, so a command in the table without its adapter does not compile.
 macro_rules! register_commands {
     (
-        commands { $( $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty; )* }
+        commands { $(
+            $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $($wire:tt)* }
         events { $($events:tt)* }
     ) => {
         tauri::generate_handler![ $( commands::$module::$name ),* ]

@@ -28,6 +28,7 @@ use crate::live::{GateChanged, LiveEvent, SessionsChanged, WorktreesChanged};
 use crate::plans::PlansChanged;
 use crate::remote::{Remote, RemoteError};
 use crate::sync::lock;
+use crate::wire::calls;
 
 /// How often a machine is tried again, and how long a listing waits for one.
 #[derive(Debug, Clone, Copy)]
@@ -60,15 +61,15 @@ type Emit = Arc<dyn Fn(LiveEvent) + Send + Sync>;
 /// The calls that only read: their last answers are kept, and shown (as they were) while the
 /// machine is unreachable. Every other call is refused then.
 const READS: &[&str] = &[
-    "get_plan",
-    "plan_history",
-    "plan_version",
-    "list_comments",
-    "request_comments",
-    "review_markdown",
-    "worktree_details",
-    "verify_report",
-    "get_sessions",
+    calls::get_plan::NAME,
+    calls::plan_history::NAME,
+    calls::plan_version::NAME,
+    calls::list_comments::NAME,
+    calls::request_comments::NAME,
+    calls::review_markdown::NAME,
+    calls::worktree_details::NAME,
+    calls::verify_report::NAME,
+    calls::get_sessions::NAME,
 ];
 
 /// At most this many read answers are kept per machine (the oldest go first).
@@ -518,10 +519,10 @@ fn heard(inner: &Inner, link: &Link, remote: &Remote, flow: &mut Flow, name: &st
 /// was not told of yet, to tell as arrived (a desktop notification). The first time, those already
 /// waiting are only noted.
 fn told_of_arrivals(link: &Link, remote: &Remote) -> Vec<GateRequest> {
-    let Ok(value) = remote.call("list_pending", json!({})) else {
+    let Ok(value) = remote.call(calls::list_pending::NAME, json!({})) else {
         return Vec::new();
     };
-    lock(&link.kept).insert("list_pending".to_owned(), value.clone());
+    lock(&link.kept).insert(calls::list_pending::NAME.to_owned(), value.clone());
     let machine = link.host.name.as_str();
     let Ok(pending) = elsewhere::answer::<Vec<GateRequest>>(machine, value) else {
         return Vec::new();

@@ -36,9 +36,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::config::{check_ssh_dest, Env, Host};
+use crate::elsewhere::OnMachine;
 use crate::ipc::{ErrorKind, IpcError};
 use crate::sync::lock;
-use crate::wire::{self, Hello, ServerFrame, Subscribed};
+use crate::wire::{self, calls, Client, Hello, ServerFrame, Subscribed};
 
 /// What is run on the remote.
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
@@ -538,6 +539,18 @@ struct Ignored {
 /// How many reasons for ignored frames are kept.
 const REASONS_KEPT: usize = 10;
 
+/// The table's calls on the machine this connection reaches, their answers read as the server
+/// gave them (ids as that machine knows them: `--host` prints them so).
+impl Client for Remote {
+    fn ask<T: DeserializeOwned + OnMachine>(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<T, IpcError> {
+        Ok(self.call_as(method, params)?)
+    }
+}
+
 impl Remote {
     /// Connects to `host` and reads its hello; refused, with why, when ssh fails, the remote has
     /// no `plandeck`, or it speaks another protocol.
@@ -780,7 +793,7 @@ impl Remote {
     /// ones stream ([`Remote::next_event`]).
     pub fn subscribe(&self, after: Option<u64>) -> Result<Subscribed, RemoteError> {
         let params = serde_json::json!({ "after": after, "instance": self.hello.instance });
-        self.call_as("subscribe", params)
+        self.call_as(calls::subscribe::NAME, params)
     }
 
     /// Resumes the events of a connection before this one: those after `after` of the server
@@ -789,7 +802,7 @@ impl Remote {
     /// lost (`gap: true`: another server, or too long ago) and everything is to be read again.
     pub fn subscribe_from(&self, after: u64, instance: &str) -> Result<Subscribed, RemoteError> {
         let params = serde_json::json!({ "after": after, "instance": instance });
-        self.call_as("subscribe", params)
+        self.call_as(calls::subscribe::NAME, params)
     }
 
     /// The next event, waiting at most `patience`; `None` when none came (or the connection is

@@ -31,31 +31,18 @@ use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, Write};
 use std::sync::{mpsc, Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::agents::{Agent, AgentInfo};
-use crate::comments::{CommentAction, PlacedComment};
 use crate::config::Roots;
-use crate::control::{StartRequest, Started, StopOutcome, StopPreview};
 use crate::deck::{Confirmation, Deck};
-use crate::elsewhere::MachineStatus;
-use crate::gate::{DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
-use crate::history::{RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::live::{Live, LiveEvent};
-use crate::mirror::TerminalView;
-use crate::overview::Overview;
-use crate::plans::{PlanDocument, PlanListing, SearchHit};
-use crate::review::{Decision, PlanDiff, PlanHistory};
-use crate::route::{PlanDecision, PlanOutcome};
-use crate::sessions::{IndexProgress, SessionSummary};
-use crate::verify::{StepOverride, StepStatus, VerifyReport};
 use crate::wire::{
-    event_line, event_of, parse_request, read_line, response, CleanRemovalsToConfirm,
-    ConfirmationWords, Hello, RemovalToConfirm, Request, Subscribed, MAX_LINE, PROTOCOL,
+    calls, event_line, event_of, parse_request, read_line, response, CleanRemovalsToConfirm,
+    ConfirmationWords, Hello, RemovalToConfirm, Request, Served, Subscribed, MAX_LINE, PROTOCOL,
 };
-use crate::worktrees::{RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
+use crate::worktrees::{RemovalPreview, RemoveOutcome};
 
 /// How many events are kept for a client that resumes.
 pub const EVENT_BUFFER: usize = 10_000;
@@ -335,24 +322,51 @@ fn to_json<T: Serialize>(value: &T) -> Result<Value, IpcError> {
     serde_json::to_value(value).map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))
 }
 
-/// Every command of the IPC table, served by the [`Server`] method of its name with the table's
-/// arguments (a command without one does not compile).
+/// One command of the table as a server answers it: its deck call (the server's own when the
+/// table gives one), or refused with the table's reason when it is kept to the window.
+macro_rules! serve_one {
+    ($s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty
+        [$( $body:expr )?] [] [$why:literal]) => {
+        Err(unsupported($why))
+    };
+    ($s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty
+        [$body:expr] [$( $served:expr )?] []) => {
+        serve_one!(@call $s, $params, $name ( $( $arg ),* ) -> $ret, $( $served, )? $body)
+    };
+    (@call $s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty,
+        $call:expr $(, $_window:expr )?) => {
+        (|| {
+            let calls::$name::Params { $( $arg ),* } = params_of($params)?;
+            let result: Result<$ret, IpcError> = $s.shared.deck.call(&$s.by, $call);
+            to_json(&result?)
+        })()
+    };
+}
+
+/// Every call of the IPC table, by its wire name: params read as the call's one params type
+/// (the client's), then its deck call; a `wire` call is the [`Served`] method of its name.
 macro_rules! serve_table {
     (
-        commands { $( $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty; )* }
+        commands { $(
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
         events { $($events:tt)* }
     ) => {
         impl Server {
             fn table(&self, method: &str, params: Value) -> Option<Result<Value, IpcError>> {
+                // A `wire` call of a command's name (`remove_worktree`) is the one served.
+                #[allow(unreachable_patterns)]
                 match method {
-                    $( stringify!($name) => Some((|| {
-                        #[derive(Deserialize)]
-                        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-                        struct Params { $( $arg: $argty ),* }
-                        let Params { $( $arg ),* } = params_of(params)?;
-                        let result: $ret = self.$name($( $arg ),*)?;
-                        to_json(&result)
+                    $( $wname => Some((|| {
+                        let calls::$wfn::Params { $( $warg ),* } = params_of(params)?;
+                        to_json(&<Self as Served>::$wfn(self, $( $warg ),*)?)
                     })()), )*
+                    $( stringify!($name) => Some(serve_one!(
+                        self, params, $name ( $( $arg ),* ) -> $ret
+                        [$( $body )?] [$( $served )?] [$( $why )?]
+                    )), )*
                     _ => None,
                 }
             }
@@ -361,405 +375,106 @@ macro_rules! serve_table {
 }
 crate::ipc_table!(serve_table);
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct HelloParams {
-    protocol: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SubscribeParams {
-    after: Option<u64>,
-    instance: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct IdParams {
-    id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RemoveParams {
-    id: String,
-    token: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RepoParams {
-    repo_id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RemoveCleanParams {
-    repo_id: String,
-    tokens: Vec<String>,
-}
-
 impl Server {
     fn call(&self, method: &str, params: Value) -> Result<Value, IpcError> {
-        match method {
-            "hello" => {
-                let p: HelloParams = params_of(params)?;
-                if p.protocol != PROTOCOL {
-                    let update = if p.protocol < PROTOCOL {
-                        "the client is older: update Plandeck on this side"
-                    } else {
-                        "this plandeck is older: update it on the machine it runs on"
-                    };
-                    return Err(unsupported(format!(
-                        "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {}: {update}",
-                        self.shared.hello.version, p.protocol
-                    )));
-                }
-                to_json(&self.shared.hello)
-            }
-            "subscribe" => {
-                let p: SubscribeParams = params_of(params)?;
-                let same = p.instance.is_none_or(|i| i == self.shared.hello.instance);
-                to_json(
-                    &self
-                        .shared
-                        .log
-                        .subscribe_as(self.conn, p.after, same, self.sink.clone()),
-                )
-            }
-            "removal_to_confirm" => {
-                let p: IdParams = params_of(params)?;
-                let (preview, confirmation) = self.shared.deck.removal_to_confirm(&p.id)?;
-                lock(&self.shown).insert(p.id, preview.clone());
-                to_json(&RemovalToConfirm {
-                    preview,
-                    confirmation: confirmation.into(),
-                })
-            }
-            "remove_worktree" => {
-                let p: RemoveParams = params_of(params)?;
-                let shown = lock(&self.shown).get(&p.id).cloned();
-                let preview = match shown {
-                    Some(preview) if preview.token == p.token => preview,
-                    _ => {
-                        return Err(IpcError::new(
-                            ErrorKind::Conflict,
-                            "this is not the removal last shown for this worktree: ask \
-                             removal_to_confirm again",
-                        ))
-                    }
-                };
-                let outcome = self.shared.deck.remove_worktree(&p.id, &preview);
-                lock(&self.shown).remove(&p.id);
-                to_json(&outcome?)
-            }
-            "clean_removals_to_confirm" => {
-                let p: RepoParams = params_of(params)?;
-                let (previews, confirmation) =
-                    self.shared.deck.clean_removals_to_confirm(&p.repo_id)?;
-                lock(&self.shown_clean).insert(p.repo_id, previews.clone());
-                to_json(&CleanRemovalsToConfirm {
-                    previews,
-                    confirmation: confirmation.map(ConfirmationWords::from),
-                })
-            }
-            "remove_clean_worktrees" => {
-                let p: RemoveCleanParams = params_of(params)?;
-                let shown = lock(&self.shown_clean)
-                    .get(&p.repo_id)
-                    .cloned()
-                    .unwrap_or_default();
-                let mut confirmed = Vec::new();
-                for token in &p.tokens {
-                    match shown.iter().find(|s| &s.token == token) {
-                        Some(preview) => confirmed.push(preview.clone()),
-                        None => {
-                            return Err(IpcError::new(
-                                ErrorKind::Conflict,
-                                "a token is not of the clean removals last shown for this \
-                                 repository: ask clean_removals_to_confirm again",
-                            ))
-                        }
-                    }
-                }
-                let removed = self.shared.deck.remove_clean(&confirmed);
-                lock(&self.shown_clean).remove(&p.repo_id);
-                to_json(&removed?)
-            }
-            _ => match self.table(method, params) {
-                Some(result) => result,
-                None => Err(unsupported(format!("no method `{method}`"))),
-            },
+        match self.table(method, params) {
+            Some(result) => result,
+            None => Err(unsupported(format!("no method `{method}`"))),
         }
     }
+}
 
-    fn dialog_only(what: &str) -> IpcError {
-        unsupported(format!(
-            "{what} needs the window's own dialog and is not served: do it on the machine itself"
-        ))
+impl Served for Server {
+    fn hello(&self, protocol: u32) -> Result<Hello, IpcError> {
+        if protocol != PROTOCOL {
+            let update = if protocol < PROTOCOL {
+                "the client is older: update Plandeck on this side"
+            } else {
+                "this plandeck is older: update it on the machine it runs on"
+            };
+            return Err(unsupported(format!(
+                "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {protocol}: {update}",
+                self.shared.hello.version
+            )));
+        }
+        Ok(self.shared.hello.clone())
     }
 
-    // ---- The table's commands, as the window's adapters call the deck.
+    fn subscribe(
+        &self,
+        after: Option<u64>,
+        instance: Option<String>,
+    ) -> Result<Subscribed, IpcError> {
+        let same = instance.is_none_or(|i| i == self.shared.hello.instance);
+        Ok(self
+            .shared
+            .log
+            .subscribe_as(self.conn, after, same, self.sink.clone()))
+    }
 
-    fn get_overview(&self) -> Result<Overview, IpcError> {
-        self.shared.deck.overview()
+    fn removal_to_confirm(&self, id: String) -> Result<RemovalToConfirm, IpcError> {
+        let (preview, confirmation) = self.shared.deck.removal_to_confirm(&id)?;
+        lock(&self.shown).insert(id, preview.clone());
+        Ok(RemovalToConfirm {
+            preview,
+            confirmation: confirmation.into(),
+        })
     }
-    fn list_agents(&self) -> Result<Vec<AgentInfo>, IpcError> {
-        self.shared.deck.list_agents()
+
+    fn remove_shown(&self, id: String, token: String) -> Result<RemoveOutcome, IpcError> {
+        let shown = lock(&self.shown).get(&id).cloned();
+        let preview = match shown {
+            Some(preview) if preview.token == token => preview,
+            _ => {
+                return Err(IpcError::new(
+                    ErrorKind::Conflict,
+                    "this is not the removal last shown for this worktree: ask \
+                     removal_to_confirm again",
+                ))
+            }
+        };
+        let outcome = self.shared.deck.remove_worktree(&id, &preview);
+        lock(&self.shown).remove(&id);
+        outcome
     }
-    fn load_demo(&self) -> Result<Overview, IpcError> {
-        Err(unsupported(
-            "the demo is not served: run `plandeck demo` on the machine",
-        ))
-    }
-    fn leave_demo(&self) -> Result<Overview, IpcError> {
-        Err(unsupported("the demo is not served"))
-    }
-    fn list_plans(&self) -> Result<PlanListing, IpcError> {
-        self.shared.deck.list_plans()
-    }
-    fn get_plan(&self, id: String) -> Result<PlanDocument, IpcError> {
-        self.shared.deck.get_plan(&id)
-    }
-    fn search_plans(&self, query: String) -> Result<Vec<SearchHit>, IpcError> {
-        self.shared.deck.search_plans(&query)
-    }
-    fn add_plan_folder(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("adding a plan folder"))
-    }
-    fn plan_diff(
+
+    fn clean_removals_to_confirm(
         &self,
-        id: String,
-        from: Option<String>,
-        to: Option<String>,
-    ) -> Result<PlanDiff, IpcError> {
-        self.shared
-            .deck
-            .plan_diff(&id, from.as_deref(), to.as_deref())
+        repo_id: String,
+    ) -> Result<CleanRemovalsToConfirm, IpcError> {
+        let (previews, confirmation) = self.shared.deck.clean_removals_to_confirm(&repo_id)?;
+        lock(&self.shown_clean).insert(repo_id, previews.clone());
+        Ok(CleanRemovalsToConfirm {
+            previews,
+            confirmation: confirmation.map(ConfirmationWords::from),
+        })
     }
-    fn plan_history(&self, id: String) -> Result<PlanHistory, IpcError> {
-        self.shared.deck.plan_history(&id)
-    }
-    fn plan_version(&self, id: String, hash: String) -> Result<String, IpcError> {
-        self.shared.deck.plan_version(&id, &hash)
-    }
-    fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
-        self.shared.deck.decision_log()
-    }
-    fn decide_plan(
+
+    fn remove_clean_shown(
         &self,
-        id: String,
-        seen_hash: String,
-        decision: PlanDecision,
-        with_comments: Option<bool>,
-    ) -> Result<PlanOutcome, IpcError> {
-        self.shared
-            .deck
-            .decide_plan(&id, &seen_hash, decision, with_comments, &self.by)
-    }
-    fn undo_decision(&self, id: String, decision_id: String) -> Result<Decision, IpcError> {
-        self.shared.deck.undo_decision(&id, &decision_id)
-    }
-    fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
-        self.shared.deck.transcript_plans()
-    }
-    fn recovered_plan(&self, id: String) -> Result<RecoveredPlanView, IpcError> {
-        self.shared.deck.recovered_plan(&id)
-    }
-    fn restore_plan(&self, id: String) -> Result<Restored, IpcError> {
-        self.shared.deck.restore_plan(&id)
-    }
-    fn recovered_plan_diff(&self, id: String, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
-        self.shared.deck.recovered_plan_diff(&id, a, b)
-    }
-    fn history_progress(&self) -> Result<ScanProgress, IpcError> {
-        self.shared.deck.history_progress()
-    }
-    fn list_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.shared.deck.list_comments(&id)
-    }
-    fn add_comment(
-        &self,
-        id: String,
-        quote: String,
-        text: String,
-        near: Option<u32>,
-    ) -> Result<PlacedComment, IpcError> {
-        self.shared.deck.add_comment(&id, &quote, &text, near)
-    }
-    fn change_comment(&self, comment_id: String, action: CommentAction) -> Result<(), IpcError> {
-        self.shared.deck.change_comment(&comment_id, action)
-    }
-    fn review_markdown(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.review_markdown(&id)
-    }
-    fn list_sessions(&self) -> Result<Vec<SessionSummary>, IpcError> {
-        self.shared.deck.sessions(None)
-    }
-    fn get_sessions(&self, ids: Vec<String>) -> Result<Vec<SessionSummary>, IpcError> {
-        self.shared.deck.sessions(Some(&ids))
-    }
-    fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
-        self.shared.deck.session_index_progress()
-    }
-    fn open_terminal(&self, session_id: String) -> Result<TerminalView, IpcError> {
-        self.shared.deck.open_terminal(&session_id)
-    }
-    fn close_terminal(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.close_terminal(&view)
-    }
-    fn take_terminal_control(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.take_terminal_control(&view)
-    }
-    fn release_terminal_control(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.release_terminal_control(&view)
-    }
-    fn type_into_terminal(&self, view: String, data: String) -> Result<(), IpcError> {
-        self.shared.deck.type_into_terminal(&view, &data)
-    }
-    fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
-        self.shared.deck.list_worktrees()
-    }
-    fn keep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.shared.deck.keep_worktree(&id)
-    }
-    fn unkeep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.shared.deck.unkeep_worktree(&id)
-    }
-    fn worktree_details(&self, id: String) -> Result<WorktreeDetails, IpcError> {
-        self.shared.deck.worktree_details(&id)
-    }
-    /// Served as `removal_to_confirm` → `remove_worktree {id, token}` ([`Server::call`]).
-    fn remove_worktree(&self, _id: String) -> Result<RemoveOutcome, IpcError> {
-        Err(Self::dialog_only("removing a worktree without a token"))
-    }
-    /// Served as `clean_removals_to_confirm` → `remove_clean_worktrees {repoId, tokens}`.
-    fn remove_clean_worktrees(&self, _repo_id: String) -> Result<Vec<String>, IpcError> {
-        Err(Self::dialog_only("removing clean worktrees without tokens"))
-    }
-    fn restore_worktree(&self, repo_id: String, archive_ref: String) -> Result<String, IpcError> {
-        self.shared.deck.restore_worktree(&repo_id, &archive_ref)
-    }
-    fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
-        self.shared.deck.list_pending()
-    }
-    fn decide_request(
-        &self,
-        id: String,
-        decision: GateDecision,
-        with_comments: Option<bool>,
-        seen_hash: Option<String>,
-    ) -> Result<DecisionOutcome, IpcError> {
-        self.shared
-            .deck
-            .decide_request(&id, decision, with_comments, seen_hash, &self.by)
-    }
-    fn request_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.shared.deck.request_comments(&id)
-    }
-    fn hook_status(&self, agent: Agent) -> Result<HookPreview, IpcError> {
-        self.shared.deck.hook_status(agent)
-    }
-    fn set_hook(
-        &self,
-        agent: Agent,
-        installed: bool,
-        token: String,
-    ) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_hook(agent, installed, &token)
-    }
-    fn stop_hook_status(&self) -> Result<HookPreview, IpcError> {
-        self.shared.deck.stop_hook_status()
-    }
-    fn set_stop_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_stop_hook(installed, &token)
-    }
-    fn list_teams(&self) -> Result<Vec<crate::gate::teams::Team>, IpcError> {
-        self.shared.deck.list_teams()
-    }
-    fn team_hook_status(&self) -> Result<HookPreview, IpcError> {
-        self.shared.deck.team_hook_status()
-    }
-    fn set_team_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_team_hook(installed, &token)
-    }
-    fn add_repo(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("adding a repository"))
-    }
-    fn verify_report(&self, id: String) -> Result<VerifyReport, IpcError> {
-        self.shared.deck.verify_report(&id)
-    }
-    fn verify_file_diff(&self, id: String, path: String) -> Result<PlanDiff, IpcError> {
-        self.shared.deck.verify_file_diff(&id, &path)
-    }
-    fn set_step_override(
-        &self,
-        id: String,
-        index: u32,
-        status: StepStatus,
-        note: String,
-    ) -> Result<StepOverride, IpcError> {
-        self.shared
-            .deck
-            .set_step_override(&id, index, status, &note)
-    }
-    fn clear_step_override(&self, id: String, index: u32) -> Result<bool, IpcError> {
-        self.shared.deck.clear_step_override(&id, index)
-    }
-    fn verify_report_text(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.verify_report_text(&id)
-    }
-    fn list_machines(&self) -> Result<Vec<MachineStatus>, IpcError> {
-        // A server shows its own machine only.
-        Ok(Vec::new())
-    }
-    fn add_machine(
-        &self,
-        _name: String,
-        _ssh: String,
-        _forward_agent: bool,
-    ) -> Result<MachineStatus, IpcError> {
-        Err(unsupported(
-            "machines are added on the desktop that reaches them, not on a server",
-        ))
-    }
-    fn remove_machine(&self, _name: String) -> Result<(), IpcError> {
-        Err(unsupported(
-            "machines are removed on the desktop that reaches them",
-        ))
-    }
-    fn reconnect_machine(&self, _name: String) -> Result<(), IpcError> {
-        Err(unsupported("a server reaches no other machines"))
-    }
-    fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
-        self.shared.deck.send_verify_report(&id, &shown)
-    }
-    fn pick_repo(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("picking a repository"))
-    }
-    fn start_session(&self, request: StartRequest) -> Result<Started, IpcError> {
-        self.shared.deck.start_session_anywhere(&request)
-    }
-    fn send_to_agent(&self, id: String, text: String) -> Result<String, IpcError> {
-        self.shared.deck.send_to_agent(&id, &text)
-    }
-    fn interrupt_session(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.interrupt_session(&id)
-    }
-    fn stop_preview(&self, id: String) -> Result<StopPreview, IpcError> {
-        self.shared.deck.stop_preview(&id)
-    }
-    fn stop_session(&self, id: String, token: String) -> Result<StopOutcome, IpcError> {
-        self.shared.deck.stop_session(&id, &token)
-    }
-    fn resume_session(&self, id: String) -> Result<Started, IpcError> {
-        self.shared.deck.resume_session(&id)
-    }
-    fn open_in_terminal(&self, _id: String) -> Result<String, IpcError> {
-        Err(unsupported(
-            "a terminal is opened on the machine the window runs on: attach over ssh instead",
-        ))
+        repo_id: String,
+        tokens: Vec<String>,
+    ) -> Result<Vec<String>, IpcError> {
+        let shown = lock(&self.shown_clean)
+            .get(&repo_id)
+            .cloned()
+            .unwrap_or_default();
+        let mut confirmed = Vec::new();
+        for token in &tokens {
+            match shown.iter().find(|s| &s.token == token) {
+                Some(preview) => confirmed.push(preview.clone()),
+                None => {
+                    return Err(IpcError::new(
+                        ErrorKind::Conflict,
+                        "a token is not of the clean removals last shown for this \
+                         repository: ask clean_removals_to_confirm again",
+                    ))
+                }
+            }
+        }
+        let removed = self.shared.deck.remove_clean(&confirmed);
+        lock(&self.shown_clean).remove(&repo_id);
+        removed
     }
 }
 

@@ -285,9 +285,153 @@ pub struct CleanRemovalsToConfirm {
     pub confirmation: Option<ConfirmationWords>,
 }
 
+impl OnMachine for Hello {
+    fn on_machine(&mut self, _: &str) {}
+}
+
+impl OnMachine for Subscribed {
+    fn on_machine(&mut self, _: &str) {}
+}
+
+impl OnMachine for RemovalToConfirm {
+    fn on_machine(&mut self, machine: &str) {
+        self.preview.on_machine(machine);
+    }
+}
+
+impl OnMachine for CleanRemovalsToConfirm {
+    fn on_machine(&mut self, machine: &str) {
+        self.previews.on_machine(machine);
+    }
+}
+
+/// A call's params as the JSON object a request carries.
+pub fn params<P: Serialize>(params: &P) -> Result<Value, IpcError> {
+    serde_json::to_value(params).map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))
+}
+
+/// What a client does for a call the window's own machine keeps (`here` in the table): nothing.
+macro_rules! client_method {
+    ($name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty, here $why:literal) => {};
+    ($name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty) => {
+        #[doc = concat!("`", stringify!($name), "` on the machine this client reaches.")]
+        fn $name(&self, $( $arg: $argty ),*) -> Result<$ret, IpcError> {
+            self.ask(calls::$name::NAME, params(&calls::$name::Params { $( $arg ),* })?)
+        }
+    };
+}
+
+/// The params types of every call, the typed client and what a server implements beyond the
+/// deck's calls, from the table ([`crate::ipc_table!`]).
+macro_rules! wire_calls {
+    (
+        commands { $(
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
+        events { $($events:tt)* }
+    ) => {
+        /// Each call's wire name and params: the one type a client writes and a server reads
+        /// (camelCased; a server refuses a field it does not know).
+        pub mod calls {
+            $(
+                #[doc = concat!("`", stringify!($name), "`.")]
+                pub mod $name {
+                    /// Its name on the wire.
+                    pub const NAME: &str = stringify!($name);
+                    /// Its params.
+                    #[derive(Debug, serde::Serialize, serde::Deserialize)]
+                    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+                    pub struct Params { $( pub $arg: $argty ),* }
+                }
+            )*
+            $(
+                #[doc = concat!("`", $wname, "`.")]
+                pub mod $wfn {
+                    /// Its name on the wire.
+                    pub const NAME: &str = $wname;
+                    /// Its params.
+                    #[derive(Debug, serde::Serialize, serde::Deserialize)]
+                    #[serde(rename_all = "camelCase", deny_unknown_fields)]
+                    pub struct Params { $( pub $warg: $wargty ),* }
+                }
+            )*
+        }
+
+        /// A client of another machine's server: a method per call it may be asked (every
+        /// command of the table but those kept `here`, and the `wire` calls), each sending the
+        /// params type the server reads. An implementation says only how one call goes.
+        pub trait Client {
+            /// Sends the call `method` with `params` and reads its answer as a `T`.
+            fn ask<T: DeserializeOwned + OnMachine>(
+                &self,
+                method: &'static str,
+                params: Value,
+            ) -> Result<T, IpcError>;
+
+            $( client_method!{ $name ( $( $arg : $argty ),* ) -> $ret $( , here $why )? } )*
+
+            $(
+                #[doc = concat!("`", $wname, "` on the machine this client reaches.")]
+                fn $wfn(&self, $( $warg: $wargty ),*) -> Result<$wret, IpcError> {
+                    self.ask(calls::$wfn::NAME, params(&calls::$wfn::Params { $( $warg ),* })?)
+                }
+            )*
+        }
+
+        /// What a server answers beyond the deck's calls: the protocol's own and the removals
+        /// it confirms with a token (a server without one of them does not compile).
+        pub trait Served {
+            $( fn $wfn(&self, $( $warg: $wargty ),*) -> Result<$wret, IpcError>; )*
+        }
+    };
+}
+crate::ipc_table!(wire_calls);
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A call's params go on the wire under the names the window sends (camelCased), `None` as
+    /// `null` (as the hand-written frames did), and a server reads them back as the same type;
+    /// one it does not know is refused (an older server says so rather than ignoring it).
+    #[test]
+    fn a_calls_params_are_one_type_written_by_the_client_and_read_by_the_server() {
+        let sent = params(&calls::decide_request::Params {
+            id: "r1".into(),
+            decision: crate::gate::GateDecision::Reject {
+                feedback: "no".into(),
+            },
+            with_comments: Some(true),
+            seen_hash: None,
+        })
+        .unwrap();
+        let mut keys: Vec<&str> = sent
+            .as_object()
+            .unwrap()
+            .keys()
+            .map(String::as_str)
+            .collect();
+        keys.sort_unstable();
+        assert_eq!(
+            keys,
+            ["decision", "id", "seenHash", "withComments"],
+            "{sent}"
+        );
+        assert_eq!(sent["seenHash"], Value::Null);
+        let back: calls::decide_request::Params = serde_json::from_value(sent).unwrap();
+        assert_eq!(back.id, "r1");
+        // An older client leaves an optional param out: read as `None`.
+        let old: calls::plan_diff::Params = serde_json::from_value(json!({ "id": "p" })).unwrap();
+        assert_eq!((old.from, old.to), (None, None));
+        let unknown =
+            serde_json::from_value::<calls::get_plan::Params>(json!({ "id": "p", "x": 1 }));
+        assert!(unknown.is_err());
+        // A `wire` call of a command's name is its own wire name.
+        assert_eq!(calls::remove_shown::NAME, "remove_worktree");
+        assert_eq!(calls::remove_worktree::NAME, "remove_worktree");
+    }
 
     #[test]
     fn a_request_is_read_with_its_id_method_and_params() {
