@@ -36,18 +36,32 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
     run_with_roots(roots, demo, Box::new(move || global.roots(&env)))
 }
 
-/// Expands the IPC table into the handler of every command it lists: `module::name` is
-/// `commands::module::name`, so a command in the table without its adapter does not compile.
+/// Expands the IPC table into the handler of every command it lists: `commands::calls::name`
+/// when the table gives its deck call (generated), else `commands::module::name` (written by
+/// hand), so a command in the table without its adapter does not compile.
 macro_rules! register_commands {
     (
-        commands { $(
-            $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
-        )* }
+        commands { $($entries:tt)* }
         wire { $($wire:tt)* }
         events { $($events:tt)* }
     ) => {
-        tauri::generate_handler![ $( commands::$module::$name ),* ]
+        register_commands!(@next [] $($entries)*)
+    };
+    (@next [$($done:tt)*]
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty = $body:expr
+            $( , served $served:expr )? $( , here $why:literal )?;
+        $($rest:tt)*
+    ) => {
+        register_commands!(@next [$($done)* commands::calls::$name,] $($rest)*)
+    };
+    (@next [$($done:tt)*]
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( , here $why:literal )?;
+        $($rest:tt)*
+    ) => {
+        register_commands!(@next [$($done)* commands::$module::$name,] $($rest)*)
+    };
+    (@next [$($done:tt)*]) => {
+        tauri::generate_handler![$($done)*]
     };
 }
 
