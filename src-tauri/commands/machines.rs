@@ -16,7 +16,7 @@ pub async fn add_machine(
     ssh: String,
     forward_agent: bool,
 ) -> Result<MachineStatus, IpcError> {
-    let deck = state.deck(&app);
+    let deck = state.deck();
     let (deck, name, ssh, ask) = blocking(move || {
         let ask = deck.machine_to_confirm(&name, &ssh, forward_agent)?;
         Ok((deck, name, ssh, ask))

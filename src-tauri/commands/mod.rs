@@ -17,11 +17,10 @@ macro_rules! adapter {
         #[tauri::command]
         #[tracing::instrument(skip_all)]
         pub async fn $name(
-            app: AppHandle,
             state: State<'_, AppState>,
             $( $arg: $argty ),*
         ) -> Result<$ret, IpcError> {
-            let deck = state.deck(&app);
+            let deck = state.deck();
             super::blocking(move || deck.call(WINDOW, $body)).await
         }
     };
@@ -45,7 +44,7 @@ macro_rules! adapters {
 pub mod calls {
     use plandeck_core::deck::WINDOW;
     use plandeck_core::ipc::IpcError;
-    use tauri::{AppHandle, State};
+    use tauri::State;
 
     use crate::AppState;
 
@@ -63,6 +62,15 @@ pub async fn blocking<T: Send + 'static>(
         .map_err(|e| IpcError::new(ErrorKind::Internal, format!("background task failed: {e}")))?;
     crate::memory::after_work();
     done
+}
+
+/// `call` on the workspace, off the main thread.
+pub async fn on_workspace<T: Send + 'static>(
+    app: &tauri::AppHandle,
+    call: impl FnOnce(&crate::AppState) -> Result<T, IpcError> + Send + 'static,
+) -> Result<T, IpcError> {
+    let app = app.clone();
+    blocking(move || call(&tauri::Manager::state::<crate::AppState>(&app))).await
 }
 
 #[cfg(test)]

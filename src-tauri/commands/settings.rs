@@ -4,7 +4,6 @@
 use plandeck_core::ipc::IpcError;
 use tauri::{AppHandle, State};
 
-use super::blocking;
 use crate::AppState;
 
 #[tauri::command]
@@ -23,18 +22,9 @@ pub async fn add_picked_repo(
     state: &State<'_, AppState>,
     title: &str,
 ) -> Result<Option<String>, IpcError> {
-    let app = app.clone();
-    let Some(path) = super::pick::pick_folder(&app, title, &state.roots().home).await? else {
+    let home = state.roots().home;
+    let Some(path) = super::pick::pick_folder(app, title, &home).await? else {
         return Ok(None);
     };
-    let mut roots = state.roots();
-    let added = path.clone();
-    let roots = blocking(move || {
-        roots.add_extra_repo(&added)?;
-        Ok(roots)
-    })
-    .await?;
-    state.switch(roots, state.current().demo);
-    crate::live::emit(&app, plandeck_core::live::WorktreesChanged::default());
-    Ok(Some(path.display().to_string()))
+    super::on_workspace(app, move |ws| ws.add_repo(&path).map(Some)).await
 }

@@ -15,7 +15,7 @@ pub async fn remove_worktree(
     state: State<'_, AppState>,
     id: String,
 ) -> Result<RemoveOutcome, IpcError> {
-    let deck = state.deck(&app);
+    let deck = state.deck();
     let (deck, id, preview, ask) = blocking(move || {
         let (preview, ask) = deck.removal_to_confirm(&id)?;
         Ok((deck, id, preview, ask))
@@ -35,7 +35,7 @@ pub async fn remove_clean_worktrees(
     state: State<'_, AppState>,
     repo_id: String,
 ) -> Result<Vec<String>, IpcError> {
-    let deck = state.deck(&app);
+    let deck = state.deck();
     let (deck, previews, ask) = blocking(move || {
         let (previews, ask) = deck.clean_removals_to_confirm(&repo_id)?;
         Ok((deck, previews, ask))

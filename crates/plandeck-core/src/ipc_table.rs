@@ -23,8 +23,10 @@
 //! adapter written by hand (a native dialog). `wire { "name" => method(…) -> Result; }` are calls
 //! only a server answers (the window's dialogs' preview → apply pairs, the protocol's own).
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use ts_rs::TS;
+
+use crate::worktrees::RemovalPreview;
 
 /// The table. Expands `$then! { commands { … } wire { … } events { … } }` at the call site.
 /// Arguments are sent camelCased (as Tauri reads them, and the server).
@@ -133,11 +135,11 @@ macro_rules! ipc_table {
                     here "a server reaches no other machines";
             }
             wire {
-                "hello" => hello(protocol: u32) -> $crate::wire::Hello;
-                "subscribe" => subscribe(after: Option<u64>, instance: Option<String>) -> $crate::wire::Subscribed;
-                "removal_to_confirm" => removal_to_confirm(id: String) -> $crate::wire::RemovalToConfirm;
+                "hello" => hello(protocol: u32) -> $crate::ipc_table::Hello;
+                "subscribe" => subscribe(after: Option<u64>, instance: Option<String>) -> $crate::ipc_table::Subscribed;
+                "removal_to_confirm" => removal_to_confirm(id: String) -> $crate::ipc_table::RemovalToConfirm;
                 "remove_worktree" => remove_shown(id: String, token: String) -> $crate::worktrees::RemoveOutcome;
-                "clean_removals_to_confirm" => clean_removals_to_confirm(repo_id: String) -> $crate::wire::CleanRemovalsToConfirm;
+                "clean_removals_to_confirm" => clean_removals_to_confirm(repo_id: String) -> $crate::ipc_table::CleanRemovalsToConfirm;
                 "remove_clean_worktrees" => remove_clean_shown(repo_id: String, tokens: Vec<String>) -> Vec<String>;
             }
             events {
@@ -158,6 +160,57 @@ macro_rules! ipc_table {
             }
         }
     };
+}
+
+// ---- The results of the table's `wire` calls (read as `crate::wire::…`).
+
+/// The server's first frame.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Hello {
+    pub protocol: u32,
+    /// The server's `plandeck` version.
+    pub version: String,
+    /// This server process: seqs of another instance mean nothing here.
+    pub instance: String,
+}
+
+/// What `subscribe` answers.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Subscribed {
+    /// Events after the cursor are lost: read everything again.
+    pub gap: bool,
+    /// The last seq sent before this answer (replayed, or the newest when nothing was).
+    pub seq: u64,
+}
+
+/// A native confirmation in words, for the client to show before it applies.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ConfirmationWords {
+    pub title: String,
+    pub text: String,
+    pub destructive: bool,
+    pub action: String,
+}
+
+/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
+/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct RemovalToConfirm {
+    pub preview: RemovalPreview,
+    pub confirmation: ConfirmationWords,
+}
+
+/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
+/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct CleanRemovalsToConfirm {
+    pub previews: Vec<RemovalPreview>,
+    pub confirmation: Option<ConfirmationWords>,
 }
 
 /// An event payload: its name comes from the table, so the shell never spells one.

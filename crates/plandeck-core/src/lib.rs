@@ -74,4 +74,5 @@ pub mod visible;
 pub mod watch;
 pub mod wire;
 pub mod words;
+pub mod workspace;
 pub mod worktrees;

@@ -14,7 +14,7 @@
 use std::io::BufRead;
 
 use serde::de::DeserializeOwned;
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
 use crate::comments::CommentsChanged;
@@ -28,23 +28,16 @@ use crate::mirror::TerminalEvent;
 use crate::mirror::{TerminalClosed, TerminalOutput};
 use crate::plans::PlansChanged;
 use crate::sessions::IndexProgress;
-use crate::worktrees::{RemovalPreview, WorktreeSize, WorktreeSummary};
+use crate::worktrees::{WorktreeSize, WorktreeSummary};
+
+pub use crate::ipc_table::{
+    CleanRemovalsToConfirm, ConfirmationWords, Hello, RemovalToConfirm, Subscribed,
+};
 
 /// The protocol this server speaks. Raised on any change a client must know of.
 pub const PROTOCOL: u32 = 1;
 /// The longest line read (a longer one is skipped whole and answered with an error).
 pub const MAX_LINE: usize = 16 << 20;
-
-/// The server's first frame.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Hello {
-    pub protocol: u32,
-    /// The server's `plandeck` version.
-    pub version: String,
-    /// This server process: seqs of another instance mean nothing here.
-    pub instance: String,
-}
 
 /// One request frame, read.
 #[derive(Debug, Clone, PartialEq)]
@@ -192,18 +185,9 @@ pub fn event_line(name: &str, seq: u64, payload: &Value) -> String {
     json!({ "event": name, "seq": seq, "payload": payload }).to_string()
 }
 
-/// What `subscribe` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Subscribed {
-    /// Events after the cursor are lost: read everything again.
-    pub gap: bool,
-    /// The last seq sent before this answer (replayed, or the newest when nothing was).
-    pub seq: u64,
-}
-
-/// The frame of a live event the window hears of (named as the IPC table names it); `None` for
-/// what the window shows only on the desktop (notifications).
+/// A live event as the window hears of it, named as the IPC table names it (the shell emits it
+/// so, a server sends it so); `None` for what the window shows only on the desktop
+/// (notifications). A server's live state has no machines and never switches its roots.
 pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
     fn named<E: IpcEvent>(e: E) -> Option<(&'static str, Value)> {
         Some((E::NAME, serde_json::to_value(e).ok()?))
@@ -221,10 +205,10 @@ pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
         LiveEvent::Comments(c) => named(c),
         LiveEvent::Terminal(TerminalEvent::Output(o)) => named(o),
         LiveEvent::Terminal(TerminalEvent::Closed(c)) => named(c),
-        // Notifications are the desktop's; a server shows no other machines.
-        LiveEvent::RequestArrived(_)
-        | LiveEvent::SessionWaiting { .. }
-        | LiveEvent::Machines(_) => None,
+        LiveEvent::Machines(m) => named(m),
+        LiveEvent::Roots(r) => named(r),
+        // Notifications are the desktop's.
+        LiveEvent::RequestArrived(_) | LiveEvent::SessionWaiting { .. } => None,
     }
 }
 
@@ -255,34 +239,6 @@ pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<Li
         }
         other => return Err(format!("no event is named {other:?}")),
     }))
-}
-
-/// A native confirmation in words, for the client to show before it applies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConfirmationWords {
-    pub title: String,
-    pub text: String,
-    pub destructive: bool,
-    pub action: String,
-}
-
-/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
-/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RemovalToConfirm {
-    pub preview: RemovalPreview,
-    pub confirmation: ConfirmationWords,
-}
-
-/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
-/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CleanRemovalsToConfirm {
-    pub previews: Vec<RemovalPreview>,
-    pub confirmation: Option<ConfirmationWords>,
 }
 
 impl OnMachine for Hello {

@@ -57,6 +57,8 @@ const LAYERS: &[&str] = &[
     // client stands on the wire, never on the server.
     "remote",
     "machines",
+    // What a window holds: its roots, their live state, the machines.
+    "workspace",
     "serve",
 ];
 
