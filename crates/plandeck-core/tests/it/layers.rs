@@ -53,13 +53,18 @@ const LAYERS: &[&str] = &[
     "demo",
     "elsewhere",
     "live",
-    "deck",
     "bindings",
     "ipc_table",
-    // The window's calls over a byte stream, and its client: another machine over SSH.
-    "serve",
+    // The wire: frames and events' names, below the deck, read by the server and its client.
+    "wire",
+    "deck",
+    // The client of another machine over SSH, then the window's calls over a byte stream: the
+    // client stands on the wire, never on the server.
     "remote",
     "machines",
+    // What a window holds: its roots, their live state, the machines.
+    "workspace",
+    "serve",
 ];
 
 /// Every `.rs` file under `dir` (build output and generated folders left out); a folder that
