@@ -118,10 +118,26 @@ impl State {
     /// As [`rearm`](Self::rearm), re-watching the paths in `gone` even when they look unchanged:
     /// they were removed or renamed, and inode numbers are reused at once, so a folder made again
     /// under the same name can have the same inode yet no watch.
+    ///
+    /// A folder made between looking and arming would have no watch to report it (an ancestor's
+    /// watch armed after its child appeared sees nothing), so the watches are brought in line again
+    /// until what exists stops moving under them (bounded).
     fn rearm_forcing(&mut self, gone: &BTreeSet<PathBuf>) {
-        let Some(watcher) = self.watcher.as_mut() else {
-            return;
-        };
+        let mut desired = self.desired();
+        self.arm(&desired, gone);
+        for _ in 0..16 {
+            let now = self.desired();
+            if now == desired {
+                return;
+            }
+            desired = now;
+            self.arm(&desired, &BTreeSet::new());
+        }
+    }
+
+    /// What should be watched given which targets exist now: each existing target recursively,
+    /// else its nearest existing ancestor, not recursively.
+    fn desired(&self) -> BTreeMap<PathBuf, RecursiveMode> {
         let mut desired: BTreeMap<PathBuf, RecursiveMode> = BTreeMap::new();
         for target in &self.targets {
             if target.is_dir() || target.is_file() {
@@ -139,7 +155,14 @@ impl State {
             .map(|(p, _)| p.clone())
             .collect();
         desired.retain(|p, _| !recursive.iter().any(|r| p != r && p.starts_with(r)));
+        desired
+    }
 
+    /// Watches what `desired` names and unwatches the rest (and what is in `gone`).
+    fn arm(&mut self, desired: &BTreeMap<PathBuf, RecursiveMode>, gone: &BTreeSet<PathBuf>) {
+        let Some(watcher) = self.watcher.as_mut() else {
+            return;
+        };
         let stale: Vec<PathBuf> = self
             .armed
             .iter()
@@ -152,17 +175,17 @@ impl State {
             let _ = watcher.unwatch(&path);
             self.armed.remove(&path);
         }
-        for (path, mode) in desired {
-            if self.armed.contains_key(&path) {
+        for (path, &mode) in desired {
+            if self.armed.contains_key(path) {
                 continue;
             }
-            match watcher.watch(&path, mode) {
+            match watcher.watch(path, mode) {
                 Ok(()) => {
-                    if mode == RecursiveMode::Recursive && self.targets.contains(&path) {
+                    if mode == RecursiveMode::Recursive && self.targets.contains(path) {
                         self.appeared.push(path.clone());
                     }
-                    let ino = inode(&path);
-                    self.armed.insert(path, (mode, ino));
+                    let ino = inode(path);
+                    self.armed.insert(path.clone(), (mode, ino));
                 }
                 Err(e) => tracing::warn!(path = %path.display(), error = %e, "cannot watch"),
             }
