@@ -197,28 +197,6 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
     assert!(!edges["agents"].contains("gate"), "{:?}", edges["agents"]);
 }
 
-/// Files outside `agents/` that still name an agent variant while issue 35 converts them; each
-/// says who converts it. The list only shrinks: a listed file that no longer names one fails the
-/// test below until its line is removed.
-const PENDING: &[&str] = &[
-    // The gate's hooks, cards and delivery: moving into each agent's `Driver` (drivers-gate).
-    "crates/plandeck-core/src/gate/claude_card.rs",
-    "crates/plandeck-core/src/gate/codex.rs",
-    "crates/plandeck-core/src/gate/delivery.rs",
-    "crates/plandeck-core/src/gate/hook_claude.rs",
-    "crates/plandeck-core/src/gate/hook_gemini.rs",
-    "crates/plandeck-core/src/gate/hook_team.rs",
-    "crates/plandeck-core/src/gate/send.rs",
-    "crates/plandeck-core/src/gate/store.rs",
-    "crates/plandeck-core/src/gate/transcript.rs",
-    // Starting and steering agents: launch and resume move into the `Driver` (drivers-gate).
-    "crates/plandeck-core/src/control/record.rs",
-    "crates/plandeck-core/src/control/start.rs",
-    "crates/plandeck-core/src/control/steer.rs",
-    // The CLI's `gate` command (drivers-gate).
-    "crates/plandeck-cli/src/commands/gate.rs",
-];
-
 /// Where an agent's behaviour lives; the one registration of each trait is there too.
 const AGENTS: &str = "crates/plandeck-core/src/agents/";
 
@@ -284,22 +262,10 @@ fn only_the_agents_folder_names_an_agent() {
         root.display()
     );
     let found = agent_namers(&root);
-    let offenders: Vec<_> = found
-        .iter()
-        .filter(|(f, _)| !PENDING.contains(&f.as_str()))
-        .collect();
     assert!(
-        offenders.is_empty(),
+        found.is_empty(),
         "files outside {AGENTS} that name an agent (call the agent's trait from \
-         crate::agents instead): {offenders:?}"
-    );
-    let done: Vec<_> = PENDING
-        .iter()
-        .filter(|p| !found.iter().any(|(f, _)| f == *p))
-        .collect();
-    assert!(
-        done.is_empty(),
-        "files in PENDING (tests/it/layers.rs) that no longer name an agent: remove their lines: {done:?}"
+         crate::agents instead): {found:?}"
     );
 }
 
