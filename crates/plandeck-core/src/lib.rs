@@ -25,10 +25,13 @@
 //! - [`demo`]: a scratch workspace filled with sample data of every kind.
 //! - [`deck`]: every call of the window over one set of roots and their live state, ids resolved.
 //! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
-//! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
-//!   UI's `commands.ts` is generated.
-//! - [`wire`]: the frames of `plandeck serve` and the events' names, read by the server and its
-//!   client alike.
+//! - [`ipc_table`]: every call (wire name, params, result, its deck call, whether another machine
+//!   may be asked it) and every event, written once: the shell's commands, the server's dispatch,
+//!   the typed client and the UI's `commands.ts` are made from it.
+//! - [`wire`]: the frames of `plandeck serve`, the events' names and the typed client, read by the
+//!   server and its client alike.
+//! - [`workspace`]: what a window holds: its roots (the demo or the person's), their live state,
+//!   the other machines.
 //! - [`serve`]: the window's calls and events as line-delimited JSON frames (`plandeck serve`).
 
 // System calls go through rustix; nothing here needs `unsafe`.

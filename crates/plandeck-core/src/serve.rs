@@ -849,6 +849,54 @@ mod tests {
         assert!(event_of(waiting).is_none(), "a desktop notification only");
     }
 
+    /// The names of every call of the table, as a server is asked them.
+    macro_rules! wire_names {
+        (
+            commands { $(
+                $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
+                    $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+            )* }
+            wire { $( $wname:literal => $wfn:ident ( $($wargs:tt)* ) -> $wret:ty; )* }
+            events { $($events:tt)* }
+        ) => {
+            vec![$( stringify!($name), )* $( $wname, )*]
+        };
+    }
+
+    /// Every call of the table is served by its name: its params read as the call's own type
+    /// (one it does not know is refused, so nothing runs here), or refused with the table's
+    /// reason when it is kept to the window; an unknown name is no call at all.
+    #[test]
+    fn every_call_of_the_table_is_served_by_its_name() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(&home.path().canonicalize().unwrap());
+        let server = Server {
+            shared: Shared::start(&roots, false, 16),
+            conn: 1,
+            sink: Arc::new(|_| {}),
+            by: "a test".into(),
+            shown: Mutex::default(),
+            shown_clean: Mutex::default(),
+        };
+        let names: Vec<&str> = crate::ipc_table!(wire_names);
+        assert!(names.len() > 60, "{names:?}");
+        for name in names {
+            let answer = server
+                .table(name, json!({ "notAParam": true }))
+                .unwrap_or_else(|| panic!("`{name}` is not served"));
+            let e = answer.expect_err(name);
+            assert!(
+                matches!(e.kind, ErrorKind::BadInput | ErrorKind::Unsupported),
+                "{name}: {e:?}"
+            );
+            assert!(!e.message.starts_with("no method"), "{name}: {e:?}");
+        }
+        assert!(server.table("format_disk", json!({})).is_none());
+        let e = server.table("load_demo", json!({})).unwrap().unwrap_err();
+        assert_eq!(e.kind, ErrorKind::Unsupported, "{e:?}");
+        assert!(e.message.contains("the demo is not served"), "{e:?}");
+    }
+
     #[test]
     fn who_decides_names_the_ssh_client_when_there_is_one() {
         assert_eq!(
