@@ -349,3 +349,82 @@ pub(crate) fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, keep: &dyn 
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{all, records};
+
+    /// What an agent's descriptor says Plandeck does with it is what its records answer.
+    #[test]
+    fn each_agents_records_answer_what_its_capabilities_say() {
+        let roots = Roots::under_home(Path::new("/home/p"));
+        for d in all() {
+            let r = records(d.agent);
+            assert_eq!(
+                !r.watch_roots(&roots).is_empty(),
+                d.capabilities.sessions,
+                "{}",
+                d.id
+            );
+            assert_eq!(
+                r.plan_reader().is_some(),
+                d.capabilities.sessions,
+                "{}",
+                d.id
+            );
+            assert_eq!(r.plan_keys().is_some(), d.capabilities.sessions, "{}", d.id);
+            assert_eq!(
+                !r.tool_markers().is_empty(),
+                d.capabilities.verify,
+                "{}",
+                d.id
+            );
+            for w in r.watch_roots(&roots) {
+                assert!(w.starts_with((d.root)(&roots)), "{}: {}", d.id, w.display());
+            }
+        }
+        let other = records(Agent::Other);
+        assert!(other.watch_roots(&roots).is_empty() && other.plan_reader().is_none());
+        assert!(other.tool_markers().is_empty() && other.registry_dir(&roots).is_none());
+    }
+
+    /// A transcript is one agent's: each agent's transcript files are its own, and no other
+    /// agent's by where they are.
+    #[test]
+    fn a_transcript_belongs_to_one_agent_by_where_it_is() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let files = [
+            (
+                Agent::Claude,
+                roots.claude.join("projects/-w-app/s-1.jsonl"),
+            ),
+            (
+                Agent::Gemini,
+                roots.gemini.join("tmp/app/chats/session-1.jsonl"),
+            ),
+            (
+                Agent::Codex,
+                roots.codex.join("sessions/2026/11/28/rollout-1.jsonl"),
+            ),
+        ];
+        for (_, f) in &files {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, "{}\n").unwrap();
+        }
+        for (agent, f) in &files {
+            assert_eq!(records(*agent).transcripts(&roots), vec![f.clone()]);
+            for d in all() {
+                let r = records(d.agent);
+                assert_eq!(
+                    r.is_transcript(&roots, f),
+                    d.agent == *agent,
+                    "{} {}",
+                    d.id,
+                    f.display()
+                );
+            }
+        }
+    }
+}
