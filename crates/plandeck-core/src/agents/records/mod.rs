@@ -230,28 +230,6 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
     }
 }
 
-/// The sessions running now, by agent and session id: the entries of each agent's registry of
-/// running CLIs whose process is alive.
-pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
-    let mut out = HashSet::new();
-    for d in super::all() {
-        let r = super::records(d.agent);
-        let Some(dir) = r.registry_dir(roots) else {
-            continue;
-        };
-        out.extend(
-            std::fs::read_dir(dir)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|e| r.registry_entry(&e.path()))
-                .filter(|f| pid_alive(f.pid, f.proc_start.as_deref()))
-                .map(|f| (d.agent, f.session_id)),
-        );
-    }
-    out
-}
-
 pub(crate) fn name_of(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -302,6 +280,16 @@ pub fn registry_entries(roots: &Roots) -> Vec<(Agent, RegistryFile)> {
         );
     }
     out
+}
+
+/// The sessions running now, by agent and session id: the entries of each agent's registry of
+/// running CLIs whose process is alive.
+pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
+    registry_entries(roots)
+        .into_iter()
+        .filter(|(_, f)| pid_alive(f.pid, f.proc_start.as_deref()))
+        .map(|(agent, f)| (agent, f.session_id))
+        .collect()
 }
 
 /// A file's name without its extension ("" when it has none).
