@@ -4,11 +4,12 @@
 use std::io::{BufRead, IsTerminal, Read};
 use std::path::Path;
 
-use clap::builder::{PossibleValuesParser, TypedValueParser};
-use clap::{Args, Subcommand, ValueEnum};
+use clap::builder::{PossibleValue, PossibleValuesParser, TypedValueParser};
+use clap::{Args, Subcommand};
+use plandeck_core::agents::driver::HookRun;
 use plandeck_core::agents::{self, Agent};
 use plandeck_core::gate::{
-    self, ApproveMode, DecisionOutcome, DeliveryOptions, GateDecision, HookOptions, InstallPlan,
+    self, ApproveMode, DecisionOutcome, DeliveryOptions, GateDecision, InstallPlan,
 };
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
@@ -21,26 +22,29 @@ fn gated_agent() -> impl TypedValueParser<Value = Agent> {
         .iter()
         .filter(|d| d.capabilities.gate)
         .map(|d| d.id);
-    PossibleValuesParser::new(ids).map(|id| id.parse::<Agent>().unwrap_or(Agent::Other))
+    PossibleValuesParser::new(ids).try_map(|id| id.parse::<Agent>().map_err(std::io::Error::other))
 }
 
-/// Which hook runs: an agent's plan-approval hook, or Claude Code's Stop hook (`claude-stop`).
-#[derive(Debug, Clone, Copy, ValueEnum)]
-pub enum HookKind {
-    Claude,
-    Gemini,
-    /// Claude Code's `Stop` hook: blocks stopping while the approved plan has missing steps.
-    ClaudeStop,
-    /// The teammate gate: Claude Code's `PreToolUse` hook on `ExitPlanMode` that holds an agent
-    /// team's teammate until its plan is decided here.
-    ClaudeTeam,
+/// Every hook `plandeck hook <name>` runs, with its agent: each agent's driver lists its own
+/// ([`plandeck_core::agents::Driver::hooks`]).
+fn all_hooks() -> impl Iterator<Item = (Agent, &'static HookRun)> {
+    agents::all()
+        .iter()
+        .flat_map(|d| agents::driver(d.agent).hooks().iter().map(|h| (d.agent, h)))
+}
+
+/// Which hook runs: an agent's plan-approval hook, Claude Code's Stop hook (`claude-stop`) or
+/// its teammate gate (`claude-team`).
+fn hook_name() -> impl TypedValueParser<Value = String> {
+    let values = all_hooks().map(|(_, h)| PossibleValue::new(h.name).help(h.help));
+    PossibleValuesParser::new(values.collect::<Vec<_>>())
 }
 
 #[derive(Debug, Args)]
 pub struct HookArgs {
     /// Which hook this is (reads the agent's hook JSON on stdin).
-    #[arg(value_enum)]
-    pub agent: HookKind,
+    #[arg(value_parser = hook_name())]
+    pub agent: String,
 }
 
 #[derive(Debug, Args)]
@@ -98,11 +102,9 @@ pub fn hook(
     out: &mut Out<'_>,
     err: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    let (agent, stop, team) = match args.agent {
-        HookKind::Claude => (Agent::Claude, false, false),
-        HookKind::Gemini => (Agent::Gemini, false, false),
-        HookKind::ClaudeStop => (Agent::Claude, true, false),
-        HookKind::ClaudeTeam => (Agent::Claude, false, true),
+    let Some((agent, run)) = all_hooks().find(|(_, h)| h.name == args.agent) else {
+        let _ = writeln!(err, "plandeck hook {}: no such hook", args.agent);
+        return Ok(0);
     };
     let roots = match ctx.roots() {
         Ok(r) => r,
@@ -112,8 +114,8 @@ pub fn hook(
                 "plandeck hook {agent}: {}; no decision given",
                 e.message
             );
-            if agent == Agent::Gemini {
-                let _ = out.exact("{}\n");
+            if !run.no_answer.is_empty() {
+                let _ = out.exact(run.no_answer);
             }
             return Ok(0);
         }
@@ -125,12 +127,7 @@ pub fn hook(
         .lock()
         .take(gate::MAX_HOOK_INPUT as u64 + 1)
         .read_to_end(&mut stdin);
-    let outcome = match agent {
-        _ if stop => plandeck_core::verify::stop_hook::hook_claude_stop(&roots, &stdin),
-        _ if team => gate::hook_claude_team(&roots, &stdin, HookOptions::default()),
-        Agent::Gemini => gate::hook_gemini(&roots, &stdin, HookOptions::default()),
-        _ => gate::hook_claude(&roots, &stdin, HookOptions::default()),
-    };
+    let outcome = (run.run)(&roots, &stdin);
     // The hook's answer is read by the agent: exact. Its messages are read by a person.
     let _ = out.exact(&outcome.stdout);
     let _ = out.flush();
@@ -157,7 +154,7 @@ pub fn hooks(
             "--verify installs Claude Code's Stop hook: use it with --agent claude",
         ));
     }
-    if target.team && agent != Agent::Claude {
+    if target.team && !agents::driver(agent).team_gate() {
         return Err(IpcError::new(
             ErrorKind::BadInput,
             "--team installs the teammate gate of Claude Code agent teams: use it with --agent claude",

@@ -9,6 +9,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod driver;
 pub mod gemini;
 pub mod records;
 
@@ -18,6 +19,8 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use crate::config::Roots;
+
+pub use driver::{Driver, Input};
 
 /// Which agent wrote a plan or runs a session. `Other` covers plans in folders the user added.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]
@@ -41,6 +44,17 @@ pub fn records(agent: Agent) -> &'static dyn records::Records {
         Agent::Gemini => &gemini::records::GeminiRecords,
         Agent::Codex => &codex::records::CodexRecords,
         Agent::Other => &records::NoRecords,
+    }
+}
+
+/// The driver of `agent` (how the gate and control drive it): the one place that picks an
+/// agent's behaviour by its variant.
+pub fn driver(agent: Agent) -> &'static dyn Driver {
+    match agent {
+        Agent::Claude => &claude::driver::Claude,
+        Agent::Gemini => &gemini::driver::Gemini,
+        Agent::Codex => &codex::driver::Codex,
+        Agent::Other => &driver::Unknown,
     }
 }
 
@@ -129,6 +143,11 @@ impl std::fmt::Display for CardMismatch {
 }
 
 impl ApprovalCard {
+    /// Whether the card is on `screen`: two of its markers are.
+    pub fn visible_on(&self, screen: &str) -> bool {
+        self.markers.iter().filter(|m| screen.contains(**m)).count() >= 2
+    }
+
     /// The choice `pick` as the agent labels it, with the key it usually has.
     pub fn choice(&self, pick: Pick) -> Choice {
         match pick {

@@ -80,10 +80,10 @@ fn read_all(screen: &str) {
             }
         }
     }
-    let _ = crate::gate::menu_open(screen);
+    let _ = crate::agents::claude::screen::menu_open(screen);
     let _ = crate::agents::claude::input_box_shown(screen);
     for draft in [
-        crate::gate::input_draft(screen),
+        crate::agents::claude::screen::input_draft(screen),
         crate::agents::gemini::input_draft(screen),
         crate::agents::codex::composer_text(screen),
     ]

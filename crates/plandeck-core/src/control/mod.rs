@@ -29,6 +29,7 @@ use crate::terminal::TerminalError;
 
 pub use record::{exited, fill_started, mark_exited, Record};
 pub use start::{agent_program, check_tmux, start, worktree_dir, TMUX_MIN};
+pub(crate) use steer::send_to;
 pub use steer::{
     interrupt, open_in_terminal, resolve, resume, send_message, stop, stop_preview, Steerable,
 };

@@ -156,7 +156,8 @@ pub fn session_id(record: &Record) -> Option<String> {
     if let Some(id) = &record.session_id {
         return Some(id.clone());
     }
-    if record.agent != Agent::Codex || !record.alive() {
+    let driver = crate::agents::driver(record.agent);
+    if driver.names_its_session() || !record.alive() {
         return None;
     }
     let mut pids = vec![record.pid];
@@ -166,7 +167,7 @@ pub fn session_id(record: &Record) -> Option<String> {
             .ok()?
             .flatten()
             .filter_map(|fd| std::fs::read_link(fd.path()).ok())
-            .find_map(|target| crate::gate::codex::rollout_session_id(&target))
+            .find_map(|target| driver.session_of_open_file(&target))
     })
 }
 
@@ -194,7 +195,7 @@ pub(super) fn descendants(pid: u32) -> Vec<u32> {
 }
 
 #[cfg(test)]
-mod exited_tests {
+mod tests {
     use super::*;
     use crate::sessions::{SessionState, SessionSummary};
 

@@ -6,7 +6,7 @@ use std::time::{Duration, Instant};
 
 use crate::agents::Agent;
 use crate::config::Roots;
-use crate::terminal::{self, Key, ProcessId, Target, Tmux};
+use crate::terminal::{self, Tmux};
 
 use super::record::{self, Record};
 use super::{ControlError, StartRequest, Started};
@@ -19,8 +19,6 @@ pub const TMUX_MIN: &str = "3.0";
 const FIRST_SCREEN: Duration = Duration::from_secs(10);
 /// After the first screen, how long an exit still counts as "right after it started".
 const SETTLE: Duration = Duration::from_millis(700);
-/// How long Codex CLI's composer may take to come up (plan mode is switched on in it).
-const CODEX_READY: Duration = Duration::from_secs(45);
 
 /// How long tmux may take to move a new pane's process into its folder (it does so right after
 /// the fork, before the program runs).
@@ -49,14 +47,12 @@ impl Server<'_> {
 
 /// The program that runs `agent`'s CLI.
 fn program_name(agent: Agent) -> Result<&'static str, ControlError> {
-    match agent {
-        Agent::Claude => Ok("claude"),
-        Agent::Gemini => Ok("gemini"),
-        Agent::Codex => Ok("codex"),
-        Agent::Other => Err(ControlError::NotStartable {
+    crate::agents::driver(agent)
+        .cli()
+        .map(|cli| cli.program)
+        .ok_or_else(|| ControlError::NotStartable {
             agent: agent.to_string(),
-        }),
-    }
+        })
 }
 
 /// `agent`'s CLI on the PATH.
@@ -344,18 +340,8 @@ fn new_uuid() -> String {
     )
 }
 
-/// A prompt as one argument that no CLI takes for an option.
-fn prompt_arg(prompt: &str) -> String {
-    if prompt.starts_with('-') {
-        format!(" {prompt}")
-    } else {
-        prompt.to_owned()
-    }
-}
-
-/// The agent's command line: plan mode, the session id it is given, the first prompt. Codex CLI
-/// has no flag for plan mode: it is switched on in the composer (shift+tab), and the prompt
-/// typed after ([`start`]).
+/// The agent's command line: plan mode, the session id it is given, the first prompt
+/// ([`crate::agents::Driver::launch_args`]).
 pub(super) fn command_line(
     program: &Path,
     agent: Agent,
@@ -365,38 +351,11 @@ pub(super) fn command_line(
 ) -> Vec<String> {
     let mut argv = vec![program.display().to_string()];
     let prompt = prompt.map(str::trim).filter(|p| !p.is_empty());
-    match agent {
-        Agent::Claude => {
-            if let Some(id) = session_id {
-                argv.extend(["--session-id".into(), id.into()]);
-            }
-            if plan {
-                argv.extend(["--permission-mode".into(), "plan".into()]);
-            }
-            if let Some(p) = prompt {
-                argv.push(prompt_arg(p));
-            }
-        }
-        Agent::Gemini => {
-            if let Some(id) = session_id {
-                argv.extend(["--session-id".into(), id.into()]);
-            }
-            if plan {
-                argv.extend(["--approval-mode".into(), "plan".into()]);
-            }
-            if let Some(p) = prompt {
-                argv.extend(["-i".into(), prompt_arg(p)]);
-            }
-        }
-        Agent::Codex | Agent::Other => {
-            // Without the shared background app-server the TUI holds its own rollout: the
-            // session id is read from it, and no 400 MB copy of Codex is made in its home.
-            argv.push("--no-daemon".into());
-            if let (false, Some(p)) = (plan, prompt) {
-                argv.push(prompt_arg(p));
-            }
-        }
-    }
+    argv.extend(crate::agents::driver(agent).launch_args(
+        plan,
+        session_id,
+        prompt.map(str::to_owned),
+    ));
     argv
 }
 
@@ -566,7 +525,8 @@ fn start_in(
     server: Server<'_>,
 ) -> Result<Started, ControlError> {
     let cwd = created.map_or_else(|| workdir.to_owned(), |c| c.path.clone());
-    let session_id = matches!(req.agent, Agent::Claude | Agent::Gemini).then(new_uuid);
+    let driver = crate::agents::driver(req.agent);
+    let session_id = driver.names_its_session().then(new_uuid);
     let argv = command_line(
         program,
         req.agent,
@@ -593,11 +553,9 @@ fn start_in(
         kill();
         return Err(e);
     }
-    if req.agent == Agent::Codex && req.plan {
-        if let Err(e) = codex_plan_mode(&record, req.prompt.as_deref()) {
-            kill();
-            return Err(e);
-        }
+    if let Err(e) = driver.after_launch(&record, req.plan, req.prompt.as_deref()) {
+        kill();
+        return Err(e);
     }
     let hook = req
         .agent
@@ -609,8 +567,9 @@ fn start_in(
         "the session id it was given".to_owned()
     } else {
         format!(
-            "its process: Codex CLI names its session in the rollout it writes; until the card \
-             shows it, steer it by the tmux session name {tmux_session}"
+            "its process: {} names its session in the rollout it writes; until the card \
+             shows it, steer it by the tmux session name {tmux_session}",
+            req.agent.display_name()
         )
     };
     Ok(Started {
@@ -784,70 +743,3 @@ pub(super) fn launch(
         .run();
     Ok((tmux_session, pane, pid))
 }
-
-/// Codex CLI has no plan-mode flag: once its composer is up, shift+tab until the footer says
-/// "Plan mode", then the first prompt is sent as a message (through the checked path).
-fn codex_plan_mode(record: &Record, prompt: Option<&str>) -> Result<(), ControlError> {
-    let target = Target {
-        socket: record.socket.clone(),
-        pane: record.pane.clone(),
-        agent: Some(ProcessId {
-            pid: record.pid,
-            start_time: record.start_time,
-        }),
-    };
-    let start = Instant::now();
-    let wait = |pred: &dyn Fn(&str) -> bool, timeout: Duration| -> Result<bool, ControlError> {
-        let from = Instant::now();
-        loop {
-            if pred(&target.capture(0)?) {
-                return Ok(true);
-            }
-            if from.elapsed() >= timeout {
-                return Ok(false);
-            }
-            std::thread::sleep(Duration::from_millis(100));
-        }
-    };
-    if !wait(&|s| s.contains("for shortcuts"), CODEX_READY)? {
-        return Err(ControlError::NotWaiting {
-            pane: record.pane.clone(),
-            why: "Codex CLI's composer did not come up".into(),
-        });
-    }
-    // The footer's own words: "Plan mode" alone is also in the history's "Model changed … for
-    // Plan mode." line.
-    let in_plan = |s: &str| s.contains(CODEX_PLAN_FOOTER);
-    while !in_plan(&target.capture(0)?) {
-        if start.elapsed() >= CODEX_READY {
-            return Err(ControlError::NotWaiting {
-                pane: record.pane.clone(),
-                why: "Codex CLI did not switch to Plan mode".into(),
-            });
-        }
-        target.send(&Key::BackTab)?;
-        wait(&in_plan, Duration::from_secs(3))?;
-    }
-    // The footer changes a moment before the composer's next message carries Plan mode: a prompt
-    // sent at once went out in Default mode (seen with the release build). Wait until the footer
-    // has said Plan mode for a while, then send.
-    let settled = Instant::now();
-    while settled.elapsed() < CODEX_PLAN_SETTLE {
-        std::thread::sleep(Duration::from_millis(100));
-        if !in_plan(&target.capture(0)?) {
-            return Err(ControlError::NotWaiting {
-                pane: record.pane.clone(),
-                why: "Codex CLI left Plan mode before the prompt".into(),
-            });
-        }
-    }
-    if let Some(p) = prompt.map(str::trim).filter(|p| !p.is_empty()) {
-        super::steer::send_to(Agent::Codex, &target, p)?;
-    }
-    Ok(())
-}
-
-/// Codex CLI 0.169's footer in Plan mode.
-const CODEX_PLAN_FOOTER: &str = "Plan mode (shift+tab";
-/// How long the footer says Plan mode before the prompt is sent.
-const CODEX_PLAN_SETTLE: Duration = Duration::from_millis(700);

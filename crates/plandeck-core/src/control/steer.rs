@@ -4,7 +4,7 @@ use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-use crate::agents::{self, Agent};
+use crate::agents::{self, Agent, Driver, Input};
 use crate::config::Roots;
 use crate::gate::{self, SendError};
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError, Tmux};
@@ -54,22 +54,18 @@ pub fn resolve(roots: &Roots, id: &str) -> Result<Steerable, ControlError> {
             record: Some(r),
         });
     }
-    match gate::session_target(roots, id) {
-        Ok(target) => Ok(Steerable {
-            agent: Agent::Claude,
-            target,
-            record: None,
-        }),
-        // A Codex TUI the person started, found by its processes (Codex keeps no registry).
-        Err(SendError::NoLiveSession { .. }) => gate::codex::live_target(&roots.codex, id)
-            .map(|target| Steerable {
-                agent: Agent::Codex,
+    // A live session the person started: each agent's own way of finding one, in list order.
+    for d in agents::all() {
+        let driver = agents::driver(d.agent);
+        if let Some(target) = driver.live_session(roots, id)? {
+            return Ok(Steerable {
+                agent: d.agent,
                 target,
                 record: None,
-            })
-            .ok_or_else(|| ControlError::NotSteerable { id: id.to_owned() }),
-        Err(e) => Err(e.into()),
+            });
+        }
     }
+    Err(ControlError::NotSteerable { id: id.to_owned() })
 }
 
 /// Types `text` into the session `id` and submits it: only while the agent waits for input with
@@ -86,7 +82,7 @@ pub fn send_message(roots: &Roots, id: &str, text: &str) -> Result<String, Contr
         return Err(SendError::Empty.into());
     }
     let s = resolve(roots, id)?;
-    send_to(s.agent, &s.target, &text)?;
+    send_to(agents::driver(s.agent), &s.target, &text)?;
     Ok(format!(
         "typed into tmux pane {} and submitted: {} has the message",
         s.target.pane,
@@ -102,19 +98,15 @@ pub(super) fn not_ready(
     screen: &str,
     styled: &str,
 ) -> Option<ControlError> {
-    let working = match agent {
-        Agent::Claude => agents::claude::WORKING,
-        Agent::Gemini => agents::gemini::WORKING,
-        _ => agents::codex::WORKING,
-    };
+    let driver = agents::driver(agent);
     let not_waiting = |why: &str| ControlError::NotWaiting {
         pane: pane.to_owned(),
         why: why.to_owned(),
     };
-    if screen.contains(working) {
+    if driver.working().is_some_and(|w| screen.contains(w)) {
         return Some(not_waiting("it is working on a turn"));
     }
-    if gate::card_visible(agent, screen) || (agent == Agent::Claude && gate::menu_open(screen)) {
+    if driver.menu_open(screen) {
         return Some(
             SendError::MenuOpen {
                 pane: pane.to_owned(),
@@ -122,51 +114,30 @@ pub(super) fn not_ready(
             .into(),
         );
     }
-    let draft = |d: String| ControlError::Draft {
-        pane: pane.to_owned(),
-        draft: d,
-    };
-    match agent {
-        Agent::Claude => {
-            if let Some(d) = gate::input_draft(screen) {
-                return Some(draft(d));
-            }
-            if !agents::claude::input_box_shown(screen) {
-                return Some(not_waiting("no input box on screen"));
-            }
-        }
-        Agent::Gemini => match agents::gemini::input_draft(screen) {
-            None => return Some(not_waiting("no input box on screen")),
-            Some(d) if !d.is_empty() => return Some(draft(d)),
-            Some(_) => {}
-        },
-        _ => match agents::codex::composer_empty(styled) {
-            None => return Some(not_waiting("no composer on screen")),
-            Some(false) => {
-                return Some(draft(
-                    agents::codex::composer_text(screen).unwrap_or_default(),
-                ))
-            }
-            Some(true) => {}
-        },
+    match driver.input(screen, styled) {
+        Input::Absent(why) => Some(not_waiting(why)),
+        Input::Draft(d) => Some(ControlError::Draft {
+            pane: pane.to_owned(),
+            draft: d,
+        }),
+        Input::Empty => None,
     }
-    None
 }
 
 /// [`send_message`] once the pane is known: checked, typed, Enter once it shows.
-pub(super) fn send_to(agent: Agent, target: &Target, text: &str) -> Result<(), ControlError> {
+pub(crate) fn send_to(
+    driver: &dyn Driver,
+    target: &Target,
+    text: &str,
+) -> Result<(), ControlError> {
     target.verify()?;
     let screen = target.capture(0)?;
     let styled = target.capture_styled()?;
-    if let Some(why) = not_ready(agent, &target.pane, &screen, &styled) {
+    if let Some(why) = not_ready(driver.agent(), &target.pane, &screen, &styled) {
         return Err(why);
     }
-    if agent == Agent::Claude {
-        // The gate's own path: it checks the menu and the draft again right before typing.
-        return gate::send_to_target(target, text).map_err(Into::into);
-    }
-    gate::type_then_enter(target, text, |screen| gate::card_visible(agent, screen))
-        .map_err(Into::into)
+    // The checked typing path: the menu and the draft are looked at again right before typing.
+    gate::type_checked(driver, target, text).map_err(Into::into)
 }
 
 /// Presses the agent's own interrupt key (Esc) in the session `id`, after the checks.
@@ -212,41 +183,12 @@ fn command_words(pid: u32) -> String {
     crate::visible::shown(&line).chars().take(300).collect()
 }
 
-const INTERPRETERS: &[&str] = &["node", "bash", "sh", "dash", "python3", "python", "env"];
-
 /// Whether `argv` runs `agent`'s CLI: the program (or the script an interpreter runs) is the
 /// CLI's executable or lies in its package. A shell, an editor, anything else is not.
 pub(super) fn runs_agent(agent: Agent, argv: &[String]) -> bool {
-    let (name, package) = match agent {
-        Agent::Claude => ("claude", "@anthropic-ai/claude-code"),
-        Agent::Gemini => ("gemini", "@google/gemini-cli"),
-        Agent::Codex => ("codex", "@openai/codex"),
-        Agent::Other => return false,
-    };
-    let base = |w: &str| {
-        Path::new(w)
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-    };
-    let Some(first) = argv.first() else {
-        return false;
-    };
-    let program = base(first).unwrap_or_default();
-    let program = program.trim_start_matches('-');
-    if program == name {
-        return true;
-    }
-    let interpreter = INTERPRETERS.iter().any(|i| {
-        program == *i || program.starts_with(&format!("{i}2")) || program.starts_with("node")
-    });
-    if !interpreter {
-        return false;
-    }
-    let mut rest = argv[1..].iter();
-    // `bash -c claude` is a shell that runs a command: the shell is not the agent.
-    rest.find(|w| !w.starts_with('-') || matches!(w.as_str(), "-c" | "-e" | "--eval"))
-        .filter(|w| !w.starts_with('-'))
-        .is_some_and(|script| base(script).as_deref() == Some(name) || script.contains(package))
+    agents::driver(agent)
+        .cli()
+        .is_some_and(|cli| agents::driver::runs(cli, argv))
 }
 
 /// The process group `pid` leads, when every running member is `pid` or one of its descendants;
@@ -405,11 +347,9 @@ fn check_session_id(id: &str) -> Result<(), ControlError> {
 
 /// The command that resumes `agent`'s session `session_id`.
 pub(super) fn resume_line(program: &Path, agent: Agent, session_id: &str) -> Vec<String> {
-    let p = program.display().to_string();
-    match agent {
-        Agent::Claude | Agent::Gemini => vec![p, "--resume".into(), session_id.into()],
-        _ => vec![p, "--no-daemon".into(), "resume".into(), session_id.into()],
-    }
+    let mut argv = vec![program.display().to_string()];
+    argv.extend(agents::driver(agent).resume_args(session_id));
+    argv
 }
 
 /// Resumes the ended session `id` in its folder, in a new tmux session. `known`: the agent and

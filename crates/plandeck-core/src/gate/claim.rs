@@ -18,13 +18,13 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use super::store::{self, read_json, write_json};
+use super::files::{self, read_json, write_json};
 use super::{GateDecision, GateError};
 use crate::config::Roots;
 use crate::durable;
 
 pub(crate) fn claims_dir(roots: &Roots) -> PathBuf {
-    store::gate_dir(roots).join("claims")
+    files::gate_dir(roots).join("claims")
 }
 
 fn lock_path(roots: &Roots, id: &str) -> PathBuf {
@@ -101,7 +101,7 @@ impl Claim {
 /// Claims request `id` for one decider. `Err(AlreadyDeciding)` while another decider holds it;
 /// `Err(AlreadyDecided)` when a decision taken before still stands.
 pub(crate) fn take(roots: &Roots, id: &str) -> Result<Claim, GateError> {
-    store::check_id(id)?;
+    files::check_id(id)?;
     let lock = durable::open_private(&lock_path(roots, id))?;
     match lock.try_lock() {
         Ok(()) => {}

@@ -28,13 +28,13 @@ use std::time::{Duration, Instant};
 
 use super::store::{
     self, answered, approves_through_hook, close, hook_alive, load_open, save_open_request,
-    write_decision,
+    write_decision, PlanSeen,
 };
 use super::transcript::{Answer, Follower};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::{Agent, ApprovalCard, Pick};
+use crate::agents::{Agent, Input, Pick};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -226,14 +226,16 @@ pub fn decide_with(
             status: GateStatus::AnsweredInTerminal,
         });
     }
-    // The version the reviewer read is the one decided, or nothing is.
-    let acted_on = store::plan_acted_on(&req);
-    if let Some(seen) = &opts.seen_hash {
-        let current_hash = crate::review::store::hash(acted_on.as_bytes());
-        if *seen != current_hash {
+    // The plan is read once for the decision, and that read is handed along: the version checked
+    // against what the reviewer read is the one carried, edited and pinned, or nothing is.
+    let seen = store::plan_seen(&req);
+    let acted_on = seen.acted_on.clone();
+    if let Some(seen_hash) = &opts.seen_hash {
+        let current_hash = seen.hash.clone();
+        if *seen_hash != current_hash {
             return Err(GateError::PlanChangedSinceRead {
                 id: req.id,
-                seen_hash: seen.clone(),
+                seen_hash: seen_hash.clone(),
                 current_hash,
             });
         }
@@ -286,7 +288,7 @@ pub fn decide_with(
         other => other,
     };
     let (decision, carried) = if opts.comments {
-        carry_comments(roots, &req, decision)?
+        carry_comments(roots, &req, decision, &seen)?
     } else {
         (decision, None)
     };
@@ -300,7 +302,7 @@ pub fn decide_with(
     // Who decided is on disk before anything is written or typed; it goes again when nothing
     // reached the agent, so the person can decide anew.
     claim.record(&opts.by, &decision)?;
-    let reached = match deliver(roots, req.clone(), &decision, opts, &mut record) {
+    let reached = match deliver(roots, req.clone(), &decision, opts, &seen, &mut record) {
         Ok(r) => r,
         Err(e) => {
             claim.withdraw();
@@ -384,11 +386,12 @@ fn carry_comments(
     roots: &Roots,
     req: &GateRequest,
     decision: GateDecision,
+    seen: &PlanSeen,
 ) -> Result<(GateDecision, Option<Carried>), GateError> {
     let Some(plan) = req.plan_path.as_deref().map(std::path::PathBuf::from) else {
         return Ok((decision, None));
     };
-    let Ok(content) = crate::review::store::read_plan(&plan) else {
+    let Ok(content) = seen.file.as_ref().map(String::clone) else {
         return Ok((decision, None));
     };
     let comments_err = |e: crate::comments::CommentError| GateError::BadInput {
@@ -518,20 +521,31 @@ fn deliver(
     req: GateRequest,
     decision: &GateDecision,
     opts: &DeliveryOptions,
+    seen: &PlanSeen,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
-    match decision.clone() {
-        GateDecision::Reject { .. } if req.agent == Agent::Claude && hook_alive(&req) => {
-            reject_through_hook(roots, &req, decision, opts, record)
-        }
-        GateDecision::Reject { feedback } if req.agent == Agent::Codex => {
-            codex_message(roots, &req, decision, feedback, opts, record)
-        }
+    let driver = crate::agents::driver(req.agent);
+    // The agent's own way of taking a rejection's feedback or an edited plan as a message.
+    let composer = match decision {
+        GateDecision::Reject { feedback } => driver.composer_message(Some(feedback), None),
         GateDecision::Approve {
             edited: Some(edited),
             ..
-        } if req.agent == Agent::Codex => {
-            let message = crate::agents::codex::edited_plan_message(&edited);
+        } => driver.composer_message(None, Some(edited)),
+        GateDecision::Approve { .. } => None,
+    };
+    match decision.clone() {
+        GateDecision::Reject { .. } if driver.decides_through_hook() && hook_alive(&req) => {
+            reject_through_hook(roots, &req, decision, opts, seen, record)
+        }
+        GateDecision::Reject { .. } if composer.is_some() => {
+            let feedback = composer.unwrap_or_default();
+            composer_message(roots, &req, decision, feedback, opts, seen, record)
+        }
+        GateDecision::Approve {
+            edited: Some(_), ..
+        } if composer.is_some() => {
+            let message = composer.unwrap_or_default();
             if terminal::needs_truncation(&message, terminal::MAX_TYPED_CHARS) {
                 return Err(GateError::BadInput {
                     message: format!(
@@ -541,10 +555,10 @@ fn deliver(
                 });
             }
             let message = terminal::clean_text(&message, terminal::MAX_TYPED_CHARS);
-            codex_message(roots, &req, decision, message, opts, record)
+            composer_message(roots, &req, decision, message, opts, seen, record)
         }
         GateDecision::Reject { feedback } => {
-            reject_on_card(roots, &req, decision, feedback, opts, record)
+            reject_on_card(roots, &req, decision, feedback, opts, seen, record)
         }
         GateDecision::Approve {
             mode,
@@ -552,7 +566,7 @@ fn deliver(
             started_from,
         } => {
             let edit = edited.as_deref().map(|e| (e, started_from.as_deref()));
-            approve(roots, req, decision, mode, edit, opts, record)
+            approve(roots, req, decision, (mode, edit), opts, seen, record)
         }
     }
 }
@@ -752,9 +766,10 @@ fn reject_through_hook(
     req: &GateRequest,
     decision: &GateDecision,
     opts: &DeliveryOptions,
+    seen: &PlanSeen,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
-    *record = prepare_record(roots, req, decision);
+    *record = prepare_record(roots, req, decision, seen);
     write_decision(roots, &req.id, decision)?;
     let file = store::requests_dir(roots).join(format!("{}.json", req.id));
     if !hook_took(&file, opts.hook_timeout) {
@@ -794,6 +809,7 @@ fn reject_on_card(
     decision: &GateDecision,
     feedback: String,
     opts: &DeliveryOptions,
+    seen: &PlanSeen,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
     let Some(pane) = req.tmux_pane.clone() else {
@@ -807,11 +823,11 @@ fn reject_on_card(
     // Checked before anything is written: a refusal leaves no trace but the log line.
     if let Err(f) = preflight(req, &target, Pick::Feedback) {
         if !matches!(f, CardFailure::Refused(_)) {
-            *record = prepare_record(roots, req, decision);
+            *record = prepare_record(roots, req, decision, seen);
         }
         return card_failed(roots, req, f, GateStatus::Waiting);
     }
-    *record = prepare_record(roots, req, decision);
+    *record = prepare_record(roots, req, decision, seen);
     // The request says which decision is being typed before it is: once the card is answered,
     // whoever closes the request first (the liveness tick may, as the chat log shows the answer)
     // closes it as this rejection, never as "answered in the terminal".
@@ -847,12 +863,13 @@ fn reject_on_card(
 /// to implement), typed once the popup is closed with "No, stay in Plan mode" (chosen by its
 /// label) and the composer is empty: the message, then `Enter`. The request closes as the
 /// decision (rejected, or approved with the edit).
-fn codex_message(
+fn composer_message(
     roots: &Roots,
     req: &GateRequest,
     decision: &GateDecision,
     message: String,
     opts: &DeliveryOptions,
+    seen: &PlanSeen,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
     let Some(pane) = req.tmux_pane.clone() else {
@@ -865,11 +882,11 @@ fn codex_message(
     let target = target(req, &pane);
     if let Err(f) = preflight(req, &target, Pick::Feedback) {
         if !matches!(f, CardFailure::Refused(_)) {
-            *record = prepare_record(roots, req, decision);
+            *record = prepare_record(roots, req, decision, seen);
         }
         return card_failed(roots, req, f, GateStatus::Waiting);
     }
-    *record = prepare_record(roots, req, decision);
+    *record = prepare_record(roots, req, decision, seen);
     // Marked as being decided before a key goes: the popup closing is then this decision, not
     // the person answering in the terminal.
     let mut typing = req.clone();
@@ -894,7 +911,7 @@ fn codex_message(
         ),
     };
     let closed_card = answer_card(req, &target, Pick::Feedback, &[], true, opts);
-    match closed_card.and_then(|()| type_into_composer(&target, &message, opts)) {
+    match closed_card.and_then(|()| type_into_composer(req, &target, &message, opts)) {
         Ok(()) => {
             let _ = close(roots, req, done);
             Ok(Reached::new(Delivery::Delivered, said, done))
@@ -913,11 +930,17 @@ fn codex_message(
 /// (a draft of the person's is never glued to it), the text seen on screen before `Enter`, and
 /// `Enter` again once if the text is still in the composer (taken as a newline of a fast paste).
 fn type_into_composer(
+    req: &GateRequest,
     target: &Target,
     text: &str,
     opts: &DeliveryOptions,
 ) -> Result<(), CardFailure> {
-    use crate::agents::codex::composer_empty;
+    let driver = crate::agents::driver(req.agent);
+    let composer_empty = |styled: &str| match driver.input("", styled) {
+        Input::Empty => Some(true),
+        Input::Draft(_) => Some(false),
+        Input::Absent(_) => None,
+    };
     let start = Instant::now();
     loop {
         match composer_empty(&target.capture_styled()?) {
@@ -971,15 +994,16 @@ fn type_into_composer(
     )))
 }
 
-/// An approval (the edit written first, when there is one): given to a waiting Claude hook (never
-/// typed then), else typed on the agent's card, else left for the terminal.
+/// An approval in `mode` (the edit, with the text it started from, written first when there is
+/// one): given to a waiting Claude hook (never typed then), else typed on the agent's card, else
+/// left for the terminal.
 fn approve(
     roots: &Roots,
     mut req: GateRequest,
     decision: &GateDecision,
-    mode: ApproveMode,
-    edit: Option<(&str, Option<&str>)>,
+    (mode, edit): (ApproveMode, Option<(&str, Option<&str>)>),
     opts: &DeliveryOptions,
+    seen: &PlanSeen,
     record: &mut Option<crate::review::Decision>,
 ) -> Result<Reached, GateError> {
     // Whether a hook waits must be known before the decision is written: it takes the decision,
@@ -990,16 +1014,21 @@ fn approve(
         // Nothing is written (not even the edit) when the pane is not the agent's.
         if let Err(f) = preflight(&req, &target(&req, pane), card_pick(mode)) {
             if !matches!(f, CardFailure::Refused(_)) {
-                *record = prepare_record(roots, &req, decision);
+                *record = prepare_record(roots, &req, decision, seen);
             }
             return card_failed(roots, &req, f, req.status);
         }
     }
     *record = match edit {
-        Some((edited, started_from)) => {
-            Some(write_edited_plan(roots, &req, edited, started_from, mode)?)
-        }
-        None => prepare_record(roots, &req, decision),
+        Some((edited, started_from)) => Some(write_edited_plan(
+            roots,
+            &req,
+            edited,
+            started_from,
+            mode,
+            seen,
+        )?),
+        None => prepare_record(roots, &req, decision, seen),
     };
     // Mark the request as approving before the decision is written: once the decision file
     // exists a waiting hook may close the request at once (headless), and saving the open request
@@ -1081,12 +1110,20 @@ fn key_on_screen(
     screen: &str,
     pick: Pick,
 ) -> Result<u8, CardFailure> {
-    card(req.agent).key_on(screen, pick).map_err(|m| {
+    let refused = |detail: String| {
         CardFailure::Refused(GateError::CardNotRecognised {
             pane: target.pane.clone(),
-            detail: m.to_string(),
+            detail,
         })
-    })
+    };
+    let Some(card) = crate::agents::driver(req.agent).card() else {
+        return Err(refused(format!(
+            "{} has no approval card Plandeck knows",
+            req.agent.display_name()
+        )));
+    };
+    card.key_on(screen, pick)
+        .map_err(|m| refused(m.to_string()))
 }
 
 fn not_this_card(target: &Target) -> String {
@@ -1124,7 +1161,7 @@ fn normalize(text: &str) -> String {
 /// plan of one or two, at least three and at least half of them (or six, for a long plan whose
 /// first lines scrolled away) otherwise. A plan with no content line at all (a title alone) must
 /// show every line it has. Less is left to the terminal.
-pub(super) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
+pub(crate) fn card_is_this_requests(req: &GateRequest, screen: &str) -> bool {
     let screen_lines: Vec<String> = screen.lines().map(normalize).collect();
     let on_screen = |p: &String| screen_lines.iter().any(|s| s.contains(p.as_str()));
     let mut probes: Vec<String> = Vec::new();
@@ -1191,19 +1228,20 @@ fn write_edited_plan(
     edited: &str,
     started_from: Option<&str>,
     mode: ApproveMode,
+    seen: &PlanSeen,
 ) -> Result<crate::review::Decision, GateError> {
     let path = req
         .plan_path
         .as_deref()
         .ok_or_else(|| GateError::NoPlanFile { id: req.id.clone() })?;
     let path = Path::new(path);
-    let current = match std::fs::read(path) {
-        Ok(b) => String::from_utf8_lossy(&b).into_owned(),
+    let current = match &seen.file {
+        Ok(text) => text.clone(),
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => String::new(),
-        Err(source) => {
+        Err(e) => {
             return Err(GateError::Read {
                 path: path.to_owned(),
-                source,
+                source: std::io::Error::new(e.kind(), e.to_string()),
             })
         }
     };
@@ -1243,10 +1281,13 @@ fn prepare_record(
     roots: &Roots,
     req: &GateRequest,
     decision: &GateDecision,
+    seen: &PlanSeen,
 ) -> Option<crate::review::Decision> {
     let path = Path::new(req.plan_path.as_deref()?);
+    // The version pinned is the one read for this decision (none read: read now, as before).
+    let read = seen.file.as_ref().ok().map(String::as_bytes);
     let result = match decision {
-        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged(
+        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged_read(
             roots,
             path,
             crate::review::ApproveRequest {
@@ -1255,14 +1296,16 @@ fn prepare_record(
                 mode: Some(mode_name(*mode).to_owned()),
                 ..Default::default()
             },
+            read,
         ),
-        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged(
+        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged_read(
             roots,
             path,
             feedback,
             Some(req.agent),
             Some(req.session_id.clone()),
             None,
+            read,
         ),
     };
     result
@@ -1282,22 +1325,9 @@ fn mode_name(mode: ApproveMode) -> &'static str {
     }
 }
 
-/// `agent`'s plan-approval card: the labels of its choices and the keys that answer it.
-pub(super) fn card(agent: Agent) -> ApprovalCard {
-    agent
-        .descriptor()
-        .and_then(|d| d.approval_card)
-        .unwrap_or(crate::agents::claude::CARD)
-}
-
-/// Whether `agent`'s plan-approval card is on `screen`: two of its labels are.
+/// Whether `agent`'s plan-approval card is on `screen` ([`crate::agents::Driver::card_visible`]).
 pub(crate) fn card_visible(agent: Agent, screen: &str) -> bool {
-    card(agent)
-        .markers
-        .iter()
-        .filter(|m| screen.contains(**m))
-        .count()
-        >= 2
+    crate::agents::driver(agent).card_visible(screen)
 }
 
 /// Waits for `pred(screen)` up to `timeout`.
@@ -1580,6 +1610,45 @@ mod tests {
         };
         let out = decide_with(&roots, "r1", approve(), &opts).unwrap();
         assert_eq!(out.status, GateStatus::Approving, "{}", out.message);
+    }
+
+    /// Issue 35 (item 6): a decision reads the plan file once, and hands that read along (the
+    /// hash checked, the comments carried, the version pinned in the log are of one read).
+    #[test]
+    fn a_decision_reads_its_plan_once() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let file = dir.path().join("plan.md");
+        let text = "# Plan\n\n1. add the endpoint\n";
+        std::fs::write(&file, text).unwrap();
+        let reads = || crate::review::store::PLAN_READS.with(|n| n.get());
+        let opts = DeliveryOptions {
+            seen_hash: Some(crate::review::store::hash(text.as_bytes())),
+            ..DeliveryOptions::default()
+        };
+        let decisions = [
+            GateDecision::Reject {
+                feedback: "split it".into(),
+            },
+            GateDecision::Approve {
+                mode: ApproveMode::Manual,
+                edited: None,
+                started_from: None,
+            },
+        ];
+        for (n, decision) in decisions.into_iter().enumerate() {
+            let id = format!("r{n}");
+            let req = GateRequest {
+                agent: Agent::Gemini,
+                plan: text.into(),
+                plan_path: Some(file.display().to_string()),
+                ..GateRequest::for_test(&id)
+            };
+            save_open_request(&roots, &req).unwrap();
+            let before = reads();
+            let out = decide_with(&roots, &id, decision, &opts).unwrap();
+            assert_eq!(reads() - before, 1, "{id}: {}", out.message);
+        }
     }
 
     #[test]

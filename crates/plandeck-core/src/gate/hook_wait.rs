@@ -20,7 +20,7 @@ const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
 const APP_CHECK: Duration = Duration::from_millis(250);
 
 /// One hook's wait on one request.
-pub(super) struct HookWait {
+pub(crate) struct HookWait {
     _watcher: Option<RecommendedWatcher>,
     rx: mpsc::Receiver<()>,
     tick: Duration,
@@ -30,7 +30,7 @@ pub(super) struct HookWait {
 }
 
 impl HookWait {
-    pub(super) fn new(roots: &Roots, req: &GateRequest) -> Self {
+    pub(crate) fn new(roots: &Roots, req: &GateRequest) -> Self {
         let decisions = store::decisions_dir(roots);
         let _ = crate::durable::create_private_dir(&decisions);
         let (tx, rx) = mpsc::channel();
@@ -55,18 +55,18 @@ impl HookWait {
     }
 
     /// The request is still open (no one closed it meanwhile).
-    pub(super) fn request_open(&self) -> bool {
+    pub(crate) fn request_open(&self) -> bool {
         self.request_file.exists()
     }
 
     /// How long the hook has waited.
-    pub(super) fn elapsed(&self) -> Duration {
+    pub(crate) fn elapsed(&self) -> Duration {
         self.start.elapsed()
     }
 
     /// Every quarter second: why nobody is left to decide (the agent went away, or Plandeck
     /// stopped), as the status to close the request with.
-    pub(super) fn nobody_left(&mut self, roots: &Roots, req: &GateRequest) -> Option<GateStatus> {
+    pub(crate) fn nobody_left(&mut self, roots: &Roots, req: &GateRequest) -> Option<GateStatus> {
         if self.last_check.elapsed() < APP_CHECK {
             return None;
         }
@@ -88,7 +88,7 @@ impl HookWait {
     }
 
     /// Sleeps until a decision file lands or the next look is due, never past `deadline`.
-    pub(super) fn sleep(&self, deadline: Duration) {
+    pub(crate) fn sleep(&self, deadline: Duration) {
         let left = deadline.saturating_sub(self.elapsed());
         let _ = self.rx.recv_timeout(self.tick.min(left));
         // Drain a burst of events so one decision does not cause many wake-ups.

@@ -25,22 +25,23 @@
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
-mod claim;
-pub(crate) mod claude_card;
-pub(crate) mod codex;
-mod delivery;
-mod hook_claude;
-mod hook_gemini;
-pub mod hook_team;
-mod hook_wait;
+pub(crate) mod claim;
+pub(crate) mod delivery;
+mod files;
+pub(crate) mod hook_wait;
 pub(crate) mod install;
-mod pane;
+pub(crate) mod pane;
 mod send;
-mod store;
+pub(crate) mod store;
 pub mod teams;
 #[cfg(test)]
 mod tests;
-mod transcript;
+pub(crate) mod transcript;
+
+// Each agent's own part of the gate lives in its folder (`agents/<agent>/`); these keep the
+// gate's paths for its callers.
+pub use crate::agents::claude::team_hook as hook_team;
+pub(crate) use crate::agents::codex::server_threads as codex;
 
 use std::path::PathBuf;
 use std::time::Duration;
@@ -52,22 +53,24 @@ use crate::agents::Agent;
 use crate::ipc::{ErrorKind, IpcError};
 pub use crate::review::Delivery;
 
-pub use claude_card::{look as look_claude_cards, ClaudeCardLook};
-pub use codex::{look as look_codex, CodexLook};
+pub use crate::agents::claude::card::{look as look_claude_cards, ClaudeCardLook};
+pub use crate::agents::claude::hook::hook_claude;
+pub use crate::agents::claude::team_hook::hook_claude_team;
+pub use crate::agents::codex::server_threads::{look as look_codex, CodexLook};
+pub use crate::agents::gemini::hook::hook_gemini;
 pub(crate) use delivery::card_visible;
 pub use delivery::{decide, decide_demo, decide_with, open_comments, DeliveryOptions};
-pub use hook_claude::hook_claude;
-pub use hook_gemini::hook_gemini;
-pub use hook_team::hook_claude_team;
 pub use install::{
     hook_command, hook_preview, install, install_if_unchanged, install_plan, install_plan_with,
     install_with, uninstall, uninstall_if_unchanged, uninstall_plan, HookPreview, InstallPlan,
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
-pub(crate) use send::{input_draft, menu_open, type_then_enter};
+pub(crate) use send::type_checked;
 pub use send::{send_to_session, send_to_target, session_target, SendError};
+pub(crate) use store::new_id;
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
+pub use transcript::{Answer, Answerer};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
 /// (`pending`, as [`pending`] lists them: the count the waiting queue shows).
@@ -151,7 +154,7 @@ pub struct HookOutcome {
 }
 
 impl HookOutcome {
-    fn quiet(stderr: impl Into<String>) -> Self {
+    pub(crate) fn quiet(stderr: impl Into<String>) -> Self {
         Self {
             stdout: String::new(),
             stderr: stderr.into(),
@@ -317,7 +320,7 @@ impl GateRequest {
             .format(&time::format_description::well_known::Rfc3339)
             .expect("a time");
         serde_json::from_value(serde_json::json!({
-            "id": id, "agent": Agent::Gemini, "sessionId": "s", "cwd": "/", "plan": "",
+            "id": id, "agent": "gemini", "sessionId": "s", "cwd": "/", "plan": "",
             "transcriptOffset": 0, "waitingSince": now, "deadline": now, "hookPid": 0,
             "status": GateStatus::Waiting, "closedAt": null,
         }))

@@ -1,6 +1,7 @@
 //! Typing a report into a live session's pane, on a private tmux server (`tmux -S <tmp>/sock`).
 
 use super::*;
+use crate::config::Roots;
 use plandeck_testkit::tmux::{Recording, Tmux};
 use plandeck_testkit::wait_for;
 use std::path::Path;

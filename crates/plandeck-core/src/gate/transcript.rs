@@ -14,8 +14,8 @@ use std::path::PathBuf;
 use memchr::memmem;
 
 use crate::agents::Agent;
+use crate::sessions::claude;
 use crate::sessions::transcript::{self, Progress, MAX_LINE};
-use crate::sessions::{claude, codex, gemini};
 
 /// How far back from the end to look for the tool call when a request is filed.
 const TAIL: u64 = 1024 * 1024;
@@ -29,7 +29,7 @@ pub(crate) fn locate(path: &std::path::Path, agent: Agent) -> (Option<String>, u
     let Ok(len) = std::fs::metadata(path).map(|m| m.len()) else {
         return (None, 0);
     };
-    if agent != Agent::Claude {
+    if !crate::agents::driver(agent).locates_call() {
         return (None, len);
     }
     let mut found = None;
@@ -72,10 +72,13 @@ pub(crate) struct WaitingCall {
     pub at: Option<time::OffsetDateTime>,
 }
 
-/// The plan-approval call Claude Code waits on at the end of `path`, if it does ([`WaitingCall`]).
-/// Reads the tail and what follows the call only.
-pub(crate) fn waiting_call(path: &std::path::Path) -> Option<WaitingCall> {
-    let (Some(id), offset) = locate(path, Agent::Claude) else {
+/// The plan-approval call the agent `driver` drives (Claude Code) waits on at the end of `path`,
+/// if it does ([`WaitingCall`]). Reads the tail and what follows the call only.
+pub(crate) fn waiting_call(
+    driver: &dyn crate::agents::Driver,
+    path: &std::path::Path,
+) -> Option<WaitingCall> {
+    let (Some(id), offset) = locate(path, driver.agent()) else {
         return None;
     };
     let mut lines = transcript::Follower::resume_at(path, offset);
@@ -90,7 +93,7 @@ pub(crate) fn waiting_call(path: &std::path::Path) -> Option<WaitingCall> {
                 call = call_of(line, &id, offset);
                 return;
             }
-            if line_answers(Agent::Claude, &mut latest, line).is_some() || is_assistant(line) {
+            if driver.answer_in(&mut latest, line).is_some() || is_assistant(line) {
                 moved_on = true;
             }
         })
@@ -132,7 +135,7 @@ fn is_assistant(line: &[u8]) -> bool {
 /// Who answered the plan-approval call, as the transcript's answer says (Claude Code writes
 /// `permissionDecision.source` beside the tool result).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) enum Answerer {
+pub enum Answerer {
     /// A hook's answer was taken (`"hook"`): Plandeck's, through the waiting hook.
     Hook,
     /// The person answered the card (`"user_temporary"`, `"user_permanent"`, …), or keys typed
@@ -143,7 +146,7 @@ pub(crate) enum Answerer {
 }
 
 impl Answerer {
-    fn from_source(source: Option<&str>) -> Self {
+    pub fn from_source(source: Option<&str>) -> Self {
         match source {
             Some("hook") => Self::Hook,
             Some(s) if s.starts_with("user") => Self::Person,
@@ -157,7 +160,7 @@ impl Answerer {
 /// is any hook: another one answering `deny` first is a hook's answer too, and not Plandeck's
 /// approval.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub(crate) struct Answer {
+pub struct Answer {
     pub by: Answerer,
     /// `Some(true)`: approved; `Some(false)`: refused; `None`: the record does not say.
     pub accepted: Option<bool>,
@@ -165,7 +168,7 @@ pub(crate) struct Answer {
 
 impl Answer {
     /// An answer whose record says neither who gave it nor what it was.
-    pub(crate) const UNKNOWN: Answer = Answer {
+    pub const UNKNOWN: Answer = Answer {
         by: Answerer::Unknown,
         accepted: None,
     };
@@ -261,32 +264,9 @@ impl Follower {
     }
 }
 
-/// Whether `line` answers the call, and who answered: for Claude, a `tool_result` for the latest
-/// `ExitPlanMode` call seen (a later call replaces `tool_use_id`); for Gemini, `exit_plan_mode`'s
-/// response.
+/// Whether `line` answers the call, and who answered ([`crate::agents::Driver::answer_in`]).
 fn line_answers(agent: Agent, tool_use_id: &mut Option<String>, line: &[u8]) -> Option<Answer> {
-    match agent {
-        Agent::Gemini => (memmem::find(line, b"exit_plan_mode").is_some()
-            && gemini::has_plan_response(line))
-        .then_some(Answer::UNKNOWN),
-        // The popup's `1` starts the implementation turn; the person's next message starts a turn
-        // too. (`3` and Esc write nothing: the popup leaving the screen tells those.)
-        Agent::Codex => codex::starts_turn(line).then_some(Answer::UNKNOWN),
-        _ => {
-            if memmem::find(line, b"ExitPlanMode").is_some() {
-                if let Some(id) = claude::exit_plan_call(line) {
-                    *tool_use_id = Some(id);
-                    return None;
-                }
-            }
-            let id = tool_use_id.as_deref()?;
-            memmem::find(line, id.as_bytes())?;
-            claude::tool_result_decider(line, id).map(|d| Answer {
-                by: Answerer::from_source(d.source.as_deref()),
-                accepted: d.accepted,
-            })
-        }
-    }
+    crate::agents::driver(agent).answer_in(tool_use_id, line)
 }
 
 #[cfg(test)]

@@ -114,6 +114,19 @@ pub(crate) fn approve_unlogged(
     plan_path: &Path,
     req: ApproveRequest,
 ) -> Result<Decision, ReviewError> {
+    approve_unlogged_read(roots, plan_path, req, None)
+}
+
+/// [`approve_unlogged`] of the plan file as the caller read it for this decision (`read`, its
+/// bytes: the gate reads a plan once and hands it along): a plain approval pins that version. An
+/// edit reads the file again under the store's lock, right before it is written, so a change made
+/// since is never overwritten.
+pub(crate) fn approve_unlogged_read(
+    roots: &Roots,
+    plan_path: &Path,
+    req: ApproveRequest,
+    read: Option<&[u8]>,
+) -> Result<Decision, ReviewError> {
     let key = store::plan_key(plan_path);
     let data = &roots.data;
     // An edit is written only to a canonical plan file inside a plans folder (never through a
@@ -131,7 +144,10 @@ pub(crate) fn approve_unlogged(
         None => None,
     };
     let _lock = store::lock(data)?;
-    let current = store::read_plan_bytes(&key)?;
+    let current = match read {
+        Some(bytes) if req.edited.is_none() => bytes.to_vec(),
+        _ => store::read_plan_bytes(&key)?,
+    };
     let current_hash = store::hash(&current);
     let at = timestamp::now_seconds();
     let now = timestamp::format(at);
@@ -235,6 +251,20 @@ pub(crate) fn reject_unlogged(
     session_id: Option<String>,
     seen: Option<&str>,
 ) -> Result<Decision, ReviewError> {
+    reject_unlogged_read(roots, plan_path, feedback, agent, session_id, seen, None)
+}
+
+/// [`reject_unlogged`] of the plan file as the caller read it for this decision (`read`, its
+/// bytes): the version kept as rejected.
+pub(crate) fn reject_unlogged_read(
+    roots: &Roots,
+    plan_path: &Path,
+    feedback: &str,
+    agent: Option<Agent>,
+    session_id: Option<String>,
+    seen: Option<&str>,
+    read: Option<&[u8]>,
+) -> Result<Decision, ReviewError> {
     if feedback.trim().is_empty() {
         return Err(ReviewError::EmptyFeedback);
     }
@@ -246,7 +276,11 @@ pub(crate) fn reject_unlogged(
     }
     // The rejected text is kept too, so the history can show what was turned down. A plan file
     // that is gone can still be rejected (the agent may have moved it); the decision says so.
-    let content_hash = match store::read_plan_bytes(&key) {
+    let bytes = match read {
+        Some(bytes) => Ok(bytes.to_vec()),
+        None => store::read_plan_bytes(&key),
+    };
+    let content_hash = match bytes {
         Ok(bytes) => Some(store::put_version(data, &bytes)?),
         // The reviewer read a version, so a file that is gone now is a change too.
         Err(ReviewError::Read { source, .. })

@@ -85,9 +85,18 @@ pub fn get_version(data: &Path, hash: &str) -> Result<Vec<u8>, ReviewError> {
     }
 }
 
+#[cfg(test)]
+thread_local! {
+    /// How many times this thread read a plan file through the review's readers (tests count the
+    /// reads of one decision).
+    pub(crate) static PLAN_READS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
 /// Reads a plan file as UTF-8 text, refusing huge and binary files with a clear error (the one
 /// reader, [`crate::plans::read_plan`], in the review's errors).
 pub fn read_plan(path: &Path) -> Result<String, ReviewError> {
+    #[cfg(test)]
+    PLAN_READS.with(|n| n.set(n.get() + 1));
     crate::plans::read_plan(path)
         .map(|(_, text)| text)
         .map_err(ReviewError::from)
@@ -95,6 +104,8 @@ pub fn read_plan(path: &Path) -> Result<String, ReviewError> {
 
 /// A plan file's bytes, bounded (see [`crate::plans::read_plan_bytes`]).
 pub fn read_plan_bytes(path: &Path) -> Result<Vec<u8>, ReviewError> {
+    #[cfg(test)]
+    PLAN_READS.with(|n| n.set(n.get() + 1));
     crate::plans::read_plan_bytes(path)
         .map(|(_, bytes)| bytes)
         .map_err(ReviewError::from)

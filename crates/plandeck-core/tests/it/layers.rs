@@ -42,19 +42,29 @@ const LAYERS: &[&str] = &[
     "mirror",
     // Starting and steering agents in tmux.
     "control",
+    // Each agent's behaviour in its folder (`agents/<agent>/*.rs` but its `mod.rs`, and the
+    // traits in `agents/*.rs`): built on the gate, control and the records it drives. The rest of
+    // core reaches it through the traits' registration in `agents/mod.rs` (`agents::driver`), the
+    // one place a lower module hands a call up.
+    "drivers",
     // What joins them, the live handle, and the IPC surface.
     "standing",
     "overview",
     "demo",
     "elsewhere",
     "live",
-    "deck",
     "bindings",
     "ipc_table",
-    // The window's calls over a byte stream, and its client: another machine over SSH.
-    "serve",
+    // The wire: frames and events' names, below the deck, read by the server and its client.
+    "wire",
+    "deck",
+    // The client of another machine over SSH, then the window's calls over a byte stream: the
+    // client stands on the wire, never on the server.
     "remote",
     "machines",
+    // What a window holds: its roots, their live state, the machines.
+    "workspace",
+    "serve",
 ];
 
 /// Every `.rs` file under `dir` (build output and generated folders left out); a folder that
@@ -93,7 +103,26 @@ fn is_test_file(path: &Path) -> bool {
     name == "tests" || name.ends_with("_tests")
 }
 
-/// `from → {to}` for every top-level module of the crate.
+/// The layer a file is in: its top-level module, but for the agents' behaviour (every file under
+/// `agents/` other than `agents/mod.rs`, `agents/<agent>/mod.rs` and their tests), which is
+/// `drivers`.
+fn module_of(rel: &Path, first: &str) -> String {
+    let parts: Vec<String> = rel
+        .components()
+        .map(|c| c.as_os_str().to_string_lossy().into_owned())
+        .collect();
+    let data = match parts.as_slice() {
+        [_, file] => file == "mod.rs",
+        [_, _, file] => file == "mod.rs",
+        _ => false,
+    };
+    if first == "agents" && !data {
+        return "drivers".to_owned();
+    }
+    first.to_owned()
+}
+
+/// `from → {to}` for every top-level module of the crate (and `drivers`, [`module_of`]).
 fn imports() -> BTreeMap<String, BTreeSet<String>> {
     let src = Path::new(env!("CARGO_MANIFEST_DIR")).join("src");
     let mut files = Vec::new();
@@ -107,7 +136,7 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
             .unwrap()
             .as_os_str()
             .to_string_lossy();
-        let module = first.trim_end_matches(".rs").to_owned();
+        let module = module_of(rel, first.trim_end_matches(".rs"));
         if module == "lib" || is_test_file(&file) {
             continue;
         }
@@ -122,7 +151,8 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
                 .chars()
                 .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
                 .collect();
-            if !name.is_empty() && name != module {
+            let same = name == module || (module == "drivers" && name == "agents");
+            if !name.is_empty() && !same {
                 uses.insert(name);
             }
         }
@@ -162,6 +192,9 @@ fn the_reader_sees_imports_and_skips_comments_and_tests() {
     let edges = imports();
     assert!(edges["history"].contains("plans"), "{:?}", edges["history"]);
     assert!(!edges["durable"].iter().any(|m| m == "gate"));
+    // An agent's behaviour is the drivers layer; its data (`agents/<agent>/mod.rs`) stays low.
+    assert!(edges["drivers"].contains("gate"), "{:?}", edges["drivers"]);
+    assert!(!edges["agents"].contains("gate"), "{:?}", edges["agents"]);
 }
 
 /// Files outside `agents/` that still name an agent variant while issue 35 converts them; each

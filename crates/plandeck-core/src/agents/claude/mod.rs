@@ -9,6 +9,13 @@
 //! - `tasks/<list>/`: task lists.
 //! - `settings.json`: user settings, where hooks go.
 
+pub mod card;
+pub mod driver;
+pub mod hook;
+pub mod screen;
+pub mod send;
+pub mod session;
+pub mod team_hook;
 pub(crate) mod records;
 
 use std::path::{Path, PathBuf};

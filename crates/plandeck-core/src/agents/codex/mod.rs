@@ -7,6 +7,9 @@
 //! …) have none for a proposed plan or its "Implement this plan?" popup. The gate reads the plan
 //! from the rollout and answers the popup ([`CARD`]) in the session's tmux pane.
 
+pub mod driver;
+pub mod launch;
+pub mod server_threads;
 pub(crate) mod records;
 
 use std::path::{Path, PathBuf};

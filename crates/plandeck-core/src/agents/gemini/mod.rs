@@ -7,6 +7,8 @@
 //! - `projects.json`: the registry of projects (`{"projects": {path: slug}}`).
 //! - `settings.json`: user settings, where hooks go.
 
+pub mod driver;
+pub mod hook;
 pub(crate) mod records;
 
 use std::collections::HashMap;

@@ -9,7 +9,7 @@
 //!   ignored); an edited plan reaches the model as "Approved Plan (edited by user)". The request
 //!   stays open (approving) until the transcript shows who answered: the card taken by the hook
 //!   (`permissionDecision.source` `"hook"`) is approved; the person answering the card first
-//!   wins, and is recorded as answered in the terminal ([`super::store::ended`]).
+//!   wins, and is recorded as answered in the terminal ([`crate::gate::store::ended`]).
 //!
 //! It never blocks the agent for long: not running app, deadline, app stopping, or bad input all
 //! mean "exit 0, no decision".
@@ -17,15 +17,16 @@
 use std::path::PathBuf;
 use std::time::Duration;
 
-use super::hook_wait::HookWait;
-use super::store::{self, app_running, close, file_request, read_decision};
-use super::transcript::{locate, Follower};
-use super::ApproveMode;
-use super::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::agents::Agent;
 use crate::config::Roots;
+use crate::gate::hook_wait::HookWait;
+use crate::gate::new_id;
+use crate::gate::store::{self, app_running, close, file_request, read_decision};
+use crate::gate::transcript::{locate, Follower};
+use crate::gate::ApproveMode;
+use crate::gate::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
 
-use super::HookInput as Input;
+use crate::gate::HookInput as Input;
 
 /// Runs the hook on `stdin`; see the module docs.
 pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
@@ -55,11 +56,6 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
 
 fn parse(stdin: &[u8]) -> Result<Input, String> {
     Input::parse(stdin, "Claude Code")
-}
-
-pub(crate) fn new_id(session_id: &str, pid: u32) -> String {
-    let nanos = time::OffsetDateTime::now_utc().unix_timestamp_nanos();
-    crate::ids::short_hash(format!("{session_id}:{pid}:{nanos}").as_bytes())
 }
 
 fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateRequest {

@@ -2,13 +2,13 @@
 //! `ExitPlanMode` for the teammates of an agent team (`CLAUDE_CODE_EXPERIMENTAL_AGENT_TEAMS=1`).
 //!
 //! A teammate's plan goes to its lead, which approves it by itself within a second; no approval
-//! card is drawn, so the plan-approval hook ([`super::hook_claude`]) never sees it. This hook holds
+//! card is drawn, so the plan-approval hook ([`super::hook`]) never sees it. This hook holds
 //! the teammate's `ExitPlanMode` call while the person decides (measured with Claude Code 2.1.328,
 //! `docs/agents.md` "Teammates"):
 //! - approve: `allow` (with `updatedInput`); the plan goes on to the lead, which approves it and
 //!   "[Plan Approved]" reaches the teammate;
 //! - edit and approve: the edited plan is written to the teammate's plan file first (the decider
-//!   does, [`super::decide`]), then `allow`: Claude Code 2.1.328 sends the lead the plan *file*
+//!   does, [`crate::gate::decide`]), then `allow`: Claude Code 2.1.328 sends the lead the plan *file*
 //!   (`updatedInput.plan` of a `PreToolUse` answer is not what the lead gets), so the file is what
 //!   carries the edit, to the lead and to the teammate;
 //! - reject: `deny` with the feedback as the reason; the model gets
@@ -28,14 +28,14 @@
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::hook_claude::new_id;
-use super::hook_wait::HookWait;
-use super::store::{app_running, close, file_request, gate_dir, read_decision};
-use super::HookInput as Input;
-use super::{GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome};
-use super::{HookPreview, InstallPlan, InstallReport};
 use crate::agents::{claude, Agent};
 use crate::config::Roots;
+use crate::gate::hook_wait::HookWait;
+use crate::gate::new_id;
+use crate::gate::store::{app_running, close, file_request, gate_dir, read_decision};
+use crate::gate::HookInput as Input;
+use crate::gate::{GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome};
+use crate::gate::{HookPreview, InstallPlan, InstallReport};
 use crate::hooks::{self, Hook};
 
 /// Plandeck's words in the hook command.
@@ -202,7 +202,7 @@ pub fn hook_claude_team(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookO
 fn plan_file_text(input: &Input) -> Option<String> {
     let path = input.tool_input.get("planFilePath")?.as_str()?;
     let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > super::MAX_HOOK_INPUT as u64 {
+    if !meta.is_file() || meta.len() > crate::gate::MAX_HOOK_INPUT as u64 {
         return None;
     }
     std::fs::read_to_string(path)
@@ -403,5 +403,5 @@ pub fn teams_dir(roots: &Roots) -> PathBuf {
 }
 
 #[cfg(test)]
-#[path = "hook_team_tests.rs"]
+#[path = "team_hook_tests.rs"]
 mod tests;

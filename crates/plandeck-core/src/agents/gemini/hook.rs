@@ -8,14 +8,14 @@
 
 use std::path::{Path, PathBuf};
 
-use super::hook_claude::new_id;
-use super::store::{app_running, file_request};
-use super::transcript::locate;
-use super::{pane, GateRequest, HookOptions, HookOutcome};
 use crate::agents::{gemini, Agent};
 use crate::config::Roots;
+use crate::gate::new_id;
+use crate::gate::store::{app_running, file_request};
+use crate::gate::transcript::locate;
+use crate::gate::{pane, GateRequest, HookOptions, HookOutcome};
 
-use super::HookInput as Input;
+use crate::gate::HookInput as Input;
 
 /// Runs the hook on `stdin`: always `{}` on stdout and exit 0.
 pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcome {
@@ -229,7 +229,7 @@ mod tests {
         }
 
         // Through the hook: the request is filed without the file's text, and says why.
-        let _app = super::super::app_heartbeat(&roots).unwrap();
+        let _app = crate::gate::app_heartbeat(&roots).unwrap();
         let stdin = serde_json::json!({
             "session_id": SID,
             "transcript_path": transcript,
@@ -253,7 +253,7 @@ mod tests {
             out.stderr.contains("outside this session's plans folder"),
             "{out:?}"
         );
-        let filed = std::fs::read_dir(super::super::store::requests_dir(&roots))
+        let filed = std::fs::read_dir(crate::gate::store::requests_dir(&roots))
             .unwrap()
             .map(|e| std::fs::read_to_string(e.unwrap().path()).unwrap())
             .collect::<Vec<_>>();

@@ -24,11 +24,11 @@
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};
 
-use super::delivery::{card_is_this_requests, card_visible};
-use super::store::{self, close, done_dir, file_request, requests_dir};
-use super::{pane, GateRequest, GateStatus};
 use crate::agents::{codex, Agent};
 use crate::config::Roots;
+use crate::gate::delivery::{card_is_this_requests, card_visible};
+use crate::gate::store::{self, close, done_dir, file_request, requests_dir};
+use crate::gate::{pane, GateRequest, GateStatus};
 use crate::sessions::codex::{waiting_plan, WaitingPlan};
 use crate::terminal::{ProcessId, Target};
 
@@ -62,7 +62,7 @@ pub fn look(roots: &Roots) -> CodexLook {
     for req in open_codex_requests(roots) {
         // Under the request's claim, so that no decision is being typed meanwhile (a popup
         // closed by Plandeck's own key is not the terminal's answer), read again once held.
-        let Ok(_claim) = super::claim::take(roots, &req.id) else {
+        let Ok(_claim) = crate::gate::claim::take(roots, &req.id) else {
             continue;
         };
         let Ok(req) = store::load_open(roots, &req.id) else {
@@ -101,7 +101,7 @@ fn undecided(roots: &Roots, req: &GateRequest) -> bool {
     req.status == GateStatus::Waiting
         && req.decision.is_none()
         && store::read_decision(roots, &req.id).is_none()
-        && super::claim::decided(roots, &req.id).is_none()
+        && crate::gate::claim::decided(roots, &req.id).is_none()
 }
 
 /// A running interactive Codex CLI and the rollout of its session.
@@ -437,7 +437,7 @@ fn approve_if_edit_proposed(roots: &Roots, id: &str) {
     };
     let Some((earlier, edited)) =
         last_closed(roots, &req.session_id).and_then(|r| match r.decision {
-            Some(super::GateDecision::Approve {
+            Some(crate::gate::GateDecision::Approve {
                 edited: Some(e), ..
             }) if r.status == GateStatus::Approved => Some((r.id, e)),
             _ => None,
@@ -448,17 +448,17 @@ fn approve_if_edit_proposed(roots: &Roots, id: &str) {
     if !same_plan(&edited, &req.plan) {
         return;
     }
-    let opts = super::DeliveryOptions {
+    let opts = crate::gate::DeliveryOptions {
         by: format!("the edited plan approved in request {earlier}"),
         comments: false,
-        ..super::DeliveryOptions::default()
+        ..crate::gate::DeliveryOptions::default()
     };
-    let decision = super::GateDecision::Approve {
-        mode: super::ApproveMode::Auto,
+    let decision = crate::gate::GateDecision::Approve {
+        mode: crate::gate::ApproveMode::Auto,
         edited: None,
         started_from: None,
     };
-    if let Err(e) = super::decide_with(roots, id, decision, &opts) {
+    if let Err(e) = crate::gate::decide_with(roots, id, decision, &opts) {
         tracing::warn!("the edited plan proposed in request {id} was not approved: {e}");
     }
 }
@@ -632,7 +632,7 @@ mod tests {
         let err = crate::gate::decide(
             &roots,
             &req.id,
-            super::super::GateDecision::Reject {
+            crate::gate::GateDecision::Reject {
                 feedback: "no".into(),
             },
         )
@@ -640,7 +640,7 @@ mod tests {
         assert!(
             matches!(
                 err,
-                super::super::GateError::Closed {
+                crate::gate::GateError::Closed {
                     status: GateStatus::AnsweredInTerminal,
                     ..
                 }

@@ -1,14 +1,14 @@
 //! Claude Code waiting at its own plan-approval card as a gate request (issue 34).
 //!
-//! The hook ([`super::hook_claude`]) steps aside when Plandeck stops or its deadline passes, and
+//! The hook ([`super::hook`]) steps aside when Plandeck stops or its deadline passes, and
 //! Claude Code's own card then waits for the person: a window opened later has no request for it.
-//! Like Codex's popups ([`super::codex`]), such a card is filed from what is there to see:
+//! Like Codex's popups ([`crate::agents::codex::server_threads`]), such a card is filed from what is there to see:
 //!
 //! - a running Claude Code session: its registry entry (`<claude>/sessions/<pid>.json`) names a
 //!   live process (pid and start time), and that process's terminal is a tmux pane (the one the
 //!   entry names, when it names one);
 //! - its transcript's last `ExitPlanMode` call with no answer and nothing the model wrote after
-//!   it ([`super::transcript::waiting_call`]), made by this process (not before it started: a
+//!   it ([`crate::gate::transcript::waiting_call`]), made by this process (not before it started: a
 //!   resumed session's old card is not on screen), and a few seconds old (a hook that is filing
 //!   its own request for it goes first);
 //! - no open request of that session (a waiting hook's request is the plan's request);
@@ -16,21 +16,21 @@
 //!
 //! One request is filed per call (its id derived from the session and the call, created only if
 //! it does not exist, so a later look files nothing new). It has no hook: a decision answers the
-//! card by its keys ([`super::delivery`]: the agent, its pane and the card showing this plan are
+//! card by its keys ([`crate::gate::delivery`]: the agent, its pane and the card showing this plan are
 //! checked before every key, and the request's claim lets one decision through). It ends when the
-//! transcript shows the answer or the agent is gone ([`super::store::ended`]), or when the card is
+//! transcript shows the answer or the agent is gone ([`crate::gate::store::ended`]), or when the card is
 //! no longer on screen with this plan while nobody decided in Plandeck (answered in the terminal).
 
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
-use super::delivery::{card_is_this_requests, card_visible};
-use super::store::{self, close, done_dir, requests_dir};
-use super::transcript::{waiting_call, WaitingCall};
-use super::{pane, GateRequest, GateStatus};
 use crate::agents::claude::RegistryFile;
 use crate::agents::Agent;
 use crate::config::Roots;
+use crate::gate::delivery::{card_is_this_requests, card_visible};
+use crate::gate::store::{self, close, done_dir, requests_dir};
+use crate::gate::transcript::{waiting_call, WaitingCall};
+use crate::gate::{pane, GateRequest, GateStatus};
 use crate::terminal::{ProcessId, Target};
 
 /// The id of every request this module files starts so.
@@ -67,7 +67,7 @@ pub fn look(roots: &Roots) -> ClaudeCardLook {
     for req in open.iter().filter(|r| is_card_request(r)) {
         // Under the request's claim, so that no decision is being typed meanwhile (a card closed
         // by Plandeck's own key is not the terminal's answer), read again once held.
-        let Ok(_claim) = super::claim::take(roots, &req.id) else {
+        let Ok(_claim) = crate::gate::claim::take(roots, &req.id) else {
             continue;
         };
         let Ok(req) = store::load_open(roots, &req.id) else {
@@ -93,7 +93,7 @@ fn undecided(roots: &Roots, req: &GateRequest) -> bool {
     req.status == GateStatus::Waiting
         && req.decision.is_none()
         && store::read_decision(roots, &req.id).is_none()
-        && super::claim::decided(roots, &req.id).is_none()
+        && crate::gate::claim::decided(roots, &req.id).is_none()
 }
 
 /// The id of the request for call `tool_use_id` of session `session_id`: the same on every look.
@@ -148,7 +148,7 @@ fn found(roots: &Roots, entry: &RegistryFile, open: &[GateRequest]) -> Option<Ga
         return None;
     }
     let transcript = transcript_of(&roots.claude, session_id)?;
-    let call = waiting_call(&transcript)?;
+    let call = waiting_call(&super::driver::Claude, &transcript)?;
     let made = call_time(&call, &transcript)?;
     // A call older than the process is an earlier process's: its card is not on screen.
     let started = entry.started_at.and_then(|ms| {
@@ -262,7 +262,7 @@ mod tests {
         let call = r##"{"type":"assistant","timestamp":"2026-11-28T10:00:00Z","message":{"content":[{"type":"tool_use","id":"toolu_w","name":"ExitPlanMode","input":{"plan":"# P\n","planFilePath":"/h/.claude/plans/p.md"}}]}}"##;
         let user = r#"{"type":"user","message":{"content":"hi"}}"#;
         std::fs::write(&t, format!("{user}\n{call}\n")).unwrap();
-        let w = waiting_call(&t).expect("waiting");
+        let w = waiting_call(&super::super::driver::Claude, &t).expect("waiting");
         assert_eq!(w.tool_use_id, "toolu_w");
         assert_eq!(w.plan, "# P\n");
         assert_eq!(w.plan_path.as_deref(), Some("/h/.claude/plans/p.md"));
@@ -271,18 +271,18 @@ mod tests {
         // Other records after it (an attachment, a system line) do not end the wait.
         let system = r#"{"type":"system","content":"x"}"#;
         std::fs::write(&t, format!("{user}\n{call}\n{system}\n")).unwrap();
-        assert!(waiting_call(&t).is_some());
+        assert!(waiting_call(&super::super::driver::Claude, &t).is_some());
         let answered = r#"{"type":"user","message":{"content":[{"type":"tool_result","tool_use_id":"toolu_w","content":"ok"}]}}"#;
         std::fs::write(&t, format!("{user}\n{call}\n{answered}\n")).unwrap();
-        assert_eq!(waiting_call(&t), None);
+        assert_eq!(waiting_call(&super::super::driver::Claude, &t), None);
         let went_on =
             r#"{"type":"assistant","message":{"content":[{"type":"text","text":"more"}]}}"#;
         std::fs::write(&t, format!("{user}\n{call}\n{went_on}\n")).unwrap();
-        assert_eq!(waiting_call(&t), None);
+        assert_eq!(waiting_call(&super::super::driver::Claude, &t), None);
         // A call line not yet complete is not waiting.
         std::fs::write(&t, format!("{user}\n{call}")).unwrap();
-        assert_eq!(waiting_call(&t), None);
+        assert_eq!(waiting_call(&super::super::driver::Claude, &t), None);
         std::fs::write(&t, format!("{user}\n")).unwrap();
-        assert_eq!(waiting_call(&t), None);
+        assert_eq!(waiting_call(&super::super::driver::Claude, &t), None);
     }
 }
