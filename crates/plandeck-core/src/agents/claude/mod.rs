@@ -12,11 +12,11 @@
 pub mod card;
 pub mod driver;
 pub mod hook;
+pub(crate) mod records;
 pub mod screen;
 pub mod send;
 pub mod session;
 pub mod team_hook;
-pub(crate) mod records;
 
 use std::path::{Path, PathBuf};
 
