@@ -104,8 +104,8 @@ fn is_test_file(path: &Path) -> bool {
 }
 
 /// The layer a file is in: its top-level module, but for the agents' behaviour (every file under
-/// `agents/` other than `agents/mod.rs`, `agents/<agent>/mod.rs` and their tests), which is
-/// `drivers`.
+/// `agents/` other than `agents/mod.rs`, `agents/<agent>/mod.rs`, the records' vocabulary in
+/// `agents/records/` and their tests), which is `drivers`.
 fn module_of(rel: &Path, first: &str) -> String {
     let parts: Vec<String> = rel
         .components()
@@ -113,7 +113,7 @@ fn module_of(rel: &Path, first: &str) -> String {
         .collect();
     let data = match parts.as_slice() {
         [_, file] => file == "mod.rs",
-        [_, _, file] => file == "mod.rs",
+        [_, dir, file] => file == "mod.rs" || dir == "records",
         _ => false,
     };
     if first == "agents" && !data {
@@ -219,9 +219,9 @@ fn named_variants(code: &str) -> Vec<&'static str> {
         .collect()
 }
 
-/// Every production file of the core, the CLI and the shell outside `agents/` that names an
-/// agent variant, with the variants it names.
-fn agent_namers(root: &Path) -> Vec<(String, Vec<&'static str>)> {
+/// Every production source file of the core, the CLI and the shell (test files left out), sorted,
+/// with its path from the repository's `root`.
+pub(crate) fn production_files(root: &Path) -> Vec<(String, PathBuf)> {
     let mut files = Vec::new();
     for dir in [
         "crates/plandeck-core/src",
@@ -231,14 +231,22 @@ fn agent_namers(root: &Path) -> Vec<(String, Vec<&'static str>)> {
         sources(&root.join(dir), &mut files);
     }
     files.sort();
+    files
+        .into_iter()
+        .filter(|f| !is_test_file(f))
+        .map(|f| {
+            let rel = f.strip_prefix(root).unwrap().to_string_lossy().into_owned();
+            (rel, f)
+        })
+        .collect()
+}
+
+/// Every production file outside `agents/` that names an agent variant, with the variants it
+/// names.
+fn agent_namers(root: &Path) -> Vec<(String, Vec<&'static str>)> {
     let mut found = Vec::new();
-    for file in files {
-        let rel = file
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        if rel.starts_with(AGENTS) || is_test_file(&file) {
+    for (rel, file) in production_files(root) {
+        if rel.starts_with(AGENTS) {
             continue;
         }
         let named = named_variants(&production(&std::fs::read_to_string(&file).unwrap()));

@@ -5,7 +5,7 @@
 
 use std::path::Path;
 
-use crate::layers::{production, sources};
+use crate::layers::{production, production_files};
 
 /// Only this file may.
 const BUILDER: &str = "crates/plandeck-core/src/terminal/tmux.rs";
@@ -20,24 +20,9 @@ const ONLY_THE_BUILDER: &[&str] = &[
 
 /// Every `(file, spelling)` outside the builder.
 fn offenders(root: &Path) -> Vec<(String, &'static str)> {
-    let mut files = Vec::new();
-    for dir in [
-        "crates/plandeck-core/src",
-        "crates/plandeck-cli/src",
-        "src-tauri",
-    ] {
-        sources(&root.join(dir), &mut files);
-    }
-    files.sort();
     let mut found = Vec::new();
-    for file in files {
-        let rel = file
-            .strip_prefix(root)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
-        let name = file.file_stem().and_then(|n| n.to_str()).unwrap_or("");
-        if rel == BUILDER || name == "tests" || name.ends_with("_tests") {
+    for (rel, file) in production_files(root) {
+        if rel == BUILDER {
             continue;
         }
         // `Command::new( "tmux" )` is the same spelling.

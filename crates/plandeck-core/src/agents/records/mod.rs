@@ -230,28 +230,6 @@ pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
     }
 }
 
-/// The sessions running now, by agent and session id: the entries of each agent's registry of
-/// running CLIs whose process is alive.
-pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
-    let mut out = HashSet::new();
-    for d in super::all() {
-        let r = super::records(d.agent);
-        let Some(dir) = r.registry_dir(roots) else {
-            continue;
-        };
-        out.extend(
-            std::fs::read_dir(dir)
-                .into_iter()
-                .flatten()
-                .flatten()
-                .filter_map(|e| r.registry_entry(&e.path()))
-                .filter(|f| pid_alive(f.pid, f.proc_start.as_deref()))
-                .map(|f| (d.agent, f.session_id)),
-        );
-    }
-    out
-}
-
 pub(crate) fn name_of(path: &Path) -> String {
     path.file_name()
         .map(|n| n.to_string_lossy().into_owned())
@@ -304,6 +282,16 @@ pub fn registry_entries(roots: &Roots) -> Vec<(Agent, RegistryFile)> {
     out
 }
 
+/// The sessions running now, by agent and session id: the entries of each agent's registry of
+/// running CLIs whose process is alive.
+pub fn running_sessions(roots: &Roots) -> HashSet<(Agent, String)> {
+    registry_entries(roots)
+        .into_iter()
+        .filter(|(_, f)| pid_alive(f.pid, f.proc_start.as_deref()))
+        .map(|(agent, f)| (agent, f.session_id))
+        .collect()
+}
+
 /// A file's name without its extension ("" when it has none).
 pub(crate) fn file_stem(path: &Path) -> String {
     path.file_stem()
@@ -346,6 +334,85 @@ pub(crate) fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, keep: &dyn 
             walk(&p, depth + 1, out, keep);
         } else if keep(&p) {
             out.push(p);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::agents::{all, records};
+
+    /// What an agent's descriptor says Plandeck does with it is what its records answer.
+    #[test]
+    fn each_agents_records_answer_what_its_capabilities_say() {
+        let roots = Roots::under_home(Path::new("/home/p"));
+        for d in all() {
+            let r = records(d.agent);
+            assert_eq!(
+                !r.watch_roots(&roots).is_empty(),
+                d.capabilities.sessions,
+                "{}",
+                d.id
+            );
+            assert_eq!(
+                r.plan_reader().is_some(),
+                d.capabilities.sessions,
+                "{}",
+                d.id
+            );
+            assert_eq!(r.plan_keys().is_some(), d.capabilities.sessions, "{}", d.id);
+            assert_eq!(
+                !r.tool_markers().is_empty(),
+                d.capabilities.verify,
+                "{}",
+                d.id
+            );
+            for w in r.watch_roots(&roots) {
+                assert!(w.starts_with((d.root)(&roots)), "{}: {}", d.id, w.display());
+            }
+        }
+        let other = records(Agent::Other);
+        assert!(other.watch_roots(&roots).is_empty() && other.plan_reader().is_none());
+        assert!(other.tool_markers().is_empty() && other.registry_dir(&roots).is_none());
+    }
+
+    /// A transcript is one agent's: each agent's transcript files are its own, and no other
+    /// agent's by where they are.
+    #[test]
+    fn a_transcript_belongs_to_one_agent_by_where_it_is() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let files = [
+            (
+                Agent::Claude,
+                roots.claude.join("projects/-w-app/s-1.jsonl"),
+            ),
+            (
+                Agent::Gemini,
+                roots.gemini.join("tmp/app/chats/session-1.jsonl"),
+            ),
+            (
+                Agent::Codex,
+                roots.codex.join("sessions/2026/11/28/rollout-1.jsonl"),
+            ),
+        ];
+        for (_, f) in &files {
+            std::fs::create_dir_all(f.parent().unwrap()).unwrap();
+            std::fs::write(f, "{}\n").unwrap();
+        }
+        for (agent, f) in &files {
+            assert_eq!(records(*agent).transcripts(&roots), vec![f.clone()]);
+            for d in all() {
+                let r = records(d.agent);
+                assert_eq!(
+                    r.is_transcript(&roots, f),
+                    d.agent == *agent,
+                    "{} {}",
+                    d.id,
+                    f.display()
+                );
+            }
         }
     }
 }
