@@ -13,35 +13,20 @@
 #        COMPOSITING=on|off NO_BUILD=1)
 set -euo pipefail
 cd "$(dirname "$0")/.."
-source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 PROFILE="${PROFILE:-debug}"
+source benches/lib.sh  # CARGO_TARGET_DIR, rel, bench_ui, bench_work, bench_display
 SAMPLES="${SAMPLES:-5}"
 COMPOSITING="${COMPOSITING:-on}"
-rel=(); [ "$PROFILE" = release ] && rel=(--release)
 if [ -z "${NO_BUILD:-}" ]; then
-  # cargo embeds ui/dist as it is: build it from the current sources.
-  npm --prefix ui run build --silent >/dev/null
+  bench_ui
   cargo build "${rel[@]}" --quiet -p plandeck -p plandeck-cli --bins
   cargo build "${rel[@]}" --quiet -p plandeck --example hello-window --features bench-hello
 fi
 hello="$CARGO_TARGET_DIR/$PROFILE/examples/hello-window"
 export PLANDECK_BIN="$CARGO_TARGET_DIR/$PROFILE/plandeck"
 
-work=$(mktemp -d /tmp/plandeck-first-content.XXXXXX)
-xvfb_pid=""
-cleanup() {
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -z "${DISPLAY:-}" ]; then
-  n=$((90 + RANDOM % 400))
-  while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-  Xvfb ":$n" -screen 0 1400x900x24 -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  export DISPLAY=":$n"
-  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-fi
+bench_work first-content
+bench_display 1400x900
 
 heavy="${HEAVY_HOME:-}"
 heavy_what="${HEAVY_WHAT:-heavy home ($heavy)}"

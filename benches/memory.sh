@@ -16,38 +16,23 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 root=$PWD
-source scripts/target-dir.sh  # CARGO_TARGET_DIR, this checkout's crates
 PROFILE="${PROFILE:-release}"
+source benches/lib.sh  # CARGO_TARGET_DIR, rel, bench_ui, bench_work, bench_display
 LIVE_SECONDS="${LIVE_SECONDS:-60}"
 VIEWS="${VIEWS:-1}"
 ROUNDS="${ROUNDS:-3}"
 IDLE_HELLO="${IDLE_HELLO:-10}"
 IDLE_APP="${IDLE_APP:-15}"
-rel=(); [ "$PROFILE" = release ] && rel=(--release)
 if [ -z "${NO_BUILD:-}" ]; then
   (cd benches/memory/hello && cargo build "${rel[@]}" --quiet)
-  # cargo embeds ui/dist as it is: build it from the current sources.
-  npm --prefix ui run build --silent >/dev/null
+  bench_ui
   cargo build "${rel[@]}" --quiet -p plandeck --bin plandeck-window
 fi
 hello="$CARGO_TARGET_DIR/$PROFILE/hello-tauri"
 app="$CARGO_TARGET_DIR/$PROFILE/plandeck-window"
 
-work=$(mktemp -d /tmp/plandeck-memory.XXXXXX)
-xvfb_pid=""
-cleanup() {
-  [ -n "$xvfb_pid" ] && kill "$xvfb_pid" 2>/dev/null || true
-  rm -rf "$work"
-}
-trap cleanup EXIT
-if [ -z "${DISPLAY:-}" ]; then
-  n=$((90 + RANDOM % 400))
-  while [ -e "/tmp/.X11-unix/X$n" ] || [ -e "/tmp/.X$n-lock" ]; do n=$((n + 1)); done
-  Xvfb ":$n" -screen 0 1920x1080x24 -nolisten tcp >/dev/null 2>&1 &
-  xvfb_pid=$!
-  export DISPLAY=":$n"
-  for _ in $(seq 50); do [ -e "/tmp/.X11-unix/X$n" ] && break; sleep 0.1; done
-fi
+bench_work memory
+bench_display 1920x1080
 
 echo "generating 500 plans and 200 sessions..." >&2
 python3 benches/memory/gen_data.py "$work/data-home"

@@ -1,4 +1,4 @@
-# Sourced by the scripts that build (test.sh, start.sh, package.sh, benches/run.sh, benches/memory.sh):
+# Sourced by the scripts that build (test.sh, start.sh, package.sh, benches/run.sh, benches/lib.sh):
 # sets CARGO_TARGET_DIR to a cache outside the clone (default ~/.cache/plandeck-target), so
 # reruns and fresh clones build incrementally, and makes sure this project's own crates in it were
 # built from this checkout.

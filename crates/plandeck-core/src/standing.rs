@@ -236,6 +236,16 @@ pub fn settle_sessions(
             let (_, text) = crate::plans::read_plan(plan).ok()?;
             Some(approvals.state(plan, text.as_bytes()))
         });
+        // Claude Code writes the mode an approval switched to ("Yes, and use auto mode") only
+        // when the turn ends, and the card had no mode until then: the approval taken in
+        // Plandeck says which (issue 34).
+        if s.agent == crate::agents::Agent::Claude && s.permission_mode.is_none() {
+            s.permission_mode = match approvals.approved_mode(&s.session_id) {
+                Some("auto") => Some("auto".to_owned()),
+                Some("manual") => Some("default".to_owned()),
+                _ => None,
+            };
+        }
     }
     // A session the gate says waits moves up with the others that wait.
     crate::sessions::sort(sessions);
@@ -376,5 +386,58 @@ mod tests {
         // The CLI exited: no card waits; what Plandeck recorded is the plan's state.
         std::fs::remove_file(&registry).unwrap();
         assert_eq!(state(&roots), Some((ReviewState::Approved, None)));
+    }
+
+    /// Issue 34: after "Yes, and use auto mode" Claude Code writes its new mode only when the
+    /// turn ends; until then the card shows the mode the approval taken in Plandeck chose.
+    #[test]
+    fn a_claude_session_approved_in_plandeck_shows_the_mode_the_approval_chose() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let line = |session: &str, verdict: &str, mode: &str, delivery: &str| {
+            serde_json::json!({
+                "time": "2026-11-26T10:00:00Z", "reviewer": "dev", "planPath": "/p.md",
+                "agent": "claude", "sessionId": session, "decision": verdict, "mode": mode,
+                "requestId": format!("r-{session}"), "delivery": delivery
+            })
+            .to_string()
+        };
+        let log = crate::review::store::log_path(&roots.data);
+        std::fs::create_dir_all(log.parent().unwrap()).unwrap();
+        let lines = [
+            line("auto", "approved", "auto", "delivered"),
+            line("manual", "approved", "manual", "delivered"),
+            line("undelivered", "approved", "auto", "pending"),
+            line("rejected-after", "approved", "auto", "delivered"),
+            line("rejected-after", "rejected", "auto", "delivered"),
+            line("has-mode", "approved", "auto", "delivered"),
+        ];
+        std::fs::write(&log, lines.join("\n") + "\n").unwrap();
+        let mut list: Vec<SessionSummary> = [
+            "auto",
+            "manual",
+            "undelivered",
+            "rejected-after",
+            "has-mode",
+            "none",
+        ]
+        .iter()
+        .map(|id| session(id, "working", "2026-11-26T10:00:00Z"))
+        .collect();
+        list[4].permission_mode = Some("plan".into());
+        settle_sessions(&roots, &mut list, &[]);
+        let mode = |id: &str| {
+            list.iter()
+                .find(|s| s.session_id == id)
+                .unwrap()
+                .permission_mode
+                .clone()
+        };
+        assert_eq!(mode("auto").as_deref(), Some("auto"));
+        assert_eq!(mode("manual").as_deref(), Some("default"));
+        assert_eq!(mode("undelivered"), None);
+        assert_eq!(mode("rejected-after"), None);
+        assert_eq!(mode("has-mode").as_deref(), Some("plan"));
+        assert_eq!(mode("none"), None);
     }
 }

@@ -600,6 +600,45 @@ fn gemini_hook_files_the_request_and_returns_at_once() {
     );
 }
 
+/// Issue 34 (major 2): Gemini CLI's card waits for the person whether or not a Plandeck runs
+/// (its hook returns at once either way). A card shown while no window was open is a waiting
+/// request in the next window, decided through the card's keys, and its plan is waiting, never
+/// "approved" by a decision only recorded meanwhile.
+#[test]
+fn a_gemini_card_shown_while_no_plandeck_ran_waits_in_the_next_window() {
+    let s = gemini_setup();
+    assert!(!gate::app_running(&s.roots));
+    let mut o = opts(Duration::from_secs(60));
+    o.hook_pid = dead_pid();
+    o.agent_pid = Some(std::process::id());
+    let out = gate::hook_gemini(&s.roots, &s.stdin, o);
+    assert_eq!((out.exit_code, out.stdout.as_str()), (0, "{}\n"), "{out:?}");
+    // The window opens later.
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let pending = gate::pending(&s.roots);
+    assert_eq!(pending.len(), 1, "{pending:?}");
+    assert_eq!(pending[0].status, GateStatus::Waiting);
+    assert_eq!(pending[0].plan, "# Gemini plan\n");
+    plandeck_core::review::approve(
+        &s.roots,
+        &s.plan_file,
+        plandeck_core::review::ApproveRequest::default(),
+    )
+    .unwrap();
+    let listing = plandeck_core::standing::listing(&s.roots);
+    let plan = listing
+        .files
+        .plans
+        .iter()
+        .find(|p| p.path == s.plan_file.to_str().unwrap())
+        .expect("the plan is listed");
+    assert_eq!(plan.state, plandeck_core::review::ReviewState::Waiting);
+    assert_eq!(
+        plan.waiting_request.as_deref(),
+        Some(pending[0].id.as_str())
+    );
+}
+
 #[test]
 fn pending_json_has_the_contract_fields() {
     let s = gemini_setup();

@@ -54,6 +54,55 @@ pub fn notes_section(comments: &[PlacedComment]) -> String {
     format!("{NOTES_HEADING}\n\n{}", items(comments))
 }
 
+/// `plan` without the "Reviewer notes" section [`plan_with_notes`] appended to it, when it ends
+/// with one exactly as Plandeck writes it: the heading, then only numbered items
+/// `N. On "<quote>":` / `N. On lines A-B:` / `N. On the quoted lines:` counted from 1, each
+/// followed by lines indented under it. Claude Code writes an approval's plan (with the notes)
+/// into its plan file, so the notes come back as the plan's end (issue 34). Anything else (a
+/// person's own "Reviewer notes", a section with other text in it) is kept.
+pub fn without_notes(plan: &str) -> &str {
+    let marker = format!("\n\n{NOTES_HEADING}\n\n");
+    let (before, section) = match plan.rfind(&marker) {
+        Some(at) => (&plan[..at], &plan[at + marker.len()..]),
+        None => match plan.strip_prefix(&marker[2..]) {
+            Some(section) => ("", section),
+            None => return plan,
+        },
+    };
+    let mut next = 1usize;
+    let mut indent: Option<usize> = None;
+    for line in section.lines() {
+        if line.is_empty() {
+            continue;
+        }
+        let head = format!("{next}. On ");
+        if let Some(rest) = line.strip_prefix(&head) {
+            let about = rest.strip_suffix(':').unwrap_or("");
+            let quoted = about.len() >= 2 && about.starts_with('"') && about.ends_with('"');
+            let lines = about.strip_prefix("lines ").is_some_and(|r| {
+                r.split_once('-').is_some_and(|(a, b)| {
+                    !a.is_empty()
+                        && !b.is_empty()
+                        && a.bytes().chain(b.bytes()).all(|c| c.is_ascii_digit())
+                })
+            });
+            if quoted || lines || about == "the quoted lines" {
+                indent = Some(head.len() - "On ".len());
+                next += 1;
+                continue;
+            }
+        }
+        match indent {
+            Some(n) if line.len() > n && line.bytes().take(n).all(|b| b == b' ') => {}
+            _ => return plan,
+        }
+    }
+    if next == 1 {
+        return plan;
+    }
+    before
+}
+
 /// "Comments on the plan (N), each on the quoted text:" and the numbered comments.
 pub fn comment_list(comments: &[PlacedComment]) -> String {
     if comments.is_empty() {
@@ -213,5 +262,31 @@ mod tests {
             "\n\n## Reviewer notes\n\n1. On \"Ship it.\":\n   after the release branch is cut\n"
         ));
         assert_eq!(plan_with_notes(PLAN, &[]), PLAN);
+    }
+
+    #[test]
+    fn the_notes_plandeck_appended_are_told_from_the_plan() {
+        let a = comment(
+            PLAN,
+            "Ship it.",
+            "after the release branch is cut\n\n- and tagged",
+        );
+        let b = comment(PLAN, "3. Test with 0 items.\n4. Ship it.", "and 1000");
+        let approved = plan_with_notes(PLAN, &[a, b]);
+        assert_eq!(without_notes(&approved), PLAN.trim_end());
+        assert_eq!(
+            without_notes(&plan_with_notes("", &[comment(PLAN, "Ship it.", "x")])),
+            ""
+        );
+        // A plan without them, or with a section of its own under that heading, stays whole.
+        assert_eq!(without_notes(PLAN), PLAN);
+        for own in [
+            "# Plan\n\n## Reviewer notes\n\n1. Ask Sam\n2. Ask Kim\n",
+            "# Plan\n\n## Reviewer notes\n\n1. On \"x\":\n   ok\n\nThen deploy.\n",
+            "# Plan\n\n## Reviewer notes\n\n2. On \"x\":\n   ok\n",
+            "# Plan\n\n## Reviewer notes\n\n",
+        ] {
+            assert_eq!(without_notes(own), own);
+        }
     }
 }

@@ -378,10 +378,23 @@ fn pane_state(server: Server<'_>, pane: &str) -> (String, bool) {
     // tmux marks the pane dead when its terminal closes, and knows the exit status only once it
     // has reaped the program: wait for it, a few seconds at most (a loaded machine reaps late).
     // A call that failed is tried again too: on a loaded machine one read of a pane that is
-    // still there can fail, and the exit status would be lost.
-    for _ in 0..60 {
+    // still there can fail, and the exit status would be lost. tmux 3.3a may have lost the
+    // program's exit altogether (`tmux::collect_exited`): it is asked to collect it, more than
+    // once if need be.
+    for tried in 0..60 {
         if !(dead && status.is_empty()) {
             break;
+        }
+        if tried % 10 == 2 {
+            if let Ok(server_pid) = server
+                .tmux("display-message")
+                .flag("-p")
+                .pane(pane)
+                .format("#{pid}")
+                .output()
+            {
+                terminal::tmux::collect_exited(&server_pid);
+            }
         }
         std::thread::sleep(Duration::from_millis(50));
         (dead, status) = read();

@@ -20,6 +20,9 @@ enum Last {
 #[derive(Debug, Clone, Default)]
 pub struct Approvals {
     last: HashMap<PathBuf, Last>,
+    /// Per session, the approval mode ("auto", "manual") of its last decision taken through the
+    /// gate that reached the agent (`None` when that decision was a rejection).
+    session_mode: HashMap<String, Option<String>>,
 }
 
 impl Approvals {
@@ -33,11 +36,18 @@ impl Approvals {
             }
         };
         let mut last = HashMap::new();
+        let mut session_mode = HashMap::new();
         for d in decisions {
             // A decision that never reached the agent (refused, failed, the terminal answered
             // first, or still waiting for the terminal) did not change where the plan stands.
             if !d.stands() {
                 continue;
+            }
+            if let (Some(session), Some(log::Delivery::Delivered)) = (&d.session_id, d.delivery) {
+                let mode = (d.decision == Verdict::Approved)
+                    .then(|| d.mode.clone())
+                    .flatten();
+                session_mode.insert(session.clone(), mode);
             }
             let entry = match (d.decision, d.approved_hash) {
                 (Verdict::Approved, Some(hash)) => Last::Approved { hash },
@@ -46,7 +56,13 @@ impl Approvals {
             };
             last.insert(PathBuf::from(d.plan_path), entry);
         }
-        Self { last }
+        Self { last, session_mode }
+    }
+
+    /// The approval mode ("auto" or "manual") of session `session_id`'s last decision taken in
+    /// Plandeck that reached the agent, when that decision approved its plan.
+    pub fn approved_mode(&self, session_id: &str) -> Option<&str> {
+        self.session_mode.get(session_id)?.as_deref()
     }
 
     /// The review state of the plan at `plan_path` whose file now holds `content`.

@@ -294,6 +294,31 @@ pub fn press(socket: Option<&str>, pane: &str, key: NamedKey) -> Result<(), Term
     t.word(word).output().map(drop)
 }
 
+/// Has the tmux server whose process is `server` (its `#{pid}`) collect its programs that
+/// exited: a SIGCHLD, which tmux answers with `waitpid` and nothing else, so that a dead pane's
+/// `#{pane_dead_status}` becomes known. Only a process named `tmux: server` is signalled.
+///
+/// tmux before 3.6 built with utempter (Debian's and Ubuntu's 3.3a are) loses a pane's exit when
+/// its program ends while tmux writes the pane's end to utmp: `utempter_remove_record` runs its
+/// helper with SIGCHLD at its default action, and the signal that comes meanwhile is dropped. The
+/// program stays a zombie and the dead pane has no status until another child of the server ends.
+/// tmux 3.6 sends itself this same signal after the helper (tmux issue 4559).
+pub fn collect_exited(server: &str) {
+    let Some(pid) = server
+        .trim()
+        .parse::<i32>()
+        .ok()
+        .and_then(rustix::process::Pid::from_raw)
+    else {
+        return;
+    };
+    let is_tmux = std::fs::read_to_string(format!("/proc/{}/comm", pid.as_raw_nonzero()))
+        .is_ok_and(|comm| comm.trim_end() == "tmux: server");
+    if is_tmux {
+        let _ = rustix::process::kill_process(pid, rustix::process::Signal::CHILD);
+    }
+}
+
 /// How `bytes` reach the pane's program.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Paste {

@@ -37,8 +37,11 @@ struct Open {
     heading_level: Option<HeadingLevel>,
 }
 
-/// The steps of `plan`.
+/// The steps of `plan`. The "Reviewer notes" an approval with comments appended to the plan
+/// ([`crate::comments::feedback::without_notes`]) are the reviewer's questions: never steps, and
+/// nothing they name belongs to a step (issue 34).
 pub fn parse(plan: &str) -> Vec<Step> {
+    let plan = crate::comments::feedback::without_notes(plan);
     let line_starts: Vec<usize> = std::iter::once(0)
         .chain(plan.match_indices('\n').map(|(i, _)| i + 1))
         .collect();
@@ -253,14 +256,9 @@ fn one_line(s: &str) -> String {
     s.split_whitespace().collect::<Vec<_>>().join(" ")
 }
 
-/// A section that describes rather than plans: its lists are not steps. The "Reviewer notes" an
-/// approval with comments appends to the plan ([`crate::comments::feedback::NOTES_HEADING`]) are
-/// the reviewer's questions, never steps (issue 34).
+/// A section that describes rather than plans: its lists are not steps.
 fn is_context_heading(text: &str) -> bool {
     let lower = text.to_lowercase();
-    if lower.starts_with("reviewer notes") {
-        return true;
-    }
     let first = lower
         .trim_start_matches(|c: char| !c.is_alphabetic())
         .split(|c: char| !c.is_alphanumeric() && c != '-')
@@ -597,6 +595,16 @@ mod tests {
             "{steps:#?}"
         );
         assert_eq!(names(&steps[2]), vec![(NameKind::Path, "x.rs")]);
+        // Under a step heading of the first level, the notes' names are not the step's.
+        let plan = format!(
+            "# Step 1\n\nEdit `x.rs`\n\n{notes}\n\n1. On \"Edit `x.rs`\":\n   and `y.rs`, run `cargo clippy`?\n"
+        );
+        let steps = parse(&plan);
+        assert_eq!(steps.len(), 1, "{steps:#?}");
+        assert_eq!(names(&steps[0]), vec![(NameKind::Path, "x.rs")]);
+        // A person's own "Reviewer notes" with steps in it are steps.
+        let steps = parse("# Plan\n\n## Reviewer notes\n\n1. Ask Sam about `api.rs`\n");
+        assert_eq!(steps.len(), 1, "{steps:#?}");
     }
 
     #[test]

@@ -4,14 +4,16 @@
 //! hook that waited for the reviewer would hide the card from the person at the terminal. So it
 //! files the request and answers `{}` (no decision) at once; decisions answer the card in the tmux
 //! pane. It never answers `allow`: no policy rule allowing `exit_plan_mode` is ever installed, so
-//! the card always shows.
+//! the card always shows. The request is filed whether or not a Plandeck runs: the card waits for
+//! the person either way, and a window opened later lists it (issue 34); it ends when the chat
+//! shows the card's answer or the agent is gone ([`crate::gate::store::ended`]).
 
 use std::path::{Path, PathBuf};
 
 use crate::agents::{gemini, Agent};
 use crate::config::Roots;
 use crate::gate::new_id;
-use crate::gate::store::{app_running, file_request};
+use crate::gate::store::file_request;
 use crate::gate::transcript::locate;
 use crate::gate::{pane, GateRequest, HookOptions, HookOutcome};
 
@@ -33,9 +35,6 @@ pub fn hook_gemini(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
             "plandeck hook gemini: not an exit_plan_mode call (tool {:?})\n",
             input.tool_name.as_deref().unwrap_or("none")
         ));
-    }
-    if !app_running(roots) {
-        return no_decision(String::new());
     }
     let plan_name = input
         .tool_input
