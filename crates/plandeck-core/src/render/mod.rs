@@ -716,6 +716,10 @@ fn sanitizer() -> &'static ammonia::Builder<'static> {
         .generic_attributes(HashSet::new())
         .tag_attributes(HashMap::new())
         .add_tag_attributes("a", ["href", "title"])
+        // Only links a person can read and a browser opens as a page or a mail: ammonia's default
+        // list also passes `ssh:`, `magnet:`, `sip:`, `mx:` …, schemes that hand a plan's link to
+        // another program.
+        .url_schemes(["http", "https", "mailto"].into_iter().collect())
         .add_tag_attributes("ol", ["start"])
         .add_tag_attributes("code", ["class"])
         .add_tag_attributes("pre", ["class"])

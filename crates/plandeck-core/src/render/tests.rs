@@ -106,6 +106,24 @@ fn tags(html: &str) -> Vec<(String, Vec<(String, String)>)> {
     out
 }
 
+#[test]
+fn links_to_other_programs_lose_their_target() {
+    for src in [
+        "<mX:evil>",
+        "<ssh://host/x>",
+        "<magnet:?xt=urn:btih:x>",
+        "[call](sip:a@b)",
+        "[open](vscode://file/etc/passwd)",
+    ] {
+        let html = render(src).html;
+        assert_inert(&html, src);
+        assert!(!html.contains("href=\""), "{src} kept a link: {html}");
+    }
+    let html = render("<https://example.com> [m](mailto:a@b.c)").html;
+    assert!(html.contains("href=\"https://example.com\""), "{html}");
+    assert!(html.contains("href=\"mailto:a@b.c\""), "{html}");
+}
+
 fn assert_inert(html: &str, payload: &str) {
     const ALLOWED_URL: &[&str] = &["http://", "https://", "mailto:", "#"];
     for (name, attrs) in tags(html) {
