@@ -136,6 +136,8 @@ pub enum Command {
     Verify(commands::verify::VerifyArgs),
     /// Other machines reached over your own SSH: add, list, remove (then `plandeck --host NAME …`).
     Hosts(commands::hosts::HostsArgs),
+    /// The agents Plandeck can start (terminal and ACP), and whether each was found.
+    Agents(commands::agents::AgentsArgs),
     /// Serve this machine's plans, sessions, worktrees and requests to another machine's Plandeck (over `ssh -T … plandeck serve --stdio`).
     Serve(commands::serve::ServeArgs),
 }
@@ -223,6 +225,7 @@ pub fn run(
         Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
         Command::Verify(args) => (args.json, commands::verify::run(&ctx, args, out)),
         Command::Hosts(args) => (args.json(), commands::hosts::run(&ctx, args, out)),
+        Command::Agents(args) => (args.json(), commands::agents::run(&ctx, args, out)),
         Command::Serve(args) => (false, commands::serve::run(&ctx, args, out, err)),
     };
     match result {
@@ -252,6 +255,7 @@ impl Command {
             Command::Pending(a) => a.json(),
             Command::Verify(a) => a.json,
             Command::Hosts(a) => a.json(),
+            Command::Agents(a) => a.json(),
             Command::Hook(_) | Command::Hooks(_) | Command::Serve(_) => false,
         }
     }

@@ -72,6 +72,10 @@ fn served(command: &Command) -> Option<String> {
             "shows this machine's settings and folders: run `plandeck sources` on that machine",
         ),
         Command::Demo(_) => local("demo", "makes a scratch workspace on this machine"),
+        Command::Agents(_) => local(
+            "agents",
+            "lists the agents found on this machine: run `plandeck agents list` on that machine",
+        ),
         Command::Hook(_) => local("hook", "is run by an agent on its own machine"),
         Command::Hooks(_) => local(
             "hooks",

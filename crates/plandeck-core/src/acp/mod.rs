@@ -11,6 +11,7 @@
 //!
 //! What each adapter was seen to send is in `docs/agents.md` ("Agents over ACP").
 
+pub mod catalog;
 pub mod client;
 pub mod gate;
 pub mod wire;
