@@ -51,7 +51,11 @@ pub struct Waiting {
 
 /// How a request ended.
 #[derive(Debug, Clone, PartialEq, Eq, Serialize)]
-#[serde(tag = "outcome", rename_all = "camelCase")]
+#[serde(
+    tag = "outcome",
+    rename_all = "camelCase",
+    rename_all_fields = "camelCase"
+)]
 pub enum Outcome {
     Approved {
         option_id: String,
@@ -98,6 +102,10 @@ pub struct Tracker {
     latest_plan: Option<String>,
     open: Vec<Waiting>,
     ended: Vec<(Waiting, Outcome)>,
+    /// Decisions sent that the agent has not yet acted on (`(rpc id, tool call id)`): an update
+    /// of that tool call, or the turn's end, confirms one; the agent's end first leaves it with
+    /// no outcome (it may never have read it).
+    unconfirmed: Vec<(Value, String)>,
     skipped: usize,
 }
 
@@ -117,6 +125,7 @@ impl Tracker {
             latest_plan: None,
             open: Vec::new(),
             ended: Vec::new(),
+            unconfirmed: Vec::new(),
             skipped: 0,
         }
     }
@@ -174,6 +183,9 @@ impl Tracker {
                 for w in std::mem::take(&mut self.open) {
                     self.ended.push((w, Outcome::NoOutcome));
                 }
+                for (rpc_id, _) in std::mem::take(&mut self.unconfirmed) {
+                    self.not_delivered(&rpc_id);
+                }
                 None
             }
         }
@@ -209,6 +221,7 @@ impl Tracker {
                 self.latest_plan = Some(text);
             }
             Update::ToolCall { call, .. } => {
+                self.unconfirmed.retain(|(_, c)| c != &call.tool_call_id);
                 for (path, text) in diffs(call) {
                     if in_plans_folder(&path) {
                         self.latest_plan = Some(text);
@@ -351,6 +364,30 @@ impl Tracker {
         Ok(self.close(w, Outcome::Rejected { option_id }))
     }
 
+    /// The turn ended (the agent answered its prompt): every decision sent was taken.
+    pub fn turn_ended(&mut self) {
+        self.unconfirmed.clear();
+    }
+
+    /// The decision for `rpc_id` could not be written to the agent (it is gone): the request
+    /// ended with no outcome, whatever was decided.
+    pub fn not_delivered(&mut self, rpc_id: &Value) {
+        if let Some((w, outcome)) = self
+            .ended
+            .iter_mut()
+            .rev()
+            .find(|(w, _)| &w.rpc_id == rpc_id)
+        {
+            if matches!(outcome, Outcome::Approved { .. }) {
+                self.allowed_calls.retain(|c| c != &w.tool_call_id);
+                if w.kind == RequestKind::Plan {
+                    self.plan_exit_allowed = false;
+                }
+            }
+            *outcome = Outcome::NoOutcome;
+        }
+    }
+
     fn close(&mut self, w: Waiting, outcome: Outcome) -> Decided {
         let option_id = match &outcome {
             Outcome::Approved { option_id } | Outcome::Rejected { option_id } => option_id.clone(),
@@ -361,6 +398,8 @@ impl Tracker {
             response: json!({"outcome": {"outcome": "selected", "optionId": option_id}}),
             outcome: outcome.clone(),
         };
+        self.unconfirmed
+            .push((w.rpc_id.clone(), w.tool_call_id.clone()));
         self.ended.push((w, outcome));
         decided
     }
@@ -583,5 +622,31 @@ mod tests {
         assert!(t.open().is_empty());
         assert_eq!(t.ended()[0].1, Outcome::NoOutcome);
         assert_eq!(t.approve(&json!(5), None), Err(DecideError::NotWaiting));
+    }
+
+    #[test]
+    fn a_decision_the_agent_never_acted_on_before_it_ended_has_no_outcome() {
+        let call = || json!({"toolCallId": "c", "kind": "switch_mode", "rawInput": {"plan": "p"}});
+        let mut t = Tracker::new();
+        t.on_event(&permission(1, call(), plan_options()));
+        t.approve(&json!(1), None).unwrap();
+        t.on_event(&Event::Exited);
+        assert_eq!(t.ended()[0].1, Outcome::NoOutcome);
+        assert!(t.gated());
+        // Acted on (the tool call's update came): it stands.
+        let mut t = Tracker::new();
+        t.on_event(&permission(1, call(), plan_options()));
+        t.approve(&json!(1), None).unwrap();
+        t.on_event(&Event::Update {
+            session_id: "s".into(),
+            update: Update::parse(&json!({"sessionUpdate": "tool_call_update", "toolCallId": "c", "status": "completed"})),
+        });
+        t.on_event(&Event::Exited);
+        assert_eq!(
+            t.ended()[0].1,
+            Outcome::Approved {
+                option_id: "default".into()
+            }
+        );
     }
 }

@@ -14,6 +14,7 @@
 pub mod catalog;
 pub mod client;
 pub mod gate;
+pub mod session;
 pub mod wire;
 
 use serde::Deserialize;

@@ -373,3 +373,85 @@ fn load_and_cancel_reach_the_agent_and_stop_ends_it() {
     run.until_exit();
     assert!(!Path::new(&format!("/proc/{pid}")).exists());
 }
+
+fn scripted(scenario: &str, log: &Path, cwd: &Path) -> AgentCommand {
+    AgentCommand {
+        program: node(),
+        args: vec![
+            script().to_string_lossy().into_owned(),
+            "--scenario".into(),
+            scenario.into(),
+            "--log".into(),
+            log.to_string_lossy().into_owned(),
+        ],
+        env: agent_env(std::env::vars()),
+        cwd: cwd.to_owned(),
+    }
+}
+
+#[test]
+fn a_hosted_session_rejects_a_plan_then_sends_the_feedback_as_the_next_turn() {
+    use plandeck_core::acp::session::{Choice, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("read.jsonl");
+    let mut s = Session::start(&scripted("plan", &log, dir.path()), dir.path(), true, T).unwrap();
+    assert_eq!(s.tracker.mode(), Some("plan"));
+    let mut seen = Vec::new();
+    let report = s
+        .turn("make a plan", |w| {
+            seen.push(w.clone());
+            Choice::Reject(Some("Smaller steps, please.".into()))
+        })
+        .unwrap();
+    assert_eq!(seen.len(), 1);
+    assert_eq!(seen[0].plan.as_deref(), Some(PLAN));
+    assert_eq!(report.stop_reason.as_deref(), Some("end_turn"));
+    assert_eq!(report.requests.len(), 1);
+    assert_eq!(
+        report.requests[0].outcome,
+        Outcome::Rejected {
+            option_id: "plan".into()
+        }
+    );
+    assert!(report.gated);
+    let feedback = report.feedback.clone().unwrap();
+    let next = s.turn(&feedback, |_| Choice::Reject(None)).unwrap();
+    assert!(next.requests.is_empty());
+    let read: Vec<Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let last_prompt = read
+        .iter()
+        .rev()
+        .find(|f| f["method"] == "session/prompt")
+        .unwrap();
+    assert_eq!(
+        last_prompt["params"]["prompt"][0]["text"],
+        "Smaller steps, please."
+    );
+    let json = serde_json::to_value(&report).unwrap();
+    assert_eq!(json["requests"][0]["kind"], "plan");
+    assert_eq!(json["requests"][0]["outcome"], "rejected");
+    assert_eq!(json["requests"][0]["optionId"], "plan");
+}
+
+#[test]
+fn a_hosted_session_whose_agent_dies_reports_no_outcome() {
+    use plandeck_core::acp::session::{Choice, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("read.jsonl");
+    let mut s = Session::start(&scripted("die", &log, dir.path()), dir.path(), true, T).unwrap();
+    // The request is seen; the agent is gone before the answer reaches it.
+    let report = s.turn("make a plan", |_| Choice::Reject(None));
+    let report = match report {
+        Ok(r) => r,
+        Err(e) => panic!("{e}"),
+    };
+    assert!(report.agent_ended);
+    assert_eq!(report.stop_reason, None);
+    // Whether the rejection was written before the pipe closed or not, it reached no agent.
+    assert_eq!(report.requests.len(), 1);
+    assert_eq!(report.requests[0].outcome, Outcome::NoOutcome);
+}
