@@ -23,16 +23,74 @@ pub enum AgentsAction {
         #[arg(long)]
         json: bool,
     },
+    /// Start an ACP agent in a folder, in plan mode where it offers it, give it a prompt and
+    /// show what it asks. Every request is rejected (nothing runs) unless --approve; a plan
+    /// rejected with --feedback gets that text as the next prompt. Prints each turn: its stop
+    /// reason, the requests (kind plan|permission, title, plan and planHash, options, outcome),
+    /// the mode, whether the session stayed gated, the cost.
+    Check {
+        /// The ACP agent (`agents list`: claude-acp, codex-acp, gemini-acp, opencode).
+        name: String,
+        /// The folder it works in.
+        #[arg(long, value_name = "DIR")]
+        repo: std::path::PathBuf,
+        /// The first prompt.
+        #[arg(
+            long,
+            default_value = "Make a short plan to add a README section, then stop."
+        )]
+        prompt: String,
+        /// Reject the first plan with this feedback, sent as the next prompt.
+        #[arg(long)]
+        feedback: Option<String>,
+        /// Approve plans (after the one --feedback rejects) with the agent's narrowest allow
+        /// option; tool permissions too.
+        #[arg(long)]
+        approve: bool,
+        /// Seconds to wait for each answer of the agent's.
+        #[arg(long, default_value_t = 120)]
+        timeout: u64,
+        /// Print JSON ({name, agentInfo, sessionId, modes, planMode, turns: [{stopReason,
+        /// requests, mode, gated, ungatedWhy, said, costUsd, skipped, agentEnded}]}).
+        #[arg(long)]
+        json: bool,
+    },
 }
 
 impl AgentsArgs {
     pub fn json(&self) -> bool {
-        matches!(self.action, AgentsAction::List { json: true })
+        matches!(
+            self.action,
+            AgentsAction::List { json: true } | AgentsAction::Check { json: true, .. }
+        )
     }
 }
 
 pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
-    let AgentsAction::List { json } = args.action;
+    let json = match args.action {
+        AgentsAction::List { json } => json,
+        AgentsAction::Check {
+            name,
+            repo,
+            prompt,
+            feedback,
+            approve,
+            timeout,
+            json,
+        } => {
+            return check(
+                ctx,
+                &name,
+                &repo,
+                &prompt,
+                feedback,
+                approve,
+                std::time::Duration::from_secs(timeout),
+                json,
+                out,
+            )
+        }
+    };
     let rows = catalog::list(&ctx.env);
     if json {
         print_json(out, &rows)?;
@@ -57,6 +115,119 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
             r.name, r.command
         )
         .map_err(io)?;
+    }
+    Ok(0)
+}
+
+#[allow(clippy::too_many_arguments)]
+fn check(
+    ctx: &Context,
+    name: &str,
+    repo: &std::path::Path,
+    prompt: &str,
+    feedback: Option<String>,
+    approve: bool,
+    timeout: std::time::Duration,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    use plandeck_core::acp::session::{Choice, Session};
+    use plandeck_core::acp::{agent_env, AgentCommand, RequestKind};
+    let entry = catalog::acp_entry(name).ok_or_else(|| {
+        IpcError::new(
+            ErrorKind::BadInput,
+            format!("{name:?} is no ACP agent: see `plandeck agents list`"),
+        )
+    })?;
+    let program =
+        catalog::find(entry.program, &catalog::search_dirs(&ctx.env)).ok_or_else(|| {
+            IpcError::new(
+                ErrorKind::NotFound,
+                format!(
+                "{} is not installed (not on the PATH nor under the npm prefix); the npm package \
+                 {} brings it",
+                entry.program, entry.package
+            ),
+            )
+        })?;
+    let cwd = std::fs::canonicalize(repo)
+        .map_err(|e| IpcError::new(ErrorKind::NotFound, format!("{}: {e}", repo.display())))?;
+    let cmd = AgentCommand {
+        program,
+        args: entry.args.iter().map(|a| (*a).to_owned()).collect(),
+        env: agent_env(ctx.env.vars().map(|(k, v)| (k.to_owned(), v.to_owned()))),
+        cwd: cwd.clone(),
+    };
+    let failed = |e: plandeck_core::acp::AcpError| {
+        IpcError::new(ErrorKind::Internal, format!("{}: {e}", entry.name))
+    };
+    let mut session = Session::start(&cmd, &cwd, true, timeout).map_err(failed)?;
+    let mut feedback = feedback;
+    let mut turns = Vec::new();
+    let mut next = Some(prompt.to_owned());
+    while let Some(text) = next.take() {
+        let report = session
+            .turn(&text, |w| match (w.kind, feedback.take()) {
+                (RequestKind::Plan, Some(f)) => Choice::Reject(Some(f)),
+                (_, f) => {
+                    feedback = f;
+                    if approve {
+                        Choice::Approve(None)
+                    } else {
+                        Choice::Reject(None)
+                    }
+                }
+            })
+            .map_err(failed)?;
+        next = report.feedback.clone();
+        let ended = report.agent_ended;
+        turns.push(report);
+        if ended || turns.len() >= 4 {
+            break;
+        }
+    }
+    session.stop();
+    let io = |e: std::io::Error| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"));
+    if json {
+        print_json(
+            out,
+            &serde_json::json!({
+                "name": entry.name,
+                "agentInfo": session.agent.get("agentInfo"),
+                "sessionId": session.info.session_id,
+                "modes": session.info.modes,
+                "planMode": session.plan_mode_offered(),
+                "turns": turns,
+            }),
+        )?;
+        return Ok(0);
+    }
+    writeln!(
+        out,
+        "{} started in {} (session {}, modes: {}).",
+        entry.name,
+        cwd.display(),
+        session.info.session_id,
+        session.info.modes.join(", ")
+    )
+    .map_err(io)?;
+    for (i, t) in turns.iter().enumerate() {
+        writeln!(
+            out,
+            "Turn {}: {}; mode {}; {}.",
+            i + 1,
+            t.stop_reason.as_deref().unwrap_or("the agent ended"),
+            t.mode.as_deref().unwrap_or("?"),
+            if t.gated { "gated" } else { "NOT gated" }
+        )
+        .map_err(io)?;
+        for r in &t.requests {
+            let kind = match r.request.kind {
+                RequestKind::Plan => "plan",
+                RequestKind::Permission => "permission",
+            };
+            writeln!(out, "  {kind}: {} -> {:?}", r.request.title, r.outcome).map_err(io)?;
+        }
     }
     Ok(0)
 }
