@@ -174,6 +174,35 @@ pub fn run(
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
+        // An ACP session's request (`acp-…`) goes to the process hosting the session.
+        Command::Approve(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
+            args.json(),
+            commands::agents::approve_acp(
+                &ctx,
+                &args.target,
+                args.mode.into(),
+                args.edit.is_some(),
+                args.expect_hash.as_deref(),
+                args.json(),
+                out,
+            ),
+        ),
+        Command::Reject(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
+            args.json(),
+            commands::agents::decide_acp(
+                &ctx,
+                &args.target,
+                plandeck_core::acp::requests::Decision {
+                    approve: false,
+                    option_id: None,
+                    feedback: Some(args.feedback.clone()).filter(|f| !f.trim().is_empty()),
+                    decided_by: commands::agents::decider_name(),
+                },
+                args.expect_hash.as_deref(),
+                args.json(),
+                out,
+            ),
+        ),
         // A waiting request's id goes to the gate (the decision reaches the agent); anything else
         // names a plan, whose decision is recorded.
         // `--expect-hash` ties the decision to the version read (`pending --json`'s `planHash`).

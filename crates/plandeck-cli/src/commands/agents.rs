@@ -2,7 +2,7 @@
 //! was found and what it can do (`core::acp::catalog`).
 
 use clap::{Args, Subcommand};
-use plandeck_core::acp::catalog;
+use plandeck_core::acp::{catalog, requests};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
 use crate::{print_json, Context, Out};
@@ -47,6 +47,10 @@ pub enum AgentsAction {
         /// option; tool permissions too.
         #[arg(long)]
         approve: bool,
+        /// Wait for the person instead: each request is filed for `plandeck pending`, and
+        /// `plandeck approve|reject <id>` decides it (reject --feedback: the next prompt).
+        #[arg(long, conflicts_with_all = ["approve", "feedback"])]
+        wait: bool,
         /// Seconds to wait for each answer of the agent's.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
@@ -75,6 +79,7 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
             prompt,
             feedback,
             approve,
+            wait,
             timeout,
             json,
         } => {
@@ -84,7 +89,13 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
                 &repo,
                 &prompt,
                 feedback,
-                approve,
+                if wait {
+                    Decider::Person
+                } else if approve {
+                    Decider::Approve
+                } else {
+                    Decider::Reject
+                },
                 std::time::Duration::from_secs(timeout),
                 json,
                 out,
@@ -119,6 +130,38 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
     Ok(0)
 }
 
+/// Who decides an `agents check` session's requests.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+enum Decider {
+    /// Everything rejected (nothing runs).
+    Reject,
+    /// Everything approved (after the plan `--feedback` rejects).
+    Approve,
+    /// The person, through `plandeck pending` and `approve|reject <id>`.
+    Person,
+}
+
+/// Files `w` for the person and waits for their decision.
+fn ask_person(
+    roots: &plandeck_core::config::Roots,
+    agent: &str,
+    cwd: &str,
+    w: &plandeck_core::acp::Waiting,
+    filed: &mut Vec<(String, String)>,
+) -> plandeck_core::acp::session::Choice {
+    use plandeck_core::acp::session::Choice;
+    let Ok(f) = requests::file(roots, agent, cwd, w) else {
+        // Nowhere to ask: refused, never allowed.
+        return Choice::Reject(None);
+    };
+    filed.push((w.tool_call_id.clone(), f.id.clone()));
+    match requests::wait_decision(roots, &f.id, || false) {
+        Some(d) if d.approve => Choice::Approve(d.option_id),
+        Some(d) => Choice::Reject(d.feedback),
+        None => Choice::Reject(None),
+    }
+}
+
 #[allow(clippy::too_many_arguments)]
 fn check(
     ctx: &Context,
@@ -126,7 +169,7 @@ fn check(
     repo: &std::path::Path,
     prompt: &str,
     feedback: Option<String>,
-    approve: bool,
+    decider: Decider,
     timeout: std::time::Duration,
     json: bool,
     out: &mut Out<'_>,
@@ -162,23 +205,35 @@ fn check(
         IpcError::new(ErrorKind::Internal, format!("{}: {e}", entry.name))
     };
     let mut session = Session::start(&cmd, &cwd, true, timeout).map_err(failed)?;
+    let roots = ctx.roots()?;
     let mut feedback = feedback;
     let mut turns = Vec::new();
     let mut next = Some(prompt.to_owned());
+    // Requests filed for the person: (tool call id, request id).
+    let mut filed: Vec<(String, String)> = Vec::new();
+    let cwd_text = cwd.to_string_lossy().into_owned();
     while let Some(text) = next.take() {
         let report = session
-            .turn(&text, |w| match (w.kind, feedback.take()) {
-                (RequestKind::Plan, Some(f)) => Choice::Reject(Some(f)),
-                (_, f) => {
-                    feedback = f;
-                    if approve {
-                        Choice::Approve(None)
-                    } else {
-                        Choice::Reject(None)
+            .turn(&text, |w| match decider {
+                Decider::Person => ask_person(&roots, entry.name, &cwd_text, w, &mut filed),
+                _ => match (w.kind, feedback.take()) {
+                    (RequestKind::Plan, Some(f)) => Choice::Reject(Some(f)),
+                    (_, f) => {
+                        feedback = f;
+                        if decider == Decider::Approve {
+                            Choice::Approve(None)
+                        } else {
+                            Choice::Reject(None)
+                        }
                     }
-                }
+                },
             })
             .map_err(failed)?;
+        for r in &report.requests {
+            if let Some((_, id)) = filed.iter().find(|(c, _)| c == &r.request.tool_call_id) {
+                requests::close(&roots, id, &r.outcome);
+            }
+        }
         next = report.feedback.clone();
         let ended = report.agent_ended;
         turns.push(report);
@@ -230,4 +285,116 @@ fn check(
         }
     }
     Ok(0)
+}
+
+/// Whether `target` names a waiting (or closed) ACP request.
+pub fn is_acp_request(ctx: &Context, target: &str) -> bool {
+    target.starts_with("acp-")
+        && ctx.roots().is_ok_and(|roots| {
+            requests::waiting(&roots, target).is_some()
+                || requests::closed(&roots, target).is_some()
+        })
+}
+
+/// `plandeck approve|reject <acp request id>`: the decision written for the session's host, which
+/// answers the agent with its own option.
+pub fn decide_acp(
+    ctx: &Context,
+    target: &str,
+    decision: requests::Decision,
+    expect_hash: Option<&str>,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    let filed = requests::decide(&roots, target, &decision, expect_hash).map_err(|e| {
+        let kind = match e {
+            requests::RequestError::NotFound(_) => ErrorKind::NotFound,
+            requests::RequestError::AlreadyDecided { .. }
+            | requests::RequestError::PlanChanged { .. } => ErrorKind::Conflict,
+            requests::RequestError::Store(_) => ErrorKind::Io,
+            _ => ErrorKind::BadInput,
+        };
+        IpcError::new(kind, e.to_string())
+    })?;
+    let verb = if decision.approve {
+        "Approved"
+    } else {
+        "Rejected"
+    };
+    let message = format!(
+        "{verb}: sent to {} (session {}), which answers the agent with its own option.",
+        filed.agent, filed.request.session_id
+    );
+    if json {
+        print_json(
+            out,
+            &serde_json::json!({
+                "id": filed.id,
+                "kind": requests::kind_name(filed.request.kind),
+                "decision": if decision.approve { "approve" } else { "reject" },
+                "optionId": decision.option_id,
+                "message": message,
+            }),
+        )?;
+    } else {
+        writeln!(out, "{message}")
+            .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))?;
+    }
+    Ok(0)
+}
+
+/// Who decides from this command line, as the request records it.
+pub fn decider_name() -> String {
+    format!(
+        "plandeck on the command line at {}",
+        plandeck_core::timestamp::format(plandeck_core::timestamp::now())
+    )
+}
+
+/// `plandeck approve <acp request id>`: `--mode auto` picks the agent's first "always" allow
+/// option (else its "once"), `--mode manual` its first "once" (else "always").
+pub fn approve_acp(
+    ctx: &Context,
+    target: &str,
+    mode: plandeck_core::gate::ApproveMode,
+    edited: bool,
+    expect_hash: Option<&str>,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if edited {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            "an edited plan cannot be approved over ACP yet: approve it as it is, or reject it \
+             with your changes as feedback",
+        ));
+    }
+    let roots = ctx.roots()?;
+    let order: [&str; 2] = match mode {
+        plandeck_core::gate::ApproveMode::Auto => ["allow_always", "allow_once"],
+        plandeck_core::gate::ApproveMode::Manual => ["allow_once", "allow_always"],
+    };
+    let option_id = requests::waiting(&roots, target).and_then(|f| {
+        order.iter().find_map(|k| {
+            f.request
+                .options
+                .iter()
+                .find(|o| o.kind == *k)
+                .map(|o| o.option_id.clone())
+        })
+    });
+    decide_acp(
+        ctx,
+        target,
+        requests::Decision {
+            approve: true,
+            option_id,
+            feedback: None,
+            decided_by: decider_name(),
+        },
+        expect_hash,
+        json,
+        out,
+    )
 }

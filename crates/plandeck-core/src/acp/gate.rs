@@ -9,13 +9,13 @@
 //! request open leaves it [`Outcome::NoOutcome`]. A session that leaves plan mode, or edits a file
 //! (not its plan file) while in it, with no permission answered for it is no longer gated.
 
-use serde::Serialize;
+use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
 
 use super::{one_line, Event, PermissionOption, PermissionRequest, ToolCall, Update};
 
 /// What a waiting request asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(rename_all = "lowercase")]
 pub enum RequestKind {
     /// Leave plan mode: the plan, for the person to approve or reject.
@@ -25,7 +25,7 @@ pub enum RequestKind {
 }
 
 /// A permission request waiting for the person.
-#[derive(Debug, Clone, PartialEq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
 pub struct Waiting {
     /// The agent's id of the request (a JSON number or string), to answer it.
@@ -50,7 +50,7 @@ pub struct Waiting {
 }
 
 /// How a request ended.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
 #[serde(
     tag = "outcome",
     rename_all = "camelCase",

@@ -14,6 +14,7 @@
 pub mod catalog;
 pub mod client;
 pub mod gate;
+pub mod requests;
 pub mod session;
 pub mod wire;
 
