@@ -239,10 +239,8 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
     let requests = gate::pending(&roots);
     // ACP sessions' requests (plans and tool permissions) wait beside the gate's.
     let acp = plandeck_core::acp::requests::pending(&roots);
-    if acp.is_empty() {
-        return print_pending(&requests, args.json, out);
-    }
     if args.json {
+        // Every row says what it asks: `kind` `plan` (the gate's) or `permission` (ACP tools).
         let mut rows = Vec::new();
         for r in &requests {
             let mut v = serde_json::to_value(r)
@@ -259,7 +257,7 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
         print_json(out, &rows)?;
         return Ok(0);
     }
-    if !requests.is_empty() {
+    if acp.is_empty() || !requests.is_empty() {
         print_pending(&requests, false, out)?;
     }
     for r in &acp {
