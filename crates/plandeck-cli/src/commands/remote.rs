@@ -589,6 +589,7 @@ mod tests {
             "serve" => &["--stdio"],
             "start" => &["--agent", "claude", "--repo", "/r"],
             "send" => &["s1", "hello"],
+            "agents check" => &["claude-acp", "--repo", "/r"],
             "interrupt" | "stop" | "resume" | "attach" => &["s1"],
             _ => &[],
         };
@@ -605,7 +606,7 @@ mod tests {
         assert!(all.len() > 20, "{all:?}");
         // `attach` opens a terminal here, which cannot attach to another machine's tmux.
         let refused_as_local = [
-            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach",
+            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach", "agents",
         ];
         let mut served_names = Vec::new();
         for path in &all {
