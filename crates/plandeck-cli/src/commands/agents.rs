@@ -147,6 +147,7 @@ fn ask_person(
     agent: &str,
     cwd: &str,
     w: &plandeck_core::acp::Waiting,
+    agent_process: (u32, Option<u64>),
     filed: &mut Vec<(String, String)>,
 ) -> plandeck_core::acp::session::Choice {
     use plandeck_core::acp::session::Choice;
@@ -155,7 +156,9 @@ fn ask_person(
         return Choice::Reject(None);
     };
     filed.push((w.tool_call_id.clone(), f.id.clone()));
-    match requests::wait_decision(roots, &f.id, || false) {
+    // The agent gone (it asked, then died): nobody to answer; the request ends with no outcome.
+    let gone = || !plandeck_core::process::is_running(agent_process.0, agent_process.1);
+    match requests::wait_decision(roots, &f.id, gone) {
         Some(d) if d.approve => Choice::Approve(d.option_id),
         Some(d) => Choice::Reject(d.feedback),
         None => Choice::Reject(None),
@@ -212,10 +215,11 @@ fn check(
     // Requests filed for the person: (tool call id, request id).
     let mut filed: Vec<(String, String)> = Vec::new();
     let cwd_text = cwd.to_string_lossy().into_owned();
+    let agent = session.agent_process();
     while let Some(text) = next.take() {
         let report = session
             .turn(&text, |w| match decider {
-                Decider::Person => ask_person(&roots, entry.name, &cwd_text, w, &mut filed),
+                Decider::Person => ask_person(&roots, entry.name, &cwd_text, w, agent, &mut filed),
                 _ => match (w.kind, feedback.take()) {
                     (RequestKind::Plan, Some(f)) => Choice::Reject(Some(f)),
                     (_, f) => {

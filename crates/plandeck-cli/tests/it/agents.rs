@@ -183,6 +183,24 @@ fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
         .collect()
 }
 
+/// A host process that is ended when the test ends, passed or not (never left waiting).
+struct Host(Option<std::process::Child>);
+
+impl Host {
+    fn output(mut self) -> std::process::Output {
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
 /// The one ACP row `pending --json` lists, once it does.
 fn pending_acp_row(home: &std::path::Path) -> serde_json::Value {
     plandeck_testkit::wait_for("an ACP request in pending --json", || {
@@ -214,6 +232,7 @@ fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_t
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map(|c| Host(Some(c)))
         .unwrap();
     let row = pending_acp_row(&home);
     assert_eq!(row["kind"], "plan");
@@ -268,7 +287,7 @@ fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_t
     let (code, _, _) = plandeck(&home, &["approve", &id, "--json"]);
     assert_ne!(code, 0, "a second decision is refused");
 
-    let done = host.wait_with_output().unwrap();
+    let done = host.output();
     assert!(
         done.status.success(),
         "{}",
@@ -308,6 +327,7 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped())
         .spawn()
+        .map(|c| Host(Some(c)))
         .unwrap();
     let row = pending_acp_row(&home);
     assert_eq!(row["kind"], "permission");
@@ -323,7 +343,7 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
         "allow"
     );
-    let done = host.wait_with_output().unwrap();
+    let done = host.output();
     assert!(
         done.status.success(),
         "{}",
@@ -336,4 +356,55 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
         .find(|f| f["result"]["outcome"]["optionId"].is_string())
         .unwrap();
     assert_eq!(answer["result"]["outcome"]["optionId"], "allow");
+}
+
+#[test]
+fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "die", &log);
+    let done = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    let turn = &report["turns"][0];
+    assert_eq!(turn["agentEnded"], true);
+    assert_eq!(turn["requests"][0]["kind"], "plan");
+    assert_eq!(turn["requests"][0]["outcome"], "noOutcome");
+    let (_, out, _) = plandeck(&home, &["pending", "--json"]);
+    assert_eq!(out.trim(), "[]");
+    let done = std::fs::read_dir(home.join(".local/share/plandeck/acp/done"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let id = done.file_stem().unwrap().to_str().unwrap().to_owned();
+    let (code, out, _) = plandeck(&home, &["approve", &id, "--json"]);
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "conflict");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("noOutcome"),
+        "{v}"
+    );
 }

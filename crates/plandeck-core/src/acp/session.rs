@@ -221,6 +221,12 @@ impl Session {
         })
     }
 
+    /// The agent's process id and start time (a decider waiting on a person checks it still runs).
+    pub fn agent_process(&self) -> (u32, Option<u64>) {
+        let pid = self.client.pid();
+        (pid, crate::process::start_time(pid))
+    }
+
     /// Ends the agent.
     pub fn stop(&self) {
         self.client.stop();
