@@ -23,6 +23,7 @@
 // - `ungated`: leaves plan mode (`current_mode_update` default) and writes a file (an `edit` tool
 //   call completed) with no permission asked, then `end_turn`.
 // - `nooptions`: a plan permission whose only option is allow_once (no reject option).
+// - `silent`: says nothing and never ends the turn until `session/cancel`, then `cancelled`.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -35,6 +36,7 @@ const SID = "s1";
 let nextId = 0;
 const waiting = new Map();
 let prompts = 0;
+let heldPrompt = null;
 let mode = "default";
 
 const write = (m) => process.stdout.write(JSON.stringify(m) + "\n");
@@ -165,8 +167,14 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       update({ sessionUpdate: "current_mode_update", currentModeId: mode });
       return reply({});
     case "session/cancel":
+      if (heldPrompt !== null) write({ jsonrpc: "2.0", id: heldPrompt, result: { stopReason: "cancelled" } });
+      heldPrompt = null;
       return;
     case "session/prompt":
+      if (scenario === "silent") {
+        heldPrompt = m.id;
+        return;
+      }
       await turn();
       return reply({ stopReason: "end_turn" });
     default:

@@ -51,7 +51,8 @@ pub enum AgentsAction {
         /// `plandeck approve|reject <id>` decides it (reject --feedback: the next prompt).
         #[arg(long, conflicts_with_all = ["approve", "feedback"])]
         wait: bool,
-        /// Seconds to wait for each answer of the agent's.
+        /// Seconds to wait for each answer of the agent's; a turn whose agent says nothing that
+        /// long (nothing waiting for you) is cancelled.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
         /// Print JSON ({name, agentInfo, sessionId, modes, planMode, turns: [{stopReason,

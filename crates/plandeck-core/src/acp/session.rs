@@ -62,7 +62,9 @@ pub struct Session {
     pub tracker: Tracker,
     pub info: SessionInfo,
     pub agent: Value,
-    timeout: Duration,
+    /// How long a turn's agent may say nothing (nothing waiting for the person) before the turn
+    /// is cancelled; the call timeout unless set.
+    silence: Duration,
     ended: bool,
 }
 
@@ -88,7 +90,7 @@ impl Session {
             tracker,
             info,
             agent,
-            timeout,
+            silence: timeout,
             ended: false,
         };
         if plan && s.plan_mode_offered() {
@@ -96,6 +98,11 @@ impl Session {
             s.tracker.mode_set("plan");
         }
         Ok(s)
+    }
+
+    /// Sets how long a turn's agent may say nothing before the turn is cancelled.
+    pub fn cancel_after_silence(&mut self, silence: Duration) {
+        self.silence = silence;
     }
 
     pub fn plan_mode_offered(&self) -> bool {
@@ -115,7 +122,7 @@ impl Session {
         let mut said = String::new();
         let mut cost_usd = None;
         let mut feedback = None;
-        let started = Instant::now();
+        let mut quiet_since = Instant::now();
         // The prompt's answer comes after every event it follows: read events until the agent
         // ends, or none has come for a while and the answer is there.
         let (tx_done, rx_done) = std::sync::mpsc::channel();
@@ -138,10 +145,10 @@ impl Session {
                     Ok(e) => e,
                     Err(RecvTimeoutError::Timeout) if answered => break,
                     Err(RecvTimeoutError::Timeout) => {
-                        // A turn that runs past the timeout with nothing waiting for the person is
-                        // cancelled, once (`stopReason: cancelled`).
+                        // A turn whose agent says nothing for the timeout, with nothing waiting
+                        // for the person, is cancelled, once (`stopReason: cancelled`).
                         if !cancelled
-                            && started.elapsed() > self.timeout
+                            && quiet_since.elapsed() > self.silence
                             && self.tracker.open().is_empty()
                         {
                             cancelled = true;
@@ -151,6 +158,7 @@ impl Session {
                     }
                     Err(RecvTimeoutError::Disconnected) => break,
                 };
+            quiet_since = Instant::now();
             match &e {
                 Event::Update {
                     update: Update::Chunk { kind, text },
@@ -171,6 +179,8 @@ impl Session {
                         self.tracker.reject(&w.rpc_id)
                     }
                 };
+                // The person may have taken long: the agent's silence counts from now.
+                quiet_since = Instant::now();
                 match decided {
                     Ok(d) => {
                         if self.client.respond(&d.rpc_id, d.response).is_err() {

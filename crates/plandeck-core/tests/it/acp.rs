@@ -455,3 +455,17 @@ fn a_hosted_session_whose_agent_dies_reports_no_outcome() {
     assert_eq!(report.requests.len(), 1);
     assert_eq!(report.requests[0].outcome, Outcome::NoOutcome);
 }
+
+#[test]
+fn a_hosted_turn_whose_agent_falls_silent_is_cancelled() {
+    use plandeck_core::acp::session::{Choice, Session};
+    let dir = tempfile::tempdir().unwrap();
+    let log = dir.path().join("read.jsonl");
+    let mut s = Session::start(&scripted("silent", &log, dir.path()), dir.path(), true, T).unwrap();
+    // Short here, so the cancel comes soon.
+    s.cancel_after_silence(Duration::from_millis(200));
+    let report = s.turn("make a plan", |_| Choice::Reject(None)).unwrap();
+    assert_eq!(report.stop_reason.as_deref(), Some("cancelled"));
+    let read = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(read.matches("session/cancel").count(), 1, "{read}");
+}
