@@ -84,10 +84,10 @@ fi
 # a folder of their own, brought up to date each time.
 if [ "$want_test" = 1 ]; then
   agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
-  agent_pkgs=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0" "@openai/codex@0.171.0")
+  agent_pkgs=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0" "@openai/codex@0.171.0" "@zed-industries/claude-agent-acp@0.23.1")
   if [ "${PLANDECK_AGENT_VERSIONS:-}" = "latest" ]; then
     agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents-latest}"
-    agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest")
+    agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest" "@zed-industries/claude-agent-acp@latest")
   fi
   have_agents=1
   for spec in "${agent_pkgs[@]}"; do

@@ -136,6 +136,8 @@ pub enum Command {
     Verify(commands::verify::VerifyArgs),
     /// Other machines reached over your own SSH: add, list, remove (then `plandeck --host NAME …`).
     Hosts(commands::hosts::HostsArgs),
+    /// The agents Plandeck can start (terminal and ACP), and whether each was found.
+    Agents(commands::agents::AgentsArgs),
     /// Serve this machine's plans, sessions, worktrees and requests to another machine's Plandeck (over `ssh -T … plandeck serve --stdio`).
     Serve(commands::serve::ServeArgs),
 }
@@ -172,6 +174,35 @@ pub fn run(
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
+        // An ACP session's request (`acp-…`) goes to the process hosting the session.
+        Command::Approve(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
+            args.json(),
+            commands::agents::approve_acp(
+                &ctx,
+                &args.target,
+                args.mode.into(),
+                args.edit.is_some(),
+                args.expect_hash.as_deref(),
+                args.json(),
+                out,
+            ),
+        ),
+        Command::Reject(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
+            args.json(),
+            commands::agents::decide_acp(
+                &ctx,
+                &args.target,
+                plandeck_core::acp::requests::Decision {
+                    approve: false,
+                    option_id: None,
+                    feedback: Some(args.feedback.clone()).filter(|f| !f.trim().is_empty()),
+                    decided_by: commands::agents::decider_name(),
+                },
+                args.expect_hash.as_deref(),
+                args.json(),
+                out,
+            ),
+        ),
         // A waiting request's id goes to the gate (the decision reaches the agent); anything else
         // names a plan, whose decision is recorded.
         // `--expect-hash` ties the decision to the version read (`pending --json`'s `planHash`).
@@ -223,6 +254,7 @@ pub fn run(
         Command::Pending(args) => (args.json(), commands::gate::pending(&ctx, args, out)),
         Command::Verify(args) => (args.json, commands::verify::run(&ctx, args, out)),
         Command::Hosts(args) => (args.json(), commands::hosts::run(&ctx, args, out)),
+        Command::Agents(args) => (args.json(), commands::agents::run(&ctx, args, out)),
         Command::Serve(args) => (false, commands::serve::run(&ctx, args, out, err)),
     };
     match result {
@@ -252,6 +284,7 @@ impl Command {
             Command::Pending(a) => a.json(),
             Command::Verify(a) => a.json,
             Command::Hosts(a) => a.json(),
+            Command::Agents(a) => a.json(),
             Command::Hook(_) | Command::Hooks(_) | Command::Serve(_) => false,
         }
     }

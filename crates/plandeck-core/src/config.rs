@@ -75,6 +75,11 @@ impl Env {
             .map(String::as_str)
             .filter(|v| !v.is_empty())
     }
+
+    /// Every variable, as given (for a process started with this environment).
+    pub fn vars(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.vars.iter().map(|(k, v)| (k.as_str(), v.as_str()))
+    }
 }
 
 /// Overrides given on the command line (`--claude-root` …). `None` means "not given".

@@ -37,6 +37,7 @@
 // System calls go through rustix; nothing here needs `unsafe`.
 #![forbid(unsafe_code)]
 
+pub mod acp;
 pub mod agents;
 pub mod bindings;
 pub mod comments;

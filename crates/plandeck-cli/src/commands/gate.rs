@@ -234,7 +234,46 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
     gate::look_claude_cards(&roots);
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
-    print_pending(&requests, args.json, out)
+    // ACP sessions' requests (plans and tool permissions) wait beside the gate's.
+    let acp = plandeck_core::acp::requests::pending(&roots);
+    if args.json {
+        // Every row says what it asks: `kind` `plan` (the gate's) or `permission` (ACP tools).
+        let mut rows = Vec::new();
+        for r in &requests {
+            let mut v = serde_json::to_value(r)
+                .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
+            v["kind"] = "plan".into();
+            rows.push(v);
+        }
+        for r in &acp {
+            let mut v = serde_json::to_value(r)
+                .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
+            v["planPath"] = serde_json::Value::Null;
+            rows.push(v);
+        }
+        print_json(out, &rows)?;
+        return Ok(0);
+    }
+    if acp.is_empty() || !requests.is_empty() {
+        print_pending(&requests, false, out)?;
+    }
+    for r in &acp {
+        let kind = plandeck_core::acp::requests::kind_name(r.request.kind);
+        writeln!(out, "{}  {:<11} {kind}: {}", r.id, r.agent, r.request.title).map_err(io_err)?;
+        let what = r
+            .request
+            .command
+            .as_deref()
+            .or(r.request.path.as_deref())
+            .unwrap_or("");
+        writeln!(
+            out,
+            "    {}  session {}  {what}",
+            r.cwd, r.request.session_id
+        )
+        .map_err(io_err)?;
+    }
+    Ok(0)
 }
 
 /// The waiting requests as `pending` prints them (here or from another machine).

@@ -1,5 +1,6 @@
 //! One module per subcommand (or group of subcommands).
 
+pub mod agents;
 pub mod comments;
 pub mod control;
 pub mod demo;

@@ -63,6 +63,10 @@ fn served(command: &Command) -> Option<String> {
             "shows this machine's settings and folders: run `plandeck sources` on that machine",
         ),
         Command::Demo(_) => local("demo", "makes a scratch workspace on this machine"),
+        Command::Agents(_) => local(
+            "agents",
+            "lists the agents found on this machine: run `plandeck agents list` on that machine",
+        ),
         Command::Hook(_) => local("hook", "is run by an agent on its own machine"),
         Command::Hooks(_) => local(
             "hooks",
@@ -526,6 +530,7 @@ mod tests {
             "serve" => &["--stdio"],
             "start" => &["--agent", "claude", "--repo", "/r"],
             "send" => &["s1", "hello"],
+            "agents check" => &["claude-acp", "--repo", "/r"],
             "interrupt" | "stop" | "resume" | "attach" => &["s1"],
             _ => &[],
         };
@@ -542,7 +547,7 @@ mod tests {
         assert!(all.len() > 20, "{all:?}");
         // `attach` opens a terminal here, which cannot attach to another machine's tmux.
         let refused_as_local = [
-            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach",
+            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach", "agents",
         ];
         let mut served_names = Vec::new();
         for path in &all {

@@ -665,6 +665,8 @@ fn pending_json_has_the_contract_fields() {
     }
     assert_eq!(r["agent"], "gemini");
     assert_eq!(r["status"], "waiting");
+    // What it asks (ACP requests, listed beside, can be tool permissions).
+    assert_eq!(r["kind"], "plan");
     let (code, text, _) = plandeck(&home, &["pending"]);
     assert_eq!(code, 0);
     assert!(

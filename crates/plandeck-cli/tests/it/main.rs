@@ -2,6 +2,7 @@
 //! test file. They share one process: a test never changes the process's environment (a command
 //! that needs another PATH, locale or tmux runs as a process of its own, `common::plandeck_process`).
 
+mod agents;
 mod comments;
 mod common;
 mod control;

@@ -35,6 +35,8 @@ const LAYERS: &[&str] = &[
     "comments",
     "history",
     "gate",
+    // Agents that speak ACP: the protocol client and its permission requests.
+    "acp",
     "verify",
     "worktrees",
     "route",

@@ -1,0 +1,410 @@
+//! `plandeck agents list`: terminal and ACP agents, found on the PATH or under the npm prefix.
+
+use crate::common::{plandeck, plandeck_in, plandeck_process, write_executable};
+
+#[test]
+fn agents_list_json_names_every_agent_its_kind_command_and_whether_it_was_found() {
+    let t = tempfile::tempdir().unwrap();
+    let (bin, prefix) = (t.path().join("bin"), t.path().join("npm"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(prefix.join("bin")).unwrap();
+    write_executable(&bin.join("codex"), "#!/bin/sh\n", 0o755);
+    write_executable(&prefix.join("bin/claude-agent-acp"), "#!/bin/sh\n", 0o755);
+    let (code, out, err) = plandeck_in(
+        &[
+            ("HOME", t.path().to_str().unwrap()),
+            ("PATH", bin.to_str().unwrap()),
+            ("NPM_CONFIG_PREFIX", prefix.to_str().unwrap()),
+        ],
+        &["agents", "list", "--json"],
+    );
+    assert_eq!(code, 0, "{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    let row = |n: &str| rows.iter().find(|r| r["name"] == n).unwrap().clone();
+    assert_eq!(row("codex")["kind"], "terminal");
+    assert_eq!(row("codex")["found"], true);
+    assert_eq!(row("claude")["found"], false);
+    let acp = row("claude-acp");
+    assert_eq!(acp["kind"], "acp");
+    assert_eq!(acp["command"], "claude-agent-acp");
+    assert_eq!(acp["found"], true);
+    assert_eq!(
+        acp["path"],
+        prefix.join("bin/claude-agent-acp").to_str().unwrap()
+    );
+    assert_eq!(acp["capabilities"]["planGate"], true);
+    assert_eq!(acp["capabilities"]["permissions"], true);
+    assert_eq!(row("codex-acp")["capabilities"]["planGate"], false);
+    assert_eq!(row("gemini-acp")["command"], "gemini --acp");
+    assert_eq!(row("opencode")["found"], false);
+    assert_eq!(rows.len(), 7);
+
+    let (code, out, _) = plandeck_in(
+        &[
+            ("HOME", t.path().to_str().unwrap()),
+            ("PATH", bin.to_str().unwrap()),
+        ],
+        &["agents", "list"],
+    );
+    assert_eq!(code, 0);
+    assert!(
+        out.contains("claude-acp")
+            && out.contains("(npm package @zed-industries/claude-agent-acp)"),
+        "{out}"
+    );
+}
+
+/// node's absolute path (the scripted agent runs on it); the test fails loudly without it.
+fn node() -> std::path::PathBuf {
+    std::env::split_paths(&std::env::var_os("PATH").unwrap())
+        .map(|d| d.join("node"))
+        .find(|n| n.is_file())
+        .expect("node is needed on the PATH for the scripted ACP agent")
+}
+
+#[test]
+fn agents_check_starts_an_acp_agent_in_plan_mode_and_rejects_its_plan_with_the_feedback_as_next_prompt(
+) {
+    let t = tempfile::tempdir().unwrap();
+    let (bin, repo) = (t.path().join("bin"), t.path().join("repo"));
+    std::fs::create_dir_all(&bin).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/agents/acp-scripted.mjs");
+    write_executable(
+        &bin.join("claude-agent-acp"),
+        &format!(
+            "#!/bin/sh\nexec '{}' '{}' --scenario plan --log '{}'\n",
+            node().display(),
+            script.display(),
+            log.display()
+        ),
+        0o755,
+    );
+    let feedback = "Keyset pagination; keep `rm -rf /` as text.";
+    let (code, out, err) = plandeck_in(
+        &[
+            ("HOME", t.path().to_str().unwrap()),
+            ("PATH", bin.to_str().unwrap()),
+            ("IS_SANDBOX", "yes"),
+        ],
+        &[
+            "agents",
+            "check",
+            "claude-acp",
+            "--repo",
+            repo.to_str().unwrap(),
+            "--feedback",
+            feedback,
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["planMode"], true);
+    assert_eq!(v["agentInfo"]["name"], "acp-scripted");
+    let first = &v["turns"][0];
+    assert_eq!(first["requests"][0]["kind"], "plan");
+    assert_eq!(first["requests"][0]["outcome"], "rejected");
+    assert_eq!(first["requests"][0]["optionId"], "plan");
+    assert_eq!(first["mode"], "plan");
+    assert_eq!(first["gated"], true);
+    assert_eq!(v["turns"].as_array().unwrap().len(), 2);
+    let read: Vec<serde_json::Value> = std::fs::read_to_string(&log)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect();
+    let prompts: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/prompt")
+        .collect();
+    assert_eq!(prompts[1]["params"]["prompt"][0]["text"], feedback);
+    assert!(read
+        .iter()
+        .any(|f| f["method"] == "session/set_mode" && f["params"]["modeId"] == "plan"));
+}
+
+#[test]
+fn agents_check_of_an_agent_not_installed_names_its_package() {
+    let t = tempfile::tempdir().unwrap();
+    let (code, out, _) = plandeck_in(
+        &[
+            ("HOME", t.path().to_str().unwrap()),
+            ("PATH", "/nonexistent"),
+        ],
+        &[
+            "agents",
+            "check",
+            "codex-acp",
+            "--repo",
+            t.path().to_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "notFound");
+    assert!(v["error"]["message"]
+        .as_str()
+        .unwrap()
+        .contains("@zed-industries/codex-acp"));
+    let (code, out, _) = plandeck_in(
+        &[("HOME", t.path().to_str().unwrap())],
+        &["agents", "check", "claude", "--repo", ".", "--json"],
+    );
+    assert_ne!(code, 0);
+    assert!(out.contains("is no ACP agent"), "{out}");
+}
+
+/// A `claude-agent-acp` on `bin` that is the scripted ACP agent playing `scenario`.
+fn scripted_claude_acp(bin: &std::path::Path, scenario: &str, log: &std::path::Path) {
+    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("../../tests/agents/acp-scripted.mjs");
+    std::fs::create_dir_all(bin).unwrap();
+    write_executable(
+        &bin.join("claude-agent-acp"),
+        &format!(
+            "#!/bin/sh\nexec '{}' '{}' --scenario {scenario} --log '{}'\n",
+            node().display(),
+            script.display(),
+            log.display()
+        ),
+        0o755,
+    );
+}
+
+fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .map(|l| serde_json::from_str(l).unwrap())
+        .collect()
+}
+
+/// A host process that is ended when the test ends, passed or not (never left waiting).
+struct Host(Option<std::process::Child>);
+
+impl Host {
+    fn output(mut self) -> std::process::Output {
+        self.0.take().unwrap().wait_with_output().unwrap()
+    }
+}
+
+impl Drop for Host {
+    fn drop(&mut self) {
+        if let Some(mut child) = self.0.take() {
+            let _ = child.kill();
+            let _ = child.wait();
+        }
+    }
+}
+
+/// The one ACP row `pending --json` lists, once it does.
+fn pending_acp_row(home: &std::path::Path) -> serde_json::Value {
+    plandeck_testkit::wait_for("an ACP request in pending --json", || {
+        let (code, out, _) = plandeck(home, &["pending", "--json"]);
+        assert_eq!(code, 0, "{out}");
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        rows.into_iter()
+            .find(|r| r["id"].as_str().is_some_and(|i| i.starts_with("acp-")))
+    })
+}
+
+#[test]
+fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_the_next_prompt() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "plan", &log);
+    let host = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(|c| Host(Some(c)))
+        .unwrap();
+    let row = pending_acp_row(&home);
+    assert_eq!(row["kind"], "plan");
+    assert_eq!(row["agent"], "claude-acp");
+    assert_eq!(row["title"], "Ready to code?");
+    assert!(row["plan"]
+        .as_str()
+        .unwrap()
+        .starts_with("# Plan: add pagination"));
+    assert_eq!(row["planPath"], serde_json::Value::Null);
+    let id = row["id"].as_str().unwrap().to_owned();
+    let hash = row["planHash"].as_str().unwrap().to_owned();
+
+    // A decision tied to another version is refused; then the rejection goes, once.
+    let (code, out, _) = plandeck(
+        &home,
+        &[
+            "reject",
+            &id,
+            "--feedback",
+            "x",
+            "--expect-hash",
+            "00",
+            "--json",
+        ],
+    );
+    assert_ne!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["error"]["kind"],
+        "conflict",
+        "{out}"
+    );
+    let feedback = "Keyset pagination, please.";
+    let (code, out, err) = plandeck(
+        &home,
+        &[
+            "reject",
+            &id,
+            "--feedback",
+            feedback,
+            "--expect-hash",
+            &hash,
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(
+        (v["kind"].as_str(), v["decision"].as_str()),
+        (Some("plan"), Some("reject"))
+    );
+    let (code, _, _) = plandeck(&home, &["approve", &id, "--json"]);
+    assert_ne!(code, 0, "a second decision is refused");
+
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(report["turns"][0]["requests"][0]["outcome"], "rejected");
+    assert_eq!(report["turns"][0]["requests"][0]["optionId"], "plan");
+    let read = read_log(&log);
+    let prompts: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/prompt")
+        .collect();
+    assert_eq!(prompts.len(), 2);
+    assert_eq!(prompts[1]["params"]["prompt"][0]["text"], feedback);
+    let (_, out, _) = plandeck(&home, &["pending", "--json"]);
+    assert!(!out.contains(&id), "closed: {out}");
+}
+
+#[test]
+fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_agents_option() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "tool", &log);
+    let host = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(|c| Host(Some(c)))
+        .unwrap();
+    let row = pending_acp_row(&home);
+    assert_eq!(row["kind"], "permission");
+    assert_eq!(row["command"], "ls -la");
+    assert_eq!(row["planHash"], serde_json::Value::Null);
+    let id = row["id"].as_str().unwrap().to_owned();
+    let (code, _, _) = plandeck(&home, &["pending"]);
+    assert_eq!(code, 0);
+    // --mode manual: the agent's "once" option.
+    let (code, out, err) = plandeck(&home, &["approve", &id, "--mode", "manual", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
+        "allow"
+    );
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(report["turns"][0]["requests"][0]["outcome"], "approved");
+    let answer = read_log(&log)
+        .into_iter()
+        .find(|f| f["result"]["outcome"]["optionId"].is_string())
+        .unwrap();
+    assert_eq!(answer["result"]["outcome"]["optionId"], "allow");
+}
+
+#[test]
+fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "die", &log);
+    let done = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    let turn = &report["turns"][0];
+    assert_eq!(turn["agentEnded"], true);
+    assert_eq!(turn["requests"][0]["kind"], "plan");
+    assert_eq!(turn["requests"][0]["outcome"], "noOutcome");
+    let (_, out, _) = plandeck(&home, &["pending", "--json"]);
+    assert_eq!(out.trim(), "[]");
+    let done = std::fs::read_dir(home.join(".local/share/plandeck/acp/done"))
+        .unwrap()
+        .next()
+        .unwrap()
+        .unwrap()
+        .path();
+    let id = done.file_stem().unwrap().to_str().unwrap().to_owned();
+    let (code, out, _) = plandeck(&home, &["approve", &id, "--json"]);
+    assert_ne!(code, 0);
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "conflict");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("noOutcome"),
+        "{v}"
+    );
+}

@@ -1,0 +1,430 @@
+//! The client side of ACP: starts the agent, sends calls, reads what it sends on a thread of its
+//! own and hands it to the host as [`Event`]s.
+//!
+//! The client offers the agent no file system and no terminal (`clientCapabilities` say so): an
+//! `fs/*` or `terminal/*` request is refused, so an agent never reads or writes through Plandeck,
+//! inside its folder or out. Every other request but `session/request_permission` is answered
+//! "method not found" and logged.
+
+use std::collections::HashMap;
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::mpsc::{self, Receiver, Sender};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde_json::{json, Value};
+
+use super::wire::{self, Frame, Read, RpcError};
+use super::{Event, PermissionRequest, Update};
+
+/// How an ACP agent is started.
+#[derive(Debug, Clone)]
+pub struct AgentCommand {
+    pub program: PathBuf,
+    pub args: Vec<String>,
+    /// The whole environment (not added to Plandeck's): see [`super::agent_env`].
+    pub env: Vec<(String, String)>,
+    /// The folder it runs in (the session's worktree).
+    pub cwd: PathBuf,
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum AcpError {
+    #[error("could not start {program}: {source}")]
+    Spawn {
+        program: String,
+        source: std::io::Error,
+    },
+    #[error("could not write to the agent: {0}")]
+    Write(std::io::Error),
+    #[error("the agent refused {method}: {error}")]
+    Refused { method: String, error: RpcError },
+    #[error("the agent ended before answering {method}")]
+    Gone { method: String },
+    #[error("the agent did not answer {method} within {secs} s")]
+    Timeout { method: String, secs: u64 },
+    #[error("the agent's answer to {method} is not what ACP says: {message}")]
+    Protocol { method: String, message: String },
+}
+
+type Waiters = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
+type Input = Arc<Mutex<Option<ChildStdin>>>;
+
+/// A running agent. Dropping it ends the agent's process group.
+pub struct Client {
+    stdin: Input,
+    child: Mutex<Child>,
+    next_id: AtomicU64,
+    waiters: Waiters,
+}
+
+/// A call sent, its answer to come.
+pub struct Pending {
+    method: String,
+    rx: Receiver<Result<Value, RpcError>>,
+}
+
+impl Pending {
+    /// Waits for the answer.
+    pub fn wait(self, timeout: Duration) -> Result<Value, AcpError> {
+        match self.rx.recv_timeout(timeout) {
+            Ok(Ok(v)) => Ok(v),
+            Ok(Err(error)) => Err(AcpError::Refused {
+                method: self.method,
+                error,
+            }),
+            Err(mpsc::RecvTimeoutError::Timeout) => Err(AcpError::Timeout {
+                method: self.method,
+                secs: timeout.as_secs(),
+            }),
+            Err(mpsc::RecvTimeoutError::Disconnected) => Err(AcpError::Gone {
+                method: self.method,
+            }),
+        }
+    }
+}
+
+/// What `session/new` tells.
+#[derive(Debug, Clone, PartialEq)]
+pub struct SessionInfo {
+    pub session_id: String,
+    pub current_mode: Option<String>,
+    pub modes: Vec<String>,
+}
+
+impl SessionInfo {
+    fn parse(method: &str, v: &Value, session_id: Option<&str>) -> Result<SessionInfo, AcpError> {
+        let session_id = match session_id {
+            Some(s) => s.to_owned(),
+            None => v
+                .get("sessionId")
+                .and_then(Value::as_str)
+                .filter(|s| !s.is_empty() && s.len() <= 200)
+                .ok_or_else(|| AcpError::Protocol {
+                    method: method.into(),
+                    message: "no sessionId".into(),
+                })?
+                .to_owned(),
+        };
+        let modes = v
+            .pointer("/modes/availableModes")
+            .and_then(Value::as_array)
+            .map(|a| {
+                a.iter()
+                    .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_owned))
+                    .collect()
+            })
+            .unwrap_or_default();
+        Ok(SessionInfo {
+            session_id,
+            current_mode: v
+                .pointer("/modes/currentModeId")
+                .and_then(Value::as_str)
+                .map(str::to_owned),
+            modes,
+        })
+    }
+}
+
+impl Client {
+    /// Starts the agent (a process group of its own, so stopping it ends its children too) and
+    /// the thread that reads it. Events come on the receiver, in the agent's order.
+    pub fn spawn(cmd: &AgentCommand) -> Result<(Client, Receiver<Event>), AcpError> {
+        use std::os::unix::process::CommandExt;
+        let mut child = Command::new(&cmd.program)
+            .args(&cmd.args)
+            .env_clear()
+            .envs(cmd.env.iter().map(|(k, v)| (k, v)))
+            .current_dir(&cmd.cwd)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .process_group(0)
+            .spawn()
+            .map_err(|source| AcpError::Spawn {
+                program: cmd.program.display().to_string(),
+                source,
+            })?;
+        let stdin: Input = Arc::new(Mutex::new(child.stdin.take()));
+        let stdout = child.stdout.take();
+        let waiters: Waiters = Arc::default();
+        let (tx, rx) = mpsc::channel();
+        if let Some(stdout) = stdout {
+            let (w, i) = (waiters.clone(), stdin.clone());
+            std::thread::Builder::new()
+                .name("acp-reader".into())
+                .spawn(move || read_loop(BufReader::new(stdout), w, i, tx))
+                .map_err(|source| AcpError::Spawn {
+                    program: "the ACP reader thread".into(),
+                    source,
+                })?;
+        }
+        Ok((
+            Client {
+                stdin,
+                child: Mutex::new(child),
+                next_id: AtomicU64::new(1),
+                waiters,
+            },
+            rx,
+        ))
+    }
+
+    /// Sends a call; its answer comes through the returned [`Pending`].
+    pub fn call(&self, method: &str, params: Value) -> Result<Pending, AcpError> {
+        let id = self.next_id.fetch_add(1, Ordering::Relaxed);
+        let (tx, rx) = mpsc::channel();
+        lock(&self.waiters).insert(id, tx);
+        let frame = Frame::Request {
+            id: json!(id),
+            method: method.to_owned(),
+            params,
+        };
+        if let Err(e) = send(&self.stdin, &frame) {
+            lock(&self.waiters).remove(&id);
+            return Err(e);
+        }
+        Ok(Pending {
+            method: method.to_owned(),
+            rx,
+        })
+    }
+
+    /// Sends a notification (no answer).
+    pub fn notify(&self, method: &str, params: Value) -> Result<(), AcpError> {
+        send(
+            &self.stdin,
+            &Frame::Notification {
+                method: method.to_owned(),
+                params,
+            },
+        )
+    }
+
+    /// Answers one of the agent's requests.
+    pub fn respond(&self, rpc_id: &Value, result: Value) -> Result<(), AcpError> {
+        send(
+            &self.stdin,
+            &Frame::Response {
+                id: rpc_id.clone(),
+                result: Ok(result),
+            },
+        )
+    }
+
+    /// `initialize`: the protocol version and what the client offers (no file system, no
+    /// terminal). Returns the agent's answer (its capabilities).
+    pub fn initialize(&self, timeout: Duration) -> Result<Value, AcpError> {
+        let answer = self
+            .call(
+                "initialize",
+                json!({
+                    "protocolVersion": wire::PROTOCOL_VERSION,
+                    "clientCapabilities": {
+                        "fs": {"readTextFile": false, "writeTextFile": false},
+                        "terminal": false
+                    },
+                    "clientInfo": {"name": "plandeck", "version": env!("CARGO_PKG_VERSION")}
+                }),
+            )?
+            .wait(timeout)?;
+        match answer.get("protocolVersion").and_then(Value::as_u64) {
+            Some(wire::PROTOCOL_VERSION) => Ok(answer),
+            other => Err(AcpError::Protocol {
+                method: "initialize".into(),
+                message: format!("protocol version {other:?}, not {}", wire::PROTOCOL_VERSION),
+            }),
+        }
+    }
+
+    /// `session/new` in `cwd` (absolute), no MCP servers.
+    pub fn new_session(&self, cwd: &Path, timeout: Duration) -> Result<SessionInfo, AcpError> {
+        let v = self
+            .call(
+                "session/new",
+                json!({"cwd": cwd.to_string_lossy(), "mcpServers": []}),
+            )?
+            .wait(timeout)?;
+        SessionInfo::parse("session/new", &v, None)
+    }
+
+    /// `session/load` of an earlier session (where the agent offers `loadSession`).
+    pub fn load_session(
+        &self,
+        session_id: &str,
+        cwd: &Path,
+        timeout: Duration,
+    ) -> Result<SessionInfo, AcpError> {
+        let v = self
+            .call(
+                "session/load",
+                json!({"sessionId": session_id, "cwd": cwd.to_string_lossy(), "mcpServers": []}),
+            )?
+            .wait(timeout)?;
+        SessionInfo::parse("session/load", &v, Some(session_id))
+    }
+
+    /// `session/set_mode`.
+    pub fn set_mode(
+        &self,
+        session_id: &str,
+        mode: &str,
+        timeout: Duration,
+    ) -> Result<(), AcpError> {
+        self.call(
+            "session/set_mode",
+            json!({"sessionId": session_id, "modeId": mode}),
+        )?
+        .wait(timeout)
+        .map(|_| ())
+    }
+
+    /// `session/prompt` with one text block; the answer (its `stopReason`) comes when the turn
+    /// ends, so the host reads events meanwhile.
+    pub fn prompt(&self, session_id: &str, text: &str) -> Result<Pending, AcpError> {
+        self.call(
+            "session/prompt",
+            json!({"sessionId": session_id, "prompt": [{"type": "text", "text": text}]}),
+        )
+    }
+
+    /// `session/cancel`: the turn under way ends (`stopReason: cancelled`).
+    pub fn cancel(&self, session_id: &str) -> Result<(), AcpError> {
+        self.notify("session/cancel", json!({"sessionId": session_id}))
+    }
+
+    /// Ends the agent: its input closed, then its process group ended.
+    pub fn stop(&self) {
+        lock(&self.stdin).take();
+        let mut child = lock(&self.child);
+        if let Ok(pid) = i32::try_from(child.id()) {
+            if let Some(pid) = rustix::process::Pid::from_raw(pid) {
+                let _ = rustix::process::kill_process_group(pid, rustix::process::Signal::TERM);
+            }
+        }
+        let _ = child.wait();
+    }
+
+    /// The agent's process id.
+    pub fn pid(&self) -> u32 {
+        lock(&self.child).id()
+    }
+}
+
+impl Drop for Client {
+    fn drop(&mut self) {
+        let exited = lock(&self.child).try_wait().ok().flatten().is_some();
+        if !exited {
+            self.stop();
+        }
+    }
+}
+
+fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
+    m.lock().unwrap_or_else(|p| p.into_inner())
+}
+
+fn send(stdin: &Input, frame: &Frame) -> Result<(), AcpError> {
+    let mut guard = lock(stdin);
+    let Some(pipe) = guard.as_mut() else {
+        return Err(AcpError::Write(std::io::ErrorKind::BrokenPipe.into()));
+    };
+    pipe.write_all(frame.encode().as_bytes())
+        .and_then(|()| pipe.flush())
+        .map_err(AcpError::Write)
+}
+
+fn read_loop(mut input: impl BufRead, waiters: Waiters, stdin: Input, events: Sender<Event>) {
+    let emit = |e: Event| {
+        let _ = events.send(e);
+    };
+    loop {
+        let read = match wire::read(&mut input) {
+            Ok(Some(r)) => r,
+            Ok(None) | Err(_) => break,
+        };
+        match read {
+            Read::Oversized(n) => {
+                tracing::warn!(bytes = n, "acp: a line over the limit, skipped");
+                emit(Event::Skipped(format!(
+                    "a line of {n} bytes, over the limit"
+                )));
+            }
+            Read::Garbled(start) => {
+                tracing::warn!(start, "acp: a line that is no JSON-RPC frame, skipped");
+                emit(Event::Skipped(format!("a line that is no frame: {start}")));
+            }
+            Read::Frame(Frame::Response { id, result }) => {
+                let waiter = id.as_u64().and_then(|id| lock(&waiters).remove(&id));
+                match waiter {
+                    Some(tx) => {
+                        let _ = tx.send(result);
+                    }
+                    None => emit(Event::Skipped(format!("an answer to no call ({id})"))),
+                }
+            }
+            Read::Frame(Frame::Notification { method, params }) => {
+                if method == "session/update" {
+                    let session_id = params
+                        .get("sessionId")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned();
+                    let update = Update::parse(params.get("update").unwrap_or(&Value::Null));
+                    if let Update::Unknown(kind) = &update {
+                        tracing::info!(kind, "acp: an update kind not known, skipped");
+                        emit(Event::Skipped(format!("an update of kind {kind:?}")));
+                        continue;
+                    }
+                    emit(Event::Update { session_id, update });
+                } else {
+                    emit(Event::Skipped(format!("a notification {method:?}")));
+                }
+            }
+            Read::Frame(Frame::Request { id, method, params }) => {
+                if method == "session/request_permission" {
+                    match serde_json::from_value::<PermissionRequest>(params) {
+                        Ok(request) => emit(Event::Permission {
+                            rpc_id: id,
+                            request: Box::new(request),
+                        }),
+                        Err(e) => {
+                            refuse(&stdin, id, wire::INVALID_PARAMS, &format!("{e}"));
+                            emit(Event::Skipped(format!(
+                                "a permission request not read: {e}"
+                            )));
+                        }
+                    }
+                } else {
+                    let why = if method.starts_with("fs/") || method.starts_with("terminal/") {
+                        "Plandeck offers no file system and no terminal"
+                    } else {
+                        "not served by Plandeck"
+                    };
+                    refuse(&stdin, id, wire::METHOD_NOT_FOUND, why);
+                    emit(Event::Skipped(format!("a request {method:?}, refused")));
+                }
+            }
+        }
+    }
+    // The agent is gone: every call waiting for it ends (its sender dropped: `Gone`).
+    lock(&waiters).clear();
+    emit(Event::Exited);
+}
+
+fn refuse(stdin: &Input, id: Value, code: i64, message: &str) {
+    let _ = send(
+        stdin,
+        &Frame::Response {
+            id,
+            result: Err(RpcError {
+                code,
+                message: message.to_owned(),
+                data: None,
+            }),
+        },
+    );
+}

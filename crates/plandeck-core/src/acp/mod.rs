@@ -1,0 +1,289 @@
+//! Agents that speak the Agent Client Protocol (ACP: JSON-RPC 2.0 over the agent's stdio), the
+//! sturdy path for the sessions Plandeck starts: the agent's plan and its permission requests come
+//! as structured messages, not a screen to read (issue 36).
+//!
+//! - [`wire`]: frames, one JSON object a line, read with a bound;
+//! - [`client`]: the agent's process and the calls (`initialize`, `session/new`, `session/set_mode`,
+//!   `session/prompt`, `session/cancel`, `session/load`), its requests answered (permissions go to
+//!   the host as [`Event::Permission`]; the file system and terminals are not offered);
+//! - [`gate`]: a permission request as a waiting request (`plan` or `permission`), decided with
+//!   the agent's own options, and whether the session stayed gated.
+//!
+//! What each adapter was seen to send is in `docs/agents.md` ("Agents over ACP").
+
+pub mod catalog;
+pub mod client;
+pub mod gate;
+pub mod requests;
+pub mod session;
+pub mod wire;
+
+use serde::Deserialize;
+use serde_json::Value;
+
+pub use client::{AcpError, AgentCommand, Client, Pending};
+pub use gate::{DecideError, Decided, Outcome, RequestKind, Tracker, Waiting};
+
+/// Titles and names from the agent are shown on one line, this long at most.
+pub const MAX_TITLE_CHARS: usize = 300;
+
+/// The environment an ACP agent is started with, from the one Plandeck runs in: `IS_SANDBOX` is
+/// kept only when it is exactly `"1"`. claude-agent-acp 0.23 takes any non-empty `IS_SANDBOX` as
+/// leave to start Claude Code with `--allow-dangerously-skip-permissions`, which Claude Code, as
+/// root, accepts only with `IS_SANDBOX=1`: any other value makes every `session/new` fail with
+/// "Query closed before response received" (docs/agents.md).
+pub fn agent_env(from: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+    from.into_iter()
+        .filter(|(k, v)| k != "IS_SANDBOX" || v == "1")
+        .collect()
+}
+
+/// One option the agent offers for a permission request.
+#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionOption {
+    pub option_id: String,
+    #[serde(default)]
+    pub name: String,
+    /// `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
+    #[serde(default)]
+    pub kind: String,
+}
+
+/// The tool call a permission request or an update is about.
+#[derive(Debug, Clone, Default, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ToolCall {
+    #[serde(default)]
+    pub tool_call_id: String,
+    #[serde(default)]
+    pub title: Option<String>,
+    #[serde(default)]
+    pub kind: Option<String>,
+    #[serde(default)]
+    pub status: Option<String>,
+    #[serde(default)]
+    pub raw_input: Option<Value>,
+    #[serde(default)]
+    pub content: Option<Value>,
+    #[serde(default)]
+    pub locations: Option<Value>,
+}
+
+/// `session/request_permission`'s params.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PermissionRequest {
+    pub session_id: String,
+    pub tool_call: ToolCall,
+    pub options: Vec<PermissionOption>,
+}
+
+/// One entry of the agent's plan (`plan` update).
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+pub struct PlanEntry {
+    #[serde(default)]
+    pub content: String,
+    #[serde(default)]
+    pub status: String,
+    #[serde(default)]
+    pub priority: String,
+}
+
+/// A `session/update`, the kinds Plandeck reads; the rest are [`Update::Other`] (known, not
+/// used) or [`Update::Unknown`] (logged and skipped).
+#[derive(Debug, Clone, PartialEq)]
+pub enum Update {
+    Plan(Vec<PlanEntry>),
+    /// `tool_call` (`update: false`) or `tool_call_update` (`update: true`).
+    ToolCall {
+        call: Box<ToolCall>,
+        update: bool,
+    },
+    /// The session's mode (`current_mode_update`, or the `mode` of a `config_option_update`).
+    Mode(String),
+    /// `usage_update`: context used and its size, the cost where sent.
+    Usage {
+        used: Option<u64>,
+        size: Option<u64>,
+        cost_usd: Option<f64>,
+    },
+    /// A chunk of a message: `agent_message_chunk`, `agent_thought_chunk`, `user_message_chunk`.
+    Chunk {
+        kind: String,
+        text: String,
+    },
+    Other(String),
+    Unknown(String),
+}
+
+const KNOWN_OTHER: &[&str] = &[
+    "available_commands_update",
+    "session_info_update",
+    "config_option_update",
+];
+
+impl Update {
+    /// Reads a `session/update`'s `update` object; never fails (what does not fit is Unknown).
+    pub fn parse(update: &Value) -> Update {
+        let kind = update
+            .get("sessionUpdate")
+            .and_then(Value::as_str)
+            .unwrap_or("")
+            .to_owned();
+        let parsed =
+            match kind.as_str() {
+                "plan" => update
+                    .get("entries")
+                    .cloned()
+                    .and_then(|e| serde_json::from_value(e).ok())
+                    .map(Update::Plan),
+                "tool_call" | "tool_call_update" => serde_json::from_value(update.clone())
+                    .ok()
+                    .map(|call| Update::ToolCall {
+                        call: Box::new(call),
+                        update: kind == "tool_call_update",
+                    }),
+                "current_mode_update" => update
+                    .get("currentModeId")
+                    .and_then(Value::as_str)
+                    .map(|m| Update::Mode(m.to_owned())),
+                "config_option_update" => Some(
+                    update
+                        .get("configOptions")
+                        .and_then(Value::as_array)
+                        .and_then(|opts| {
+                            opts.iter()
+                                .find(|o| o.get("id").and_then(Value::as_str) == Some("mode"))
+                        })
+                        .and_then(|o| o.get("currentValue").and_then(Value::as_str))
+                        .map(|m| Update::Mode(m.to_owned()))
+                        .unwrap_or(Update::Other(kind.clone())),
+                ),
+                "usage_update" => Some(Update::Usage {
+                    used: update.get("used").and_then(Value::as_u64),
+                    size: update.get("size").and_then(Value::as_u64),
+                    cost_usd: update
+                        .get("cost")
+                        .filter(|c| c.get("currency").and_then(Value::as_str) == Some("USD"))
+                        .and_then(|c| c.get("amount"))
+                        .and_then(Value::as_f64),
+                }),
+                "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
+                    Some(Update::Chunk {
+                        kind: kind.clone(),
+                        text: update
+                            .pointer("/content/text")
+                            .and_then(Value::as_str)
+                            .unwrap_or("")
+                            .to_owned(),
+                    })
+                }
+                k if KNOWN_OTHER.contains(&k) => Some(Update::Other(kind.clone())),
+                _ => None,
+            };
+        parsed.unwrap_or(Update::Unknown(kind))
+    }
+}
+
+/// What the client hands its host, in the order the agent sent it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Event {
+    Update {
+        session_id: String,
+        update: Update,
+    },
+    /// The agent asks; answer with [`Client::respond`] (`rpc_id` as the agent sent it).
+    Permission {
+        rpc_id: Value,
+        request: Box<PermissionRequest>,
+    },
+    /// Something read and skipped (an oversized or garbled line, an unknown update kind, a
+    /// request the client does not serve): for the log, never fatal.
+    Skipped(String),
+    /// The agent's output ended (it exited or closed it): nothing more comes.
+    Exited,
+}
+
+/// A one-line, visible, bounded form of a title or name the agent sent.
+pub fn one_line(text: &str) -> String {
+    let flat: String = text
+        .chars()
+        .map(|c| if c == '\n' || c == '\t' { ' ' } else { c })
+        .collect();
+    let shown = crate::visible::shown(&flat);
+    let mut out: String = shown.chars().take(MAX_TITLE_CHARS).collect();
+    if shown.chars().count() > MAX_TITLE_CHARS {
+        out.push('…');
+    }
+    out
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    #[test]
+    fn is_sandbox_is_kept_only_when_one() {
+        let env = |v: &str| {
+            vec![
+                ("IS_SANDBOX".to_owned(), v.to_owned()),
+                ("A".into(), "b".into()),
+            ]
+        };
+        assert_eq!(
+            agent_env(env("yes")),
+            vec![("A".to_owned(), "b".to_owned())]
+        );
+        assert_eq!(agent_env(env("true")).len(), 1);
+        assert_eq!(agent_env(env("1")).len(), 2);
+    }
+
+    #[test]
+    fn updates_read_from_the_recorded_claude_adapter() {
+        let text = include_str!("../../../../tests/fixtures/acp/claude-agent-acp-0.23.1.jsonl");
+        let mut kinds = Vec::new();
+        for line in text.lines() {
+            let v: Value = serde_json::from_str(line).unwrap();
+            if v["dir"] == "in" && v["frame"]["method"] == "session/update" {
+                kinds.push(Update::parse(&v["frame"]["params"]["update"]));
+            }
+        }
+        assert!(kinds
+            .iter()
+            .any(|u| matches!(u, Update::Mode(m) if m == "plan")));
+        assert!(kinds.iter().any(|u| matches!(u, Update::ToolCall { call, .. } if call.kind.as_deref() == Some("switch_mode"))));
+        assert!(kinds.contains(&Update::Usage {
+            used: Some(11),
+            size: Some(200000),
+            cost_usd: Some(0.00054)
+        }));
+        assert!(
+            !kinds.iter().any(|u| matches!(u, Update::Unknown(_))),
+            "{kinds:?}"
+        );
+    }
+
+    #[test]
+    fn an_unknown_kind_is_unknown_never_an_error() {
+        assert_eq!(
+            Update::parse(&json!({"sessionUpdate": "hologram"})),
+            Update::Unknown("hologram".into())
+        );
+        assert_eq!(Update::parse(&json!(7)), Update::Unknown(String::new()));
+        assert_eq!(
+            Update::parse(&json!({"sessionUpdate": "plan", "entries": 3})),
+            Update::Unknown("plan".into())
+        );
+    }
+
+    #[test]
+    fn titles_are_one_visible_bounded_line() {
+        assert_eq!(one_line("rm -rf /\n\u{1b}[2Jok"), "rm -rf / ⟨U+001B⟩[2Jok");
+        assert_eq!(
+            one_line(&"x".repeat(1000)).chars().count(),
+            MAX_TITLE_CHARS + 1
+        );
+    }
+}

@@ -1,0 +1,251 @@
+//! One ACP session hosted in this process: the agent started in a folder, plan mode set where
+//! offered, turns prompted, each permission request handed to a decider and answered with the
+//! agent's own option ([`super::gate`]). The foundation `plandeck start --agent <acp>` and the
+//! server build on; `plandeck agents check` uses it as is.
+
+use std::path::Path;
+use std::sync::mpsc::{Receiver, RecvTimeoutError};
+use std::time::{Duration, Instant};
+
+use serde::Serialize;
+use serde_json::Value;
+
+use super::client::{AgentCommand, SessionInfo};
+use super::gate::{DecideError, Outcome, Tracker, Waiting};
+use super::{AcpError, Client, Event, Update};
+
+/// What the decider says about one waiting request.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub enum Choice {
+    /// With this allow option of the request, or the narrowest one.
+    Approve(Option<String>),
+    /// With the request's reject option; the feedback (if any) is the next prompt.
+    Reject(Option<String>),
+}
+
+/// One request of a turn, as it ended.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Ended {
+    #[serde(flatten)]
+    pub request: Waiting,
+    #[serde(flatten)]
+    pub outcome: Outcome,
+}
+
+/// What one turn did.
+#[derive(Debug, Clone, PartialEq, Serialize)]
+#[serde(rename_all = "camelCase")]
+pub struct TurnReport {
+    /// The agent's `stopReason`; `None` when it ended before answering.
+    pub stop_reason: Option<String>,
+    pub requests: Vec<Ended>,
+    /// Feedback of a rejection, to send as the next prompt.
+    #[serde(skip)]
+    pub feedback: Option<String>,
+    pub mode: Option<String>,
+    pub gated: bool,
+    pub ungated_why: Option<String>,
+    /// The agent's text of the turn (message chunks), as sent.
+    pub said: String,
+    /// The last `usage_update`'s cost, where sent.
+    pub cost_usd: Option<f64>,
+    /// Things read and skipped (unknown updates, bad lines).
+    pub skipped: usize,
+    pub agent_ended: bool,
+}
+
+/// A session hosted here.
+pub struct Session {
+    client: Client,
+    events: Receiver<Event>,
+    pub tracker: Tracker,
+    pub info: SessionInfo,
+    pub agent: Value,
+    /// How long a turn's agent may say nothing (nothing waiting for the person) before the turn
+    /// is cancelled; the call timeout unless set.
+    silence: Duration,
+    ended: bool,
+}
+
+impl Session {
+    /// Starts the agent, `initialize`, `session/new` in `cwd`, and plan mode when `plan` and
+    /// the agent offers it (`Ok` with no plan mode otherwise: [`Session::plan_mode_offered`]).
+    pub fn start(
+        cmd: &AgentCommand,
+        cwd: &Path,
+        plan: bool,
+        timeout: Duration,
+    ) -> Result<Session, AcpError> {
+        let (client, events) = Client::spawn(cmd)?;
+        let agent = client.initialize(timeout)?;
+        let info = client.new_session(cwd, timeout)?;
+        let mut tracker = Tracker::new();
+        if let Some(m) = &info.current_mode {
+            tracker.mode_set(m);
+        }
+        let mut s = Session {
+            client,
+            events,
+            tracker,
+            info,
+            agent,
+            silence: timeout,
+            ended: false,
+        };
+        if plan && s.plan_mode_offered() {
+            s.client.set_mode(&s.info.session_id, "plan", timeout)?;
+            s.tracker.mode_set("plan");
+        }
+        Ok(s)
+    }
+
+    /// Sets how long a turn's agent may say nothing before the turn is cancelled.
+    pub fn cancel_after_silence(&mut self, silence: Duration) {
+        self.silence = silence;
+    }
+
+    pub fn plan_mode_offered(&self) -> bool {
+        self.info.modes.iter().any(|m| m == "plan")
+    }
+
+    /// One turn: `text` prompted, each permission request asked of `decide`, until the agent
+    /// answers the prompt (or ends). A decision the agent's options do not allow is not sent:
+    /// the request is left unanswered and the error returned with the turn cancelled.
+    pub fn turn(
+        &mut self,
+        text: &str,
+        mut decide: impl FnMut(&Waiting) -> Choice,
+    ) -> Result<TurnReport, AcpError> {
+        let before = self.tracker.ended().len();
+        let pending = self.client.prompt(&self.info.session_id, text)?;
+        let mut said = String::new();
+        let mut cost_usd = None;
+        let mut feedback = None;
+        let mut quiet_since = Instant::now();
+        // The prompt's answer comes after every event it follows: read events until the agent
+        // ends, or none has come for a while and the answer is there.
+        let (tx_done, rx_done) = std::sync::mpsc::channel();
+        let waiter = std::thread::spawn(move || {
+            let r = pending.wait(Duration::from_secs(24 * 3600));
+            let _ = tx_done.send(());
+            r
+        });
+        let mut answered = false;
+        let mut cancelled = false;
+        loop {
+            if !answered && rx_done.try_recv().is_ok() {
+                answered = true;
+            }
+            let e =
+                match self
+                    .events
+                    .recv_timeout(Duration::from_millis(if answered { 0 } else { 50 }))
+                {
+                    Ok(e) => e,
+                    Err(RecvTimeoutError::Timeout) if answered => break,
+                    Err(RecvTimeoutError::Timeout) => {
+                        // A turn whose agent says nothing for the timeout, with nothing waiting
+                        // for the person, is cancelled, once (`stopReason: cancelled`).
+                        if !cancelled
+                            && quiet_since.elapsed() > self.silence
+                            && self.tracker.open().is_empty()
+                        {
+                            cancelled = true;
+                            let _ = self.client.cancel(&self.info.session_id);
+                        }
+                        continue;
+                    }
+                    Err(RecvTimeoutError::Disconnected) => break,
+                };
+            quiet_since = Instant::now();
+            match &e {
+                Event::Update {
+                    update: Update::Chunk { kind, text },
+                    ..
+                } if kind == "agent_message_chunk" => said.push_str(text),
+                Event::Update {
+                    update: Update::Usage { cost_usd: c, .. },
+                    ..
+                } => cost_usd = c.or(cost_usd),
+                Event::Exited => self.ended = true,
+                _ => {}
+            }
+            if let Some(w) = self.tracker.on_event(&e) {
+                let decided = match decide(&w) {
+                    Choice::Approve(opt) => self.tracker.approve(&w.rpc_id, opt.as_deref()),
+                    Choice::Reject(fb) => {
+                        feedback = fb.filter(|f| !f.trim().is_empty());
+                        self.tracker.reject(&w.rpc_id)
+                    }
+                };
+                // The person may have taken long: the agent's silence counts from now.
+                quiet_since = Instant::now();
+                match decided {
+                    Ok(d) => {
+                        if self.client.respond(&d.rpc_id, d.response).is_err() {
+                            // The agent is gone: its end follows as an event.
+                            self.tracker.not_delivered(&d.rpc_id);
+                        }
+                    }
+                    Err(err) => {
+                        let _ = self.client.cancel(&self.info.session_id);
+                        return Err(refused(err));
+                    }
+                }
+            }
+            if self.ended {
+                break;
+            }
+        }
+        let result = waiter.join().unwrap_or(Err(AcpError::Gone {
+            method: "session/prompt".into(),
+        }));
+        let stop_reason = match result {
+            Ok(v) => {
+                self.tracker.turn_ended();
+                v.get("stopReason")
+                    .and_then(Value::as_str)
+                    .map(str::to_owned)
+            }
+            Err(AcpError::Gone { .. }) => None,
+            Err(e) => return Err(e),
+        };
+        Ok(TurnReport {
+            stop_reason,
+            requests: self.tracker.ended()[before..]
+                .iter()
+                .map(|(w, o)| Ended {
+                    request: w.clone(),
+                    outcome: o.clone(),
+                })
+                .collect(),
+            feedback,
+            mode: self.tracker.mode().map(str::to_owned),
+            gated: self.tracker.gated(),
+            ungated_why: self.tracker.ungated_why().map(str::to_owned),
+            said,
+            cost_usd,
+            skipped: self.tracker.skipped(),
+            agent_ended: self.ended,
+        })
+    }
+
+    /// The agent's process id and start time (a decider waiting on a person checks it still runs).
+    pub fn agent_process(&self) -> (u32, Option<u64>) {
+        let pid = self.client.pid();
+        (pid, crate::process::start_time(pid))
+    }
+
+    /// Ends the agent.
+    pub fn stop(&self) {
+        self.client.stop();
+    }
+}
+
+fn refused(err: DecideError) -> AcpError {
+    AcpError::Protocol {
+        method: "session/request_permission".into(),
+        message: err.to_string(),
+    }
+}
