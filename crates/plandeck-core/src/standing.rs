@@ -236,15 +236,13 @@ pub fn settle_sessions(
             let (_, text) = crate::plans::read_plan(plan).ok()?;
             Some(approvals.state(plan, text.as_bytes()))
         });
-        // Claude Code writes the mode an approval switched to ("Yes, and use auto mode") only
-        // when the turn ends, and the card had no mode until then: the approval taken in
-        // Plandeck says which (issue 34).
-        if s.agent == crate::agents::Agent::Claude && s.permission_mode.is_none() {
-            s.permission_mode = match approvals.approved_mode(&s.session_id) {
-                Some("auto") => Some("auto".to_owned()),
-                Some("manual") => Some("default".to_owned()),
-                _ => None,
-            };
+        // An agent that records the mode an approval switched to only when the turn ends shows
+        // the mode the approval taken in Plandeck chose until then (issue 34).
+        if s.permission_mode.is_none() {
+            s.permission_mode = approvals
+                .approved_mode(&s.session_id)
+                .and_then(|m| crate::agents::records(s.agent).mode_after_approval(m))
+                .map(str::to_owned);
         }
     }
     // A session the gate says waits moves up with the others that wait.

@@ -869,6 +869,16 @@ pub fn subagent_transcripts(transcript: &Path) -> Vec<PathBuf> {
 pub(crate) struct ClaudeRecords;
 
 impl Records for ClaudeRecords {
+    /// Claude Code writes the mode an approval switched to ("Yes, and use auto mode") only when
+    /// the turn ends (issue 34).
+    fn mode_after_approval(&self, approved: &str) -> Option<&'static str> {
+        match approved {
+            "auto" => Some("auto"),
+            "manual" => Some("default"),
+            _ => None,
+        }
+    }
+
     fn transcripts(&self, roots: &Roots) -> Vec<PathBuf> {
         let mut found = Vec::new();
         for project in dir_entries(&agent::projects_dir(&roots.claude)) {

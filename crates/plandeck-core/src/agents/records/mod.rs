@@ -210,6 +210,12 @@ pub trait Records: Sync {
     fn plan_keys(&self) -> Option<PlanKeys> {
         None
     }
+
+    /// The permission mode a session shows once an approval taken in Plandeck (`approved`:
+    /// "auto" or "manual") reached it, while its records hold no mode of their own yet.
+    fn mode_after_approval(&self, _approved: &str) -> Option<&'static str> {
+        None
+    }
 }
 
 /// The records of an agent Plandeck reads nothing of (plans in folders the user added).
