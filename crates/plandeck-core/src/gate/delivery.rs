@@ -31,10 +31,11 @@ use super::store::{
     write_decision, PlanSeen,
 };
 use super::transcript::{Answer, Follower};
+use super::typing::{self, wait_screen};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::{Agent, Input, Pick};
+use crate::agents::{Agent, Pick};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -486,6 +487,15 @@ impl From<TerminalError> for CardFailure {
     }
 }
 
+impl From<super::typing::NotTyped> for CardFailure {
+    fn from(e: super::typing::NotTyped) -> Self {
+        match e {
+            super::typing::NotTyped::Terminal(e) => Self::Terminal(e),
+            super::typing::NotTyped::Said(message) => Self::Other(message),
+        }
+    }
+}
+
 /// Turns a card failure into what the outcome says (a refusal into its error); an agent that is
 /// gone closes the request.
 fn card_failed(
@@ -911,7 +921,15 @@ fn composer_message(
         ),
     };
     let closed_card = answer_card(req, &target, Pick::Feedback, &[], true, opts);
-    match closed_card.and_then(|()| type_into_composer(req, &target, &message, opts)) {
+    match closed_card.and_then(|()| {
+        super::typing::type_into_composer(
+            crate::agents::driver(req.agent),
+            &target,
+            &message,
+            opts.close_timeout,
+        )
+        .map_err(CardFailure::from)
+    }) {
         Ok(()) => {
             let _ = close(roots, req, done);
             Ok(Reached::new(Delivery::Delivered, said, done))
@@ -924,74 +942,6 @@ fn composer_message(
             card_failed(roots, req, f, GateStatus::Waiting)
         }
     }
-}
-
-/// Types `text` into Codex's composer and submits it: only once the composer is drawn and empty
-/// (a draft of the person's is never glued to it), the text seen on screen before `Enter`, and
-/// `Enter` again once if the text is still in the composer (taken as a newline of a fast paste).
-fn type_into_composer(
-    req: &GateRequest,
-    target: &Target,
-    text: &str,
-    opts: &DeliveryOptions,
-) -> Result<(), CardFailure> {
-    let driver = crate::agents::driver(req.agent);
-    let composer_empty = |styled: &str| match driver.input("", styled) {
-        Input::Empty => Some(true),
-        Input::Draft(_) => Some(false),
-        Input::Absent(_) => None,
-    };
-    let start = Instant::now();
-    loop {
-        match composer_empty(&target.capture_styled()?) {
-            Some(true) => break,
-            Some(false) if start.elapsed() >= opts.close_timeout => {
-                return Err(CardFailure::Other(format!(
-                    "the popup was closed (staying in Plan mode), but Codex's input in tmux pane {} holds text: nothing more was typed; type your message in the terminal",
-                    target.pane
-                )))
-            }
-            None if start.elapsed() >= opts.close_timeout => {
-                return Err(CardFailure::Other(format!(
-                    "the popup was closed (staying in Plan mode), but Codex's input did not show in tmux pane {}: nothing more was typed; type your message in the terminal",
-                    target.pane
-                )))
-            }
-            _ => std::thread::sleep(POLL),
-        }
-    }
-    target.send(&Key::Text(text.to_owned()))?;
-    let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(20)
-        .collect();
-    let shown = |s: &str| s.contains(&probe) || s.contains("[Pasted Content");
-    if !wait_screen(target, opts.close_timeout, shown)? {
-        return Err(CardFailure::Other(format!(
-            "the message was typed into tmux pane {} but did not show up; Enter was not pressed: look at the terminal",
-            target.pane
-        )));
-    }
-    // Codex takes keys that come fast after each other as a paste, where Enter is a newline.
-    std::thread::sleep(terminal::KEY_GAP * 3);
-    for _ in 0..2 {
-        target.send(&Key::Enter)?;
-        let sent = Instant::now();
-        while sent.elapsed() < opts.close_timeout {
-            if composer_empty(&target.capture_styled()?) == Some(true) {
-                return Ok(());
-            }
-            std::thread::sleep(POLL);
-        }
-    }
-    Err(CardFailure::Other(format!(
-        "the message is in Codex's input in tmux pane {} but was not sent: press Enter in the terminal",
-        target.pane
-    )))
 }
 
 /// An approval in `mode` (the edit, with the text it started from, written first when there is
@@ -1330,24 +1280,6 @@ pub(crate) fn card_visible(agent: Agent, screen: &str) -> bool {
     crate::agents::driver(agent).card_visible(screen)
 }
 
-/// Waits for `pred(screen)` up to `timeout`.
-fn wait_screen(
-    target: &Target,
-    timeout: Duration,
-    pred: impl Fn(&str) -> bool,
-) -> Result<bool, TerminalError> {
-    let start = Instant::now();
-    loop {
-        if pred(&target.capture(0)?) {
-            return Ok(true);
-        }
-        if start.elapsed() >= timeout {
-            return Ok(false);
-        }
-        std::thread::sleep(POLL);
-    }
-}
-
 /// One key of a card's answer: the choice (its key read from the card's labels at the moment it
 /// is typed), or a key after it.
 enum Press<'a> {
@@ -1447,14 +1379,7 @@ fn answer_card(
                 // newline, not a submit, and it reads keys only between renders: a gap between
                 // our calls is not enough. Once the text is drawn, every key of it has been read.
                 // Claude Code shows a long paste as "[Pasted text …]".
-                let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .chars()
-                    .take(20)
-                    .collect();
+                let probe = typing::probe(text);
                 if !probe.is_empty()
                     && !wait_screen(target, opts.close_timeout, |s| {
                         s.contains(&probe) || s.contains("[Pasted text")

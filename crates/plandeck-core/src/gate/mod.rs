@@ -31,12 +31,12 @@ mod files;
 pub(crate) mod hook_wait;
 pub(crate) mod install;
 pub(crate) mod pane;
-mod send;
 pub(crate) mod store;
 pub mod teams;
 #[cfg(test)]
 mod tests;
 pub(crate) mod transcript;
+mod typing;
 
 // Each agent's own part of the gate lives in its folder (`agents/<agent>/`); these keep the
 // gate's paths for its callers.
@@ -66,11 +66,11 @@ pub use install::{
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
-pub(crate) use send::type_checked;
-pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub(crate) use store::new_id;
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 pub use transcript::{Answer, Answerer};
+pub(crate) use typing::type_checked;
+pub use typing::{send_to_session, send_to_target, session_target, SendError};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
 /// (`pending`, as [`pending`] lists them: the count the waiting queue shows).
