@@ -28,9 +28,11 @@
 pub(crate) mod claim;
 pub(crate) mod delivery;
 mod files;
+mod hook_answer;
 pub(crate) mod hook_wait;
 pub(crate) mod install;
 pub(crate) mod pane;
+mod reached;
 pub(crate) mod store;
 pub mod teams;
 #[cfg(test)]
