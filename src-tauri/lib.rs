@@ -8,14 +8,14 @@ mod display;
 mod live;
 mod memory;
 mod notify;
-mod state;
 mod web_view;
 
 use plandeck_cli::GlobalArgs;
 use plandeck_core::config::{Env, Roots};
 use plandeck_core::ipc::IpcError;
 
-pub use state::AppState;
+/// What the shell keeps between commands: core's workspace (roots, live state, machines).
+pub use plandeck_core::workspace::Workspace as AppState;
 
 /// Opens the main window. With `demo`, first creates the demo workspace and points every root at
 /// it (nothing of the person's own folders is read or written then).
@@ -36,18 +36,40 @@ pub fn run_window(global: &GlobalArgs, env: &Env, demo: bool) -> Result<(), IpcE
     run_with_roots(roots, demo, Box::new(move || global.roots(&env)))
 }
 
-/// Expands the IPC table into the handler of every command it lists: `module::name` is
-/// `commands::module::name`, so a command in the table without its adapter does not compile.
+/// Expands the IPC table into the handler of every command it lists: `commands::calls::name`
+/// when the table gives its deck call (generated), else `commands::module::name` (written by
+/// hand), so a command in the table without its adapter does not compile.
 macro_rules! register_commands {
     (
-        commands { $( $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty; )* }
+        commands { $($entries:tt)* }
+        wire { $($wire:tt)* }
         events { $($events:tt)* }
     ) => {
-        tauri::generate_handler![ $( commands::$module::$name ),* ]
+        register_commands!(@next [] $($entries)*)
+    };
+    (@next [$($done:tt)*]
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty = $body:expr
+            $( , served $served:expr )? $( , here $why:literal )?;
+        $($rest:tt)*
+    ) => {
+        register_commands!(@next [$($done)* commands::calls::$name,] $($rest)*)
+    };
+    (@next [$($done:tt)*]
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( , here $why:literal )?;
+        $($rest:tt)*
+    ) => {
+        register_commands!(@next [$($done)* commands::$module::$name,] $($rest)*)
+    };
+    (@next [$($done:tt)*]) => {
+        tauri::generate_handler![$($done)*]
     };
 }
 
-fn run_with_roots(roots: Roots, demo: bool, own_roots: state::OwnRoots) -> Result<(), IpcError> {
+fn run_with_roots(
+    roots: Roots,
+    demo: bool,
+    own_roots: plandeck_core::workspace::OwnRoots,
+) -> Result<(), IpcError> {
     tauri::Builder::default()
         // First, so a second launch on the same store hands over and exits before anything else
         // starts (it would watch, notify and deliver a second time).
@@ -59,13 +81,13 @@ fn run_with_roots(roots: Roots, demo: bool, own_roots: state::OwnRoots) -> Resul
         .setup(|app| {
             web_view::configure(app.handle());
             leave_on_signals(app.handle());
+            tauri::Manager::state::<AppState>(app).start(live::forward(app.handle().clone()));
             // Off the main thread: the watchers' first look at a heavy home (thousands of
             // transcripts) must not hold the window back; commands work meanwhile.
             let handle = app.handle().clone();
             std::thread::Builder::new()
                 .name("live-start".into())
-                .spawn(move || live::start(&handle))?;
-            tauri::Manager::state::<AppState>(app).start_machines(app.handle());
+                .spawn(move || tauri::Manager::state::<AppState>(&handle).restart())?;
             Ok(())
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).
@@ -91,7 +113,7 @@ fn run_with_roots(roots: Roots, demo: bool, own_roots: state::OwnRoots) -> Resul
 fn leave<R: tauri::Runtime>(app: &tauri::AppHandle<R>) {
     use tauri::Manager;
     if let Some(state) = app.try_state::<AppState>() {
-        plandeck_core::gate::app_gone(&state.roots());
+        state.leave();
     }
 }
 

@@ -11,7 +11,7 @@ use crate::AppState;
 /// Sets the window's title from the requests waiting now ([`plandeck_core::gate::window_title`]).
 pub fn waiting_title(app: &AppHandle) {
     // This machine's requests and what the other machines last said (none asked now).
-    let waiting = app.state::<AppState>().deck(app).waiting_now();
+    let waiting = app.state::<AppState>().deck().waiting_now();
     let title = plandeck_core::gate::window_title(&waiting);
     if let Some(window) = app.get_webview_window("main") {
         if let Err(e) = window.set_title(&title) {

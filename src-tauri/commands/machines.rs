@@ -1,5 +1,4 @@
-//! Other machines (`plandeck hosts`): listed with how each is, added, removed, tried again. Each
-//! command is one call on core's deck.
+//! Adding another machine (`plandeck hosts`), once the person confirmed it natively.
 
 use plandeck_core::elsewhere::MachineStatus;
 use plandeck_core::ipc::{ErrorKind, IpcError};
@@ -9,19 +8,6 @@ use super::blocking;
 use crate::AppState;
 
 #[tauri::command]
-#[tracing::instrument(skip_all)]
-pub async fn list_machines(
-    app: AppHandle,
-    state: State<'_, AppState>,
-) -> Result<Vec<MachineStatus>, IpcError> {
-    let deck = state.deck(&app);
-    blocking(move || deck.list_machines()).await
-}
-
-/// Adds a machine (its name and ssh destination checked by core) and connects it, once the
-/// person confirmed it in a native dialog naming the destination (the web view alone cannot add
-/// and connect one: `confirm.rs`).
-#[tauri::command]
 #[tracing::instrument(skip(app, state))]
 pub async fn add_machine(
     app: AppHandle,
@@ -30,7 +16,7 @@ pub async fn add_machine(
     ssh: String,
     forward_agent: bool,
 ) -> Result<MachineStatus, IpcError> {
-    let deck = state.deck(&app);
+    let deck = state.deck();
     let (deck, name, ssh, ask) = blocking(move || {
         let ask = deck.machine_to_confirm(&name, &ssh, forward_agent)?;
         Ok((deck, name, ssh, ask))
@@ -44,27 +30,4 @@ pub async fn add_machine(
         ));
     }
     blocking(move || deck.add_machine(&name, &ssh, forward_agent)).await
-}
-
-/// Removes a machine from the settings; nothing on it changes.
-#[tauri::command]
-#[tracing::instrument(skip(app, state))]
-pub async fn remove_machine(
-    app: AppHandle,
-    state: State<'_, AppState>,
-    name: String,
-) -> Result<(), IpcError> {
-    let deck = state.deck(&app);
-    blocking(move || deck.remove_machine(&name)).await
-}
-
-#[tauri::command]
-#[tracing::instrument(skip(app, state))]
-pub async fn reconnect_machine(
-    app: AppHandle,
-    state: State<'_, AppState>,
-    name: String,
-) -> Result<(), IpcError> {
-    let deck = state.deck(&app);
-    blocking(move || deck.reconnect_machine(&name)).await
 }

@@ -1,20 +1,55 @@
-//! One module per area; each command is a one-call adapter over `plandeck-core`.
+//! The window's commands. Each one the IPC table gives a deck call is generated here from it
+//! ([`calls`]: the deck call, off the main thread, deciding as the window); the few it does not
+//! (a native dialog first) are written by hand in the module the table names.
 
-pub mod comments;
 pub mod control;
 pub mod demo;
-pub mod gate;
-pub mod history;
 pub mod machines;
-pub mod overview;
 pub mod pick;
 pub mod plans;
-pub mod review;
-pub mod sessions;
 pub mod settings;
-pub mod terminals;
-pub mod verify;
 pub mod worktrees;
+
+/// A command's adapter when the table gives its deck call; none (written by hand) when not.
+macro_rules! adapter {
+    ($name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty []) => {};
+    ($name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty [$body:expr]) => {
+        #[tauri::command]
+        #[tracing::instrument(skip_all)]
+        pub async fn $name(
+            state: State<'_, AppState>,
+            $( $arg: $argty ),*
+        ) -> Result<$ret, IpcError> {
+            let deck = state.deck();
+            super::blocking(move || deck.call(WINDOW, $body)).await
+        }
+    };
+}
+
+/// Every command of the table with a deck call.
+macro_rules! adapters {
+    (
+        commands { $(
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $($wire:tt)* }
+        events { $($events:tt)* }
+    ) => {
+        $( adapter!{ $name ( $( $arg : $argty ),* ) -> $ret [$( $body )?] } )*
+    };
+}
+
+/// The adapters generated from the IPC table.
+pub mod calls {
+    use plandeck_core::deck::WINDOW;
+    use plandeck_core::ipc::IpcError;
+    use tauri::State;
+
+    use crate::AppState;
+
+    plandeck_core::ipc_table!(adapters);
+}
 
 use plandeck_core::ipc::{ErrorKind, IpcError};
 
@@ -27,6 +62,15 @@ pub async fn blocking<T: Send + 'static>(
         .map_err(|e| IpcError::new(ErrorKind::Internal, format!("background task failed: {e}")))?;
     crate::memory::after_work();
     done
+}
+
+/// `call` on the workspace, off the main thread.
+pub async fn on_workspace<T: Send + 'static>(
+    app: &tauri::AppHandle,
+    call: impl FnOnce(&crate::AppState) -> Result<T, IpcError> + Send + 'static,
+) -> Result<T, IpcError> {
+    let app = app.clone();
+    blocking(move || call(&tauri::Manager::state::<crate::AppState>(&app))).await
 }
 
 #[cfg(test)]

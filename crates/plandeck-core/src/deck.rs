@@ -16,8 +16,7 @@
 use std::sync::{Arc, Mutex};
 
 use serde::de::DeserializeOwned;
-use serde::Deserialize;
-use serde_json::{json, Value};
+use serde_json::Value;
 
 use crate::agents::{self, Agent, AgentInfo};
 use crate::comments::{self, CommentAction, CommentsChanged, NewComment, PlacedComment, Position};
@@ -36,6 +35,7 @@ use crate::route::{self, PlanDecision, PlanOutcome};
 use crate::sessions::{IndexProgress, SessionIndex, SessionSummary};
 use crate::sync::lock;
 use crate::verify::{self, StepOverride, StepStatus, VerifyReport};
+use crate::wire::{calls, Client, ConfirmationWords};
 use crate::worktrees::{self, RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
 
 /// Who decides through a deck, as the decision log and the agent's feedback name them.
@@ -69,6 +69,29 @@ pub struct Confirmation {
     pub destructive: bool,
     /// The button that confirms (Cancel is the other).
     pub action: String,
+}
+
+/// Another machine, through the typed client of the table ([`Client`]): each call goes to
+/// it, and its answer is read with its ids here ([`elsewhere::answer`]).
+struct There<'a> {
+    elsewhere: Option<&'a Arc<dyn Elsewhere>>,
+    machine: &'a str,
+}
+
+impl Client for There<'_> {
+    fn ask<T: DeserializeOwned + OnMachine>(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<T, IpcError> {
+        let Some(elsewhere) = self.elsewhere else {
+            return Err(IpcError::new(
+                ErrorKind::NotFound,
+                format!("{} is not a machine this window shows", self.machine),
+            ));
+        };
+        elsewhere::answer(self.machine, elsewhere.call(self.machine, method, params)?)
+    }
 }
 
 impl Deck {
@@ -118,31 +141,19 @@ impl Deck {
         self
     }
 
-    /// When `id` is another machine's: `method` called there (`params` built from its own id),
-    /// the answer read with its ids here; `None` for a local id.
-    fn there<T: DeserializeOwned + OnMachine>(
-        &self,
-        id: &str,
-        method: &str,
-        params: impl FnOnce(&str) -> Value,
-    ) -> Option<Result<T, IpcError>> {
+    /// When `id` is another machine's: that machine (its calls typed by the table, its answers
+    /// read with its ids here) and the id as it knows it; `None` for a local id.
+    fn there<'a>(&'a self, id: &'a str) -> Option<(There<'a>, String)> {
         let (machine, own) = elsewhere::split(id)?;
-        Some(self.call_on(machine, method, params(own)))
+        Some((self.on(machine), own.to_owned()))
     }
 
-    fn call_on<T: DeserializeOwned + OnMachine>(
-        &self,
-        machine: &str,
-        method: &str,
-        params: Value,
-    ) -> Result<T, IpcError> {
-        let Some(elsewhere) = &self.elsewhere else {
-            return Err(IpcError::new(
-                ErrorKind::NotFound,
-                format!("{machine} is not a machine this window shows"),
-            ));
-        };
-        elsewhere::answer(machine, elsewhere.call(machine, method, params)?)
+    /// The machine `machine`, its calls typed by the table.
+    fn on<'a>(&'a self, machine: &'a str) -> There<'a> {
+        There {
+            elsewhere: self.elsewhere.as_ref(),
+            machine,
+        }
     }
 
     /// Every other machine's answer to the listing `method`: its rows, or why there are none.
@@ -178,6 +189,12 @@ impl Deck {
         &self.roots
     }
 
+    /// `call` on this deck, deciding as `by`: how the table's deck calls are run
+    /// ([`crate::ipc_table!`]; the window decides as [`WINDOW`], a server as its client).
+    pub fn call<R>(&self, by: &str, call: impl FnOnce(&Deck, &str) -> R) -> R {
+        call(self, by)
+    }
+
     fn report(&self, event: LiveEvent) {
         (self.emit)(event);
     }
@@ -211,7 +228,7 @@ impl Deck {
             &gate::pending(&self.roots),
         );
         if self.elsewhere.is_some() {
-            for (machine, theirs) in self.gathered::<PlanListing>("list_plans") {
+            for (machine, theirs) in self.gathered::<PlanListing>(calls::list_plans::NAME) {
                 match theirs {
                     Ok(theirs) => {
                         listing.plans.extend(theirs.plans);
@@ -230,8 +247,8 @@ impl Deck {
 
     /// One plan, rendered and settled; the version is recorded in the review store as seen.
     pub fn get_plan(&self, id: &str) -> Result<PlanDocument, IpcError> {
-        if let Some(there) = self.there(id, "get_plan", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.get_plan(own);
         }
         let mut doc = plans::get_by_id(&self.roots, id)?;
         crate::standing::settle(
@@ -260,21 +277,19 @@ impl Deck {
                     let (elsewhere, machine, query) =
                         (elsewhere.clone(), m.name.clone(), query.to_owned());
                     std::thread::spawn(move || {
-                        let answer =
-                            elsewhere.call(&machine, "search_plans", json!({ "query": query }));
-                        let _ = tx.send(answer);
+                        let there = There {
+                            elsewhere: Some(&elsewhere),
+                            machine: &machine,
+                        };
+                        let _ = tx.send(there.search_plans(query));
                     });
                     (m.name, rx)
                 })
                 .collect();
             let deadline = std::time::Instant::now() + SEARCH_PATIENCE;
-            for (machine, rx) in asked {
+            for (_, rx) in asked {
                 let left = deadline.saturating_duration_since(std::time::Instant::now());
-                let theirs = rx
-                    .recv_timeout(left)
-                    .ok()
-                    .and_then(Result::ok)
-                    .and_then(|v| elsewhere::answer::<Vec<SearchHit>>(&machine, v).ok());
+                let theirs = rx.recv_timeout(left).ok().and_then(Result::ok);
                 if let Some(theirs) = theirs {
                     hits.extend(theirs);
                 }
@@ -308,21 +323,20 @@ impl Deck {
         to: Option<&str>,
     ) -> Result<PlanDiff, IpcError> {
         let own = elsewhere::own_id(machine, id)?;
-        let theirs: PlanDiff = self.call_on(
-            machine,
-            "plan_diff",
-            json!({ "id": own, "from": from, "to": to }),
+        let there = self.on(machine);
+        let theirs = there.plan_diff(
+            own.to_owned(),
+            from.map(str::to_owned),
+            to.map(str::to_owned),
         )?;
-        let version = |hash: &str| -> Result<String, IpcError> {
-            self.call_on(machine, "plan_version", json!({ "id": own, "hash": hash }))
-        };
+        let version = |hash: &str| there.plan_version(own.to_owned(), hash.to_owned());
         let old = match &theirs.from_hash {
             Some(hash) => version(hash),
             None => Ok(String::new()),
         };
         // The newest text may be one the remote never recorded as a version: its plan as shown.
         let new = version(&theirs.to_hash).or_else(|_| {
-            let doc: PlanDocument = self.call_on(machine, "get_plan", json!({ "id": own }))?;
+            let doc = there.get_plan(own.to_owned())?;
             if doc.content_hash == theirs.to_hash {
                 Ok(doc.source)
             } else {
@@ -345,17 +359,16 @@ impl Deck {
     }
 
     pub fn plan_history(&self, id: &str) -> Result<PlanHistory, IpcError> {
-        if let Some(there) = self.there(id, "plan_history", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.plan_history(own);
         }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::history(&self.roots, &path)?)
     }
 
     pub fn plan_version(&self, id: &str, hash: &str) -> Result<String, IpcError> {
-        let params = |id: &str| json!({ "id": id, "hash": hash });
-        if let Some(there) = self.there(id, "plan_version", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.plan_version(own, hash.to_owned());
         }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(review::version_of(&self.roots, &path, hash)?)
@@ -364,7 +377,7 @@ impl Deck {
     pub fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
         let mut log = review::log(&self.roots, None)?;
         if self.elsewhere.is_some() {
-            self.with_theirs("decision_log", &mut log);
+            self.with_theirs(calls::decision_log::NAME, &mut log);
             // Newest first, whichever machine decided.
             log.sort_by_key(|d| std::cmp::Reverse(d.time));
         }
@@ -382,12 +395,8 @@ impl Deck {
         by: &str,
     ) -> Result<PlanOutcome, IpcError> {
         // On another machine its own deck decides, and records who: "over SSH from …".
-        let params = |id: &str| {
-            json!({ "id": id, "seenHash": seen_hash, "decision": &decision,
-                    "withComments": with_comments })
-        };
-        if let Some(there) = self.there(id, "decide_plan", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.decide_plan(own, seen_hash.to_owned(), decision, with_comments);
         }
         let opts = route::RouteOptions {
             comments: with_comments.unwrap_or(true),
@@ -413,8 +422,9 @@ impl Deck {
     pub fn undo_decision(&self, id: &str, decision_id: &str) -> Result<Decision, IpcError> {
         if let Some((machine, own)) = elsewhere::split(id) {
             let decision_id = elsewhere::own_id(machine, decision_id)?;
-            let params = json!({ "id": own, "decisionId": decision_id });
-            return self.call_on(machine, "undo_decision", params);
+            return self
+                .on(machine)
+                .undo_decision(own.to_owned(), decision_id.to_owned());
         }
         let path = plans::resolve_id(&self.roots, id)?;
         let line = route::undo(&self.roots, &path, decision_id)?;
@@ -426,7 +436,7 @@ impl Deck {
 
     pub fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
         let mut plans = history::transcript_only_in(&self.history.plans());
-        self.with_theirs("transcript_plans", &mut plans);
+        self.with_theirs(calls::transcript_plans::NAME, &mut plans);
         Ok(plans)
     }
 
@@ -435,8 +445,8 @@ impl Deck {
     }
 
     pub fn recovered_plan(&self, id: &str) -> Result<RecoveredPlanView, IpcError> {
-        if let Some(there) = self.there(id, "recovered_plan", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.recovered_plan(own);
         }
         history::view_in(&self.roots, &self.history.plans(), id)
     }
@@ -444,11 +454,8 @@ impl Deck {
     pub fn recovered_plan_diff(&self, id: &str, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
         if let Some((machine, _)) = elsewhere::split(id) {
             // Both versions' texts are in its recovered plan: compared and rendered here.
-            let view: RecoveredPlanView = self.call_on(
-                machine,
-                "recovered_plan",
-                json!({ "id": elsewhere::own_id(machine, id)? }),
-            )?;
+            let own = elsewhere::own_id(machine, id)?;
+            let view = self.on(machine).recovered_plan(own.to_owned())?;
             let text = |i: u32| {
                 view.plan
                     .versions
@@ -466,8 +473,8 @@ impl Deck {
 
     /// Writes a recovered plan back as a plan file; the history reads itself again.
     pub fn restore_plan(&self, id: &str) -> Result<Restored, IpcError> {
-        if let Some(there) = self.there(id, "restore_plan", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.restore_plan(own);
         }
         let restored = history::restore_in(&self.roots, &self.history.plans(), id)?;
         self.history.refresh(true);
@@ -478,8 +485,8 @@ impl Deck {
     // ---- Comments
 
     pub fn list_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
-        if let Some(there) = self.there(id, "list_comments", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.list_comments(own);
         }
         let path = plans::resolve_id(&self.roots, id)?;
         Ok(comments::for_plan(&self.roots, &path.to_string_lossy())?.1)
@@ -492,9 +499,8 @@ impl Deck {
         text: &str,
         near: Option<u32>,
     ) -> Result<PlacedComment, IpcError> {
-        let params = |id: &str| json!({ "id": id, "quote": quote, "text": text, "near": near });
-        if let Some(there) = self.there(id, "add_comment", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.add_comment(own, quote.to_owned(), text.to_owned(), near);
         }
         let position = near.map_or(Position::Only, |n| Position::Near(n as usize));
         let new = NewComment {
@@ -510,9 +516,8 @@ impl Deck {
     }
 
     pub fn change_comment(&self, comment_id: &str, action: CommentAction) -> Result<(), IpcError> {
-        let params = |id: &str| json!({ "commentId": id, "action": &action });
-        if let Some(there) = self.there(comment_id, "change_comment", params) {
-            return there;
+        if let Some((there, own)) = self.there(comment_id) {
+            return there.change_comment(own, action);
         }
         comments::change(&self.roots.data, comment_id, action, &review::log::now())?;
         self.report(LiveEvent::Comments(CommentsChanged::default()));
@@ -520,8 +525,8 @@ impl Deck {
     }
 
     pub fn review_markdown(&self, id: &str) -> Result<String, IpcError> {
-        if let Some(there) = self.there(id, "review_markdown", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.review_markdown(own);
         }
         let path = plans::resolve_id(&self.roots, id)?;
         comments::review_markdown(&self.roots, &path.to_string_lossy())
@@ -544,7 +549,7 @@ impl Deck {
             return Ok(list);
         }
         match ids {
-            None => self.with_theirs("list_sessions", &mut list),
+            None => self.with_theirs(calls::list_sessions::NAME, &mut list),
             Some(ids) => {
                 // Each machine's own, asked of it.
                 let mut of: std::collections::BTreeMap<&str, Vec<&str>> = Default::default();
@@ -552,11 +557,8 @@ impl Deck {
                     of.entry(machine).or_default().push(own);
                 }
                 for (machine, own) in of {
-                    let theirs = self.call_on::<Vec<SessionSummary>>(
-                        machine,
-                        "get_sessions",
-                        json!({ "ids": own }),
-                    );
+                    let own = own.into_iter().map(str::to_owned).collect();
+                    let theirs = self.on(machine).get_sessions(own);
                     match theirs {
                         Ok(theirs) => list.extend(theirs),
                         Err(e) => tracing::debug!(machine, "no sessions: {e}"),
@@ -585,10 +587,8 @@ impl Deck {
 
     /// Opens a live, read-only view of the pane session `session_id` runs in.
     pub fn open_terminal(&self, session_id: &str) -> Result<TerminalView, IpcError> {
-        if let Some(there) =
-            self.there(session_id, "open_terminal", |id| json!({ "sessionId": id }))
-        {
-            return there;
+        if let Some((there, own)) = self.there(session_id) {
+            return there.open_terminal(own);
         }
         // A session Plandeck started (any agent) or a live Claude Code session in tmux; else the
         // pane the session's own records and process name.
@@ -607,8 +607,8 @@ impl Deck {
 
     /// Ends the view `view`.
     pub fn close_terminal(&self, view: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(view, "close_terminal", |v| json!({ "view": v })) {
-            return there;
+        if let Some((there, own)) = self.there(view) {
+            return there.close_terminal(own);
         }
         self.terminals()?.close(view);
         Ok(())
@@ -616,29 +616,24 @@ impl Deck {
 
     /// The person takes control of `view` (their keys reach the pane), once its pane is checked.
     pub fn take_terminal_control(&self, view: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(view, "take_terminal_control", |v| json!({ "view": v })) {
-            return there;
+        if let Some((there, own)) = self.there(view) {
+            return there.take_terminal_control(own);
         }
         Ok(self.terminals()?.take_control(view)?)
     }
 
     /// `view` is read-only again.
     pub fn release_terminal_control(&self, view: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(view, "release_terminal_control", |v| json!({ "view": v }))
-        {
-            return there;
+        if let Some((there, own)) = self.there(view) {
+            return there.release_terminal_control(own);
         }
         Ok(self.terminals()?.release_control(view)?)
     }
 
     /// Types what the person's keys made into the pane of `view`, which they took control of.
     pub fn type_into_terminal(&self, view: &str, data: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(
-            view,
-            "type_into_terminal",
-            |v| json!({ "view": v, "data": data }),
-        ) {
-            return there;
+        if let Some((there, own)) = self.there(view) {
+            return there.type_into_terminal(own, data.to_owned());
         }
         Ok(self.terminals()?.type_into(view, data)?)
     }
@@ -655,14 +650,14 @@ impl Deck {
     /// The worktrees; sizes not measured yet come as [`LiveEvent::WorktreeSize`].
     pub fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
         let mut list = self.worktrees.list()?;
-        self.with_theirs("list_worktrees", &mut list);
+        self.with_theirs(calls::list_worktrees::NAME, &mut list);
         Ok(list)
     }
 
     /// Keeps the worktree `id` (listed as kept, never offered for removal); every holder hears.
     pub fn keep_worktree(&self, id: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(id, "keep_worktree", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.keep_worktree(own);
         }
         let path = worktrees::resolve_id(&self.roots, id)?;
         worktrees::keep(&self.roots, &path)?;
@@ -672,8 +667,8 @@ impl Deck {
 
     /// Forgets the Keep choice for the worktree `id` (nothing on disk changes); every holder hears.
     pub fn unkeep_worktree(&self, id: &str) -> Result<(), IpcError> {
-        if let Some(there) = self.there(id, "unkeep_worktree", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.unkeep_worktree(own);
         }
         let path = worktrees::resolve_id(&self.roots, id)?;
         worktrees::unkeep(&self.roots, &path)?;
@@ -688,8 +683,8 @@ impl Deck {
     }
 
     pub fn worktree_details(&self, id: &str) -> Result<WorktreeDetails, IpcError> {
-        if let Some(there) = self.there(id, "worktree_details", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.worktree_details(own);
         }
         let path = worktrees::resolve_id(&self.roots, id)?;
         Ok(worktrees::details(&self.roots, &path)?)
@@ -700,7 +695,7 @@ impl Deck {
     /// (the main worktree, a folder git cannot validate …) is refused here, with why.
     pub fn removal_to_confirm(&self, id: &str) -> Result<(RemovalPreview, Confirmation), IpcError> {
         if let Some((machine, own)) = elsewhere::split(id) {
-            let shown: Shown = self.call_on(machine, "removal_to_confirm", json!({ "id": own }))?;
+            let shown = self.on(machine).removal_to_confirm(own.to_owned())?;
             return Ok((shown.preview, shown.confirmation.on(machine)));
         }
         let path = worktrees::resolve_id(&self.roots, id)?;
@@ -735,9 +730,9 @@ impl Deck {
         preview: &RemovalPreview,
     ) -> Result<RemoveOutcome, IpcError> {
         // There, the token is the one its own preview gave (it removes only what it showed).
-        let params = |id: &str| json!({ "id": id, "token": &preview.token });
-        if let Some(there) = self.there(id, "remove_worktree", params) {
-            return there;
+        // There, the token is the one its own preview gave (it removes only what it showed).
+        if let Some((there, own)) = self.there(id) {
+            return there.remove_shown(own, preview.token.clone());
         }
         let path = worktrees::resolve_id(&self.roots, id)?;
         let opts = worktrees::RemoveOptions {
@@ -757,11 +752,7 @@ impl Deck {
         repo_id: &str,
     ) -> Result<(Vec<RemovalPreview>, Option<Confirmation>), IpcError> {
         if let Some((machine, own)) = elsewhere::split(repo_id) {
-            let shown: ShownClean = self.call_on(
-                machine,
-                "clean_removals_to_confirm",
-                json!({ "repoId": own }),
-            )?;
+            let shown = self.on(machine).clean_removals_to_confirm(own.to_owned())?;
             let confirmation = shown.confirmation.map(|c| c.on(machine));
             return Ok((shown.previews, confirmation));
         }
@@ -800,9 +791,8 @@ impl Deck {
                     "clean removals are of one repository at a time",
                 ));
             }
-            let tokens: Vec<&str> = previews.iter().map(|p| p.token.as_str()).collect();
-            let params = json!({ "repoId": own, "tokens": tokens });
-            return self.call_on(machine, "remove_clean_worktrees", params);
+            let tokens = previews.iter().map(|p| p.token.clone()).collect();
+            return self.on(machine).remove_clean_shown(own.to_owned(), tokens);
         }
         let removed = worktrees::remove_previewed(&self.roots, previews, None);
         self.report(LiveEvent::Worktrees(WorktreesChanged::default()));
@@ -810,9 +800,8 @@ impl Deck {
     }
 
     pub fn restore_worktree(&self, repo_id: &str, archive_ref: &str) -> Result<String, IpcError> {
-        let params = |id: &str| json!({ "repoId": id, "archiveRef": archive_ref });
-        if let Some(there) = self.there(repo_id, "restore_worktree", params) {
-            return there;
+        if let Some((there, own)) = self.there(repo_id) {
+            return there.restore_worktree(own, archive_ref.to_owned());
         }
         let repo = worktrees::resolve_repo_id(&self.roots, repo_id)?;
         let branch = worktrees::restore(&self.roots, &repo, archive_ref)?;
@@ -825,7 +814,7 @@ impl Deck {
     pub fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
         let mut pending = gate::pending(&self.roots);
         if self.elsewhere.is_some() {
-            self.with_theirs("list_pending", &mut pending);
+            self.with_theirs(calls::list_pending::NAME, &mut pending);
             pending.sort_by(|a, b| a.waiting_since.cmp(&b.waiting_since).then(a.id.cmp(&b.id)));
         }
         Ok(pending)
@@ -836,7 +825,7 @@ impl Deck {
     pub fn waiting_now(&self) -> Vec<GateRequest> {
         let mut pending = gate::pending(&self.roots);
         if let Some(elsewhere) = &self.elsewhere {
-            for g in elsewhere.last("list_pending") {
+            for g in elsewhere.last(calls::list_pending::NAME) {
                 let theirs = g
                     .answer
                     .and_then(|v| elsewhere::answer::<Vec<GateRequest>>(&g.machine, v));
@@ -856,12 +845,8 @@ impl Deck {
         by: &str,
     ) -> Result<DecisionOutcome, IpcError> {
         // On another machine its own gate delivers, and records who: "over SSH from …".
-        let params = |id: &str| {
-            json!({ "id": id, "decision": &decision, "withComments": with_comments,
-                    "seenHash": &seen_hash })
-        };
-        if let Some(there) = self.there(id, "decide_request", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.decide_request(own, decision, with_comments, seen_hash);
         }
         if self.demo {
             let outcome = gate::decide_demo(&self.roots, id, decision, by)?;
@@ -887,8 +872,8 @@ impl Deck {
     }
 
     pub fn request_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
-        if let Some(there) = self.there(id, "request_comments", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.request_comments(own);
         }
         Ok(gate::open_comments(&self.roots, id)?)
     }
@@ -930,7 +915,7 @@ impl Deck {
     pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {
         let mut list = gate::teams::list(&self.roots);
         if self.elsewhere.is_some() {
-            self.with_theirs("list_teams", &mut list);
+            self.with_theirs(calls::list_teams::NAME, &mut list);
         }
         Ok(list)
     }
@@ -952,16 +937,15 @@ impl Deck {
     // ---- Verify
 
     pub fn verify_report(&self, id: &str) -> Result<VerifyReport, IpcError> {
-        if let Some(there) = self.there(id, "verify_report", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.verify_report(own);
         }
         verify::report_by_id(&self.roots, id)
     }
 
     pub fn verify_file_diff(&self, id: &str, path: &str) -> Result<PlanDiff, IpcError> {
-        let params = |id: &str| json!({ "id": id, "path": path });
-        if let Some(there) = self.there(id, "verify_file_diff", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.verify_file_diff(own, path.to_owned());
         }
         verify::changed_file_diff(&self.roots, id, path)
     }
@@ -973,35 +957,32 @@ impl Deck {
         status: StepStatus,
         note: &str,
     ) -> Result<StepOverride, IpcError> {
-        let params = |id: &str| json!({ "id": id, "index": index, "status": status, "note": note });
-        if let Some(there) = self.there(id, "set_step_override", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.set_step_override(own, index, status, note.to_owned());
         }
         verify::check_id(id)?;
         Ok(verify::set_override(&self.roots, id, index, status, note)?)
     }
 
     pub fn clear_step_override(&self, id: &str, index: u32) -> Result<bool, IpcError> {
-        let params = |id: &str| json!({ "id": id, "index": index });
-        if let Some(there) = self.there(id, "clear_step_override", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.clear_step_override(own, index);
         }
         verify::check_id(id)?;
         Ok(verify::clear_override(&self.roots, id, index)?)
     }
 
     pub fn verify_report_text(&self, id: &str) -> Result<String, IpcError> {
-        if let Some(there) = self.there(id, "verify_report_text", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.verify_report_text(own);
         }
         verify::report_text(&self.roots, id)
     }
 
     /// Types the report the person read (`shown`) to the agent, through the gate's checks.
     pub fn send_verify_report(&self, id: &str, shown: &str) -> Result<String, IpcError> {
-        let params = |id: &str| json!({ "id": id, "shown": shown });
-        if let Some(there) = self.there(id, "send_verify_report", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.send_verify_report(own, shown.to_owned());
         }
         verify::send_report(&self.roots, id, shown)
     }
@@ -1062,42 +1043,40 @@ impl Deck {
     /// Types `text` into the session `id` (a session id or the tmux session Plandeck started)
     /// and submits it: only while the agent waits for input with an empty input box.
     pub fn send_to_agent(&self, id: &str, text: &str) -> Result<String, IpcError> {
-        let params = |id: &str| json!({ "id": id, "text": text });
-        if let Some(there) = self.there(id, "send_to_agent", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.send_to_agent(own, text.to_owned());
         }
         Ok(control::send_message(&self.roots, id, text)?)
     }
 
     /// Presses the agent's own interrupt key in the session `id` (the window confirms first).
     pub fn interrupt_session(&self, id: &str) -> Result<String, IpcError> {
-        if let Some(there) = self.there(id, "interrupt_session", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.interrupt_session(own);
         }
         Ok(control::interrupt(&self.roots, id)?)
     }
 
     /// What stopping the session `id` would end, with the token [`Deck::stop_session`] takes.
     pub fn stop_preview(&self, id: &str) -> Result<StopPreview, IpcError> {
-        if let Some(there) = self.there(id, "stop_preview", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.stop_preview(own);
         }
         Ok(control::stop_preview(&self.roots, id)?)
     }
 
     /// Ends what the preview with `token` listed (refused when it changed since).
     pub fn stop_session(&self, id: &str, token: &str) -> Result<StopOutcome, IpcError> {
-        let params = |id: &str| json!({ "id": id, "token": token });
-        if let Some(there) = self.there(id, "stop_session", params) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.stop_session(own, token.to_owned());
         }
         Ok(control::stop(&self.roots, id, token)?)
     }
 
     /// Resumes the ended session `id` in its folder, in a new tmux session.
     pub fn resume_session(&self, id: &str) -> Result<Started, IpcError> {
-        if let Some(there) = self.there(id, "resume_session", |id| json!({ "id": id })) {
-            return there;
+        if let Some((there, own)) = self.there(id) {
+            return there.resume_session(own);
         }
         let known = lock(&self.sessions).as_ref().and_then(|index| {
             index
@@ -1212,44 +1191,6 @@ impl Deck {
     }
 }
 
-/// A removal preview another machine showed, and its words.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct Shown {
-    preview: RemovalPreview,
-    confirmation: ShownWords,
-}
-
-/// The clean removals another machine showed, and their words.
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ShownClean {
-    previews: Vec<RemovalPreview>,
-    confirmation: Option<ShownWords>,
-}
-
-impl OnMachine for Shown {
-    fn on_machine(&mut self, machine: &str) {
-        self.preview.on_machine(machine);
-    }
-}
-
-impl OnMachine for ShownClean {
-    fn on_machine(&mut self, machine: &str) {
-        self.previews.on_machine(machine);
-    }
-}
-
-/// A confirmation's words as another machine gave them (its `serve` answer).
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase")]
-struct ShownWords {
-    title: String,
-    text: String,
-    destructive: bool,
-    action: String,
-}
-
 /// The most characters of another machine's dialog title shown here (one line).
 const DIALOG_TITLE_CHARS: usize = 300;
 /// The most characters of another machine's dialog text shown here.
@@ -1263,7 +1204,8 @@ fn at_most(text: String, max: usize) -> String {
     }
 }
 
-impl ShownWords {
+/// A confirmation's words as another machine gave them (its `serve` answer).
+impl ConfirmationWords {
     /// The words a native dialog here shows: the machine named first, its title on one line,
     /// nothing in them that a person cannot see (the remote's text is untrusted), each bounded,
     /// the action one of ours.
@@ -1315,7 +1257,7 @@ mod tests {
     /// 16 MiB text laid out by GTK froze the window), marked, and the action ours.
     #[test]
     fn a_machines_dialog_words_are_one_bounded_title_named_first_and_bounded_text() {
-        let words = ShownWords {
+        let words = ConfirmationWords {
             title: format!(
                 "Remove /srv/app?{}Remove /home/me/work on this computer?\u{202E}",
                 "\n".repeat(80)

@@ -396,7 +396,14 @@ names_nothing!(
     crate::worktrees::WorktreeDetails,
     crate::worktrees::RemoveOutcome,
     crate::verify::VerifyReport,
-    crate::verify::StepOverride
+    crate::verify::StepOverride,
+    crate::overview::Overview,
+    crate::agents::AgentInfo,
+    crate::history::ScanProgress,
+    crate::sessions::IndexProgress,
+    crate::gate::HookPreview,
+    crate::gate::InstallReport,
+    MachineStatus
 );
 
 /// `machine`'s answer `value` read as `T`, its ids namespaced and its rows named; an answer that

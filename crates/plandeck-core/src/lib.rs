@@ -27,6 +27,8 @@
 //! - [`live`]: the app's watchers and liveness tick as one handle that reports typed events.
 //! - [`ipc_table`]: every command and event of the window, from which the shell registers and the
 //!   UI's `commands.ts` is generated.
+//! - [`wire`]: the frames of `plandeck serve` and the events' names, read by the server and its
+//!   client alike.
 //! - [`serve`]: the window's calls and events as line-delimited JSON frames (`plandeck serve`).
 
 // System calls go through rustix; nothing here needs `unsafe`.
@@ -70,5 +72,7 @@ pub mod timestamp;
 pub mod verify;
 pub mod visible;
 pub mod watch;
+pub mod wire;
 pub mod words;
+pub mod workspace;
 pub mod worktrees;

@@ -99,6 +99,8 @@ pub enum LiveEvent {
     Machines(Vec<crate::elsewhere::MachineStatus>),
     /// A terminal view's output, or its end ([`crate::mirror`]).
     Terminal(crate::mirror::TerminalEvent),
+    /// The roots shown changed (the demo loaded or left: [`crate::workspace`]).
+    Roots(RootsChanged),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a

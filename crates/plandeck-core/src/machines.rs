@@ -18,21 +18,17 @@ use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc, Condvar, Mutex};
 use std::time::Duration;
 
-use serde::de::DeserializeOwned;
 use serde_json::{json, Value};
 
-use crate::comments::CommentsChanged;
 use crate::config::{Env, Host};
 use crate::elsewhere::{self, Elsewhere, Gathered, MachineState, MachineStatus, OnMachine};
 use crate::gate::GateRequest;
 use crate::ipc::{ErrorKind, IpcError};
-use crate::ipc_table::IpcEvent;
 use crate::live::{GateChanged, LiveEvent, SessionsChanged, WorktreesChanged};
-use crate::mirror::{TerminalClosed, TerminalEvent, TerminalOutput};
 use crate::plans::PlansChanged;
 use crate::remote::{Remote, RemoteError};
 use crate::sync::lock;
-use crate::worktrees::{WorktreeSize, WorktreeSummary};
+use crate::wire::calls;
 
 /// How often a machine is tried again, and how long a listing waits for one.
 #[derive(Debug, Clone, Copy)]
@@ -65,15 +61,15 @@ type Emit = Arc<dyn Fn(LiveEvent) + Send + Sync>;
 /// The calls that only read: their last answers are kept, and shown (as they were) while the
 /// machine is unreachable. Every other call is refused then.
 const READS: &[&str] = &[
-    "get_plan",
-    "plan_history",
-    "plan_version",
-    "list_comments",
-    "request_comments",
-    "review_markdown",
-    "worktree_details",
-    "verify_report",
-    "get_sessions",
+    calls::get_plan::NAME,
+    calls::plan_history::NAME,
+    calls::plan_version::NAME,
+    calls::list_comments::NAME,
+    calls::request_comments::NAME,
+    calls::review_markdown::NAME,
+    calls::worktree_details::NAME,
+    calls::verify_report::NAME,
+    calls::get_sessions::NAME,
 ];
 
 /// At most this many read answers are kept per machine (the oldest go first).
@@ -490,7 +486,7 @@ fn tell_arrival(inner: &Inner, link: &Link, request: GateRequest) {
 /// with why.
 fn heard(inner: &Inner, link: &Link, remote: &Remote, flow: &mut Flow, name: &str, payload: Value) {
     let machine = link.host.name.as_str();
-    match event_here(machine, name, payload) {
+    match crate::wire::event_here(machine, name, payload) {
         Ok(Some(event)) => {
             // The requests waiting there are read first, so the title counts them when the
             // window hears of the change; then the ones new to the person are told. Read at
@@ -519,46 +515,14 @@ fn heard(inner: &Inner, link: &Link, remote: &Remote, flow: &mut Flow, name: &st
     }
 }
 
-/// The event `name` of `machine`, as the window hears it here: `None` for what is only the
-/// remote's own business (its scans' progress).
-pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<LiveEvent>, String> {
-    fn read<T: DeserializeOwned + OnMachine>(machine: &str, payload: Value) -> Result<T, String> {
-        elsewhere::answer(machine, payload).map_err(|e| e.message)
-    }
-    Ok(Some(match name {
-        n if n == PlansChanged::NAME => LiveEvent::Plans(read(machine, payload)?),
-        n if n == SessionsChanged::NAME => LiveEvent::Sessions(read(machine, payload)?),
-        n if n == GateChanged::NAME => LiveEvent::Gate(read(machine, payload)?),
-        n if n == WorktreesChanged::NAME => LiveEvent::Worktrees(read(machine, payload)?),
-        n if n == <Vec<WorktreeSummary>>::NAME => {
-            LiveEvent::WorktreesUpdated(read(machine, payload)?)
-        }
-        n if n == WorktreeSize::NAME => LiveEvent::WorktreeSize(read(machine, payload)?),
-        n if n == CommentsChanged::NAME => LiveEvent::Comments(read(machine, payload)?),
-        n if n == TerminalOutput::NAME => {
-            LiveEvent::Terminal(TerminalEvent::Output(read(machine, payload)?))
-        }
-        n if n == TerminalClosed::NAME => {
-            LiveEvent::Terminal(TerminalEvent::Closed(read(machine, payload)?))
-        }
-        n if n == crate::sessions::IndexProgress::NAME
-            || n == crate::history::ScanProgress::NAME
-            || n == crate::history::HistoryChanged::NAME =>
-        {
-            return Ok(None)
-        }
-        other => return Err(format!("no event is named {other:?}")),
-    }))
-}
-
 /// Reads the requests waiting on the remote (kept for the title) and returns those the person
 /// was not told of yet, to tell as arrived (a desktop notification). The first time, those already
 /// waiting are only noted.
 fn told_of_arrivals(link: &Link, remote: &Remote) -> Vec<GateRequest> {
-    let Ok(value) = remote.call("list_pending", json!({})) else {
+    let Ok(value) = remote.call(calls::list_pending::NAME, json!({})) else {
         return Vec::new();
     };
-    lock(&link.kept).insert("list_pending".to_owned(), value.clone());
+    lock(&link.kept).insert(calls::list_pending::NAME.to_owned(), value.clone());
     let machine = link.host.name.as_str();
     let Ok(pending) = elsewhere::answer::<Vec<GateRequest>>(machine, value) else {
         return Vec::new();

@@ -17,7 +17,7 @@
 //! unknown, permission denied, no `plandeck` there, another protocol, the connection dropped
 //! mid-call. Each says what to do.
 //!
-//! The remote's bytes are untrusted: lines are bounded ([`crate::serve::MAX_LINE`]), a frame that
+//! The remote's bytes are untrusted: lines are bounded ([`crate::wire::MAX_LINE`]), a frame that
 //! is none of the server's is logged and ignored, an answer to no request is ignored, and nothing
 //! in a frame is taken as a local path, command or address: frames are data for the caller.
 //!
@@ -36,9 +36,10 @@ use serde::de::DeserializeOwned;
 use serde_json::Value;
 
 use crate::config::{check_ssh_dest, Env, Host};
+use crate::elsewhere::OnMachine;
 use crate::ipc::{ErrorKind, IpcError};
-use crate::serve::{self, Hello, ServerFrame, Subscribed};
 use crate::sync::lock;
+use crate::wire::{self, calls, Client, Hello, ServerFrame, Subscribed};
 
 /// What is run on the remote.
 pub const REMOTE_COMMAND: &str = "plandeck serve --stdio";
@@ -216,7 +217,7 @@ pub fn classify(host: &Host, status: Option<ExitStatus>, stderr: &str) -> Remote
         RemoteError::Protocol {
             host: name.clone(),
             theirs: 0,
-            ours: serve::PROTOCOL,
+            ours: wire::PROTOCOL,
             version: "older, without `serve`".to_owned(),
             update: format!("the plandeck on {name} is older: update it there"),
         }
@@ -538,6 +539,18 @@ struct Ignored {
 /// How many reasons for ignored frames are kept.
 const REASONS_KEPT: usize = 10;
 
+/// The table's calls on the machine this connection reaches, their answers read as the server
+/// gave them (ids as that machine knows them: `--host` prints them so).
+impl Client for Remote {
+    fn ask<T: DeserializeOwned + OnMachine>(
+        &self,
+        method: &'static str,
+        params: Value,
+    ) -> Result<T, IpcError> {
+        Ok(self.call_as(method, params)?)
+    }
+}
+
 impl Remote {
     /// Connects to `host` and reads its hello; refused, with why, when ssh fails, the remote has
     /// no `plandeck`, or it speaks another protocol.
@@ -648,8 +661,8 @@ impl Remote {
                 });
             }
         };
-        if hello.protocol != serve::PROTOCOL {
-            let update = if hello.protocol < serve::PROTOCOL {
+        if hello.protocol != wire::PROTOCOL {
+            let update = if hello.protocol < wire::PROTOCOL {
                 format!("the plandeck on {} is older: update it there", host.name)
             } else {
                 "this Plandeck is older: update it here".to_owned()
@@ -657,7 +670,7 @@ impl Remote {
             return Err(RemoteError::Protocol {
                 host: host.name.clone(),
                 theirs: hello.protocol,
-                ours: serve::PROTOCOL,
+                ours: wire::PROTOCOL,
                 version: crate::visible::shown(&hello.version).into_owned(),
                 update,
             });
@@ -720,7 +733,7 @@ impl Remote {
                 w.remove(&id);
             }
         };
-        let line = serve::request_line(id, method, params);
+        let line = wire::request_line(id, method, params);
         let queued = match lock(&self.out).as_ref() {
             Some(out) => out.try_send(line),
             None => Err(mpsc::TrySendError::Disconnected(String::new())),
@@ -780,7 +793,7 @@ impl Remote {
     /// ones stream ([`Remote::next_event`]).
     pub fn subscribe(&self, after: Option<u64>) -> Result<Subscribed, RemoteError> {
         let params = serde_json::json!({ "after": after, "instance": self.hello.instance });
-        self.call_as("subscribe", params)
+        self.call_as(calls::subscribe::NAME, params)
     }
 
     /// Resumes the events of a connection before this one: those after `after` of the server
@@ -789,7 +802,7 @@ impl Remote {
     /// lost (`gap: true`: another server, or too long ago) and everything is to be read again.
     pub fn subscribe_from(&self, after: u64, instance: &str) -> Result<Subscribed, RemoteError> {
         let params = serde_json::json!({ "after": after, "instance": instance });
-        self.call_as("subscribe", params)
+        self.call_as(calls::subscribe::NAME, params)
     }
 
     /// The next event, waiting at most `patience`; `None` when none came (or the connection is
@@ -939,15 +952,15 @@ fn read_frames(
             reasons.push(why);
         }
     };
-    while let Some(fits) = serve::read_line(&mut input, &mut line, serve::MAX_LINE) {
+    while let Some(fits) = wire::read_line(&mut input, &mut line, wire::MAX_LINE) {
         if !fits {
-            ignore(format!("a line over {} bytes", serve::MAX_LINE));
+            ignore(format!("a line over {} bytes", wire::MAX_LINE));
             continue;
         }
         if line.iter().all(u8::is_ascii_whitespace) {
             continue;
         }
-        let frame = match serve::parse_server_frame(&line) {
+        let frame = match wire::parse_server_frame(&line) {
             Ok(frame) => frame,
             Err(e) => {
                 ignore(e.message);
@@ -1364,7 +1377,7 @@ mod frame_properties {
             let mut input = std::io::Cursor::new(&bytes);
             let mut line = Vec::new();
             let mut lines = 0;
-            while let Some(fits) = serve::read_line(&mut input, &mut line, max) {
+            while let Some(fits) = wire::read_line(&mut input, &mut line, max) {
                 prop_assert!(line.len() <= max);
                 if !fits {
                     prop_assert!(line.is_empty());
@@ -1372,7 +1385,7 @@ mod frame_properties {
                 lines += 1;
                 prop_assert!(lines <= bytes.len() + 1);
             }
-            let _ = serve::parse_server_frame(&bytes);
+            let _ = wire::parse_server_frame(&bytes);
         }
 
         #[test]

@@ -1,15 +1,8 @@
 //! A headless Plandeck on a byte stream (`plandeck serve --stdio`): the live state of the machine
 //! it runs on, every call of the window, and its events, over line-delimited JSON frames.
 //!
-//! **Frames** (one JSON object per line, UTF-8, at most [`MAX_LINE`] bytes):
-//! - the server's first line: `{"hello":{"protocol":1,"version":"0.x.y","instance":"…"}}`;
-//! - a request: `{"id":N,"method":"get_plan","params":{"id":"…"}}` (`params` as the window sends
-//!   them, camelCased; may be left out when there are none; `id` any number or string, echoed);
-//! - its response: `{"id":N,"result":…}` or `{"id":N,"error":{"kind":"…","message":"…"}}` (the
-//!   [`IpcError`] shape; `id` is `null` when the frame could not be read). Requests are answered
-//!   side by side, as the window's calls run: match answers by `id`, not by order;
-//! - an event: `{"event":"plans:changed","seq":N,"payload":…}`, the names and payloads of the IPC
-//!   table's events, `seq` counting up from 1 in this server's `instance`.
+//! The frames, the protocol version and the events' names are the wire's ([`crate::wire`]), which
+//! the client ([`crate::remote`]) reads too.
 //!
 //! **Methods**: `hello {protocol}` (an other protocol is refused as [`ErrorKind::Unsupported`]);
 //! `subscribe {after?, instance?}` (below); every command of the IPC table by its name, served by
@@ -38,33 +31,19 @@ use std::collections::{HashMap, VecDeque};
 use std::io::{BufRead, Write};
 use std::sync::{mpsc, Arc, Mutex};
 
-use serde::{Deserialize, Serialize};
+use serde::Serialize;
 use serde_json::{json, Value};
 
-use crate::agents::{Agent, AgentInfo};
-use crate::comments::{CommentAction, PlacedComment};
 use crate::config::Roots;
-use crate::control::{StartRequest, Started, StopOutcome, StopPreview};
 use crate::deck::{Confirmation, Deck};
-use crate::elsewhere::MachineStatus;
-use crate::gate::{DecisionOutcome, GateDecision, GateRequest, HookPreview, InstallReport};
-use crate::history::{RecoveredPlan, RecoveredPlanView, Restored, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
-use crate::ipc_table::IpcEvent;
 use crate::live::{Live, LiveEvent};
-use crate::mirror::{TerminalEvent, TerminalView};
-use crate::overview::Overview;
-use crate::plans::{PlanDocument, PlanListing, SearchHit};
-use crate::review::{Decision, PlanDiff, PlanHistory};
-use crate::route::{PlanDecision, PlanOutcome};
-use crate::sessions::{IndexProgress, SessionSummary};
-use crate::verify::{StepOverride, StepStatus, VerifyReport};
-use crate::worktrees::{RemovalPreview, RemoveOutcome, WorktreeDetails, WorktreeSummary};
+use crate::wire::{
+    calls, event_line, event_of, parse_request, read_line, response, CleanRemovalsToConfirm,
+    ConfirmationWords, Hello, RemovalToConfirm, Request, Served, Subscribed, MAX_LINE, PROTOCOL,
+};
+use crate::worktrees::{RemovalPreview, RemoveOutcome};
 
-/// The protocol this server speaks. Raised on any change a client must know of.
-pub const PROTOCOL: u32 = 1;
-/// The longest line read (a longer one is skipped whole and answered with an error).
-pub const MAX_LINE: usize = 16 << 20;
 /// How many events are kept for a client that resumes.
 pub const EVENT_BUFFER: usize = 10_000;
 /// How many requests are answered at once.
@@ -77,158 +56,6 @@ pub fn decided_by(ssh_client: Option<&str>) -> String {
         Some(ip) => format!("plandeck serve (over SSH from {ip})"),
         None => "plandeck serve".to_owned(),
     }
-}
-
-/// The server's first frame.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Hello {
-    pub protocol: u32,
-    /// The server's `plandeck` version.
-    pub version: String,
-    /// This server process: seqs of another instance mean nothing here.
-    pub instance: String,
-}
-
-/// One request frame, read.
-#[derive(Debug, Clone, PartialEq)]
-pub struct Request {
-    pub id: Value,
-    pub method: String,
-    pub params: Value,
-}
-
-/// Reads one line as a request; a line that is not one is answered with the error and the
-/// request's `id` when it had one (`null` otherwise).
-pub fn parse_request(line: &[u8]) -> Result<Request, (Value, IpcError)> {
-    let bad = |id: Value, why: String| (id, IpcError::new(ErrorKind::BadInput, why));
-    let value: Value = serde_json::from_slice(line)
-        .map_err(|e| bad(Value::Null, format!("not a JSON frame: {e}")))?;
-    let Value::Object(mut frame) = value else {
-        return Err(bad(Value::Null, "a frame is a JSON object".into()));
-    };
-    let id = frame.remove("id").unwrap_or(Value::Null);
-    if !(id.is_number() || id.is_string()) {
-        return Err(bad(
-            Value::Null,
-            "a request has an `id` (a number or a string)".into(),
-        ));
-    }
-    let method = match frame.remove("method") {
-        Some(Value::String(m)) => m,
-        _ => return Err(bad(id, "a request has a `method` (a string)".into())),
-    };
-    let params = match frame.remove("params") {
-        None | Some(Value::Null) => Value::Object(Default::default()),
-        Some(p @ Value::Object(_)) => p,
-        Some(_) => return Err(bad(id, "`params` is an object".into())),
-    };
-    if let Some(other) = frame.keys().next() {
-        return Err(bad(id, format!("a request has no `{other}`")));
-    }
-    Ok(Request { id, method, params })
-}
-
-/// A response frame, as one line (without its newline).
-pub fn response(id: &Value, result: Result<Value, IpcError>) -> String {
-    match result {
-        Ok(result) => json!({ "id": id, "result": result }),
-        Err(error) => json!({ "id": id, "error": error }),
-    }
-    .to_string()
-}
-
-/// Reads the next line of `input` into `line` (without its newline), at most `max` bytes. `None`
-/// at the end of input; `Some(false)` when the line was longer (it is skipped whole).
-pub fn read_line(input: &mut impl BufRead, line: &mut Vec<u8>, max: usize) -> Option<bool> {
-    line.clear();
-    let mut fits = true;
-    loop {
-        let (done, used) = match input.fill_buf() {
-            Ok([]) => return (!line.is_empty() || !fits).then_some(fits),
-            Ok(buf) => match buf.iter().position(|&b| b == b'\n') {
-                Some(i) => {
-                    if fits && line.len() + i <= max {
-                        line.extend_from_slice(&buf[..i]);
-                    } else {
-                        fits = false;
-                    }
-                    (true, i + 1)
-                }
-                None => {
-                    if fits && line.len() + buf.len() <= max {
-                        line.extend_from_slice(buf);
-                    } else {
-                        fits = false;
-                        line.clear();
-                    }
-                    (false, buf.len())
-                }
-            },
-            Err(e) if e.kind() == std::io::ErrorKind::Interrupted => continue,
-            Err(_) => return None,
-        };
-        input.consume(used);
-        if done {
-            if !fits {
-                line.clear();
-            }
-            return Some(fits);
-        }
-    }
-}
-
-/// A request line as a client writes it (without its newline).
-pub fn request_line(id: u64, method: &str, params: Value) -> String {
-    json!({ "id": id, "method": method, "params": params }).to_string()
-}
-
-/// A frame from a server, as a client reads it.
-#[derive(Debug, Clone, PartialEq)]
-pub enum ServerFrame {
-    Hello(Hello),
-    Answer {
-        id: Value,
-        result: Result<Value, IpcError>,
-    },
-    Event {
-        name: String,
-        seq: u64,
-        payload: Value,
-    },
-}
-
-/// Reads one line from a server; what is none of its frames is refused with why (a client logs
-/// it and goes on: a remote's bytes are never trusted to be well formed).
-pub fn parse_server_frame(line: &[u8]) -> Result<ServerFrame, IpcError> {
-    let bad = |why: &str| IpcError::new(ErrorKind::BadInput, format!("not a server frame: {why}"));
-    let value: Value = serde_json::from_slice(line).map_err(|e| bad(&e.to_string()))?;
-    let Value::Object(mut frame) = value else {
-        return Err(bad("not an object"));
-    };
-    if let Some(hello) = frame.remove("hello") {
-        return serde_json::from_value(hello)
-            .map(ServerFrame::Hello)
-            .map_err(|e| bad(&e.to_string()));
-    }
-    if let Some(name) = frame.remove("event") {
-        let (Value::String(name), Some(seq)) = (name, frame.get("seq").and_then(Value::as_u64))
-        else {
-            return Err(bad("an event has a name and a seq"));
-        };
-        let payload = frame.remove("payload").unwrap_or(Value::Null);
-        return Ok(ServerFrame::Event { name, seq, payload });
-    }
-    let id = frame
-        .remove("id")
-        .ok_or_else(|| bad("no hello, event or id"))?;
-    let result = match (frame.remove("result"), frame.remove("error")) {
-        (Some(result), None) => Ok(result),
-        (None, Some(error)) => Err(serde_json::from_value::<IpcError>(error)
-            .map_err(|e| bad(&format!("an error is {{kind, message}}: {e}")))?),
-        _ => return Err(bad("an answer has a result or an error")),
-    };
-    Ok(ServerFrame::Answer { id, result })
 }
 
 /// Where an event frame goes: a connection's writer.
@@ -250,16 +77,6 @@ struct LogInner {
     kept: VecDeque<(u64, String)>,
     /// The connections that subscribed, by their id.
     subscribers: Vec<(u64, Sink)>,
-}
-
-/// What `subscribe` answers.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct Subscribed {
-    /// Events after the cursor are lost: read everything again.
-    pub gap: bool,
-    /// The last seq sent before this answer (replayed, or the newest when nothing was).
-    pub seq: u64,
 }
 
 impl EventLog {
@@ -290,7 +107,7 @@ impl EventLog {
         let mut inner = lock(&self.inner);
         inner.last += 1;
         let seq = inner.last;
-        let frame = json!({ "event": name, "seq": seq, "payload": payload }).to_string();
+        let frame = event_line(name, seq, &payload);
         for (_, sink) in &inner.subscribers {
             sink(frame.clone());
         }
@@ -305,7 +122,7 @@ impl EventLog {
     /// it: its frame carries the last seq given, so a client's cursor stays where it was.
     pub fn pass(&self, name: &str, payload: Value) {
         let inner = lock(&self.inner);
-        let frame = json!({ "event": name, "seq": inner.last, "payload": payload }).to_string();
+        let frame = event_line(name, inner.last, &payload);
         for (_, sink) in &inner.subscribers {
             sink(frame.clone());
         }
@@ -379,42 +196,6 @@ impl EventLog {
     }
 }
 
-/// The frame of a live event the window hears of (named as the IPC table names it); `None` for
-/// what the window shows only on the desktop (notifications).
-pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
-    fn named<E: IpcEvent>(e: E) -> Option<(&'static str, Value)> {
-        Some((E::NAME, serde_json::to_value(e).ok()?))
-    }
-    match event {
-        LiveEvent::Plans(c) => named(c),
-        LiveEvent::Sessions(c) => named(c),
-        LiveEvent::Gate(c) => named(c),
-        LiveEvent::SessionIndex(p) => named(p),
-        LiveEvent::HistoryProgress(p) => named(p),
-        LiveEvent::History(c) => named(c),
-        LiveEvent::Worktrees(c) => named(c),
-        LiveEvent::WorktreesUpdated(v) => named(v),
-        LiveEvent::WorktreeSize(s) => named(s),
-        LiveEvent::Comments(c) => named(c),
-        LiveEvent::Terminal(TerminalEvent::Output(o)) => named(o),
-        LiveEvent::Terminal(TerminalEvent::Closed(c)) => named(c),
-        // Notifications are the desktop's; a server shows no other machines.
-        LiveEvent::RequestArrived(_)
-        | LiveEvent::SessionWaiting { .. }
-        | LiveEvent::Machines(_) => None,
-    }
-}
-
-/// A native confirmation in words, for the client to show before it applies.
-#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct ConfirmationWords {
-    pub title: String,
-    pub text: String,
-    pub destructive: bool,
-    pub action: String,
-}
-
 impl From<Confirmation> for ConfirmationWords {
     fn from(c: Confirmation) -> Self {
         Self {
@@ -424,24 +205,6 @@ impl From<Confirmation> for ConfirmationWords {
             action: c.action,
         }
     }
-}
-
-/// `removal_to_confirm`'s answer: what removing the worktree would do, and the words to confirm
-/// it with; `remove_worktree {id, token}` applies it with `preview.token`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct RemovalToConfirm {
-    pub preview: RemovalPreview,
-    pub confirmation: ConfirmationWords,
-}
-
-/// `clean_removals_to_confirm`'s answer: the clean and merged worktrees of a repository and the
-/// words naming them (none: nothing to remove); `remove_clean_worktrees {repoId, tokens}`.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
-#[serde(rename_all = "camelCase")]
-pub struct CleanRemovalsToConfirm {
-    pub previews: Vec<RemovalPreview>,
-    pub confirmation: Option<ConfirmationWords>,
 }
 
 /// How a server runs.
@@ -559,24 +322,51 @@ fn to_json<T: Serialize>(value: &T) -> Result<Value, IpcError> {
     serde_json::to_value(value).map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))
 }
 
-/// Every command of the IPC table, served by the [`Server`] method of its name with the table's
-/// arguments (a command without one does not compile).
+/// One command of the table as a server answers it: its deck call (the server's own when the
+/// table gives one), or refused with the table's reason when it is kept to the window.
+macro_rules! serve_one {
+    ($s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty
+        [$( $body:expr )?] [] [$why:literal]) => {
+        Err(unsupported($why))
+    };
+    ($s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty
+        [$body:expr] [$( $served:expr )?] []) => {
+        serve_one!(@call $s, $params, $name ( $( $arg ),* ) -> $ret, $( $served, )? $body)
+    };
+    (@call $s:ident, $params:ident, $name:ident ( $( $arg:ident ),* ) -> $ret:ty,
+        $call:expr $(, $_window:expr )?) => {
+        (|| {
+            let calls::$name::Params { $( $arg ),* } = params_of($params)?;
+            let result: Result<$ret, IpcError> = $s.shared.deck.call(&$s.by, $call);
+            to_json(&result?)
+        })()
+    };
+}
+
+/// Every call of the IPC table, by its wire name: params read as the call's one params type
+/// (the client's), then its deck call; a `wire` call is the [`Served`] method of its name.
 macro_rules! serve_table {
     (
-        commands { $( $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty; )* }
+        commands { $(
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
         events { $($events:tt)* }
     ) => {
         impl Server {
             fn table(&self, method: &str, params: Value) -> Option<Result<Value, IpcError>> {
+                // A `wire` call of a command's name (`remove_worktree`) is the one served.
+                #[allow(unreachable_patterns)]
                 match method {
-                    $( stringify!($name) => Some((|| {
-                        #[derive(Deserialize)]
-                        #[serde(rename_all = "camelCase", deny_unknown_fields)]
-                        struct Params { $( $arg: $argty ),* }
-                        let Params { $( $arg ),* } = params_of(params)?;
-                        let result: $ret = self.$name($( $arg ),*)?;
-                        to_json(&result)
+                    $( $wname => Some((|| {
+                        let calls::$wfn::Params { $( $warg ),* } = params_of(params)?;
+                        to_json(&<Self as Served>::$wfn(self, $( $warg ),*)?)
                     })()), )*
+                    $( stringify!($name) => Some(serve_one!(
+                        self, params, $name ( $( $arg ),* ) -> $ret
+                        [$( $body )?] [$( $served )?] [$( $why )?]
+                    )), )*
                     _ => None,
                 }
             }
@@ -585,405 +375,106 @@ macro_rules! serve_table {
 }
 crate::ipc_table!(serve_table);
 
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct HelloParams {
-    protocol: u32,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct SubscribeParams {
-    after: Option<u64>,
-    instance: Option<String>,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct IdParams {
-    id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RemoveParams {
-    id: String,
-    token: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RepoParams {
-    repo_id: String,
-}
-
-#[derive(Deserialize)]
-#[serde(rename_all = "camelCase", deny_unknown_fields)]
-struct RemoveCleanParams {
-    repo_id: String,
-    tokens: Vec<String>,
-}
-
 impl Server {
     fn call(&self, method: &str, params: Value) -> Result<Value, IpcError> {
-        match method {
-            "hello" => {
-                let p: HelloParams = params_of(params)?;
-                if p.protocol != PROTOCOL {
-                    let update = if p.protocol < PROTOCOL {
-                        "the client is older: update Plandeck on this side"
-                    } else {
-                        "this plandeck is older: update it on the machine it runs on"
-                    };
-                    return Err(unsupported(format!(
-                        "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {}: {update}",
-                        self.shared.hello.version, p.protocol
-                    )));
-                }
-                to_json(&self.shared.hello)
-            }
-            "subscribe" => {
-                let p: SubscribeParams = params_of(params)?;
-                let same = p.instance.is_none_or(|i| i == self.shared.hello.instance);
-                to_json(
-                    &self
-                        .shared
-                        .log
-                        .subscribe_as(self.conn, p.after, same, self.sink.clone()),
-                )
-            }
-            "removal_to_confirm" => {
-                let p: IdParams = params_of(params)?;
-                let (preview, confirmation) = self.shared.deck.removal_to_confirm(&p.id)?;
-                lock(&self.shown).insert(p.id, preview.clone());
-                to_json(&RemovalToConfirm {
-                    preview,
-                    confirmation: confirmation.into(),
-                })
-            }
-            "remove_worktree" => {
-                let p: RemoveParams = params_of(params)?;
-                let shown = lock(&self.shown).get(&p.id).cloned();
-                let preview = match shown {
-                    Some(preview) if preview.token == p.token => preview,
-                    _ => {
-                        return Err(IpcError::new(
-                            ErrorKind::Conflict,
-                            "this is not the removal last shown for this worktree: ask \
-                             removal_to_confirm again",
-                        ))
-                    }
-                };
-                let outcome = self.shared.deck.remove_worktree(&p.id, &preview);
-                lock(&self.shown).remove(&p.id);
-                to_json(&outcome?)
-            }
-            "clean_removals_to_confirm" => {
-                let p: RepoParams = params_of(params)?;
-                let (previews, confirmation) =
-                    self.shared.deck.clean_removals_to_confirm(&p.repo_id)?;
-                lock(&self.shown_clean).insert(p.repo_id, previews.clone());
-                to_json(&CleanRemovalsToConfirm {
-                    previews,
-                    confirmation: confirmation.map(ConfirmationWords::from),
-                })
-            }
-            "remove_clean_worktrees" => {
-                let p: RemoveCleanParams = params_of(params)?;
-                let shown = lock(&self.shown_clean)
-                    .get(&p.repo_id)
-                    .cloned()
-                    .unwrap_or_default();
-                let mut confirmed = Vec::new();
-                for token in &p.tokens {
-                    match shown.iter().find(|s| &s.token == token) {
-                        Some(preview) => confirmed.push(preview.clone()),
-                        None => {
-                            return Err(IpcError::new(
-                                ErrorKind::Conflict,
-                                "a token is not of the clean removals last shown for this \
-                                 repository: ask clean_removals_to_confirm again",
-                            ))
-                        }
-                    }
-                }
-                let removed = self.shared.deck.remove_clean(&confirmed);
-                lock(&self.shown_clean).remove(&p.repo_id);
-                to_json(&removed?)
-            }
-            _ => match self.table(method, params) {
-                Some(result) => result,
-                None => Err(unsupported(format!("no method `{method}`"))),
-            },
+        match self.table(method, params) {
+            Some(result) => result,
+            None => Err(unsupported(format!("no method `{method}`"))),
         }
     }
+}
 
-    fn dialog_only(what: &str) -> IpcError {
-        unsupported(format!(
-            "{what} needs the window's own dialog and is not served: do it on the machine itself"
-        ))
+impl Served for Server {
+    fn hello(&self, protocol: u32) -> Result<Hello, IpcError> {
+        if protocol != PROTOCOL {
+            let update = if protocol < PROTOCOL {
+                "the client is older: update Plandeck on this side"
+            } else {
+                "this plandeck is older: update it on the machine it runs on"
+            };
+            return Err(unsupported(format!(
+                "this plandeck {} speaks protocol {PROTOCOL}, the client speaks {protocol}: {update}",
+                self.shared.hello.version
+            )));
+        }
+        Ok(self.shared.hello.clone())
     }
 
-    // ---- The table's commands, as the window's adapters call the deck.
+    fn subscribe(
+        &self,
+        after: Option<u64>,
+        instance: Option<String>,
+    ) -> Result<Subscribed, IpcError> {
+        let same = instance.is_none_or(|i| i == self.shared.hello.instance);
+        Ok(self
+            .shared
+            .log
+            .subscribe_as(self.conn, after, same, self.sink.clone()))
+    }
 
-    fn get_overview(&self) -> Result<Overview, IpcError> {
-        self.shared.deck.overview()
+    fn removal_to_confirm(&self, id: String) -> Result<RemovalToConfirm, IpcError> {
+        let (preview, confirmation) = self.shared.deck.removal_to_confirm(&id)?;
+        lock(&self.shown).insert(id, preview.clone());
+        Ok(RemovalToConfirm {
+            preview,
+            confirmation: confirmation.into(),
+        })
     }
-    fn list_agents(&self) -> Result<Vec<AgentInfo>, IpcError> {
-        self.shared.deck.list_agents()
+
+    fn remove_shown(&self, id: String, token: String) -> Result<RemoveOutcome, IpcError> {
+        let shown = lock(&self.shown).get(&id).cloned();
+        let preview = match shown {
+            Some(preview) if preview.token == token => preview,
+            _ => {
+                return Err(IpcError::new(
+                    ErrorKind::Conflict,
+                    "this is not the removal last shown for this worktree: ask \
+                     removal_to_confirm again",
+                ))
+            }
+        };
+        let outcome = self.shared.deck.remove_worktree(&id, &preview);
+        lock(&self.shown).remove(&id);
+        outcome
     }
-    fn load_demo(&self) -> Result<Overview, IpcError> {
-        Err(unsupported(
-            "the demo is not served: run `plandeck demo` on the machine",
-        ))
-    }
-    fn leave_demo(&self) -> Result<Overview, IpcError> {
-        Err(unsupported("the demo is not served"))
-    }
-    fn list_plans(&self) -> Result<PlanListing, IpcError> {
-        self.shared.deck.list_plans()
-    }
-    fn get_plan(&self, id: String) -> Result<PlanDocument, IpcError> {
-        self.shared.deck.get_plan(&id)
-    }
-    fn search_plans(&self, query: String) -> Result<Vec<SearchHit>, IpcError> {
-        self.shared.deck.search_plans(&query)
-    }
-    fn add_plan_folder(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("adding a plan folder"))
-    }
-    fn plan_diff(
+
+    fn clean_removals_to_confirm(
         &self,
-        id: String,
-        from: Option<String>,
-        to: Option<String>,
-    ) -> Result<PlanDiff, IpcError> {
-        self.shared
-            .deck
-            .plan_diff(&id, from.as_deref(), to.as_deref())
+        repo_id: String,
+    ) -> Result<CleanRemovalsToConfirm, IpcError> {
+        let (previews, confirmation) = self.shared.deck.clean_removals_to_confirm(&repo_id)?;
+        lock(&self.shown_clean).insert(repo_id, previews.clone());
+        Ok(CleanRemovalsToConfirm {
+            previews,
+            confirmation: confirmation.map(ConfirmationWords::from),
+        })
     }
-    fn plan_history(&self, id: String) -> Result<PlanHistory, IpcError> {
-        self.shared.deck.plan_history(&id)
-    }
-    fn plan_version(&self, id: String, hash: String) -> Result<String, IpcError> {
-        self.shared.deck.plan_version(&id, &hash)
-    }
-    fn decision_log(&self) -> Result<Vec<Decision>, IpcError> {
-        self.shared.deck.decision_log()
-    }
-    fn decide_plan(
+
+    fn remove_clean_shown(
         &self,
-        id: String,
-        seen_hash: String,
-        decision: PlanDecision,
-        with_comments: Option<bool>,
-    ) -> Result<PlanOutcome, IpcError> {
-        self.shared
-            .deck
-            .decide_plan(&id, &seen_hash, decision, with_comments, &self.by)
-    }
-    fn undo_decision(&self, id: String, decision_id: String) -> Result<Decision, IpcError> {
-        self.shared.deck.undo_decision(&id, &decision_id)
-    }
-    fn transcript_plans(&self) -> Result<Vec<RecoveredPlan>, IpcError> {
-        self.shared.deck.transcript_plans()
-    }
-    fn recovered_plan(&self, id: String) -> Result<RecoveredPlanView, IpcError> {
-        self.shared.deck.recovered_plan(&id)
-    }
-    fn restore_plan(&self, id: String) -> Result<Restored, IpcError> {
-        self.shared.deck.restore_plan(&id)
-    }
-    fn recovered_plan_diff(&self, id: String, a: u32, b: u32) -> Result<PlanDiff, IpcError> {
-        self.shared.deck.recovered_plan_diff(&id, a, b)
-    }
-    fn history_progress(&self) -> Result<ScanProgress, IpcError> {
-        self.shared.deck.history_progress()
-    }
-    fn list_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.shared.deck.list_comments(&id)
-    }
-    fn add_comment(
-        &self,
-        id: String,
-        quote: String,
-        text: String,
-        near: Option<u32>,
-    ) -> Result<PlacedComment, IpcError> {
-        self.shared.deck.add_comment(&id, &quote, &text, near)
-    }
-    fn change_comment(&self, comment_id: String, action: CommentAction) -> Result<(), IpcError> {
-        self.shared.deck.change_comment(&comment_id, action)
-    }
-    fn review_markdown(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.review_markdown(&id)
-    }
-    fn list_sessions(&self) -> Result<Vec<SessionSummary>, IpcError> {
-        self.shared.deck.sessions(None)
-    }
-    fn get_sessions(&self, ids: Vec<String>) -> Result<Vec<SessionSummary>, IpcError> {
-        self.shared.deck.sessions(Some(&ids))
-    }
-    fn session_index_progress(&self) -> Result<IndexProgress, IpcError> {
-        self.shared.deck.session_index_progress()
-    }
-    fn open_terminal(&self, session_id: String) -> Result<TerminalView, IpcError> {
-        self.shared.deck.open_terminal(&session_id)
-    }
-    fn close_terminal(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.close_terminal(&view)
-    }
-    fn take_terminal_control(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.take_terminal_control(&view)
-    }
-    fn release_terminal_control(&self, view: String) -> Result<(), IpcError> {
-        self.shared.deck.release_terminal_control(&view)
-    }
-    fn type_into_terminal(&self, view: String, data: String) -> Result<(), IpcError> {
-        self.shared.deck.type_into_terminal(&view, &data)
-    }
-    fn list_worktrees(&self) -> Result<Vec<WorktreeSummary>, IpcError> {
-        self.shared.deck.list_worktrees()
-    }
-    fn keep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.shared.deck.keep_worktree(&id)
-    }
-    fn unkeep_worktree(&self, id: String) -> Result<(), IpcError> {
-        self.shared.deck.unkeep_worktree(&id)
-    }
-    fn worktree_details(&self, id: String) -> Result<WorktreeDetails, IpcError> {
-        self.shared.deck.worktree_details(&id)
-    }
-    /// Served as `removal_to_confirm` → `remove_worktree {id, token}` ([`Server::call`]).
-    fn remove_worktree(&self, _id: String) -> Result<RemoveOutcome, IpcError> {
-        Err(Self::dialog_only("removing a worktree without a token"))
-    }
-    /// Served as `clean_removals_to_confirm` → `remove_clean_worktrees {repoId, tokens}`.
-    fn remove_clean_worktrees(&self, _repo_id: String) -> Result<Vec<String>, IpcError> {
-        Err(Self::dialog_only("removing clean worktrees without tokens"))
-    }
-    fn restore_worktree(&self, repo_id: String, archive_ref: String) -> Result<String, IpcError> {
-        self.shared.deck.restore_worktree(&repo_id, &archive_ref)
-    }
-    fn list_pending(&self) -> Result<Vec<GateRequest>, IpcError> {
-        self.shared.deck.list_pending()
-    }
-    fn decide_request(
-        &self,
-        id: String,
-        decision: GateDecision,
-        with_comments: Option<bool>,
-        seen_hash: Option<String>,
-    ) -> Result<DecisionOutcome, IpcError> {
-        self.shared
-            .deck
-            .decide_request(&id, decision, with_comments, seen_hash, &self.by)
-    }
-    fn request_comments(&self, id: String) -> Result<Vec<PlacedComment>, IpcError> {
-        self.shared.deck.request_comments(&id)
-    }
-    fn hook_status(&self, agent: Agent) -> Result<HookPreview, IpcError> {
-        self.shared.deck.hook_status(agent)
-    }
-    fn set_hook(
-        &self,
-        agent: Agent,
-        installed: bool,
-        token: String,
-    ) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_hook(agent, installed, &token)
-    }
-    fn stop_hook_status(&self) -> Result<HookPreview, IpcError> {
-        self.shared.deck.stop_hook_status()
-    }
-    fn set_stop_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_stop_hook(installed, &token)
-    }
-    fn list_teams(&self) -> Result<Vec<crate::gate::teams::Team>, IpcError> {
-        self.shared.deck.list_teams()
-    }
-    fn team_hook_status(&self) -> Result<HookPreview, IpcError> {
-        self.shared.deck.team_hook_status()
-    }
-    fn set_team_hook(&self, installed: bool, token: String) -> Result<InstallReport, IpcError> {
-        self.shared.deck.set_team_hook(installed, &token)
-    }
-    fn add_repo(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("adding a repository"))
-    }
-    fn verify_report(&self, id: String) -> Result<VerifyReport, IpcError> {
-        self.shared.deck.verify_report(&id)
-    }
-    fn verify_file_diff(&self, id: String, path: String) -> Result<PlanDiff, IpcError> {
-        self.shared.deck.verify_file_diff(&id, &path)
-    }
-    fn set_step_override(
-        &self,
-        id: String,
-        index: u32,
-        status: StepStatus,
-        note: String,
-    ) -> Result<StepOverride, IpcError> {
-        self.shared
-            .deck
-            .set_step_override(&id, index, status, &note)
-    }
-    fn clear_step_override(&self, id: String, index: u32) -> Result<bool, IpcError> {
-        self.shared.deck.clear_step_override(&id, index)
-    }
-    fn verify_report_text(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.verify_report_text(&id)
-    }
-    fn list_machines(&self) -> Result<Vec<MachineStatus>, IpcError> {
-        // A server shows its own machine only.
-        Ok(Vec::new())
-    }
-    fn add_machine(
-        &self,
-        _name: String,
-        _ssh: String,
-        _forward_agent: bool,
-    ) -> Result<MachineStatus, IpcError> {
-        Err(unsupported(
-            "machines are added on the desktop that reaches them, not on a server",
-        ))
-    }
-    fn remove_machine(&self, _name: String) -> Result<(), IpcError> {
-        Err(unsupported(
-            "machines are removed on the desktop that reaches them",
-        ))
-    }
-    fn reconnect_machine(&self, _name: String) -> Result<(), IpcError> {
-        Err(unsupported("a server reaches no other machines"))
-    }
-    fn send_verify_report(&self, id: String, shown: String) -> Result<String, IpcError> {
-        self.shared.deck.send_verify_report(&id, &shown)
-    }
-    fn pick_repo(&self) -> Result<Option<String>, IpcError> {
-        Err(Self::dialog_only("picking a repository"))
-    }
-    fn start_session(&self, request: StartRequest) -> Result<Started, IpcError> {
-        self.shared.deck.start_session_anywhere(&request)
-    }
-    fn send_to_agent(&self, id: String, text: String) -> Result<String, IpcError> {
-        self.shared.deck.send_to_agent(&id, &text)
-    }
-    fn interrupt_session(&self, id: String) -> Result<String, IpcError> {
-        self.shared.deck.interrupt_session(&id)
-    }
-    fn stop_preview(&self, id: String) -> Result<StopPreview, IpcError> {
-        self.shared.deck.stop_preview(&id)
-    }
-    fn stop_session(&self, id: String, token: String) -> Result<StopOutcome, IpcError> {
-        self.shared.deck.stop_session(&id, &token)
-    }
-    fn resume_session(&self, id: String) -> Result<Started, IpcError> {
-        self.shared.deck.resume_session(&id)
-    }
-    fn open_in_terminal(&self, _id: String) -> Result<String, IpcError> {
-        Err(unsupported(
-            "a terminal is opened on the machine the window runs on: attach over ssh instead",
-        ))
+        repo_id: String,
+        tokens: Vec<String>,
+    ) -> Result<Vec<String>, IpcError> {
+        let shown = lock(&self.shown_clean)
+            .get(&repo_id)
+            .cloned()
+            .unwrap_or_default();
+        let mut confirmed = Vec::new();
+        for token in &tokens {
+            match shown.iter().find(|s| &s.token == token) {
+                Some(preview) => confirmed.push(preview.clone()),
+                None => {
+                    return Err(IpcError::new(
+                        ErrorKind::Conflict,
+                        "a token is not of the clean removals last shown for this \
+                         repository: ask clean_removals_to_confirm again",
+                    ))
+                }
+            }
+        }
+        let removed = self.shared.deck.remove_clean(&confirmed);
+        lock(&self.shown_clean).remove(&repo_id);
+        removed
     }
 }
 
@@ -1167,45 +658,7 @@ fn serve_input(
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn a_request_is_read_with_its_id_method_and_params() {
-        let r = parse_request(br#"{"id":3,"method":"get_plan","params":{"id":"p1"}}"#).unwrap();
-        assert_eq!(r.id, json!(3));
-        assert_eq!(r.method, "get_plan");
-        assert_eq!(r.params, json!({"id": "p1"}));
-        // No params: an empty object; a string id is echoed as it came.
-        let r = parse_request(br#"{"id":"a","method":"list_plans"}"#).unwrap();
-        assert_eq!((r.id, r.params), (json!("a"), json!({})));
-    }
-
-    #[test]
-    fn what_is_not_a_request_is_answered_with_why_and_the_id_when_known() {
-        for (line, id) in [
-            (&b"not json"[..], Value::Null),
-            (b"[1,2]", Value::Null),
-            (br#"{"method":"list_plans"}"#, Value::Null),
-            (br#"{"id":{},"method":"list_plans"}"#, Value::Null),
-            (br#"{"id":7}"#, json!(7)),
-            (br#"{"id":7,"method":3}"#, json!(7)),
-            (br#"{"id":7,"method":"get_plan","params":[1]}"#, json!(7)),
-            (br#"{"id":7,"method":"list_plans","extra":1}"#, json!(7)),
-            (b"\xff\xfe", Value::Null),
-        ] {
-            let (got, e) = parse_request(line).unwrap_err();
-            assert_eq!(got, id, "{}", String::from_utf8_lossy(line));
-            assert_eq!(e.kind, ErrorKind::BadInput);
-        }
-        let frame: Value = serde_json::from_str(&response(
-            &json!(7),
-            Err(IpcError::new(ErrorKind::NotFound, "gone")),
-        ))
-        .unwrap();
-        assert_eq!(
-            frame,
-            json!({"id": 7, "error": {"kind": "notFound", "message": "gone"}})
-        );
-    }
+    use crate::wire::{parse_server_frame, request_line, ServerFrame};
 
     #[test]
     fn a_client_reads_back_every_frame_a_server_writes_and_refuses_the_rest() {
@@ -1274,21 +727,6 @@ mod tests {
             );
         }
         assert!(parse_server_frame(request.as_bytes()).is_err());
-    }
-
-    #[test]
-    fn lines_are_read_whole_and_one_too_long_is_skipped_whole() {
-        let text = format!("short\n{}\nnext\nlast", "x".repeat(100));
-        // A small buffer, so lines come in pieces.
-        let mut input = std::io::BufReader::with_capacity(8, text.as_bytes());
-        let mut line = Vec::new();
-        let mut got = Vec::new();
-        while let Some(fits) = read_line(&mut input, &mut line, 10) {
-            got.push((fits, String::from_utf8(line.clone()).unwrap()));
-        }
-        let want = [(true, "short"), (false, ""), (true, "next"), (true, "last")];
-        let want: Vec<(bool, String)> = want.iter().map(|(f, s)| (*f, s.to_string())).collect();
-        assert_eq!(got, want);
     }
 
     fn log(cap: usize) -> (EventLog, Arc<Mutex<Vec<u64>>>) {

@@ -9,6 +9,7 @@ use std::collections::HashMap;
 use std::ffi::OsStr;
 use std::path::Path;
 
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::GateRequest;
 use crate::history::{self, HistoryVerdict, RecoveredPlan};
@@ -69,7 +70,7 @@ pub fn settle(
             by_name.entry(name).or_default().push(r);
         }
     }
-    let running = RunningClaude::of(roots);
+    let running = Running::of(roots);
     for plan in plans.iter_mut() {
         if let Some(request) = waiting.for_plan(&plan.path) {
             plan.state = ReviewState::Waiting;
@@ -111,33 +112,23 @@ pub fn settle(
     }
 }
 
-/// The Claude Code sessions running now, by session id (their registry entries whose process is
-/// alive).
-struct RunningClaude(std::collections::HashSet<String>);
+/// The sessions running now, by agent and session id (entries of an agent's registry of running
+/// CLIs whose process is alive: Claude Code's).
+struct Running(std::collections::HashSet<(Agent, String)>);
 
-impl RunningClaude {
+impl Running {
     fn of(roots: &Roots) -> Self {
-        let dir = crate::agents::claude::registry_dir(&roots.claude);
-        let ids = std::fs::read_dir(dir)
-            .into_iter()
-            .flatten()
-            .flatten()
-            .filter_map(|e| crate::sessions::RegistryFile::read(&e.path()))
-            .filter(|f| crate::sessions::pid_alive(f.pid, f.proc_start.as_deref()))
-            .map(|f| f.session_id)
-            .collect();
-        Self(ids)
+        Self(crate::agents::records::running_sessions(roots))
     }
 }
 
 /// Whether the agent of `r` waits at its own approval card now: the plan's last version was
-/// offered and not answered, and its session runs (Claude Code's registry says so).
-fn at_its_card(r: &RecoveredPlan, running: &RunningClaude) -> bool {
-    r.agent == crate::agents::Agent::Claude
-        && r.versions.last().and_then(|v| v.verdict) == Some(HistoryVerdict::Pending)
+/// offered and not answered, and its session runs (its agent's registry says so).
+fn at_its_card(r: &RecoveredPlan, running: &Running) -> bool {
+    r.versions.last().and_then(|v| v.verdict) == Some(HistoryVerdict::Pending)
         && r.session_id
             .as_ref()
-            .is_some_and(|id| running.0.contains(id))
+            .is_some_and(|id| running.0.contains(&(r.agent, id.clone())))
 }
 
 /// The agent's recorded decision on the last version of `r`, as a state of the file at `path`.

@@ -3,23 +3,14 @@
 //! printers as here (the same `--json`). A subcommand not served over `--host` yet is refused,
 //! never run here instead.
 
-use plandeck_core::comments::{CommentAction, PlacedComment};
+use plandeck_core::comments::CommentAction;
 use plandeck_core::config;
-use plandeck_core::control::{Started, StopOutcome, StopPreview};
-use plandeck_core::gate::{DecisionOutcome, GateDecision, GateRequest};
-use plandeck_core::history::RecoveredPlan;
-use plandeck_core::history::{RecoveredPlanView, Restored};
+use plandeck_core::gate::GateDecision;
 use plandeck_core::ipc::{ErrorKind, IpcError};
-use plandeck_core::plans::{PlanDocument, PlanListing};
 use plandeck_core::remote::Remote;
-use plandeck_core::review::{Decision, PlanDiff};
-use plandeck_core::route::{PlanDecision, PlanOutcome};
-use plandeck_core::serve::RemovalToConfirm;
-use plandeck_core::sessions::SessionSummary;
-use plandeck_core::verify::VerifyReport;
-use plandeck_core::worktrees::RemoveOutcome;
+use plandeck_core::route::PlanDecision;
+use plandeck_core::wire::Client;
 use plandeck_core::worktrees::WorktreeSummary;
-use serde_json::json;
 
 use super::plans::PlansCommand;
 use super::worktrees::WorktreesCommand;
@@ -115,40 +106,38 @@ pub fn run(
                     md,
                     json,
                 } => {
-                    let doc: PlanDocument = remote.call_as("get_plan", json!({ "id": plan }))?;
+                    let doc = remote.get_plan(plan)?;
                     super::plans::print_doc(&doc, html, md, json, out)
                 }
                 PlansCommand::Diff(d) => {
-                    let diff: PlanDiff = remote.call_as(
-                        "plan_diff",
-                        json!({ "id": d.plan, "from": null, "to": null }),
-                    )?;
+                    let diff = remote.plan_diff(d.plan.clone(), None, None)?;
                     super::review::print_diff(ctx, &diff, &d.plan, d.json, out)
                 }
                 PlansCommand::History { plan, json, diff } => match diff.as_deref() {
                     Some(&[a, b]) => {
-                        let d: PlanDiff = remote.call_as(
-                            "recovered_plan_diff",
-                            json!({ "id": plan, "a": a, "b": b }),
-                        )?;
+                        let version = |n: usize| {
+                            u32::try_from(n).map_err(|_| {
+                                IpcError::new(ErrorKind::BadInput, format!("no version {n}"))
+                            })
+                        };
+                        let d = remote.recovered_plan_diff(plan, version(a)?, version(b)?)?;
                         super::plans::print_history_diff(&d, a, b, json, out)
                     }
                     _ => {
-                        let view: RecoveredPlanView =
-                            remote.call_as("recovered_plan", json!({ "id": plan }))?;
+                        let view = remote.recovered_plan(plan)?;
                         super::plans::print_history(&view.plan, json, out)
                     }
                 },
                 PlansCommand::Restore { plan, json } => {
-                    let r: Restored = remote.call_as("restore_plan", json!({ "id": plan }))?;
+                    let r = remote.restore_plan(plan)?;
                     super::plans::print_restored(&r, json, out)
                 }
                 PlansCommand::List { .. } => {
                     // The transcript-only plans first: that call waits for the remote's first
                     // read of the history, so the listing after it is settled with all of it
                     // (as a local `plans list` is).
-                    let only: Vec<RecoveredPlan> = remote.call_as("transcript_plans", json!({}))?;
-                    let listing: PlanListing = remote.call_as("list_plans", json!({}))?;
+                    let only = remote.transcript_plans()?;
+                    let listing = remote.list_plans()?;
                     let home = std::path::Path::new("");
                     super::plans::print_listing(listing, &only, home, json, out, err)
                 }
@@ -157,15 +146,10 @@ pub fn run(
         Command::Log(args) => {
             // The remote's plan paths are its own: a plan is named by its id there.
             let path = match &args.plan {
-                Some(id) => Some(
-                    remote
-                        .call_as::<PlanDocument>("get_plan", json!({ "id": id }))?
-                        .plan
-                        .path,
-                ),
+                Some(id) => Some(remote.get_plan(id.clone())?.plan.path),
                 None => None,
             };
-            let mut log: Vec<Decision> = remote.call_as("decision_log", json!({}))?;
+            let mut log = remote.decision_log()?;
             if let Some(path) = &path {
                 log.retain(|d| &d.plan_path == path);
             }
@@ -173,12 +157,11 @@ pub fn run(
         }
         Command::Comments(args) => {
             if args.markdown {
-                let md: String = remote.call_as("review_markdown", json!({ "id": args.plan }))?;
+                let md = remote.review_markdown(args.plan.clone())?;
                 out.exact(&md).map_err(io)?;
                 Ok(0)
             } else {
-                let placed: Vec<PlacedComment> =
-                    remote.call_as("list_comments", json!({ "id": args.plan }))?;
+                let placed = remote.list_comments(args.plan.clone())?;
                 super::comments::print_list(&args.plan, &placed, args.json, out)
             }
         }
@@ -191,10 +174,7 @@ pub fn run(
             };
             match change {
                 Some((id, action, verb)) => {
-                    remote.call(
-                        "change_comment",
-                        json!({ "commentId": id, "action": action }),
-                    )?;
+                    remote.change_comment(id.clone(), action)?;
                     super::comments::print_changed(id, verb, args.json, out)
                 }
                 None => {
@@ -206,10 +186,8 @@ pub fn run(
                             "give --quote TEXT and --text COMMENT (or --resolve/--reopen/--delete ID)",
                         ));
                     };
-                    let placed: PlacedComment = remote.call_as(
-                        "add_comment",
-                        json!({ "id": plan, "quote": quote, "text": text, "near": null }),
-                    )?;
+                    let placed =
+                        remote.add_comment(plan.clone(), quote.clone(), text.clone(), None)?;
                     super::comments::print_added(&placed, args.json, out)
                 }
             }
@@ -218,19 +196,12 @@ pub fn run(
             if let (Some(n), Some(status), Some(note)) =
                 (args.override_step, args.status, &args.note)
             {
-                remote.call(
-                    "set_step_override",
-                    json!({ "id": args.plan, "index": n, "status": status, "note": note }),
-                )?;
+                remote.set_step_override(args.plan.clone(), n, status, note.clone())?;
             }
             if let Some(n) = args.clear_override {
-                remote.call(
-                    "clear_step_override",
-                    json!({ "id": args.plan, "index": n }),
-                )?;
+                remote.clear_step_override(args.plan.clone(), n)?;
             }
-            let report: VerifyReport =
-                remote.call_as("verify_report", json!({ "id": args.plan }))?;
+            let report = remote.verify_report(args.plan.clone())?;
             if args.json {
                 crate::print_json(out, &report)?;
             } else {
@@ -261,12 +232,12 @@ pub fn run(
                     }
                 }
             }
-            let list: Vec<SessionSummary> = remote.call_as("list_sessions", json!({}))?;
+            let list = remote.list_sessions()?;
             super::sessions::print_sessions(&list, std::path::Path::new(""), json, out)
         }
         Command::Worktrees(args) => worktrees(&remote, args.command, out),
         Command::Pending(args) => {
-            let requests: Vec<GateRequest> = remote.call_as("list_pending", json!({}))?;
+            let requests = remote.list_pending()?;
             super::gate::print_pending(&requests, args.json, out)
         }
         Command::Approve(args) => {
@@ -322,34 +293,25 @@ pub fn run(
             )
         }
         Command::Start(args) => {
-            let mut started: Started = remote.call_as(
-                "start_session",
-                json!({ "request": super::control::request(&args) }),
-            )?;
+            let mut started = remote.start_session(super::control::request(&args))?;
             started.attach =
                 plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
         }
         Command::Send(args) => {
-            let said: String = remote.call_as(
-                "send_to_agent",
-                json!({ "id": args.id, "text": args.text }),
-            )?;
+            let said = remote.send_to_agent(args.id.clone(), args.text.clone())?;
             super::control::print_message(&said, args.json, out)
         }
         Command::Interrupt(args) => {
-            let said: String = remote.call_as("interrupt_session", json!({ "id": args.id }))?;
+            let said = remote.interrupt_session(args.id.clone())?;
             super::control::print_message(&said, args.json, out)
         }
         Command::Stop(args) => {
-            let preview: StopPreview = remote.call_as("stop_preview", json!({ "id": args.id }))?;
+            let preview = remote.stop_preview(args.id.clone())?;
             if !args.yes {
                 return super::control::print_preview(&preview, args.json, out);
             }
-            let outcome: StopOutcome = remote.call_as(
-                "stop_session",
-                json!({ "id": args.id, "token": preview.token }),
-            )?;
+            let outcome = remote.stop_session(args.id.clone(), preview.token.clone())?;
             if args.json {
                 crate::print_json(out, &outcome)?;
             } else {
@@ -358,7 +320,7 @@ pub fn run(
             Ok(0)
         }
         Command::Resume(args) => {
-            let mut started: Started = remote.call_as("resume_session", json!({ "id": args.id }))?;
+            let mut started = remote.resume_session(args.id.clone())?;
             started.attach =
                 plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
@@ -396,22 +358,20 @@ enum Target {
 
 impl Target {
     fn of(remote: &Remote, target: &str) -> Result<Target, IpcError> {
-        let pending: Vec<GateRequest> = remote.call_as("list_pending", json!({}))?;
+        let pending = remote.list_pending()?;
         if pending.iter().any(|r| r.id == target) {
             return Ok(Target::Request(target.to_owned()));
         }
-        match remote.call_as::<PlanDocument>("get_plan", json!({ "id": target })) {
+        match remote.get_plan(target.to_owned()) {
             Ok(doc) => Ok(Target::Plan {
                 id: target.to_owned(),
                 hash: doc.content_hash,
             }),
             // Not a plan there either: a request that is no longer waiting says why itself.
-            Err(plandeck_core::remote::RemoteError::Answered { error, .. })
-                if error.kind == ErrorKind::NotFound =>
-            {
+            Err(error) if error.kind == ErrorKind::NotFound => {
                 Ok(Target::Request(target.to_owned()))
             }
-            Err(e) => Err(e.into()),
+            Err(e) => Err(e),
         }
     }
 }
@@ -432,27 +392,13 @@ fn decide(
 ) -> Result<i32, IpcError> {
     match target {
         Target::Request(id) => {
-            let outcome: DecisionOutcome = remote.call_as(
-                "decide_request",
-                json!({
-                    "id": id,
-                    "decision": on_request,
-                    "withComments": how.comments,
-                    "seenHash": how.seen_hash,
-                }),
-            )?;
+            let outcome =
+                remote.decide_request(id, on_request, Some(how.comments), how.seen_hash)?;
             super::gate::print_outcome(&outcome, how.json, out)
         }
         Target::Plan { id, hash } => {
-            let outcome: PlanOutcome = remote.call_as(
-                "decide_plan",
-                json!({
-                    "id": id,
-                    "seenHash": how.seen_hash.unwrap_or(hash),
-                    "decision": on_plan,
-                    "withComments": how.comments,
-                }),
-            )?;
+            let seen = how.seen_hash.unwrap_or(hash);
+            let outcome = remote.decide_plan(id, seen, on_plan, Some(how.comments))?;
             super::review::print_plan_outcome(&outcome, how.json, out)
         }
     }
@@ -465,7 +411,7 @@ fn worktrees(
     command: WorktreesCommand,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    let list: Vec<WorktreeSummary> = remote.call_as("list_worktrees", json!({}))?;
+    let list = remote.list_worktrees()?;
     let find = |path: &std::path::Path| -> Result<WorktreeSummary, IpcError> {
         let named = path.to_string_lossy();
         list.iter()
@@ -492,8 +438,7 @@ fn worktrees(
         }
         WorktreesCommand::Preview { path, json } => {
             let w = find(&path)?;
-            let shown: RemovalToConfirm =
-                remote.call_as("removal_to_confirm", json!({ "id": w.id }))?;
+            let shown = remote.removal_to_confirm(w.id.clone())?;
             super::worktrees::print_preview(&w.path, &shown.preview, json, out)?;
         }
         WorktreesCommand::Remove {
@@ -505,8 +450,7 @@ fn worktrees(
             // As the window does: the removal is shown there, then applied with the token of what
             // was shown (the remote removes only that), under the same rules as here.
             let w = find(&path)?;
-            let shown: RemovalToConfirm =
-                remote.call_as("removal_to_confirm", json!({ "id": w.id }))?;
+            let shown = remote.removal_to_confirm(w.id.clone())?;
             let preview = &shown.preview;
             let refuse = |message: String| IpcError::new(ErrorKind::Refused, message);
             if expect.as_ref().is_some_and(|t| *t != preview.token) {
@@ -531,10 +475,7 @@ fn worktrees(
                     preview.loss_summary.trim_end()
                 )));
             }
-            let outcome: RemoveOutcome = remote.call_as(
-                "remove_worktree",
-                json!({ "id": w.id, "token": preview.token }),
-            )?;
+            let outcome = remote.remove_shown(w.id.clone(), preview.token.clone())?;
             if !json && !preview.loss_summary.is_empty() {
                 // What was given up, said as it was shown.
                 writeln!(out, "{}", preview.loss_summary.trim_end()).map_err(io)?;
@@ -543,7 +484,7 @@ fn worktrees(
         }
         WorktreesCommand::Keep { path, json } => {
             let w = find(&path)?;
-            remote.call("keep_worktree", json!({ "id": w.id }))?;
+            remote.keep_worktree(w.id.clone())?;
             super::worktrees::print_kept(&w.path, json, out)?;
         }
     }

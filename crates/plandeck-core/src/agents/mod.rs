@@ -11,6 +11,7 @@ pub mod claude;
 pub mod codex;
 pub mod driver;
 pub mod gemini;
+pub mod records;
 
 use std::path::{Path, PathBuf};
 
@@ -34,6 +35,16 @@ pub enum Agent {
 /// Every agent Plandeck knows, in the order lists show them: the one registration.
 pub fn all() -> &'static [Descriptor] {
     &[claude::DESCRIPTOR, gemini::DESCRIPTOR, codex::DESCRIPTOR]
+}
+
+/// What Plandeck reads of `agent`'s files: the one place that picks an agent's [`records::Records`].
+pub fn records(agent: Agent) -> &'static dyn records::Records {
+    match agent {
+        Agent::Claude => &claude::records::ClaudeRecords,
+        Agent::Gemini => &gemini::records::GeminiRecords,
+        Agent::Codex => &codex::records::CodexRecords,
+        Agent::Other => &records::NoRecords,
+    }
 }
 
 /// The driver of `agent` (how the gate and control drive it): the one place that picks an

@@ -8,6 +8,7 @@ use time::OffsetDateTime;
 use super::events::{Outcome, PlanEvent, PlanFacts};
 use super::scan::FileEntry;
 use super::{DecidedIn, HistoryVerdict, PlanSource, PlanVersion, RecoveredPlan};
+use crate::agents::records::PlanKeys;
 use crate::agents::Agent;
 use crate::config::Roots;
 use crate::review::log::{Decision, Verdict};
@@ -34,7 +35,7 @@ pub(super) fn fold(
     notes: &mut Vec<String>,
 ) -> Vec<RecoveredPlan> {
     let mut drafts: BTreeMap<Key, Draft> = BTreeMap::new();
-    let mut fresh: Vec<(String, Option<String>, Option<String>, String)> = Vec::new();
+    let mut fresh: Vec<Fresh> = Vec::new();
     let mut carried: Vec<Carried> = Vec::new();
     for (path, entry) in files {
         let f = &entry.facts;
@@ -47,30 +48,33 @@ pub(super) fn fold(
             ));
         }
         let transcript = path.display().to_string();
-        match entry.agent {
-            Agent::Claude => claude(
+        let agent = entry.agent;
+        match crate::agents::records(agent).plan_keys() {
+            Some(PlanKeys::File) => claude(
                 roots,
+                agent,
                 &transcript,
                 entry.subagent,
                 f,
                 &mut drafts,
                 &mut carried,
             ),
-            Agent::Gemini => gemini(path, &transcript, f, &mut drafts, notes),
-            Agent::Codex => {
-                codex(&transcript, f, &mut drafts);
+            Some(PlanKeys::SessionFile) => gemini(agent, path, &transcript, f, &mut drafts, notes),
+            Some(PlanKeys::Thread) => {
+                codex(agent, &transcript, f, &mut drafts);
                 for e in &f.events {
                     if let PlanEvent::FreshThread { at, attachment } = e {
-                        fresh.push((
-                            attachment.clone(),
-                            at.clone(),
-                            f.session_id.clone(),
-                            transcript.clone(),
-                        ));
+                        fresh.push(Fresh {
+                            agent,
+                            attachment: attachment.clone(),
+                            at: at.clone(),
+                            session: f.session_id.clone(),
+                            transcript: transcript.clone(),
+                        });
                     }
                 }
             }
-            Agent::Other => {}
+            None => {}
         }
     }
     place_carried(carried, &mut drafts);
@@ -145,6 +149,7 @@ fn apply_outcome(v: &mut PlanVersion, outcome: &Outcome, hook: bool, at: &Option
 /// every transcript was read: it is a version only when no plan on that path has that text (the
 /// session that submitted it may be in another transcript, or gone).
 struct Carried {
+    agent: Agent,
     facts: PlanFacts,
     path: String,
     at: Option<String>,
@@ -167,7 +172,7 @@ fn place_carried(carried: Vec<Carried>, drafts: &mut BTreeMap<Key, Draft>) {
         }
         let d = draft(
             drafts,
-            Agent::Claude,
+            c.agent,
             &c.facts,
             c.path.clone(),
             Some(c.path.clone()),
@@ -185,6 +190,7 @@ fn place_carried(carried: Vec<Carried>, drafts: &mut BTreeMap<Key, Draft>) {
 
 fn claude(
     roots: &Roots,
+    agent: Agent,
     transcript: &str,
     subagent: bool,
     f: &PlanFacts,
@@ -234,7 +240,7 @@ fn claude(
             } => {
                 let path = path.clone().or_else(|| slug_path.clone());
                 let key = path.clone().unwrap_or_else(|| format!("claude:{call}"));
-                let d = draft(drafts, Agent::Claude, f, key, path, subagent);
+                let d = draft(drafts, agent, f, key, path, subagent);
                 let mut v = version(text.clone().unwrap_or_default(), at.clone(), transcript);
                 if text.is_none() {
                     v.note = Some("The call names no plan text (an older Claude Code?).".into());
@@ -266,6 +272,7 @@ fn claude(
             PlanEvent::Carried { at, text, path } => {
                 if let Some(path) = path.clone().or_else(|| slug_path.clone()) {
                     carried.push(Carried {
+                        agent,
                         facts: PlanFacts {
                             session_id: f.session_id.clone(),
                             cwd: f.cwd.clone(),
@@ -285,6 +292,7 @@ fn claude(
 }
 
 fn gemini(
+    agent: Agent,
     chat: &Path,
     transcript: &str,
     f: &PlanFacts,
@@ -352,7 +360,7 @@ fn gemini(
                 if let Some((outcome, hook, at)) = answers.get(call.as_str()) {
                     apply_outcome(&mut v, outcome, *hook, at);
                 }
-                let d = draft(drafts, Agent::Gemini, f, path.clone(), Some(path), false);
+                let d = draft(drafts, agent, f, path.clone(), Some(path), false);
                 d.versions.push(v);
             }
             _ => {}
@@ -369,7 +377,7 @@ struct CodexTurn {
     proposed: Option<(Option<String>, String)>,
 }
 
-fn codex(transcript: &str, f: &PlanFacts, drafts: &mut BTreeMap<Key, Draft>) {
+fn codex(agent: Agent, transcript: &str, f: &PlanFacts, drafts: &mut BTreeMap<Key, Draft>) {
     let exec = f.source.as_deref() == Some("exec");
     let mut turns: Vec<CodexTurn> = Vec::new();
     for e in &f.events {
@@ -423,7 +431,7 @@ fn codex(transcript: &str, f: &PlanFacts, drafts: &mut BTreeMap<Key, Draft>) {
             .clone()
             .unwrap_or_else(|| transcript.to_owned())
     );
-    let d = draft(drafts, Agent::Codex, f, key, None, false);
+    let d = draft(drafts, agent, f, key, None, false);
     for &i in &with_plan {
         let t = &turns[i];
         let (at, text) = t
@@ -467,15 +475,31 @@ fn codex(transcript: &str, f: &PlanFacts, drafts: &mut BTreeMap<Key, Draft>) {
     }
 }
 
+/// A thread started from an approved plan's file.
+struct Fresh {
+    agent: Agent,
+    attachment: String,
+    at: Option<String>,
+    session: Option<String>,
+    transcript: String,
+}
+
 /// "Read the approved plan at <file> and implement it." in a new thread approves the pending
-/// version with that text in another thread.
+/// version with that text in another thread of the same agent.
 fn fresh_threads(
     roots: &Roots,
-    fresh: &[(String, Option<String>, Option<String>, String)],
+    fresh: &[Fresh],
     drafts: &mut BTreeMap<Key, Draft>,
     notes: &mut Vec<String>,
 ) {
-    for (attachment, at, session, transcript) in fresh {
+    for Fresh {
+        agent,
+        attachment,
+        at,
+        session,
+        transcript,
+    } in fresh
+    {
         let given = PathBuf::from(attachment);
         let local = attachment
             .split_once("/attachments/")
@@ -491,7 +515,7 @@ fn fresh_threads(
         };
         let target = drafts
             .values_mut()
-            .filter(|d| d.agent == Agent::Codex && d.session_id != *session)
+            .filter(|d| d.agent == *agent && d.session_id != *session)
             .flat_map(|d| d.versions.iter_mut())
             .filter(|v| {
                 v.text.trim() == text.trim()

@@ -140,10 +140,8 @@ pub(crate) fn update(
         found.push((agent, p, sub, size - done));
     };
     for (agent, p) in crate::sessions::index::transcript_files(roots) {
-        if agent == Agent::Claude {
-            for sub in crate::sessions::claude::subagent_transcripts(&p) {
-                push(Agent::Claude, sub, true);
-            }
+        for sub in crate::agents::records(agent).subagent_transcripts(&p) {
+            push(agent, sub, true);
         }
         push(agent, p, false);
     }
@@ -270,30 +268,10 @@ fn read_one(
         None => (PlanFacts::default(), 0),
     };
     fs.read = true;
-    let read = match agent {
-        Agent::Claude => read_marked(
-            &file,
-            start,
-            &mut facts,
-            crate::sessions::claude::plan_candidate,
-            crate::sessions::claude::plan_parse,
-        ),
-        Agent::Gemini => read_marked(
-            &file,
-            start,
-            &mut facts,
-            crate::sessions::gemini::plan_candidate,
-            crate::sessions::gemini::plan_parse,
-        ),
-        Agent::Codex => read_marked(
-            &file,
-            start,
-            &mut facts,
-            crate::sessions::codex::plan_candidate,
-            crate::sessions::codex::plan_parse,
-        ),
-        Agent::Other => return (None, fs),
+    let Some(reader) = crate::agents::records(agent).plan_reader() else {
+        return (None, fs);
     };
+    let read = read_marked(&file, start, &mut facts, reader.candidate, reader.parse);
     let Ok(read) = read else {
         return (None, fs);
     };

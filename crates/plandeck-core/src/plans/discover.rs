@@ -15,14 +15,12 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use crate::agents::{claude, gemini, Agent};
+use crate::agents::{claude, records, Agent};
 use crate::config::Roots;
 use crate::stamped::FileStamp;
 
 /// How much of each end of a transcript is read.
 pub(crate) const WINDOW: u64 = 64 * 1024;
-/// Settings and session files bigger than this are not agent-written; they are skipped.
-const SMALL_JSON: u64 = 1024 * 1024;
 
 /// A folder that holds plans, with what every plan in it shares.
 #[derive(Debug, Clone)]
@@ -33,6 +31,8 @@ pub(crate) struct Source {
     pub session_id: Option<String>,
     /// Plans in subfolders too (extra folders); agents' own folders are flat.
     pub recursive: bool,
+    /// A project's own plans folder (its settings name it).
+    pub of_project: bool,
 }
 
 /// A plan file found, before its content is read.
@@ -134,7 +134,7 @@ pub(crate) fn discover(roots: &Roots) -> Discovery {
                 git_branch: None,
                 subagent_id,
             };
-            if source.agent == Agent::Claude {
+            if records(source.agent).links_plans_by_transcript() {
                 let link = path
                     .to_str()
                     .and_then(|p| by_path.get(p))
@@ -171,33 +171,20 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
             out.push(s);
         }
     };
-    let claude_plans = canonical_or(&claude::plans_dir(&roots.claude));
-    push(
-        &mut out,
-        Source {
-            dir: claude_plans,
-            agent: Agent::Claude,
-            project: None,
-            session_id: None,
-            recursive: false,
-        },
-    );
-    for project in projects {
-        for dir in plans_directories(project) {
+    for d in crate::agents::all() {
+        for f in records(d.agent).plan_folders(roots, projects, problems) {
             push(
                 &mut out,
                 Source {
-                    dir,
-                    agent: Agent::Claude,
-                    project: Some(project.clone()),
-                    session_id: None,
+                    dir: f.dir,
+                    agent: d.agent,
+                    project: f.project,
+                    session_id: f.session_id,
                     recursive: false,
+                    of_project: f.of_project,
                 },
             );
         }
-    }
-    for s in gemini_sources(roots, problems) {
-        push(&mut out, s);
     }
     for extra in &roots.extra_plan_folders {
         push(
@@ -208,6 +195,7 @@ fn sources(roots: &Roots, projects: &BTreeSet<PathBuf>, problems: &mut Vec<Strin
                 project: None,
                 session_id: None,
                 recursive: true,
+                of_project: false,
             },
         );
     }
@@ -219,100 +207,22 @@ pub(crate) fn canonical_or(path: &Path) -> PathBuf {
     crate::durable::canonical_or(path)
 }
 
-/// A project's `plansDirectory` folders (from `.claude/settings.local.json` and
-/// `.claude/settings.json`), only those that exist and stay inside the project, as Claude Code does.
+/// The plans folders a project's own settings name (Claude Code's `plansDirectory`), only those
+/// that exist and stay inside the project.
 pub(crate) fn plans_directories(project: &Path) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    let Ok(root) = project.canonicalize() else {
-        return out;
-    };
-    for file in claude::project_settings_files(project) {
-        let Some(value) = read_small_json(&file) else {
-            continue;
-        };
-        let Some(rel) = value.get("plansDirectory").and_then(|v| v.as_str()) else {
-            continue;
-        };
-        let Ok(dir) = root.join(rel).canonicalize() else {
-            continue;
-        };
-        if !dir.starts_with(&root) {
-            tracing::debug!(project = %project.display(), plans_directory = rel, "plansDirectory escapes its project: ignored");
-            continue;
-        }
-        if dir.is_dir() && !out.contains(&dir) {
-            out.push(dir);
-        }
-    }
-    out
-}
-
-fn read_small_json(path: &Path) -> Option<serde_json::Value> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > SMALL_JSON {
-        return None;
-    }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
-}
-
-/// Gemini CLI: `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
-fn gemini_sources(roots: &Roots, problems: &mut Vec<String>) -> Vec<Source> {
-    let mut out = Vec::new();
-    let slug_to_project = gemini::read_projects(&roots.gemini);
-    let tmp = canonical_or(&gemini::tmp_dir(&roots.gemini));
-    for slug_dir in subdirs(&tmp, problems) {
-        let slug = name_of(&slug_dir);
-        let project = slug_to_project
-            .get(&slug)
-            .cloned()
-            .or_else(|| gemini::read_project_root(&slug_dir));
-        for session_dir in subdirs(&slug_dir, problems) {
-            let plans = session_dir.join(gemini::PLANS);
-            if plans.is_dir() {
-                out.push(Source {
-                    dir: plans,
-                    agent: Agent::Gemini,
-                    project: project.as_ref().map(PathBuf::from),
-                    session_id: Some(name_of(&session_dir)),
-                    recursive: false,
-                });
+    let mut out: Vec<PathBuf> = Vec::new();
+    for d in crate::agents::all() {
+        for dir in records(d.agent).project_plan_folders(project) {
+            if !out.contains(&dir) {
+                out.push(dir);
             }
         }
     }
     out
 }
 
-fn name_of(path: &Path) -> String {
-    path.file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default()
-}
-
-/// Subfolders of `dir` (not following symlinks). A missing folder is no problem; an unreadable one is.
-fn subdirs(dir: &Path, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    let mut out = Vec::new();
-    match std::fs::read_dir(dir) {
-        Ok(entries) => {
-            for entry in entries.flatten() {
-                if entry.file_type().is_ok_and(|t| t.is_dir()) {
-                    out.push(entry.path());
-                }
-            }
-        }
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
-        Err(e) => problems.push(folder_problem(dir, &e)),
-    }
-    out.sort();
-    out
-}
-
-pub(crate) fn folder_problem(dir: &Path, e: &std::io::Error) -> String {
-    format!(
-        "Cannot read the folder {}: {}. Plans in it are not listed.",
-        dir.display(),
-        e
-    )
-}
+pub(crate) use crate::agents::records::folder_problem;
+use crate::agents::records::subdirs;
 
 /// The `.md` files of a plan folder (recursive for extra folders, never looping through symlinks).
 fn plan_files(source: &Source, problems: &mut Vec<String>) -> Vec<PathBuf> {

@@ -91,7 +91,7 @@ pub fn watch(
     ];
     targets.extend(roots.extra_plan_folders.iter().cloned());
     for source in &found.sources {
-        if source.agent == crate::agents::Agent::Claude {
+        if source.of_project {
             if let Some(project) = &source.project {
                 filter.projects.insert(project.clone());
                 filter.flat.insert(source.dir.clone());

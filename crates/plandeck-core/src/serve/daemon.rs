@@ -91,7 +91,7 @@ impl Default for DaemonOptions {
             silence: SILENCE,
             idle: IDLE_EXIT,
             event_buffer: super::EVENT_BUFFER,
-            max_line: super::MAX_LINE,
+            max_line: crate::wire::MAX_LINE,
         }
     }
 }

@@ -12,15 +12,14 @@ use super::transcript::{
     elide_long_strings, read_head, with_tail_buffers, Follower, LineSplitter, Progress, ELIDE_KEEP,
     ELIDE_LINE, TAIL_WINDOWS,
 };
-use super::{claude, codex, gemini, SessionSummary, TaskProgress, WorktreeHint};
-use crate::agents::{self, Agent};
+use super::{SessionSummary, TaskProgress, WorktreeHint};
+use crate::agents::records::{dir_entries, is_jsonl, walk, RegistryFile};
+use crate::agents::{self, records, Agent};
 use crate::config::Roots;
 use crate::stamped::{check_before, FileStamp, Resume};
 
 /// Head windows tried for the cwd and first prompt.
 const HEAD_WINDOWS: [u64; 3] = [8 << 10, 64 << 10, 512 << 10];
-/// How deep discovery walks below a root, so a symlink loop ends.
-const MAX_DEPTH: usize = 5;
 
 #[derive(Debug)]
 struct Entry {
@@ -36,7 +35,9 @@ struct Entry {
 
 #[derive(Debug, Clone, PartialEq)]
 struct Live {
-    file: claude::RegistryFile,
+    /// The agent whose registry it is in.
+    agent: Agent,
+    file: RegistryFile,
     alive: bool,
 }
 
@@ -106,11 +107,12 @@ pub struct SessionIndex {
     by_path: HashMap<PathBuf, usize>,
     subagent_paths: HashMap<PathBuf, (usize, usize)>,
     registry: HashMap<PathBuf, Live>,
-    /// Claude Code sessions whose registry entry was removed while watched: the CLI removes its
-    /// entry when it exits, so such a session is over (`ended`) however its last records read
-    /// (a killed tmux session, Plandeck's own Stop), until an entry names it again.
-    exited: BTreeSet<String>,
-    gemini_projects: HashMap<String, String>,
+    /// Sessions whose registry entry was removed while watched (Claude Code's): the CLI removes
+    /// its entry when it exits, so such a session is over (`ended`) however its last records
+    /// read (a killed tmux session, Plandeck's own Stop), until an entry names it again.
+    exited: BTreeSet<(Agent, String)>,
+    /// Each agent's registry of project folders ([`records::Records::projects`]).
+    projects: HashMap<Agent, HashMap<String, String>>,
     now: Option<OffsetDateTime>,
     stats: OpenStats,
 }
@@ -118,30 +120,15 @@ pub struct SessionIndex {
 /// Every transcript of every agent under `roots` (Claude Code sessions, Gemini CLI chats, Codex
 /// CLI rollouts), subagent transcripts not included. Shared with [`crate::history`].
 pub(crate) fn transcript_files(roots: &Roots) -> Vec<(Agent, PathBuf)> {
-    let mut found = Vec::new();
-    for project in dir_entries(&agents::claude::projects_dir(&roots.claude)) {
-        for p in dir_entries(&project) {
-            if is_jsonl(&p) && p.is_file() {
-                found.push((Agent::Claude, p));
-            }
-        }
-    }
-    for slug in dir_entries(&agents::gemini::tmp_dir(&roots.gemini)) {
-        for p in dir_entries(&agents::gemini::chats_dir(&slug)) {
-            if is_jsonl(&p) && file_name(&p).starts_with("session-") {
-                found.push((Agent::Gemini, p));
-            }
-        }
-    }
-    let mut rollouts = Vec::new();
-    walk(
-        &agents::codex::sessions_dir(&roots.codex),
-        0,
-        &mut rollouts,
-        &|p| is_jsonl(p) && file_name(p).starts_with("rollout-"),
-    );
-    found.extend(rollouts.into_iter().map(|p| (Agent::Codex, p)));
-    found
+    agents::all()
+        .iter()
+        .flat_map(|d| {
+            records(d.agent)
+                .transcripts(roots)
+                .into_iter()
+                .map(|p| (d.agent, p))
+        })
+        .collect()
 }
 
 pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
@@ -164,55 +151,7 @@ pub(super) fn feed(agent: Agent, facts: &mut Facts, line: &[u8]) {
 }
 
 fn feed_parsed(agent: Agent, facts: &mut Facts, line: &[u8]) {
-    match agent {
-        Agent::Claude => claude::feed_line(facts, line, false),
-        Agent::Gemini => gemini::feed_line(facts, line),
-        Agent::Codex => codex::feed_line(facts, line),
-        Agent::Other => {}
-    }
-}
-
-fn is_jsonl(p: &Path) -> bool {
-    p.extension().and_then(|x| x.to_str()) == Some("jsonl")
-}
-
-fn file_name(p: &Path) -> &str {
-    p.file_name().and_then(|n| n.to_str()).unwrap_or("")
-}
-
-fn dir_entries(dir: &Path) -> Vec<PathBuf> {
-    match std::fs::read_dir(dir) {
-        Ok(rd) => rd.flatten().map(|e| e.path()).collect(),
-        Err(e) => {
-            if e.kind() != std::io::ErrorKind::NotFound {
-                tracing::debug!(
-                    "{}",
-                    super::SessionsError::Read {
-                        path: dir.to_owned(),
-                        source: e
-                    }
-                );
-            }
-            Vec::new()
-        }
-    }
-}
-
-fn walk(dir: &Path, depth: usize, out: &mut Vec<PathBuf>, keep: &dyn Fn(&Path) -> bool) {
-    if depth > MAX_DEPTH {
-        return;
-    }
-    for p in dir_entries(dir) {
-        if p.is_dir() {
-            walk(&p, depth + 1, out, keep);
-        } else if keep(&p) {
-            out.push(p);
-        }
-    }
-}
-
-fn mtime(p: &Path) -> Option<std::time::SystemTime> {
-    std::fs::metadata(p).and_then(|m| m.modified()).ok()
+    records(agent).feed_line(facts, line)
 }
 
 fn from_millis(ms: i64) -> Option<OffsetDateTime> {
@@ -248,13 +187,18 @@ impl SessionIndex {
             subagent_paths: HashMap::new(),
             registry: HashMap::new(),
             exited: BTreeSet::new(),
-            gemini_projects: HashMap::new(),
+            projects: HashMap::new(),
             now: None,
             stats: OpenStats::default(),
         };
-        index.load_gemini_projects();
-        for p in dir_entries(&agents::claude::registry_dir(&roots.claude)) {
-            index.read_registry(&p);
+        index.load_projects();
+        for d in agents::all() {
+            let Some(dir) = records(d.agent).registry_dir(roots) else {
+                continue;
+            };
+            for p in dir_entries(&dir) {
+                index.read_registry(d.agent, &p);
+            }
         }
         let (store, rebuilt) = load_store(&roots.data);
         let found = index.discover_all();
@@ -354,7 +298,7 @@ impl SessionIndex {
         if resume == Resume::Restart || check_before(path, s.offset).ok()? != s.check {
             return None;
         }
-        if agent == Agent::Claude && !claude::subagent_transcripts(path).is_empty() {
+        if !records(agent).subagent_transcripts(path).is_empty() {
             return None;
         }
         let mut e = Entry {
@@ -385,9 +329,7 @@ impl SessionIndex {
                 Origin::Resumed(e.follower.offset - s.offset)
             }
         };
-        if agent == Agent::Claude {
-            e.tasks = claude::task_progress(&agents::claude::tasks_dir(&self.roots.claude), &e.key);
-        }
+        e.tasks = records(agent).task_progress(&self.roots, &e.key);
         self.refresh_plan(&mut e);
         Some((e, origin))
     }
@@ -414,16 +356,10 @@ impl SessionIndex {
     /// [`SessionIndex::watch_roots`] before any index is open (a watcher started while the index
     /// loads in the background).
     pub fn watch_roots_of(roots: &Roots) -> Vec<PathBuf> {
-        let r = roots;
-        vec![
-            agents::claude::projects_dir(&r.claude),
-            agents::claude::registry_dir(&r.claude),
-            agents::claude::tasks_dir(&r.claude),
-            agents::claude::plans_dir(&r.claude),
-            agents::gemini::tmp_dir(&r.gemini),
-            agents::gemini::projects_file(&r.gemini),
-            agents::codex::sessions_dir(&r.codex),
-        ]
+        agents::all()
+            .iter()
+            .flat_map(|d| records(d.agent).watch_roots(roots))
+            .collect()
     }
 
     fn discover_all(&self) -> Vec<(Agent, PathBuf)> {
@@ -432,38 +368,24 @@ impl SessionIndex {
 
     /// Which agent's transcript `path` would be, by where it is.
     fn classify(&self, path: &Path) -> Option<Agent> {
-        if !is_jsonl(path) {
-            return None;
-        }
-        let parent = path.parent()?;
-        if parent.parent() == Some(&agents::claude::projects_dir(&self.roots.claude)) {
-            return Some(Agent::Claude);
-        }
-        if parent.file_name()? == agents::gemini::CHATS
-            && parent.parent()?.parent() == Some(&agents::gemini::tmp_dir(&self.roots.gemini))
-            && file_name(path).starts_with("session-")
-        {
-            return Some(Agent::Gemini);
-        }
-        if path.starts_with(agents::codex::sessions_dir(&self.roots.codex))
-            && file_name(path).starts_with("rollout-")
-        {
-            return Some(Agent::Codex);
-        }
-        None
+        agents::all()
+            .iter()
+            .map(|d| d.agent)
+            .find(|&a| records(a).is_transcript(&self.roots, path))
     }
 
-    fn load_gemini_projects(&mut self) {
-        self.gemini_projects = agents::gemini::read_projects(&self.roots.gemini);
+    fn load_projects(&mut self) {
+        self.projects = agents::all()
+            .iter()
+            .map(|d| (d.agent, records(d.agent).projects(&self.roots)))
+            .collect();
     }
 
-    fn gemini_cwd(&self, chat: &Path) -> Option<String> {
-        let slug_dir = agents::gemini::slug_dir_of_chat(chat)?;
-        let slug = slug_dir.file_name()?.to_str()?;
-        if let Some(p) = self.gemini_projects.get(slug) {
-            return Some(p.clone());
-        }
-        agents::gemini::read_project_root(slug_dir)
+    /// The project a transcript is in by its folder, when its records name none.
+    fn project_of(&self, agent: Agent, path: &Path) -> Option<String> {
+        let none = HashMap::new();
+        let projects = self.projects.get(&agent).unwrap_or(&none);
+        records(agent).project_of(path, projects)
     }
 
     /// Reads a transcript cold: head for the cwd and first prompt, then the tail.
@@ -496,7 +418,7 @@ impl SessionIndex {
             for limit in HEAD_WINDOWS {
                 let mut head = Facts::default();
                 let _ = read_head(&path, limit, &mut |l| feed(agent, &mut head, l));
-                let enough = head.title.is_some() && (agent == Agent::Gemini || head.cwd.is_some());
+                let enough = records(agent).head_tells_enough(&head);
                 base = head;
                 if enough || limit >= len {
                     break;
@@ -524,61 +446,29 @@ impl SessionIndex {
             return;
         }
         facts.unreadable += std::mem::take(&mut follower.splitter.overlong);
-        if agent == Agent::Gemini && facts.cwd.is_none() {
-            facts.cwd = self.gemini_cwd(&path);
+        if facts.cwd.is_none() {
+            facts.cwd = self.project_of(agent, &path);
         }
         e.key = session_key(agent, &path, &facts);
         e.facts = facts;
         e.follower = follower;
         e.deleted = false;
         e.subagents.clear();
-        if agent == Agent::Claude {
-            for sub in claude::subagent_transcripts(&path) {
-                let mut f = Follower::new(&sub);
-                let facts = &mut e.facts;
-                let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| claude::feed_line(facts, l, true));
-                e.subagents.push(f);
-            }
-            e.tasks = claude::task_progress(&agents::claude::tasks_dir(&self.roots.claude), &e.key);
+        let r = records(agent);
+        for sub in r.subagent_transcripts(&path) {
+            let mut f = Follower::new(&sub);
+            let facts = &mut e.facts;
+            let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| r.feed_subagent_line(facts, l));
+            e.subagents.push(f);
+        }
+        if r.tasks_dir(&self.roots).is_some() {
+            e.tasks = r.task_progress(&self.roots, &e.key);
         }
         self.refresh_plan(e);
     }
 
     fn resolve_plan(&self, e: &Entry) -> Option<PathBuf> {
-        match e.agent {
-            Agent::Claude => {
-                let named = e.facts.plan_path.as_ref().map(PathBuf::from);
-                let by_slug =
-                    e.facts.slug.as_ref().map(|s| {
-                        agents::claude::plans_dir(&self.roots.claude).join(format!("{s}.md"))
-                    });
-                if let Some(p) = named.as_ref().filter(|p| p.is_file()) {
-                    return Some(p.clone());
-                }
-                if let Some(p) = by_slug.filter(|p| p.is_file()) {
-                    return Some(p);
-                }
-                named
-            }
-            Agent::Gemini => {
-                let dir = e
-                    .follower
-                    .path
-                    .parent()?
-                    .parent()?
-                    .join(&e.key)
-                    .join(agents::gemini::PLANS);
-                if let Some(name) = &e.facts.plan_path {
-                    return Some(dir.join(name));
-                }
-                let mds: Vec<PathBuf> = dir_entries(&dir)
-                    .into_iter()
-                    .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("md"))
-                    .collect();
-                mds.into_iter().max_by_key(|p| mtime(p))
-            }
-            _ => None,
-        }
+        records(e.agent).plan_file(&self.roots, &e.follower.path, &e.key, &e.facts)
     }
 
     fn refresh_plan(&self, e: &mut Entry) {
@@ -594,17 +484,17 @@ impl SessionIndex {
         self.entries.push(e);
     }
 
-    fn read_registry(&mut self, path: &Path) -> bool {
+    fn read_registry(&mut self, agent: Agent, path: &Path) -> bool {
         if path.extension().and_then(|x| x.to_str()) != Some("json") {
             return false;
         }
-        let new = claude::RegistryFile::read(path).map(|file| {
-            let alive = claude::pid_alive(file.pid, file.proc_start.as_deref());
-            Live { file, alive }
+        let new = records(agent).registry_entry(path).map(|file| {
+            let alive = records::pid_alive(file.pid, file.proc_start.as_deref());
+            Live { agent, file, alive }
         });
         match new {
             Some(live) => {
-                self.exited.remove(&live.file.session_id);
+                self.exited.remove(&(agent, live.file.session_id.clone()));
                 let old = self.registry.insert(path.to_owned(), live.clone());
                 old.as_ref() != Some(&live)
             }
@@ -614,18 +504,22 @@ impl SessionIndex {
                 };
                 // Gone (not merely mid-write): its CLI exited.
                 if !path.exists() {
-                    self.exited.insert(old.file.session_id);
+                    self.exited.insert((agent, old.file.session_id));
                 }
                 true
             }
         }
     }
 
-    fn live_for(&self, session_id: &str) -> Option<&Live> {
+    /// The registry entry of `agent`'s session `session_id` (any agent's when `None`).
+    fn live_for(&self, agent: Option<Agent>, session_id: &str) -> Option<&Live> {
         // Several entries can name one session (a stale one left by a crash and a new one):
         // a live one wins.
         let mut found: Option<&Live> = None;
         for l in self.registry.values() {
+            if agent.is_some_and(|a| a != l.agent) {
+                continue;
+            }
             if l.file.session_id == session_id && !matches!(found, Some(f) if f.alive || !l.alive) {
                 found = Some(l);
             }
@@ -635,18 +529,15 @@ impl SessionIndex {
 
     fn summary(&self, e: &Entry, now: OffsetDateTime) -> SessionSummary {
         let f = &e.facts;
-        let live = if e.agent == Agent::Claude {
-            self.live_for(&e.key)
-        } else {
-            None
-        };
+        let live = self.live_for(Some(e.agent), &e.key);
         let reg = live.map(|l| Registry {
             pid: l.file.pid,
             status: l.file.status.clone(),
             alive: l.alive,
             started: l.file.started_at.and_then(from_millis),
         });
-        let state = if live.is_none() && e.agent == Agent::Claude && self.exited.contains(&e.key) {
+        let exited = self.exited.contains(&(e.agent, e.key.clone()));
+        let state = if live.is_none() && exited {
             SessionState::Ended
         } else {
             state::derive(f, reg.as_ref(), now)
@@ -711,7 +602,7 @@ impl SessionIndex {
             SessionState::Crashed
         };
         SessionSummary {
-            agent: Agent::Claude,
+            agent: live.agent,
             session_id: live.file.session_id.clone(),
             cwd: live.file.cwd.clone().unwrap_or_default(),
             state,
@@ -733,10 +624,7 @@ impl SessionIndex {
             name: live.file.name.clone(),
             title: None,
             unreadable_lines: 0,
-            tasks: claude::task_progress(
-                &agents::claude::tasks_dir(&self.roots.claude),
-                &live.file.session_id,
-            ),
+            tasks: records(live.agent).task_progress(&self.roots, &live.file.session_id),
             transcript_path: None,
             review_state: None,
             machine: None,
@@ -753,16 +641,16 @@ impl SessionIndex {
             .filter(|e| !e.deleted)
             .map(|e| self.summary(e, now))
             .collect();
-        let mut seen: BTreeSet<&str> = self
+        let mut seen: BTreeSet<(Agent, &str)> = self
             .entries
             .iter()
-            .filter(|e| !e.deleted && e.agent == Agent::Claude)
-            .map(|e| e.key.as_str())
+            .filter(|e| !e.deleted)
+            .map(|e| (e.agent, e.key.as_str()))
             .collect();
         let mut lives: Vec<&Live> = self.registry.values().collect();
         lives.sort_by_key(|l| !l.alive);
         for live in lives {
-            if seen.insert(live.file.session_id.as_str()) {
+            if seen.insert((live.agent, live.file.session_id.as_str())) {
                 out.push(self.registry_only(live));
             }
         }
@@ -781,14 +669,16 @@ impl SessionIndex {
         {
             return Some(self.summary(e, now));
         }
-        self.live_for(session_id).map(|l| self.registry_only(l))
+        self.live_for(None, session_id)
+            .map(|l| self.registry_only(l))
     }
 
-    /// Worktree facts of every Claude Code session (see [`WorktreeHint`]).
+    /// Worktree facts of every session of an agent whose records tell them (Claude Code's; see
+    /// [`WorktreeHint`]).
     pub fn worktree_hints(&self) -> Vec<WorktreeHint> {
         self.entries
             .iter()
-            .filter(|e| !e.deleted && e.agent == Agent::Claude)
+            .filter(|e| !e.deleted && records(e.agent).tells_worktrees())
             .filter_map(|e| {
                 let cwd = e.facts.cwd.clone()?;
                 let wt = e.facts.worktree.as_ref();
@@ -798,7 +688,9 @@ impl SessionIndex {
                     worktree_path: wt.map(|w| PathBuf::from(&w.path)),
                     original_head_commit: wt.and_then(|w| w.original_head_commit.clone()),
                     original_branch: wt.and_then(|w| w.original_branch.clone()),
-                    running: self.live_for(&e.key).is_some_and(|l| l.alive),
+                    running: self
+                        .live_for(Some(e.agent), &e.key)
+                        .is_some_and(|l| l.alive),
                 })
             })
             .collect()
@@ -809,7 +701,7 @@ impl SessionIndex {
     pub fn tick(&mut self) -> bool {
         let mut changed = false;
         for live in self.registry.values_mut() {
-            let alive = claude::pid_alive(live.file.pid, live.file.proc_start.as_deref());
+            let alive = records::pid_alive(live.file.pid, live.file.proc_start.as_deref());
             changed |= alive != live.alive;
             live.alive = alive;
         }
@@ -823,21 +715,15 @@ impl SessionIndex {
         let now = self.now();
         let mut touched: BTreeSet<usize> = BTreeSet::new();
         let mut visible = false;
-        let tasks_root = agents::claude::tasks_dir(&self.roots.claude);
-        let registry_dir = agents::claude::registry_dir(&self.roots.claude);
         // First find which entries each path concerns, to snapshot them before the update.
         for p in changed {
             if let Some(&i) = self.by_path.get(p) {
                 touched.insert(i);
             } else if let Some(&(i, _)) = self.subagent_paths.get(p) {
                 touched.insert(i);
-            } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
-                if let Some(list) = rest
-                    .components()
-                    .next()
-                    .and_then(|c| c.as_os_str().to_str())
-                {
-                    touched.extend(self.claude_entries(list));
+            } else if let Some((agent, list)) = self.task_list_of(p) {
+                if let Some(list) = list {
+                    touched.extend(self.entries_of(agent, &list));
                 }
             } else {
                 for (i, e) in self.entries.iter().enumerate() {
@@ -863,30 +749,28 @@ impl SessionIndex {
             } else if let Some(&(i, j)) = self.subagent_paths.get(p) {
                 let e = &mut self.entries[i];
                 let facts = &mut e.facts;
+                let r = records(e.agent);
                 if let Some(sub) = e.subagents.get_mut(j) {
-                    let _ = sub.read_new(&mut |l| claude::feed_line(facts, l, true));
+                    let _ = sub.read_new(&mut |l| r.feed_subagent_line(facts, l));
                 }
-            } else if p.parent() == Some(registry_dir.as_path()) {
-                visible |= self.read_registry(p);
-            } else if let Ok(rest) = p.strip_prefix(&tasks_root) {
-                if let Some(list) = rest
-                    .components()
-                    .next()
-                    .and_then(|c| c.as_os_str().to_str())
-                {
-                    for i in self.claude_entries(list) {
-                        self.entries[i].tasks = claude::task_progress(&tasks_root, list);
+            } else if let Some(agent) = self.registry_of(p) {
+                visible |= self.read_registry(agent, p);
+            } else if let Some((agent, list)) = self.task_list_of(p) {
+                if let Some(list) = list {
+                    for i in self.entries_of(agent, &list) {
+                        self.entries[i].tasks = records(agent).task_progress(&self.roots, &list);
                     }
-                    visible |= self.registry.values().any(|l| l.file.session_id == list);
+                    visible |= self
+                        .registry
+                        .values()
+                        .any(|l| l.agent == agent && l.file.session_id == list);
                 }
-            } else if p == &agents::gemini::projects_file(&self.roots.gemini)
-                || file_name(p) == agents::gemini::PROJECT_ROOT
-            {
-                self.load_gemini_projects();
+            } else if self.names_projects(p) {
+                self.load_projects();
             } else if let Some(agent) = self.classify(p) {
                 visible |= self.add_new(agent, p);
-            } else if self.is_subagent_path(p) {
-                visible |= self.add_subagent(p);
+            } else if let Some((agent, parent)) = self.subagent_parent(p) {
+                visible |= self.add_subagent(agent, p, &parent);
             } else if p.is_dir() && self.under_roots(p) {
                 let mut found = Vec::new();
                 walk(p, 0, &mut found, &|f| is_jsonl(f));
@@ -896,8 +780,8 @@ impl SessionIndex {
                     }
                     if let Some(agent) = self.classify(&f) {
                         visible |= self.add_new(agent, &f);
-                    } else if self.is_subagent_path(&f) {
-                        visible |= self.add_subagent(&f);
+                    } else if let Some((agent, parent)) = self.subagent_parent(&f) {
+                        visible |= self.add_subagent(agent, &f, &parent);
                     }
                 }
             }
@@ -918,47 +802,71 @@ impl SessionIndex {
         visible
     }
 
-    fn claude_entries(&self, session_id: &str) -> Vec<usize> {
+    /// The entries of `agent`'s session `session_id`.
+    fn entries_of(&self, agent: Agent, session_id: &str) -> Vec<usize> {
         self.entries
             .iter()
             .enumerate()
-            .filter(|(_, e)| e.agent == Agent::Claude && e.key == session_id)
+            .filter(|(_, e)| e.agent == agent && e.key == session_id)
             .map(|(i, _)| i)
             .collect()
     }
 
-    fn under_roots(&self, p: &Path) -> bool {
-        [&self.roots.claude, &self.roots.gemini, &self.roots.codex]
+    /// The agent whose registry of running CLIs `p` is an entry of.
+    fn registry_of(&self, p: &Path) -> Option<Agent> {
+        agents::all().iter().map(|d| d.agent).find(|&a| {
+            records(a)
+                .registry_dir(&self.roots)
+                .is_some_and(|dir| p.parent() == Some(dir.as_path()))
+        })
+    }
+
+    /// The agent whose task lists `p` is in, and the list (its first folder below them).
+    fn task_list_of(&self, p: &Path) -> Option<(Agent, Option<String>)> {
+        agents::all().iter().find_map(|d| {
+            let root = records(d.agent).tasks_dir(&self.roots)?;
+            let rest = p.strip_prefix(&root).ok()?;
+            let list = rest
+                .components()
+                .next()
+                .and_then(|c| c.as_os_str().to_str())
+                .map(str::to_owned);
+            Some((d.agent, list))
+        })
+    }
+
+    /// Whether a change to `p` changes an agent's registry of project folders.
+    fn names_projects(&self, p: &Path) -> bool {
+        agents::all()
             .iter()
-            .any(|r| p.starts_with(r))
+            .any(|d| records(d.agent).names_projects(&self.roots, p))
     }
 
-    /// `<claude>/projects/<project>/<sessionId>/subagents/<name>.jsonl`
-    fn is_subagent_path(&self, p: &Path) -> bool {
-        is_jsonl(p)
-            && p.parent().and_then(|d| d.file_name()) == Some("subagents".as_ref())
-            && p.ancestors().nth(4)
-                == Some(agents::claude::projects_dir(&self.roots.claude).as_path())
+    fn under_roots(&self, p: &Path) -> bool {
+        agents::all()
+            .iter()
+            .any(|d| p.starts_with((d.root)(&self.roots)))
     }
 
-    fn add_subagent(&mut self, p: &Path) -> bool {
-        let Some(sid) = p
-            .ancestors()
-            .nth(2)
-            .and_then(|d| d.file_name())
-            .and_then(|n| n.to_str())
-        else {
-            return false;
-        };
-        let transcript = p.ancestors().nth(3).map(|d| d.join(format!("{sid}.jsonl")));
-        let Some(&i) = transcript.as_ref().and_then(|t| self.by_path.get(t)) else {
+    /// The agent and session transcript a subagent transcript at `p` belongs to.
+    fn subagent_parent(&self, p: &Path) -> Option<(Agent, PathBuf)> {
+        agents::all().iter().find_map(|d| {
+            records(d.agent)
+                .subagent_parent(&self.roots, p)
+                .map(|t| (d.agent, t))
+        })
+    }
+
+    fn add_subagent(&mut self, agent: Agent, p: &Path, transcript: &Path) -> bool {
+        let Some(&i) = self.by_path.get(transcript) else {
             return false;
         };
         let e = &mut self.entries[i];
         let mut f = Follower::new(p);
         let facts = &mut e.facts;
         let before = facts.last_activity;
-        let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| claude::feed_line(facts, l, true));
+        let r = records(agent);
+        let _ = f.read_tail(TAIL_WINDOWS[0], &mut |l| r.feed_subagent_line(facts, l));
         let changed = facts.last_activity != before;
         let j = e.subagents.len();
         e.subagents.push(f);
@@ -1007,21 +915,13 @@ impl SessionIndex {
     }
 }
 
-/// The id an entry is listed under: Claude Code's transcript name; the others' session id from the
-/// file's own records (Codex's `session_meta`), else the file's name until those are read. Codex
-/// CLI 0.171 creates its rollout empty and writes `session_meta` a moment later: an entry first
-/// read then takes its id once the record is appended (issue 34).
+/// The id an entry is listed under ([`records::Records::session_key`]): Claude Code's transcript
+/// name; the others' session id from the file's own records (Codex's `session_meta`), else the
+/// file's name until those are read. Codex CLI 0.171 creates its rollout empty and writes
+/// `session_meta` a moment later: an entry first read then takes its id once the record is
+/// appended (issue 34).
 fn session_key(agent: Agent, path: &Path, facts: &Facts) -> String {
-    let stem = || {
-        path.file_stem()
-            .and_then(|s| s.to_str())
-            .unwrap_or_default()
-            .to_owned()
-    };
-    match agent {
-        Agent::Claude => stem(),
-        _ => facts.session_id.clone().unwrap_or_else(stem),
-    }
+    records(agent).session_key(path, facts)
 }
 
 fn placeholder() -> Entry {

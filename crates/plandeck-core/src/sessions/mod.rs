@@ -47,14 +47,14 @@
 //! Sorted: waiting for approval, waiting for input, then live states (crashed, working, idle,
 //! unknown), then ended; most recent activity first within each.
 
-pub(crate) mod claude;
-pub(crate) mod codex;
-pub(crate) mod content;
-pub(crate) mod gemini;
 pub(crate) mod index;
-pub mod plan_events;
-pub mod state;
-pub mod transcript;
+
+// The agents' readers and the vocabulary they share live with the agents
+// (`crate::agents::records`); these names keep the paths other modules still use.
+pub(crate) use crate::agents::claude::records as claude;
+pub(crate) use crate::agents::codex::records as codex;
+pub(crate) use crate::agents::gemini::records as gemini;
+pub use crate::agents::records::{plan_events, state, transcript, TaskProgress};
 
 #[cfg(test)]
 mod prop_tests;
@@ -68,17 +68,9 @@ use crate::agents::Agent;
 use crate::config::Roots;
 use crate::plan_state::ReviewState;
 
-pub(crate) use claude::{pid_alive, RegistryFile};
+pub(crate) use crate::agents::records::{pid_alive, RegistryFile};
 pub use index::{sort, OpenStats, SessionIndex};
 pub use state::SessionState;
-
-/// Progress of a session's task list.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub struct TaskProgress {
-    pub done: u32,
-    pub total: u32,
-}
 
 /// One session as the UI and `plandeck sessions list --json` show it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]

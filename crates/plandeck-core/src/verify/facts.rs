@@ -12,59 +12,15 @@
 //!   `arguments` as a JSON string) and `custom_tool_call` `apply_patch` (`input`, the patch);
 //!   results in `function_call_output` / `custom_tool_call_output` and `exec_command_end` events.
 
-use std::collections::HashMap;
 use std::path::Path;
 
 use time::OffsetDateTime;
 
-use super::ChangeKind;
+use crate::agents::records::tools::ToolReader;
+use crate::agents::records::transcript::LineSplitter;
 use crate::agents::Agent;
-use crate::sessions::claude::{self, MaybeBool, ToolRecord};
-use crate::sessions::content::{Content, LooseStr};
-use crate::sessions::transcript::LineSplitter;
-use crate::sessions::{codex, gemini};
 
-/// A file-changing tool call.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ToolWrite {
-    pub tool: String,
-    /// As the call gave it (absolute for Claude and Gemini, relative to the cwd for Codex).
-    pub path: String,
-    /// Set for a Codex patch that moved the file.
-    pub moved_to: Option<String>,
-    pub change: ChangeKind,
-    pub at: Option<String>,
-    pub line: u32,
-    pub failed: bool,
-    /// The new text the call wrote (for symbols).
-    pub text: String,
-}
-
-/// A shell command and its result.
-#[derive(Debug, Clone, PartialEq, Eq)]
-pub struct ShellRun {
-    pub command: String,
-    pub at: Option<String>,
-    pub line: u32,
-    pub success: Option<bool>,
-    pub exit_code: Option<i32>,
-}
-
-/// What one transcript tells.
-#[derive(Debug, Clone, Default, PartialEq, Eq)]
-pub struct TranscriptFacts {
-    pub writes: Vec<ToolWrite>,
-    pub commands: Vec<ShellRun>,
-    /// Times of compactions (Claude `compact_boundary`).
-    pub compactions: Vec<Option<String>>,
-    pub unreadable: u32,
-    /// The working directory the records name (the first one).
-    pub cwd: Option<String>,
-    /// Claude `worktree-state`: the worktree the session works in (last record), and the branch it
-    /// was made from.
-    pub worktree: Option<String>,
-    pub worktree_branch: Option<String>,
-}
+pub use crate::agents::records::tools::{ShellRun, ToolWrite, TranscriptFacts};
 
 /// Reads the transcript at `path` of `agent`.
 pub fn read(agent: Agent, path: &Path) -> std::io::Result<TranscriptFacts> {
@@ -96,364 +52,35 @@ pub fn read_bytes(agent: Agent, bytes: &[u8]) -> TranscriptFacts {
 
 struct Reader {
     agent: Agent,
-    line: u32,
-    facts: TranscriptFacts,
-    /// Call id → index in `writes` / `commands`.
-    write_of: HashMap<String, usize>,
-    command_of: HashMap<String, usize>,
+    tools: ToolReader,
 }
 
 impl Reader {
     fn new(agent: Agent) -> Self {
         Self {
             agent,
-            line: 0,
-            facts: TranscriptFacts::default(),
-            write_of: HashMap::new(),
-            command_of: HashMap::new(),
+            tools: ToolReader::default(),
         }
     }
 
     fn finish(self) -> TranscriptFacts {
-        self.facts
+        self.tools.facts
     }
 
     fn line(&mut self, line: &[u8]) {
-        self.line += 1;
-        let interesting: &[&[u8]] = match self.agent {
-            Agent::Claude => &[
-                b"tool_use",
-                b"tool_result",
-                b"compact_boundary",
-                b"worktree-state",
-            ],
-            Agent::Gemini => &[b"toolCalls"],
-            Agent::Codex => &[
-                b"function_call",
-                b"custom_tool_call",
-                b"exec_command_end",
-                b"local_shell_call",
-            ],
-            Agent::Other => return,
-        };
-        if !interesting
+        self.tools.line += 1;
+        let records = crate::agents::records(self.agent);
+        if !records
+            .tool_markers()
             .iter()
             .any(|needle| memchr::memmem::find(line, needle).is_some())
         {
             return;
         }
-        if self.agent == Agent::Claude {
-            // The sessions' typed records (one Claude reader); glued records are each read.
-            if !claude::tool_records(line, &mut |rec| self.claude(rec)) {
-                self.facts.unreadable += 1;
-            }
-            return;
-        }
-        if self.agent == Agent::Gemini {
-            let mut calls = Vec::new();
-            if !gemini::tool_uses(line, &mut |call| calls.push(call)) {
-                self.facts.unreadable += 1;
-            }
-            for call in calls {
-                self.gemini(call);
-            }
-            return;
-        }
-        if self.agent == Agent::Codex {
-            let mut events = Vec::new();
-            if !codex::tool_events(line, &mut |event| events.push(event)) {
-                self.facts.unreadable += 1;
-            }
-            for event in events {
-                self.codex(event);
-            }
+        if !records.read_tool_line(&mut self.tools, line) {
+            self.tools.facts.unreadable += 1;
         }
     }
-
-    fn claude(&mut self, rec: ToolRecord<'_>) {
-        let text =
-            |v: &Option<LooseStr<'_>>| v.as_ref().and_then(LooseStr::as_str).map(str::to_owned);
-        let at = text(&rec.timestamp);
-        if self.facts.cwd.is_none() {
-            self.facts.cwd = text(&rec.cwd);
-        }
-        let kind = rec.kind.as_ref().and_then(LooseStr::as_str);
-        if kind == Some("worktree-state") {
-            let w = rec.worktree_session.and_then(|w| w.0);
-            self.facts.worktree = w.as_ref().and_then(|w| text(&w.worktree_path));
-            self.facts.worktree_branch = w.as_ref().and_then(|w| text(&w.original_branch));
-            return;
-        }
-        if kind == Some("system")
-            && rec.subtype.as_ref().and_then(LooseStr::as_str) == Some("compact_boundary")
-        {
-            self.facts.compactions.push(at);
-            return;
-        }
-        let Some(Content::Items(content)) = rec.message.and_then(|m| m.0).and_then(|m| m.content)
-        else {
-            return;
-        };
-        let created = rec
-            .tool_use_result
-            .and_then(|r| r.0)
-            .is_some_and(|r| r.kind.as_ref().and_then(LooseStr::as_str) == Some("create"));
-        for item in content.into_iter().filter_map(|i| i.0) {
-            match item.kind.as_ref().and_then(LooseStr::as_str) {
-                Some("tool_use") => {
-                    let id = text(&item.id).unwrap_or_default();
-                    let name = item.name.as_ref().and_then(LooseStr::as_str).unwrap_or("");
-                    let Some(input) = item.input.and_then(|i| i.0) else {
-                        continue;
-                    };
-                    match name {
-                        "Edit" | "Write" | "MultiEdit" | "NotebookEdit" => {
-                            let path = text(&input.file_path)
-                                .or_else(|| text(&input.notebook_path))
-                                .unwrap_or_default();
-                            if path.is_empty() {
-                                continue;
-                            }
-                            let mut written = String::new();
-                            for s in [&input.content, &input.new_string, &input.new_source] {
-                                if let Some(s) = s.as_ref().and_then(LooseStr::as_str) {
-                                    written.push_str(s);
-                                    written.push('\n');
-                                }
-                            }
-                            if let Some(Content::Items(edits)) = &input.edits {
-                                for e in edits.iter().filter_map(|e| e.0.as_ref()) {
-                                    if let Some(s) =
-                                        e.new_string.as_ref().and_then(LooseStr::as_str)
-                                    {
-                                        written.push_str(s);
-                                        written.push('\n');
-                                    }
-                                }
-                            }
-                            self.push_write(
-                                &id,
-                                ToolWrite {
-                                    tool: name.to_owned(),
-                                    path,
-                                    moved_to: None,
-                                    change: ChangeKind::Modified,
-                                    at: at.clone(),
-                                    line: self.line,
-                                    failed: false,
-                                    text: written,
-                                },
-                            );
-                        }
-                        "Bash" => {
-                            if let Some(cmd) = text(&input.command) {
-                                self.push_command(&id, cmd, at.clone());
-                            }
-                        }
-                        _ => {}
-                    }
-                }
-                Some("tool_result") => {
-                    let id = item
-                        .tool_use_id
-                        .as_ref()
-                        .and_then(LooseStr::as_str)
-                        .unwrap_or("");
-                    let is_error = matches!(item.is_error, Some(MaybeBool::Bool(true)));
-                    let result = match &item.content {
-                        Some(Content::Text(s)) => s.to_string(),
-                        Some(Content::Items(parts)) => parts
-                            .iter()
-                            .filter_map(|p| p.0.as_deref())
-                            .collect::<Vec<_>>()
-                            .join("\n"),
-                        _ => String::new(),
-                    };
-                    if let Some(&i) = self.write_of.get(id) {
-                        self.facts.writes[i].failed = is_error;
-                        if created {
-                            self.facts.writes[i].change = ChangeKind::Added;
-                        }
-                    }
-                    if let Some(&i) = self.command_of.get(id) {
-                        let code = exit_code_after(&result, "Exit code ");
-                        let c = &mut self.facts.commands[i];
-                        c.exit_code = code.or(if is_error { None } else { Some(0) });
-                        c.success = Some(!is_error && code.is_none_or(|c| c == 0));
-                    }
-                }
-                _ => {}
-            }
-        }
-    }
-
-    fn gemini(&mut self, call: gemini::ToolUse) {
-        let failed = matches!(call.status.as_deref(), Some("error" | "cancelled"));
-        match call.name.as_str() {
-            "write_file" | "replace" => {
-                let Some(path) = call.file_path else {
-                    return;
-                };
-                let w = ToolWrite {
-                    tool: call.name.clone(),
-                    path,
-                    moved_to: None,
-                    change: ChangeKind::Modified,
-                    at: call.at,
-                    line: self.line,
-                    failed,
-                    text: call.text.unwrap_or_default(),
-                };
-                match self.write_of.get(&call.id) {
-                    Some(&i) => self.facts.writes[i] = w,
-                    None => self.push_write(&call.id, w),
-                }
-            }
-            "run_shell_command" => {
-                let Some(command) = call.command else {
-                    return;
-                };
-                let code = exit_code_after(&call.output, "Exit Code: ");
-                let success = match call.status.as_deref() {
-                    Some("success") => Some(code.is_none_or(|c| c == 0)),
-                    Some("error" | "cancelled") => Some(false),
-                    _ => None,
-                };
-                let run = ShellRun {
-                    command,
-                    at: call.at,
-                    line: self.line,
-                    success,
-                    exit_code: code.or(if success == Some(true) { Some(0) } else { None }),
-                };
-                match self.command_of.get(&call.id) {
-                    Some(&i) => self.facts.commands[i] = run,
-                    None => {
-                        self.command_of.insert(call.id, self.facts.commands.len());
-                        self.facts.commands.push(run);
-                    }
-                }
-            }
-            _ => {}
-        }
-    }
-
-    fn codex(&mut self, event: codex::ToolEvent) {
-        use codex::ToolEvent;
-        match event {
-            ToolEvent::Command {
-                call_id,
-                at,
-                command,
-            } => self.push_command(&call_id, command, at),
-            ToolEvent::Patch { call_id, at, patch } => self.patch(&call_id, &patch, at),
-            ToolEvent::Output {
-                call_id,
-                text,
-                exit_code,
-            } => {
-                let code = exit_code
-                    .or_else(|| exit_code_after(&text, "Exit code: "))
-                    .or_else(|| exit_code_after(&text, "Process exited with code "));
-                if let Some(&i) = self.command_of.get(&call_id) {
-                    let c = &mut self.facts.commands[i];
-                    if c.exit_code.is_none() {
-                        c.exit_code = code;
-                        c.success = code.map(|c| c == 0);
-                    }
-                }
-                if let Some(&first) = self.write_of.get(&call_id) {
-                    let failed = code.is_some_and(|c| c != 0)
-                        || text.starts_with("apply_patch verification failed");
-                    for w in self.facts.writes[first..].iter_mut() {
-                        w.failed = failed;
-                    }
-                }
-            }
-            ToolEvent::ExecEnd { call_id, exit_code } => {
-                if let Some(&i) = self.command_of.get(&call_id) {
-                    let c = &mut self.facts.commands[i];
-                    c.exit_code = exit_code;
-                    c.success = exit_code.map(|c| c == 0);
-                }
-            }
-        }
-    }
-
-    /// A Codex patch: one write per file it names.
-    fn patch(&mut self, call_id: &str, patch: &str, at: Option<String>) {
-        let mut first = true;
-        let mut current: Option<usize> = None;
-        for l in patch.lines() {
-            let (change, path) = if let Some(p) = l.strip_prefix("*** Add File: ") {
-                (ChangeKind::Added, p)
-            } else if let Some(p) = l.strip_prefix("*** Update File: ") {
-                (ChangeKind::Modified, p)
-            } else if let Some(p) = l.strip_prefix("*** Delete File: ") {
-                (ChangeKind::Deleted, p)
-            } else if let Some(p) = l.strip_prefix("*** Move to: ") {
-                if let Some(i) = current {
-                    self.facts.writes[i].moved_to = Some(p.trim().to_owned());
-                    self.facts.writes[i].change = ChangeKind::Renamed;
-                }
-                continue;
-            } else {
-                if let (Some(i), Some(added)) = (current, l.strip_prefix('+')) {
-                    self.facts.writes[i].text.push_str(added);
-                    self.facts.writes[i].text.push('\n');
-                }
-                continue;
-            };
-            let w = ToolWrite {
-                tool: "apply_patch".to_owned(),
-                path: path.trim().to_owned(),
-                moved_to: None,
-                change,
-                at: at.clone(),
-                line: self.line,
-                failed: false,
-                text: String::new(),
-            };
-            current = Some(self.facts.writes.len());
-            if first {
-                self.push_write(call_id, w);
-                first = false;
-            } else {
-                self.facts.writes.push(w);
-            }
-        }
-    }
-
-    fn push_write(&mut self, id: &str, w: ToolWrite) {
-        if !id.is_empty() {
-            self.write_of.insert(id.to_owned(), self.facts.writes.len());
-        }
-        self.facts.writes.push(w);
-    }
-
-    fn push_command(&mut self, id: &str, command: String, at: Option<String>) {
-        if !id.is_empty() {
-            self.command_of
-                .insert(id.to_owned(), self.facts.commands.len());
-        }
-        self.facts.commands.push(ShellRun {
-            command,
-            at,
-            line: self.line,
-            success: None,
-            exit_code: None,
-        });
-    }
-}
-
-/// The number after `marker` in `text` ("Exit code 2" → 2).
-fn exit_code_after(text: &str, marker: &str) -> Option<i32> {
-    let at = text.find(marker)? + marker.len();
-    let digits: String = text[at..]
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    digits.parse().ok()
 }
 
 /// An RFC 3339 time.
@@ -464,6 +91,7 @@ pub(crate) fn parse_time(t: &str) -> Option<OffsetDateTime> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::verify::ChangeKind;
 
     #[test]
     fn claude_edits_and_commands_with_results() {

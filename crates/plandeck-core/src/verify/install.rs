@@ -27,6 +27,15 @@ fn stop_hook(roots: &Roots) -> Hook {
     }
 }
 
+/// The agent whose Stop hook verify installs: the one whose capabilities say it has one (Claude
+/// Code).
+pub(crate) fn stop_hook_agent() -> Agent {
+    crate::agents::all()
+        .iter()
+        .find(|d| d.capabilities.stop_hook)
+        .map_or(Agent::Other, |d| d.agent)
+}
+
 /// The command Claude Code runs: this executable, `hook claude-stop`.
 pub fn stop_hook_command() -> Result<String, GateError> {
     Ok(hooks::self_command(STOP_ARGS)?)
@@ -76,7 +85,7 @@ pub fn hook_preview(roots: &Roots) -> Result<HookPreview, GateError> {
 
 /// [`hook_preview`] for a given hook command (tests install a known path).
 pub fn hook_preview_with(roots: &Roots, command: &str) -> Result<HookPreview, GateError> {
-    Ok(stop_hook(roots).preview(Agent::Claude, command)?)
+    Ok(stop_hook(roots).preview(stop_hook_agent(), command)?)
 }
 
 /// Writes the change the settings view showed: installs (`install`) or uninstalls the Stop hook,

@@ -15,10 +15,10 @@ use super::facts::{self, parse_time, ShellRun, ToolWrite};
 use super::steps::{self, Step};
 use super::{
     ApprovalPoint, ApprovalSource, BaseKind, BaseRef, ChangeSource, ChangedFile, Evidence,
-    NameKind, Named, SessionRef, StatusCounts, StepReport, StepStatus, TestRun, VerifyError,
-    VerifyReport,
+    NameKind, Named, SessionRef, StatusCounts, StepOverride, StepReport, StepStatus, TestRun,
+    VerifyError, VerifyReport,
 };
-use crate::agents::{gemini, Agent};
+use crate::agents::Agent;
 use crate::config::Roots;
 use crate::history::events::PlanEvent;
 use crate::history::scan::Files;
@@ -72,8 +72,30 @@ pub(crate) fn report(roots: &Roots, plan: &str) -> Result<VerifyReport, VerifyEr
 fn report_of(roots: &Roots, target: Target) -> VerifyReport {
     let inputs = gather(roots, target);
     let mut report = evaluate(&inputs);
-    super::overrides::apply(roots, &mut report);
+    if super::overrides::apply(roots, &mut report) {
+        finish(&mut report);
+    }
     report
+}
+
+/// Overrides the status of step `index` (1-based) of the plan `plan` (an id or a path) with
+/// `note` (required: the person says why).
+pub fn set_override(
+    roots: &Roots,
+    plan: &str,
+    index: u32,
+    status: StepStatus,
+    note: &str,
+) -> Result<StepOverride, VerifyError> {
+    let note = super::overrides::check_note(note)?;
+    let target = resolve(roots, plan)?;
+    super::overrides::set(roots, &target.id, &target.text, index, status, note)
+}
+
+/// Removes the override of step `index` of the plan `plan`. Returns whether there was one.
+pub fn clear_override(roots: &Roots, plan: &str, index: u32) -> Result<bool, VerifyError> {
+    let target = resolve(roots, plan)?;
+    super::overrides::clear(roots, &target.id, index)
 }
 
 pub(crate) fn report_for_session(
@@ -306,11 +328,11 @@ pub fn gather(_roots: &Roots, target: Target) -> Inputs {
         .or_else(|| facts_list.iter().find_map(|f| f.cwd.clone()))
         .or_else(|| {
             // Gemini CLI chats name no folder: `tmp/<project>/.project_root` does.
-            (agent == Agent::Gemini)
-                .then(|| target.transcripts.first())
-                .flatten()
-                .and_then(|t| gemini::slug_dir_of_chat(t))
-                .and_then(gemini::read_project_root)
+            let none = std::collections::HashMap::new();
+            target
+                .transcripts
+                .first()
+                .and_then(|t| crate::agents::records(agent).project_of(t, &none))
         })
         .map(PathBuf::from);
     let approved = target.approved_at.as_deref().and_then(parse_time);

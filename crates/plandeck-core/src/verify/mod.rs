@@ -36,7 +36,7 @@ use crate::config::Roots;
 use crate::ipc::{ErrorKind, IpcError};
 
 pub use changed_diff::changed_file_diff;
-pub use overrides::{clear_override, set_override};
+pub use judge::{clear_override, set_override};
 pub use send::{report_text, send_report};
 pub use text::{agent_report_text, needs_work};
 
@@ -110,15 +110,7 @@ pub struct Named {
     pub note: Option<String>,
 }
 
-/// How a file changed.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, Serialize, Deserialize, TS)]
-#[serde(rename_all = "camelCase")]
-pub enum ChangeKind {
-    Added,
-    Modified,
-    Deleted,
-    Renamed,
-}
+pub use crate::agents::records::tools::ChangeKind;
 
 /// Where a change was seen.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord, Serialize, Deserialize, TS)]

@@ -64,15 +64,8 @@ fn save(roots: &Roots, stored: &Stored) -> Result<(), VerifyError> {
     Ok(())
 }
 
-/// Overrides the status of step `index` (1-based) of the plan `plan` (an id or a path) with
-/// `note` (required: the person says why).
-pub fn set_override(
-    roots: &Roots,
-    plan: &str,
-    index: u32,
-    status: StepStatus,
-    note: &str,
-) -> Result<StepOverride, VerifyError> {
+/// An override's note as kept: trimmed, required (the person says why) and bounded.
+pub(crate) fn check_note(note: &str) -> Result<&str, VerifyError> {
     let note = note.trim();
     if note.is_empty() {
         return Err(VerifyError::BadInput(
@@ -84,8 +77,20 @@ pub fn set_override(
             "The note is longer than {MAX_NOTE} characters."
         )));
     }
-    let target = super::judge::resolve(roots, plan)?;
-    let steps = super::steps::parse(&target.text);
+    Ok(note)
+}
+
+/// Overrides the status of step `index` (1-based) of the approved plan `plan_id` (whose approved
+/// text is `plan_text`) with `note` (checked by [`check_note`]).
+pub(crate) fn set(
+    roots: &Roots,
+    plan_id: &str,
+    plan_text: &str,
+    index: u32,
+    status: StepStatus,
+    note: &str,
+) -> Result<StepOverride, VerifyError> {
+    let steps = super::steps::parse(plan_text);
     let count = u32::try_from(steps.len()).unwrap_or(u32::MAX);
     let Some(step) = index
         .checked_sub(1)
@@ -101,8 +106,8 @@ pub fn set_override(
     };
     let _lock = crate::review::store::lock(&roots.data)
         .map_err(|e| VerifyError::BadInput(e.to_string()))?;
-    let mut stored = load(roots, &target.id)?;
-    stored.plan = target.id.clone();
+    let mut stored = load(roots, plan_id)?;
+    stored.plan = plan_id.to_owned();
     stored.steps.insert(
         index,
         StoredOverride {
@@ -114,12 +119,11 @@ pub fn set_override(
     Ok(value)
 }
 
-/// Removes the override of step `index` of the plan `plan`. Returns whether there was one.
-pub fn clear_override(roots: &Roots, plan: &str, index: u32) -> Result<bool, VerifyError> {
-    let target = super::judge::resolve(roots, plan)?;
+/// Removes the override of step `index` of the plan `plan_id`. Returns whether there was one.
+pub(crate) fn clear(roots: &Roots, plan_id: &str, index: u32) -> Result<bool, VerifyError> {
     let _lock = crate::review::store::lock(&roots.data)
         .map_err(|e| VerifyError::BadInput(e.to_string()))?;
-    let mut stored = load(roots, &target.id)?;
+    let mut stored = load(roots, plan_id)?;
     if stored.steps.remove(&index).is_none() {
         return Ok(false);
     }
@@ -127,13 +131,14 @@ pub fn clear_override(roots: &Roots, plan: &str, index: u32) -> Result<bool, Ver
     Ok(true)
 }
 
-/// Applies the stored overrides to `report` (a damaged file becomes a note).
-pub(crate) fn apply(roots: &Roots, report: &mut VerifyReport) {
+/// Applies the stored overrides to `report` (a damaged file becomes a note, and `false`: nothing
+/// was applied). The report's counts and hash are to be made again after it.
+pub(crate) fn apply(roots: &Roots, report: &mut VerifyReport) -> bool {
     let stored = match load(roots, &report.plan) {
         Ok(s) => s,
         Err(e) => {
             report.notes.push(e.to_string());
-            return;
+            return false;
         }
     };
     let mut stale = 0;
@@ -151,5 +156,5 @@ pub(crate) fn apply(roots: &Roots, report: &mut VerifyReport) {
             "{stale} override(s) were made on steps whose text changed since: they are not applied."
         ));
     }
-    super::judge::finish(report);
+    true
 }

@@ -22,11 +22,15 @@ pub fn send_report(roots: &Roots, id: &str, shown: &str) -> Result<String, IpcEr
             "this plan's session is not known, so there is no agent to send the report to",
         ));
     };
-    if session.agent != crate::agents::Agent::Claude {
+    // Reports are typed into the sessions of the agent whose Stop hook sends them too (Claude
+    // Code), once per report and session whoever sends it.
+    let typed_into = super::install::stop_hook_agent();
+    if session.agent != typed_into {
         return Err(IpcError::new(
             ErrorKind::Refused,
             format!(
-                "Plandeck types reports only into Claude Code sessions; paste it into {} yourself",
+                "Plandeck types reports only into {} sessions; paste it into {} yourself",
+                typed_into.display_name(),
                 session.agent.display_name()
             ),
         ));

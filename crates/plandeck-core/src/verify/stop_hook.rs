@@ -20,7 +20,6 @@ use std::path::PathBuf;
 
 use serde::{Deserialize, Serialize};
 
-use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::HookOutcome;
 
@@ -159,7 +158,11 @@ pub fn hook_claude_stop(roots: &Roots, stdin: &[u8]) -> HookOutcome {
     if !crate::gate::app_running(roots) {
         return quiet("Plandeck is not running; not blocking");
     }
-    let report = match super::report_for_session(roots, Agent::Claude, &input.session_id) {
+    let report = match super::report_for_session(
+        roots,
+        super::install::stop_hook_agent(),
+        &input.session_id,
+    ) {
         Ok(Some(r)) => r,
         Ok(None) => return quiet("no approved plan for this session; not blocking"),
         Err(e) => return quiet(format!("{e}; not blocking")),

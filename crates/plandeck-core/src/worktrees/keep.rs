@@ -7,7 +7,7 @@ use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
 
-use super::{canonical, list, WorktreeError};
+use super::{canonical, WorktreeError};
 use crate::config::Roots;
 use crate::durable;
 
@@ -54,20 +54,9 @@ pub fn is_kept(roots: &Roots, path: &Path) -> Result<bool, WorktreeError> {
     Ok(kept_set(roots)?.contains(&canonical(path)))
 }
 
-/// Keep the worktree at `path`: leave it on disk and remember the choice. `path` must be a
-/// worktree git lists (not the main one: it is never removed anyway, so keeping it means nothing).
-pub fn keep(roots: &Roots, path: &Path) -> Result<(), WorktreeError> {
-    let common = list::common_dir_of(path)?;
-    let me = canonical(path);
-    let listed = list::worktrees_of(&common)?
-        .into_iter()
-        .any(|f| canonical(&f.path) == me);
-    if !listed {
-        return Err(WorktreeError::NotAWorktree {
-            path: path.to_owned(),
-            why: "git does not list it as a worktree".into(),
-        });
-    }
+/// Remembers the choice to keep the worktree at the canonical path `me` (a worktree git lists:
+/// [`super::list::keep`] checks it).
+pub(crate) fn remember(roots: &Roots, me: PathBuf) -> Result<(), WorktreeError> {
     let mut file = load(roots)?;
     if !file.kept.contains(&me) {
         file.kept.push(me);

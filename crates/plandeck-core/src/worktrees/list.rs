@@ -9,7 +9,7 @@ use git2::{Repository, WorktreeLockStatus};
 use rayon::prelude::*;
 
 use super::{
-    canonical, keep, path_text, repo_id, status, submodules, unmerged, worktree_id, WorktreeError,
+    canonical, path_text, repo_id, status, submodules, unmerged, worktree_id, WorktreeError,
     WorktreeSummary,
 };
 use crate::config::Roots;
@@ -61,7 +61,7 @@ pub fn list_with(
     hints: &[WorktreeHint],
     opts: ListOptions,
 ) -> Result<Vec<WorktreeSummary>, WorktreeError> {
-    let kept = keep::kept_set(roots)?;
+    let kept = super::keep::kept_set(roots)?;
     let (found, mut problems) = match repo {
         Some(repo) => {
             let common = common_dir_of(repo)?;
@@ -86,7 +86,7 @@ pub fn refresh<S: AsRef<str>>(
     hints: &[WorktreeHint],
     ids: &[S],
 ) -> Result<Vec<WorktreeSummary>, WorktreeError> {
-    let kept = keep::kept_set(roots)?;
+    let kept = super::keep::kept_set(roots)?;
     let (found, _) = find_all(roots, hints);
     let sessions = assign_sessions(&found, hints);
     let wanted: HashSet<&str> = ids.iter().map(AsRef::as_ref).collect();
@@ -99,6 +99,23 @@ pub fn refresh<S: AsRef<str>>(
         .par_iter()
         .map(|(f, s)| summarize(f, s, &kept, false))
         .collect())
+}
+
+/// Keep the worktree at `path`: leave it on disk and remember the choice. `path` must be a
+/// worktree git lists (not the main one: it is never removed anyway, so keeping it means nothing).
+pub fn keep(roots: &Roots, path: &Path) -> Result<(), WorktreeError> {
+    let common = common_dir_of(path)?;
+    let me = canonical(path);
+    let listed = worktrees_of(&common)?
+        .into_iter()
+        .any(|f| canonical(&f.path) == me);
+    if !listed {
+        return Err(WorktreeError::NotAWorktree {
+            path: path.to_owned(),
+            why: "git does not list it as a worktree".into(),
+        });
+    }
+    super::keep::remember(roots, me)
 }
 
 /// The git common dir of the repository holding `path` (a worktree of it, or any folder inside).

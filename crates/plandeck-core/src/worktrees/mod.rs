@@ -47,8 +47,8 @@ mod unmerged;
 mod watcher;
 
 pub use archive::restore;
-pub use keep::{is_kept, keep, unkeep};
-pub use list::{list, list_with, refresh, resolve_id, resolve_repo_id, ListOptions};
+pub use keep::{is_kept, unkeep};
+pub use list::{keep, list, list_with, refresh, resolve_id, resolve_repo_id, ListOptions};
 pub use remove::{
     clean_confirmation_text, clean_removals, details, removal_preview, remove, remove_clean,
     remove_previewed, RemoveOptions,

@@ -126,10 +126,10 @@ fn parse_panes(out: &[u8]) -> Result<Vec<Pane>, String> {
     Ok(panes)
 }
 
-/// The running agent processes Claude Code's registry names, with their sessions and panes.
+/// The running agent processes the agents' registries name (Claude Code's), with their sessions
+/// and panes.
 fn registry(roots: &Roots) -> Vec<RegistryFile> {
-    crate::sessions::claude::registry(&roots.claude)
-        .unwrap_or_default()
+    crate::agents::records::registry_entries(roots)
         .into_iter()
         .map(|(_, r)| r)
         .filter(|r| pid_alive(r.pid, r.proc_start.as_deref()))

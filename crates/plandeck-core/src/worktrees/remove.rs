@@ -585,7 +585,7 @@ fn lock_is_stale(reason: Option<&str>) -> bool {
     let Some(pid) = lock_pid(reason) else {
         return false;
     };
-    !crate::sessions::claude::pid_alive(pid as u32, None)
+    !crate::agents::records::pid_alive(pid as u32, None)
 }
 
 /// HEAD of a worktree whose folder is gone, read from its git dir.

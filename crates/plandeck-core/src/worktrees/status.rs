@@ -567,7 +567,7 @@ fn worktree_changes(
             Verdict::Clean => {}
             Verdict::Changed(letter) => unstaged.push((path, letter)),
             Verdict::Submodule(recorded) => {
-                if super::submodules::changed(&top.join(OsStr::from_bytes(&path)), recorded) {
+                if submodule_changed(&top.join(OsStr::from_bytes(&path)), recorded) {
                     unstaged.push((path, 'M'));
                 }
             }
@@ -768,4 +768,22 @@ fn dir_has_untracked(repo: &Repository, top: &Path, rel: &[u8]) -> bool {
         }
     }
     false
+}
+
+/// Whether the submodule checked out at `dir` has changes against the commit `recorded`: another
+/// commit checked out, or changed files inside. A submodule that is not checked out (no git dir)
+/// has nothing to lose.
+fn submodule_changed(dir: &Path, recorded: Oid) -> bool {
+    let Ok(sub) = Repository::open(dir) else {
+        return false;
+    };
+    let head = sub.head().ok().and_then(|h| h.target());
+    if head != Some(recorded) {
+        return true;
+    }
+    match changed_files(dir) {
+        Ok(c) => c.count() > 0,
+        // What cannot be read is not called clean.
+        Err(_) => true,
+    }
 }

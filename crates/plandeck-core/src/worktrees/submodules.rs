@@ -2,7 +2,7 @@
 //!
 //! - A submodule with changes (modified or untracked files inside it, or a checked-out commit
 //!   other than the one the worktree records) is a changed path of the worktree, " M sub", as
-//!   `git status --porcelain` shows it ([`changed`], used by the status scan).
+//!   `git status --porcelain` shows it (`status::submodule_changed`, part of the status scan).
 //! - Commits in a submodule's checkout that exist nowhere else: reachable from its HEAD, branches
 //!   or tags but from none of its remote-tracking refs, when its git dir goes with the worktree (it
 //!   lives in the folder or in the worktree's own git dir), and not in the repository's shared
@@ -10,29 +10,11 @@
 
 use std::path::Path;
 
-use git2::{Oid, Repository, Sort};
+use git2::{Repository, Sort};
 
-use super::{canonical, status, CommitLine, SubmoduleCommits, WorktreeError};
+use super::{canonical, CommitLine, SubmoduleCommits, WorktreeError};
 
 const COMMITS_SHOWN: usize = 100;
-
-/// Whether the submodule checked out at `dir` has changes against the commit `recorded`: another
-/// commit checked out, or changed files inside. A submodule that is not checked out (no git dir)
-/// has nothing to lose.
-pub(crate) fn changed(dir: &Path, recorded: Oid) -> bool {
-    let Ok(sub) = Repository::open(dir) else {
-        return false;
-    };
-    let head = sub.head().ok().and_then(|h| h.target());
-    if head != Some(recorded) {
-        return true;
-    }
-    match status::changed_files(dir) {
-        Ok(c) => c.count() > 0,
-        // What cannot be read is not called clean.
-        Err(_) => true,
-    }
-}
 
 /// The commits of each submodule (`submodules`: their paths, as the index records them) of the
 /// worktree at `workdir` that removing it would lose.

@@ -16,6 +16,7 @@ pub mod screen;
 pub mod send;
 pub mod session;
 pub mod team_hook;
+pub(crate) mod records;
 
 use std::path::{Path, PathBuf};
 

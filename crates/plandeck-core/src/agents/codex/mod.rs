@@ -10,6 +10,7 @@
 pub mod driver;
 pub mod launch;
 pub mod server_threads;
+pub(crate) mod records;
 
 use std::path::{Path, PathBuf};
 

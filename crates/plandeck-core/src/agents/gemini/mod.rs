@@ -9,6 +9,7 @@
 
 pub mod driver;
 pub mod hook;
+pub(crate) mod records;
 
 use std::collections::HashMap;
 use std::path::{Path, PathBuf};

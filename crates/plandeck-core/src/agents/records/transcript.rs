@@ -597,7 +597,7 @@ macro_rules! first_of {
     ($hay:expr, [$($word:expr),+ $(,)?]) => {{
         static FINDERS: std::sync::LazyLock<Vec<memchr::memmem::Finder<'static>>> =
             std::sync::LazyLock::new(|| vec![$(memchr::memmem::Finder::new($word)),+]);
-        $crate::sessions::transcript::first_marker($hay, &FINDERS)
+        $crate::agents::records::transcript::first_marker($hay, &FINDERS)
     }};
 }
 pub(crate) use first_of;
@@ -605,9 +605,9 @@ pub(crate) use first_of;
 /// Parses one line a reader's `plan_candidate` pointed at into plan facts, each record through
 /// `plan_record`; a line that is not JSON counts as unreadable.
 pub(crate) fn parse_plan_line<'a, T: Deserialize<'a>>(
-    pf: &mut crate::sessions::plan_events::PlanFacts,
+    pf: &mut crate::agents::records::plan_events::PlanFacts,
     line: &'a [u8],
-    mut plan_record: impl FnMut(&mut crate::sessions::plan_events::PlanFacts, T),
+    mut plan_record: impl FnMut(&mut crate::agents::records::plan_events::PlanFacts, T),
 ) {
     let ok = for_each_record::<T>(line, &mut |rec| plan_record(pf, rec));
     if !ok {

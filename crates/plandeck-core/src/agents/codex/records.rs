@@ -5,14 +5,21 @@
 //! `event_msg` the turn's start and end (`task_started`, `task_complete`, `turn_aborted`) and
 //! approval requests when the CLI records them.
 
+mod tools;
+
 use std::borrow::Cow;
 
 use serde::Deserialize;
 
-use super::content::{Loose, LooseStr, LooseText};
-use super::plan_events::{PlanEvent, PlanFacts};
-use super::state::{Facts, PendingKind, Turn};
-use super::transcript::for_each_record;
+use crate::agents::codex as agent;
+use crate::agents::records::content::{Loose, LooseStr, LooseText};
+use crate::agents::records::plan_events::{PlanEvent, PlanFacts};
+use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::tools::ToolReader;
+use crate::agents::records::transcript::for_each_record;
+use crate::agents::records::{file_name, is_jsonl, walk, PlanKeys, PlanReader, Records};
+use crate::config::Roots;
+use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -148,7 +155,7 @@ struct ToolPayload<'a> {
     #[serde(borrow, default)]
     input: Option<LooseStr<'a>>,
     #[serde(borrow, default)]
-    output: Option<super::content::Content<'a, LooseText<'a>>>,
+    output: Option<crate::agents::records::content::Content<'a, LooseText<'a>>>,
     #[serde(default)]
     exit_code: Option<serde_json::Value>,
 }
@@ -160,7 +167,7 @@ struct RawArgs<'a> {
     #[serde(borrow, default)]
     input: Option<LooseStr<'a>>,
     #[serde(borrow, default)]
-    command: Option<super::content::Content<'a, LooseStr<'a>>>,
+    command: Option<crate::agents::records::content::Content<'a, LooseStr<'a>>>,
     #[serde(borrow, default)]
     cmd: Option<LooseStr<'a>>,
 }
@@ -174,7 +181,7 @@ struct Args {
 
 impl From<RawArgs<'_>> for Args {
     fn from(raw: RawArgs<'_>) -> Args {
-        use super::content::Content::{Items, Text};
+        use crate::agents::records::content::Content::{Items, Text};
         let text = |s: Option<LooseStr<'_>>| s.and_then(|s| s.0).map(Cow::into_owned);
         let command = match raw.command {
             Some(Items(words)) => Some(shell_words(
@@ -195,7 +202,7 @@ struct Arguments(Args);
 
 impl<'de> Deserialize<'de> for Arguments {
     fn deserialize<D: serde::Deserializer<'de>>(d: D) -> Result<Self, D::Error> {
-        use super::content::ObjectOrText;
+        use crate::agents::records::content::ObjectOrText;
         let args = match ObjectOrText::<RawArgs<'de>>::deserialize(d)? {
             ObjectOrText::Object(raw) => Args::from(raw),
             ObjectOrText::Text(text) => serde_json::from_str::<RawArgs<'_>>(&text)
@@ -221,7 +228,7 @@ fn shell_words(words: Vec<&str>) -> String {
 #[derive(Deserialize)]
 struct WrappedOutput<'a> {
     #[serde(borrow, default)]
-    output: Option<super::content::Content<'a, LooseText<'a>>>,
+    output: Option<crate::agents::records::content::Content<'a, LooseText<'a>>>,
     #[serde(default)]
     metadata: Option<Loose<OutputMeta>>,
 }
@@ -286,10 +293,10 @@ pub(crate) fn tool_events(line: &[u8], on_event: &mut dyn FnMut(ToolEvent)) -> b
                 on_event(ToolEvent::Patch { call_id, at, patch });
             }
             (Some("response_item"), Some("function_call_output" | "custom_tool_call_output")) => {
-                let raw = super::content::text_of(p.output);
+                let raw = crate::agents::records::content::text_of(p.output);
                 let (text, exit_code) = match serde_json::from_str::<WrappedOutput<'_>>(&raw) {
                     Ok(w) => (
-                        super::content::text_of(w.output),
+                        crate::agents::records::content::text_of(w.output),
                         exit_code(
                             w.metadata
                                 .and_then(|m| m.0)
@@ -408,7 +415,7 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
 /// Where in `hay` (bytes as read, any number of lines) the first line worth parsing has a marker
 /// (see `claude::plan_candidate`).
 pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
-    super::transcript::first_of!(
+    crate::agents::records::transcript::first_of!(
         hay,
         [
             b"session_meta",
@@ -424,7 +431,7 @@ pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
 /// messages, `Plan` items and `<proposed_plan>` blocks
 /// (see [`crate::history`]): a line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    super::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
+    crate::agents::records::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
 }
 
 fn texts(content: &Option<serde_json::Value>) -> impl Iterator<Item = &str> {
@@ -633,6 +640,52 @@ pub(crate) fn starts_turn(line: &[u8]) -> bool {
             rec.kind.as_deref() == Some("event_msg")
                 && rec.payload.and_then(|p| p.kind).as_deref() == Some("task_started")
         })
+}
+
+/// Codex CLI's records: rollouts `sessions/YYYY/MM/DD/rollout-*.jsonl`.
+pub(crate) struct CodexRecords;
+
+impl Records for CodexRecords {
+    fn transcripts(&self, roots: &Roots) -> Vec<PathBuf> {
+        let mut rollouts = Vec::new();
+        walk(&agent::sessions_dir(&roots.codex), 0, &mut rollouts, &|p| {
+            is_jsonl(p) && file_name(p).starts_with("rollout-")
+        });
+        rollouts
+    }
+
+    fn is_transcript(&self, roots: &Roots, path: &Path) -> bool {
+        is_jsonl(path)
+            && path.starts_with(agent::sessions_dir(&roots.codex))
+            && file_name(path).starts_with("rollout-")
+    }
+
+    fn watch_roots(&self, roots: &Roots) -> Vec<PathBuf> {
+        vec![agent::sessions_dir(&roots.codex)]
+    }
+
+    fn feed_line(&self, facts: &mut Facts, line: &[u8]) {
+        feed_line(facts, line)
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
+    }
+
+    fn plan_reader(&self) -> Option<PlanReader> {
+        Some(PlanReader {
+            candidate: plan_candidate,
+            parse: plan_parse,
+        })
+    }
+
+    fn plan_keys(&self) -> Option<PlanKeys> {
+        Some(PlanKeys::Thread)
+    }
 }
 
 #[cfg(test)]

@@ -10,15 +10,25 @@
 //! user line holding `<session_context>` and ending with that `$set` of `messages`; those lines
 //! are old news and do not change the turn or the open calls.
 
+mod tools;
+
 use std::borrow::Cow;
 
 use serde::de;
 use serde::Deserialize;
 
-use super::content::{Loose, LooseStr, LooseText};
-use super::plan_events::{Outcome, PlanEvent, PlanFacts};
-use super::state::{Facts, PendingKind, Turn};
-use super::transcript::for_each_record;
+use crate::agents::gemini as agent;
+use crate::agents::records::content::{Loose, LooseStr, LooseText};
+use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
+use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::tools::ToolReader;
+use crate::agents::records::transcript::for_each_record;
+use crate::agents::records::{
+    dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader, Records,
+};
+use crate::config::Roots;
+use std::collections::{BTreeSet, HashMap};
+use std::path::{Path, PathBuf};
 
 #[derive(Deserialize)]
 struct Line<'a> {
@@ -103,7 +113,7 @@ struct FunctionResponse<'a> {
     id: Option<Cow<'a, str>>,
 }
 
-type Content<'a> = super::content::Content<'a, Part<'a>>;
+type Content<'a> = crate::agents::records::content::Content<'a, Part<'a>>;
 
 /// Where a chat-log line holds `functionResponse`s: a message's parts, a tool call's result, and
 /// the messages of a `$set` (a rewritten history). Read by the gate, which waits for the answer to
@@ -111,9 +121,9 @@ type Content<'a> = super::content::Content<'a, Part<'a>>;
 #[derive(Deserialize)]
 struct Responses<'a> {
     #[serde(borrow, default)]
-    content: Option<super::content::Content<'a, ResponsePart<'a>>>,
+    content: Option<crate::agents::records::content::Content<'a, ResponsePart<'a>>>,
     #[serde(rename = "toolCalls", borrow, default)]
-    tool_calls: Option<super::content::Content<'a, CallResult<'a>>>,
+    tool_calls: Option<crate::agents::records::content::Content<'a, CallResult<'a>>>,
     #[serde(rename = "$set", borrow, default)]
     set: Option<ResponseSet<'a>>,
 }
@@ -121,13 +131,13 @@ struct Responses<'a> {
 #[derive(Deserialize)]
 struct CallResult<'a> {
     #[serde(borrow, default)]
-    result: Option<super::content::Content<'a, ResponsePart<'a>>>,
+    result: Option<crate::agents::records::content::Content<'a, ResponsePart<'a>>>,
 }
 
 #[derive(Deserialize)]
 struct ResponseSet<'a> {
     #[serde(borrow, default)]
-    messages: Option<super::content::Content<'a, Responses<'a>>>,
+    messages: Option<crate::agents::records::content::Content<'a, Responses<'a>>>,
 }
 
 #[derive(Deserialize)]
@@ -144,8 +154,10 @@ struct NamedResponse<'a> {
 
 impl Responses<'_> {
     fn answer(&self, tool: &str) -> bool {
-        use super::content::Content::Items;
-        let named = |parts: &Option<super::content::Content<'_, ResponsePart<'_>>>| match parts {
+        use crate::agents::records::content::Content::Items;
+        let named = |parts: &Option<
+            crate::agents::records::content::Content<'_, ResponsePart<'_>>,
+        >| match parts {
             Some(Items(parts)) => parts.iter().any(|p| {
                 p.function_response
                     .as_ref()
@@ -192,7 +204,7 @@ struct UseLine<'a> {
     #[serde(borrow, default)]
     timestamp: Option<LooseStr<'a>>,
     #[serde(rename = "toolCalls", borrow, default)]
-    tool_calls: Option<super::content::Content<'a, Loose<UseCall<'a>>>>,
+    tool_calls: Option<crate::agents::records::content::Content<'a, Loose<UseCall<'a>>>>,
 }
 
 #[derive(Deserialize)]
@@ -208,7 +220,7 @@ struct UseCall<'a> {
     #[serde(borrow, default)]
     args: Option<Loose<UseArgs<'a>>>,
     #[serde(borrow, default)]
-    result: Option<super::content::Content<'a, Loose<UseResult<'a>>>>,
+    result: Option<crate::agents::records::content::Content<'a, Loose<UseResult<'a>>>>,
 }
 
 #[derive(Deserialize)]
@@ -238,13 +250,13 @@ struct UseResponse<'a> {
 #[derive(Deserialize)]
 struct UseOutput<'a> {
     #[serde(borrow, default)]
-    output: Option<super::content::Content<'a, LooseText<'a>>>,
+    output: Option<crate::agents::records::content::Content<'a, LooseText<'a>>>,
 }
 
 /// The tool calls of a chat-log line (glued records each read), for verification. False when the
 /// line is not JSON.
 pub(crate) fn tool_uses(line: &[u8], on_use: &mut dyn FnMut(ToolUse)) -> bool {
-    use super::content::Content::Items;
+    use crate::agents::records::content::Content::Items;
     let loose = LooseStr::owned;
     for_each_record::<UseLine<'_>>(line, &mut |rec| {
         let Some(Items(calls)) = rec.tool_calls else {
@@ -270,7 +282,7 @@ pub(crate) fn tool_uses(line: &[u8], on_use: &mut dyn FnMut(ToolUse)) -> bool {
                     .and_then(|r| r.output),
                 _ => None,
             };
-            let output = super::content::text_of(output);
+            let output = crate::agents::records::content::text_of(output);
             on_use(ToolUse {
                 id: loose(&call.id).unwrap_or_default(),
                 name: loose(&call.name).unwrap_or_default(),
@@ -406,7 +418,7 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
 /// Where in `hay` (bytes as read, any number of lines) the first line worth parsing has a marker
 /// (see `claude::plan_candidate`).
 pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
-    super::transcript::first_of!(
+    crate::agents::records::transcript::first_of!(
         hay,
         [
             b"exit_plan_mode",
@@ -422,7 +434,7 @@ pub(crate) fn plan_candidate(_pf: &PlanFacts, hay: &[u8]) -> Option<usize> {
 /// calls and their answers
 /// (see [`crate::history`]): a line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    super::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
+    crate::agents::records::transcript::parse_plan_line::<Line<'_>>(pf, line, plan_record);
 }
 
 fn plan_record(pf: &mut PlanFacts, rec: Line<'_>) {
@@ -552,6 +564,142 @@ fn texts<'b>(content: &'b Option<Content<'_>>) -> Box<dyn Iterator<Item = &'b st
         Some(Content::Items(parts)) => Box::new(parts.iter().filter_map(|p| p.text.as_deref())),
         _ => Box::new(std::iter::empty()),
     }
+}
+
+/// Gemini CLI's records: chats `tmp/<slug>/chats/session-*.jsonl`, the project from
+/// `projects.json` or the folder's `.project_root`, plans in `tmp/<slug>/<sessionId>/plans/`.
+pub(crate) struct GeminiRecords;
+
+impl Records for GeminiRecords {
+    fn transcripts(&self, roots: &Roots) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        for slug in dir_entries(&agent::tmp_dir(&roots.gemini)) {
+            for p in dir_entries(&agent::chats_dir(&slug)) {
+                if is_jsonl(&p) && file_name(&p).starts_with("session-") {
+                    found.push(p);
+                }
+            }
+        }
+        found
+    }
+
+    fn is_transcript(&self, roots: &Roots, path: &Path) -> bool {
+        let Some(parent) = path.parent() else {
+            return false;
+        };
+        is_jsonl(path)
+            && parent.file_name() == Some(agent::CHATS.as_ref())
+            && parent.parent().and_then(Path::parent)
+                == Some(agent::tmp_dir(&roots.gemini).as_path())
+            && file_name(path).starts_with("session-")
+    }
+
+    fn watch_roots(&self, roots: &Roots) -> Vec<PathBuf> {
+        vec![
+            agent::tmp_dir(&roots.gemini),
+            agent::projects_file(&roots.gemini),
+        ]
+    }
+
+    fn feed_line(&self, facts: &mut Facts, line: &[u8]) {
+        feed_line(facts, line)
+    }
+
+    /// A chat names no working folder: its project comes from its folder.
+    fn head_tells_enough(&self, head: &Facts) -> bool {
+        head.title.is_some()
+    }
+
+    /// The plan its `exit_plan_mode` call named in the session's plans folder, else the newest
+    /// plan there.
+    fn plan_file(
+        &self,
+        _roots: &Roots,
+        transcript: &Path,
+        key: &str,
+        facts: &Facts,
+    ) -> Option<PathBuf> {
+        let dir = transcript.parent()?.parent()?.join(key).join(agent::PLANS);
+        if let Some(name) = &facts.plan_path {
+            return Some(dir.join(name));
+        }
+        let mds: Vec<PathBuf> = dir_entries(&dir)
+            .into_iter()
+            .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("md"))
+            .collect();
+        mds.into_iter().max_by_key(|p| mtime(p))
+    }
+
+    fn projects(&self, roots: &Roots) -> HashMap<String, String> {
+        agent::read_projects(&roots.gemini)
+    }
+
+    fn names_projects(&self, roots: &Roots, path: &Path) -> bool {
+        path == agent::projects_file(&roots.gemini) || file_name(path) == agent::PROJECT_ROOT
+    }
+
+    fn project_of(&self, chat: &Path, projects: &HashMap<String, String>) -> Option<String> {
+        let slug_dir = agent::slug_dir_of_chat(chat)?;
+        let slug = slug_dir.file_name()?.to_str()?;
+        if let Some(p) = projects.get(slug) {
+            return Some(p.clone());
+        }
+        agent::read_project_root(slug_dir)
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
+    }
+
+    /// `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
+    fn plan_folders(
+        &self,
+        roots: &Roots,
+        _projects: &BTreeSet<PathBuf>,
+        problems: &mut Vec<String>,
+    ) -> Vec<PlanFolder> {
+        let mut out = Vec::new();
+        let slug_to_project = agent::read_projects(&roots.gemini);
+        let tmp = crate::durable::canonical_or(&agent::tmp_dir(&roots.gemini));
+        for slug_dir in subdirs(&tmp, problems) {
+            let slug = name_of(&slug_dir);
+            let project = slug_to_project
+                .get(&slug)
+                .cloned()
+                .or_else(|| agent::read_project_root(&slug_dir));
+            for session_dir in subdirs(&slug_dir, problems) {
+                let plans = session_dir.join(agent::PLANS);
+                if plans.is_dir() {
+                    out.push(PlanFolder {
+                        dir: plans,
+                        project: project.as_ref().map(PathBuf::from),
+                        session_id: Some(name_of(&session_dir)),
+                        of_project: false,
+                    });
+                }
+            }
+        }
+        out
+    }
+
+    fn plan_reader(&self) -> Option<PlanReader> {
+        Some(PlanReader {
+            candidate: plan_candidate,
+            parse: plan_parse,
+        })
+    }
+
+    fn plan_keys(&self) -> Option<PlanKeys> {
+        Some(PlanKeys::SessionFile)
+    }
+}
+
+fn mtime(p: &Path) -> Option<std::time::SystemTime> {
+    std::fs::metadata(p).and_then(|m| m.modified()).ok()
 }
 
 #[cfg(test)]

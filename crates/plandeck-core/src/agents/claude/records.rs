@@ -4,18 +4,27 @@
 //! Records are parsed into borrowed structs that name only the fields used; serde skips the rest
 //! of each line without building it, which is most of what makes reading cheap.
 
+mod plans;
+mod tools;
+
 use std::borrow::Cow;
+use std::collections::BTreeSet;
 use std::path::{Path, PathBuf};
 
 use serde::de::Deserializer;
 use serde::Deserialize;
 
-use super::content::{Loose, LooseStr, LooseText};
-use super::plan_events::{Outcome, PlanEvent, PlanFacts};
-use super::state::{Facts, PendingKind, Turn, WorktreeFacts};
-use super::transcript::for_each_record;
-use super::TaskProgress;
-pub use crate::agents::claude::{registry, RegistryFile};
+pub use super::{registry, RegistryFile};
+use crate::agents::claude as agent;
+use crate::agents::records::content::{Loose, LooseStr, LooseText};
+use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
+use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
+use crate::agents::records::tools::ToolReader;
+use crate::agents::records::transcript::for_each_record;
+use crate::agents::records::{
+    dir_entries, file_stem, is_jsonl, PlanFolder, PlanKeys, PlanReader, Records, TaskProgress,
+};
+use crate::config::Roots;
 
 #[derive(Deserialize)]
 struct Record<'a> {
@@ -157,7 +166,7 @@ struct Message<'a> {
     content: Option<Content<'a>>,
 }
 
-type Content<'a> = super::content::Content<'a, Block<'a>>;
+type Content<'a> = crate::agents::records::content::Content<'a, Block<'a>>;
 
 #[derive(Deserialize)]
 struct Block<'a> {
@@ -175,7 +184,7 @@ struct Block<'a> {
     input: Option<Input<'a>>,
     /// A `tool_result`'s content: a string or text blocks.
     #[serde(borrow, default)]
-    content: Option<super::content::Content<'a, TextItem<'a>>>,
+    content: Option<crate::agents::records::content::Content<'a, TextItem<'a>>>,
     #[serde(default)]
     is_error: Option<bool>,
 }
@@ -359,7 +368,7 @@ pub(crate) struct ToolWorktree<'a> {
 #[derive(Deserialize)]
 pub(crate) struct ToolMessage<'a> {
     #[serde(borrow, default)]
-    pub content: Option<super::content::Content<'a, Loose<ToolBlock<'a>>>>,
+    pub content: Option<crate::agents::records::content::Content<'a, Loose<ToolBlock<'a>>>>,
 }
 
 #[derive(Deserialize)]
@@ -385,7 +394,7 @@ pub(crate) struct ToolBlock<'a> {
     pub input: Option<Loose<ToolInput<'a>>>,
     /// A `tool_result`'s content: a string, or text parts.
     #[serde(borrow, default)]
-    pub content: Option<super::content::Content<'a, LooseText<'a>>>,
+    pub content: Option<crate::agents::records::content::Content<'a, LooseText<'a>>>,
 }
 
 /// A boolean where one is expected; anything else is not one.
@@ -412,7 +421,7 @@ pub(crate) struct ToolInput<'a> {
     #[serde(borrow, default)]
     pub command: Option<LooseStr<'a>>,
     #[serde(borrow, default)]
-    pub edits: Option<super::content::Content<'a, Loose<ToolEdit<'a>>>>,
+    pub edits: Option<crate::agents::records::content::Content<'a, Loose<ToolEdit<'a>>>>,
 }
 
 #[derive(Deserialize)]
@@ -536,7 +545,7 @@ fn apply(facts: &mut Facts, rec: Record<'_>) {
 ///
 /// Most lines (tool results with file contents) say nothing about plans: a line is parsed only
 /// when [`plan_candidate`] finds a marker in it. (The history reads whole transcripts with
-/// [`super::transcript::read_marked`], which searches markers before splitting lines.)
+/// [`crate::agents::records::transcript::read_marked`], which searches markers before splitting lines.)
 #[cfg(test)]
 pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
     if plan_candidate(pf, line).is_some() {
@@ -546,7 +555,7 @@ pub(crate) fn plan_line(pf: &mut PlanFacts, line: &[u8]) {
 
 /// Parses one line that [`plan_candidate`] pointed at.
 pub(crate) fn plan_parse(pf: &mut PlanFacts, line: &[u8]) {
-    super::transcript::parse_plan_line::<Record<'_>>(pf, line, plan_record);
+    crate::agents::records::transcript::parse_plan_line::<Record<'_>>(pf, line, plan_record);
 }
 
 /// Where in `hay` (bytes of a transcript, any number of lines, cut anywhere) the first byte of a
@@ -685,8 +694,8 @@ fn plan_record(pf: &mut PlanFacts, rec: Record<'_>) {
                     continue;
                 }
                 let text = match &b.content {
-                    Some(super::content::Content::Text(t)) => t.to_string(),
-                    Some(super::content::Content::Items(items)) => items
+                    Some(crate::agents::records::content::Content::Text(t)) => t.to_string(),
+                    Some(crate::agents::records::content::Content::Items(items)) => items
                         .iter()
                         .filter_map(|i| i.text.as_deref())
                         .collect::<Vec<_>>()
@@ -796,18 +805,7 @@ fn user_text(facts: &mut Facts, text: &str, meta: bool) {
     facts.turn = Turn::Running;
 }
 
-/// The one pid check of the crate (registry entries, gate requests): whether the process `pid` is
-/// alive (a zombie is not) and, when `proc_start` is known, is the same process that
-/// wrote the registry entry (not a later one that got the same pid).
-pub fn pid_alive(pid: u32, proc_start: Option<&str>) -> bool {
-    match proc_start.filter(|s| !s.is_empty()) {
-        // Claude Code writes `/proc/<pid>/stat` field 22; anything else names no process.
-        Some(start) => start
-            .parse::<u64>()
-            .is_ok_and(|start| crate::process::is_running(pid, Some(start))),
-        None => crate::process::is_running(pid, None),
-    }
-}
+pub use crate::agents::records::pid_alive;
 
 #[derive(Deserialize)]
 struct TaskFile {
@@ -863,6 +861,167 @@ pub fn subagent_transcripts(transcript: &Path) -> Vec<PathBuf> {
         .collect();
     out.sort();
     out
+}
+
+/// Claude Code's records: transcripts `projects/<cwd-mangled>/<sessionId>.jsonl` with their
+/// subagents', the registry of running CLIs, task lists, plans in `plans/` or where the session's
+/// `ExitPlanMode` call named them.
+pub(crate) struct ClaudeRecords;
+
+impl Records for ClaudeRecords {
+    fn transcripts(&self, roots: &Roots) -> Vec<PathBuf> {
+        let mut found = Vec::new();
+        for project in dir_entries(&agent::projects_dir(&roots.claude)) {
+            for p in dir_entries(&project) {
+                if is_jsonl(&p) && p.is_file() {
+                    found.push(p);
+                }
+            }
+        }
+        found
+    }
+
+    fn is_transcript(&self, roots: &Roots, path: &Path) -> bool {
+        is_jsonl(path)
+            && path.parent().and_then(Path::parent)
+                == Some(agent::projects_dir(&roots.claude).as_path())
+    }
+
+    fn watch_roots(&self, roots: &Roots) -> Vec<PathBuf> {
+        let r = &roots.claude;
+        vec![
+            agent::projects_dir(r),
+            agent::registry_dir(r),
+            agent::tasks_dir(r),
+            agent::plans_dir(r),
+        ]
+    }
+
+    fn feed_line(&self, facts: &mut Facts, line: &[u8]) {
+        feed_line(facts, line, false)
+    }
+
+    /// The transcript's name: Claude Code names it after the session.
+    fn session_key(&self, path: &Path, _facts: &Facts) -> String {
+        file_stem(path)
+    }
+
+    /// The `planFilePath` its `ExitPlanMode` call named when that file is there, else
+    /// `plans/<slug>.md` when that one is, else the named one.
+    fn plan_file(
+        &self,
+        roots: &Roots,
+        _transcript: &Path,
+        _key: &str,
+        facts: &Facts,
+    ) -> Option<PathBuf> {
+        let named = facts.plan_path.as_ref().map(PathBuf::from);
+        let by_slug = facts
+            .slug
+            .as_ref()
+            .map(|s| agent::plans_dir(&roots.claude).join(format!("{s}.md")));
+        if let Some(p) = named.as_ref().filter(|p| p.is_file()) {
+            return Some(p.clone());
+        }
+        if let Some(p) = by_slug.filter(|p| p.is_file()) {
+            return Some(p);
+        }
+        named
+    }
+
+    fn subagent_transcripts(&self, transcript: &Path) -> Vec<PathBuf> {
+        subagent_transcripts(transcript)
+    }
+
+    /// `<claude>/projects/<project>/<sessionId>/subagents/<name>.jsonl` belongs to
+    /// `<claude>/projects/<project>/<sessionId>.jsonl`.
+    fn subagent_parent(&self, roots: &Roots, p: &Path) -> Option<PathBuf> {
+        let is_subagent = is_jsonl(p)
+            && p.parent().and_then(|d| d.file_name()) == Some("subagents".as_ref())
+            && p.ancestors().nth(4) == Some(agent::projects_dir(&roots.claude).as_path());
+        if !is_subagent {
+            return None;
+        }
+        let sid = p.ancestors().nth(2)?.file_name()?.to_str()?;
+        Some(p.ancestors().nth(3)?.join(format!("{sid}.jsonl")))
+    }
+
+    fn feed_subagent_line(&self, facts: &mut Facts, line: &[u8]) {
+        feed_line(facts, line, true)
+    }
+
+    fn registry_dir(&self, roots: &Roots) -> Option<PathBuf> {
+        Some(agent::registry_dir(&roots.claude))
+    }
+
+    fn registry_entry(&self, path: &Path) -> Option<RegistryFile> {
+        RegistryFile::read(path)
+    }
+
+    fn tasks_dir(&self, roots: &Roots) -> Option<PathBuf> {
+        Some(agent::tasks_dir(&roots.claude))
+    }
+
+    fn task_progress(&self, roots: &Roots, list_id: &str) -> Option<TaskProgress> {
+        task_progress(&agent::tasks_dir(&roots.claude), list_id)
+    }
+
+    fn tells_worktrees(&self) -> bool {
+        true
+    }
+
+    fn tool_markers(&self) -> &'static [&'static [u8]] {
+        tools::MARKERS
+    }
+
+    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
+        tools::read_line(reader, line)
+    }
+
+    /// `plans/`, then the `plansDirectory` of each project.
+    fn plan_folders(
+        &self,
+        roots: &Roots,
+        projects: &BTreeSet<PathBuf>,
+        _problems: &mut Vec<String>,
+    ) -> Vec<PlanFolder> {
+        let mut out = vec![PlanFolder {
+            dir: crate::durable::canonical_or(&agent::plans_dir(&roots.claude)),
+            project: None,
+            session_id: None,
+            of_project: false,
+        }];
+        for project in projects {
+            for dir in plans::plans_directories(project) {
+                out.push(PlanFolder {
+                    dir,
+                    project: Some(project.clone()),
+                    session_id: None,
+                    of_project: true,
+                });
+            }
+        }
+        out
+    }
+
+    fn project_plan_folders(&self, project: &Path) -> Vec<PathBuf> {
+        plans::plans_directories(project)
+    }
+
+    fn links_plans_by_transcript(&self) -> bool {
+        true
+    }
+
+    fn plan_reader(&self) -> Option<PlanReader> {
+        Some(PlanReader {
+            candidate: plan_candidate,
+            parse: plan_parse,
+        })
+    }
+
+    fn plan_keys(&self) -> Option<PlanKeys> {
+        Some(PlanKeys::File)
+    }
 }
 
 #[cfg(test)]
@@ -948,7 +1107,7 @@ mod tests {
 
     #[test]
     fn exit_plan_mode_results_read_as_decisions() {
-        use crate::sessions::plan_events::Outcome;
+        use crate::agents::records::plan_events::Outcome;
         let mut pf = PlanFacts::default();
         let call = r##"{"type":"assistant","sessionId":"s","timestamp":"2026-01-01T00:00:00Z","message":{"content":[{"type":"tool_use","id":"t1","name":"ExitPlanMode","input":{"plan":"# P\n","planFilePath":"/p.md"}}]}}"##;
         // A hook's deny with no hook_permission_decision record before it: still a hook.
