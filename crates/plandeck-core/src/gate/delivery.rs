@@ -973,6 +973,7 @@ fn write_edited_plan(
             session_id: Some(req.session_id.clone()),
             mode: Some(mode_name(mode).to_owned()),
         },
+        None,
     )?)
 }
 
@@ -989,7 +990,7 @@ fn prepare_record(
     // The version pinned is the one read for this decision (none read: read now, as before).
     let read = seen.file.as_ref().ok().map(String::as_bytes);
     let result = match decision {
-        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged_read(
+        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged(
             roots,
             path,
             crate::review::ApproveRequest {
@@ -1000,7 +1001,7 @@ fn prepare_record(
             },
             read,
         ),
-        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged_read(
+        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged(
             roots,
             path,
             feedback,

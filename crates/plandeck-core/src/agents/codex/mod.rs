@@ -9,8 +9,8 @@
 
 pub mod driver;
 pub mod launch;
-pub mod server_threads;
 pub(crate) mod records;
+pub mod server_threads;
 
 use std::path::{Path, PathBuf};
 
