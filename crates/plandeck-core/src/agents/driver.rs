@@ -178,6 +178,23 @@ pub(crate) fn prompt_arg(prompt: &str) -> String {
     }
 }
 
+/// The start of a launch line: `--session-id <id>` when one is given, then `<mode_flag> plan`
+/// in plan mode.
+pub(crate) fn session_and_mode(
+    session_id: Option<&str>,
+    plan: bool,
+    mode_flag: &str,
+) -> Vec<String> {
+    let mut argv = Vec::new();
+    if let Some(id) = session_id {
+        argv.extend(["--session-id".into(), id.into()]);
+    }
+    if plan {
+        argv.extend([mode_flag.into(), "plan".into()]);
+    }
+    argv
+}
+
 /// Whether `argv` runs `cli`: the program (or the script an interpreter runs) is the CLI's
 /// executable or lies in its package. A shell, an editor, anything else is not.
 pub fn runs(cli: Cli, argv: &[String]) -> bool {

@@ -592,7 +592,7 @@ pub fn approve(
     if notes.is_some() && req.edited.is_some() {
         req.started_from = Some(req.started_from.unwrap_or(current));
     }
-    let mut decision = review::decide::approve_unlogged(roots, plan, req)?;
+    let mut decision = review::decide::approve_unlogged(roots, plan, req, None)?;
     if let Some(notes) = &notes {
         decision.comments = notes.ids.clone();
         decision.feedback = Some(notes.logged.clone());
@@ -624,7 +624,8 @@ pub fn reject(
 ) -> Result<review::Decision, crate::ipc::IpcError> {
     let content = store::read_plan(plan)?;
     let out = rejection(&roots.data, plan, &content, typed, include)?;
-    let mut decision = review::decide::reject_unlogged(roots, plan, &out.text, who.0, who.1, seen)?;
+    let mut decision =
+        review::decide::reject_unlogged(roots, plan, &out.text, who.0, who.1, seen, None)?;
     decision.comments = out.ids.clone();
     decision.decided_by = by.map(str::to_owned);
     review::decide::append_decision(roots, &decision)?;

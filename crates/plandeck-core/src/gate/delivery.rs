@@ -26,15 +26,17 @@
 use std::path::Path;
 use std::time::{Duration, Instant};
 
+use super::hook_answer::{approved_through_hook, reject_through_hook, withdraw_decision};
+use super::reached::{whom, Reached};
 use super::store::{
     self, answered, approves_through_hook, close, hook_alive, load_open, save_open_request,
     write_decision, PlanSeen,
 };
-use super::transcript::{Answer, Follower};
+use super::typing::{self, wait_screen};
 use super::{
     ApproveMode, DecisionOutcome, Delivery, GateDecision, GateError, GateRequest, GateStatus,
 };
-use crate::agents::{Agent, Input, Pick};
+use crate::agents::{Agent, Pick};
 use crate::config::Roots;
 use crate::terminal::{self, Key, ProcessId, Target, TerminalError};
 
@@ -105,31 +107,6 @@ fn own_edit(roots: &Roots, req: &GateRequest, text: &str) -> bool {
                 && d.request_id.as_deref() == Some(req.id.as_str())
                 && d.approved_hash.as_deref() == Some(hash.as_str())
         })
-}
-
-/// Who a delivered decision went to, for a person: "Claude Code in tmux pane %3".
-pub fn whom(req: &GateRequest) -> String {
-    match &req.tmux_pane {
-        Some(p) => format!("{} in tmux pane {p}", req.agent.display_name()),
-        None => req.agent.display_name().to_owned(),
-    }
-}
-
-/// What delivery achieved, before it becomes a [`DecisionOutcome`].
-struct Reached {
-    delivery: Delivery,
-    message: String,
-    status: GateStatus,
-}
-
-impl Reached {
-    fn new(delivery: Delivery, message: impl Into<String>, status: GateStatus) -> Self {
-        Self {
-            delivery,
-            message: message.into(),
-            status,
-        }
-    }
 }
 
 /// A decision on a request of the demo workspace: recorded and closed as decided, and nothing
@@ -486,6 +463,15 @@ impl From<TerminalError> for CardFailure {
     }
 }
 
+impl From<super::typing::NotTyped> for CardFailure {
+    fn from(e: super::typing::NotTyped) -> Self {
+        match e {
+            super::typing::NotTyped::Terminal(e) => Self::Terminal(e),
+            super::typing::NotTyped::Said(message) => Self::Other(message),
+        }
+    }
+}
+
 /// Turns a card failure into what the outcome says (a refusal into its error); an agent that is
 /// gone closes the request.
 fn card_failed(
@@ -536,7 +522,8 @@ fn deliver(
     };
     match decision.clone() {
         GateDecision::Reject { .. } if driver.decides_through_hook() && hook_alive(&req) => {
-            reject_through_hook(roots, &req, decision, opts, seen, record)
+            *record = prepare_record(roots, &req, decision, seen);
+            reject_through_hook(roots, &req, decision, opts.hook_timeout)
         }
         GateDecision::Reject { .. } if composer.is_some() => {
             let feedback = composer.unwrap_or_default();
@@ -569,236 +556,6 @@ fn deliver(
             approve(roots, req, decision, (mode, edit), opts, seen, record)
         }
     }
-}
-
-/// What became of a decision handed to the waiting hook.
-enum HookTook {
-    /// The hook took it (its decision file went) and answered; the request is still open.
-    Taken,
-    /// The request closed first (by the hook or another closer), as it says.
-    Closed(GateStatus),
-    /// Not taken within the time (the hook may be gone).
-    NotYet,
-}
-
-/// Waits (at most `timeout`) for the waiting hook to take the decision on `req`.
-fn hook_takes(roots: &Roots, req: &GateRequest, timeout: Duration) -> HookTook {
-    let decision = store::decisions_dir(roots).join(format!("{}.json", req.id));
-    let open = store::requests_dir(roots).join(format!("{}.json", req.id));
-    let start = Instant::now();
-    loop {
-        // The closer renames the open file before the decision file goes: look at it first.
-        let gone = !hook_alive(req);
-        if !open.exists() {
-            return HookTook::Closed(closed_status(roots, &req.id, timeout));
-        }
-        if !decision.exists() {
-            return HookTook::Taken;
-        }
-        // A hook gone without taking it never will (looked at once more after it went).
-        if gone || start.elapsed() >= timeout {
-            return HookTook::NotYet;
-        }
-        std::thread::sleep(Duration::from_millis(2));
-    }
-}
-
-/// The status of request `id` once closed: the closer renames it away first, then writes the
-/// closed record (waited for, at most `timeout`).
-fn closed_status(roots: &Roots, id: &str, timeout: Duration) -> GateStatus {
-    let start = Instant::now();
-    loop {
-        match store::request(roots, id) {
-            Ok(r) if r.status != GateStatus::Waiting && r.status != GateStatus::Approving => {
-                return r.status
-            }
-            _ if start.elapsed() >= timeout => return GateStatus::Waiting,
-            _ => std::thread::sleep(Duration::from_millis(5)),
-        }
-    }
-}
-
-/// An approval given to the waiting hook. Once the hook took it, the transcript says whether
-/// Claude Code did (the card closes 80–200 ms after the hook answers) or the person answered the
-/// card first (then the hook's answer was ignored): the request closes as that, once. Nothing is
-/// ever typed: a key sent after the hook's approval would answer the agent's next card.
-fn approved_through_hook(roots: &Roots, req: &GateRequest, opts: &DeliveryOptions) -> Reached {
-    let taken = hook_takes(roots, req, opts.hook_timeout);
-    if let HookTook::Closed(status) = taken {
-        return reached_through_hook(req, status);
-    }
-    if let HookTook::NotYet = taken {
-        if !hook_alive(req) {
-            // The hook went away without it (nothing reached the agent): taken back, so the
-            // request waits again and a new decision answers the card itself.
-            withdraw_decision(roots, &req.id);
-            let open = store::requests_dir(roots).join(format!("{}.json", req.id));
-            let mut back = req.clone();
-            back.status = GateStatus::Waiting;
-            back.decision = None;
-            back.decided_by = None;
-            back.through_hook = false;
-            if open.exists() {
-                let _ = save_open_request(roots, &back);
-            }
-            return Reached::new(
-                Delivery::Failed,
-                "the hook went away before it took the approval; nothing reached the agent: decide again, or answer in the terminal",
-                GateStatus::Waiting,
-            );
-        }
-        return Reached::new(
-            Delivery::Pending,
-            "approval filed; the hook has not taken it yet",
-            GateStatus::Approving,
-        );
-    }
-    let Some(transcript) = &req.transcript_path else {
-        // Nothing will tell: the hook's answer is what Claude Code takes.
-        let status = match close(roots, req, GateStatus::Approved) {
-            Ok(true) => GateStatus::Approved,
-            _ => closed_status(roots, &req.id, opts.close_timeout),
-        };
-        return reached_through_hook(req, status);
-    };
-    let mut follower = Follower::new(
-        transcript.into(),
-        req.agent,
-        req.transcript_offset,
-        req.tool_use_id.clone(),
-    );
-    let open = store::requests_dir(roots).join(format!("{}.json", req.id));
-    let start = Instant::now();
-    loop {
-        if follower.poll() {
-            let by = follower.answer().unwrap_or(Answer::UNKNOWN);
-            let mut closing = req.clone();
-            closing.tool_use_id = follower
-                .tool_use_id()
-                .map(str::to_owned)
-                .or(closing.tool_use_id);
-            let status = store::status_of_answer(req, by);
-            let status = match close(roots, &closing, status) {
-                Ok(true) => status,
-                _ => closed_status(roots, &req.id, opts.close_timeout),
-            };
-            if status == GateStatus::AnsweredInTerminal && by.accepted == Some(false) {
-                return Reached::new(
-                    Delivery::AnsweredInTerminal,
-                    "another answer refused the plan first (the person on the card, or another hook's deny); Plandeck's approval was not taken",
-                    status,
-                );
-            }
-            return reached_through_hook(req, status);
-        }
-        if !open.exists() {
-            // Closed meanwhile (the liveness tick read the same answer).
-            return reached_through_hook(req, closed_status(roots, &req.id, opts.close_timeout));
-        }
-        if start.elapsed() >= opts.close_timeout {
-            return Reached::new(
-                Delivery::Pending,
-                format!(
-                    "the approval was sent to {} through its hook, and it has not taken it yet: look at the terminal",
-                    whom_through_hook(req)
-                ),
-                GateStatus::Approving,
-            );
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-/// Who an approval through the hook went to: "Claude Code in tmux pane %3", "the headless Claude
-/// Code".
-fn whom_through_hook(req: &GateRequest) -> String {
-    if req.headless {
-        format!("the headless {}", req.agent.display_name())
-    } else {
-        whom(req)
-    }
-}
-
-/// What an approval given to the hook achieved, by how its request closed.
-fn reached_through_hook(req: &GateRequest, status: GateStatus) -> Reached {
-    match status {
-        GateStatus::Approved => Reached::new(
-            Delivery::Delivered,
-            format!("Approved: sent to {} through its hook.", whom_through_hook(req)),
-            GateStatus::Approved,
-        ),
-        GateStatus::AnsweredInTerminal => Reached::new(
-            Delivery::AnsweredInTerminal,
-            "the approval card was answered in the terminal first; Plandeck's approval was not taken",
-            GateStatus::AnsweredInTerminal,
-        ),
-        GateStatus::AgentGone => Reached::new(
-            Delivery::Failed,
-            "the agent went away before it took the approval",
-            GateStatus::AgentGone,
-        ),
-        other => Reached::new(
-            Delivery::Failed,
-            format!("the request closed ({other:?}) before the hook took the approval"),
-            other,
-        ),
-    }
-}
-
-/// Waits (at most `timeout`) for the waiting hook to take its decision: it renames `file` away.
-/// Whether it did.
-fn hook_took(file: &Path, timeout: Duration) -> bool {
-    let start = Instant::now();
-    while file.exists() && start.elapsed() < timeout {
-        std::thread::sleep(Duration::from_millis(5));
-    }
-    !file.exists()
-}
-
-/// Takes back a decision a card did not take, so the hook never reads it as the answer.
-fn withdraw_decision(roots: &Roots, id: &str) {
-    let _ = std::fs::remove_file(store::decisions_dir(roots).join(format!("{id}.json")));
-}
-
-/// A Claude hook still waits: it takes the rejection itself (deny, with the feedback).
-fn reject_through_hook(
-    roots: &Roots,
-    req: &GateRequest,
-    decision: &GateDecision,
-    opts: &DeliveryOptions,
-    seen: &PlanSeen,
-    record: &mut Option<crate::review::Decision>,
-) -> Result<Reached, GateError> {
-    *record = prepare_record(roots, req, decision, seen);
-    write_decision(roots, &req.id, decision)?;
-    let file = store::requests_dir(roots).join(format!("{}.json", req.id));
-    if !hook_took(&file, opts.hook_timeout) {
-        return Ok(Reached::new(
-            Delivery::Pending,
-            "rejection filed; the hook has not taken it yet",
-            GateStatus::Waiting,
-        ));
-    }
-    // The hook closes by a rename, then writes the closed record: wait for it.
-    let start = Instant::now();
-    let mut closed = store::request(roots, &req.id);
-    while closed.is_err() && start.elapsed() < opts.hook_timeout {
-        std::thread::sleep(Duration::from_millis(5));
-        closed = store::request(roots, &req.id);
-    }
-    Ok(match closed.map(|r| r.status) {
-        Ok(GateStatus::Rejected) => Reached::new(
-            Delivery::Delivered,
-            format!("Rejected: your feedback was sent to {}.", whom(req)),
-            GateStatus::Rejected,
-        ),
-        Ok(status) => Reached::new(
-            Delivery::Failed,
-            format!("the request closed ({status:?}) before the hook took the rejection"),
-            status,
-        ),
-        Err(e) => Reached::new(Delivery::Failed, e.to_string(), GateStatus::Waiting),
-    })
 }
 
 /// No hook waits: the rejection is typed on the agent's card (its feedback choice, the feedback,
@@ -911,7 +668,15 @@ fn composer_message(
         ),
     };
     let closed_card = answer_card(req, &target, Pick::Feedback, &[], true, opts);
-    match closed_card.and_then(|()| type_into_composer(req, &target, &message, opts)) {
+    match closed_card.and_then(|()| {
+        super::typing::type_into_composer(
+            crate::agents::driver(req.agent),
+            &target,
+            &message,
+            opts.close_timeout,
+        )
+        .map_err(CardFailure::from)
+    }) {
         Ok(()) => {
             let _ = close(roots, req, done);
             Ok(Reached::new(Delivery::Delivered, said, done))
@@ -924,74 +689,6 @@ fn composer_message(
             card_failed(roots, req, f, GateStatus::Waiting)
         }
     }
-}
-
-/// Types `text` into Codex's composer and submits it: only once the composer is drawn and empty
-/// (a draft of the person's is never glued to it), the text seen on screen before `Enter`, and
-/// `Enter` again once if the text is still in the composer (taken as a newline of a fast paste).
-fn type_into_composer(
-    req: &GateRequest,
-    target: &Target,
-    text: &str,
-    opts: &DeliveryOptions,
-) -> Result<(), CardFailure> {
-    let driver = crate::agents::driver(req.agent);
-    let composer_empty = |styled: &str| match driver.input("", styled) {
-        Input::Empty => Some(true),
-        Input::Draft(_) => Some(false),
-        Input::Absent(_) => None,
-    };
-    let start = Instant::now();
-    loop {
-        match composer_empty(&target.capture_styled()?) {
-            Some(true) => break,
-            Some(false) if start.elapsed() >= opts.close_timeout => {
-                return Err(CardFailure::Other(format!(
-                    "the popup was closed (staying in Plan mode), but Codex's input in tmux pane {} holds text: nothing more was typed; type your message in the terminal",
-                    target.pane
-                )))
-            }
-            None if start.elapsed() >= opts.close_timeout => {
-                return Err(CardFailure::Other(format!(
-                    "the popup was closed (staying in Plan mode), but Codex's input did not show in tmux pane {}: nothing more was typed; type your message in the terminal",
-                    target.pane
-                )))
-            }
-            _ => std::thread::sleep(POLL),
-        }
-    }
-    target.send(&Key::Text(text.to_owned()))?;
-    let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
-        .lines()
-        .next()
-        .unwrap_or("")
-        .trim()
-        .chars()
-        .take(20)
-        .collect();
-    let shown = |s: &str| s.contains(&probe) || s.contains("[Pasted Content");
-    if !wait_screen(target, opts.close_timeout, shown)? {
-        return Err(CardFailure::Other(format!(
-            "the message was typed into tmux pane {} but did not show up; Enter was not pressed: look at the terminal",
-            target.pane
-        )));
-    }
-    // Codex takes keys that come fast after each other as a paste, where Enter is a newline.
-    std::thread::sleep(terminal::KEY_GAP * 3);
-    for _ in 0..2 {
-        target.send(&Key::Enter)?;
-        let sent = Instant::now();
-        while sent.elapsed() < opts.close_timeout {
-            if composer_empty(&target.capture_styled()?) == Some(true) {
-                return Ok(());
-            }
-            std::thread::sleep(POLL);
-        }
-    }
-    Err(CardFailure::Other(format!(
-        "the message is in Codex's input in tmux pane {} but was not sent: press Enter in the terminal",
-        target.pane
-    )))
 }
 
 /// An approval in `mode` (the edit, with the text it started from, written first when there is
@@ -1044,7 +741,12 @@ fn approve(
     }
     write_decision(roots, &req.id, decision)?;
     if hook_delivers {
-        return Ok(approved_through_hook(roots, &req, opts));
+        return Ok(approved_through_hook(
+            roots,
+            &req,
+            opts.hook_timeout,
+            opts.close_timeout,
+        ));
     }
     let Some(pane) = pane else {
         return Ok(Reached::new(
@@ -1271,6 +973,7 @@ fn write_edited_plan(
             session_id: Some(req.session_id.clone()),
             mode: Some(mode_name(mode).to_owned()),
         },
+        None,
     )?)
 }
 
@@ -1287,7 +990,7 @@ fn prepare_record(
     // The version pinned is the one read for this decision (none read: read now, as before).
     let read = seen.file.as_ref().ok().map(String::as_bytes);
     let result = match decision {
-        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged_read(
+        GateDecision::Approve { mode, .. } => crate::review::decide::approve_unlogged(
             roots,
             path,
             crate::review::ApproveRequest {
@@ -1298,7 +1001,7 @@ fn prepare_record(
             },
             read,
         ),
-        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged_read(
+        GateDecision::Reject { feedback } => crate::review::decide::reject_unlogged(
             roots,
             path,
             feedback,
@@ -1328,24 +1031,6 @@ fn mode_name(mode: ApproveMode) -> &'static str {
 /// Whether `agent`'s plan-approval card is on `screen` ([`crate::agents::Driver::card_visible`]).
 pub(crate) fn card_visible(agent: Agent, screen: &str) -> bool {
     crate::agents::driver(agent).card_visible(screen)
-}
-
-/// Waits for `pred(screen)` up to `timeout`.
-fn wait_screen(
-    target: &Target,
-    timeout: Duration,
-    pred: impl Fn(&str) -> bool,
-) -> Result<bool, TerminalError> {
-    let start = Instant::now();
-    loop {
-        if pred(&target.capture(0)?) {
-            return Ok(true);
-        }
-        if start.elapsed() >= timeout {
-            return Ok(false);
-        }
-        std::thread::sleep(POLL);
-    }
 }
 
 /// One key of a card's answer: the choice (its key read from the card's labels at the moment it
@@ -1447,14 +1132,7 @@ fn answer_card(
                 // newline, not a submit, and it reads keys only between renders: a gap between
                 // our calls is not enough. Once the text is drawn, every key of it has been read.
                 // Claude Code shows a long paste as "[Pasted text …]".
-                let probe: String = terminal::clean_text(text, terminal::MAX_TYPED_CHARS)
-                    .lines()
-                    .next()
-                    .unwrap_or("")
-                    .trim()
-                    .chars()
-                    .take(20)
-                    .collect();
+                let probe = typing::probe(text);
                 if !probe.is_empty()
                     && !wait_screen(target, opts.close_timeout, |s| {
                         s.contains(&probe) || s.contains("[Pasted text")

@@ -2,24 +2,28 @@
 //! the reviewer's decision reaches the live agent (docs/architecture.md §4).
 //!
 //! How the parts meet:
-//! - [`hook_claude`] / [`hook_gemini`] run inside `plandeck hook …`, started by the agent CLI. They
-//!   file a request in the [`store`] (`<data>/gate/requests/<id>.json`); the Claude hook then waits
-//!   for a decision file, the transcript showing the terminal's answer, the deadline, or the app
-//!   going away. The Gemini hook returns at once (its card waits for the hook).
+//! - Each agent's hook lives in its folder (`agents/claude/hook.rs`, `agents/gemini/hook.rs`,
+//!   re-exported here as [`hook_claude`] / [`hook_gemini`]) and runs inside `plandeck hook …`,
+//!   started by the agent CLI. It files a request in the [`store`] (`<data>/gate/requests/<id>.json`,
+//!   written through [`files`]); the Claude hook then waits for a decision file, the transcript
+//!   showing the terminal's answer, the deadline, or the app going away. The Gemini hook returns
+//!   at once (its card waits for the hook).
 //! - The app (or `plandeck pending` / `approve` / `reject`) lists requests with [`pending`] (which
 //!   only reads; [`close_ended`] files away those the terminal answered or whose agent is gone) and
-//!   answers with [`decide`]: a Claude decision is a decision file the waiting hook turns into
-//!   `deny`, or `allow` with the (edited) plan, never keys; everything else (Gemini CLI, a Claude
-//!   card with no hook waiting) answers the approval card in the session's tmux pane, each choice
-//!   typed as the key of the row its label is on ([`delivery`]).
+//!   answers with [`decide`] ([`delivery`]): the decision [`claim`]s its request, reads its plan
+//!   once, and reaches the agent the way its driver ([`crate::agents::Driver`]) says: through its
+//!   waiting hook ([`hook_answer`]: `deny`, or `allow` with the (edited) plan, never keys), by the
+//!   keys of its approval card (each choice typed as the key of the row its label is on), or as a
+//!   message typed in its composer ([`typing`], the one module that types into an agent's
+//!   terminal).
 //! - The app holds an [`AppPresence`] ([`app_heartbeat`]) while it runs, so a hook can tell that
 //!   nobody is there to decide and step aside at once.
 //! - Codex CLI has no hook for its plans: [`look_codex`] (the app's gate tick, `plandeck pending`)
 //!   files a request for a plan popup on screen from the session's rollout, and closes it when
-//!   the person answers the popup in the terminal ([`codex`]).
+//!   the person answers the popup in the terminal (`agents/codex/server_threads.rs`).
 //! - A Claude Code card that waits with no hook (the hook stepped aside when Plandeck stopped or
 //!   its deadline passed) is filed the same way by [`look_claude_cards`], and answered by the
-//!   card's keys ([`claude_card`]).
+//!   card's keys (`agents/claude/card.rs`).
 //! - [`install`] merges the hook commands into the agents' settings, and takes them out again.
 //!
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
@@ -28,15 +32,17 @@
 pub(crate) mod claim;
 pub(crate) mod delivery;
 mod files;
+mod hook_answer;
 pub(crate) mod hook_wait;
 pub(crate) mod install;
 pub(crate) mod pane;
-mod send;
+mod reached;
 pub(crate) mod store;
 pub mod teams;
 #[cfg(test)]
 mod tests;
 pub(crate) mod transcript;
+mod typing;
 
 // Each agent's own part of the gate lives in its folder (`agents/<agent>/`); these keep the
 // gate's paths for its callers.
@@ -66,11 +72,11 @@ pub use install::{
     InstallReport, CLAUDE_HOOK_TIMEOUT_SECS, GEMINI_HOOK_TIMEOUT_MS,
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
-pub(crate) use send::type_checked;
-pub use send::{send_to_session, send_to_target, session_target, SendError};
 pub(crate) use store::new_id;
 pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 pub use transcript::{Answer, Answerer};
+pub(crate) use typing::type_checked;
+pub use typing::{send_to_session, send_to_target, session_target, SendError};
 
 /// The window's title: "Plandeck", or "Plandeck (2 waiting)" while plans wait for the reviewer
 /// (`pending`, as [`pending`] lists them: the count the waiting queue shows).

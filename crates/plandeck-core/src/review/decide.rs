@@ -95,7 +95,7 @@ pub fn approve(
     plan_path: &Path,
     req: ApproveRequest,
 ) -> Result<Decision, ReviewError> {
-    let decision = approve_unlogged(roots, plan_path, req)?;
+    let decision = approve_unlogged(roots, plan_path, req, None)?;
     append_decision(roots, &decision)?;
     Ok(decision)
 }
@@ -109,19 +109,11 @@ pub(crate) fn append_decision(roots: &Roots, decision: &Decision) -> Result<(), 
 
 /// [`approve`] without the log line: every other write is done (snapshots, the edit); the caller
 /// appends the returned decision with [`append_decision`].
+/// `read`: the plan file's bytes as the caller read them for this decision (the gate reads a plan
+/// once and hands it along; `None`: read here): a plain approval pins that version. An edit reads
+/// the file again under the store's lock, right before it is written, so a change made since is
+/// never overwritten.
 pub(crate) fn approve_unlogged(
-    roots: &Roots,
-    plan_path: &Path,
-    req: ApproveRequest,
-) -> Result<Decision, ReviewError> {
-    approve_unlogged_read(roots, plan_path, req, None)
-}
-
-/// [`approve_unlogged`] of the plan file as the caller read it for this decision (`read`, its
-/// bytes: the gate reads a plan once and hands it along): a plain approval pins that version. An
-/// edit reads the file again under the store's lock, right before it is written, so a change made
-/// since is never overwritten.
-pub(crate) fn approve_unlogged_read(
     roots: &Roots,
     plan_path: &Path,
     req: ApproveRequest,
@@ -237,26 +229,14 @@ pub fn reject_seen(
     session_id: Option<String>,
     seen: Option<&str>,
 ) -> Result<Decision, ReviewError> {
-    let decision = reject_unlogged(roots, plan_path, feedback, agent, session_id, seen)?;
+    let decision = reject_unlogged(roots, plan_path, feedback, agent, session_id, seen, None)?;
     append_decision(roots, &decision)?;
     Ok(decision)
 }
 
-/// [`reject_seen`] without the log line (see [`approve_unlogged`]).
+/// [`reject_seen`] without the log line (see [`approve_unlogged`]). `read`: the plan file's bytes
+/// as the caller read them for this decision (`None`: read here), the version kept as rejected.
 pub(crate) fn reject_unlogged(
-    roots: &Roots,
-    plan_path: &Path,
-    feedback: &str,
-    agent: Option<Agent>,
-    session_id: Option<String>,
-    seen: Option<&str>,
-) -> Result<Decision, ReviewError> {
-    reject_unlogged_read(roots, plan_path, feedback, agent, session_id, seen, None)
-}
-
-/// [`reject_unlogged`] of the plan file as the caller read it for this decision (`read`, its
-/// bytes): the version kept as rejected.
-pub(crate) fn reject_unlogged_read(
     roots: &Roots,
     plan_path: &Path,
     feedback: &str,

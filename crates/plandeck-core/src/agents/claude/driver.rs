@@ -2,7 +2,7 @@
 
 use memchr::memmem;
 
-use crate::agents::driver::{prompt_arg, Cli, Driver, HookRun, Input};
+use crate::agents::driver::{prompt_arg, session_and_mode, Cli, Driver, HookRun, Input};
 use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::transcript::{Answer, Answerer};
@@ -55,13 +55,7 @@ impl Driver for Claude {
         session_id: Option<&str>,
         prompt: Option<String>,
     ) -> Vec<String> {
-        let mut argv = Vec::new();
-        if let Some(id) = session_id {
-            argv.extend(["--session-id".into(), id.into()]);
-        }
-        if plan {
-            argv.extend(["--permission-mode".into(), "plan".into()]);
-        }
+        let mut argv = session_and_mode(session_id, plan, "--permission-mode");
         if let Some(p) = prompt {
             argv.push(prompt_arg(&p));
         }

@@ -178,23 +178,7 @@ pub const CARD: ApprovalCard = ApprovalCard {
 /// Shown in the footer while Claude Code 2.1.328 works on a turn; gone when it waits for input.
 pub const WORKING: &str = "esc to interrupt";
 
-/// Whether Claude Code's input box is on screen (a line of just `❯`, or `❯` and a draft, right
-/// under a rule `────`): the agent waits for input.
-pub fn input_box_shown(screen: &str) -> bool {
-    let lines: Vec<&str> = screen.lines().collect();
-    let is_rule = |l: &str| {
-        let t = l.trim();
-        t.chars().count() >= 10 && t.chars().all(|c| c == '─')
-    };
-    (1..lines.len()).any(|i| {
-        lines[i].trim_start().starts_with('❯')
-            && lines[..i]
-                .iter()
-                .rev()
-                .find(|l| !l.trim().is_empty())
-                .is_some_and(|l| is_rule(l))
-    })
-}
+pub use screen::input_box_shown;
 
 /// One `sessions/<pid>.json` registry file.
 #[derive(Debug, Clone, Deserialize, PartialEq, Eq)]

@@ -20,23 +20,36 @@ pub(crate) fn menu_open(screen: &str) -> bool {
     })
 }
 
-/// The text in Claude Code's input line, if any: the line starting with `❯` right under a rule
-/// (`────`), and the lines under it up to the next rule (Claude Code 2.1.328 draws its prompt
-/// so). Empty input shows a bare `❯`.
-pub(crate) fn input_draft(screen: &str) -> Option<String> {
-    let lines: Vec<&str> = screen.lines().collect();
-    let is_rule = |l: &str| {
-        let t = l.trim();
-        t.chars().count() >= 10 && t.chars().all(|c| c == '─')
-    };
-    let start = (1..lines.len()).rev().find(|&i| {
+/// A rule Claude Code draws around its input box (`────`).
+fn is_rule(line: &str) -> bool {
+    let t = line.trim();
+    t.chars().count() >= 10 && t.chars().all(|c| c == '─')
+}
+
+/// The last line that starts with `❯` right under a rule: Claude Code's input line.
+fn input_line(lines: &[&str]) -> Option<usize> {
+    (1..lines.len()).rev().find(|&i| {
         lines[i].trim_start().starts_with('❯')
             && lines[..i]
                 .iter()
                 .rev()
                 .find(|l| !l.trim().is_empty())
                 .is_some_and(|l| is_rule(l))
-    })?;
+    })
+}
+
+/// Whether Claude Code's input box is on screen (a line of just `❯`, or `❯` and a draft, right
+/// under a rule `────`): the agent waits for input.
+pub fn input_box_shown(screen: &str) -> bool {
+    input_line(&screen.lines().collect::<Vec<_>>()).is_some()
+}
+
+/// The text in Claude Code's input line, if any: the line starting with `❯` right under a rule
+/// (`────`), and the lines under it up to the next rule (Claude Code 2.1.328 draws its prompt
+/// so). Empty input shows a bare `❯`.
+pub(crate) fn input_draft(screen: &str) -> Option<String> {
+    let lines: Vec<&str> = screen.lines().collect();
+    let start = input_line(&lines)?;
     let mut draft = lines[start]
         .trim_start()
         .trim_start_matches('❯')

@@ -2,7 +2,7 @@
 
 use memchr::memmem;
 
-use crate::agents::driver::{prompt_arg, Cli, Driver, HookRun, Input};
+use crate::agents::driver::{prompt_arg, session_and_mode, Cli, Driver, HookRun, Input};
 use crate::agents::Agent;
 use crate::gate::transcript::Answer;
 use crate::gate::HookOptions;
@@ -37,13 +37,7 @@ impl Driver for Gemini {
         session_id: Option<&str>,
         prompt: Option<String>,
     ) -> Vec<String> {
-        let mut argv = Vec::new();
-        if let Some(id) = session_id {
-            argv.extend(["--session-id".into(), id.into()]);
-        }
-        if plan {
-            argv.extend(["--approval-mode".into(), "plan".into()]);
-        }
+        let mut argv = session_and_mode(session_id, plan, "--approval-mode");
         if let Some(p) = prompt {
             argv.extend(["-i".into(), prompt_arg(&p)]);
         }
