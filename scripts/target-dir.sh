@@ -16,7 +16,7 @@ if [ "$(cat "$plandeck_stamp" 2>/dev/null)" != "$plandeck_checkout" ]; then
   if [ -d "$CARGO_TARGET_DIR/debug" ] || [ -d "$CARGO_TARGET_DIR/release" ]; then
     echo "$CARGO_TARGET_DIR was last built from $(cat "$plandeck_stamp" 2>/dev/null || echo "an unknown checkout"): rebuilding this checkout's crates there" >&2
     for plandeck_profile in dev release; do
-      cargo clean --quiet --profile "$plandeck_profile" -p plandeck -p plandeck-core -p plandeck-cli -p plandeck-benches >&2 ||
+      cargo clean --quiet --profile "$plandeck_profile" -p plandeck -p plandeck-core -p plandeck-cli -p plandeck-testkit -p plandeck-benches >&2 ||
         echo "cargo clean failed; this checkout's crates may be stale in $CARGO_TARGET_DIR" >&2
     done
   fi
