@@ -48,14 +48,14 @@ macro_rules! register_commands {
         register_commands!(@next [] $($entries)*)
     };
     (@next [$($done:tt)*]
-        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty = $body:expr
+        $( #[$flag:ident] )* $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty = $body:expr
             $( , served $served:expr )? $( , here $why:literal )?;
         $($rest:tt)*
     ) => {
         register_commands!(@next [$($done)* commands::calls::$name,] $($rest)*)
     };
     (@next [$($done:tt)*]
-        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( , here $why:literal )?;
+        $( #[$flag:ident] )* $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( , here $why:literal )?;
         $($rest:tt)*
     ) => {
         register_commands!(@next [$($done)* commands::$module::$name,] $($rest)*)

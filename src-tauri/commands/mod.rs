@@ -30,7 +30,7 @@ macro_rules! adapter {
 macro_rules! adapters {
     (
         commands { $(
-            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
                 $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
         )* }
         wire { $($wire:tt)* }

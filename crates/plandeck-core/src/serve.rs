@@ -348,7 +348,7 @@ macro_rules! serve_one {
 macro_rules! serve_table {
     (
         commands { $(
-            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
                 $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
         )* }
         wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
@@ -853,7 +853,7 @@ mod tests {
     macro_rules! wire_names {
         (
             commands { $(
-                $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
+                $( #[$flag:ident] )* $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
                     $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
             )* }
             wire { $( $wname:literal => $wfn:ident ( $($wargs:tt)* ) -> $wret:ty; )* }
