@@ -30,8 +30,8 @@ macro_rules! adapter {
 macro_rules! adapters {
     (
         commands { $(
-            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                [$( $body:expr )?] [$( $served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $($wire:tt)* }
         events { $($events:tt)* }

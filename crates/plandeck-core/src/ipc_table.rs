@@ -31,12 +31,15 @@ use ts_rs::TS;
 
 use crate::worktrees::RemovalPreview;
 
-/// The table. Expands `$then! { commands { … } wire { … } events { … } }` at the call site.
-/// Arguments are sent camelCased (as Tauri reads them, and the server).
+/// The table. Expands `$then! { commands { … } wire { … } events { … } }` at the call site, each
+/// command read once by [`ipc_lines!`] into one form: `module::name(arg: Type, …) -> Result
+/// [deck call] [served deck call] [here's reason] [#[flag] …];`, each bracket empty when the line
+/// has none. Arguments are sent camelCased (as Tauri reads them, and the server).
 #[macro_export]
 macro_rules! ipc_table {
     ($then:ident) => {
-        $then! {
+        $crate::ipc_lines! {
+            $then
             commands {
                 overview::get_overview() -> $crate::overview::Overview = |d, _| d.overview();
                 overview::list_agents() -> Vec<$crate::agents::AgentInfo> = |d, _| d.list_agents();
@@ -165,6 +168,31 @@ macro_rules! ipc_table {
     };
 }
 
+/// Reads the table's commands (their grammar is written here only) and hands them to `$then`
+/// in one form, every optional part in its own brackets (see [`ipc_table!`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! ipc_lines {
+    (
+        $then:ident
+        commands { $(
+            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $($wire:tt)* }
+        events { $($events:tt)* }
+    ) => {
+        $then! {
+            commands { $(
+                $module :: $name ( $( $arg : $argty ),* ) -> $ret
+                    [$( $body )?] [$( $served )?] [$( $why )?] [$( #[$flag] )*];
+            )* }
+            wire { $($wire)* }
+            events { $($events)* }
+        }
+    };
+}
+
 // ---- The results of the table's `wire` calls (read as `crate::wire::…`).
 
 /// The server's first frame.
@@ -262,8 +290,8 @@ fn declared_types() -> Vec<String> {
 macro_rules! typescript_table {
     (
         commands { $(
-            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                [$( $body:expr )?] [$( $served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $($wire:tt)* }
         events { $( $event:literal => $payload:ty; )* }

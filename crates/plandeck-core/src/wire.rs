@@ -293,8 +293,8 @@ macro_rules! flag {
 macro_rules! wire_calls {
     (
         commands { $(
-            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+            $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                [$( $_body:expr )?] [$( $_served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
         events { $($events:tt)* }
@@ -420,8 +420,7 @@ mod tests {
         macro_rules! names {
             (
                 commands { $(
-                    $( #[$flag:ident] )* $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
-                        $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                    $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( [$($part:tt)*] )*;
                 )* }
                 wire { $($wire:tt)* }
                 events { $($events:tt)* }
