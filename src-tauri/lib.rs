@@ -48,14 +48,13 @@ macro_rules! register_commands {
         register_commands!(@next [] $($entries)*)
     };
     (@next [$($done:tt)*]
-        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty = $body:expr
-            $( , served $served:expr )? $( , here $why:literal )?;
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty [$body:expr] $([$($tail:tt)*])*;
         $($rest:tt)*
     ) => {
         register_commands!(@next [$($done)* commands::calls::$name,] $($rest)*)
     };
     (@next [$($done:tt)*]
-        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( , here $why:literal )?;
+        $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty [] $([$($tail:tt)*])*;
         $($rest:tt)*
     ) => {
         register_commands!(@next [$($done)* commands::$module::$name,] $($rest)*)

@@ -31,7 +31,7 @@ macro_rules! adapters {
     (
         commands { $(
             $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                [$( $body:expr )?] [$( $served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $($wire:tt)* }
         events { $($events:tt)* }

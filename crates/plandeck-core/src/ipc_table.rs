@@ -20,7 +20,10 @@
 //! `by` is who decides (the window, or the server's client). `, served |deck, by| …` gives the
 //! server another deck call; `, here "why"` keeps it to this machine's window (the server refuses
 //! it with why, the client has no method for it); a `here` command without a deck call has its
-//! adapter written by hand (a native dialog). `wire { "name" => method(…) -> Result; }` are calls
+//! adapter written by hand (a native dialog). `#[read]` before a line marks a call that only
+//! reads one thing: a connected machine's last answer to it is kept and shown, as it was, while
+//! that machine is unreachable ([`crate::wire::is_read`]; every other call is refused then).
+//! `wire { "name" => method(…) -> Result; }` are calls
 //! only a server answers (the window's dialogs' preview → apply pairs, the protocol's own).
 
 use serde::{Deserialize, Serialize};
@@ -28,12 +31,15 @@ use ts_rs::TS;
 
 use crate::worktrees::RemovalPreview;
 
-/// The table. Expands `$then! { commands { … } wire { … } events { … } }` at the call site.
-/// Arguments are sent camelCased (as Tauri reads them, and the server).
+/// The table. Expands `$then! { commands { … } wire { … } events { … } }` at the call site, each
+/// command read once by [`ipc_lines!`] into one form: `module::name(arg: Type, …) -> Result
+/// [deck call] [served deck call] [here's reason] [#[flag] …];`, each bracket empty when the line
+/// has none. Arguments are sent camelCased (as Tauri reads them, and the server).
 #[macro_export]
 macro_rules! ipc_table {
     ($then:ident) => {
-        $then! {
+        $crate::ipc_lines! {
+            $then
             commands {
                 overview::get_overview() -> $crate::overview::Overview = |d, _| d.overview();
                 overview::list_agents() -> Vec<$crate::agents::AgentInfo> = |d, _| d.list_agents();
@@ -41,15 +47,15 @@ macro_rules! ipc_table {
                     here "the demo is not served: run `plandeck demo` on the machine";
                 demo::leave_demo() -> $crate::overview::Overview, here "the demo is not served";
                 plans::list_plans() -> $crate::plans::PlanListing = |d, _| d.list_plans();
-                plans::get_plan(id: String) -> $crate::plans::PlanDocument = |d, _| d.get_plan(&id);
+                #[read] plans::get_plan(id: String) -> $crate::plans::PlanDocument = |d, _| d.get_plan(&id);
                 plans::search_plans(query: String) -> Vec<$crate::plans::SearchHit>
                     = |d, _| d.search_plans(&query);
                 plans::add_plan_folder() -> Option<String>,
                     here "adding a plan folder needs the window's own dialog and is not served: do it on the machine itself";
                 review::plan_diff(id: String, from: Option<String>, to: Option<String>) -> $crate::review::PlanDiff
                     = |d, _| d.plan_diff(&id, from.as_deref(), to.as_deref());
-                review::plan_history(id: String) -> $crate::review::PlanHistory = |d, _| d.plan_history(&id);
-                review::plan_version(id: String, hash: String) -> String = |d, _| d.plan_version(&id, &hash);
+                #[read] review::plan_history(id: String) -> $crate::review::PlanHistory = |d, _| d.plan_history(&id);
+                #[read] review::plan_version(id: String, hash: String) -> String = |d, _| d.plan_version(&id, &hash);
                 review::decision_log() -> Vec<$crate::review::Decision> = |d, _| d.decision_log();
                 review::decide_plan(id: String, seen_hash: String, decision: $crate::route::PlanDecision, with_comments: Option<bool>) -> $crate::route::PlanOutcome
                     = |d, by| d.decide_plan(&id, &seen_hash, decision, with_comments, by);
@@ -61,14 +67,14 @@ macro_rules! ipc_table {
                 history::recovered_plan_diff(id: String, a: u32, b: u32) -> $crate::review::PlanDiff
                     = |d, _| d.recovered_plan_diff(&id, a, b);
                 history::history_progress() -> $crate::history::ScanProgress = |d, _| d.history_progress();
-                comments::list_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.list_comments(&id);
+                #[read] comments::list_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.list_comments(&id);
                 comments::add_comment(id: String, quote: String, text: String, near: Option<u32>) -> $crate::comments::PlacedComment
                     = |d, _| d.add_comment(&id, &quote, &text, near);
                 comments::change_comment(comment_id: String, action: $crate::comments::CommentAction) -> ()
                     = |d, _| d.change_comment(&comment_id, action);
-                comments::review_markdown(id: String) -> String = |d, _| d.review_markdown(&id);
+                #[read] comments::review_markdown(id: String) -> String = |d, _| d.review_markdown(&id);
                 sessions::list_sessions() -> Vec<$crate::sessions::SessionSummary> = |d, _| d.sessions(None);
-                sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>
+                #[read] sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>
                     = |d, _| d.sessions(Some(&ids));
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress = |d, _| d.session_index_progress();
                 terminals::open_terminal(session_id: String) -> $crate::mirror::TerminalView
@@ -80,7 +86,7 @@ macro_rules! ipc_table {
                 worktrees::list_worktrees() -> Vec<$crate::worktrees::WorktreeSummary> = |d, _| d.list_worktrees();
                 worktrees::keep_worktree(id: String) -> () = |d, _| d.keep_worktree(&id);
                 worktrees::unkeep_worktree(id: String) -> () = |d, _| d.unkeep_worktree(&id);
-                worktrees::worktree_details(id: String) -> $crate::worktrees::WorktreeDetails = |d, _| d.worktree_details(&id);
+                #[read] worktrees::worktree_details(id: String) -> $crate::worktrees::WorktreeDetails = |d, _| d.worktree_details(&id);
                 worktrees::remove_worktree(id: String) -> $crate::worktrees::RemoveOutcome,
                     here "removing a worktree without a token needs the window's own dialog and is not served: do it on the machine itself";
                 worktrees::remove_clean_worktrees(repo_id: String) -> Vec<String>,
@@ -90,7 +96,7 @@ macro_rules! ipc_table {
                 gate::list_pending() -> Vec<$crate::gate::GateRequest> = |d, _| d.list_pending();
                 gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome
                     = |d, by| d.decide_request(&id, decision, with_comments, seen_hash, by);
-                gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.request_comments(&id);
+                #[read] gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.request_comments(&id);
                 gate::list_teams() -> Vec<$crate::gate::teams::Team> = |d, _| d.list_teams();
                 settings::hook_status(agent: $crate::agents::Agent) -> $crate::gate::HookPreview = |d, _| d.hook_status(agent);
                 settings::set_hook(agent: $crate::agents::Agent, installed: bool, token: String) -> $crate::gate::InstallReport
@@ -103,7 +109,7 @@ macro_rules! ipc_table {
                     = |d, _| d.set_team_hook(installed, &token);
                 settings::add_repo() -> Option<String>,
                     here "adding a repository needs the window's own dialog and is not served: do it on the machine itself";
-                verify::verify_report(id: String) -> $crate::verify::VerifyReport = |d, _| d.verify_report(&id);
+                #[read] verify::verify_report(id: String) -> $crate::verify::VerifyReport = |d, _| d.verify_report(&id);
                 verify::verify_file_diff(id: String, path: String) -> $crate::review::PlanDiff
                     = |d, _| d.verify_file_diff(&id, &path);
                 verify::set_step_override(id: String, index: u32, status: $crate::verify::StepStatus, note: String) -> $crate::verify::StepOverride
@@ -158,6 +164,31 @@ macro_rules! ipc_table {
                 "history:changed" => $crate::history::HistoryChanged;
                 "machines:changed" => Vec<$crate::elsewhere::MachineStatus>;
             }
+        }
+    };
+}
+
+/// Reads the table's commands (their grammar is written here only) and hands them to `$then`
+/// in one form, every optional part in its own brackets (see [`ipc_table!`]).
+#[doc(hidden)]
+#[macro_export]
+macro_rules! ipc_lines {
+    (
+        $then:ident
+        commands { $(
+            $( #[$flag:ident] )* $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
+                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+        )* }
+        wire { $($wire:tt)* }
+        events { $($events:tt)* }
+    ) => {
+        $then! {
+            commands { $(
+                $module :: $name ( $( $arg : $argty ),* ) -> $ret
+                    [$( $body )?] [$( $served )?] [$( $why )?] [$( #[$flag] )*];
+            )* }
+            wire { $($wire)* }
+            events { $($events)* }
         }
     };
 }
@@ -260,7 +291,7 @@ macro_rules! typescript_table {
     (
         commands { $(
             $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                [$( $body:expr )?] [$( $served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $($wire:tt)* }
         events { $( $event:literal => $payload:ty; )* }

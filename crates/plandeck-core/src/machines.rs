@@ -58,20 +58,6 @@ impl Default for Timing {
 
 type Emit = Arc<dyn Fn(LiveEvent) + Send + Sync>;
 
-/// The calls that only read: their last answers are kept, and shown (as they were) while the
-/// machine is unreachable. Every other call is refused then.
-const READS: &[&str] = &[
-    calls::get_plan::NAME,
-    calls::plan_history::NAME,
-    calls::plan_version::NAME,
-    calls::list_comments::NAME,
-    calls::request_comments::NAME,
-    calls::review_markdown::NAME,
-    calls::worktree_details::NAME,
-    calls::verify_report::NAME,
-    calls::get_sessions::NAME,
-];
-
 /// At most this many read answers are kept per machine (the oldest go first).
 const READS_KEPT: usize = 64;
 /// At most this many of a machine's events are handed to the window each second; the rest of
@@ -581,9 +567,9 @@ fn call_error(host: &str, e: RemoteError) -> IpcError {
 impl Elsewhere for Machines {
     fn call(&self, machine: &str, method: &str, params: Value) -> Result<Value, IpcError> {
         let link = self.link(machine)?;
-        let read = READS
-            .contains(&method)
-            .then(|| format!("{method} {params}"));
+        // A call the table marks `#[read]`: its last answer is kept, and shown (as it was)
+        // while the machine is unreachable. Every other call is refused then.
+        let read = crate::wire::is_read(method).then(|| format!("{method} {params}"));
         let Some(remote) = link.remote() else {
             // A read it answered before: as it was (the window shows the machine unreachable).
             if let Some(key) = &read {

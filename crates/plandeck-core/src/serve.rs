@@ -349,7 +349,7 @@ macro_rules! serve_table {
     (
         commands { $(
             $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                [$( $body:expr )?] [$( $served:expr )?] [$( $why:literal )?] [$( $flags:tt )*];
         )* }
         wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
         events { $($events:tt)* }
@@ -853,8 +853,7 @@ mod tests {
     macro_rules! wire_names {
         (
             commands { $(
-                $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty
-                    $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( [$($part:tt)*] )*;
             )* }
             wire { $( $wname:literal => $wfn:ident ( $($wargs:tt)* ) -> $wret:ty; )* }
             events { $($events:tt)* }

@@ -277,13 +277,24 @@ macro_rules! client_method {
     };
 }
 
+/// What a flag on a table line (`#[read]`) says of its call: `true` for the one named; a flag
+/// the table does not know does not compile.
+macro_rules! flag {
+    (read, read) => {
+        true
+    };
+    (read, $flag:ident) => {
+        false
+    };
+}
+
 /// The params types of every call, the typed client and what a server implements beyond the
 /// deck's calls, from the table ([`crate::ipc_table!`]).
 macro_rules! wire_calls {
     (
         commands { $(
             $module:ident :: $name:ident ( $( $arg:ident : $argty:ty ),* ) -> $ret:ty
-                $( = $body:expr )? $( , served $served:expr )? $( , here $why:literal )?;
+                [$( $_body:expr )?] [$( $_served:expr )?] [$( $why:literal )?] [$( #[$flag:ident] )*];
         )* }
         wire { $( $wname:literal => $wfn:ident ( $( $warg:ident : $wargty:ty ),* ) -> $wret:ty; )* }
         events { $($events:tt)* }
@@ -296,6 +307,9 @@ macro_rules! wire_calls {
                 pub mod $name {
                     /// Its name on the wire.
                     pub const NAME: &str = stringify!($name);
+                    /// Marked `#[read]`: it only reads, so a connected machine's last answer
+                    /// is kept and shown, as it was, while that machine is unreachable.
+                    pub const READ: bool = false $( || flag!(read, $flag) )*;
                     /// Its params.
                     #[derive(Debug, serde::Serialize, serde::Deserialize)]
                     #[serde(rename_all = "camelCase", deny_unknown_fields)]
@@ -313,6 +327,15 @@ macro_rules! wire_calls {
                     pub struct Params { $( pub $warg: $wargty ),* }
                 }
             )*
+        }
+
+        /// Whether the call of the wire name `method` is marked `#[read]` in the table (only
+        /// reads: another machine's last answer is kept, and shown while it is unreachable).
+        pub fn is_read(method: &str) -> bool {
+            match method {
+                $( calls::$name::NAME => calls::$name::READ, )*
+                _ => false,
+            }
         }
 
         /// A client of another machine's server: a method per call it may be asked (every
@@ -387,6 +410,45 @@ mod tests {
         // A `wire` call of a command's name is its own wire name.
         assert_eq!(calls::remove_shown::NAME, "remove_worktree");
         assert_eq!(calls::remove_worktree::NAME, "remove_worktree");
+    }
+
+    /// The calls marked `#[read]` in the table are those whose last answer another machine
+    /// gave is shown while it is unreachable: reads of one thing, never a listing (kept by the
+    /// deck's gathering), a change, or a name the table does not hold.
+    #[test]
+    fn the_reads_are_the_tables_calls_marked_read() {
+        macro_rules! names {
+            (
+                commands { $(
+                    $module:ident :: $name:ident ( $($args:tt)* ) -> $ret:ty $( [$($part:tt)*] )*;
+                )* }
+                wire { $($wire:tt)* }
+                events { $($events:tt)* }
+            ) => {
+                vec![$( stringify!($name) ),*]
+            };
+        }
+        let names: Vec<&str> = crate::ipc_table!(names);
+        let reads: Vec<&str> = names.into_iter().filter(|n| is_read(n)).collect();
+        assert_eq!(
+            reads,
+            [
+                "get_plan",
+                "plan_history",
+                "plan_version",
+                "list_comments",
+                "review_markdown",
+                "get_sessions",
+                "worktree_details",
+                "request_comments",
+                "verify_report",
+            ]
+        );
+        assert_eq!(
+            (calls::get_plan::READ, calls::decide_plan::READ),
+            (true, false)
+        );
+        assert!(!is_read("list_plans") && !is_read("remove_worktree") && !is_read("nope"));
     }
 
     #[test]

@@ -13,7 +13,7 @@ use plandeck_core::wire::Client;
 use plandeck_core::worktrees::WorktreeSummary;
 
 use super::plans::PlansCommand;
-use super::worktrees::WorktreesCommand;
+use super::worktrees::{RemoveArgs, WorktreesCommand};
 use crate::{Command, Context, Out};
 
 /// How long a listing of sessions waits, without any news, for the remote's index.
@@ -445,12 +445,13 @@ fn worktrees(
             let shown = remote.removal_to_confirm(w.id.clone())?;
             super::worktrees::print_preview(&w.path, &shown.preview, json, out)?;
         }
-        WorktreesCommand::Remove {
-            path,
-            discard,
-            expect,
-            json,
-        } => {
+        WorktreesCommand::Remove(args) => {
+            let RemoveArgs {
+                path,
+                discard,
+                expect,
+                json,
+            } = args;
             // As the window does: the removal is shown there, then applied with the token of what
             // was shown (the remote removes only that), under the same rules as here.
             let w = find(&path)?;

@@ -39,18 +39,7 @@ pub enum WorktreesCommand {
         json: bool,
     },
     /// Remove a worktree and its branch; refuses when work would be lost unless --discard.
-    Remove {
-        path: PathBuf,
-        /// Confirm that changed files and unmerged commits may be discarded.
-        #[arg(long)]
-        discard: bool,
-        /// Remove only if the worktree is still exactly as the preview with this token showed it.
-        #[arg(long, value_name = "TOKEN")]
-        expect: Option<String>,
-        /// Print JSON.
-        #[arg(long)]
-        json: bool,
-    },
+    Remove(RemoveArgs),
     /// Keep a worktree: leave it on disk and remember the choice.
     Keep {
         path: PathBuf,
@@ -60,12 +49,27 @@ pub enum WorktreesCommand {
     },
 }
 
+/// `worktrees remove`'s arguments (here and over `--host`).
+#[derive(Debug, Args)]
+pub struct RemoveArgs {
+    pub path: PathBuf,
+    /// Confirm that changed files and unmerged commits may be discarded.
+    #[arg(long)]
+    pub discard: bool,
+    /// Remove only if the worktree is still exactly as the preview with this token showed it.
+    #[arg(long, value_name = "TOKEN")]
+    pub expect: Option<String>,
+    /// Print JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
 impl WorktreesArgs {
     pub fn json(&self) -> bool {
         match &self.command {
             WorktreesCommand::List { json, .. }
             | WorktreesCommand::Preview { json, .. }
-            | WorktreesCommand::Remove { json, .. }
+            | WorktreesCommand::Remove(RemoveArgs { json, .. })
             | WorktreesCommand::Keep { json, .. } => *json,
         }
     }
@@ -88,19 +92,14 @@ pub fn run(ctx: &Context, args: WorktreesArgs, out: &mut Out<'_>) -> Result<i32,
             let preview = worktrees::removal_preview(&roots, &path, None)?;
             print_preview(&path.display().to_string(), &preview, json, out)?;
         }
-        WorktreesCommand::Remove {
-            path,
-            discard,
-            expect,
-            json,
-        } => {
+        WorktreesCommand::Remove(args) => {
             let opts = worktrees::RemoveOptions {
-                discard,
-                expected: expect,
+                discard: args.discard,
+                expected: args.expect,
                 tmux_socket: None,
             };
-            let outcome = worktrees::remove(&roots, &path, &opts)?;
-            print_removed(&path.display().to_string(), &outcome, json, out)?;
+            let outcome = worktrees::remove(&roots, &args.path, &opts)?;
+            print_removed(&args.path.display().to_string(), &outcome, args.json, out)?;
         }
         WorktreesCommand::Keep { path, json } => {
             worktrees::keep(&roots, &path)?;

@@ -308,27 +308,25 @@ pub(crate) fn reject_unlogged(
 /// The decisions in force, newest first (undone ones left out: [`log::read_all`]); only
 /// decisions on `plan` when given.
 pub fn log(roots: &Roots, plan: Option<&Path>) -> Result<Vec<Decision>, ReviewError> {
-    let mut all = log::read_all(&roots.data)?;
-    if let Some(plan) = plan {
-        let key = store::plan_key(plan).to_string_lossy().into_owned();
-        let given = plan.to_string_lossy();
-        all.retain(|d| d.plan_path == key || d.plan_path == given);
-    }
-    all.reverse();
-    Ok(all)
+    Ok(newest_first_on(log::read_all(&roots.data)?, plan))
 }
 
 /// Every line of the decision log, newest first, undone decisions and their revocations
 /// included (the audit trail `plandeck log` prints); only lines on `plan` when given.
 pub fn audit_log(roots: &Roots, plan: Option<&Path>) -> Result<Vec<Decision>, ReviewError> {
-    let mut all = log::read_raw(&roots.data)?;
+    Ok(newest_first_on(log::read_raw(&roots.data)?, plan))
+}
+
+/// `all` (oldest first, as the log holds them) newest first; only the lines on `plan` (by its
+/// key or as given) when given.
+fn newest_first_on(mut all: Vec<Decision>, plan: Option<&Path>) -> Vec<Decision> {
     if let Some(plan) = plan {
         let key = store::plan_key(plan).to_string_lossy().into_owned();
         let given = plan.to_string_lossy();
         all.retain(|d| d.plan_path == key || d.plan_path == given);
     }
     all.reverse();
-    Ok(all)
+    all
 }
 
 /// The text of stored version `hash`.
