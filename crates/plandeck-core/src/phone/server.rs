@@ -1,0 +1,1 @@
+//! The phone page over HTTPS (filled in next).
