@@ -226,6 +226,14 @@ fn write<T: Serialize>(roots: &Roots, name: &str, value: &T) -> Result<(), Phone
     Ok(())
 }
 
+/// Puts this process in a session of its own (the background server): it outlives the terminal
+/// or window that started it.
+pub fn detach() {
+    if let Err(e) = rustix::process::setsid() {
+        tracing::debug!("setsid: {e}");
+    }
+}
+
 fn now() -> time::OffsetDateTime {
     crate::timestamp::now_seconds()
 }
