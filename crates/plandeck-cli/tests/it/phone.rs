@@ -428,6 +428,8 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     let (hook, req2) = claude_waits(&s.roots, &s.stdin, std::slice::from_ref(&req.id));
     browser.click("#refresh");
     browser.wait_text("status", "the second request", |t| t.contains("1 waiting"));
+    // The first plan's text goes from the page, so the second one is known to be shown.
+    browser.js("document.getElementById('plan').textContent = ''; return null");
     browser.click(&format!("#queue .card[data-id='{}'] button", req2.id));
     browser.wait_text("plan", "the second plan", |t| t.contains("add pagination"));
     browser.type_into("#feedback", "From the phone.");
@@ -466,4 +468,18 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
         .filter(|d| d.request_id.as_deref() == Some(req2.id.as_str()))
         .count();
     assert_eq!(lines, 1, "one outcome in the log");
+
+    // Revoked: the page's next call is refused, saying so.
+    let (code, _, err) = plandeck(&home, &["phone", "revoke", "Pixel"]);
+    assert_eq!(code, 0, "{err}");
+    let page_url = link.split('#').next().unwrap().to_owned();
+    browser.go(&page_url);
+    let said = browser.wait_text("status", "the refusal", |t| t.starts_with("refused"));
+    assert!(said.contains("revoked"), "{said}");
+    // The server gone: the page says "unknown", never a decision.
+    let (code, _, err) = plandeck(&home, &["phone", "off"]);
+    assert_eq!(code, 0, "{err}");
+    browser.click("#refresh");
+    let said = browser.wait_text("status", "unknown", |t| t.starts_with("unknown"));
+    assert!(!said.contains("approved"), "{said}");
 }
