@@ -463,3 +463,64 @@ fn plan(roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError> {
         "html": crate::render::render(&text).html,
     }))
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_call_reads_or_decides_without_a_device_signature() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let unsigned = br#"{"device":"0123456789abcdef","nonce":"aaaaaaaaaaaaaaaaaaaa","expires":1,"signature":"AA"}"#;
+        for path in ["/api/pending", "/api/plan"] {
+            let r = respond(&roots, "POST", path, unsigned);
+            assert_eq!(r.status, "403 Forbidden", "{path}");
+            assert!(String::from_utf8_lossy(&r.body).contains("noDevice"));
+        }
+        let decision = br#"{"requestId":"r1","planHash":"h","decision":"approve","device":"0123456789abcdef","nonce":"aaaaaaaaaaaaaaaaaaaa","expires":1,"signature":"AA"}"#;
+        let r = respond(&roots, "POST", "/api/decide", decision);
+        assert_eq!(r.status, "403 Forbidden");
+        // Nothing but a device's signature authorises: no body at all is bad input.
+        assert_eq!(
+            respond(&roots, "POST", "/api/pending", b"").status,
+            "400 Bad Request"
+        );
+        // The page itself holds no data.
+        let page = respond(&roots, "GET", "/", b"");
+        assert_eq!(page.status, "200 OK");
+        assert!(!String::from_utf8_lossy(&page.body).contains("<script>"));
+        assert_eq!(
+            respond(&roots, "GET", "/api/pending", b"").status,
+            "404 Not Found"
+        );
+    }
+
+    #[test]
+    fn requests_are_bounded() {
+        let mut head = b"POST /api/pending HTTP/1.1\r\nX: ".to_vec();
+        head.extend(std::iter::repeat_n(b'a', MAX_HEAD + 10));
+        assert!(read_request(&mut &head[..]).is_err());
+        let big = format!(
+            "POST /api/decide HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+            MAX_BODY + 1
+        );
+        assert!(read_request(&mut big.as_bytes()).is_err());
+        let ok = b"POST /api/pending HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+        let (m, p, b) = read_request(&mut &ok[..]).unwrap().unwrap();
+        assert_eq!(
+            (m.as_str(), p.as_str(), &b[..]),
+            ("POST", "/api/pending", &b"{}"[..])
+        );
+    }
+
+    #[test]
+    fn every_interface_is_told_apart() {
+        assert!(is_all_interfaces(&parse_listen("0.0.0.0:8443").unwrap()));
+        assert!(is_all_interfaces(&parse_listen("[::]:8443").unwrap()));
+        assert!(!is_all_interfaces(
+            &parse_listen("100.64.0.7:8443").unwrap()
+        ));
+        assert!(parse_listen("phone.example:8443").is_err());
+    }
+}

@@ -35,6 +35,8 @@ const LAYERS: &[&str] = &[
     "comments",
     "history",
     "gate",
+    // Deciding from a paired phone: signed decisions through the gate's claim, its HTTPS page.
+    "phone",
     "verify",
     "worktrees",
     "route",
