@@ -110,8 +110,16 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             };
             server::check_config(&config)?;
             let all = server::is_all_interfaces(&server::parse_listen(&config.listen)?);
-            server::write_config(&roots, &config)?;
-            let state = start(ctx, &roots, &config)?;
+            let same = server::read_config(&roots)?.as_ref() == Some(&config);
+            // Already serving exactly this: nothing to start. Anything else: the running server
+            // sees the new config and ends, and the new one takes its place.
+            let state = match server::running(&roots).filter(|_| same) {
+                Some(state) => state,
+                None => {
+                    server::write_config(&roots, &config)?;
+                    start(ctx, &roots, &config)?
+                }
+            };
             if json {
                 print_json(
                     out,

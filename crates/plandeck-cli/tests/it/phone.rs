@@ -346,6 +346,21 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     assert_eq!(code, 0, "{out}{err}");
     let on: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(on["allInterfaces"], json!(false));
+    // Turned on again as it is: the same server goes on.
+    let (code, again, err) = common::output(plandeck_process(&home).args([
+        "phone",
+        "on",
+        "--listen",
+        &listen,
+        "--cert",
+        certs.join("server.pem").to_str().unwrap(),
+        "--key",
+        certs.join("server.key").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{again}{err}");
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(again["pid"], on["pid"]);
     // Ends the server whatever happens below.
     struct Off<'a>(&'a Path);
     impl Drop for Off<'_> {
