@@ -484,6 +484,21 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
         .count();
     assert_eq!(lines, 1, "one outcome in the log");
 
+    // Approve with a note: the agent gets the plan with the note as "Reviewer notes".
+    let (hook, req3) = claude_waits(&s.roots, &s.stdin, &[req.id.clone(), req2.id.clone()]);
+    browser.go(link.split('#').next().unwrap());
+    browser.wait_text("status", "the third request", |t| t.contains("1 waiting"));
+    browser.click(&format!("#queue .card[data-id='{}'] button", req3.id));
+    browser.wait_text("plan", "the third plan", |t| t.contains("add pagination"));
+    browser.type_into("#feedback", "Keep the cursor opaque.");
+    browser.click("#approve-note");
+    let out = hook.join().unwrap();
+    assert!(out.stdout.contains("\"allow\""), "{out:?}");
+    assert!(
+        out.stdout.contains("Reviewer notes") && out.stdout.contains("Keep the cursor opaque."),
+        "{out:?}"
+    );
+
     // Revoked: the page's next call is refused, saying so.
     let (code, _, err) = plandeck(&home, &["phone", "revoke", "Pixel"]);
     assert_eq!(code, 0, "{err}");
