@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs what a fresh Debian 12 machine lacks to build and run Plandeck (as root, or with sudo).
 #   bash scripts/setup.sh          # to build and run the app
-#   bash scripts/setup.sh --test   # also what the tests need (WebKitWebDriver, Xvfb, tauri-driver, tmux,
+#   bash scripts/setup.sh --test   # also what the tests need (WebKitWebDriver, Xvfb, tauri-driver, tmux, Chromium,
 #                                  # openssh-server for the remote tests, its system service left off)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -15,10 +15,11 @@ SUDO=""
 # Debian packages Tauri needs; for tests also the WebDriver for WebKitGTK, a virtual display,
 # tmux (gate delivery), imagemagick (screenshots), a D-Bus daemon (the one-app test's private
 # session bus), python3 (closing a window as a window manager does: tests/e2e/close-window.py) and
-# perl (the fake approval cards of the gate's tests).
+# perl (the fake approval cards of the gate's tests), Chromium and its chromedriver (the phone page's
+# browser test, crates/plandeck-cli/tests/it/phone.rs) and openssl (its test certificate authority).
 pkgs=(libwebkit2gtk-4.1-dev build-essential libssl-dev libxdo-dev libayatana-appindicator3-dev librsvg2-dev pkg-config curl git)
 if [ "$want_test" = 1 ]; then
-  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick xdotool x11-utils dbus-daemon python3 perl)
+  pkgs+=(webkit2gtk-driver xvfb xauth tmux imagemagick xdotool x11-utils dbus-daemon python3 perl chromium chromium-driver openssl)
 fi
 missing=()
 for p in "${pkgs[@]}"; do

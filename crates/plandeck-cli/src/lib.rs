@@ -140,6 +140,8 @@ pub enum Command {
     Agents(commands::agents::AgentsArgs),
     /// Serve this machine's plans, sessions, worktrees and requests to another machine's Plandeck (over `ssh -T … plandeck serve --stdio`).
     Serve(commands::serve::ServeArgs),
+    /// Review and decide from your phone: a page over HTTPS on an address you choose, to phones you pair (on, off, status, pair, devices, revoke).
+    Phone(commands::phone::PhoneArgs),
 }
 
 /// What a subcommand produced: text for stdout and the process exit code.
@@ -256,6 +258,7 @@ pub fn run(
         Command::Hosts(args) => (args.json(), commands::hosts::run(&ctx, args, out)),
         Command::Agents(args) => (args.json(), commands::agents::run(&ctx, args, out)),
         Command::Serve(args) => (false, commands::serve::run(&ctx, args, out, err)),
+        Command::Phone(args) => (args.json(), commands::phone::run(&ctx, args, out)),
     };
     match result {
         Ok(code) => code,
@@ -285,6 +288,7 @@ impl Command {
             Command::Verify(a) => a.json,
             Command::Hosts(a) => a.json(),
             Command::Agents(a) => a.json(),
+            Command::Phone(a) => a.json(),
             Command::Hook(_) | Command::Hooks(_) | Command::Serve(_) => false,
         }
     }

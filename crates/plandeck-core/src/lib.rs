@@ -58,6 +58,7 @@ pub mod live;
 pub mod machines;
 pub mod mirror;
 pub mod overview;
+pub mod phone;
 pub mod plan_state;
 pub mod plans;
 pub mod process;

@@ -6,6 +6,7 @@ pub mod control;
 pub mod demo;
 pub mod gate;
 pub mod hosts;
+pub mod phone;
 pub mod plans;
 pub mod remote;
 pub mod review;

@@ -75,6 +75,10 @@ fn served(command: &Command) -> Option<String> {
         ),
         Command::Hosts(_) => local("hosts", "is this machine's list of other machines"),
         Command::Serve(_) => local("serve", "is what --host runs on the other machine"),
+        Command::Phone(_) => local(
+            "phone",
+            "serves this machine's phone page: run `plandeck phone` on that machine",
+        ),
     }
 }
 
@@ -528,6 +532,8 @@ mod tests {
             "hooks install" | "hooks uninstall" => &["--agent", "claude"],
             "hosts add" => &["lab", "--ssh", "lab"],
             "hosts install" | "hosts remove" => &["lab"],
+            "phone on" => &["--listen", "127.0.0.1:8443", "--cert", "c", "--key", "k"],
+            "phone revoke" => &["Pixel"],
             "serve" => &["--stdio"],
             "start" => &["--agent", "claude", "--repo", "/r"],
             "send" => &["s1", "hello"],
@@ -548,7 +554,7 @@ mod tests {
         assert!(all.len() > 20, "{all:?}");
         // `attach` opens a terminal here, which cannot attach to another machine's tmux.
         let refused_as_local = [
-            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach", "agents",
+            "sources", "demo", "hook", "hooks", "hosts", "serve", "attach", "agents", "phone",
         ];
         let mut served_names = Vec::new();
         for path in &all {

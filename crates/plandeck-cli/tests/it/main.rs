@@ -16,6 +16,7 @@ mod hostile;
 mod hung_tmux;
 mod locale;
 mod machines;
+mod phone;
 mod plans;
 mod remote;
 mod review;

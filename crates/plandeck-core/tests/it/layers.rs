@@ -37,6 +37,8 @@ const LAYERS: &[&str] = &[
     "gate",
     // Agents that speak ACP: the protocol client and its permission requests.
     "acp",
+    // Deciding from a paired phone: signed decisions through the gate's claim, its HTTPS page.
+    "phone",
     "verify",
     "worktrees",
     "route",

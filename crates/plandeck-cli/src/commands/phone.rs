@@ -1,0 +1,350 @@
+//! `plandeck phone on|off|status|pair|devices|revoke|serve`: the phone page (issue 37), served
+//! over HTTPS on one address you choose, to phones you paired.
+
+use std::path::PathBuf;
+use std::time::{Duration, Instant};
+
+use clap::{Args, Subcommand};
+use plandeck_core::ipc::{ErrorKind, IpcError};
+use plandeck_core::phone::{self, server};
+
+use crate::{print_json, Context, Out};
+
+#[derive(Debug, Args)]
+pub struct PhoneArgs {
+    #[command(subcommand)]
+    pub action: PhoneAction,
+}
+
+#[derive(Debug, Subcommand)]
+pub enum PhoneAction {
+    /// Serve the phone page on ADDR:PORT with your certificate and key (off until you do; never
+    /// every interface unless you type 0.0.0.0 or [::]). It keeps running when the window is
+    /// closed, until `plandeck phone off`.
+    On {
+        /// The one address and port to listen on: a tailnet or LAN address of this machine.
+        #[arg(long, value_name = "ADDR:PORT")]
+        listen: String,
+        /// The certificate (PEM, its chain after it) the phone trusts for this address.
+        #[arg(long, value_name = "FILE")]
+        cert: PathBuf,
+        /// The certificate's private key (PEM).
+        #[arg(long, value_name = "FILE")]
+        key: PathBuf,
+        /// The name the pairing link uses (the certificate's name); the address when not given.
+        #[arg(long, value_name = "NAME")]
+        name: Option<String>,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Stop serving the phone page.
+    Off {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Whether the page is on, where, and the devices paired.
+    Status {
+        #[arg(long)]
+        json: bool,
+    },
+    /// A one-time pairing link (valid 10 minutes, used once): open it on the phone.
+    Pair {
+        /// Print {link, expires}.
+        #[arg(long)]
+        json: bool,
+    },
+    /// The paired devices, with when each was last seen.
+    Devices {
+        #[arg(long)]
+        json: bool,
+    },
+    /// Revoke a paired device by name: its calls are refused from now on.
+    Revoke {
+        name: String,
+        #[arg(long)]
+        json: bool,
+    },
+    /// Serve the page in this process (what `phone on` starts in the background).
+    #[command(hide = true)]
+    Serve,
+}
+
+impl PhoneArgs {
+    pub fn json(&self) -> bool {
+        match &self.action {
+            PhoneAction::On { json, .. }
+            | PhoneAction::Off { json }
+            | PhoneAction::Status { json }
+            | PhoneAction::Pair { json }
+            | PhoneAction::Devices { json }
+            | PhoneAction::Revoke { json, .. } => *json,
+            PhoneAction::Serve => false,
+        }
+    }
+}
+
+fn io(e: std::io::Error) -> IpcError {
+    IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
+}
+
+/// Said whenever the page listens on every interface.
+const ALL_INTERFACES: &str = "The phone page listens on ALL interfaces: anyone who can reach this machine on that port can load the page (a decision still needs a paired device's signature).";
+
+pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    let roots = ctx.roots()?;
+    match args.action {
+        PhoneAction::On {
+            listen,
+            cert,
+            key,
+            name,
+            json,
+        } => {
+            let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
+            let config = server::PhoneConfig {
+                on: true,
+                listen,
+                cert: abs(cert),
+                key: abs(key),
+                name,
+            };
+            server::check_config(&config)?;
+            let all = server::is_all_interfaces(&server::parse_listen(&config.listen)?);
+            let same = server::read_config(&roots)?.as_ref() == Some(&config);
+            // Already serving exactly this: nothing to start. Anything else: the running server
+            // sees the new config and ends, and the new one takes its place.
+            let state = match server::running(&roots).filter(|_| same) {
+                Some(state) => state,
+                None => {
+                    server::write_config(&roots, &config)?;
+                    start(ctx, &roots, &config)?
+                }
+            };
+            if json {
+                print_json(
+                    out,
+                    &serde_json::json!({"on": true, "listen": config.listen, "url": state.url,
+                        "pid": state.pid, "allInterfaces": all}),
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "The phone page is on at {} (pid {}).",
+                    state.url, state.pid
+                )
+                .map_err(io)?;
+                if all {
+                    writeln!(out, "{ALL_INTERFACES}").map_err(io)?;
+                }
+                writeln!(out, "Pair a phone: plandeck phone pair").map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Off { json } => {
+            if let Some(mut c) = server::read_config(&roots)? {
+                c.on = false;
+                server::write_config(&roots, &c)?;
+            }
+            // The server reads its config twice a second and ends once it is off.
+            let deadline = Instant::now() + Duration::from_secs(10);
+            while server::running(&roots).is_some() && Instant::now() < deadline {
+                std::thread::sleep(Duration::from_millis(50));
+            }
+            let still = server::running(&roots);
+            if json {
+                print_json(
+                    out,
+                    &serde_json::json!({"on": false, "running": still.is_some()}),
+                )?;
+            } else if let Some(s) = still {
+                writeln!(
+                    out,
+                    "Turned off, but the server (pid {}) has not ended yet.",
+                    s.pid
+                )
+                .map_err(io)?;
+            } else {
+                writeln!(out, "The phone page is off.").map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Status { json } => {
+            let config = server::read_config(&roots)?;
+            let state = server::running(&roots);
+            let devices = phone::devices(&roots)?;
+            let active = devices.iter().filter(|d| !d.revoked).count();
+            let on = config.as_ref().is_some_and(|c| c.on);
+            let all = config
+                .as_ref()
+                .and_then(|c| server::parse_listen(&c.listen).ok())
+                .is_some_and(|a| server::is_all_interfaces(&a));
+            if json {
+                print_json(
+                    out,
+                    &serde_json::json!({"on": on, "running": state.is_some(),
+                        "listen": config.as_ref().map(|c| c.listen.clone()),
+                        "url": state.as_ref().map(|s| s.url.clone()),
+                        "pid": state.as_ref().map(|s| s.pid),
+                        "allInterfaces": all, "devices": active}),
+                )?;
+            } else {
+                match (&config, &state) {
+                    (Some(c), Some(s)) if c.on => {
+                        writeln!(out, "On at {} (pid {}).", s.url, s.pid).map_err(io)?;
+                        if all {
+                            writeln!(out, "{ALL_INTERFACES}").map_err(io)?;
+                        }
+                    }
+                    (Some(c), None) if c.on => writeln!(
+                        out,
+                        "On ({}), but no server runs: `plandeck phone on` again.",
+                        c.listen
+                    )
+                    .map_err(io)?,
+                    _ => writeln!(out, "Off.").map_err(io)?,
+                }
+                writeln!(out, "{active} paired device(s).").map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Pair { json } => {
+            let Some(config) = server::read_config(&roots)?.filter(|c| c.on) else {
+                return Err(IpcError::new(
+                    ErrorKind::Refused,
+                    "the phone page is off: turn it on first (plandeck phone on --listen ADDR:PORT --cert FILE --key FILE)",
+                ));
+            };
+            let pairing = phone::pair_start(&roots)?;
+            let link = format!("{}#pair={}", config.base_url()?, pairing.secret);
+            if json {
+                print_json(
+                    out,
+                    &serde_json::json!({"link": link, "expires": pairing.expires}),
+                )?;
+            } else {
+                writeln!(
+                    out,
+                    "Open this on the phone (once, before {}):\n{link}",
+                    pairing.expires
+                )
+                .map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Devices { json } => {
+            let devices = phone::devices(&roots)?;
+            if json {
+                print_json(out, &devices)?;
+            } else if devices.is_empty() {
+                writeln!(out, "No paired devices.").map_err(io)?;
+            } else {
+                for d in devices {
+                    writeln!(
+                        out,
+                        "{}  {}  paired {}  last seen {}{}",
+                        d.name,
+                        d.id,
+                        d.paired_at,
+                        d.last_seen.as_deref().unwrap_or("never"),
+                        if d.revoked { "  REVOKED" } else { "" }
+                    )
+                    .map_err(io)?;
+                }
+            }
+            Ok(0)
+        }
+        PhoneAction::Revoke { name, json } => {
+            let d = phone::revoke(&roots, &name)?;
+            if json {
+                print_json(out, &d)?;
+            } else {
+                writeln!(
+                    out,
+                    "Revoked \"{}\" ({}): its calls are refused from now on.",
+                    d.name, d.id
+                )
+                .map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Serve => {
+            // Its own session: it outlives the terminal and the window that started it.
+            phone::detach();
+            server::serve(&roots)?;
+            Ok(0)
+        }
+    }
+}
+
+/// Starts `plandeck phone serve` in the background and waits until it listens (or says why not).
+fn start(
+    ctx: &Context,
+    roots: &plandeck_core::config::Roots,
+    config: &server::PhoneConfig,
+) -> Result<server::ServerState, IpcError> {
+    let dir = roots.data.join("phone");
+    let log_path = dir.join("server.log");
+    let log = plandeck_core::durable::open_private(&log_path)?;
+    let log2 = log
+        .try_clone()
+        .map_err(|e| IpcError::new(ErrorKind::Io, e.to_string()))?;
+    let exe = std::env::current_exe()
+        .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot find plandeck: {e}")))?;
+    let mut cmd = std::process::Command::new(exe);
+    // The same store as this command's: its roots, given as flags.
+    let mut dirs = Vec::new();
+    for (flag, dir) in [
+        ("--claude-root", &roots.claude),
+        ("--gemini-root", &roots.gemini),
+        ("--codex-root", &roots.codex),
+        ("--data-dir", &roots.data),
+        ("--config-dir", &roots.config),
+    ] {
+        dirs.push(std::ffi::OsString::from(flag));
+        dirs.push(dir.clone().into_os_string());
+    }
+    cmd.args(["phone", "serve"])
+        .args(dirs)
+        .stdin(std::process::Stdio::null())
+        .stdout(log)
+        .stderr(log2);
+    if let Some(home) = ctx.env.get("HOME") {
+        cmd.env("HOME", home);
+    }
+    let mut child = cmd
+        .spawn()
+        .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot start the server: {e}")))?;
+    let pid = child.id();
+    let deadline = Instant::now() + Duration::from_secs(15);
+    loop {
+        if let Some(s) =
+            server::running(roots).filter(|s| s.pid == pid && s.listen == config.listen)
+        {
+            // It runs on after this command, in a session of its own.
+            drop(child);
+            return Ok(s);
+        }
+        if let Ok(Some(status)) = child.try_wait() {
+            let tail = std::fs::read_to_string(&log_path).unwrap_or_default();
+            let last = tail
+                .lines()
+                .rev()
+                .find(|l| !l.trim().is_empty())
+                .unwrap_or("");
+            return Err(IpcError::new(
+                ErrorKind::Refused,
+                format!("the phone server ended ({status}): {last}"),
+            ));
+        }
+        if Instant::now() > deadline {
+            return Err(IpcError::new(
+                ErrorKind::Io,
+                format!(
+                    "the phone server did not start within 15 s (see {})",
+                    log_path.display()
+                ),
+            ));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}

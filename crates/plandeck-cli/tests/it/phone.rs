@@ -1,0 +1,515 @@
+//! The phone page in a real browser: Debian's Chromium driven by chromedriver, headless, at a
+//! phone's size, against `plandeck phone on` on loopback HTTPS with a certificate authority this
+//! test makes (openssl). It pairs by the link `phone pair` prints, sees a waiting Claude Code plan
+//! (filed by the real hook with the fixture's input), rejects it with feedback from the page (the
+//! hook hands the agent that feedback), and the log names the device; then the page and the CLI
+//! decide one request at once: one outcome.
+
+use crate::common;
+
+use std::io::{Read, Write};
+use std::net::TcpStream;
+use std::path::Path;
+use std::process::{Child, Command, Stdio};
+use std::time::Duration;
+
+use common::{plandeck, plandeck_process};
+use plandeck_core::config::Roots;
+use plandeck_core::gate::{self, GateRequest, HookOptions, HookOutcome};
+use plandeck_testkit::wait_for;
+use serde_json::{json, Value};
+
+/// Runs a program the test needs; a missing one fails the test loudly.
+fn run(program: &str, args: &[&str], dir: &Path) -> Vec<u8> {
+    let out = Command::new(program)
+        .args(args)
+        .current_dir(dir)
+        .output()
+        .unwrap_or_else(|e| {
+            panic!("{program} is needed by this test (scripts/setup.sh --test): {e}")
+        });
+    assert!(
+        out.status.success(),
+        "{program} {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+/// A certificate authority and a server certificate for 127.0.0.1 signed by it; returns the
+/// base64 SHA-256 of the server key's SPKI (what Chromium is told to trust).
+fn make_certificates(dir: &Path) -> String {
+    let ec = [
+        "-newkey",
+        "ec",
+        "-pkeyopt",
+        "ec_paramgen_curve:P-256",
+        "-nodes",
+    ];
+    let mut ca = vec!["req", "-x509"];
+    ca.extend(ec);
+    ca.extend([
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=Plandeck test CA",
+    ]);
+    run("openssl", &ca, dir);
+    let mut csr = vec!["req"];
+    csr.extend(ec);
+    csr.extend([
+        "-keyout",
+        "server.key",
+        "-out",
+        "server.csr",
+        "-subj",
+        "/CN=127.0.0.1",
+    ]);
+    run("openssl", &csr, dir);
+    std::fs::write(
+        dir.join("ext.cnf"),
+        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
+    )
+    .unwrap();
+    run(
+        "openssl",
+        &[
+            "x509",
+            "-req",
+            "-in",
+            "server.csr",
+            "-CA",
+            "ca.pem",
+            "-CAkey",
+            "ca.key",
+            "-CAcreateserial",
+            "-out",
+            "server.pem",
+            "-days",
+            "2",
+            "-extfile",
+            "ext.cnf",
+        ],
+        dir,
+    );
+    let public = run(
+        "openssl",
+        &["x509", "-in", "server.pem", "-pubkey", "-noout"],
+        dir,
+    );
+    std::fs::write(dir.join("server.pub"), public).unwrap();
+    let der = run(
+        "openssl",
+        &["pkey", "-pubin", "-in", "server.pub", "-outform", "der"],
+        dir,
+    );
+    std::fs::write(dir.join("server.der"), der).unwrap();
+    let hash = run(
+        "openssl",
+        &["dgst", "-sha256", "-binary", "server.der"],
+        dir,
+    );
+    std::fs::write(dir.join("server.hash"), hash).unwrap();
+    let b64 = run("openssl", &["base64", "-A", "-in", "server.hash"], dir);
+    String::from_utf8(b64).unwrap().trim().to_owned()
+}
+
+fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
+/// chromedriver and one session of headless Chromium at a phone's size.
+struct Browser {
+    driver: Child,
+    port: u16,
+    session: String,
+}
+
+impl Drop for Browser {
+    fn drop(&mut self) {
+        let _ = self.call("DELETE", &format!("/session/{}", self.session), None);
+        let _ = self.driver.kill();
+        let _ = self.driver.wait();
+    }
+}
+
+/// One WebDriver call over plain HTTP/1.1 to chromedriver on loopback.
+fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::Result<Value> {
+    let mut s = TcpStream::connect(("127.0.0.1", port))?;
+    let body = body.map(|b| b.to_string()).unwrap_or_default();
+    write!(
+        s,
+        "{method} {path} HTTP/1.1\r\nHost: 127.0.0.1:{port}\r\nContent-Type: application/json\r\nContent-Length: {}\r\nConnection: close\r\n\r\n{body}",
+        body.len()
+    )?;
+    // Read by its length: chromedriver may keep the connection open.
+    s.set_read_timeout(Some(Duration::from_secs(120)))?;
+    let mut buf = Vec::new();
+    let mut chunk = [0u8; 8192];
+    let body = loop {
+        let n = s.read(&mut chunk)?;
+        buf.extend_from_slice(&chunk[..n]);
+        let text = String::from_utf8_lossy(&buf).into_owned();
+        if let Some((head, body)) = text.split_once("\r\n\r\n") {
+            let length = head
+                .lines()
+                .find_map(|l| {
+                    let (k, v) = l.split_once(':')?;
+                    k.eq_ignore_ascii_case("content-length")
+                        .then(|| v.trim().parse::<usize>().ok())?
+                })
+                .unwrap_or(usize::MAX);
+            if body.len() >= length || n == 0 {
+                break body.to_owned();
+            }
+        }
+        if n == 0 {
+            break String::new();
+        }
+    };
+    Ok(serde_json::from_str(&body).unwrap_or(Value::Null))
+}
+
+impl Browser {
+    fn start(dir: &Path, spki: &str) -> Browser {
+        let port = free_port();
+        let driver = Command::new("chromedriver")
+            .arg(format!("--port={port}"))
+            .stdout(Stdio::null())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap_or_else(|e| {
+                panic!("chromedriver is needed by this test (scripts/setup.sh --test): {e}")
+            });
+        wait_for("chromedriver to answer", || {
+            http(port, "GET", "/status", None)
+                .ok()
+                .filter(|v| v["value"]["ready"] == json!(true))
+        });
+        let profile = dir.join("chromium-profile");
+        let caps = json!({"capabilities": {"alwaysMatch": {
+            "browserName": "chrome",
+            "goog:chromeOptions": {
+                "binary": "/usr/bin/chromium",
+                "args": ["--headless=new", "--no-sandbox", "--disable-gpu",
+                    "--window-size=390,844",
+                    format!("--user-data-dir={}", profile.display()),
+                    format!("--ignore-certificate-errors-spki-list={spki}")],
+                "mobileEmulation": {"deviceMetrics": {"width": 390, "height": 844, "pixelRatio": 3.0}}
+            }
+        }}});
+        let v = http(port, "POST", "/session", Some(&caps)).unwrap();
+        let session = v["value"]["sessionId"]
+            .as_str()
+            .unwrap_or_else(|| panic!("no browser session: {v}"))
+            .to_owned();
+        Browser {
+            driver,
+            port,
+            session,
+        }
+    }
+
+    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+        let v = http(self.port, method, path, body).unwrap();
+        v["value"].clone()
+    }
+
+    fn go(&self, url: &str) {
+        self.call(
+            "POST",
+            &format!("/session/{}/url", self.session),
+            Some(&json!({"url": url})),
+        );
+    }
+
+    /// Runs `script` in the page and returns what it returned.
+    fn js(&self, script: &str) -> Value {
+        self.call(
+            "POST",
+            &format!("/session/{}/execute/sync", self.session),
+            Some(&json!({"script": script, "args": []})),
+        )
+    }
+
+    fn text(&self, id: &str) -> String {
+        self.js(&format!(
+            "const e = document.getElementById('{id}'); return e ? e.textContent : null"
+        ))
+        .as_str()
+        .unwrap_or_default()
+        .to_owned()
+    }
+
+    /// Clicks the element `css` as a person does (through WebDriver's click).
+    fn click(&self, css: &str) {
+        let e = self.call(
+            "POST",
+            &format!("/session/{}/element", self.session),
+            Some(&json!({"using": "css selector", "value": css})),
+        );
+        let id = e
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("no element {css}: {e}"))
+            .to_owned();
+        self.call(
+            "POST",
+            &format!("/session/{}/element/{id}/click", self.session),
+            Some(&json!({})),
+        );
+    }
+
+    fn type_into(&self, css: &str, text: &str) {
+        let e = self.call(
+            "POST",
+            &format!("/session/{}/element", self.session),
+            Some(&json!({"using": "css selector", "value": css})),
+        );
+        let id = e
+            .as_object()
+            .and_then(|o| o.values().next())
+            .and_then(|v| v.as_str())
+            .unwrap_or_else(|| panic!("no element {css}: {e}"))
+            .to_owned();
+        self.call(
+            "POST",
+            &format!("/session/{}/element/{id}/clear", self.session),
+            Some(&json!({})),
+        );
+        self.call(
+            "POST",
+            &format!("/session/{}/element/{id}/value", self.session),
+            Some(&json!({"text": text})),
+        );
+    }
+
+    fn wait_text(&self, id: &str, what: &str, want: impl Fn(&str) -> bool) -> String {
+        wait_for(what, || Some(self.text(id)).filter(|t| want(t)))
+    }
+}
+
+fn hook_opts() -> HookOptions {
+    HookOptions {
+        deadline: Duration::from_secs(120),
+        hook_pid: std::process::id(),
+        agent_pid: None,
+        tmux_env: None,
+    }
+}
+
+/// A Claude Code plan waiting: the real hook, run with the fixture's input, on a thread.
+fn claude_waits(
+    roots: &Roots,
+    stdin: &[u8],
+    known: &[String],
+) -> (std::thread::JoinHandle<HookOutcome>, GateRequest) {
+    let (r, s) = (roots.clone(), stdin.to_vec());
+    let hook = std::thread::spawn(move || gate::hook_claude(&r, &s, hook_opts()));
+    let req = wait_for("the request to be filed", || {
+        gate::pending(roots)
+            .into_iter()
+            .find(|r| !known.contains(&r.id))
+    });
+    (hook, req)
+}
+
+#[test]
+fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_race() {
+    let s = crate::gate::claude_setup();
+    let home = s.home.clone();
+    let certs = home.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    let spki = make_certificates(&certs);
+    let port = free_port();
+    let listen = format!("127.0.0.1:{port}");
+    let (code, out, err) = common::output(plandeck_process(&home).args([
+        "phone",
+        "on",
+        "--listen",
+        &listen,
+        "--cert",
+        certs.join("server.pem").to_str().unwrap(),
+        "--key",
+        certs.join("server.key").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let on: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(on["allInterfaces"], json!(false));
+    // Turned on again as it is: the same server goes on.
+    let (code, again, err) = common::output(plandeck_process(&home).args([
+        "phone",
+        "on",
+        "--listen",
+        &listen,
+        "--cert",
+        certs.join("server.pem").to_str().unwrap(),
+        "--key",
+        certs.join("server.key").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{again}{err}");
+    let again: Value = serde_json::from_str(&again).unwrap();
+    assert_eq!(again["pid"], on["pid"]);
+    // Ends the server whatever happens below.
+    struct Off<'a>(&'a Path);
+    impl Drop for Off<'_> {
+        fn drop(&mut self) {
+            let _ = plandeck(self.0, &["phone", "off"]);
+        }
+    }
+    let _off = Off(&home);
+
+    let _app = gate::app_heartbeat(&s.roots).unwrap();
+    let (hook, req) = claude_waits(&s.roots, &s.stdin, &[]);
+
+    let (code, out, err) = plandeck(&home, &["phone", "pair", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let pair: Value = serde_json::from_str(&out).unwrap();
+    let link = pair["link"].as_str().unwrap().to_owned();
+    assert!(
+        link.starts_with(&format!("https://127.0.0.1:{port}/#pair=")),
+        "{link}"
+    );
+    assert!(pair["expires"].is_string());
+
+    let browser = Browser::start(&home, &spki);
+    browser.go(&link);
+    browser.wait_text("status", "the pairing form", |t| t == "not paired");
+    assert_eq!(
+        browser.js("return location.hash"),
+        json!(""),
+        "the secret leaves the address bar"
+    );
+    browser.type_into("#pair-name", "Pixel");
+    browser.click("#pair-button");
+    let status = browser.wait_text("status", "the queue", |t| t.contains("1 waiting"));
+    assert!(status.starts_with("Pixel · "), "{status}");
+    let devices: Value =
+        serde_json::from_str(&plandeck(&home, &["phone", "devices", "--json"]).1).unwrap();
+    assert_eq!(devices[0]["name"], json!("Pixel"));
+    assert!(devices[0]["lastSeen"].is_string());
+    // The key was made by WebCrypto and cannot leave the phone.
+    let extractable = browser.js(
+        "return await new Promise(r => { const o = indexedDB.open('plandeck-phone', 1);
+         o.onsuccess = () => { const g = o.result.transaction('keys').objectStore('keys').get('device'); \
+         g.onsuccess = () => r(g.result.privateKey.extractable); }; })",
+    );
+    assert_eq!(extractable, json!(false));
+
+    // The card names the machine and the agent.
+    let card = browser.text("queue");
+    let machine = plandeck_core::phone::server::machine();
+    assert!(
+        card.contains(&machine) && card.contains("Claude Code"),
+        "{card}"
+    );
+    browser.click(&format!("#queue .card[data-id='{}'] button", req.id));
+    let plan = browser.wait_text("plan", "the plan", |t| t.contains("add pagination"));
+    assert!(plan.contains("Return a cursor"), "{plan}");
+
+    browser.type_into("#feedback", "Use keyset pagination; no offsets.");
+    browser.click("#reject");
+    let out = hook.join().unwrap();
+    assert!(out.stdout.contains("\"deny\""), "{out:?}");
+    assert!(
+        out.stdout.contains("Use keyset pagination; no offsets."),
+        "the agent gets the phone's feedback: {out:?}"
+    );
+    let said = browser.wait_text("status", "the queue again", |t| t.contains("0 waiting"));
+    assert!(said.contains("Pixel"), "{said}");
+    let logged = plandeck_core::review::decide::log(&s.roots, None).unwrap();
+    let d = logged
+        .iter()
+        .find(|d| d.request_id.as_deref() == Some(req.id.as_str()))
+        .expect("the decision is logged");
+    let by = d.decided_by.clone().unwrap_or_default();
+    assert!(
+        by.starts_with("the phone \"Pixel\" (device "),
+        "the log names the device: {by}"
+    );
+
+    // The page and the command line decide one request at the same moment: one outcome.
+    let (hook, req2) = claude_waits(&s.roots, &s.stdin, std::slice::from_ref(&req.id));
+    browser.click("#refresh");
+    browser.wait_text("status", "the second request", |t| t.contains("1 waiting"));
+    // The first plan's text goes from the page, so the second one is known to be shown.
+    browser.js("document.getElementById('plan').textContent = ''; return null");
+    browser.click(&format!("#queue .card[data-id='{}'] button", req2.id));
+    browser.wait_text("plan", "the second plan", |t| t.contains("add pagination"));
+    browser.type_into("#feedback", "From the phone.");
+    browser.js("document.getElementById('result').textContent = ''");
+    let mut cli = plandeck_process(&home);
+    cli.args(["reject", &req2.id, "--feedback", "From the command line."]);
+    let cli = std::thread::spawn(move || common::output(&mut cli));
+    browser.click("#reject");
+    let (cli_code, cli_out, cli_err) = cli.join().unwrap();
+    let page = browser.wait_text("result", "the page's outcome", |t| !t.is_empty());
+    let out = hook.join().unwrap();
+    let phone_won = out.stdout.contains("From the phone.");
+    let cli_won = out.stdout.contains("From the command line.");
+    assert!(
+        phone_won != cli_won,
+        "exactly one decision reached the agent: {out:?}"
+    );
+    if phone_won {
+        assert_ne!(cli_code, 0, "{cli_out}");
+        assert!(
+            cli_err.contains("already decided") || cli_err.contains("being decided"),
+            "the command line is told who won: {cli_err}"
+        );
+        assert!(cli_err.contains("the phone \"Pixel\""), "{cli_err}");
+    } else {
+        assert_eq!(cli_code, 0, "{cli_out}{cli_err}");
+        assert!(page.starts_with("Refused: "), "{page}");
+        assert!(
+            page.contains("the command line"),
+            "the page is told who won: {page}"
+        );
+    }
+    let lines = plandeck_core::review::decide::audit_log(&s.roots, None)
+        .unwrap()
+        .into_iter()
+        .filter(|d| d.request_id.as_deref() == Some(req2.id.as_str()))
+        .count();
+    assert_eq!(lines, 1, "one outcome in the log");
+
+    // Approve with a note: the agent gets the plan with the note as "Reviewer notes".
+    let (hook, req3) = claude_waits(&s.roots, &s.stdin, &[req.id.clone(), req2.id.clone()]);
+    browser.go(link.split('#').next().unwrap());
+    browser.wait_text("status", "the third request", |t| t.contains("1 waiting"));
+    browser.click(&format!("#queue .card[data-id='{}'] button", req3.id));
+    browser.wait_text("plan", "the third plan", |t| t.contains("add pagination"));
+    browser.type_into("#feedback", "Keep the cursor opaque.");
+    browser.click("#approve-note");
+    let out = hook.join().unwrap();
+    assert!(out.stdout.contains("\"allow\""), "{out:?}");
+    assert!(
+        out.stdout.contains("Reviewer notes") && out.stdout.contains("Keep the cursor opaque."),
+        "{out:?}"
+    );
+
+    // Revoked: the page's next call is refused, saying so.
+    let (code, _, err) = plandeck(&home, &["phone", "revoke", "Pixel"]);
+    assert_eq!(code, 0, "{err}");
+    let page_url = link.split('#').next().unwrap().to_owned();
+    browser.go(&page_url);
+    let said = browser.wait_text("status", "the refusal", |t| t.starts_with("refused"));
+    assert!(said.contains("revoked"), "{said}");
+    // The server gone: the page says "unknown", never a decision.
+    let (code, _, err) = plandeck(&home, &["phone", "off"]);
+    assert_eq!(code, 0, "{err}");
+    browser.click("#refresh");
+    let said = browser.wait_text("status", "unknown", |t| t.starts_with("unknown"));
+    assert!(!said.contains("approved"), "{said}");
+}

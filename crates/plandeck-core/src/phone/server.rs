@@ -1,0 +1,526 @@
+//! The phone page over HTTPS: a small server of plain threads (rustls over a `TcpListener`, one
+//! bounded HTTP/1.1 request per connection, parsed by `httparse`), on the one address the person
+//! chose, with the certificate and key they named.
+//!
+//! What it serves:
+//! - `GET /`, `/app.js`, `/app.css`: the page itself (no data; strict CSP, nothing loaded from
+//!   elsewhere, no inline script).
+//! - `POST /api/pair`: pairing with the one-time secret from the link's fragment.
+//! - `POST /api/pending`, `/api/plan`, `/api/decide`: each authorised by a device signature only
+//!   ([`super::verify`]); no cookie or header is ever an authorisation.
+//!
+//! Its config (`<data>/phone/config.json`) is read every second: turned off or changed, the
+//! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`.
+
+use std::io::{Read, Write};
+use std::net::{SocketAddr, TcpListener, TcpStream};
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::Arc;
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+
+use super::{PhoneError, SignedDecision};
+use crate::config::Roots;
+
+/// How the person turned the page on (`plandeck phone on`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct PhoneConfig {
+    pub on: bool,
+    /// `ADDR:PORT`, exactly as typed.
+    pub listen: String,
+    pub cert: PathBuf,
+    pub key: PathBuf,
+    /// The name the link uses (the certificate's name); the listen address when `None`.
+    #[serde(default)]
+    pub name: Option<String>,
+}
+
+impl PhoneConfig {
+    /// The address the link names: `https://NAME:PORT/`.
+    pub fn base_url(&self) -> Result<String, PhoneError> {
+        let addr = parse_listen(&self.listen)?;
+        let host = match &self.name {
+            Some(n) => n.clone(),
+            None if addr.is_ipv6() => format!("[{}]", addr.ip()),
+            None => addr.ip().to_string(),
+        };
+        Ok(format!("https://{host}:{}/", addr.port()))
+    }
+}
+
+/// An address to listen on: `ADDR:PORT` with an IP (never a name that could resolve to many).
+pub fn parse_listen(listen: &str) -> Result<SocketAddr, PhoneError> {
+    listen.parse().map_err(|_| PhoneError::BadInput {
+        message: format!(
+            "\"{listen}\" is not ADDR:PORT with an IP address (e.g. 100.64.0.7:8443, [fd7a::1]:8443)"
+        ),
+    })
+}
+
+/// Whether `addr` is every interface (`0.0.0.0`, `[::]`): said plainly whenever it is used.
+pub fn is_all_interfaces(addr: &SocketAddr) -> bool {
+    addr.ip().is_unspecified()
+}
+
+pub fn read_config(roots: &Roots) -> Result<Option<PhoneConfig>, PhoneError> {
+    let c: Option<PhoneConfig> = super::read(roots, "config.json")?;
+    Ok(c)
+}
+
+pub fn write_config(roots: &Roots, config: &PhoneConfig) -> Result<(), PhoneError> {
+    let _lock = super::lock(roots)?;
+    super::write(roots, "config.json", &Some(config))
+}
+
+/// What a running server says of itself (`server.json`).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerState {
+    pub pid: u32,
+    pub listen: String,
+    pub url: String,
+    pub started: String,
+}
+
+/// The running server's state, when one runs (its lock is held).
+pub fn running(roots: &Roots) -> Option<ServerState> {
+    let lock = std::fs::File::open(super::dir(roots).join("server.lock")).ok()?;
+    match lock.try_lock() {
+        Ok(()) => {
+            let _ = lock.unlock();
+            None
+        }
+        Err(_) => super::read::<Option<ServerState>>(roots, "server.json")
+            .ok()
+            .flatten(),
+    }
+}
+
+/// At most this many connections are served at once; more are closed at once.
+const MAX_CONNECTIONS: usize = 32;
+/// A request's head (line and headers) is at most this many bytes.
+const MAX_HEAD: usize = 16 * 1024;
+/// A request's body is at most this many bytes (feedback is bounded at 16 KiB).
+const MAX_BODY: usize = 64 * 1024;
+/// A connection that says nothing for this long is closed.
+const IO_TIMEOUT: Duration = Duration::from_secs(10);
+
+fn tls_config(config: &PhoneConfig) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let certs: Vec<CertificateDer<'static>> = CertificateDer::pem_file_iter(&config.cert)
+        .and_then(|i| i.collect::<Result<_, _>>())
+        .map_err(|e| PhoneError::BadInput {
+            message: format!("cannot read the certificate {}: {e}", config.cert.display()),
+        })?;
+    if certs.is_empty() {
+        return Err(PhoneError::BadInput {
+            message: format!("no certificate in {}", config.cert.display()),
+        });
+    }
+    let key = PrivateKeyDer::from_pem_file(&config.key).map_err(|e| PhoneError::BadInput {
+        message: format!("cannot read the key {}: {e}", config.key.display()),
+    })?;
+    let provider = Arc::new(rustls::crypto::ring::default_provider());
+    let tls = rustls::ServerConfig::builder_with_provider(provider)
+        .with_safe_default_protocol_versions()
+        .and_then(|b| b.with_no_client_auth().with_single_cert(certs, key))
+        .map_err(|e| PhoneError::BadInput {
+            message: format!("the certificate and key do not make a TLS server: {e}"),
+        })?;
+    Ok(Arc::new(tls))
+}
+
+/// Checks what `phone on` is given before it is saved: the address parses, the certificate and
+/// key load and match.
+pub fn check_config(config: &PhoneConfig) -> Result<(), PhoneError> {
+    parse_listen(&config.listen)?;
+    tls_config(config).map(|_| ())
+}
+
+/// Serves the page until the config is turned off or changed. Holds `server.lock` while it runs
+/// (waiting up to 10 s for a server it replaces to end).
+pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
+    let Some(config) = read_config(roots)?.filter(|c| c.on) else {
+        return Err(PhoneError::BadInput {
+            message: "the phone page is off: turn it on with `plandeck phone on --listen ADDR:PORT --cert FILE --key FILE`".to_owned(),
+        });
+    };
+    let tls = tls_config(&config)?;
+    let lock_path = super::dir(roots).join("server.lock");
+    let lock = crate::durable::open_private(&lock_path)?;
+    let mut held = false;
+    for _ in 0..200 {
+        if lock.try_lock().is_ok() {
+            held = true;
+            break;
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    if !held {
+        return Err(PhoneError::BadInput {
+            message: "another phone server runs for this store".to_owned(),
+        });
+    }
+    let addr = parse_listen(&config.listen)?;
+    let listener = TcpListener::bind(addr).map_err(|e| PhoneError::BadInput {
+        message: format!("cannot listen on {addr}: {e}"),
+    })?;
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| PhoneError::BadInput {
+            message: format!("{addr}: {e}"),
+        })?;
+    let state = ServerState {
+        pid: std::process::id(),
+        listen: config.listen.clone(),
+        url: config.base_url()?,
+        started: crate::timestamp::format(crate::timestamp::now_seconds()),
+    };
+    super::write(roots, "server.json", &Some(&state))?;
+    tracing::info!("phone page on {}", state.url);
+    let busy = Arc::new(AtomicUsize::new(0));
+    let mut last_check = std::time::Instant::now();
+    loop {
+        if last_check.elapsed() >= Duration::from_millis(500) {
+            last_check = std::time::Instant::now();
+            match read_config(roots) {
+                Ok(Some(c)) if c == config => {}
+                _ => break,
+            }
+        }
+        match listener.accept() {
+            Ok((stream, _)) => {
+                if busy.load(Ordering::SeqCst) >= MAX_CONNECTIONS {
+                    continue;
+                }
+                busy.fetch_add(1, Ordering::SeqCst);
+                let (roots, tls, busy) = (roots.clone(), tls.clone(), busy.clone());
+                std::thread::spawn(move || {
+                    if let Err(e) = connection(&roots, stream, tls) {
+                        tracing::debug!("phone connection: {e}");
+                    }
+                    busy.fetch_sub(1, Ordering::SeqCst);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => tracing::debug!("accept: {e}"),
+        }
+    }
+    let _ = std::fs::remove_file(super::dir(roots).join("server.json"));
+    let _ = lock.unlock();
+    Ok(())
+}
+
+fn connection(
+    roots: &Roots,
+    stream: TcpStream,
+    tls: Arc<rustls::ServerConfig>,
+) -> Result<(), String> {
+    stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    stream
+        .set_read_timeout(Some(IO_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    stream
+        .set_write_timeout(Some(IO_TIMEOUT))
+        .map_err(|e| e.to_string())?;
+    let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
+    let mut tls = rustls::StreamOwned::new(conn, stream);
+    let Some((method, path, body)) = read_request(&mut tls)? else {
+        return Ok(());
+    };
+    let resp = respond(roots, &method, &path, &body);
+    let mut head = format!(
+        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        resp.status,
+        resp.content_type,
+        resp.body.len()
+    );
+    for (k, v) in SECURITY_HEADERS {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    tls.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    tls.write_all(&resp.body).map_err(|e| e.to_string())?;
+    tls.flush().map_err(|e| e.to_string())?;
+    tls.conn.send_close_notify();
+    let _ = tls.flush();
+    Ok(())
+}
+
+/// The page may load only itself; nothing frames it; no address leaves in a referrer.
+const SECURITY_HEADERS: [(&str, &str); 6] = [
+    (
+        "Content-Security-Policy",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+    ),
+    ("X-Content-Type-Options", "nosniff"),
+    ("Referrer-Policy", "no-referrer"),
+    ("Cache-Control", "no-store"),
+    ("X-Frame-Options", "DENY"),
+    ("Strict-Transport-Security", "max-age=31536000"),
+];
+
+/// Reads one request: its method, path and body; `None` when the peer closed first.
+fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>, String> {
+    let mut buf = Vec::with_capacity(2048);
+    let mut chunk = [0u8; 4096];
+    let head_end = loop {
+        if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+            break i + 4;
+        }
+        if buf.len() > MAX_HEAD {
+            return Err("request head too long".to_owned());
+        }
+        let n = s.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Ok(None);
+        }
+        buf.extend_from_slice(&chunk[..n]);
+    };
+    let mut headers = [httparse::EMPTY_HEADER; 48];
+    let mut req = httparse::Request::new(&mut headers);
+    match req.parse(&buf[..head_end]) {
+        Ok(httparse::Status::Complete(_)) => {}
+        _ => return Err("not an HTTP request".to_owned()),
+    }
+    let method = req.method.unwrap_or_default().to_owned();
+    let path = req.path.unwrap_or_default().to_owned();
+    let length = req
+        .headers
+        .iter()
+        .find(|h| h.name.eq_ignore_ascii_case("content-length"))
+        .and_then(|h| std::str::from_utf8(h.value).ok())
+        .and_then(|v| v.trim().parse::<usize>().ok())
+        .unwrap_or(0);
+    if length > MAX_BODY {
+        return Err("request body too long".to_owned());
+    }
+    let mut body = buf[head_end..].to_vec();
+    while body.len() < length {
+        let n = s.read(&mut chunk).map_err(|e| e.to_string())?;
+        if n == 0 {
+            return Err("body cut short".to_owned());
+        }
+        body.extend_from_slice(&chunk[..n]);
+    }
+    body.truncate(length);
+    Ok(Some((method, path, body)))
+}
+
+struct Response {
+    status: &'static str,
+    content_type: &'static str,
+    body: Vec<u8>,
+}
+
+fn json(status: &'static str, value: &serde_json::Value) -> Response {
+    Response {
+        status,
+        content_type: "application/json",
+        body: value.to_string().into_bytes(),
+    }
+}
+
+fn refusal(e: &PhoneError) -> Response {
+    let status = match e {
+        PhoneError::Write(_) | PhoneError::Read { .. } => "500 Internal Server Error",
+        PhoneError::BadInput { .. } | PhoneError::BadKey { .. } => "400 Bad Request",
+        PhoneError::PlanChanged { .. } | PhoneError::Gate(_) => "409 Conflict",
+        _ => "403 Forbidden",
+    };
+    json(
+        status,
+        &serde_json::json!({"error": {"kind": e.kind(), "message": e.to_string()}}),
+    )
+}
+
+const PAGE: &str = include_str!("page/index.html");
+const SCRIPT: &str = include_str!("page/app.js");
+const STYLE: &str = include_str!("page/app.css");
+
+fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
+    let file = |content_type, text: &str| Response {
+        status: "200 OK",
+        content_type,
+        body: text.as_bytes().to_vec(),
+    };
+    let path = path.split('?').next().unwrap_or_default();
+    match (method, path) {
+        ("GET", "/") => file("text/html; charset=utf-8", PAGE),
+        ("GET", "/app.js") => file("text/javascript; charset=utf-8", SCRIPT),
+        ("GET", "/app.css") => file("text/css; charset=utf-8", STYLE),
+        ("POST", "/api/pair") => api(body, |req| {
+            let d = super::pair_finish(roots, &req)?;
+            Ok(serde_json::json!({"device": {"id": d.id, "name": d.name}}))
+        }),
+        ("POST", "/api/pending") => api(body, |req: ReadCall| {
+            let msg = super::canonical_read("pending", "", &req.signed.nonce, req.signed.expires)?;
+            super::verify(roots, &req.signed, msg.as_bytes())?;
+            Ok(serde_json::json!({"machine": machine(), "pending": pending(roots)}))
+        }),
+        ("POST", "/api/plan") => api(body, |req: ReadCall| {
+            let msg = super::canonical_read(
+                "plan",
+                &req.request_id,
+                &req.signed.nonce,
+                req.signed.expires,
+            )?;
+            super::verify(roots, &req.signed, msg.as_bytes())?;
+            plan(roots, &req.request_id)
+        }),
+        ("POST", "/api/decide") => api(body, |req: SignedDecision| {
+            let o = super::decide(roots, &req)?;
+            Ok(serde_json::to_value(&o).unwrap_or_default())
+        }),
+        ("GET" | "POST", _) => json(
+            "404 Not Found",
+            &serde_json::json!({"error": {"kind": "notFound", "message": "no such page"}}),
+        ),
+        _ => json(
+            "405 Method Not Allowed",
+            &serde_json::json!({"error": {"kind": "badInput", "message": "method not allowed"}}),
+        ),
+    }
+}
+
+fn api<T: for<'de> Deserialize<'de>>(
+    body: &[u8],
+    f: impl FnOnce(T) -> Result<serde_json::Value, PhoneError>,
+) -> Response {
+    let req = match serde_json::from_slice::<T>(body) {
+        Ok(r) => r,
+        Err(e) => {
+            return refusal(&PhoneError::BadInput {
+                message: format!("not the call the page sends: {e}"),
+            })
+        }
+    };
+    match f(req) {
+        Ok(v) => json("200 OK", &v),
+        Err(e) => refusal(&e),
+    }
+}
+
+/// A signed read: the list, or one request's plan.
+#[derive(Debug, Deserialize)]
+#[serde(rename_all = "camelCase")]
+struct ReadCall {
+    #[serde(default)]
+    request_id: String,
+    #[serde(flatten)]
+    signed: super::Signed,
+}
+
+/// This machine's name, as the cards say it.
+pub fn machine() -> String {
+    std::fs::read_to_string("/proc/sys/kernel/hostname")
+        .map(|s| s.trim().to_owned())
+        .ok()
+        .filter(|s| !s.is_empty())
+        .unwrap_or_else(|| "this machine".to_owned())
+}
+
+/// The waiting requests as the page's cards show them: machine, agent, project, since, hash.
+fn pending(roots: &Roots) -> Vec<serde_json::Value> {
+    let machine = machine();
+    crate::gate::pending(roots)
+        .into_iter()
+        .map(|r| {
+            let project = std::path::Path::new(&r.cwd)
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_else(|| r.cwd.clone());
+            serde_json::json!({
+                "id": r.id,
+                "agent": r.agent.display_name(),
+                "machine": r.machine.clone().unwrap_or_else(|| machine.clone()),
+                "project": crate::visible::shown(&project),
+                "waitingSince": crate::timestamp::format(r.waiting_since),
+                "planHash": r.plan_hash,
+            })
+        })
+        .collect()
+}
+
+/// One waiting request's plan, rendered by the window's renderer and sanitizer.
+fn plan(roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError> {
+    let Some(r) = crate::gate::pending(roots).into_iter().find(|r| r.id == id) else {
+        return Err(crate::gate::GateError::NotFound { id: id.to_owned() }.into());
+    };
+    let text = r.plan_read.clone().unwrap_or_else(|| r.plan.clone());
+    Ok(serde_json::json!({
+        "id": r.id,
+        "agent": r.agent.display_name(),
+        "machine": r.machine.clone().unwrap_or_else(machine),
+        "cwd": crate::visible::shown(&r.cwd),
+        "planHash": r.plan_hash,
+        "html": crate::render::render(&text).html,
+    }))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn no_call_reads_or_decides_without_a_device_signature() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let unsigned = br#"{"device":"0123456789abcdef","nonce":"aaaaaaaaaaaaaaaaaaaa","expires":1,"signature":"AA"}"#;
+        for path in ["/api/pending", "/api/plan"] {
+            let r = respond(&roots, "POST", path, unsigned);
+            assert_eq!(r.status, "403 Forbidden", "{path}");
+            assert!(String::from_utf8_lossy(&r.body).contains("noDevice"));
+        }
+        let decision = br#"{"requestId":"r1","planHash":"h","decision":"approve","device":"0123456789abcdef","nonce":"aaaaaaaaaaaaaaaaaaaa","expires":1,"signature":"AA"}"#;
+        let r = respond(&roots, "POST", "/api/decide", decision);
+        assert_eq!(r.status, "403 Forbidden");
+        // Nothing but a device's signature authorises: no body at all is bad input.
+        assert_eq!(
+            respond(&roots, "POST", "/api/pending", b"").status,
+            "400 Bad Request"
+        );
+        // The page itself holds no data.
+        let page = respond(&roots, "GET", "/", b"");
+        assert_eq!(page.status, "200 OK");
+        assert!(!String::from_utf8_lossy(&page.body).contains("<script>"));
+        assert_eq!(
+            respond(&roots, "GET", "/api/pending", b"").status,
+            "404 Not Found"
+        );
+    }
+
+    #[test]
+    fn requests_are_bounded() {
+        let mut head = b"POST /api/pending HTTP/1.1\r\nX: ".to_vec();
+        head.extend(std::iter::repeat_n(b'a', MAX_HEAD + 10));
+        assert!(read_request(&mut &head[..]).is_err());
+        let big = format!(
+            "POST /api/decide HTTP/1.1\r\nContent-Length: {}\r\n\r\n",
+            MAX_BODY + 1
+        );
+        assert!(read_request(&mut big.as_bytes()).is_err());
+        let ok = b"POST /api/pending HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
+        let (m, p, b) = read_request(&mut &ok[..]).unwrap().unwrap();
+        assert_eq!(
+            (m.as_str(), p.as_str(), &b[..]),
+            ("POST", "/api/pending", &b"{}"[..])
+        );
+    }
+
+    #[test]
+    fn every_interface_is_told_apart() {
+        assert!(is_all_interfaces(&parse_listen("0.0.0.0:8443").unwrap()));
+        assert!(is_all_interfaces(&parse_listen("[::]:8443").unwrap()));
+        assert!(!is_all_interfaces(
+            &parse_listen("100.64.0.7:8443").unwrap()
+        ));
+        assert!(parse_listen("phone.example:8443").is_err());
+    }
+}

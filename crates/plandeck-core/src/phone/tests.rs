@@ -1,0 +1,307 @@
+//! Pairing and signed decisions: every refusal, with nothing decided.
+
+use ring::rand::SystemRandom;
+use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
+
+use super::*;
+use crate::gate::{GateRequest, GateStatus};
+
+/// A phone's key pair, as WebCrypto makes one.
+struct Phone {
+    key: EcdsaKeyPair,
+}
+
+impl Phone {
+    fn new() -> Self {
+        let rng = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+        Self {
+            key: EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
+                .unwrap(),
+        }
+    }
+    fn public(&self) -> serde_json::Value {
+        serde_json::Value::String(sign::b64(self.key.public_key().as_ref()))
+    }
+    fn sign(&self, message: &str) -> String {
+        let sig = self
+            .key
+            .sign(&SystemRandom::new(), message.as_bytes())
+            .unwrap();
+        sign::b64(sig.as_ref())
+    }
+    fn pair(&self, roots: &Roots, name: &str) -> Device {
+        let p = pair_start(roots).unwrap();
+        pair_finish(
+            roots,
+            &PairRequest {
+                secret: p.secret.clone(),
+                name: name.to_owned(),
+                public_key: self.public(),
+                signature: self.sign(&sign::canonical_pairing(&p.secret)),
+            },
+        )
+        .unwrap()
+    }
+    /// A decision signed by this key, claiming to be `device`.
+    fn decision(
+        &self,
+        device: &str,
+        plan_hash: &str,
+        verdict: Verdict,
+        feedback: &str,
+        expires: i64,
+    ) -> SignedDecision {
+        let nonce = sign::random_token(18).unwrap();
+        let msg = canonical_decision("r1", plan_hash, verdict, feedback, &nonce, expires).unwrap();
+        SignedDecision {
+            request_id: "r1".to_owned(),
+            plan_hash: plan_hash.to_owned(),
+            decision: verdict,
+            feedback: feedback.to_owned(),
+            signed: Signed {
+                device: device.to_owned(),
+                nonce,
+                expires,
+                signature: self.sign(&msg),
+            },
+        }
+    }
+}
+
+const PLAN: &str = "# Plan\n\n1. Do the thing.\n";
+
+fn soon() -> i64 {
+    crate::timestamp::now().unix_timestamp() + 60
+}
+
+/// A store with one waiting request `r1` whose plan is [`PLAN`]; returns its plan hash.
+fn store_with_request() -> (tempfile::TempDir, Roots, String) {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let req = GateRequest {
+        plan: PLAN.to_owned(),
+        ..GateRequest::for_test("r1")
+    };
+    let path = roots.data.join("gate/requests/r1.json");
+    durable::write_private(&path, &serde_json::to_vec(&req).unwrap()).unwrap();
+    (dir, roots, crate::review::store::hash(PLAN.as_bytes()))
+}
+
+/// Nothing was decided on `r1`: no claim stands and the request still waits.
+fn nothing_decided(roots: &Roots) {
+    assert!(!roots.data.join("gate/claims/r1.json").exists());
+    let req: GateRequest =
+        serde_json::from_slice(&std::fs::read(roots.data.join("gate/requests/r1.json")).unwrap())
+            .unwrap();
+    assert_eq!(req.status, GateStatus::Waiting);
+    assert!(req.decision.is_none());
+}
+
+fn refused(roots: &Roots, d: &SignedDecision, kind: &str) -> PhoneError {
+    let e = decide(roots, d).expect_err("refused");
+    assert_eq!(e.kind(), kind, "{e}");
+    nothing_decided(roots);
+    e
+}
+
+#[test]
+fn a_pairing_secret_is_kept_hashed_and_used_once() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    let p = pair_start(&roots).unwrap();
+    let stored = std::fs::read_to_string(dir(&roots).join("pairings.json")).unwrap();
+    assert!(
+        !stored.contains(&p.secret),
+        "the secret itself is never stored"
+    );
+    let req = PairRequest {
+        secret: p.secret.clone(),
+        name: "Pixel".to_owned(),
+        public_key: phone.public(),
+        signature: phone.sign(&sign::canonical_pairing(&p.secret)),
+    };
+    let device = pair_finish(&roots, &req).unwrap();
+    assert_eq!(device.name, "Pixel");
+    assert!(!device.revoked);
+    assert_eq!(devices(&roots).unwrap(), vec![device]);
+    // Used: the same link pairs nothing more.
+    let again = pair_finish(&roots, &req).unwrap_err();
+    assert_eq!(again.kind(), "pairingUnknown", "{again}");
+    assert_eq!(devices(&roots).unwrap().len(), 1);
+}
+
+#[test]
+fn a_pairing_link_expires_and_a_key_not_held_pairs_nothing() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    let other = Phone::new();
+    // Signed by another key than the one offered: refused, and the secret is gone.
+    let p = pair_start(&roots).unwrap();
+    let e = pair_finish(
+        &roots,
+        &PairRequest {
+            secret: p.secret.clone(),
+            name: "Pixel".to_owned(),
+            public_key: phone.public(),
+            signature: other.sign(&sign::canonical_pairing(&p.secret)),
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), "badSignature", "{e}");
+    // An expired link.
+    let p = pair_start(&roots).unwrap();
+    let path = dir(&roots).join("pairings.json");
+    let text = std::fs::read_to_string(&path).unwrap();
+    let past = crate::timestamp::format(crate::timestamp::now_seconds() - time::Duration::hours(1));
+    let text = text.replace(&p.expires, &past);
+    durable::write_private(&path, text.as_bytes()).unwrap();
+    let e = pair_finish(
+        &roots,
+        &PairRequest {
+            secret: p.secret.clone(),
+            name: "Pixel".to_owned(),
+            public_key: phone.public(),
+            signature: phone.sign(&sign::canonical_pairing(&p.secret)),
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), "pairingExpired", "{e}");
+    assert!(devices(&roots).unwrap().is_empty());
+}
+
+#[test]
+fn keys_are_read_as_a_browser_gives_them() {
+    let phone = Phone::new();
+    let raw = phone.key.public_key().as_ref().to_vec();
+    let mut spki = sign::SPKI_P256_PREFIX_FOR_TESTS.to_vec();
+    spki.extend_from_slice(&raw);
+    let jwk = serde_json::json!({"kty": "EC", "crv": "P-256",
+        "x": sign::b64(&raw[1..33]), "y": sign::b64(&raw[33..]), "ext": true});
+    for v in [phone.public(), serde_json::json!(sign::b64(&spki)), jwk] {
+        assert_eq!(sign::parse_public_key(&v).unwrap(), raw);
+    }
+    let private = serde_json::json!({"kty": "EC", "crv": "P-256", "x": "", "y": "", "d": "x"});
+    assert_eq!(
+        sign::parse_public_key(&private).unwrap_err().kind(),
+        "badKey"
+    );
+    assert_eq!(
+        sign::parse_public_key(&serde_json::json!("AAAA"))
+            .unwrap_err()
+            .kind(),
+        "badKey"
+    );
+}
+
+#[test]
+fn a_decision_from_no_paired_device_is_refused() {
+    let (_d, roots, hash) = store_with_request();
+    let phone = Phone::new();
+    let d = phone.decision(
+        &sign::device_id(&[4; 65]),
+        &hash,
+        Verdict::Approve,
+        "",
+        soon(),
+    );
+    refused(&roots, &d, "noDevice");
+}
+
+#[test]
+fn a_revoked_devices_decision_is_refused() {
+    let (_d, roots, hash) = store_with_request();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    revoke(&roots, "Pixel").unwrap();
+    assert!(devices(&roots).unwrap()[0].revoked);
+    let d = phone.decision(&device.id, &hash, Verdict::Approve, "", soon());
+    refused(&roots, &d, "revoked");
+}
+
+#[test]
+fn a_decision_signed_by_another_devices_key_is_refused() {
+    let (_d, roots, hash) = store_with_request();
+    let pixel = Phone::new();
+    let other = Phone::new();
+    let device = pixel.pair(&roots, "Pixel");
+    other.pair(&roots, "Tablet");
+    // The tablet's key claiming to be the Pixel.
+    let d = other.decision(&device.id, &hash, Verdict::Approve, "", soon());
+    refused(&roots, &d, "badSignature");
+    // A signed decision changed on its way (reject turned into approve).
+    let mut d = pixel.decision(&device.id, &hash, Verdict::Reject, "no", soon());
+    d.decision = Verdict::Approve;
+    refused(&roots, &d, "badSignature");
+    // Feedback changed on its way.
+    let mut d = pixel.decision(&device.id, &hash, Verdict::Reject, "no", soon());
+    d.feedback = "yes, do rm -rf".to_owned();
+    refused(&roots, &d, "badSignature");
+}
+
+#[test]
+fn an_expired_decision_and_one_valid_for_too_long_are_refused() {
+    let (_d, roots, hash) = store_with_request();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    let past = crate::timestamp::now().unix_timestamp() - 1;
+    let d = phone.decision(&device.id, &hash, Verdict::Approve, "", past);
+    refused(&roots, &d, "expired");
+    let far = crate::timestamp::now().unix_timestamp() + 3600;
+    let d = phone.decision(&device.id, &hash, Verdict::Approve, "", far);
+    refused(&roots, &d, "tooFarAhead");
+}
+
+#[test]
+fn a_decision_for_an_older_plan_hash_is_refused() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    let older = crate::review::store::hash(b"# Plan\n\n1. The old thing.\n");
+    let d = phone.decision(&device.id, &older, Verdict::Reject, "no", soon());
+    match refused(&roots, &d, "planChanged") {
+        PhoneError::PlanChanged { seen_hash, .. } => assert_eq!(seen_hash, older),
+        other => panic!("{other:?}"),
+    }
+}
+
+#[test]
+fn a_replayed_decision_is_refused() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    // The first goes through every check but the hash (so nothing is decided), and uses its
+    // nonce: sent again, the same signed bytes are a replay.
+    let older = crate::review::store::hash(b"older");
+    let d = phone.decision(&device.id, &older, Verdict::Reject, "no", soon());
+    refused(&roots, &d, "planChanged");
+    refused(&roots, &d, "replayed");
+    let seen = devices(&roots).unwrap()[0].last_seen.clone();
+    assert!(seen.is_some(), "an accepted signed call updates last seen");
+}
+
+#[test]
+fn a_signed_read_is_checked_like_a_decision() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    let nonce = sign::random_token(18).unwrap();
+    let expires = soon();
+    let msg = canonical_read("pending", "", &nonce, expires).unwrap();
+    let signed = Signed {
+        device: device.id.clone(),
+        nonce,
+        expires,
+        signature: phone.sign(&msg),
+    };
+    assert_eq!(
+        verify(&roots, &signed, msg.as_bytes()).unwrap().id,
+        device.id
+    );
+    assert_eq!(
+        verify(&roots, &signed, msg.as_bytes()).unwrap_err().kind(),
+        "replayed"
+    );
+    // A line break in a field never makes two calls sign the same bytes.
+    assert!(canonical_read("plan\nx", "", "n", 1).is_err());
+}
