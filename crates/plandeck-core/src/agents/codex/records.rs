@@ -686,6 +686,11 @@ impl Records for CodexRecords {
     fn plan_keys(&self) -> Option<PlanKeys> {
         Some(PlanKeys::Thread)
     }
+
+    /// `attachments/<rel>`.
+    fn attachment(&self, roots: &Roots, rel: &str) -> Option<PathBuf> {
+        Some(roots.codex.join("attachments").join(rel))
+    }
 }
 
 #[cfg(test)]
