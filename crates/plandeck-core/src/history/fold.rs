@@ -498,9 +498,7 @@ fn fresh_threads(
     } in fresh
     {
         let given = PathBuf::from(attachment);
-        let local = attachment
-            .split_once("/attachments/")
-            .and_then(|(_, rest)| crate::agents::records(*agent).attachment(roots, rest));
+        let local = crate::agents::records(*agent).attachment(roots, attachment);
         let text = std::fs::read_to_string(&given)
             .ok()
             .or_else(|| local.and_then(|p| std::fs::read_to_string(p).ok()));

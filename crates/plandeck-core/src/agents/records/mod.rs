@@ -227,9 +227,9 @@ pub trait Records: Sync {
         None
     }
 
-    /// Its local copy of an attachment its records name (`rel` is the path below its
-    /// `attachments/` folder), when it keeps one.
-    fn attachment(&self, _roots: &Roots, _rel: &str) -> Option<PathBuf> {
+    /// Its own copy of an attachment its records name at `named` (a path that may be another
+    /// machine's or an older root's), when it keeps one.
+    fn attachment(&self, _roots: &Roots, _named: &str) -> Option<PathBuf> {
         None
     }
 }
