@@ -298,6 +298,9 @@ pub struct Descriptor {
     pub folders: &'static [Folder],
     /// Its plan-approval hook, when it has one.
     pub plan_hook: Option<HookShape>,
+    /// The hook that hands it verify's report before it stops (`plandeck hook <id>-stop`), when
+    /// it has one ([`Capabilities::stop_hook`]).
+    pub stop_hook: Option<HookShape>,
     /// Its plan-approval card, when Plandeck can answer one.
     pub approval_card: Option<ApprovalCard>,
 }
@@ -410,6 +413,7 @@ mod tests {
     fn an_agent_with_a_plan_hook_can_be_gated_and_has_a_card() {
         for d in all() {
             assert_eq!(d.plan_hook.is_some(), d.capabilities.gate, "{}", d.id);
+            assert_eq!(d.stop_hook.is_some(), d.capabilities.stop_hook, "{}", d.id);
             if d.capabilities.gate {
                 assert!(d.approval_card.is_some(), "{}", d.id);
             }

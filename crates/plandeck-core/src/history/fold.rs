@@ -198,13 +198,10 @@ fn claude(
     carried: &mut Vec<Carried>,
 ) {
     let headless = f.source.as_deref().is_some_and(|s| s.starts_with("sdk"));
-    let slug_path = f.slug.as_ref().map(|s| {
-        roots
-            .claude
-            .join("plans")
-            .join(format!("{s}.md"))
-            .display()
-            .to_string()
+    let slug_path = f.slug.as_ref().and_then(|s| {
+        crate::agents::records(agent)
+            .plan_file_of_slug(roots, s)
+            .map(|p| p.display().to_string())
     });
     let mut answers: HashMap<&str, (&Outcome, bool, &Option<String>)> = HashMap::new();
     let mut hook_denied: Vec<&str> = Vec::new();
@@ -501,9 +498,7 @@ fn fresh_threads(
     } in fresh
     {
         let given = PathBuf::from(attachment);
-        let local = attachment
-            .split_once("/attachments/")
-            .map(|(_, rest)| roots.codex.join("attachments").join(rest));
+        let local = crate::agents::records(*agent).attachment(roots, attachment);
         let text = std::fs::read_to_string(&given)
             .ok()
             .or_else(|| local.and_then(|p| std::fs::read_to_string(p).ok()));

@@ -15,7 +15,7 @@ use std::time::SystemTime;
 
 use rayon::prelude::*;
 
-use crate::agents::{claude, records, Agent};
+use crate::agents::{records, Agent};
 use crate::config::Roots;
 use crate::stamped::FileStamp;
 
@@ -222,7 +222,6 @@ pub(crate) fn plans_directories(project: &Path) -> Vec<PathBuf> {
 }
 
 pub(crate) use crate::agents::records::folder_problem;
-use crate::agents::records::subdirs;
 
 /// The `.md` files of a plan folder (recursive for extra folders, never looping through symlinks).
 fn plan_files(source: &Source, problems: &mut Vec<String>) -> Vec<PathBuf> {
@@ -280,35 +279,41 @@ fn dir_id(dir: &Path) -> Option<(u64, u64)> {
     std::fs::metadata(dir).ok().map(|m| (m.dev(), m.ino()))
 }
 
-/// The `cwd` of every running Claude Code session (`sessions/<pid>.json`).
+/// The `cwd` of every session in an agent's registry of running CLIs (Claude Code's
+/// `sessions/<pid>.json`).
 fn session_cwds(roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
-    match crate::sessions::claude::registry(&roots.claude) {
-        Ok(entries) => entries
-            .into_iter()
-            .filter_map(|(_, r)| r.cwd.map(PathBuf::from))
-            .collect(),
-        Err(e) => {
-            problems.push(folder_problem(&claude::registry_dir(&roots.claude), &e));
-            Vec::new()
-        }
-    }
-}
-
-/// Head and tail facts of every `projects/*/*.jsonl` transcript: from the stored links when the
-/// file's stamp is the one they were read at, else read (in parallel) and stored. Returns the facts
-/// and how many transcripts were read.
-fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<TranscriptFacts>, usize) {
-    let projects = claude::projects_dir(&roots.claude);
-    let mut files = Vec::new();
-    for dir in subdirs(&projects, problems) {
+    let mut out = Vec::new();
+    for d in crate::agents::all() {
+        let r = records(d.agent);
+        let Some(dir) = r.registry_dir(roots) else {
+            continue;
+        };
         match std::fs::read_dir(&dir) {
-            Ok(entries) => files.extend(
+            Ok(entries) => out.extend(
                 entries
                     .flatten()
                     .map(|e| e.path())
-                    .filter(|p| p.extension().is_some_and(|x| x == "jsonl")),
+                    .filter(|p| p.extension().and_then(|x| x.to_str()) == Some("json"))
+                    .filter_map(|p| r.registry_entry(&p))
+                    .filter_map(|f| f.cwd.map(PathBuf::from)),
             ),
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
             Err(e) => problems.push(folder_problem(&dir, &e)),
+        }
+    }
+    out
+}
+
+/// Head and tail facts of every transcript that ties plans to sessions (Claude Code's
+/// `projects/*/*.jsonl`, [`crate::agents::records::Records::plan_link_transcripts`]): from the stored links when the
+/// file's stamp is the one they were read at, else read (in parallel) and stored. Returns the facts
+/// and how many transcripts were read.
+fn read_transcripts(roots: &Roots, problems: &mut Vec<String>) -> (Vec<TranscriptFacts>, usize) {
+    let mut files = Vec::new();
+    for d in crate::agents::all() {
+        let r = records(d.agent);
+        if r.links_plans_by_transcript() {
+            files.extend(r.plan_link_transcripts(roots, problems));
         }
     }
     let stored = load_links(&roots.data);

@@ -1,8 +1,9 @@
 //! Live plan changes: [`watch`] reports plan files created, changed, renamed or deleted.
 //!
-//! Besides the plan folders it watches Claude Code's `projects/` and `sessions/` (a new project
-//! may bring a `plansDirectory`) and Gemini CLI's `tmp/` (each new session brings a plans folder).
-//! Only plan paths leave: transcript appends and chat logs are dropped here.
+//! Besides the plan folders it watches what each agent's records say may bring one
+//! ([`crate::agents::records::Records::plan_watch`]: Claude Code's transcripts may name a project
+//! with a `plansDirectory`, each new Gemini CLI session brings a plans folder). Only plan paths
+//! leave: transcript appends and chat logs are dropped here.
 
 use std::collections::HashSet;
 use std::path::{Path, PathBuf};
@@ -12,7 +13,7 @@ use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
 use super::discover;
-use crate::agents::{claude, gemini};
+use crate::agents::records::{PlanPathTest, PlanWatch};
 use crate::config::Roots;
 use crate::watch::{watch_with, Arming, WatchError, WatchHandle};
 
@@ -42,10 +43,12 @@ impl PlansChanged {
 }
 
 struct Filter {
-    claude_plans: Vec<PathBuf>,
-    claude_projects: PathBuf,
-    claude_sessions: PathBuf,
-    gemini_tmp: Vec<PathBuf>,
+    /// Agents' folders whose `.md` files are plans (and their canonical forms).
+    agent_flat: Vec<PathBuf>,
+    /// Agents' folders whose files may name a new project.
+    project_hints: Vec<PathBuf>,
+    /// Agents' folders with plans deeper down, with the test of a path below them.
+    nested: Vec<(PathBuf, PlanPathTest)>,
     /// `plansDirectory` folders of projects, and the extra folders (recursive).
     flat: HashSet<PathBuf>,
     extra: Vec<PathBuf>,
@@ -69,11 +72,11 @@ pub fn watch(
             vec![p, canonical]
         }
     };
+    let mut targets = Vec::new();
     let mut filter = Filter {
-        claude_plans: both(claude::plans_dir(&roots.claude)),
-        claude_projects: claude::projects_dir(&roots.claude),
-        claude_sessions: claude::registry_dir(&roots.claude),
-        gemini_tmp: both(gemini::tmp_dir(&roots.gemini)),
+        agent_flat: Vec::new(),
+        project_hints: Vec::new(),
+        nested: Vec::new(),
         flat: HashSet::new(),
         extra: roots
             .extra_plan_folders
@@ -83,12 +86,22 @@ pub fn watch(
         projects: HashSet::new(),
         known: HashSet::new(),
     };
-    let mut targets = vec![
-        claude::plans_dir(&roots.claude),
-        filter.claude_projects.clone(),
-        filter.claude_sessions.clone(),
-        gemini::tmp_dir(&roots.gemini),
-    ];
+    for d in crate::agents::all() {
+        let PlanWatch {
+            watch,
+            flat,
+            project_hints,
+            nested,
+        } = crate::agents::records(d.agent).plan_watch(roots);
+        targets.extend(watch);
+        filter.agent_flat.extend(flat.into_iter().flat_map(both));
+        filter.project_hints.extend(project_hints);
+        for (dir, test) in nested {
+            filter
+                .nested
+                .extend(both(dir).into_iter().map(|d| (d, test)));
+        }
+    }
     targets.extend(roots.extra_plan_folders.iter().cloned());
     for source in &found.sources {
         if source.of_project {
@@ -111,7 +124,7 @@ impl Filter {
     fn plan_changes(&mut self, batch: Vec<PathBuf>, arming: &Arming<'_>) -> Vec<String> {
         let mut out = Vec::new();
         for path in batch {
-            if path.starts_with(&self.claude_projects) || path.starts_with(&self.claude_sessions) {
+            if self.project_hints.iter().any(|d| path.starts_with(d)) {
                 self.learn_project(&path, arming);
             }
             if self.is_plan_path(&path) {
@@ -149,7 +162,7 @@ impl Filter {
         let parent = path.parent().unwrap_or(path);
         // The folders themselves (created, removed, renamed) and the `.md` files directly in them.
         if self
-            .claude_plans
+            .agent_flat
             .iter()
             .any(|d| d == path || (md && d == parent))
         {
@@ -165,19 +178,15 @@ impl Filter {
         {
             return true;
         }
-        for tmp in &self.gemini_tmp {
-            let Ok(rel) = path.strip_prefix(tmp) else {
+        for (dir, test) in &self.nested {
+            let Ok(rel) = path.strip_prefix(dir) else {
                 continue;
             };
-            let parts: Vec<_> = rel.iter().map(|c| c.to_string_lossy()).collect();
-            // tmp/<slug>/<sessionId>/plans/<name>.md, or a session or plans folder itself.
-            let session_like = |s: &str| s != gemini::CHATS && !s.contains('.');
-            return match parts.len() {
-                4 => md && session_like(&parts[1]) && parts[2] == gemini::PLANS,
-                3 => session_like(&parts[1]) && parts[2] == gemini::PLANS,
-                2 => session_like(&parts[1]) && !path.is_file(),
-                _ => false,
-            };
+            let parts: Vec<String> = rel
+                .iter()
+                .map(|c| c.to_string_lossy().into_owned())
+                .collect();
+            return test(&parts, md, &|| path.is_file());
         }
         false
     }

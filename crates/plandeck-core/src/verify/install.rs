@@ -1,49 +1,59 @@
-//! Installing the Claude Code `Stop` hook (`plandeck hook claude-stop`) into Claude's settings, and
-//! taking it out again, with the same preview → token → apply machinery as the plan-approval hooks
-//! ([`crate::hooks`]): the change is shown first and written only while it is still that change,
-//! every other key and number kept, a backup beside the file, and uninstall removes exactly what
-//! install added.
+//! Installing the `Stop` hook (`plandeck hook <agent>-stop`) into the settings of the agent that
+//! has one ([`crate::agents::Descriptor::stop_hook`]: Claude Code), and taking it out again, with
+//! the same preview → token → apply machinery as the plan-approval hooks ([`crate::hooks`]): the
+//! change is shown first and written only while it is still that change, every other key and
+//! number kept, a backup beside the file, and uninstall removes exactly what install added.
 
-use crate::agents::{claude, Agent};
+use crate::agents::{Agent, Descriptor, HookShape};
 use crate::config::Roots;
 use crate::gate::{GateError, HookPreview, InstallPlan, InstallReport};
 use crate::hooks::{self, Hook};
 
-/// Claude Code's timeout for the Stop hook (seconds).
-pub const STOP_HOOK_TIMEOUT_SECS: u64 = claude::STOP_HOOK_TIMEOUT_SECS;
-
-const STOP_ARGS: &str = "hook claude-stop";
-
-/// The Stop hook in Claude Code's settings; what install created is remembered in
-/// `<data>/verify/install-claude-stop.json`.
-fn stop_hook(roots: &Roots) -> Hook {
-    Hook {
-        settings: claude::settings_file(&roots.claude),
-        record: roots.data.join("verify").join("install-claude-stop.json"),
-        event: claude::STOP_EVENT,
-        args: STOP_ARGS.to_owned(),
-        group: claude::stop_hook_group,
-        what: " the Stop hook",
-    }
-}
-
-/// The agent whose Stop hook verify installs: the one whose capabilities say it has one (Claude
-/// Code).
-pub(crate) fn stop_hook_agent() -> Agent {
+/// The agent that has a Stop hook (Claude Code), with its shape.
+fn stop_hook_of() -> Result<(&'static Descriptor, HookShape), GateError> {
     crate::agents::all()
         .iter()
-        .find(|d| d.capabilities.stop_hook)
-        .map_or(Agent::Other, |d| d.agent)
+        .find_map(|d| d.stop_hook.map(|h| (d, h)))
+        .ok_or_else(|| GateError::BadInput {
+            message: "no agent Plandeck knows has a Stop hook".to_owned(),
+        })
 }
 
-/// The command Claude Code runs: this executable, `hook claude-stop`.
+/// Plandeck's words after the executable in `agent`'s Stop hook: `hook <agent>-stop`.
+fn stop_args(d: &Descriptor) -> String {
+    format!("hook {}-stop", d.id)
+}
+
+/// The Stop hook in its agent's settings; what install created is remembered in
+/// `<data>/verify/install-<agent>-stop.json`.
+fn stop_hook(roots: &Roots) -> Result<Hook, GateError> {
+    let (d, shape) = stop_hook_of()?;
+    Ok(Hook {
+        settings: (shape.settings_file)((d.root)(roots)),
+        record: roots
+            .data
+            .join("verify")
+            .join(format!("install-{}-stop.json", d.id)),
+        event: shape.event,
+        args: stop_args(d),
+        group: shape.group,
+        what: " the Stop hook",
+    })
+}
+
+/// The agent whose Stop hook verify installs: the one that has one (Claude Code).
+pub(crate) fn stop_hook_agent() -> Agent {
+    stop_hook_of().map_or(Agent::Other, |(d, _)| d.agent)
+}
+
+/// The command its agent runs: this executable, `hook <agent>-stop`.
 pub fn stop_hook_command() -> Result<String, GateError> {
-    Ok(hooks::self_command(STOP_ARGS)?)
+    Ok(hooks::self_command(&stop_args(stop_hook_of()?.0))?)
 }
 
 /// What installing the Stop hook (with `command`) would write, without writing.
 pub fn install_plan_with(roots: &Roots, command: &str) -> Result<InstallPlan, GateError> {
-    Ok(stop_hook(roots).install_plan(command)?)
+    Ok(stop_hook(roots)?.install_plan(command)?)
 }
 
 /// What installing the Stop hook would write, without writing.
@@ -53,27 +63,30 @@ pub fn install_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
 
 /// Installs the Stop hook only if installing is still exactly the change `token` names.
 pub fn install_if_unchanged(roots: &Roots, token: &str) -> Result<InstallReport, GateError> {
-    Ok(stop_hook(roots).install(&stop_hook_command()?, Some(token))?)
+    Ok(stop_hook(roots)?.install(&stop_hook_command()?, Some(token))?)
 }
 
 /// Installs the Stop hook with a given command (tests install a known path).
 pub fn install_with(roots: &Roots, command: &str) -> Result<InstallReport, GateError> {
-    Ok(stop_hook(roots).install(command, None)?)
+    Ok(stop_hook(roots)?.install(command, None)?)
 }
 
 /// What uninstalling the Stop hook would write.
 pub fn uninstall_plan(roots: &Roots) -> Result<InstallPlan, GateError> {
-    Ok(stop_hook(roots).uninstall_plan()?)
+    Ok(stop_hook(roots)?.uninstall_plan()?)
 }
 
 /// Uninstalls the Stop hook only if that is still exactly the change `token` names.
 pub fn uninstall_if_unchanged(roots: &Roots, token: &str) -> Result<InstallReport, GateError> {
-    Ok(stop_hook(roots).uninstall(Some(token))?)
+    Ok(stop_hook(roots)?.uninstall(Some(token))?)
 }
 
-/// Whether the Stop hook is in Claude's settings now.
+/// Whether the Stop hook is in its agent's settings now.
 pub fn installed(roots: &Roots) -> bool {
-    stop_hook_command().is_ok_and(|c| stop_hook(roots).installed(&c))
+    match (stop_hook_command(), stop_hook(roots)) {
+        (Ok(c), Ok(hook)) => hook.installed(&c),
+        _ => false,
+    }
 }
 
 /// What the settings view shows for the Stop hook, as for the plan-approval hooks
@@ -85,7 +98,7 @@ pub fn hook_preview(roots: &Roots) -> Result<HookPreview, GateError> {
 
 /// [`hook_preview`] for a given hook command (tests install a known path).
 pub fn hook_preview_with(roots: &Roots, command: &str) -> Result<HookPreview, GateError> {
-    Ok(stop_hook(roots).preview(stop_hook_agent(), command)?)
+    Ok(stop_hook(roots)?.preview(stop_hook_agent(), command)?)
 }
 
 /// Writes the change the settings view showed: installs (`install`) or uninstalls the Stop hook,
@@ -105,6 +118,7 @@ pub fn set_if_unchanged(
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::agents::claude;
     use crate::hooks::HookError;
     use serde_json::Value;
 

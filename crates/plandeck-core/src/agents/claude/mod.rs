@@ -61,6 +61,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         event: "PermissionRequest",
         group: plan_hook_group,
     }),
+    stop_hook: Some(HookShape {
+        settings_file,
+        event: STOP_EVENT,
+        group: stop_hook_group,
+    }),
     approval_card: Some(CARD),
 };
 

@@ -22,7 +22,8 @@ use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
 use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
-    dir_entries, file_stem, is_jsonl, PlanFolder, PlanKeys, PlanReader, Records, TaskProgress,
+    dir_entries, file_stem, folder_problem, is_jsonl, subdirs, PlanFolder, PlanKeys, PlanReader,
+    PlanWatch, Records, TaskProgress,
 };
 use crate::config::Roots;
 
@@ -1031,6 +1032,36 @@ impl Records for ClaudeRecords {
 
     fn plan_keys(&self) -> Option<PlanKeys> {
         Some(PlanKeys::File)
+    }
+
+    /// `plans/`, and `projects/` and `sessions/`: a new project may bring a `plansDirectory`.
+    fn plan_watch(&self, roots: &Roots) -> PlanWatch {
+        let r = &roots.claude;
+        let hints = vec![agent::projects_dir(r), agent::registry_dir(r)];
+        PlanWatch {
+            watch: [vec![agent::plans_dir(r)], hints.clone()].concat(),
+            flat: vec![agent::plans_dir(r)],
+            project_hints: hints,
+            nested: Vec::new(),
+        }
+    }
+
+    /// Every `projects/*/*.jsonl`.
+    fn plan_link_transcripts(&self, roots: &Roots, problems: &mut Vec<String>) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for dir in subdirs(&agent::projects_dir(&roots.claude), problems) {
+            match std::fs::read_dir(&dir) {
+                Ok(entries) => {
+                    files.extend(entries.flatten().map(|e| e.path()).filter(|p| is_jsonl(p)))
+                }
+                Err(e) => problems.push(folder_problem(&dir, &e)),
+            }
+        }
+        files
+    }
+
+    fn plan_file_of_slug(&self, roots: &Roots, slug: &str) -> Option<PathBuf> {
+        Some(agent::plans_dir(&roots.claude).join(format!("{slug}.md")))
     }
 }
 

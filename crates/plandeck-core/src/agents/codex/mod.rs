@@ -36,6 +36,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         suffix: ".jsonl",
     }],
     plan_hook: None,
+    stop_hook: None,
     approval_card: Some(CARD),
 };
 

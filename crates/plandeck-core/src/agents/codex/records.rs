@@ -686,11 +686,29 @@ impl Records for CodexRecords {
     fn plan_keys(&self) -> Option<PlanKeys> {
         Some(PlanKeys::Thread)
     }
+
+    /// `…/attachments/<rest>` is `attachments/<rest>` under its root.
+    fn attachment(&self, roots: &Roots, named: &str) -> Option<PathBuf> {
+        let (_, rest) = named.split_once("/attachments/")?;
+        Some(roots.codex.join("attachments").join(rest))
+    }
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A thread started from an approved plan names the attachment where it was written (another
+    /// machine's or an older root): the history reads Codex's own copy under this root.
+    #[test]
+    fn an_attachment_named_elsewhere_is_read_under_its_own_root() {
+        let roots = Roots::under_home(Path::new("/h"));
+        assert_eq!(
+            CodexRecords.attachment(&roots, "/other/.codex/attachments/a1/plan.md"),
+            Some(PathBuf::from("/h/.codex/attachments/a1/plan.md"))
+        );
+        assert_eq!(CodexRecords.attachment(&roots, "/tmp/plan.md"), None);
+    }
 
     #[test]
     fn meta_context_and_task_complete() {

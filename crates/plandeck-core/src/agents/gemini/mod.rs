@@ -49,6 +49,7 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         event: "BeforeTool",
         group: plan_hook_group,
     }),
+    stop_hook: None,
     approval_card: Some(CARD),
 };
 

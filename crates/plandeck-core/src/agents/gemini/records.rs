@@ -24,7 +24,8 @@ use crate::agents::records::state::{Facts, PendingKind, Turn};
 use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
-    dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader, Records,
+    dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader,
+    PlanWatch, Records,
 };
 use crate::config::Roots;
 use std::collections::{BTreeSet, HashMap};
@@ -695,6 +696,28 @@ impl Records for GeminiRecords {
 
     fn plan_keys(&self) -> Option<PlanKeys> {
         Some(PlanKeys::SessionFile)
+    }
+
+    /// `tmp/`: each new session brings its plans folder, `tmp/<slug>/<sessionId>/plans/`.
+    fn plan_watch(&self, roots: &Roots) -> PlanWatch {
+        let tmp = agent::tmp_dir(&roots.gemini);
+        PlanWatch {
+            watch: vec![tmp.clone()],
+            nested: vec![(tmp, is_plan_path)],
+            ..PlanWatch::default()
+        }
+    }
+}
+
+/// Whether `rel` (below `tmp/`) is `<slug>/<sessionId>/plans/<name>.md`, or a session's plans
+/// folder or the session folder itself.
+fn is_plan_path(rel: &[String], md: bool, is_file: &dyn Fn() -> bool) -> bool {
+    let session_like = |s: &str| s != agent::CHATS && !s.contains('.');
+    match rel.len() {
+        4 => md && session_like(&rel[1]) && rel[2] == agent::PLANS,
+        3 => session_like(&rel[1]) && rel[2] == agent::PLANS,
+        2 => session_like(&rel[1]) && !is_file(),
+        _ => false,
     }
 }
 

@@ -216,7 +216,47 @@ pub trait Records: Sync {
     fn mode_after_approval(&self, _approved: &str) -> Option<&'static str> {
         None
     }
+
+    /// What the plans watcher watches of its files ([`crate::plans::watch`]).
+    fn plan_watch(&self, _roots: &Roots) -> PlanWatch {
+        PlanWatch::default()
+    }
+
+    /// The transcripts whose heads and tails tie its plan files to sessions (by slug or path),
+    /// when [`Records::links_plans_by_transcript`]; a folder it cannot read is told in `problems`.
+    fn plan_link_transcripts(&self, _roots: &Roots, _problems: &mut Vec<String>) -> Vec<PathBuf> {
+        Vec::new()
+    }
+
+    /// The plan file a plan's slug names, when its plans are named by slug.
+    fn plan_file_of_slug(&self, _roots: &Roots, _slug: &str) -> Option<PathBuf> {
+        None
+    }
+
+    /// Its own copy of an attachment its records name at `named` (a path that may be another
+    /// machine's or an older root's), when it keeps one.
+    fn attachment(&self, _roots: &Roots, _named: &str) -> Option<PathBuf> {
+        None
+    }
 }
+
+/// What the plans watcher watches of one agent's files.
+#[derive(Debug, Clone, Default)]
+pub struct PlanWatch {
+    /// Folders watched (existing or not).
+    pub watch: Vec<PathBuf>,
+    /// Folders whose `.md` files (directly in them) are plans.
+    pub flat: Vec<PathBuf>,
+    /// Folders whose files may name a project not seen before (transcripts, registry).
+    pub project_hints: Vec<PathBuf>,
+    /// Folders below which plans sit deeper, with the test of a path relative to one of them
+    /// (`is_file` tells whether the path is a file now).
+    pub nested: Vec<(PathBuf, PlanPathTest)>,
+}
+
+/// Whether a path below a [`PlanWatch::nested`] folder is a plan or a plans folder: its parts
+/// below the folder, whether it ends in `.md`, and whether it is a file now.
+pub type PlanPathTest = fn(rel: &[String], is_md: bool, is_file: &dyn Fn() -> bool) -> bool;
 
 /// The records of an agent Plandeck reads nothing of (plans in folders the user added).
 pub(crate) struct NoRecords;
