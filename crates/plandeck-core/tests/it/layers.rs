@@ -155,8 +155,10 @@ fn imports() -> BTreeMap<String, BTreeSet<String>> {
                 .chars()
                 .take_while(|c| c.is_ascii_lowercase() || c.is_ascii_digit() || *c == '_')
                 .collect();
+            // `crate::name!` is a macro exported at the crate's root, not a module.
+            let macro_call = text[i + 7 + name.len()..].starts_with('!');
             let same = name == module || (module == "drivers" && name == "agents");
-            if !name.is_empty() && !same {
+            if !name.is_empty() && !same && !macro_call {
                 uses.insert(name);
             }
         }
