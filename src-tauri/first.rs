@@ -145,7 +145,8 @@ mod tests {
     /// the strings hold (quotes, backslashes, a closing script tag, line and paragraph separators).
     #[test]
     fn hostile_text_stays_a_string_in_the_script() {
-        let hostile = "\"}; alert(1); //\\</script><script>alert(2)</script>\u{2028}\u{2029}\n`${x}`";
+        let hostile =
+            "\"}; alert(1); //\\</script><script>alert(2)</script>\u{2028}\u{2029}\n`${x}`";
         let value = serde_json::json!({"title": hostile});
         let s = script(Some(&value), None::<()>);
         let json = s
