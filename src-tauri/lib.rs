@@ -5,6 +5,7 @@
 mod commands;
 mod confirm;
 mod display;
+mod first;
 mod live;
 mod memory;
 mod notify;
@@ -69,6 +70,14 @@ fn run_with_roots(
     demo: bool,
     own_roots: plandeck_core::workspace::OwnRoots,
 ) -> Result<(), IpcError> {
+    // The app's assets, with the first view's data as `/first.js` (src-tauri/first.rs).
+    let first = first::First::default();
+    let mut context = tauri::generate_context!();
+    let assets = context.set_assets(Box::new(first::NoAssets));
+    context.set_assets(Box::new(first::WithFirst {
+        inner: assets,
+        first: first.clone(),
+    }));
     tauri::Builder::default()
         // First, so a second launch on the same store hands over and exits before anything else
         // starts (it would watch, notify and deliver a second time).
@@ -77,10 +86,22 @@ fn run_with_roots(
         .plugin(navigation_guard())
         .plugin(tauri_plugin_notification::init())
         .manage(AppState::new(roots, demo, own_roots))
-        .setup(|app| {
+        .setup(move |app| {
             web_view::configure(app.handle());
             leave_on_signals(app.handle());
             tauri::Manager::state::<AppState>(app).start(live::forward(app.handle().clone()));
+            // What the first view shows, computed while WebKit starts: the page loads it with
+            // itself instead of asking once mounted (src-tauri/first.rs).
+            let handle = app.handle().clone();
+            let first = first.clone();
+            std::thread::Builder::new()
+                .name("first-view".into())
+                .spawn(move || {
+                    let deck = tauri::Manager::state::<AppState>(&handle).deck();
+                    deck.call(plandeck_core::deck::WINDOW, |d, _| {
+                        first.set(d.overview(), d.list_plans())
+                    });
+                })?;
             // Off the main thread: the watchers' first look at a heavy home (thousands of
             // transcripts) must not hold the window back; commands work meanwhile.
             let handle = app.handle().clone();
@@ -91,7 +112,7 @@ fn run_with_roots(
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).
         .invoke_handler(plandeck_core::ipc_table!(register_commands))
-        .build(tauri::generate_context!())
+        .build(context)
         .map_err(|e| {
             IpcError::new(
                 plandeck_core::ipc::ErrorKind::Internal,

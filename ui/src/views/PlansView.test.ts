@@ -41,6 +41,29 @@ function showPlans(plans: PlanSummary[], agents: unknown = null) {
 }
 
 describe("PlansView", () => {
+  it("draws the plans handed over with the page at once, then takes the IPC answer (lib/first.ts)", async () => {
+    // IPC answers only when let go: the first frame cannot have waited for it.
+    let answer: ((v: unknown) => void) | undefined;
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return new Promise((r) => (answer = r));
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    window.__PLANDECK_FIRST__ = { plans: { plans: [plan({ id: "p1" })], problems: [] } };
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    // Rendered synchronously with the component, no IPC round trip.
+    expect(screen.getAllByTestId("plan-row")).toHaveLength(1);
+    expect(screen.getByTestId("plan-row")).toHaveTextContent("Plan: add pagination");
+    // Taken once: a view mounted later asks by IPC.
+    expect(window.__PLANDECK_FIRST__).toEqual({});
+    // The IPC answer (asked as before) replaces it.
+    await waitFor(() => expect(answer).toBeDefined());
+    answer!({ plans: [plan({ id: "p1" }), plan({ id: "p2", path: "/home/ann/.claude/plans/b.md", title: "Plan: cache pages" })], problems: [] });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row")).toHaveLength(2));
+    delete window.__PLANDECK_FIRST__;
+  });
+
   it("filters by the agents core lists as writing plans, a fourth agent included", async () => {
     const plans = [
       plan({ id: "p1" }),
