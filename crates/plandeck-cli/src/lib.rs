@@ -7,6 +7,7 @@
 //! shows control and invisible characters as `⟨U+XXXX⟩` (agents write most of it), output a
 //! program reads is exact.
 
+use std::collections::BTreeMap;
 use std::io::Write;
 use std::path::PathBuf;
 
@@ -40,15 +41,9 @@ pub struct Cli {
 /// Where to look; each overrides the settings file and the environment.
 #[derive(Debug, Clone, Default, Args)]
 pub struct GlobalArgs {
-    /// Claude Code's folder (default: $CLAUDE_CONFIG_DIR, else ~/.claude).
-    #[arg(long, global = true, value_name = "DIR")]
-    pub claude_root: Option<PathBuf>,
-    /// Gemini CLI's folder (default: ~/.gemini).
-    #[arg(long, global = true, value_name = "DIR")]
-    pub gemini_root: Option<PathBuf>,
-    /// Codex CLI's folder (default: $CODEX_HOME, else ~/.codex).
-    #[arg(long, global = true, value_name = "DIR")]
-    pub codex_root: Option<PathBuf>,
+    /// `--<agent>-root DIR` for every agent.
+    #[command(flatten)]
+    pub agent_roots: AgentRoots,
     /// Plandeck's store (default: $XDG_DATA_HOME/plandeck, else ~/.local/share/plandeck).
     #[arg(long, global = true, value_name = "DIR")]
     pub data_dir: Option<PathBuf>,
@@ -61,12 +56,68 @@ pub struct GlobalArgs {
     pub host: Option<String>,
 }
 
+/// Each agent's folder given as `--<id>-root DIR` (`--claude-root`), by agent id: a flag for
+/// every agent its descriptor names ([`plandeck_core::agents::Descriptor::root_spec`]).
+#[derive(Debug, Clone, Default)]
+pub struct AgentRoots(pub BTreeMap<String, PathBuf>);
+
+impl AgentRoots {
+    /// The flag's id and name: `<id>_root` and `<id>-root`.
+    fn names(id: &str) -> (String, String) {
+        (format!("{id}_root"), format!("{id}-root"))
+    }
+}
+
+impl clap::FromArgMatches for AgentRoots {
+    fn from_arg_matches(matches: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let mut roots = Self::default();
+        roots.update_from_arg_matches(matches)?;
+        Ok(roots)
+    }
+
+    fn update_from_arg_matches(&mut self, matches: &clap::ArgMatches) -> Result<(), clap::Error> {
+        for d in plandeck_core::agents::all() {
+            let (id, _) = Self::names(d.id);
+            if let Ok(Some(dir)) = matches.try_get_one::<PathBuf>(&id) {
+                self.0.insert(d.id.to_owned(), dir.clone());
+            }
+        }
+        Ok(())
+    }
+}
+
+impl Args for AgentRoots {
+    fn augment_args(mut cmd: clap::Command) -> clap::Command {
+        for d in plandeck_core::agents::all() {
+            let spec = d.root_spec;
+            let (id, long) = Self::names(d.id);
+            let env = spec.env.map(|e| format!("${e}, else ")).unwrap_or_default();
+            // clap keeps names that live as long as the program: a few short strings, once.
+            let leak = |s: String| -> &'static str { Box::leak(s.into_boxed_str()) };
+            cmd = cmd.arg(
+                clap::Arg::new(leak(id))
+                    .long(leak(long))
+                    .global(true)
+                    .value_name("DIR")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .help(format!(
+                        "{}'s folder (default: {env}~/{})",
+                        d.display_name, spec.home_dir
+                    )),
+            );
+        }
+        cmd
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        Self::augment_args(cmd)
+    }
+}
+
 impl GlobalArgs {
     pub fn overrides(&self) -> Overrides {
         Overrides {
-            claude_root: self.claude_root.clone(),
-            gemini_root: self.gemini_root.clone(),
-            codex_root: self.codex_root.clone(),
+            agent_roots: self.agent_roots.0.clone(),
             data_dir: self.data_dir.clone(),
             config_dir: self.config_dir.clone(),
         }

@@ -10,7 +10,7 @@
 //! `XDG_DATA_HOME`, `XDG_CONFIG_HOME`, `CLAUDE_CONFIG_DIR` and `CODEX_HOME` are not read, so
 //! `HOME=<demo> plandeck …` never reads or writes the person's own store or agents' folders.
 
-use std::collections::HashMap;
+use std::collections::{BTreeMap, HashMap};
 use std::path::{Path, PathBuf};
 
 use serde::{Deserialize, Serialize};
@@ -82,12 +82,32 @@ impl Env {
     }
 }
 
+/// Where an agent keeps its files unless told otherwise, as its descriptor names it
+/// (`crate::agents::Descriptor::root_spec`); config itself names no agent. Its root is, first
+/// found: the flag `--<id>-root` ([`Overrides::agent_roots`]), the settings' `<id>Root`, the
+/// environment variable `env`, `~/<home_dir>`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct RootSpec {
+    /// The agent's id (`claude`).
+    pub id: &'static str,
+    /// Its own environment variable naming its root (`CLAUDE_CONFIG_DIR`), if it has one.
+    pub env: Option<&'static str>,
+    /// Its folder under `$HOME` (`.claude`).
+    pub home_dir: &'static str,
+}
+
+impl RootSpec {
+    /// The key of its root in the settings file: `<id>Root` (`claudeRoot`).
+    pub fn settings_key(&self) -> String {
+        format!("{}Root", self.id)
+    }
+}
+
 /// Overrides given on the command line (`--claude-root` …). `None` means "not given".
 #[derive(Debug, Clone, Default)]
 pub struct Overrides {
-    pub claude_root: Option<PathBuf>,
-    pub gemini_root: Option<PathBuf>,
-    pub codex_root: Option<PathBuf>,
+    /// `--<id>-root`, by agent id.
+    pub agent_roots: BTreeMap<String, PathBuf>,
     pub data_dir: Option<PathBuf>,
     pub config_dir: Option<PathBuf>,
 }
@@ -97,12 +117,6 @@ pub struct Overrides {
 #[derive(Debug, Clone, Default, Serialize, Deserialize, PartialEq)]
 #[serde(rename_all = "camelCase")]
 pub struct Settings {
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub claude_root: Option<PathBuf>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub gemini_root: Option<PathBuf>,
-    #[serde(default, skip_serializing_if = "Option::is_none")]
-    pub codex_root: Option<PathBuf>,
     /// Folders of plans beyond the agents' own (any agent, or hand-written).
     #[serde(default)]
     pub extra_plan_folders: Vec<PathBuf>,
@@ -112,11 +126,21 @@ pub struct Settings {
     /// Other machines, reached over the person's own SSH (`plandeck hosts add`).
     #[serde(default, skip_serializing_if = "Vec::is_empty")]
     pub hosts: Vec<Host>,
+    /// Every other key, kept as it is: the agents' roots (`claudeRoot` …, [`Settings::root`])
+    /// among them.
     #[serde(flatten)]
     pub other: serde_json::Map<String, serde_json::Value>,
 }
 
 impl Settings {
+    /// The root the settings give the agent of `spec` (`<id>Root`), if any.
+    pub fn root(&self, spec: &RootSpec) -> Result<Option<PathBuf>, serde_json::Error> {
+        match self.other.get(&spec.settings_key()) {
+            None | Some(serde_json::Value::Null) => Ok(None),
+            Some(v) => serde_json::from_value(v.clone()).map(Some),
+        }
+    }
+
     pub fn load(path: &Path) -> Result<Self, ConfigError> {
         match std::fs::read(path) {
             Ok(bytes) => serde_json::from_slice(&bytes).map_err(|source| ConfigError::Parse {
@@ -362,11 +386,13 @@ pub fn remove_host(settings_path: &Path, name: &str) -> Result<Host, ConfigError
 #[derive(Debug, Clone, PartialEq)]
 pub struct Roots {
     pub home: PathBuf,
-    /// Claude Code's root (`$CLAUDE_CONFIG_DIR` or `~/.claude`).
+    /// Each agent's root by its id ([`RootSpec`], [`Roots::root`]).
+    pub agents: BTreeMap<String, PathBuf>,
+    /// Claude Code's root (`$CLAUDE_CONFIG_DIR` or `~/.claude`): `agents["claude"]`.
     pub claude: PathBuf,
-    /// Gemini CLI's root (`~/.gemini`).
+    /// Gemini CLI's root (`~/.gemini`): `agents["gemini"]`.
     pub gemini: PathBuf,
-    /// Codex CLI's root (`$CODEX_HOME` or `~/.codex`).
+    /// Codex CLI's root (`$CODEX_HOME` or `~/.codex`): `agents["codex"]`.
     pub codex: PathBuf,
     /// Plandeck's own store (approved versions, decision log, gate files).
     pub data: PathBuf,
@@ -377,8 +403,13 @@ pub struct Roots {
 }
 
 impl Roots {
-    /// Resolves every root from flags, the settings file, the environment and `$HOME`.
-    pub fn resolve(env: &Env, overrides: &Overrides) -> Result<Self, ConfigError> {
+    /// Resolves every root from flags, the settings file, the environment and `$HOME`, the
+    /// agents' as `specs` say (`Roots::resolve` passes every agent's).
+    pub fn resolve_with(
+        env: &Env,
+        overrides: &Overrides,
+        specs: &[RootSpec],
+    ) -> Result<Self, ConfigError> {
         let home = PathBuf::from(env.get("HOME").ok_or(ConfigError::NoHome)?);
         // In the demo's home the environment names the person's own folders: none is read.
         let demo = home.join(DEMO_MARKER).is_file();
@@ -389,50 +420,65 @@ impl Roots {
                 .unwrap_or_else(|| home.join(".config"))
                 .join("plandeck")
         });
-        let settings = Settings::load(&config.join("settings.json"))?;
-        let pick = |flag: &Option<PathBuf>,
-                    setting: &Option<PathBuf>,
-                    var: Option<&str>,
-                    default: &str| {
-            flag.clone()
-                .or_else(|| setting.clone())
-                .or_else(|| var.and_then(from_env).map(PathBuf::from))
-                .unwrap_or_else(|| home.join(default))
-        };
-        let claude = pick(
-            &overrides.claude_root,
-            &settings.claude_root,
-            Some("CLAUDE_CONFIG_DIR"),
-            ".claude",
-        );
-        let gemini = pick(
-            &overrides.gemini_root,
-            &settings.gemini_root,
-            None,
-            ".gemini",
-        );
-        let codex = pick(
-            &overrides.codex_root,
-            &settings.codex_root,
-            Some("CODEX_HOME"),
-            ".codex",
-        );
+        let settings_path = config.join("settings.json");
+        let settings = Settings::load(&settings_path)?;
+        let mut agents = BTreeMap::new();
+        for spec in specs {
+            let setting = settings.root(spec).map_err(|source| ConfigError::Parse {
+                path: settings_path.clone(),
+                source,
+            })?;
+            let root = overrides
+                .agent_roots
+                .get(spec.id)
+                .cloned()
+                .or(setting)
+                .or_else(|| spec.env.and_then(from_env).map(PathBuf::from))
+                .unwrap_or_else(|| home.join(spec.home_dir));
+            agents.insert(spec.id.to_owned(), root);
+        }
         let data = overrides.data_dir.clone().unwrap_or_else(|| {
             from_env("XDG_DATA_HOME")
                 .map(PathBuf::from)
                 .unwrap_or_else(|| home.join(".local/share"))
                 .join("plandeck")
         });
-        Ok(Self {
+        Ok(Self::with_agents(
             home,
-            claude,
-            gemini,
-            codex,
+            agents,
             data,
             config,
-            extra_plan_folders: settings.extra_plan_folders,
-            extra_repos: settings.extra_repos,
-        })
+            settings.extra_plan_folders,
+            settings.extra_repos,
+        ))
+    }
+
+    fn with_agents(
+        home: PathBuf,
+        agents: BTreeMap<String, PathBuf>,
+        data: PathBuf,
+        config: PathBuf,
+        extra_plan_folders: Vec<PathBuf>,
+        extra_repos: Vec<PathBuf>,
+    ) -> Self {
+        let of = |id: &str| agents.get(id).cloned().unwrap_or_default();
+        Self {
+            claude: of("claude"),
+            gemini: of("gemini"),
+            codex: of("codex"),
+            home,
+            agents,
+            data,
+            config,
+            extra_plan_folders,
+            extra_repos,
+        }
+    }
+
+    /// The root of the agent whose id is `id` (an agent's descriptor reads its own through
+    /// this); an id no [`RootSpec`] named has none (an empty path).
+    pub fn root(&self, id: &str) -> &Path {
+        self.agents.get(id).map_or(Path::new(""), PathBuf::as_path)
     }
 
     pub fn settings_path(&self) -> PathBuf {
@@ -481,19 +527,22 @@ impl Roots {
         Ok(added)
     }
 
-    /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store and
-    /// config under `home/.local/share` and `home/.config`.
-    pub fn under_home(home: &Path) -> Self {
-        Self {
-            home: home.to_owned(),
-            claude: home.join(".claude"),
-            gemini: home.join(".gemini"),
-            codex: home.join(".codex"),
-            data: home.join(".local/share/plandeck"),
-            config: home.join(".config/plandeck"),
-            extra_plan_folders: Vec::new(),
-            extra_repos: Vec::new(),
-        }
+    /// Roots for a self-contained home (the demo, tests): every agent of `specs` under `home`,
+    /// the store and config under `home/.local/share` and `home/.config` (`Roots::under_home`
+    /// passes every agent's).
+    pub fn under_home_with(home: &Path, specs: &[RootSpec]) -> Self {
+        let agents = specs
+            .iter()
+            .map(|s| (s.id.to_owned(), home.join(s.home_dir)))
+            .collect();
+        Self::with_agents(
+            home.to_owned(),
+            agents,
+            home.join(".local/share/plandeck"),
+            home.join(".config/plandeck"),
+            Vec::new(),
+            Vec::new(),
+        )
     }
 }
 
@@ -548,12 +597,16 @@ mod tests {
         assert_eq!(roots.codex, Path::new("/env/codex"));
         assert_eq!(roots.data, Path::new("/xdg/data/plandeck"));
 
-        let settings = Settings {
-            claude_root: Some("/set/claude".into()),
-            gemini_root: Some("/set/gemini".into()),
+        let mut settings = Settings {
             extra_repos: vec!["/repo".into()],
             ..Default::default()
         };
+        settings
+            .other
+            .insert("claudeRoot".into(), "/set/claude".into());
+        settings
+            .other
+            .insert("geminiRoot".into(), "/set/gemini".into());
         settings
             .save(&dir.path().join(".config/plandeck/settings.json"))
             .unwrap();
@@ -563,11 +616,64 @@ mod tests {
         assert_eq!(roots.extra_repos, vec![PathBuf::from("/repo")]);
 
         let flags = Overrides {
-            claude_root: Some("/flag/claude".into()),
+            agent_roots: [("claude".to_owned(), "/flag/claude".into())].into(),
             ..Default::default()
         };
         let roots = Roots::resolve(&env, &flags).unwrap();
         assert_eq!(roots.claude, Path::new("/flag/claude"));
+    }
+
+    /// Config names no agent: any agent's [`RootSpec`] resolves the same way, `<id>Root` from
+    /// the settings, `--<id>-root`, its variable, its folder under `$HOME`.
+    #[test]
+    fn any_agent_root_resolves_from_its_spec() {
+        let dir = tempfile::tempdir().unwrap();
+        let home = dir.path().to_str().unwrap();
+        let spec = RootSpec {
+            id: "aider",
+            env: Some("AIDER_HOME"),
+            home_dir: ".aider",
+        };
+        let resolve = |env: &Env, o: &Overrides| Roots::resolve_with(env, o, &[spec]).unwrap();
+        let env = Env::from_pairs([("HOME", home)]);
+        let none = Overrides::default();
+        assert_eq!(
+            resolve(&env, &none).root("aider"),
+            dir.path().join(".aider")
+        );
+        assert_eq!(
+            Roots::under_home_with(dir.path(), &[spec]).root("aider"),
+            dir.path().join(".aider")
+        );
+        let with_var = Env::from_pairs([("HOME", home), ("AIDER_HOME", "/env/aider")]);
+        assert_eq!(
+            resolve(&with_var, &none).root("aider"),
+            Path::new("/env/aider")
+        );
+        let settings_path = dir.path().join(".config/plandeck/settings.json");
+        let mut settings = Settings::default();
+        settings
+            .other
+            .insert("aiderRoot".into(), "/set/aider".into());
+        settings.save(&settings_path).unwrap();
+        assert_eq!(
+            resolve(&with_var, &none).root("aider"),
+            Path::new("/set/aider")
+        );
+        let flag = Overrides {
+            agent_roots: [("aider".to_owned(), "/flag/aider".into())].into(),
+            ..Default::default()
+        };
+        assert_eq!(
+            resolve(&with_var, &flag).root("aider"),
+            Path::new("/flag/aider")
+        );
+        assert_eq!(resolve(&with_var, &flag).root("other"), Path::new(""));
+        // A root that is not a path is refused, as before.
+        settings.other.insert("aiderRoot".into(), 5.into());
+        settings.save(&settings_path).unwrap();
+        let err = Roots::resolve_with(&with_var, &none, &[spec]).unwrap_err();
+        assert!(matches!(err, ConfigError::Parse { .. }), "{err}");
     }
 
     #[test]

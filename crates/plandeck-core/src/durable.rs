@@ -34,6 +34,17 @@ pub fn canonical_or(path: &Path) -> PathBuf {
     path.canonicalize().unwrap_or_else(|_| path.to_path_buf())
 }
 
+/// `path` made absolute against the current directory (as given when that cannot be read).
+pub fn absolute(path: &Path) -> PathBuf {
+    if path.is_absolute() {
+        path.to_owned()
+    } else {
+        std::env::current_dir()
+            .map(|d| d.join(path))
+            .unwrap_or_else(|_| path.to_owned())
+    }
+}
+
 #[derive(Debug, thiserror::Error)]
 #[error("cannot write {path}: {source}")]
 pub struct WriteError {

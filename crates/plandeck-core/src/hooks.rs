@@ -248,6 +248,21 @@ impl Hook {
         Ok(report)
     }
 
+    /// The settings view's toggle: installs the hook (running what `command` gives) or
+    /// uninstalls it, only while that is still exactly the change `token` names.
+    pub fn set_if_unchanged<E: From<HookError>>(
+        &self,
+        install: bool,
+        command: impl FnOnce() -> Result<String, E>,
+        token: &str,
+    ) -> Result<InstallReport, E> {
+        if install {
+            Ok(self.install(&command()?, Some(token))?)
+        } else {
+            Ok(self.uninstall(Some(token))?)
+        }
+    }
+
     /// Whether the hook running `command` is in the settings now.
     pub fn installed(&self, command: &str) -> bool {
         self.install_plan(command).is_ok_and(|p| !p.changed)

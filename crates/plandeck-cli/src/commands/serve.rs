@@ -143,13 +143,10 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
     )?;
     let mut cmd = Command::new(exe);
     let g = &ctx.global;
-    for (flag, value) in [
-        ("--claude-root", &g.claude_root),
-        ("--gemini-root", &g.gemini_root),
-        ("--codex-root", &g.codex_root),
-        ("--data-dir", &g.data_dir),
-        ("--config-dir", &g.config_dir),
-    ] {
+    for (id, dir) in &g.agent_roots.0 {
+        cmd.arg(format!("--{id}-root")).arg(dir);
+    }
+    for (flag, value) in [("--data-dir", &g.data_dir), ("--config-dir", &g.config_dir)] {
         if let Some(v) = value {
             cmd.arg(flag).arg(v);
         }

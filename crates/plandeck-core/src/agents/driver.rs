@@ -33,6 +33,37 @@ pub enum Input {
     Empty,
 }
 
+/// What a launch asks of an agent's command line ([`Driver::launch_args`]).
+#[derive(Debug, Clone, Default)]
+pub struct Launch<'a> {
+    /// Start in plan mode.
+    pub plan: bool,
+    /// The session id it is given ([`Driver::names_its_session`]).
+    pub session_id: Option<&'a str>,
+    /// The first prompt, trimmed, not empty.
+    pub prompt: Option<String>,
+}
+
+impl Launch<'_> {
+    /// The start of a launch line: `--session-id <id>` when one is given, then
+    /// `<mode_flag> plan` in plan mode.
+    pub(crate) fn session_and_mode(&self, mode_flag: &str) -> Vec<String> {
+        let mut argv = Vec::new();
+        if let Some(id) = self.session_id {
+            argv.extend(["--session-id".into(), id.into()]);
+        }
+        if self.plan {
+            argv.extend([mode_flag.into(), "plan".into()]);
+        }
+        argv
+    }
+
+    /// The first prompt as the agent's argument ([`prompt_arg`]).
+    pub(crate) fn prompt_arg(&self) -> Option<String> {
+        self.prompt.as_deref().map(prompt_arg)
+    }
+}
+
 /// One hook Plandeck installs into an agent's settings and runs as `plandeck hook <name>`.
 #[derive(Debug, Clone, Copy)]
 pub struct HookRun {
@@ -58,15 +89,8 @@ pub trait Driver: Sync {
     /// Its CLI, when Plandeck can start it.
     fn cli(&self) -> Option<Cli>;
 
-    /// The arguments after the program that start it in `cwd`: plan mode, the session id it is
-    /// given ([`Driver::names_its_session`]), the first prompt (already made safe as an
-    /// argument).
-    fn launch_args(
-        &self,
-        plan: bool,
-        session_id: Option<&str>,
-        prompt: Option<String>,
-    ) -> Vec<String>;
+    /// The arguments after the program that start it in `cwd` as `launch` asks.
+    fn launch_args(&self, launch: Launch<'_>) -> Vec<String>;
 
     /// Whether it takes the session id it runs under on its command line (else its session is
     /// found from its process, [`Driver::session_of_process`]).
@@ -95,8 +119,11 @@ pub trait Driver: Sync {
         Ok(None)
     }
 
-    /// The arguments after the program that resume its session `session_id`.
-    fn resume_args(&self, session_id: &str) -> Vec<String>;
+    /// The arguments after the program that resume its session `session_id`: `--resume <id>`
+    /// unless it says otherwise (Claude Code and Gemini CLI take that).
+    fn resume_args(&self, session_id: &str) -> Vec<String> {
+        vec!["--resume".into(), session_id.into()]
+    }
 
     // --- Its screen.
 
@@ -178,23 +205,6 @@ pub(crate) fn prompt_arg(prompt: &str) -> String {
     }
 }
 
-/// The start of a launch line: `--session-id <id>` when one is given, then `<mode_flag> plan`
-/// in plan mode.
-pub(crate) fn session_and_mode(
-    session_id: Option<&str>,
-    plan: bool,
-    mode_flag: &str,
-) -> Vec<String> {
-    let mut argv = Vec::new();
-    if let Some(id) = session_id {
-        argv.extend(["--session-id".into(), id.into()]);
-    }
-    if plan {
-        argv.extend([mode_flag.into(), "plan".into()]);
-    }
-    argv
-}
-
 /// Whether `argv` runs `cli`: the program (or the script an interpreter runs) is the CLI's
 /// executable or lies in its package. A shell, an editor, anything else is not.
 pub fn runs(cli: Cli, argv: &[String]) -> bool {
@@ -236,7 +246,7 @@ impl Driver for Unknown {
     fn cli(&self) -> Option<Cli> {
         None
     }
-    fn launch_args(&self, _: bool, _: Option<&str>, _: Option<String>) -> Vec<String> {
+    fn launch_args(&self, _: Launch<'_>) -> Vec<String> {
         Vec::new()
     }
     fn names_its_session(&self) -> bool {

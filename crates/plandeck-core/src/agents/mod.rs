@@ -18,7 +18,7 @@ use std::path::{Path, PathBuf};
 use serde::{Deserialize, Serialize};
 use ts_rs::TS;
 
-use crate::config::Roots;
+use crate::config::{ConfigError, Env, Overrides, RootSpec, Roots};
 
 pub use driver::{Driver, Input};
 
@@ -35,6 +35,25 @@ pub enum Agent {
 /// Every agent Plandeck knows, in the order lists show them: the one registration.
 pub fn all() -> &'static [Descriptor] {
     &[claude::DESCRIPTOR, gemini::DESCRIPTOR, codex::DESCRIPTOR]
+}
+
+/// How each agent's root is found, from its descriptor.
+pub fn root_specs() -> Vec<RootSpec> {
+    all().iter().map(|d| d.root_spec).collect()
+}
+
+impl Roots {
+    /// Resolves every root from flags, the settings file, the environment and `$HOME`
+    /// ([`Roots::resolve_with`] every agent's [`RootSpec`]).
+    pub fn resolve(env: &Env, overrides: &Overrides) -> Result<Self, ConfigError> {
+        Self::resolve_with(env, overrides, &root_specs())
+    }
+
+    /// Roots for a self-contained home (the demo, tests): every agent under `home`, the store
+    /// and config under `home/.local/share` and `home/.config`.
+    pub fn under_home(home: &Path) -> Self {
+        Self::under_home_with(home, &root_specs())
+    }
 }
 
 /// What Plandeck reads of `agent`'s files: the one place that picks an agent's [`records::Records`].
@@ -292,7 +311,10 @@ pub struct Descriptor {
     /// The name a person reads.
     pub display_name: &'static str,
     pub capabilities: Capabilities,
-    /// The agent's root among the [`Roots`].
+    /// How its root is found: its environment variable, its folder under `$HOME` (the flag
+    /// `--<id>-root` and the settings' `<id>Root` follow from its id).
+    pub root_spec: RootSpec,
+    /// The agent's root among the [`Roots`] (`|r| r.root("<id>")`).
     pub root: fn(&Roots) -> &Path,
     /// Its folders the overview counts files in.
     pub folders: &'static [Folder],

@@ -351,11 +351,13 @@ pub(super) fn command_line(
 ) -> Vec<String> {
     let mut argv = vec![program.display().to_string()];
     let prompt = prompt.map(str::trim).filter(|p| !p.is_empty());
-    argv.extend(crate::agents::driver(agent).launch_args(
-        plan,
-        session_id,
-        prompt.map(str::to_owned),
-    ));
+    argv.extend(
+        crate::agents::driver(agent).launch_args(crate::agents::driver::Launch {
+            plan,
+            session_id,
+            prompt: prompt.map(str::to_owned),
+        }),
+    );
     argv
 }
 

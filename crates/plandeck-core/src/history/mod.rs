@@ -308,14 +308,7 @@ pub fn find_in(
         return Ok(p.clone());
     }
     // By path: the newest plan that had it (a path reused by a later session names the later).
-    let as_path = Path::new(id_or_path);
-    let abs = if as_path.is_absolute() {
-        as_path.to_owned()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(as_path))
-            .unwrap_or_else(|_| as_path.to_owned())
-    };
+    let abs = crate::durable::absolute(Path::new(id_or_path));
     if let Some(p) = plans
         .iter()
         .filter(|p| p.path.as_deref().map(Path::new) == Some(abs.as_path()))

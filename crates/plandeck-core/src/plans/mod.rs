@@ -450,14 +450,7 @@ fn resolve_in(found: &discover::Discovery, id_or_path: &str) -> Result<PathBuf, 
             }
         }
     }
-    let path = PathBuf::from(id_or_path);
-    let path = if path.is_absolute() {
-        path
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(&path))
-            .unwrap_or(path)
-    };
+    let path = crate::durable::absolute(Path::new(id_or_path));
     let normal = normalize(&path);
     if normal.is_file() {
         return Ok(normal);

@@ -69,15 +69,17 @@ impl Reader {
 
     fn line(&mut self, line: &[u8]) {
         self.tools.line += 1;
-        let records = crate::agents::records(self.agent);
-        if !records
-            .tool_markers()
+        let Some(tools) = crate::agents::records(self.agent).tool_lines() else {
+            return;
+        };
+        if !tools
+            .markers
             .iter()
             .any(|needle| memchr::memmem::find(line, needle).is_some())
         {
             return;
         }
-        if !records.read_tool_line(&mut self.tools, line) {
+        if !(tools.read)(&mut self.tools, line) {
             self.tools.facts.unreadable += 1;
         }
     }

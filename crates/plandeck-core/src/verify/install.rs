@@ -108,11 +108,7 @@ pub fn set_if_unchanged(
     install: bool,
     token: &str,
 ) -> Result<InstallReport, GateError> {
-    if install {
-        install_if_unchanged(roots, token)
-    } else {
-        uninstall_if_unchanged(roots, token)
-    }
+    stop_hook(roots)?.set_if_unchanged(install, stop_hook_command, token)
 }
 
 #[cfg(test)]

@@ -258,14 +258,7 @@ fn plandeck_approval(roots: &Roots, path: &str, session: Option<&str>, t: &mut T
 /// A plan file no transcript holds: its text, and Plandeck's approval of it if any.
 fn from_file(roots: &Roots, plan: &str) -> Result<Target, VerifyError> {
     let listing = crate::plans::list(roots);
-    let as_path = Path::new(plan);
-    let abs = if as_path.is_absolute() {
-        as_path.to_owned()
-    } else {
-        std::env::current_dir()
-            .map(|d| d.join(as_path))
-            .unwrap_or_else(|_| as_path.to_owned())
-    };
+    let abs = crate::durable::absolute(Path::new(plan));
     let Some(file) = listing
         .plans
         .into_iter()

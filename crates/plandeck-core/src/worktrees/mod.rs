@@ -472,16 +472,7 @@ pub(crate) fn repo_id(common_dir: &Path) -> String {
 /// The canonical form of a path, or the path itself (absolute, trailing slash dropped) when it
 /// does not exist: comparisons of worktree paths go through this.
 pub(crate) fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| {
-        let abs = if p.is_absolute() {
-            p.to_owned()
-        } else {
-            std::env::current_dir()
-                .map(|d| d.join(p))
-                .unwrap_or_else(|_| p.to_owned())
-        };
-        abs.components().collect()
-    })
+    std::fs::canonicalize(p).unwrap_or_else(|_| crate::durable::absolute(p).components().collect())
 }
 
 /// TypeScript declarations of the types this module sends over IPC.

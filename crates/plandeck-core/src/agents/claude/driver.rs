@@ -2,7 +2,7 @@
 
 use memchr::memmem;
 
-use crate::agents::driver::{prompt_arg, session_and_mode, Cli, Driver, HookRun, Input};
+use crate::agents::driver::{Cli, Driver, HookRun, Input, Launch};
 use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::transcript::{Answer, Answerer};
@@ -49,16 +49,9 @@ impl Driver for Claude {
         })
     }
 
-    fn launch_args(
-        &self,
-        plan: bool,
-        session_id: Option<&str>,
-        prompt: Option<String>,
-    ) -> Vec<String> {
-        let mut argv = session_and_mode(session_id, plan, "--permission-mode");
-        if let Some(p) = prompt {
-            argv.push(prompt_arg(&p));
-        }
+    fn launch_args(&self, launch: Launch<'_>) -> Vec<String> {
+        let mut argv = launch.session_and_mode("--permission-mode");
+        argv.extend(launch.prompt_arg());
         argv
     }
 
@@ -72,10 +65,6 @@ impl Driver for Claude {
             Err(SendError::NoLiveSession { .. }) => Ok(None),
             Err(e) => Err(e),
         }
-    }
-
-    fn resume_args(&self, session_id: &str) -> Vec<String> {
-        vec!["--resume".into(), session_id.into()]
     }
 
     fn working(&self) -> Option<&'static str> {

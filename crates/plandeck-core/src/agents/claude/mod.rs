@@ -23,7 +23,7 @@ use std::path::{Path, PathBuf};
 use serde::Deserialize;
 use serde_json::{json, Value};
 
-use crate::config::Roots;
+use crate::config::{RootSpec, Roots};
 
 use super::{Agent, ApprovalCard, Capabilities, Choice, Descriptor, Folder, HookShape};
 
@@ -37,6 +37,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         gate: true,
         verify: true,
         stop_hook: true,
+    },
+    root_spec: RootSpec {
+        id: "claude",
+        env: Some("CLAUDE_CONFIG_DIR"),
+        home_dir: ".claude",
     },
     root,
     folders: &[

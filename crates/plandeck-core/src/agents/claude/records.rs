@@ -19,11 +19,10 @@ use crate::agents::claude as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
-use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
     dir_entries, file_stem, folder_problem, is_jsonl, subdirs, PlanFolder, PlanKeys, PlanReader,
-    PlanWatch, Records, TaskProgress,
+    PlanWatch, Records, TaskProgress, ToolLines,
 };
 use crate::config::Roots;
 
@@ -981,12 +980,8 @@ impl Records for ClaudeRecords {
         true
     }
 
-    fn tool_markers(&self) -> &'static [&'static [u8]] {
-        tools::MARKERS
-    }
-
-    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
-        tools::read_line(reader, line)
+    fn tool_lines(&self) -> Option<ToolLines> {
+        Some(ToolLines::new(tools::MARKERS, tools::read_line))
     }
 
     /// `plans/`, then the `plansDirectory` of each project.
@@ -1024,10 +1019,7 @@ impl Records for ClaudeRecords {
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {
-        Some(PlanReader {
-            candidate: plan_candidate,
-            parse: plan_parse,
-        })
+        Some(PlanReader::new(plan_candidate, plan_parse))
     }
 
     fn plan_keys(&self) -> Option<PlanKeys> {

@@ -379,11 +379,7 @@ pub fn set_if_unchanged(
     install: bool,
     token: &str,
 ) -> Result<InstallReport, GateError> {
-    if install {
-        install_if_unchanged(roots, token)
-    } else {
-        uninstall_if_unchanged(roots, token)
-    }
+    team_hook(roots).set_if_unchanged(install, team_hook_command, token)
 }
 
 /// What the settings view shows for the teammate gate: whether it is installed, and the diff of

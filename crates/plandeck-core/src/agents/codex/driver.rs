@@ -2,7 +2,7 @@
 
 use std::path::Path;
 
-use crate::agents::driver::{prompt_arg, Cli, Driver, Input};
+use crate::agents::driver::{Cli, Driver, Input, Launch};
 use crate::agents::Agent;
 use crate::config::Roots;
 use crate::control::{ControlError, Record};
@@ -27,17 +27,12 @@ impl Driver for Codex {
 
     /// Codex CLI has no flag for plan mode: it is switched on in the composer (shift+tab), and
     /// the prompt typed after ([`Driver::after_launch`]).
-    fn launch_args(
-        &self,
-        plan: bool,
-        _session_id: Option<&str>,
-        prompt: Option<String>,
-    ) -> Vec<String> {
+    fn launch_args(&self, launch: Launch<'_>) -> Vec<String> {
         // Without the shared background app-server the TUI holds its own rollout: the session
         // id is read from it, and no 400 MB copy of Codex is made in its home.
         let mut argv = vec!["--no-daemon".to_owned()];
-        if let (false, Some(p)) = (plan, prompt) {
-            argv.push(prompt_arg(&p));
+        if !launch.plan {
+            argv.extend(launch.prompt_arg());
         }
         argv
     }

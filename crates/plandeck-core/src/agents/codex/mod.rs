@@ -14,7 +14,7 @@ pub mod server_threads;
 
 use std::path::{Path, PathBuf};
 
-use crate::config::Roots;
+use crate::config::{RootSpec, Roots};
 
 use super::{Agent, ApprovalCard, Capabilities, Choice, Descriptor, Folder};
 
@@ -28,6 +28,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         gate: false,
         verify: true,
         stop_hook: false,
+    },
+    root_spec: RootSpec {
+        id: "codex",
+        env: Some("CODEX_HOME"),
+        home_dir: ".codex",
     },
     root,
     folders: &[Folder {

@@ -15,9 +15,8 @@ use crate::agents::codex as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn};
-use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
-use crate::agents::records::{file_name, is_jsonl, walk, PlanKeys, PlanReader, Records};
+use crate::agents::records::{file_name, is_jsonl, walk, PlanKeys, PlanReader, Records, ToolLines};
 use crate::config::Roots;
 use std::path::{Path, PathBuf};
 
@@ -668,19 +667,12 @@ impl Records for CodexRecords {
         feed_line(facts, line)
     }
 
-    fn tool_markers(&self) -> &'static [&'static [u8]] {
-        tools::MARKERS
-    }
-
-    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
-        tools::read_line(reader, line)
+    fn tool_lines(&self) -> Option<ToolLines> {
+        Some(ToolLines::new(tools::MARKERS, tools::read_line))
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {
-        Some(PlanReader {
-            candidate: plan_candidate,
-            parse: plan_parse,
-        })
+        Some(PlanReader::new(plan_candidate, plan_parse))
     }
 
     fn plan_keys(&self) -> Option<PlanKeys> {

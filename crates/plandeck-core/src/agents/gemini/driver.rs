@@ -2,7 +2,7 @@
 
 use memchr::memmem;
 
-use crate::agents::driver::{prompt_arg, session_and_mode, Cli, Driver, HookRun, Input};
+use crate::agents::driver::{Cli, Driver, HookRun, Input, Launch};
 use crate::agents::Agent;
 use crate::gate::transcript::Answer;
 use crate::gate::HookOptions;
@@ -31,25 +31,16 @@ impl Driver for Gemini {
         })
     }
 
-    fn launch_args(
-        &self,
-        plan: bool,
-        session_id: Option<&str>,
-        prompt: Option<String>,
-    ) -> Vec<String> {
-        let mut argv = session_and_mode(session_id, plan, "--approval-mode");
-        if let Some(p) = prompt {
-            argv.extend(["-i".into(), prompt_arg(&p)]);
+    fn launch_args(&self, launch: Launch<'_>) -> Vec<String> {
+        let mut argv = launch.session_and_mode("--approval-mode");
+        if let Some(p) = launch.prompt_arg() {
+            argv.extend(["-i".into(), p]);
         }
         argv
     }
 
     fn names_its_session(&self) -> bool {
         true
-    }
-
-    fn resume_args(&self, session_id: &str) -> Vec<String> {
-        vec!["--resume".into(), session_id.into()]
     }
 
     fn working(&self) -> Option<&'static str> {

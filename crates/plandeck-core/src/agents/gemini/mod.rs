@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 
 use serde_json::{json, Value};
 
-use crate::config::Roots;
+use crate::config::{RootSpec, Roots};
 
 use super::{Agent, ApprovalCard, Capabilities, Choice, Descriptor, Folder, HookShape};
 
@@ -30,6 +30,11 @@ pub const DESCRIPTOR: Descriptor = Descriptor {
         gate: true,
         verify: true,
         stop_hook: false,
+    },
+    root_spec: RootSpec {
+        id: "gemini",
+        env: None,
+        home_dir: ".gemini",
     },
     root,
     folders: &[

@@ -21,11 +21,10 @@ use crate::agents::gemini as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
 use crate::agents::records::state::{Facts, PendingKind, Turn};
-use crate::agents::records::tools::ToolReader;
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
     dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader,
-    PlanWatch, Records,
+    PlanWatch, Records, ToolLines,
 };
 use crate::config::Roots;
 use std::collections::{BTreeSet, HashMap};
@@ -648,12 +647,8 @@ impl Records for GeminiRecords {
         agent::read_project_root(slug_dir)
     }
 
-    fn tool_markers(&self) -> &'static [&'static [u8]] {
-        tools::MARKERS
-    }
-
-    fn read_tool_line(&self, reader: &mut ToolReader, line: &[u8]) -> bool {
-        tools::read_line(reader, line)
+    fn tool_lines(&self) -> Option<ToolLines> {
+        Some(ToolLines::new(tools::MARKERS, tools::read_line))
     }
 
     /// `tmp/<slug>/<sessionId>/plans/`, the project from `projects.json` or `.project_root`.
@@ -688,10 +683,7 @@ impl Records for GeminiRecords {
     }
 
     fn plan_reader(&self) -> Option<PlanReader> {
-        Some(PlanReader {
-            candidate: plan_candidate,
-            parse: plan_parse,
-        })
+        Some(PlanReader::new(plan_candidate, plan_parse))
     }
 
     fn plan_keys(&self) -> Option<PlanKeys> {

@@ -42,6 +42,34 @@ pub struct PlanReader {
     pub parse: fn(&mut PlanFacts, &[u8]),
 }
 
+impl PlanReader {
+    pub(crate) const fn new(
+        candidate: fn(&PlanFacts, &[u8]) -> Option<usize>,
+        parse: fn(&mut PlanFacts, &[u8]),
+    ) -> Self {
+        Self { candidate, parse }
+    }
+}
+
+/// How verification reads an agent's transcripts ([`Records::tool_lines`]).
+#[derive(Debug, Clone, Copy)]
+pub struct ToolLines {
+    /// The words a line must hold to tell verification anything.
+    pub markers: &'static [&'static [u8]],
+    /// Reads one such line into the tool calls and commands verification weighs; `false` when
+    /// the line cannot be read.
+    pub read: fn(&mut tools::ToolReader, &[u8]) -> bool,
+}
+
+impl ToolLines {
+    pub(crate) const fn new(
+        markers: &'static [&'static [u8]],
+        read: fn(&mut tools::ToolReader, &[u8]) -> bool,
+    ) -> Self {
+        Self { markers, read }
+    }
+}
+
 /// How the plans an agent's records name are told apart (the plan history's keys).
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum PlanKeys {
@@ -167,16 +195,10 @@ pub trait Records: Sync {
         false
     }
 
-    /// The words a line of its transcripts must hold to tell verification anything
-    /// ([`Records::read_tool_line`]); none when verify reads nothing of it.
-    fn tool_markers(&self) -> &'static [&'static [u8]] {
-        &[]
-    }
-
-    /// Reads one line (holding a [`Records::tool_markers`] word) of its transcripts into the tool
-    /// calls and commands verification weighs; `false` when the line cannot be read.
-    fn read_tool_line(&self, _tools: &mut tools::ToolReader, _line: &[u8]) -> bool {
-        true
+    /// How verification reads the tool calls and commands of its transcripts; none when verify
+    /// reads nothing of it.
+    fn tool_lines(&self) -> Option<ToolLines> {
+        None
     }
 
     /// Its folders that hold plans (existing or not, for its default one), given the working
@@ -408,19 +430,14 @@ mod tests {
                 d.id
             );
             assert_eq!(r.plan_keys().is_some(), d.capabilities.sessions, "{}", d.id);
-            assert_eq!(
-                !r.tool_markers().is_empty(),
-                d.capabilities.verify,
-                "{}",
-                d.id
-            );
+            assert_eq!(r.tool_lines().is_some(), d.capabilities.verify, "{}", d.id);
             for w in r.watch_roots(&roots) {
                 assert!(w.starts_with((d.root)(&roots)), "{}: {}", d.id, w.display());
             }
         }
         let other = records(Agent::Other);
         assert!(other.watch_roots(&roots).is_empty() && other.plan_reader().is_none());
-        assert!(other.tool_markers().is_empty() && other.registry_dir(&roots).is_none());
+        assert!(other.tool_lines().is_none() && other.registry_dir(&roots).is_none());
     }
 
     /// A transcript is one agent's: each agent's transcript files are its own, and no other

@@ -1,6 +1,6 @@
 //! What verification reads of a transcript, in the words of every agent: the file-changing tool
 //! calls and shell commands with their results ([`TranscriptFacts`]). Each agent's reader
-//! ([`super::Records::read_tool_line`]) fills them in through a [`ToolReader`].
+//! ([`super::Records::tool_lines`]) fills them in through a [`ToolReader`].
 
 use std::collections::HashMap;
 
