@@ -68,6 +68,15 @@ pub fn require_tool(tool: &str) {
     );
 }
 
+/// A TCP port on loopback that was free a moment ago (for a server a test starts).
+pub fn free_port() -> u16 {
+    std::net::TcpListener::bind("127.0.0.1:0")
+        .unwrap()
+        .local_addr()
+        .unwrap()
+        .port()
+}
+
 #[cfg(test)]
 mod tests {
     #[test]

@@ -16,7 +16,7 @@ use std::time::Duration;
 use common::{plandeck, plandeck_process};
 use plandeck_core::config::Roots;
 use plandeck_core::gate::{self, GateRequest, HookOptions, HookOutcome};
-use plandeck_testkit::wait_for;
+use plandeck_testkit::{free_port, wait_for};
 use serde_json::{json, Value};
 
 /// Runs a program the test needs; a missing one fails the test loudly.
@@ -116,14 +116,6 @@ fn make_certificates(dir: &Path) -> String {
     std::fs::write(dir.join("server.hash"), hash).unwrap();
     let b64 = run("openssl", &["base64", "-A", "-in", "server.hash"], dir);
     String::from_utf8(b64).unwrap().trim().to_owned()
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// chromedriver and one session of headless Chromium at a phone's size.

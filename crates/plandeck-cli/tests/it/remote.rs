@@ -19,7 +19,7 @@ use std::sync::atomic::{AtomicU32, Ordering};
 use std::sync::OnceLock;
 
 use plandeck_testkit::home::Home;
-use plandeck_testkit::{wait_for, wait_until};
+use plandeck_testkit::{free_port, wait_for, wait_until};
 use serde_json::Value;
 
 use crate::common::{output, plandeck, plandeck_process};
@@ -91,14 +91,6 @@ pub(crate) fn remote_user() -> &'static RemoteUser {
             gid: fields[3].parse().unwrap(),
         }
     })
-}
-
-fn free_port() -> u16 {
-    std::net::TcpListener::bind("127.0.0.1:0")
-        .unwrap()
-        .local_addr()
-        .unwrap()
-        .port()
 }
 
 /// A running sshd; stopped, with every session it forked, when dropped.
