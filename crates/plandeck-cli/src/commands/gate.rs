@@ -440,3 +440,30 @@ pub fn reject_request(
     )?;
     print_outcome(&outcome, how.json, out)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// What a hook, an agent or another machine wrote is shown, never obeyed by the terminal
+    /// (`Out` marks every control character; this holds it for `pending`, here and `--host`).
+    #[test]
+    fn pending_prints_no_control_character_it_was_given() {
+        let hostile = "s\u{1b}]52;c;ZXZpbA==\u{7}\u{1b}[2K\u{202e}x";
+        let request: gate::GateRequest = serde_json::from_value(serde_json::json!({
+            "id": "r1", "agent": "claude", "sessionId": hostile, "cwd": hostile, "plan": "",
+            "planPath": format!("/p/{hostile}.md"), "tmuxPane": hostile,
+            "transcriptOffset": 0, "waitingSince": "2026-11-28T19:00:00Z",
+            "deadline": "2026-11-28T19:00:00Z", "hookPid": 0, "status": "waiting", "closedAt": null,
+        }))
+        .unwrap();
+        let mut buf = Vec::new();
+        print_pending(&[request], false, &mut Out::new(&mut buf)).unwrap();
+        let text = String::from_utf8(buf).unwrap();
+        assert!(
+            !text.contains('\u{1b}') && !text.contains('\u{7}') && !text.contains('\u{202e}'),
+            "{text:?}"
+        );
+        assert!(text.contains("⟨U+001B⟩"), "{text:?}");
+    }
+}

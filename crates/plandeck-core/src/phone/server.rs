@@ -439,7 +439,7 @@ fn pending(roots: &Roots) -> Vec<serde_json::Value> {
             serde_json::json!({
                 "id": r.id,
                 "agent": r.agent.display_name(),
-                "machine": r.machine.clone().unwrap_or_else(|| machine.clone()),
+                "machine": crate::visible::shown(&r.machine.clone().unwrap_or_else(|| machine.clone())),
                 "project": crate::visible::shown(&project),
                 "waitingSince": crate::timestamp::format(r.waiting_since),
                 "planHash": r.plan_hash,
@@ -457,7 +457,7 @@ fn plan(roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError> {
     Ok(serde_json::json!({
         "id": r.id,
         "agent": r.agent.display_name(),
-        "machine": r.machine.clone().unwrap_or_else(machine),
+        "machine": crate::visible::shown(&r.machine.clone().unwrap_or_else(machine)),
         "cwd": crate::visible::shown(&r.cwd),
         "planHash": r.plan_hash,
         "html": crate::render::render(&text).html,
