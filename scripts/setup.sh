@@ -77,7 +77,8 @@ if [ "$want_test" = 1 ] && ! command -v tauri-driver >/dev/null 2>&1; then
   cargo install tauri-driver --locked
 fi
 
-# The real agent CLIs for the end-to-end tests (tests/e2e/gate-*.test.mjs, codex.test.mjs) and the
+# The real agent CLIs for the end-to-end tests (tests/e2e/gate-*.test.mjs, codex.test.mjs, the ACP
+# adapters of acp-*.test.mjs: claude-agent-acp, codex-acp, Gemini CLI --acp, opencode acp) and the
 # Codex fixture recorder (tests/agents/record-codex.mjs), outside the repo.
 # Pinned to the newest versions whose end-to-end tests passed (docs/agents.md, "Versions checked"; the
 # fixtures in tests/fixtures keep the versions they were recorded with); skipped when already there.
@@ -85,10 +86,10 @@ fi
 # a folder of their own, brought up to date each time.
 if [ "$want_test" = 1 ]; then
   agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents}"
-  agent_pkgs=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0" "@openai/codex@0.171.0" "@zed-industries/claude-agent-acp@0.23.1")
+  agent_pkgs=("@anthropic-ai/claude-code@2.1.332" "@google/gemini-cli@0.61.0" "@openai/codex@0.171.0" "@zed-industries/claude-agent-acp@0.23.1" "@zed-industries/codex-acp@0.16.0" "opencode-ai@1.18.33")
   if [ "${PLANDECK_AGENT_VERSIONS:-}" = "latest" ]; then
     agents_dir="${PLANDECK_AGENTS_DIR:-$HOME/.cache/plandeck-agents-latest}"
-    agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest" "@zed-industries/claude-agent-acp@latest")
+    agent_pkgs=("@anthropic-ai/claude-code@latest" "@google/gemini-cli@latest" "@openai/codex@latest" "@zed-industries/claude-agent-acp@latest" "@zed-industries/codex-acp@latest" "opencode-ai@latest")
   fi
   have_agents=1
   for spec in "${agent_pkgs[@]}"; do

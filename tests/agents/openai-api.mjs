@@ -21,7 +21,11 @@
 // - in Default mode (after the person chose to implement): a short text, recording the user
 //   message that carried the decision ("Implement the plan.") to received.jsonl.
 // `--replies FILE` (a JSON array of strings) replaces that script: main-conversation requests get
-// those texts in order (the last one repeats). Requests without tools (the thread title, asked
+// those texts in order (the last one repeats). `--script FILE` (a JSON array of steps, each
+// `{"text": "…"}` or `{"call": {"name": "exec_command", "arguments": {…}}}`) plays a model that calls
+// tools: a main-conversation request gets the step numbered by how many function calls its `input`
+// already holds (a rejected call counts: the next prompt gets the next step; the last step
+// repeats), recording the user's new texts and the tools' outputs to received.jsonl. Requests without tools (the thread title, asked
 // for as JSON) get a short text, or a JSON object when `text.format` is a JSON schema. Every request body is logged to `DIR/requests.jsonl`; unknown endpoints get an
 // empty JSON object (`GET /v1/models` an empty list).
 
@@ -33,6 +37,7 @@ const dir = args.dir ?? process.exit(2);
 const planText = args["plan-file"] ? readFileSync(args["plan-file"], "utf8") : DEFAULT_PLAN;
 const revisedText = args["revised-plan-file"] ? readFileSync(args["revised-plan-file"], "utf8") : null;
 const replies = args.replies ? JSON.parse(readFileSync(args.replies, "utf8")) : null;
+const script = args.script ? JSON.parse(readFileSync(args.script, "utf8")) : null;
 let replyIndex = 0;
 let seq = 0;
 const newId = (prefix) => `${prefix}_standin${Date.now().toString(36)}${(seq++).toString(36)}`;
@@ -76,6 +81,26 @@ function lastUserTexts(body) {
 const assistantTexts = (body) => messages(body).filter((m) => m.role === "assistant").flatMap(itemTexts);
 
 const proposed = (plan) => `Here is the plan.\n\n<proposed_plan>\n${plan.trimEnd()}\n</proposed_plan>\n`;
+
+/** The `--script` step for a main-conversation request, recording what the model was told: the
+ * user's texts after the model's last item and the outputs of its calls. */
+function scriptStep(body) {
+  const input = Array.isArray(body?.input) ? body.input : [];
+  const calls = input.filter((i) => i?.type === "function_call").length;
+  const lastModel = input.findLastIndex((i) => i?.role === "assistant" || i?.type === "function_call");
+  const outputs = input
+    .slice(lastModel + 1)
+    .filter((i) => i?.type === "function_call_output")
+    .map((i) => ({ callId: i.call_id, output: typeof i.output === "string" ? i.output : JSON.stringify(i.output) }));
+  const user = input
+    .slice(lastModel + 1)
+    .filter((i) => i?.role === "user")
+    .flatMap(itemTexts)
+    .filter((t) => !/^\s*<(environment_context|user_instructions|permissions|collaboration_mode|turn_aborted|skill)/.test(t) && !/^# AGENTS\.md/.test(t));
+  const step = script[Math.min(calls, script.length - 1)];
+  record(dir, { agent: "codex", step: calls, user, outputs, reply: step.text ?? step.call.name });
+  return step;
+}
 
 /** What the scripted model says next (a text), recording what it was told. */
 function nextText(body) {
@@ -152,12 +177,35 @@ function stream(res, body, text) {
   res.end();
 }
 
+/** Streams one function call as the Responses API does. */
+function streamCall(res, body, call) {
+  res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache", connection: "keep-alive" });
+  const id = newId("resp");
+  const model = body?.model ?? "gpt-standin";
+  let n = 0;
+  const send = (type, data) => res.write(`event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: n++, ...data })}\n\n`);
+  const base = { id, object: "response", created_at: Math.floor(Date.now() / 1000), model, status: "in_progress", output: [] };
+  const args = JSON.stringify(call.arguments ?? {});
+  const item = { id: newId("fc"), type: "function_call", status: "completed", call_id: newId("call"), name: call.name, arguments: args };
+  send("response.created", { response: base });
+  send("response.output_item.added", { output_index: 0, item: { ...item, status: "in_progress", arguments: "" } });
+  send("response.function_call_arguments.delta", { item_id: item.id, output_index: 0, delta: args });
+  send("response.function_call_arguments.done", { item_id: item.id, output_index: 0, arguments: args });
+  send("response.output_item.done", { output_index: 0, item });
+  send("response.completed", { response: { ...base, status: "completed", output: [item], usage: usage() } });
+  res.end();
+}
+
 serve({
   dir,
   port: args.port ?? 0,
   handle(req, body, res) {
     const path = req.url.split("?")[0];
     if (req.method === "POST" && path === "/v1/responses") {
+      if (script && body?.tools?.length) {
+        const step = scriptStep(body);
+        return step.call ? streamCall(res, body, step.call) : stream(res, body, step.text);
+      }
       const text = body?.tools?.length ? nextText(body) : sideText(body);
       if (body?.stream === false) {
         const item = { id: newId("msg"), type: "message", role: "assistant", status: "completed", content: [{ type: "output_text", text, annotations: [] }] };

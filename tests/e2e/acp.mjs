@@ -1,0 +1,67 @@
+// Helpers for the end-to-end tests of the real ACP adapters (tests/e2e/acp-*.test.mjs): a session
+// hosted by `plandeck agents check NAME --wait`, its requests read with `plandeck pending --json`
+// and decided with `plandeck approve|reject`, as a person does from another terminal.
+
+import { spawn, spawnSync } from "node:child_process";
+import assert from "node:assert/strict";
+import { plandeckBin, waitFor } from "./webdriver.mjs";
+
+/** Starts `plandeck agents check name --repo repo --wait --json`; `done` resolves with its exit
+ * status and output once it ends (it never ends on its own while a request waits). */
+export function startCheck(name, repo, env, { prompt, timeout = 90 } = {}) {
+  const args = ["agents", "check", name, "--repo", repo, "--wait", "--timeout", String(timeout), "--json"];
+  if (prompt) args.push("--prompt", prompt);
+  const proc = spawn(plandeckBin(), args, { env, stdio: ["ignore", "pipe", "pipe"] });
+  let stdout = "";
+  let stderr = "";
+  proc.stdout.on("data", (d) => (stdout += d));
+  proc.stderr.on("data", (d) => (stderr += d));
+  const done = new Promise((resolve) => proc.on("exit", (status) => resolve({ status, stdout, stderr })));
+  let exited = false;
+  done.then(() => (exited = true));
+  return {
+    done,
+    output: () => `${stdout}\n${stderr}`,
+    exited: () => exited,
+    stop() {
+      if (!exited) proc.kill("SIGTERM");
+    },
+  };
+}
+
+/** `plandeck pending --json` on `env`'s HOME. */
+export function pending(env) {
+  const r = spawnSync(plandeckBin(), ["pending", "--json"], { encoding: "utf8", env, timeout: 60000 });
+  assert.equal(r.status, 0, `pending: ${r.stdout}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** Waits for a waiting request that `pred` accepts and is not one of `seen` (ids). */
+export function waitRequest(env, check, pred, { seen = [], timeout = 90000, what = "a request to wait in pending" } = {}) {
+  return waitFor(
+    () => {
+      if (check.exited()) throw new Error(`agents check ended before ${what}:\n${check.output()}`);
+      return pending(env).find((r) => !seen.includes(r.id) && pred(r));
+    },
+    { timeout, what },
+  ).catch((e) => {
+    throw new Error(`${e.message}\n--- agents check ---\n${check.output()}`);
+  });
+}
+
+/** `plandeck approve|reject id [args…] --json`, which must succeed. */
+export function decide(env, verb, id, args = []) {
+  const r = spawnSync(plandeckBin(), [verb, id, ...args, "--json"], { encoding: "utf8", env, timeout: 60000 });
+  assert.equal(r.status, 0, `${verb} ${id}: ${r.stdout}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
+
+/** The report `agents check` printed, once it ended well. */
+export async function checkReport(check, { timeout = 120000 } = {}) {
+  const r = await Promise.race([
+    check.done,
+    new Promise((_, reject) => setTimeout(() => reject(new Error(`agents check did not end:\n${check.output()}`)), timeout).unref()),
+  ]);
+  assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
+  return JSON.parse(r.stdout);
+}
