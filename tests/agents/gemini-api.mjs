@@ -10,7 +10,10 @@
 //   plan-mode instructions name (`~/.gemini/tmp/<slug>/<sessionId>/plans`);
 // - the `write_file` response: `exit_plan_mode` with `plan_filename` (or `plan_path`, whichever
 //   the declared tool takes);
-// - the `exit_plan_mode` response: record it to `DIR/received.jsonl` and end the turn.
+// - the `exit_plan_mode` response: record it to `DIR/received.jsonl` and end the turn; with
+//   `--implement FILE` and the plan approved, `write_file` FILE first (the implementation), then
+//   end the turn once that call is answered;
+// - every new prompt's text is recorded too (`{user: [...]}`: what the person sent, word for word).
 // JSON-mode side requests (next speaker, routing, loop checks) get a JSON answer that says "the
 // user speaks next". Every request is logged to `DIR/requests.jsonl`.
 
@@ -21,6 +24,7 @@ const args = argsOf();
 const dir = args.dir ?? process.exit(2);
 const planText = args["plan-file"] ? readFileSync(args["plan-file"], "utf8") : DEFAULT_PLAN;
 const PLAN_NAME = "pagination.md";
+const implement = args.implement ?? null;
 
 function allText(v, out = []) {
   if (typeof v === "string") out.push(v);
@@ -48,9 +52,17 @@ function nextTurn(body) {
   const lastModel = contents.findLastIndex((c) => c.role === "model");
   const after = contents.slice(lastModel + 1).flatMap((c) => c.parts ?? []);
   const responses = after.filter((p) => p.functionResponse).map((p) => p.functionResponse);
+  const lastCall = (contents[lastModel]?.parts ?? []).find((p) => p.functionCall)?.functionCall;
   for (const r of responses) {
+    if (r.name === "write_file" && implement && lastCall?.args?.file_path === implement) {
+      record(dir, { agent: "gemini", tool: "write_file", file: implement, response: r.response });
+      return [{ text: `DONE: wrote ${implement}` }];
+    }
     if (r.name === "exit_plan_mode") {
       record(dir, { agent: "gemini", tool: "exit_plan_mode", id: r.id, response: r.response });
+      if (implement && /approved/i.test(JSON.stringify(r.response))) {
+        return [{ functionCall: { name: "write_file", args: { file_path: implement, content: "Pagination: keyset.\n" } } }];
+      }
       const text = JSON.stringify(r.response).slice(0, 200);
       return [{ text: `DONE after: ${text}` }];
     }
@@ -63,6 +75,7 @@ function nextTurn(body) {
     }
   }
   if (responses.length > 0) return [{ text: "OK" }];
+  record(dir, { agent: "gemini", user: after.map((p) => p.text).filter((t) => typeof t === "string") });
   const dirPath = plansDir(body);
   if (!dirPath) return [{ text: "Not in plan mode: no plans folder named." }];
   return [{ functionCall: { name: "write_file", args: { file_path: `${dirPath}/${PLAN_NAME}`, content: planText } } }];

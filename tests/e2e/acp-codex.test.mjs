@@ -13,7 +13,7 @@ import { dirname, join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agentCli, codexSetup, makeAgentHome, startStandIn } from "./agents.mjs";
-import { checkReport, decide, startCheck, waitRequest } from "./acp.mjs";
+import { checkReport, decide, recordFrames, startCheck, waitRequest } from "./acp.mjs";
 
 test("codex-acp: a tool permission waits, one is approved and runs, one is refused and its feedback reaches the model", async () => {
   const { bin } = agentCli("codex-acp");
@@ -28,8 +28,9 @@ test("codex-acp: a tool permission waits, one is approved and runs, one is refus
   const feedback = "Do not create refused.txt; leave the folder as it is.";
   let check;
   try {
-    const { env } = codexSetup(home, repo, api.url);
-    env.PATH = `${dirname(bin)}:${process.env.PATH}`;
+    const setup = codexSetup(home, repo, api.url);
+    setup.env.PATH = `${dirname(bin)}:${process.env.PATH}`;
+    const env = recordFrames(setup.env, base, "codex-acp", bin, "codex-acp-0.16.0.jsonl");
     check = startCheck("codex-acp", repo, env, { prompt: "Create the two files." });
 
     // The first command waits for the person, with the command as the agent sent it.

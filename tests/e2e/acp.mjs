@@ -3,8 +3,10 @@
 // and decided with `plandeck approve|reject`, as a person does from another terminal.
 
 import { spawn, spawnSync } from "node:child_process";
+import { mkdirSync, realpathSync, rmSync, writeFileSync } from "node:fs";
+import { join, resolve } from "node:path";
 import assert from "node:assert/strict";
-import { plandeckBin, waitFor } from "./webdriver.mjs";
+import { plandeckBin, ROOT, waitFor } from "./webdriver.mjs";
 
 /** Starts `plandeck agents check name --repo repo --wait --json`; `done` resolves with its exit
  * status and output once it ends (it never ends on its own while a request waits). */
@@ -64,4 +66,21 @@ export async function checkReport(check, { timeout = 120000 } = {}) {
   ]);
   assert.equal(r.status, 0, `${r.stdout}\n${r.stderr}`);
   return JSON.parse(r.stdout);
+}
+
+/**
+ * With PLANDECK_ACP_RECORD=DIR, every frame of the run is recorded to DIR/FILE
+ * (tests/agents/acp-tee.mjs, the temp folder written `<tmp>`): a shim named `program` that runs
+ * `real` through the recorder, first on `env`'s PATH. Without it, `env` is left as it is.
+ */
+export function recordFrames(env, base, program, real, file) {
+  const to = process.env.PLANDECK_ACP_RECORD;
+  if (!to) return env;
+  const dir = join(base, "record-bin");
+  mkdirSync(dir, { recursive: true });
+  const tee = join(ROOT, "tests/agents/acp-tee.mjs");
+  const log = join(resolve(to), file);
+  rmSync(log, { force: true });
+  writeFileSync(join(dir, program), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(tee)} -- ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
+  return { ...env, PATH: `${dir}:${env.PATH}`, ACP_TEE_LOG: log, ACP_TEE_REDACT: JSON.stringify({ [realpathSync(base)]: "<tmp>", [base]: "<tmp>" }) };
 }
