@@ -58,6 +58,7 @@ export const sessionSummary = (over: Partial<SessionSummary> = {}): SessionSumma
     tasks: null,
     transcriptPath: null,
     reviewState: null,
+    usage: null,
     ...over,
   }) as SessionSummary;
 

@@ -589,7 +589,29 @@ reviewState: ReviewState | null,
 /**
  * The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
  */
-machine: string | null, };
+machine: string | null, 
+/**
+ * Tokens (and cost where known) from the agent's own records, where they carry them.
+ */
+usage: SessionUsage | null, };
+
+export type SessionUsage = { 
+/**
+ * Input tokens, cache reads and writes included.
+ */
+inputTokens: number, 
+/**
+ * Output tokens, reasoning included.
+ */
+outputTokens: number, 
+/**
+ * In US dollars, where the records tell it (Claude Code's `cost-state`); else null.
+ */
+costUsd: number | null, 
+/**
+ * Counted from part of the records (a large transcript's middle is not read): at least this.
+ */
+partial: boolean, };
 
 export type IndexProgress = { read: number, total: number, ready: boolean, };
 

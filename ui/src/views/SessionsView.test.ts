@@ -45,6 +45,7 @@ describe("SessionsView", () => {
               tasks: { done: 2, total: 5 },
               doing: "Edit src/orders.ts",
               unreadableLines: 3,
+              usage: { inputTokens: 12_345, outputTokens: 4_100, costUsd: 0.42, partial: false },
             }),
             // Whatever order core gives is the one shown: the view does not order sessions again.
             session({ sessionId: "cccccccc-idle", state: "idle", lastActivity: new Date(Date.now() + 60_000).toISOString() }),
@@ -64,6 +65,9 @@ describe("SessionsView", () => {
     expect(cards[0].querySelector('[data-testid="session-doing"]')).toHaveTextContent("Edit src/orders.ts");
     expect(cards[0]).toHaveTextContent("changed since approval");
     expect(cards[0]).toHaveTextContent("3 unreadable lines skipped");
+    // Its tokens and cost, small; a session whose records tell none shows no line.
+    expect(cards[0].querySelector('[data-testid="session-usage"]')).toHaveTextContent("12.3k in · 4.1k out · $0.42");
+    expect(cards[1].querySelector('[data-testid="session-usage"]')).toBeNull();
   });
 
   it("reads the whole list again when a plan is written or decided, or a request comes or goes", async () => {

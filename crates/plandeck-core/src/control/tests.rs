@@ -526,6 +526,7 @@ fn a_started_session_is_listed_with_its_agents_pid_and_pane() {
         transcript_path: None,
         review_state: None,
         machine: None,
+        usage: None,
     };
     let mut list = vec![
         summary("live-id", Agent::Gemini),

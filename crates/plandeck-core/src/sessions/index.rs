@@ -12,7 +12,7 @@ use super::transcript::{
     elide_long_strings, read_head, with_tail_buffers, Follower, LineSplitter, Progress, ELIDE_KEEP,
     ELIDE_LINE, TAIL_WINDOWS,
 };
-use super::{SessionSummary, TaskProgress, WorktreeHint};
+use super::{SessionSummary, SessionUsage, TaskProgress, WorktreeHint};
 use crate::agents::records::{dir_entries, is_jsonl, walk, RegistryFile};
 use crate::agents::{self, records, Agent};
 use crate::config::Roots;
@@ -59,7 +59,8 @@ pub struct OpenStats {
 }
 
 /// Version of `<data>/sessions/index.json`; another version is rebuilt.
-const STORE_VERSION: u32 = 1;
+/// 2: facts carry the tokens (`usage`); an index of version 1 has none, so it is read anew.
+const STORE_VERSION: u32 = 2;
 
 /// The persistent index ([`crate::stamped`]): per transcript, its stamp, the offset read to (the
 /// end of the last complete line), a check of the bytes before it, and the facts read so far.
@@ -428,6 +429,10 @@ impl SessionIndex {
             base.turn = state::Turn::None;
             base.pending.clear();
             base.unreadable = 0;
+            // The middle is not read (and the head and the tail may overlap): the tokens are
+            // counted from the tail only, as part of them, until a record of the totals there
+            // says them all.
+            base.usage = Some(records::state::Usage::partial());
         }
         let mut follower = Follower::new(&path);
         let mut facts = base.clone();
@@ -583,6 +588,11 @@ impl SessionIndex {
             // Settled at listing time (crate::standing::settle_sessions).
             review_state: None,
             machine: None,
+            usage: f
+                .usage
+                .as_ref()
+                .filter(|u| u.input_tokens > 0 || u.output_tokens > 0 || u.cost_usd.is_some())
+                .map(SessionUsage::from),
         }
     }
 
@@ -629,6 +639,7 @@ impl SessionIndex {
             review_state: None,
             machine: None,
             doing: None,
+            usage: None,
         }
     }
 

@@ -109,6 +109,38 @@ pub struct SessionSummary {
     /// The machine this is on (`plandeck hosts`), named by its rows in the window; `null`: this one.
     #[serde(default)]
     pub machine: Option<String>,
+    /// Tokens (and cost where known) from the agent's own records, where they carry them.
+    #[serde(default)]
+    pub usage: Option<SessionUsage>,
+}
+
+/// A session's tokens and cost (`sessions list --json`'s `usage`; ACP sessions fill the same
+/// fields from `usage_update`).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct SessionUsage {
+    /// Input tokens, cache reads and writes included.
+    #[ts(type = "number")]
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    #[ts(type = "number")]
+    pub output_tokens: u64,
+    /// In US dollars, where the records tell it (Claude Code's `cost-state`); else null.
+    pub cost_usd: Option<f64>,
+    /// Counted from part of the records (a large transcript's middle is not read): at least this.
+    #[serde(default)]
+    pub partial: bool,
+}
+
+impl From<&crate::agents::records::state::Usage> for SessionUsage {
+    fn from(u: &crate::agents::records::state::Usage) -> Self {
+        SessionUsage {
+            input_tokens: u.input_tokens,
+            output_tokens: u.output_tokens,
+            cost_usd: u.cost_usd,
+            partial: u.partial,
+        }
+    }
 }
 
 /// How far the session index has read (the `sessions:progress` event): `read` of `total`
@@ -187,6 +219,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <SessionState as TS>::decl(),
         <TaskProgress as TS>::decl(),
         <SessionSummary as TS>::decl(),
+        <SessionUsage as TS>::decl(),
         <IndexProgress as TS>::decl(),
     ]
 }

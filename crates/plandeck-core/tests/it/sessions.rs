@@ -985,3 +985,148 @@ fn a_rollout_seen_empty_is_named_by_its_session_id_once_written() {
     let ids: Vec<String> = index.sessions().into_iter().map(|s| s.session_id).collect();
     assert_eq!(ids, ["01a207a7-f7fe-7201-ac2d-8334cc0ede60"]);
 }
+
+// ---- tokens (usage) ----
+
+/// Tokens and cost from each agent's own records, read with the index's one pass: Claude Code's
+/// `cost-state` totals (with its cost), Gemini CLI's messages' `tokens` (a message written again
+/// as it grows counted once), Codex CLI's `token_count` totals. The figures are the fixtures'
+/// (the stand-ins answer 10 input and 10 output tokens a call).
+#[test]
+fn usage_comes_from_each_agents_records() {
+    let home = fixture_home();
+    copy_tree(
+        &Path::new(FIXTURES)
+            .join(plandeck_testkit::fixtures::CODEX)
+            .join("sessions"),
+        &home.path().join(".codex/sessions"),
+    );
+    let roots = Roots::under_home(home.path());
+    let list = SessionIndex::open(&roots).sessions();
+    let usage = |id: &str| {
+        let u = find(&list, id)
+            .usage
+            .clone()
+            .unwrap_or_else(|| panic!("no usage for {id}"));
+        (u.input_tokens, u.output_tokens, u.cost_usd, u.partial)
+    };
+    // Claude Code: the last `cost-state` record's totals and cost.
+    assert_eq!(usage("616b9e27"), (30, 30, Some(0.00072), false));
+    assert_eq!(
+        usage("8231d470"),
+        (50, 50, Some(0.0012000000000000001), false)
+    );
+    // Gemini CLI: one count per model call, though each is written twice.
+    assert_eq!(usage("cf0df6f8"), (50, 50, None, false));
+    assert_eq!(usage("c76f8969"), (30, 30, None, false));
+    // Codex CLI: the last `token_count`'s `total_token_usage`.
+    assert_eq!(usage("01a207a7-dafa"), (30, 30, None, false));
+    assert_eq!(usage("01a207a7-be64"), (20, 20, None, false));
+
+    // The same figures from the stored index (not read again), and in `sessions list --json`'s
+    // field names.
+    let again = SessionIndex::open(&roots);
+    assert_eq!(again.open_stats().reused, again.open_stats().files);
+    let row = serde_json::to_value(find(&again.sessions(), "616b9e27")).unwrap();
+    assert_eq!(
+        row["usage"],
+        json!({"inputTokens": 30, "outputTokens": 30, "costUsd": 0.00072, "partial": false})
+    );
+}
+
+fn assistant_with_usage(
+    sid: &str,
+    t: OffsetDateTime,
+    msg: &str,
+    input: u64,
+    output: u64,
+) -> serde_json::Value {
+    json!({"type": "assistant", "sessionId": sid, "timestamp": ts(t),
+           "message": {"id": msg, "role": "assistant", "model": "claude-opus-5-5", "stop_reason": "end_turn",
+           "content": [{"type": "text", "text": "Done."}],
+           "usage": {"input_tokens": input, "cache_creation_input_tokens": 1, "cache_read_input_tokens": 2, "output_tokens": output}}})
+}
+
+/// Each model call is counted once (Claude Code writes a record per content block, each with the
+/// call's `usage`); appended calls add up as the index reads on; a session with no usage record
+/// has none; a record with a damaged count is still read.
+#[test]
+fn usage_counts_each_call_once_and_follows_appends() {
+    let h = home();
+    let t = at("2026-06-01T12:00:00Z");
+    let path = write_transcript(
+        &h.roots,
+        "u1",
+        &[
+            user("u1", t, "go"),
+            assistant_with_usage("u1", t, "msg_a", 100, 5),
+            assistant_with_usage("u1", t, "msg_a", 100, 7),
+            assistant_with_usage("u1", t, "msg_b", 200, 9),
+        ],
+    );
+    write_transcript(&h.roots, "u2", &[user("u2", t, "no usage")]);
+    let mut index = SessionIndex::open(&h.roots);
+    let usage = |index: &SessionIndex, id: &str| find(&index.sessions(), id).usage.clone();
+    let u = usage(&index, "u1").unwrap();
+    assert_eq!(
+        (u.input_tokens, u.output_tokens, u.cost_usd, u.partial),
+        (103 + 203, 7 + 9, None, false)
+    );
+    assert_eq!(usage(&index, "u2"), None);
+
+    let mut damaged = assistant_with_usage("u1", t, "msg_c", 0, 0);
+    damaged["message"]["usage"]["input_tokens"] = json!("lots");
+    damaged["message"]["usage"]["output_tokens"] = json!(-3);
+    append(
+        &path,
+        format!(
+            "{}\n{}\n",
+            damaged,
+            assistant_with_usage("u1", t, "msg_d", 10, 1)
+        )
+        .as_bytes(),
+    );
+    assert!(index.apply(std::slice::from_ref(&path)));
+    let u = usage(&index, "u1").unwrap();
+    assert_eq!((u.input_tokens, u.output_tokens), (306 + 3 + 13, 16 + 1));
+    assert_eq!(find(&index.sessions(), "u1").unreadable_lines, 0);
+}
+
+/// A transcript too large to read whole is read at its head and tail: the tokens counted there
+/// are marked partial (at least this much), never passed off as the whole; a record of the
+/// session's totals (`cost-state`) in the tail makes them whole again.
+#[test]
+fn a_large_transcript_read_at_its_ends_has_partial_usage_until_a_totals_record() {
+    let h = home();
+    let t = at("2026-06-01T12:00:00Z");
+    let filler = "x".repeat(2000);
+    let mut records = vec![user("big", t, "go")];
+    for i in 0..2000 {
+        let mut r = assistant_with_usage("big", t, &format!("msg_{i}"), 10, 1);
+        r["message"]["content"][0]["text"] = json!(filler);
+        records.push(r);
+    }
+    let path = write_transcript(&h.roots, "big", &records);
+    assert!(std::fs::metadata(&path).unwrap().len() > 4 << 20);
+    let index = SessionIndex::open(&h.roots);
+    let u = find(&index.sessions(), "big").usage.clone().unwrap();
+    assert!(u.partial, "{u:?}");
+    assert!(u.input_tokens > 0 && u.input_tokens < 2000 * 13, "{u:?}");
+
+    append(
+        &path,
+        format!(
+            "{}\n",
+            json!({"type": "cost-state", "sessionId": "big", "totalCostUSD": 1.25,
+                   "modelUsage": {"claude-opus-5-5": {"inputTokens": 20000, "outputTokens": 2000,
+                   "cacheReadInputTokens": 4000, "cacheCreationInputTokens": 2000}}})
+        )
+        .as_bytes(),
+    );
+    let cold = SessionIndex::open(&h.roots);
+    let u = find(&cold.sessions(), "big").usage.clone().unwrap();
+    assert_eq!(
+        (u.input_tokens, u.output_tokens, u.cost_usd, u.partial),
+        (26000, 2000, Some(1.25), false)
+    );
+}

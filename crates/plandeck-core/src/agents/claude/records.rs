@@ -18,7 +18,7 @@ pub use super::{registry, RegistryFile};
 use crate::agents::claude as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
-use crate::agents::records::state::{Facts, PendingKind, Turn, WorktreeFacts};
+use crate::agents::records::state::{token_sum, Facts, PendingKind, Turn, WorktreeFacts};
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
     dir_entries, file_stem, folder_problem, is_jsonl, subdirs, PlanFolder, PlanKeys, PlanReader,
@@ -63,6 +63,11 @@ struct Record<'a> {
     attachment: Option<Attachment<'a>>,
     #[serde(rename = "toolUseResult", default)]
     tool_use_result: Option<ToolUseResult>,
+    /// A `cost-state` record's totals: the session's cost so far, and its tokens per model.
+    #[serde(rename = "totalCostUSD", default)]
+    total_cost_usd: Option<serde_json::Value>,
+    #[serde(rename = "modelUsage", default)]
+    model_usage: Option<serde_json::Value>,
 }
 
 /// An `attachment` record's payload. Its fields differ by type, so every one is read loosely: an
@@ -158,6 +163,11 @@ struct WorktreeSession {
 
 #[derive(Deserialize)]
 struct Message<'a> {
+    #[serde(borrow, default)]
+    id: Option<Cow<'a, str>>,
+    /// An assistant message's tokens (one model call; every record of its blocks repeats them).
+    #[serde(default)]
+    usage: Option<serde_json::Value>,
     #[serde(borrow, default)]
     model: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
@@ -435,7 +445,50 @@ pub(crate) fn tool_records(line: &[u8], on_record: &mut dyn FnMut(ToolRecord<'_>
     for_each_record::<ToolRecord<'_>>(line, on_record)
 }
 
+/// The input tokens of a model call: fresh, cache reads and cache writes.
+const INPUT_TOKENS: &[&str] = &[
+    "input_tokens",
+    "cache_creation_input_tokens",
+    "cache_read_input_tokens",
+];
+
+/// Tokens and cost: each assistant message's `usage` (one model call, counted once however many
+/// records repeat it), and a `cost-state` record's totals (`totalCostUSD`, `modelUsage`), which
+/// replace what was counted before it.
+fn count_usage(facts: &mut Facts, rec: &Record<'_>) {
+    match rec.kind.as_deref() {
+        Some("assistant") => {
+            if let Some(m) = rec.message.as_ref().filter(|m| m.usage.is_some()) {
+                let input = token_sum(m.usage.as_ref(), INPUT_TOKENS);
+                let output = token_sum(m.usage.as_ref(), &["output_tokens"]);
+                facts.usage_mut().add_call(m.id.as_deref(), input, output);
+            }
+        }
+        Some("cost-state") => {
+            let models = rec.model_usage.as_ref().and_then(|m| m.as_object());
+            let (mut input, mut output) = (0u64, 0u64);
+            for m in models.into_iter().flat_map(|m| m.values()) {
+                input = input.saturating_add(token_sum(
+                    Some(m),
+                    &[
+                        "inputTokens",
+                        "cacheReadInputTokens",
+                        "cacheCreationInputTokens",
+                    ],
+                ));
+                output = output.saturating_add(token_sum(Some(m), &["outputTokens"]));
+            }
+            let cost = rec.total_cost_usd.as_ref().and_then(|c| c.as_f64());
+            if models.is_some() || cost.is_some() {
+                facts.usage_mut().set_totals(input, output, cost);
+            }
+        }
+        _ => {}
+    }
+}
+
 fn apply(facts: &mut Facts, rec: Record<'_>) {
+    count_usage(facts, &rec);
     let sidechain = rec.is_sidechain.unwrap_or(false);
     if !sidechain {
         set(&mut facts.cwd, &rec.cwd);

@@ -14,7 +14,7 @@ use serde::Deserialize;
 use crate::agents::codex as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{PlanEvent, PlanFacts};
-use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::state::{token_sum, Facts, PendingKind, Turn};
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{file_name, is_jsonl, walk, PlanKeys, PlanReader, Records, ToolLines};
 use crate::config::Roots;
@@ -69,6 +69,9 @@ struct Payload<'a> {
     /// `event_msg` `item_completed`: the UI's item (`Plan`, `UserMessage`, …).
     #[serde(borrow, default)]
     item: Option<Item<'a>>,
+    /// `event_msg` `token_count`: `total_token_usage`, the thread's tokens so far.
+    #[serde(default)]
+    info: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -392,6 +395,17 @@ fn apply(facts: &mut Facts, rec: Line<'_>) {
                 facts.close_call(id);
             }
             facts.turn = Turn::Running;
+        }
+        (Some("event_msg"), Some("token_count")) => {
+            // The thread's totals so far (input counts cached input; output counts reasoning).
+            let total = p.info.as_ref().and_then(|i| i.get("total_token_usage"));
+            if total.is_some() {
+                facts.usage_mut().set_totals(
+                    token_sum(total, &["input_tokens"]),
+                    token_sum(total, &["output_tokens"]),
+                    None,
+                );
+            }
         }
         (Some("event_msg"), Some("task_started" | "user_message")) => facts.turn = Turn::Running,
         (Some("event_msg"), Some("task_complete" | "turn_aborted")) => {

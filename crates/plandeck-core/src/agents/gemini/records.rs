@@ -20,7 +20,7 @@ use serde::Deserialize;
 use crate::agents::gemini as agent;
 use crate::agents::records::content::{Loose, LooseStr, LooseText};
 use crate::agents::records::plan_events::{Outcome, PlanEvent, PlanFacts};
-use crate::agents::records::state::{Facts, PendingKind, Turn};
+use crate::agents::records::state::{token_sum, Facts, PendingKind, Turn};
 use crate::agents::records::transcript::for_each_record;
 use crate::agents::records::{
     dir_entries, file_name, is_jsonl, name_of, subdirs, PlanFolder, PlanKeys, PlanReader,
@@ -50,6 +50,9 @@ struct Line<'a> {
     content: Option<Content<'a>>,
     #[serde(rename = "toolCalls", borrow, default)]
     tool_calls: Option<Vec<ToolCall<'a>>>,
+    /// A `gemini` message's tokens (one model call; the message is written again as it grows).
+    #[serde(default)]
+    tokens: Option<serde_json::Value>,
 }
 
 #[derive(Deserialize)]
@@ -60,13 +63,23 @@ struct Patch<'a> {
     messages: Option<Vec<Message<'a>>>,
 }
 
-/// A message inside a `$set` of `messages`: only what the title needs.
+/// A message inside a `$set` of `messages`: only what the title and the tokens need.
 #[derive(Deserialize)]
 struct Message<'a> {
     #[serde(rename = "type", borrow, default)]
     kind: Option<Cow<'a, str>>,
     #[serde(borrow, default)]
     content: Option<Content<'a>>,
+    #[serde(default)]
+    tokens: Option<serde_json::Value>,
+}
+
+/// A message's `tokens`: input (cached included) and output (thoughts included).
+fn tokens_of(tokens: Option<&serde_json::Value>) -> (u64, u64) {
+    (
+        token_sum(tokens, &["input"]),
+        token_sum(tokens, &["output", "thoughts"]),
+    )
 }
 
 #[derive(Deserialize)]
@@ -319,6 +332,23 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
         if set.messages.is_some() {
             facts.replaying = false;
         }
+        // The whole history written anew: its messages' tokens are the session's so far.
+        if let Some(messages) = set
+            .messages
+            .as_ref()
+            .filter(|m| m.iter().any(|m| m.tokens.is_some()))
+        {
+            let (mut input, mut output) = (0u64, 0u64);
+            for m in messages
+                .iter()
+                .filter(|m| m.kind.as_deref() == Some("gemini"))
+            {
+                let (i, o) = tokens_of(m.tokens.as_ref());
+                input = input.saturating_add(i);
+                output = output.saturating_add(o);
+            }
+            facts.usage_mut().set_totals(input, output, None);
+        }
         for m in set.messages.into_iter().flatten() {
             if m.kind.as_deref() == Some("user") {
                 for text in texts(&m.content) {
@@ -361,6 +391,10 @@ fn apply(facts: &mut Facts, mut rec: Line<'_>) {
             }
         }
         Some("gemini") => {
+            if m.tokens.is_some() {
+                let (input, output) = tokens_of(m.tokens.as_ref());
+                facts.usage_mut().add_call(m.id.as_deref(), input, output);
+            }
             if let Some(model) = m.model.as_deref() {
                 if facts.model.as_deref() != Some(model) {
                     facts.model = Some(model.to_owned());

@@ -129,9 +129,88 @@ pub struct Facts {
     /// of its last message.
     #[serde(default)]
     pub doing: Option<String>,
+    /// The tokens (and cost) the records tell, where they tell them.
+    #[serde(default)]
+    pub usage: Option<Usage>,
+}
+
+/// Tokens a session's records tell, counted as its lines are read: records of one model call
+/// each ([`Usage::add_call`]) add up, a record of the session's totals ([`Usage::set_totals`])
+/// replaces what was counted before it.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize)]
+pub struct Usage {
+    /// Input tokens, cache reads and writes included.
+    pub input_tokens: u64,
+    /// Output tokens, reasoning included.
+    pub output_tokens: u64,
+    /// In US dollars, from a record of the totals that carries it; none once calls were counted
+    /// after that record (they carry no cost).
+    pub cost_usd: Option<f64>,
+    /// Counted from part of the records only (the middle of a large transcript is not read):
+    /// at least this much. A record of the totals read later makes it whole again.
+    pub partial: bool,
+    /// The call counted last (its id and its tokens): the same call written again (streamed in
+    /// pieces, updated) replaces its count instead of adding to it.
+    last: Option<(String, u64, u64)>,
+}
+
+impl Usage {
+    /// Nothing counted yet, and what will be is only part of the tokens.
+    pub fn partial() -> Usage {
+        Usage {
+            partial: true,
+            ..Usage::default()
+        }
+    }
+
+    /// One model call's tokens; `id` names the call when the agent writes it more than once.
+    pub fn add_call(&mut self, id: Option<&str>, input: u64, output: u64) {
+        if let (Some(id), Some((last, i, o))) = (id, &self.last) {
+            if id == last {
+                self.input_tokens = self.input_tokens.saturating_sub(*i);
+                self.output_tokens = self.output_tokens.saturating_sub(*o);
+            }
+        }
+        self.input_tokens = self.input_tokens.saturating_add(input);
+        self.output_tokens = self.output_tokens.saturating_add(output);
+        self.last = id.map(|id| (id.to_owned(), input, output));
+        self.cost_usd = None;
+    }
+
+    /// The session's totals so far, as a record states them.
+    pub fn set_totals(&mut self, input: u64, output: u64, cost_usd: Option<f64>) {
+        *self = Usage {
+            input_tokens: input,
+            output_tokens: output,
+            cost_usd: cost_usd.filter(|c| c.is_finite() && *c >= 0.0),
+            partial: false,
+            last: None,
+        };
+    }
+}
+
+/// The sum of the counts under `keys` of a record's usage object, each read leniently: a
+/// missing, negative or non-numeric count is 0 (a damaged count never makes a line unreadable).
+pub fn token_sum(usage: Option<&serde_json::Value>, keys: &[&str]) -> u64 {
+    let Some(u) = usage else { return 0 };
+    keys.iter()
+        .map(|k| match u.get(k) {
+            Some(v) => v.as_u64().unwrap_or_else(|| {
+                v.as_f64()
+                    .filter(|f| f.is_finite() && *f >= 0.0)
+                    .map_or(0, |f| f.min(u64::MAX as f64) as u64)
+            }),
+            None => 0,
+        })
+        .fold(0u64, u64::saturating_add)
 }
 
 impl Facts {
+    /// The usage counted so far, started when none is.
+    pub fn usage_mut(&mut self) -> &mut Usage {
+        self.usage.get_or_insert_with(Usage::default)
+    }
+
     pub fn open_call(&mut self, id: &str, kind: PendingKind) {
         if self.pending.len() >= MAX_PENDING {
             self.pending.remove(0);
