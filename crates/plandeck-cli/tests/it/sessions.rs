@@ -33,6 +33,7 @@ fn sessions_list_json_has_the_contract_fields() {
             "tasks",
             "transcriptPath",
             "reviewState",
+            "usage",
         ] {
             assert!(s.get(key).is_some(), "{key} missing in {s}");
         }
@@ -90,5 +91,37 @@ fn sessions_list_text_and_empty_home() {
     assert!(
         out.contains("\"plan cursor pagination for the orders endpoint\""),
         "{out}"
+    );
+}
+
+/// `usage` from the agents' own records, in the contract's names: Claude Code's `cost-state`
+/// totals with the cost, Codex CLI's `token_count` totals with none.
+#[test]
+fn sessions_list_json_has_the_tokens_the_records_tell() {
+    use plandeck_testkit::fixtures::{copy_tree, fixture, CLAUDE, CODEX};
+    let home = tempfile::tempdir().unwrap();
+    copy_tree(&fixture(CLAUDE), &home.path().join(".claude"));
+    copy_tree(
+        &fixture(CODEX).join("sessions"),
+        &home.path().join(".codex/sessions"),
+    );
+    let (code, out, err) = plandeck(home.path(), &["sessions", "list", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    let row = |prefix: &str| {
+        v.as_array()
+            .unwrap()
+            .iter()
+            .find(|s| s["sessionId"].as_str().unwrap().starts_with(prefix))
+            .unwrap_or_else(|| panic!("no session {prefix} in {out}"))
+            .clone()
+    };
+    assert_eq!(
+        row("616b9e27")["usage"],
+        serde_json::json!({"inputTokens": 30, "outputTokens": 30, "costUsd": 0.00072, "partial": false})
+    );
+    assert_eq!(
+        row("01a207a7-dafa")["usage"],
+        serde_json::json!({"inputTokens": 30, "outputTokens": 30, "costUsd": null, "partial": false})
     );
 }

@@ -899,7 +899,7 @@ fn a_damaged_or_foreign_index_file_is_rebuilt_never_trusted() {
         b"not json at all".to_vec(),
         String::from_utf8(good.clone())
             .unwrap()
-            .replacen("\"version\":1", "\"version\":999", 1)
+            .replacen("\"version\":2", "\"version\":999", 1)
             .into_bytes(),
         Vec::new(),
     ];
