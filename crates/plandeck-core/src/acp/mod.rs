@@ -265,6 +265,80 @@ mod tests {
         );
     }
 
+    /// The frames recorded with the real codex-acp 0.16.0, Gemini CLI 0.61.0 and OpenCode 1.18.33
+    /// (tests/fixtures/acp, docs/agents.md): every update is one the client knows, every
+    /// permission request reads, and each request is what its test decided it as: Gemini's plan
+    /// approval a plan with the plan file's text, the others tool permissions with their command.
+    #[test]
+    fn the_recorded_adapters_frames_read_as_their_requests() {
+        let runs = [
+            (
+                include_str!("../../../../tests/fixtures/acp/codex-acp-0.16.0.jsonl"),
+                vec![
+                    (RequestKind::Permission, "touch allowed.txt"),
+                    (RequestKind::Permission, "touch refused.txt"),
+                ],
+            ),
+            (
+                include_str!("../../../../tests/fixtures/acp/gemini-cli-0.61.0.jsonl"),
+                vec![
+                    (RequestKind::Plan, "Requesting plan approval for: "),
+                    (RequestKind::Plan, "Requesting plan approval for: "),
+                    (RequestKind::Permission, "Writing to NOTES.md"),
+                ],
+            ),
+            (
+                include_str!("../../../../tests/fixtures/acp/opencode-1.18.33.jsonl"),
+                vec![
+                    (RequestKind::Permission, "touch allowed.txt"),
+                    (RequestKind::Permission, "touch refused.txt"),
+                ],
+            ),
+        ];
+        for (text, expected) in runs {
+            let mut tracker = Tracker::new();
+            let mut asked = Vec::new();
+            for line in text.lines() {
+                let v: Value = serde_json::from_str(line).unwrap();
+                if v["dir"] != "in" {
+                    continue;
+                }
+                let f = &v["frame"];
+                let event = match f["method"].as_str() {
+                    Some("session/update") => {
+                        let update = Update::parse(&f["params"]["update"]);
+                        assert!(!matches!(update, Update::Unknown(_)), "{update:?}");
+                        Event::Update {
+                            session_id: String::new(),
+                            update,
+                        }
+                    }
+                    Some("session/request_permission") => Event::Permission {
+                        rpc_id: f["id"].clone(),
+                        request: Box::new(serde_json::from_value(f["params"].clone()).unwrap()),
+                    },
+                    _ => continue,
+                };
+                if let Some(w) = tracker.on_event(&event) {
+                    asked.push(w);
+                }
+            }
+            assert_eq!(asked.len(), expected.len(), "{asked:#?}");
+            for (w, (kind, title)) in asked.iter().zip(&expected) {
+                assert_eq!(w.kind, *kind, "{w:?}");
+                assert!(w.title.starts_with(title), "{w:?}");
+                assert!(w.options.iter().any(|o| o.kind == "allow_once"));
+                assert!(w.options.iter().any(|o| o.kind == "reject_once"));
+                if *kind == RequestKind::Plan {
+                    assert_eq!(
+                        w.plan.as_deref(),
+                        Some("# Plan: add pagination\n\n1. Add `page` and `limit` params\n2. Return a cursor\n3. Write tests\n")
+                    );
+                }
+            }
+        }
+    }
+
     #[test]
     fn an_unknown_kind_is_unknown_never_an_error() {
         assert_eq!(
