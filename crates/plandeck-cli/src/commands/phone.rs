@@ -106,40 +106,13 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             wait_minutes,
             json,
         } => {
-            let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
             let before = server::read_config(&roots)?;
             let wait_minutes = wait_minutes
                 .or(before.as_ref().map(|c| c.wait_minutes))
                 .unwrap_or(server::DEFAULT_WAIT_MINUTES);
-            if wait_minutes > server::MAX_WAIT_MINUTES {
-                return Err(IpcError::new(
-                    ErrorKind::BadInput,
-                    format!(
-                        "--wait-minutes is at most {} (a day)",
-                        server::MAX_WAIT_MINUTES
-                    ),
-                ));
-            }
-            let config = server::PhoneConfig {
-                on: true,
-                listen,
-                cert: abs(cert),
-                key: abs(key),
-                name,
-                wait_minutes,
-            };
-            server::check_config(&config)?;
+            let config = phone::settings::config_for(&listen, &cert, &key, name, wait_minutes)?;
             let all = server::is_all_interfaces(&server::parse_listen(&config.listen)?);
-            let same = before.as_ref().is_some_and(|b| b.same_server(&config));
-            if before.as_ref() != Some(&config) {
-                server::write_config(&roots, &config)?;
-            }
-            // Already serving exactly this: nothing to start. Anything else: the running server
-            // sees the new config and ends, and the new one takes its place.
-            let state = match server::running(&roots).filter(|_| same) {
-                Some(state) => state,
-                None => start(ctx, &roots, &config)?,
-            };
+            let state = start(ctx, &roots, &config)?;
             if json {
                 print_json(
                     out,
@@ -162,16 +135,7 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             Ok(0)
         }
         PhoneAction::Off { json } => {
-            if let Some(mut c) = server::read_config(&roots)? {
-                c.on = false;
-                server::write_config(&roots, &c)?;
-            }
-            // The server reads its config twice a second and ends once it is off.
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while server::running(&roots).is_some() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let still = server::running(&roots);
+            let still = phone::settings::turn_off(&roots)?;
             if json {
                 print_json(
                     out,
@@ -320,39 +284,12 @@ fn start(
     config: &server::PhoneConfig,
 ) -> Result<server::ServerState, IpcError> {
     if !plandeck_core::serve::daemon::AVAILABLE {
+        server::write_config(roots, config)?;
         return start_alone(ctx, roots, config);
     }
-    server::clear_error(roots);
-    super::serve::ensure_daemon(ctx, roots).map_err(|e| {
-        IpcError::new(
-            ErrorKind::Io,
-            format!("cannot start the Plandeck server on this machine: {e}"),
-        )
-    })?;
-    let deadline = Instant::now() + Duration::from_secs(20);
-    loop {
-        if let Some(s) = server::running(roots)
-            .filter(|s| s.listen == config.listen && s.by.starts_with("plandeck serve --daemon"))
-        {
-            return Ok(s);
-        }
-        if let Some(e) = server::last_error(roots).filter(|e| e.listen == config.listen) {
-            return Err(IpcError::new(
-                ErrorKind::Refused,
-                format!("the phone page cannot be served: {}", e.message),
-            ));
-        }
-        if Instant::now() > deadline {
-            return Err(IpcError::new(
-                ErrorKind::Io,
-                format!(
-                    "the Plandeck server on this machine did not serve the phone page within 20 s (see {})",
-                    plandeck_core::serve::daemon::log_path(roots).display()
-                ),
-            ));
-        }
-        std::thread::sleep(Duration::from_millis(50));
-    }
+    Ok(phone::settings::turn_on(roots, config, &|| {
+        super::serve::ensure_daemon(ctx, roots)
+    })?)
 }
 
 /// Starts `plandeck phone serve` in the background and waits until it listens (or says why not).

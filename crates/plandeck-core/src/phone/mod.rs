@@ -18,6 +18,7 @@
 //! Everything is kept in `<data>/phone/` (0700), each file written atomically under one lock.
 
 pub mod server;
+pub mod settings;
 pub mod sign;
 #[cfg(test)]
 mod tests;
