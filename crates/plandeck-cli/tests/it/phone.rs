@@ -353,14 +353,8 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     assert_eq!(code, 0, "{again}{err}");
     let again: Value = serde_json::from_str(&again).unwrap();
     assert_eq!(again["pid"], on["pid"]);
-    // Ends the server whatever happens below.
-    struct Off<'a>(&'a Path);
-    impl Drop for Off<'_> {
-        fn drop(&mut self) {
-            let _ = plandeck(self.0, &["phone", "off"]);
-        }
-    }
-    let _off = Off(&home);
+    // Ends the page and the per-user server serving it whatever happens below.
+    let _off = EndDaemon(&home);
 
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     let (hook, req) = claude_waits(&s.roots, &s.stdin, &[]);
@@ -739,11 +733,61 @@ fn a_client_that_trickles_bytes_is_cut_at_the_connection_deadline_and_its_slot_f
     wait_for("the slow clients to be cut", || {
         (cut.load(Ordering::SeqCst) == 32).then_some(())
     });
-    assert_eq!(fetch_status(&certs, &url).as_deref(), Some("200"));
+    // Each slot is given back as its thread ends, just after its client was cut.
+    wait_for("the page to answer again", || {
+        fetch_status(&certs, &url).filter(|c| c == "200")
+    });
     done.store(true, Ordering::SeqCst);
     for t in slow {
         t.join().unwrap();
     }
     stop.store(true, Ordering::SeqCst);
     server.join().unwrap().unwrap();
+}
+
+#[test]
+fn a_per_user_server_that_does_not_serve_the_page_still_idles_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let certs = home.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_certificates(&certs);
+    let roots = Roots::under_home(home);
+    let _end = EndDaemon(home);
+    // The page on and served by another process (as an older version's server would).
+    let port = free_port();
+    let config = plandeck_core::phone::server::PhoneConfig {
+        on: true,
+        listen: format!("127.0.0.1:{port}"),
+        cert: certs.join("server.pem"),
+        key: certs.join("server.key"),
+        name: None,
+        wait_minutes: 15,
+    };
+    plandeck_core::phone::server::write_config(&roots, &config).unwrap();
+    let mut other = plandeck_process(home)
+        .args(["phone", "serve"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let other_pid = other.id();
+    wait_for("the other server to serve", || {
+        plandeck_core::phone::server::running(&roots).filter(|s| s.pid == other_pid)
+    });
+    // A per-user server started meanwhile, with nobody connected: it leaves after its idle time
+    // (it does not hold on for a page another process serves).
+    let (code, out, err) = common::output(plandeck_process(home).args([
+        "serve",
+        "--daemon-launch",
+        "--idle-exit",
+        "1",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let daemon = daemon_pid(home);
+    wait_for("the idle server to leave", || {
+        (!Path::new(&format!("/proc/{daemon}")).exists()).then_some(())
+    });
+    let _ = plandeck(home, &["phone", "off"]);
+    let _ = other.wait();
 }

@@ -17,7 +17,8 @@
 //!   decision) only while at least one client is connected. With nobody connected, hooks fall
 //!   back to the agent's own prompt.
 //! - **Idle exit**: with no client for [`DaemonOptions::idle`] (10 min by default), it removes its
-//!   socket and exits; never while the phone page is on.
+//!   socket and exits; never while the phone page is on (unless another process serves it: an
+//!   older version's server, which keeps it until it is turned off or changed).
 //! - **The phone page**: it hosts the phone page ([`crate::phone::server::host`]) while that is
 //!   turned on, so the page keeps being served when the window is closed; `plandeck phone on`
 //!   and `off` take effect in it without a restart.
@@ -302,8 +303,10 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         let (state, changed) = &*clients;
         let mut state = lock(state);
         loop {
-            // The phone page on: it serves on, as if someone were connected.
-            let phone_on = crate::phone::server::turned_on(roots);
+            // The phone page on, and not served by another process (an older version's server,
+            // `plandeck phone serve`): it serves on, as if someone were connected.
+            let phone_on = crate::phone::server::turned_on(roots)
+                && crate::phone::server::running(roots).is_none_or(|s| s.pid == std::process::id());
             if phone_on && state.connected == 0 {
                 state.since = Instant::now();
             }
