@@ -137,7 +137,7 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
 /// Starts this user's long-lived server here (detached, through its launcher) unless it answers
 /// already: what `plandeck phone on` does so that the page outlives the window.
 pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
-    if std::os::unix::net::UnixStream::connect(daemon::socket_path(roots)).is_ok() {
+    if daemon::is_running(roots) {
         return Ok(());
     }
     launch_with(

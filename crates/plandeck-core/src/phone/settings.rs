@@ -168,7 +168,13 @@ pub fn turn_on(
         message: format!("cannot start the Plandeck server on this machine: {e}"),
     })?;
     let deadline = Instant::now() + Duration::from_secs(20);
+    let mut asked = Instant::now();
     loop {
+        // A server that was just leaving (idle) when asked: another is started.
+        if asked.elapsed() >= Duration::from_secs(1) {
+            asked = Instant::now();
+            let _ = launch();
+        }
         if let Some(s) = server::running(roots).filter(|s| s.listen == config.listen) {
             return Ok(s);
         }
@@ -208,8 +214,7 @@ pub fn turn_off(roots: &Roots) -> Result<Option<ServerState>, PhoneError> {
 /// own binary runs the command line too): what the window does to turn the page on.
 pub fn launch_daemon(roots: &Roots) -> std::io::Result<()> {
     use crate::serve::daemon;
-    let socket = daemon::socket_path(roots);
-    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
+    if daemon::is_running(roots) {
         return Ok(());
     }
     daemon::private_dir(&daemon::dir(roots), daemon::own_uid())?;

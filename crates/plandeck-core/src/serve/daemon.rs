@@ -445,6 +445,21 @@ impl Write for LogWriter {
     }
 }
 
+/// Whether this version's daemon runs for `roots` (its lock is held), asked without connecting
+/// (a connection would count as a client, and hold the gate presence for a moment).
+pub fn is_running(roots: &Roots) -> bool {
+    let Ok(file) = std::fs::File::open(lock_path(roots)) else {
+        return false;
+    };
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
+        Ok(()) => {
+            let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
+            false
+        }
+        Err(_) => true,
+    }
+}
+
 /// Connects to the daemon of `roots` (launching it with `launch` when nobody answers), sends
 /// the relay's line naming `by`, then passes `input` to it and what it says to `output` until
 /// either side ends.
