@@ -5,6 +5,7 @@
 pub mod control;
 pub mod demo;
 pub mod machines;
+pub mod phone;
 pub mod pick;
 pub mod plans;
 pub mod settings;

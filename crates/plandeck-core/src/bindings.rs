@@ -37,6 +37,7 @@ pub fn typescript() -> String {
     decls.extend(crate::mirror::ts_declarations());
     decls.extend(crate::elsewhere::ts_declarations());
     decls.extend(crate::visible::ts_declarations());
+    decls.extend(crate::phone::settings::ts_declarations());
     let mut out = String::from(
         "// Generated from the Rust types by `UPDATE_BINDINGS=1 cargo test -p plandeck-core bindings`.\n// Do not edit by hand: a test fails when this file is stale.\n\n",
     );

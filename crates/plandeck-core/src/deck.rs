@@ -1162,6 +1162,94 @@ impl Deck {
         status.ok_or_else(|| IpcError::new(ErrorKind::Internal, "the machine added is not listed"))
     }
 
+    /// Settings → Phone: whether the page is on, where, who serves it, the paired devices.
+    pub fn phone_status(&self) -> Result<crate::phone::settings::PhoneStatus, IpcError> {
+        Ok(crate::phone::settings::status(&self.roots)?)
+    }
+
+    /// What the window asks the person natively before it turns the page on: the address (every
+    /// interface said plainly), the certificate, and who will serve it.
+    pub fn phone_on_to_confirm(
+        &self,
+        listen: &str,
+        cert: &str,
+        key: &str,
+        name: Option<String>,
+        wait_minutes: u32,
+    ) -> Result<Confirmation, IpcError> {
+        let config = crate::phone::settings::config_for(
+            listen,
+            std::path::Path::new(cert),
+            std::path::Path::new(key),
+            name,
+            wait_minutes,
+        )?;
+        let addr = crate::phone::server::parse_listen(&config.listen)?;
+        let all = crate::phone::server::is_all_interfaces(&addr);
+        let url = config.base_url()?;
+        let reach = if all {
+            format!(
+                "It listens on ALL interfaces ({}): anyone who can reach this machine on port {}                  can load the page (a decision still needs a phone you paired).",
+                config.listen,
+                addr.port()
+            )
+        } else {
+            format!(
+                "It listens only on {}: whoever can reach that address can load the page (a                  decision still needs a phone you paired).",
+                config.listen
+            )
+        };
+        Ok(Confirmation {
+            title: format!("Serve the phone page at {url}?"),
+            text: format!(
+                "{reach} Its certificate is {}. Your Plandeck server on this machine serves it,                  also when this window is closed, until you turn it off.",
+                config.cert.display()
+            ),
+            destructive: all,
+            action: "Turn on".to_owned(),
+        })
+    }
+
+    /// Turns the page on (once the person confirmed it in the window's own dialog).
+    pub fn phone_on(
+        &self,
+        listen: &str,
+        cert: &str,
+        key: &str,
+        name: Option<String>,
+        wait_minutes: u32,
+    ) -> Result<crate::phone::settings::PhoneStatus, IpcError> {
+        let config = crate::phone::settings::config_for(
+            listen,
+            std::path::Path::new(cert),
+            std::path::Path::new(key),
+            name,
+            wait_minutes,
+        )?;
+        let roots = self.roots.clone();
+        crate::phone::settings::turn_on(&self.roots, &config, &|| {
+            crate::phone::settings::launch_daemon(&roots)
+        })?;
+        self.phone_status()
+    }
+
+    /// Turns the page off.
+    pub fn phone_off(&self) -> Result<crate::phone::settings::PhoneStatus, IpcError> {
+        crate::phone::settings::turn_off(&self.roots)?;
+        self.phone_status()
+    }
+
+    /// A one-time pairing link and its QR code.
+    pub fn phone_pair(&self) -> Result<crate::phone::settings::PhonePairing, IpcError> {
+        Ok(crate::phone::settings::pair_link(&self.roots)?)
+    }
+
+    /// Revokes a paired device (by its id): its calls are refused from now on.
+    pub fn phone_revoke(&self, id: &str) -> Result<crate::phone::settings::PhoneStatus, IpcError> {
+        crate::phone::revoke(&self.roots, id)?;
+        self.phone_status()
+    }
+
     /// Removes a machine from the settings and closes its connection (nothing on it changes).
     pub fn remove_machine(&self, name: &str) -> Result<(), IpcError> {
         let elsewhere = self.machines_here()?;

@@ -139,6 +139,16 @@ macro_rules! ipc_table {
                     here "machines are removed on the desktop that reaches them";
                 machines::reconnect_machine(name: String) -> () = |d, _| d.reconnect_machine(&name),
                     here "a server reaches no other machines";
+                phone::phone_status() -> $crate::phone::settings::PhoneStatus = |d, _| d.phone_status(),
+                    here "the phone page is set on the machine itself";
+                phone::phone_on(listen: String, cert: String, key: String, name: Option<String>, wait_minutes: u32) -> $crate::phone::settings::PhoneStatus,
+                    here "the phone page is turned on in the window's own dialog on the machine itself";
+                phone::phone_off() -> $crate::phone::settings::PhoneStatus = |d, _| d.phone_off(),
+                    here "the phone page is set on the machine itself";
+                phone::phone_pair() -> $crate::phone::settings::PhonePairing = |d, _| d.phone_pair(),
+                    here "phones are paired on the machine itself";
+                phone::phone_revoke(id: String) -> $crate::phone::settings::PhoneStatus = |d, _| d.phone_revoke(&id),
+                    here "phones are revoked on the machine itself";
             }
             wire {
                 "hello" => hello(protocol: u32) -> $crate::ipc_table::Hello;

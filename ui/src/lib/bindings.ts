@@ -1428,3 +1428,41 @@ export const SHOWN_EXAMPLES: ReadonlyArray<readonly [string, string]> = [
   ["I ❤\u{fe0f} it ✔\u{fe0f} 1\u{fe0f}⃣ 😀\u{fe0f}\u{fe01}\u{e0100}", "I ❤\u{fe0f} it ✔\u{fe0f} 1\u{fe0f}⃣ 😀\u{fe0f}⟨U+FE01⟩⟨U+E0100⟩"],
   ["a\u{fe0f} ❤\u{fe00} \u{fe0f} \u{2060}\u{fe0f} 🏴\u{e0067}\u{e007f}", "a⟨U+FE0F⟩ ❤⟨U+FE00⟩ ⟨U+FE0F⟩ ⟨U+2060⟩⟨U+FE0F⟩ 🏴⟨U+E0067⟩⟨U+E007F⟩"],
 ];
+
+export type PhoneStatus = { 
+/**
+ * Turned on (the person's choice), whether or not it is served right now.
+ */
+on: boolean, 
+/**
+ * Served right now.
+ */
+running: boolean, 
+/**
+ * `ADDR:PORT` as typed; the certificate, key and name as given.
+ */
+listen: string | null, cert: string | null, key: string | null, name: string | null, 
+/**
+ * The page's address while served.
+ */
+url: string | null, 
+/**
+ * Who serves it ("plandeck serve --daemon (pid 123)").
+ */
+by: string | null, 
+/**
+ * Why it cannot be served (a port in use, a certificate gone).
+ */
+error: string | null, 
+/**
+ * It listens on every interface (said plainly).
+ */
+allInterfaces: boolean, 
+/**
+ * Plan hooks wait while a paired phone was seen within this many minutes.
+ */
+waitMinutes: number, devices: Array<PhoneDevice>, };
+
+export type PhoneDevice = { id: string, name: string, pairedAt: string, lastSeen: string | null, revoked: boolean, };
+
+export type PhonePairing = { link: string, expires: string, qrSvg: string, };

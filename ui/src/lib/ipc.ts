@@ -139,6 +139,16 @@ export const ipc = {
   addMachine: (name: string, ssh: string, forwardAgent = false) =>
     call(commands.addMachine({ name, ssh, forwardAgent })),
   removeMachine: (name: string) => call(commands.removeMachine({ name })),
+  /** Settings → Phone: on or off, where, who serves it, the paired devices. */
+  phoneStatus: () => call(commands.phoneStatus()),
+  /** The shell asks the person natively (naming the address and certificate) before it turns
+   * the page on; refused when not confirmed. */
+  phoneOn: (listen: string, cert: string, key: string, name: string | null, waitMinutes: number) =>
+    call(commands.phoneOn({ listen, cert, key, name, waitMinutes })),
+  phoneOff: () => call(commands.phoneOff()),
+  /** A one-time pairing link (valid minutes, used once) with its QR code drawn in Rust. */
+  phonePair: () => call(commands.phonePair()),
+  phoneRevoke: (id: string) => call(commands.phoneRevoke({ id })),
   reconnectMachine: (name: string) => call(commands.reconnectMachine({ name })),
   // Live terminal views of sessions' tmux panes (output comes as `terminal:output`).
   /** Opens a read-only view of the session's pane: its size and the screen to start from. */

@@ -4,12 +4,16 @@ import { mockIPC } from "@tauri-apps/api/mocks";
 import SettingsView from "./SettingsView.svelte";
 import { agentList, withFourthAgent } from "../test-fixtures";
 
+/** Settings → Phone's answer when the page is off and no phone is paired. */
+const phoneOff = { on: false, running: false, listen: null, cert: null, key: null, name: null, url: null, by: null, error: null, allInterfaces: false, waitMinutes: 15, devices: [] };
+
 describe("SettingsView", () => {
   it("shows the change to the agent's settings before installing its hook, and passes the token of what it showed", async () => {
     const calls: [string, any][] = [];
     let installed = false;
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push([cmd, args]);
       if (cmd === "hook_status")
         return {
@@ -40,6 +44,7 @@ describe("SettingsView", () => {
     let version = 1;
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       if (cmd === "hook_status")
         return {
           agent: args.agent,
@@ -71,6 +76,7 @@ describe("SettingsView", () => {
     const calls: [string, any][] = [];
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push([cmd, args]);
       if (cmd === "hook_status")
         return { agent: args.agent, settingsPath: "/s", installed: false, diff: "", token: "t" };
@@ -89,6 +95,7 @@ describe("SettingsView", () => {
     const calls: [string, any][] = [];
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push([cmd, args]);
       if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
       if (cmd === "add_plan_folder") return "/h/notes/plans";
@@ -106,6 +113,7 @@ describe("SettingsView", () => {
     let installed = false;
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push([cmd, args]);
       if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
       if (cmd === "stop_hook_status")
@@ -139,6 +147,7 @@ describe("SettingsView", () => {
     let installed = false;
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push([cmd, args]);
       if (cmd === "hook_status") return { agent: args.agent, settingsPath: "/h/s.json", installed: false, diff: "", token: "t" };
       if (cmd === "team_hook_status")
@@ -171,6 +180,7 @@ describe("SettingsView", () => {
     const calls: string[] = [];
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       calls.push(cmd);
       if (cmd === "hook_status" || cmd === "stop_hook_status")
         return { agent: args?.agent ?? "claude", settingsPath: "/h/s.json", installed: false, diff: "+ x", token: "t" };
@@ -188,6 +198,7 @@ describe("SettingsView", () => {
   it("a folder chooser cancelled says nothing", async () => {
     mockIPC((cmd, args: any) => {
       if (cmd === "list_agents") return agentList;
+      if (cmd === "phone_status") return phoneOff;
       if (cmd === "hook_status" || cmd === "stop_hook_status") return { agent: args?.agent ?? "claude", settingsPath: "/s", installed: false, diff: "", token: "t" };
       if (cmd === "add_repo" || cmd === "add_plan_folder") return null;
     });

@@ -19,7 +19,8 @@ pub struct PhoneArgs {
 #[derive(Debug, Subcommand)]
 pub enum PhoneAction {
     /// Serve the phone page on ADDR:PORT with your certificate and key (off until you do; never
-    /// every interface unless you type 0.0.0.0 or [::]). It keeps running when the window is
+    /// every interface unless you type 0.0.0.0 or [::]). This user's Plandeck server here
+    /// (`plandeck serve --daemon`, started when none runs) serves it, also when the window is
     /// closed, until `plandeck phone off`.
     On {
         /// The one address and port to listen on: a tailnet or LAN address of this machine.
@@ -34,6 +35,10 @@ pub enum PhoneAction {
         /// The name the pairing link uses (the certificate's name); the address when not given.
         #[arg(long, value_name = "NAME")]
         name: Option<String>,
+        /// Plan hooks wait for a decision while a paired phone was seen within this many minutes
+        /// (as they wait while the window is open); 0: never for the phone. 15 unless given.
+        #[arg(long, value_name = "MINUTES")]
+        wait_minutes: Option<u32>,
         #[arg(long)]
         json: bool,
     },
@@ -98,39 +103,28 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             cert,
             key,
             name,
+            wait_minutes,
             json,
         } => {
-            let abs = |p: PathBuf| std::path::absolute(&p).unwrap_or(p);
-            let config = server::PhoneConfig {
-                on: true,
-                listen,
-                cert: abs(cert),
-                key: abs(key),
-                name,
-            };
-            server::check_config(&config)?;
+            let before = server::read_config(&roots)?;
+            let wait_minutes = wait_minutes
+                .or(before.as_ref().map(|c| c.wait_minutes))
+                .unwrap_or(server::DEFAULT_WAIT_MINUTES);
+            let config = phone::settings::config_for(&listen, &cert, &key, name, wait_minutes)?;
             let all = server::is_all_interfaces(&server::parse_listen(&config.listen)?);
-            let same = server::read_config(&roots)?.as_ref() == Some(&config);
-            // Already serving exactly this: nothing to start. Anything else: the running server
-            // sees the new config and ends, and the new one takes its place.
-            let state = match server::running(&roots).filter(|_| same) {
-                Some(state) => state,
-                None => {
-                    server::write_config(&roots, &config)?;
-                    start(ctx, &roots, &config)?
-                }
-            };
+            let state = start(ctx, &roots, &config)?;
             if json {
                 print_json(
                     out,
                     &serde_json::json!({"on": true, "listen": config.listen, "url": state.url,
-                        "pid": state.pid, "allInterfaces": all}),
+                        "pid": state.pid, "allInterfaces": all, "by": state.by,
+                        "waitMinutes": config.wait_minutes}),
                 )?;
             } else {
                 writeln!(
                     out,
-                    "The phone page is on at {} (pid {}).",
-                    state.url, state.pid
+                    "The phone page is on at {}, served by {}.",
+                    state.url, state.by
                 )
                 .map_err(io)?;
                 if all {
@@ -141,16 +135,7 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             Ok(0)
         }
         PhoneAction::Off { json } => {
-            if let Some(mut c) = server::read_config(&roots)? {
-                c.on = false;
-                server::write_config(&roots, &c)?;
-            }
-            // The server reads its config twice a second and ends once it is off.
-            let deadline = Instant::now() + Duration::from_secs(10);
-            while server::running(&roots).is_some() && Instant::now() < deadline {
-                std::thread::sleep(Duration::from_millis(50));
-            }
-            let still = server::running(&roots);
+            let still = phone::settings::turn_off(&roots)?;
             if json {
                 print_json(
                     out,
@@ -174,6 +159,9 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             let devices = phone::devices(&roots)?;
             let active = devices.iter().filter(|d| !d.revoked).count();
             let on = config.as_ref().is_some_and(|c| c.on);
+            let error = server::last_error(&roots).filter(|e| {
+                state.is_none() && config.as_ref().is_some_and(|c| c.listen == e.listen)
+            });
             let all = config
                 .as_ref()
                 .and_then(|c| server::parse_listen(&c.listen).ok())
@@ -185,22 +173,33 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                         "listen": config.as_ref().map(|c| c.listen.clone()),
                         "url": state.as_ref().map(|s| s.url.clone()),
                         "pid": state.as_ref().map(|s| s.pid),
+                        "by": state.as_ref().map(|s| s.by.clone()),
+                        "error": error.as_ref().map(|e| e.message.clone()),
+                        "waitMinutes": config.as_ref().map(|c| c.wait_minutes),
                         "allInterfaces": all, "devices": active}),
                 )?;
             } else {
                 match (&config, &state) {
                     (Some(c), Some(s)) if c.on => {
-                        writeln!(out, "On at {} (pid {}).", s.url, s.pid).map_err(io)?;
+                        writeln!(out, "On at {}, served by {}.", s.url, s.by).map_err(io)?;
                         if all {
                             writeln!(out, "{ALL_INTERFACES}").map_err(io)?;
                         }
                     }
-                    (Some(c), None) if c.on => writeln!(
-                        out,
-                        "On ({}), but no server runs: `plandeck phone on` again.",
-                        c.listen
-                    )
-                    .map_err(io)?,
+                    (Some(c), None) if c.on => match &error {
+                        Some(e) => writeln!(
+                            out,
+                            "On ({}), but it cannot be served: {}",
+                            c.listen, e.message
+                        )
+                        .map_err(io)?,
+                        None => writeln!(
+                            out,
+                            "On ({}), but no server runs: `plandeck phone on` again.",
+                            c.listen
+                        )
+                        .map_err(io)?,
+                    },
                     _ => writeln!(out, "Off.").map_err(io)?,
                 }
                 writeln!(out, "{active} paired device(s).").map_err(io)?;
@@ -276,8 +275,25 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
     }
 }
 
-/// Starts `plandeck phone serve` in the background and waits until it listens (or says why not).
+/// Has the page served by this user's long-lived server here (`plandeck serve --daemon`, started
+/// when none answers; a running one takes the new config without a restart), and waits until it
+/// listens or says why not. Where there is no such server, `plandeck phone serve` serves it.
 fn start(
+    ctx: &Context,
+    roots: &plandeck_core::config::Roots,
+    config: &server::PhoneConfig,
+) -> Result<server::ServerState, IpcError> {
+    if !plandeck_core::serve::daemon::AVAILABLE {
+        server::write_config(roots, config)?;
+        return start_alone(ctx, roots, config);
+    }
+    Ok(phone::settings::turn_on(roots, config, &|| {
+        super::serve::ensure_daemon(ctx, roots)
+    })?)
+}
+
+/// Starts `plandeck phone serve` in the background and waits until it listens (or says why not).
+fn start_alone(
     ctx: &Context,
     roots: &plandeck_core::config::Roots,
     config: &server::PhoneConfig,

@@ -131,6 +131,32 @@ pub fn run(
 /// appended to the server's log: `--daemon-launch` (a launcher, waited for) starts `--daemon`
 /// (not waited for: it outlives the launcher and belongs to no ssh session).
 fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io::Result<()> {
+    launch_with(ctx, roots, how, args.idle_exit, args.event_buffer)
+}
+
+/// Starts this user's long-lived server here (detached, through its launcher) unless it answers
+/// already: what `plandeck phone on` does so that the page outlives the window.
+pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
+    if daemon::is_running(roots) {
+        return Ok(());
+    }
+    launch_with(
+        ctx,
+        roots,
+        "--daemon-launch",
+        daemon::IDLE_EXIT.as_secs(),
+        serve::EVENT_BUFFER,
+    )
+}
+
+fn launch_with(
+    ctx: &Context,
+    roots: &Roots,
+    how: &str,
+    idle_exit: u64,
+    event_buffer: usize,
+) -> std::io::Result<()> {
+    daemon::private_dir(&daemon::dir(roots), daemon::own_uid())?;
     let exe = std::env::current_exe()?;
     let log_path = daemon::log_path(roots);
     // A long log starts again (the previous one is kept beside it).
@@ -153,9 +179,9 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
     }
     cmd.args(["serve", how])
         .arg("--idle-exit")
-        .arg(args.idle_exit.to_string())
+        .arg(idle_exit.to_string())
         .arg("--event-buffer")
-        .arg(args.event_buffer.to_string())
+        .arg(event_buffer.to_string())
         .stdin(Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);

@@ -353,14 +353,8 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     assert_eq!(code, 0, "{again}{err}");
     let again: Value = serde_json::from_str(&again).unwrap();
     assert_eq!(again["pid"], on["pid"]);
-    // Ends the server whatever happens below.
-    struct Off<'a>(&'a Path);
-    impl Drop for Off<'_> {
-        fn drop(&mut self) {
-            let _ = plandeck(self.0, &["phone", "off"]);
-        }
-    }
-    let _off = Off(&home);
+    // Ends the page and the per-user server serving it whatever happens below.
+    let _off = EndDaemon(&home);
 
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     let (hook, req) = claude_waits(&s.roots, &s.stdin, &[]);
@@ -504,4 +498,296 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     browser.click("#refresh");
     let said = browser.wait_text("status", "unknown", |t| t.starts_with("unknown"));
     assert!(!said.contains("approved"), "{said}");
+}
+
+/// What `curl` gets from `url` trusting the test's authority: the HTTP status, or `None` when
+/// no answer came (refused, reset, or timed out).
+fn fetch_status(certs: &Path, url: &str) -> Option<String> {
+    let out = Command::new("curl")
+        .args([
+            "-s",
+            "-o",
+            "/dev/null",
+            "-w",
+            "%{http_code}",
+            "--max-time",
+            "5",
+        ])
+        .arg("--cacert")
+        .arg(certs.join("ca.pem"))
+        .arg(url)
+        .output()
+        .unwrap_or_else(|e| panic!("curl is needed by this test (scripts/setup.sh --test): {e}"));
+    let code = String::from_utf8_lossy(&out.stdout).trim().to_owned();
+    (out.status.success() && code != "000").then_some(code)
+}
+
+fn status(home: &Path) -> Value {
+    let (code, out, err) = plandeck(home, &["phone", "status", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+/// The per-user server's pid, from its lock (once it has written it).
+fn daemon_pid(home: &Path) -> u32 {
+    let roots = Roots::under_home(home);
+    wait_for("the per-user server to start", || {
+        std::fs::read_to_string(plandeck_core::serve::daemon::lock_path(&roots))
+            .ok()
+            .and_then(|s| s.trim().parse::<u32>().ok())
+            .filter(|pid| Path::new(&format!("/proc/{pid}")).exists())
+    })
+}
+
+/// Ends the per-user server this test started (by its pid) however the test ends.
+struct EndDaemon<'a>(&'a Path);
+
+impl Drop for EndDaemon<'_> {
+    fn drop(&mut self) {
+        let _ = plandeck(self.0, &["phone", "off"]);
+        let roots = Roots::under_home(self.0);
+        if let Some(pid) = std::fs::read_to_string(plandeck_core::serve::daemon::lock_path(&roots))
+            .ok()
+            .and_then(|s| s.trim().parse::<i32>().ok())
+        {
+            let _ = Command::new("kill").arg(pid.to_string()).status();
+        }
+    }
+}
+
+fn phone_on(home: &Path, certs: &Path, listen: &str) -> Value {
+    let (code, out, err) = common::output(plandeck_process(home).args([
+        "phone",
+        "on",
+        "--listen",
+        listen,
+        "--cert",
+        certs.join("server.pem").to_str().unwrap(),
+        "--key",
+        certs.join("server.key").to_str().unwrap(),
+        "--json",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    serde_json::from_str(&out).unwrap()
+}
+
+#[test]
+fn the_per_user_server_hosts_the_page_takes_on_and_off_without_a_restart_and_stays_while_on() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let certs = home.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_certificates(&certs);
+    let _end = EndDaemon(home);
+
+    // The per-user server runs (as the window or a remote client started it), idling out after
+    // one second with nobody connected, unless the page is on.
+    let (code, out, err) = common::output(plandeck_process(home).args([
+        "serve",
+        "--daemon-launch",
+        "--idle-exit",
+        "1",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let daemon = daemon_pid(home);
+
+    // Turned on: that server serves it, no other process started.
+    let port = free_port();
+    let on = phone_on(home, &certs, &format!("127.0.0.1:{port}"));
+    assert_eq!(on["pid"], json!(daemon), "{on}");
+    assert!(
+        on["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("plandeck serve --daemon"),
+        "{on}"
+    );
+    let s = status(home);
+    assert_eq!(s["pid"], json!(daemon));
+    assert!(
+        s["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("plandeck serve --daemon"),
+        "{s}"
+    );
+    let (_, said, _) = plandeck(home, &["phone", "status"]);
+    assert!(said.contains("served by plandeck serve --daemon"), "{said}");
+    assert_eq!(
+        fetch_status(&certs, &format!("https://127.0.0.1:{port}/")).as_deref(),
+        Some("200")
+    );
+
+    // Another address while it runs: the same server moves to it, no restart.
+    let port2 = free_port();
+    let moved = phone_on(home, &certs, &format!("127.0.0.1:{port2}"));
+    assert_eq!(moved["pid"], json!(daemon), "{moved}");
+    assert_eq!(
+        fetch_status(&certs, &format!("https://127.0.0.1:{port2}/")).as_deref(),
+        Some("200")
+    );
+    wait_for("the old address to be let go", || {
+        fetch_status(&certs, &format!("https://127.0.0.1:{port}/"))
+            .is_none()
+            .then_some(())
+    });
+
+    // With nobody connected for longer than its idle time, it serves on while the page is on
+    // (the window closed: the phone still gets its page).
+    std::thread::sleep(Duration::from_secs(3));
+    assert!(
+        Path::new(&format!("/proc/{daemon}")).exists(),
+        "still running"
+    );
+    assert_eq!(
+        fetch_status(&certs, &format!("https://127.0.0.1:{port2}/")).as_deref(),
+        Some("200")
+    );
+
+    // Off: the page stops at once, and the server, idle, leaves.
+    let (code, out, err) = plandeck(home, &["phone", "off", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["running"],
+        json!(false)
+    );
+    assert_eq!(
+        fetch_status(&certs, &format!("https://127.0.0.1:{port2}/")),
+        None
+    );
+    assert_eq!(status(home)["running"], json!(false));
+    wait_for("the idle server to leave", || {
+        (!Path::new(&format!("/proc/{daemon}")).exists()).then_some(())
+    });
+
+    // On again with no server running: one is started to serve it.
+    let port3 = free_port();
+    let on = phone_on(home, &certs, &format!("127.0.0.1:{port3}"));
+    assert_ne!(on["pid"], json!(daemon));
+    assert!(
+        on["by"]
+            .as_str()
+            .unwrap()
+            .starts_with("plandeck serve --daemon"),
+        "{on}"
+    );
+    assert_eq!(
+        fetch_status(&certs, &format!("https://127.0.0.1:{port3}/")).as_deref(),
+        Some("200")
+    );
+}
+
+#[test]
+fn a_client_that_trickles_bytes_is_cut_at_the_connection_deadline_and_its_slot_freed() {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    use std::sync::Arc;
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let certs = dir.path().join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_certificates(&certs);
+    let port = free_port();
+    let config = plandeck_core::phone::server::PhoneConfig {
+        on: true,
+        listen: format!("127.0.0.1:{port}"),
+        cert: certs.join("server.pem"),
+        key: certs.join("server.key"),
+        name: None,
+        wait_minutes: 15,
+    };
+    plandeck_core::phone::server::write_config(&roots, &config).unwrap();
+    let stop = Arc::new(AtomicBool::new(false));
+    let opts = plandeck_core::phone::server::ServeOptions {
+        deadline: Duration::from_secs(2),
+        by: "this test".to_owned(),
+        stop: stop.clone(),
+    };
+    let server = {
+        let roots = roots.clone();
+        std::thread::spawn(move || plandeck_core::phone::server::serve_with(&roots, &opts))
+    };
+    let url = format!("https://127.0.0.1:{port}/");
+    wait_for("the page", || fetch_status(&certs, &url));
+
+    // Every slot taken by a client that sends a TLS record's header, then one byte of it every
+    // 300 ms: well within the timeout of each read, never a whole request.
+    let done = Arc::new(AtomicBool::new(false));
+    let cut = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let slow: Vec<_> = (0..32)
+        .map(|_| {
+            let mut s = TcpStream::connect(("127.0.0.1", port)).unwrap();
+            let (done, cut) = (done.clone(), cut.clone());
+            std::thread::spawn(move || {
+                let _ = s.write_all(&[0x16, 0x03, 0x01, 0x02, 0x00]);
+                while !done.load(Ordering::SeqCst) {
+                    std::thread::sleep(Duration::from_millis(300));
+                    if s.write_all(&[0]).is_err() {
+                        cut.fetch_add(1, Ordering::SeqCst);
+                        return;
+                    }
+                }
+            })
+        })
+        .collect();
+    // Still trickling, they are cut at the deadline; the page answers again.
+    wait_for("the slow clients to be cut", || {
+        (cut.load(Ordering::SeqCst) == 32).then_some(())
+    });
+    // Each slot is given back as its thread ends, just after its client was cut.
+    wait_for("the page to answer again", || {
+        fetch_status(&certs, &url).filter(|c| c == "200")
+    });
+    done.store(true, Ordering::SeqCst);
+    for t in slow {
+        t.join().unwrap();
+    }
+    stop.store(true, Ordering::SeqCst);
+    server.join().unwrap().unwrap();
+}
+
+#[test]
+fn a_per_user_server_that_does_not_serve_the_page_still_idles_out() {
+    let dir = tempfile::tempdir().unwrap();
+    let home = dir.path();
+    let certs = home.join("certs");
+    std::fs::create_dir_all(&certs).unwrap();
+    make_certificates(&certs);
+    let roots = Roots::under_home(home);
+    let _end = EndDaemon(home);
+    // The page on and served by another process (as an older version's server would).
+    let port = free_port();
+    let config = plandeck_core::phone::server::PhoneConfig {
+        on: true,
+        listen: format!("127.0.0.1:{port}"),
+        cert: certs.join("server.pem"),
+        key: certs.join("server.key"),
+        name: None,
+        wait_minutes: 15,
+    };
+    plandeck_core::phone::server::write_config(&roots, &config).unwrap();
+    let mut other = plandeck_process(home)
+        .args(["phone", "serve"])
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let other_pid = other.id();
+    wait_for("the other server to serve", || {
+        plandeck_core::phone::server::running(&roots).filter(|s| s.pid == other_pid)
+    });
+    // A per-user server started meanwhile, with nobody connected: it leaves after its idle time
+    // (it does not hold on for a page another process serves).
+    let (code, out, err) = common::output(plandeck_process(home).args([
+        "serve",
+        "--daemon-launch",
+        "--idle-exit",
+        "1",
+    ]));
+    assert_eq!(code, 0, "{out}{err}");
+    let daemon = daemon_pid(home);
+    wait_for("the idle server to leave", || {
+        (!Path::new(&format!("/proc/{daemon}")).exists()).then_some(())
+    });
+    let _ = plandeck(home, &["phone", "off"]);
+    let _ = other.wait();
 }

@@ -1,6 +1,6 @@
 //! How a hook waits on its request: woken the moment a decision file lands (inotify on the
 //! decisions folder; polled fast where that cannot be watched), checking now and then that the
-//! agent still runs and Plandeck is still open. Shared by the Claude Code hook and the teammate
+//! agent still runs and someone can still decide (Plandeck open, or a paired phone seen lately). Shared by the Claude Code hook and the teammate
 //! gate; each reads the decision and answers in its own way.
 
 use std::path::PathBuf;
@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::store::{self, app_running};
+use super::store::{self, someone_to_decide};
 use super::{GateRequest, GateStatus};
 use crate::config::Roots;
 
@@ -80,7 +80,7 @@ impl HookWait {
         });
         if agent_gone {
             Some(GateStatus::AgentGone)
-        } else if !app_running(roots) {
+        } else if !someone_to_decide(roots) {
             Some(GateStatus::AppStopped)
         } else {
             None

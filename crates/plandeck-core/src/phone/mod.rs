@@ -18,6 +18,7 @@
 //! Everything is kept in `<data>/phone/` (0700), each file written atomically under one lock.
 
 pub mod server;
+pub mod settings;
 pub mod sign;
 #[cfg(test)]
 mod tests;
@@ -355,6 +356,27 @@ pub fn revoke(roots: &Roots, name: &str) -> Result<Device, PhoneError> {
     let out = d.clone();
     write(roots, "devices.json", &file)?;
     Ok(out)
+}
+
+/// Whether a paired phone keeps plan hooks waiting (issue 37, item 6): the page is on and
+/// served, the person's wait ([`server::PhoneConfig::wait_minutes`]) is not 0, and a device not
+/// revoked made a signed call within that many minutes. As the open window, it only keeps a hook
+/// waiting: the hook's deadline and the terminal's own prompt after it stay.
+pub fn present(roots: &Roots) -> bool {
+    let Ok(Some(config)) = server::read_config(roots) else {
+        return false;
+    };
+    if !config.on || config.wait_minutes == 0 || server::running(roots).is_none() {
+        return false;
+    }
+    let since = now() - time::Duration::minutes(i64::from(config.wait_minutes));
+    devices(roots).unwrap_or_default().iter().any(|d| {
+        !d.revoked
+            && d.last_seen
+                .as_deref()
+                .and_then(crate::timestamp::parse)
+                .is_some_and(|t| t >= since)
+    })
 }
 
 /// Who signed a call, as every signed call of the page carries it.

@@ -9,8 +9,14 @@
 //! - `POST /api/pending`, `/api/plan`, `/api/decide`: each authorised by a device signature only
 //!   ([`super::verify`]); no cookie or header is ever an authorisation.
 //!
-//! Its config (`<data>/phone/config.json`) is read every second: turned off or changed, the
-//! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`.
+//! Its config (`<data>/phone/config.json`) is read twice a second: turned off or changed, the
+//! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`
+//! (who serves it: the per-user server `plandeck serve --daemon`, which [`host`]s the page for as
+//! long as it is on, or `plandeck phone serve` where there is no such server).
+//!
+//! Each connection has one overall deadline ([`CONNECTION_DEADLINE`], handshake to last byte
+//! written), not only a timeout per read: a client that sends a byte every few seconds is cut at
+//! the deadline and its slot freed.
 
 use std::io::{Read, Write};
 use std::net::{SocketAddr, TcpListener, TcpStream};
@@ -36,6 +42,31 @@ pub struct PhoneConfig {
     /// The name the link uses (the certificate's name); the listen address when `None`.
     #[serde(default)]
     pub name: Option<String>,
+    /// Hooks wait for a decision while a paired device was seen within this many minutes (as
+    /// they wait while the window is open); 0: the phone never keeps a hook waiting.
+    #[serde(default = "default_wait_minutes")]
+    pub wait_minutes: u32,
+}
+
+/// How long after a paired phone was last seen hooks still wait for it, unless the person chose.
+pub const DEFAULT_WAIT_MINUTES: u32 = 15;
+/// The longest wait a person may choose (a day).
+pub const MAX_WAIT_MINUTES: u32 = 24 * 60;
+
+fn default_wait_minutes() -> u32 {
+    DEFAULT_WAIT_MINUTES
+}
+
+impl PhoneConfig {
+    /// Whether `other` serves the same page: the same address, certificate, key and name (the
+    /// hooks' wait is not the server's business: changing it does not restart it).
+    pub fn same_server(&self, other: &PhoneConfig) -> bool {
+        self.on == other.on
+            && self.listen == other.listen
+            && self.cert == other.cert
+            && self.key == other.key
+            && self.name == other.name
+    }
 }
 
 impl PhoneConfig {
@@ -83,6 +114,31 @@ pub struct ServerState {
     pub listen: String,
     pub url: String,
     pub started: String,
+    /// Who serves it: `plandeck serve --daemon` or `plandeck phone serve`.
+    #[serde(default)]
+    pub by: String,
+}
+
+/// Why the page could not be served with the config it names (`server-error.json`): a port in
+/// use, a certificate gone. Cleared when a server starts.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct ServerError {
+    pub listen: String,
+    pub message: String,
+    pub at: String,
+}
+
+/// Forgets the last reason the page could not be served (`phone on` asks again).
+pub fn clear_error(roots: &Roots) {
+    let _ = std::fs::remove_file(super::dir(roots).join("server-error.json"));
+}
+
+/// The last reason the page could not be served, when the server that tried has not served since.
+pub fn last_error(roots: &Roots) -> Option<ServerError> {
+    super::read::<Option<ServerError>>(roots, "server-error.json")
+        .ok()
+        .flatten()
 }
 
 /// The running server's state, when one runs (its lock is held).
@@ -107,6 +163,30 @@ const MAX_HEAD: usize = 16 * 1024;
 const MAX_BODY: usize = 64 * 1024;
 /// A connection that says nothing for this long is closed.
 const IO_TIMEOUT: Duration = Duration::from_secs(10);
+/// A connection is closed this long after it was accepted, however it trickles: the handshake,
+/// one request and its answer fit well within it.
+pub const CONNECTION_DEADLINE: Duration = Duration::from_secs(20);
+
+/// How a server runs.
+#[derive(Debug, Clone)]
+pub struct ServeOptions {
+    /// Each connection's overall deadline ([`CONNECTION_DEADLINE`]; tests shorten it).
+    pub deadline: Duration,
+    /// Who serves (said in `server.json`).
+    pub by: String,
+    /// Set: the server ends (the daemon leaving).
+    pub stop: Arc<std::sync::atomic::AtomicBool>,
+}
+
+impl Default for ServeOptions {
+    fn default() -> Self {
+        Self {
+            deadline: CONNECTION_DEADLINE,
+            by: "plandeck phone serve".to_owned(),
+            stop: Arc::default(),
+        }
+    }
+}
 
 fn tls_config(config: &PhoneConfig) -> Result<Arc<rustls::ServerConfig>, PhoneError> {
     use rustls::pki_types::pem::PemObject;
@@ -144,6 +224,11 @@ pub fn check_config(config: &PhoneConfig) -> Result<(), PhoneError> {
 /// Serves the page until the config is turned off or changed. Holds `server.lock` while it runs
 /// (waiting up to 10 s for a server it replaces to end).
 pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
+    serve_with(roots, &ServeOptions::default())
+}
+
+/// [`serve`] with its options: until the config is turned off or changed, or `opts.stop` is set.
+pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> {
     let Some(config) = read_config(roots)?.filter(|c| c.on) else {
         return Err(PhoneError::BadInput {
             message: "the phone page is off: turn it on with `plandeck phone on --listen ADDR:PORT --cert FILE --key FILE`".to_owned(),
@@ -154,6 +239,9 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
     let lock = crate::durable::open_private(&lock_path)?;
     let mut held = false;
     for _ in 0..200 {
+        if opts.stop.load(Ordering::SeqCst) {
+            return Ok(());
+        }
         if lock.try_lock().is_ok() {
             held = true;
             break;
@@ -162,13 +250,19 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
     }
     if !held {
         return Err(PhoneError::BadInput {
-            message: "another phone server runs for this store".to_owned(),
+            message: ANOTHER_SERVER.to_owned(),
         });
     }
     let addr = parse_listen(&config.listen)?;
-    let listener = TcpListener::bind(addr).map_err(|e| PhoneError::BadInput {
-        message: format!("cannot listen on {addr}: {e}"),
-    })?;
+    let listener = match TcpListener::bind(addr) {
+        Ok(l) => l,
+        Err(e) => {
+            let _ = lock.unlock();
+            return Err(PhoneError::BadInput {
+                message: format!("cannot listen on {addr}: {e}"),
+            });
+        }
+    };
     listener
         .set_nonblocking(true)
         .map_err(|e| PhoneError::BadInput {
@@ -179,8 +273,10 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
         listen: config.listen.clone(),
         url: config.base_url()?,
         started: crate::timestamp::format(crate::timestamp::now_seconds()),
+        by: opts.by.clone(),
     };
     super::write(roots, "server.json", &Some(&state))?;
+    let _ = std::fs::remove_file(super::dir(roots).join("server-error.json"));
     tracing::info!("phone page on {}", state.url);
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
@@ -188,9 +284,12 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
         if last_check.elapsed() >= Duration::from_millis(500) {
             last_check = std::time::Instant::now();
             match read_config(roots) {
-                Ok(Some(c)) if c == config => {}
+                Ok(Some(c)) if c.same_server(&config) => {}
                 _ => break,
             }
+        }
+        if opts.stop.load(Ordering::SeqCst) {
+            break;
         }
         match listener.accept() {
             Ok((stream, _)) => {
@@ -199,8 +298,9 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
                 }
                 busy.fetch_add(1, Ordering::SeqCst);
                 let (roots, tls, busy) = (roots.clone(), tls.clone(), busy.clone());
+                let deadline = std::time::Instant::now() + opts.deadline;
                 std::thread::spawn(move || {
-                    if let Err(e) = connection(&roots, stream, tls) {
+                    if let Err(e) = connection(&roots, stream, tls, deadline) {
                         tracing::debug!("phone connection: {e}");
                     }
                     busy.fetch_sub(1, Ordering::SeqCst);
@@ -217,18 +317,103 @@ pub fn serve(roots: &Roots) -> Result<(), PhoneError> {
     Ok(())
 }
 
+/// Whether the page is turned on (its config says so).
+pub fn turned_on(roots: &Roots) -> bool {
+    read_config(roots).ok().flatten().is_some_and(|c| c.on)
+}
+
+/// Hosts the page for as long as `opts.stop` is not set (the per-user server's thread): serves it
+/// while it is on, through every change of its config (`phone on` with a new address takes
+/// effect without a restart), and waits while it is off. A config that cannot be served (a port
+/// in use, a certificate gone) is said once on `say` and in `server-error.json`, and tried again
+/// when the config changes; a server of another process holding the lock is waited for.
+pub fn host(roots: &Roots, opts: &ServeOptions, say: &dyn Fn(&str)) {
+    let mut failed: Option<PhoneConfig> = None;
+    while !opts.stop.load(Ordering::SeqCst) {
+        let config = read_config(roots).ok().flatten().filter(|c| c.on);
+        let Some(config) = config else {
+            failed = None;
+            std::thread::sleep(Duration::from_millis(250));
+            continue;
+        };
+        // A config that failed is tried again once it changes, or `phone on` asks again (and
+        // clears the error).
+        if failed.as_ref().is_some_and(|f| f.same_server(&config)) && last_error(roots).is_some() {
+            std::thread::sleep(Duration::from_millis(250));
+            continue;
+        }
+        say(&format!("serving the phone page on {}", config.listen));
+        match serve_with(roots, opts) {
+            Ok(()) => say("the phone page stopped (turned off or changed)"),
+            Err(e) if e.to_string() == ANOTHER_SERVER => {
+                std::thread::sleep(Duration::from_millis(500));
+            }
+            Err(e) => {
+                say(&format!("cannot serve the phone page: {e}"));
+                let error = ServerError {
+                    listen: config.listen.clone(),
+                    message: e.to_string(),
+                    at: crate::timestamp::format(crate::timestamp::now_seconds()),
+                };
+                let _ = super::write(roots, "server-error.json", &Some(error));
+                failed = Some(config);
+            }
+        }
+    }
+}
+
+/// What "another server holds the lock" says (the daemon's [`host`] waits for that one).
+const ANOTHER_SERVER: &str = "another phone server runs for this store";
+
+/// A connection bounded by one deadline: every read and write may wait only what is left of it
+/// (and at most [`IO_TIMEOUT`]); past it, each fails at once.
+struct Deadlined {
+    stream: TcpStream,
+    deadline: std::time::Instant,
+}
+
+impl Deadlined {
+    fn left(&self) -> std::io::Result<Duration> {
+        let left = self
+            .deadline
+            .saturating_duration_since(std::time::Instant::now());
+        if left.is_zero() {
+            return Err(std::io::Error::new(
+                std::io::ErrorKind::TimedOut,
+                "the connection's deadline passed",
+            ));
+        }
+        Ok(left.min(IO_TIMEOUT))
+    }
+}
+
+impl Read for Deadlined {
+    fn read(&mut self, buf: &mut [u8]) -> std::io::Result<usize> {
+        let left = self.left()?;
+        self.stream.set_read_timeout(Some(left))?;
+        self.stream.read(buf)
+    }
+}
+
+impl Write for Deadlined {
+    fn write(&mut self, buf: &[u8]) -> std::io::Result<usize> {
+        let left = self.left()?;
+        self.stream.set_write_timeout(Some(left))?;
+        self.stream.write(buf)
+    }
+    fn flush(&mut self) -> std::io::Result<()> {
+        self.stream.flush()
+    }
+}
+
 fn connection(
     roots: &Roots,
     stream: TcpStream,
     tls: Arc<rustls::ServerConfig>,
+    deadline: std::time::Instant,
 ) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
-    stream
-        .set_read_timeout(Some(IO_TIMEOUT))
-        .map_err(|e| e.to_string())?;
-    stream
-        .set_write_timeout(Some(IO_TIMEOUT))
-        .map_err(|e| e.to_string())?;
+    let stream = Deadlined { stream, deadline };
     let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
     let mut tls = rustls::StreamOwned::new(conn, stream);
     let Some((method, path, body)) = read_request(&mut tls)? else {

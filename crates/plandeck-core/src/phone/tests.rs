@@ -305,3 +305,134 @@ fn a_signed_read_is_checked_like_a_decision() {
     // A line break in a field never makes two calls sign the same bytes.
     assert!(canonical_read("plan\nx", "", "n", 1).is_err());
 }
+
+/// The page turned on with `wait_minutes`, and a server seen running (its lock held, its state
+/// written) for as long as the returned lock is kept.
+fn page_served(roots: &Roots, wait_minutes: u32) -> std::fs::File {
+    let config = server::PhoneConfig {
+        on: true,
+        listen: "127.0.0.1:9".to_owned(),
+        cert: "cert.pem".into(),
+        key: "key.pem".into(),
+        name: None,
+        wait_minutes,
+    };
+    server::write_config(roots, &config).unwrap();
+    let lock = durable::open_private(&dir(roots).join("server.lock")).unwrap();
+    lock.try_lock().unwrap();
+    let state = server::ServerState {
+        pid: std::process::id(),
+        listen: config.listen.clone(),
+        url: "https://127.0.0.1:9/".to_owned(),
+        started: crate::timestamp::format(now()),
+        by: "a test".to_owned(),
+    };
+    write(roots, "server.json", &Some(state)).unwrap();
+    lock
+}
+
+/// The phone makes a signed read (as the page does when it lists the queue): it is seen now.
+fn seen(roots: &Roots, phone: &Phone, device: &Device) {
+    let nonce = sign::random_token(18).unwrap();
+    let msg = canonical_read("pending", "", &nonce, soon()).unwrap();
+    let signed = Signed {
+        device: device.id.clone(),
+        nonce,
+        expires: soon(),
+        signature: phone.sign(&msg),
+    };
+    verify(roots, &signed, msg.as_bytes()).unwrap();
+}
+
+fn plan_hook(roots: &Roots) -> std::thread::JoinHandle<crate::gate::HookOutcome> {
+    let stdin = serde_json::json!({
+        "session_id": "s-phone", "cwd": "/w/shop", "hook_event_name": "PreToolUse",
+        "tool_name": "ExitPlanMode", "tool_input": {"plan": PLAN},
+    })
+    .to_string();
+    let roots = roots.clone();
+    let opts = crate::gate::HookOptions {
+        deadline: std::time::Duration::from_secs(120),
+        hook_pid: std::process::id(),
+        agent_pid: None,
+        tmux_env: None,
+    };
+    std::thread::spawn(move || crate::gate::hook_claude(&roots, stdin.as_bytes(), opts))
+}
+
+#[test]
+fn a_plan_hook_waits_while_a_paired_phone_was_seen_within_the_chosen_minutes() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    let lock = page_served(&roots, 15);
+    // No window, and the phone never seen: nobody to wait for, the terminal answers.
+    assert!(!crate::gate::someone_to_decide(&roots));
+    let out = plan_hook(&roots).join().unwrap();
+    assert!(out.stderr.contains("not running"), "{out:?}");
+    assert!(crate::gate::pending(&roots).is_empty());
+
+    // Seen just now: the hook waits, and the phone decides it.
+    seen(&roots, &phone, &device);
+    assert!(crate::gate::someone_to_decide(&roots));
+    let hook = plan_hook(&roots);
+    let req = plandeck_testkit::wait_for("the request to wait for the phone", || {
+        crate::gate::pending(&roots).into_iter().next()
+    });
+    let nonce = sign::random_token(18).unwrap();
+    let hash = req.plan_hash.clone().unwrap();
+    let msg =
+        canonical_decision(&req.id, &hash, Verdict::Reject, "Not yet.", &nonce, soon()).unwrap();
+    let d = SignedDecision {
+        request_id: req.id.clone(),
+        plan_hash: hash,
+        decision: Verdict::Reject,
+        feedback: "Not yet.".to_owned(),
+        signed: Signed {
+            device: device.id.clone(),
+            nonce,
+            expires: soon(),
+            signature: phone.sign(&msg),
+        },
+    };
+    decide(&roots, &d).unwrap();
+    let out = hook.join().unwrap();
+    assert!(
+        out.stdout.contains("\"deny\"") && out.stdout.contains("Not yet."),
+        "{out:?}"
+    );
+
+    // The page stops being served while a hook waits: it falls back to the terminal.
+    let hook = plan_hook(&roots);
+    plandeck_testkit::wait_for("the second request", || {
+        crate::gate::pending(&roots).into_iter().next()
+    });
+    drop(lock);
+    let out = hook.join().unwrap();
+    assert!(!out.stdout.contains("\"allow\""), "{out:?}");
+    assert!(
+        crate::gate::pending(&roots).is_empty(),
+        "closed, not left waiting"
+    );
+
+    // Seen longer ago than the person's minutes, a wait of 0, or revoked: nobody to wait for.
+    let lock = page_served(&roots, 15);
+    assert!(crate::gate::someone_to_decide(&roots));
+    let mut file: DeviceFile = read(&roots, "devices.json").unwrap();
+    file.devices[0].last_seen = Some(crate::timestamp::format(
+        now() - time::Duration::minutes(16),
+    ));
+    write(&roots, "devices.json", &file).unwrap();
+    assert!(!crate::gate::someone_to_decide(&roots));
+    seen(&roots, &phone, &device);
+    assert!(crate::gate::someone_to_decide(&roots));
+    drop(lock);
+    let lock = page_served(&roots, 0);
+    assert!(!crate::gate::someone_to_decide(&roots), "a wait of 0");
+    drop(lock);
+    let _lock = page_served(&roots, 15);
+    assert!(crate::gate::someone_to_decide(&roots));
+    revoke(&roots, "Pixel").unwrap();
+    assert!(!crate::gate::someone_to_decide(&roots), "revoked");
+}

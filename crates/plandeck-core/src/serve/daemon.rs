@@ -17,7 +17,11 @@
 //!   decision) only while at least one client is connected. With nobody connected, hooks fall
 //!   back to the agent's own prompt.
 //! - **Idle exit**: with no client for [`DaemonOptions::idle`] (10 min by default), it removes its
-//!   socket and exits.
+//!   socket and exits; never while the phone page is on (unless another process serves it: an
+//!   older version's server, which keeps it until it is turned off or changed).
+//! - **The phone page**: it hosts the phone page ([`crate::phone::server::host`]) while that is
+//!   turned on, so the page keeps being served when the window is closed; `plandeck phone on`
+//!   and `off` take effect in it without a restart.
 //! - **Heartbeat**: a client says something at least every 15 s (an empty line when it has
 //!   nothing to ask, [`crate::remote::HEARTBEAT`]); a connection silent for
 //!   [`DaemonOptions::silence`] (45 s) is taken as gone (a laptop that slept, a half-open ssh
@@ -49,6 +53,8 @@ const LOCK_PATIENCE: Duration = Duration::from_secs(10);
 const RELAY_LINE_PATIENCE: Duration = Duration::from_secs(10);
 /// How long a connection may stay silent before it is taken as gone.
 pub const SILENCE: Duration = Duration::from_secs(45);
+/// How often the daemon looks whether the phone page is on (it does not idle out while it is).
+const PHONE_CHECK: Duration = Duration::from_secs(1);
 /// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
 const MAX_SOCKET_PATH: usize = 107;
 
@@ -177,7 +183,8 @@ pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
     ))
 }
 
-fn own_uid() -> u32 {
+/// This process's effective uid.
+pub fn own_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
@@ -261,6 +268,20 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         shared.hello().instance
     ));
 
+    // The phone page, while it is on.
+    let phone_stop = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let phone = {
+        let (roots, log) = (roots.clone(), log.clone());
+        let opts = crate::phone::server::ServeOptions {
+            by: format!("plandeck serve --daemon (pid {})", std::process::id()),
+            stop: phone_stop.clone(),
+            ..Default::default()
+        };
+        std::thread::spawn(move || {
+            crate::phone::server::host(&roots, &opts, &|line| self::say(&log, line));
+        })
+    };
+
     let clients = Arc::new((
         Mutex::new(Clients {
             connected: 0,
@@ -282,15 +303,24 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         let (state, changed) = &*clients;
         let mut state = lock(state);
         loop {
+            // The phone page on, and not served by another process (an older version's server,
+            // `plandeck phone serve`): it serves on, as if someone were connected.
+            let phone_on = crate::phone::server::turned_on(roots)
+                && crate::phone::server::running(roots).is_none_or(|s| s.pid == std::process::id());
+            if phone_on && state.connected == 0 {
+                state.since = Instant::now();
+            }
             let idle_for = state.since.elapsed();
             if state.connected == 0 && idle_for >= opts.idle {
                 state.closing = true;
                 break;
             }
-            let wait = if state.connected == 0 {
+            let wait = if phone_on {
+                PHONE_CHECK
+            } else if state.connected == 0 {
                 opts.idle - idle_for
             } else {
-                opts.idle
+                opts.idle.min(PHONE_CHECK)
             };
             state = changed
                 .wait_timeout(state, wait)
@@ -306,6 +336,8 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         "no client for {} s: exiting",
         opts.idle.as_secs_f32()
     ));
+    phone_stop.store(true, std::sync::atomic::Ordering::SeqCst);
+    let _ = phone.join();
     drop(shared);
     drop(lock_file);
     Ok(())
@@ -410,6 +442,21 @@ impl Write for LogWriter {
     }
     fn flush(&mut self) -> std::io::Result<()> {
         lock(&self.0).flush()
+    }
+}
+
+/// Whether this version's daemon runs for `roots` (its lock is held), asked without connecting
+/// (a connection would count as a client, and hold the gate presence for a moment).
+pub fn is_running(roots: &Roots) -> bool {
+    let Ok(file) = std::fs::File::open(lock_path(roots)) else {
+        return false;
+    };
+    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
+        Ok(()) => {
+            let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
+            false
+        }
+        Err(_) => true,
     }
 }
 

@@ -21,7 +21,7 @@ use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::hook_wait::HookWait;
 use crate::gate::new_id;
-use crate::gate::store::{self, app_running, close, file_request, read_decision};
+use crate::gate::store::{self, close, file_request, read_decision, someone_to_decide};
 use crate::gate::transcript::{locate, Follower};
 use crate::gate::ApproveMode;
 use crate::gate::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
@@ -42,7 +42,7 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
             input.tool_name.as_deref().unwrap_or("none")
         ));
     }
-    if !app_running(roots) {
+    if !someone_to_decide(roots) {
         return HookOutcome::quiet(
             "plandeck hook claude: Plandeck is not running; answer in the terminal\n",
         );

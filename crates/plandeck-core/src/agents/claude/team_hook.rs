@@ -32,7 +32,7 @@ use crate::agents::{claude, Agent};
 use crate::config::Roots;
 use crate::gate::hook_wait::HookWait;
 use crate::gate::new_id;
-use crate::gate::store::{app_running, close, file_request, gate_dir, read_decision};
+use crate::gate::store::{close, file_request, gate_dir, read_decision, someone_to_decide};
 use crate::gate::HookInput as Input;
 use crate::gate::{GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::gate::{HookPreview, InstallPlan, InstallReport};
@@ -171,7 +171,7 @@ pub fn hook_claude_team(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookO
         // The lead's own plan: its approval card and the plan-approval hook decide.
         return quiet("not a teammate's plan; left to the plan-approval hook");
     };
-    if !app_running(roots) {
+    if !someone_to_decide(roots) {
         return quiet("Plandeck is not running; the lead decides");
     }
     let plan = input

@@ -1,0 +1,64 @@
+import { describe, expect, it } from "vitest";
+import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
+import { mockIPC } from "@tauri-apps/api/mocks";
+import PhoneSettings from "./PhoneSettings.svelte";
+
+const on = {
+  on: true,
+  running: true,
+  listen: "100.64.0.7:8443",
+  cert: "/c/m.pem",
+  key: "/c/m.key",
+  name: null,
+  url: "https://100.64.0.7:8443/",
+  by: "plandeck serve --daemon (pid 7)",
+  error: null,
+  allInterfaces: false,
+  waitMinutes: 15,
+  devices: [
+    { id: "aaaa", name: "<img src=x onerror=alert(1)>", pairedAt: "2026-01-01T00:00:00Z", lastSeen: null, revoked: false },
+    { id: "bbbb", name: "Old", pairedAt: "2026-01-01T00:00:00Z", lastSeen: null, revoked: true },
+  ],
+};
+
+describe("PhoneSettings", () => {
+  it("shows a phone's name as text, lists only phones not revoked, and revokes one by its id once confirmed", async () => {
+    const calls: [string, any][] = [];
+    let status: any = on;
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "phone_status") return status;
+      if (cmd === "phone_revoke") {
+        status = { ...on, devices: on.devices.map((d) => ({ ...d, revoked: true })) };
+        return status;
+      }
+    });
+    render(PhoneSettings);
+    const row = await screen.findByTestId("phone-device");
+    expect(row).toHaveTextContent("<img src=x onerror=alert(1)>");
+    expect(row.querySelector("img")).toBeNull();
+    expect(screen.getAllByTestId("phone-device")).toHaveLength(1);
+    expect(screen.getByTestId("phone-state")).toHaveTextContent("served by plandeck serve --daemon (pid 7)");
+
+    // One click asks, here; only the second revokes.
+    await fireEvent.click(within(row).getByTestId("phone-revoke"));
+    expect(calls.some(([c]) => c === "phone_revoke")).toBe(false);
+    await fireEvent.click(within(row).getByText("Cancel"));
+    await fireEvent.click(within(row).getByTestId("phone-revoke"));
+    await fireEvent.click(within(row).getByTestId("phone-revoke-confirm"));
+    await waitFor(() => expect(calls.find(([c]) => c === "phone_revoke")?.[1]).toEqual({ id: "aaaa" }));
+    await screen.findByTestId("phone-no-devices");
+  });
+
+  it("says plainly when the address typed is every interface, and when the page listens on all of them", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, listen: "0.0.0.0:8443", allInterfaces: true, devices: [] };
+    });
+    render(PhoneSettings);
+    expect(await screen.findByTestId("phone-all-interfaces")).toHaveTextContent("ALL interfaces");
+    expect(await screen.findByTestId("phone-every-interface")).toHaveTextContent("every interface of this machine");
+    const listen = screen.getByTestId("phone-listen") as HTMLInputElement;
+    await fireEvent.input(listen, { target: { value: "100.64.0.7:8443" } });
+    expect(screen.queryByTestId("phone-every-interface")).toBeNull();
+  });
+});
