@@ -842,11 +842,12 @@ impl Deck {
         decision: GateDecision,
         with_comments: Option<bool>,
         seen_hash: Option<String>,
+        option: Option<String>,
         by: &str,
     ) -> Result<DecisionOutcome, IpcError> {
         // On another machine its own gate delivers, and records who: "over SSH from …".
         if let Some((there, own)) = self.there(id) {
-            return there.decide_request(own, decision, with_comments, seen_hash);
+            return there.decide_request(own, decision, with_comments, seen_hash, option);
         }
         if self.demo {
             let outcome = gate::decide_demo(&self.roots, id, decision, by)?;
@@ -860,6 +861,7 @@ impl Deck {
             comments: with_comments.unwrap_or(true),
             by: by.to_owned(),
             seen_hash,
+            option,
             ..Default::default()
         };
         let outcome = gate::decide_with(&self.roots, id, decision, &opts)?;
@@ -1474,6 +1476,7 @@ mod worktree_tests {
                     edited: None,
                     started_from: None,
                 },
+                None,
                 None,
                 None,
                 "you",

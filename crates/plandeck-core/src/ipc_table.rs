@@ -94,8 +94,8 @@ macro_rules! ipc_table {
                 worktrees::restore_worktree(repo_id: String, archive_ref: String) -> String
                     = |d, _| d.restore_worktree(&repo_id, &archive_ref);
                 gate::list_pending() -> Vec<$crate::gate::GateRequest> = |d, _| d.list_pending();
-                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome
-                    = |d, by| d.decide_request(&id, decision, with_comments, seen_hash, by);
+                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>, option: Option<String>) -> $crate::gate::DecisionOutcome
+                    = |d, by| d.decide_request(&id, decision, with_comments, seen_hash, option, by);
                 #[read] gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.request_comments(&id);
                 gate::list_teams() -> Vec<$crate::gate::teams::Team> = |d, _| d.list_teams();
                 settings::hook_status(agent: $crate::agents::Agent) -> $crate::gate::HookPreview = |d, _| d.hook_status(agent);

@@ -902,7 +902,18 @@ teammate: string | null,
  * The session of the team's lead, for a teammate's plan (the lead approves the plan once
  * Plandeck let it through).
  */
-leadSessionId: string | null, };
+leadSessionId: string | null, 
+/**
+ * What it asks: `plan` (a plan to approve: every hook's and card's request) or `permission`
+ * (an ACP agent's tool: a command, an edit, a fetch).
+ */
+kind: RequestKind, 
+/**
+ * An ACP session's request (issue 36): what the agent asked, as data, and the options it
+ * offered; `null` for a hook's or a card's. Its `hookPid` is the process hosting the session
+ * (the per-user server, or `plandeck agents check`), which answers the agent.
+ */
+acp: AcpAsk | null, };
 
 export type ApproveMode = "auto" | "manual";
 
@@ -930,6 +941,50 @@ message: string, status: GateStatus,
  * How the decision reached the agent; `failed` when typing was refused or failed.
  */
 delivery: Delivery, };
+
+export type RequestKind = "plan" | "permission";
+
+export type AcpOption = { optionId: string, name: string, 
+/**
+ * `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
+ */
+kind: string, };
+
+export type AcpDiff = { path: string, oldText: string | null, newText: string, };
+
+export type AcpAsk = { 
+/**
+ * The ACP agent's name (`claude-acp`: `plandeck agents list`).
+ */
+agentName: string, toolCallId: string, 
+/**
+ * The tool call's title, on one visible line (bounded).
+ */
+title: string, 
+/**
+ * The tool call's kind as the agent sent it (`switch_mode`, `execute`, `edit`, …).
+ */
+toolKind: string | null, 
+/**
+ * A command the tool would run, on one visible line.
+ */
+command: string | null, 
+/**
+ * The file a tool would touch.
+ */
+path: string | null, 
+/**
+ * The change it would make to that file.
+ */
+diff: AcpDiff | null, 
+/**
+ * The agent's options: a decision answers with one of these, never another.
+ */
+options: Array<AcpOption>, 
+/**
+ * The option a decision chose (written by the decider, read by the session's host).
+ */
+chosen: string | null, };
 
 export type InstallPlan = { settingsPath: string, 
 /**

@@ -46,7 +46,7 @@ export type Commands = {
   remove_clean_worktrees: { args: { repoId: string }; returns: Array<string> };
   restore_worktree: { args: { repoId: string; archiveRef: string }; returns: string };
   list_pending: { args: {}; returns: Array<GateRequest> };
-  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }; returns: DecisionOutcome };
+  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null; option?: string | null }; returns: DecisionOutcome };
   request_comments: { args: { id: string }; returns: Array<PlacedComment> };
   list_teams: { args: {}; returns: Array<Team> };
   hook_status: { args: { agent: Agent }; returns: HookPreview };
@@ -117,7 +117,7 @@ export const commands = {
   removeCleanWorktrees: (args: { repoId: string }) => invoke<Array<string>>("remove_clean_worktrees", args),
   restoreWorktree: (args: { repoId: string; archiveRef: string }) => invoke<string>("restore_worktree", args),
   listPending: () => invoke<Array<GateRequest>>("list_pending"),
-  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
+  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null; option?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
   requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
   listTeams: () => invoke<Array<Team>>("list_teams"),
   hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),

@@ -401,7 +401,7 @@ fn decide(
     match target {
         Target::Request(id) => {
             let outcome =
-                remote.decide_request(id, on_request, Some(how.comments), how.seen_hash)?;
+                remote.decide_request(id, on_request, Some(how.comments), how.seen_hash, None)?;
             super::gate::print_outcome(&outcome, how.json, out)
         }
         Target::Plan { id, hash } => {

@@ -389,7 +389,9 @@ fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
     assert_eq!(turn["requests"][0]["outcome"], "noOutcome");
     let (_, out, _) = plandeck(&home, &["pending", "--json"]);
     assert_eq!(out.trim(), "[]");
-    let done = std::fs::read_dir(home.join(".local/share/plandeck/acp/done"))
+    // One store: the request was filed, and closed, in the gate's.
+    assert!(!home.join(".local/share/plandeck/acp").exists());
+    let done = std::fs::read_dir(home.join(".local/share/plandeck/gate/done"))
         .unwrap()
         .next()
         .unwrap()
@@ -404,7 +406,7 @@ fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("noOutcome"),
+            .contains("AgentGone"),
         "{v}"
     );
 }

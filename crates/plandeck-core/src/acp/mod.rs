@@ -38,17 +38,8 @@ pub fn agent_env(from: impl IntoIterator<Item = (String, String)>) -> Vec<(Strin
         .collect()
 }
 
-/// One option the agent offers for a permission request.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionOption {
-    pub option_id: String,
-    #[serde(default)]
-    pub name: String,
-    /// `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
-    #[serde(default)]
-    pub kind: String,
-}
+/// One option the agent offers for a permission request (the gate's: it waits there).
+pub use crate::gate::AcpOption as PermissionOption;
 
 /// The tool call a permission request or an update is about.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
