@@ -202,7 +202,10 @@ fn check(
     let cmd = AgentCommand {
         program,
         args: entry.args.iter().map(|a| (*a).to_owned()).collect(),
-        env: agent_env(ctx.env.vars().map(|(k, v)| (k.to_owned(), v.to_owned()))),
+        env: agent_env(
+            entry.env,
+            ctx.env.vars().map(|(k, v)| (k.to_owned(), v.to_owned())),
+        ),
         cwd: cwd.clone(),
     };
     let failed = |e: plandeck_core::acp::AcpError| {

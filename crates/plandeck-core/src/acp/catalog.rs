@@ -22,6 +22,10 @@ pub struct AcpEntry {
     /// Whether its plan approval comes as a permission request (docs/agents.md, "Agents over
     /// ACP"): false where it has no plan mode over ACP (codex-acp 0.16) or none was seen.
     pub plan_gate: bool,
+    /// The variables of Plandeck's environment it is started with, beside the basics
+    /// ([`super::BASIC_ENV`]): its model API's key and address, its own settings (`NAME`, or a
+    /// prefix `NAME_*`). Nothing else of Plandeck's environment reaches it ([`super::agent_env`]).
+    pub env: &'static [&'static str],
 }
 
 /// The ACP agents Plandeck ships entries for, in the order lists show them.
@@ -33,6 +37,13 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &[],
         package: "@zed-industries/claude-agent-acp",
         plan_gate: true,
+        env: &[
+            "ANTHROPIC_*",
+            "CLAUDE_CODE_*",
+            "CLAUDE_CONFIG_DIR",
+            "IS_SANDBOX",
+            "DISABLE_*",
+        ],
     },
     AcpEntry {
         name: "codex-acp",
@@ -41,6 +52,7 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &[],
         package: "@zed-industries/codex-acp",
         plan_gate: false,
+        env: &["OPENAI_*", "CODEX_*", "AZURE_OPENAI_*"],
     },
     AcpEntry {
         name: "gemini-acp",
@@ -49,6 +61,13 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &["--acp"],
         package: "@google/gemini-cli",
         plan_gate: true,
+        env: &[
+            "GEMINI_*",
+            "GOOGLE_*",
+            "GOOGLE_GENAI_*",
+            "VERTEX_*",
+            "CLOUDSDK_*",
+        ],
     },
     AcpEntry {
         name: "opencode",
@@ -57,6 +76,14 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &["acp"],
         package: "opencode-ai",
         plan_gate: false,
+        env: &[
+            "OPENCODE_*",
+            "OPENAI_*",
+            "ANTHROPIC_*",
+            "GEMINI_*",
+            "GOOGLE_*",
+            "OPENROUTER_*",
+        ],
     },
 ];
 
