@@ -301,7 +301,8 @@ pub fn run(
             )
         }
         Command::Start(args) => {
-            let mut started = remote.start_session(super::control::request(&args))?;
+            let agent = super::control::terminal_agent(&args)?;
+            let mut started = remote.start_session(super::control::request(&args, agent))?;
             started.attach =
                 plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)

@@ -379,11 +379,34 @@ impl Tracker {
     /// Rejects with the request's `reject_once` option, else `reject_always`. The feedback, if
     /// any, goes to the agent as the next prompt (ACP's answer carries none).
     pub fn reject(&mut self, rpc_id: &Value) -> Result<Decided, DecideError> {
+        self.reject_with(rpc_id, None)
+    }
+
+    /// Rejects with `option` when it is one of the request's reject options (the one the person
+    /// chose), else its "reject once", else its "reject always".
+    pub fn reject_with(
+        &mut self,
+        rpc_id: &Value,
+        option: Option<&str>,
+    ) -> Result<Decided, DecideError> {
         let i = self.take(rpc_id)?;
-        let option_id = pick(&self.open[i].options, &["reject_once", "reject_always"])
-            .ok_or(DecideError::NoRejectOption)?
-            .option_id
-            .clone();
+        let options = &self.open[i].options;
+        let chosen = match option {
+            Some(id) => {
+                let o = options.iter().find(|o| o.option_id == id).ok_or_else(|| {
+                    DecideError::NotAnOption {
+                        option_id: id.to_owned(),
+                    }
+                })?;
+                if !o.kind.starts_with("reject_") {
+                    return Err(DecideError::NoRejectOption);
+                }
+                o
+            }
+            None => pick(options, &["reject_once", "reject_always"])
+                .ok_or(DecideError::NoRejectOption)?,
+        };
+        let option_id = chosen.option_id.clone();
         let w = self.open.remove(i);
         Ok(self.close(w, Outcome::Rejected { option_id }))
     }

@@ -14,6 +14,7 @@
 pub mod catalog;
 pub mod client;
 pub mod gate;
+pub mod host;
 pub mod requests;
 pub mod session;
 pub mod wire;

@@ -177,7 +177,8 @@ pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
     ))
 }
 
-fn own_uid() -> u32 {
+/// This process's effective uid (the one the server's folder and peers are checked against).
+pub fn own_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
 
@@ -277,11 +278,26 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         });
     }
 
-    // Idle: nobody connected for `idle`.
+    // ACP sessions asked for (`plandeck start --agent`, the window's New session) are hosted
+    // here: closing the window that started one does not end it (issue 36).
+    let leaving = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let (roots, leaving) = (roots.clone(), leaving.clone());
+        std::thread::spawn(move || {
+            crate::acp::host::serve(roots, crate::config::Env::from_process(), || {
+                !leaving.load(std::sync::atomic::Ordering::SeqCst)
+            });
+        });
+    }
+
+    // Idle: nobody connected for `idle`, and no ACP session hosted.
     {
         let (state, changed) = &*clients;
         let mut state = lock(state);
         loop {
+            if crate::acp::host::hosted_here() > 0 {
+                state.since = Instant::now();
+            }
             let idle_for = state.since.elapsed();
             if state.connected == 0 && idle_for >= opts.idle {
                 state.closing = true;
@@ -291,7 +307,9 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
                 opts.idle - idle_for
             } else {
                 opts.idle
-            };
+            }
+            // A hosted session's end is seen within a second.
+            .min(Duration::from_secs(1));
             state = changed
                 .wait_timeout(state, wait)
                 .unwrap_or_else(|e| e.into_inner())
@@ -306,6 +324,7 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         "no client for {} s: exiting",
         opts.idle.as_secs_f32()
     ));
+    leaving.store(true, std::sync::atomic::Ordering::SeqCst);
     drop(shared);
     drop(lock_file);
     Ok(())
