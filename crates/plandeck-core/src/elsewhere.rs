@@ -214,6 +214,13 @@ impl OnMachine for SessionSummary {
     }
 }
 
+impl OnMachine for crate::acp::host::Hosted {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
 impl OnMachine for crate::gate::teams::Team {
     fn on_machine(&mut self, machine: &str) {
         opt(machine, &mut self.lead_session_id);

@@ -77,6 +77,10 @@ macro_rules! ipc_table {
                 #[read] sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>
                     = |d, _| d.sessions(Some(&ids));
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress = |d, _| d.session_index_progress();
+                sessions::list_acp_sessions() -> Vec<$crate::acp::host::Hosted> = |d, _| d.list_acp_sessions();
+                #[read] sessions::acp_session(id: String) -> $crate::acp::host::Hosted = |d, _| d.acp_session(&id);
+                sessions::steer_acp_session(id: String, command: $crate::acp::host::Command) -> ()
+                    = |d, _| d.steer_acp_session(&id, command);
                 terminals::open_terminal(session_id: String) -> $crate::mirror::TerminalView
                     = |d, _| d.open_terminal(&session_id);
                 terminals::close_terminal(view: String) -> () = |d, _| d.close_terminal(&view);

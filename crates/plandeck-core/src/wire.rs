@@ -440,6 +440,7 @@ mod tests {
                 "list_comments",
                 "review_markdown",
                 "get_sessions",
+                "acp_session",
                 "worktree_details",
                 "request_comments",
                 "verify_report",

@@ -1063,6 +1063,64 @@ requestId: string | null, planStatus: GateStatus | null, planPath: string | null
  */
 leadVerdict: string | null, };
 
+export type AcpUsage = { inputTokens: number | null, outputTokens: number | null, costUsd: number | null, };
+
+export type AcpEntry = { 
+/**
+ * `user`, `agent`, `thought`, `tool`, `plan`, `mode`, `note`.
+ */
+kind: string, text: string, 
+/**
+ * A tool call's id, its kind and status (`pending`, `in_progress`, `completed`, `failed`).
+ */
+toolCallId: string | null, toolKind: string | null, status: string | null, 
+/**
+ * A plan's entries: `[status, content]`.
+ */
+plan: Array<[string, string]>, 
+/**
+ * A message's or thought's text rendered as plans are (Markdown, sanitized): filled in when
+ * the session is read for the window, never stored.
+ */
+html: string | null, };
+
+export type AcpSession = { 
+/**
+ * Plandeck's id of the session (`acps-…`).
+ */
+id: string, 
+/**
+ * The ACP agent's name (`claude-acp`).
+ */
+agent: string, displayName: string, cwd: string, 
+/**
+ * The agent's own id of the session (`session/new`), once started.
+ */
+sessionId: string | null, 
+/**
+ * `starting`, `working` (a turn runs), `waiting` (a request waits for the person), `idle`
+ * (no turn: Send is open), `ended`, `failed`.
+ */
+state: string, mode: string | null, modes: Array<string>, 
+/**
+ * Every way out of plan mode went through the person.
+ */
+gated: boolean, ungatedWhy: string | null, usage: AcpUsage, 
+/**
+ * Why it failed or ended, for a person.
+ */
+problem: string | null, hostPid: number, hostStartTime: number | null, agentPid: number | null, 
+/**
+ * RFC 3339.
+ */
+started: string, updated: string, entries: Array<AcpEntry>, 
+/**
+ * The machine this is on (`plandeck hosts`); `null`: this one.
+ */
+machine: string | null, };
+
+export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" };
+
 export type StartRequest = { agent: Agent, 
 /**
  * The repository (its working folder) on this machine.

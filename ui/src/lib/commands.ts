@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpCommand, AcpSession, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -33,6 +33,9 @@ export type Commands = {
   list_sessions: { args: {}; returns: Array<SessionSummary> };
   get_sessions: { args: { ids: Array<string> }; returns: Array<SessionSummary> };
   session_index_progress: { args: {}; returns: IndexProgress };
+  list_acp_sessions: { args: {}; returns: Array<AcpSession> };
+  acp_session: { args: { id: string }; returns: AcpSession };
+  steer_acp_session: { args: { id: string; command: AcpCommand }; returns: null };
   open_terminal: { args: { sessionId: string }; returns: TerminalView };
   close_terminal: { args: { view: string }; returns: null };
   take_terminal_control: { args: { view: string }; returns: null };
@@ -104,6 +107,9 @@ export const commands = {
   listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
   getSessions: (args: { ids: Array<string> }) => invoke<Array<SessionSummary>>("get_sessions", args),
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
+  listAcpSessions: () => invoke<Array<AcpSession>>("list_acp_sessions"),
+  acpSession: (args: { id: string }) => invoke<AcpSession>("acp_session", args),
+  steerAcpSession: (args: { id: string; command: AcpCommand }) => invoke<null>("steer_acp_session", args),
   openTerminal: (args: { sessionId: string }) => invoke<TerminalView>("open_terminal", args),
   closeTerminal: (args: { view: string }) => invoke<null>("close_terminal", args),
   takeTerminalControl: (args: { view: string }) => invoke<null>("take_terminal_control", args),

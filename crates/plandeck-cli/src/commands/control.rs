@@ -251,17 +251,9 @@ fn acp_command(
     json: bool,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    use plandeck_core::acp::host::{self, HostError};
+    use plandeck_core::acp::host;
     let roots = ctx.roots()?;
-    host::command(&roots, id, &command).map_err(|e| {
-        let kind = match e {
-            HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
-            HostError::Busy(_) => ErrorKind::Conflict,
-            HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
-            HostError::Store(_) => ErrorKind::Io,
-        };
-        IpcError::new(kind, e.to_string())
-    })?;
+    host::command(&roots, id, &command).map_err(IpcError::from)?;
     print_message(done, json, out)
 }
 

@@ -44,6 +44,7 @@ pub fn hosted_here() -> usize {
 /// Tokens and cost of a session, where the agent said them.
 #[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpUsage")]
 pub struct Usage {
     #[ts(type = "number | null")]
     pub input_tokens: Option<u64>,
@@ -56,6 +57,7 @@ pub struct Usage {
 /// kept as data).
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpEntry")]
 pub struct Entry {
     /// `user`, `agent`, `thought`, `tool`, `plan`, `mode`, `note`.
     pub kind: String,
@@ -67,11 +69,16 @@ pub struct Entry {
     /// A plan's entries: `[status, content]`.
     #[serde(default)]
     pub plan: Vec<(String, String)>,
+    /// A message's or thought's text rendered as plans are (Markdown, sanitized): filled in when
+    /// the session is read for the window, never stored.
+    #[serde(default)]
+    pub html: Option<String>,
 }
 
 /// A hosted ACP session as its host last wrote it.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpSession")]
 pub struct Hosted {
     /// Plandeck's id of the session (`acps-…`).
     pub id: String,
@@ -100,6 +107,9 @@ pub struct Hosted {
     pub started: String,
     pub updated: String,
     pub entries: Vec<Entry>,
+    /// The machine this is on (`plandeck hosts`); `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
 }
 
 impl Hosted {
@@ -141,6 +151,17 @@ impl Hosted {
     }
 }
 
+/// `h` as the window shows it: what the agent and the person said rendered and sanitized as every
+/// plan is (Markdown through the plans' renderer and sanitizer); the rest stays text.
+pub fn for_window(mut h: Hosted) -> Hosted {
+    for e in &mut h.entries {
+        if matches!(e.kind.as_str(), "agent" | "thought" | "user") {
+            e.html = Some(crate::render::markdown_html(&e.text));
+        }
+    }
+    h
+}
+
 /// A session asked for.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
 #[serde(rename_all = "camelCase")]
@@ -153,12 +174,36 @@ pub struct StartRequest {
 }
 
 /// What the host is asked to do with a session.
-#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
 #[serde(rename_all = "camelCase", tag = "command")]
+#[ts(rename = "AcpCommand")]
 pub enum Command {
     Send { text: String },
     Interrupt,
     Stop,
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![
+        <Usage as TS>::decl(),
+        <Entry as TS>::decl(),
+        <Hosted as TS>::decl(),
+        <Command as TS>::decl(),
+    ]
+}
+
+impl From<HostError> for crate::ipc::IpcError {
+    fn from(e: HostError) -> Self {
+        use crate::ipc::ErrorKind;
+        let kind = match e {
+            HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
+            HostError::Busy(_) => ErrorKind::Conflict,
+            HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
+            HostError::Store(_) => ErrorKind::Io,
+        };
+        crate::ipc::IpcError::new(kind, e.to_string())
+    }
 }
 
 #[derive(Debug, thiserror::Error)]
@@ -396,6 +441,7 @@ impl Record {
             tool_kind: None,
             status: None,
             plan: Vec::new(),
+            html: None,
         });
     }
 
@@ -443,6 +489,7 @@ impl Record {
                     tool_kind: call.kind.as_deref().map(super::one_line),
                     status: call.status.as_deref().map(super::one_line),
                     plan: Vec::new(),
+                    html: None,
                 });
             }
             Update::Plan(entries) => {
@@ -460,6 +507,7 @@ impl Record {
                     tool_kind: None,
                     status: None,
                     plan,
+                    html: None,
                 });
             }
             Update::Mode(m) => {
@@ -505,6 +553,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             started: now.clone(),
             updated: now,
             entries: Vec::new(),
+            machine: None,
         },
     }));
     lock(&record).save();
@@ -721,4 +770,108 @@ fn take_stop(roots: &Roots, id: &str, flags: &Flags) -> bool {
 struct Flags {
     stopped: std::sync::atomic::AtomicBool,
     interrupt: std::sync::atomic::AtomicBool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: &str, text: &str) -> Entry {
+        Entry {
+            kind: kind.into(),
+            text: text.into(),
+            tool_call_id: None,
+            tool_kind: None,
+            status: None,
+            plan: Vec::new(),
+            html: None,
+        }
+    }
+
+    /// What the agent says reaches the window through the plans' sanitizer: no script, no
+    /// handler, no `javascript:` link; tool titles stay text (no html).
+    #[test]
+    fn messages_are_rendered_through_the_plans_sanitizer_and_tools_stay_text() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let mut r = Record {
+            roots,
+            hosted: Hosted {
+                id: "acps-1".into(),
+                agent: "claude-acp".into(),
+                display_name: "Claude Code (ACP)".into(),
+                cwd: "/r".into(),
+                session_id: None,
+                state: "idle".into(),
+                mode: None,
+                modes: Vec::new(),
+                gated: true,
+                ungated_why: None,
+                usage: Usage::default(),
+                problem: None,
+                host_pid: 1,
+                host_start_time: None,
+                agent_pid: None,
+                started: String::new(),
+                updated: String::new(),
+                entries: Vec::new(),
+                machine: None,
+            },
+        };
+        let chunk = |kind: &str, text: &str| Event::Update {
+            session_id: "s".into(),
+            update: Update::Chunk {
+                kind: kind.into(),
+                text: text.into(),
+            },
+        };
+        r.on_event(&chunk(
+            "agent_message_chunk",
+            "Done <script>alert(1)</script> <img src=x onerror=alert(1)> ",
+        ));
+        r.on_event(&chunk(
+            "agent_message_chunk",
+            "[x](javascript:alert(1)) **ok**",
+        ));
+        r.on_event(&chunk("agent_thought_chunk", "hmm"));
+        r.on_event(&Event::Update {
+            session_id: "s".into(),
+            update: Update::Usage {
+                used: Some(1),
+                size: Some(2),
+                cost_usd: Some(0.5),
+            },
+        });
+        r.push(entry("tool", "<b>rm</b>"));
+        assert_eq!(r.hosted.entries.len(), 3, "chunks of one message join");
+        assert_eq!(r.hosted.usage.cost_usd, Some(0.5));
+        let shown = for_window(r.hosted.clone());
+        let html = shown.entries[0].html.as_deref().unwrap();
+        // Markup the agent wrote is shown as text; the link lost its target.
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(html.contains("<strong>ok</strong>"), "{html}");
+        assert!(shown.entries[1].html.is_some());
+        assert_eq!(shown.entries[2].html, None);
+    }
+
+    #[test]
+    fn a_command_for_a_session_that_is_not_there_or_ended_is_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        assert!(matches!(
+            command(&roots, "../x", &Command::Stop),
+            Err(HostError::NotFound(_))
+        ));
+        assert!(matches!(
+            command(&roots, "acps-none", &Command::Interrupt),
+            Err(HostError::NotFound(_))
+        ));
+        assert!(matches!(
+            request_start(&roots, "claude", "/r", false, None),
+            Err(HostError::NotAnAgent(_))
+        ));
+    }
 }
