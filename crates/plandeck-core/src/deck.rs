@@ -914,6 +914,13 @@ impl Deck {
 
     /// Claude Code agent teams, here and on every connected machine: each lead's teammates, with
     /// where their plans stand.
+    /// The ACP agents the window's New session offers (found on the PATH or under the npm prefix).
+    pub fn acp_agents(&self) -> Result<Vec<crate::acp::catalog::AcpAgentChoice>, IpcError> {
+        Ok(crate::acp::catalog::acp_choices(
+            &crate::config::Env::from_process(),
+        ))
+    }
+
     /// The ACP sessions this user's server hosts (issue 36), newest first, each with its live
     /// state (one whose server is gone has ended).
     pub fn list_acp_sessions(&self) -> Result<Vec<crate::acp::host::Hosted>, IpcError> {

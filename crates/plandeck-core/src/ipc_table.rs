@@ -127,6 +127,11 @@ macro_rules! ipc_table {
                 // could run `plandeck start` there as well.
                 control::start_session(request: $crate::control::StartRequest) -> $crate::control::Started
                     = |d, _| d.start_session(&request), served |d, _| d.start_session_anywhere(&request);
+                control::acp_agents() -> Vec<$crate::acp::catalog::AcpAgentChoice> = |d, _| d.acp_agents();
+                // An ACP agent is hosted by this user's server here, which the window starts
+                // when none runs (its own program, `serve --daemon-launch`).
+                control::start_acp_session(agent: String, repo: String, worktree: Option<String>, base: Option<String>, plan: bool, prompt: Option<String>) -> $crate::control::AcpStartAsked,
+                    here "an ACP agent is started on the machine itself: plandeck start --agent NAME there";
                 control::send_to_agent(id: String, text: String) -> String = |d, _| d.send_to_agent(&id, &text);
                 control::interrupt_session(id: String) -> String = |d, _| d.interrupt_session(&id);
                 control::stop_preview(id: String) -> $crate::control::StopPreview = |d, _| d.stop_preview(&id);

@@ -1121,6 +1121,12 @@ machine: string | null, };
 
 export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" };
 
+export type AcpAgentChoice = { name: string, displayName: string, found: boolean, 
+/**
+ * The npm package that brings it (for "not installed").
+ */
+package: string, };
+
 export type StartRequest = { agent: Agent, 
 /**
  * The repository (its working folder) on this machine.
@@ -1205,6 +1211,12 @@ token: string, };
 export type ProcessLine = { pid: number, command: string, };
 
 export type StopOutcome = { ended: Array<number>, message: string, };
+
+export type AcpStartAsked = { 
+/**
+ * The hosted session's id (`acps-…`).
+ */
+id: string, agent: string, cwd: string, worktree: string | null, branch: string | null, plan: boolean, };
 
 export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
 

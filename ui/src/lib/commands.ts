@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { AcpCommand, AcpSession, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -67,6 +67,8 @@ export type Commands = {
   send_verify_report: { args: { id: string; shown: string }; returns: string };
   pick_repo: { args: {}; returns: string | null };
   start_session: { args: { request: StartRequest }; returns: Started };
+  acp_agents: { args: {}; returns: Array<AcpAgentChoice> };
+  start_acp_session: { args: { agent: string; repo: string; worktree?: string | null; base?: string | null; plan: boolean; prompt?: string | null }; returns: AcpStartAsked };
   send_to_agent: { args: { id: string; text: string }; returns: string };
   interrupt_session: { args: { id: string }; returns: string };
   stop_preview: { args: { id: string }; returns: StopPreview };
@@ -141,6 +143,8 @@ export const commands = {
   sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
   pickRepo: () => invoke<string | null>("pick_repo"),
   startSession: (args: { request: StartRequest }) => invoke<Started>("start_session", args),
+  acpAgents: () => invoke<Array<AcpAgentChoice>>("acp_agents"),
+  startAcpSession: (args: { agent: string; repo: string; worktree?: string | null; base?: string | null; plan: boolean; prompt?: string | null }) => invoke<AcpStartAsked>("start_acp_session", args),
   sendToAgent: (args: { id: string; text: string }) => invoke<string>("send_to_agent", args),
   interruptSession: (args: { id: string }) => invoke<string>("interrupt_session", args),
   stopPreview: (args: { id: string }) => invoke<StopPreview>("stop_preview", args),

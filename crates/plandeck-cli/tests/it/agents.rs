@@ -568,3 +568,25 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
                 .is_ok_and(|s| s.contains(") Z "))
     });
 }
+
+/// The window's New session of an ACP agent starts this user's server when none runs (its own
+/// program, `serve --daemon-launch`), then asks it: `serve::daemon::ensure_running`.
+#[test]
+fn the_server_is_started_for_a_new_acp_session_when_none_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let roots = plandeck_core::config::Roots::under_home(&home);
+    let _server = Server(plandeck_core::serve::daemon::dir(&roots));
+    let socket = plandeck_core::serve::daemon::socket_path(&roots);
+    assert!(std::os::unix::net::UnixStream::connect(&socket).is_err());
+    plandeck_core::serve::daemon::ensure_running(
+        &roots,
+        std::path::Path::new(env!("CARGO_BIN_EXE_plandeck-cli")),
+    )
+    .unwrap();
+    assert!(std::os::unix::net::UnixStream::connect(&socket).is_ok());
+    // Running already: nothing more is started.
+    plandeck_core::serve::daemon::ensure_running(&roots, std::path::Path::new("/nonexistent"))
+        .unwrap();
+}

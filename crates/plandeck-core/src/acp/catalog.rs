@@ -295,3 +295,33 @@ mod tests {
         );
     }
 }
+
+/// An ACP agent the window's New session offers: its name, its words, whether it was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpAgentChoice {
+    pub name: String,
+    pub display_name: String,
+    pub found: bool,
+    /// The npm package that brings it (for "not installed").
+    pub package: String,
+}
+
+/// The ACP agents a person can start here, found or not.
+pub fn acp_choices(env: &Env) -> Vec<AcpAgentChoice> {
+    let dirs = search_dirs(env);
+    ACP_AGENTS
+        .iter()
+        .map(|e| AcpAgentChoice {
+            name: e.name.to_owned(),
+            display_name: e.display_name.to_owned(),
+            found: find(e.program, &dirs).is_some(),
+            package: e.package.to_owned(),
+        })
+        .collect()
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![<AcpAgentChoice as ts_rs::TS>::decl()]
+}

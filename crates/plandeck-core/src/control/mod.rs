@@ -217,6 +217,7 @@ pub fn ts_declarations() -> Vec<String> {
         <StopPreview as TS>::decl(),
         <ProcessLine as TS>::decl(),
         <StopOutcome as TS>::decl(),
+        <AcpStartAsked as TS>::decl(),
     ]
 }
 

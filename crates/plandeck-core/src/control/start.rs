@@ -760,7 +760,7 @@ pub(super) fn launch(
 }
 
 /// An ACP session asked of the person's server ([`start_acp`]).
-#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize)]
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
 #[serde(rename_all = "camelCase")]
 pub struct AcpStartAsked {
     /// The hosted session's id (`acps-…`).

@@ -518,6 +518,37 @@ fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
     }
 }
 
+/// Makes sure this user's server runs for `roots` (the window's New session of an ACP agent):
+/// when its socket does not answer, `exe --data-dir <data> serve --daemon-launch` starts it
+/// detached, and its socket is waited for.
+pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
+    private_dir(&dir(roots), own_uid())?;
+    let socket = socket_path(roots);
+    check_socket_path(&socket)?;
+    if UnixStream::connect(&socket).is_ok() {
+        return Ok(());
+    }
+    let log = private_file(
+        std::fs::OpenOptions::new().create(true).append(true),
+        &log_path(roots),
+    )?;
+    let status = std::process::Command::new(exe)
+        .arg("--data-dir")
+        .arg(&roots.data)
+        .args(["serve", "--daemon-launch"])
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .status()?;
+    if !status.success() {
+        return Err(std::io::Error::other(format!(
+            "the launcher ended with {status}: see {}",
+            log_path(roots).display()
+        )));
+    }
+    wait_for_socket(&socket).map(|_| ())
+}
+
 /// Detaches the calling process from its session (the daemon, started by a launcher that
 /// exited: it belongs to no ssh session, no terminal).
 pub fn detach() {
