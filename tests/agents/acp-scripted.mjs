@@ -24,6 +24,10 @@
 //   call completed) with no permission asked, then `end_turn`.
 // - `nooptions`: a plan permission whose only option is allow_once (no reject option).
 // - `silent`: says nothing and never ends the turn until `session/cancel`, then `cancelled`.
+// - `hosted` (a session a server hosts): the first prompt is the `plan` scenario with a thought,
+//   a message and a `usage_update` (cost 0.00054 USD), the prompt's answer carrying `usage`
+//   (10 input, 5 output tokens); each later prompt is said back ("heard: <text>"), except one
+//   containing "hold", which is held until `session/cancel` (`cancelled`).
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -80,6 +84,16 @@ async function askPlan({ plan = PLAN, title = "Ready to code?", options = planOp
 
 async function turn() {
   prompts++;
+  if (scenario === "hosted") {
+    if (prompts === 1) {
+      update({ sessionUpdate: "agent_thought_chunk", content: { type: "text", text: "Thinking <b>hard</b>" } });
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here is my plan." } });
+      update({ sessionUpdate: "plan", entries: [{ content: "Add page and limit params", priority: "high", status: "pending" }] });
+      await askPlan();
+      update({ sessionUpdate: "usage_update", used: 11, size: 200000, cost: { amount: 0.00054, currency: "USD" } });
+    }
+    return;
+  }
   if (prompts > 1 && scenario !== "tool") return;
   switch (scenario) {
     case "plan":
@@ -170,13 +184,17 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       if (heldPrompt !== null) write({ jsonrpc: "2.0", id: heldPrompt, result: { stopReason: "cancelled" } });
       heldPrompt = null;
       return;
-    case "session/prompt":
-      if (scenario === "silent") {
+    case "session/prompt": {
+      const text = m.params?.prompt?.[0]?.text ?? "";
+      if (scenario === "silent" || (scenario === "hosted" && prompts > 0 && text.includes("hold"))) {
+        prompts++;
         heldPrompt = m.id;
         return;
       }
       await turn();
-      return reply({ stopReason: "end_turn" });
+      if (scenario === "hosted" && prompts > 1) update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `heard: ${text}` } });
+      return reply(scenario === "hosted" ? { stopReason: "end_turn", usage: { inputTokens: 10, outputTokens: 5 } } : { stopReason: "end_turn" });
+    }
     default:
       if (m.id !== undefined) write({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } });
   }

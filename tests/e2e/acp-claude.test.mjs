@@ -87,3 +87,66 @@ test("claude-agent-acp: a plan waits as a request, is rejected with feedback the
     api.stop();
   }
 });
+
+// Issue 36: `plandeck start --agent claude-acp` has this user's server host the real adapter: the
+// starting command ends, the plan waits in the gate's queue, an approval with the option the
+// person picked reaches it, `sessions list --json` shows the session gated with its cost, Stop
+// ends it.
+test("claude-agent-acp hosted by the server: started, its plan approved from the queue, its cost listed, stopped", async () => {
+  const { bin } = agentCli("claude-agent-acp");
+  const { base, home, repo } = makeAgentHome("acp-claude-hosted");
+  const api = await startStandIn("claude", join(base, "api"));
+  const env = {
+    ...envFor(home),
+    PATH: `${dirname(bin)}:${process.env.PATH}`,
+    IS_SANDBOX: "yes",
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+  };
+  for (const k of Object.keys(env)) if (/^CLAUDE_CODE_(?!DISABLE)|^CLAUDECODE$|^CLAUDE_CONFIG_DIR$/.test(k)) delete env[k];
+  const cli = (...args) => spawnSync(plandeckBin(), args, { encoding: "utf8", env, timeout: 60000 });
+  const until = async (what, f, ms = 180000) => {
+    const end = Date.now() + ms;
+    for (;;) {
+      const v = f();
+      if (v) return v;
+      if (Date.now() > end) throw new Error(`timed out waiting for ${what}`);
+      await new Promise((r) => setTimeout(r, 200));
+    }
+  };
+  let serverPid = null;
+  try {
+    const s = cli("start", "--agent", "claude-acp", "--repo", repo, "--plan", "--prompt", "Plan pagination for the list endpoint.", "--json");
+    assert.equal(s.status, 0, `${s.stdout}\n${s.stderr}`);
+    const started = JSON.parse(s.stdout);
+    serverPid = started.hostPid;
+    assert.equal(started.kind, "acp");
+    assert.equal(started.mode, "plan");
+    const row = await until("the plan in pending --json", () =>
+      JSON.parse(cli("pending", "--json").stdout).find((r) => r.kind === "plan" && r.agent === "claude-acp"),
+    );
+    assert.equal(row.plan, DEFAULT_PLAN);
+    const a = cli("approve", row.id, "--mode", "manual", "--expect-hash", row.planHash, "--json");
+    assert.equal(a.status, 0, `${a.stdout}\n${a.stderr}`);
+    assert.equal(JSON.parse(a.stdout).optionId, "default");
+    const listed = await until("the session idle with its cost", () =>
+      JSON.parse(cli("sessions", "list", "--json").stdout).find((r) => r.sessionId === started.id && r.state === "idle" && r.usage?.costUsd > 0),
+    );
+    assert.equal(listed.gated, true);
+    assert.equal(listed.permissionMode, "default");
+    const stop = cli("stop", started.id, "--yes", "--json");
+    assert.equal(stop.status, 0, stop.stdout);
+    await until("the session ended", () =>
+      JSON.parse(cli("sessions", "list", "--json").stdout).find((r) => r.sessionId === started.id && r.state === "ended"),
+    );
+    assert.match(api.received().map((x) => JSON.stringify(x)).join("\n"), /approved your plan/);
+  } finally {
+    api.stop();
+    if (serverPid) {
+      try {
+        process.kill(serverPid);
+      } catch {}
+    }
+  }
+});

@@ -94,5 +94,35 @@ export const gateRequest = (over: Partial<GateRequest> = {}): GateRequest => ({
   decision: null,
   decidedBy: null,
   planHash: "h-shown",
+  kind: "plan",
+  acp: null,
   ...over,
 });
+
+/** An ACP agent's tool permission waiting in the queue (issue 36). */
+export const acpPermission = (over: Partial<GateRequest> = {}): GateRequest =>
+  gateRequest({
+    id: "acp-1",
+    agent: "other",
+    kind: "permission",
+    plan: "",
+    planPath: null,
+    planHash: null,
+    tmuxPane: null,
+    acp: {
+      agentName: "claude-acp",
+      toolCallId: "c1",
+      title: "Run <img src=x onerror=alert(1)> ls",
+      toolKind: "execute",
+      command: "rm -rf <b>/</b>",
+      path: "/r/src/a.rs",
+      diff: { path: "/r/src/a.rs", oldText: "old line\n", newText: "new <script>line</script>\n" },
+      options: [
+        { optionId: "always", name: "Always allow", kind: "allow_always" },
+        { optionId: "once", name: "Allow once", kind: "allow_once" },
+        { optionId: "no", name: "Reject", kind: "reject_once" },
+      ],
+      chosen: null,
+    },
+    ...over,
+  });

@@ -230,27 +230,37 @@ pub fn run(
         // An ACP session's request (`acp-…`) goes to the process hosting the session.
         Command::Approve(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
             args.json(),
-            commands::agents::approve_acp(
-                &ctx,
-                &args.target,
-                args.mode.into(),
-                args.edit.is_some(),
-                args.expect_hash.as_deref(),
-                args.json(),
-                out,
-            ),
+            if args.edit.is_some() {
+                Err(plandeck_core::ipc::IpcError::new(
+                    plandeck_core::ipc::ErrorKind::BadInput,
+                    "an edited plan cannot be approved over ACP yet: approve it as it is, or \
+                     reject it with your changes as feedback",
+                ))
+            } else {
+                commands::agents::decide_acp(
+                    &ctx,
+                    &args.target,
+                    plandeck_core::gate::GateDecision::Approve {
+                        mode: args.mode.into(),
+                        edited: None,
+                        started_from: None,
+                    },
+                    None,
+                    args.expect_hash.as_deref(),
+                    args.json(),
+                    out,
+                )
+            },
         ),
         Command::Reject(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
             args.json(),
             commands::agents::decide_acp(
                 &ctx,
                 &args.target,
-                plandeck_core::acp::requests::Decision {
-                    approve: false,
-                    option_id: None,
-                    feedback: Some(args.feedback.clone()).filter(|f| !f.trim().is_empty()),
-                    decided_by: commands::agents::decider_name(),
+                plandeck_core::gate::GateDecision::Reject {
+                    feedback: args.feedback.clone(),
                 },
+                None,
                 args.expect_hash.as_deref(),
                 args.json(),
                 out,

@@ -31,6 +31,8 @@ pub fn typescript() -> String {
     decls.extend(crate::sessions::ts_declarations());
     decls.extend(crate::worktrees::ts_declarations());
     decls.extend(crate::gate::ts_declarations());
+    decls.extend(crate::acp::host::ts_declarations());
+    decls.extend(crate::acp::catalog::ts_declarations());
     decls.extend(crate::control::ts_declarations());
     decls.extend(crate::verify::ts_declarations());
     decls.extend(crate::live::ts_declarations());

@@ -842,11 +842,12 @@ impl Deck {
         decision: GateDecision,
         with_comments: Option<bool>,
         seen_hash: Option<String>,
+        option: Option<String>,
         by: &str,
     ) -> Result<DecisionOutcome, IpcError> {
         // On another machine its own gate delivers, and records who: "over SSH from …".
         if let Some((there, own)) = self.there(id) {
-            return there.decide_request(own, decision, with_comments, seen_hash);
+            return there.decide_request(own, decision, with_comments, seen_hash, option);
         }
         if self.demo {
             let outcome = gate::decide_demo(&self.roots, id, decision, by)?;
@@ -860,6 +861,7 @@ impl Deck {
             comments: with_comments.unwrap_or(true),
             by: by.to_owned(),
             seen_hash,
+            option,
             ..Default::default()
         };
         let outcome = gate::decide_with(&self.roots, id, decision, &opts)?;
@@ -912,6 +914,52 @@ impl Deck {
 
     /// Claude Code agent teams, here and on every connected machine: each lead's teammates, with
     /// where their plans stand.
+    /// The ACP agents the window's New session offers (found on the PATH or under the npm prefix).
+    pub fn acp_agents(&self) -> Result<Vec<crate::acp::catalog::AcpAgentChoice>, IpcError> {
+        Ok(crate::acp::catalog::acp_choices(
+            &crate::config::Env::from_process(),
+        ))
+    }
+
+    /// The ACP sessions this user's server hosts (issue 36), newest first, each with its live
+    /// state (one whose server is gone has ended).
+    pub fn list_acp_sessions(&self) -> Result<Vec<crate::acp::host::Hosted>, IpcError> {
+        Ok(crate::acp::host::list(&self.roots)
+            .into_iter()
+            .map(|mut h| {
+                h.state = h.live_state().to_owned();
+                h
+            })
+            .collect())
+    }
+
+    /// One hosted ACP session with its conversation.
+    pub fn acp_session(&self, id: &str) -> Result<crate::acp::host::Hosted, IpcError> {
+        if let Some((there, own)) = self.there(id) {
+            return there.acp_session(own);
+        }
+        let mut h = crate::acp::host::get(&self.roots, id).ok_or_else(|| {
+            IpcError::new(
+                crate::ipc::ErrorKind::NotFound,
+                format!("no hosted ACP session {}", crate::visible::shown(id)),
+            )
+        })?;
+        h.state = h.live_state().to_owned();
+        Ok(crate::acp::host::for_window(h))
+    }
+
+    /// Send (a prompt, only when no turn runs), Interrupt or Stop, handed to the session's host.
+    pub fn steer_acp_session(
+        &self,
+        id: &str,
+        command: crate::acp::host::Command,
+    ) -> Result<(), IpcError> {
+        if let Some((there, own)) = self.there(id) {
+            return there.steer_acp_session(own, command);
+        }
+        Ok(crate::acp::host::command(&self.roots, id, &command)?)
+    }
+
     pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {
         let mut list = gate::teams::list(&self.roots);
         if self.elsewhere.is_some() {
@@ -1562,6 +1610,7 @@ mod worktree_tests {
                     edited: None,
                     started_from: None,
                 },
+                None,
                 None,
                 None,
                 "you",

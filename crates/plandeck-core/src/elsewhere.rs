@@ -214,6 +214,18 @@ impl OnMachine for SessionSummary {
     }
 }
 
+/// An ACP agent another machine can start carries no id of that machine's.
+impl OnMachine for crate::acp::catalog::AcpAgentChoice {
+    fn on_machine(&mut self, _machine: &str) {}
+}
+
+impl OnMachine for crate::acp::host::Hosted {
+    fn on_machine(&mut self, machine: &str) {
+        id(machine, &mut self.id);
+        self.machine = Some(machine.to_owned());
+    }
+}
+
 impl OnMachine for crate::gate::teams::Team {
     fn on_machine(&mut self, machine: &str) {
         opt(machine, &mut self.lead_session_id);

@@ -77,6 +77,10 @@ macro_rules! ipc_table {
                 #[read] sessions::get_sessions(ids: Vec<String>) -> Vec<$crate::sessions::SessionSummary>
                     = |d, _| d.sessions(Some(&ids));
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress = |d, _| d.session_index_progress();
+                sessions::list_acp_sessions() -> Vec<$crate::acp::host::Hosted> = |d, _| d.list_acp_sessions();
+                #[read] sessions::acp_session(id: String) -> $crate::acp::host::Hosted = |d, _| d.acp_session(&id);
+                sessions::steer_acp_session(id: String, command: $crate::acp::host::Command) -> ()
+                    = |d, _| d.steer_acp_session(&id, command);
                 terminals::open_terminal(session_id: String) -> $crate::mirror::TerminalView
                     = |d, _| d.open_terminal(&session_id);
                 terminals::close_terminal(view: String) -> () = |d, _| d.close_terminal(&view);
@@ -94,8 +98,8 @@ macro_rules! ipc_table {
                 worktrees::restore_worktree(repo_id: String, archive_ref: String) -> String
                     = |d, _| d.restore_worktree(&repo_id, &archive_ref);
                 gate::list_pending() -> Vec<$crate::gate::GateRequest> = |d, _| d.list_pending();
-                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>) -> $crate::gate::DecisionOutcome
-                    = |d, by| d.decide_request(&id, decision, with_comments, seen_hash, by);
+                gate::decide_request(id: String, decision: $crate::gate::GateDecision, with_comments: Option<bool>, seen_hash: Option<String>, option: Option<String>) -> $crate::gate::DecisionOutcome
+                    = |d, by| d.decide_request(&id, decision, with_comments, seen_hash, option, by);
                 #[read] gate::request_comments(id: String) -> Vec<$crate::comments::PlacedComment> = |d, _| d.request_comments(&id);
                 gate::list_teams() -> Vec<$crate::gate::teams::Team> = |d, _| d.list_teams();
                 settings::hook_status(agent: $crate::agents::Agent) -> $crate::gate::HookPreview = |d, _| d.hook_status(agent);
@@ -123,6 +127,11 @@ macro_rules! ipc_table {
                 // could run `plandeck start` there as well.
                 control::start_session(request: $crate::control::StartRequest) -> $crate::control::Started
                     = |d, _| d.start_session(&request), served |d, _| d.start_session_anywhere(&request);
+                control::acp_agents() -> Vec<$crate::acp::catalog::AcpAgentChoice> = |d, _| d.acp_agents();
+                // An ACP agent is hosted by this user's server here, which the window starts
+                // when none runs (its own program, `serve --daemon-launch`).
+                control::start_acp_session(agent: String, repo: String, worktree: Option<String>, base: Option<String>, plan: bool, prompt: Option<String>) -> $crate::control::AcpStartAsked,
+                    here "an ACP agent is started on the machine itself: plandeck start --agent NAME there";
                 control::send_to_agent(id: String, text: String) -> String = |d, _| d.send_to_agent(&id, &text);
                 control::interrupt_session(id: String) -> String = |d, _| d.interrupt_session(&id);
                 control::stop_preview(id: String) -> $crate::control::StopPreview = |d, _| d.stop_preview(&id);

@@ -384,6 +384,7 @@ mod tests {
             },
             with_comments: Some(true),
             seen_hash: None,
+            option: None,
         })
         .unwrap();
         let mut keys: Vec<&str> = sent
@@ -395,7 +396,7 @@ mod tests {
         keys.sort_unstable();
         assert_eq!(
             keys,
-            ["decision", "id", "seenHash", "withComments"],
+            ["decision", "id", "option", "seenHash", "withComments"],
             "{sent}"
         );
         assert_eq!(sent["seenHash"], Value::Null);
@@ -439,6 +440,7 @@ mod tests {
                 "list_comments",
                 "review_markdown",
                 "get_sessions",
+                "acp_session",
                 "worktree_details",
                 "request_comments",
                 "verify_report",

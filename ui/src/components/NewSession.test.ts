@@ -24,6 +24,34 @@ const started = (over: Partial<Started> = {}): Started => ({
 });
 
 describe("NewSession", () => {
+  it("offers the ACP agents found, and asks the server to host the one picked", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_agents") return agentList;
+      calls.push([cmd, args]);
+      if (cmd === "acp_agents")
+        return [
+          { name: "claude-acp", displayName: "Claude Code (ACP)", found: true, package: "@zed-industries/claude-agent-acp" },
+          { name: "opencode", displayName: "OpenCode (ACP)", found: false, package: "opencode-ai" },
+        ];
+      if (cmd === "start_acp_session")
+        return { id: "acps-1", agent: args.agent, cwd: "/h/work/api", worktree: null, branch: null, plan: args.plan };
+      return null;
+    });
+    render(NewSession, { onClose: () => {} });
+    const select = (await screen.findByLabelText("Agent")) as HTMLSelectElement;
+    await waitFor(() => expect(select.querySelector('option[value="acp:claude-acp"]')).not.toBeNull());
+    expect(select.querySelector('option[value="acp:opencode"]')).toHaveProperty("disabled", true);
+    await fireEvent.change(select, { target: { value: "acp:claude-acp" } });
+    await fireEvent.input(screen.getByLabelText("Repository"), { target: { value: "~/work/api" } });
+    await fireEvent.input(screen.getByLabelText("Prompt"), { target: { value: "Plan pagination." } });
+    await fireEvent.click(screen.getByTestId("new-session-start"));
+    await waitFor(() => expect(screen.getByTestId("new-session-acp-started")).toHaveTextContent("acps-1"));
+    const asked = calls.find(([c]) => c === "start_acp_session")![1];
+    expect(asked).toMatchObject({ agent: "claude-acp", repo: "~/work/api", plan: true, prompt: "Plan pagination." });
+    expect(calls.some(([c]) => c === "start_session")).toBe(false);
+  });
+
   it("starts the agent picked from core's list with the repository picked, the worktree, plan mode and the prompt, on Enter", async () => {
     const calls: [string, any][] = [];
     mockIPC((cmd, args: any) => {

@@ -5,11 +5,59 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import WaitingQueue from "./WaitingQueue.svelte";
-import { agentList, gateRequest } from "../test-fixtures";
+import { acpPermission, agentList, gateRequest } from "../test-fixtures";
 
 const request = gateRequest;
 
 describe("WaitingQueue", () => {
+  it("shows an ACP agent's permission as data, with its own options, and answers with the one clicked", async () => {
+    const calls: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending") return [acpPermission()];
+      if (cmd === "decide_request") {
+        calls.push(args);
+        return { requestId: "acp-1", delivered: true, message: "Approved: claude-acp answered with its option.", status: "approved", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    const row = await screen.findByTestId("gate-request");
+    expect(within(row).getByTestId("gate-acp-agent")).toHaveTextContent("claude-acp");
+    expect(within(row).getByTestId("gate-kind")).toHaveTextContent("permission");
+    // The agent's words are text: no element made of them.
+    expect(row).toHaveTextContent("Run <img src=x onerror=alert(1)> ls");
+    expect(row.querySelector("img, b, script")).toBeNull();
+    expect(within(row).getByTestId("gate-acp-command")).toHaveTextContent("rm -rf <b>/</b>");
+    expect(within(row).getByTestId("gate-acp-path")).toHaveTextContent("/r/src/a.rs");
+    expect(within(row).getByTestId("gate-acp-diff")).toHaveTextContent("+ new <script>line</script>");
+    // The agent's own options, in its words; no card modes, no edit.
+    const options = within(row).getAllByTestId("gate-acp-option");
+    expect(options.map((b) => b.textContent)).toEqual(["Always allow", "Allow once", "Reject"]);
+    expect(within(row).queryByTestId("gate-approve-auto")).toBeNull();
+    expect(within(row).queryByTestId("gate-edit")).toBeNull();
+    await fireEvent.click(options[1]);
+    await waitFor(() => expect(calls[0]).toMatchObject({ id: "acp-1", option: "once", decision: { decision: "approve", mode: "manual" } }));
+    // A plan permission's hash is none: nothing to send back.
+    expect(calls[0].seenHash).toBeNull();
+  });
+
+  it("rejects an ACP request with the agent's reject option and the feedback typed", async () => {
+    const calls: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_pending") return [acpPermission()];
+      if (cmd === "decide_request") {
+        calls.push(args);
+        return { requestId: "acp-1", delivered: true, message: "Rejected.", status: "rejected", delivery: "delivered" };
+      }
+    });
+    render(WaitingQueue);
+    await fireEvent.click(await screen.findByTestId("gate-acp-feedback-toggle"));
+    const box = await screen.findByTestId("gate-feedback");
+    await fireEvent.input(box, { target: { value: "not in /" } });
+    const reject = screen.getAllByTestId("gate-acp-option").find((b) => b.dataset.option === "no")!;
+    await fireEvent.click(reject);
+    await waitFor(() => expect(calls[0]).toMatchObject({ option: "no", decision: { decision: "reject", feedback: "not in /" } }));
+  });
+
   it("lists waiting plans with how long they waited, and hides when none wait", async () => {
     let listed = [request()];
     mockIPC((cmd) => (cmd === "list_pending" ? listed : null), { shouldMockEvents: true });

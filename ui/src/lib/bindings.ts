@@ -924,7 +924,18 @@ teammate: string | null,
  * The session of the team's lead, for a teammate's plan (the lead approves the plan once
  * Plandeck let it through).
  */
-leadSessionId: string | null, };
+leadSessionId: string | null, 
+/**
+ * What it asks: `plan` (a plan to approve: every hook's and card's request) or `permission`
+ * (an ACP agent's tool: a command, an edit, a fetch).
+ */
+kind: RequestKind, 
+/**
+ * An ACP session's request (issue 36): what the agent asked, as data, and the options it
+ * offered; `null` for a hook's or a card's. Its `hookPid` is the process hosting the session
+ * (the per-user server, or `plandeck agents check`), which answers the agent.
+ */
+acp: AcpAsk | null, };
 
 export type ApproveMode = "auto" | "manual";
 
@@ -952,6 +963,50 @@ message: string, status: GateStatus,
  * How the decision reached the agent; `failed` when typing was refused or failed.
  */
 delivery: Delivery, };
+
+export type RequestKind = "plan" | "permission";
+
+export type AcpOption = { optionId: string, name: string, 
+/**
+ * `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
+ */
+kind: string, };
+
+export type AcpDiff = { path: string, oldText: string | null, newText: string, };
+
+export type AcpAsk = { 
+/**
+ * The ACP agent's name (`claude-acp`: `plandeck agents list`).
+ */
+agentName: string, toolCallId: string, 
+/**
+ * The tool call's title, on one visible line (bounded).
+ */
+title: string, 
+/**
+ * The tool call's kind as the agent sent it (`switch_mode`, `execute`, `edit`, …).
+ */
+toolKind: string | null, 
+/**
+ * A command the tool would run, on one visible line.
+ */
+command: string | null, 
+/**
+ * The file a tool would touch.
+ */
+path: string | null, 
+/**
+ * The change it would make to that file.
+ */
+diff: AcpDiff | null, 
+/**
+ * The agent's options: a decision answers with one of these, never another.
+ */
+options: Array<AcpOption>, 
+/**
+ * The option a decision chose (written by the decider, read by the session's host).
+ */
+chosen: string | null, };
 
 export type InstallPlan = { settingsPath: string, 
 /**
@@ -1029,6 +1084,70 @@ requestId: string | null, planStatus: GateStatus | null, planPath: string | null
  * transcript is known.
  */
 leadVerdict: string | null, };
+
+export type AcpUsage = { inputTokens: number | null, outputTokens: number | null, costUsd: number | null, };
+
+export type AcpEntry = { 
+/**
+ * `user`, `agent`, `thought`, `tool`, `plan`, `mode`, `note`.
+ */
+kind: string, text: string, 
+/**
+ * A tool call's id, its kind and status (`pending`, `in_progress`, `completed`, `failed`).
+ */
+toolCallId: string | null, toolKind: string | null, status: string | null, 
+/**
+ * A plan's entries: `[status, content]`.
+ */
+plan: Array<[string, string]>, 
+/**
+ * A message's or thought's text rendered as plans are (Markdown, sanitized): filled in when
+ * the session is read for the window, never stored.
+ */
+html: string | null, };
+
+export type AcpSession = { 
+/**
+ * Plandeck's id of the session (`acps-…`).
+ */
+id: string, 
+/**
+ * The ACP agent's name (`claude-acp`).
+ */
+agent: string, displayName: string, cwd: string, 
+/**
+ * The agent's own id of the session (`session/new`), once started.
+ */
+sessionId: string | null, 
+/**
+ * `starting`, `working` (a turn runs), `waiting` (a request waits for the person), `idle`
+ * (no turn: Send is open), `ended`, `failed`.
+ */
+state: string, mode: string | null, modes: Array<string>, 
+/**
+ * Every way out of plan mode went through the person.
+ */
+gated: boolean, ungatedWhy: string | null, usage: AcpUsage, 
+/**
+ * Why it failed or ended, for a person.
+ */
+problem: string | null, hostPid: number, hostStartTime: number | null, agentPid: number | null, 
+/**
+ * RFC 3339.
+ */
+started: string, updated: string, entries: Array<AcpEntry>, 
+/**
+ * The machine this is on (`plandeck hosts`); `null`: this one.
+ */
+machine: string | null, };
+
+export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" };
+
+export type AcpAgentChoice = { name: string, displayName: string, found: boolean, 
+/**
+ * The npm package that brings it (for "not installed").
+ */
+package: string, };
 
 export type StartRequest = { agent: Agent, 
 /**
@@ -1114,6 +1233,12 @@ token: string, };
 export type ProcessLine = { pid: number, command: string, };
 
 export type StopOutcome = { ended: Array<number>, message: string, };
+
+export type AcpStartAsked = { 
+/**
+ * The hosted session's id (`acps-…`).
+ */
+id: string, agent: string, cwd: string, worktree: string | null, branch: string | null, plan: boolean, };
 
 export type StepStatus = "done" | "partial" | "missing" | "unverifiable";
 

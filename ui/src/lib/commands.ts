@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -33,6 +33,9 @@ export type Commands = {
   list_sessions: { args: {}; returns: Array<SessionSummary> };
   get_sessions: { args: { ids: Array<string> }; returns: Array<SessionSummary> };
   session_index_progress: { args: {}; returns: IndexProgress };
+  list_acp_sessions: { args: {}; returns: Array<AcpSession> };
+  acp_session: { args: { id: string }; returns: AcpSession };
+  steer_acp_session: { args: { id: string; command: AcpCommand }; returns: null };
   open_terminal: { args: { sessionId: string }; returns: TerminalView };
   close_terminal: { args: { view: string }; returns: null };
   take_terminal_control: { args: { view: string }; returns: null };
@@ -46,7 +49,7 @@ export type Commands = {
   remove_clean_worktrees: { args: { repoId: string }; returns: Array<string> };
   restore_worktree: { args: { repoId: string; archiveRef: string }; returns: string };
   list_pending: { args: {}; returns: Array<GateRequest> };
-  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }; returns: DecisionOutcome };
+  decide_request: { args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null; option?: string | null }; returns: DecisionOutcome };
   request_comments: { args: { id: string }; returns: Array<PlacedComment> };
   list_teams: { args: {}; returns: Array<Team> };
   hook_status: { args: { agent: Agent }; returns: HookPreview };
@@ -64,6 +67,8 @@ export type Commands = {
   send_verify_report: { args: { id: string; shown: string }; returns: string };
   pick_repo: { args: {}; returns: string | null };
   start_session: { args: { request: StartRequest }; returns: Started };
+  acp_agents: { args: {}; returns: Array<AcpAgentChoice> };
+  start_acp_session: { args: { agent: string; repo: string; worktree?: string | null; base?: string | null; plan: boolean; prompt?: string | null }; returns: AcpStartAsked };
   send_to_agent: { args: { id: string; text: string }; returns: string };
   interrupt_session: { args: { id: string }; returns: string };
   stop_preview: { args: { id: string }; returns: StopPreview };
@@ -74,11 +79,6 @@ export type Commands = {
   add_machine: { args: { name: string; ssh: string; forwardAgent: boolean }; returns: MachineStatus };
   remove_machine: { args: { name: string }; returns: null };
   reconnect_machine: { args: { name: string }; returns: null };
-  phone_status: { args: {}; returns: PhoneStatus };
-  phone_on: { args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }; returns: PhoneStatus };
-  phone_off: { args: {}; returns: PhoneStatus };
-  phone_pair: { args: {}; returns: PhonePairing };
-  phone_revoke: { args: { id: string }; returns: PhoneStatus };
 };
 
 /** Typed `invoke` of each command (rejects with `{kind, message}`). */
@@ -109,6 +109,9 @@ export const commands = {
   listSessions: () => invoke<Array<SessionSummary>>("list_sessions"),
   getSessions: (args: { ids: Array<string> }) => invoke<Array<SessionSummary>>("get_sessions", args),
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
+  listAcpSessions: () => invoke<Array<AcpSession>>("list_acp_sessions"),
+  acpSession: (args: { id: string }) => invoke<AcpSession>("acp_session", args),
+  steerAcpSession: (args: { id: string; command: AcpCommand }) => invoke<null>("steer_acp_session", args),
   openTerminal: (args: { sessionId: string }) => invoke<TerminalView>("open_terminal", args),
   closeTerminal: (args: { view: string }) => invoke<null>("close_terminal", args),
   takeTerminalControl: (args: { view: string }) => invoke<null>("take_terminal_control", args),
@@ -122,7 +125,7 @@ export const commands = {
   removeCleanWorktrees: (args: { repoId: string }) => invoke<Array<string>>("remove_clean_worktrees", args),
   restoreWorktree: (args: { repoId: string; archiveRef: string }) => invoke<string>("restore_worktree", args),
   listPending: () => invoke<Array<GateRequest>>("list_pending"),
-  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
+  decideRequest: (args: { id: string; decision: GateDecision; withComments?: boolean | null; seenHash?: string | null; option?: string | null }) => invoke<DecisionOutcome>("decide_request", args),
   requestComments: (args: { id: string }) => invoke<Array<PlacedComment>>("request_comments", args),
   listTeams: () => invoke<Array<Team>>("list_teams"),
   hookStatus: (args: { agent: Agent }) => invoke<HookPreview>("hook_status", args),
@@ -140,6 +143,8 @@ export const commands = {
   sendVerifyReport: (args: { id: string; shown: string }) => invoke<string>("send_verify_report", args),
   pickRepo: () => invoke<string | null>("pick_repo"),
   startSession: (args: { request: StartRequest }) => invoke<Started>("start_session", args),
+  acpAgents: () => invoke<Array<AcpAgentChoice>>("acp_agents"),
+  startAcpSession: (args: { agent: string; repo: string; worktree?: string | null; base?: string | null; plan: boolean; prompt?: string | null }) => invoke<AcpStartAsked>("start_acp_session", args),
   sendToAgent: (args: { id: string; text: string }) => invoke<string>("send_to_agent", args),
   interruptSession: (args: { id: string }) => invoke<string>("interrupt_session", args),
   stopPreview: (args: { id: string }) => invoke<StopPreview>("stop_preview", args),
@@ -150,11 +155,6 @@ export const commands = {
   addMachine: (args: { name: string; ssh: string; forwardAgent: boolean }) => invoke<MachineStatus>("add_machine", args),
   removeMachine: (args: { name: string }) => invoke<null>("remove_machine", args),
   reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
-  phoneStatus: () => invoke<PhoneStatus>("phone_status"),
-  phoneOn: (args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }) => invoke<PhoneStatus>("phone_on", args),
-  phoneOff: () => invoke<PhoneStatus>("phone_off"),
-  phonePair: () => invoke<PhonePairing>("phone_pair"),
-  phoneRevoke: (args: { id: string }) => invoke<PhoneStatus>("phone_revoke", args),
 };
 
 /** Every event the shell emits, with its payload. */

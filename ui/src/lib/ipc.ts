@@ -90,8 +90,8 @@ export const ipc = {
   /** Delivers a decision to the waiting agent (its hook, or the approval card in its tmux pane),
    * with the plan's open comments (after the feedback, or as "Reviewer notes") unless
    * `withComments` is false. */
-  decideRequest: (id: string, decision: GateDecision, withComments = true, seenHash: string | null = null) =>
-    call(commands.decideRequest({ id, decision, withComments, seenHash })),
+  decideRequest: (id: string, decision: GateDecision, withComments = true, seenHash: string | null = null, option: string | null = null) =>
+    call(commands.decideRequest({ id, decision, withComments, seenHash, ...(option === null ? {} : { option }) })),
   hookStatus: (agent: Agent) => call(commands.hookStatus({ agent })),
   /** Installs/uninstalls exactly the change the window showed: `token` names it
    * (HookPreview.token), and a settings file that changed since is refused (kind "conflict"). */

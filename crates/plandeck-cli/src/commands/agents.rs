@@ -152,7 +152,7 @@ fn ask_person(
     filed: &mut Vec<(String, String)>,
 ) -> plandeck_core::acp::session::Choice {
     use plandeck_core::acp::session::Choice;
-    let Ok(f) = requests::file(roots, agent, cwd, w) else {
+    let Ok(f) = requests::file(roots, agent, cwd, w, agent_process) else {
         // Nowhere to ask: refused, never allowed.
         return Choice::Reject(None);
     };
@@ -202,7 +202,10 @@ fn check(
     let cmd = AgentCommand {
         program,
         args: entry.args.iter().map(|a| (*a).to_owned()).collect(),
-        env: agent_env(ctx.env.vars().map(|(k, v)| (k.to_owned(), v.to_owned()))),
+        env: agent_env(
+            entry.env,
+            ctx.env.vars().map(|(k, v)| (k.to_owned(), v.to_owned())),
+        ),
         cwd: cwd.clone(),
     };
     let failed = |e: plandeck_core::acp::AcpError| {
@@ -292,114 +295,54 @@ fn check(
     Ok(0)
 }
 
-/// Whether `target` names a waiting (or closed) ACP request.
+/// Whether `target` names an ACP session's request (waiting or closed) in the gate's store.
 pub fn is_acp_request(ctx: &Context, target: &str) -> bool {
     target.starts_with("acp-")
         && ctx.roots().is_ok_and(|roots| {
-            requests::waiting(&roots, target).is_some()
-                || requests::closed(&roots, target).is_some()
+            plandeck_core::gate::request(&roots, target).is_ok_and(|r| r.acp.is_some())
         })
 }
 
-/// `plandeck approve|reject <acp request id>`: the decision written for the session's host, which
-/// answers the agent with its own option.
+/// `plandeck approve|reject <acp request id>`: decided through the gate's claim like every
+/// request; the decision is handed to the session's host, which answers the agent with its own
+/// option (`option`: one of its allow options, or the one the approval's mode prefers).
 pub fn decide_acp(
     ctx: &Context,
     target: &str,
-    decision: requests::Decision,
+    decision: plandeck_core::gate::GateDecision,
+    option: Option<String>,
     expect_hash: Option<&str>,
     json: bool,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
+    use plandeck_core::gate;
     let roots = ctx.roots()?;
-    let filed = requests::decide(&roots, target, &decision, expect_hash).map_err(|e| {
-        let kind = match e {
-            requests::RequestError::NotFound(_) => ErrorKind::NotFound,
-            requests::RequestError::AlreadyDecided { .. }
-            | requests::RequestError::PlanChanged { .. } => ErrorKind::Conflict,
-            requests::RequestError::Store(_) => ErrorKind::Io,
-            _ => ErrorKind::BadInput,
-        };
-        IpcError::new(kind, e.to_string())
-    })?;
-    let verb = if decision.approve {
-        "Approved"
-    } else {
-        "Rejected"
+    let approve = matches!(decision, gate::GateDecision::Approve { .. });
+    let opts = gate::DeliveryOptions {
+        by: "plandeck on the command line".to_owned(),
+        seen_hash: expect_hash.map(str::to_owned),
+        option,
+        ..gate::DeliveryOptions::default()
     };
-    let message = format!(
-        "{verb}: sent to {} (session {}), which answers the agent with its own option.",
-        filed.agent, filed.request.session_id
-    );
+    let outcome = gate::decide_with(&roots, target, decision, &opts)?;
+    let req = gate::request(&roots, target).ok();
     if json {
         print_json(
             out,
             &serde_json::json!({
-                "id": filed.id,
-                "kind": requests::kind_name(filed.request.kind),
-                "decision": if decision.approve { "approve" } else { "reject" },
-                "optionId": decision.option_id,
-                "message": message,
+                "id": outcome.request_id,
+                "kind": req.as_ref().map(|r| r.kind.name()),
+                "decision": if approve { "approve" } else { "reject" },
+                "optionId": req.and_then(|r| r.acp).and_then(|a| a.chosen),
+                "message": outcome.message,
+                "delivered": outcome.delivered,
+                "status": outcome.status,
+                "delivery": outcome.delivery,
             }),
         )?;
     } else {
-        writeln!(out, "{message}")
+        writeln!(out, "{}", outcome.message)
             .map_err(|e| IpcError::new(ErrorKind::Io, format!("cannot write output: {e}")))?;
     }
     Ok(0)
-}
-
-/// Who decides from this command line, as the request records it.
-pub fn decider_name() -> String {
-    format!(
-        "plandeck on the command line at {}",
-        plandeck_core::timestamp::format(plandeck_core::timestamp::now())
-    )
-}
-
-/// `plandeck approve <acp request id>`: `--mode auto` picks the agent's first "always" allow
-/// option (else its "once"), `--mode manual` its first "once" (else "always").
-pub fn approve_acp(
-    ctx: &Context,
-    target: &str,
-    mode: plandeck_core::gate::ApproveMode,
-    edited: bool,
-    expect_hash: Option<&str>,
-    json: bool,
-    out: &mut Out<'_>,
-) -> Result<i32, IpcError> {
-    if edited {
-        return Err(IpcError::new(
-            ErrorKind::BadInput,
-            "an edited plan cannot be approved over ACP yet: approve it as it is, or reject it \
-             with your changes as feedback",
-        ));
-    }
-    let roots = ctx.roots()?;
-    let order: [&str; 2] = match mode {
-        plandeck_core::gate::ApproveMode::Auto => ["allow_always", "allow_once"],
-        plandeck_core::gate::ApproveMode::Manual => ["allow_once", "allow_always"],
-    };
-    let option_id = requests::waiting(&roots, target).and_then(|f| {
-        order.iter().find_map(|k| {
-            f.request
-                .options
-                .iter()
-                .find(|o| o.kind == *k)
-                .map(|o| o.option_id.clone())
-        })
-    });
-    decide_acp(
-        ctx,
-        target,
-        requests::Decision {
-            approve: true,
-            option_id,
-            feedback: None,
-            decided_by: decider_name(),
-        },
-        expect_hash,
-        json,
-        out,
-    )
 }

@@ -11,9 +11,10 @@ use crate::{print_json, Context, Out};
 
 #[derive(Debug, Args)]
 pub struct StartArgs {
-    /// claude, gemini or codex.
+    /// claude, gemini or codex (in tmux), or an ACP agent (`plandeck agents list`: claude-acp,
+    /// codex-acp, gemini-acp, opencode), hosted by this user's Plandeck server.
     #[arg(long)]
-    pub agent: Agent,
+    pub agent: String,
     /// The repository to start in (its folder on this machine).
     #[arg(long)]
     pub repo: String,
@@ -67,9 +68,22 @@ fn io(e: std::io::Error) -> IpcError {
     IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
 }
 
-pub(crate) fn request(args: &StartArgs) -> StartRequest {
+/// The terminal agent `--agent` names, or why not (an ACP agent is no terminal agent).
+pub(crate) fn terminal_agent(args: &StartArgs) -> Result<Agent, IpcError> {
+    args.agent.parse::<Agent>().map_err(|_| {
+        IpcError::new(
+            ErrorKind::BadInput,
+            format!(
+                "{:?} is not an agent Plandeck starts here: claude, gemini, codex, or an ACP agent                  of `plandeck agents list` on this machine",
+                args.agent.chars().take(80).collect::<String>()
+            ),
+        )
+    })
+}
+
+pub(crate) fn request(args: &StartArgs, agent: Agent) -> StartRequest {
     StartRequest {
-        agent: args.agent,
+        agent,
         repo: args.repo.clone(),
         worktree: args.worktree.clone(),
         base: args.base.clone(),
@@ -80,8 +94,103 @@ pub(crate) fn request(args: &StartArgs) -> StartRequest {
 
 pub fn start(ctx: &Context, args: StartArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
-    let started = control::start(&roots, &request(&args))?;
+    if plandeck_core::acp::catalog::acp_entry(&args.agent).is_some() {
+        return start_acp(ctx, &roots, &args, out);
+    }
+    let agent = terminal_agent(&args)?;
+    let started = control::start(&roots, &request(&args, agent))?;
     print_started(&started, args.json, out)
+}
+
+/// `plandeck start --agent <ACP agent>`: the session is asked of this user's Plandeck server
+/// (started when none runs), which starts the agent and hosts it: it outlives this command and
+/// the window. Waits until the agent started (or failed), then prints the session.
+fn start_acp(
+    ctx: &Context,
+    roots: &plandeck_core::config::Roots,
+    args: &StartArgs,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    use plandeck_core::acp::host;
+    super::serve::ensure_daemon(ctx, roots).map_err(|e| {
+        IpcError::new(
+            ErrorKind::Io,
+            format!("cannot start the Plandeck server: {e}"),
+        )
+    })?;
+    let asked = control::start_acp(
+        roots,
+        &args.agent,
+        &args.repo,
+        args.worktree.as_deref(),
+        args.base.as_deref(),
+        args.plan,
+        args.prompt.clone(),
+    )?;
+    let started = std::time::Instant::now();
+    let hosted = loop {
+        match host::get(roots, &asked.id) {
+            Some(h) if h.state != "starting" => break h,
+            _ if started.elapsed() > std::time::Duration::from_secs(150) => {
+                return Err(IpcError::new(
+                    ErrorKind::Internal,
+                    format!(
+                        "the Plandeck server did not start {} within 150 s (session {}): see its log",
+                        asked.agent, asked.id
+                    ),
+                ))
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    if hosted.state == "failed" {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{} did not start: {}",
+                asked.agent,
+                hosted.problem.as_deref().unwrap_or("?")
+            ),
+        ));
+    }
+    if args.json {
+        print_json(
+            out,
+            &serde_json::json!({
+                "id": asked.id,
+                "agent": asked.agent,
+                "kind": "acp",
+                "cwd": asked.cwd,
+                "worktree": asked.worktree,
+                "branch": asked.branch,
+                "plan": asked.plan,
+                "sessionId": hosted.session_id,
+                "mode": hosted.mode,
+                "modes": hosted.modes,
+                "state": hosted.state,
+                "hostPid": hosted.host_pid,
+                "agentPid": hosted.agent_pid,
+            }),
+        )?;
+        return Ok(0);
+    }
+    writeln!(
+        out,
+        "started {} in {} (session {}, hosted by this user's Plandeck server, pid {}){}",
+        hosted.display_name,
+        asked.cwd,
+        asked.id,
+        hosted.host_pid,
+        match &hosted.mode {
+            Some(m) => format!("; mode {m}"),
+            None => String::new(),
+        }
+    )
+    .map_err(io)?;
+    if let (Some(w), Some(b)) = (&asked.worktree, &asked.branch) {
+        writeln!(out, "worktree: {w} (branch {b})").map_err(io)?;
+    }
+    Ok(0)
 }
 
 pub(crate) fn print_started(s: &Started, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
@@ -132,13 +241,53 @@ pub(crate) fn print_message(message: &str, json: bool, out: &mut Out<'_>) -> Res
     Ok(0)
 }
 
+/// An ACP session hosted by this user's server (`acps-…`): Send, Interrupt and Stop are handed
+/// to its host.
+fn acp_command(
+    ctx: &Context,
+    id: &str,
+    command: plandeck_core::acp::host::Command,
+    done: &str,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    use plandeck_core::acp::host;
+    let roots = ctx.roots()?;
+    host::command(&roots, id, &command).map_err(IpcError::from)?;
+    print_message(done, json, out)
+}
+
+fn is_acp_session(id: &str) -> bool {
+    id.starts_with("acps-")
+}
+
 pub fn send(ctx: &Context, args: SendArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if is_acp_session(&args.id) {
+        return acp_command(
+            ctx,
+            &args.id,
+            plandeck_core::acp::host::Command::Send { text: args.text },
+            "Sent: the agent's next turn starts with it (session/prompt).",
+            args.json,
+            out,
+        );
+    }
     let roots = ctx.roots()?;
     let said = control::send_message(&roots, &args.id, &args.text)?;
     print_message(&said, args.json, out)
 }
 
 pub fn interrupt(ctx: &Context, args: IdArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if is_acp_session(&args.id) {
+        return acp_command(
+            ctx,
+            &args.id,
+            plandeck_core::acp::host::Command::Interrupt,
+            "Interrupted: the agent was asked to end its turn (session/cancel).",
+            args.json,
+            out,
+        );
+    }
     let roots = ctx.roots()?;
     let said = control::interrupt(&roots, &args.id)?;
     print_message(&said, args.json, out)
@@ -168,6 +317,41 @@ pub(crate) fn print_preview(
 }
 
 pub fn stop(ctx: &Context, args: StopArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if is_acp_session(&args.id) {
+        let roots = ctx.roots()?;
+        let hosted = plandeck_core::acp::host::get(&roots, &args.id).ok_or_else(|| {
+            IpcError::new(
+                ErrorKind::NotFound,
+                format!(
+                    "no hosted ACP session {}",
+                    args.id.chars().take(80).collect::<String>()
+                ),
+            )
+        })?;
+        let what = format!(
+            "{} (its process group, pid {}) in {}",
+            hosted.display_name,
+            hosted
+                .agent_pid
+                .map_or_else(|| "?".to_owned(), |p| p.to_string()),
+            hosted.cwd
+        );
+        if !args.yes {
+            return print_message(
+                &format!("would end {what}: rerun with --yes"),
+                args.json,
+                out,
+            );
+        }
+        return acp_command(
+            ctx,
+            &args.id,
+            plandeck_core::acp::host::Command::Stop,
+            &format!("Stopping {what}."),
+            args.json,
+            out,
+        );
+    }
     let roots = ctx.roots()?;
     let preview = control::stop_preview(&roots, &args.id)?;
     if !args.yes {

@@ -234,46 +234,31 @@ pub fn pending(ctx: &Context, args: PendingArgs, out: &mut Out<'_>) -> Result<i3
     gate::look_claude_cards(&roots);
     gate::close_ended(&roots);
     let requests = gate::pending(&roots);
-    // ACP sessions' requests (plans and tool permissions) wait beside the gate's.
-    let acp = plandeck_core::acp::requests::pending(&roots);
     if args.json {
-        // Every row says what it asks: `kind` `plan` (the gate's) or `permission` (ACP tools).
+        // Every row says what it asks (`kind`: `plan` or `permission`); an ACP session's row
+        // also carries what its agent asked at the top level (`title`, `command`, `path`,
+        // `options`, …) and the ACP agent's name as `agent`.
         let mut rows = Vec::new();
         for r in &requests {
             let mut v = serde_json::to_value(r)
                 .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
-            v["kind"] = "plan".into();
-            rows.push(v);
-        }
-        for r in &acp {
-            let mut v = serde_json::to_value(r)
-                .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?;
-            v["planPath"] = serde_json::Value::Null;
+            if let (Some(acp), Some(row)) = (&r.acp, v.as_object_mut()) {
+                if let Ok(serde_json::Value::Object(fields)) = serde_json::to_value(acp) {
+                    for (k, f) in fields {
+                        row.entry(k).or_insert(f);
+                    }
+                }
+                row.insert("agent".into(), acp.agent_name.clone().into());
+                if r.plan.is_empty() {
+                    row.insert("plan".into(), serde_json::Value::Null);
+                }
+            }
             rows.push(v);
         }
         print_json(out, &rows)?;
         return Ok(0);
     }
-    if acp.is_empty() || !requests.is_empty() {
-        print_pending(&requests, false, out)?;
-    }
-    for r in &acp {
-        let kind = plandeck_core::acp::requests::kind_name(r.request.kind);
-        writeln!(out, "{}  {:<11} {kind}: {}", r.id, r.agent, r.request.title).map_err(io_err)?;
-        let what = r
-            .request
-            .command
-            .as_deref()
-            .or(r.request.path.as_deref())
-            .unwrap_or("");
-        writeln!(
-            out,
-            "    {}  session {}  {what}",
-            r.cwd, r.request.session_id
-        )
-        .map_err(io_err)?;
-    }
-    Ok(0)
+    print_pending(&requests, false, out)
 }
 
 /// The waiting requests as `pending` prints them (here or from another machine).
@@ -295,6 +280,21 @@ pub(crate) fn print_pending(
             .waiting_secs()
             .map(human_duration)
             .unwrap_or_else(|| "?".to_owned());
+        if let Some(acp) = &r.acp {
+            // An ACP session's request: what its agent asked, as it said it.
+            writeln!(
+                out,
+                "{}  {:<11} waiting {waited:<6} {}: {}",
+                r.id,
+                acp.agent_name,
+                r.kind.name(),
+                acp.title
+            )
+            .map_err(io_err)?;
+            let what = acp.command.as_deref().or(acp.path.as_deref()).unwrap_or("");
+            writeln!(out, "    {}  session {}  {what}", r.cwd, r.session_id).map_err(io_err)?;
+            continue;
+        }
         let plan = r
             .plan_path
             .as_deref()

@@ -301,7 +301,8 @@ pub fn run(
             )
         }
         Command::Start(args) => {
-            let mut started = remote.start_session(super::control::request(&args))?;
+            let agent = super::control::terminal_agent(&args)?;
+            let mut started = remote.start_session(super::control::request(&args, agent))?;
             started.attach =
                 plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
@@ -401,7 +402,7 @@ fn decide(
     match target {
         Target::Request(id) => {
             let outcome =
-                remote.decide_request(id, on_request, Some(how.comments), how.seen_hash)?;
+                remote.decide_request(id, on_request, Some(how.comments), how.seen_hash, None)?;
             super::gate::print_outcome(&outcome, how.json, out)
         }
         Target::Plan { id, hash } => {

@@ -43,7 +43,47 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, 
         SessionsCommand::List { .. } => {
             let mut list = sessions::list(&roots);
             plandeck_core::standing::settle_listed(&roots, &mut list);
-            print_sessions(&list, &roots.home, json, out)
+            // ACP sessions hosted by this user's server (`plandeck start --agent claude-acp`).
+            let hosted = plandeck_core::acp::host::list(&roots);
+            if hosted.is_empty() {
+                return print_sessions(&list, &roots.home, json, out);
+            }
+            if json {
+                let mut rows: Vec<serde_json::Value> = Vec::new();
+                for s in &list {
+                    rows.push(
+                        serde_json::to_value(s)
+                            .map_err(|e| IpcError::new(ErrorKind::Internal, e.to_string()))?,
+                    );
+                }
+                rows.extend(hosted.iter().map(|h| h.row()));
+                print_json(out, &rows)?;
+                return Ok(0);
+            }
+            print_sessions(&list, &roots.home, false, out)?;
+            let io = |e: std::io::Error| {
+                IpcError::new(ErrorKind::Io, format!("cannot write output: {e}"))
+            };
+            writeln!(out, "\nACP sessions hosted by this user's Plandeck server:").map_err(io)?;
+            for h in &hosted {
+                let cost = h
+                    .usage
+                    .cost_usd
+                    .map(|c| format!("  ${c:.4}"))
+                    .unwrap_or_default();
+                writeln!(
+                    out,
+                    "{:<22} {:<10} {:<22} {:<12} {}{}{cost}",
+                    h.live_state(),
+                    h.agent,
+                    h.id,
+                    h.mode.as_deref().unwrap_or("-"),
+                    tilde(&h.cwd, &roots.home),
+                    if h.gated { "" } else { "  UNGATED" }
+                )
+                .map_err(io)?;
+            }
+            Ok(0)
         }
     }
 }

@@ -389,7 +389,9 @@ fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
     assert_eq!(turn["requests"][0]["outcome"], "noOutcome");
     let (_, out, _) = plandeck(&home, &["pending", "--json"]);
     assert_eq!(out.trim(), "[]");
-    let done = std::fs::read_dir(home.join(".local/share/plandeck/acp/done"))
+    // One store: the request was filed, and closed, in the gate's.
+    assert!(!home.join(".local/share/plandeck/acp").exists());
+    let done = std::fs::read_dir(home.join(".local/share/plandeck/gate/done"))
         .unwrap()
         .next()
         .unwrap()
@@ -404,7 +406,187 @@ fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
         v["error"]["message"]
             .as_str()
             .unwrap()
-            .contains("noOutcome"),
+            .contains("AgentGone"),
         "{v}"
     );
+}
+
+/// The server started for the test (`plandeck start --agent` starts it when none runs), ended
+/// with the test, by the pid its lock names.
+struct Server(std::path::PathBuf);
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        let Ok(dir) = std::fs::read_dir(&self.0) else {
+            return;
+        };
+        for e in dir.flatten() {
+            let name = e.file_name();
+            if !name.to_string_lossy().ends_with(".lock") {
+                continue;
+            }
+            if let Some(pid) = std::fs::read_to_string(e.path())
+                .ok()
+                .and_then(|t| t.trim().parse::<i32>().ok())
+            {
+                let _ = std::process::Command::new("kill")
+                    .arg(pid.to_string())
+                    .status();
+            }
+        }
+    }
+}
+
+/// The ACP row of `sessions list --json` for session `id`, once `ready` says so.
+fn acp_session_row(
+    home: &std::path::Path,
+    id: &str,
+    what: &str,
+    ready: impl Fn(&serde_json::Value) -> bool,
+) -> serde_json::Value {
+    plandeck_testkit::wait_for(what, || {
+        let (code, out, _) = plandeck(home, &["sessions", "list", "--json"]);
+        assert_eq!(code, 0, "{out}");
+        let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+        rows.into_iter()
+            .find(|r| r["sessionId"] == id && r["kind"] == "acp")
+            .filter(|r| ready(r))
+    })
+}
+
+/// Issue 36: `plandeck start --agent claude-acp` asks this user's server to start and host the
+/// agent: the command (like a window) may end, the session goes on; its plan waits in the gate's
+/// queue; `sessions list --json` says its state, `gated` and `usage`; Send is a prompt only when
+/// no turn runs, Interrupt is `session/cancel`, Stop ends the agent's process group.
+#[test]
+fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "hosted", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--plan", "--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        start.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&start.stdout),
+        String::from_utf8_lossy(&start.stderr)
+    );
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("acps-"), "{started}");
+    assert_eq!(started["kind"], "acp");
+    assert_ne!(
+        started["hostPid"].as_u64(),
+        Some(u64::from(start.status.code().unwrap_or(0) as u32)),
+    );
+
+    // The starting command has ended; the plan waits in the gate's queue all the same.
+    let row = pending_acp_row(&home);
+    assert_eq!(row["kind"], "plan");
+    assert_eq!(row["agent"], "claude-acp");
+    let (code, out, err) = plandeck(
+        &home,
+        &[
+            "approve",
+            row["id"].as_str().unwrap(),
+            "--mode",
+            "manual",
+            "--expect-hash",
+            row["planHash"].as_str().unwrap(),
+            "--json",
+        ],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
+        "default"
+    );
+
+    let s = acp_session_row(&home, &id, "the first turn ended, with its usage", |r| {
+        r["state"] == "idle" && r["usage"]["costUsd"].is_number()
+    });
+    assert_eq!(s["gated"], true, "{s}");
+    assert_eq!(s["usage"]["inputTokens"], 10);
+    assert_eq!(s["usage"]["outputTokens"], 5);
+    assert_eq!(s["usage"]["costUsd"], 0.00054);
+    assert_eq!(s["permissionMode"], "default");
+    assert_eq!(s["agent"], "claude-acp");
+
+    // Send: the next prompt, word for word.
+    let (code, out, _) = plandeck(&home, &["send", &id, "hello there", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    plandeck_testkit::wait_until("the agent got the message", || {
+        read_log(&log).iter().any(|f| {
+            f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == "hello there"
+        })
+    });
+    acp_session_row(&home, &id, "the turn ended", |r| r["state"] == "idle");
+    // A turn held: Send is refused while it runs; Interrupt cancels it.
+    let (code, _, _) = plandeck(&home, &["send", &id, "please hold"]);
+    assert_eq!(code, 0);
+    acp_session_row(&home, &id, "a turn runs", |r| r["state"] == "working");
+    let (code, out, _) = plandeck(&home, &["send", &id, "more", "--json"]);
+    assert_ne!(code, 0);
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["error"]["kind"],
+        "conflict",
+        "{out}"
+    );
+    let (code, out, _) = plandeck(&home, &["interrupt", &id, "--json"]);
+    assert_eq!(code, 0, "{out}");
+    plandeck_testkit::wait_until("the agent was asked to cancel", || {
+        read_log(&log)
+            .iter()
+            .any(|f| f["method"] == "session/cancel")
+    });
+    acp_session_row(&home, &id, "the held turn ended", |r| r["state"] == "idle");
+
+    // Stop: listed first, then the agent's process group ends.
+    let pid = s["pid"].as_u64().unwrap() as i32;
+    let (code, out, _) = plandeck(&home, &["stop", &id]);
+    assert_eq!(code, 0);
+    assert!(out.contains("would end"), "{out}");
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");
+    plandeck_testkit::wait_until("the agent's process is gone", || {
+        !std::path::Path::new(&format!("/proc/{pid}")).exists()
+            || std::fs::read_to_string(format!("/proc/{pid}/stat"))
+                .is_ok_and(|s| s.contains(") Z "))
+    });
+}
+
+/// The window's New session of an ACP agent starts this user's server when none runs (its own
+/// program, `serve --daemon-launch`), then asks it: `serve::daemon::ensure_running`.
+#[test]
+fn the_server_is_started_for_a_new_acp_session_when_none_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let roots = plandeck_core::config::Roots::under_home(&home);
+    let _server = Server(plandeck_core::serve::daemon::dir(&roots));
+    let socket = plandeck_core::serve::daemon::socket_path(&roots);
+    assert!(std::os::unix::net::UnixStream::connect(&socket).is_err());
+    plandeck_core::serve::daemon::ensure_running(
+        &roots,
+        std::path::Path::new(env!("CARGO_BIN_EXE_plandeck-cli")),
+    )
+    .unwrap();
+    assert!(std::os::unix::net::UnixStream::connect(&socket).is_ok());
+    // Running already: nothing more is started.
+    plandeck_core::serve::daemon::ensure_running(&roots, std::path::Path::new("/nonexistent"))
+        .unwrap();
 }

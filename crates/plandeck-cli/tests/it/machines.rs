@@ -266,6 +266,7 @@ fn a_request_arriving_on_a_machine_is_told_naming_it_counted_and_decided_there()
             },
             None,
             arrived.plan_hash.clone(),
+            None,
             WINDOW,
         )
         .unwrap();

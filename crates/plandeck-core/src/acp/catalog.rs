@@ -22,6 +22,10 @@ pub struct AcpEntry {
     /// Whether its plan approval comes as a permission request (docs/agents.md, "Agents over
     /// ACP"): false where it has no plan mode over ACP (codex-acp 0.16) or none was seen.
     pub plan_gate: bool,
+    /// The variables of Plandeck's environment it is started with, beside the basics
+    /// ([`super::BASIC_ENV`]): its model API's key and address, its own settings (`NAME`, or a
+    /// prefix `NAME_*`). Nothing else of Plandeck's environment reaches it ([`super::agent_env`]).
+    pub env: &'static [&'static str],
 }
 
 /// The ACP agents Plandeck ships entries for, in the order lists show them.
@@ -33,6 +37,13 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &[],
         package: "@zed-industries/claude-agent-acp",
         plan_gate: true,
+        env: &[
+            "ANTHROPIC_*",
+            "CLAUDE_CODE_*",
+            "CLAUDE_CONFIG_DIR",
+            "IS_SANDBOX",
+            "DISABLE_*",
+        ],
     },
     AcpEntry {
         name: "codex-acp",
@@ -41,6 +52,7 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &[],
         package: "@zed-industries/codex-acp",
         plan_gate: false,
+        env: &["OPENAI_*", "CODEX_*", "AZURE_OPENAI_*"],
     },
     AcpEntry {
         name: "gemini-acp",
@@ -49,6 +61,13 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &["--acp"],
         package: "@google/gemini-cli",
         plan_gate: true,
+        env: &[
+            "GEMINI_*",
+            "GOOGLE_*",
+            "GOOGLE_GENAI_*",
+            "VERTEX_*",
+            "CLOUDSDK_*",
+        ],
     },
     AcpEntry {
         name: "opencode",
@@ -57,6 +76,14 @@ pub const ACP_AGENTS: &[AcpEntry] = &[
         args: &["acp"],
         package: "opencode-ai",
         plan_gate: false,
+        env: &[
+            "OPENCODE_*",
+            "OPENAI_*",
+            "ANTHROPIC_*",
+            "GEMINI_*",
+            "GOOGLE_*",
+            "OPENROUTER_*",
+        ],
     },
 ];
 
@@ -267,4 +294,34 @@ mod tests {
             [PathBuf::from("/usr/bin"), PathBuf::from("/opt/npm/bin")]
         );
     }
+}
+
+/// An ACP agent the window's New session offers: its name, its words, whether it was found.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpAgentChoice {
+    pub name: String,
+    pub display_name: String,
+    pub found: bool,
+    /// The npm package that brings it (for "not installed").
+    pub package: String,
+}
+
+/// The ACP agents a person can start here, found or not.
+pub fn acp_choices(env: &Env) -> Vec<AcpAgentChoice> {
+    let dirs = search_dirs(env);
+    ACP_AGENTS
+        .iter()
+        .map(|e| AcpAgentChoice {
+            name: e.name.to_owned(),
+            display_name: e.display_name.to_owned(),
+            found: find(e.program, &dirs).is_some(),
+            package: e.package.to_owned(),
+        })
+        .collect()
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![<AcpAgentChoice as ts_rs::TS>::decl()]
 }

@@ -375,13 +375,22 @@ fn read_loop(mut input: impl BufRead, waiters: Waiters, stdin: Input, events: Se
                         .to_owned();
                     let update = Update::parse(params.get("update").unwrap_or(&Value::Null));
                     if let Update::Unknown(kind) = &update {
-                        tracing::info!(kind, "acp: an update kind not known, skipped");
-                        emit(Event::Skipped(format!("an update of kind {kind:?}")));
+                        tracing::info!(
+                            kind = %wire::for_log(kind),
+                            "acp: an update kind not known, skipped"
+                        );
+                        emit(Event::Skipped(format!(
+                            "an update of kind \"{}\"",
+                            wire::for_log(kind)
+                        )));
                         continue;
                     }
                     emit(Event::Update { session_id, update });
                 } else {
-                    emit(Event::Skipped(format!("a notification {method:?}")));
+                    emit(Event::Skipped(format!(
+                        "a notification \"{}\"",
+                        wire::for_log(&method)
+                    )));
                 }
             }
             Read::Frame(Frame::Request { id, method, params }) => {
@@ -394,7 +403,8 @@ fn read_loop(mut input: impl BufRead, waiters: Waiters, stdin: Input, events: Se
                         Err(e) => {
                             refuse(&stdin, id, wire::INVALID_PARAMS, &format!("{e}"));
                             emit(Event::Skipped(format!(
-                                "a permission request not read: {e}"
+                                "a permission request not read: {}",
+                                wire::for_log(&e.to_string())
                             )));
                         }
                     }
@@ -405,7 +415,10 @@ fn read_loop(mut input: impl BufRead, waiters: Waiters, stdin: Input, events: Se
                         "not served by Plandeck"
                     };
                     refuse(&stdin, id, wire::METHOD_NOT_FOUND, why);
-                    emit(Event::Skipped(format!("a request {method:?}, refused")));
+                    emit(Event::Skipped(format!(
+                        "a request \"{}\", refused",
+                        wire::for_log(&method)
+                    )));
                 }
             }
         }

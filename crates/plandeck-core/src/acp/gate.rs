@@ -14,15 +14,8 @@ use serde_json::{json, Value};
 
 use super::{one_line, Event, PermissionOption, PermissionRequest, ToolCall, Update};
 
-/// What a waiting request asks.
-#[derive(Debug, Clone, Copy, PartialEq, Eq, Serialize, Deserialize)]
-#[serde(rename_all = "lowercase")]
-pub enum RequestKind {
-    /// Leave plan mode: the plan, for the person to approve or reject.
-    Plan,
-    /// Run a tool (a command, an edit, a fetch).
-    Permission,
-}
+use crate::gate::AcpDiff;
+pub use crate::gate::RequestKind;
 
 /// A permission request waiting for the person.
 #[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
@@ -46,7 +39,37 @@ pub struct Waiting {
     pub command: Option<String>,
     /// The file a tool would touch (`rawInput.file_path` / `path`, or the call's first location).
     pub path: Option<String>,
+    /// The change the tool would make (its first `diff`), bounded.
+    #[serde(default)]
+    pub diff: Option<AcpDiff>,
     pub options: Vec<PermissionOption>,
+}
+
+/// The most characters of a diff's side kept for the person to read (more is cut, said so).
+pub const MAX_DIFF_CHARS: usize = 256 * 1024;
+
+fn bounded(text: &str) -> String {
+    if text.chars().count() <= MAX_DIFF_CHARS {
+        return text.to_owned();
+    }
+    let mut out: String = text.chars().take(MAX_DIFF_CHARS).collect();
+    out.push_str("\n… (cut: longer than Plandeck shows)\n");
+    out
+}
+
+/// A tool call's first diff, bounded.
+fn first_diff(call: &ToolCall) -> Option<AcpDiff> {
+    let d = call
+        .content
+        .as_ref()?
+        .as_array()?
+        .iter()
+        .find(|c| c.get("type").and_then(Value::as_str) == Some("diff"))?;
+    Some(AcpDiff {
+        path: one_line(d.get("path")?.as_str()?),
+        old_text: d.get("oldText").and_then(Value::as_str).map(bounded),
+        new_text: bounded(d.get("newText")?.as_str()?),
+    })
 }
 
 /// How a request ended.
@@ -296,6 +319,7 @@ impl Tracker {
             plan,
             command,
             path: target_path(call).map(|p| one_line(&p)),
+            diff: first_diff(call),
             options: req
                 .options
                 .iter()
@@ -355,11 +379,34 @@ impl Tracker {
     /// Rejects with the request's `reject_once` option, else `reject_always`. The feedback, if
     /// any, goes to the agent as the next prompt (ACP's answer carries none).
     pub fn reject(&mut self, rpc_id: &Value) -> Result<Decided, DecideError> {
+        self.reject_with(rpc_id, None)
+    }
+
+    /// Rejects with `option` when it is one of the request's reject options (the one the person
+    /// chose), else its "reject once", else its "reject always".
+    pub fn reject_with(
+        &mut self,
+        rpc_id: &Value,
+        option: Option<&str>,
+    ) -> Result<Decided, DecideError> {
         let i = self.take(rpc_id)?;
-        let option_id = pick(&self.open[i].options, &["reject_once", "reject_always"])
-            .ok_or(DecideError::NoRejectOption)?
-            .option_id
-            .clone();
+        let options = &self.open[i].options;
+        let chosen = match option {
+            Some(id) => {
+                let o = options.iter().find(|o| o.option_id == id).ok_or_else(|| {
+                    DecideError::NotAnOption {
+                        option_id: id.to_owned(),
+                    }
+                })?;
+                if !o.kind.starts_with("reject_") {
+                    return Err(DecideError::NoRejectOption);
+                }
+                o
+            }
+            None => pick(options, &["reject_once", "reject_always"])
+                .ok_or(DecideError::NoRejectOption)?,
+        };
+        let option_id = chosen.option_id.clone();
         let w = self.open.remove(i);
         Ok(self.close(w, Outcome::Rejected { option_id }))
     }

@@ -14,6 +14,7 @@
 pub mod catalog;
 pub mod client;
 pub mod gate;
+pub mod host;
 pub mod requests;
 pub mod session;
 pub mod wire;
@@ -27,28 +28,66 @@ pub use gate::{DecideError, Decided, Outcome, RequestKind, Tracker, Waiting};
 /// Titles and names from the agent are shown on one line, this long at most.
 pub const MAX_TITLE_CHARS: usize = 300;
 
-/// The environment an ACP agent is started with, from the one Plandeck runs in: `IS_SANDBOX` is
-/// kept only when it is exactly `"1"`. claude-agent-acp 0.23 takes any non-empty `IS_SANDBOX` as
-/// leave to start Claude Code with `--allow-dangerously-skip-permissions`, which Claude Code, as
-/// root, accepts only with `IS_SANDBOX=1`: any other value makes every `session/new` fail with
-/// "Query closed before response received" (docs/agents.md).
-pub fn agent_env(from: impl IntoIterator<Item = (String, String)>) -> Vec<(String, String)> {
+/// What every ACP agent is started with from Plandeck's environment, whatever its entry: where
+/// programs and its home are, the language and terminal, temporary and XDG folders, the
+/// certificates and proxies it needs to reach its model (`NAME`, or a prefix `NAME_*`).
+pub const BASIC_ENV: &[&str] = &[
+    "PATH",
+    "HOME",
+    "USER",
+    "LOGNAME",
+    "SHELL",
+    "LANG",
+    "LANGUAGE",
+    "LC_*",
+    "TERM",
+    "COLORTERM",
+    "TZ",
+    "TMPDIR",
+    "XDG_CONFIG_HOME",
+    "XDG_DATA_HOME",
+    "XDG_CACHE_HOME",
+    "XDG_STATE_HOME",
+    "XDG_RUNTIME_DIR",
+    "NODE_EXTRA_CA_CERTS",
+    "SSL_CERT_FILE",
+    "SSL_CERT_DIR",
+    "HTTP_PROXY",
+    "HTTPS_PROXY",
+    "NO_PROXY",
+    "ALL_PROXY",
+    "http_proxy",
+    "https_proxy",
+    "no_proxy",
+    "all_proxy",
+];
+
+fn named(patterns: &[&str], key: &str) -> bool {
+    patterns.iter().any(|p| match p.strip_suffix('*') {
+        Some(prefix) => key.starts_with(prefix),
+        None => key == *p,
+    })
+}
+
+/// The environment an ACP agent is started with, from the one Plandeck runs in: only the
+/// [`BASIC_ENV`] and what its catalog entry names (`allowed`: its model API's variables); nothing
+/// else of Plandeck's (another service's tokens, the ssh agent, Plandeck's own settings) reaches
+/// it. `IS_SANDBOX` is kept only when it is exactly `"1"`: claude-agent-acp 0.23 takes any
+/// non-empty `IS_SANDBOX` as leave to start Claude Code with `--allow-dangerously-skip-permissions`,
+/// which Claude Code, as root, accepts only with `IS_SANDBOX=1`: any other value makes every
+/// `session/new` fail with "Query closed before response received" (docs/agents.md).
+pub fn agent_env(
+    allowed: &[&str],
+    from: impl IntoIterator<Item = (String, String)>,
+) -> Vec<(String, String)> {
     from.into_iter()
+        .filter(|(k, _)| named(BASIC_ENV, k) || named(allowed, k))
         .filter(|(k, v)| k != "IS_SANDBOX" || v == "1")
         .collect()
 }
 
-/// One option the agent offers for a permission request.
-#[derive(Debug, Clone, PartialEq, Deserialize, serde::Serialize)]
-#[serde(rename_all = "camelCase")]
-pub struct PermissionOption {
-    pub option_id: String,
-    #[serde(default)]
-    pub name: String,
-    /// `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
-    #[serde(default)]
-    pub kind: String,
-}
+/// One option the agent offers for a permission request (the gate's: it waits there).
+pub use crate::gate::AcpOption as PermissionOption;
 
 /// The tool call a permission request or an update is about.
 #[derive(Debug, Clone, Default, PartialEq, Deserialize)]
@@ -229,15 +268,77 @@ mod tests {
         let env = |v: &str| {
             vec![
                 ("IS_SANDBOX".to_owned(), v.to_owned()),
-                ("A".into(), "b".into()),
+                ("HOME".into(), "/h".into()),
             ]
         };
+        let claude = catalog::acp_entry("claude-acp").unwrap().env;
         assert_eq!(
-            agent_env(env("yes")),
-            vec![("A".to_owned(), "b".to_owned())]
+            agent_env(claude, env("yes")),
+            vec![("HOME".to_owned(), "/h".to_owned())]
         );
-        assert_eq!(agent_env(env("true")).len(), 1);
-        assert_eq!(agent_env(env("1")).len(), 2);
+        assert_eq!(agent_env(claude, env("true")).len(), 1);
+        assert_eq!(agent_env(claude, env("1")).len(), 2);
+    }
+
+    /// Hostile review: the agent got Plandeck's whole environment. Now the basics and what its
+    /// entry names: its model API's variables, not another service's.
+    #[test]
+    fn an_agent_gets_the_basics_and_its_own_apis_variables_only() {
+        let plandecks: Vec<(String, String)> = [
+            ("PATH", "/usr/bin"),
+            ("HOME", "/home/dev"),
+            ("LANG", "C.UTF-8"),
+            ("LC_ALL", "C.UTF-8"),
+            ("TERM", "xterm"),
+            ("ANTHROPIC_API_KEY", "sk-ant"),
+            ("ANTHROPIC_BASE_URL", "http://127.0.0.1:1"),
+            ("OPENAI_API_KEY", "sk-openai"),
+            ("GITHUB_TOKEN", "ghp_x"),
+            ("AWS_SECRET_ACCESS_KEY", "aws"),
+            ("SSH_AUTH_SOCK", "/tmp/ssh"),
+            ("PLANDECK_DATA_DIR", "/d"),
+            ("TMUX", "/tmp/tmux,1,0"),
+            ("LD_PRELOAD", "/evil.so"),
+        ]
+        .iter()
+        .map(|(k, v)| ((*k).to_owned(), (*v).to_owned()))
+        .collect();
+        let keys = |name: &str| -> Vec<String> {
+            let entry = catalog::acp_entry(name).unwrap();
+            agent_env(entry.env, plandecks.clone())
+                .into_iter()
+                .map(|(k, _)| k)
+                .collect()
+        };
+        assert_eq!(
+            keys("claude-acp"),
+            [
+                "PATH",
+                "HOME",
+                "LANG",
+                "LC_ALL",
+                "TERM",
+                "ANTHROPIC_API_KEY",
+                "ANTHROPIC_BASE_URL"
+            ]
+        );
+        assert_eq!(
+            keys("codex-acp"),
+            ["PATH", "HOME", "LANG", "LC_ALL", "TERM", "OPENAI_API_KEY"]
+        );
+        for name in ["claude-acp", "codex-acp", "gemini-acp", "opencode"] {
+            let k = keys(name);
+            for secret in [
+                "GITHUB_TOKEN",
+                "AWS_SECRET_ACCESS_KEY",
+                "SSH_AUTH_SOCK",
+                "PLANDECK_DATA_DIR",
+                "TMUX",
+                "LD_PRELOAD",
+            ] {
+                assert!(!k.iter().any(|x| x == secret), "{name} got {secret}");
+            }
+        }
     }
 
     #[test]

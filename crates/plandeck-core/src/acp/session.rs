@@ -21,6 +21,17 @@ pub enum Choice {
     Approve(Option<String>),
     /// With the request's reject option; the feedback (if any) is the next prompt.
     Reject(Option<String>),
+    /// With this reject option of the request (the person's choice), and the feedback.
+    RejectWith(Option<String>, Option<String>),
+}
+
+/// What the host asks of a turn under way, between the agent's messages.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Control {
+    /// `session/cancel`: the agent ends the turn.
+    Interrupt,
+    /// End the agent's process group.
+    Stop,
 }
 
 /// One request of a turn, as it ended.
@@ -50,10 +61,16 @@ pub struct TurnReport {
     pub said: String,
     /// The last `usage_update`'s cost, where sent.
     pub cost_usd: Option<f64>,
+    /// The prompt's answer's `usage` (tokens of the turn), where sent.
+    pub input_tokens: Option<u64>,
+    pub output_tokens: Option<u64>,
     /// Things read and skipped (unknown updates, bad lines).
     pub skipped: usize,
     pub agent_ended: bool,
 }
+
+type Observer = Box<dyn FnMut(&Event) + Send>;
+type Controller = Box<dyn FnMut() -> Option<Control> + Send>;
 
 /// A session hosted here.
 pub struct Session {
@@ -66,6 +83,11 @@ pub struct Session {
     /// is cancelled; the call timeout unless set.
     silence: Duration,
     ended: bool,
+    /// Sees every event of a turn, before it is acted on (the host's view of the conversation).
+    observer: Option<Observer>,
+    /// Asked between the agent's messages whether the host wants the turn interrupted or the
+    /// agent stopped.
+    control: Option<Controller>,
 }
 
 impl Session {
@@ -92,12 +114,29 @@ impl Session {
             agent,
             silence: timeout,
             ended: false,
+            observer: None,
+            control: None,
         };
         if plan && s.plan_mode_offered() {
             s.client.set_mode(&s.info.session_id, "plan", timeout)?;
             s.tracker.mode_set("plan");
         }
         Ok(s)
+    }
+
+    /// Every event of a turn goes to `observer` too.
+    pub fn observe(&mut self, observer: impl FnMut(&Event) + Send + 'static) {
+        self.observer = Some(Box::new(observer));
+    }
+
+    /// `control` is asked between the agent's messages what the host wants of the turn.
+    pub fn controlled_by(&mut self, control: impl FnMut() -> Option<Control> + Send + 'static) {
+        self.control = Some(Box::new(control));
+    }
+
+    /// The ACP session's id and the client, to cancel a turn from elsewhere.
+    pub fn cancel(&self) {
+        let _ = self.client.cancel(&self.info.session_id);
     }
 
     /// Sets how long a turn's agent may say nothing before the turn is cancelled.
@@ -133,9 +172,18 @@ impl Session {
         });
         let mut answered = false;
         let mut cancelled = false;
+        let mut interrupted = false;
         loop {
             if !answered && rx_done.try_recv().is_ok() {
                 answered = true;
+            }
+            match self.control.as_mut().and_then(|c| c()) {
+                Some(Control::Interrupt) if !interrupted => {
+                    interrupted = true;
+                    let _ = self.client.cancel(&self.info.session_id);
+                }
+                Some(Control::Stop) => self.client.stop(),
+                _ => {}
             }
             let e =
                 match self
@@ -159,6 +207,9 @@ impl Session {
                     Err(RecvTimeoutError::Disconnected) => break,
                 };
             quiet_since = Instant::now();
+            if let Some(o) = self.observer.as_mut() {
+                o(&e);
+            }
             match &e {
                 Event::Update {
                     update: Update::Chunk { kind, text },
@@ -177,6 +228,10 @@ impl Session {
                     Choice::Reject(fb) => {
                         feedback = fb.filter(|f| !f.trim().is_empty());
                         self.tracker.reject(&w.rpc_id)
+                    }
+                    Choice::RejectWith(option, fb) => {
+                        feedback = fb.filter(|f| !f.trim().is_empty());
+                        self.tracker.reject_with(&w.rpc_id, option.as_deref())
                     }
                 };
                 // The person may have taken long: the agent's silence counts from now.
@@ -201,9 +256,12 @@ impl Session {
         let result = waiter.join().unwrap_or(Err(AcpError::Gone {
             method: "session/prompt".into(),
         }));
+        let mut tokens = (None, None);
         let stop_reason = match result {
             Ok(v) => {
                 self.tracker.turn_ended();
+                let count = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
+                tokens = (count("inputTokens"), count("outputTokens"));
                 v.get("stopReason")
                     .and_then(Value::as_str)
                     .map(str::to_owned)
@@ -226,6 +284,8 @@ impl Session {
             ungated_why: self.tracker.ungated_why().map(str::to_owned),
             said,
             cost_usd,
+            input_tokens: tokens.0,
+            output_tokens: tokens.1,
             skipped: self.tracker.skipped(),
             agent_ended: self.ended,
         })
@@ -240,6 +300,11 @@ impl Session {
     /// Ends the agent.
     pub fn stop(&self) {
         self.client.stop();
+    }
+
+    /// Whether the agent has ended (its output closed).
+    pub fn has_ended(&self) -> bool {
+        self.ended
     }
 }
 

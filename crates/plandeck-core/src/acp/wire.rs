@@ -110,8 +110,35 @@ pub enum Read {
     Frame(Frame),
     /// A line over [`MAX_LINE`], skipped (its length so far).
     Oversized(usize),
-    /// A line that is no frame (its first characters, for the log).
+    /// A line that is no frame: its first characters, escaped for the log ([`for_log`]).
     Garbled(String),
+}
+
+/// The most characters of something the agent sent that a log line quotes.
+pub const LOG_CHARS: usize = 80;
+
+/// Something the agent sent, as a log line may quote it: its first [`LOG_CHARS`] characters,
+/// every control, invisible or quote character escaped (`\u{1b}`, `\n`, `\"`), `…` when cut. A
+/// garbled line never writes escape sequences into a terminal or forges a log line.
+pub fn for_log(text: &str) -> String {
+    let mut out: String = text
+        .chars()
+        .take(LOG_CHARS)
+        .flat_map(|c| {
+            let invisible = c.is_control()
+                || matches!(c, '\u{200b}'..='\u{200f}' | '\u{202a}'..='\u{202e}' | '\u{2066}'..='\u{2069}' | '\u{feff}');
+            let escaped: String = if invisible {
+                format!("\\u{{{:x}}}", c as u32)
+            } else {
+                c.escape_debug().collect()
+            };
+            escaped.chars().collect::<Vec<_>>()
+        })
+        .collect();
+    if text.chars().nth(LOG_CHARS).is_some() {
+        out.push('…');
+    }
+    out
 }
 
 /// Reads the next non-empty line of `input` as a frame; `Ok(None)` at the end of the stream.
@@ -154,7 +181,7 @@ pub fn read(input: &mut impl BufRead) -> io::Result<Option<Read>> {
         }
         return Ok(Some(match Frame::parse(text) {
             Some(f) => Read::Frame(f),
-            None => Read::Garbled(text.chars().take(80).collect()),
+            None => Read::Garbled(for_log(text)),
         }));
     }
 }
@@ -216,6 +243,24 @@ mod tests {
             }))
         );
         assert_eq!(read(&mut r).unwrap(), None);
+    }
+
+    /// Hostile review: a malformed line was logged raw (escape sequences, forged log lines).
+    #[test]
+    fn a_garbled_line_is_kept_escaped_and_bounded_for_the_log() {
+        let hostile = format!(
+            "\u{1b}]0;owned\u{7}\u{1b}[2J\rINFO forged\u{202e}{}\n",
+            "x".repeat(500)
+        );
+        let mut r = io::BufReader::new(hostile.as_bytes());
+        let Some(Read::Garbled(logged)) = read(&mut r).unwrap() else {
+            panic!("not garbled")
+        };
+        assert!(!logged.chars().any(|c| c.is_control()), "{logged:?}");
+        assert!(!logged.contains('\u{202e}'), "{logged:?}");
+        assert!(logged.starts_with("\\u{1b}]0;owned"), "{logged}");
+        assert!(logged.ends_with('…'));
+        assert!(logged.chars().count() < LOG_CHARS * 10);
     }
 
     #[test]

@@ -28,7 +28,9 @@ use crate::ipc::{ErrorKind, IpcError};
 use crate::terminal::TerminalError;
 
 pub use record::{exited, fill_started, mark_exited, Record};
-pub use start::{agent_program, check_tmux, start, worktree_dir, TMUX_MIN};
+pub use start::{
+    agent_program, check_tmux, start, start_acp, worktree_dir, AcpStartAsked, TMUX_MIN,
+};
 pub(crate) use steer::send_to;
 pub use steer::{
     interrupt, open_in_terminal, resolve, resume, send_message, stop, stop_preview, Steerable,
@@ -215,6 +217,7 @@ pub fn ts_declarations() -> Vec<String> {
         <StopPreview as TS>::decl(),
         <ProcessLine as TS>::decl(),
         <StopOutcome as TS>::decl(),
+        <AcpStartAsked as TS>::decl(),
     ]
 }
 

@@ -758,3 +758,76 @@ pub(super) fn launch(
         .run();
     Ok((tmux_session, pane, pid))
 }
+
+/// An ACP session asked of the person's server ([`start_acp`]).
+#[derive(Debug, Clone, PartialEq, Eq, serde::Serialize, serde::Deserialize, ts_rs::TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpStartAsked {
+    /// The hosted session's id (`acps-…`).
+    pub id: String,
+    pub agent: String,
+    pub cwd: String,
+    pub worktree: Option<String>,
+    pub branch: Option<String>,
+    pub plan: bool,
+}
+
+/// Starts the ACP agent `agent` (its catalog name) in the repository `repo` (or a new worktree
+/// `worktree` of it, on a new branch from `base`): the worktree is made here, the session asked of
+/// the person's server (`crate::acp::host`), which starts and hosts the agent.
+pub fn start_acp(
+    roots: &Roots,
+    agent: &str,
+    repo: &str,
+    worktree: Option<&str>,
+    base: Option<&str>,
+    plan: bool,
+    prompt: Option<String>,
+) -> Result<AcpStartAsked, ControlError> {
+    let repo_path = crate::durable::canonical_or(Path::new(repo));
+    let not_repo = || ControlError::NotARepository {
+        path: repo.to_owned(),
+    };
+    let git = git2::Repository::open(&repo_path).map_err(|_| not_repo())?;
+    let workdir = git
+        .workdir()
+        .map(crate::durable::canonical_or)
+        .ok_or_else(not_repo)?;
+    let name = worktree.map(str::trim).filter(|n| !n.is_empty());
+    let created = match name {
+        Some(n) => Some(create_worktree(
+            &git,
+            &workdir,
+            n,
+            base.map(str::trim).filter(|b| !b.is_empty()),
+        )?),
+        None => None,
+    };
+    let cwd = created
+        .as_ref()
+        .map_or_else(|| workdir.clone(), |c| c.path.clone());
+    let cwd_text = cwd.to_string_lossy().into_owned();
+    match crate::acp::host::request_start(roots, agent, &cwd_text, plan, prompt) {
+        Ok(id) => Ok(AcpStartAsked {
+            id,
+            agent: agent.to_owned(),
+            cwd: cwd_text,
+            worktree: created.as_ref().map(|c| c.path.display().to_string()),
+            branch: created.as_ref().map(|c| c.branch.clone()),
+            plan,
+        }),
+        Err(e) => {
+            if let Some(c) = &created {
+                c.undo();
+            }
+            Err(match e {
+                crate::acp::host::HostError::NotAnAgent(agent) => {
+                    ControlError::NotStartable { agent }
+                }
+                e => ControlError::Io {
+                    message: e.to_string(),
+                },
+            })
+        }
+    }
+}

@@ -61,6 +61,10 @@ pub struct DeliveryOptions {
     /// The hash of the plan the reviewer read ([`GateRequest::plan_hash`] of the listing shown,
     /// `--expect-hash`): the decision is refused when the plan changed since.
     pub seen_hash: Option<String>,
+    /// An ACP request's decision: the agent's own option to answer with (one of its allow
+    /// options for an approval, reject options for a rejection, checked); `None`: the one the
+    /// approval's mode prefers, or its "reject once".
+    pub option: Option<String>,
 }
 
 impl Default for DeliveryOptions {
@@ -75,6 +79,7 @@ impl Default for DeliveryOptions {
             hook_timeout: Duration::from_secs(10),
             by: format!("plandeck (pid {})", std::process::id()),
             seen_hash: None,
+            option: None,
         }
     }
 }
@@ -216,6 +221,11 @@ pub fn decide_with(
                 current_hash,
             });
         }
+    }
+    // An ACP session's request: handed to the process hosting the session, which answers the
+    // agent with the option chosen here (one of that request's own).
+    if req.acp.is_some() {
+        return super::acp_delivery::deliver(roots, req, claim, decision, opts);
     }
     // Said no version (`plandeck approve` without `--expect-hash`): an approval goes only for the
     // plan the agent submitted (or the person's own edit of it). An agent answered on its card

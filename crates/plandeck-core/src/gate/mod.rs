@@ -29,6 +29,7 @@
 //! Whatever answers first wins: the terminal, the hook's deadline, or the reviewer. A closed request
 //! moves to `done/` with how it ended; nothing is deleted silently.
 
+mod acp_delivery;
 pub(crate) mod claim;
 pub(crate) mod delivery;
 mod files;
@@ -133,7 +134,11 @@ pub fn arrival_notice(request: &GateRequest) -> (String, String) {
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_else(|| request.cwd.clone());
     let project = notice_text(&project, NOTICE_CHARS);
-    let agent = request.agent.display_name();
+    // An ACP session's request names its agent as the person named it in the catalog.
+    let agent = match &request.acp {
+        Some(acp) => notice_text(&acp.agent_name, 40),
+        None => request.agent.display_name().to_owned(),
+    };
     match &request.machine {
         Some(machine) => {
             let machine = notice_text(machine, 64);
@@ -318,6 +323,150 @@ pub struct GateRequest {
     /// Plandeck let it through).
     #[serde(default)]
     pub lead_session_id: Option<String>,
+    /// What it asks: `plan` (a plan to approve: every hook's and card's request) or `permission`
+    /// (an ACP agent's tool: a command, an edit, a fetch).
+    #[serde(default)]
+    pub kind: RequestKind,
+    /// An ACP session's request (issue 36): what the agent asked, as data, and the options it
+    /// offered; `null` for a hook's or a card's. Its `hookPid` is the process hosting the session
+    /// (the per-user server, or `plandeck agents check`), which answers the agent.
+    #[serde(default)]
+    pub acp: Option<AcpAsk>,
+}
+
+/// What a waiting request asks.
+#[derive(Debug, Clone, Copy, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "lowercase")]
+pub enum RequestKind {
+    /// Leave plan mode: the plan, for the person to approve or reject.
+    #[default]
+    Plan,
+    /// Run a tool (a command, an edit, a fetch): an ACP agent's permission request.
+    Permission,
+}
+
+impl RequestKind {
+    /// `plan` or `permission`, as listings say it.
+    pub fn name(self) -> &'static str {
+        match self {
+            RequestKind::Plan => "plan",
+            RequestKind::Permission => "permission",
+        }
+    }
+}
+
+/// One option an ACP agent offers for a permission request (its own words: shown as data).
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpOption {
+    pub option_id: String,
+    #[serde(default)]
+    pub name: String,
+    /// `allow_once`, `allow_always`, `reject_once`, `reject_always` (others kept as sent).
+    #[serde(default)]
+    pub kind: String,
+}
+
+/// The change an ACP tool would make to a file (the tool call's first `diff`), bounded.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpDiff {
+    pub path: String,
+    pub old_text: Option<String>,
+    pub new_text: String,
+}
+
+/// An ACP agent's permission request as it waits in the gate's store: every word of it came
+/// from the agent and is shown as data.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpAsk {
+    /// The ACP agent's name (`claude-acp`: `plandeck agents list`).
+    pub agent_name: String,
+    pub tool_call_id: String,
+    /// The tool call's title, on one visible line (bounded).
+    pub title: String,
+    /// The tool call's kind as the agent sent it (`switch_mode`, `execute`, `edit`, …).
+    pub tool_kind: Option<String>,
+    /// A command the tool would run, on one visible line.
+    pub command: Option<String>,
+    /// The file a tool would touch.
+    pub path: Option<String>,
+    /// The change it would make to that file.
+    #[serde(default)]
+    pub diff: Option<AcpDiff>,
+    /// The agent's options: a decision answers with one of these, never another.
+    pub options: Vec<AcpOption>,
+    /// The option a decision chose (written by the decider, read by the session's host).
+    #[serde(default)]
+    pub chosen: Option<String>,
+}
+
+impl AcpAsk {
+    /// The option an approval answers with: `option` when it is one of the agent's allow options
+    /// (else an error), or the first allow option of the kinds `mode` prefers (`auto`: "always",
+    /// then "once"; `manual`: the other way).
+    pub fn allow_option(
+        &self,
+        option: Option<&str>,
+        mode: ApproveMode,
+    ) -> Result<String, GateError> {
+        let allows = |o: &&AcpOption| o.kind.starts_with("allow_");
+        if let Some(id) = option {
+            return self
+                .options
+                .iter()
+                .filter(allows)
+                .find(|o| o.option_id == id)
+                .map(|o| o.option_id.clone())
+                .ok_or_else(|| GateError::BadInput {
+                    message: format!(
+                        "the agent did not offer {:?} as a way to allow this request",
+                        crate::visible::shown(&id.chars().take(80).collect::<String>())
+                    ),
+                });
+        }
+        let order: [&str; 2] = match mode {
+            ApproveMode::Auto => ["allow_always", "allow_once"],
+            ApproveMode::Manual => ["allow_once", "allow_always"],
+        };
+        order
+            .iter()
+            .find_map(|k| self.options.iter().find(|o| o.kind == *k))
+            .or_else(|| self.options.iter().find(allows))
+            .map(|o| o.option_id.clone())
+            .ok_or_else(|| GateError::BadInput {
+                message: "the agent offered no option that allows this request".to_owned(),
+            })
+    }
+
+    /// The option a rejection answers with: `option` when it is one of the agent's reject
+    /// options (else an error), or the agent's "reject once", else its "reject always".
+    pub fn reject_option(&self, option: Option<&str>) -> Result<String, GateError> {
+        if let Some(id) = option {
+            return self
+                .options
+                .iter()
+                .filter(|o| o.kind.starts_with("reject_"))
+                .find(|o| o.option_id == id)
+                .map(|o| o.option_id.clone())
+                .ok_or_else(|| GateError::BadInput {
+                    message: format!(
+                        "the agent did not offer {:?} as a way to reject this request",
+                        crate::visible::shown(&id.chars().take(80).collect::<String>())
+                    ),
+                });
+        }
+        ["reject_once", "reject_always"]
+            .iter()
+            .find_map(|k| self.options.iter().find(|o| o.kind == *k))
+            .map(|o| o.option_id.clone())
+            .ok_or_else(|| GateError::BadInput {
+                message: "the agent offered no option that rejects this request: it can only be \
+                          approved or left"
+                    .to_owned(),
+            })
+    }
 }
 
 #[cfg(test)]
@@ -374,6 +523,8 @@ impl GateRequest {
             team: None,
             teammate: None,
             lead_session_id: None,
+            kind: RequestKind::Plan,
+            acp: None,
         }
     }
 
@@ -582,6 +733,10 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <ApproveMode as TS>::decl(),
         <GateDecision as TS>::decl(),
         <DecisionOutcome as TS>::decl(),
+        <RequestKind as TS>::decl(),
+        <AcpOption as TS>::decl(),
+        <AcpDiff as TS>::decl(),
+        <AcpAsk as TS>::decl(),
         <InstallPlan as TS>::decl(),
         <InstallReport as TS>::decl(),
         <install::HookPreview as TS>::decl(),

@@ -197,6 +197,11 @@ pub(crate) fn ended(req: &GateRequest) -> Option<GateStatus> {
     if hook_alive(req) {
         return None;
     }
+    // An ACP session's request whose host is gone: nobody can answer the agent any more (its
+    // agent ends with its host). No outcome, never approved.
+    if req.acp.is_some() {
+        return Some(GateStatus::AgentGone);
+    }
     if let Some(answer) = answer(req) {
         return Some(status_of_answer(req, answer));
     }
@@ -268,7 +273,8 @@ fn listed(mut req: GateRequest) -> GateRequest {
         hash,
         ..
     } = plan_seen(&req);
-    req.plan_hash = Some(hash);
+    // A tool permission has no plan: no plan hash to read or to give back.
+    req.plan_hash = (req.kind == super::RequestKind::Plan).then_some(hash);
     req.plan_read = (read != req.plan).then_some(read);
     req.approves_through_hook = approves_through_hook(&req);
     req

@@ -183,7 +183,7 @@ pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
     ))
 }
 
-/// This process's effective uid.
+/// This process's effective uid (the one the server's folder and peers are checked against).
 pub fn own_uid() -> u32 {
     rustix::process::geteuid().as_raw()
 }
@@ -298,7 +298,19 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
         });
     }
 
-    // Idle: nobody connected for `idle`.
+    // ACP sessions asked for (`plandeck start --agent`, the window's New session) are hosted
+    // here: closing the window that started one does not end it (issue 36).
+    let leaving = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    {
+        let (roots, leaving) = (roots.clone(), leaving.clone());
+        std::thread::spawn(move || {
+            crate::acp::host::serve(roots, crate::config::Env::from_process(), || {
+                !leaving.load(std::sync::atomic::Ordering::SeqCst)
+            });
+        });
+    }
+
+    // Idle: nobody connected for `idle`, and no ACP session hosted.
     {
         let (state, changed) = &*clients;
         let mut state = lock(state);
@@ -307,7 +319,7 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
             // `plandeck phone serve`): it serves on, as if someone were connected.
             let phone_on = crate::phone::server::turned_on(roots)
                 && crate::phone::server::running(roots).is_none_or(|s| s.pid == std::process::id());
-            if phone_on && state.connected == 0 {
+            if (phone_on && state.connected == 0) || crate::acp::host::hosted_here() > 0 {
                 state.since = Instant::now();
             }
             let idle_for = state.since.elapsed();
@@ -321,7 +333,9 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
                 opts.idle - idle_for
             } else {
                 opts.idle.min(PHONE_CHECK)
-            };
+            }
+            // A hosted session's end is seen within a second.
+            .min(Duration::from_secs(1));
             state = changed
                 .wait_timeout(state, wait)
                 .unwrap_or_else(|e| e.into_inner())
@@ -338,6 +352,7 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
     ));
     phone_stop.store(true, std::sync::atomic::Ordering::SeqCst);
     let _ = phone.join();
+    leaving.store(true, std::sync::atomic::Ordering::SeqCst);
     drop(shared);
     drop(lock_file);
     Ok(())
@@ -544,6 +559,37 @@ fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
             }
         }
     }
+}
+
+/// Makes sure this user's server runs for `roots` (the window's New session of an ACP agent):
+/// when its socket does not answer, `exe --data-dir <data> serve --daemon-launch` starts it
+/// detached, and its socket is waited for.
+pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
+    private_dir(&dir(roots), own_uid())?;
+    let socket = socket_path(roots);
+    check_socket_path(&socket)?;
+    if UnixStream::connect(&socket).is_ok() {
+        return Ok(());
+    }
+    let log = private_file(
+        std::fs::OpenOptions::new().create(true).append(true),
+        &log_path(roots),
+    )?;
+    let status = std::process::Command::new(exe)
+        .arg("--data-dir")
+        .arg(&roots.data)
+        .args(["serve", "--daemon-launch"])
+        .stdin(std::process::Stdio::null())
+        .stdout(log.try_clone()?)
+        .stderr(log)
+        .status()?;
+    if !status.success() {
+        return Err(std::io::Error::other(format!(
+            "the launcher ended with {status}: see {}",
+            log_path(roots).display()
+        )));
+    }
+    wait_for_socket(&socket).map(|_| ())
 }
 
 /// Detaches the calling process from its session (the daemon, started by a launcher that

@@ -55,7 +55,7 @@ impl Run {
                 "--log".into(),
                 log.to_string_lossy().into_owned(),
             ],
-            env: agent_env(std::env::vars()),
+            env: agent_env(&[], std::env::vars()),
             cwd: dir.path().to_owned(),
         };
         let (client, events) = Client::spawn(&cmd).unwrap();
@@ -384,7 +384,7 @@ fn scripted(scenario: &str, log: &Path, cwd: &Path) -> AgentCommand {
             "--log".into(),
             log.to_string_lossy().into_owned(),
         ],
-        env: agent_env(std::env::vars()),
+        env: agent_env(&[], std::env::vars()),
         cwd: cwd.to_owned(),
     }
 }

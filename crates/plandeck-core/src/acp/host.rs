@@ -1,0 +1,877 @@
+//! ACP sessions hosted by the person's own Plandeck server (`plandeck serve --daemon`), so that
+//! closing the window or the terminal that started one does not end it (issue 36).
+//!
+//! Files under `<data>/acp/` (private, written atomically):
+//! - `start/<id>.json`: a session asked for ([`request_start`]: `plandeck start --agent NAME`, the
+//!   window's New session); the server takes it (a rename: one taker) and starts the agent;
+//! - `sessions/<id>.json`: the hosted session as it is ([`Hosted`]): its state, mode, whether it
+//!   stayed gated, its usage and its conversation (bounded), written by the host as it changes;
+//! - `commands/<id>/<n>.json`: Send (a prompt, only when no turn runs), Interrupt
+//!   (`session/cancel`), Stop (the agent's process group ended) ([`command`]).
+//!
+//! Every request of a hosted session waits in the gate's store ([`super::requests`]), decided
+//! there like any other. What the agent says is kept as data: shown, never run or rendered as
+//! markup by the host.
+
+use std::collections::VecDeque;
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicUsize, Ordering};
+use std::sync::{Arc, Mutex};
+use std::time::Duration;
+
+use serde::{Deserialize, Serialize};
+use ts_rs::TS;
+
+use super::session::{Choice, Control, Session};
+use super::{catalog, requests, AgentCommand, Event, Update};
+use crate::config::{Env, Roots};
+use crate::durable;
+
+/// The most entries of a conversation kept (older ones go first).
+pub const MAX_ENTRIES: usize = 400;
+/// The most characters of one entry's text kept.
+pub const MAX_ENTRY_CHARS: usize = 64 * 1024;
+/// The most characters of a prompt sent.
+pub const MAX_PROMPT_CHARS: usize = 64 * 1024;
+
+static HOSTED: AtomicUsize = AtomicUsize::new(0);
+
+/// How many sessions this process hosts now (the server does not leave while one runs).
+pub fn hosted_here() -> usize {
+    HOSTED.load(Ordering::SeqCst)
+}
+
+/// Tokens and cost of a session, where the agent said them.
+#[derive(Debug, Clone, Default, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpUsage")]
+pub struct Usage {
+    #[ts(type = "number | null")]
+    pub input_tokens: Option<u64>,
+    #[ts(type = "number | null")]
+    pub output_tokens: Option<u64>,
+    pub cost_usd: Option<f64>,
+}
+
+/// One entry of a hosted session's conversation (every text is the agent's or the person's,
+/// kept as data).
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpEntry")]
+pub struct Entry {
+    /// `user`, `agent`, `thought`, `tool`, `plan`, `mode`, `note`.
+    pub kind: String,
+    pub text: String,
+    /// A tool call's id, its kind and status (`pending`, `in_progress`, `completed`, `failed`).
+    pub tool_call_id: Option<String>,
+    pub tool_kind: Option<String>,
+    pub status: Option<String>,
+    /// A plan's entries: `[status, content]`.
+    #[serde(default)]
+    pub plan: Vec<(String, String)>,
+    /// A message's or thought's text rendered as plans are (Markdown, sanitized): filled in when
+    /// the session is read for the window, never stored.
+    #[serde(default)]
+    pub html: Option<String>,
+}
+
+/// A hosted ACP session as its host last wrote it.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+#[ts(rename = "AcpSession")]
+pub struct Hosted {
+    /// Plandeck's id of the session (`acps-…`).
+    pub id: String,
+    /// The ACP agent's name (`claude-acp`).
+    pub agent: String,
+    pub display_name: String,
+    pub cwd: String,
+    /// The agent's own id of the session (`session/new`), once started.
+    pub session_id: Option<String>,
+    /// `starting`, `working` (a turn runs), `waiting` (a request waits for the person), `idle`
+    /// (no turn: Send is open), `ended`, `failed`.
+    pub state: String,
+    pub mode: Option<String>,
+    pub modes: Vec<String>,
+    /// Every way out of plan mode went through the person.
+    pub gated: bool,
+    pub ungated_why: Option<String>,
+    pub usage: Usage,
+    /// Why it failed or ended, for a person.
+    pub problem: Option<String>,
+    pub host_pid: u32,
+    #[ts(type = "number | null")]
+    pub host_start_time: Option<u64>,
+    pub agent_pid: Option<u32>,
+    /// RFC 3339.
+    pub started: String,
+    pub updated: String,
+    pub entries: Vec<Entry>,
+    /// The machine this is on (`plandeck hosts`); `null`: this one.
+    #[serde(default)]
+    pub machine: Option<String>,
+}
+
+impl Hosted {
+    /// Its state as a listing says it: a session whose host is gone has ended, whatever its file
+    /// last said.
+    pub fn live_state(&self) -> &str {
+        let ended = matches!(self.state.as_str(), "ended" | "failed");
+        if !ended && !crate::process::is_running(self.host_pid, self.host_start_time) {
+            return "ended";
+        }
+        &self.state
+    }
+}
+
+impl Hosted {
+    /// Its row in `plandeck sessions list --json` (beside the terminal agents' rows): `kind`
+    /// `acp`, its state, whether it stayed `gated`, its `usage` (`inputTokens`, `outputTokens`,
+    /// `costUsd`), its mode, its agent's pid.
+    pub fn row(&self) -> serde_json::Value {
+        serde_json::json!({
+            "kind": "acp",
+            "agent": self.agent,
+            "displayName": self.display_name,
+            "sessionId": self.id,
+            "acpSessionId": self.session_id,
+            "cwd": self.cwd,
+            "state": self.live_state(),
+            "gated": self.gated,
+            "ungatedWhy": self.ungated_why,
+            "usage": self.usage,
+            "permissionMode": self.mode,
+            "modes": self.modes,
+            "pid": self.agent_pid,
+            "hostPid": self.host_pid,
+            "started": self.started,
+            "lastActivity": self.updated,
+            "problem": self.problem,
+        })
+    }
+}
+
+/// `h` as the window shows it: what the agent and the person said rendered and sanitized as every
+/// plan is (Markdown through the plans' renderer and sanitizer); the rest stays text.
+pub fn for_window(mut h: Hosted) -> Hosted {
+    for e in &mut h.entries {
+        if matches!(e.kind.as_str(), "agent" | "thought" | "user") {
+            e.html = Some(crate::render::markdown_html(&e.text));
+        }
+    }
+    h
+}
+
+/// A session asked for.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct StartRequest {
+    pub id: String,
+    pub agent: String,
+    pub cwd: String,
+    pub plan: bool,
+    pub prompt: Option<String>,
+}
+
+/// What the host is asked to do with a session.
+#[derive(Debug, Clone, PartialEq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase", tag = "command")]
+#[ts(rename = "AcpCommand")]
+pub enum Command {
+    Send { text: String },
+    Interrupt,
+    Stop,
+}
+
+/// TypeScript declarations of the types this module sends over IPC.
+pub(crate) fn ts_declarations() -> Vec<String> {
+    vec![
+        <Usage as TS>::decl(),
+        <Entry as TS>::decl(),
+        <Hosted as TS>::decl(),
+        <Command as TS>::decl(),
+    ]
+}
+
+impl From<HostError> for crate::ipc::IpcError {
+    fn from(e: HostError) -> Self {
+        use crate::ipc::ErrorKind;
+        let kind = match e {
+            HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
+            HostError::Busy(_) => ErrorKind::Conflict,
+            HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
+            HostError::Store(_) => ErrorKind::Io,
+        };
+        crate::ipc::IpcError::new(kind, e.to_string())
+    }
+}
+
+#[derive(Debug, thiserror::Error)]
+pub enum HostError {
+    #[error("{0:?} is no ACP agent: see `plandeck agents list`")]
+    NotAnAgent(String),
+    #[error("no hosted ACP session {0}")]
+    NotFound(String),
+    #[error("the session {0} has ended")]
+    Ended(String),
+    #[error("a turn of {0} is running: Send waits until it ends (or Interrupt it)")]
+    Busy(String),
+    #[error("the message is empty or longer than {MAX_PROMPT_CHARS} characters")]
+    BadPrompt,
+    #[error("could not write the request: {0}")]
+    Store(String),
+}
+
+fn dir(roots: &Roots, sub: &str) -> PathBuf {
+    roots.data.join("acp").join(sub)
+}
+
+fn check_id(id: &str) -> Result<(), HostError> {
+    if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
+    {
+        return Err(HostError::NotFound(id.chars().take(80).collect()));
+    }
+    Ok(())
+}
+
+fn write(path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
+    let bytes = serde_json::to_vec_pretty(value).map_err(|e| HostError::Store(e.to_string()))?;
+    if let Some(parent) = path.parent() {
+        durable::create_private_dir(parent).map_err(|e| HostError::Store(e.to_string()))?;
+    }
+    durable::write_private(path, &bytes).map_err(|e| HostError::Store(e.to_string()))
+}
+
+fn read<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> Option<T> {
+    let meta = std::fs::metadata(path).ok()?;
+    if meta.len() > 32 * 1024 * 1024 {
+        return None;
+    }
+    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+}
+
+/// Asks the server to start `agent` in `cwd` (the server takes it from there); the session's id.
+pub fn request_start(
+    roots: &Roots,
+    agent: &str,
+    cwd: &str,
+    plan: bool,
+    prompt: Option<String>,
+) -> Result<String, HostError> {
+    if catalog::acp_entry(agent).is_none() {
+        return Err(HostError::NotAnAgent(agent.chars().take(80).collect()));
+    }
+    if prompt
+        .as_ref()
+        .is_some_and(|p| p.chars().count() > MAX_PROMPT_CHARS)
+    {
+        return Err(HostError::BadPrompt);
+    }
+    let seed = format!(
+        "{agent}\n{cwd}\n{}\n{}",
+        std::process::id(),
+        crate::timestamp::now().unix_timestamp_nanos()
+    );
+    let id = format!("acps-{}", &durable::sha256_hex(seed.as_bytes())[..16]);
+    let req = StartRequest {
+        id: id.clone(),
+        agent: agent.to_owned(),
+        cwd: cwd.to_owned(),
+        plan,
+        prompt,
+    };
+    write(&dir(roots, "start").join(format!("{id}.json")), &req)?;
+    Ok(id)
+}
+
+/// The hosted session `id`, as its host last wrote it.
+pub fn get(roots: &Roots, id: &str) -> Option<Hosted> {
+    check_id(id).ok()?;
+    read(&dir(roots, "sessions").join(format!("{id}.json")))
+}
+
+/// Every hosted session (running or ended), newest first.
+pub fn list(roots: &Roots) -> Vec<Hosted> {
+    let Ok(entries) = std::fs::read_dir(dir(roots, "sessions")) else {
+        return Vec::new();
+    };
+    let mut out: Vec<Hosted> = entries
+        .flatten()
+        .filter_map(|e| {
+            let name = e.file_name();
+            let id = name.to_str()?.strip_suffix(".json")?.to_owned();
+            check_id(&id).ok()?;
+            read::<Hosted>(&e.path()).filter(|h| h.id == id)
+        })
+        .collect();
+    out.sort_by(|a, b| b.started.cmp(&a.started).then(a.id.cmp(&b.id)));
+    out
+}
+
+/// Hands `command` to the host of session `id`. Send is refused while a turn runs.
+pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostError> {
+    check_id(id)?;
+    let hosted = get(roots, id).ok_or_else(|| HostError::NotFound(id.to_owned()))?;
+    if hosted.live_state() == "ended" || hosted.state == "failed" {
+        return Err(HostError::Ended(id.to_owned()));
+    }
+    if let Command::Send { text } = command {
+        if text.trim().is_empty() || text.chars().count() > MAX_PROMPT_CHARS {
+            return Err(HostError::BadPrompt);
+        }
+        if hosted.state != "idle" {
+            return Err(HostError::Busy(id.to_owned()));
+        }
+    }
+    let n = crate::timestamp::now().unix_timestamp_nanos();
+    write(
+        &dir(roots, "commands").join(id).join(format!("{n}.json")),
+        command,
+    )
+}
+
+/// The commands waiting for session `id`, oldest first (each read once: taken away).
+fn take_commands(roots: &Roots, id: &str) -> Vec<Command> {
+    let folder = dir(roots, "commands").join(id);
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return Vec::new();
+    };
+    let mut names: Vec<_> = entries
+        .flatten()
+        .map(|e| e.file_name())
+        .filter(|n| {
+            n.to_str()
+                .is_some_and(|n| n.ends_with(".json") && !n.starts_with('.'))
+        })
+        .collect();
+    names.sort();
+    names
+        .into_iter()
+        .filter_map(|n| {
+            let path = folder.join(&n);
+            let c = read::<Command>(&path);
+            let _ = std::fs::remove_file(&path);
+            c
+        })
+        .collect()
+}
+
+/// The host's side: takes the sessions asked for and hosts each on a thread of this process,
+/// until `keep_going` says no. The server runs it on a thread of its own.
+pub fn serve(roots: Roots, env: Env, keep_going: impl Fn() -> bool) {
+    while keep_going() {
+        for req in take_starts(&roots) {
+            let (roots, env) = (roots.clone(), env.clone());
+            HOSTED.fetch_add(1, Ordering::SeqCst);
+            std::thread::spawn(move || {
+                host(&roots, &env, req);
+                HOSTED.fetch_sub(1, Ordering::SeqCst);
+            });
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+}
+
+/// The start requests waiting, each taken by one host only (renamed away first).
+fn take_starts(roots: &Roots) -> Vec<StartRequest> {
+    let folder = dir(roots, "start");
+    let Ok(entries) = std::fs::read_dir(&folder) else {
+        return Vec::new();
+    };
+    let mut out = Vec::new();
+    for e in entries.flatten() {
+        let name = e.file_name();
+        let Some(id) = name.to_str().and_then(|n| n.strip_suffix(".json")) else {
+            continue;
+        };
+        if check_id(id).is_err() {
+            continue;
+        }
+        let taken = folder.join(format!("{id}.taken-{}", std::process::id()));
+        if std::fs::rename(e.path(), &taken).is_err() {
+            continue;
+        }
+        let req = read::<StartRequest>(&taken);
+        let _ = std::fs::remove_file(&taken);
+        if let Some(req) = req.filter(|r| r.id == id) {
+            out.push(req);
+        }
+    }
+    out
+}
+
+fn bounded(text: &str) -> String {
+    if text.chars().count() <= MAX_ENTRY_CHARS {
+        return text.to_owned();
+    }
+    let mut t: String = text.chars().take(MAX_ENTRY_CHARS).collect();
+    t.push('…');
+    t
+}
+
+/// The hosted session's record, kept by its host and written as it changes.
+struct Record {
+    roots: Roots,
+    hosted: Hosted,
+}
+
+impl Record {
+    fn save(&mut self) {
+        self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
+        let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
+        if let Err(e) = write(&path, &self.hosted) {
+            tracing::warn!("cannot record ACP session {}: {e}", self.hosted.id);
+        }
+    }
+
+    fn push(&mut self, entry: Entry) {
+        let mut entries: VecDeque<Entry> = std::mem::take(&mut self.hosted.entries).into();
+        entries.push_back(entry);
+        while entries.len() > MAX_ENTRIES {
+            entries.pop_front();
+        }
+        self.hosted.entries = entries.into();
+    }
+
+    fn note(&mut self, kind: &str, text: &str) {
+        self.push(Entry {
+            kind: kind.to_owned(),
+            text: bounded(text),
+            tool_call_id: None,
+            tool_kind: None,
+            status: None,
+            plan: Vec::new(),
+            html: None,
+        });
+    }
+
+    /// One event of the agent's, into the conversation.
+    fn on_event(&mut self, event: &Event) {
+        let Event::Update { update, .. } = event else {
+            return;
+        };
+        match update {
+            Update::Chunk { kind, text } => {
+                let kind = match kind.as_str() {
+                    "agent_thought_chunk" => "thought",
+                    "user_message_chunk" => "user",
+                    _ => "agent",
+                };
+                // Chunks of one message join the entry they continue.
+                if let Some(last) = self.hosted.entries.last_mut() {
+                    if last.kind == kind && last.tool_call_id.is_none() {
+                        let joined = format!("{}{text}", last.text);
+                        last.text = bounded(&joined);
+                        return;
+                    }
+                }
+                self.note(kind, text);
+            }
+            Update::ToolCall { call, .. } => {
+                let id = call.tool_call_id.clone();
+                if let Some(e) =
+                    self.hosted.entries.iter_mut().rev().find(|e| {
+                        e.kind == "tool" && e.tool_call_id.as_deref() == Some(id.as_str())
+                    })
+                {
+                    if let Some(t) = &call.title {
+                        e.text = super::one_line(t);
+                    }
+                    if let Some(s) = &call.status {
+                        e.status = Some(super::one_line(s));
+                    }
+                    return;
+                }
+                self.push(Entry {
+                    kind: "tool".into(),
+                    text: super::one_line(call.title.as_deref().unwrap_or("")),
+                    tool_call_id: Some(super::one_line(&id)),
+                    tool_kind: call.kind.as_deref().map(super::one_line),
+                    status: call.status.as_deref().map(super::one_line),
+                    plan: Vec::new(),
+                    html: None,
+                });
+            }
+            Update::Plan(entries) => {
+                let plan = entries
+                    .iter()
+                    .take(200)
+                    .map(|e| (super::one_line(&e.status), bounded(&e.content)))
+                    .collect();
+                // The plan shown is the latest: one entry, replaced.
+                self.hosted.entries.retain(|e| e.kind != "plan");
+                self.push(Entry {
+                    kind: "plan".into(),
+                    text: String::new(),
+                    tool_call_id: None,
+                    tool_kind: None,
+                    status: None,
+                    plan,
+                    html: None,
+                });
+            }
+            Update::Mode(m) => {
+                self.hosted.mode = Some(super::one_line(m));
+            }
+            Update::Usage {
+                cost_usd: Some(c), ..
+            } => {
+                self.hosted.usage.cost_usd = Some(*c);
+            }
+            _ => {}
+        }
+    }
+}
+
+fn lock(r: &Mutex<Record>) -> std::sync::MutexGuard<'_, Record> {
+    r.lock().unwrap_or_else(|e| e.into_inner())
+}
+
+/// Hosts one session until its agent ends or the person stops it.
+fn host(roots: &Roots, env: &Env, req: StartRequest) {
+    let now = crate::timestamp::format(crate::timestamp::now());
+    let pid = std::process::id();
+    let entry = catalog::acp_entry(&req.agent);
+    let record = Arc::new(Mutex::new(Record {
+        roots: roots.clone(),
+        hosted: Hosted {
+            id: req.id.clone(),
+            agent: req.agent.clone(),
+            display_name: entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
+            cwd: req.cwd.clone(),
+            session_id: None,
+            state: "starting".into(),
+            mode: None,
+            modes: Vec::new(),
+            gated: true,
+            ungated_why: None,
+            usage: Usage::default(),
+            problem: None,
+            host_pid: pid,
+            host_start_time: crate::process::start_time(pid),
+            agent_pid: None,
+            started: now.clone(),
+            updated: now,
+            entries: Vec::new(),
+            machine: None,
+        },
+    }));
+    lock(&record).save();
+    let fail = |why: String| {
+        let mut r = lock(&record);
+        r.hosted.state = "failed".into();
+        r.hosted.problem = Some(why);
+        r.save();
+    };
+    let Some(entry) = entry else {
+        return fail(format!("{:?} is no ACP agent", req.agent));
+    };
+    let Some(program) = catalog::find(entry.program, &catalog::search_dirs(env)) else {
+        return fail(format!(
+            "{} is not installed (the npm package {} brings it)",
+            entry.program, entry.package
+        ));
+    };
+    let cmd = AgentCommand {
+        program,
+        args: entry.args.iter().map(|a| (*a).to_owned()).collect(),
+        env: super::agent_env(
+            entry.env,
+            env.vars().map(|(k, v)| (k.to_owned(), v.to_owned())),
+        ),
+        cwd: PathBuf::from(&req.cwd),
+    };
+    let mut session = match Session::start(
+        &cmd,
+        std::path::Path::new(&req.cwd),
+        req.plan,
+        Duration::from_secs(120),
+    ) {
+        Ok(s) => s,
+        Err(e) => return fail(format!("{}: {e}", entry.name)),
+    };
+    // A person may take long: the agent's silence while a turn runs is not a reason to cancel.
+    session.cancel_after_silence(Duration::from_secs(24 * 3600));
+    let agent_process = session.agent_process();
+    {
+        let mut r = lock(&record);
+        r.hosted.session_id = Some(session.info.session_id.clone());
+        r.hosted.modes = session.info.modes.clone();
+        r.hosted.mode = session.tracker.mode().map(str::to_owned);
+        r.hosted.agent_pid = Some(agent_process.0);
+        r.hosted.state = "idle".into();
+        r.save();
+    }
+    {
+        let record = record.clone();
+        session.observe(move |e| {
+            let mut r = lock(&record);
+            r.on_event(e);
+            r.save();
+        });
+    }
+    // Commands read during a turn: Interrupt and Stop act at once; Send waits (refused when
+    // handed over, since a turn runs).
+    let flags = Arc::new(Flags::default());
+    {
+        let (roots, id, flags) = (roots.clone(), req.id.clone(), flags.clone());
+        session.controlled_by(move || {
+            let mut out = flags
+                .interrupt
+                .swap(false, Ordering::SeqCst)
+                .then_some(Control::Interrupt);
+            for c in take_commands(&roots, &id) {
+                match c {
+                    Command::Stop => {
+                        flags.stopped.store(true, Ordering::SeqCst);
+                        out = Some(Control::Stop);
+                    }
+                    Command::Interrupt if out.is_none() => out = Some(Control::Interrupt),
+                    _ => {}
+                }
+            }
+            out
+        });
+    }
+    let cwd = req.cwd.clone();
+    let mut stop = false;
+    let mut next = req.prompt.clone().filter(|p| !p.trim().is_empty());
+    loop {
+        if let Some(text) = next.take() {
+            {
+                let mut r = lock(&record);
+                r.note("user", &text);
+                r.hosted.state = "working".into();
+                r.save();
+            }
+            let (roots2, agent, record2, flags2, hid) = (
+                roots.clone(),
+                entry.name,
+                record.clone(),
+                flags.clone(),
+                req.id.clone(),
+            );
+            let mut filed: Vec<(String, String)> = Vec::new();
+            let report = session.turn(&text, |w| {
+                let Ok(f) = requests::file(&roots2, agent, &cwd, w, agent_process) else {
+                    return Choice::Reject(None);
+                };
+                filed.push((w.tool_call_id.clone(), f.id.clone()));
+                {
+                    let mut r = lock(&record2);
+                    r.hosted.state = "waiting".into();
+                    r.save();
+                }
+                let gone = || {
+                    !crate::process::is_running(agent_process.0, agent_process.1)
+                        || flags2.stopped.load(Ordering::SeqCst)
+                        || take_stop(&roots2, &hid, &flags2)
+                };
+                let choice = match requests::wait_decision(&roots2, &f.id, gone) {
+                    Some(d) if d.approve => Choice::Approve(d.option_id),
+                    Some(d) => Choice::RejectWith(d.option_id, d.feedback),
+                    None => Choice::Reject(None),
+                };
+                let mut r = lock(&record2);
+                r.hosted.state = "working".into();
+                r.save();
+                choice
+            });
+            match report {
+                Ok(report) => {
+                    for r in &report.requests {
+                        if let Some((_, id)) =
+                            filed.iter().find(|(c, _)| c == &r.request.tool_call_id)
+                        {
+                            requests::close(roots, id, &r.outcome);
+                        }
+                    }
+                    let mut r = lock(&record);
+                    let u = &mut r.hosted.usage;
+                    if let Some(n) = report.input_tokens {
+                        u.input_tokens = Some(u.input_tokens.unwrap_or(0) + n);
+                    }
+                    if let Some(n) = report.output_tokens {
+                        u.output_tokens = Some(u.output_tokens.unwrap_or(0) + n);
+                    }
+                    if report.cost_usd.is_some() {
+                        u.cost_usd = report.cost_usd;
+                    }
+                    r.hosted.gated = report.gated;
+                    r.hosted.ungated_why = report.ungated_why.clone();
+                    if report.mode.is_some() {
+                        r.hosted.mode = report.mode.clone();
+                    }
+                    r.hosted.state = "idle".into();
+                    r.save();
+                    drop(r);
+                    next = report.feedback.clone();
+                    if report.agent_ended {
+                        break;
+                    }
+                }
+                Err(e) => {
+                    let mut r = lock(&record);
+                    r.note("note", &format!("the turn failed: {e}"));
+                    r.hosted.state = "idle".into();
+                    r.save();
+                }
+            }
+            if flags.stopped.load(Ordering::SeqCst) || session.has_ended() {
+                break;
+            }
+            continue;
+        }
+        // No turn runs: Send is open.
+        for c in take_commands(roots, &req.id) {
+            match c {
+                Command::Send { text } if next.is_none() => next = Some(text),
+                Command::Stop => stop = true,
+                _ => {}
+            }
+        }
+        if stop || !crate::process::is_running(agent_process.0, agent_process.1) {
+            break;
+        }
+        if next.is_none() {
+            std::thread::sleep(Duration::from_millis(50));
+        }
+    }
+    session.stop();
+    let mut r = lock(&record);
+    r.hosted.state = "ended".into();
+    if flags.stopped.load(Ordering::SeqCst) || stop {
+        r.hosted.problem = Some("stopped".into());
+    }
+    r.save();
+}
+
+/// A Stop or an Interrupt handed over while a request waits for the person: the wait ends (the
+/// request is refused, never allowed); an Interrupt then cancels the turn.
+fn take_stop(roots: &Roots, id: &str, flags: &Flags) -> bool {
+    let mut give_up = false;
+    for c in take_commands(roots, id) {
+        match c {
+            Command::Stop => {
+                flags.stopped.store(true, Ordering::SeqCst);
+                give_up = true;
+            }
+            Command::Interrupt => {
+                flags.interrupt.store(true, Ordering::SeqCst);
+                give_up = true;
+            }
+            Command::Send { .. } => {}
+        }
+    }
+    give_up
+}
+
+#[derive(Default)]
+struct Flags {
+    stopped: std::sync::atomic::AtomicBool,
+    interrupt: std::sync::atomic::AtomicBool,
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn entry(kind: &str, text: &str) -> Entry {
+        Entry {
+            kind: kind.into(),
+            text: text.into(),
+            tool_call_id: None,
+            tool_kind: None,
+            status: None,
+            plan: Vec::new(),
+            html: None,
+        }
+    }
+
+    /// What the agent says reaches the window through the plans' sanitizer: no script, no
+    /// handler, no `javascript:` link; tool titles stay text (no html).
+    #[test]
+    fn messages_are_rendered_through_the_plans_sanitizer_and_tools_stay_text() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let mut r = Record {
+            roots,
+            hosted: Hosted {
+                id: "acps-1".into(),
+                agent: "claude-acp".into(),
+                display_name: "Claude Code (ACP)".into(),
+                cwd: "/r".into(),
+                session_id: None,
+                state: "idle".into(),
+                mode: None,
+                modes: Vec::new(),
+                gated: true,
+                ungated_why: None,
+                usage: Usage::default(),
+                problem: None,
+                host_pid: 1,
+                host_start_time: None,
+                agent_pid: None,
+                started: String::new(),
+                updated: String::new(),
+                entries: Vec::new(),
+                machine: None,
+            },
+        };
+        let chunk = |kind: &str, text: &str| Event::Update {
+            session_id: "s".into(),
+            update: Update::Chunk {
+                kind: kind.into(),
+                text: text.into(),
+            },
+        };
+        r.on_event(&chunk(
+            "agent_message_chunk",
+            "Done <script>alert(1)</script> <img src=x onerror=alert(1)> ",
+        ));
+        r.on_event(&chunk(
+            "agent_message_chunk",
+            "[x](javascript:alert(1)) **ok**",
+        ));
+        r.on_event(&chunk("agent_thought_chunk", "hmm"));
+        r.on_event(&Event::Update {
+            session_id: "s".into(),
+            update: Update::Usage {
+                used: Some(1),
+                size: Some(2),
+                cost_usd: Some(0.5),
+            },
+        });
+        r.push(entry("tool", "<b>rm</b>"));
+        assert_eq!(r.hosted.entries.len(), 3, "chunks of one message join");
+        assert_eq!(r.hosted.usage.cost_usd, Some(0.5));
+        let shown = for_window(r.hosted.clone());
+        let html = shown.entries[0].html.as_deref().unwrap();
+        // Markup the agent wrote is shown as text; the link lost its target.
+        assert!(!html.contains("<script"), "{html}");
+        assert!(!html.contains("<img"), "{html}");
+        assert!(html.contains("&lt;script&gt;"), "{html}");
+        assert!(!html.contains("href=\"javascript"), "{html}");
+        assert!(html.contains("<strong>ok</strong>"), "{html}");
+        assert!(shown.entries[1].html.is_some());
+        assert_eq!(shown.entries[2].html, None);
+    }
+
+    #[test]
+    fn a_command_for_a_session_that_is_not_there_or_ended_is_refused() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        assert!(matches!(
+            command(&roots, "../x", &Command::Stop),
+            Err(HostError::NotFound(_))
+        ));
+        assert!(matches!(
+            command(&roots, "acps-none", &Command::Interrupt),
+            Err(HostError::NotFound(_))
+        ));
+        assert!(matches!(
+            request_start(&roots, "claude", "/r", false, None),
+            Err(HostError::NotAnAgent(_))
+        ));
+    }
+}
