@@ -17,10 +17,13 @@
 //!
 //! Everything is kept in `<data>/phone/` (0700), each file written atomically under one lock.
 
+pub mod outbound;
+pub mod push;
 pub mod server;
 pub mod sign;
 #[cfg(test)]
 mod tests;
+pub mod vapid;
 
 use std::fs;
 use std::path::PathBuf;
@@ -354,6 +357,8 @@ pub fn revoke(roots: &Roots, name: &str) -> Result<Device, PhoneError> {
     d.revoked = true;
     let out = d.clone();
     write(roots, "devices.json", &file)?;
+    // Its push subscription goes with it: nothing more is sent to it.
+    push::forget_locked(roots, &out.id)?;
     Ok(out)
 }
 
