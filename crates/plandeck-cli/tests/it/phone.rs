@@ -285,6 +285,15 @@ impl Browser {
         );
     }
 
+    /// A Chrome DevTools command with no parameters, through chromedriver.
+    fn cdp(&self, cmd: &str) -> Value {
+        self.call(
+            "POST",
+            &format!("/session/{}/goog/cdp/execute", self.session),
+            Some(&json!({"cmd": cmd, "params": {}})),
+        )
+    }
+
     fn wait_text(&self, id: &str, what: &str, want: impl Fn(&str) -> bool) -> String {
         wait_for(what, || Some(self.text(id)).filter(|t| want(t)))
     }
@@ -399,6 +408,70 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     );
     assert_eq!(extractable, json!(false));
 
+    // Installable to the home screen: the manifest and the service worker are served (with their
+    // types, under the page's CSP) and the worker is registered; it has no cache.
+    let installed = browser.js(
+        "const r = await fetch('/manifest.webmanifest'); const m = await r.json();
+         const reg = await navigator.serviceWorker.ready;
+         const w = await fetch('/sw.js');
+         return {type: r.headers.get('content-type'), name: m.name, display: m.display,
+           link: document.querySelector('link[rel=manifest]').getAttribute('href'),
+           worker: reg.active ? reg.active.scriptURL : null, scope: reg.scope,
+           workerType: w.headers.get('content-type'), caches: (await caches.keys()).length,
+           pushButton: !document.getElementById('push-button').hidden}",
+    );
+    assert_eq!(
+        installed["type"],
+        json!("application/manifest+json"),
+        "{installed}"
+    );
+    assert_eq!(installed["name"], json!("Plandeck"));
+    assert_eq!(installed["display"], json!("standalone"));
+    assert_eq!(installed["link"], json!("/manifest.webmanifest"));
+    assert_eq!(
+        installed["worker"],
+        json!(format!("https://127.0.0.1:{port}/sw.js")),
+        "the service worker is registered: {installed}"
+    );
+    assert_eq!(
+        installed["scope"],
+        json!(format!("https://127.0.0.1:{port}/"))
+    );
+    assert!(installed["workerType"]
+        .as_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert_eq!(installed["caches"], json!(0), "nothing is cached");
+    assert_eq!(installed["pushButton"], json!(true));
+    // The browser itself loaded the manifest (the CSP lets it) and finds the page installable.
+    let manifest = browser.cdp("Page.getAppManifest");
+    assert!(
+        manifest["data"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"standalone\"")
+            && manifest["errors"].as_array().is_some_and(|e| e.is_empty()),
+        "{manifest}"
+    );
+    let installable = browser.cdp("Page.getInstallabilityErrors");
+    assert_eq!(
+        installable["installabilityErrors"],
+        json!([]),
+        "installable to the home screen: {installable}"
+    );
+    // The page's subscription, signed by its device key as the page sends it, is kept.
+    let subscribed = browser.js(
+        "const k = await crypto.subtle.generateKey({name: 'ECDH', namedCurve: 'P-256'}, true, ['deriveBits']);
+         const p256dh = b64url(await crypto.subtle.exportKey('raw', k.publicKey));
+         const auth = b64url(crypto.getRandomValues(new Uint8Array(16)));
+         const r = await sendSubscription({endpoint: 'https://push.example.net/wpush/v2/opaque', keys: {p256dh, auth}});
+         return {ok: r.ok, body: r.body}",
+    );
+    assert_eq!(subscribed["ok"], json!(true), "{subscribed}");
+    let status: Value =
+        serde_json::from_str(&plandeck(&home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["pushDevices"], json!(1), "{status}");
+
     // The card names the machine and the agent.
     let card = browser.text("queue");
     let machine = plandeck_core::phone::server::machine();
@@ -498,10 +571,55 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     browser.go(&page_url);
     let said = browser.wait_text("status", "the refusal", |t| t.starts_with("refused"));
     assert!(said.contains("revoked"), "{said}");
+    // Its push subscription went with it.
+    let status: Value =
+        serde_json::from_str(&plandeck(&home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["pushDevices"], json!(0), "{status}");
     // The server gone: the page says "unknown", never a decision.
     let (code, _, err) = plandeck(&home, &["phone", "off"]);
     assert_eq!(code, 0, "{err}");
     browser.click("#refresh");
     let said = browser.wait_text("status", "unknown", |t| t.starts_with("unknown"));
     assert!(!said.contains("approved"), "{said}");
+}
+
+#[test]
+fn notify_sets_and_removes_the_ntfy_topic_and_refuses_what_is_not_https() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for bad in [
+        "http://ntfy.example/topic",
+        "https://user@ntfy.example/topic",
+        "https://ntfy.example/a\nb",
+    ] {
+        let (code, out, err) = plandeck(home, &["phone", "notify", "--ntfy", bad, "--json"]);
+        assert_ne!(code, 0, "{bad}: {out}");
+        assert!(
+            err.contains("refused") || err.contains("https://"),
+            "{bad}: {err}"
+        );
+    }
+    let long = format!("https://ntfy.example/{}", "a".repeat(1100));
+    let (code, _, err) = plandeck(home, &["phone", "notify", "--ntfy", &long]);
+    assert_ne!(code, 0);
+    assert!(err.contains("1024"), "{err}");
+    let topic = "https://ntfy.example/my-own-long-topic";
+    let (code, out, err) = plandeck(home, &["phone", "notify", "--ntfy", topic, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ntfy"], json!(topic));
+    assert_eq!(v["perMinute"], json!(12));
+    let status: Value =
+        serde_json::from_str(&plandeck(home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["ntfy"], json!(topic));
+    assert_eq!(status["pushDevices"], json!(0));
+    let (code, out, _) = plandeck(home, &["phone", "notify"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(topic) && out.contains("no plan text"), "{out}");
+    let (code, out, err) = plandeck(home, &["phone", "notify", "--off", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["ntfy"],
+        Value::Null
+    );
 }
