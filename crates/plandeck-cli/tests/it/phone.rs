@@ -299,6 +299,74 @@ impl Browser {
     }
 }
 
+/// One message a push service received: its headers (lower-case names) and body.
+type Pushed = (Vec<(String, String)>, Vec<u8>);
+
+/// A push service on loopback HTTPS (the test CA's certificate for 127.0.0.1): answers 201 and
+/// hands over each message's headers (lower-case names) and body.
+fn push_service(certs: &Path) -> (u16, std::sync::mpsc::Receiver<Pushed>) {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(certs.join("server.pem"))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_file(certs.join("server.key")).unwrap();
+    let config = std::sync::Arc::new(
+        rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            let mut tls = rustls::StreamOwned::new(conn, stream);
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let got = loop {
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..i]).into_owned();
+                    let headers: Vec<(String, String)> = head
+                        .lines()
+                        .skip(1)
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                        .collect();
+                    let len: usize = headers
+                        .iter()
+                        .find(|(k, _)| k == "content-length")
+                        .and_then(|(_, v)| v.parse().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= i + 4 + len {
+                        break Some((headers, buf[i + 4..i + 4 + len].to_vec()));
+                    }
+                }
+                match tls.read(&mut chunk) {
+                    Ok(0) | Err(_) => break None,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            };
+            if let Some(got) = got {
+                let _ = tls.write_all(
+                    b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                let _ = tls.flush();
+                let _ = tx.send(got);
+            }
+        }
+    });
+    (port, rx)
+}
+
 fn hook_opts() -> HookOptions {
     HookOptions {
         deadline: Duration::from_secs(120),
@@ -331,19 +399,26 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     let certs = home.join("certs");
     std::fs::create_dir_all(&certs).unwrap();
     let spki = make_certificates(&certs);
+    // The push service the page subscribes with: on loopback, trusted through the test CA (a debug
+    // build's server reads PLANDECK_PUSH_TEST_CA; a release build never does).
+    let (push_port, pushed) = push_service(&certs);
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
-    let (code, out, err) = common::output(plandeck_process(&home).args([
-        "phone",
-        "on",
-        "--listen",
-        &listen,
-        "--cert",
-        certs.join("server.pem").to_str().unwrap(),
-        "--key",
-        certs.join("server.key").to_str().unwrap(),
-        "--json",
-    ]));
+    let (code, out, err) = common::output(
+        plandeck_process(&home)
+            .env("PLANDECK_PUSH_TEST_CA", certs.join("ca.pem"))
+            .args([
+                "phone",
+                "on",
+                "--listen",
+                &listen,
+                "--cert",
+                certs.join("server.pem").to_str().unwrap(),
+                "--key",
+                certs.join("server.key").to_str().unwrap(),
+                "--json",
+            ]),
+    );
     assert_eq!(code, 0, "{out}{err}");
     let on: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(on["allInterfaces"], json!(false));
@@ -460,14 +535,16 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
         "installable to the home screen: {installable}"
     );
     // The page's subscription, signed by its device key as the page sends it, is kept.
-    let subscribed = browser.js(
-        "const k = await crypto.subtle.generateKey({name: 'ECDH', namedCurve: 'P-256'}, true, ['deriveBits']);
+    let subscribed = browser.js(&format!(
+        "const k = await crypto.subtle.generateKey({{name: 'ECDH', namedCurve: 'P-256'}}, true, ['deriveBits']);
          const p256dh = b64url(await crypto.subtle.exportKey('raw', k.publicKey));
          const auth = b64url(crypto.getRandomValues(new Uint8Array(16)));
-         const r = await sendSubscription({endpoint: 'https://push.example.net/wpush/v2/opaque', keys: {p256dh, auth}});
-         return {ok: r.ok, body: r.body}",
-    );
+         const r = await sendSubscription({{endpoint: 'https://127.0.0.1:{push_port}/push/v2/opaque', keys: {{p256dh, auth}}}});
+         const key = (await (await fetch('/api/push/key')).json()).key;
+         return {{ok: r.ok, body: r.body, key}}"
+    ));
     assert_eq!(subscribed["ok"], json!(true), "{subscribed}");
+    let vapid_key = subscribed["key"].as_str().unwrap().to_owned();
     let status: Value =
         serde_json::from_str(&plandeck(&home, &["phone", "status", "--json"]).1).unwrap();
     assert_eq!(status["pushDevices"], json!(1), "{status}");
@@ -506,6 +583,27 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
 
     // The page and the command line decide one request at the same moment: one outcome.
     let (hook, req2) = claude_waits(&s.roots, &s.stdin, std::slice::from_ref(&req.id));
+    // The server pushed it to the subscribed page's push service: encrypted, signed with the key
+    // the page subscribed with, and nothing of the plan.
+    let (headers, body) = wait_for("the push for the second request", || pushed.try_recv().ok());
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(header("content-encoding"), "aes128gcm");
+    assert!(
+        header("authorization").ends_with(&format!(", k={vapid_key}")),
+        "{headers:?}"
+    );
+    let seen = String::from_utf8_lossy(&body);
+    assert!(
+        !seen.contains("pagination") && !seen.contains("Plan waiting"),
+        "encrypted: no text in the clear"
+    );
+    assert!(pushed.try_recv().is_err(), "one message for one request");
     browser.click("#refresh");
     browser.wait_text("status", "the second request", |t| t.contains("1 waiting"));
     // The first plan's text goes from the page, so the second one is known to be shown.
