@@ -69,6 +69,19 @@ pub enum PhoneAction {
         #[arg(long)]
         json: bool,
     },
+    /// Also tell your own ntfy topic when a plan waits (a view link only, no plan text; at most
+    /// 12 messages a minute with the phone's pushes), or stop: `--ntfy URL` or `--off`. With
+    /// neither, says what is set.
+    Notify {
+        /// Your ntfy topic's https:// URL (e.g. https://ntfy.sh/your-own-long-topic).
+        #[arg(long, value_name = "URL", conflicts_with = "off")]
+        ntfy: Option<String>,
+        /// Stop telling the ntfy topic.
+        #[arg(long)]
+        off: bool,
+        #[arg(long)]
+        json: bool,
+    },
     /// Serve the page in this process (what `phone on` starts in the background).
     #[command(hide = true)]
     Serve,
@@ -82,7 +95,8 @@ impl PhoneArgs {
             | PhoneAction::Status { json }
             | PhoneAction::Pair { json }
             | PhoneAction::Devices { json }
-            | PhoneAction::Revoke { json, .. } => *json,
+            | PhoneAction::Revoke { json, .. }
+            | PhoneAction::Notify { json, .. } => *json,
             PhoneAction::Serve => false,
         }
     }
@@ -158,6 +172,8 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             let state = server::running(&roots);
             let devices = phone::devices(&roots)?;
             let active = devices.iter().filter(|d| !d.revoked).count();
+            let push = phone::push::subscriptions(&roots)?.len();
+            let ntfy = phone::push::ntfy(&roots)?;
             let on = config.as_ref().is_some_and(|c| c.on);
             let error = server::last_error(&roots).filter(|e| {
                 state.is_none() && config.as_ref().is_some_and(|c| c.listen == e.listen)
@@ -176,7 +192,8 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                         "by": state.as_ref().map(|s| s.by.clone()),
                         "error": error.as_ref().map(|e| e.message.clone()),
                         "waitMinutes": config.as_ref().map(|c| c.wait_minutes),
-                        "allInterfaces": all, "devices": active}),
+                        "allInterfaces": all, "devices": active,
+                        "pushDevices": push, "ntfy": ntfy}),
                 )?;
             } else {
                 match (&config, &state) {
@@ -202,7 +219,16 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                     },
                     _ => writeln!(out, "Off.").map_err(io)?,
                 }
-                writeln!(out, "{active} paired device(s).").map_err(io)?;
+                writeln!(
+                    out,
+                    "{active} paired device(s), {push} told by push when a plan waits{}.",
+                    if ntfy.is_some() {
+                        "; your ntfy topic too"
+                    } else {
+                        ""
+                    }
+                )
+                .map_err(io)?;
             }
             Ok(0)
         }
@@ -262,6 +288,30 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                     "Revoked \"{}\" ({}): its calls are refused from now on.",
                     d.name, d.id
                 )
+                .map_err(io)?;
+            }
+            Ok(0)
+        }
+        PhoneAction::Notify { ntfy, off, json } => {
+            if off {
+                phone::push::set_ntfy(&roots, None)?;
+            } else if let Some(url) = &ntfy {
+                phone::push::set_ntfy(&roots, Some(url))?;
+            }
+            let now = phone::push::ntfy(&roots)?;
+            if json {
+                print_json(
+                    out,
+                    &serde_json::json!({"ntfy": now, "perMinute": phone::push::MAX_PER_MINUTE}),
+                )?;
+            } else {
+                match &now {
+                    Some(url) => writeln!(
+                        out,
+                        "Your ntfy topic {url} is told when a plan waits (a link to the page only, no plan text)."
+                    ),
+                    None => writeln!(out, "No ntfy topic is told."),
+                }
                 .map_err(io)?;
             }
             Ok(0)

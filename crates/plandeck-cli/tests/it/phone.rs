@@ -285,9 +285,86 @@ impl Browser {
         );
     }
 
+    /// A Chrome DevTools command with no parameters, through chromedriver.
+    fn cdp(&self, cmd: &str) -> Value {
+        self.call(
+            "POST",
+            &format!("/session/{}/goog/cdp/execute", self.session),
+            Some(&json!({"cmd": cmd, "params": {}})),
+        )
+    }
+
     fn wait_text(&self, id: &str, what: &str, want: impl Fn(&str) -> bool) -> String {
         wait_for(what, || Some(self.text(id)).filter(|t| want(t)))
     }
+}
+
+/// One message a push service received: its headers (lower-case names) and body.
+type Pushed = (Vec<(String, String)>, Vec<u8>);
+
+/// A push service on loopback HTTPS (the test CA's certificate for 127.0.0.1): answers 201 and
+/// hands over each message's headers (lower-case names) and body.
+fn push_service(certs: &Path) -> (u16, std::sync::mpsc::Receiver<Pushed>) {
+    use rustls::pki_types::pem::PemObject;
+    use rustls::pki_types::{CertificateDer, PrivateKeyDer};
+    let chain: Vec<CertificateDer<'static>> =
+        CertificateDer::pem_file_iter(certs.join("server.pem"))
+            .unwrap()
+            .collect::<Result<_, _>>()
+            .unwrap();
+    let key = PrivateKeyDer::from_pem_file(certs.join("server.key")).unwrap();
+    let config = std::sync::Arc::new(
+        rustls::ServerConfig::builder_with_provider(std::sync::Arc::new(
+            rustls::crypto::ring::default_provider(),
+        ))
+        .with_safe_default_protocol_versions()
+        .unwrap()
+        .with_no_client_auth()
+        .with_single_cert(chain, key)
+        .unwrap(),
+    );
+    let listener = std::net::TcpListener::bind("127.0.0.1:0").unwrap();
+    let port = listener.local_addr().unwrap().port();
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        for stream in listener.incoming().flatten() {
+            let conn = rustls::ServerConnection::new(config.clone()).unwrap();
+            let mut tls = rustls::StreamOwned::new(conn, stream);
+            let mut buf = Vec::new();
+            let mut chunk = [0u8; 4096];
+            let got = loop {
+                if let Some(i) = buf.windows(4).position(|w| w == b"\r\n\r\n") {
+                    let head = String::from_utf8_lossy(&buf[..i]).into_owned();
+                    let headers: Vec<(String, String)> = head
+                        .lines()
+                        .skip(1)
+                        .filter_map(|l| l.split_once(':'))
+                        .map(|(k, v)| (k.trim().to_ascii_lowercase(), v.trim().to_owned()))
+                        .collect();
+                    let len: usize = headers
+                        .iter()
+                        .find(|(k, _)| k == "content-length")
+                        .and_then(|(_, v)| v.parse().ok())
+                        .unwrap_or(0);
+                    if buf.len() >= i + 4 + len {
+                        break Some((headers, buf[i + 4..i + 4 + len].to_vec()));
+                    }
+                }
+                match tls.read(&mut chunk) {
+                    Ok(0) | Err(_) => break None,
+                    Ok(n) => buf.extend_from_slice(&chunk[..n]),
+                }
+            };
+            if let Some(got) = got {
+                let _ = tls.write_all(
+                    b"HTTP/1.1 201 Created\r\nContent-Length: 0\r\nConnection: close\r\n\r\n",
+                );
+                let _ = tls.flush();
+                let _ = tx.send(got);
+            }
+        }
+    });
+    (port, rx)
 }
 
 fn hook_opts() -> HookOptions {
@@ -322,19 +399,26 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     let certs = home.join("certs");
     std::fs::create_dir_all(&certs).unwrap();
     let spki = make_certificates(&certs);
+    // The push service the page subscribes with: on loopback, trusted through the test CA (a debug
+    // build's server reads PLANDECK_PUSH_TEST_CA; a release build never does).
+    let (push_port, pushed) = push_service(&certs);
     let port = free_port();
     let listen = format!("127.0.0.1:{port}");
-    let (code, out, err) = common::output(plandeck_process(&home).args([
-        "phone",
-        "on",
-        "--listen",
-        &listen,
-        "--cert",
-        certs.join("server.pem").to_str().unwrap(),
-        "--key",
-        certs.join("server.key").to_str().unwrap(),
-        "--json",
-    ]));
+    let (code, out, err) = common::output(
+        plandeck_process(&home)
+            .env("PLANDECK_PUSH_TEST_CA", certs.join("ca.pem"))
+            .args([
+                "phone",
+                "on",
+                "--listen",
+                &listen,
+                "--cert",
+                certs.join("server.pem").to_str().unwrap(),
+                "--key",
+                certs.join("server.key").to_str().unwrap(),
+                "--json",
+            ]),
+    );
     assert_eq!(code, 0, "{out}{err}");
     let on: Value = serde_json::from_str(&out).unwrap();
     assert_eq!(on["allInterfaces"], json!(false));
@@ -393,6 +477,72 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     );
     assert_eq!(extractable, json!(false));
 
+    // Installable to the home screen: the manifest and the service worker are served (with their
+    // types, under the page's CSP) and the worker is registered; it has no cache.
+    let installed = browser.js(
+        "const r = await fetch('/manifest.webmanifest'); const m = await r.json();
+         const reg = await navigator.serviceWorker.ready;
+         const w = await fetch('/sw.js');
+         return {type: r.headers.get('content-type'), name: m.name, display: m.display,
+           link: document.querySelector('link[rel=manifest]').getAttribute('href'),
+           worker: reg.active ? reg.active.scriptURL : null, scope: reg.scope,
+           workerType: w.headers.get('content-type'), caches: (await caches.keys()).length,
+           pushButton: !document.getElementById('push-button').hidden}",
+    );
+    assert_eq!(
+        installed["type"],
+        json!("application/manifest+json"),
+        "{installed}"
+    );
+    assert_eq!(installed["name"], json!("Plandeck"));
+    assert_eq!(installed["display"], json!("standalone"));
+    assert_eq!(installed["link"], json!("/manifest.webmanifest"));
+    assert_eq!(
+        installed["worker"],
+        json!(format!("https://127.0.0.1:{port}/sw.js")),
+        "the service worker is registered: {installed}"
+    );
+    assert_eq!(
+        installed["scope"],
+        json!(format!("https://127.0.0.1:{port}/"))
+    );
+    assert!(installed["workerType"]
+        .as_str()
+        .unwrap()
+        .starts_with("text/javascript"));
+    assert_eq!(installed["caches"], json!(0), "nothing is cached");
+    assert_eq!(installed["pushButton"], json!(true));
+    // The browser itself loaded the manifest (the CSP lets it) and finds the page installable.
+    let manifest = browser.cdp("Page.getAppManifest");
+    assert!(
+        manifest["data"]
+            .as_str()
+            .unwrap_or_default()
+            .contains("\"standalone\"")
+            && manifest["errors"].as_array().is_some_and(|e| e.is_empty()),
+        "{manifest}"
+    );
+    let installable = browser.cdp("Page.getInstallabilityErrors");
+    assert_eq!(
+        installable["installabilityErrors"],
+        json!([]),
+        "installable to the home screen: {installable}"
+    );
+    // The page's subscription, signed by its device key as the page sends it, is kept.
+    let subscribed = browser.js(&format!(
+        "const k = await crypto.subtle.generateKey({{name: 'ECDH', namedCurve: 'P-256'}}, true, ['deriveBits']);
+         const p256dh = b64url(await crypto.subtle.exportKey('raw', k.publicKey));
+         const auth = b64url(crypto.getRandomValues(new Uint8Array(16)));
+         const r = await sendSubscription({{endpoint: 'https://127.0.0.1:{push_port}/push/v2/opaque', keys: {{p256dh, auth}}}});
+         const key = (await (await fetch('/api/push/key')).json()).key;
+         return {{ok: r.ok, body: r.body, key}}"
+    ));
+    assert_eq!(subscribed["ok"], json!(true), "{subscribed}");
+    let vapid_key = subscribed["key"].as_str().unwrap().to_owned();
+    let status: Value =
+        serde_json::from_str(&plandeck(&home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["pushDevices"], json!(1), "{status}");
+
     // The card names the machine and the agent.
     let card = browser.text("queue");
     let machine = plandeck_core::phone::server::machine();
@@ -427,6 +577,27 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
 
     // The page and the command line decide one request at the same moment: one outcome.
     let (hook, req2) = claude_waits(&s.roots, &s.stdin, std::slice::from_ref(&req.id));
+    // The server pushed it to the subscribed page's push service: encrypted, signed with the key
+    // the page subscribed with, and nothing of the plan.
+    let (headers, body) = wait_for("the push for the second request", || pushed.try_recv().ok());
+    let header = |name: &str| {
+        headers
+            .iter()
+            .find(|(k, _)| k == name)
+            .map(|(_, v)| v.clone())
+            .unwrap_or_default()
+    };
+    assert_eq!(header("content-encoding"), "aes128gcm");
+    assert!(
+        header("authorization").ends_with(&format!(", k={vapid_key}")),
+        "{headers:?}"
+    );
+    let seen = String::from_utf8_lossy(&body);
+    assert!(
+        !seen.contains("pagination") && !seen.contains("Plan waiting"),
+        "encrypted: no text in the clear"
+    );
+    assert!(pushed.try_recv().is_err(), "one message for one request");
     browser.click("#refresh");
     browser.wait_text("status", "the second request", |t| t.contains("1 waiting"));
     // The first plan's text goes from the page, so the second one is known to be shown.
@@ -492,6 +663,10 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     browser.go(&page_url);
     let said = browser.wait_text("status", "the refusal", |t| t.starts_with("refused"));
     assert!(said.contains("revoked"), "{said}");
+    // Its push subscription went with it.
+    let status: Value =
+        serde_json::from_str(&plandeck(&home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["pushDevices"], json!(0), "{status}");
     // The server gone: the page says "unknown", never a decision.
     let (code, _, err) = plandeck(&home, &["phone", "off"]);
     assert_eq!(code, 0, "{err}");
@@ -790,4 +965,45 @@ fn a_per_user_server_that_does_not_serve_the_page_still_idles_out() {
     });
     let _ = plandeck(home, &["phone", "off"]);
     let _ = other.wait();
+}
+
+#[test]
+fn notify_sets_and_removes_the_ntfy_topic_and_refuses_what_is_not_https() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    for bad in [
+        "http://ntfy.example/topic",
+        "https://user@ntfy.example/topic",
+        "https://ntfy.example/a\nb",
+    ] {
+        let (code, out, err) = plandeck(home, &["phone", "notify", "--ntfy", bad, "--json"]);
+        assert_ne!(code, 0, "{bad}: {out}");
+        assert!(
+            err.contains("refused") || err.contains("https://"),
+            "{bad}: {err}"
+        );
+    }
+    let long = format!("https://ntfy.example/{}", "a".repeat(1100));
+    let (code, _, err) = plandeck(home, &["phone", "notify", "--ntfy", &long]);
+    assert_ne!(code, 0);
+    assert!(err.contains("1024"), "{err}");
+    let topic = "https://ntfy.example/my-own-long-topic";
+    let (code, out, err) = plandeck(home, &["phone", "notify", "--ntfy", topic, "--json"]);
+    assert_eq!(code, 0, "{err}");
+    let v: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["ntfy"], json!(topic));
+    assert_eq!(v["perMinute"], json!(12));
+    let status: Value =
+        serde_json::from_str(&plandeck(home, &["phone", "status", "--json"]).1).unwrap();
+    assert_eq!(status["ntfy"], json!(topic));
+    assert_eq!(status["pushDevices"], json!(0));
+    let (code, out, _) = plandeck(home, &["phone", "notify"]);
+    assert_eq!(code, 0);
+    assert!(out.contains(topic) && out.contains("no plan text"), "{out}");
+    let (code, out, err) = plandeck(home, &["phone", "notify", "--off", "--json"]);
+    assert_eq!(code, 0, "{err}");
+    assert_eq!(
+        serde_json::from_str::<Value>(&out).unwrap()["ntfy"],
+        Value::Null
+    );
 }

@@ -17,11 +17,14 @@
 //!
 //! Everything is kept in `<data>/phone/` (0700), each file written atomically under one lock.
 
+pub mod outbound;
+pub mod push;
 pub mod server;
 pub mod settings;
 pub mod sign;
 #[cfg(test)]
 mod tests;
+pub mod vapid;
 
 use std::fs;
 use std::path::PathBuf;
@@ -355,6 +358,8 @@ pub fn revoke(roots: &Roots, name: &str) -> Result<Device, PhoneError> {
     d.revoked = true;
     let out = d.clone();
     write(roots, "devices.json", &file)?;
+    // Its push subscription goes with it: nothing more is sent to it.
+    push::forget_locked(roots, &out.id)?;
     Ok(out)
 }
 

@@ -8,6 +8,10 @@
 //! - `POST /api/pair`: pairing with the one-time secret from the link's fragment.
 //! - `POST /api/pending`, `/api/plan`, `/api/decide`: each authorised by a device signature only
 //!   ([`super::verify`]); no cookie or header is ever an authorisation.
+//! - Push and install ([`super::push::route`]): `GET /manifest.webmanifest`, `/sw.js`, `/icon.svg`,
+//!   `/api/push/key` (the VAPID public key), and `POST /api/push/subscribe` (signed like a
+//!   decision). While it runs, each request filed is pushed to the paired devices
+//!   ([`super::push::watch`]).
 //!
 //! Its config (`<data>/phone/config.json`) is read twice a second: turned off or changed, the
 //! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`
@@ -278,6 +282,15 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     super::write(roots, "server.json", &Some(&state))?;
     let _ = std::fs::remove_file(super::dir(roots).join("server-error.json"));
     tracing::info!("phone page on {}", state.url);
+    // Each request filed from now on is pushed to the paired devices (no plan text).
+    let stop_push = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let push = match super::push::Notifier::new(roots, super::outbound::Outbound::from_env()) {
+        Ok(n) => Some(super::push::watch(Arc::new(n), stop_push.clone())),
+        Err(e) => {
+            tracing::warn!("push is off: {e}");
+            None
+        }
+    };
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
     loop {
@@ -311,6 +324,10 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             }
             Err(e) => tracing::debug!("accept: {e}"),
         }
+    }
+    stop_push.store(true, Ordering::SeqCst);
+    if let Some(p) = push {
+        let _ = p.join();
     }
     let _ = std::fs::remove_file(super::dir(roots).join("server.json"));
     let _ = lock.unlock();
@@ -442,7 +459,7 @@ fn connection(
 const SECURITY_HEADERS: [(&str, &str); 6] = [
     (
         "Content-Security-Policy",
-        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
+        "default-src 'none'; script-src 'self'; style-src 'self'; img-src 'self' data:; connect-src 'self'; manifest-src 'self'; worker-src 'self'; base-uri 'none'; form-action 'none'; frame-ancestors 'none'",
     ),
     ("X-Content-Type-Options", "nosniff"),
     ("Referrer-Policy", "no-referrer"),
@@ -536,6 +553,13 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
         body: text.as_bytes().to_vec(),
     };
     let path = path.split('?').next().unwrap_or_default();
+    if let Some((status, content_type, body)) = super::push::route(roots, method, path, body) {
+        return Response {
+            status,
+            content_type,
+            body,
+        };
+    }
     match (method, path) {
         ("GET", "/") => file("text/html; charset=utf-8", PAGE),
         ("GET", "/app.js") => file("text/javascript; charset=utf-8", SCRIPT),

@@ -229,6 +229,68 @@ async function decide(decision) {
   await showQueue();
 }
 
+// The service worker: installable to the home screen, and it shows a push's notification. It
+// caches nothing (no fetch handler): what the server does not answer stays "unknown".
+async function registerWorker() {
+  if (!("serviceWorker" in navigator)) return null;
+  try {
+    return await navigator.serviceWorker.register("/sw.js", { scope: "/" });
+  } catch (e) {
+    return null;
+  }
+}
+
+function b64urlToBytes(text) {
+  const s = atob(text.replace(/-/g, "+").replace(/_/g, "/") + "===".slice((text.length + 3) % 4));
+  return Uint8Array.from(s, (c) => c.charCodeAt(0));
+}
+
+// Sends a push subscription ({endpoint, keys: {p256dh, auth}}, as PushSubscription.toJSON()
+// gives it) to Plandeck, signed by the device key like a decision. Resolves {ok, body}.
+async function sendSubscription(sub) {
+  const endpoint = sub.endpoint || "";
+  const p256dh = (sub.keys && sub.keys.p256dh) || "";
+  const auth = (sub.keys && sub.keys.auth) || "";
+  const n = nonce();
+  const e = expiry();
+  const msg = `plandeck-push-v1\n${await sha256hex(endpoint)}\n${p256dh}\n${auth}\n${n}\n${e}`;
+  return post("/api/push/subscribe", {
+    endpoint,
+    p256dh,
+    auth,
+    device: device.id,
+    nonce: n,
+    expires: e,
+    signature: await signText(device.privateKey, msg),
+  });
+}
+
+// Asks the phone for notifications (a tap: browsers ask only then), subscribes with Plandeck's
+// push key and sends the subscription. Each message says only "Plan waiting: project · agent ·
+// machine"; the plan is read here, signed, once opened.
+async function enablePush() {
+  const el = $("push-status");
+  try {
+    const reg = await navigator.serviceWorker.ready;
+    if ((await Notification.requestPermission()) !== "granted") {
+      el.textContent = "Notifications are not allowed on this phone.";
+      return;
+    }
+    const r = await fetch("/api/push/key", { credentials: "omit", cache: "no-store" });
+    const { key } = await r.json();
+    const sub = await reg.pushManager.subscribe({
+      userVisibleOnly: true,
+      applicationServerKey: b64urlToBytes(key),
+    });
+    const sent = await sendSubscription(sub.toJSON());
+    el.textContent = sent.ok
+      ? "This phone is told when a plan waits."
+      : `Refused: ${sent.body && sent.body.error ? sent.body.error.message : "?"}`;
+  } catch (e) {
+    el.textContent = `unknown: notifications were not set up (${e && e.message ? e.message : e})`;
+  }
+}
+
 async function main() {
   if (!window.isSecureContext || !crypto.subtle) {
     $("status").textContent = "This page needs HTTPS.";
@@ -238,6 +300,11 @@ async function main() {
   // The secret leaves the address bar at once (and never went to the server in a request line).
   if (location.hash) history.replaceState(null, "", location.pathname);
   device = await loadDevice();
+  await registerWorker();
+  if ("PushManager" in window && "Notification" in window) {
+    $("push-button").hidden = false;
+    $("push-button").onclick = () => enablePush();
+  }
   $("refresh").onclick = () => showQueue();
   $("back").onclick = () => showQueue();
   $("approve").onclick = () => decide("approve");
