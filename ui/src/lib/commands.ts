@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { AcpAgentChoice, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -79,6 +79,11 @@ export type Commands = {
   add_machine: { args: { name: string; ssh: string; forwardAgent: boolean }; returns: MachineStatus };
   remove_machine: { args: { name: string }; returns: null };
   reconnect_machine: { args: { name: string }; returns: null };
+  phone_status: { args: {}; returns: PhoneStatus };
+  phone_on: { args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }; returns: PhoneStatus };
+  phone_off: { args: {}; returns: PhoneStatus };
+  phone_pair: { args: {}; returns: PhonePairing };
+  phone_revoke: { args: { id: string }; returns: PhoneStatus };
 };
 
 /** Typed `invoke` of each command (rejects with `{kind, message}`). */
@@ -155,6 +160,11 @@ export const commands = {
   addMachine: (args: { name: string; ssh: string; forwardAgent: boolean }) => invoke<MachineStatus>("add_machine", args),
   removeMachine: (args: { name: string }) => invoke<null>("remove_machine", args),
   reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
+  phoneStatus: () => invoke<PhoneStatus>("phone_status"),
+  phoneOn: (args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }) => invoke<PhoneStatus>("phone_on", args),
+  phoneOff: () => invoke<PhoneStatus>("phone_off"),
+  phonePair: () => invoke<PhonePairing>("phone_pair"),
+  phoneRevoke: (args: { id: string }) => invoke<PhoneStatus>("phone_revoke", args),
 };
 
 /** Every event the shell emits, with its payload. */

@@ -127,39 +127,6 @@ pub fn run(
     Ok(0)
 }
 
-/// Makes sure this user's Plandeck server runs (started detached, as `serve --daemon-launch`
-/// does, when its socket does not answer), and waits for its socket.
-pub(crate) fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
-    daemon::private_dir(&daemon::dir(roots), daemon::own_uid())?;
-    let socket = daemon::socket_path(roots);
-    if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
-        return Ok(());
-    }
-    let args = ServeArgs {
-        stdio: false,
-        no_daemon: false,
-        idle_exit: daemon::IDLE_EXIT.as_secs(),
-        daemon: false,
-        daemon_launch: true,
-        event_buffer: serve::EVENT_BUFFER,
-    };
-    launch(ctx, &args, roots, "--daemon-launch")?;
-    let deadline = std::time::Instant::now() + Duration::from_secs(30);
-    loop {
-        if std::os::unix::net::UnixStream::connect(&socket).is_ok() {
-            return Ok(());
-        }
-        if std::time::Instant::now() > deadline {
-            return Err(std::io::Error::other(format!(
-                "it did not answer on {} within 30 s: see {}",
-                socket.display(),
-                daemon::log_path(roots).display()
-            )));
-        }
-        std::thread::sleep(Duration::from_millis(25));
-    }
-}
-
 /// Runs this `plandeck` again as `serve <how>` with the same folders and options, its output
 /// appended to the server's log: `--daemon-launch` (a launcher, waited for) starts `--daemon`
 /// (not waited for: it outlives the launcher and belongs to no ssh session).
@@ -169,6 +136,9 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
 
 /// Starts this user's long-lived server here (detached, through its launcher) unless it answers
 /// already: what `plandeck phone on` does so that the page outlives the window.
+/// Whether it runs is read from its lock, not by connecting (a connection would count as a
+/// client). Waits until it holds its lock (30 s at most): `plandeck start --agent` hands it the
+/// session next.
 pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
     if daemon::is_running(roots) {
         return Ok(());
@@ -179,7 +149,18 @@ pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
         "--daemon-launch",
         daemon::IDLE_EXIT.as_secs(),
         serve::EVENT_BUFFER,
-    )
+    )?;
+    let deadline = std::time::Instant::now() + Duration::from_secs(30);
+    while !daemon::is_running(roots) {
+        if std::time::Instant::now() > deadline {
+            return Err(std::io::Error::other(format!(
+                "it did not start within 30 s: see {}",
+                daemon::log_path(roots).display()
+            )));
+        }
+        std::thread::sleep(Duration::from_millis(25));
+    }
+    Ok(())
 }
 
 fn launch_with(

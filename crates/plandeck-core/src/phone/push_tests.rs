@@ -599,6 +599,7 @@ fn ntfy_gets_a_view_link_only_under_the_same_cap() {
             cert: "c.pem".into(),
             key: "k.pem".into(),
             name: Some("box.tailnet.ts.net".to_owned()),
+            wait_minutes: 15,
         },
     )
     .unwrap();
