@@ -2,8 +2,9 @@
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
-import { readFileSync, writeFileSync, renameSync, unlinkSync } from "node:fs";
+import { mkdirSync, mkdtempSync, readFileSync, writeFileSync, renameSync, unlinkSync, utimesSync } from "node:fs";
 import { spawnSync } from "node:child_process";
+import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { clickNativeDialog, cli, makeDemoHome, waitFor, withApp } from "./webdriver.mjs";
 
@@ -43,6 +44,48 @@ test("a plan written, changed and deleted on disk shows up in the open window", 
     await s.waitForText("This plan is gone", "[data-testid=plan-detail]", { timeout: 15000 });
     await waitFor(async () => !/live reload works/.test(await s.text("[aria-label=Plans]")), { what: "the deleted plan's row to go" });
     await s.screenshot("plans-live");
+  });
+});
+
+test("a home with many plans: the page comes with the newest rows and how many there are, the rest follows it (issue 34, first content)", async () => {
+  const home = mkdtempSync(join(tmpdir(), "plandeck-e2e-many-"));
+  const plans = join(home, ".claude/plans");
+  mkdirSync(plans, { recursive: true });
+  const now = Date.now() / 1000;
+  for (let i = 0; i < 120; i++) {
+    const file = join(plans, `many-plans-${String(i).padStart(3, "0")}.md`);
+    writeFileSync(file, `# Plan: number ${i}\n\nOne step.\n`);
+    utimesSync(file, now - 60 * i, now - 60 * i); // number 0 the newest
+  }
+  const numbers = (rows) => rows.map((p) => Number(/number (\d+)/.exec(p.title)?.[1]));
+  await withApp({ home }, async (s) => {
+    await s.waitFor("[data-testid=plan-row]");
+    // What the page was handed with itself (src-tauri/first.rs): /first.js loaded again, as
+    // index.html loads it (a script of the app's own).
+    const first = await s.cmd("POST", "/execute/async", {
+      script: `const done = arguments[arguments.length - 1];
+        const e = document.createElement("script");
+        e.src = "/first.js";
+        e.onload = () => done(window.__PLANDECK_FIRST__ ?? null);
+        e.onerror = () => done(null);
+        document.head.append(e);`,
+      args: [],
+    });
+    assert.ok(first?.plans, `the first view's data: ${JSON.stringify(first)?.slice(0, 200)}`);
+    assert.equal(first.plansTotal, 120);
+    assert.deepEqual(numbers(first.plans.plans), Array.from({ length: 40 }, (_, i) => i), "the 40 newest plans, newest first");
+    // The whole list follows: the count of all, and the oldest plan at the end of the list.
+    await waitFor(async () => (await s.text("[data-testid=plans-count]")).trim() === "120", { what: "the count of all 120 plans" });
+    await waitFor(
+      async () => {
+        await s.exec(`const l = document.querySelector("[aria-label=Plans]"); l.scrollTop = l.scrollHeight;`);
+        return (await s.exec(`return document.querySelector("[aria-label=Plans]").innerText`)).includes("number 119");
+      },
+      { what: "the oldest plan's row at the end of the list" },
+    );
+    // The plan pane, drawn after the first paint from a chunk of its own: the newest plan's text.
+    await s.waitForText("number 0", "[data-testid=plan-detail]");
+    await s.waitForText("One step.", "[data-testid=plan-detail]");
   });
 });
 

@@ -3,6 +3,11 @@ import { fireEvent, render, screen, waitFor, within } from "@testing-library/sve
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import App from "./App.svelte";
+// The views App loads when first shown (lib/later.ts): compiled here once, so a case waits for the
+// view, not for the test server's first transform of it.
+import "./views/SessionsView.svelte";
+import "./views/WorktreesView.svelte";
+import "./views/SettingsView.svelte";
 import type { Overview } from "./lib/bindings";
 import { agentList } from "./test-fixtures";
 

@@ -2,9 +2,11 @@
 // by index.html before the bundle): the answers of `get_overview` and `list_plans` the window
 // computed while WebKit started. A cold web view answers the first IPC calls a frame or more
 // after its first paint, so the first view draws from these, then asks by IPC as before.
+// The listing holds only the rows the first frame draws (the newest plans), with how many there
+// are in all: the rest comes from `list_plans`, after the first paint.
 import type { Overview, PlanListing } from "./bindings";
 
-export type First = { overview?: Overview; plans?: PlanListing };
+export type First = { overview?: Overview; plans?: PlanListing; plansTotal?: number };
 
 declare global {
   interface Window {

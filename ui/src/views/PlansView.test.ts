@@ -3,6 +3,10 @@ import { fireEvent, render, screen, waitFor } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
 import { emit } from "@tauri-apps/api/event";
 import PlansView from "./PlansView.svelte";
+// The panes PlansView loads when a plan is selected (lib/later.ts): compiled here once, so a case
+// waits for the pane, not for the test server's first transform of it.
+import "./PlanDetail.svelte";
+import "../components/TranscriptHistory.svelte";
 import { where } from "../lib/paths.svelte";
 import type { PlanSummary } from "../lib/bindings";
 import { withFourthAgent } from "../test-fixtures";
@@ -61,6 +65,31 @@ describe("PlansView", () => {
     await waitFor(() => expect(answer).toBeDefined());
     answer!({ plans: [plan({ id: "p1" }), plan({ id: "p2", path: "/home/ann/.claude/plans/b.md", title: "Plan: cache pages" })], problems: [] });
     await waitFor(() => expect(screen.getAllByTestId("plan-row")).toHaveLength(2));
+    delete window.__PLANDECK_FIRST__;
+  });
+
+  it("a heavy home's first frame draws the rows handed over and the count of all, the plan pane after it; the rest comes by IPC (issue 34)", async () => {
+    let answer: ((v: unknown) => void) | undefined;
+    mockIPC((cmd) => {
+      if (cmd === "list_plans") return new Promise((r) => (answer = r));
+      if (cmd === "transcript_plans") return [];
+      if (cmd === "get_plan") return new Promise(() => {});
+      return null;
+    });
+    const all = Array.from({ length: 300 }, (_, i) => plan({ id: `p${i}`, path: `/home/ann/.claude/plans/p${i}.md`, title: `Plan: step ${i}` }));
+    window.__PLANDECK_FIRST__ = { plans: { plans: all.slice(0, 2), problems: [] }, plansTotal: 300 };
+    render(PlansView, { overview: null, onLoadDemo: () => {} });
+    // The first frame: the rows handed over, how many plans there are in all, no plan pane yet.
+    expect(screen.getAllByTestId("plan-row")).toHaveLength(2);
+    expect(screen.getByTestId("plans-count")).toHaveTextContent(/^300$/);
+    expect(screen.queryByTestId("plan-detail")).toBeNull();
+    expect(window.__PLANDECK_FIRST__).toEqual({});
+    // The plan pane comes after the first paint, the whole list from `list_plans`.
+    expect(await screen.findByTestId("plan-detail")).toBeInTheDocument();
+    await waitFor(() => expect(answer).toBeDefined());
+    answer!({ plans: all, problems: [] });
+    await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBeGreaterThan(2));
+    expect(screen.getByTestId("plans-count")).toHaveTextContent(/^300$/);
     delete window.__PLANDECK_FIRST__;
   });
 
