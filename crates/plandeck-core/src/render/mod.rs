@@ -443,7 +443,10 @@ impl<'a> SafeEvents<'a, '_> {
                 ));
                 self.seen.push_str(&label);
                 self.seen.push(' ');
-                out.push(Event::Text(visible(label)));
+                // The label as written: CommonMark folds a vertical tab or form feed in it into a
+                // space, which would hide it.
+                let written = raw_footnote_label(&self.markdown[range.clone()], &label);
+                out.push(Event::Text(visible(written.map_or(label, CowStr::from))));
                 out.push(Event::Html("</sup>".into()));
             }
             tag => out.push(Event::Start(tag)),
@@ -555,7 +558,9 @@ impl<'a> SafeEvents<'a, '_> {
                     )
                     .into(),
                 ));
-                self.out.push(Event::Text(visible(label)));
+                let written = raw_footnote_label(&self.markdown[range.clone()], &label);
+                self.out
+                    .push(Event::Text(visible(written.map_or(label, CowStr::from))));
                 self.out.push(Event::Html("</a></sup>".into()));
             }
             Event::TaskListMarker(checked) => {
@@ -811,3 +816,12 @@ pub(crate) fn ts_declarations() -> Vec<String> {
 
 #[cfg(test)]
 mod tests;
+
+/// A footnote's label as its source (`[^label]`, `[^label]: …`) spells it, when that is the
+/// label pulldown-cmark gave (the same words once blanks are folded); else `None`.
+fn raw_footnote_label<'a>(source: &'a str, label: &str) -> Option<&'a str> {
+    let rest = source.strip_prefix("[^")?;
+    let raw = &rest[..rest.find(']')?];
+    let folded = |s: &str| s.split_whitespace().collect::<Vec<_>>().join(" ");
+    (raw != label && folded(raw) == folded(label)).then_some(raw)
+}

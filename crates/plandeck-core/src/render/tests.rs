@@ -776,3 +776,16 @@ mod properties {
         }
     }
 }
+
+/// Found by `no_unseen_character_is_dropped`: CommonMark folds a vertical tab in a footnote
+/// definition's label into a space; the label is shown as written, its mark included.
+#[test]
+fn a_footnote_labels_vertical_tab_is_shown_not_folded_into_a_space() {
+    let r = render("See[^a\u{b}b].\n\n[^a\u{b}b]: the note\n");
+    let shown = visible_text(&r.html);
+    assert!(
+        shown.matches("⟨U+000B⟩").count() >= 2,
+        "{shown:?} from {:?}",
+        r.html
+    );
+}
