@@ -43,6 +43,7 @@ pub mod bindings;
 pub mod comments;
 pub mod config;
 pub mod control;
+pub mod daemon_home;
 pub mod deck;
 pub mod demo;
 pub mod durable;

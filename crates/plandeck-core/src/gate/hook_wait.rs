@@ -9,7 +9,7 @@ use std::time::{Duration, Instant};
 
 use notify::{RecommendedWatcher, RecursiveMode, Watcher};
 
-use super::store::{self, someone_to_decide};
+use super::store;
 use super::{GateRequest, GateStatus};
 use crate::config::Roots;
 
@@ -27,10 +27,16 @@ pub(crate) struct HookWait {
     request_file: PathBuf,
     start: Instant,
     last_check: Instant,
+    /// Whether someone can still decide (the caller's: the window, or a paired phone seen lately).
+    someone_to_decide: fn(&Roots) -> bool,
 }
 
 impl HookWait {
-    pub(crate) fn new(roots: &Roots, req: &GateRequest) -> Self {
+    pub(crate) fn new(
+        roots: &Roots,
+        req: &GateRequest,
+        someone_to_decide: fn(&Roots) -> bool,
+    ) -> Self {
         let decisions = store::decisions_dir(roots);
         let _ = crate::durable::create_private_dir(&decisions);
         let (tx, rx) = mpsc::channel();
@@ -51,6 +57,7 @@ impl HookWait {
             request_file: store::requests_dir(roots).join(format!("{}.json", req.id)),
             start,
             last_check: start,
+            someone_to_decide,
         }
     }
 
@@ -80,7 +87,7 @@ impl HookWait {
         });
         if agent_gone {
             Some(GateStatus::AgentGone)
-        } else if !someone_to_decide(roots) {
+        } else if !(self.someone_to_decide)(roots) {
             Some(GateStatus::AppStopped)
         } else {
             None

@@ -74,10 +74,7 @@ pub use install::{
 };
 pub(crate) use pane::{from_process as pane_of_process, normalize_pane};
 pub(crate) use store::new_id;
-pub use store::{
-    app_gone, app_heartbeat, app_running, close_ended, pending, request, someone_to_decide,
-    AppPresence,
-};
+pub use store::{app_gone, app_heartbeat, app_running, close_ended, pending, request, AppPresence};
 pub use transcript::{Answer, Answerer};
 pub(crate) use typing::type_checked;
 pub use typing::{send_to_session, send_to_target, session_target, SendError};

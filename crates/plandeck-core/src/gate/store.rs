@@ -426,13 +426,6 @@ pub fn app_running(roots: &Roots) -> bool {
     matches!(read_json::<AppFile>(&app_file(roots)), Ok(Some(app)) if app.is_running())
 }
 
-/// Whether someone can decide a plan now, so a plan hook waits for them: the window (or a client
-/// of the per-user server) is open, or a paired phone was seen within the person's chosen minutes
-/// ([`crate::phone::present`]). With nobody, hooks fall back to the agent's own prompt.
-pub fn someone_to_decide(roots: &Roots) -> bool {
-    app_running(roots) || crate::phone::present(roots)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -363,6 +363,14 @@ pub fn revoke(roots: &Roots, name: &str) -> Result<Device, PhoneError> {
     Ok(out)
 }
 
+/// Whether someone can decide a plan now, so a plan hook waits for them: the window (or a client
+/// of the per-user server) is open ([`crate::gate::app_running`]), or a paired phone was seen
+/// within the person's chosen minutes ([`present`]). With nobody, hooks fall back to the agent's
+/// own prompt.
+pub fn someone_to_decide(roots: &Roots) -> bool {
+    crate::gate::app_running(roots) || present(roots)
+}
+
 /// Whether a paired phone keeps plan hooks waiting (issue 37, item 6): the page is on and
 /// served, the person's wait ([`server::PhoneConfig::wait_minutes`]) is not 0, and a device not
 /// revoked made a signed call within that many minutes. As the open window, it only keeps a hook

@@ -1,5 +1,5 @@
 //! Settings → Phone in the window, and `plandeck phone on|off`: turning the page on (served by
-//! this user's Plandeck server here, [`crate::serve::daemon`]), off, a pairing link with its QR
+//! this user's Plandeck server here, [`crate::daemon_home`]), off, a pairing link with its QR
 //! code, the paired devices.
 
 use std::time::{Duration, Instant};
@@ -187,7 +187,7 @@ pub fn turn_on(
             return Err(PhoneError::BadInput {
                 message: format!(
                     "the Plandeck server on this machine did not serve the phone page within 20 s (see {})",
-                    crate::serve::daemon::log_path(roots).display()
+                    crate::daemon_home::log_path(roots).display()
                 ),
             });
         }
@@ -213,35 +213,10 @@ pub fn turn_off(roots: &Roots) -> Result<Option<ServerState>, PhoneError> {
 /// Starts this user's Plandeck server here, detached, with this store's folders (the window's
 /// own binary runs the command line too): what the window does to turn the page on.
 pub fn launch_daemon(roots: &Roots) -> std::io::Result<()> {
-    use crate::serve::daemon;
-    if daemon::is_running(roots) {
+    if crate::daemon_home::is_running(roots) {
         return Ok(());
     }
-    daemon::private_dir(&daemon::dir(roots), daemon::own_uid())?;
-    let log = daemon::private_file(
-        std::fs::OpenOptions::new().create(true).append(true),
-        &daemon::log_path(roots),
-    )?;
-    let mut cmd = std::process::Command::new(std::env::current_exe()?);
-    for (id, dir) in &roots.agents {
-        cmd.arg(format!("--{id}-root")).arg(dir);
-    }
-    cmd.arg("--data-dir")
-        .arg(&roots.data)
-        .arg("--config-dir")
-        .arg(&roots.config)
-        .args(["serve", "--daemon-launch"])
-        .stdin(std::process::Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log);
-    let status = cmd.status()?;
-    if !status.success() {
-        return Err(std::io::Error::other(format!(
-            "the launcher ended with {status}: see {}",
-            daemon::log_path(roots).display()
-        )));
-    }
-    Ok(())
+    crate::daemon_home::launch(roots, &std::env::current_exe()?)
 }
 
 /// Makes a one-time pairing link (the page must be on) with its QR code.

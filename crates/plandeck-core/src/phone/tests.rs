@@ -368,14 +368,14 @@ fn a_plan_hook_waits_while_a_paired_phone_was_seen_within_the_chosen_minutes() {
     let device = phone.pair(&roots, "Pixel");
     let lock = page_served(&roots, 15);
     // No window, and the phone never seen: nobody to wait for, the terminal answers.
-    assert!(!crate::gate::someone_to_decide(&roots));
+    assert!(!crate::phone::someone_to_decide(&roots));
     let out = plan_hook(&roots).join().unwrap();
     assert!(out.stderr.contains("not running"), "{out:?}");
     assert!(crate::gate::pending(&roots).is_empty());
 
     // Seen just now: the hook waits, and the phone decides it.
     seen(&roots, &phone, &device);
-    assert!(crate::gate::someone_to_decide(&roots));
+    assert!(crate::phone::someone_to_decide(&roots));
     let hook = plan_hook(&roots);
     let req = plandeck_testkit::wait_for("the request to wait for the phone", || {
         crate::gate::pending(&roots).into_iter().next()
@@ -418,21 +418,21 @@ fn a_plan_hook_waits_while_a_paired_phone_was_seen_within_the_chosen_minutes() {
 
     // Seen longer ago than the person's minutes, a wait of 0, or revoked: nobody to wait for.
     let lock = page_served(&roots, 15);
-    assert!(crate::gate::someone_to_decide(&roots));
+    assert!(crate::phone::someone_to_decide(&roots));
     let mut file: DeviceFile = read(&roots, "devices.json").unwrap();
     file.devices[0].last_seen = Some(crate::timestamp::format(
         now() - time::Duration::minutes(16),
     ));
     write(&roots, "devices.json", &file).unwrap();
-    assert!(!crate::gate::someone_to_decide(&roots));
+    assert!(!crate::phone::someone_to_decide(&roots));
     seen(&roots, &phone, &device);
-    assert!(crate::gate::someone_to_decide(&roots));
+    assert!(crate::phone::someone_to_decide(&roots));
     drop(lock);
     let lock = page_served(&roots, 0);
-    assert!(!crate::gate::someone_to_decide(&roots), "a wait of 0");
+    assert!(!crate::phone::someone_to_decide(&roots), "a wait of 0");
     drop(lock);
     let _lock = page_served(&roots, 15);
-    assert!(crate::gate::someone_to_decide(&roots));
+    assert!(crate::phone::someone_to_decide(&roots));
     revoke(&roots, "Pixel").unwrap();
-    assert!(!crate::gate::someone_to_decide(&roots), "revoked");
+    assert!(!crate::phone::someone_to_decide(&roots), "revoked");
 }

@@ -32,9 +32,9 @@
 //! then passes bytes both ways unchanged: the daemon speaks [`super`]'s frames.
 
 use std::io::{BufRead, BufReader, Read, Write};
-use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -42,6 +42,9 @@ use serde::{Deserialize, Serialize};
 
 use super::{lock, read_line, serve_connection, Options, Shared};
 use crate::config::Roots;
+pub use crate::daemon_home::{
+    dir, is_running, launch, lock_path, log_path, own_uid, private_dir, private_file, socket_path,
+};
 
 /// How long a daemon waits with nobody connected before it exits.
 pub const IDLE_EXIT: Duration = Duration::from_secs(600);
@@ -57,27 +60,6 @@ pub const SILENCE: Duration = Duration::from_secs(45);
 const PHONE_CHECK: Duration = Duration::from_secs(1);
 /// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
 const MAX_SOCKET_PATH: usize = 107;
-
-/// The private folder of the daemon's socket, lock and log.
-pub fn dir(roots: &Roots) -> PathBuf {
-    roots.data.join("serve")
-}
-
-/// The daemon's socket (one per version: an updated `plandeck` starts its own daemon, the old
-/// one leaves once idle).
-pub fn socket_path(roots: &Roots) -> PathBuf {
-    dir(roots).join(format!("plandeck-{}.sock", env!("CARGO_PKG_VERSION")))
-}
-
-/// The daemon's lock, naming its pid.
-pub fn lock_path(roots: &Roots) -> PathBuf {
-    dir(roots).join(format!("plandeck-{}.lock", env!("CARGO_PKG_VERSION")))
-}
-
-/// The daemon's log.
-pub fn log_path(roots: &Roots) -> PathBuf {
-    dir(roots).join("plandeck.log")
-}
 
 /// How a daemon runs.
 #[derive(Debug, Clone)]
@@ -116,48 +98,6 @@ struct RelayFrame {
     relay: RelayLine,
 }
 
-fn denied(why: String) -> std::io::Error {
-    std::io::Error::new(std::io::ErrorKind::PermissionDenied, why)
-}
-
-/// Makes `dir` (and its parents) and checks that it is private: owned by `uid`, mode 0700 (a
-/// looser mode of our own folder is tightened; a folder of anyone else is refused).
-pub fn private_dir(dir: &Path, uid: u32) -> std::io::Result<()> {
-    std::fs::DirBuilder::new()
-        .recursive(true)
-        .mode(0o700)
-        .create(dir)?;
-    let meta = std::fs::symlink_metadata(dir)?;
-    if !meta.is_dir() {
-        return Err(denied(format!("{} is not a folder", dir.display())));
-    }
-    if meta.uid() != uid {
-        return Err(denied(format!(
-            "{} belongs to uid {}, not to this user (uid {uid}): refused",
-            dir.display(),
-            meta.uid()
-        )));
-    }
-    if meta.mode() & 0o077 != 0 {
-        std::fs::set_permissions(dir, std::fs::Permissions::from_mode(0o700))?;
-    }
-    Ok(())
-}
-
-/// Opens `path` with `options`, made (or left) readable and writable by this user only: 0600.
-pub fn private_file(
-    options: &mut std::fs::OpenOptions,
-    path: &Path,
-) -> std::io::Result<std::fs::File> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = options.mode(0o600).open(path)?;
-    // One made before (by an older version) may be looser.
-    if file.metadata()?.mode() & 0o077 != 0 {
-        file.set_permissions(std::fs::Permissions::from_mode(0o600))?;
-    }
-    Ok(file)
-}
-
 /// Whether a peer of uid `peer` may use the daemon of uid `own`: only the same user.
 pub fn peer_allowed(peer: u32, own: u32) -> bool {
     peer == own
@@ -181,11 +121,6 @@ pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
         std::io::ErrorKind::Unsupported,
         "a Unix socket peer's uid is not known on this system",
     ))
-}
-
-/// This process's effective uid (the one the server's folder and peers are checked against).
-pub fn own_uid() -> u32 {
-    rustix::process::geteuid().as_raw()
 }
 
 fn check_socket_path(path: &Path) -> std::io::Result<()> {
@@ -460,21 +395,6 @@ impl Write for LogWriter {
     }
 }
 
-/// Whether this version's daemon runs for `roots` (its lock is held), asked without connecting
-/// (a connection would count as a client, and hold the gate presence for a moment).
-pub fn is_running(roots: &Roots) -> bool {
-    let Ok(file) = std::fs::File::open(lock_path(roots)) else {
-        return false;
-    };
-    match rustix::fs::flock(&file, rustix::fs::FlockOperation::NonBlockingLockShared) {
-        Ok(()) => {
-            let _ = rustix::fs::flock(&file, rustix::fs::FlockOperation::Unlock);
-            false
-        }
-        Err(_) => true,
-    }
-}
-
 /// Connects to the daemon of `roots` (launching it with `launch` when nobody answers), sends
 /// the relay's line naming `by`, then passes `input` to it and what it says to `output` until
 /// either side ends.
@@ -562,32 +482,14 @@ fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
 }
 
 /// Makes sure this user's server runs for `roots` (the window's New session of an ACP agent):
-/// when its socket does not answer, `exe --data-dir <data> serve --daemon-launch` starts it
-/// detached, and its socket is waited for.
+/// when it does not run (its lock is free: asked without connecting, which would count as a
+/// client), `exe … serve --daemon-launch` starts it detached ([`launch`]), and its socket is
+/// waited for.
 pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
-    private_dir(&dir(roots), own_uid())?;
     let socket = socket_path(roots);
     check_socket_path(&socket)?;
-    if UnixStream::connect(&socket).is_ok() {
-        return Ok(());
-    }
-    let log = private_file(
-        std::fs::OpenOptions::new().create(true).append(true),
-        &log_path(roots),
-    )?;
-    let status = std::process::Command::new(exe)
-        .arg("--data-dir")
-        .arg(&roots.data)
-        .args(["serve", "--daemon-launch"])
-        .stdin(std::process::Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log)
-        .status()?;
-    if !status.success() {
-        return Err(std::io::Error::other(format!(
-            "the launcher ended with {status}: see {}",
-            log_path(roots).display()
-        )));
+    if !is_running(roots) {
+        launch(roots, exe)?;
     }
     wait_for_socket(&socket).map(|_| ())
 }

@@ -24,6 +24,8 @@ const LAYERS: &[&str] = &[
     "render",
     "links",
     "process",
+    // Where this user's server keeps its files, whether it runs, how it is started.
+    "daemon_home",
     "terminal",
     // Each agent's home, and the hooks Plandeck installs into their settings.
     "agents",

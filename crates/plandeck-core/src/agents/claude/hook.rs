@@ -21,10 +21,11 @@ use crate::agents::Agent;
 use crate::config::Roots;
 use crate::gate::hook_wait::HookWait;
 use crate::gate::new_id;
-use crate::gate::store::{self, close, file_request, read_decision, someone_to_decide};
+use crate::gate::store::{self, close, file_request, read_decision};
 use crate::gate::transcript::{locate, Follower};
 use crate::gate::ApproveMode;
 use crate::gate::{pane, GateDecision, GateRequest, GateStatus, HookOptions, HookOutcome};
+use crate::phone::someone_to_decide;
 
 use crate::gate::HookInput as Input;
 
@@ -97,7 +98,7 @@ fn build_request(roots: &Roots, input: &Input, opts: &HookOptions) -> GateReques
 }
 
 fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
-    let mut waiting = HookWait::new(roots, &req);
+    let mut waiting = HookWait::new(roots, &req, someone_to_decide);
     let mut follower = req.transcript_path.as_ref().map(|p| {
         Follower::new(
             PathBuf::from(p),

@@ -32,11 +32,12 @@ use crate::agents::{claude, Agent};
 use crate::config::Roots;
 use crate::gate::hook_wait::HookWait;
 use crate::gate::new_id;
-use crate::gate::store::{close, file_request, gate_dir, read_decision, someone_to_decide};
+use crate::gate::store::{close, file_request, gate_dir, read_decision};
 use crate::gate::HookInput as Input;
 use crate::gate::{GateDecision, GateError, GateRequest, GateStatus, HookOptions, HookOutcome};
 use crate::gate::{HookPreview, InstallPlan, InstallReport};
 use crate::hooks::{self, Hook};
+use crate::phone::someone_to_decide;
 
 /// Plandeck's words in the hook command.
 const TEAM_ARGS: &str = "hook claude-team";
@@ -250,7 +251,7 @@ pub(crate) fn wait_message(deadline: Duration) -> String {
 }
 
 fn wait(roots: &Roots, req: GateRequest, deadline: Duration) -> HookOutcome {
-    let mut waiting = HookWait::new(roots, &req);
+    let mut waiting = HookWait::new(roots, &req, someone_to_decide);
     loop {
         match read_decision(roots, &req.id) {
             Some(GateDecision::Reject { feedback }) => {
