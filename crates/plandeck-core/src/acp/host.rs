@@ -242,12 +242,31 @@ fn write(path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError
     durable::write_private(path, &bytes).map_err(|e| HostError::Store(e.to_string()))
 }
 
+/// The most bytes of a start request, command or session record read.
+const MAX_FILE: u64 = 32 * 1024 * 1024;
+
+/// A store file read as data: only a regular file there itself (a symlink, a FIFO or a device
+/// planted in `start/` or `commands/` is not followed, opened without blocking, and skipped),
+/// at most [`MAX_FILE`] bytes.
 fn read<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> Option<T> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > 32 * 1024 * 1024 {
+    use std::io::Read;
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE {
         return None;
     }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_FILE {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Asks the server to start `agent` in `cwd` (the server takes it from there); the session's id.
@@ -855,6 +874,55 @@ mod tests {
         assert!(html.contains("<strong>ok</strong>"), "{html}");
         assert!(shown.entries[1].html.is_some());
         assert_eq!(shown.entries[2].html, None);
+    }
+
+    /// Another process planting a symlink, a FIFO or a device in `start/` or `commands/` (hostile
+    /// review): none is followed or read (a FIFO would hold the server's one loop that starts
+    /// every session; `/dev/zero` would fill its memory), and each is taken away unread.
+    #[test]
+    fn start_and_command_files_that_are_no_plain_file_are_not_followed_or_read() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let start = dir(&roots, "start");
+        durable::create_private_dir(&start).unwrap();
+        // A valid start request elsewhere, linked in under its id.
+        let elsewhere = home.path().join("elsewhere.json");
+        let req = StartRequest {
+            id: "acps-link".into(),
+            agent: "claude-acp".into(),
+            cwd: "/".into(),
+            plan: false,
+            prompt: Some("hi".into()),
+        };
+        std::fs::write(&elsewhere, serde_json::to_vec(&req).unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, start.join("acps-link.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", start.join("acps-zero.json")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            start.join("acps-fifo.json"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert_eq!(take_starts(&roots), Vec::new());
+        assert_eq!(std::fs::read_dir(&start).unwrap().count(), 0);
+        let commands = dir(&roots, "commands").join("acps-1");
+        durable::create_private_dir(&commands).unwrap();
+        let stop = home.path().join("stop.json");
+        std::fs::write(&stop, serde_json::to_vec(&Command::Stop).unwrap()).unwrap();
+        std::os::unix::fs::symlink(&stop, commands.join("1.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", commands.join("2.json")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            commands.join("3.json"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
+        assert!(stop.exists() && elsewhere.exists(), "targets untouched");
     }
 
     #[test]
