@@ -31,6 +31,12 @@ use crate::durable;
 pub const MAX_ENTRIES: usize = 400;
 /// The most characters of one entry's text kept.
 pub const MAX_ENTRY_CHARS: usize = 64 * 1024;
+/// The most bytes of text (messages, tool titles, plan entries) a conversation keeps in all, older
+/// entries going first: its record (every byte at most six in JSON) stays well under what is read
+/// back ([`MAX_FILE`]), however an agent fills it.
+pub const MAX_CONVERSATION_BYTES: usize = 2 * 1024 * 1024;
+/// The most bytes of a plan's entries kept (later entries are left out).
+pub const MAX_PLAN_BYTES: usize = 256 * 1024;
 /// The most characters of a prompt sent.
 pub const MAX_PROMPT_CHARS: usize = 64 * 1024;
 
@@ -436,6 +442,7 @@ struct Record {
 
 impl Record {
     fn save(&mut self) {
+        self.within_budget();
         self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
         let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
         if let Err(e) = write(&path, &self.hosted) {
@@ -450,6 +457,20 @@ impl Record {
             entries.pop_front();
         }
         self.hosted.entries = entries.into();
+    }
+
+    /// Older entries dropped until the conversation's text is within [`MAX_CONVERSATION_BYTES`]
+    /// (the newest entry always kept).
+    fn within_budget(&mut self) {
+        let size =
+            |e: &Entry| e.text.len() + e.plan.iter().map(|(s, c)| s.len() + c.len()).sum::<usize>();
+        let mut total: usize = self.hosted.entries.iter().map(size).sum();
+        let mut drop = 0;
+        while total > MAX_CONVERSATION_BYTES && drop + 1 < self.hosted.entries.len() {
+            total -= size(&self.hosted.entries[drop]);
+            drop += 1;
+        }
+        self.hosted.entries.drain(..drop);
     }
 
     fn note(&mut self, kind: &str, text: &str) {
@@ -512,10 +533,15 @@ impl Record {
                 });
             }
             Update::Plan(entries) => {
+                let mut bytes = 0;
                 let plan = entries
                     .iter()
                     .take(200)
                     .map(|e| (super::one_line(&e.status), bounded(&e.content)))
+                    .take_while(|(s, c)| {
+                        bytes += s.len() + c.len();
+                        bytes <= MAX_PLAN_BYTES
+                    })
                     .collect();
                 // The plan shown is the latest: one entry, replaced.
                 self.hosted.entries.retain(|e| e.kind != "plan");
@@ -923,6 +949,76 @@ mod tests {
         .unwrap();
         assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
         assert!(stop.exists() && elsewhere.exists(), "targets untouched");
+    }
+
+    /// A hostile agent filling its conversation (400 messages of 64K control characters, each six
+    /// bytes in JSON, and a plan of 200 such entries) must not make its record too large to read:
+    /// the session would vanish from the window and Stop would be refused while it runs on
+    /// (hostile review). The record stays readable, its newest entries kept.
+    #[test]
+    fn a_flooded_conversation_keeps_a_record_that_can_be_read_and_stopped() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let pid = std::process::id();
+        let mut r = Record {
+            roots: roots.clone(),
+            hosted: Hosted {
+                id: "acps-flood".into(),
+                agent: "claude-acp".into(),
+                display_name: "Claude Code (ACP)".into(),
+                cwd: "/r".into(),
+                session_id: None,
+                state: "idle".into(),
+                mode: None,
+                modes: Vec::new(),
+                gated: true,
+                ungated_why: None,
+                usage: Usage::default(),
+                problem: None,
+                host_pid: pid,
+                host_start_time: crate::process::start_time(pid),
+                agent_pid: None,
+                started: String::new(),
+                updated: String::new(),
+                entries: Vec::new(),
+                machine: None,
+            },
+        };
+        let big = "\u{1}".repeat(MAX_ENTRY_CHARS);
+        let plan = (0..200)
+            .map(|_| super::super::PlanEntry {
+                content: big.clone(),
+                status: "pending".into(),
+                priority: String::new(),
+            })
+            .collect();
+        for i in 0..MAX_ENTRIES {
+            let kind = if i % 2 == 0 {
+                "agent_message_chunk"
+            } else {
+                "agent_thought_chunk"
+            };
+            r.on_event(&Event::Update {
+                session_id: "s".into(),
+                update: Update::Chunk {
+                    kind: kind.into(),
+                    text: format!("{i}{big}"),
+                },
+            });
+        }
+        r.on_event(&Event::Update {
+            session_id: "s".into(),
+            update: Update::Plan(plan),
+        });
+        r.save();
+        let back = get(&roots, "acps-flood").expect("the record can still be read");
+        let [.., message, plan] = back.entries.as_slice() else {
+            panic!("entries kept");
+        };
+        assert!(message.text.starts_with(&format!("{}", MAX_ENTRIES - 1)));
+        assert_eq!(plan.kind, "plan");
+        assert!(!plan.plan.is_empty());
+        command(&roots, "acps-flood", &Command::Stop).expect("Stop is handed over");
     }
 
     #[test]
