@@ -253,9 +253,15 @@ const MAX_FILE: u64 = 32 * 1024 * 1024;
 
 /// A store file read as data: only a regular file there itself (a symlink, a FIFO or a device
 /// planted in `start/` or `commands/` is not followed, opened without blocking, and skipped),
+/// made by this user (one another user left in a folder they could write to is never taken),
 /// at most [`MAX_FILE`] bytes.
 fn read<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> Option<T> {
+    read_owned_by(path, rustix::process::geteuid().as_raw())
+}
+
+fn read_owned_by<T: for<'de> Deserialize<'de>>(path: &std::path::Path, uid: u32) -> Option<T> {
     use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
     use std::os::unix::fs::OpenOptionsExt;
     let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
     let file = std::fs::OpenOptions::new()
@@ -264,7 +270,7 @@ fn read<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> Option<T> {
         .open(path)
         .ok()?;
     let meta = file.metadata().ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE {
+    if !meta.is_file() || meta.uid() != uid || meta.len() > MAX_FILE {
         return None;
     }
     let mut bytes = Vec::new();
@@ -949,6 +955,10 @@ mod tests {
         .unwrap();
         assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
         assert!(stop.exists() && elsewhere.exists(), "targets untouched");
+        // A plain file is taken only from its own user: one another user made is not read.
+        let own = rustix::process::geteuid().as_raw();
+        assert_eq!(read_owned_by::<Command>(&stop, own), Some(Command::Stop));
+        assert_eq!(read_owned_by::<Command>(&stop, own.wrapping_add(1)), None);
     }
 
     /// A hostile agent filling its conversation (400 messages of 64K control characters, each six
