@@ -160,12 +160,17 @@ impl Hosted {
 /// `h` as the window shows it: what the agent and the person said rendered and sanitized as every
 /// plan is (Markdown through the plans' renderer and sanitizer); the rest stays text.
 pub fn for_window(mut h: Hosted) -> Hosted {
-    for e in &mut h.entries {
-        if matches!(e.kind.as_str(), "agent" | "thought" | "user") {
-            e.html = Some(crate::render::markdown_html(&e.text));
-        }
-    }
+    render_entries(&mut h);
     h
+}
+
+/// Fills in every entry's `html` from its text here (whatever `html` it came with, another
+/// machine's included, is dropped): messages and thoughts rendered and sanitized, the rest none.
+pub fn render_entries(h: &mut Hosted) {
+    for e in &mut h.entries {
+        e.html = matches!(e.kind.as_str(), "agent" | "thought" | "user")
+            .then(|| crate::render::markdown_html(&e.text));
+    }
 }
 
 /// A session asked for.
