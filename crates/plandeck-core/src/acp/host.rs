@@ -245,10 +245,21 @@ fn check_id(id: &str) -> Result<(), HostError> {
     Ok(())
 }
 
-fn write(path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
+/// Writes `value` at `path` under `<data>/acp/` atomically, every folder on the way from `acp/`
+/// down made (or found) a real folder of this user's, 0700: never through a symlink planted
+/// there, never into a folder of anyone else.
+fn write(roots: &Roots, path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| HostError::Store(e.to_string()))?;
-    if let Some(parent) = path.parent() {
-        durable::create_private_dir(parent).map_err(|e| HostError::Store(e.to_string()))?;
+    let top = roots.data.join("acp");
+    let uid = crate::serve::daemon::own_uid();
+    let mut folders: Vec<&std::path::Path> = path
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(&top))
+        .collect();
+    folders.reverse();
+    for d in folders {
+        crate::serve::daemon::private_dir(d, uid).map_err(|e| HostError::Store(e.to_string()))?;
     }
     durable::write_private(path, &bytes).map_err(|e| HostError::Store(e.to_string()))
 }
@@ -316,7 +327,7 @@ pub fn request_start(
         plan,
         prompt,
     };
-    write(&dir(roots, "start").join(format!("{id}.json")), &req)?;
+    write(roots, &dir(roots, "start").join(format!("{id}.json")), &req)?;
     Ok(id)
 }
 
@@ -361,6 +372,7 @@ pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostErr
     }
     let n = crate::timestamp::now().unix_timestamp_nanos();
     write(
+        roots,
         &dir(roots, "commands").join(id).join(format!("{n}.json")),
         command,
     )
@@ -456,7 +468,7 @@ impl Record {
         self.within_budget();
         self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
         let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
-        if let Err(e) = write(&path, &self.hosted) {
+        if let Err(e) = write(&self.roots, &path, &self.hosted) {
             tracing::warn!("cannot record ACP session {}: {e}", self.hosted.id);
         }
     }
@@ -1034,6 +1046,32 @@ mod tests {
         assert_eq!(plan.kind, "plan");
         assert!(!plan.plan.is_empty());
         command(&roots, "acps-flood", &Command::Stop).expect("Stop is handed over");
+    }
+
+    /// A folder of `<data>/acp/` replaced by a symlink (hostile review): a start request and a
+    /// session's record are not written through it to wherever it points.
+    #[test]
+    fn nothing_is_written_through_a_folder_replaced_by_a_symlink() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let elsewhere = home.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        durable::create_private_dir(&dir(&roots, "")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir(&roots, "start")).unwrap();
+        assert!(matches!(
+            request_start(&roots, "claude-acp", "/r", false, None),
+            Err(HostError::Store(_))
+        ));
+        std::os::unix::fs::symlink(&elsewhere, dir(&roots, "sessions")).unwrap();
+        let hosted: Hosted = serde_json::from_value(serde_json::json!({
+            "id": "acps-1", "agent": "claude-acp", "displayName": "C", "cwd": "/r",
+            "sessionId": null, "state": "idle", "mode": null, "modes": [], "gated": true,
+            "ungatedWhy": null, "usage": {}, "problem": null, "hostPid": 1,
+            "hostStartTime": null, "agentPid": null, "started": "", "updated": "", "entries": [],
+        }))
+        .unwrap();
+        Record { roots, hosted }.save();
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
     #[test]
