@@ -378,9 +378,25 @@ pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostErr
     )
 }
 
+/// Whether `folder` and every folder above it up to `<data>/acp/` is a real folder of this
+/// user's (no symlink): files are taken away only from there.
+fn own_folder(roots: &Roots, folder: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let top = roots.data.join("acp");
+    let uid = crate::serve::daemon::own_uid();
+    folder.starts_with(&top)
+        && folder
+            .ancestors()
+            .take_while(|d| d.starts_with(&top))
+            .all(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir() && m.uid() == uid))
+}
+
 /// The commands waiting for session `id`, oldest first (each read once: taken away).
 fn take_commands(roots: &Roots, id: &str) -> Vec<Command> {
     let folder = dir(roots, "commands").join(id);
+    if !own_folder(roots, &folder) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
     };
@@ -423,6 +439,9 @@ pub fn serve(roots: Roots, env: Env, keep_going: impl Fn() -> bool) {
 /// The start requests waiting, each taken by one host only (renamed away first).
 fn take_starts(roots: &Roots) -> Vec<StartRequest> {
     let folder = dir(roots, "start");
+    if !own_folder(roots, &folder) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
     };
@@ -1072,6 +1091,27 @@ mod tests {
         .unwrap();
         Record { roots, hosted }.save();
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    /// `start/` or `commands/<id>/` replaced by a symlink to a folder of the person's (hostile
+    /// review): its files are not taken away (a project's `package-lock.json` has a name a start
+    /// request could have, and every `*.json` one a command could).
+    #[test]
+    fn files_are_never_taken_from_a_folder_replaced_by_a_symlink() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let project = home.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let lock = project.join("package-lock.json");
+        std::fs::write(&lock, b"{}").unwrap();
+        let stop = project.join("stop.json");
+        std::fs::write(&stop, serde_json::to_vec(&Command::Stop).unwrap()).unwrap();
+        durable::create_private_dir(&dir(&roots, "commands")).unwrap();
+        std::os::unix::fs::symlink(&project, dir(&roots, "start")).unwrap();
+        std::os::unix::fs::symlink(&project, dir(&roots, "commands").join("acps-1")).unwrap();
+        assert_eq!(take_starts(&roots), Vec::new());
+        assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
+        assert!(lock.exists() && stop.exists(), "the person's files stay");
     }
 
     #[test]
