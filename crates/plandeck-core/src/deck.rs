@@ -1232,30 +1232,7 @@ impl Deck {
             name,
             wait_minutes,
         )?;
-        let addr = crate::phone::server::parse_listen(&config.listen)?;
-        let all = crate::phone::server::is_all_interfaces(&addr);
-        let url = config.base_url()?;
-        let reach = if all {
-            format!(
-                "It listens on ALL interfaces ({}): anyone who can reach this machine on port {}                  can load the page (a decision still needs a phone you paired).",
-                config.listen,
-                addr.port()
-            )
-        } else {
-            format!(
-                "It listens only on {}: whoever can reach that address can load the page (a                  decision still needs a phone you paired).",
-                config.listen
-            )
-        };
-        Ok(Confirmation {
-            title: format!("Serve the phone page at {url}?"),
-            text: format!(
-                "{reach} Its certificate is {}. Your Plandeck server on this machine serves it,                  also when this window is closed, until you turn it off.",
-                config.cert.display()
-            ),
-            destructive: all,
-            action: "Turn on".to_owned(),
-        })
+        phone_on_confirmation(&config)
     }
 
     /// Turns the page on (once the person confirmed it in the window's own dialog).
@@ -1382,11 +1359,67 @@ pub fn expand_home(typed: &str, home: &std::path::Path) -> std::path::PathBuf {
     }
 }
 
+/// The native dialog that turns the phone page on: the address (every interface said plainly) and
+/// the certificate, each shown with its control and invisible characters marked (the webview
+/// typed them: a line break in a path must not add words of its own to the dialog).
+fn phone_on_confirmation(
+    config: &crate::phone::server::PhoneConfig,
+) -> Result<Confirmation, IpcError> {
+    let addr = crate::phone::server::parse_listen(&config.listen)?;
+    let all = crate::phone::server::is_all_interfaces(&addr);
+    let cert = crate::visible::shown(&config.cert.display().to_string())
+        .replace('\n', &crate::visible::mark('\n'))
+        .replace('\t', &crate::visible::mark('\t'));
+    let url = config.base_url()?;
+    let reach = if all {
+        format!(
+                "It listens on ALL interfaces ({}): anyone who can reach this machine on port {}                  can load the page (a decision still needs a phone you paired).",
+                config.listen,
+                addr.port()
+            )
+    } else {
+        format!(
+                "It listens only on {}: whoever can reach that address can load the page (a                  decision still needs a phone you paired).",
+                config.listen
+            )
+    };
+    Ok(Confirmation {
+            title: format!("Serve the phone page at {url}?"),
+            text: format!(
+                "{reach} Its certificate is {}. Your Plandeck server on this machine serves it,                  also when this window is closed, until you turn it off.",
+                cert
+            ),
+            destructive: all,
+            action: "Turn on".to_owned(),
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use std::sync::mpsc;
     use std::time::Duration;
+
+    /// The webview types the certificate's path the Turn on dialog names (hostile review): a line
+    /// break in it adds no words of its own to the native dialog, it is shown marked.
+    #[test]
+    fn the_phone_dialog_shows_the_certificate_path_marked_adding_no_words_of_its_own() {
+        let config = crate::phone::server::PhoneConfig {
+            on: true,
+            listen: "0.0.0.0:8443".into(),
+            cert: "/tmp/c.pem\n\nNothing is opened to the network: this is a test.".into(),
+            key: "/tmp/k.pem".into(),
+            name: Some("box".into()),
+            wait_minutes: 15,
+        };
+        let c = phone_on_confirmation(&config).unwrap();
+        assert!(
+            c.destructive && c.text.contains("ALL interfaces"),
+            "{}",
+            c.text
+        );
+        assert!(!c.text.contains('\n'), "{}", c.text);
+    }
 
     /// Another machine's words in a native dialog here: its title one line (line breaks pushed
     /// "On box" out of sight, under a second title naming this machine's folder), each bounded (a

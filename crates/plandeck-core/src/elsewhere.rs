@@ -223,6 +223,8 @@ impl OnMachine for crate::acp::host::Hosted {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.id);
         self.machine = Some(machine.to_owned());
+        // Rendered here, by this machine's renderer and sanitizer: the remote's HTML is not used.
+        crate::acp::host::render_entries(self);
     }
 }
 
@@ -526,6 +528,34 @@ mod tests {
         assert!(!read.html.contains("script") && !read.html.contains("onerror"));
         assert_eq!(read.headings.len(), 1);
         assert_eq!(read.plan.id, "@lab/p");
+    }
+
+    /// A hosted ACP session of another machine (hostile review): the HTML it sends with its
+    /// conversation is never shown; its messages are rendered here, and a tool entry has none.
+    #[test]
+    fn a_remotes_acp_conversation_html_is_never_shown_its_messages_are_rendered_here() {
+        let entry = |kind: &str, text: &str| {
+            serde_json::json!({
+                "kind": kind, "text": text, "toolCallId": null, "toolKind": null,
+                "status": null, "plan": [],
+                "html": "<script>alert(1)</script><img src=x onerror=alert(1)>",
+            })
+        };
+        let hosted = serde_json::json!({
+            "id": "acps-1", "agent": "claude-acp", "displayName": "Claude", "cwd": "/srv",
+            "sessionId": null, "state": "idle", "mode": null, "modes": [], "gated": true,
+            "ungatedWhy": null, "usage": {"inputTokens": null, "outputTokens": null, "costUsd": null},
+            "problem": null, "hostPid": 1, "hostStartTime": null, "agentPid": null,
+            "started": "", "updated": "",
+            "entries": [entry("agent", "**ok**"), entry("tool", "ls")],
+        });
+        let read: crate::acp::host::Hosted = answer("lab", hosted).unwrap();
+        assert_eq!(read.id, "@lab/acps-1");
+        assert_eq!(
+            read.entries[0].html.as_deref(),
+            Some(crate::render::markdown_html("**ok**").as_str())
+        );
+        assert_eq!(read.entries[1].html, None);
     }
 
     #[test]

@@ -31,6 +31,12 @@ use crate::durable;
 pub const MAX_ENTRIES: usize = 400;
 /// The most characters of one entry's text kept.
 pub const MAX_ENTRY_CHARS: usize = 64 * 1024;
+/// The most bytes of text (messages, tool titles, plan entries) a conversation keeps in all, older
+/// entries going first: its record (every byte at most six in JSON) stays well under what is read
+/// back ([`MAX_FILE`]), however an agent fills it.
+pub const MAX_CONVERSATION_BYTES: usize = 2 * 1024 * 1024;
+/// The most bytes of a plan's entries kept (later entries are left out).
+pub const MAX_PLAN_BYTES: usize = 256 * 1024;
 /// The most characters of a prompt sent.
 pub const MAX_PROMPT_CHARS: usize = 64 * 1024;
 
@@ -154,12 +160,17 @@ impl Hosted {
 /// `h` as the window shows it: what the agent and the person said rendered and sanitized as every
 /// plan is (Markdown through the plans' renderer and sanitizer); the rest stays text.
 pub fn for_window(mut h: Hosted) -> Hosted {
-    for e in &mut h.entries {
-        if matches!(e.kind.as_str(), "agent" | "thought" | "user") {
-            e.html = Some(crate::render::markdown_html(&e.text));
-        }
-    }
+    render_entries(&mut h);
     h
+}
+
+/// Fills in every entry's `html` from its text here (whatever `html` it came with, another
+/// machine's included, is dropped): messages and thoughts rendered and sanitized, the rest none.
+pub fn render_entries(h: &mut Hosted) {
+    for e in &mut h.entries {
+        e.html = matches!(e.kind.as_str(), "agent" | "thought" | "user")
+            .then(|| crate::render::markdown_html(&e.text));
+    }
 }
 
 /// A session asked for.
@@ -234,20 +245,56 @@ fn check_id(id: &str) -> Result<(), HostError> {
     Ok(())
 }
 
-fn write(path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
+/// Writes `value` at `path` under `<data>/acp/` atomically, every folder on the way from `acp/`
+/// down made (or found) a real folder of this user's, 0700: never through a symlink planted
+/// there, never into a folder of anyone else.
+fn write(roots: &Roots, path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| HostError::Store(e.to_string()))?;
-    if let Some(parent) = path.parent() {
-        durable::create_private_dir(parent).map_err(|e| HostError::Store(e.to_string()))?;
+    let top = roots.data.join("acp");
+    let uid = crate::serve::daemon::own_uid();
+    let mut folders: Vec<&std::path::Path> = path
+        .ancestors()
+        .skip(1)
+        .take_while(|d| d.starts_with(&top))
+        .collect();
+    folders.reverse();
+    for d in folders {
+        crate::serve::daemon::private_dir(d, uid).map_err(|e| HostError::Store(e.to_string()))?;
     }
     durable::write_private(path, &bytes).map_err(|e| HostError::Store(e.to_string()))
 }
 
+/// The most bytes of a start request, command or session record read.
+const MAX_FILE: u64 = 32 * 1024 * 1024;
+
+/// A store file read as data: only a regular file there itself (a symlink, a FIFO or a device
+/// planted in `start/` or `commands/` is not followed, opened without blocking, and skipped),
+/// made by this user (one another user left in a folder they could write to is never taken),
+/// at most [`MAX_FILE`] bytes.
 fn read<T: for<'de> Deserialize<'de>>(path: &std::path::Path) -> Option<T> {
-    let meta = std::fs::metadata(path).ok()?;
-    if meta.len() > 32 * 1024 * 1024 {
+    read_owned_by(path, rustix::process::geteuid().as_raw())
+}
+
+fn read_owned_by<T: for<'de> Deserialize<'de>>(path: &std::path::Path, uid: u32) -> Option<T> {
+    use std::io::Read;
+    use std::os::unix::fs::MetadataExt;
+    use std::os::unix::fs::OpenOptionsExt;
+    let flags = rustix::fs::OFlags::NOFOLLOW | rustix::fs::OFlags::NONBLOCK;
+    let file = std::fs::OpenOptions::new()
+        .read(true)
+        .custom_flags(flags.bits() as i32)
+        .open(path)
+        .ok()?;
+    let meta = file.metadata().ok()?;
+    if !meta.is_file() || meta.uid() != uid || meta.len() > MAX_FILE {
         return None;
     }
-    serde_json::from_slice(&std::fs::read(path).ok()?).ok()
+    let mut bytes = Vec::new();
+    file.take(MAX_FILE + 1).read_to_end(&mut bytes).ok()?;
+    if bytes.len() as u64 > MAX_FILE {
+        return None;
+    }
+    serde_json::from_slice(&bytes).ok()
 }
 
 /// Asks the server to start `agent` in `cwd` (the server takes it from there); the session's id.
@@ -280,7 +327,7 @@ pub fn request_start(
         plan,
         prompt,
     };
-    write(&dir(roots, "start").join(format!("{id}.json")), &req)?;
+    write(roots, &dir(roots, "start").join(format!("{id}.json")), &req)?;
     Ok(id)
 }
 
@@ -325,14 +372,31 @@ pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostErr
     }
     let n = crate::timestamp::now().unix_timestamp_nanos();
     write(
+        roots,
         &dir(roots, "commands").join(id).join(format!("{n}.json")),
         command,
     )
 }
 
+/// Whether `folder` and every folder above it up to `<data>/acp/` is a real folder of this
+/// user's (no symlink): files are taken away only from there.
+fn own_folder(roots: &Roots, folder: &std::path::Path) -> bool {
+    use std::os::unix::fs::MetadataExt;
+    let top = roots.data.join("acp");
+    let uid = crate::serve::daemon::own_uid();
+    folder.starts_with(&top)
+        && folder
+            .ancestors()
+            .take_while(|d| d.starts_with(&top))
+            .all(|d| std::fs::symlink_metadata(d).is_ok_and(|m| m.is_dir() && m.uid() == uid))
+}
+
 /// The commands waiting for session `id`, oldest first (each read once: taken away).
 fn take_commands(roots: &Roots, id: &str) -> Vec<Command> {
     let folder = dir(roots, "commands").join(id);
+    if !own_folder(roots, &folder) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
     };
@@ -375,6 +439,9 @@ pub fn serve(roots: Roots, env: Env, keep_going: impl Fn() -> bool) {
 /// The start requests waiting, each taken by one host only (renamed away first).
 fn take_starts(roots: &Roots) -> Vec<StartRequest> {
     let folder = dir(roots, "start");
+    if !own_folder(roots, &folder) {
+        return Vec::new();
+    }
     let Ok(entries) = std::fs::read_dir(&folder) else {
         return Vec::new();
     };
@@ -417,9 +484,10 @@ struct Record {
 
 impl Record {
     fn save(&mut self) {
+        self.within_budget();
         self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
         let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
-        if let Err(e) = write(&path, &self.hosted) {
+        if let Err(e) = write(&self.roots, &path, &self.hosted) {
             tracing::warn!("cannot record ACP session {}: {e}", self.hosted.id);
         }
     }
@@ -431,6 +499,20 @@ impl Record {
             entries.pop_front();
         }
         self.hosted.entries = entries.into();
+    }
+
+    /// Older entries dropped until the conversation's text is within [`MAX_CONVERSATION_BYTES`]
+    /// (the newest entry always kept).
+    fn within_budget(&mut self) {
+        let size =
+            |e: &Entry| e.text.len() + e.plan.iter().map(|(s, c)| s.len() + c.len()).sum::<usize>();
+        let mut total: usize = self.hosted.entries.iter().map(size).sum();
+        let mut drop = 0;
+        while total > MAX_CONVERSATION_BYTES && drop + 1 < self.hosted.entries.len() {
+            total -= size(&self.hosted.entries[drop]);
+            drop += 1;
+        }
+        self.hosted.entries.drain(..drop);
     }
 
     fn note(&mut self, kind: &str, text: &str) {
@@ -493,10 +575,15 @@ impl Record {
                 });
             }
             Update::Plan(entries) => {
+                let mut bytes = 0;
                 let plan = entries
                     .iter()
                     .take(200)
                     .map(|e| (super::one_line(&e.status), bounded(&e.content)))
+                    .take_while(|(s, c)| {
+                        bytes += s.len() + c.len();
+                        bytes <= MAX_PLAN_BYTES
+                    })
                     .collect();
                 // The plan shown is the latest: one entry, replaced.
                 self.hosted.entries.retain(|e| e.kind != "plan");
@@ -855,6 +942,176 @@ mod tests {
         assert!(html.contains("<strong>ok</strong>"), "{html}");
         assert!(shown.entries[1].html.is_some());
         assert_eq!(shown.entries[2].html, None);
+    }
+
+    /// Another process planting a symlink, a FIFO or a device in `start/` or `commands/` (hostile
+    /// review): none is followed or read (a FIFO would hold the server's one loop that starts
+    /// every session; `/dev/zero` would fill its memory), and each is taken away unread.
+    #[test]
+    fn start_and_command_files_that_are_no_plain_file_are_not_followed_or_read() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let start = dir(&roots, "start");
+        durable::create_private_dir(&start).unwrap();
+        // A valid start request elsewhere, linked in under its id.
+        let elsewhere = home.path().join("elsewhere.json");
+        let req = StartRequest {
+            id: "acps-link".into(),
+            agent: "claude-acp".into(),
+            cwd: "/".into(),
+            plan: false,
+            prompt: Some("hi".into()),
+        };
+        std::fs::write(&elsewhere, serde_json::to_vec(&req).unwrap()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, start.join("acps-link.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", start.join("acps-zero.json")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            start.join("acps-fifo.json"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert_eq!(take_starts(&roots), Vec::new());
+        assert_eq!(std::fs::read_dir(&start).unwrap().count(), 0);
+        let commands = dir(&roots, "commands").join("acps-1");
+        durable::create_private_dir(&commands).unwrap();
+        let stop = home.path().join("stop.json");
+        std::fs::write(&stop, serde_json::to_vec(&Command::Stop).unwrap()).unwrap();
+        std::os::unix::fs::symlink(&stop, commands.join("1.json")).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", commands.join("2.json")).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            commands.join("3.json"),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+        assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
+        assert!(stop.exists() && elsewhere.exists(), "targets untouched");
+        // A plain file is taken only from its own user: one another user made is not read.
+        let own = rustix::process::geteuid().as_raw();
+        assert_eq!(read_owned_by::<Command>(&stop, own), Some(Command::Stop));
+        assert_eq!(read_owned_by::<Command>(&stop, own.wrapping_add(1)), None);
+    }
+
+    /// A hostile agent filling its conversation (400 messages of 64K control characters, each six
+    /// bytes in JSON, and a plan of 200 such entries) must not make its record too large to read:
+    /// the session would vanish from the window and Stop would be refused while it runs on
+    /// (hostile review). The record stays readable, its newest entries kept.
+    #[test]
+    fn a_flooded_conversation_keeps_a_record_that_can_be_read_and_stopped() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let pid = std::process::id();
+        let mut r = Record {
+            roots: roots.clone(),
+            hosted: Hosted {
+                id: "acps-flood".into(),
+                agent: "claude-acp".into(),
+                display_name: "Claude Code (ACP)".into(),
+                cwd: "/r".into(),
+                session_id: None,
+                state: "idle".into(),
+                mode: None,
+                modes: Vec::new(),
+                gated: true,
+                ungated_why: None,
+                usage: Usage::default(),
+                problem: None,
+                host_pid: pid,
+                host_start_time: crate::process::start_time(pid),
+                agent_pid: None,
+                started: String::new(),
+                updated: String::new(),
+                entries: Vec::new(),
+                machine: None,
+            },
+        };
+        let big = "\u{1}".repeat(MAX_ENTRY_CHARS);
+        let plan = (0..200)
+            .map(|_| super::super::PlanEntry {
+                content: big.clone(),
+                status: "pending".into(),
+                priority: String::new(),
+            })
+            .collect();
+        for i in 0..MAX_ENTRIES {
+            let kind = if i % 2 == 0 {
+                "agent_message_chunk"
+            } else {
+                "agent_thought_chunk"
+            };
+            r.on_event(&Event::Update {
+                session_id: "s".into(),
+                update: Update::Chunk {
+                    kind: kind.into(),
+                    text: format!("{i}{big}"),
+                },
+            });
+        }
+        r.on_event(&Event::Update {
+            session_id: "s".into(),
+            update: Update::Plan(plan),
+        });
+        r.save();
+        let back = get(&roots, "acps-flood").expect("the record can still be read");
+        let [.., message, plan] = back.entries.as_slice() else {
+            panic!("entries kept");
+        };
+        assert!(message.text.starts_with(&format!("{}", MAX_ENTRIES - 1)));
+        assert_eq!(plan.kind, "plan");
+        assert!(!plan.plan.is_empty());
+        command(&roots, "acps-flood", &Command::Stop).expect("Stop is handed over");
+    }
+
+    /// A folder of `<data>/acp/` replaced by a symlink (hostile review): a start request and a
+    /// session's record are not written through it to wherever it points.
+    #[test]
+    fn nothing_is_written_through_a_folder_replaced_by_a_symlink() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let elsewhere = home.path().join("elsewhere");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        durable::create_private_dir(&dir(&roots, "")).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir(&roots, "start")).unwrap();
+        assert!(matches!(
+            request_start(&roots, "claude-acp", "/r", false, None),
+            Err(HostError::Store(_))
+        ));
+        std::os::unix::fs::symlink(&elsewhere, dir(&roots, "sessions")).unwrap();
+        let hosted: Hosted = serde_json::from_value(serde_json::json!({
+            "id": "acps-1", "agent": "claude-acp", "displayName": "C", "cwd": "/r",
+            "sessionId": null, "state": "idle", "mode": null, "modes": [], "gated": true,
+            "ungatedWhy": null, "usage": {}, "problem": null, "hostPid": 1,
+            "hostStartTime": null, "agentPid": null, "started": "", "updated": "", "entries": [],
+        }))
+        .unwrap();
+        Record { roots, hosted }.save();
+        assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    /// `start/` or `commands/<id>/` replaced by a symlink to a folder of the person's (hostile
+    /// review): its files are not taken away (a project's `package-lock.json` has a name a start
+    /// request could have, and every `*.json` one a command could).
+    #[test]
+    fn files_are_never_taken_from_a_folder_replaced_by_a_symlink() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let project = home.path().join("project");
+        std::fs::create_dir_all(&project).unwrap();
+        let lock = project.join("package-lock.json");
+        std::fs::write(&lock, b"{}").unwrap();
+        let stop = project.join("stop.json");
+        std::fs::write(&stop, serde_json::to_vec(&Command::Stop).unwrap()).unwrap();
+        durable::create_private_dir(&dir(&roots, "commands")).unwrap();
+        std::os::unix::fs::symlink(&project, dir(&roots, "start")).unwrap();
+        std::os::unix::fs::symlink(&project, dir(&roots, "commands").join("acps-1")).unwrap();
+        assert_eq!(take_starts(&roots), Vec::new());
+        assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
+        assert!(lock.exists() && stop.exists(), "the person's files stay");
     }
 
     #[test]

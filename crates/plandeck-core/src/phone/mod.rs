@@ -500,6 +500,19 @@ pub fn decide_with(
         d.signed.expires,
     )?;
     let device = verify(roots, &d.signed, message.as_bytes())?;
+    // The phone shows plans only: a permission request (a command, a file write) would be
+    // approved with nothing of it on screen. Its rejection allows nothing and goes.
+    if d.decision != Verdict::Reject
+        && gate::pending(roots)
+            .iter()
+            .any(|r| r.id == d.request_id && r.kind != gate::RequestKind::Plan)
+    {
+        return Err(PhoneError::BadInput {
+            message: "the phone shows no permission request's command or file: approve it in \
+                      the window or with `plandeck approve`, where it is shown"
+                .to_owned(),
+        });
+    }
     let decision = match d.decision {
         Verdict::Approve => GateDecision::Approve {
             mode: ApproveMode::Auto,

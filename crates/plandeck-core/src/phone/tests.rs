@@ -436,3 +436,57 @@ fn a_plan_hook_waits_while_a_paired_phone_was_seen_within_the_chosen_minutes() {
     revoke(&roots, "Pixel").unwrap();
     assert!(!crate::phone::someone_to_decide(&roots), "revoked");
 }
+
+/// The phone shows a plan and nothing else: an ACP agent's permission request (a command to run,
+/// a file to write) is listed there with no word of what it would allow, so a phone's approval of
+/// one is refused (hostile review), with nothing decided. Its rejection goes (it allows nothing).
+#[test]
+fn a_phone_cannot_approve_a_permission_request_it_was_never_shown() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let pid = std::process::id();
+    let opt = |id: &str, kind: &str| crate::gate::AcpOption {
+        option_id: id.to_owned(),
+        name: id.to_owned(),
+        kind: kind.to_owned(),
+    };
+    let req = GateRequest {
+        kind: crate::gate::RequestKind::Permission,
+        hook_pid: pid,
+        hook_start_time: crate::process::start_time(pid),
+        acp: Some(crate::gate::AcpAsk {
+            agent_name: "claude-acp".into(),
+            tool_call_id: "c1".into(),
+            title: "Run a command".into(),
+            tool_kind: Some("execute".into()),
+            command: Some("rm -rf ~".into()),
+            path: None,
+            diff: None,
+            options: vec![opt("yes", "allow_always"), opt("no", "reject_once")],
+            chosen: None,
+        }),
+        ..GateRequest::for_test("r1")
+    };
+    let path = roots.data.join("gate/requests/r1.json");
+    durable::write_private(&path, &serde_json::to_vec(&req).unwrap()).unwrap();
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    // What the gate checks a phone's hash against: the (empty) plan of the request.
+    let hash = crate::review::store::hash(b"");
+    let d = phone.decision(&device.id, &hash, Verdict::Approve, "", soon());
+    let e = decide_with(
+        &roots,
+        &d,
+        DeliveryOptions {
+            hook_timeout: std::time::Duration::from_millis(50),
+            ..DeliveryOptions::default()
+        },
+    )
+    .expect_err("a permission the phone never showed is not approved from it");
+    assert_eq!(e.kind(), "badInput", "{e}");
+    nothing_decided(&roots);
+    let note = phone.decision(&device.id, &hash, Verdict::ApproveWithNote, "ok", soon());
+    let e = decide(&roots, &note).expect_err("nor with a note");
+    assert_eq!(e.kind(), "badInput", "{e}");
+    nothing_decided(&roots);
+}
