@@ -251,7 +251,7 @@ fn check_id(id: &str) -> Result<(), HostError> {
 fn write(roots: &Roots, path: &std::path::Path, value: &impl Serialize) -> Result<(), HostError> {
     let bytes = serde_json::to_vec_pretty(value).map_err(|e| HostError::Store(e.to_string()))?;
     let top = roots.data.join("acp");
-    let uid = crate::serve::daemon::own_uid();
+    let uid = crate::daemon_home::own_uid();
     let mut folders: Vec<&std::path::Path> = path
         .ancestors()
         .skip(1)
@@ -259,7 +259,7 @@ fn write(roots: &Roots, path: &std::path::Path, value: &impl Serialize) -> Resul
         .collect();
     folders.reverse();
     for d in folders {
-        crate::serve::daemon::private_dir(d, uid).map_err(|e| HostError::Store(e.to_string()))?;
+        crate::daemon_home::private_dir(d, uid).map_err(|e| HostError::Store(e.to_string()))?;
     }
     durable::write_private(path, &bytes).map_err(|e| HostError::Store(e.to_string()))
 }
@@ -383,7 +383,7 @@ pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostErr
 fn own_folder(roots: &Roots, folder: &std::path::Path) -> bool {
     use std::os::unix::fs::MetadataExt;
     let top = roots.data.join("acp");
-    let uid = crate::serve::daemon::own_uid();
+    let uid = crate::daemon_home::own_uid();
     folder.starts_with(&top)
         && folder
             .ancestors()
