@@ -571,7 +571,13 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
         ("POST", "/api/pending") => api(body, |req: ReadCall| {
             let msg = super::canonical_read("pending", "", &req.signed.nonce, req.signed.expires)?;
             super::verify(roots, &req.signed, msg.as_bytes())?;
-            Ok(serde_json::json!({"machine": machine(), "pending": pending(roots)}))
+            let others = crate::gate::pending(roots)
+                .iter()
+                .filter(|r| r.kind != crate::gate::RequestKind::Plan)
+                .count();
+            Ok(
+                serde_json::json!({"machine": machine(), "pending": pending(roots), "inTheWindow": others}),
+            )
         }),
         ("POST", "/api/plan") => api(body, |req: ReadCall| {
             let msg = super::canonical_read(
@@ -635,11 +641,14 @@ pub fn machine() -> String {
         .unwrap_or_else(|| "this machine".to_owned())
 }
 
-/// The waiting requests as the page's cards show them: machine, agent, project, since, hash.
+/// The waiting plans as the page's cards show them: machine, agent, project, since, hash. A
+/// tool's permission (an ACP agent's command, edit or fetch) is not listed: the page shows plans
+/// only, so it is decided in the window (its count is `inTheWindow`).
 fn pending(roots: &Roots) -> Vec<serde_json::Value> {
     let machine = machine();
     crate::gate::pending(roots)
         .into_iter()
+        .filter(|r| r.kind == crate::gate::RequestKind::Plan)
         .map(|r| {
             let project = std::path::Path::new(&r.cwd)
                 .file_name()
@@ -731,5 +740,33 @@ mod tests {
             &parse_listen("100.64.0.7:8443").unwrap()
         ));
         assert!(parse_listen("phone.example:8443").is_err());
+    }
+
+    /// The page shows plans only: a tool's permission (an ACP agent's command) is not listed
+    /// (it would show as an empty plan the phone could not decide), only counted for the window.
+    #[test]
+    fn the_page_lists_plans_only_and_counts_the_tool_requests_left_to_the_window() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let pid = std::process::id();
+        for (id, kind) in [
+            ("plan1", crate::gate::RequestKind::Plan),
+            ("tool1", crate::gate::RequestKind::Permission),
+        ] {
+            let req = crate::gate::GateRequest {
+                kind,
+                hook_pid: pid,
+                hook_start_time: crate::process::start_time(pid),
+                ..crate::gate::GateRequest::for_test(id)
+            };
+            let path = roots.data.join(format!("gate/requests/{id}.json"));
+            crate::durable::write_private(&path, &serde_json::to_vec(&req).unwrap()).unwrap();
+        }
+        assert_eq!(crate::gate::pending(&roots).len(), 2);
+        let listed: Vec<_> = pending(&roots)
+            .into_iter()
+            .map(|r| r["id"].as_str().unwrap().to_owned())
+            .collect();
+        assert_eq!(listed, ["plan1"]);
     }
 }

@@ -149,7 +149,10 @@ async function showQueue() {
     return;
   }
   $("status").className = "";
-  $("status").textContent = `${device.name} · ${r.body.machine} · ${r.body.pending.length} waiting`;
+  const others = r.body.inTheWindow
+    ? ` · ${r.body.inTheWindow} tool request(s) to decide in the window`
+    : "";
+  $("status").textContent = `${device.name} · ${r.body.machine} · ${r.body.pending.length} waiting${others}`;
   const ul = $("queue");
   ul.replaceChildren();
   for (const p of r.body.pending) {
