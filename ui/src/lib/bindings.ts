@@ -1454,6 +1454,8 @@ ids: Array<string>, };
 
 export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };
 
+export type AcpChanged = { ids: Array<string>, };
+
 export type Screen = { 
 /**
  * The pane's size: the view draws exactly this many columns and rows.

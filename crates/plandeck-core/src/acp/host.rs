@@ -226,7 +226,7 @@ fn dir(roots: &Roots, sub: &str) -> PathBuf {
     roots.data.join("acp").join(sub)
 }
 
-fn check_id(id: &str) -> Result<(), HostError> {
+pub(crate) fn check_id(id: &str) -> Result<(), HostError> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     {
         return Err(HostError::NotFound(id.chars().take(80).collect()));
