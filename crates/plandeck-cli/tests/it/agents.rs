@@ -307,6 +307,87 @@ fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_t
     assert!(!out.contains(&id), "closed: {out}");
 }
 
+/// Edit-and-approve over ACP: the answer to the permission carries only the option (the scripted
+/// agent plays claude-agent-acp 0.23, which answers ExitPlanMode with its own input), so the plan
+/// is approved with the agent's allow option and the edited plan is the next prompt, said so.
+#[test]
+fn an_acp_plan_approved_with_an_edit_is_approved_and_the_edit_is_the_next_prompt() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "plan", &log);
+    let host = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(|c| Host(Some(c)))
+        .unwrap();
+    let row = pending_acp_row(&home);
+    let id = row["id"].as_str().unwrap().to_owned();
+    let edit = t.path().join("edited.md");
+    let edited = "# Plan: add pagination\n\n1. Keyset pagination on `id`\n2. Write tests\n";
+    std::fs::write(&edit, edited).unwrap();
+    let (code, out, err) = plandeck(
+        &home,
+        &["approve", &id, "--edit", edit.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "approve");
+    let option = v["optionId"].as_str().unwrap().to_owned();
+    assert!(
+        ["acceptEdits", "default"].contains(&option.as_str()),
+        "{out}"
+    );
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("edited plan goes to it as the next prompt"),
+        "{out}"
+    );
+
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(report["turns"][0]["requests"][0]["outcome"], "approved");
+    let read = read_log(&log);
+    let answer = read
+        .iter()
+        .find(|f| f["method"].is_null() && f["result"]["outcome"].is_object())
+        .unwrap();
+    assert_eq!(
+        answer["result"],
+        serde_json::json!({"outcome": {"outcome": "selected", "optionId": option}})
+    );
+    let prompts: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/prompt")
+        .collect();
+    assert_eq!(prompts.len(), 2);
+    let next = prompts[1]["params"]["prompt"][0]["text"].as_str().unwrap();
+    assert!(next.ends_with(edited), "{next}");
+    assert!(
+        next.contains("approved with the reviewer's edits"),
+        "{next}"
+    );
+    // An edit of a tool permission is refused: only plans are edited.
+}
+
 #[test]
 fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_agents_option() {
     let t = tempfile::tempdir().unwrap();

@@ -668,7 +668,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
                         || take_stop(&roots2, &hid, &flags2)
                 };
                 let choice = match requests::wait_decision(&roots2, &f.id, gone) {
-                    Some(d) if d.approve => Choice::Approve(d.option_id),
+                    Some(d) if d.approve => Choice::ApproveThen(d.option_id, d.feedback),
                     Some(d) => Choice::RejectWith(d.option_id, d.feedback),
                     None => Choice::Reject(None),
                 };

@@ -19,6 +19,9 @@ use super::{AcpError, Client, Event, Update};
 pub enum Choice {
     /// With this allow option of the request, or the narrowest one.
     Approve(Option<String>),
+    /// [`Choice::Approve`], then this next prompt (an edited plan: ACP's answer carries only the
+    /// option, so the edit follows as the next prompt).
+    ApproveThen(Option<String>, Option<String>),
     /// With the request's reject option; the feedback (if any) is the next prompt.
     Reject(Option<String>),
     /// With this reject option of the request (the person's choice), and the feedback.
@@ -225,6 +228,10 @@ impl Session {
             if let Some(w) = self.tracker.on_event(&e) {
                 let decided = match decide(&w) {
                     Choice::Approve(opt) => self.tracker.approve(&w.rpc_id, opt.as_deref()),
+                    Choice::ApproveThen(opt, next) => {
+                        feedback = next.filter(|f| !f.trim().is_empty());
+                        self.tracker.approve(&w.rpc_id, opt.as_deref())
+                    }
                     Choice::Reject(fb) => {
                         feedback = fb.filter(|f| !f.trim().is_empty());
                         self.tracker.reject(&w.rpc_id)
