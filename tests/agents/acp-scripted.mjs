@@ -28,6 +28,9 @@
 //   a message and a `usage_update` (cost 0.00054 USD), the prompt's answer carrying `usage`
 //   (10 input, 5 output tokens); each later prompt is said back ("heard: <text>"), except one
 //   containing "hold", which is held until `session/cancel` (`cancelled`).
+// `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
+// person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
+// with mode `default`.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -170,8 +173,14 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
   switch (m.method) {
     case "initialize":
       return reply({ protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: "acp-scripted", version: "1.0.0" }, authMethods: [] });
-    case "session/new":
     case "session/load":
+      // A loaded session had its first turn: replay it (as agents do), then go on from there.
+      prompts = Math.max(prompts, 1);
+      update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "Plan pagination." } });
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here is my plan." } });
+      mode = "default";
+    // falls through
+    case "session/new":
       return reply({
         ...(m.method === "session/new" ? { sessionId: SID } : {}),
         modes: { currentModeId: mode, availableModes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] },

@@ -119,6 +119,24 @@ describe("AcpSessions", () => {
     await waitFor(() => expect(steered[2]).toEqual({ id: "acps-1", command: { command: "stop" } }));
   });
 
+  it("offers Resume for a session whose host ended, and asks its server to load it", async () => {
+    const steered: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_acp_sessions") return [hosted({ state: "ended" })];
+      if (cmd === "acp_session") return hosted({ state: "ended" });
+      if (cmd === "steer_acp_session") {
+        steered.push(args);
+        return null;
+      }
+    });
+    render(AcpSessions, { pollMs: 60_000 });
+    await fireEvent.click(await screen.findByTestId("acp-card"));
+    await fireEvent.click(await screen.findByTestId("acp-resume"));
+    await waitFor(() => expect(steered).toEqual([{ id: "acps-1", command: { command: "resume" } }]));
+    expect(screen.getByTestId("acp-said")).toHaveTextContent("session/load");
+    expect(screen.queryByTestId("acp-send")).toBeNull();
+  });
+
   it("marks an ungated session on its card", async () => {
     mockIPC((cmd) => (cmd === "list_acp_sessions" ? [hosted({ gated: false, ungatedWhy: "it left plan mode" })] : null));
     render(AcpSessions, { pollMs: 60_000 });

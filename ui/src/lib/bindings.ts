@@ -1141,7 +1141,7 @@ started: string, updated: string, entries: Array<AcpEntry>,
  */
 machine: string | null, };
 
-export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" };
+export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" } | { "command": "resume" };
 
 export type AcpAgentChoice = { name: string, displayName: string, found: boolean, 
 /**

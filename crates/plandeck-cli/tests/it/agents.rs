@@ -650,6 +650,99 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
     });
 }
 
+/// Resume: a hosted session whose host ended is hosted again: its agent started anew and its
+/// session loaded (`session/load`, the scripted agent offers `loadSession`); the conversation
+/// goes on in the same record (the agent's replay not shown twice), and Send works again.
+#[test]
+fn an_ended_acp_session_is_resumed_with_session_load() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "hosted", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = pending_acp_row(&home);
+    let (code, out, err) = plandeck(&home, &["approve", row["id"].as_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    acp_session_row(&home, &id, "the first turn ended", |r| r["state"] == "idle");
+
+    // While its host runs there is nothing to resume.
+    let (code, out, _) = plandeck(&home, &["resume", &id, "--json"]);
+    assert_ne!(code, 0, "{out}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["error"]["kind"],
+        "conflict",
+        "{out}"
+    );
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");
+    let entries_before =
+        plandeck_core::acp::host::get(&plandeck_core::config::Roots::under_home(&home), &id)
+            .unwrap()
+            .entries
+            .len();
+
+    let resume = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["resume", &id, "--json"])
+        .output()
+        .unwrap();
+    assert!(resume.status.success(), "{resume:?}");
+    let resumed: serde_json::Value = serde_json::from_slice(&resume.stdout).unwrap();
+    assert_eq!(resumed["state"], "idle", "{resumed}");
+    assert_eq!(resumed["sessionId"], "s1");
+    let read = read_log(&log);
+    let load = read
+        .iter()
+        .find(|f| f["method"] == "session/load")
+        .expect("session/load sent");
+    assert_eq!(load["params"]["sessionId"], "s1");
+    assert_eq!(
+        load["params"]["cwd"].as_str().map(std::path::PathBuf::from),
+        started["cwd"].as_str().map(std::path::PathBuf::from)
+    );
+    let hosted =
+        plandeck_core::acp::host::get(&plandeck_core::config::Roots::under_home(&home), &id)
+            .unwrap();
+    // The earlier conversation stays, the replay is not shown twice: one note more.
+    assert_eq!(
+        hosted.entries.len(),
+        entries_before + 1,
+        "{:#?}",
+        hosted.entries
+    );
+    assert!(hosted.entries.last().unwrap().text.starts_with("Resumed"));
+
+    let (code, out, _) = plandeck(&home, &["send", &id, "after resume", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    plandeck_testkit::wait_until("the resumed agent got the message", || {
+        read_log(&log).iter().any(|f| {
+            f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == "after resume"
+        })
+    });
+    acp_session_row(&home, &id, "the resumed turn ended", |r| {
+        r["state"] == "idle"
+    });
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
+}
+
 /// The window's New session of an ACP agent starts this user's server when none runs (its own
 /// program, `serve --daemon-launch`), then asks it: `serve::daemon::ensure_running`.
 #[test]

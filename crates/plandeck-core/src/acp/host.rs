@@ -171,6 +171,10 @@ pub struct StartRequest {
     pub cwd: String,
     pub plan: bool,
     pub prompt: Option<String>,
+    /// Resume: the agent's own id of the earlier session to `session/load` (the host keeps the
+    /// session's record and conversation).
+    #[serde(default)]
+    pub load: Option<String>,
 }
 
 /// What the host is asked to do with a session.
@@ -178,9 +182,13 @@ pub struct StartRequest {
 #[serde(rename_all = "camelCase", tag = "command")]
 #[ts(rename = "AcpCommand")]
 pub enum Command {
-    Send { text: String },
+    Send {
+        text: String,
+    },
     Interrupt,
     Stop,
+    /// A session whose host ended, hosted again (`session/load`, where the agent offers it).
+    Resume,
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
@@ -198,7 +206,8 @@ impl From<HostError> for crate::ipc::IpcError {
         use crate::ipc::ErrorKind;
         let kind = match e {
             HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
-            HostError::Busy(_) => ErrorKind::Conflict,
+            HostError::Busy(_) | HostError::Running(_) => ErrorKind::Conflict,
+            HostError::NeverOpened(_) => ErrorKind::BadInput,
             HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
             HostError::Store(_) => ErrorKind::Io,
         };
@@ -216,6 +225,10 @@ pub enum HostError {
     Ended(String),
     #[error("a turn of {0} is running: Send waits until it ends (or Interrupt it)")]
     Busy(String),
+    #[error("the session {0} still runs: Resume is for one whose host ended")]
+    Running(String),
+    #[error("the agent of {0} never opened its session: there is nothing to resume")]
+    NeverOpened(String),
     #[error("the message is empty or longer than {MAX_PROMPT_CHARS} characters")]
     BadPrompt,
     #[error("could not write the request: {0}")]
@@ -279,9 +292,34 @@ pub fn request_start(
         cwd: cwd.to_owned(),
         plan,
         prompt,
+        load: None,
     };
     write(&dir(roots, "start").join(format!("{id}.json")), &req)?;
     Ok(id)
+}
+
+/// Asks for the session `id`, whose host ended, to be hosted again: its agent started anew and
+/// its session loaded (`session/load`, where the agent offers it: the host says so otherwise).
+/// Refused while its host runs, or for a session the agent never opened.
+pub fn request_resume(roots: &Roots, id: &str) -> Result<(), HostError> {
+    check_id(id)?;
+    let hosted = get(roots, id).ok_or_else(|| HostError::NotFound(id.to_owned()))?;
+    if hosted.live_state() != "ended" && hosted.live_state() != "failed" {
+        return Err(HostError::Running(id.to_owned()));
+    }
+    let session_id = hosted
+        .session_id
+        .clone()
+        .ok_or_else(|| HostError::NeverOpened(id.to_owned()))?;
+    let req = StartRequest {
+        id: id.to_owned(),
+        agent: hosted.agent.clone(),
+        cwd: hosted.cwd.clone(),
+        plan: false,
+        prompt: None,
+        load: Some(session_id),
+    };
+    write(&dir(roots, "start").join(format!("{id}.json")), &req)
 }
 
 /// The hosted session `id`, as its host last wrote it.
@@ -311,6 +349,9 @@ pub fn list(roots: &Roots) -> Vec<Hosted> {
 /// Hands `command` to the host of session `id`. Send is refused while a turn runs.
 pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostError> {
     check_id(id)?;
+    if *command == Command::Resume {
+        return request_resume(roots, id);
+    }
     let hosted = get(roots, id).ok_or_else(|| HostError::NotFound(id.to_owned()))?;
     if hosted.live_state() == "ended" || hosted.state == "failed" {
         return Err(HostError::Ended(id.to_owned()));
@@ -532,9 +573,22 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     let now = crate::timestamp::format(crate::timestamp::now());
     let pid = std::process::id();
     let entry = catalog::acp_entry(&req.agent);
+    // Resume: the session's record goes on (its conversation, usage, gating), hosted here now.
+    let resumed = req
+        .load
+        .as_ref()
+        .and_then(|_| get(roots, &req.id))
+        .map(|mut h| {
+            h.state = "starting".into();
+            h.problem = None;
+            h.host_pid = pid;
+            h.host_start_time = crate::process::start_time(pid);
+            h.agent_pid = None;
+            h
+        });
     let record = Arc::new(Mutex::new(Record {
         roots: roots.clone(),
-        hosted: Hosted {
+        hosted: resumed.unwrap_or_else(|| Hosted {
             id: req.id.clone(),
             agent: req.agent.clone(),
             display_name: entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
@@ -554,7 +608,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             updated: now,
             entries: Vec::new(),
             machine: None,
-        },
+        }),
     }));
     lock(&record).save();
     let fail = |why: String| {
@@ -581,15 +635,21 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         ),
         cwd: PathBuf::from(&req.cwd),
     };
-    let mut session = match Session::start(
-        &cmd,
-        std::path::Path::new(&req.cwd),
-        req.plan,
-        Duration::from_secs(120),
-    ) {
+    let cwd_path = std::path::Path::new(&req.cwd);
+    let started = match &req.load {
+        Some(sid) => Session::load(&cmd, cwd_path, sid, Duration::from_secs(120)),
+        None => Session::start(&cmd, cwd_path, req.plan, Duration::from_secs(120)),
+    };
+    let mut session = match started {
         Ok(s) => s,
         Err(e) => return fail(format!("{}: {e}", entry.name)),
     };
+    if req.load.is_some() {
+        lock(&record).note(
+            "note",
+            "Resumed: the agent loaded its session (session/load).",
+        );
+    }
     // A person may take long: the agent's silence while a turn runs is not a reason to cancel.
     session.cancel_after_silence(Duration::from_secs(24 * 3600));
     let agent_process = session.agent_process();
@@ -760,7 +820,7 @@ fn take_stop(roots: &Roots, id: &str, flags: &Flags) -> bool {
                 flags.interrupt.store(true, Ordering::SeqCst);
                 give_up = true;
             }
-            Command::Send { .. } => {}
+            Command::Send { .. } | Command::Resume => {}
         }
     }
     give_up

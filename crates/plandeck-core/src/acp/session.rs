@@ -127,6 +127,48 @@ impl Session {
         Ok(s)
     }
 
+    /// Starts the agent again and `session/load`s its earlier session `session_id` in `cwd`
+    /// (Resume), where the agent offers it (`agentCapabilities.loadSession`; refused otherwise).
+    /// What the agent replays of the conversation while loading is followed by the tracker (its
+    /// mode) but not shown again: the host kept the conversation.
+    pub fn load(
+        cmd: &AgentCommand,
+        cwd: &Path,
+        session_id: &str,
+        timeout: Duration,
+    ) -> Result<Session, AcpError> {
+        let (client, events) = Client::spawn(cmd)?;
+        let agent = client.initialize(timeout)?;
+        if agent.pointer("/agentCapabilities/loadSession") != Some(&Value::Bool(true)) {
+            return Err(AcpError::Protocol {
+                method: "session/load".into(),
+                message: "the agent does not offer loading a session (loadSession)".into(),
+            });
+        }
+        let info = client.load_session(session_id, cwd, timeout)?;
+        let mut tracker = Tracker::new();
+        // The replay came before the answer, from the same reader: all of it is here now.
+        while let Ok(e) = events.try_recv() {
+            if matches!(e, Event::Update { .. } | Event::Skipped(_)) {
+                tracker.on_event(&e);
+            }
+        }
+        if let Some(m) = &info.current_mode {
+            tracker.mode_set(m);
+        }
+        Ok(Session {
+            client,
+            events,
+            tracker,
+            info,
+            agent,
+            silence: timeout,
+            ended: false,
+            observer: None,
+            control: None,
+        })
+    }
+
     /// Every event of a turn goes to `observer` too.
     pub fn observe(&mut self, observer: impl FnMut(&Event) + Send + 'static) {
         self.observer = Some(Box::new(observer));
