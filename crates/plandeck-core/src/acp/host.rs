@@ -454,10 +454,41 @@ fn bounded(text: &str) -> String {
 struct Record {
     roots: Roots,
     hosted: Hosted,
+    /// When it was last written, and whether it changed since (an agent's updates come many a
+    /// second: written at most every [`SAVE_EVERY`], the rest by the turn's next look).
+    saved_at: Option<std::time::Instant>,
+    dirty: bool,
 }
 
+/// The most often a streaming session's record is written (the window hears of each write).
+const SAVE_EVERY: Duration = Duration::from_millis(40);
+
 impl Record {
+    fn new(roots: Roots, hosted: Hosted) -> Record {
+        Record {
+            roots,
+            hosted,
+            saved_at: None,
+            dirty: false,
+        }
+    }
+
+    /// Written now when the last write is [`SAVE_EVERY`] old, else marked for [`Record::flush`].
+    fn save_soon(&mut self) {
+        self.dirty = true;
+        self.flush();
+    }
+
+    /// Writes what changed since the last write, once that is [`SAVE_EVERY`] old.
+    fn flush(&mut self) {
+        if self.dirty && self.saved_at.is_none_or(|t| t.elapsed() >= SAVE_EVERY) {
+            self.save();
+        }
+    }
+
     fn save(&mut self) {
+        self.saved_at = Some(std::time::Instant::now());
+        self.dirty = false;
         self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
         let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
         if let Err(e) = write(&path, &self.hosted) {
@@ -586,9 +617,9 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             h.agent_pid = None;
             h
         });
-    let record = Arc::new(Mutex::new(Record {
-        roots: roots.clone(),
-        hosted: resumed.unwrap_or_else(|| Hosted {
+    let record = Arc::new(Mutex::new(Record::new(
+        roots.clone(),
+        resumed.unwrap_or_else(|| Hosted {
             id: req.id.clone(),
             agent: req.agent.clone(),
             display_name: entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
@@ -609,7 +640,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             entries: Vec::new(),
             machine: None,
         }),
-    }));
+    )));
     lock(&record).save();
     let fail = |why: String| {
         let mut r = lock(&record);
@@ -667,7 +698,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         session.observe(move |e| {
             let mut r = lock(&record);
             r.on_event(e);
-            r.save();
+            r.save_soon();
         });
     }
     // Commands read during a turn: Interrupt and Stop act at once; Send waits (refused when
@@ -675,7 +706,10 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     let flags = Arc::new(Flags::default());
     {
         let (roots, id, flags) = (roots.clone(), req.id.clone(), flags.clone());
+        let record = record.clone();
+        // Asked between the agent's messages and every 50 ms: the record's last changes written.
         session.controlled_by(move || {
+            lock(&record).flush();
             let mut out = flags
                 .interrupt
                 .swap(false, Ordering::SeqCst)
@@ -732,9 +766,11 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
                     Some(d) => Choice::RejectWith(d.option_id, d.feedback),
                     None => Choice::Reject(None),
                 };
+                // Written by the turn's next look, after the answer went to the agent (the
+                // decision is not held up by a write).
                 let mut r = lock(&record2);
                 r.hosted.state = "working".into();
-                r.save();
+                r.dirty = true;
                 choice
             });
             match report {
@@ -877,6 +913,8 @@ mod tests {
                 entries: Vec::new(),
                 machine: None,
             },
+            saved_at: None,
+            dirty: false,
         };
         let chunk = |kind: &str, text: &str| Event::Update {
             session_id: "s".into(),
