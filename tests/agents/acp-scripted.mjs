@@ -28,6 +28,12 @@
 //   a message and a `usage_update` (cost 0.00054 USD), the prompt's answer carrying `usage`
 //   (10 input, 5 output tokens); each later prompt is said back ("heard: <text>"), except one
 //   containing "hold", which is held until `session/cancel` (`cancelled`).
+// - `ask`: every prompt asks the plan permission (as `plan`), then `end_turn`.
+// - `stream`: every prompt streams chunks "t=<ms> " every 50 ms for the seconds it names
+//   ("stream 10"; 5 when none), then `end_turn`.
+// `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
+// person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
+// with mode `default`.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -36,12 +42,15 @@ import { argsOf } from "./common.mjs";
 const args = argsOf();
 const scenario = args.scenario ?? "plan";
 const log = args.log;
+// --times FILE: each frame read, as "<Date.now()> <line>" (benchmarks time what reached the agent).
+const times = args.times;
 const SID = "s1";
 let nextId = 0;
 const waiting = new Map();
 let prompts = 0;
 let heldPrompt = null;
 let mode = "default";
+let lastPrompt = "";
 
 const write = (m) => process.stdout.write(JSON.stringify(m) + "\n");
 const update = (u) => write({ jsonrpc: "2.0", method: "session/update", params: { sessionId: SID, update: u } });
@@ -91,6 +100,18 @@ async function turn() {
       update({ sessionUpdate: "plan", entries: [{ content: "Add page and limit params", priority: "high", status: "pending" }] });
       await askPlan();
       update({ sessionUpdate: "usage_update", used: 11, size: 200000, cost: { amount: 0.00054, currency: "USD" } });
+    }
+    return;
+  }
+  if (scenario === "ask") return askPlan();
+  if (scenario === "stream") {
+    // Streams message chunks stamped with the time sent ("t=<ms> "), every 50 ms for the
+    // seconds the prompt names ("stream 10"), then ends the turn.
+    const seconds = Number((/stream (\d+)/.exec(lastPrompt) ?? [])[1] ?? 5);
+    const until = Date.now() + seconds * 1000;
+    while (Date.now() < until) {
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: `t=${Date.now()} ` } });
+      await new Promise((r) => setTimeout(r, 50));
     }
     return;
   }
@@ -155,6 +176,7 @@ async function turn() {
 
 createInterface({ input: process.stdin }).on("line", async (line) => {
   if (log) appendFileSync(log, line + "\n");
+  if (times) appendFileSync(times, `${Date.now()} ${line}\n`);
   let m;
   try {
     m = JSON.parse(line);
@@ -170,8 +192,14 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
   switch (m.method) {
     case "initialize":
       return reply({ protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: "acp-scripted", version: "1.0.0" }, authMethods: [] });
-    case "session/new":
     case "session/load":
+      // A loaded session had its first turn: replay it (as agents do), then go on from there.
+      prompts = Math.max(prompts, 1);
+      update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "Plan pagination." } });
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here is my plan." } });
+      mode = "default";
+    // falls through
+    case "session/new":
       return reply({
         ...(m.method === "session/new" ? { sessionId: SID } : {}),
         modes: { currentModeId: mode, availableModes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] },
@@ -186,6 +214,7 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       return;
     case "session/prompt": {
       const text = m.params?.prompt?.[0]?.text ?? "";
+      lastPrompt = text;
       if (scenario === "silent" || (scenario === "hosted" && prompts > 0 && text.includes("hold"))) {
         prompts++;
         heldPrompt = m.id;

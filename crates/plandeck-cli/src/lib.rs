@@ -227,22 +227,17 @@ pub fn run(
     let (json, result) = match command {
         Command::Sources(args) => (args.json, commands::sources::run(&ctx, args, out)),
         Command::Plans(args) => (args.json(), commands::plans::run(&ctx, args, out, err)),
-        // An ACP session's request (`acp-…`) goes to the process hosting the session.
+        // An ACP session's request (`acp-…`) goes to the process hosting the session; `--edit`
+        // approves with the agent's option and sends the edited plan as the next prompt.
         Command::Approve(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
             args.json(),
-            if args.edit.is_some() {
-                Err(plandeck_core::ipc::IpcError::new(
-                    plandeck_core::ipc::ErrorKind::BadInput,
-                    "an edited plan cannot be approved over ACP yet: approve it as it is, or \
-                     reject it with your changes as feedback",
-                ))
-            } else {
+            commands::agents::read_edit(args.edit.as_deref()).and_then(|edited| {
                 commands::agents::decide_acp(
                     &ctx,
                     &args.target,
                     plandeck_core::gate::GateDecision::Approve {
                         mode: args.mode.into(),
-                        edited: None,
+                        edited,
                         started_from: None,
                     },
                     None,
@@ -250,7 +245,7 @@ pub fn run(
                     args.json(),
                     out,
                 )
-            },
+            }),
         ),
         Command::Reject(args) if commands::agents::is_acp_request(&ctx, &args.target) => (
             args.json(),

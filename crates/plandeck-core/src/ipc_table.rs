@@ -178,6 +178,7 @@ macro_rules! ipc_table {
                 "terminal:output" => $crate::mirror::TerminalOutput;
                 "terminal:closed" => $crate::mirror::TerminalClosed;
                 "gate:changed" => $crate::live::GateChanged;
+                "acp:changed" => $crate::live::AcpChanged;
                 "comments:changed" => $crate::comments::CommentsChanged;
                 "history:progress" => $crate::history::ScanProgress;
                 "history:changed" => $crate::history::HistoryChanged;

@@ -68,6 +68,17 @@ pub struct GateChanged {
     pub closed: Vec<String>,
 }
 
+/// Hosted ACP sessions whose record changed (issue 36): their host wrote `acp/sessions/<id>.json`
+/// (state, mode, gated, usage, conversation). The window reads those again instead of polling.
+#[derive(Debug, Clone, Default, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct AcpChanged {
+    pub ids: Vec<String>,
+}
+
+/// Hosted sessions' records are rewritten on every update: report them fast, one event a burst.
+const ACP_DEBOUNCE: Duration = Duration::from_millis(30);
+
 /// What the live handle reports.
 #[derive(Debug, Clone)]
 pub enum LiveEvent {
@@ -101,6 +112,8 @@ pub enum LiveEvent {
     Terminal(crate::mirror::TerminalEvent),
     /// The roots shown changed (the demo loaded or left: [`crate::workspace`]).
     Roots(RootsChanged),
+    /// Hosted ACP sessions' records changed.
+    Acp(AcpChanged),
 }
 
 /// Watches `roots` until dropped. Holds the app's presence in the gate (so hooks wait for a
@@ -165,6 +178,21 @@ impl Live {
             }) {
                 Ok(h) => watchers.push(h),
                 Err(e) => tracing::warn!("gate requests are not watched live: {e}"),
+            }
+        }
+
+        // Hosted ACP sessions: their host rewrites a session's record as it changes.
+        {
+            let emit = emit.clone();
+            let dir = roots.data.join("acp").join("sessions");
+            match watch::watch(vec![dir.clone()], ACP_DEBOUNCE, move |paths| {
+                let ids = acp_ids(&dir, &paths);
+                if !ids.is_empty() {
+                    emit(LiveEvent::Acp(AcpChanged { ids }));
+                }
+            }) {
+                Ok(h) => watchers.push(h),
+                Err(e) => tracing::warn!("hosted ACP sessions are not watched live: {e}"),
             }
         }
 
@@ -577,7 +605,23 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         <SessionsChanged as TS>::decl(),
         <WorktreesChanged as TS>::decl(),
         <GateChanged as TS>::decl(),
+        <AcpChanged as TS>::decl(),
     ]
+}
+
+/// The ids of the hosted sessions whose records (`<dir>/<id>.json`) are among `paths` (a
+/// durable write's temporary file beside them is none).
+fn acp_ids(dir: &std::path::Path, paths: &[PathBuf]) -> Vec<String> {
+    let mut ids: Vec<String> = paths
+        .iter()
+        .filter(|p| p.parent() == Some(dir))
+        .filter(|p| p.extension().is_some_and(|e| e == "json"))
+        .filter_map(|p| p.file_stem()?.to_str().map(str::to_owned))
+        .filter(|id| !id.starts_with('.') && crate::acp::host::check_id(id).is_ok())
+        .collect();
+    ids.sort();
+    ids.dedup();
+    ids
 }
 
 #[cfg(test)]

@@ -544,6 +544,12 @@ impl OnMachine for GateChanged {
     }
 }
 
+impl OnMachine for crate::live::AcpChanged {
+    fn on_machine(&mut self, machine: &str) {
+        elsewhere::all(machine, &mut self.ids);
+    }
+}
+
 impl OnMachine for WorktreesChanged {
     fn on_machine(&mut self, machine: &str) {
         elsewhere::all(machine, &mut self.ids);

@@ -23,7 +23,7 @@ use crate::history::{HistoryChanged, ScanProgress};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::ipc_table::IpcEvent;
 use crate::live::LiveEvent;
-use crate::live::{GateChanged, SessionsChanged, WorktreesChanged};
+use crate::live::{AcpChanged, GateChanged, SessionsChanged, WorktreesChanged};
 use crate::mirror::TerminalEvent;
 use crate::mirror::{TerminalClosed, TerminalOutput};
 use crate::plans::PlansChanged;
@@ -207,6 +207,7 @@ pub fn event_of(event: LiveEvent) -> Option<(&'static str, Value)> {
         LiveEvent::Terminal(TerminalEvent::Closed(c)) => named(c),
         LiveEvent::Machines(m) => named(m),
         LiveEvent::Roots(r) => named(r),
+        LiveEvent::Acp(c) => named(c),
         // Notifications are the desktop's.
         LiveEvent::RequestArrived(_) | LiveEvent::SessionWaiting { .. } => None,
     }
@@ -228,6 +229,7 @@ pub fn event_here(machine: &str, name: &str, payload: Value) -> Result<Option<Li
         }
         n if n == WorktreeSize::NAME => LiveEvent::WorktreeSize(read(machine, payload)?),
         n if n == CommentsChanged::NAME => LiveEvent::Comments(read(machine, payload)?),
+        n if n == AcpChanged::NAME => LiveEvent::Acp(read(machine, payload)?),
         n if n == TerminalOutput::NAME => {
             LiveEvent::Terminal(TerminalEvent::Output(read(machine, payload)?))
         }

@@ -1,6 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { fireEvent, render, screen, waitFor, within } from "@testing-library/svelte";
 import { mockIPC } from "@tauri-apps/api/mocks";
+import { emit } from "@tauri-apps/api/event";
 import AcpSessions from "./AcpSessions.svelte";
 import type { AcpSession } from "../lib/bindings";
 
@@ -34,6 +35,35 @@ const hosted = (over: Partial<AcpSession> = {}): AcpSession => ({
 });
 
 describe("AcpSessions", () => {
+  it("reads the sessions again when the server says a record changed, with no polling", async () => {
+    let state = "working";
+    let mode = "plan";
+    let lists = 0;
+    mockIPC(
+      (cmd) => {
+        if (cmd === "list_acp_sessions") {
+          lists++;
+          return [hosted({ state, mode })];
+        }
+        if (cmd === "acp_session") return hosted({ state, mode });
+      },
+      { shouldMockEvents: true },
+    );
+    // The fallback tick is far off: only the event can update the view.
+    render(AcpSessions, { pollMs: 3_600_000 });
+    const card = await screen.findByTestId("acp-card");
+    expect(within(card).getByTestId("acp-state")).toHaveTextContent("working");
+    await fireEvent.click(card);
+    await waitFor(() => expect(screen.getByTestId("acp-view-mode")).toHaveTextContent("plan"));
+    const before = lists;
+    state = "idle";
+    mode = "default";
+    await emit("acp:changed", { ids: ["acps-1"] });
+    await waitFor(() => expect(within(screen.getByTestId("acp-card")).getByTestId("acp-state")).toHaveTextContent("idle"));
+    await waitFor(() => expect(screen.getByTestId("acp-view-mode")).toHaveTextContent("default"));
+    expect(lists).toBe(before + 1);
+  });
+
   it("shows each hosted session's card with its state, tokens and cost, and opens its conversation", async () => {
     mockIPC((cmd) => {
       if (cmd === "list_acp_sessions") return [hosted()];
@@ -87,6 +117,24 @@ describe("AcpSessions", () => {
     expect(steered.length).toBe(2);
     await fireEvent.click(screen.getByTestId("acp-stop-yes"));
     await waitFor(() => expect(steered[2]).toEqual({ id: "acps-1", command: { command: "stop" } }));
+  });
+
+  it("offers Resume for a session whose host ended, and asks its server to load it", async () => {
+    const steered: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_acp_sessions") return [hosted({ state: "ended" })];
+      if (cmd === "acp_session") return hosted({ state: "ended" });
+      if (cmd === "steer_acp_session") {
+        steered.push(args);
+        return null;
+      }
+    });
+    render(AcpSessions, { pollMs: 60_000 });
+    await fireEvent.click(await screen.findByTestId("acp-card"));
+    await fireEvent.click(await screen.findByTestId("acp-resume"));
+    await waitFor(() => expect(steered).toEqual([{ id: "acps-1", command: { command: "resume" } }]));
+    expect(screen.getByTestId("acp-said")).toHaveTextContent("session/load");
+    expect(screen.queryByTestId("acp-send")).toBeNull();
   });
 
   it("marks an ungated session on its card", async () => {

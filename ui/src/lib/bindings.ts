@@ -1141,7 +1141,7 @@ started: string, updated: string, entries: Array<AcpEntry>,
  */
 machine: string | null, };
 
-export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" };
+export type AcpCommand = { "command": "send", text: string, } | { "command": "interrupt" } | { "command": "stop" } | { "command": "resume" };
 
 export type AcpAgentChoice = { name: string, displayName: string, found: boolean, 
 /**
@@ -1453,6 +1453,8 @@ export type WorktreesChanged = {
 ids: Array<string>, };
 
 export type GateChanged = { arrived: Array<string>, updated: Array<string>, closed: Array<string>, };
+
+export type AcpChanged = { ids: Array<string>, };
 
 export type Screen = { 
 /**

@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { AcpAgentChoice, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpChanged, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -179,6 +179,7 @@ export type Events = {
   "terminal:output": TerminalOutput;
   "terminal:closed": TerminalClosed;
   "gate:changed": GateChanged;
+  "acp:changed": AcpChanged;
   "comments:changed": CommentsChanged;
   "history:progress": ScanProgress;
   "history:changed": HistoryChanged;
@@ -188,4 +189,4 @@ export type Events = {
 export type EventName = keyof Events;
 
 /** The event names, for iteration. */
-export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "terminal:output", "terminal:closed", "gate:changed", "comments:changed", "history:progress", "history:changed", "machines:changed"];
+export const EVENT_NAMES: EventName[] = ["app:roots-changed", "plans:changed", "sessions:changed", "sessions:progress", "worktrees:changed", "worktrees:updated", "worktrees:size", "terminal:output", "terminal:closed", "gate:changed", "acp:changed", "comments:changed", "history:progress", "history:changed", "machines:changed"];

@@ -160,7 +160,7 @@ fn ask_person(
     // The agent gone (it asked, then died): nobody to answer; the request ends with no outcome.
     let gone = || !plandeck_core::process::is_running(agent_process.0, agent_process.1);
     match requests::wait_decision(roots, &f.id, gone) {
-        Some(d) if d.approve => Choice::Approve(d.option_id),
+        Some(d) if d.approve => Choice::ApproveThen(d.option_id, d.feedback),
         Some(d) => Choice::Reject(d.feedback),
         None => Choice::Reject(None),
     }
@@ -306,6 +306,19 @@ pub fn is_acp_request(ctx: &Context, target: &str) -> bool {
 /// `plandeck approve|reject <acp request id>`: decided through the gate's claim like every
 /// request; the decision is handed to the session's host, which answers the agent with its own
 /// option (`option`: one of its allow options, or the one the approval's mode prefers).
+/// The edited plan of `approve --edit FILE`, when given.
+pub fn read_edit(file: Option<&std::path::Path>) -> Result<Option<String>, IpcError> {
+    file.map(|p| {
+        std::fs::read_to_string(p).map_err(|e| {
+            IpcError::new(
+                ErrorKind::BadInput,
+                format!("cannot read the edited plan {}: {e}", p.display()),
+            )
+        })
+    })
+    .transpose()
+}
+
 pub fn decide_acp(
     ctx: &Context,
     target: &str,

@@ -257,6 +257,76 @@ fn acp_command(
     print_message(done, json, out)
 }
 
+/// `plandeck resume acps-…`: a hosted ACP session whose host ended is hosted again by this
+/// user's server (started when none runs): its agent started anew, its session loaded
+/// (`session/load`, where the agent offers it). Waits until it is loaded (or failed).
+fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    use plandeck_core::acp::host;
+    let roots = ctx.roots()?;
+    // The same server may host it again: its record's next write tells the new host took it.
+    let before = host::get(&roots, &args.id)
+        .map(|h| h.updated)
+        .ok_or_else(|| IpcError::from(host::HostError::NotFound(args.id.clone())))?;
+    host::request_resume(&roots, &args.id).map_err(IpcError::from)?;
+    super::serve::ensure_daemon(ctx, &roots).map_err(|e| {
+        IpcError::new(
+            ErrorKind::Io,
+            format!("cannot start the Plandeck server: {e}"),
+        )
+    })?;
+    let asked = std::time::Instant::now();
+    let hosted = loop {
+        match host::get(&roots, &args.id) {
+            Some(h) if h.updated != before && h.state != "starting" => break h,
+            _ if asked.elapsed() > std::time::Duration::from_secs(150) => {
+                return Err(IpcError::new(
+                    ErrorKind::Internal,
+                    format!(
+                        "the Plandeck server did not resume {} within 150 s: see its log",
+                        args.id
+                    ),
+                ))
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    if hosted.state == "failed" {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{} was not resumed: {}",
+                args.id,
+                hosted.problem.as_deref().unwrap_or("?")
+            ),
+        ));
+    }
+    if args.json {
+        print_json(
+            out,
+            &serde_json::json!({
+                "id": hosted.id,
+                "agent": hosted.agent,
+                "kind": "acp",
+                "cwd": hosted.cwd,
+                "sessionId": hosted.session_id,
+                "mode": hosted.mode,
+                "state": hosted.state,
+                "hostPid": hosted.host_pid,
+                "agentPid": hosted.agent_pid,
+            }),
+        )?;
+        return Ok(0);
+    }
+    print_message(
+        &format!(
+            "Resumed {} ({}): its agent loaded the session; send it a message with `plandeck send {}`.",
+            hosted.id, hosted.agent, hosted.id
+        ),
+        false,
+        out,
+    )
+}
+
 fn is_acp_session(id: &str) -> bool {
     id.starts_with("acps-")
 }
@@ -367,6 +437,9 @@ pub fn stop(ctx: &Context, args: StopArgs, out: &mut Out<'_>) -> Result<i32, Ipc
 }
 
 pub fn resume(ctx: &Context, args: IdArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if is_acp_session(&args.id) {
+        return resume_acp(ctx, &args, out);
+    }
     let roots = ctx.roots()?;
     let known = sessions::list(&roots)
         .into_iter()

@@ -307,6 +307,87 @@ fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_t
     assert!(!out.contains(&id), "closed: {out}");
 }
 
+/// Edit-and-approve over ACP: the answer to the permission carries only the option (the scripted
+/// agent plays claude-agent-acp 0.23, which answers ExitPlanMode with its own input), so the plan
+/// is approved with the agent's allow option and the edited plan is the next prompt, said so.
+#[test]
+fn an_acp_plan_approved_with_an_edit_is_approved_and_the_edit_is_the_next_prompt() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    std::fs::create_dir_all(&repo).unwrap();
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "plan", &log);
+    let host = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--wait", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(|c| Host(Some(c)))
+        .unwrap();
+    let row = pending_acp_row(&home);
+    let id = row["id"].as_str().unwrap().to_owned();
+    let edit = t.path().join("edited.md");
+    let edited = "# Plan: add pagination\n\n1. Keyset pagination on `id`\n2. Write tests\n";
+    std::fs::write(&edit, edited).unwrap();
+    let (code, out, err) = plandeck(
+        &home,
+        &["approve", &id, "--edit", edit.to_str().unwrap(), "--json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["decision"], "approve");
+    let option = v["optionId"].as_str().unwrap().to_owned();
+    assert!(
+        ["acceptEdits", "default"].contains(&option.as_str()),
+        "{out}"
+    );
+    assert!(
+        v["message"]
+            .as_str()
+            .unwrap()
+            .contains("edited plan goes to it as the next prompt"),
+        "{out}"
+    );
+
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    assert_eq!(report["turns"][0]["requests"][0]["outcome"], "approved");
+    let read = read_log(&log);
+    let answer = read
+        .iter()
+        .find(|f| f["method"].is_null() && f["result"]["outcome"].is_object())
+        .unwrap();
+    assert_eq!(
+        answer["result"],
+        serde_json::json!({"outcome": {"outcome": "selected", "optionId": option}})
+    );
+    let prompts: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/prompt")
+        .collect();
+    assert_eq!(prompts.len(), 2);
+    let next = prompts[1]["params"]["prompt"][0]["text"].as_str().unwrap();
+    assert!(next.ends_with(edited), "{next}");
+    assert!(
+        next.contains("approved with the reviewer's edits"),
+        "{next}"
+    );
+    // An edit of a tool permission is refused: only plans are edited.
+}
+
 #[test]
 fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_agents_option() {
     let t = tempfile::tempdir().unwrap();
@@ -567,6 +648,99 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
             || std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|s| s.contains(") Z "))
     });
+}
+
+/// Resume: a hosted session whose host ended is hosted again: its agent started anew and its
+/// session loaded (`session/load`, the scripted agent offers `loadSession`); the conversation
+/// goes on in the same record (the agent's replay not shown twice), and Send works again.
+#[test]
+fn an_ended_acp_session_is_resumed_with_session_load() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "hosted", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = pending_acp_row(&home);
+    let (code, out, err) = plandeck(&home, &["approve", row["id"].as_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    acp_session_row(&home, &id, "the first turn ended", |r| r["state"] == "idle");
+
+    // While its host runs there is nothing to resume.
+    let (code, out, _) = plandeck(&home, &["resume", &id, "--json"]);
+    assert_ne!(code, 0, "{out}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["error"]["kind"],
+        "conflict",
+        "{out}"
+    );
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");
+    let entries_before =
+        plandeck_core::acp::host::get(&plandeck_core::config::Roots::under_home(&home), &id)
+            .unwrap()
+            .entries
+            .len();
+
+    let resume = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["resume", &id, "--json"])
+        .output()
+        .unwrap();
+    assert!(resume.status.success(), "{resume:?}");
+    let resumed: serde_json::Value = serde_json::from_slice(&resume.stdout).unwrap();
+    assert_eq!(resumed["state"], "idle", "{resumed}");
+    assert_eq!(resumed["sessionId"], "s1");
+    let read = read_log(&log);
+    let load = read
+        .iter()
+        .find(|f| f["method"] == "session/load")
+        .expect("session/load sent");
+    assert_eq!(load["params"]["sessionId"], "s1");
+    assert_eq!(
+        load["params"]["cwd"].as_str().map(std::path::PathBuf::from),
+        started["cwd"].as_str().map(std::path::PathBuf::from)
+    );
+    let hosted =
+        plandeck_core::acp::host::get(&plandeck_core::config::Roots::under_home(&home), &id)
+            .unwrap();
+    // The earlier conversation stays, the replay is not shown twice: one note more.
+    assert_eq!(
+        hosted.entries.len(),
+        entries_before + 1,
+        "{:#?}",
+        hosted.entries
+    );
+    assert!(hosted.entries.last().unwrap().text.starts_with("Resumed"));
+
+    let (code, out, _) = plandeck(&home, &["send", &id, "after resume", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    plandeck_testkit::wait_until("the resumed agent got the message", || {
+        read_log(&log).iter().any(|f| {
+            f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == "after resume"
+        })
+    });
+    acp_session_row(&home, &id, "the resumed turn ended", |r| {
+        r["state"] == "idle"
+    });
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
 }
 
 /// The window's New session of an ACP agent starts this user's server when none runs (its own

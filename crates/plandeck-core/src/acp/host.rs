@@ -182,6 +182,10 @@ pub struct StartRequest {
     pub cwd: String,
     pub plan: bool,
     pub prompt: Option<String>,
+    /// Resume: the agent's own id of the earlier session to `session/load` (the host keeps the
+    /// session's record and conversation).
+    #[serde(default)]
+    pub load: Option<String>,
 }
 
 /// What the host is asked to do with a session.
@@ -189,9 +193,13 @@ pub struct StartRequest {
 #[serde(rename_all = "camelCase", tag = "command")]
 #[ts(rename = "AcpCommand")]
 pub enum Command {
-    Send { text: String },
+    Send {
+        text: String,
+    },
     Interrupt,
     Stop,
+    /// A session whose host ended, hosted again (`session/load`, where the agent offers it).
+    Resume,
 }
 
 /// TypeScript declarations of the types this module sends over IPC.
@@ -209,7 +217,8 @@ impl From<HostError> for crate::ipc::IpcError {
         use crate::ipc::ErrorKind;
         let kind = match e {
             HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
-            HostError::Busy(_) => ErrorKind::Conflict,
+            HostError::Busy(_) | HostError::Running(_) => ErrorKind::Conflict,
+            HostError::NeverOpened(_) => ErrorKind::BadInput,
             HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
             HostError::Store(_) => ErrorKind::Io,
         };
@@ -227,6 +236,10 @@ pub enum HostError {
     Ended(String),
     #[error("a turn of {0} is running: Send waits until it ends (or Interrupt it)")]
     Busy(String),
+    #[error("the session {0} still runs: Resume is for one whose host ended")]
+    Running(String),
+    #[error("the agent of {0} never opened its session: there is nothing to resume")]
+    NeverOpened(String),
     #[error("the message is empty or longer than {MAX_PROMPT_CHARS} characters")]
     BadPrompt,
     #[error("could not write the request: {0}")]
@@ -237,7 +250,7 @@ fn dir(roots: &Roots, sub: &str) -> PathBuf {
     roots.data.join("acp").join(sub)
 }
 
-fn check_id(id: &str) -> Result<(), HostError> {
+pub(crate) fn check_id(id: &str) -> Result<(), HostError> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     {
         return Err(HostError::NotFound(id.chars().take(80).collect()));
@@ -326,9 +339,34 @@ pub fn request_start(
         cwd: cwd.to_owned(),
         plan,
         prompt,
+        load: None,
     };
     write(roots, &dir(roots, "start").join(format!("{id}.json")), &req)?;
     Ok(id)
+}
+
+/// Asks for the session `id`, whose host ended, to be hosted again: its agent started anew and
+/// its session loaded (`session/load`, where the agent offers it: the host says so otherwise).
+/// Refused while its host runs, or for a session the agent never opened.
+pub fn request_resume(roots: &Roots, id: &str) -> Result<(), HostError> {
+    check_id(id)?;
+    let hosted = get(roots, id).ok_or_else(|| HostError::NotFound(id.to_owned()))?;
+    if hosted.live_state() != "ended" && hosted.live_state() != "failed" {
+        return Err(HostError::Running(id.to_owned()));
+    }
+    let session_id = hosted
+        .session_id
+        .clone()
+        .ok_or_else(|| HostError::NeverOpened(id.to_owned()))?;
+    let req = StartRequest {
+        id: id.to_owned(),
+        agent: hosted.agent.clone(),
+        cwd: hosted.cwd.clone(),
+        plan: false,
+        prompt: None,
+        load: Some(session_id),
+    };
+    write(roots, &dir(roots, "start").join(format!("{id}.json")), &req)
 }
 
 /// The hosted session `id`, as its host last wrote it.
@@ -358,6 +396,9 @@ pub fn list(roots: &Roots) -> Vec<Hosted> {
 /// Hands `command` to the host of session `id`. Send is refused while a turn runs.
 pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostError> {
     check_id(id)?;
+    if *command == Command::Resume {
+        return request_resume(roots, id);
+    }
     let hosted = get(roots, id).ok_or_else(|| HostError::NotFound(id.to_owned()))?;
     if hosted.live_state() == "ended" || hosted.state == "failed" {
         return Err(HostError::Ended(id.to_owned()));
@@ -480,11 +521,42 @@ fn bounded(text: &str) -> String {
 struct Record {
     roots: Roots,
     hosted: Hosted,
+    /// When it was last written, and whether it changed since (an agent's updates come many a
+    /// second: written at most every [`SAVE_EVERY`], the rest by the turn's next look).
+    saved_at: Option<std::time::Instant>,
+    dirty: bool,
 }
 
+/// The most often a streaming session's record is written (the window hears of each write).
+const SAVE_EVERY: Duration = Duration::from_millis(40);
+
 impl Record {
+    fn new(roots: Roots, hosted: Hosted) -> Record {
+        Record {
+            roots,
+            hosted,
+            saved_at: None,
+            dirty: false,
+        }
+    }
+
+    /// Written now when the last write is [`SAVE_EVERY`] old, else marked for [`Record::flush`].
+    fn save_soon(&mut self) {
+        self.dirty = true;
+        self.flush();
+    }
+
+    /// Writes what changed since the last write, once that is [`SAVE_EVERY`] old.
+    fn flush(&mut self) {
+        if self.dirty && self.saved_at.is_none_or(|t| t.elapsed() >= SAVE_EVERY) {
+            self.save();
+        }
+    }
+
     fn save(&mut self) {
         self.within_budget();
+        self.saved_at = Some(std::time::Instant::now());
+        self.dirty = false;
         self.hosted.updated = crate::timestamp::format(crate::timestamp::now());
         let path = dir(&self.roots, "sessions").join(format!("{}.json", self.hosted.id));
         if let Err(e) = write(&self.roots, &path, &self.hosted) {
@@ -619,9 +691,22 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     let now = crate::timestamp::format(crate::timestamp::now());
     let pid = std::process::id();
     let entry = catalog::acp_entry(&req.agent);
-    let record = Arc::new(Mutex::new(Record {
-        roots: roots.clone(),
-        hosted: Hosted {
+    // Resume: the session's record goes on (its conversation, usage, gating), hosted here now.
+    let resumed = req
+        .load
+        .as_ref()
+        .and_then(|_| get(roots, &req.id))
+        .map(|mut h| {
+            h.state = "starting".into();
+            h.problem = None;
+            h.host_pid = pid;
+            h.host_start_time = crate::process::start_time(pid);
+            h.agent_pid = None;
+            h
+        });
+    let record = Arc::new(Mutex::new(Record::new(
+        roots.clone(),
+        resumed.unwrap_or_else(|| Hosted {
             id: req.id.clone(),
             agent: req.agent.clone(),
             display_name: entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
@@ -641,8 +726,8 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             updated: now,
             entries: Vec::new(),
             machine: None,
-        },
-    }));
+        }),
+    )));
     lock(&record).save();
     let fail = |why: String| {
         let mut r = lock(&record);
@@ -668,15 +753,21 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         ),
         cwd: PathBuf::from(&req.cwd),
     };
-    let mut session = match Session::start(
-        &cmd,
-        std::path::Path::new(&req.cwd),
-        req.plan,
-        Duration::from_secs(120),
-    ) {
+    let cwd_path = std::path::Path::new(&req.cwd);
+    let started = match &req.load {
+        Some(sid) => Session::load(&cmd, cwd_path, sid, Duration::from_secs(120)),
+        None => Session::start(&cmd, cwd_path, req.plan, Duration::from_secs(120)),
+    };
+    let mut session = match started {
         Ok(s) => s,
         Err(e) => return fail(format!("{}: {e}", entry.name)),
     };
+    if req.load.is_some() {
+        lock(&record).note(
+            "note",
+            "Resumed: the agent loaded its session (session/load).",
+        );
+    }
     // A person may take long: the agent's silence while a turn runs is not a reason to cancel.
     session.cancel_after_silence(Duration::from_secs(24 * 3600));
     let agent_process = session.agent_process();
@@ -694,7 +785,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         session.observe(move |e| {
             let mut r = lock(&record);
             r.on_event(e);
-            r.save();
+            r.save_soon();
         });
     }
     // Commands read during a turn: Interrupt and Stop act at once; Send waits (refused when
@@ -702,7 +793,10 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     let flags = Arc::new(Flags::default());
     {
         let (roots, id, flags) = (roots.clone(), req.id.clone(), flags.clone());
+        let record = record.clone();
+        // Asked between the agent's messages and every 50 ms: the record's last changes written.
         session.controlled_by(move || {
+            lock(&record).flush();
             let mut out = flags
                 .interrupt
                 .swap(false, Ordering::SeqCst)
@@ -755,13 +849,15 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
                         || take_stop(&roots2, &hid, &flags2)
                 };
                 let choice = match requests::wait_decision(&roots2, &f.id, gone) {
-                    Some(d) if d.approve => Choice::Approve(d.option_id),
+                    Some(d) if d.approve => Choice::ApproveThen(d.option_id, d.feedback),
                     Some(d) => Choice::RejectWith(d.option_id, d.feedback),
                     None => Choice::Reject(None),
                 };
+                // Written by the turn's next look, after the answer went to the agent (the
+                // decision is not held up by a write).
                 let mut r = lock(&record2);
                 r.hosted.state = "working".into();
-                r.save();
+                r.dirty = true;
                 choice
             });
             match report {
@@ -847,7 +943,7 @@ fn take_stop(roots: &Roots, id: &str, flags: &Flags) -> bool {
                 flags.interrupt.store(true, Ordering::SeqCst);
                 give_up = true;
             }
-            Command::Send { .. } => {}
+            Command::Send { .. } | Command::Resume => {}
         }
     }
     give_up
@@ -904,6 +1000,8 @@ mod tests {
                 entries: Vec::new(),
                 machine: None,
             },
+            saved_at: None,
+            dirty: false,
         };
         let chunk = |kind: &str, text: &str| Event::Update {
             session_id: "s".into(),
@@ -961,6 +1059,7 @@ mod tests {
             cwd: "/".into(),
             plan: false,
             prompt: Some("hi".into()),
+            load: None,
         };
         std::fs::write(&elsewhere, serde_json::to_vec(&req).unwrap()).unwrap();
         std::os::unix::fs::symlink(&elsewhere, start.join("acps-link.json")).unwrap();
@@ -1007,6 +1106,8 @@ mod tests {
         let roots = Roots::under_home(home.path());
         let pid = std::process::id();
         let mut r = Record {
+            saved_at: None,
+            dirty: false,
             roots: roots.clone(),
             hosted: Hosted {
                 id: "acps-flood".into(),
@@ -1089,7 +1190,7 @@ mod tests {
             "hostStartTime": null, "agentPid": null, "started": "", "updated": "", "entries": [],
         }))
         .unwrap();
-        Record { roots, hosted }.save();
+        Record::new(roots, hosted).save();
         assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 

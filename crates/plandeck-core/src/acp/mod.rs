@@ -208,21 +208,46 @@ impl Update {
                         .and_then(|c| c.get("amount"))
                         .and_then(Value::as_f64),
                 }),
-                "agent_message_chunk" | "agent_thought_chunk" | "user_message_chunk" => {
-                    Some(Update::Chunk {
-                        kind: kind.clone(),
-                        text: update
-                            .pointer("/content/text")
-                            .and_then(Value::as_str)
-                            .unwrap_or("")
-                            .to_owned(),
+                "agent_message_chunk" => {
+                    let text = update
+                        .pointer("/content/text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    Some(match gemini_mode_update(text) {
+                        Some(mode) => Update::Mode(mode.to_owned()),
+                        None => Update::Chunk {
+                            kind: kind.clone(),
+                            text: text.to_owned(),
+                        },
                     })
                 }
+                "agent_thought_chunk" | "user_message_chunk" => Some(Update::Chunk {
+                    kind: kind.clone(),
+                    text: update
+                        .pointer("/content/text")
+                        .and_then(Value::as_str)
+                        .unwrap_or("")
+                        .to_owned(),
+                }),
                 k if KNOWN_OTHER.contains(&k) => Some(Update::Other(kind.clone())),
                 _ => None,
             };
         parsed.unwrap_or(Update::Unknown(kind))
     }
+}
+
+/// Gemini CLI (0.61.0) reports its mode changes as a whole `agent_message_chunk` whose text is
+/// `[MODE_UPDATE] <mode>`, not as `current_mode_update`. Only that exact form is a mode change:
+/// the marker, one space, a mode id (letters, digits, `-`, `_`; at most 64), nothing else, so
+/// text that merely mentions it stays a message.
+fn gemini_mode_update(text: &str) -> Option<&str> {
+    let mode = text.strip_prefix("[MODE_UPDATE] ")?;
+    let ok = !mode.is_empty()
+        && mode.len() <= 64
+        && mode
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b == b'-' || b == b'_');
+    ok.then_some(mode)
 }
 
 /// What the client hands its host, in the order the agent sent it.
@@ -438,6 +463,93 @@ mod tests {
                 }
             }
         }
+    }
+
+    #[test]
+    fn geminis_mode_update_chunk_is_a_mode_change_only_in_its_exact_form() {
+        let chunk = |t: &str| {
+            Update::parse(&json!({"sessionUpdate": "agent_message_chunk",
+                "content": {"type": "text", "text": t}}))
+        };
+        assert_eq!(chunk("[MODE_UPDATE] plan"), Update::Mode("plan".into()));
+        assert_eq!(
+            chunk("[MODE_UPDATE] autoEdit"),
+            Update::Mode("autoEdit".into())
+        );
+        for text in [
+            "[MODE_UPDATE]",
+            "[MODE_UPDATE] ",
+            "[MODE_UPDATE] plan\n",
+            "[MODE_UPDATE]  plan",
+            "[MODE_UPDATE] plan now",
+            " [MODE_UPDATE] plan",
+            "see [MODE_UPDATE] plan",
+            "[mode_update] plan",
+        ] {
+            assert!(matches!(chunk(text), Update::Chunk { .. }), "{text:?}");
+        }
+        let thought = Update::parse(&json!({"sessionUpdate": "agent_thought_chunk",
+            "content": {"type": "text", "text": "[MODE_UPDATE] default"}}));
+        assert!(matches!(thought, Update::Chunk { .. }));
+    }
+
+    /// Gemini CLI 0.61.0 as recorded: plan mode set, the plan approved, then its
+    /// `[MODE_UPDATE] default` chunk: the mode follows and the session stays gated. The same
+    /// chunk with no approval before it ungates the session.
+    #[test]
+    fn gemini_recorded_mode_updates_move_the_mode_and_gated() {
+        let text = include_str!("../../../../tests/fixtures/acp/gemini-cli-0.61.0.jsonl");
+        let replay = |answer: bool| {
+            let mut tracker = Tracker::new();
+            let mut modes = Vec::new();
+            for line in text.lines() {
+                let v: Value = serde_json::from_str(line).unwrap();
+                let f = &v["frame"];
+                if v["dir"] == "out" {
+                    if f["method"] == "session/set_mode" {
+                        tracker.mode_set(f["params"]["modeId"].as_str().unwrap());
+                    }
+                    let chosen = f
+                        .pointer("/result/outcome/optionId")
+                        .and_then(Value::as_str);
+                    if let (true, Some(option)) = (answer, chosen) {
+                        let id = f["id"].clone();
+                        if option == "cancel" {
+                            tracker.reject(&id).unwrap();
+                        } else {
+                            tracker.approve(&id, Some(option)).unwrap();
+                        }
+                    }
+                    continue;
+                }
+                let event = match f["method"].as_str() {
+                    Some("session/update") => {
+                        let update = Update::parse(&f["params"]["update"]);
+                        if let Update::Mode(m) = &update {
+                            modes.push(m.clone());
+                        }
+                        Event::Update {
+                            session_id: String::new(),
+                            update,
+                        }
+                    }
+                    Some("session/request_permission") => Event::Permission {
+                        rpc_id: f["id"].clone(),
+                        request: Box::new(serde_json::from_value(f["params"].clone()).unwrap()),
+                    },
+                    _ => continue,
+                };
+                tracker.on_event(&event);
+            }
+            (tracker, modes)
+        };
+        let (tracker, modes) = replay(true);
+        assert_eq!(modes, vec!["plan", "default"]);
+        assert_eq!(tracker.mode(), Some("default"));
+        assert!(tracker.gated(), "{:?}", tracker.ungated_why());
+        let (tracker, _) = replay(false);
+        assert_eq!(tracker.mode(), Some("default"));
+        assert!(!tracker.gated());
     }
 
     #[test]

@@ -19,8 +19,18 @@ pub struct Decision {
     pub approve: bool,
     /// The agent's option chosen (checked by the decider to be one of that request's).
     pub option_id: Option<String>,
-    /// A rejection's feedback: the next prompt.
+    /// A rejection's feedback, or an approval's edited plan ([`edited_prompt`]): the next prompt.
     pub feedback: Option<String>,
+}
+
+/// The next prompt of a plan approved with the person's edit. ACP's answer to a permission
+/// carries only the option chosen (claude-agent-acp 0.23 answers Claude Code's ExitPlanMode
+/// with its own `updatedInput`, the agent's plan as it was), so the edit follows as a prompt.
+pub fn edited_prompt(edited: &str) -> String {
+    format!(
+        "Your plan was approved with the reviewer's edits. Follow this edited plan, not your \
+         own:\n\n{edited}"
+    )
 }
 
 /// Files `request` of the session of `agent` (its catalog name) in `cwd`, hosted by this
@@ -83,10 +93,12 @@ pub fn wait_decision(
                 .and_then(|r| r.acp)
                 .and_then(|a| a.chosen);
             return Some(match d {
-                GateDecision::Approve { .. } => Decision {
+                GateDecision::Approve { edited, .. } => Decision {
                     approve: true,
                     option_id: chosen,
-                    feedback: None,
+                    feedback: edited
+                        .filter(|e| !e.trim().is_empty())
+                        .map(|e| edited_prompt(&e)),
                 },
                 GateDecision::Reject { feedback } => Decision {
                     approve: false,

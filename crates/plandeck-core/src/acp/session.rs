@@ -19,6 +19,9 @@ use super::{AcpError, Client, Event, Update};
 pub enum Choice {
     /// With this allow option of the request, or the narrowest one.
     Approve(Option<String>),
+    /// [`Choice::Approve`], then this next prompt (an edited plan: ACP's answer carries only the
+    /// option, so the edit follows as the next prompt).
+    ApproveThen(Option<String>, Option<String>),
     /// With the request's reject option; the feedback (if any) is the next prompt.
     Reject(Option<String>),
     /// With this reject option of the request (the person's choice), and the feedback.
@@ -124,6 +127,48 @@ impl Session {
         Ok(s)
     }
 
+    /// Starts the agent again and `session/load`s its earlier session `session_id` in `cwd`
+    /// (Resume), where the agent offers it (`agentCapabilities.loadSession`; refused otherwise).
+    /// What the agent replays of the conversation while loading is followed by the tracker (its
+    /// mode) but not shown again: the host kept the conversation.
+    pub fn load(
+        cmd: &AgentCommand,
+        cwd: &Path,
+        session_id: &str,
+        timeout: Duration,
+    ) -> Result<Session, AcpError> {
+        let (client, events) = Client::spawn(cmd)?;
+        let agent = client.initialize(timeout)?;
+        if agent.pointer("/agentCapabilities/loadSession") != Some(&Value::Bool(true)) {
+            return Err(AcpError::Protocol {
+                method: "session/load".into(),
+                message: "the agent does not offer loading a session (loadSession)".into(),
+            });
+        }
+        let info = client.load_session(session_id, cwd, timeout)?;
+        let mut tracker = Tracker::new();
+        // The replay came before the answer, from the same reader: all of it is here now.
+        while let Ok(e) = events.try_recv() {
+            if matches!(e, Event::Update { .. } | Event::Skipped(_)) {
+                tracker.on_event(&e);
+            }
+        }
+        if let Some(m) = &info.current_mode {
+            tracker.mode_set(m);
+        }
+        Ok(Session {
+            client,
+            events,
+            tracker,
+            info,
+            agent,
+            silence: timeout,
+            ended: false,
+            observer: None,
+            control: None,
+        })
+    }
+
     /// Every event of a turn goes to `observer` too.
     pub fn observe(&mut self, observer: impl FnMut(&Event) + Send + 'static) {
         self.observer = Some(Box::new(observer));
@@ -225,6 +270,10 @@ impl Session {
             if let Some(w) = self.tracker.on_event(&e) {
                 let decided = match decide(&w) {
                     Choice::Approve(opt) => self.tracker.approve(&w.rpc_id, opt.as_deref()),
+                    Choice::ApproveThen(opt, next) => {
+                        feedback = next.filter(|f| !f.trim().is_empty());
+                        self.tracker.approve(&w.rpc_id, opt.as_deref())
+                    }
                     Choice::Reject(fb) => {
                         feedback = fb.filter(|f| !f.trim().is_empty());
                         self.tracker.reject(&w.rpc_id)

@@ -35,14 +35,38 @@ pub(super) fn deliver(
         });
     };
     let (option, decision) = match decision {
+        // An edited plan: approved with the agent's option, the edit sent as the next prompt
+        // (ACP's answer carries no edited input).
         GateDecision::Approve {
-            edited: Some(_), ..
+            edited: Some(edited),
+            mode,
+            ..
         } => {
-            return Err(GateError::BadInput {
-                message: "an edited plan cannot be approved over ACP yet: approve it as it is, \
-                          or reject it with your changes as feedback"
-                    .to_owned(),
-            })
+            if req.kind != RequestKind::Plan {
+                return Err(GateError::BadInput {
+                    message: "only a plan can be approved with an edit".to_owned(),
+                });
+            }
+            if edited.trim().is_empty() {
+                return Err(GateError::BadInput {
+                    message: "the edited plan is empty".to_owned(),
+                });
+            }
+            if edited.chars().count() > MAX_FEEDBACK_CHARS {
+                return Err(GateError::BadInput {
+                    message: format!(
+                        "the edited plan is longer than {MAX_FEEDBACK_CHARS} characters; shorten it"
+                    ),
+                });
+            }
+            (
+                ask.allow_option(opts.option.as_deref(), mode)?,
+                GateDecision::Approve {
+                    mode,
+                    edited: Some(edited),
+                    started_from: None,
+                },
+            )
         }
         GateDecision::Approve { mode, .. } => (
             ask.allow_option(opts.option.as_deref(), mode)?,
@@ -123,6 +147,21 @@ pub(super) fn deliver(
             format!("Sent to the session of {agent}, which answers the agent with its option."),
         ),
     };
+    let edited = matches!(
+        decision,
+        GateDecision::Approve {
+            edited: Some(_),
+            ..
+        }
+    );
+    let message = if edited && delivery != Delivery::Failed {
+        format!(
+            "{message} Your edited plan goes to it as the next prompt (ACP's answer carries only \
+             the option, not an edited plan)."
+        )
+    } else {
+        message
+    };
     if delivery == Delivery::Failed {
         claim.withdraw();
     }
@@ -162,13 +201,25 @@ fn log(
             Some(feedback.clone()).filter(|f| !f.trim().is_empty()),
         ),
     };
+    // Approved with an edit: the version approved is the edit.
+    let approved = match decision {
+        GateDecision::Approve {
+            edited: Some(e), ..
+        } => Some(crate::review::store::hash(e.as_bytes())),
+        GateDecision::Approve { .. } => plan_hash.clone(),
+        GateDecision::Reject { .. } => None,
+    };
     let facts = crate::review::log::Facts {
         feedback,
-        approved_hash: plan_hash
-            .clone()
-            .filter(|_| verdict == crate::review::Verdict::Approved),
+        approved_hash: approved,
         content_hash: plan_hash,
-        edited: false,
+        edited: matches!(
+            decision,
+            GateDecision::Approve {
+                edited: Some(_),
+                ..
+            }
+        ),
         mode: Some(format!("acp option {option}")),
     };
     let mut line = crate::review::Decision::record(

@@ -130,6 +130,34 @@ fn gate_requests_arriving_and_ending_are_reported_with_their_ids() {
     );
 }
 
+/// Issue 36: a hosted ACP session's host rewrites its record as it changes; the window hears of
+/// it as `acp:changed` with the session's id (no polling), also when the folder is made after
+/// the start. Other files there (a durable write's temporary one) are nobody's id.
+#[test]
+fn a_hosted_acp_sessions_record_changing_is_reported_with_its_id() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let events = Arc::new(Mutex::new(Vec::<LiveEvent>::new()));
+    let sink = events.clone();
+    let _live = Live::start_with(&roots, Arc::new(Mutex::new(None)), false, move |e| {
+        lock(&sink).push(e)
+    });
+    let dir = roots.data.join("acp/sessions");
+    crate::durable::create_private_dir(&dir).unwrap();
+    std::fs::write(dir.join("notes.txt"), b"x").unwrap();
+    crate::durable::write_private(&dir.join("acps-0123abcd.json"), b"{}").unwrap();
+    let changed = wait_for("the record's change to be reported", || {
+        lock(&events).iter().find_map(|e| match e {
+            LiveEvent::Acp(c) => Some(c.clone()),
+            _ => None,
+        })
+    });
+    assert_eq!(changed.ids, ["acps-0123abcd"]);
+    let (name, payload) = crate::wire::event_of(LiveEvent::Acp(changed)).unwrap();
+    assert_eq!(name, "acp:changed");
+    assert_eq!(payload, serde_json::json!({ "ids": ["acps-0123abcd"] }));
+}
+
 /// A headless process (no Tauri) holds the same live state as the window: the live handle scans
 /// the plan history in the background, reports it, follows appended transcript bytes, and stops
 /// when dropped.
