@@ -45,6 +45,24 @@ describe("App", () => {
     expect(screen.getByText("not found")).toBeInTheDocument();
   });
 
+  it("the first frame has the plans view only: the waiting queue and the machines bar come after its paint", async () => {
+    // Issue 34, the first impression: what the first frame does not draw is not parsed, mounted or
+    // asked for before it (their chunks load after the first paint, lib/later.ts).
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "get_overview") return overview();
+      if (cmd === "list_plans") return { plans: [], problems: [] };
+      return [];
+    });
+    render(App);
+    // Mounted: the plans view has asked for its list, the queue has not asked for its requests.
+    await waitFor(() => expect(calls).toContain("list_plans"));
+    expect(calls).not.toContain("list_pending");
+    // Then it is mounted.
+    await waitFor(() => expect(calls).toContain("list_pending"));
+  });
+
   it("loads the demo from the empty state", async () => {
     const calls: string[] = [];
     mockIPC((cmd) => {

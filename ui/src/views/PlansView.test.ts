@@ -83,9 +83,13 @@ describe("PlansView", () => {
     expect(screen.getAllByTestId("plan-row")).toHaveLength(2);
     expect(screen.getByTestId("plans-count")).toHaveTextContent(/^300$/);
     expect(screen.queryByTestId("plan-detail")).toBeNull();
+    // Nor the filters (the search is there).
+    expect(screen.getByTestId("plan-search")).toBeInTheDocument();
+    expect(screen.queryByLabelText("Review state")).toBeNull();
     expect(window.__PLANDECK_FIRST__).toEqual({});
-    // The plan pane comes after the first paint, the whole list from `list_plans`.
+    // The plan pane and the filters come after the first paint, the whole list from `list_plans`.
     expect(await screen.findByTestId("plan-detail")).toBeInTheDocument();
+    expect(await screen.findByLabelText("Review state")).toBeInTheDocument();
     await waitFor(() => expect(answer).toBeDefined());
     answer!({ plans: all, problems: [] });
     await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBeGreaterThan(2));
@@ -100,7 +104,7 @@ describe("PlansView", () => {
     ];
     showPlans(plans, withFourthAgent({ plans: true }));
     await waitFor(() => expect(screen.getAllByTestId("plan-row").length).toBe(2));
-    const select = screen.getByLabelText("Agent") as HTMLSelectElement;
+    const select = (await screen.findByLabelText("Agent")) as HTMLSelectElement;
     // Codex writes no plans: not offered.
     await waitFor(() => expect([...select.options].map((o) => o.value)).toEqual(["", "claude", "gemini", "aider", "other"]));
     expect(select.options[3]).toHaveTextContent("Aider");
@@ -233,7 +237,7 @@ describe("PlansView", () => {
     plans = [plans[0], plans[1], { ...plans[2], state: "waiting", waitingRequest: "r1" }];
     await emit("gate:changed", { arrived: ["r1"], updated: [], closed: [] });
     await waitFor(() => expect(badge("Nobody yet")).toHaveTextContent("waiting for you"));
-    await fireEvent.change(screen.getByLabelText("Review state"), { target: { value: "waiting" } });
+    await fireEvent.change(await screen.findByLabelText("Review state"), { target: { value: "waiting" } });
     await waitFor(() => expect(screen.getAllByTestId("plan-row").map((r) => r.textContent)).toEqual([expect.stringContaining("Nobody yet")]));
   });
 
