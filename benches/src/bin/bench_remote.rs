@@ -7,26 +7,25 @@
 //!   the same call to a server here over a pipe (limit 1.5×);
 //! - a plan written on the remote to its `plans:changed` event at the client, p95 (< 300 ms);
 //! - an idle connected remote over 30 s: CPU of the ssh client and the remote's server (< 1% of a
-//!   core) and bytes through the ssh client beyond keep-alives (none: the client's heartbeat and
-//!   ssh's keep-alive are each one small burst every 15 s).
+//!   core) and bytes through the ssh client beyond those of a plain idle ssh with the same options
+//!   (ssh's keep-alives) over the same 30 s and the client's heartbeat (none).
 //!
 //! Needs root and Debian's `openssh-server` (`/usr/sbin/sshd`). HEAVY_HOME names a heavy home
 //! (benches/run.sh makes one), else one is generated at a quarter scale in a temporary folder.
 
+use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
-use std::process::{Child, Command, Stdio};
+use std::process::{Child, ChildStdin, ChildStdout, Command, Stdio};
 use std::time::{Duration, Instant};
 
 use plandeck_benches::heavy_home::{ensure, HeavyHomeSpec};
 use plandeck_benches::{median, ms, percentile, report, Limit};
 use plandeck_core::config::{Env, Host};
-use plandeck_core::remote::Remote;
+use plandeck_core::remote::{ssh_command_for, Remote, HEARTBEAT};
 
 const RUNS: usize = 5;
 const EVENTS: usize = 30;
 const IDLE: Duration = Duration::from_secs(30);
-/// The most one keep-alive moves through the ssh client (its pipe and its socket, both ways).
-const KEEP_ALIVE_BYTES: u64 = 256;
 
 fn beside(name: &str) -> PathBuf {
     std::env::current_exe()
@@ -121,6 +120,100 @@ fn ssh_children() -> Vec<u32> {
         }
     }
     found
+}
+
+/// The bytes a process moved, sampled, grouped into bursts (apart by more than 200 ms).
+struct Bursts {
+    last: u64,
+    last_change: Option<Instant>,
+    bursts: Vec<u64>,
+}
+
+impl Bursts {
+    fn new(bytes: u64) -> Self {
+        Self {
+            last: bytes,
+            last_change: None,
+            bursts: Vec::new(),
+        }
+    }
+
+    fn see(&mut self, now: u64) {
+        if now == self.last {
+            return;
+        }
+        if self
+            .last_change
+            .is_none_or(|t| t.elapsed() > Duration::from_millis(200))
+        {
+            self.bursts.push(0);
+        }
+        *self.bursts.last_mut().expect("a burst") += now - self.last;
+        self.last = now;
+        self.last_change = Some(Instant::now());
+    }
+}
+
+/// A plain ssh to `host` with the options of the connection's (`ssh_command_for`), running
+/// `cat` into /dev/null there: idle, what ssh's own keep-alives move.
+struct IdleSsh {
+    child: Child,
+    stdin: ChildStdin,
+    _stdout: BufReader<ChildStdout>,
+}
+
+impl IdleSsh {
+    /// Started and logged in (its remote command said so).
+    fn start(host: &Host, env: &Env) -> Self {
+        let mut child = ssh_command_for(host, env, "echo ready && exec cat >/dev/null")
+            .expect("an ssh command")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .expect("ssh runs");
+        let stdin = child.stdin.take().expect("its input");
+        let mut stdout = BufReader::new(child.stdout.take().expect("its output"));
+        let mut line = String::new();
+        stdout.read_line(&mut line).expect("ssh answers");
+        assert_eq!(line.trim(), "ready", "the plain ssh logged in");
+        Self {
+            child,
+            stdin,
+            _stdout: stdout,
+        }
+    }
+
+    fn pid(&self) -> u32 {
+        self.child.id()
+    }
+
+    /// What one empty line moves through it (the fewest of two, each written just after one of
+    /// ssh's keep-alives, so that none falls in the half second it is counted over).
+    fn one_line_bytes(&mut self) -> u64 {
+        (0..2)
+            .map(|_| {
+                let (before, deadline) = (io_bytes(self.pid()), Instant::now() + IDLE);
+                while io_bytes(self.pid()) == before && Instant::now() < deadline {
+                    std::thread::sleep(Duration::from_millis(10));
+                }
+                std::thread::sleep(Duration::from_millis(200));
+                let before = io_bytes(self.pid());
+                self.stdin.write_all(b"\n").expect("written");
+                self.stdin.flush().expect("written");
+                std::thread::sleep(Duration::from_millis(500));
+                io_bytes(self.pid()) - before
+            })
+            .min()
+            .expect("two")
+    }
+}
+
+impl Drop for IdleSsh {
+    fn drop(&mut self) {
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
 }
 
 fn main() {
@@ -414,46 +507,38 @@ fn benchmarks() {
     );
 
     // (c) Idle, connected and subscribed: CPU of the ssh client and the server there, bytes
-    // through the ssh client.
+    // through the ssh client against those of a plain ssh to the same machine with the same
+    // options (ssh's keep-alives: ServerAliveInterval), doing nothing, over the same 30 s.
     while remote.next_event(Duration::from_millis(1500)).is_some() {}
     let ssh_pids = ssh_children();
+    let mut bare_ssh = IdleSsh::start(&host, &env);
+    let ssh_pids: Vec<u32> = ssh_pids
+        .into_iter()
+        .filter(|p| *p != bare_ssh.pid())
+        .collect();
     let daemon = daemon_pid(&small_data).expect("the server there");
     let pids: Vec<u32> = ssh_pids.iter().copied().chain([daemon]).collect();
+    let ours_now = || ssh_pids.iter().map(|p| io_bytes(*p)).sum::<u64>();
     let ticks0: u64 = pids.iter().map(|p| cpu_ticks(*p)).sum();
-    let bytes0: u64 = ssh_pids.iter().map(|p| io_bytes(*p)).sum();
-    // The ssh client's bytes sampled every 10 ms, grouped into bursts (apart by more than 200 ms):
-    // a keep-alive is one small burst (the client's heartbeat, an empty line every 15 s while it
-    // sends nothing else; ssh's own ServerAliveInterval 15 s). Over 30 s that is at most two of
-    // each; anything more, or a burst over KEEP_ALIVE_BYTES, is traffic while idle.
+    let (bytes0, bare0) = (ours_now(), io_bytes(bare_ssh.pid()));
+    // Both sampled every 10 ms and grouped into bursts (apart by more than 200 ms), for the notes.
+    let (mut ours, mut bare) = (Bursts::new(bytes0), Bursts::new(bare0));
     let start = Instant::now();
-    let mut bursts: Vec<u64> = Vec::new();
-    let (mut last, mut last_change) = (bytes0, None::<Instant>);
     while start.elapsed() < IDLE {
         std::thread::sleep(Duration::from_millis(10));
-        let now: u64 = ssh_pids.iter().map(|p| io_bytes(*p)).sum();
-        if now != last {
-            let new_burst = last_change.is_none_or(|t| t.elapsed() > Duration::from_millis(200));
-            if new_burst {
-                bursts.push(0);
-            }
-            *bursts.last_mut().expect("a burst") += now - last;
-            last = now;
-            last_change = Some(Instant::now());
-        }
+        ours.see(ours_now());
+        bare.see(io_bytes(bare_ssh.pid()));
     }
     let wall = start.elapsed();
     let ticks1: u64 = pids.iter().map(|p| cpu_ticks(*p)).sum();
-    let bytes1: u64 = last;
-    let allowed = 2 * (IDLE.as_secs() / 15).max(1) as usize;
-    let mut sorted = bursts.clone();
-    sorted.sort_unstable();
-    let keep_alive = sorted
-        .iter()
-        .take(allowed)
-        .filter(|b| **b <= KEEP_ALIVE_BYTES)
-        .count();
-    let keep_alive_bytes: u64 = sorted.iter().take(keep_alive).sum();
-    let beyond = (bytes1 - bytes0) - keep_alive_bytes;
+    let (ours_bytes, bare_bytes) = (ours.last - bytes0, bare.last - bare0);
+    // The client's heartbeat (an empty line every 15 s while it sends nothing else): what one
+    // empty line costs through the plain ssh, times the heartbeats the window can hold.
+    let heartbeat = bare_ssh.one_line_bytes();
+    let heartbeats = IDLE.as_secs().div_ceil(HEARTBEAT.as_secs());
+    let allowed = bare_bytes + heartbeats * heartbeat;
+    let beyond = ours_bytes.saturating_sub(allowed);
+    drop(bare_ssh);
     // Clock ticks are 1/100 s on Linux.
     let cpu = (ticks1 - ticks0) as f64 * 10.0;
     let percent = cpu / ms(wall) * 100.0;
@@ -473,16 +558,22 @@ fn benchmarks() {
     report(
         "remote_idle_bytes",
         beyond as f64,
-        "no bytes beyond keep-alives (the client's heartbeat and ssh's ServerAliveInterval, each every 15 s; the window is 30 s)",
-        None,
+        "no bytes beyond an idle ssh with the same keep-alives (same options, same 30 s) and the client's heartbeat (an empty line every 15 s)",
+        Some((
+            "a plain ssh, same options, `cat` there, idle, same 30 s + the heartbeats' bytes",
+            allowed as f64,
+        )),
         Limit::max(0.0),
         serde_json::json!({
             "unit": "bytes",
-            "what": "bytes the ssh client read and wrote (its pipes and its socket) while idle, beyond keep-alives",
-            "all_bytes": bytes1 - bytes0,
-            "bursts": bursts,
-            "keep_alives": keep_alive,
-            "keep_alive_bytes": keep_alive_bytes,
+            "what": "bytes the ssh client read and wrote (its pipes and its socket) while idle, beyond the plain ssh's and the heartbeats'",
+            "all_bytes": ours_bytes,
+            "plain_ssh_bytes": bare_bytes,
+            "heartbeat_bytes": heartbeat,
+            "heartbeats": heartbeats,
+            "ours_minus_plain_ssh": ours_bytes as i64 - bare_bytes as i64,
+            "bursts": ours.bursts,
+            "plain_ssh_bursts": bare.bursts,
             "wall_ms": ms(wall).round(),
         }),
     );
