@@ -9,7 +9,6 @@
 use std::io::{Read, Write};
 use std::net::TcpListener;
 use std::path::Path;
-use std::process::Command;
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::{mpsc, Arc};
 use std::time::{Duration, Instant};
@@ -38,74 +37,6 @@ fn b64(bytes: &[u8]) -> String {
         }
     }
     out
-}
-
-fn openssl(args: &[&str], dir: &Path) {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("openssl is needed by bench_push");
-    assert!(out.status.success(), "openssl {args:?}");
-}
-
-fn certificates(dir: &Path) {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend([
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=bench CA",
-    ]);
-    openssl(&ca, dir);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    openssl(&csr, dir);
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-        dir,
-    );
 }
 
 /// A push service on loopback HTTPS: answers 201 and sends when it had each whole message.
@@ -235,7 +166,7 @@ fn main() {
     let home = dir.path().join("home");
     let certs = dir.path().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    certificates(&certs);
+    plandeck_testkit::tls::test_ca(&certs);
     let roots = Roots::under_home(&home);
     // The hook waits while a reviewer is there (the window here; the phone, once hooks wait for it).
     let _app = gate::app_heartbeat(&roots).unwrap();

@@ -5,6 +5,7 @@
 //! - [`git`]: temporary repositories, commits and linked worktrees;
 //! - [`tmux`]: a private tmux server with real panes;
 //! - [`home`]: a temporary `$HOME` with the agents' folders;
+//! - [`tls`]: a test certificate authority and a certificate for 127.0.0.1 (openssl);
 //! - [`tree`]: a snapshot of a folder, to show that something left it as it was;
 //! - [`require_tool`]: a tool the test needs and does not find fails it, never skips it;
 //! - [`verify`]: a Claude Code transcript being written and a repository with a reflog at chosen
@@ -16,6 +17,7 @@
 pub mod fixtures;
 pub mod git;
 pub mod home;
+pub mod tls;
 pub mod tmux;
 pub mod tree;
 pub mod verify;

@@ -176,82 +176,6 @@ impl Phone {
     }
 }
 
-/// Runs openssl; a missing one fails the test loudly.
-fn openssl(args: &[&str], dir: &Path) {
-    let out = std::process::Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("openssl is needed by this test (scripts/setup.sh --test): {e}")
-        });
-    assert!(
-        out.status.success(),
-        "openssl {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
-
-/// A CA and a certificate for 127.0.0.1 signed by it, in `dir` (ca.pem, server.pem, server.key).
-fn certificates(dir: &Path) {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend([
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=push test CA",
-    ]);
-    openssl(&ca, dir);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    openssl(&csr, dir);
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-        dir,
-    );
-}
-
 /// What the stand-in received: the request line's path, the headers (lower-case names), the body.
 #[derive(Debug)]
 struct Received {
@@ -373,7 +297,7 @@ fn a_filed_request_reaches_the_push_service_encrypted_with_its_title_and_no_plan
     let roots = Roots::under_home(dir.path());
     let certs = dir.path().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    certificates(&certs);
+    plandeck_testkit::tls::test_ca(&certs);
     let (port, rx) = stand_in(&certs, 201);
     let phone = Phone::pair(&roots, "Pixel");
     let endpoint = format!("https://127.0.0.1:{port}/push/v2/opaque-token");
@@ -532,7 +456,7 @@ fn sending_is_capped_refuses_private_addresses_and_drops_a_gone_subscription() {
     let roots = Roots::under_home(dir.path());
     let certs = dir.path().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    certificates(&certs);
+    plandeck_testkit::tls::test_ca(&certs);
     let (port, rx) = stand_in(&certs, 410);
     let phone = Phone::pair(&roots, "Pixel");
     let endpoint = format!("https://127.0.0.1:{port}/push/gone");
@@ -586,7 +510,7 @@ fn ntfy_gets_a_view_link_only_under_the_same_cap() {
     assert_eq!(ntfy(&roots).unwrap(), None);
     let certs = dir.path().join("certs");
     std::fs::create_dir_all(&certs).unwrap();
-    certificates(&certs);
+    plandeck_testkit::tls::test_ca(&certs);
     let (port, rx) = stand_in(&certs, 200);
     let topic = format!("https://127.0.0.1:{port}/my-own-topic");
     set_ntfy(&roots, Some(&topic)).unwrap();
