@@ -4,6 +4,7 @@
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 use crate::config::Roots;
 
@@ -90,34 +91,74 @@ pub fn is_running(roots: &Roots) -> bool {
     }
 }
 
+/// What [`launch`] runs.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub enum Launch {
+    /// `serve --daemon-launch`: a launcher that starts the server and exits (waited for).
+    #[default]
+    Launcher,
+    /// `serve --daemon`: the server itself (not waited for: it outlives the launcher and belongs
+    /// to no ssh session).
+    Server,
+}
+
+/// How [`launch`] starts the server: which process, and the server's options (`None`: the
+/// server's own default).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
+pub struct LaunchOptions {
+    pub how: Launch,
+    /// How long the server stays with no client before it exits (`--idle-exit`).
+    pub idle_exit: Option<Duration>,
+    /// How many events it keeps for a client that resumes (`--event-buffer`).
+    pub event_buffer: Option<usize>,
+}
+
 /// Starts this user's server for `roots`, detached: `exe` (this program: the window's binary
 /// runs the command line too) as `--<agent>-root … --data-dir … --config-dir … serve
-/// --daemon-launch`, a launcher that starts the server and exits, its output appended to the
-/// server's log. Returns once the launcher ended.
-pub fn launch(roots: &Roots, exe: &Path) -> std::io::Result<()> {
+/// --daemon-launch` (or `--daemon`, [`LaunchOptions::how`]) with the options given, its
+/// output appended to the server's log (a log over 1 MiB starts again, the previous one kept
+/// beside it as `plandeck.log.1`). Returns once the launcher ended, or once the server started.
+pub fn launch(roots: &Roots, exe: &Path, options: &LaunchOptions) -> std::io::Result<()> {
     private_dir(&dir(roots), own_uid())?;
+    let log_path = log_path(roots);
+    if std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 1 << 20) {
+        let _ = std::fs::rename(&log_path, log_path.with_extension("log.1"));
+    }
     let log = private_file(
         std::fs::OpenOptions::new().create(true).append(true),
-        &log_path(roots),
+        &log_path,
     )?;
     let mut cmd = std::process::Command::new(exe);
     for (id, folder) in &roots.agents {
         cmd.arg(format!("--{id}-root")).arg(folder);
     }
+    let how = match options.how {
+        Launch::Launcher => "--daemon-launch",
+        Launch::Server => "--daemon",
+    };
     cmd.arg("--data-dir")
         .arg(&roots.data)
         .arg("--config-dir")
         .arg(&roots.config)
-        .args(["serve", "--daemon-launch"])
-        .stdin(std::process::Stdio::null())
+        .args(["serve", how]);
+    if let Some(idle) = options.idle_exit {
+        cmd.arg("--idle-exit").arg(idle.as_secs().to_string());
+    }
+    if let Some(events) = options.event_buffer {
+        cmd.arg("--event-buffer").arg(events.to_string());
+    }
+    cmd.stdin(std::process::Stdio::null())
         .stdout(log.try_clone()?)
         .stderr(log);
-    let status = cmd.status()?;
-    if !status.success() {
-        return Err(std::io::Error::other(format!(
-            "the launcher ended with {status}: see {}",
-            log_path(roots).display()
-        )));
+    let mut child = cmd.spawn()?;
+    if options.how == Launch::Launcher {
+        let status = child.wait()?;
+        if !status.success() {
+            return Err(std::io::Error::other(format!(
+                "the launcher ended with {status}: see {}",
+                log_path.display()
+            )));
+        }
     }
     Ok(())
 }

@@ -95,7 +95,7 @@ pub(crate) fn request(args: &StartArgs, agent: Agent) -> StartRequest {
 pub fn start(ctx: &Context, args: StartArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
     if plandeck_core::acp::catalog::acp_entry(&args.agent).is_some() {
-        return start_acp(ctx, &roots, &args, out);
+        return start_acp(&roots, &args, out);
     }
     let agent = terminal_agent(&args)?;
     let started = control::start(&roots, &request(&args, agent))?;
@@ -106,13 +106,12 @@ pub fn start(ctx: &Context, args: StartArgs, out: &mut Out<'_>) -> Result<i32, I
 /// (started when none runs), which starts the agent and hosts it: it outlives this command and
 /// the window. Waits until the agent started (or failed), then prints the session.
 fn start_acp(
-    ctx: &Context,
     roots: &plandeck_core::config::Roots,
     args: &StartArgs,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     use plandeck_core::acp::host;
-    super::serve::ensure_daemon(ctx, roots).map_err(|e| {
+    super::serve::ensure_daemon(roots).map_err(|e| {
         IpcError::new(
             ErrorKind::Io,
             format!("cannot start the Plandeck server: {e}"),
@@ -268,7 +267,7 @@ fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, Ip
         .map(|h| h.updated)
         .ok_or_else(|| IpcError::from(host::HostError::NotFound(args.id.clone())))?;
     host::request_resume(&roots, &args.id).map_err(IpcError::from)?;
-    super::serve::ensure_daemon(ctx, &roots).map_err(|e| {
+    super::serve::ensure_daemon(&roots).map_err(|e| {
         IpcError::new(
             ErrorKind::Io,
             format!("cannot start the Plandeck server: {e}"),

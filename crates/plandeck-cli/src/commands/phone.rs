@@ -338,7 +338,7 @@ fn start(
         return start_alone(ctx, roots, config);
     }
     Ok(phone::settings::turn_on(roots, config, &|| {
-        super::serve::ensure_daemon(ctx, roots)
+        super::serve::ensure_daemon(roots)
     })?)
 }
 

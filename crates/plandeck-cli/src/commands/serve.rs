@@ -7,12 +7,13 @@
 //! events; `--no-daemon` serves from this process alone (its events end with it).
 
 use std::io::Write;
-use std::process::{Command, Stdio};
+
 use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use clap::Args;
 use plandeck_core::config::Roots;
+use plandeck_core::daemon_home::{self, Launch, LaunchOptions};
 use plandeck_core::ipc::{ErrorKind, IpcError};
 use plandeck_core::serve::{self, daemon};
 
@@ -84,7 +85,7 @@ pub fn run(
     let roots = ctx.roots()?;
     let by = serve::decided_by(ctx.env.get("SSH_CLIENT"));
     if args.daemon_launch {
-        launch(ctx, &args, &roots, "--daemon").map_err(io("cannot start the server"))?;
+        launch(&args, &roots, Launch::Server).map_err(io("cannot start the server"))?;
         return Ok(0);
     }
     if args.daemon {
@@ -121,17 +122,22 @@ pub fn run(
             .map_err(io("cannot write a frame"))?;
         return Ok(0);
     }
-    let start = || launch(ctx, &args, &roots, "--daemon-launch");
+    let start = || launch(&args, &roots, Launch::Launcher);
     daemon::relay(&roots, &by, std::io::stdin(), &mut Exact(out), &start)
         .map_err(io("cannot reach the Plandeck server on this machine"))?;
     Ok(0)
 }
 
-/// Runs this `plandeck` again as `serve <how>` with the same folders and options, its output
-/// appended to the server's log: `--daemon-launch` (a launcher, waited for) starts `--daemon`
-/// (not waited for: it outlives the launcher and belongs to no ssh session).
-fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io::Result<()> {
-    launch_with(ctx, roots, how, args.idle_exit, args.event_buffer)
+/// Runs this `plandeck` again as `serve --daemon-launch` or `--daemon` with the same folders and
+/// options ([`daemon_home::launch`]): the launcher (waited for) starts the server (not waited for:
+/// it outlives the launcher and belongs to no ssh session).
+fn launch(args: &ServeArgs, roots: &Roots, how: Launch) -> std::io::Result<()> {
+    let options = LaunchOptions {
+        how,
+        idle_exit: Some(Duration::from_secs(args.idle_exit)),
+        event_buffer: Some(args.event_buffer),
+    };
+    daemon_home::launch(roots, &std::env::current_exe()?, &options)
 }
 
 /// Starts this user's long-lived server here (detached, through its launcher) unless it answers
@@ -139,17 +145,11 @@ fn launch(ctx: &Context, args: &ServeArgs, roots: &Roots, how: &str) -> std::io:
 /// Whether it runs is read from its lock, not by connecting (a connection would count as a
 /// client). Waits until it holds its lock (30 s at most): `plandeck start --agent` hands it the
 /// session next.
-pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
+pub fn ensure_daemon(roots: &Roots) -> std::io::Result<()> {
     if daemon::is_running(roots) {
         return Ok(());
     }
-    launch_with(
-        ctx,
-        roots,
-        "--daemon-launch",
-        daemon::IDLE_EXIT.as_secs(),
-        serve::EVENT_BUFFER,
-    )?;
+    daemon_home::launch(roots, &std::env::current_exe()?, &LaunchOptions::default())?;
     let deadline = std::time::Instant::now() + Duration::from_secs(30);
     while !daemon::is_running(roots) {
         if std::time::Instant::now() > deadline {
@@ -159,55 +159,6 @@ pub fn ensure_daemon(ctx: &Context, roots: &Roots) -> std::io::Result<()> {
             )));
         }
         std::thread::sleep(Duration::from_millis(25));
-    }
-    Ok(())
-}
-
-fn launch_with(
-    ctx: &Context,
-    roots: &Roots,
-    how: &str,
-    idle_exit: u64,
-    event_buffer: usize,
-) -> std::io::Result<()> {
-    daemon::private_dir(&daemon::dir(roots), daemon::own_uid())?;
-    let exe = std::env::current_exe()?;
-    let log_path = daemon::log_path(roots);
-    // A long log starts again (the previous one is kept beside it).
-    if std::fs::metadata(&log_path).is_ok_and(|m| m.len() > 1 << 20) {
-        let _ = std::fs::rename(&log_path, log_path.with_extension("log.1"));
-    }
-    let log = daemon::private_file(
-        std::fs::OpenOptions::new().create(true).append(true),
-        &log_path,
-    )?;
-    let mut cmd = Command::new(exe);
-    let g = &ctx.global;
-    for (id, dir) in &g.agent_roots.0 {
-        cmd.arg(format!("--{id}-root")).arg(dir);
-    }
-    for (flag, value) in [("--data-dir", &g.data_dir), ("--config-dir", &g.config_dir)] {
-        if let Some(v) = value {
-            cmd.arg(flag).arg(v);
-        }
-    }
-    cmd.args(["serve", how])
-        .arg("--idle-exit")
-        .arg(idle_exit.to_string())
-        .arg("--event-buffer")
-        .arg(event_buffer.to_string())
-        .stdin(Stdio::null())
-        .stdout(log.try_clone()?)
-        .stderr(log);
-    let mut child = cmd.spawn()?;
-    if how == "--daemon-launch" {
-        let status = child.wait()?;
-        if !status.success() {
-            return Err(std::io::Error::other(format!(
-                "the launcher ended with {status}: see {}",
-                log_path.display()
-            )));
-        }
     }
     Ok(())
 }

@@ -216,7 +216,11 @@ pub fn launch_daemon(roots: &Roots) -> std::io::Result<()> {
     if crate::daemon_home::is_running(roots) {
         return Ok(());
     }
-    crate::daemon_home::launch(roots, &std::env::current_exe()?)
+    crate::daemon_home::launch(
+        roots,
+        &std::env::current_exe()?,
+        &crate::daemon_home::LaunchOptions::default(),
+    )
 }
 
 /// Makes a one-time pairing link (the page must be on) with its QR code.

@@ -44,6 +44,7 @@ use super::{lock, read_line, serve_connection, Options, Shared};
 use crate::config::Roots;
 pub use crate::daemon_home::{
     dir, is_running, launch, lock_path, log_path, own_uid, private_dir, private_file, socket_path,
+    Launch, LaunchOptions,
 };
 
 /// How long a daemon waits with nobody connected before it exits.
@@ -489,7 +490,7 @@ pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
     let socket = socket_path(roots);
     check_socket_path(&socket)?;
     if !is_running(roots) {
-        launch(roots, exe)?;
+        launch(roots, exe, &LaunchOptions::default())?;
     }
     wait_for_socket(&socket).map(|_| ())
 }
