@@ -110,13 +110,7 @@ fn start_acp(
     args: &StartArgs,
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
-    use plandeck_core::acp::host;
-    super::serve::ensure_daemon(roots).map_err(|e| {
-        IpcError::new(
-            ErrorKind::Io,
-            format!("cannot start the Plandeck server: {e}"),
-        )
-    })?;
+    ensure_server(roots)?;
     let asked = control::start_acp(
         roots,
         &args.agent,
@@ -126,32 +120,18 @@ fn start_acp(
         args.plan,
         args.prompt.clone(),
     )?;
-    let started = std::time::Instant::now();
-    let hosted = loop {
-        match host::get(roots, &asked.id) {
-            Some(h) if h.state != "starting" => break h,
-            _ if started.elapsed() > std::time::Duration::from_secs(150) => {
-                return Err(IpcError::new(
-                    ErrorKind::Internal,
-                    format!(
-                        "the Plandeck server did not start {} within 150 s (session {}): see its log",
-                        asked.agent, asked.id
-                    ),
-                ))
-            }
-            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
-        }
-    };
-    if hosted.state == "failed" {
-        return Err(IpcError::new(
-            ErrorKind::Unsupported,
+    let hosted = hosted_once(
+        roots,
+        &asked.id,
+        |_| true,
+        || {
             format!(
-                "{} did not start: {}",
-                asked.agent,
-                hosted.problem.as_deref().unwrap_or("?")
-            ),
-        ));
-    }
+                "the Plandeck server did not start {} within 150 s (session {}): see its log",
+                asked.agent, asked.id
+            )
+        },
+        |problem| format!("{} did not start: {problem}", asked.agent),
+    )?;
     if args.json {
         print_json(
             out,
@@ -256,6 +236,45 @@ fn acp_command(
     print_message(done, json, out)
 }
 
+/// Starts this user's Plandeck server unless it runs (it hosts the ACP sessions).
+fn ensure_server(roots: &plandeck_core::config::Roots) -> Result<(), IpcError> {
+    super::serve::ensure_daemon(roots).map_err(|e| {
+        IpcError::new(
+            ErrorKind::Io,
+            format!("cannot start the Plandeck server: {e}"),
+        )
+    })
+}
+
+/// The record of the hosted ACP session `id` once its host took it (`taken`) and it is past
+/// starting, read every 50 ms for 150 s at most: refused with `timed_out`'s words when it did not
+/// come, and with `failed`'s (given the host's problem) when the agent failed.
+fn hosted_once(
+    roots: &plandeck_core::config::Roots,
+    id: &str,
+    taken: impl Fn(&plandeck_core::acp::host::Hosted) -> bool,
+    timed_out: impl FnOnce() -> String,
+    failed: impl FnOnce(&str) -> String,
+) -> Result<plandeck_core::acp::host::Hosted, IpcError> {
+    let asked = std::time::Instant::now();
+    let hosted = loop {
+        match plandeck_core::acp::host::get(roots, id) {
+            Some(h) if taken(&h) && h.state != "starting" => break h,
+            _ if asked.elapsed() > std::time::Duration::from_secs(150) => {
+                return Err(IpcError::new(ErrorKind::Internal, timed_out()))
+            }
+            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
+        }
+    };
+    if hosted.state == "failed" {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            failed(hosted.problem.as_deref().unwrap_or("?")),
+        ));
+    }
+    Ok(hosted)
+}
+
 /// `plandeck resume acps-…`: a hosted ACP session whose host ended is hosted again by this
 /// user's server (started when none runs): its agent started anew, its session loaded
 /// (`session/load`, where the agent offers it). Waits until it is loaded (or failed).
@@ -267,38 +286,19 @@ fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, Ip
         .map(|h| h.updated)
         .ok_or_else(|| IpcError::from(host::HostError::NotFound(args.id.clone())))?;
     host::request_resume(&roots, &args.id).map_err(IpcError::from)?;
-    super::serve::ensure_daemon(&roots).map_err(|e| {
-        IpcError::new(
-            ErrorKind::Io,
-            format!("cannot start the Plandeck server: {e}"),
-        )
-    })?;
-    let asked = std::time::Instant::now();
-    let hosted = loop {
-        match host::get(&roots, &args.id) {
-            Some(h) if h.updated != before && h.state != "starting" => break h,
-            _ if asked.elapsed() > std::time::Duration::from_secs(150) => {
-                return Err(IpcError::new(
-                    ErrorKind::Internal,
-                    format!(
-                        "the Plandeck server did not resume {} within 150 s: see its log",
-                        args.id
-                    ),
-                ))
-            }
-            _ => std::thread::sleep(std::time::Duration::from_millis(50)),
-        }
-    };
-    if hosted.state == "failed" {
-        return Err(IpcError::new(
-            ErrorKind::Unsupported,
+    ensure_server(&roots)?;
+    let hosted = hosted_once(
+        &roots,
+        &args.id,
+        |h| h.updated != before,
+        || {
             format!(
-                "{} was not resumed: {}",
-                args.id,
-                hosted.problem.as_deref().unwrap_or("?")
-            ),
-        ));
-    }
+                "the Plandeck server did not resume {} within 150 s: see its log",
+                args.id
+            )
+        },
+        |problem| format!("{} was not resumed: {problem}", args.id),
+    )?;
     if args.json {
         print_json(
             out,
