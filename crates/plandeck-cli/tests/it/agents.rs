@@ -67,21 +67,9 @@ fn agents_check_starts_an_acp_agent_in_plan_mode_and_rejects_its_plan_with_the_f
 ) {
     let t = tempfile::tempdir().unwrap();
     let (bin, repo) = (t.path().join("bin"), t.path().join("repo"));
-    std::fs::create_dir_all(&bin).unwrap();
     std::fs::create_dir_all(&repo).unwrap();
     let log = t.path().join("agent-read.jsonl");
-    let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("../../tests/agents/acp-scripted.mjs");
-    write_executable(
-        &bin.join("claude-agent-acp"),
-        &format!(
-            "#!/bin/sh\nexec '{}' '{}' --scenario plan --log '{}'\n",
-            node().display(),
-            script.display(),
-            log.display()
-        ),
-        0o755,
-    );
+    scripted_claude_acp(&bin, "plan", &log);
     let feedback = "Keyset pagination; keep `rm -rf /` as text.";
     let (code, out, err) = plandeck_in(
         &[
@@ -111,11 +99,7 @@ fn agents_check_starts_an_acp_agent_in_plan_mode_and_rejects_its_plan_with_the_f
     assert_eq!(first["mode"], "plan");
     assert_eq!(first["gated"], true);
     assert_eq!(v["turns"].as_array().unwrap().len(), 2);
-    let read: Vec<serde_json::Value> = std::fs::read_to_string(&log)
-        .unwrap()
-        .lines()
-        .map(|l| serde_json::from_str(l).unwrap())
-        .collect();
+    let read = read_log(&log);
     let prompts: Vec<_> = read
         .iter()
         .filter(|f| f["method"] == "session/prompt")
@@ -175,6 +159,59 @@ fn scripted_claude_acp(bin: &std::path::Path, scenario: &str, log: &std::path::P
     );
 }
 
+/// A test's folders: a home, `bin` with the scripted ACP agent playing a scenario as
+/// `claude-agent-acp`, the log of what the agent read, and a repo (an empty folder, or a git
+/// repository with one commit).
+struct Scripted {
+    /// Holds the folders (removed when it goes: bind it, `t: _t`, for as long as they are used).
+    t: tempfile::TempDir,
+    home: std::path::PathBuf,
+    bin: std::path::PathBuf,
+    repo: std::path::PathBuf,
+    log: std::path::PathBuf,
+}
+
+impl Scripted {
+    fn new(scenario: &str, git: bool) -> Self {
+        let t = tempfile::tempdir().unwrap();
+        let (home, bin, repo) = (
+            t.path().join("home"),
+            t.path().join("bin"),
+            t.path().join("repo"),
+        );
+        std::fs::create_dir_all(&home).unwrap();
+        if git {
+            plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+        } else {
+            std::fs::create_dir_all(&repo).unwrap();
+        }
+        let log = t.path().join("agent-read.jsonl");
+        scripted_claude_acp(&bin, scenario, &log);
+        Self {
+            t,
+            home,
+            bin,
+            repo,
+            log,
+        }
+    }
+}
+
+/// `plandeck agents check claude-acp --repo <repo> --wait --json` with `bin` as the PATH,
+/// running, its output piped.
+fn check_waiting(home: &std::path::Path, bin: &std::path::Path, repo: &std::path::Path) -> Host {
+    plandeck_process(home)
+        .env("PATH", bin)
+        .args(["agents", "check", "claude-acp", "--repo"])
+        .arg(repo)
+        .args(["--wait", "--json"])
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped())
+        .spawn()
+        .map(|c| Host(Some(c)))
+        .unwrap()
+}
+
 fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
@@ -214,26 +251,14 @@ fn pending_acp_row(home: &std::path::Path) -> serde_json::Value {
 
 #[test]
 fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_the_next_prompt() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "plan", &log);
-    let host = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["agents", "check", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--wait", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map(|c| Host(Some(c)))
-        .unwrap();
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("plan", false);
+    let host = check_waiting(&home, &bin, &repo);
     let row = pending_acp_row(&home);
     assert_eq!(row["kind"], "plan");
     assert_eq!(row["agent"], "claude-acp");
@@ -312,26 +337,14 @@ fn an_acp_plan_waits_in_pending_with_its_kind_and_reject_sends_the_feedback_as_t
 /// is approved with the agent's allow option and the edited plan is the next prompt, said so.
 #[test]
 fn an_acp_plan_approved_with_an_edit_is_approved_and_the_edit_is_the_next_prompt() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "plan", &log);
-    let host = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["agents", "check", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--wait", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map(|c| Host(Some(c)))
-        .unwrap();
+    let Scripted {
+        t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("plan", false);
+    let host = check_waiting(&home, &bin, &repo);
     let row = pending_acp_row(&home);
     let id = row["id"].as_str().unwrap().to_owned();
     let edit = t.path().join("edited.md");
@@ -390,26 +403,14 @@ fn an_acp_plan_approved_with_an_edit_is_approved_and_the_edit_is_the_next_prompt
 
 #[test]
 fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_agents_option() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "tool", &log);
-    let host = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["agents", "check", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--wait", "--json"])
-        .stdout(std::process::Stdio::piped())
-        .stderr(std::process::Stdio::piped())
-        .spawn()
-        .map(|c| Host(Some(c)))
-        .unwrap();
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("tool", false);
+    let host = check_waiting(&home, &bin, &repo);
     let row = pending_acp_row(&home);
     assert_eq!(row["kind"], "permission");
     assert_eq!(row["command"], "ls -la");
@@ -441,16 +442,13 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
 
 #[test]
 fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "die", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log: _,
+    } = Scripted::new("die", false);
     let done = plandeck_process(&home)
         .env("PATH", &bin)
         .args(["agents", "check", "claude-acp", "--repo"])
@@ -541,16 +539,13 @@ fn acp_session_row(
 /// no turn runs, Interrupt is `session/cancel`, Stop ends the agent's process group.
 #[test]
 fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "hosted", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("hosted", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
     let start = plandeck_process(&home)
         .env("PATH", &bin)
@@ -655,16 +650,13 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
 /// goes on in the same record (the agent's replay not shown twice), and Send works again.
 #[test]
 fn an_ended_acp_session_is_resumed_with_session_load() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "hosted", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("hosted", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
     let start = plandeck_process(&home)
         .env("PATH", &bin)

@@ -971,16 +971,13 @@ mod tests {
         }
     }
 
-    /// What the agent says reaches the window through the plans' sanitizer: no script, no
-    /// handler, no `javascript:` link; tool titles stay text (no html).
-    #[test]
-    fn messages_are_rendered_through_the_plans_sanitizer_and_tools_stay_text() {
-        let home = tempfile::tempdir().unwrap();
-        let roots = Roots::under_home(home.path());
-        let mut r = Record {
+    /// The record of an idle Claude Code (ACP) session `id` in /r, hosted by `host_pid`, with no
+    /// entries yet.
+    fn idle_record(roots: Roots, id: &str, host_pid: u32, host_start_time: Option<u64>) -> Record {
+        Record {
             roots,
             hosted: Hosted {
-                id: "acps-1".into(),
+                id: id.into(),
                 agent: "claude-acp".into(),
                 display_name: "Claude Code (ACP)".into(),
                 cwd: "/r".into(),
@@ -992,8 +989,8 @@ mod tests {
                 ungated_why: None,
                 usage: Usage::default(),
                 problem: None,
-                host_pid: 1,
-                host_start_time: None,
+                host_pid,
+                host_start_time,
                 agent_pid: None,
                 started: String::new(),
                 updated: String::new(),
@@ -1002,7 +999,16 @@ mod tests {
             },
             saved_at: None,
             dirty: false,
-        };
+        }
+    }
+
+    /// What the agent says reaches the window through the plans' sanitizer: no script, no
+    /// handler, no `javascript:` link; tool titles stay text (no html).
+    #[test]
+    fn messages_are_rendered_through_the_plans_sanitizer_and_tools_stay_text() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let mut r = idle_record(roots, "acps-1", 1, None);
         let chunk = |kind: &str, text: &str| Event::Update {
             session_id: "s".into(),
             update: Update::Chunk {
@@ -1105,32 +1111,12 @@ mod tests {
         let home = tempfile::tempdir().unwrap();
         let roots = Roots::under_home(home.path());
         let pid = std::process::id();
-        let mut r = Record {
-            saved_at: None,
-            dirty: false,
-            roots: roots.clone(),
-            hosted: Hosted {
-                id: "acps-flood".into(),
-                agent: "claude-acp".into(),
-                display_name: "Claude Code (ACP)".into(),
-                cwd: "/r".into(),
-                session_id: None,
-                state: "idle".into(),
-                mode: None,
-                modes: Vec::new(),
-                gated: true,
-                ungated_why: None,
-                usage: Usage::default(),
-                problem: None,
-                host_pid: pid,
-                host_start_time: crate::process::start_time(pid),
-                agent_pid: None,
-                started: String::new(),
-                updated: String::new(),
-                entries: Vec::new(),
-                machine: None,
-            },
-        };
+        let mut r = idle_record(
+            roots.clone(),
+            "acps-flood",
+            pid,
+            crate::process::start_time(pid),
+        );
         let big = "\u{1}".repeat(MAX_ENTRY_CHARS);
         let plan = (0..200)
             .map(|_| super::super::PlanEntry {
