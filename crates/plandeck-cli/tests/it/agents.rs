@@ -212,6 +212,22 @@ fn check_waiting(home: &std::path::Path, bin: &std::path::Path, repo: &std::path
         .unwrap()
 }
 
+/// `plandeck start --agent claude-acp --repo <repo> <args>` with `bin` as the PATH, run to its end.
+fn start_hosted(
+    home: &std::path::Path,
+    bin: &std::path::Path,
+    repo: &std::path::Path,
+    args: &[&str],
+) -> std::process::Output {
+    plandeck_process(home)
+        .env("PATH", bin)
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(repo)
+        .args(args)
+        .output()
+        .unwrap()
+}
+
 fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
     std::fs::read_to_string(log)
         .unwrap_or_default()
@@ -547,13 +563,12 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
         log,
     } = Scripted::new("hosted", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
-    let start = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["start", "--agent", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--plan", "--prompt", "Plan pagination.", "--json"])
-        .output()
-        .unwrap();
+    let start = start_hosted(
+        &home,
+        &bin,
+        &repo,
+        &["--plan", "--prompt", "Plan pagination.", "--json"],
+    );
     assert!(
         start.status.success(),
         "{}{}",
@@ -658,13 +673,12 @@ fn an_ended_acp_session_is_resumed_with_session_load() {
         log,
     } = Scripted::new("hosted", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
-    let start = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["start", "--agent", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--prompt", "Plan pagination.", "--json"])
-        .output()
-        .unwrap();
+    let start = start_hosted(
+        &home,
+        &bin,
+        &repo,
+        &["--prompt", "Plan pagination.", "--json"],
+    );
     assert!(start.status.success(), "{start:?}");
     let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
     let id = started["id"].as_str().unwrap().to_owned();

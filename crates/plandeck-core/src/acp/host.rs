@@ -1048,6 +1048,20 @@ mod tests {
         assert_eq!(shown.entries[2].html, None);
     }
 
+    /// Plants in `dir`, under `names`: a symlink to `target`, one to `/dev/zero` and a FIFO.
+    fn plant_no_plain_files(dir: &std::path::Path, target: &std::path::Path, names: [&str; 3]) {
+        std::os::unix::fs::symlink(target, dir.join(names[0])).unwrap();
+        std::os::unix::fs::symlink("/dev/zero", dir.join(names[1])).unwrap();
+        rustix::fs::mknodat(
+            rustix::fs::CWD,
+            dir.join(names[2]),
+            rustix::fs::FileType::Fifo,
+            rustix::fs::Mode::from_raw_mode(0o600),
+            0,
+        )
+        .unwrap();
+    }
+
     /// Another process planting a symlink, a FIFO or a device in `start/` or `commands/` (hostile
     /// review): none is followed or read (a FIFO would hold the server's one loop that starts
     /// every session; `/dev/zero` would fill its memory), and each is taken away unread.
@@ -1068,32 +1082,18 @@ mod tests {
             load: None,
         };
         std::fs::write(&elsewhere, serde_json::to_vec(&req).unwrap()).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, start.join("acps-link.json")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", start.join("acps-zero.json")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            start.join("acps-fifo.json"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        plant_no_plain_files(
+            &start,
+            &elsewhere,
+            ["acps-link.json", "acps-zero.json", "acps-fifo.json"],
+        );
         assert_eq!(take_starts(&roots), Vec::new());
         assert_eq!(std::fs::read_dir(&start).unwrap().count(), 0);
         let commands = dir(&roots, "commands").join("acps-1");
         durable::create_private_dir(&commands).unwrap();
         let stop = home.path().join("stop.json");
         std::fs::write(&stop, serde_json::to_vec(&Command::Stop).unwrap()).unwrap();
-        std::os::unix::fs::symlink(&stop, commands.join("1.json")).unwrap();
-        std::os::unix::fs::symlink("/dev/zero", commands.join("2.json")).unwrap();
-        rustix::fs::mknodat(
-            rustix::fs::CWD,
-            commands.join("3.json"),
-            rustix::fs::FileType::Fifo,
-            rustix::fs::Mode::from_raw_mode(0o600),
-            0,
-        )
-        .unwrap();
+        plant_no_plain_files(&commands, &stop, ["1.json", "2.json", "3.json"]);
         assert_eq!(take_commands(&roots, "acps-1"), Vec::new());
         assert!(stop.exists() && elsewhere.exists(), "targets untouched");
         // A plain file is taken only from its own user: one another user made is not read.
