@@ -359,6 +359,71 @@ mod tests {
         }
     }
 
+    /// An approval that names no option (the phone's Approve and the queue's Approve or Edit send
+    /// `auto` and none) answers with the agent's "allow once", never its "allow always", which
+    /// only the person's own pick of it sends; an agent offering only "always" is refused, the
+    /// request still waiting.
+    #[test]
+    fn an_approval_naming_no_option_allows_once_never_always() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let options = [
+            ("acceptEdits", "allow_always"),
+            ("default", "allow_once"),
+            ("plan", "reject_once"),
+        ];
+        for mode in [ApproveMode::Auto, ApproveMode::Manual] {
+            let f = file(
+                &roots,
+                "claude-acp",
+                "/r",
+                &waiting(RequestKind::Plan, &options),
+                me(),
+            )
+            .unwrap();
+            let approve = GateDecision::Approve {
+                mode,
+                edited: None,
+                started_from: None,
+            };
+            crate::gate::decide_with(&roots, &f.id, approve, &quick(None, None)).unwrap();
+            let d = wait_decision(&roots, &f.id, || true).unwrap();
+            assert_eq!(d.option_id.as_deref(), Some("default"), "{mode:?}");
+        }
+        // Picked by the person: sent.
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(RequestKind::Plan, &options),
+            me(),
+        )
+        .unwrap();
+        crate::gate::decide_with(&roots, &f.id, approve(), &quick(Some("acceptEdits"), None))
+            .unwrap();
+        let d = wait_decision(&roots, &f.id, || true).unwrap();
+        assert_eq!(d.option_id.as_deref(), Some("acceptEdits"));
+        // Only "always" offered: an approval naming none is refused, nothing decided.
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(
+                RequestKind::Permission,
+                &[("always", "allow_always"), ("no", "reject_once")],
+            ),
+            me(),
+        )
+        .unwrap();
+        let e = crate::gate::decide_with(&roots, &f.id, approve(), &quick(None, None)).unwrap_err();
+        assert!(
+            matches!(&e, GateError::BadInput { message } if message.contains("no way to allow this once")),
+            "{e:?}"
+        );
+        assert!(crate::gate::pending(&roots).iter().any(|r| r.id == f.id));
+        assert!(store::read_decision(&roots, &f.id).is_none());
+    }
+
     #[test]
     fn a_request_whose_host_is_gone_closes_with_no_outcome() {
         let home = tempfile::tempdir().unwrap();
