@@ -48,6 +48,9 @@ pub enum AcpError {
     Timeout { method: String, secs: u64 },
     #[error("the agent's answer to {method} is not what ACP says: {message}")]
     Protocol { method: String, message: String },
+    /// Resume asked of an agent that does not offer loading a session (`loadSession`).
+    #[error("the agent does not offer loading a session (session/load)")]
+    CannotLoad,
 }
 
 type Waiters = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
