@@ -1,0 +1,235 @@
+// Agents over ACP driven from the real window (issue 36), with the real claude-agent-acp against
+// the loopback Anthropic stand-in (set up as tests/e2e/acp-claude.test.mjs does: the machine's
+// `IS_SANDBOX=yes` kept on purpose, Plandeck drops it for the agent). Everything a person does
+// here is done in the window: New session of "Claude Code (ACP)" in a new worktree in plan mode
+// (the window starts this user's Plandeck server, which hosts the agent); the plan shows in
+// "Waiting for you" with its text; Feedback… and the adapter's own reject option send the
+// feedback, which reaches the model word for word; the re-proposed plan is approved with the
+// adapter's "allow once" option (the model is told); the session's card shows its tokens; the
+// window is closed (its close button, as a window manager passes it on) and opened again, and the
+// session is still listed running, hosted by the server the window left behind.
+//
+// Needs the window's debug build ($CARGO_TARGET_DIR/debug/plandeck, after `npm --prefix ui run
+// build`), claude-agent-acp installed by scripts/setup.sh --test, and an X display (Xvfb).
+
+import assert from "node:assert/strict";
+import { spawnSync } from "node:child_process";
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
+import { dirname, join } from "node:path";
+import { test } from "node:test";
+import { agentCli, makeAgentHome, startStandIn } from "./agents.mjs";
+import { DEFAULT_PLAN } from "../agents/common.mjs";
+import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
+
+const KEY = "sk-ant-api03-plandeck-e2e-standin-0000000000000000000000";
+const appFile = (home) => join(home, ".local/share/plandeck/gate/app.json");
+
+/** Sets a `<select>` or text field in the window and tells Svelte (as start.test.mjs does). */
+async function setField(s, css, value) {
+  await s.exec(
+    `const e = document.querySelector(arguments[0]);
+     const proto = e.tagName === "SELECT" ? HTMLSelectElement.prototype : e.tagName === "TEXTAREA" ? HTMLTextAreaElement.prototype : HTMLInputElement.prototype;
+     Object.getOwnPropertyDescriptor(proto, "value").set.call(e, arguments[1]);
+     e.dispatchEvent(new Event(e.tagName === "SELECT" ? "change" : "input", { bubbles: true }));`,
+    css,
+    value,
+  );
+}
+
+/** The text a person sees of `css` (innerText; "" when it is not there). */
+const seen = (s, css) => s.exec(`const e = document.querySelector(arguments[0]); return e ? e.innerText : "";`, css);
+
+/** The plan request waiting in the window's queue, other than `not` (its id and its text shown). */
+async function planInQueue(s, not = []) {
+  return waitFor(
+    () =>
+      s.exec(
+        `for (const r of document.querySelectorAll("[data-testid=gate-request]")) {
+           if (arguments[0].includes(r.dataset.id)) continue;
+           const plan = r.querySelector("[data-testid=gate-acp-plan]");
+           if (plan) return { id: r.dataset.id, plan: plan.innerText, text: r.innerText };
+         }
+         return null;`,
+        not,
+      ),
+    { timeout: 120000, what: "the plan in Waiting for you" },
+  );
+}
+
+/** Asks the X windows of `pid` to close (tests/e2e/close-window.py); how many it asked. */
+function closeWindowsOf(pid) {
+  const r = spawnSync("python3", [join(import.meta.dirname, "close-window.py"), String(pid)], { encoding: "utf8", timeout: 20000 });
+  if (r.status !== 0) throw new Error(`close-window.py: ${r.stderr}`);
+  return Number(r.stdout.trim());
+}
+
+/** Whether process `pid` runs (a zombie does not). */
+function running(pid) {
+  try {
+    return !/^\d+ \(.*\) Z /.test(readFileSync(`/proc/${pid}/stat`, "utf8"));
+  } catch {
+    return false;
+  }
+}
+
+/** The end of this user's server's log (what it said when something went wrong). */
+function serverLog(home) {
+  try {
+    return readFileSync(join(home, ".local/share/plandeck/serve/plandeck.log"), "utf8").slice(-4000);
+  } catch (e) {
+    return String(e);
+  }
+}
+
+/** `plandeck sessions list --json` with `env`. */
+const rows = (env) => JSON.parse(spawnSync(plandeckBin(), ["sessions", "list", "--json"], { encoding: "utf8", env, timeout: 60000 }).stdout);
+
+test("claude-agent-acp from the window: New session in a worktree in plan mode, plan rejected with feedback and approved in the queue, tokens on its card, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("claude-agent-acp");
+  const { base, home, repo } = makeAgentHome("api");
+  const worktree = join(home, "work", "api.worktrees", "feat");
+  // The window starts sessions in a repository Plandeck lists (as Choose… would have added it).
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const api = await startStandIn("claude", join(base, "api"));
+  const env = {
+    PATH: `${dirname(bin)}:${process.env.PATH}`,
+    IS_SANDBOX: "yes",
+    ANTHROPIC_BASE_URL: api.url,
+    ANTHROPIC_API_KEY: KEY,
+    CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC: "1",
+    // envFor's empty CLAUDE_CONFIG_DIR would put the plan file at a relative path: left out
+    // (undefined is not passed on), as are the CLI's own variables of a session running this.
+    CLAUDE_CONFIG_DIR: undefined,
+    CLAUDECODE: undefined,
+  };
+  for (const k of Object.keys(process.env)) if (/^CLAUDE_CODE_(?!DISABLE)/.test(k)) env[k] = undefined;
+  const cliEnv = { ...envFor(home), ...env };
+  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  const feedback = "Use keyset pagination, not offsets.";
+  let sessionId = null;
+  let serverPid = null;
+  try {
+    await withApp({ home, env }, async (s) => {
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      await s.click("[data-view=sessions]");
+      await s.click("[data-testid=new-session-button]");
+      await s.waitFor("[data-testid=new-session]");
+      await s.waitFor("[data-testid=new-session] select option[value='acp:claude-acp']", { timeout: 30000 });
+      assert.equal(await s.exec(`return document.querySelector("[data-testid=new-session] select option[value='acp:claude-acp']").disabled`), false, "claude-agent-acp found");
+      await setField(s, "[data-testid=new-session] select", "acp:claude-acp");
+      await setField(s, "[data-testid=new-session] input[aria-label=Repository]", repo);
+      await setField(s, "[data-testid=new-session] input[aria-label='Worktree name']", "feat");
+      await setField(s, "[data-testid=new-session] textarea", "Plan pagination for the list endpoint.");
+      assert.equal(await s.exec(`return document.querySelector("[data-testid=new-session] input[aria-label='Plan mode']").checked`), true);
+      await s.click("[data-testid=new-session-start]");
+      await s.waitFor("[data-testid=new-session-acp-started]", { timeout: 90000 }).catch(async (e) => {
+        throw new Error(`${e.message}\n--- dialog ---\n${await seen(s, "[data-testid=new-session]")}`);
+      });
+      const said = await seen(s, "[data-testid=new-session-acp-started]");
+      assert.match(said, /Asked your Plandeck server to start claude-acp in plan mode in/);
+      assert.match(said, /Closing the window does not end it/);
+      assert.match(await seen(s, "[data-testid=new-session]"), /on branch feat/);
+      sessionId = /session (acps-[0-9a-f]+)/.exec(said)?.[1];
+      assert.ok(sessionId, said);
+      await s.click("[data-testid=new-session-done]");
+
+      // The server (started by the window) hosts it, in the new worktree, in plan mode.
+      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.kind === "acp" && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+      serverPid = row.hostPid;
+      assert.notEqual(row.state, "failed", JSON.stringify(row));
+      assert.equal(row.cwd, worktree);
+      assert.equal(spawnSync("git", ["-C", worktree, "rev-parse", "--abbrev-ref", "HEAD"], { encoding: "utf8" }).stdout.trim(), "feat");
+
+      // The plan waits in the window's queue, its text shown as the model wrote it.
+      const first = await planInQueue(s);
+      assert.match(await seen(s, "[data-testid=waiting-queue] h2"), /Waiting for you/);
+      assert.equal(first.plan.trim(), DEFAULT_PLAN.trim());
+      assert.match(first.text, /Yes, and manually approve edits/);
+      assert.match(first.text, /No, keep planning/);
+      await s.screenshot("acp-window-plan-waiting");
+
+      // Rejected with feedback, from the window: Feedback…, typed, then the adapter's own "No,
+      // keep planning"; the model gets the feedback word for word and stays planning.
+      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
+      await s.click(`${card} [data-testid=gate-acp-feedback-toggle]`);
+      await s.waitFor(`${card} [data-testid=gate-feedback]`);
+      await setField(s, `${card} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${card} [data-testid=gate-acp-option][data-kind=reject_once]`);
+      await waitFor(
+        () => api.requests().some((q) => (q.body?.messages ?? []).some((m) => m.role === "user" && Array.isArray(m.content) && m.content.some((b) => b.type === "text" && b.text === feedback))),
+        { timeout: 90000, what: "the feedback, word for word, at the model" },
+      );
+      assert.match(api.received().map((x) => JSON.stringify(x)).join("\n"), /User rejected request to exit plan mode/);
+
+      // The re-proposed plan: approved from the window with the adapter's "allow once".
+      const second = await planInQueue(s, [first.id]);
+      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
+      assert.equal(await seen(s, `${again} [data-testid=gate-acp-option][data-kind=allow_once]`), "Yes, and manually approve edits");
+      await s.click(`${again} [data-testid=gate-acp-option][data-kind=allow_once]`);
+      await waitFor(() => /approved your plan/.test(api.received().map((x) => JSON.stringify(x)).join("\n")), { timeout: 90000, what: "the approval at the model" });
+      await waitFor(async () => !(await s.exec(`return !!document.querySelector(arguments[0])`, again)), { timeout: 60000, what: "the request to leave the queue" });
+
+      // Its card under "Agents over ACP": idle again, its tokens shown.
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
+      const [inTokens, outTokens] = tokens.match(/\d+/g).map(Number);
+      assert.ok(inTokens > 0 && outTokens > 0, tokens);
+      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
+      assert.equal(listed.usage.inputTokens, inTokens);
+      assert.equal(listed.usage.outputTokens, outTokens);
+      assert.equal(listed.gated, true);
+      assert.equal(listed.permissionMode, "default");
+      await s.screenshot("acp-window-card-tokens");
+
+      // The window closed with its close button: the app ends, the server and its session stay.
+      const { pid } = JSON.parse(readFileSync(appFile(home), "utf8"));
+      await waitFor(() => closeWindowsOf(pid) > 0, { timeout: 20000, what: "the window to be asked to close" });
+      await waitFor(() => !existsSync(`/proc/${pid}`), { timeout: 30000, what: "the app to end with its window" });
+    });
+    assert.ok(running(serverPid), "the Plandeck server ended with the window");
+    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
+    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+
+    // Opened again: the session is still listed, running (idle: its server hosts it).
+    await withApp({ home, env }, async (s) => {
+      await s.click("[data-view=sessions]");
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+      assert.match(await seen(s, acpCard), /claude-acp/);
+      assert.match(await seen(s, `${acpCard} [data-testid=acp-tokens]`), /^\d+ in · \d+ out$/);
+      await s.click(acpCard);
+      await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
+      assert.match(await seen(s, "[data-testid=acp-conversation]"), /Plan pagination for the list endpoint\./);
+      await s.screenshot("acp-window-reopened");
+    });
+    const still = rows(cliEnv).find((r) => r.sessionId === sessionId);
+    assert.equal(still.state, "idle");
+    assert.equal(still.hostPid, serverPid);
+  } finally {
+    if (sessionId) {
+      const agentPid = rows(cliEnv).find((r) => r.sessionId === sessionId)?.pid;
+      spawnSync(plandeckBin(), ["stop", sessionId, "--yes"], { env: cliEnv, timeout: 30000 });
+      await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId)?.state === "ended", { timeout: 30000, what: "the session stopped" }).catch(() => {});
+      // Its agent's process group, should the server not have ended it.
+      if (agentPid && running(agentPid)) {
+        try {
+          process.kill(-agentPid, "SIGKILL");
+        } catch {
+          /* gone */
+        }
+      }
+    }
+    api.stop();
+    if (serverPid) {
+      try {
+        process.kill(serverPid);
+      } catch {
+        /* gone */
+      }
+    }
+  }
+});
