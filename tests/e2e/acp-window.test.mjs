@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { agentCli, makeAgentHome, startStandIn } from "./agents.mjs";
+import { agentCli, codexSetup, makeAgentHome, startStandIn } from "./agents.mjs";
 import { DEFAULT_PLAN } from "../agents/common.mjs";
 import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
@@ -38,6 +38,81 @@ async function setField(s, css, value) {
 
 /** The text a person sees of `css` (innerText; "" when it is not there). */
 const seen = (s, css) => s.exec(`const e = document.querySelector(arguments[0]); return e ? e.innerText : "";`, css);
+
+/** A tool permission waiting in the window's queue, other than `not` (its id, command and text). */
+async function permissionInQueue(s, not = []) {
+  return waitFor(
+    () =>
+      s.exec(
+        `for (const r of document.querySelectorAll("[data-testid=gate-request]")) {
+           if (arguments[0].includes(r.dataset.id)) continue;
+           const command = r.querySelector("[data-testid=gate-acp-command]");
+           if (command) return { id: r.dataset.id, command: command.innerText, text: r.innerText };
+         }
+         return null;`,
+        not,
+      ),
+    { timeout: 120000, what: "a tool permission in Waiting for you" },
+  );
+}
+
+/** Starts `agent` (its catalog name) from the window's New session in worktree `feat` of `repo`,
+ * in plan mode or not, with `prompt`; what the dialog said and the session's id. */
+async function newSession(s, { agent, repo, plan, prompt }) {
+  await s.click("[data-view=sessions]");
+  await s.click("[data-testid=new-session-button]");
+  await s.waitFor("[data-testid=new-session]");
+  const option = `[data-testid=new-session] select option[value='acp:${agent}']`;
+  await s.waitFor(option, { timeout: 30000 });
+  assert.equal(await s.exec(`return document.querySelector(arguments[0]).disabled`, option), false, `${agent} found`);
+  await setField(s, "[data-testid=new-session] select", `acp:${agent}`);
+  await setField(s, "[data-testid=new-session] input[aria-label=Repository]", repo);
+  await setField(s, "[data-testid=new-session] input[aria-label='Worktree name']", "feat");
+  await setField(s, "[data-testid=new-session] textarea", prompt);
+  const box = "[data-testid=new-session] input[aria-label='Plan mode']";
+  if ((await s.exec(`return document.querySelector(arguments[0]).checked`, box)) !== plan) await s.click(box);
+  await s.click("[data-testid=new-session-start]");
+  await s.waitFor("[data-testid=new-session-acp-started]", { timeout: 90000 }).catch(async (e) => {
+    throw new Error(`${e.message}\n--- dialog ---\n${await seen(s, "[data-testid=new-session]")}`);
+  });
+  const said = await seen(s, "[data-testid=new-session-acp-started]");
+  assert.match(await seen(s, "[data-testid=new-session]"), /on branch feat/);
+  const id = /session (acps-[0-9a-f]+)/.exec(said)?.[1];
+  assert.ok(id, said);
+  await s.click("[data-testid=new-session-done]");
+  return { said, id };
+}
+
+/** Closes the window with its close button and waits for the app to end. */
+async function closeTheWindow(home) {
+  const { pid } = JSON.parse(readFileSync(appFile(home), "utf8"));
+  await waitFor(() => closeWindowsOf(pid) > 0, { timeout: 20000, what: "the window to be asked to close" });
+  await waitFor(() => !existsSync(`/proc/${pid}`), { timeout: 30000, what: "the app to end with its window" });
+}
+
+/** Stops session `id` (its server then ends it), its agent's process group should it stay, and
+ * the server. */
+async function cleanUp(env, id, serverPid) {
+  if (id) {
+    const agentPid = rows(env).find((r) => r.sessionId === id)?.pid;
+    spawnSync(plandeckBin(), ["stop", id, "--yes"], { env, timeout: 30000 });
+    await waitFor(() => rows(env).find((r) => r.sessionId === id)?.state === "ended", { timeout: 30000, what: "the session stopped" }).catch(() => {});
+    if (agentPid && running(agentPid)) {
+      try {
+        process.kill(-agentPid, "SIGKILL");
+      } catch {
+        /* gone */
+      }
+    }
+  }
+  if (serverPid) {
+    try {
+      process.kill(serverPid);
+    } catch {
+      /* gone */
+    }
+  }
+}
 
 /** The plan request waiting in the window's queue, other than `not` (its id and its text shown). */
 async function planInQueue(s, not = []) {
@@ -185,9 +260,7 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
       await s.screenshot("acp-window-card-tokens");
 
       // The window closed with its close button: the app ends, the server and its session stay.
-      const { pid } = JSON.parse(readFileSync(appFile(home), "utf8"));
-      await waitFor(() => closeWindowsOf(pid) > 0, { timeout: 20000, what: "the window to be asked to close" });
-      await waitFor(() => !existsSync(`/proc/${pid}`), { timeout: 30000, what: "the app to end with its window" });
+      await closeTheWindow(home);
     });
     assert.ok(running(serverPid), "the Plandeck server ended with the window");
     const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
@@ -210,26 +283,95 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
     assert.equal(still.state, "idle");
     assert.equal(still.hostPid, serverPid);
   } finally {
-    if (sessionId) {
-      const agentPid = rows(cliEnv).find((r) => r.sessionId === sessionId)?.pid;
-      spawnSync(plandeckBin(), ["stop", sessionId, "--yes"], { env: cliEnv, timeout: 30000 });
-      await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId)?.state === "ended", { timeout: 30000, what: "the session stopped" }).catch(() => {});
-      // Its agent's process group, should the server not have ended it.
-      if (agentPid && running(agentPid)) {
-        try {
-          process.kill(-agentPid, "SIGKILL");
-        } catch {
-          /* gone */
-        }
-      }
-    }
+    await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();
-    if (serverPid) {
-      try {
-        process.kill(serverPid);
-      } catch {
-        /* gone */
-      }
-    }
+  }
+});
+
+// Codex over ACP from the window: codex-acp 0.16 offers no plan mode, so what waits is each tool
+// permission (the OpenAI stand-in's scripted model asks to run two commands outside the sandbox):
+// the first approved with the adapter's "allow once" in the window's queue (it runs), the second
+// refused with feedback and the adapter's reject option (it does not run; the model gets the
+// feedback word for word). codex-acp's prompt answers carry no tokens (docs/agents.md), so its card
+// shows none; it is still listed running after the window is closed and opened again.
+test("codex-acp from the window: New session in a worktree, one command allowed once and one refused with feedback in the queue, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("codex-acp");
+  const { base, home, repo } = makeAgentHome("api");
+  const worktree = join(home, "work", "api.worktrees", "feat");
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const script = join(base, "script.json");
+  const call = (file) => ({
+    name: "exec_command",
+    arguments: { cmd: `touch ${file}`, sandbox_permissions: "require_escalated", justification: `Create ${file}?` },
+  });
+  writeFileSync(script, JSON.stringify([{ call: call("allowed.txt") }, { call: call("refused.txt") }, { text: "DONE: as you said." }]));
+  const api = await startStandIn("openai", join(base, "api"), ["--script", script]);
+  const { env: setupEnv } = codexSetup(home, worktree, api.url);
+  // What withApp's base environment has that codexSetup left out is left out here too.
+  const env = { PATH: `${dirname(bin)}:${process.env.PATH}`, CODEX_HOME: setupEnv.CODEX_HOME, OPENAI_API_KEY: setupEnv.OPENAI_API_KEY };
+  for (const k of Object.keys(envFor(home))) if (/^(OPENAI_|CODEX_)/.test(k) && !(k in env)) env[k] = undefined;
+  const cliEnv = { ...setupEnv, PATH: env.PATH };
+  const feedback = "Do not create refused.txt; leave the folder as it is.";
+  let sessionId = null;
+  let serverPid = null;
+  try {
+    await withApp({ home, env }, async (s) => {
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      const { said, id } = await newSession(s, { agent: "codex-acp", repo, plan: false, prompt: "Create the two files." });
+      sessionId = id;
+      assert.match(said, /Asked your Plandeck server to start codex-acp in/);
+      assert.doesNotMatch(said, /plan mode/);
+      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+      serverPid = row.hostPid;
+      assert.notEqual(row.state, "failed", JSON.stringify(row));
+      assert.equal(row.cwd, worktree);
+
+      // The first command waits in the queue with the command as the agent sent it; allowed once.
+      const first = await permissionInQueue(s);
+      assert.match(await seen(s, "[data-testid=waiting-queue] h2"), /Waiting for you/);
+      assert.match(first.command, /touch allowed\.txt$/);
+      assert.ok(!existsSync(join(worktree, "allowed.txt")), "nothing ran before the person said so");
+      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
+      assert.equal(await seen(s, `${card} [data-testid=gate-acp-option][data-kind=allow_once]`), "Yes, proceed");
+      await s.screenshot("acp-window-codex-permission");
+      await s.click(`${card} [data-testid=gate-acp-option][data-kind=allow_once]`);
+      await waitFor(() => existsSync(join(worktree, "allowed.txt")), { timeout: 60000, what: "the allowed command to run" });
+
+      // The second: refused with feedback from the window.
+      const second = await permissionInQueue(s, [first.id]);
+      assert.match(second.command, /touch refused\.txt$/);
+      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
+      await s.click(`${again} [data-testid=gate-acp-feedback-toggle]`);
+      await s.waitFor(`${again} [data-testid=gate-feedback]`);
+      await setField(s, `${again} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${again} [data-testid=gate-acp-option][data-kind=reject_once]`);
+      const told = await waitFor(() => api.received().find((r) => r.user?.includes(feedback)), { timeout: 90000, what: "the feedback at the model" });
+      assert.deepEqual(told.user, [feedback]);
+      assert.ok(!existsSync(join(worktree, "refused.txt")), "the refused command did not run");
+
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      assert.match(await seen(s, acpCard), /codex-acp/);
+      await closeTheWindow(home);
+    });
+    assert.ok(running(serverPid), "the Plandeck server ended with the window");
+    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
+    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+
+    await withApp({ home, env }, async (s) => {
+      await s.click("[data-view=sessions]");
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+      await s.click(acpCard);
+      await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
+      await s.waitForText("DONE: as you said.", "[data-testid=acp-conversation]", { timeout: 20000 });
+    });
+    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+  } finally {
+    await cleanUp(cliEnv, sessionId, serverPid);
+    api.stop();
   }
 });
