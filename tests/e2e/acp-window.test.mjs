@@ -17,7 +17,7 @@ import { spawnSync } from "node:child_process";
 import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
-import { agentCli, codexSetup, makeAgentHome, startStandIn } from "./agents.mjs";
+import { agentCli, codexSetup, geminiEnv, geminiReady, makeAgentHome, startStandIn } from "./agents.mjs";
 import { DEFAULT_PLAN } from "../agents/common.mjs";
 import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
@@ -368,6 +368,99 @@ test("codex-acp from the window: New session in a worktree, one command allowed 
       await s.click(acpCard);
       await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
       await s.waitForText("DONE: as you said.", "[data-testid=acp-conversation]", { timeout: 20000 });
+    });
+    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+  } finally {
+    await cleanUp(cliEnv, sessionId, serverPid);
+    api.stop();
+  }
+});
+
+// Gemini CLI in ACP mode from the window: started in plan mode in a new worktree; its plan (the
+// plan file's text) waits in the queue, is refused with feedback and the CLI's own "Reject" (the
+// model gets the feedback word for word and proposes again), then allowed once; its edit of the
+// repository then waits as a tool permission, allowed once, and the file is written. Gemini's
+// token counts are not read yet (docs/agents.md), so its card shows none; it is still listed
+// running after the window is closed and opened again.
+test("gemini --acp from the window: New session in a worktree in plan mode, plan rejected with feedback and approved, its edit allowed, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("gemini");
+  const { base, home, repo } = makeAgentHome("api");
+  const worktree = join(home, "work", "api.worktrees", "feat");
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const notes = join(worktree, "NOTES.md");
+  const api = await startStandIn("gemini", join(base, "api"), ["--implement", notes]);
+  geminiReady(home, worktree);
+  const cliEnv = { ...geminiEnv(home, api), PATH: `${dirname(bin)}:${process.env.PATH}` };
+  const env = { PATH: cliEnv.PATH, GOOGLE_GEMINI_BASE_URL: cliEnv.GOOGLE_GEMINI_BASE_URL, GEMINI_API_KEY: cliEnv.GEMINI_API_KEY };
+  for (const k of Object.keys(envFor(home))) if (/^(GEMINI_|GOOGLE_)/.test(k) && !(k in env)) env[k] = undefined;
+  const feedback = "Use keyset pagination, not offsets.";
+  let sessionId = null;
+  let serverPid = null;
+  try {
+    await withApp({ home, env }, async (s) => {
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      const { said, id } = await newSession(s, { agent: "gemini-acp", repo, plan: true, prompt: "Plan pagination for the list endpoint." });
+      sessionId = id;
+      assert.match(said, /Asked your Plandeck server to start gemini-acp in plan mode in/);
+      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+      serverPid = row.hostPid;
+      assert.notEqual(row.state, "failed", JSON.stringify(row));
+      assert.equal(row.cwd, worktree);
+
+      // The plan waits with the plan file's text; refused with feedback and the CLI's "Reject".
+      const first = await planInQueue(s);
+      assert.match(await seen(s, "[data-testid=waiting-queue] h2"), /Waiting for you/);
+      assert.equal(first.plan.trim(), DEFAULT_PLAN.trim());
+      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
+      await s.click(`${card} [data-testid=gate-acp-feedback-toggle]`);
+      await s.waitFor(`${card} [data-testid=gate-feedback]`);
+      await setField(s, `${card} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${card} [data-testid=gate-acp-option][data-kind=reject_once]`);
+
+      // Proposed again, still planning: the model got the feedback, word for word.
+      const second = await planInQueue(s, [first.id]);
+      const told = api.received().filter((r) => Array.isArray(r.user));
+      assert.deepEqual(told.map((r) => r.user.at(-1)), ["Plan pagination for the list endpoint.", feedback], JSON.stringify(told));
+      assert.ok(!existsSync(notes));
+      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
+      await s.click(`${again} [data-testid=gate-acp-option][data-kind=allow_once]`);
+
+      // Its edit of the repository waits too, with the file; allowed once, it is written.
+      const edit = await waitFor(
+        () =>
+          s.exec(
+            `for (const r of document.querySelectorAll("[data-testid=gate-request]")) {
+               const path = r.querySelector("[data-testid=gate-acp-path]");
+               if (path) return { id: r.dataset.id, path: path.innerText };
+             }
+             return null;`,
+          ),
+        { timeout: 120000, what: "the implementation's edit in Waiting for you" },
+      );
+      assert.equal(edit.path, notes);
+      assert.ok(!existsSync(notes), "nothing written before the person said so");
+      await s.click(`[data-testid=gate-request][data-id="${edit.id}"] [data-testid=gate-acp-option][data-kind=allow_once]`);
+      await waitFor(() => existsSync(notes) && readFileSync(notes, "utf8") === "Pagination: keyset.\n", { timeout: 60000, what: "the edit written" });
+      assert.match(JSON.stringify(api.received().filter((r) => r.tool === "exit_plan_mode").at(-1).response), /Plan approved/);
+
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      assert.doesNotMatch(await seen(s, acpCard), /ungated/);
+      await closeTheWindow(home);
+    });
+    assert.ok(running(serverPid), "the Plandeck server ended with the window");
+    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
+    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+    assert.equal(after.gated, true);
+
+    await withApp({ home, env }, async (s) => {
+      await s.click("[data-view=sessions]");
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+      assert.match(await seen(s, acpCard), /gemini-acp/);
     });
     assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
   } finally {
