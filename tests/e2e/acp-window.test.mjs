@@ -1,16 +1,19 @@
-// Agents over ACP driven from the real window (issue 36), with the real claude-agent-acp against
-// the loopback Anthropic stand-in (set up as tests/e2e/acp-claude.test.mjs does: the machine's
-// `IS_SANDBOX=yes` kept on purpose, Plandeck drops it for the agent). Everything a person does
-// here is done in the window: New session of "Claude Code (ACP)" in a new worktree in plan mode
-// (the window starts this user's Plandeck server, which hosts the agent); the plan shows in
-// "Waiting for you" with its text; Feedback… and the adapter's own reject option send the
-// feedback, which reaches the model word for word; the re-proposed plan is approved with the
-// adapter's "allow once" option (the model is told); the session's card shows its tokens; the
+// Agents over ACP driven from the real window (issue 36), each real adapter against its loopback
+// model stand-in, set up as tests/e2e/acp-{claude,codex,gemini,opencode}.test.mjs do (claude:
+// the machine's `IS_SANDBOX=yes` kept on purpose, Plandeck drops it for the agent). Everything a
+// person does is done in the window: New session of the ACP agent in a new worktree (the window
+// starts this user's Plandeck server, which hosts the agent); what the agent asks waits in
+// "Waiting for you" with its text (a plan, a command, a file); Feedback… and the adapter's own
+// reject option send the feedback, which reaches the model word for word; the adapter's "allow
+// once" lets it go on; the session's card shows its tokens where the adapter tells them; the
 // window is closed (its close button, as a window manager passes it on) and opened again, and the
 // session is still listed running, hosted by the server the window left behind.
+// - claude-agent-acp: in plan mode, its plan rejected with feedback, the re-proposal approved;
+// - codex-acp and OpenCode (no plan mode over ACP): one command allowed once, one refused;
+// - Gemini CLI (`--acp`): in plan mode, its plan rejected and approved, then its edit allowed.
 //
 // Needs the window's debug build ($CARGO_TARGET_DIR/debug/plandeck, after `npm --prefix ui run
-// build`), claude-agent-acp installed by scripts/setup.sh --test, and an X display (Xvfb).
+// build`), the adapters installed by scripts/setup.sh --test, and an X display (Xvfb).
 
 import assert from "node:assert/strict";
 import { spawnSync } from "node:child_process";
@@ -461,6 +464,103 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
       await s.waitFor(acpCard, { timeout: 30000 });
       assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
       assert.match(await seen(s, acpCard), /gemini-acp/);
+    });
+    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+  } finally {
+    await cleanUp(cliEnv, sessionId, serverPid);
+    api.stop();
+  }
+});
+
+// OpenCode over ACP from the window (`opencode acp`, OpenAI-compatible Chat Completions stand-in;
+// `bash: "ask"` in its config): its plan agent is no ACP mode, so what waits is each command: the
+// first allowed once in the window's queue (it runs), the second refused with feedback (it does
+// not; the model gets the feedback word for word). Its prompt answers carry tokens: shown on its
+// card. Still listed running after the window is closed and opened again.
+test("opencode acp from the window: New session in a worktree, one command allowed once and one refused with feedback in the queue, tokens on its card, still running after the window is reopened", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("opencode");
+  const { base, home, repo } = makeAgentHome("api");
+  const worktree = join(home, "work", "api.worktrees", "feat");
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const script = join(base, "script.json");
+  const call = (file) => ({ name: "bash", arguments: { command: `touch ${file}`, description: `Create ${file}` } });
+  writeFileSync(script, JSON.stringify([{ call: call("allowed.txt") }, { call: call("refused.txt") }, { text: "DONE: as you said." }]));
+  const api = await startStandIn("openai-chat", join(base, "api"), ["--script", script]);
+  mkdirSync(join(home, ".config/opencode"), { recursive: true });
+  writeFileSync(
+    join(home, ".config/opencode/opencode.json"),
+    JSON.stringify({
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      provider: {
+        standin: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Stand-in",
+          options: { baseURL: `${api.url}/v1`, apiKey: "plandeck-e2e-standin-key" },
+          models: { standin: { name: "Stand-in" } },
+        },
+      },
+      model: "standin/standin",
+      permission: { bash: "ask", edit: "ask" },
+    }),
+  );
+  const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
+  for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
+  const cliEnv = { ...envFor(home), ...env };
+  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  const feedback = "Do not create refused.txt; leave the folder as it is.";
+  let sessionId = null;
+  let serverPid = null;
+  try {
+    await withApp({ home, env }, async (s) => {
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      const { said, id } = await newSession(s, { agent: "opencode", repo, plan: false, prompt: "Create the two files." });
+      sessionId = id;
+      assert.match(said, /Asked your Plandeck server to start opencode in/);
+      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+      serverPid = row.hostPid;
+      assert.notEqual(row.state, "failed", JSON.stringify(row));
+      assert.equal(row.cwd, worktree);
+
+      const first = await permissionInQueue(s);
+      assert.equal(first.command, "touch allowed.txt");
+      assert.ok(!existsSync(join(worktree, "allowed.txt")), "nothing ran before the person said so");
+      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
+      assert.ok((await seen(s, `${card} [data-testid=gate-acp-option][data-kind=allow_once]`)).trim());
+      await s.click(`${card} [data-testid=gate-acp-option][data-kind=allow_once]`);
+      await waitFor(() => existsSync(join(worktree, "allowed.txt")), { timeout: 60000, what: "the allowed command to run" });
+
+      const second = await permissionInQueue(s, [first.id]);
+      assert.equal(second.command, "touch refused.txt");
+      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
+      await s.click(`${again} [data-testid=gate-acp-feedback-toggle]`);
+      await s.waitFor(`${again} [data-testid=gate-feedback]`);
+      await setField(s, `${again} [data-testid=gate-feedback]`, feedback);
+      await s.click(`${again} [data-testid=gate-acp-option][data-kind=reject_once]`);
+      const told = await waitFor(() => api.received().find((r) => r.user?.includes(feedback)), { timeout: 90000, what: "the feedback at the model" });
+      assert.deepEqual(told.user, [feedback]);
+      assert.ok(!existsSync(join(worktree, "refused.txt")), "the refused command did not run");
+
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
+      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
+      assert.equal(tokens, `${listed.usage.inputTokens} in · ${listed.usage.outputTokens} out`);
+      await closeTheWindow(home);
+    });
+    assert.ok(running(serverPid), "the Plandeck server ended with the window");
+    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
+    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+
+    await withApp({ home, env }, async (s) => {
+      await s.click("[data-view=sessions]");
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+      assert.match(await seen(s, acpCard), /opencode/);
     });
     assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
   } finally {
