@@ -33,7 +33,8 @@
 //   ("stream 10"; 5 when none), then `end_turn`.
 // `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
 // person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
-// with mode `default`.
+// with mode `default`. With `--no-load`, `initialize` offers no `loadSession` and `session/load`
+// is refused (method not found), as agents that cannot resume do.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -44,6 +45,7 @@ const scenario = args.scenario ?? "plan";
 const log = args.log;
 // --times FILE: each frame read, as "<Date.now()> <line>" (benchmarks time what reached the agent).
 const times = args.times;
+const canLoad = !("no-load" in args);
 const SID = "s1";
 let nextId = 0;
 const waiting = new Map();
@@ -191,8 +193,9 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
   const reply = (result) => write({ jsonrpc: "2.0", id: m.id, result });
   switch (m.method) {
     case "initialize":
-      return reply({ protocolVersion: 1, agentCapabilities: { loadSession: true }, agentInfo: { name: "acp-scripted", version: "1.0.0" }, authMethods: [] });
+      return reply({ protocolVersion: 1, agentCapabilities: { loadSession: canLoad }, agentInfo: { name: "acp-scripted", version: "1.0.0" }, authMethods: [] });
     case "session/load":
+      if (!canLoad) return write({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } });
       // A loaded session had its first turn: replay it (as agents do), then go on from there.
       prompts = Math.max(prompts, 1);
       update({ sessionUpdate: "user_message_chunk", content: { type: "text", text: "Plan pagination." } });

@@ -201,14 +201,15 @@ export async function withApp({ args = [], env = {}, home } = {}, fn) {
 
 /** Ends any plandeck window still running on `home` (a driver that died, or a session deleted
  * while the window stayed, can leave one behind): `plandeck` execs `plandeck-window` beside it,
- * so both names are looked for. */
+ * so both names are looked for. This user's server the window started (`… serve --daemon`, the
+ * same program) is no window: it is left to the test, which may look for it after the window. */
 function killAppsOf(home) {
   const bin = plandeckBin();
   const names = [bin, join(dirname(bin), "plandeck-window")];
   for (const pid of readdirSync("/proc").filter((d) => /^\d+$/.test(d))) {
     try {
-      const cmd = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0")[0];
-      if (!names.includes(cmd)) continue;
+      const argv = readFileSync(`/proc/${pid}/cmdline`, "utf8").split("\0");
+      if (!names.includes(argv[0]) || argv.includes("serve")) continue;
       const env = readFileSync(`/proc/${pid}/environ`, "utf8").split("\0");
       if (env.includes(`HOME=${home}`)) process.kill(Number(pid), "SIGKILL");
     } catch {

@@ -58,6 +58,9 @@ pub struct Deck {
     emit: Arc<dyn Fn(LiveEvent) + Send + Sync>,
     /// The other machines (`plandeck hosts`), when this deck shows them ([`Deck::with_elsewhere`]).
     elsewhere: Option<Arc<dyn Elsewhere>>,
+    /// The program that starts this user's server when a Resume needs it (`serve
+    /// --daemon-launch`); `None`: this one (the window's binary runs the command line too).
+    server_program: Option<std::path::PathBuf>,
 }
 
 /// A native confirmation, in words: what the dialog says and its one action.
@@ -108,6 +111,7 @@ impl Deck {
             index_progress: live.index_progress.clone(),
             emit: live.emit.clone(),
             elsewhere: None,
+            server_program: None,
         }
     }
 
@@ -129,6 +133,7 @@ impl Deck {
             index_progress: Arc::default(),
             emit,
             elsewhere: None,
+            server_program: None,
         }
     }
 
@@ -138,6 +143,13 @@ impl Deck {
         if !self.demo {
             self.elsewhere = Some(elsewhere);
         }
+        self
+    }
+
+    /// This deck with `program` as the one that starts this user's server (tests: the command
+    /// line's binary; by default this program).
+    pub fn with_server_program(mut self, program: std::path::PathBuf) -> Deck {
+        self.server_program = Some(program);
         self
     }
 
@@ -949,6 +961,8 @@ impl Deck {
     }
 
     /// Send (a prompt, only when no turn runs), Interrupt or Stop, handed to the session's host.
+    /// Resume (a session whose host ended) is handed to this user's server, started when none runs
+    /// (the window may be the only Plandeck left: `serve --daemon-launch`, as New session does).
     pub fn steer_acp_session(
         &self,
         id: &str,
@@ -957,7 +971,25 @@ impl Deck {
         if let Some((there, own)) = self.there(id) {
             return there.steer_acp_session(own, command);
         }
-        Ok(crate::acp::host::command(&self.roots, id, &command)?)
+        crate::acp::host::command(&self.roots, id, &command)?;
+        if command == crate::acp::host::Command::Resume {
+            let program = match &self.server_program {
+                Some(p) => p.clone(),
+                None => std::env::current_exe().map_err(|e| {
+                    IpcError::new(
+                        crate::ipc::ErrorKind::Io,
+                        format!("cannot find this program to start your Plandeck server: {e}"),
+                    )
+                })?,
+            };
+            crate::serve::daemon::ensure_running(&self.roots, &program).map_err(|e| {
+                IpcError::new(
+                    crate::ipc::ErrorKind::Io,
+                    format!("cannot start your Plandeck server to resume the session: {e}"),
+                )
+            })?;
+        }
+        Ok(())
     }
 
     pub fn list_teams(&self) -> Result<Vec<gate::teams::Team>, IpcError> {

@@ -17,6 +17,7 @@ const hosted = (over: Partial<AcpSession> = {}): AcpSession => ({
   gated: true,
   ungatedWhy: null,
   usage: { inputTokens: 10, outputTokens: 5, costUsd: 0.00054 },
+  canLoad: true,
   problem: null,
   hostPid: 10,
   hostStartTime: null,
@@ -135,6 +136,41 @@ describe("AcpSessions", () => {
     await waitFor(() => expect(steered).toEqual([{ id: "acps-1", command: { command: "resume" } }]));
     expect(screen.getByTestId("acp-said")).toHaveTextContent("session/load");
     expect(screen.queryByTestId("acp-send")).toBeNull();
+  });
+
+  it("says an agent that cannot resume cannot, and offers a new session in the same folder", async () => {
+    const started: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "list_acp_sessions") return [hosted({ state: "ended", canLoad: false })];
+      if (cmd === "acp_session") return hosted({ state: "ended", canLoad: false });
+      if (cmd === "start_acp_session") {
+        started.push(args);
+        return { id: "acps-2", agent: "claude-acp", cwd: "/home/dev/work/api", worktree: null, branch: null, plan: false };
+      }
+    });
+    render(AcpSessions, { pollMs: 60_000 });
+    await fireEvent.click(await screen.findByTestId("acp-card"));
+    const note = await screen.findByTestId("acp-cannot-resume");
+    expect(note).toHaveTextContent("Claude Code (ACP) cannot resume this session: it does not offer loading an earlier one.");
+    expect(screen.queryByTestId("acp-resume")).toBeNull();
+    await fireEvent.click(within(note).getByTestId("acp-start-new"));
+    await waitFor(() =>
+      expect(started).toEqual([{ agent: "claude-acp", repo: "/home/dev/work/api", worktree: null, base: null, plan: false, prompt: null }]),
+    );
+  });
+
+  it("turns a Resume its agent refuses into the same offer, not an error", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "list_acp_sessions") return [hosted({ state: "ended", canLoad: null })];
+      if (cmd === "acp_session") return hosted({ state: "ended", canLoad: null });
+      if (cmd === "steer_acp_session") throw { kind: "unsupported", message: "Claude Code (ACP) cannot resume a session" };
+    });
+    render(AcpSessions, { pollMs: 60_000 });
+    await fireEvent.click(await screen.findByTestId("acp-card"));
+    await fireEvent.click(await screen.findByTestId("acp-resume"));
+    expect(await screen.findByTestId("acp-cannot-resume")).toHaveTextContent("cannot resume this session");
+    expect(screen.getByTestId("acp-start-new")).toHaveTextContent("Start a new session");
+    expect(screen.queryByRole("alert")).toBeNull();
   });
 
   it("marks an ungated session on its card", async () => {

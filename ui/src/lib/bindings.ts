@@ -1129,6 +1129,12 @@ state: string, mode: string | null, modes: Array<string>,
  */
 gated: boolean, ungatedWhy: string | null, usage: AcpUsage, 
 /**
+ * Whether its agent can resume a session (`agentCapabilities.loadSession`): `false` and Resume
+ * is refused, a new session offered instead; `null` when not known (not started yet, or a
+ * record from before this was kept).
+ */
+canLoad: boolean | null, 
+/**
  * Why it failed or ended, for a person.
  */
 problem: string | null, hostPid: number, hostStartTime: number | null, agentPid: number | null, 

@@ -770,3 +770,146 @@ fn the_server_is_started_for_a_new_acp_session_when_none_runs() {
     plandeck_core::serve::daemon::ensure_running(&roots, std::path::Path::new("/nonexistent"))
         .unwrap();
 }
+
+/// Issue 36: an agent that does not offer `loadSession` cannot resume: Resume says so in a
+/// person's words (kind `unsupported`) and offers a new session instead, nothing started; a record
+/// from before this was known is tried, and the host says the same (its record then knows).
+#[test]
+fn resume_of_an_agent_without_load_session_says_it_cannot_and_offers_a_new_session() {
+    let t = tempfile::tempdir().unwrap();
+    let (home, bin, repo) = (
+        t.path().join("home"),
+        t.path().join("bin"),
+        t.path().join("repo"),
+    );
+    std::fs::create_dir_all(&home).unwrap();
+    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+    let log = t.path().join("agent-read.jsonl");
+    scripted_claude_acp(&bin, "hosted --no-load", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(&repo)
+        .args(["--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = pending_acp_row(&home);
+    let (code, out, err) = plandeck(&home, &["approve", row["id"].as_str().unwrap(), "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let row = acp_session_row(&home, &id, "the first turn ended", |r| r["state"] == "idle");
+    assert_eq!(row["canResume"], false, "{row}");
+    let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}");
+    acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");
+
+    let roots = plandeck_core::config::Roots::under_home(&home);
+    let refused = plandeck_core::acp::host::request_resume(&roots, &id).unwrap_err();
+    let e = plandeck_core::ipc::IpcError::from(refused);
+    assert_eq!(e.kind, plandeck_core::ipc::ErrorKind::Unsupported);
+    assert_eq!(
+        e.message,
+        "Claude Code (ACP) cannot resume a session: it does not offer loading one \
+         (session/load). Start a new session in the same folder instead"
+    );
+    let (code, out, _) = plandeck(&home, &["resume", &id, "--json"]);
+    assert_ne!(code, 0, "{out}");
+    let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(v["error"]["kind"], "unsupported", "{out}");
+    assert!(
+        v["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("cannot resume a session"),
+        "{out}"
+    );
+    assert!(
+        !read_log(&log).iter().any(|f| f["method"] == "session/load"),
+        "nothing was asked of the agent"
+    );
+
+    // A record that does not know (kept before this was): tried, and the host says the same.
+    let path = home.join(format!(".local/share/plandeck/acp/sessions/{id}.json"));
+    let mut record: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&path).unwrap()).unwrap();
+    record.as_object_mut().unwrap().remove("canLoad");
+    std::fs::write(&path, serde_json::to_vec(&record).unwrap()).unwrap();
+    let resume = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["resume", &id, "--json"])
+        .output()
+        .unwrap();
+    assert!(!resume.status.success(), "{resume:?}");
+    let hosted = plandeck_core::acp::host::get(&roots, &id).unwrap();
+    assert_eq!(hosted.state, "failed");
+    assert_eq!(hosted.can_load, Some(false));
+    assert!(
+        hosted
+            .problem
+            .as_deref()
+            .is_some_and(|p| p.starts_with("Claude Code (ACP) cannot resume a session")),
+        "{:?}",
+        hosted.problem
+    );
+}
+
+/// Issue 36: the window's Resume of an ACP session whose host ended starts this user's server
+/// when none runs (as its New session does), which takes the session up again.
+#[test]
+fn the_windows_resume_starts_the_server_when_none_runs() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    std::fs::create_dir_all(&home).unwrap();
+    let roots = plandeck_core::config::Roots::under_home(&home);
+    let _server = Server(plandeck_core::serve::daemon::dir(&roots));
+    // A session whose host ended long ago (no process of that start time).
+    let id = "acps-0123456789abcdef";
+    let gone = plandeck_core::acp::host::Hosted {
+        id: id.into(),
+        agent: "claude-acp".into(),
+        display_name: "Claude Code (ACP)".into(),
+        cwd: t.path().to_string_lossy().into_owned(),
+        session_id: Some("s1".into()),
+        state: "ended".into(),
+        mode: None,
+        modes: Vec::new(),
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: Some(1),
+        agent_pid: None,
+        started: "2026-11-28T00:00:00Z".into(),
+        updated: "2026-11-28T00:00:00Z".into(),
+        entries: Vec::new(),
+        machine: None,
+    };
+    let sessions = home.join(".local/share/plandeck/acp/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join(format!("{id}.json")),
+        serde_json::to_vec(&gone).unwrap(),
+    )
+    .unwrap();
+    assert!(!plandeck_core::daemon_home::is_running(&roots));
+    let deck = plandeck_core::deck::Deck::starting(
+        roots.clone(),
+        false,
+        std::sync::Arc::default(),
+        std::sync::Arc::new(|_| {}),
+    )
+    .with_server_program(env!("CARGO_BIN_EXE_plandeck-cli").into());
+    deck.steer_acp_session(id, plandeck_core::acp::host::Command::Resume)
+        .unwrap();
+    assert!(plandeck_core::daemon_home::is_running(&roots));
+    // The server took it: a host of its own writes the record now.
+    let taken = plandeck_testkit::wait_for("the server to take the resumed session", || {
+        plandeck_core::acp::host::get(&roots, id).filter(|h| h.host_pid != gone.host_pid)
+    });
+    assert_ne!(taken.updated, gone.updated);
+}

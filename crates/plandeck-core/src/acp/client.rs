@@ -48,6 +48,9 @@ pub enum AcpError {
     Timeout { method: String, secs: u64 },
     #[error("the agent's answer to {method} is not what ACP says: {message}")]
     Protocol { method: String, message: String },
+    /// Resume asked of an agent that does not offer loading a session (`loadSession`).
+    #[error("the agent does not offer loading a session (session/load)")]
+    CannotLoad,
 }
 
 type Waiters = Arc<Mutex<HashMap<u64, Sender<Result<Value, RpcError>>>>>;
@@ -109,21 +112,29 @@ impl SessionInfo {
                 })?
                 .to_owned(),
         };
-        let modes = v
+        // What a hostile agent offers is bounded: at most MAX_MODES ids, each one Plandeck could
+        // set as sent (a longer or unprintable id is left out, as is a repeat).
+        let mut modes: Vec<String> = Vec::new();
+        for id in v
             .pointer("/modes/availableModes")
             .and_then(Value::as_array)
-            .map(|a| {
-                a.iter()
-                    .filter_map(|m| m.get("id").and_then(Value::as_str).map(str::to_owned))
-                    .collect()
-            })
-            .unwrap_or_default();
+            .into_iter()
+            .flatten()
+            .filter_map(|m| m.get("id").and_then(Value::as_str))
+        {
+            if modes.len() == super::MAX_MODES {
+                break;
+            }
+            if super::plain_mode_id(id) && !modes.iter().any(|m| m == id) {
+                modes.push(id.to_owned());
+            }
+        }
         Ok(SessionInfo {
             session_id,
             current_mode: v
                 .pointer("/modes/currentModeId")
                 .and_then(Value::as_str)
-                .map(str::to_owned),
+                .map(super::mode_id),
             modes,
         })
     }
@@ -440,4 +451,52 @@ fn refuse(stdin: &Input, id: Value, code: i64, message: &str) {
             }),
         },
     );
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// A hostile agent offering ten thousand modes, ids of 100 KB, escapes and repeats: at most
+    /// [`super::super::MAX_MODES`] kept, each an id as sent and short; its current mode kept
+    /// marked and cut, never taken for `plan`.
+    #[test]
+    fn the_modes_an_agent_offers_are_bounded_in_count_and_length() {
+        let mut offered: Vec<Value> = vec![
+            json!({"id": "x".repeat(100_000), "name": "long"}),
+            json!({"id": "plan\u{1b}[2J", "name": "escape"}),
+            json!({"id": "plan\u{202e}", "name": "invisible"}),
+            json!({"id": "with space", "name": "space"}),
+            json!({"id": "", "name": "empty"}),
+            json!({"id": 7, "name": "no string"}),
+            json!({"id": "plan", "name": "Plan"}),
+            json!({"id": "plan", "name": "again"}),
+        ];
+        offered.extend((0..10_000).map(|i| json!({"id": format!("m{i}"), "name": "many"})));
+        let v = json!({"sessionId": "s", "modes": {
+            "currentModeId": format!("plan{}", "\u{7}".repeat(10_000)),
+            "availableModes": offered,
+        }});
+        let info = SessionInfo::parse("session/new", &v, None).unwrap();
+        assert_eq!(info.modes.len(), super::super::MAX_MODES);
+        assert_eq!(info.modes[0], "plan");
+        assert_eq!(info.modes[1], "m0");
+        assert!(info
+            .modes
+            .iter()
+            .all(|m| m.chars().count() <= super::super::MAX_MODE_ID_CHARS));
+        let current = info.current_mode.unwrap();
+        assert_ne!(current, "plan");
+        assert!(current.starts_with("plan⟨U+0007⟩"), "{current}");
+        assert!(current.chars().count() <= super::super::MAX_MODE_ID_CHARS + 1);
+        // A mode change to a hostile id: bounded, and no `plan`.
+        let u = super::super::Update::parse(
+            &json!({"sessionUpdate": "current_mode_update", "currentModeId": "y".repeat(1 << 20)}),
+        );
+        let super::super::Update::Mode(m) = u else {
+            panic!("{u:?}")
+        };
+        assert_eq!(m.chars().count(), super::super::MAX_MODE_ID_CHARS + 1);
+    }
 }

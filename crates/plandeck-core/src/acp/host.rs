@@ -20,10 +20,11 @@ use std::sync::{Arc, Mutex};
 use std::time::Duration;
 
 use serde::{Deserialize, Serialize};
+use serde_json::Value;
 use ts_rs::TS;
 
 use super::session::{Choice, Control, Session};
-use super::{catalog, requests, AgentCommand, Event, Update};
+use super::{catalog, requests, AcpError, AgentCommand, Event, Update};
 use crate::config::{Env, Roots};
 use crate::durable;
 
@@ -103,6 +104,11 @@ pub struct Hosted {
     pub gated: bool,
     pub ungated_why: Option<String>,
     pub usage: Usage,
+    /// Whether its agent can resume a session (`agentCapabilities.loadSession`): `false` and Resume
+    /// is refused, a new session offered instead; `null` when not known (not started yet, or a
+    /// record from before this was kept).
+    #[serde(default)]
+    pub can_load: Option<bool>,
     /// Why it failed or ended, for a person.
     pub problem: Option<String>,
     pub host_pid: u32,
@@ -146,6 +152,7 @@ impl Hosted {
             "gated": self.gated,
             "ungatedWhy": self.ungated_why,
             "usage": self.usage,
+            "canResume": self.can_load,
             "permissionMode": self.mode,
             "modes": self.modes,
             "pid": self.agent_pid,
@@ -219,6 +226,7 @@ impl From<HostError> for crate::ipc::IpcError {
             HostError::NotFound(_) | HostError::Ended(_) => ErrorKind::NotFound,
             HostError::Busy(_) | HostError::Running(_) => ErrorKind::Conflict,
             HostError::NeverOpened(_) => ErrorKind::BadInput,
+            HostError::CannotResume(_) => ErrorKind::Unsupported,
             HostError::NotAnAgent(_) | HostError::BadPrompt => ErrorKind::BadInput,
             HostError::Store(_) => ErrorKind::Io,
         };
@@ -240,6 +248,8 @@ pub enum HostError {
     Running(String),
     #[error("the agent of {0} never opened its session: there is nothing to resume")]
     NeverOpened(String),
+    #[error("{0} cannot resume a session: it does not offer loading one (session/load). Start a new session in the same folder instead")]
+    CannotResume(String),
     #[error("the message is empty or longer than {MAX_PROMPT_CHARS} characters")]
     BadPrompt,
     #[error("could not write the request: {0}")]
@@ -358,6 +368,9 @@ pub fn request_resume(roots: &Roots, id: &str) -> Result<(), HostError> {
         .session_id
         .clone()
         .ok_or_else(|| HostError::NeverOpened(id.to_owned()))?;
+    if hosted.can_load == Some(false) {
+        return Err(HostError::CannotResume(hosted.display_name.clone()));
+    }
     let req = StartRequest {
         id: id.to_owned(),
         agent: hosted.agent.clone(),
@@ -718,6 +731,7 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             gated: true,
             ungated_why: None,
             usage: Usage::default(),
+            can_load: None,
             problem: None,
             host_pid: pid,
             host_start_time: crate::process::start_time(pid),
@@ -760,6 +774,12 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     };
     let mut session = match started {
         Ok(s) => s,
+        Err(AcpError::CannotLoad) => {
+            let mut r = lock(&record);
+            r.hosted.can_load = Some(false);
+            drop(r);
+            return fail(HostError::CannotResume(entry.display_name.to_owned()).to_string());
+        }
         Err(e) => return fail(format!("{}: {e}", entry.name)),
     };
     if req.load.is_some() {
@@ -774,6 +794,9 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
     {
         let mut r = lock(&record);
         r.hosted.session_id = Some(session.info.session_id.clone());
+        r.hosted.can_load = Some(
+            session.agent.pointer("/agentCapabilities/loadSession") == Some(&Value::Bool(true)),
+        );
         r.hosted.modes = session.info.modes.clone();
         r.hosted.mode = session.tracker.mode().map(str::to_owned);
         r.hosted.agent_pid = Some(agent_process.0);
@@ -988,6 +1011,7 @@ mod tests {
                 gated: true,
                 ungated_why: None,
                 usage: Usage::default(),
+                can_load: None,
                 problem: None,
                 host_pid,
                 host_start_time,

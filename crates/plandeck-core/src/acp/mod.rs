@@ -27,6 +27,10 @@ pub use gate::{DecideError, Decided, Outcome, RequestKind, Tracker, Waiting};
 
 /// Titles and names from the agent are shown on one line, this long at most.
 pub const MAX_TITLE_CHARS: usize = 300;
+/// The most modes kept of what an agent offers (`session/new`'s `availableModes`; more are left
+/// out), and the most characters of a mode's id.
+pub const MAX_MODES: usize = 32;
+pub const MAX_MODE_ID_CHARS: usize = 64;
 
 /// What every ACP agent is started with from Plandeck's environment, whatever its entry: where
 /// programs and its home are, the language and terminal, temporary and XDG folders, the
@@ -186,7 +190,7 @@ impl Update {
                 "current_mode_update" => update
                     .get("currentModeId")
                     .and_then(Value::as_str)
-                    .map(|m| Update::Mode(m.to_owned())),
+                    .map(|m| Update::Mode(mode_id(m))),
                 "config_option_update" => Some(
                     update
                         .get("configOptions")
@@ -196,7 +200,7 @@ impl Update {
                                 .find(|o| o.get("id").and_then(Value::as_str) == Some("mode"))
                         })
                         .and_then(|o| o.get("currentValue").and_then(Value::as_str))
-                        .map(|m| Update::Mode(m.to_owned()))
+                        .map(|m| Update::Mode(mode_id(m)))
                         .unwrap_or(Update::Other(kind.clone())),
                 ),
                 "usage_update" => Some(Update::Usage {
@@ -270,6 +274,29 @@ pub enum Event {
 }
 
 /// A one-line, visible, bounded form of a title or name the agent sent.
+/// A mode's id as kept: as sent when it is at most [`MAX_MODE_ID_CHARS`] visible characters with
+/// no space, else marked (control and invisible characters shown) and cut: never `plan` unless it
+/// was exactly `plan`.
+pub fn mode_id(id: &str) -> String {
+    if plain_mode_id(id) {
+        return id.to_owned();
+    }
+    let shown = crate::visible::shown(id).replace(char::is_whitespace, " ");
+    let mut out: String = shown.chars().take(MAX_MODE_ID_CHARS).collect();
+    if shown.chars().count() > MAX_MODE_ID_CHARS || out.is_empty() {
+        out.push('…');
+    }
+    out
+}
+
+/// A mode id kept as sent: at most [`MAX_MODE_ID_CHARS`] visible characters, no space.
+pub(crate) fn plain_mode_id(id: &str) -> bool {
+    !id.is_empty()
+        && id.chars().count() <= MAX_MODE_ID_CHARS
+        && !id.chars().any(char::is_whitespace)
+        && crate::visible::shown(id) == id
+}
+
 pub fn one_line(text: &str) -> String {
     let flat: String = text
         .chars()

@@ -6,10 +6,11 @@
 //! chosen on the request); the host answers the agent and closes the request with how it ended. A
 //! request whose host is gone is closed "no outcome" (`agentGone`), never approved.
 
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::gate::{Outcome, Waiting};
 use crate::config::Roots;
+use crate::gate::hook_wait::DecisionsWatch;
 use crate::gate::store;
 use crate::gate::{AcpAsk, GateDecision, GateError, GateRequest, GateStatus};
 
@@ -78,14 +79,32 @@ pub fn file(
     Ok(req)
 }
 
-/// The decision on `id` once a decider handed it over (polled; `None` when `give_up` says so
-/// first).
-pub fn wait_decision(
+/// How often the host looks again while it waits for a decision: a decision wakes it at once (the
+/// decisions folder watched, as a hook's wait is); the look checks that the agent still runs and
+/// no Stop or Interrupt came. Where the folder cannot be watched, decisions are polled this often.
+const LOOK_EVERY: Duration = Duration::from_millis(100);
+const LOOK_EVERY_UNWATCHED: Duration = Duration::from_millis(50);
+
+/// The decision on `id` once a decider handed it over: woken the moment its file lands (inotify
+/// on the decisions folder, [`crate::gate::hook_wait::DecisionsWatch`]; polled where that cannot be
+/// watched); `None` when `give_up` says so first (asked at every look).
+pub fn wait_decision(roots: &Roots, id: &str, give_up: impl FnMut() -> bool) -> Option<Decision> {
+    let watch = DecisionsWatch::new(roots);
+    let tick = if watch.watching() {
+        LOOK_EVERY
+    } else {
+        LOOK_EVERY_UNWATCHED
+    };
+    wait_decision_with(roots, id, give_up, &watch, tick)
+}
+
+fn wait_decision_with(
     roots: &Roots,
     id: &str,
     mut give_up: impl FnMut() -> bool,
+    watch: &DecisionsWatch,
+    tick: Duration,
 ) -> Option<Decision> {
-    let start = Instant::now();
     loop {
         if let Some(d) = store::read_decision(roots, id) {
             let chosen = store::load_open(roots, id)
@@ -110,12 +129,7 @@ pub fn wait_decision(
         if give_up() {
             return None;
         }
-        let tick = if start.elapsed() < Duration::from_secs(5) {
-            10
-        } else {
-            100
-        };
-        std::thread::sleep(Duration::from_millis(tick));
+        watch.sleep(tick);
     }
 }
 
@@ -284,6 +298,130 @@ mod tests {
             decide(approve(), quick(None, None)),
             Err(GateError::AlreadyDecided { .. } | GateError::Closed { .. })
         ));
+    }
+
+    /// A decision wakes the host at once (the decisions folder watched), not at its next look:
+    /// with looks [`LATE`] apart, the decision handed over after the first look is read before
+    /// the second is due. Where the folder cannot be watched, the looks find it.
+    #[test]
+    fn a_decision_wakes_the_waiting_host_at_once_and_is_polled_where_unwatched() {
+        const LATE: Duration = Duration::from_secs(20);
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        for watched in [true, false] {
+            let f = file(
+                &roots,
+                "claude-acp",
+                "/r",
+                &waiting(RequestKind::Plan, &[("ok", "allow_once")]),
+                me(),
+            )
+            .unwrap();
+            let (looked, first_look) = std::sync::mpsc::channel::<()>();
+            let decider = {
+                let (roots, id) = (roots.clone(), f.id.clone());
+                std::thread::spawn(move || {
+                    first_look.recv().unwrap();
+                    let out =
+                        crate::gate::decide_with(&roots, &id, approve(), &quick(Some("ok"), None))
+                            .unwrap();
+                    assert_eq!(out.delivery, crate::gate::Delivery::Pending);
+                })
+            };
+            let first_look = std::cell::Cell::new(None::<std::time::Instant>);
+            let give_up = || {
+                if first_look.get().is_none() {
+                    first_look.set(Some(std::time::Instant::now()));
+                }
+                let _ = looked.send(());
+                false
+            };
+            let (watch, tick) = if watched {
+                (DecisionsWatch::new(&roots), LATE)
+            } else {
+                (DecisionsWatch::unwatched(), Duration::from_millis(5))
+            };
+            assert_eq!(watch.watching(), watched);
+            let d = wait_decision_with(&roots, &f.id, give_up, &watch, tick).unwrap();
+            if watched {
+                // Read before the next look was due: the decision woke the host.
+                assert!(first_look.get().unwrap().elapsed() < LATE);
+            }
+            assert_eq!((d.approve, d.option_id.as_deref()), (true, Some("ok")));
+            decider.join().unwrap();
+            close(
+                &roots,
+                &f.id,
+                &Outcome::Approved {
+                    option_id: "ok".into(),
+                },
+            );
+        }
+    }
+
+    /// An approval that names no option (the phone's Approve and the queue's Approve or Edit send
+    /// `auto` and none) answers with the agent's "allow once", never its "allow always", which
+    /// only the person's own pick of it sends; an agent offering only "always" is refused, the
+    /// request still waiting.
+    #[test]
+    fn an_approval_naming_no_option_allows_once_never_always() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let options = [
+            ("acceptEdits", "allow_always"),
+            ("default", "allow_once"),
+            ("plan", "reject_once"),
+        ];
+        for mode in [ApproveMode::Auto, ApproveMode::Manual] {
+            let f = file(
+                &roots,
+                "claude-acp",
+                "/r",
+                &waiting(RequestKind::Plan, &options),
+                me(),
+            )
+            .unwrap();
+            let approve = GateDecision::Approve {
+                mode,
+                edited: None,
+                started_from: None,
+            };
+            crate::gate::decide_with(&roots, &f.id, approve, &quick(None, None)).unwrap();
+            let d = wait_decision(&roots, &f.id, || true).unwrap();
+            assert_eq!(d.option_id.as_deref(), Some("default"), "{mode:?}");
+        }
+        // Picked by the person: sent.
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(RequestKind::Plan, &options),
+            me(),
+        )
+        .unwrap();
+        crate::gate::decide_with(&roots, &f.id, approve(), &quick(Some("acceptEdits"), None))
+            .unwrap();
+        let d = wait_decision(&roots, &f.id, || true).unwrap();
+        assert_eq!(d.option_id.as_deref(), Some("acceptEdits"));
+        // Only "always" offered: an approval naming none is refused, nothing decided.
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(
+                RequestKind::Permission,
+                &[("always", "allow_always"), ("no", "reject_once")],
+            ),
+            me(),
+        )
+        .unwrap();
+        let e = crate::gate::decide_with(&roots, &f.id, approve(), &quick(None, None)).unwrap_err();
+        assert!(
+            matches!(&e, GateError::BadInput { message } if message.contains("no way to allow this once")),
+            "{e:?}"
+        );
+        assert!(crate::gate::pending(&roots).iter().any(|r| r.id == f.id));
+        assert!(store::read_decision(&roots, &f.id).is_none());
     }
 
     #[test]

@@ -140,10 +140,7 @@ impl Session {
         let (client, events) = Client::spawn(cmd)?;
         let agent = client.initialize(timeout)?;
         if agent.pointer("/agentCapabilities/loadSession") != Some(&Value::Bool(true)) {
-            return Err(AcpError::Protocol {
-                method: "session/load".into(),
-                message: "the agent does not offer loading a session (loadSession)".into(),
-            });
+            return Err(AcpError::CannotLoad);
         }
         let info = client.load_session(session_id, cwd, timeout)?;
         let mut tracker = Tracker::new();

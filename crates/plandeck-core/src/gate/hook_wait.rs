@@ -1,7 +1,8 @@
 //! How a hook waits on its request: woken the moment a decision file lands (inotify on the
 //! decisions folder; polled fast where that cannot be watched), checking now and then that the
 //! agent still runs and someone can still decide (Plandeck open, or a paired phone seen lately). Shared by the Claude Code hook and the teammate
-//! gate; each reads the decision and answers in its own way.
+//! gate; each reads the decision and answers in its own way. The host of an ACP session waits on
+//! its requests' decisions the same way ([`DecisionsWatch`], used by `crate::acp::requests`).
 
 use std::path::PathBuf;
 use std::sync::mpsc;
@@ -19,10 +20,60 @@ const TICK: Duration = Duration::from_millis(50);
 const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
 const APP_CHECK: Duration = Duration::from_millis(250);
 
-/// One hook's wait on one request.
-pub(crate) struct HookWait {
+/// The decisions folder watched: a waiter sleeps until a file lands there (inotify), or its next
+/// look is due. Made before the first look for the decision, so none lands unseen between the two.
+pub(crate) struct DecisionsWatch {
     _watcher: Option<RecommendedWatcher>,
     rx: mpsc::Receiver<()>,
+}
+
+impl DecisionsWatch {
+    pub(crate) fn new(roots: &Roots) -> Self {
+        let decisions = store::decisions_dir(roots);
+        let _ = crate::durable::create_private_dir(&decisions);
+        let (tx, rx) = mpsc::channel();
+        let watcher = notify::recommended_watcher(move |_| {
+            let _ = tx.send(());
+        })
+        .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w))
+        .ok();
+        if watcher.is_none() {
+            tracing::debug!("the decisions folder cannot be watched: decisions are polled");
+        }
+        DecisionsWatch {
+            _watcher: watcher,
+            rx,
+        }
+    }
+
+    /// A watch that watches nothing (as where inotify fails): waiters poll.
+    #[cfg(test)]
+    pub(crate) fn unwatched() -> Self {
+        DecisionsWatch {
+            _watcher: None,
+            rx: mpsc::channel().1,
+        }
+    }
+
+    /// Whether a decision wakes the waiter at once (else it is seen at the next look).
+    pub(crate) fn watching(&self) -> bool {
+        self._watcher.is_some()
+    }
+
+    /// Sleeps until something lands in the decisions folder, or for `at_most`.
+    pub(crate) fn sleep(&self, at_most: Duration) {
+        if let Err(mpsc::RecvTimeoutError::Disconnected) = self.rx.recv_timeout(at_most) {
+            // No watcher sends (none could be made): a plain wait, never a spin.
+            std::thread::sleep(at_most);
+        }
+        // Drain a burst of events so one decision does not cause many wake-ups.
+        while self.rx.try_recv().is_ok() {}
+    }
+}
+
+/// One hook's wait on one request.
+pub(crate) struct HookWait {
+    watch: DecisionsWatch,
     tick: Duration,
     request_file: PathBuf,
     start: Instant,
@@ -37,23 +88,15 @@ impl HookWait {
         req: &GateRequest,
         someone_to_decide: fn(&Roots) -> bool,
     ) -> Self {
-        let decisions = store::decisions_dir(roots);
-        let _ = crate::durable::create_private_dir(&decisions);
-        let (tx, rx) = mpsc::channel();
-        let watcher = notify::recommended_watcher(move |_| {
-            let _ = tx.send(());
-        })
-        .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w))
-        .ok();
+        let watch = DecisionsWatch::new(roots);
         let start = Instant::now();
         HookWait {
-            tick: if watcher.is_some() {
+            tick: if watch.watching() {
                 TICK
             } else {
                 TICK_WITHOUT_WATCHER
             },
-            _watcher: watcher,
-            rx,
+            watch,
             request_file: store::requests_dir(roots).join(format!("{}.json", req.id)),
             start,
             last_check: start,
@@ -97,8 +140,6 @@ impl HookWait {
     /// Sleeps until a decision file lands or the next look is due, never past `deadline`.
     pub(crate) fn sleep(&self, deadline: Duration) {
         let left = deadline.saturating_sub(self.elapsed());
-        let _ = self.rx.recv_timeout(self.tick.min(left));
-        // Drain a burst of events so one decision does not cause many wake-ups.
-        while self.rx.try_recv().is_ok() {}
+        self.watch.sleep(self.tick.min(left));
     }
 }

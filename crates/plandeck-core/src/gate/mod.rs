@@ -401,12 +401,15 @@ pub struct AcpAsk {
 
 impl AcpAsk {
     /// The option an approval answers with: `option` when it is one of the agent's allow options
-    /// (else an error), or the first allow option of the kinds `mode` prefers (`auto`: "always",
-    /// then "once"; `manual`: the other way).
+    /// (else an error), or else the agent's narrowest: its "allow once". An approval that names no
+    /// option (the phone's Approve, the queue's Approve or Edit, `plandeck approve`, whatever its
+    /// mode) never answers "allow always": that widens what the agent may do from then on, and
+    /// only the person's own pick of it (the window's option button) sends it. An agent offering
+    /// no "allow once" is refused with its options named.
     pub fn allow_option(
         &self,
         option: Option<&str>,
-        mode: ApproveMode,
+        _mode: ApproveMode,
     ) -> Result<String, GateError> {
         let allows = |o: &&AcpOption| o.kind.starts_with("allow_");
         if let Some(id) = option {
@@ -423,18 +426,32 @@ impl AcpAsk {
                     ),
                 });
         }
-        let order: [&str; 2] = match mode {
-            ApproveMode::Auto => ["allow_always", "allow_once"],
-            ApproveMode::Manual => ["allow_once", "allow_always"],
-        };
-        order
+        if let Some(once) = self.options.iter().find(|o| o.kind == "allow_once") {
+            return Ok(once.option_id.clone());
+        }
+        let wider: Vec<String> = self
+            .options
             .iter()
-            .find_map(|k| self.options.iter().find(|o| o.kind == *k))
-            .or_else(|| self.options.iter().find(allows))
-            .map(|o| o.option_id.clone())
-            .ok_or_else(|| GateError::BadInput {
-                message: "the agent offered no option that allows this request".to_owned(),
+            .filter(allows)
+            .take(8)
+            .map(|o| {
+                format!(
+                    "{:?}",
+                    crate::visible::shown(&o.name.chars().take(80).collect::<String>())
+                )
             })
+            .collect();
+        Err(GateError::BadInput {
+            message: if wider.is_empty() {
+                "the agent offered no option that allows this request".to_owned()
+            } else {
+                format!(
+                    "the agent offers no way to allow this once, only {}, which allows more from \
+                     now on: choose it yourself in the window's queue",
+                    wider.join(", ")
+                )
+            },
+        })
     }
 
     /// The option a rejection answers with: `option` when it is one of the agent's reject
