@@ -3,8 +3,9 @@
 //! the window and the CLI need of it without standing on the server itself.
 
 use std::os::unix::fs::{DirBuilderExt, MetadataExt, PermissionsExt};
+use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use crate::config::Roots;
 
@@ -161,4 +162,51 @@ pub fn launch(roots: &Roots, exe: &Path, options: &LaunchOptions) -> std::io::Re
         }
     }
     Ok(())
+}
+
+/// How long a relay waits for a daemon it launched to answer.
+pub const START_PATIENCE: Duration = Duration::from_secs(30);
+
+/// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
+pub const MAX_SOCKET_PATH: usize = 107;
+
+pub fn check_socket_path(path: &Path) -> std::io::Result<()> {
+    if path.as_os_str().len() > MAX_SOCKET_PATH {
+        return Err(std::io::Error::other(format!(
+            "the server's socket {} is longer than a Unix socket path may be ({MAX_SOCKET_PATH} \
+             bytes): use a shorter --data-dir, or `plandeck serve --stdio --no-daemon`",
+            path.display()
+        )));
+    }
+    Ok(())
+}
+
+pub fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
+    let deadline = Instant::now() + START_PATIENCE;
+    loop {
+        match UnixStream::connect(socket) {
+            Ok(s) => return Ok(s),
+            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(25)),
+            Err(e) => {
+                return Err(std::io::Error::other(format!(
+                    "the Plandeck server on this machine did not start within {} s ({e}): see \
+                     its log",
+                    START_PATIENCE.as_secs()
+                )))
+            }
+        }
+    }
+}
+
+/// Makes sure this user's server runs for `roots` (the window's New session of an ACP agent):
+/// when it does not run (its lock is free: asked without connecting, which would count as a
+/// client), `exe … serve --daemon-launch` starts it detached ([`launch`]), and its socket is
+/// waited for.
+pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
+    let socket = socket_path(roots);
+    check_socket_path(&socket)?;
+    if !is_running(roots) {
+        launch(roots, exe, &LaunchOptions::default())?;
+    }
+    wait_for_socket(&socket).map(|_| ())
 }

@@ -982,7 +982,7 @@ impl Deck {
                     )
                 })?,
             };
-            crate::serve::daemon::ensure_running(&self.roots, &program).map_err(|e| {
+            crate::daemon_home::ensure_running(&self.roots, &program).map_err(|e| {
                 IpcError::new(
                     crate::ipc::ErrorKind::Io,
                     format!("cannot start your Plandeck server to resume the session: {e}"),

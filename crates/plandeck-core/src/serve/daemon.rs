@@ -34,7 +34,6 @@
 use std::io::{BufRead, BufReader, Read, Write};
 use std::os::unix::fs::{MetadataExt, PermissionsExt};
 use std::os::unix::net::{UnixListener, UnixStream};
-use std::path::Path;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
 
@@ -43,14 +42,12 @@ use serde::{Deserialize, Serialize};
 use super::{lock, read_line, serve_connection, Options, Shared};
 use crate::config::Roots;
 pub use crate::daemon_home::{
-    dir, is_running, launch, lock_path, log_path, own_uid, private_dir, private_file, socket_path,
-    Launch, LaunchOptions,
+    check_socket_path, dir, ensure_running, is_running, launch, lock_path, log_path, own_uid,
+    private_dir, private_file, socket_path, wait_for_socket, Launch, LaunchOptions,
 };
 
 /// How long a daemon waits with nobody connected before it exits.
 pub const IDLE_EXIT: Duration = Duration::from_secs(600);
-/// How long a relay waits for a daemon it launched to answer.
-const START_PATIENCE: Duration = Duration::from_secs(30);
 /// How long a new daemon waits for an exiting one to let go of the lock.
 const LOCK_PATIENCE: Duration = Duration::from_secs(10);
 /// How long the daemon waits for a connection's first line.
@@ -59,8 +56,6 @@ const RELAY_LINE_PATIENCE: Duration = Duration::from_secs(10);
 pub const SILENCE: Duration = Duration::from_secs(45);
 /// How often the daemon looks whether the phone page is on (it does not idle out while it is).
 const PHONE_CHECK: Duration = Duration::from_secs(1);
-/// The longest path a Unix socket takes (`sun_path` is 108 bytes with its NUL).
-const MAX_SOCKET_PATH: usize = 107;
 
 /// How a daemon runs.
 #[derive(Debug, Clone)]
@@ -122,17 +117,6 @@ pub fn peer_uid(_stream: &UnixStream) -> std::io::Result<u32> {
         std::io::ErrorKind::Unsupported,
         "a Unix socket peer's uid is not known on this system",
     ))
-}
-
-fn check_socket_path(path: &Path) -> std::io::Result<()> {
-    if path.as_os_str().len() > MAX_SOCKET_PATH {
-        return Err(std::io::Error::other(format!(
-            "the server's socket {} is longer than a Unix socket path may be ({MAX_SOCKET_PATH} \
-             bytes): use a shorter --data-dir, or `plandeck serve --stdio --no-daemon`",
-            path.display()
-        )));
-    }
-    Ok(())
 }
 
 /// Where the daemon says what it does.
@@ -463,36 +447,6 @@ pub fn relay(
         output.write_all(&buf[..n])?;
         output.flush()?;
     }
-}
-
-fn wait_for_socket(socket: &Path) -> std::io::Result<UnixStream> {
-    let deadline = Instant::now() + START_PATIENCE;
-    loop {
-        match UnixStream::connect(socket) {
-            Ok(s) => return Ok(s),
-            Err(_) if Instant::now() < deadline => std::thread::sleep(Duration::from_millis(25)),
-            Err(e) => {
-                return Err(std::io::Error::other(format!(
-                    "the Plandeck server on this machine did not start within {} s ({e}): see \
-                     its log",
-                    START_PATIENCE.as_secs()
-                )))
-            }
-        }
-    }
-}
-
-/// Makes sure this user's server runs for `roots` (the window's New session of an ACP agent):
-/// when it does not run (its lock is free: asked without connecting, which would count as a
-/// client), `exe … serve --daemon-launch` starts it detached ([`launch`]), and its socket is
-/// waited for.
-pub fn ensure_running(roots: &Roots, exe: &Path) -> std::io::Result<()> {
-    let socket = socket_path(roots);
-    check_socket_path(&socket)?;
-    if !is_running(roots) {
-        launch(roots, exe, &LaunchOptions::default())?;
-    }
-    wait_for_socket(&socket).map(|_| ())
 }
 
 /// Detaches the calling process from its session (the daemon, started by a launcher that
