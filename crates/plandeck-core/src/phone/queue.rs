@@ -186,9 +186,12 @@ fn settings_hosts(roots: &Roots) -> Vec<crate::config::Host> {
     })
 }
 
-/// The machines added or removed in the settings since: connected or dropped.
+/// The machines added or removed in the settings since: connected or dropped (settings that
+/// cannot be read now change nothing: said once, when the page started).
 pub fn follow_settings(roots: &Roots, attached: &Attached) {
-    attached.elsewhere.hosts_changed(settings_hosts(roots));
+    if let Ok(hosts) = crate::config::hosts(&roots.settings_path()) {
+        attached.elsewhere.hosts_changed(hosts);
+    }
 }
 
 /// The other machines shown on the page of `roots`, while they are.

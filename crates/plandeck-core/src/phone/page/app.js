@@ -188,6 +188,8 @@ async function showQueue() {
     li.append(b);
     ul.append(li);
   }
+  // The queue is on screen (benches/src/bin/bench_phone.rs times the first of these).
+  performance.mark("plandeck-queue-shown");
 }
 
 async function showPlan(id) {
