@@ -388,8 +388,9 @@ async function main() {
   const m = /^#pair=([A-Za-z0-9_-]{16,128})$/.exec(location.hash);
   // The secret leaves the address bar at once (and never went to the server in a request line).
   if (location.hash) history.replaceState(null, "", location.pathname);
+  // The worker registers beside the first listing, not before it: the queue is not kept waiting.
+  registerWorker();
   device = await loadDevice();
-  await registerWorker();
   if ("PushManager" in window && "Notification" in window) {
     $("push-button").hidden = false;
     $("push-button").onclick = () => enablePush();
