@@ -72,7 +72,14 @@ fn certificates(dir: &Path) -> String {
     let mut ca = vec!["req", "-x509"];
     ca.extend(ec);
     ca.extend([
-        "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=bench CA",
+        "-keyout",
+        "ca.key",
+        "-out",
+        "ca.pem",
+        "-days",
+        "2",
+        "-subj",
+        "/CN=bench CA",
     ]);
     openssl(&ca, dir);
     let mut csr = vec!["req"];
@@ -163,9 +170,8 @@ impl Phone {
         rng.fill(&mut n).unwrap();
         let nonce = b64(&n);
         let expires = time::OffsetDateTime::now_utc().unix_timestamp() + 60;
-        let msg =
-            phone::canonical_decision(id, hash, Verdict::Reject, feedback, &nonce, expires)
-                .unwrap();
+        let msg = phone::canonical_decision(id, hash, Verdict::Reject, feedback, &nonce, expires)
+            .unwrap();
         let signature = b64(self.key.sign(&rng, msg.as_bytes()).unwrap().as_ref());
         json!({"requestId": id, "planHash": hash, "decision": "reject", "feedback": feedback,
                "device": self.device, "nonce": nonce, "expires": expires, "signature": signature})
@@ -472,7 +478,9 @@ fn first_content(home: &Path, roots: &Roots, port: u16, spki: &str, exe: &Path) 
              return m && p ? {shown: m.startTime, fcp: p.startTime, cards} : null",
         );
         assert_eq!(v["cards"], json!(1), "{v}");
-        shown.push(Duration::from_secs_f64(v["shown"].as_f64().unwrap() / 1000.0));
+        shown.push(Duration::from_secs_f64(
+            v["shown"].as_f64().unwrap() / 1000.0,
+        ));
         fcp.push(Duration::from_secs_f64(v["fcp"].as_f64().unwrap() / 1000.0));
     }
     drop(browser);
