@@ -34,3 +34,32 @@ pub async fn phone_on(
     }
     blocking(move || deck.phone_on(&listen, &cert, &key, name, wait_minutes)).await
 }
+
+/// Settings → Phone's "Choose…" beside the certificate and its key (`what`: `cert` or `key`): the
+/// native file picker. The path picked only fills the form; turning the page on still shows it in
+/// the native confirmation and checks that the certificate and key load and match.
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
+pub async fn phone_pick_file(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    what: String,
+) -> Result<Option<String>, IpcError> {
+    let (title, filter, extensions): (&str, &str, &'static [&'static str]) = match what.as_str() {
+        "cert" => (
+            "Choose the certificate (PEM)",
+            "Certificates",
+            &["pem", "crt", "cer"],
+        ),
+        "key" => ("Choose its key (PEM)", "Keys", &["key", "pem"]),
+        _ => {
+            return Err(IpcError::new(
+                ErrorKind::BadInput,
+                "a certificate (cert) or its key (key) is picked here",
+            ))
+        }
+    };
+    let home = state.roots().home;
+    let picked = super::pick::pick_file(&app, title, &home, filter, extensions).await?;
+    Ok(picked.map(|p| p.to_string_lossy().into_owned()))
+}

@@ -42,6 +42,44 @@ pub async fn pick_folder(
     .await
 }
 
+/// Opens the native file picker titled `title`, starting in `home`, offering the files ending in
+/// one of `extensions` first (`filter` names them), and any file. `None` when the person cancels.
+pub async fn pick_file(
+    app: &AppHandle,
+    title: &str,
+    home: &Path,
+    filter: &str,
+    extensions: &'static [&'static str],
+) -> Result<Option<PathBuf>, IpcError> {
+    let (app, title, filter, start) = (
+        app.clone(),
+        title.to_owned(),
+        filter.to_owned(),
+        chooser_start(home),
+    );
+    blocking(move || {
+        let mut chooser = app
+            .dialog()
+            .file()
+            .set_title(title)
+            .add_filter(filter, extensions)
+            .add_filter("Any file", &["*"]);
+        if let Some(start) = start {
+            chooser = chooser.set_directory(start);
+        }
+        match chooser.blocking_pick_file() {
+            None => Ok(None),
+            Some(picked) => picked.into_path().map(Some).map_err(|e| {
+                IpcError::new(
+                    ErrorKind::BadInput,
+                    format!("the picked file is not a local file: {e}"),
+                )
+            }),
+        }
+    })
+    .await
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -61,4 +61,25 @@ describe("PhoneSettings", () => {
     await fireEvent.input(listen, { target: { value: "100.64.0.7:8443" } });
     expect(screen.queryByTestId("phone-every-interface")).toBeNull();
   });
+
+  it("fills the certificate and the key from the native file picker, and leaves a field as it was when cancelled", async () => {
+    const asked: any[] = [];
+    mockIPC((cmd, args: any) => {
+      if (cmd === "phone_status") return { ...on, on: false, running: false, cert: null, key: null, devices: [] };
+      if (cmd === "phone_pick_file") {
+        asked.push(args);
+        return args.what === "cert" ? "/home/dev/certs/box.pem" : null;
+      }
+    });
+    render(PhoneSettings);
+    const cert = (await screen.findByTestId("phone-cert")) as HTMLInputElement;
+    const key = screen.getByTestId("phone-key") as HTMLInputElement;
+    await screen.findByTestId("phone-state");
+    await fireEvent.click(screen.getByTestId("phone-cert-choose"));
+    await waitFor(() => expect(cert.value).toBe("/home/dev/certs/box.pem"));
+    await fireEvent.input(key, { target: { value: "/typed/box.key" } });
+    await fireEvent.click(screen.getByTestId("phone-key-choose"));
+    await waitFor(() => expect(asked).toEqual([{ what: "cert" }, { what: "key" }]));
+    expect(key.value).toBe("/typed/box.key");
+  });
 });

@@ -81,6 +81,7 @@ export type Commands = {
   reconnect_machine: { args: { name: string }; returns: null };
   phone_status: { args: {}; returns: PhoneStatus };
   phone_on: { args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }; returns: PhoneStatus };
+  phone_pick_file: { args: { what: string }; returns: string | null };
   phone_off: { args: {}; returns: PhoneStatus };
   phone_pair: { args: {}; returns: PhonePairing };
   phone_revoke: { args: { id: string }; returns: PhoneStatus };
@@ -162,6 +163,7 @@ export const commands = {
   reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
   phoneStatus: () => invoke<PhoneStatus>("phone_status"),
   phoneOn: (args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }) => invoke<PhoneStatus>("phone_on", args),
+  phonePickFile: (args: { what: string }) => invoke<string | null>("phone_pick_file", args),
   phoneOff: () => invoke<PhoneStatus>("phone_off"),
   phonePair: () => invoke<PhonePairing>("phone_pair"),
   phoneRevoke: (args: { id: string }) => invoke<PhoneStatus>("phone_revoke", args),

@@ -145,6 +145,8 @@ export const ipc = {
    * the page on; refused when not confirmed. */
   phoneOn: (listen: string, cert: string, key: string, name: string | null, waitMinutes: number) =>
     call(commands.phoneOn({ listen, cert, key, name, waitMinutes })),
+  /** The native file picker for the certificate (`cert`) or its key (`key`); null: cancelled. */
+  phonePickFile: (what: "cert" | "key") => call(commands.phonePickFile({ what })),
   phoneOff: () => call(commands.phoneOff()),
   /** A one-time pairing link (valid minutes, used once) with its QR code drawn in Rust. */
   phonePair: () => call(commands.phonePair()),

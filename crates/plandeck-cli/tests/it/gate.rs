@@ -41,9 +41,9 @@ pub(crate) struct Setup {
     pub(crate) home: PathBuf,
     pub(crate) roots: Roots,
     transcript: PathBuf,
-    plan_file: PathBuf,
+    pub(crate) plan_file: PathBuf,
     pub(crate) stdin: Vec<u8>,
-    plan: String,
+    pub(crate) plan: String,
 }
 
 /// A temp home with a transcript holding a pending `ExitPlanMode` call, and the fixture's stdin

@@ -384,6 +384,30 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     // Ends the page and the per-user server serving it whatever happens below.
     let _off = EndDaemon(&home);
 
+    // An earlier version of the plan was approved, and a comment waits on it: the page shows
+    // the plan's diff against that version and the comment with the text it is on.
+    let plan_file = s.plan_file.to_str().unwrap();
+    std::fs::write(
+        &s.plan_file,
+        s.plan.replace("2. Return a cursor", "2. Return an offset"),
+    )
+    .unwrap();
+    let (code, _, err) = plandeck(&home, &["approve", plan_file]);
+    assert_eq!(code, 0, "{err}");
+    std::fs::write(&s.plan_file, &s.plan).unwrap();
+    let (code, _, err) = plandeck(
+        &home,
+        &[
+            "comment",
+            plan_file,
+            "--quote",
+            "Write tests",
+            "--text",
+            "<b>Cover</b> the last page.",
+        ],
+    );
+    assert_eq!(code, 0, "{err}");
+
     let _app = gate::app_heartbeat(&s.roots).unwrap();
     let (hook, req) = claude_waits(&s.roots, &s.stdin, &[]);
 
@@ -497,6 +521,29 @@ fn a_phone_pairs_by_the_link_and_rejects_with_feedback_and_one_decision_wins_a_r
     browser.click(&format!("#queue .card[data-id='{}'] button", req.id));
     let plan = browser.wait_text("plan", "the plan", |t| t.contains("add pagination"));
     assert!(plan.contains("Return a cursor"), "{plan}");
+    // Its diff against the approved version, and its comment with its anchor, as text.
+    let summary = browser.text("diff-summary");
+    assert!(
+        summary.starts_with("Changes since approved ") && summary.ends_with("+1 −1"),
+        "{summary}"
+    );
+    let diff = browser.text("diff");
+    assert!(
+        diff.contains("- 2. Return an offset") && diff.contains("+ 2. Return a cursor"),
+        "{diff}"
+    );
+    let comments = browser.text("comments");
+    assert!(
+        comments.contains("line 5 · open")
+            && comments.contains("Write tests")
+            && comments.contains("<b>Cover</b> the last page."),
+        "the comment and the text it is on: {comments}"
+    );
+    assert_eq!(
+        browser.js("return document.querySelectorAll('#comments b, #diff b').length"),
+        json!(0),
+        "a comment's markup is shown as text"
+    );
 
     browser.type_into("#feedback", "Use keyset pagination; no offsets.");
     browser.click("#reject");

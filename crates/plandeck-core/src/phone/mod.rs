@@ -19,6 +19,7 @@
 
 pub mod outbound;
 pub mod push;
+pub mod queue;
 pub mod server;
 pub mod settings;
 pub mod sign;
@@ -79,6 +80,10 @@ pub enum PhoneError {
     BadInput { message: String },
     #[error("{0}")]
     Gate(#[from] GateError),
+    /// Another machine's request: what that machine (or its link) said; nothing decided when it
+    /// is `unreachable` (the page says "unknown").
+    #[error("{0}")]
+    Elsewhere(crate::ipc::IpcError),
     #[error(transparent)]
     Write(#[from] durable::WriteError),
     #[error("cannot read {path}: {message}")]
@@ -105,6 +110,12 @@ impl PhoneError {
             PhoneError::Gate(GateError::Closed { .. }) => "closed",
             PhoneError::Gate(GateError::NotFound { .. }) => "notFound",
             PhoneError::Gate(_) => "gate",
+            PhoneError::Elsewhere(e) => match e.kind {
+                crate::ipc::ErrorKind::Unreachable => "unreachable",
+                crate::ipc::ErrorKind::PlanChanged => "planChanged",
+                crate::ipc::ErrorKind::NotFound => "notFound",
+                _ => "elsewhere",
+            },
             PhoneError::Write(_) | PhoneError::Read { .. } => "io",
         }
     }
@@ -113,6 +124,9 @@ impl PhoneError {
 impl From<PhoneError> for crate::ipc::IpcError {
     fn from(e: PhoneError) -> Self {
         use crate::ipc::{ErrorKind, IpcError};
+        if let PhoneError::Elsewhere(e) = e {
+            return e;
+        }
         let kind = match &e {
             PhoneError::Gate(_) => {
                 let PhoneError::Gate(g) = e else {
@@ -500,6 +514,10 @@ pub fn decide_with(
         d.signed.expires,
     )?;
     let device = verify(roots, &d.signed, message.as_bytes())?;
+    // Another machine's request: decided there, as the window decides it.
+    if crate::elsewhere::split(&d.request_id).is_some() {
+        return queue::decide_there(roots, d, &device);
+    }
     // The phone shows plans only: a permission request (a command, a file write) would be
     // approved with nothing of it on screen. Its rejection allows nothing and goes.
     if d.decision != Verdict::Reject

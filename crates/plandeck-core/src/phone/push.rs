@@ -13,8 +13,10 @@
 //!   bounded, no private address, no redirect, bounded time), with a VAPID token; and, when the
 //!   person set one ([`set_ntfy`]), to their own ntfy topic (a view link only). At most
 //!   [`MAX_PER_MINUTE`] messages a minute in all; more are dropped and logged.
-//! - **Watching** ([`watch`]): the phone server notices each request filed from then on (a look at
-//!   the requests' folder every [`WATCH_EVERY`]) and notifies once per request.
+//! - **Watching** ([`watch`]): the phone server notices each request filed from then on, woken by
+//!   the gate's folder's watch (the one the live handle follows the gate with, [`crate::watch`];
+//!   a look every [`WATCH_FALLBACK`] only where no watch can be set) and notifies once per
+//!   request.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -36,8 +38,13 @@ use crate::gate::{GateRequest, GateStatus};
 pub const MAX_PER_MINUTE: usize = 12;
 /// How long a push service keeps a message for a phone that is off (seconds).
 pub const TTL_SECONDS: u32 = 15 * 60;
-/// How often the server looks for new requests.
-pub const WATCH_EVERY: Duration = Duration::from_millis(50);
+/// How long a burst of the gate folder's changes is held before the server looks (the live
+/// handle's own for the gate).
+pub const WATCH_DEBOUNCE: Duration = Duration::from_millis(30);
+/// How often the server looks for new requests where the gate's folder cannot be watched.
+pub const WATCH_FALLBACK: Duration = Duration::from_millis(500);
+/// How often the watching thread looks whether it is to stop.
+const STOP_CHECK: Duration = Duration::from_millis(250);
 /// The record size announced in the message's header (RFC 8188); a message is one record.
 const RECORD_SIZE: u32 = 4096;
 /// The most characters of each outside word (project, machine) a notification shows.
@@ -545,10 +552,36 @@ fn request_ids(roots: &Roots) -> HashSet<String> {
 /// notifies it once, on a thread of its own, until `stop` is set.
 pub fn watch(notifier: Arc<Notifier>, stop: Arc<AtomicBool>) -> std::thread::JoinHandle<()> {
     let roots = notifier.roots.clone();
+    // The gate's folder, watched as the live handle watches it: each burst of changes wakes the
+    // thread once. Armed before the requests there now are read, so none filed after is missed.
+    let (tx, rx) = std::sync::mpsc::channel::<()>();
+    let watcher = crate::watch::watch(vec![roots.data.join("gate")], WATCH_DEBOUNCE, move |_| {
+        let _ = tx.send(());
+    });
+    let watcher = match watcher {
+        Ok(w) => Some(w),
+        Err(e) => {
+            tracing::warn!(
+                "push: the gate's folder is not watched ({e}); looking every {} ms",
+                WATCH_FALLBACK.as_millis()
+            );
+            None
+        }
+    };
     let mut known = request_ids(&roots);
     std::thread::spawn(move || {
+        let _watcher = watcher;
+        let watched = _watcher.is_some();
         while !stop.load(Ordering::SeqCst) {
-            std::thread::sleep(WATCH_EVERY);
+            if watched {
+                match rx.recv_timeout(STOP_CHECK) {
+                    Ok(()) => while rx.try_recv().is_ok() {},
+                    Err(std::sync::mpsc::RecvTimeoutError::Timeout) => continue,
+                    Err(std::sync::mpsc::RecvTimeoutError::Disconnected) => break,
+                }
+            } else {
+                std::thread::sleep(WATCH_FALLBACK);
+            }
             let now = request_ids(&roots);
             for id in now.difference(&known) {
                 let path = crate::gate::store::requests_dir(&roots).join(format!("{id}.json"));

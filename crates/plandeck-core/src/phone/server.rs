@@ -291,6 +291,9 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             None
         }
     };
+    // The other machines of the settings, kept connected while the page is served: their
+    // waiting plans are on it too.
+    let machines = super::queue::attach_settings(roots);
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
     loop {
@@ -300,6 +303,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 Ok(Some(c)) if c.same_server(&config) => {}
                 _ => break,
             }
+            super::queue::follow_settings(roots, &machines);
         }
         if opts.stop.load(Ordering::SeqCst) {
             break;
@@ -325,6 +329,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             Err(e) => tracing::debug!("accept: {e}"),
         }
     }
+    drop(machines);
     stop_push.store(true, Ordering::SeqCst);
     if let Some(p) = push {
         let _ = p.join();
@@ -534,6 +539,10 @@ fn refusal(e: &PhoneError) -> Response {
         PhoneError::Write(_) | PhoneError::Read { .. } => "500 Internal Server Error",
         PhoneError::BadInput { .. } | PhoneError::BadKey { .. } => "400 Bad Request",
         PhoneError::PlanChanged { .. } | PhoneError::Gate(_) => "409 Conflict",
+        PhoneError::Elsewhere(e) if e.kind == crate::ipc::ErrorKind::Unreachable => {
+            "503 Service Unavailable"
+        }
+        PhoneError::Elsewhere(_) => "409 Conflict",
         _ => "403 Forbidden",
     };
     json(
@@ -575,8 +584,12 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
                 .iter()
                 .filter(|r| r.kind != crate::gate::RequestKind::Plan)
                 .count();
+            // And the plans waiting on the other machines, each card naming its machine.
+            let (theirs, machines) = super::queue::elsewhere_cards(roots);
+            let mut all = pending(roots);
+            all.extend(theirs);
             Ok(
-                serde_json::json!({"machine": machine(), "pending": pending(roots), "inTheWindow": others}),
+                serde_json::json!({"machine": machine(), "pending": all, "inTheWindow": others, "machines": machines}),
             )
         }),
         ("POST", "/api/plan") => api(body, |req: ReadCall| {
@@ -587,6 +600,9 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
                 req.signed.expires,
             )?;
             super::verify(roots, &req.signed, msg.as_bytes())?;
+            if crate::elsewhere::split(&req.request_id).is_some() {
+                return super::queue::plan_there(roots, &req.request_id);
+            }
             plan(roots, &req.request_id)
         }),
         ("POST", "/api/decide") => api(body, |req: SignedDecision| {
@@ -672,6 +688,8 @@ fn plan(roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError> {
         return Err(crate::gate::GateError::NotFound { id: id.to_owned() }.into());
     };
     let text = r.plan_read.clone().unwrap_or_else(|| r.plan.clone());
+    // Its diff against the last approved version and its comments, as the window shows them.
+    let (diff, comments) = super::queue::review_here(roots, &r);
     Ok(serde_json::json!({
         "id": r.id,
         "agent": r.agent.display_name(),
@@ -679,6 +697,8 @@ fn plan(roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError> {
         "cwd": crate::visible::shown(&r.cwd),
         "planHash": r.plan_hash,
         "html": crate::render::render(&text).html,
+        "diff": diff,
+        "comments": comments,
     }))
 }
 

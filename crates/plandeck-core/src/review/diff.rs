@@ -538,27 +538,55 @@ pub fn diff(
             Some(h.to_owned()),
             format!("version {}", short(h)),
         ),
-        None => {
-            let last = decide::log(roots, Some(&key))?
-                .into_iter()
-                .find_map(|d| d.pinned_hash().map(|h| (h.to_owned(), d.time)));
-            match last {
-                Some((h, time)) => {
-                    let label = format!(
-                        "approved {} ({})",
-                        crate::timestamp::format(time),
-                        short(&h)
-                    );
-                    (decide::version(roots, &h)?, Some(h), label)
-                }
-                None => (String::new(), None, "nothing approved yet".to_owned()),
-            }
-        }
+        None => last_approved(roots, &key)?,
     };
     let mut d = PlanDiff::between(&old, &new);
     d.from_hash = from_hash;
     d.from_label = from_label;
     d.to_label = to_label;
+    Ok(d)
+}
+
+/// The last approved version of the plan at `plan_path`: its text, its hash and a label
+/// ("approved 2026-11-28T18:42:03Z (1a2b3c4d)"); an empty text, no hash and "nothing approved
+/// yet" when none was.
+pub fn last_approved(
+    roots: &Roots,
+    plan_path: &Path,
+) -> Result<(String, Option<String>, String), ReviewError> {
+    let key = store::plan_key(plan_path);
+    let last = decide::log(roots, Some(&key))?
+        .into_iter()
+        .find_map(|d| d.pinned_hash().map(|h| (h.to_owned(), d.time)));
+    Ok(match last {
+        Some((h, time)) => {
+            let label = format!(
+                "approved {} ({})",
+                crate::timestamp::format(time),
+                h.chars().take(8).collect::<String>()
+            );
+            (decide::version(roots, &h)?, Some(h), label)
+        }
+        None => (String::new(), None, "nothing approved yet".to_owned()),
+    })
+}
+
+/// `text` (a waiting plan as the person is shown it) compared with the last approved version of
+/// the plan at `plan_path` (an empty text when nothing was approved, or there is no plan file):
+/// what the phone page shows of a waiting request, as the window's plan view compares.
+pub fn against_approved(
+    roots: &Roots,
+    plan_path: Option<&Path>,
+    text: &str,
+) -> Result<PlanDiff, ReviewError> {
+    let (old, from_hash, from_label) = match plan_path {
+        Some(p) => last_approved(roots, p)?,
+        None => (String::new(), None, "nothing approved yet".to_owned()),
+    };
+    let mut d = PlanDiff::between(&old, text);
+    d.from_hash = from_hash;
+    d.from_label = from_label;
+    d.to_label = "waiting".to_owned();
     Ok(d)
 }
 

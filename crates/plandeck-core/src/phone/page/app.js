@@ -153,6 +153,18 @@ async function showQueue() {
     ? ` · ${r.body.inTheWindow} tool request(s) to decide in the window`
     : "";
   $("status").textContent = `${device.name} · ${r.body.machine} · ${r.body.pending.length} waiting${others}`;
+  // The other machines: each named with how it is; one not connected is "unknown".
+  const ms = $("machines");
+  ms.replaceChildren();
+  for (const m of r.body.machines || []) {
+    const li = el("li", m.state === "connected" ? "machine" : "machine unknown");
+    li.dataset.name = m.name;
+    li.textContent =
+      m.state === "connected"
+        ? `${m.name}: connected`
+        : `${m.name}: unknown (${m.state === "connecting" ? "connecting" : `unreachable since ${m.since}`}${m.problem ? `: ${m.problem}` : ""})`;
+    ms.append(li);
+  }
   const ul = $("queue");
   ul.replaceChildren();
   for (const p of r.body.pending) {
@@ -166,10 +178,18 @@ async function showQueue() {
     where.className = "where";
     where.textContent = `${p.machine} · ${p.agent} · waiting since ${p.waitingSince}`;
     b.append(title, where);
+    if (p.known === false) {
+      // Its machine is not connected: this is what it last said; whether it still waits is
+      // not known.
+      li.classList.add("unknown");
+      b.append(el("div", "unknown", `unknown: ${p.machine} is not connected`));
+    }
     b.onclick = () => showPlan(p.id);
     li.append(b);
     ul.append(li);
   }
+  // The queue is on screen (benches/src/bin/bench_phone.rs times the first of these).
+  performance.mark("plandeck-queue-shown");
 }
 
 async function showPlan(id) {
@@ -182,7 +202,8 @@ async function showPlan(id) {
     return;
   }
   if (!r.ok) {
-    say(`refused: ${r.body && r.body.error ? r.body.error.message : "?"}`, "refused");
+    const error = r.body && r.body.error ? r.body.error : { kind: "", message: "?" };
+    say(`${error.kind === "unreachable" ? "unknown" : "refused"}: ${error.message}`, error.kind === "unreachable" ? "unknown" : "refused");
     return;
   }
   shown = { id: r.body.id, planHash: r.body.planHash };
@@ -191,7 +212,67 @@ async function showPlan(id) {
   $("plan-where").textContent = `${r.body.machine} · ${r.body.agent} · ${r.body.cwd}`;
   // Rendered and sanitized by Plandeck's own renderer (the window's); no script runs under the CSP.
   $("plan").innerHTML = r.body.html;
+  showDiff(r.body.diff);
+  showComments(r.body.comments);
   $("feedback").value = "";
+}
+
+// An element with `text` as its text (never parsed as HTML).
+function el(tag, cls, text) {
+  const e = document.createElement(tag);
+  if (cls) e.className = cls;
+  if (text !== undefined) e.textContent = text;
+  return e;
+}
+
+// The plan's diff against the last approved version, as lines of text.
+function showDiff(diff) {
+  const box = $("diff");
+  box.replaceChildren();
+  if (!diff || diff.unknown) {
+    $("diff-summary").textContent = `Changes: unknown${diff && diff.unknown ? ` (${diff.unknown})` : ""}`;
+    $("diff-box").open = false;
+    return;
+  }
+  $("diff-summary").textContent = diff.approvedBefore
+    ? `Changes since ${diff.from}: +${diff.added} −${diff.removed}`
+    : `Nothing approved yet: all ${diff.added} lines are new`;
+  $("diff-box").open = diff.approvedBefore && diff.added + diff.removed > 0;
+  for (const h of diff.hunks) {
+    box.append(el("div", "hunk", h.header));
+    const pre = el("pre", "diff-lines");
+    for (const l of h.lines) {
+      const sign = l.kind === "insert" ? "+" : l.kind === "delete" ? "-" : " ";
+      pre.append(el("div", `line ${l.kind}`, `${sign} ${l.text}`));
+    }
+    box.append(pre);
+  }
+  if (diff.linesLeftOut) box.append(el("p", "where", `${diff.linesLeftOut} more lines not shown`));
+}
+
+// The plan's comments, each with the text it is on (its anchor) and its line.
+function showComments(comments) {
+  const ul = $("comments");
+  ul.replaceChildren();
+  if (!Array.isArray(comments)) {
+    $("comments-title").textContent = `Comments: unknown${comments && comments.unknown ? ` (${comments.unknown})` : ""}`;
+    return;
+  }
+  const open = comments.filter((c) => c.status === "open").length;
+  $("comments-title").textContent = comments.length
+    ? `Comments (${open} open, sent with your decision)`
+    : "No comments";
+  for (const c of comments) {
+    const li = el("li", `comment ${c.status}`);
+    li.dataset.id = c.id;
+    const where = c.line ? `line ${c.line}` : "not in this version";
+    li.append(
+      el("div", "where", `${where} · ${c.status} · ${c.author}`),
+      el("blockquote", "quote", c.quote),
+      el("div", "text", c.text),
+    );
+    ul.append(li);
+  }
 }
 
 async function decide(decision) {
@@ -224,7 +305,12 @@ async function decide(decision) {
   }
   for (const b of document.querySelectorAll(".actions button")) b.disabled = false;
   if (!r.ok) {
-    say(`Refused: ${r.body && r.body.error ? r.body.error.message : "?"}`, "refused");
+    const error = r.body && r.body.error ? r.body.error : { kind: "", message: "?" };
+    if (error.kind === "unreachable") {
+      say(`unknown: ${error.message}`, "unknown");
+    } else {
+      say(`Refused: ${error.message}`, "refused");
+    }
     return;
   }
   say(r.body.message || r.body.status || "sent", "");
@@ -302,8 +388,9 @@ async function main() {
   const m = /^#pair=([A-Za-z0-9_-]{16,128})$/.exec(location.hash);
   // The secret leaves the address bar at once (and never went to the server in a request line).
   if (location.hash) history.replaceState(null, "", location.pathname);
+  // The worker registers beside the first listing, not before it: the queue is not kept waiting.
+  registerWorker();
   device = await loadDevice();
-  await registerWorker();
   if ("PushManager" in window && "Notification" in window) {
     $("push-button").hidden = false;
     $("push-button").onclick = () => enablePush();
