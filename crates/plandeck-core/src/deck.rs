@@ -1251,6 +1251,8 @@ impl Deck {
             name,
             wait_minutes,
         )?;
+        // An address the person names: not on Tailscale (no whois check stays behind).
+        crate::phone::settings::choose_tailscale(&self.roots, None)?;
         let roots = self.roots.clone();
         crate::phone::settings::turn_on(&self.roots, &config, &|| {
             crate::phone::settings::launch_daemon(&roots)

@@ -17,6 +17,7 @@ mod hung_tmux;
 mod locale;
 mod machines;
 mod phone;
+mod phone_trust;
 mod plans;
 mod remote;
 mod review;

@@ -238,6 +238,20 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             message: "the phone page is off: turn it on with `plandeck phone on --listen ADDR:PORT --cert FILE --key FILE`".to_owned(),
         });
     };
+    // On Tailscale: its certificate fetched again (it renews them), and every caller checked
+    // by whois; Tailscale not answering, the page is not served.
+    let tailscale = super::tailscale::chosen(roots)?;
+    let guard = match &tailscale {
+        Some(t) => {
+            if let Some(name) = &config.name {
+                if let Err(e) = super::tailscale::fetch_certificate(roots, &t.socket(), name) {
+                    tracing::warn!("the Tailscale certificate was not renewed: {e}");
+                }
+            }
+            Some(Arc::new(super::tailscale::Guard::new(t)?))
+        }
+        None => None,
+    };
     let tls = tls_config(&config)?;
     let lock_path = super::dir(roots).join("server.lock");
     let lock = crate::durable::open_private(&lock_path)?;
@@ -300,6 +314,9 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 Ok(Some(c)) if c.same_server(&config) => {}
                 _ => break,
             }
+            if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
+                break;
+            }
         }
         if opts.stop.load(Ordering::SeqCst) {
             break;
@@ -312,8 +329,9 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 busy.fetch_add(1, Ordering::SeqCst);
                 let (roots, tls, busy) = (roots.clone(), tls.clone(), busy.clone());
                 let deadline = std::time::Instant::now() + opts.deadline;
+                let guard = guard.clone();
                 std::thread::spawn(move || {
-                    if let Err(e) = connection(&roots, stream, tls, deadline) {
+                    if let Err(e) = connection(&roots, stream, tls, deadline, guard.as_deref()) {
                         tracing::debug!("phone connection: {e}");
                     }
                     busy.fetch_sub(1, Ordering::SeqCst);
@@ -428,15 +446,24 @@ fn connection(
     stream: TcpStream,
     tls: Arc<rustls::ServerConfig>,
     deadline: std::time::Instant,
+    guard: Option<&super::tailscale::Guard>,
 ) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    let peer = stream.peer_addr().map_err(|e| e.to_string())?;
     let stream = Deadlined { stream, deadline };
     let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
     let mut tls = rustls::StreamOwned::new(conn, stream);
     let Some((method, path, body)) = read_request(&mut tls)? else {
         return Ok(());
     };
-    let resp = respond(roots, &method, &path, &body);
+    // On Tailscale, only the machine's user's own devices are answered (whois, each request).
+    let resp = match guard.map(|g| g.check(peer)) {
+        Some(Err(e)) => {
+            tracing::debug!("phone page: {e}");
+            refusal(&e)
+        }
+        _ => respond(roots, &method, &path, &body),
+    };
     let mut head = format!(
         "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
         resp.status,
@@ -564,8 +591,8 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
         ("GET", "/") => file("text/html; charset=utf-8", PAGE),
         ("GET", "/app.js") => file("text/javascript; charset=utf-8", SCRIPT),
         ("GET", "/app.css") => file("text/css; charset=utf-8", STYLE),
-        ("POST", "/api/pair") => api(body, |req| {
-            let d = super::pair_finish(roots, &req)?;
+        ("POST", "/api/pair") => api(body, |req: PairCall| {
+            let d = super::pair_finish_with(roots, &req.pair, req.passkey.as_ref())?;
             Ok(serde_json::json!({"device": {"id": d.id, "name": d.name}}))
         }),
         ("POST", "/api/pending") => api(body, |req: ReadCall| {
@@ -589,8 +616,8 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
             super::verify(roots, &req.signed, msg.as_bytes())?;
             plan(roots, &req.request_id)
         }),
-        ("POST", "/api/decide") => api(body, |req: SignedDecision| {
-            let o = super::decide(roots, &req)?;
+        ("POST", "/api/decide") => api(body, |req: DecideCall| {
+            let o = super::decide_with_passkey(roots, &req.decision, req.passkey.as_ref())?;
             Ok(serde_json::to_value(&o).unwrap_or_default())
         }),
         ("GET" | "POST", _) => json(
@@ -620,6 +647,24 @@ fn api<T: for<'de> Deserialize<'de>>(
         Ok(v) => json("200 OK", &v),
         Err(e) => refusal(&e),
     }
+}
+
+/// Pairing as the page sends it: with the passkey made, where the phone offers passkeys.
+#[derive(Debug, Deserialize)]
+struct PairCall {
+    #[serde(flatten)]
+    pair: super::PairRequest,
+    #[serde(default)]
+    passkey: Option<super::webauthn::Registration>,
+}
+
+/// A decision as the page sends it: with the passkey's assertion, when the phone has one.
+#[derive(Debug, Deserialize)]
+struct DecideCall {
+    #[serde(flatten)]
+    decision: SignedDecision,
+    #[serde(default)]
+    passkey: Option<super::webauthn::Assertion>,
 }
 
 /// A signed read: the list, or one request's plan.
