@@ -1251,8 +1251,7 @@ impl Deck {
             name,
             wait_minutes,
         )?;
-        // An address the person names: not on Tailscale (no whois check stays behind).
-        crate::phone::settings::choose_tailscale(&self.roots, None)?;
+        crate::phone::settings::address_named(&self.roots, &config)?;
         let roots = self.roots.clone();
         crate::phone::settings::turn_on(&self.roots, &config, &|| {
             crate::phone::settings::launch_daemon(&roots)

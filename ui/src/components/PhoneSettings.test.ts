@@ -61,4 +61,21 @@ describe("PhoneSettings", () => {
     await fireEvent.input(listen, { target: { value: "100.64.0.7:8443" } });
     expect(screen.queryByTestId("phone-every-interface")).toBeNull();
   });
+
+  it("says when the page is on Tailscale, answering only the user's own devices", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, tailscale: true, devices: [] };
+    });
+    render(PhoneSettings);
+    expect(await screen.findByTestId("phone-tailscale")).toHaveTextContent("checked by whois");
+  });
+
+  it("says nothing of Tailscale when the page is on an address named", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, tailscale: false, devices: [] };
+    });
+    render(PhoneSettings);
+    await screen.findByTestId("phone-state");
+    expect(screen.queryByTestId("phone-tailscale")).toBeNull();
+  });
 });

@@ -204,6 +204,23 @@ pub fn choose_tailscale(
     }
 }
 
+/// The window turns the page on with an address named (before [`turn_on`]): another address,
+/// certificate or name than the page's now is not on Tailscale any more; the same (only the
+/// hooks' wait changed) stays on Tailscale, each caller still checked by whois.
+pub fn address_named(roots: &Roots, config: &PhoneConfig) -> Result<(), PhoneError> {
+    let same = server::read_config(roots)?.is_some_and(|c| {
+        c.listen == config.listen
+            && c.cert == config.cert
+            && c.key == config.key
+            && c.name == config.name
+    });
+    if same {
+        Ok(())
+    } else {
+        choose_tailscale(roots, None)
+    }
+}
+
 /// Turns the page on with `config`: saved, then served by this user's Plandeck server here
 /// (`launch` starts it when none answers; a running one takes the new config without a
 /// restart). Returns once it is served, or says why it cannot be. Already served exactly so:
@@ -344,6 +361,44 @@ mod tests {
             !svg.contains("pair="),
             "the secret is drawn, never written out"
         );
+    }
+
+    #[test]
+    fn the_window_keeps_tailscale_only_for_the_same_address() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let (cert, key) = super::super::tailscale::cert_paths(&roots);
+        let config = PhoneConfig {
+            on: true,
+            listen: "100.64.0.7:8443".to_owned(),
+            cert,
+            key,
+            name: Some("m.tail1234.ts.net".to_owned()),
+            wait_minutes: 15,
+        };
+        server::write_config(&roots, &config).unwrap();
+        let ts = super::super::tailscale::TailscaleConfig {
+            on: true,
+            ..Default::default()
+        };
+        choose_tailscale(&roots, Some(&ts)).unwrap();
+        // Only the wait changed: still on Tailscale.
+        address_named(
+            &roots,
+            &PhoneConfig {
+                wait_minutes: 5,
+                ..config.clone()
+            },
+        )
+        .unwrap();
+        assert!(status(&roots).unwrap().tailscale);
+        // Another address: not on Tailscale any more.
+        let other = PhoneConfig {
+            listen: "192.168.1.5:8443".to_owned(),
+            ..config
+        };
+        address_named(&roots, &other).unwrap();
+        assert!(!status(&roots).unwrap().tailscale);
     }
 
     #[test]

@@ -142,7 +142,7 @@ fn dechunk(mut body: &[u8]) -> Option<Vec<u8>> {
         if size == 0 {
             return Some(out);
         }
-        if body.len() < size + 2 {
+        if body.len() < size.checked_add(2)? {
             return None;
         }
         out.extend_from_slice(&body[..size]);
@@ -416,6 +416,8 @@ mod tests {
         );
         assert_eq!(dechunk(b"ff\r\nabc"), None);
         assert_eq!(dechunk(b"zz\r\n"), None);
+        // A size that overflows when its line end is added: refused, no panic.
+        assert_eq!(dechunk(b"ffffffffffffffff\r\nabc"), None);
         assert_eq!(dechunk(b""), None);
     }
 
