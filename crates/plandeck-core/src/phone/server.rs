@@ -159,6 +159,8 @@ pub fn running(roots: &Roots) -> Option<ServerState> {
     }
 }
 
+/// On Tailscale, how often the server asks tailscaled again who this machine is.
+const TAILSCALE_RECHECK: Duration = Duration::from_secs(5);
 /// At most this many connections are served at once; more are closed at once.
 const MAX_CONNECTIONS: usize = 32;
 /// A request's head (line and headers) is at most this many bytes.
@@ -307,6 +309,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     };
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
+    let mut last_asked = std::time::Instant::now();
     loop {
         if last_check.elapsed() >= Duration::from_millis(500) {
             last_check = std::time::Instant::now();
@@ -316,6 +319,20 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             }
             if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
                 break;
+            }
+            // On Tailscale: the machine re-asked every few seconds (logged in as another user,
+            // tailscaled gone: the page ends, and is served again only for who it is now).
+            if let Some(g) = guard
+                .as_ref()
+                .filter(|_| last_asked.elapsed() >= TAILSCALE_RECHECK)
+            {
+                last_asked = std::time::Instant::now();
+                if !g.still_same() {
+                    tracing::warn!(
+                        "Tailscale names this machine otherwise now: the phone page restarts"
+                    );
+                    break;
+                }
             }
         }
         if opts.stop.load(Ordering::SeqCst) {

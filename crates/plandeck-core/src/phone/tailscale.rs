@@ -352,6 +352,13 @@ impl Guard {
         })
     }
 
+    /// Whether tailscaled still names this machine as when the guard was made (the same
+    /// address, name and user): a machine logged in as another user, or a tailscaled that no
+    /// longer answers, ends the page (served again only once it is asked anew).
+    pub fn still_same(&self) -> bool {
+        machine(&self.socket).is_ok_and(|m| m == self.machine)
+    }
+
     /// Whether `peer` may be answered: whois names a node, not tagged, of the machine's own
     /// user (or an allowed one). Any doubt (no answer, an answer not its JSON, no node) refuses.
     /// Returns who it is ("pixel.tail1234.ts.net of amy@example.com").
