@@ -13,6 +13,9 @@
 //!   decision). While it runs, each request filed is pushed to the paired devices
 //!   ([`super::push::watch`]).
 //!
+//! On Tailscale (`phone on --tailscale`, [`super::tailscale`]), every request is answered only
+//! when tailscaled's whois names its caller as a device of the machine's own user.
+//!
 //! Its config (`<data>/phone/config.json`) is read twice a second: turned off or changed, the
 //! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`
 //! (who serves it: the per-user server `plandeck serve --daemon`, which [`host`]s the page for as
