@@ -1283,6 +1283,7 @@ impl Deck {
             name,
             wait_minutes,
         )?;
+        crate::phone::settings::address_named(&self.roots, &config)?;
         let roots = self.roots.clone();
         crate::phone::settings::turn_on(&self.roots, &config, &|| {
             crate::phone::settings::launch_daemon(&roots)

@@ -82,4 +82,21 @@ describe("PhoneSettings", () => {
     await waitFor(() => expect(asked).toEqual([{ what: "cert" }, { what: "key" }]));
     expect(key.value).toBe("/typed/box.key");
   });
+
+  it("says when the page is on Tailscale, answering only the user's own devices", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, tailscale: true, devices: [] };
+    });
+    render(PhoneSettings);
+    expect(await screen.findByTestId("phone-tailscale")).toHaveTextContent("checked by whois");
+  });
+
+  it("says nothing of Tailscale when the page is on an address named", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, tailscale: false, devices: [] };
+    });
+    render(PhoneSettings);
+    await screen.findByTestId("phone-state");
+    expect(screen.queryByTestId("phone-tailscale")).toBeNull();
+  });
 });

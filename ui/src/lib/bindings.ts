@@ -1592,6 +1592,10 @@ error: string | null,
  */
 allInterfaces: boolean, 
 /**
+ * Served on this machine's Tailscale: only its user's own devices are answered (whois).
+ */
+tailscale: boolean, 
+/**
  * Plan hooks wait while a paired phone was seen within this many minutes.
  */
 waitMinutes: number, devices: Array<PhoneDevice>, };

@@ -24,17 +24,28 @@ pub enum PhoneAction {
     /// closed, until `plandeck phone off`.
     On {
         /// The one address and port to listen on: a tailnet or LAN address of this machine.
-        #[arg(long, value_name = "ADDR:PORT")]
-        listen: String,
+        #[arg(long, value_name = "ADDR:PORT", required_unless_present = "tailscale")]
+        listen: Option<String>,
         /// The certificate (PEM, its chain after it) the phone trusts for this address.
-        #[arg(long, value_name = "FILE")]
-        cert: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "tailscale")]
+        cert: Option<PathBuf>,
         /// The certificate's private key (PEM).
-        #[arg(long, value_name = "FILE")]
-        key: PathBuf,
+        #[arg(long, value_name = "FILE", required_unless_present = "tailscale")]
+        key: Option<PathBuf>,
         /// The name the pairing link uses (the certificate's name); the address when not given.
-        #[arg(long, value_name = "NAME")]
+        #[arg(long, value_name = "NAME", conflicts_with = "tailscale")]
         name: Option<String>,
+        /// On this machine's Tailscale (tailscaled must run): its address, its MagicDNS name and
+        /// the certificate Tailscale gives for it; only devices of this machine's Tailscale user
+        /// (or of users given with --allow-user) are answered, each caller checked by whois.
+        #[arg(long, conflicts_with_all = ["listen", "cert", "key"])]
+        tailscale: bool,
+        /// The port on the Tailscale address (8443 unless given).
+        #[arg(long, value_name = "PORT", requires = "tailscale")]
+        port: Option<u16>,
+        /// Also answer devices of this Tailscale user (login name), besides this machine's own.
+        #[arg(long, value_name = "LOGIN", requires = "tailscale")]
+        allow_user: Vec<String>,
         /// Plan hooks wait for a decision while a paired phone was seen within this many minutes
         /// (as they wait while the window is open); 0: never for the phone. 15 unless given.
         #[arg(long, value_name = "MINUTES")]
@@ -117,6 +128,9 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             cert,
             key,
             name,
+            tailscale,
+            port,
+            allow_user,
             wait_minutes,
             json,
         } => {
@@ -124,15 +138,37 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             let wait_minutes = wait_minutes
                 .or(before.as_ref().map(|c| c.wait_minutes))
                 .unwrap_or(server::DEFAULT_WAIT_MINUTES);
-            let config = phone::settings::config_for(&listen, &cert, &key, name, wait_minutes)?;
+            let (config, ts) = if tailscale {
+                let socket = ctx.env.get(phone::tailscale::SOCKET_ENV).map(PathBuf::from);
+                let (c, t) = phone::settings::tailscale_config(
+                    &roots,
+                    socket,
+                    port.unwrap_or(8443),
+                    allow_user,
+                    wait_minutes,
+                )?;
+                (c, Some(t))
+            } else {
+                let (Some(listen), Some(cert), Some(key)) = (listen, cert, key) else {
+                    return Err(IpcError::new(
+                        ErrorKind::BadInput,
+                        "give --listen ADDR:PORT --cert FILE --key FILE, or --tailscale",
+                    ));
+                };
+                (
+                    phone::settings::config_for(&listen, &cert, &key, name, wait_minutes)?,
+                    None,
+                )
+            };
             let all = server::is_all_interfaces(&server::parse_listen(&config.listen)?);
+            phone::settings::choose_tailscale(&roots, ts.as_ref())?;
             let state = start(ctx, &roots, &config)?;
             if json {
                 print_json(
                     out,
                     &serde_json::json!({"on": true, "listen": config.listen, "url": state.url,
                         "pid": state.pid, "allInterfaces": all, "by": state.by,
-                        "waitMinutes": config.wait_minutes}),
+                        "waitMinutes": config.wait_minutes, "tailscale": ts.is_some()}),
                 )?;
             } else {
                 writeln!(
@@ -141,6 +177,10 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                     state.url, state.by
                 )
                 .map_err(io)?;
+                if ts.is_some() {
+                    writeln!(out, "On Tailscale: only devices of this machine's Tailscale user{} are answered.",
+                        if config_allows(&roots) { " and the users you allowed" } else { "" }).map_err(io)?;
+                }
                 if all {
                     writeln!(out, "{ALL_INTERFACES}").map_err(io)?;
                 }
@@ -182,6 +222,7 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                 .as_ref()
                 .and_then(|c| server::parse_listen(&c.listen).ok())
                 .is_some_and(|a| server::is_all_interfaces(&a));
+            let tailscale = phone::tailscale::chosen(&roots)?;
             if json {
                 print_json(
                     out,
@@ -193,12 +234,18 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                         "error": error.as_ref().map(|e| e.message.clone()),
                         "waitMinutes": config.as_ref().map(|c| c.wait_minutes),
                         "allInterfaces": all, "devices": active,
-                        "pushDevices": push, "ntfy": ntfy}),
+                        "pushDevices": push, "ntfy": ntfy,
+                        "tailscale": tailscale.is_some(),
+                        "tailscaleAllowUsers": tailscale.as_ref().map(|t| t.allow_users.clone())}),
                 )?;
             } else {
                 match (&config, &state) {
                     (Some(c), Some(s)) if c.on => {
                         writeln!(out, "On at {}, served by {}.", s.url, s.by).map_err(io)?;
+                        if tailscale.is_some() {
+                            writeln!(out, "On Tailscale: each caller checked by whois.")
+                                .map_err(io)?;
+                        }
                         if all {
                             writeln!(out, "{ALL_INTERFACES}").map_err(io)?;
                         }
@@ -323,6 +370,13 @@ pub fn run(ctx: &Context, args: PhoneArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             Ok(0)
         }
     }
+}
+
+fn config_allows(roots: &plandeck_core::config::Roots) -> bool {
+    phone::tailscale::chosen(roots)
+        .ok()
+        .flatten()
+        .is_some_and(|t| !t.allow_users.is_empty())
 }
 
 /// Has the page served by this user's long-lived server here (`plandeck serve --daemon`, started

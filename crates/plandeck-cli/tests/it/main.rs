@@ -18,6 +18,7 @@ mod locale;
 mod machines;
 mod phone;
 mod phone_machines;
+mod phone_trust;
 mod plans;
 mod remote;
 mod review;

@@ -20,7 +20,7 @@ use plandeck_testkit::{free_port, wait_for};
 use serde_json::{json, Value};
 
 /// Runs a program the test needs; a missing one fails the test loudly.
-fn run(program: &str, args: &[&str], dir: &Path) -> Vec<u8> {
+pub(crate) fn run(program: &str, args: &[&str], dir: &Path) -> Vec<u8> {
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
@@ -63,10 +63,10 @@ fn make_certificates(dir: &Path) -> String {
 }
 
 /// chromedriver and one session of headless Chromium at a phone's size.
-struct Browser {
+pub(crate) struct Browser {
     driver: Child,
     port: u16,
-    session: String,
+    pub(crate) session: String,
 }
 
 impl Drop for Browser {
@@ -115,7 +115,7 @@ fn http(port: u16, method: &str, path: &str, body: Option<&Value>) -> std::io::R
 }
 
 impl Browser {
-    fn start(dir: &Path, spki: &str) -> Browser {
+    pub(crate) fn start(dir: &Path, spki: &str) -> Browser {
         let port = free_port();
         let driver = Command::new("chromedriver")
             .arg(format!("--port={port}"))
@@ -154,12 +154,12 @@ impl Browser {
         }
     }
 
-    fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
+    pub(crate) fn call(&self, method: &str, path: &str, body: Option<&Value>) -> Value {
         let v = http(self.port, method, path, body).unwrap();
         v["value"].clone()
     }
 
-    fn go(&self, url: &str) {
+    pub(crate) fn go(&self, url: &str) {
         self.call(
             "POST",
             &format!("/session/{}/url", self.session),
@@ -168,7 +168,7 @@ impl Browser {
     }
 
     /// Runs `script` in the page and returns what it returned.
-    fn js(&self, script: &str) -> Value {
+    pub(crate) fn js(&self, script: &str) -> Value {
         self.call(
             "POST",
             &format!("/session/{}/execute/sync", self.session),
@@ -176,7 +176,7 @@ impl Browser {
         )
     }
 
-    fn text(&self, id: &str) -> String {
+    pub(crate) fn text(&self, id: &str) -> String {
         self.js(&format!(
             "const e = document.getElementById('{id}'); return e ? e.textContent : null"
         ))
@@ -186,7 +186,7 @@ impl Browser {
     }
 
     /// Clicks the element `css` as a person does (through WebDriver's click).
-    fn click(&self, css: &str) {
+    pub(crate) fn click(&self, css: &str) {
         let e = self.call(
             "POST",
             &format!("/session/{}/element", self.session),
@@ -205,7 +205,7 @@ impl Browser {
         );
     }
 
-    fn type_into(&self, css: &str, text: &str) {
+    pub(crate) fn type_into(&self, css: &str, text: &str) {
         let e = self.call(
             "POST",
             &format!("/session/{}/element", self.session),
@@ -238,7 +238,7 @@ impl Browser {
         )
     }
 
-    fn wait_text(&self, id: &str, what: &str, want: impl Fn(&str) -> bool) -> String {
+    pub(crate) fn wait_text(&self, id: &str, what: &str, want: impl Fn(&str) -> bool) -> String {
         wait_for(what, || Some(self.text(id)).filter(|t| want(t)))
     }
 }
@@ -321,7 +321,7 @@ fn hook_opts() -> HookOptions {
 }
 
 /// A Claude Code plan waiting: the real hook, run with the fixture's input, on a thread.
-fn claude_waits(
+pub(crate) fn claude_waits(
     roots: &Roots,
     stdin: &[u8],
     known: &[String],
@@ -688,7 +688,7 @@ fn fetch_status(certs: &Path, url: &str) -> Option<String> {
     (out.status.success() && code != "000").then_some(code)
 }
 
-fn status(home: &Path) -> Value {
+pub(crate) fn status(home: &Path) -> Value {
     let (code, out, err) = plandeck(home, &["phone", "status", "--json"]);
     assert_eq!(code, 0, "{err}");
     serde_json::from_str(&out).unwrap()
@@ -706,7 +706,7 @@ fn daemon_pid(home: &Path) -> u32 {
 }
 
 /// Ends the per-user server this test started (by its pid) however the test ends.
-struct EndDaemon<'a>(&'a Path);
+pub(crate) struct EndDaemon<'a>(pub(crate) &'a Path);
 
 impl Drop for EndDaemon<'_> {
     fn drop(&mut self) {

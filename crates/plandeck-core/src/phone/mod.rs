@@ -3,13 +3,17 @@
 //!
 //! - **Pairing** ([`pair_start`], [`pair_finish`]): a random secret, valid for minutes, stored only
 //!   as its SHA-256 and consumed on first use. The phone makes its device key there (ECDSA P-256,
-//!   WebCrypto, not extractable) and proves it holds it by signing the secret.
+//!   WebCrypto, not extractable) and proves it holds it by signing the secret; where its browser
+//!   offers passkeys, it also makes one with user verification ([`webauthn`]), and each of its
+//!   decisions then needs that passkey's assertion of the decision.
 //! - **Devices** ([`devices`], [`revoke`]): name, public key, when paired, last seen, revoked. A
 //!   revoked device is kept (its decisions in the log name it) and refused from then on.
 //! - **Signed calls** ([`sign`]): every call of the page (listing, one plan, a decision) carries
 //!   the device, a nonce, an expiry and an ECDSA signature over canonical bytes; [`verify`] checks
 //!   the device is known and not revoked, the signature, the time, and that the nonce was never
 //!   used (kept until it expires).
+//! - **Tailscale** ([`tailscale`]): served on the machine's tailnet address, every caller is
+//!   checked by whois (the machine's own user's devices only).
 //! - **Decisions** ([`decide`]): the signed `{request id, plan hash, decision, feedback hash,
 //!   nonce, expiry}` is checked, then decided through the same claim as the window and the CLI
 //!   ([`crate::gate::decide_with`]), with the plan hash as the version read: a plan changed since
@@ -23,9 +27,11 @@ pub mod queue;
 pub mod server;
 pub mod settings;
 pub mod sign;
+pub mod tailscale;
 #[cfg(test)]
 mod tests;
 pub mod vapid;
+pub mod webauthn;
 
 use std::fs;
 use std::path::PathBuf;
@@ -78,6 +84,16 @@ pub enum PhoneError {
     BadKey { message: String },
     #[error("{message}")]
     BadInput { message: String },
+    #[error("the passkey's answer is refused: {reason}; nothing was decided")]
+    BadPasskey { reason: String },
+    #[error(
+        "the passkey did not verify the person (no fingerprint, face or PIN); nothing was decided"
+    )]
+    UserNotVerified,
+    #[error("this phone paired with a passkey: its decisions need it (a signature of the page's key alone is refused); nothing was decided")]
+    PasskeyRequired,
+    #[error("{message}")]
+    NotYourTailnet { message: String },
     #[error("{0}")]
     Gate(#[from] GateError),
     /// Another machine's request: what that machine (or its link) said; nothing decided when it
@@ -105,6 +121,10 @@ impl PhoneError {
             PhoneError::PairingExpired { .. } => "pairingExpired",
             PhoneError::BadKey { .. } => "badKey",
             PhoneError::BadInput { .. } => "badInput",
+            PhoneError::BadPasskey { .. } => "badPasskey",
+            PhoneError::UserNotVerified => "userNotVerified",
+            PhoneError::PasskeyRequired => "passkeyRequired",
+            PhoneError::NotYourTailnet { .. } => "notYourTailnet",
             PhoneError::Gate(GateError::AlreadyDecided { .. }) => "alreadyDecided",
             PhoneError::Gate(GateError::AlreadyDeciding { .. }) => "alreadyDeciding",
             PhoneError::Gate(GateError::Closed { .. }) => "closed",
@@ -158,6 +178,9 @@ pub struct Device {
     /// Last signed call accepted from it (RFC 3339).
     pub last_seen: Option<String>,
     pub revoked: bool,
+    /// Its passkey, when it paired with one ([`webauthn`]): each decision then needs it.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub passkey: Option<webauthn::Passkey>,
 }
 
 /// A pairing link made: the secret (only shown, never stored) and when it expires.
@@ -290,6 +313,27 @@ pub struct PairRequest {
 /// Pairs a device: the secret must be one not yet used and not expired (it is consumed now,
 /// whatever follows), and the signature must be by the key offered.
 pub fn pair_finish(roots: &Roots, req: &PairRequest) -> Result<Device, PhoneError> {
+    pair_finish_with(roots, req, None)
+}
+
+/// The page's host and origin as served now (what a passkey is checked against).
+pub fn page_expect(roots: &Roots) -> Result<webauthn::Expect, PhoneError> {
+    let Some(config) = server::read_config(roots)?.filter(|c| c.on) else {
+        return Err(PhoneError::BadInput {
+            message: "the phone page is off".to_owned(),
+        });
+    };
+    webauthn::Expect::for_config(&config)
+}
+
+/// [`pair_finish`] with the passkey the phone made (when its browser offers passkeys): checked
+/// against the page's host and origin, its challenge the SHA-256 of
+/// [`sign::canonical_pairing`]; kept with the device, whose decisions then need it.
+pub fn pair_finish_with(
+    roots: &Roots,
+    req: &PairRequest,
+    passkey: Option<&webauthn::Registration>,
+) -> Result<Device, PhoneError> {
     let name = clean_name(&req.name)?;
     let key = sign::parse_public_key(&req.public_key)?;
     let _lock = lock(roots)?;
@@ -312,6 +356,14 @@ pub fn pair_finish(roots: &Roots, req: &PairRequest) -> Result<Device, PhoneErro
         sign::canonical_pairing(&req.secret).as_bytes(),
         &req.signature,
     )?;
+    let passkey = match passkey {
+        Some(reg) => Some(webauthn::verify_registration(
+            reg,
+            &page_expect(roots)?,
+            &webauthn::sha256(sign::canonical_pairing(&req.secret).as_bytes()),
+        )?),
+        None => None,
+    };
     let mut devices: DeviceFile = read(roots, "devices.json")?;
     let id = sign::device_id(&key);
     if devices.devices.iter().any(|d| d.id == id) {
@@ -331,6 +383,7 @@ pub fn pair_finish(roots: &Roots, req: &PairRequest) -> Result<Device, PhoneErro
         paired_at: crate::timestamp::format(now()),
         last_seen: None,
         revoked: false,
+        passkey,
     };
     devices.devices.push(device.clone());
     write(roots, "devices.json", &devices)?;
@@ -423,6 +476,17 @@ pub struct Signed {
 /// its nonce was never used. The nonce is then kept and the device's last-seen updated. Returns
 /// the device.
 pub fn verify(roots: &Roots, signed: &Signed, message: &[u8]) -> Result<Device, PhoneError> {
+    verify_then(roots, signed, message, |_| Ok(()))
+}
+
+/// [`verify`] with one more check of the device (its passkey's assertion), made under the same
+/// lock after the others and before the nonce is kept: refused, nothing is kept.
+fn verify_then(
+    roots: &Roots,
+    signed: &Signed,
+    message: &[u8],
+    also: impl FnOnce(&mut Device) -> Result<(), PhoneError>,
+) -> Result<Device, PhoneError> {
     sign::check_nonce(&signed.nonce)?;
     let _lock = lock(roots)?;
     let mut devices: DeviceFile = read(roots, "devices.json")?;
@@ -459,6 +523,7 @@ pub fn verify(roots: &Roots, signed: &Signed, message: &[u8]) -> Result<Device, 
             message: "too many signed calls at once; try again in a few minutes".to_owned(),
         });
     }
+    also(device)?;
     nonces.used.push((signed.nonce.clone(), signed.expires));
     write(roots, "nonces.json", &nonces)?;
     device.last_seen = Some(crate::timestamp::format(now()));
@@ -500,6 +565,25 @@ pub fn decide_with(
     d: &SignedDecision,
     opts: DeliveryOptions,
 ) -> Result<DecisionOutcome, PhoneError> {
+    decide_full(roots, d, None, opts)
+}
+
+/// [`decide`] with the passkey's assertion the page sent: a device paired with a passkey needs
+/// one whose challenge is the SHA-256 of the canonical decision, with the person verified.
+pub fn decide_with_passkey(
+    roots: &Roots,
+    d: &SignedDecision,
+    assertion: Option<&webauthn::Assertion>,
+) -> Result<DecisionOutcome, PhoneError> {
+    decide_full(roots, d, assertion, DeliveryOptions::default())
+}
+
+fn decide_full(
+    roots: &Roots,
+    d: &SignedDecision,
+    assertion: Option<&webauthn::Assertion>,
+    opts: DeliveryOptions,
+) -> Result<DecisionOutcome, PhoneError> {
     if d.feedback.len() > MAX_FEEDBACK {
         return Err(PhoneError::BadInput {
             message: format!("feedback over {MAX_FEEDBACK} bytes is refused, not cut"),
@@ -513,7 +597,22 @@ pub fn decide_with(
         &d.signed.nonce,
         d.signed.expires,
     )?;
-    let device = verify(roots, &d.signed, message.as_bytes())?;
+    let challenge = webauthn::sha256(message.as_bytes());
+    let device = verify_then(roots, &d.signed, message.as_bytes(), |device| {
+        match (&mut device.passkey, assertion) {
+            (None, None) => Ok(()),
+            (None, Some(_)) => Err(PhoneError::BadPasskey {
+                reason: "this phone paired without a passkey".to_owned(),
+            }),
+            (Some(_), None) => Err(PhoneError::PasskeyRequired),
+            (Some(passkey), Some(a)) => {
+                let count =
+                    webauthn::verify_assertion(a, passkey, &page_expect(roots)?, &challenge)?;
+                passkey.sign_count = count;
+                Ok(())
+            }
+        }
+    })?;
     // Another machine's request: decided there, as the window decides it.
     if crate::elsewhere::split(&d.request_id).is_some() {
         return queue::decide_there(roots, d, &device);

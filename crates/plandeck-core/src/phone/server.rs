@@ -13,6 +13,9 @@
 //!   decision). While it runs, each request filed is pushed to the paired devices
 //!   ([`super::push::watch`]).
 //!
+//! On Tailscale (`phone on --tailscale`, [`super::tailscale`]), every request is answered only
+//! when tailscaled's whois names its caller as a device of the machine's own user.
+//!
 //! Its config (`<data>/phone/config.json`) is read twice a second: turned off or changed, the
 //! server ends. One server per store (`<data>/phone/server.lock`), its state in `server.json`
 //! (who serves it: the per-user server `plandeck serve --daemon`, which [`host`]s the page for as
@@ -159,6 +162,8 @@ pub fn running(roots: &Roots) -> Option<ServerState> {
     }
 }
 
+/// On Tailscale, how often the server asks tailscaled again who this machine is.
+const TAILSCALE_RECHECK: Duration = Duration::from_secs(5);
 /// At most this many connections are served at once; more are closed at once.
 const MAX_CONNECTIONS: usize = 32;
 /// A request's head (line and headers) is at most this many bytes.
@@ -238,6 +243,20 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             message: "the phone page is off: turn it on with `plandeck phone on --listen ADDR:PORT --cert FILE --key FILE`".to_owned(),
         });
     };
+    // On Tailscale: its certificate fetched again (it renews them), and every caller checked
+    // by whois; Tailscale not answering, the page is not served.
+    let tailscale = super::tailscale::chosen(roots)?;
+    let guard = match &tailscale {
+        Some(t) => {
+            if let Some(name) = &config.name {
+                if let Err(e) = super::tailscale::fetch_certificate(roots, &t.socket(), name) {
+                    tracing::warn!("the Tailscale certificate was not renewed: {e}");
+                }
+            }
+            Some(Arc::new(super::tailscale::Guard::new(t)?))
+        }
+        None => None,
+    };
     let tls = tls_config(&config)?;
     let lock_path = super::dir(roots).join("server.lock");
     let lock = crate::durable::open_private(&lock_path)?;
@@ -296,6 +315,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     let machines = super::queue::attach_settings(roots);
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
+    let mut last_asked = std::time::Instant::now();
     loop {
         if last_check.elapsed() >= Duration::from_millis(500) {
             last_check = std::time::Instant::now();
@@ -304,6 +324,23 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 _ => break,
             }
             super::queue::follow_settings(roots, &machines);
+            if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
+                break;
+            }
+            // On Tailscale: the machine re-asked every few seconds (logged in as another user,
+            // tailscaled gone: the page ends, and is served again only for who it is now).
+            if let Some(g) = guard
+                .as_ref()
+                .filter(|_| last_asked.elapsed() >= TAILSCALE_RECHECK)
+            {
+                last_asked = std::time::Instant::now();
+                if !g.still_same() {
+                    tracing::warn!(
+                        "Tailscale names this machine otherwise now: the phone page restarts"
+                    );
+                    break;
+                }
+            }
         }
         if opts.stop.load(Ordering::SeqCst) {
             break;
@@ -316,8 +353,9 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 busy.fetch_add(1, Ordering::SeqCst);
                 let (roots, tls, busy) = (roots.clone(), tls.clone(), busy.clone());
                 let deadline = std::time::Instant::now() + opts.deadline;
+                let guard = guard.clone();
                 std::thread::spawn(move || {
-                    if let Err(e) = connection(&roots, stream, tls, deadline) {
+                    if let Err(e) = connection(&roots, stream, tls, deadline, guard.as_deref()) {
                         tracing::debug!("phone connection: {e}");
                     }
                     busy.fetch_sub(1, Ordering::SeqCst);
@@ -433,15 +471,24 @@ fn connection(
     stream: TcpStream,
     tls: Arc<rustls::ServerConfig>,
     deadline: std::time::Instant,
+    guard: Option<&super::tailscale::Guard>,
 ) -> Result<(), String> {
     stream.set_nonblocking(false).map_err(|e| e.to_string())?;
+    let peer = stream.peer_addr().map_err(|e| e.to_string())?;
     let stream = Deadlined { stream, deadline };
     let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
     let mut tls = rustls::StreamOwned::new(conn, stream);
     let Some((method, path, body)) = read_request(&mut tls)? else {
         return Ok(());
     };
-    let resp = respond(roots, &method, &path, &body);
+    // On Tailscale, only the machine's user's own devices are answered (whois, each request).
+    let resp = match guard.map(|g| g.check(peer)) {
+        Some(Err(e)) => {
+            tracing::debug!("phone page: {e}");
+            refusal(&e)
+        }
+        _ => respond(roots, &method, &path, &body),
+    };
     let mut head = format!(
         "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
         resp.status,
@@ -573,8 +620,8 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
         ("GET", "/") => file("text/html; charset=utf-8", PAGE),
         ("GET", "/app.js") => file("text/javascript; charset=utf-8", SCRIPT),
         ("GET", "/app.css") => file("text/css; charset=utf-8", STYLE),
-        ("POST", "/api/pair") => api(body, |req| {
-            let d = super::pair_finish(roots, &req)?;
+        ("POST", "/api/pair") => api(body, |req: PairCall| {
+            let d = super::pair_finish_with(roots, &req.pair, req.passkey.as_ref())?;
             Ok(serde_json::json!({"device": {"id": d.id, "name": d.name}}))
         }),
         ("POST", "/api/pending") => api(body, |req: ReadCall| {
@@ -605,8 +652,8 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
             }
             plan(roots, &req.request_id)
         }),
-        ("POST", "/api/decide") => api(body, |req: SignedDecision| {
-            let o = super::decide(roots, &req)?;
+        ("POST", "/api/decide") => api(body, |req: DecideCall| {
+            let o = super::decide_with_passkey(roots, &req.decision, req.passkey.as_ref())?;
             Ok(serde_json::to_value(&o).unwrap_or_default())
         }),
         ("GET" | "POST", _) => json(
@@ -636,6 +683,24 @@ fn api<T: for<'de> Deserialize<'de>>(
         Ok(v) => json("200 OK", &v),
         Err(e) => refusal(&e),
     }
+}
+
+/// Pairing as the page sends it: with the passkey made, where the phone offers passkeys.
+#[derive(Debug, Deserialize)]
+struct PairCall {
+    #[serde(flatten)]
+    pair: super::PairRequest,
+    #[serde(default)]
+    passkey: Option<super::webauthn::Registration>,
+}
+
+/// A decision as the page sends it: with the passkey's assertion, when the phone has one.
+#[derive(Debug, Deserialize)]
+struct DecideCall {
+    #[serde(flatten)]
+    decision: SignedDecision,
+    #[serde(default)]
+    passkey: Option<super::webauthn::Assertion>,
 }
 
 /// A signed read: the list, or one request's plan.

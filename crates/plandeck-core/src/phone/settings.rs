@@ -32,6 +32,8 @@ pub struct PhoneStatus {
     pub error: Option<String>,
     /// It listens on every interface (said plainly).
     pub all_interfaces: bool,
+    /// Served on this machine's Tailscale: only its user's own devices are answered (whois).
+    pub tailscale: bool,
     /// Plan hooks wait while a paired phone was seen within this many minutes.
     pub wait_minutes: u32,
     pub devices: Vec<PhoneDevice>,
@@ -91,6 +93,7 @@ pub fn status(roots: &Roots) -> Result<PhoneStatus, PhoneError> {
         by: state.as_ref().map(|s| s.by.clone()),
         error: error.map(|e| e.message),
         all_interfaces: all,
+        tailscale: super::tailscale::chosen(roots)?.is_some(),
         wait_minutes: config
             .as_ref()
             .map_or(server::DEFAULT_WAIT_MINUTES, |c| c.wait_minutes),
@@ -144,6 +147,78 @@ pub fn config_for(
     };
     server::check_config(&config)?;
     Ok(config)
+}
+
+/// What `phone on --tailscale` (Settings → Phone on Tailscale) saves: this machine's Tailscale
+/// address with `port`, its MagicDNS name, and the certificate `tailscaled` gives for it (kept
+/// in the phone store); `socket` the LocalAPI's ([`super::tailscale::DEFAULT_SOCKET`] when
+/// `None`); `allow_users` other users' login names whose devices may load the page too.
+pub fn tailscale_config(
+    roots: &Roots,
+    socket: Option<std::path::PathBuf>,
+    port: u16,
+    allow_users: Vec<String>,
+    wait_minutes: u32,
+) -> Result<(PhoneConfig, super::tailscale::TailscaleConfig), PhoneError> {
+    for u in &allow_users {
+        if u.is_empty() || u.len() > 256 || u.chars().any(|c| c.is_whitespace() || c.is_control()) {
+            return Err(PhoneError::BadInput {
+                message: format!(
+                    "\"{}\" is not a Tailscale login name",
+                    crate::visible::shown(u)
+                ),
+            });
+        }
+    }
+    if port == 0 {
+        return Err(PhoneError::BadInput {
+            message: "the port is 1 to 65535".to_owned(),
+        });
+    }
+    let ts = super::tailscale::TailscaleConfig {
+        on: true,
+        socket,
+        allow_users,
+    };
+    let machine = super::tailscale::machine(&ts.socket())?;
+    super::tailscale::fetch_certificate(roots, &ts.socket(), &machine.name)?;
+    let (cert, key) = super::tailscale::cert_paths(roots);
+    let listen = std::net::SocketAddr::new(machine.ip, port).to_string();
+    let config = config_for(&listen, &cert, &key, Some(machine.name), wait_minutes)?;
+    Ok((config, ts))
+}
+
+/// Saves whether the page is served on Tailscale (before [`turn_on`]): off for an address the
+/// person names.
+pub fn choose_tailscale(
+    roots: &Roots,
+    tailscale: Option<&super::tailscale::TailscaleConfig>,
+) -> Result<(), PhoneError> {
+    let before = super::tailscale::read_config(roots)?;
+    match tailscale {
+        Some(t) if before.as_ref() != Some(t) => super::tailscale::write_config(roots, t),
+        None if before.as_ref().is_some_and(|b| b.on) => {
+            super::tailscale::write_config(roots, &super::tailscale::TailscaleConfig::default())
+        }
+        _ => Ok(()),
+    }
+}
+
+/// The window turns the page on with an address named (before [`turn_on`]): another address,
+/// certificate or name than the page's now is not on Tailscale any more; the same (only the
+/// hooks' wait changed) stays on Tailscale, each caller still checked by whois.
+pub fn address_named(roots: &Roots, config: &PhoneConfig) -> Result<(), PhoneError> {
+    let same = server::read_config(roots)?.is_some_and(|c| {
+        c.listen == config.listen
+            && c.cert == config.cert
+            && c.key == config.key
+            && c.name == config.name
+    });
+    if same {
+        Ok(())
+    } else {
+        choose_tailscale(roots, None)
+    }
 }
 
 /// Turns the page on with `config`: saved, then served by this user's Plandeck server here
@@ -290,6 +365,44 @@ mod tests {
             !svg.contains("pair="),
             "the secret is drawn, never written out"
         );
+    }
+
+    #[test]
+    fn the_window_keeps_tailscale_only_for_the_same_address() {
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let (cert, key) = super::super::tailscale::cert_paths(&roots);
+        let config = PhoneConfig {
+            on: true,
+            listen: "100.64.0.7:8443".to_owned(),
+            cert,
+            key,
+            name: Some("m.tail1234.ts.net".to_owned()),
+            wait_minutes: 15,
+        };
+        server::write_config(&roots, &config).unwrap();
+        let ts = super::super::tailscale::TailscaleConfig {
+            on: true,
+            ..Default::default()
+        };
+        choose_tailscale(&roots, Some(&ts)).unwrap();
+        // Only the wait changed: still on Tailscale.
+        address_named(
+            &roots,
+            &PhoneConfig {
+                wait_minutes: 5,
+                ..config.clone()
+            },
+        )
+        .unwrap();
+        assert!(status(&roots).unwrap().tailscale);
+        // Another address: not on Tailscale any more.
+        let other = PhoneConfig {
+            listen: "192.168.1.5:8443".to_owned(),
+            ..config
+        };
+        address_named(&roots, &other).unwrap();
+        assert!(!status(&roots).unwrap().tailscale);
     }
 
     #[test]

@@ -97,6 +97,59 @@ async function signedRead(what, requestId) {
   };
 }
 
+// A passkey (WebAuthn, the person verified by fingerprint, face or PIN) where this phone offers
+// one: made at pairing, asked for each decision. Where none is offered, the WebCrypto key alone.
+async function passkeyOffered() {
+  try {
+    return (
+      !!window.PublicKeyCredential &&
+      (await PublicKeyCredential.isUserVerifyingPlatformAuthenticatorAvailable())
+    );
+  } catch (_) {
+    return false;
+  }
+}
+
+async function makePasskey(secret, name) {
+  const challenge = await crypto.subtle.digest("SHA-256", enc.encode(`plandeck-pair-v1\n${secret}`));
+  const cred = await navigator.credentials.create({
+    publicKey: {
+      rp: { id: location.hostname, name: "Plandeck" },
+      user: { id: crypto.getRandomValues(new Uint8Array(16)), name, displayName: name },
+      challenge,
+      pubKeyCredParams: [{ type: "public-key", alg: -7 }],
+      authenticatorSelection: { userVerification: "required", residentKey: "preferred" },
+      attestation: "none",
+      timeout: 120000,
+    },
+  });
+  return {
+    credentialId: b64url(cred.rawId),
+    clientDataJson: b64url(cred.response.clientDataJSON),
+    attestationObject: b64url(cred.response.attestationObject),
+  };
+}
+
+// The passkey's assertion of the canonical decision `msg` (its challenge: SHA-256 of it).
+async function passkeyAssertion(credentialId, msg, userVerification) {
+  const challenge = await crypto.subtle.digest("SHA-256", enc.encode(msg));
+  const a = await navigator.credentials.get({
+    publicKey: {
+      challenge,
+      rpId: location.hostname,
+      allowCredentials: [{ type: "public-key", id: b64urlToBytes(credentialId) }],
+      userVerification: userVerification || "required",
+      timeout: 120000,
+    },
+  });
+  return {
+    credentialId: b64url(a.rawId),
+    clientDataJson: b64url(a.response.clientDataJSON),
+    authenticatorData: b64url(a.response.authenticatorData),
+    signature: b64url(a.response.signature),
+  };
+}
+
 async function pair(secret) {
   $("pairing").hidden = false;
   $("status").textContent = "not paired";
@@ -109,20 +162,35 @@ async function pair(secret) {
       ]);
       const jwk = await crypto.subtle.exportKey("jwk", keys.publicKey);
       const name = $("pair-name").value;
+      let passkey = null;
+      if (await passkeyOffered()) {
+        try {
+          passkey = await makePasskey(secret, name);
+        } catch (e) {
+          passkey = null; // declined or failed: this phone's WebCrypto key alone
+        }
+      }
       const r = await post("/api/pair", {
         secret,
         name,
         publicKey: { kty: jwk.kty, crv: jwk.crv, x: jwk.x, y: jwk.y },
         signature: await signText(keys.privateKey, `plandeck-pair-v1\n${secret}`),
+        passkey,
       });
       if (!r.ok) {
         say(`Not paired: ${r.body && r.body.error ? r.body.error.message : "refused"}`, "refused");
         return;
       }
-      device = { id: r.body.device.id, name: r.body.device.name, privateKey: keys.privateKey, publicKey: keys.publicKey };
+      device = {
+        id: r.body.device.id,
+        name: r.body.device.name,
+        privateKey: keys.privateKey,
+        publicKey: keys.publicKey,
+        passkey: passkey ? passkey.credentialId : null,
+      };
       await saveDevice(device);
       $("pairing").hidden = true;
-      say(`Paired as "${device.name}".`);
+      say(`Paired as "${device.name}"${passkey ? " with a passkey" : ""}.`);
       await showQueue();
     } catch (e) {
       say("unknown: Plandeck could not be reached; pair again with a new link", "unknown");
@@ -286,6 +354,16 @@ async function decide(decision) {
   const n = nonce();
   const e = expiry();
   const msg = `plandeck-decision-v1\n${shown.id}\n${shown.planHash}\n${decision}\n${await sha256hex(feedback)}\n${n}\n${e}`;
+  let passkey = null;
+  if (device.passkey) {
+    try {
+      passkey = await passkeyAssertion(device.passkey, msg);
+    } catch (err) {
+      say(`Not sent: the passkey was not given (${err && err.name ? err.name : err})`, "refused");
+      for (const b of document.querySelectorAll(".actions button")) b.disabled = false;
+      return;
+    }
+  }
   let r;
   try {
     r = await post("/api/decide", {
@@ -297,6 +375,7 @@ async function decide(decision) {
       nonce: n,
       expires: e,
       signature: await signText(device.privateKey, msg),
+      passkey,
     });
   } catch (err) {
     say("unknown: Plandeck could not be reached; not known whether the decision went", "unknown");
