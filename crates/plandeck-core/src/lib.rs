@@ -60,6 +60,7 @@ pub mod machines;
 pub mod mirror;
 pub mod overview;
 pub mod phone;
+pub mod phone_elsewhere;
 pub mod plan_state;
 pub mod plans;
 pub mod process;

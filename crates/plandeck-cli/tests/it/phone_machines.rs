@@ -17,7 +17,7 @@ use serde_json::{json, Value};
 use plandeck_core::config::{Env, Host, Roots};
 use plandeck_core::elsewhere::{Elsewhere, MachineState};
 use plandeck_core::machines::{Machines, Timing};
-use plandeck_core::phone::{self, queue, PairRequest, Signed, SignedDecision, Verdict};
+use plandeck_core::phone::{self, PairRequest, Signed, SignedDecision, Verdict};
 use plandeck_testkit::{wait_for, wait_until};
 
 use crate::remote::{run, run_hook, waiting_agent, Machines as Ssh, USER};
@@ -163,7 +163,8 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
         Arc::new(|_| {}),
         quick(),
     ));
-    let _shown = queue::attach(&roots, machines.clone());
+    plandeck_core::phone_elsewhere::reach();
+    let _shown = plandeck_core::phone_elsewhere::attach(&roots, machines.clone());
     wait_until("box connected", || {
         machines.statuses()[0].state == MachineState::Connected
     });
@@ -174,7 +175,7 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
 
     // The page's list: the card names the machine; the machine is connected.
     let card = wait_for("the remote request on the page", || {
-        let (cards, _) = queue::elsewhere_cards(&roots);
+        let (cards, _) = plandeck_core::phone_elsewhere::elsewhere_cards(&roots);
         cards
             .into_iter()
             .find(|c| c["id"].as_str().is_some_and(|i| i.starts_with("@box/")))
@@ -182,14 +183,14 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
     assert_eq!(card["machine"], json!("box"), "{card}");
     assert_eq!(card["agent"], json!("Claude Code"), "{card}");
     assert_eq!(card["known"], json!(true), "{card}");
-    let (_, statuses) = queue::elsewhere_cards(&roots);
+    let (_, statuses) = plandeck_core::phone_elsewhere::elsewhere_cards(&roots);
     assert_eq!(statuses[0]["name"], json!("box"));
     assert_eq!(statuses[0]["state"], json!("connected"));
     let id = card["id"].as_str().unwrap().to_owned();
     let hash = card["planHash"].as_str().unwrap().to_owned();
 
     // The plan, rendered here, with its diff against the version approved there and its comment.
-    let shown = queue::plan_there(&roots, &id).unwrap();
+    let shown = plandeck_core::phone_elsewhere::plan_there(&roots, &id).unwrap();
     assert!(
         shown["html"].as_str().unwrap().contains("add pagination"),
         "{shown}"
@@ -225,7 +226,7 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
     wait_until("box unreachable", || {
         machines.statuses()[0].state == MachineState::Unreachable
     });
-    let (cards, statuses) = queue::elsewhere_cards(&roots);
+    let (cards, statuses) = plandeck_core::phone_elsewhere::elsewhere_cards(&roots);
     assert_eq!(statuses[0]["state"], json!("unreachable"), "{statuses:?}");
     let kept = cards.iter().find(|c| c["id"] == json!(id.clone()));
     assert!(
@@ -255,7 +256,7 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
     wait_until("the remote server's presence again", || presence.exists());
     let hook = run_hook(&m, &agent);
     let card = wait_for("the second remote request on the page", || {
-        let (cards, _) = queue::elsewhere_cards(&roots);
+        let (cards, _) = plandeck_core::phone_elsewhere::elsewhere_cards(&roots);
         cards.into_iter().find(|c| {
             c["id"]
                 .as_str()

@@ -52,6 +52,46 @@ pub const MAX_EXPIRY: time::Duration = time::Duration::minutes(5);
 pub const MAX_NAME: usize = 64;
 /// Feedback or a note from the phone: at most this many bytes (as the terminal's limit).
 pub const MAX_FEEDBACK: usize = 16 * 1024;
+
+/// The other machines' part of the page: their waiting plans, a plan of theirs, a decision sent
+/// there. It stands above the phone in the layers (it needs the deck and the machines), so the
+/// server hosting the page hands it over ([`reach_other_machines`], `crate::phone_elsewhere`);
+/// with none handed, the page shows this machine only.
+pub trait OtherMachines: Send + Sync {
+    /// Keeps the settings' machines connected while the guard lives.
+    fn attach_settings(&self, roots: &Roots) -> Box<dyn FollowSettings>;
+    /// Whether `id` names another machine's request (`@box/…`).
+    fn owns(&self, id: &str) -> bool;
+    /// Their waiting plans as cards, and how each machine is.
+    fn cards(&self, roots: &Roots) -> (Vec<serde_json::Value>, Vec<serde_json::Value>);
+    /// One of their plans as the page shows it.
+    fn plan(&self, roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError>;
+    /// A checked decision sent there.
+    fn decide(
+        &self,
+        roots: &Roots,
+        d: &SignedDecision,
+        device: &Device,
+    ) -> Result<DecisionOutcome, PhoneError>;
+}
+
+/// The machines a page shows, kept as the settings say (see [`OtherMachines::attach_settings`]).
+pub trait FollowSettings: Send {
+    /// The machines added or removed in the settings since: connected or dropped.
+    fn follow(&self, roots: &Roots);
+}
+
+static OTHER_MACHINES: std::sync::OnceLock<&'static dyn OtherMachines> = std::sync::OnceLock::new();
+
+/// Hands the phone its way to the other machines (once per process; later calls change nothing).
+pub fn reach_other_machines(other: &'static dyn OtherMachines) {
+    let _ = OTHER_MACHINES.set(other);
+}
+
+/// The way to the other machines, where one was handed.
+pub fn other_machines() -> Option<&'static dyn OtherMachines> {
+    OTHER_MACHINES.get().copied()
+}
 /// Nonces kept at once (expired ones are dropped first); more signed calls are refused.
 const MAX_NONCES: usize = 100_000;
 
@@ -614,8 +654,8 @@ fn decide_full(
         }
     })?;
     // Another machine's request: decided there, as the window decides it.
-    if crate::elsewhere::split(&d.request_id).is_some() {
-        return queue::decide_there(roots, d, &device);
+    if let Some(other) = other_machines().filter(|o| o.owns(&d.request_id)) {
+        return other.decide(roots, d, &device);
     }
     // The phone shows plans only: a permission request (a command, a file write) would be
     // approved with nothing of it on screen. Its rejection allows nothing and goes.

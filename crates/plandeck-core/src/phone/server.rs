@@ -312,7 +312,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     };
     // The other machines of the settings, kept connected while the page is served: their
     // waiting plans are on it too.
-    let machines = super::queue::attach_settings(roots);
+    let machines = super::other_machines().map(|o| o.attach_settings(roots));
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
     let mut last_asked = std::time::Instant::now();
@@ -323,7 +323,9 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
                 Ok(Some(c)) if c.same_server(&config) => {}
                 _ => break,
             }
-            super::queue::follow_settings(roots, &machines);
+            if let Some(m) = &machines {
+                m.follow(roots);
+            }
             if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
                 break;
             }
@@ -632,7 +634,9 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
                 .filter(|r| r.kind != crate::gate::RequestKind::Plan)
                 .count();
             // And the plans waiting on the other machines, each card naming its machine.
-            let (theirs, machines) = super::queue::elsewhere_cards(roots);
+            let (theirs, machines) = super::other_machines()
+                .map(|o| o.cards(roots))
+                .unwrap_or_default();
             let mut all = pending(roots);
             all.extend(theirs);
             Ok(
@@ -647,8 +651,8 @@ fn respond(roots: &Roots, method: &str, path: &str, body: &[u8]) -> Response {
                 req.signed.expires,
             )?;
             super::verify(roots, &req.signed, msg.as_bytes())?;
-            if crate::elsewhere::split(&req.request_id).is_some() {
-                return super::queue::plan_there(roots, &req.request_id);
+            if let Some(other) = super::other_machines().filter(|o| o.owns(&req.request_id)) {
+                return other.plan(roots, &req.request_id);
             }
             plan(roots, &req.request_id)
         }),

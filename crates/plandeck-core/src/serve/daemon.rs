@@ -198,6 +198,7 @@ pub fn run(roots: &Roots, opts: DaemonOptions, log: Log) -> std::io::Result<()> 
             ..Default::default()
         };
         std::thread::spawn(move || {
+            crate::phone_elsewhere::reach();
             crate::phone::server::host(&roots, &opts, &|line| self::say(&log, line));
         })
     };

@@ -68,6 +68,7 @@ const LAYERS: &[&str] = &[
     // client stands on the wire, never on the server.
     "remote",
     "machines",
+    "phone_elsewhere",
     // What a window holds: its roots, their live state, the machines.
     "workspace",
     "serve",
