@@ -205,7 +205,7 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
         throw new Error(`${e.message}\n--- dialog ---\n${await seen(s, "[data-testid=new-session]")}`);
       });
       const said = await seen(s, "[data-testid=new-session-acp-started]");
-      assert.match(said, /Asked your Plandeck server to start claude-acp in plan mode in/);
+      assert.match(said, /Asked your Plandeck server to start claude-acp, asking for plan mode where the agent offers one, in/);
       assert.match(said, /Closing the window does not end it/);
       assert.match(await seen(s, "[data-testid=new-session]"), /on branch feat/);
       sessionId = /session (acps-[0-9a-f]+)/.exec(said)?.[1];
@@ -405,7 +405,7 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
       await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
       const { said, id } = await newSession(s, { agent: "gemini-acp", repo, plan: true, prompt: "Plan pagination for the list endpoint." });
       sessionId = id;
-      assert.match(said, /Asked your Plandeck server to start gemini-acp in plan mode in/);
+      assert.match(said, /Asked your Plandeck server to start gemini-acp, asking for plan mode where the agent offers one, in/);
       const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
       serverPid = row.hostPid;
       assert.notEqual(row.state, "failed", JSON.stringify(row));

@@ -47,6 +47,9 @@ describe("NewSession", () => {
     await fireEvent.input(screen.getByLabelText("Prompt"), { target: { value: "Plan pagination." } });
     await fireEvent.click(screen.getByTestId("new-session-start"));
     await waitFor(() => expect(screen.getByTestId("new-session-acp-started")).toHaveTextContent("acps-1"));
+    // Not every ACP agent has a plan mode (codex-acp, OpenCode): plan mode is asked for, not promised.
+    expect(screen.getByTestId("new-session-acp-started")).toHaveTextContent("asking for plan mode where the agent offers one");
+    expect(screen.getByTestId("new-session-acp-started")).not.toHaveTextContent(/start claude-acp in plan mode/);
     const asked = calls.find(([c]) => c === "start_acp_session")![1];
     expect(asked).toMatchObject({ agent: "claude-acp", repo: "~/work/api", plan: true, prompt: "Plan pagination." });
     expect(calls.some(([c]) => c === "start_session")).toBe(false);
