@@ -240,7 +240,7 @@ pub fn run(
                         edited,
                         started_from: None,
                     },
-                    None,
+                    args.option.clone(),
                     args.expect_hash.as_deref(),
                     args.json(),
                     out,
@@ -255,7 +255,7 @@ pub fn run(
                 plandeck_core::gate::GateDecision::Reject {
                     feedback: args.feedback.clone(),
                 },
-                None,
+                args.option.clone(),
                 args.expect_hash.as_deref(),
                 args.json(),
                 out,
@@ -274,6 +274,7 @@ pub fn run(
                 commands::gate::RequestDecision {
                     comments: !args.no_comments,
                     seen_hash: args.expect_hash.clone(),
+                    option: args.option.clone(),
                     json: args.json(),
                 },
                 out,
@@ -288,6 +289,7 @@ pub fn run(
                 commands::gate::RequestDecision {
                     comments: !args.no_comments,
                     seen_hash: args.expect_hash.clone(),
+                    option: args.option.clone(),
                     json: args.json(),
                 },
                 out,

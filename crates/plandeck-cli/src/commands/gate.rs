@@ -342,6 +342,8 @@ pub struct RequestDecision {
     pub comments: bool,
     /// `--expect-hash`: the plan's hash as read (`pending --json`'s `planHash`).
     pub seen_hash: Option<String>,
+    /// `--option`: an ACP agent's own option to answer with.
+    pub option: Option<String>,
     pub json: bool,
 }
 
@@ -351,6 +353,7 @@ impl RequestDecision {
             comments: self.comments,
             by: format!("the command line (pid {})", std::process::id()),
             seen_hash: self.seen_hash.clone(),
+            option: self.option.clone(),
             ..Default::default()
         }
     }
@@ -398,6 +401,7 @@ pub fn approve_request(
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
+    only_acp_takes_an_option(&roots, id, &how)?;
     let edited = match edit_file {
         Some(p) => Some(std::fs::read_to_string(p).map_err(|e| {
             IpcError::new(
@@ -420,6 +424,29 @@ pub fn approve_request(
     print_outcome(&outcome, how.json, out)
 }
 
+/// `--option` names one of an ACP agent's own options: a hook's or a terminal card's request has
+/// none, and is refused, nothing decided, rather than decided without it.
+fn only_acp_takes_an_option(
+    roots: &plandeck_core::config::Roots,
+    id: &str,
+    how: &RequestDecision,
+) -> Result<(), IpcError> {
+    if how.option.is_none() {
+        return Ok(());
+    }
+    match gate::pending(roots).into_iter().find(|r| r.id == id) {
+        Some(r) if r.acp.is_none() => Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!(
+                "{id} is {}'s request through its hook or terminal: it has no options to name; \
+                 decide it without --option",
+                r.agent.display_name()
+            ),
+        )),
+        _ => Ok(()),
+    }
+}
+
 /// `plandeck reject <request-id> --feedback TEXT [--no-comments]`: the plan's open comments
 /// follow the feedback unless `comments` is false.
 pub fn reject_request(
@@ -430,6 +457,7 @@ pub fn reject_request(
     out: &mut Out<'_>,
 ) -> Result<i32, IpcError> {
     let roots = ctx.roots()?;
+    only_acp_takes_an_option(&roots, id, &how)?;
     let outcome = gate::decide_with(
         &roots,
         id,

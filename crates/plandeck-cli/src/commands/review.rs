@@ -42,6 +42,11 @@ pub struct ApproveArgs {
     /// read; refused, nothing decided, if the file no longer holds it.
     #[arg(long, value_name = "HASH")]
     pub expect_hash: Option<String>,
+    /// For an ACP agent's request: answer with this option of the agent's own (its `optionId`,
+    /// as `pending --json` lists them: `acp.options`), e.g. its "allow always"; refused unless
+    /// the agent offered it for this request. Default: its "allow once".
+    #[arg(long, value_name = "OPTION_ID")]
+    pub option: Option<String>,
     /// Leave the plan's open comments out of the decision (they go with it by default).
     #[arg(long)]
     pub no_comments: bool,
@@ -61,6 +66,11 @@ pub struct RejectArgs {
     /// no longer holds it.
     #[arg(long, value_name = "HASH")]
     pub expect_hash: Option<String>,
+    /// For an ACP agent's request: reject with this option of the agent's own (its `optionId`,
+    /// `pending --json`'s `acp.options`); refused unless the agent offered it. Default: its
+    /// "reject once".
+    #[arg(long, value_name = "OPTION_ID")]
+    pub option: Option<String>,
     /// Leave the plan's open comments out of the decision (they go with it by default).
     #[arg(long)]
     pub no_comments: bool,
@@ -113,6 +123,16 @@ fn short(hash: Option<&str>) -> &str {
 }
 
 pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if args.option.is_some() {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!(
+                "--option names an ACP agent's option for a waiting request; {} is not one \
+                 (`plandeck pending` lists them)",
+                args.target
+            ),
+        ));
+    }
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
     // The version decided: the one named by --expect-hash, else the file as it is now (an edit
@@ -156,6 +176,16 @@ pub fn approve(ctx: &Context, args: ApproveArgs, out: &mut Out<'_>) -> Result<i3
 }
 
 pub fn reject(ctx: &Context, args: RejectArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    if args.option.is_some() {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!(
+                "--option names an ACP agent's option for a waiting request; {} is not one \
+                 (`plandeck pending` lists them)",
+                args.target
+            ),
+        ));
+    }
     let roots = ctx.roots()?;
     let plan = plans::resolve(&roots, &args.target)?;
     let seen = match &args.expect_hash {

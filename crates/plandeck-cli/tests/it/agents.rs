@@ -457,6 +457,71 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
 }
 
 #[test]
+fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_did_not_offer() {
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("tool", false);
+    let host = check_waiting(&home, &bin, &repo);
+    let row = pending_acp_row(&home);
+    let id = row["id"].as_str().unwrap().to_owned();
+    // Not one of this request's allow options: refused, nothing decided.
+    for bogus in ["bogus", "reject"] {
+        let (code, out, _) = plandeck(&home, &["approve", &id, "--option", bogus, "--json"]);
+        assert_ne!(code, 0, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["error"]["kind"], "badInput", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("did not offer"),
+            "{v}"
+        );
+        assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");
+    }
+    // --option on a plan file (not a waiting request): refused with what it is for.
+    let plan = home.join("a-plan.md");
+    std::fs::write(&plan, "# Plan\n\n1. One\n").unwrap();
+    let (code, out, _) = plandeck(
+        &home,
+        &[
+            "approve",
+            plan.to_str().unwrap(),
+            "--option",
+            "always",
+            "--json",
+        ],
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(
+        out.contains("--option names an ACP agent's option"),
+        "{out}"
+    );
+    // The person's own pick of the agent's "always allow": answered with it.
+    let (code, out, err) = plandeck(&home, &["approve", &id, "--option", "always", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert_eq!(
+        serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
+        "always"
+    );
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let answer = read_log(&log)
+        .into_iter()
+        .find(|f| f["result"]["outcome"]["optionId"].is_string())
+        .unwrap();
+    assert_eq!(answer["result"]["outcome"]["optionId"], "always");
+}
+
+#[test]
 fn an_acp_agent_that_dies_with_a_request_waiting_leaves_it_with_no_outcome() {
     let Scripted {
         t: _t,
