@@ -13,6 +13,15 @@ export default defineConfig({
     // No inline scripts or styles: the CSP allows only 'self'.
     assetsInlineLimit: 0,
     modulePreload: { polyfill: false },
+    rolldownOptions: {
+      output: {
+        // One start script (issue 34): everything the entry imports statically (the app, Svelte's
+        // runtime, the IPC client) in the entry's own chunk instead of three files fetched and
+        // linked before the first frame; the views, the editor, xterm and highlight.js stay
+        // chunks of their own, loaded after the first paint.
+        codeSplitting: { groups: [{ name: "index", tags: ["$initial"] }] },
+      },
+    },
   },
   resolve: process.env.VITEST ? { conditions: ["browser"] } : undefined,
   test: {

@@ -23,7 +23,7 @@ import { dirname, join } from "node:path";
 import { args, emit, envFor, percentile, plandeckBin, row, waitFor } from "./lib.mjs";
 
 // The frame's time, and where the page's own load began and ended (the phases in the rows).
-const FRAME = `new Promise((r) => requestAnimationFrame(() => { const n = performance.getEntriesByType("navigation")[0]; r({ at: Date.now(), origin: performance.timeOrigin, dcl: n ? performance.timeOrigin + n.domContentLoadedEventEnd : 0 }); }))`;
+const FRAME = `new Promise((r) => requestAnimationFrame(() => { const n = performance.getEntriesByType("navigation")[0]; const fcp = performance.getEntriesByName("first-contentful-paint")[0]; const mark = (m) => { const e = performance.getEntriesByName(m)[0]; return e ? performance.timeOrigin + e.startTime : 0; }; r({ module: mark("plandeck:module"), mounted: mark("plandeck:mounted"), frame: mark("plandeck:frame"), at: Date.now(), origin: performance.timeOrigin, dcl: n ? performance.timeOrigin + n.domContentLoadedEventEnd : 0, load: n && n.loadEventEnd ? performance.timeOrigin + n.loadEventEnd : 0, fcp: fcp ? performance.timeOrigin + fcp.startTime : 0 }); }))`;
 const CONTENT = {
   hello: `return document.querySelector("h1")?.textContent ? ${FRAME} : 0;`,
   app: `return document.querySelector("[data-testid=plan-row], [data-testid=empty-todo]") ? ${FRAME} : 0;`,
@@ -104,7 +104,7 @@ const phases = [];
 function firstContent(bin, home, kind, compositing) {
   return drive(bin, home, compositing, async (exec, t0) => {
     const f = await waitFor(() => exec(CONTENT[kind]), { timeout: 120000, interval: 10, what: `${kind}'s first content` });
-    phases.push({ kind, page: Math.round(f.origin - t0), loaded: Math.round(f.dcl - t0) });
+    phases.push({ kind, page: Math.round(f.origin - t0), loaded: Math.round(f.dcl - t0), load: f.load ? Math.round(f.load - t0) : null, fcp: f.fcp ? Math.round(f.fcp - t0) : null, module: f.module ? Math.round(f.module - t0) : null, mounted: f.mounted ? Math.round(f.mounted - t0) : null, frame: f.frame ? Math.round(f.frame - t0) : null });
     return f.at - t0;
   });
 }
@@ -145,7 +145,17 @@ export async function firstContentRows({ hello, heavy, heavyWhat, samples = 5, c
   const timed = phases.slice(-3 * samples);
   const phase = (i) => {
     const of = timed.filter((_, j) => j % 3 === i);
-    return { to_page_start_ms: percentile(of.map((p) => p.page), 50), to_dom_loaded_ms: percentile(of.map((p) => p.loaded), 50) };
+    const known = (k) => of.map((p) => p[k]).filter((v) => v !== null);
+    return {
+      to_page_start_ms: percentile(of.map((p) => p.page), 50),
+      to_dom_loaded_ms: percentile(of.map((p) => p.loaded), 50),
+      to_load_event_ms: known("load").length ? percentile(known("load"), 50) : null,
+      to_first_contentful_paint_ms: known("fcp").length ? percentile(known("fcp"), 50) : null,
+      // The app's own marks (ui/src/main.ts): its start script running, mounted, the next frame.
+      to_app_module_ms: known("module").length ? percentile(known("module"), 50) : null,
+      to_app_mounted_ms: known("mounted").length ? percentile(known("mounted"), 50) : null,
+      to_app_frame_ms: known("frame").length ? percentile(known("frame"), 50) : null,
+    };
   };
   const [helloPhases, emptyPhases, heavyPhases] = [0, 1, 2].map(phase);
   const base = percentile(t.hello, 50);

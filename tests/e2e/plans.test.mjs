@@ -74,6 +74,19 @@ test("a home with many plans: the page comes with the newest rows and how many t
     assert.ok(first?.plans, `the first view's data: ${JSON.stringify(first)?.slice(0, 200)}`);
     assert.equal(first.plansTotal, 120);
     assert.deepEqual(numbers(first.plans.plans), Array.from({ length: 40 }, (_, i) => i), "the 40 newest plans, newest first");
+    // The page starts with one script of the app's (ui/vite.config.ts): the first view's data and
+    // one module, nothing preloaded beside it; the views come as chunks after the first paint.
+    const page = await s.cmd("POST", "/execute/async", {
+      script: `const done = arguments[arguments.length - 1];
+        fetch("/index.html").then((r) => r.text()).then(done, () => done(null));`,
+      args: [],
+    });
+    assert.ok(page, "the page's own HTML");
+    const scripts = [...page.matchAll(/<script\b[^>]*\bsrc="([^"]+)"/g)].map((m) => m[1]);
+    const preloads = [...page.matchAll(/<link\b[^>]*rel="modulepreload"[^>]*>/g)];
+    assert.equal(scripts.length, 2, `first.js and one module: ${scripts.join(", ")}`);
+    assert.equal(scripts[0], "/first.js");
+    assert.equal(preloads.length, 0, `no module fetched beside the start script: ${preloads.join(" ")}`);
     // The whole list follows: the count of all, and the oldest plan at the end of the list.
     await waitFor(async () => (await s.text("[data-testid=plans-count]")).trim() === "120", { what: "the count of all 120 plans" });
     await waitFor(
