@@ -46,7 +46,7 @@ impl First {
     pub fn set<O: serde::Serialize, E>(
         &self,
         overview: Result<O, E>,
-        plans: Result<PlanListing, E>,
+        plans: Result<(PlanListing, usize), E>,
     ) {
         let script = script(overview.ok(), plans.ok());
         let (lock, ready) = &*self.0;
@@ -74,7 +74,10 @@ impl First {
 /// `window.__PLANDECK_FIRST__ = {...};`: a JSON object (a JavaScript expression), its keys
 /// those given: `overview`, `plans` (the listing's first [`FIRST_ROWS`] plans and its problems)
 /// and `plansTotal` (how many plans the whole listing holds).
-pub fn script<O: serde::Serialize>(overview: Option<O>, plans: Option<PlanListing>) -> String {
+pub fn script<O: serde::Serialize>(
+    overview: Option<O>,
+    plans: Option<(PlanListing, usize)>,
+) -> String {
     let mut first = serde_json::Map::new();
     let mut put = |key: &str, value: Option<serde_json::Result<serde_json::Value>>| {
         if let Some(Ok(v)) = value {
@@ -82,10 +85,10 @@ pub fn script<O: serde::Serialize>(overview: Option<O>, plans: Option<PlanListin
         }
     };
     put("overview", overview.map(serde_json::to_value));
-    let total = plans.as_ref().map(|listing| listing.plans.len());
+    let total = plans.as_ref().map(|(_, total)| *total);
     put(
         "plans",
-        plans.map(|mut listing| {
+        plans.map(|(mut listing, _)| {
             listing.plans.truncate(FIRST_ROWS);
             serde_json::to_value(listing)
         }),
@@ -214,7 +217,7 @@ mod tests {
             problems: vec!["~/.gemini/tmp cannot be read: permission denied".into()],
         };
         let whole = serde_json::to_string(&listing).unwrap().len();
-        let s = script(None::<()>, Some(listing.clone()));
+        let s = script(None::<()>, Some((listing.clone(), listing.plans.len())));
         let first = parsed(&s);
         let rows = first["plans"]["plans"].as_array().unwrap();
         assert_eq!(rows.len(), FIRST_ROWS);
@@ -239,7 +242,7 @@ mod tests {
             plans: (0..3).map(plan).collect(),
             problems: Vec::new(),
         };
-        let first = parsed(&script(None::<()>, Some(few)));
+        let first = parsed(&script(None::<()>, Some((few, 3))));
         assert_eq!(first["plans"]["plans"].as_array().unwrap().len(), 3);
         assert_eq!(first["plansTotal"], 3);
     }

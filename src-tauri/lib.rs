@@ -92,6 +92,10 @@ fn run_with_roots(
             tauri::Manager::state::<AppState>(app).start(live::forward(app.handle().clone()));
             // What the first view shows, computed while WebKit starts: the page loads it with
             // itself instead of asking once mounted (src-tauri/first.rs).
+            // Off the main thread, after the first view's data: the watchers' first look at a
+            // heavy home (thousands of transcripts) must not hold the window back, nor take the
+            // 2 cores from the first view's data and WebKit's start (issue 34); commands work
+            // meanwhile.
             let handle = app.handle().clone();
             let first = first.clone();
             std::thread::Builder::new()
@@ -99,15 +103,16 @@ fn run_with_roots(
                 .spawn(move || {
                     let deck = tauri::Manager::state::<AppState>(&handle).deck();
                     deck.call(plandeck_core::deck::WINDOW, |d, _| {
-                        first.set(d.overview(), d.list_plans())
+                        first.set(d.overview(), d.first_plans(first::FIRST_ROWS))
                     });
+                    let handle = handle.clone();
+                    let started = std::thread::Builder::new()
+                        .name("live-start".into())
+                        .spawn(move || tauri::Manager::state::<AppState>(&handle).restart());
+                    if let Err(e) = started {
+                        tracing::error!("the live state could not start: {e}");
+                    }
                 })?;
-            // Off the main thread: the watchers' first look at a heavy home (thousands of
-            // transcripts) must not hold the window back; commands work meanwhile.
-            let handle = app.handle().clone();
-            std::thread::Builder::new()
-                .name("live-start".into())
-                .spawn(move || tauri::Manager::state::<AppState>(&handle).restart())?;
             Ok(())
         })
         // Every command of the IPC table (crates/plandeck-core/src/ipc_table.rs).

@@ -230,6 +230,20 @@ impl Deck {
 
     // ---- Plans
 
+    /// The window's first frame: this machine's `n` newest plans, settled as [`Deck::list_plans`]
+    /// settles them, and how many plans it lists in all (`plans::list_newest`); the whole listing,
+    /// other machines' too, follows once the frame has painted.
+    pub fn first_plans(&self, n: usize) -> Result<(PlanListing, usize), IpcError> {
+        let (mut listing, total) = plans::list_newest(&self.roots, n);
+        crate::standing::settle(
+            &self.roots,
+            &mut listing.plans,
+            &self.history.plans_now(),
+            &gate::pending(&self.roots),
+        );
+        Ok((listing, total))
+    }
+
     /// Every plan, each where it stands from every source ([`crate::standing`]).
     pub fn list_plans(&self) -> Result<PlanListing, IpcError> {
         let mut listing = plans::list(&self.roots);

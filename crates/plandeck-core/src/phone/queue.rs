@@ -14,7 +14,6 @@ use std::path::Path;
 
 use serde_json::{json, Value};
 
-
 use crate::comments::{CommentStatus, PlacedComment};
 use crate::config::Roots;
 use crate::gate::GateRequest;

@@ -614,3 +614,33 @@ fn damaged_transcript_links_are_rebuilt_from_the_transcripts() {
         assert_eq!(discover::discover(&roots).transcripts_read, 0);
     }
 }
+
+/// The first frame's rows (issue 34): the newest plans of the whole listing, in its order, with
+/// its problems and how many it holds, read from only that many files.
+#[test]
+fn the_newest_plans_are_the_listings_first_rows_with_its_count() {
+    let (home, roots) = fixture_home();
+    // Times apart and some equal (the path breaks the tie, as in the listing), one unreadable.
+    let plans = home.path().join(".claude/plans");
+    let now = std::time::SystemTime::now();
+    for (i, e) in fs::read_dir(&plans).unwrap().flatten().enumerate() {
+        let t = now - std::time::Duration::from_secs(60 * (i as u64 / 2));
+        fs::File::options()
+            .write(true)
+            .open(e.path())
+            .unwrap()
+            .set_modified(t)
+            .unwrap();
+    }
+    let all = list(&roots);
+    assert!(all.plans.len() > 5, "{all:#?}");
+    for n in [0, 1, 3, all.plans.len(), all.plans.len() + 10] {
+        let (first, total) = list_newest(&roots, n);
+        assert_eq!(total, all.plans.len());
+        let ids = |l: &PlanListing| l.plans.iter().map(|p| p.id.clone()).collect::<Vec<_>>();
+        let want: Vec<String> = ids(&all).into_iter().take(n).collect();
+        assert_eq!(ids(&first), want, "the {n} newest");
+        assert_eq!(first.problems, all.problems);
+        assert_eq!(first.plans, all.plans[..first.plans.len()].to_vec());
+    }
+}
