@@ -49,75 +49,12 @@ fn b64(bytes: &[u8]) -> String {
     out
 }
 
-fn openssl(args: &[&str], dir: &Path) -> Vec<u8> {
-    let out = Command::new("openssl")
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("openssl is needed by bench_phone");
-    assert!(out.status.success(), "openssl {args:?}");
-    out.stdout
-}
-
 /// A CA and a server certificate for 127.0.0.1 signed by it; returns the base64 SHA-256 of the
 /// server key's SPKI (what Chromium is told to trust).
+use plandeck_testkit::tls::openssl;
+
 fn certificates(dir: &Path) -> String {
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend([
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=bench CA",
-    ]);
-    openssl(&ca, dir);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=127.0.0.1",
-    ]);
-    openssl(&csr, dir);
-    std::fs::write(
-        dir.join("ext.cnf"),
-        "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n",
-    )
-    .unwrap();
-    openssl(
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-        dir,
-    );
+    plandeck_testkit::tls::test_ca(dir);
     let public = openssl(&["x509", "-in", "server.pem", "-pubkey", "-noout"], dir);
     std::fs::write(dir.join("server.pub"), public).unwrap();
     let der = openssl(
