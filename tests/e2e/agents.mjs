@@ -3,11 +3,11 @@
 // Plandeck app running on the test's HOME.
 
 import { spawn, spawnSync } from "node:child_process";
-import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
-import { homedir, tmpdir } from "node:os";
+import { existsSync, mkdirSync, readdirSync, readFileSync, readlinkSync, rmSync, writeFileSync } from "node:fs";
+import { homedir } from "node:os";
 import { join } from "node:path";
 import assert from "node:assert/strict";
-import { cli, envFor, plandeckBin, ROOT, waitFor, withApp } from "./webdriver.mjs";
+import { cli, envFor, plandeckBin, ROOT, scratch, waitFor, withApp } from "./webdriver.mjs";
 
 /** Where scripts/setup.sh --test installs the agent CLIs (npm --prefix). */
 export const AGENTS_DIR = process.env.PLANDECK_AGENTS_DIR || join(homedir(), ".cache/plandeck-agents");
@@ -27,7 +27,7 @@ export function installedVersion(name) {
 
 /** A fresh temp HOME with a git repository at `home/work/<project>`. */
 export function makeAgentHome(project) {
-  const base = mkdtempSync(join(tmpdir(), "plandeck-gate-e2e-"));
+  const base = scratch("plandeck-gate-e2e-");
   const home = join(base, "home");
   const repo = join(home, "work", project);
   mkdirSync(repo, { recursive: true });

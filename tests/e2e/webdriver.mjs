@@ -2,7 +2,7 @@
 // WebKitWebDriver. No browser download, no framework: fetch and the protocol.
 
 import { spawn, spawnSync } from "node:child_process";
-import { mkdirSync, writeFileSync, mkdtempSync, readdirSync, readFileSync } from "node:fs";
+import { mkdirSync, writeFileSync, mkdtempSync, readdirSync, readFileSync, rmSync } from "node:fs";
 import { createServer } from "node:net";
 import { tmpdir } from "node:os";
 import { dirname, join, resolve } from "node:path";
@@ -155,13 +155,29 @@ export class Session {
   }
 }
 
+/** Scratch folders of this test process, removed when it exits (a full run made ~40 homes of up
+ * to 100 MB each and left them in /tmp). `PLANDECK_KEEP_TEST_DIRS=1` keeps them, to look at a
+ * failure. */
+const scratchDirs = [];
+process.on("exit", () => {
+  if (process.env.PLANDECK_KEEP_TEST_DIRS) return;
+  for (const dir of scratchDirs) rmSync(dir, { recursive: true, force: true, maxRetries: 2 });
+});
+
+/** A new empty folder under the system's temp folder, named `<prefix>XXXXXX`, gone at exit. */
+export function scratch(prefix) {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  scratchDirs.push(dir);
+  return dir;
+}
+
 /**
  * Starts tauri-driver, opens the real plandeck window with `args` and `env`, runs `fn(session)`,
  * and always tears both down. `home` defaults to a fresh temp dir so nothing of the developer's
  * own folders is read.
  */
 export async function withApp({ args = [], env = {}, home } = {}, fn) {
-  home ??= mkdtempSync(join(tmpdir(), "plandeck-e2e-home-"));
+  home ??= scratch("plandeck-e2e-home-");
   const port = await freePort();
   const nativePort = await freePort();
   const driverEnv = { ...envFor(home), WEBKIT_DISABLE_COMPOSITING_MODE: "1", ...env };
@@ -220,7 +236,7 @@ function killAppsOf(home) {
 
 /** Creates a demo workspace with the CLI (`plandeck demo --json`); returns `{home, repo}`. */
 export function makeDemoHome() {
-  const parent = mkdtempSync(join(tmpdir(), "plandeck-e2e-demo-"));
+  const parent = scratch("plandeck-e2e-demo-");
   const r = spawnSync(plandeckBin(), ["demo", "--into", parent, "--json"], { encoding: "utf8", timeout: 60000 });
   if (r.status !== 0) throw new Error(`plandeck demo failed: ${r.stderr}`);
   return JSON.parse(r.stdout);
