@@ -65,15 +65,17 @@ fn node() -> std::path::PathBuf {
 #[test]
 fn agents_check_starts_an_acp_agent_in_plan_mode_and_rejects_its_plan_with_the_feedback_as_next_prompt(
 ) {
-    let t = tempfile::tempdir().unwrap();
-    let (bin, repo) = (t.path().join("bin"), t.path().join("repo"));
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "plan", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("plan", false);
     let feedback = "Keyset pagination; keep `rm -rf /` as text.";
     let (code, out, err) = plandeck_in(
         &[
-            ("HOME", t.path().to_str().unwrap()),
+            ("HOME", home.to_str().unwrap()),
             ("PATH", bin.to_str().unwrap()),
             ("IS_SANDBOX", "yes"),
         ],
@@ -234,6 +236,28 @@ fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// `agents check`'s report once it ended (it must succeed), and the option the agent was answered
+/// with (the first answer in the log of what it read).
+fn checked_and_answered(host: Host, log: &std::path::Path) -> (serde_json::Value, String) {
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let answer = read_log(log)
+        .into_iter()
+        .find(|f| f["result"]["outcome"]["optionId"].is_string())
+        .expect("the agent was answered");
+    (
+        serde_json::from_slice(&done.stdout).unwrap(),
+        answer["result"]["outcome"]["optionId"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    )
 }
 
 /// A host process that is ended when the test ends, passed or not (never left waiting).
@@ -441,19 +465,9 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
         "allow"
     );
-    let done = host.output();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    let (report, answered) = checked_and_answered(host, &log);
     assert_eq!(report["turns"][0]["requests"][0]["outcome"], "approved");
-    let answer = read_log(&log)
-        .into_iter()
-        .find(|f| f["result"]["outcome"]["optionId"].is_string())
-        .unwrap();
-    assert_eq!(answer["result"]["outcome"]["optionId"], "allow");
+    assert_eq!(answered, "allow");
 }
 
 #[test]
@@ -483,6 +497,33 @@ fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_di
         );
         assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");
     }
+    // Nor is a rejection answered with an option that is not one of its reject options.
+    for bogus in ["bogus", "always"] {
+        let (code, out, _) = plandeck(
+            &home,
+            &[
+                "reject",
+                &id,
+                "--feedback",
+                "no",
+                "--option",
+                bogus,
+                "--json",
+            ],
+        );
+        assert_ne!(code, 0, "{out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["error"]["kind"], "badInput", "{v}");
+        assert!(
+            v["error"]["message"]
+                .as_str()
+                .unwrap()
+                .contains("did not offer")
+                && v["error"]["message"].as_str().unwrap().contains("reject"),
+            "{v}"
+        );
+        assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");
+    }
     // --option on a plan file (not a waiting request): refused with what it is for.
     let plan = home.join("a-plan.md");
     std::fs::write(&plan, "# Plan\n\n1. One\n").unwrap();
@@ -508,17 +549,9 @@ fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_di
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
         "always"
     );
-    let done = host.output();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    let answer = read_log(&log)
-        .into_iter()
-        .find(|f| f["result"]["outcome"]["optionId"].is_string())
-        .unwrap();
-    assert_eq!(answer["result"]["outcome"]["optionId"], "always");
+    let (report, answered) = checked_and_answered(host, &log);
+    assert_eq!(report["turns"][0]["requests"][0]["optionId"], "always");
+    assert_eq!(answered, "always");
 }
 
 #[test]
@@ -841,24 +874,20 @@ fn the_server_is_started_for_a_new_acp_session_when_none_runs() {
 /// from before this was known is tried, and the host says the same (its record then knows).
 #[test]
 fn resume_of_an_agent_without_load_session_says_it_cannot_and_offers_a_new_session() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "hosted --no-load", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("hosted --no-load", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
-    let start = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["start", "--agent", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--prompt", "Plan pagination.", "--json"])
-        .output()
-        .unwrap();
+    let start = start_hosted(
+        &home,
+        &bin,
+        &repo,
+        &["--prompt", "Plan pagination.", "--json"],
+    );
     assert!(start.status.success(), "{start:?}");
     let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
     let id = started["id"].as_str().unwrap().to_owned();
