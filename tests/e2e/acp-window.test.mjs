@@ -383,8 +383,9 @@ test("codex-acp from the window: New session in a worktree, one command allowed 
 // plan file's text) waits in the queue, is refused with feedback and the CLI's own "Reject" (the
 // model gets the feedback word for word and proposes again), then allowed once; its edit of the
 // repository then waits as a tool permission, allowed once, and the file is written. Gemini's
-// token counts are not read yet (docs/agents.md), so its card shows none; it is still listed
-// running after the window is closed and opened again.
+// token counts come in its prompt answers' `_meta.quota.token_count` (docs/agents.md): shown on
+// its card and in `sessions list --json`. It is still listed running after the window is closed
+// and opened again.
 test("gemini --acp from the window: New session in a worktree in plan mode, plan rejected with feedback and approved, its edit allowed, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
   const { bin } = agentCli("gemini");
   const { base, home, repo } = makeAgentHome("api");
@@ -451,6 +452,11 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
       await s.waitFor(acpCard, { timeout: 30000 });
       await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
       assert.doesNotMatch(await seen(s, acpCard), /ungated/);
+      const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
+      const [inTokens, outTokens] = tokens.match(/\d+/g).map(Number);
+      assert.ok(inTokens > 0 && outTokens > 0, tokens);
+      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
+      assert.deepEqual([listed.usage.inputTokens, listed.usage.outputTokens], [inTokens, outTokens]);
       await closeTheWindow(home);
     });
     assert.ok(running(serverPid), "the Plandeck server ended with the window");
