@@ -146,11 +146,17 @@ fn agents_check_of_an_agent_not_installed_names_its_package() {
 
 /// A `claude-agent-acp` on `bin` that is the scripted ACP agent playing `scenario`.
 fn scripted_claude_acp(bin: &std::path::Path, scenario: &str, log: &std::path::Path) {
+    scripted_as(bin, "claude-agent-acp", scenario, log);
+}
+
+/// The program `program` on `bin` that is the scripted ACP agent playing `scenario` (its own
+/// arguments left out).
+fn scripted_as(bin: &std::path::Path, program: &str, scenario: &str, log: &std::path::Path) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/agents/acp-scripted.mjs");
     std::fs::create_dir_all(bin).unwrap();
     write_executable(
-        &bin.join("claude-agent-acp"),
+        &bin.join(program),
         &format!(
             "#!/bin/sh\nexec '{}' '{}' --scenario {scenario} --log '{}'\n",
             node().display(),
@@ -1006,4 +1012,58 @@ fn the_windows_resume_starts_the_server_when_none_runs() {
         plandeck_core::acp::host::get(&roots, id).filter(|h| h.host_pid != gone.host_pid)
     });
     assert_ne!(taken.updated, gone.updated);
+}
+
+/// OpenCode 1.18 offers its `plan` agent as the `configOptions` entry `mode`, not as ACP modes
+/// (docs/agents.md): `plandeck start --agent opencode --plan` sets it with
+/// `session/set_config_option`. Its plan mode asks nothing to leave it, so the session is listed
+/// ungated from the start, with why (the scripted agent plays OpenCode's modes).
+#[test]
+fn opencode_started_in_plan_mode_gets_it_through_its_mode_option_and_is_listed_ungated() {
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("say", true);
+    scripted_as(&bin, "opencode", "say --modes-as-option", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "opencode", "--repo"])
+        .arg(&repo)
+        .args(["--plan", "--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = acp_session_row(&home, &id, "the first turn ended", |r| {
+        r["state"] == "idle"
+            && read_log(&log)
+                .iter()
+                .any(|f| f["method"] == "session/prompt")
+    });
+    assert_eq!(row["agent"], "opencode", "{row}");
+    assert_eq!(row["permissionMode"], "plan", "{row}");
+    assert_eq!(row["modes"], serde_json::json!(["build", "plan"]), "{row}");
+    assert_eq!(row["gated"], false, "{row}");
+    assert_eq!(
+        row["ungatedWhy"],
+        "OpenCode (ACP) asks nothing to leave plan mode: its plan does not wait for you"
+    );
+    let read = read_log(&log);
+    let set: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/set_config_option")
+        .collect();
+    assert_eq!(set.len(), 1, "{read:?}");
+    assert_eq!(
+        set[0]["params"],
+        serde_json::json!({"sessionId": "s1", "configId": "mode", "value": "plan"})
+    );
+    assert!(!read.iter().any(|f| f["method"] == "session/set_mode"));
+    let (code, out, err) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
 }

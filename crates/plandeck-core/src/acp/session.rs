@@ -121,7 +121,12 @@ impl Session {
             control: None,
         };
         if plan && s.plan_mode_offered() {
-            s.client.set_mode(&s.info.session_id, "plan", timeout)?;
+            if s.info.modes_as_option {
+                s.client
+                    .set_mode_option(&s.info.session_id, "plan", timeout)?;
+            } else {
+                s.client.set_mode(&s.info.session_id, "plan", timeout)?;
+            }
             s.tracker.mode_set("plan");
         }
         Ok(s)
