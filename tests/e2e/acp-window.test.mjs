@@ -9,8 +9,10 @@
 // window is closed (its close button, as a window manager passes it on) and opened again, and the
 // session is still listed running, hosted by the server the window left behind.
 // - claude-agent-acp: in plan mode, its plan rejected with feedback, the re-proposal approved;
-// - codex-acp and OpenCode (no plan mode over ACP): one command allowed once, one refused;
-// - Gemini CLI (`--acp`): in plan mode, its plan rejected and approved, then its edit allowed.
+// - codex-acp (no plan mode over ACP) and OpenCode in its own mode: one command allowed once,
+//   one refused;
+// - Gemini CLI (`--acp`): in plan mode, its plan rejected and approved, then its edit allowed;
+// - OpenCode in plan mode: set, nothing asked, its card says "ungated".
 //
 // Needs the window's debug build ($CARGO_TARGET_DIR/debug/plandeck, after `npm --prefix ui run
 // build`), the adapters installed by scripts/setup.sh --test, and an X display (Xvfb).
@@ -104,6 +106,36 @@ async function tokensShown(s, acpCard, env, id) {
   const listed = rows(env).find((r) => r.sessionId === id);
   assert.deepEqual([listed.usage.inputTokens, listed.usage.outputTokens], [inTokens, outTokens]);
   return listed;
+}
+
+/** OpenCode on `home` with the stand-in at `apiUrl` as its only model and `permission` its
+ * config's (as tests/e2e/acp-opencode.test.mjs sets it up): the window's environment and the
+ * command line's. */
+function opencodeFor(home, bin, apiUrl, permission) {
+  mkdirSync(join(home, ".config/opencode"), { recursive: true });
+  writeFileSync(
+    join(home, ".config/opencode/opencode.json"),
+    JSON.stringify({
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      provider: {
+        standin: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Stand-in",
+          options: { baseURL: `${apiUrl}/v1`, apiKey: "plandeck-e2e-standin-key" },
+          models: { standin: { name: "Stand-in" } },
+        },
+      },
+      model: "standin/standin",
+      permission,
+    }),
+  );
+  const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
+  for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
+  const cliEnv = { ...envFor(home), ...env };
+  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  return { env, cliEnv };
 }
 
 /** The queue steps of an agent asked to run `touch allowed.txt` then `touch refused.txt` in
@@ -491,29 +523,7 @@ test("opencode acp from the window: New session in a worktree, one command allow
   const call = (file) => ({ name: "bash", arguments: { command: `touch ${file}`, description: `Create ${file}` } });
   writeFileSync(script, JSON.stringify([{ call: call("allowed.txt") }, { call: call("refused.txt") }, { text: "DONE: as you said." }]));
   const api = await startStandIn("openai-chat", join(base, "api"), ["--script", script]);
-  mkdirSync(join(home, ".config/opencode"), { recursive: true });
-  writeFileSync(
-    join(home, ".config/opencode/opencode.json"),
-    JSON.stringify({
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      provider: {
-        standin: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Stand-in",
-          options: { baseURL: `${api.url}/v1`, apiKey: "plandeck-e2e-standin-key" },
-          models: { standin: { name: "Stand-in" } },
-        },
-      },
-      model: "standin/standin",
-      permission: { bash: "ask", edit: "ask" },
-    }),
-  );
-  const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
-  for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
-  const cliEnv = { ...envFor(home), ...env };
-  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  const { env, cliEnv } = opencodeFor(home, bin, api.url, { bash: "ask", edit: "ask" });
   const feedback = "Do not create refused.txt; leave the folder as it is.";
   let sessionId = null;
   let serverPid = null;
@@ -534,6 +544,56 @@ test("opencode acp from the window: New session in a worktree, one command allow
       await closeTheWindow(home);
     });
     await stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent: "opencode" });
+  } finally {
+    await cleanUp(cliEnv, sessionId, serverPid);
+    api.stop();
+  }
+});
+
+// OpenCode in plan mode from the window: New session with Plan mode asks its server to set
+// OpenCode's `plan` agent (its `mode` config option, docs/agents.md). OpenCode asks nothing to
+// leave plan mode, and its commands follow its config (`bash: "allow"` here): the model's
+// `touch planned.txt` runs unasked and its plan is the turn's text; nothing waits in the queue. So
+// its card says "ungated", with why, and `sessions list --json` has `gated: false`.
+test("opencode acp in plan mode from the window: set through its mode option, nothing waits, its card says ungated", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("opencode");
+  const { base, home, repo, worktree } = windowHome();
+  const script = join(base, "script.json");
+  const plan = "PLAN: 1. Create planned.txt. 2. Stop.";
+  writeFileSync(script, JSON.stringify([{ call: { name: "bash", arguments: { command: "touch planned.txt", description: "Create planned.txt" } } }, { text: plan }]));
+  const api = await startStandIn("openai-chat", join(base, "api"), ["--script", script]);
+  const { env, cliEnv } = opencodeFor(home, bin, api.url, { bash: "allow" });
+  const why = "OpenCode (ACP) asks nothing to leave plan mode: its plan does not wait for you";
+  let sessionId = null;
+  let serverPid = null;
+  try {
+    await withApp({ home, env }, async (s) => {
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      const { said, id } = await newSession(s, { agent: "opencode", repo, plan: true, prompt: "Plan a file named planned.txt." });
+      sessionId = id;
+      assert.match(said, /Asked your Plandeck server to start opencode, asking for plan mode where the agent offers one, in/);
+      serverPid = (await hostedIn(cliEnv, sessionId, worktree)).hostPid;
+
+      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+      await s.waitFor(acpCard, { timeout: 30000 });
+      await waitFor(() => existsSync(join(worktree, "planned.txt")), { timeout: 90000, what: "the command run in plan mode" });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      const ungated = `${acpCard} [data-testid=acp-ungated]`;
+      await s.waitFor(ungated, { timeout: 30000 });
+      assert.equal(await seen(s, ungated), "ungated");
+      assert.equal(await s.exec(`return document.querySelector(arguments[0]).title`, ungated), why);
+      assert.equal(await s.exec(`return document.querySelectorAll("[data-testid=gate-request]").length`), 0, "nothing waits");
+      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
+      assert.equal(listed.permissionMode, "plan");
+      assert.deepEqual(listed.modes, ["build", "plan"]);
+      assert.equal(listed.gated, false);
+      assert.equal(listed.ungatedWhy, why);
+      await s.click(acpCard);
+      await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
+      await s.waitForText(plan, "[data-testid=acp-conversation]", { timeout: 20000 });
+    });
+    const told = api.received().find((r) => r.user?.includes("Plan a file named planned.txt."));
+    assert.ok(told?.user.some((t) => /Plan mode ACTIVE/.test(t)), JSON.stringify(api.received()).slice(0, 2000));
   } finally {
     await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();
