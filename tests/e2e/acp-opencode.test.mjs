@@ -16,37 +16,18 @@
 // No window: it needs the CLI build (PLANDECK_BIN or $CARGO_TARGET_DIR/debug/plandeck) and
 // opencode-ai installed by scripts/setup.sh --test.
 
-import { existsSync, mkdirSync, writeFileSync } from "node:fs";
+import { existsSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import assert from "node:assert/strict";
 import { agentCli, makeAgentHome, startStandIn } from "./agents.mjs";
-import { checkReport, decide, pending, recordFrames, startCheck, waitRequest } from "./acp.mjs";
+import { checkReport, decide, pending, recordFrames, startCheck, waitRequest, writeOpencodeConfig } from "./acp.mjs";
 import { envFor } from "./webdriver.mjs";
 
 /** OpenCode on `home` with the stand-in at `apiUrl` as its only model, commands and edits asked
  * (or as `permission` says). */
 function opencodeSetup(home, apiUrl, permission = { bash: "ask", edit: "ask" }) {
-  const dir = join(home, ".config/opencode");
-  mkdirSync(dir, { recursive: true });
-  writeFileSync(
-    join(dir, "opencode.json"),
-    JSON.stringify({
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      provider: {
-        standin: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Stand-in",
-          options: { baseURL: `${apiUrl}/v1`, apiKey: "plandeck-e2e-standin-key" },
-          models: { standin: { name: "Stand-in" } },
-        },
-      },
-      model: "standin/standin",
-      permission,
-    }),
-  );
+  writeOpencodeConfig(home, apiUrl, permission);
   const env = envFor(home);
   for (const k of Object.keys(env)) if (/^(OPENCODE_|OPENAI_)/.test(k)) delete env[k];
   return env;

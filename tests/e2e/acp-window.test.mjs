@@ -23,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { agentCli, codexSetup, geminiEnv, geminiReady, makeAgentHome, startStandIn } from "./agents.mjs";
+import { writeOpencodeConfig } from "./acp.mjs";
 import { DEFAULT_PLAN } from "../agents/common.mjs";
 import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
@@ -112,25 +113,7 @@ async function tokensShown(s, acpCard, env, id) {
  * config's (as tests/e2e/acp-opencode.test.mjs sets it up): the window's environment and the
  * command line's. */
 function opencodeFor(home, bin, apiUrl, permission) {
-  mkdirSync(join(home, ".config/opencode"), { recursive: true });
-  writeFileSync(
-    join(home, ".config/opencode/opencode.json"),
-    JSON.stringify({
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      provider: {
-        standin: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Stand-in",
-          options: { baseURL: `${apiUrl}/v1`, apiKey: "plandeck-e2e-standin-key" },
-          models: { standin: { name: "Stand-in" } },
-        },
-      },
-      model: "standin/standin",
-      permission,
-    }),
-  );
+  writeOpencodeConfig(home, apiUrl, permission);
   const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
   for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
   const cliEnv = { ...envFor(home), ...env };

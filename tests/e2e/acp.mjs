@@ -70,6 +70,30 @@ export async function checkReport(check, { timeout = 120000 } = {}) {
   return JSON.parse(r.stdout);
 }
 
+/** OpenCode's config on `home` (`~/.config/opencode/opencode.json`): the stand-in at `apiUrl` (an
+ * OpenAI-compatible Chat Completions one) its only model, `permission` its permissions. */
+export function writeOpencodeConfig(home, apiUrl, permission) {
+  mkdirSync(join(home, ".config/opencode"), { recursive: true });
+  writeFileSync(
+    join(home, ".config/opencode/opencode.json"),
+    JSON.stringify({
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      provider: {
+        standin: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Stand-in",
+          options: { baseURL: `${apiUrl}/v1`, apiKey: "plandeck-e2e-standin-key" },
+          models: { standin: { name: "Stand-in" } },
+        },
+      },
+      model: "standin/standin",
+      permission,
+    }),
+  );
+}
+
 /**
  * With PLANDECK_ACP_RECORD=DIR, every frame of the run is recorded to DIR/FILE
  * (tests/agents/acp-tee.mjs, the temp folder written `<tmp>`): a shim named `program` that runs

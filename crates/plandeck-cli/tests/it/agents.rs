@@ -488,44 +488,26 @@ fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_di
     let host = check_waiting(&home, &bin, &repo);
     let row = pending_acp_row(&home);
     let id = row["id"].as_str().unwrap().to_owned();
-    // Not one of this request's allow options: refused, nothing decided.
-    for bogus in ["bogus", "reject"] {
-        let (code, out, _) = plandeck(&home, &["approve", &id, "--option", bogus, "--json"]);
+    // Not one of this request's allow options: refused, nothing decided; nor is a rejection
+    // answered with an option that is not one of its reject options.
+    for (args, why) in [
+        (["approve", "bogus", ""], "as a way to allow"),
+        (["approve", "reject", ""], "as a way to allow"),
+        (["reject", "bogus", "--feedback"], "as a way to reject"),
+        (["reject", "always", "--feedback"], "as a way to reject"),
+    ] {
+        let [verb, option, feedback] = args;
+        let mut argv = vec![verb, id.as_str(), "--option", option, "--json"];
+        if !feedback.is_empty() {
+            argv.extend([feedback, "no"]);
+        }
+        let (code, out, _) = plandeck(&home, &argv);
         assert_ne!(code, 0, "{out}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["error"]["kind"], "badInput", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
         assert!(
-            v["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("did not offer"),
-            "{v}"
-        );
-        assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");
-    }
-    // Nor is a rejection answered with an option that is not one of its reject options.
-    for bogus in ["bogus", "always"] {
-        let (code, out, _) = plandeck(
-            &home,
-            &[
-                "reject",
-                &id,
-                "--feedback",
-                "no",
-                "--option",
-                bogus,
-                "--json",
-            ],
-        );
-        assert_ne!(code, 0, "{out}");
-        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
-        assert_eq!(v["error"]["kind"], "badInput", "{v}");
-        assert!(
-            v["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("did not offer")
-                && v["error"]["message"].as_str().unwrap().contains("reject"),
+            message.contains(&format!("did not offer {option:?} {why}")),
             "{v}"
         );
         assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");

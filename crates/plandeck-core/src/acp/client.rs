@@ -312,12 +312,11 @@ impl Client {
         mode: &str,
         timeout: Duration,
     ) -> Result<(), AcpError> {
-        self.call(
+        self.answered(
             "session/set_mode",
             json!({"sessionId": session_id, "modeId": mode}),
-        )?
-        .wait(timeout)
-        .map(|_| ())
+            timeout,
+        )
     }
 
     /// `session/set_config_option` of the option `mode` (an agent whose modes are that option).
@@ -327,12 +326,16 @@ impl Client {
         mode: &str,
         timeout: Duration,
     ) -> Result<(), AcpError> {
-        self.call(
+        self.answered(
             "session/set_config_option",
             json!({"sessionId": session_id, "configId": "mode", "value": mode}),
-        )?
-        .wait(timeout)
-        .map(|_| ())
+            timeout,
+        )
+    }
+
+    /// A call whose answer says only that it was done.
+    fn answered(&self, method: &str, params: Value, timeout: Duration) -> Result<(), AcpError> {
+        self.call(method, params)?.wait(timeout).map(|_| ())
     }
 
     /// `session/prompt` with one text block; the answer (its `stopReason`) comes when the turn
