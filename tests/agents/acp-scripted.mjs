@@ -31,6 +31,11 @@
 // - `ask`: every prompt asks the plan permission (as `plan`), then `end_turn`.
 // - `stream`: every prompt streams chunks "t=<ms> " every 50 ms for the seconds it names
 //   ("stream 10"; 5 when none), then `end_turn`.
+// - `say`: every prompt is answered with the message "Here is my plan." and `end_turn`.
+// With `--modes-as-option`, its modes are those of OpenCode 1.18 (`build`, current, and `plan`): no
+// `modes` in `session/new`, a `configOptions` entry `mode` instead, set with
+// `session/set_config_option` (answered with the options as they are then); `session/set_mode` is
+// refused.
 // `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
 // person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
 // with mode `default`. With `--no-load`, `initialize` offers no `loadSession` and `session/load`
@@ -46,12 +51,16 @@ const log = args.log;
 // --times FILE: each frame read, as "<Date.now()> <line>" (benchmarks time what reached the agent).
 const times = args.times;
 const canLoad = !("no-load" in args);
+const modesAsOption = "modes-as-option" in args;
 const SID = "s1";
 let nextId = 0;
 const waiting = new Map();
 let prompts = 0;
 let heldPrompt = null;
-let mode = "default";
+let mode = modesAsOption ? "build" : "default";
+const modeOption = () => [
+  { id: "mode", name: "Session Mode", category: "mode", type: "select", currentValue: mode, options: [{ value: "build", name: "build" }, { value: "plan", name: "plan" }] },
+];
 let lastPrompt = "";
 
 const write = (m) => process.stdout.write(JSON.stringify(m) + "\n");
@@ -171,6 +180,9 @@ async function turn() {
       return;
     case "nooptions":
       return askPlan({ options: [{ kind: "allow_once", name: "OK", optionId: "ok" }] });
+    case "say":
+      update({ sessionUpdate: "agent_message_chunk", content: { type: "text", text: "Here is my plan." } });
+      return;
     default:
       throw new Error(`no scenario ${scenario}`);
   }
@@ -203,11 +215,17 @@ createInterface({ input: process.stdin }).on("line", async (line) => {
       mode = "default";
     // falls through
     case "session/new":
+      if (modesAsOption) return reply({ ...(m.method === "session/new" ? { sessionId: SID } : {}), configOptions: modeOption() });
       return reply({
         ...(m.method === "session/new" ? { sessionId: SID } : {}),
         modes: { currentModeId: mode, availableModes: [{ id: "default", name: "Default" }, { id: "plan", name: "Plan" }] },
       });
+    case "session/set_config_option":
+      if (!modesAsOption || m.params?.configId !== "mode") return write({ jsonrpc: "2.0", id: m.id, error: { code: -32602, message: "no such option" } });
+      mode = m.params.value;
+      return reply({ configOptions: modeOption() });
     case "session/set_mode":
+      if (modesAsOption) return write({ jsonrpc: "2.0", id: m.id, error: { code: -32601, message: "no such method" } });
       mode = m.params.modeId;
       update({ sessionUpdate: "current_mode_update", currentModeId: mode });
       return reply({});

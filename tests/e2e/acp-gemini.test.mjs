@@ -5,7 +5,8 @@
 // rejection with feedback answers the CLI's own reject option and the feedback reaches the model
 // as the next prompt, word for word; the CLI stays in plan mode and proposes again; approval
 // answers its allow option, the CLI leaves plan mode and the model goes on to implement: its edit
-// of the repository waits as a tool permission, approved, and the file is written.
+// of the repository waits as a tool permission, approved, and the file is written. Every turn's
+// tokens are read from the prompt's answer (`_meta.quota.token_count`).
 //
 // No window: it needs the CLI build (PLANDECK_BIN or $CARGO_TARGET_DIR/debug/plandeck) and Gemini
 // CLI installed by scripts/setup.sh --test.
@@ -77,6 +78,12 @@ test("gemini --acp: the plan waits, is rejected with feedback the model gets, th
     assert.equal(readFileSync(notes, "utf8"), "Pagination: keyset.\n");
     assert.match(JSON.stringify(api.received().filter((r) => r.tool === "exit_plan_mode").at(-1).response), /Plan approved/);
     assert.ok(out.turns.every((t) => t.gated));
+    // Its tokens: no usage_update and no `usage`, each prompt's answer carries them in
+    // `_meta.quota.token_count` (the stand-in counts 10 each way per model call).
+    for (const t of out.turns) {
+      assert.ok(t.inputTokens > 0 && t.outputTokens > 0, JSON.stringify(t));
+      assert.equal(t.inputTokens % 10, 0, JSON.stringify(t));
+    }
   } finally {
     check?.stop();
     api.stop();

@@ -9,8 +9,10 @@
 // window is closed (its close button, as a window manager passes it on) and opened again, and the
 // session is still listed running, hosted by the server the window left behind.
 // - claude-agent-acp: in plan mode, its plan rejected with feedback, the re-proposal approved;
-// - codex-acp and OpenCode (no plan mode over ACP): one command allowed once, one refused;
-// - Gemini CLI (`--acp`): in plan mode, its plan rejected and approved, then its edit allowed.
+// - codex-acp (no plan mode over ACP) and OpenCode in its own mode: one command allowed once,
+//   one refused;
+// - Gemini CLI (`--acp`): in plan mode, its plan rejected and approved, then its edit allowed;
+// - OpenCode in plan mode: set, nothing asked, its card says "ungated".
 //
 // Needs the window's debug build ($CARGO_TARGET_DIR/debug/plandeck, after `npm --prefix ui run
 // build`), the adapters installed by scripts/setup.sh --test, and an X display (Xvfb).
@@ -21,6 +23,7 @@ import { existsSync, mkdirSync, readFileSync, writeFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { test } from "node:test";
 import { agentCli, codexSetup, geminiEnv, geminiReady, makeAgentHome, startStandIn } from "./agents.mjs";
+import { writeOpencodeConfig } from "./acp.mjs";
 import { DEFAULT_PLAN } from "../agents/common.mjs";
 import { envFor, plandeckBin, waitFor, withApp } from "./webdriver.mjs";
 
@@ -57,6 +60,97 @@ async function permissionInQueue(s, not = []) {
       ),
     { timeout: 120000, what: "a tool permission in Waiting for you" },
   );
+}
+
+/** A scratch home whose Plandeck lists repository `api` (the window starts sessions in a
+ * repository Plandeck lists, as Choose… would have added it), and the worktree `feat` New session
+ * makes of it. */
+function windowHome() {
+  const { base, home, repo } = makeAgentHome("api");
+  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
+  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  return { base, home, repo, worktree: join(home, "work", "api.worktrees", "feat") };
+}
+
+/** Session `id`'s row once its server hosts it (started, not failed) in `worktree`. */
+async function hostedIn(env, id, worktree) {
+  const row = await waitFor(() => rows(env).find((r) => r.sessionId === id && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+  assert.notEqual(row.state, "failed", JSON.stringify(row));
+  assert.equal(row.cwd, worktree);
+  return row;
+}
+
+/** After the window was closed: its server still runs and session `sessionId` is idle; the
+ * window opened again lists it idle on its card under `agent`'s name (`then(s, card)`: what more
+ * a test looks at there), still hosted by the same server. */
+async function stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent }, then = async () => {}) {
+  assert.ok(running(serverPid), "the Plandeck server ended with the window");
+  const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
+  assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+  await withApp({ home, env }, async (s) => {
+    await s.click("[data-view=sessions]");
+    const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
+    await s.waitFor(acpCard, { timeout: 30000 });
+    assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+    assert.ok((await seen(s, acpCard)).includes(agent), `${agent} on its card`);
+    await then(s, acpCard);
+  });
+  assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+}
+
+/** The tokens on session `id`'s card `acpCard` ("N in · M out", both above 0), once shown: the
+ * same as its `sessions list --json` row's `usage`, which is returned with the row. */
+async function tokensShown(s, acpCard, env, id) {
+  const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
+  const [inTokens, outTokens] = tokens.match(/\d+/g).map(Number);
+  assert.ok(inTokens > 0 && outTokens > 0, tokens);
+  const listed = rows(env).find((r) => r.sessionId === id);
+  assert.deepEqual([listed.usage.inputTokens, listed.usage.outputTokens], [inTokens, outTokens]);
+  return listed;
+}
+
+/** OpenCode on `home` with the stand-in at `apiUrl` as its only model and `permission` its
+ * config's (as tests/e2e/acp-opencode.test.mjs sets it up): the window's environment and the
+ * command line's. */
+function opencodeFor(home, bin, apiUrl, permission) {
+  writeOpencodeConfig(home, apiUrl, permission);
+  const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
+  for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
+  const cliEnv = { ...envFor(home), ...env };
+  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  return { env, cliEnv };
+}
+
+/** The queue steps of an agent asked to run `touch allowed.txt` then `touch refused.txt` in
+ * `worktree` (codex-acp, OpenCode): the first waits in Waiting for you with the command as the
+ * agent sent it (`exact`: nothing around it; else at its end, as codex-acp's `bash -lc` has it),
+ * nothing run yet; allowed once with the agent's own option (labelled `allowLabel` where given;
+ * `screenshot` taken first) it runs. The second, refused from the window with Feedback… and the
+ * agent's reject option: the model gets the feedback word for word, and it does not run. */
+async function allowOneRefuseOne(s, { worktree, api, feedback, allowLabel, screenshot, exact = false }) {
+  const isCommand = (shown, file) => (exact ? shown === `touch ${file}` : shown.endsWith(`touch ${file}`));
+  const first = await permissionInQueue(s);
+  assert.match(await seen(s, "[data-testid=waiting-queue] h2"), /Waiting for you/);
+  assert.ok(isCommand(first.command, "allowed.txt"), first.command);
+  assert.ok(!existsSync(join(worktree, "allowed.txt")), "nothing ran before the person said so");
+  const card = `[data-testid=gate-request][data-id="${first.id}"]`;
+  const allow = `${card} [data-testid=gate-acp-option][data-kind=allow_once]`;
+  if (allowLabel) assert.equal(await seen(s, allow), allowLabel);
+  else assert.ok((await seen(s, allow)).trim());
+  if (screenshot) await s.screenshot(screenshot);
+  await s.click(allow);
+  await waitFor(() => existsSync(join(worktree, "allowed.txt")), { timeout: 60000, what: "the allowed command to run" });
+
+  const second = await permissionInQueue(s, [first.id]);
+  assert.ok(isCommand(second.command, "refused.txt"), second.command);
+  const again = `[data-testid=gate-request][data-id="${second.id}"]`;
+  await s.click(`${again} [data-testid=gate-acp-feedback-toggle]`);
+  await s.waitFor(`${again} [data-testid=gate-feedback]`);
+  await setField(s, `${again} [data-testid=gate-feedback]`, feedback);
+  await s.click(`${again} [data-testid=gate-acp-option][data-kind=reject_once]`);
+  const told = await waitFor(() => api.received().find((r) => r.user?.includes(feedback)), { timeout: 90000, what: "the feedback at the model" });
+  assert.deepEqual(told.user, [feedback]);
+  assert.ok(!existsSync(join(worktree, "refused.txt")), "the refused command did not run");
 }
 
 /** Starts `agent` (its catalog name) from the window's New session in worktree `feat` of `repo`,
@@ -164,11 +258,7 @@ const rows = (env) => JSON.parse(spawnSync(plandeckBin(), ["sessions", "list", "
 
 test("claude-agent-acp from the window: New session in a worktree in plan mode, plan rejected with feedback and approved in the queue, tokens on its card, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
   const { bin } = agentCli("claude-agent-acp");
-  const { base, home, repo } = makeAgentHome("api");
-  const worktree = join(home, "work", "api.worktrees", "feat");
-  // The window starts sessions in a repository Plandeck lists (as Choose… would have added it).
-  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
-  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const { base, home, repo, worktree } = windowHome();
   const api = await startStandIn("claude", join(base, "api"));
   const env = {
     PATH: `${dirname(bin)}:${process.env.PATH}`,
@@ -213,10 +303,9 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
       await s.click("[data-testid=new-session-done]");
 
       // The server (started by the window) hosts it, in the new worktree, in plan mode.
-      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.kind === "acp" && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
+      const row = await hostedIn(cliEnv, sessionId, worktree);
       serverPid = row.hostPid;
-      assert.notEqual(row.state, "failed", JSON.stringify(row));
-      assert.equal(row.cwd, worktree);
+      assert.equal(row.kind, "acp");
       assert.equal(spawnSync("git", ["-C", worktree, "rev-parse", "--abbrev-ref", "HEAD"], { encoding: "utf8" }).stdout.trim(), "feat");
 
       // The plan waits in the window's queue, its text shown as the model wrote it.
@@ -252,12 +341,7 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
       const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
       await s.waitFor(acpCard, { timeout: 30000 });
       await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
-      const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
-      const [inTokens, outTokens] = tokens.match(/\d+/g).map(Number);
-      assert.ok(inTokens > 0 && outTokens > 0, tokens);
-      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
-      assert.equal(listed.usage.inputTokens, inTokens);
-      assert.equal(listed.usage.outputTokens, outTokens);
+      const listed = await tokensShown(s, acpCard, cliEnv, sessionId);
       assert.equal(listed.gated, true);
       assert.equal(listed.permissionMode, "default");
       await s.screenshot("acp-window-card-tokens");
@@ -265,26 +349,15 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
       // The window closed with its close button: the app ends, the server and its session stay.
       await closeTheWindow(home);
     });
-    assert.ok(running(serverPid), "the Plandeck server ended with the window");
-    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
-    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
-
     // Opened again: the session is still listed, running (idle: its server hosts it).
-    await withApp({ home, env }, async (s) => {
-      await s.click("[data-view=sessions]");
-      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
-      await s.waitFor(acpCard, { timeout: 30000 });
-      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
-      assert.match(await seen(s, acpCard), /claude-acp/);
+    await stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent: "claude-acp" }, async (s, acpCard) => {
       assert.match(await seen(s, `${acpCard} [data-testid=acp-tokens]`), /^\d+ in · \d+ out$/);
       await s.click(acpCard);
       await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
       assert.match(await seen(s, "[data-testid=acp-conversation]"), /Plan pagination for the list endpoint\./);
       await s.screenshot("acp-window-reopened");
     });
-    const still = rows(cliEnv).find((r) => r.sessionId === sessionId);
-    assert.equal(still.state, "idle");
-    assert.equal(still.hostPid, serverPid);
+    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).state, "idle");
   } finally {
     await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();
@@ -299,10 +372,7 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
 // shows none; it is still listed running after the window is closed and opened again.
 test("codex-acp from the window: New session in a worktree, one command allowed once and one refused with feedback in the queue, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
   const { bin } = agentCli("codex-acp");
-  const { base, home, repo } = makeAgentHome("api");
-  const worktree = join(home, "work", "api.worktrees", "feat");
-  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
-  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const { base, home, repo, worktree } = windowHome();
   const script = join(base, "script.json");
   const call = (file) => ({
     name: "exec_command",
@@ -325,33 +395,9 @@ test("codex-acp from the window: New session in a worktree, one command allowed 
       sessionId = id;
       assert.match(said, /Asked your Plandeck server to start codex-acp in/);
       assert.doesNotMatch(said, /plan mode/);
-      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
-      serverPid = row.hostPid;
-      assert.notEqual(row.state, "failed", JSON.stringify(row));
-      assert.equal(row.cwd, worktree);
+      serverPid = (await hostedIn(cliEnv, sessionId, worktree)).hostPid;
 
-      // The first command waits in the queue with the command as the agent sent it; allowed once.
-      const first = await permissionInQueue(s);
-      assert.match(await seen(s, "[data-testid=waiting-queue] h2"), /Waiting for you/);
-      assert.match(first.command, /touch allowed\.txt$/);
-      assert.ok(!existsSync(join(worktree, "allowed.txt")), "nothing ran before the person said so");
-      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
-      assert.equal(await seen(s, `${card} [data-testid=gate-acp-option][data-kind=allow_once]`), "Yes, proceed");
-      await s.screenshot("acp-window-codex-permission");
-      await s.click(`${card} [data-testid=gate-acp-option][data-kind=allow_once]`);
-      await waitFor(() => existsSync(join(worktree, "allowed.txt")), { timeout: 60000, what: "the allowed command to run" });
-
-      // The second: refused with feedback from the window.
-      const second = await permissionInQueue(s, [first.id]);
-      assert.match(second.command, /touch refused\.txt$/);
-      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
-      await s.click(`${again} [data-testid=gate-acp-feedback-toggle]`);
-      await s.waitFor(`${again} [data-testid=gate-feedback]`);
-      await setField(s, `${again} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${again} [data-testid=gate-acp-option][data-kind=reject_once]`);
-      const told = await waitFor(() => api.received().find((r) => r.user?.includes(feedback)), { timeout: 90000, what: "the feedback at the model" });
-      assert.deepEqual(told.user, [feedback]);
-      assert.ok(!existsSync(join(worktree, "refused.txt")), "the refused command did not run");
+      await allowOneRefuseOne(s, { worktree, api, feedback, allowLabel: "Yes, proceed", screenshot: "acp-window-codex-permission" });
 
       const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
       await s.waitFor(acpCard, { timeout: 30000 });
@@ -359,20 +405,11 @@ test("codex-acp from the window: New session in a worktree, one command allowed 
       assert.match(await seen(s, acpCard), /codex-acp/);
       await closeTheWindow(home);
     });
-    assert.ok(running(serverPid), "the Plandeck server ended with the window");
-    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
-    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
-
-    await withApp({ home, env }, async (s) => {
-      await s.click("[data-view=sessions]");
-      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
-      await s.waitFor(acpCard, { timeout: 30000 });
-      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
+    await stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent: "codex-acp" }, async (s, acpCard) => {
       await s.click(acpCard);
       await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
       await s.waitForText("DONE: as you said.", "[data-testid=acp-conversation]", { timeout: 20000 });
     });
-    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
   } finally {
     await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();
@@ -383,14 +420,12 @@ test("codex-acp from the window: New session in a worktree, one command allowed 
 // plan file's text) waits in the queue, is refused with feedback and the CLI's own "Reject" (the
 // model gets the feedback word for word and proposes again), then allowed once; its edit of the
 // repository then waits as a tool permission, allowed once, and the file is written. Gemini's
-// token counts are not read yet (docs/agents.md), so its card shows none; it is still listed
-// running after the window is closed and opened again.
+// token counts come in its prompt answers' `_meta.quota.token_count` (docs/agents.md): shown on
+// its card and in `sessions list --json`. It is still listed running after the window is closed
+// and opened again.
 test("gemini --acp from the window: New session in a worktree in plan mode, plan rejected with feedback and approved, its edit allowed, still running after the window is closed and opened again", { timeout: 420000 }, async () => {
   const { bin } = agentCli("gemini");
-  const { base, home, repo } = makeAgentHome("api");
-  const worktree = join(home, "work", "api.worktrees", "feat");
-  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
-  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const { base, home, repo, worktree } = windowHome();
   const notes = join(worktree, "NOTES.md");
   const api = await startStandIn("gemini", join(base, "api"), ["--implement", notes]);
   geminiReady(home, worktree);
@@ -406,10 +441,7 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
       const { said, id } = await newSession(s, { agent: "gemini-acp", repo, plan: true, prompt: "Plan pagination for the list endpoint." });
       sessionId = id;
       assert.match(said, /Asked your Plandeck server to start gemini-acp, asking for plan mode where the agent offers one, in/);
-      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
-      serverPid = row.hostPid;
-      assert.notEqual(row.state, "failed", JSON.stringify(row));
-      assert.equal(row.cwd, worktree);
+      serverPid = (await hostedIn(cliEnv, sessionId, worktree)).hostPid;
 
       // The plan waits with the plan file's text; refused with feedback and the CLI's "Reject".
       const first = await planInQueue(s);
@@ -451,21 +483,11 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
       await s.waitFor(acpCard, { timeout: 30000 });
       await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
       assert.doesNotMatch(await seen(s, acpCard), /ungated/);
+      await tokensShown(s, acpCard, cliEnv, sessionId);
       await closeTheWindow(home);
     });
-    assert.ok(running(serverPid), "the Plandeck server ended with the window");
-    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
-    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
-    assert.equal(after.gated, true);
-
-    await withApp({ home, env }, async (s) => {
-      await s.click("[data-view=sessions]");
-      const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
-      await s.waitFor(acpCard, { timeout: 30000 });
-      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
-      assert.match(await seen(s, acpCard), /gemini-acp/);
-    });
-    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).gated, true);
+    await stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent: "gemini-acp" });
   } finally {
     await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();
@@ -473,43 +495,18 @@ test("gemini --acp from the window: New session in a worktree in plan mode, plan
 });
 
 // OpenCode over ACP from the window (`opencode acp`, OpenAI-compatible Chat Completions stand-in;
-// `bash: "ask"` in its config): its plan agent is no ACP mode, so what waits is each command: the
-// first allowed once in the window's queue (it runs), the second refused with feedback (it does
-// not; the model gets the feedback word for word). Its prompt answers carry tokens: shown on its
+// `bash: "ask"` in its config), in its own mode (its plan mode holds no plan: acp-opencode.test.mjs):
+// what waits is each command: the first allowed once in the window's queue (it runs), the second
+// refused with feedback (it does not; the model gets the feedback word for word). Its prompt answers carry tokens: shown on its
 // card. Still listed running after the window is closed and opened again.
 test("opencode acp from the window: New session in a worktree, one command allowed once and one refused with feedback in the queue, tokens on its card, still running after the window is reopened", { timeout: 420000 }, async () => {
   const { bin } = agentCli("opencode");
-  const { base, home, repo } = makeAgentHome("api");
-  const worktree = join(home, "work", "api.worktrees", "feat");
-  mkdirSync(join(home, ".config/plandeck"), { recursive: true });
-  writeFileSync(join(home, ".config/plandeck/settings.json"), JSON.stringify({ extraRepos: [repo] }));
+  const { base, home, repo, worktree } = windowHome();
   const script = join(base, "script.json");
   const call = (file) => ({ name: "bash", arguments: { command: `touch ${file}`, description: `Create ${file}` } });
   writeFileSync(script, JSON.stringify([{ call: call("allowed.txt") }, { call: call("refused.txt") }, { text: "DONE: as you said." }]));
   const api = await startStandIn("openai-chat", join(base, "api"), ["--script", script]);
-  mkdirSync(join(home, ".config/opencode"), { recursive: true });
-  writeFileSync(
-    join(home, ".config/opencode/opencode.json"),
-    JSON.stringify({
-      $schema: "https://opencode.ai/config.json",
-      autoupdate: false,
-      share: "disabled",
-      provider: {
-        standin: {
-          npm: "@ai-sdk/openai-compatible",
-          name: "Stand-in",
-          options: { baseURL: `${api.url}/v1`, apiKey: "plandeck-e2e-standin-key" },
-          models: { standin: { name: "Stand-in" } },
-        },
-      },
-      model: "standin/standin",
-      permission: { bash: "ask", edit: "ask" },
-    }),
-  );
-  const env = { PATH: `${dirname(bin)}:${process.env.PATH}` };
-  for (const k of Object.keys(envFor(home))) if (/^(OPENCODE_|OPENAI_)/.test(k)) env[k] = undefined;
-  const cliEnv = { ...envFor(home), ...env };
-  for (const k of Object.keys(cliEnv)) if (cliEnv[k] === undefined) delete cliEnv[k];
+  const { env, cliEnv } = opencodeFor(home, bin, api.url, { bash: "ask", edit: "ask" });
   const feedback = "Do not create refused.txt; leave the folder as it is.";
   let sessionId = null;
   let serverPid = null;
@@ -519,50 +516,67 @@ test("opencode acp from the window: New session in a worktree, one command allow
       const { said, id } = await newSession(s, { agent: "opencode", repo, plan: false, prompt: "Create the two files." });
       sessionId = id;
       assert.match(said, /Asked your Plandeck server to start opencode in/);
-      const row = await waitFor(() => rows(cliEnv).find((r) => r.sessionId === sessionId && r.state !== "starting"), { timeout: 90000, what: "the session hosted" });
-      serverPid = row.hostPid;
-      assert.notEqual(row.state, "failed", JSON.stringify(row));
-      assert.equal(row.cwd, worktree);
+      serverPid = (await hostedIn(cliEnv, sessionId, worktree)).hostPid;
 
-      const first = await permissionInQueue(s);
-      assert.equal(first.command, "touch allowed.txt");
-      assert.ok(!existsSync(join(worktree, "allowed.txt")), "nothing ran before the person said so");
-      const card = `[data-testid=gate-request][data-id="${first.id}"]`;
-      assert.ok((await seen(s, `${card} [data-testid=gate-acp-option][data-kind=allow_once]`)).trim());
-      await s.click(`${card} [data-testid=gate-acp-option][data-kind=allow_once]`);
-      await waitFor(() => existsSync(join(worktree, "allowed.txt")), { timeout: 60000, what: "the allowed command to run" });
-
-      const second = await permissionInQueue(s, [first.id]);
-      assert.equal(second.command, "touch refused.txt");
-      const again = `[data-testid=gate-request][data-id="${second.id}"]`;
-      await s.click(`${again} [data-testid=gate-acp-feedback-toggle]`);
-      await s.waitFor(`${again} [data-testid=gate-feedback]`);
-      await setField(s, `${again} [data-testid=gate-feedback]`, feedback);
-      await s.click(`${again} [data-testid=gate-acp-option][data-kind=reject_once]`);
-      const told = await waitFor(() => api.received().find((r) => r.user?.includes(feedback)), { timeout: 90000, what: "the feedback at the model" });
-      assert.deepEqual(told.user, [feedback]);
-      assert.ok(!existsSync(join(worktree, "refused.txt")), "the refused command did not run");
+      await allowOneRefuseOne(s, { worktree, api, feedback, exact: true });
 
       const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
       await s.waitFor(acpCard, { timeout: 30000 });
       await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
-      const tokens = await waitFor(async () => /^\d+ in · \d+ out$/.test(await seen(s, `${acpCard} [data-testid=acp-tokens]`)) && seen(s, `${acpCard} [data-testid=acp-tokens]`), { timeout: 30000, what: "tokens on the card" });
-      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
-      assert.equal(tokens, `${listed.usage.inputTokens} in · ${listed.usage.outputTokens} out`);
+      await tokensShown(s, acpCard, cliEnv, sessionId);
       await closeTheWindow(home);
     });
-    assert.ok(running(serverPid), "the Plandeck server ended with the window");
-    const after = rows(cliEnv).find((r) => r.sessionId === sessionId);
-    assert.equal(after.state, "idle", `${JSON.stringify(after)}\n--- server log ---\n${serverLog(home)}`);
+    await stillThereWhenReopened({ home, env, cliEnv, sessionId, serverPid, agent: "opencode" });
+  } finally {
+    await cleanUp(cliEnv, sessionId, serverPid);
+    api.stop();
+  }
+});
 
+// OpenCode in plan mode from the window: New session with Plan mode asks its server to set
+// OpenCode's `plan` agent (its `mode` config option, docs/agents.md). OpenCode asks nothing to
+// leave plan mode, and its commands follow its config (`bash: "allow"` here): the model's
+// `touch planned.txt` runs unasked and its plan is the turn's text; nothing waits in the queue. So
+// its card says "ungated", with why, and `sessions list --json` has `gated: false`.
+test("opencode acp in plan mode from the window: set through its mode option, nothing waits, its card says ungated", { timeout: 420000 }, async () => {
+  const { bin } = agentCli("opencode");
+  const { base, home, repo, worktree } = windowHome();
+  const script = join(base, "script.json");
+  const plan = "PLAN: 1. Create planned.txt. 2. Stop.";
+  writeFileSync(script, JSON.stringify([{ call: { name: "bash", arguments: { command: "touch planned.txt", description: "Create planned.txt" } } }, { text: plan }]));
+  const api = await startStandIn("openai-chat", join(base, "api"), ["--script", script]);
+  const { env, cliEnv } = opencodeFor(home, bin, api.url, { bash: "allow" });
+  const why = "OpenCode (ACP) asks nothing to leave plan mode: its plan does not wait for you";
+  let sessionId = null;
+  let serverPid = null;
+  try {
     await withApp({ home, env }, async (s) => {
-      await s.click("[data-view=sessions]");
+      await waitFor(() => existsSync(appFile(home)), { what: "the app's gate/app.json" });
+      const { said, id } = await newSession(s, { agent: "opencode", repo, plan: true, prompt: "Plan a file named planned.txt." });
+      sessionId = id;
+      assert.match(said, /Asked your Plandeck server to start opencode, asking for plan mode where the agent offers one, in/);
+      serverPid = (await hostedIn(cliEnv, sessionId, worktree)).hostPid;
+
       const acpCard = `[data-testid=acp-card][data-id="${sessionId}"]`;
       await s.waitFor(acpCard, { timeout: 30000 });
-      assert.equal(await seen(s, `${acpCard} [data-testid=acp-state]`), "idle");
-      assert.match(await seen(s, acpCard), /opencode/);
+      await waitFor(() => existsSync(join(worktree, "planned.txt")), { timeout: 90000, what: "the command run in plan mode" });
+      await waitFor(async () => (await seen(s, `${acpCard} [data-testid=acp-state]`)) === "idle", { timeout: 90000, what: "the session idle on its card" });
+      const ungated = `${acpCard} [data-testid=acp-ungated]`;
+      await s.waitFor(ungated, { timeout: 30000 });
+      assert.equal(await seen(s, ungated), "ungated");
+      assert.equal(await s.exec(`return document.querySelector(arguments[0]).title`, ungated), why);
+      assert.equal(await s.exec(`return document.querySelectorAll("[data-testid=gate-request]").length`), 0, "nothing waits");
+      const listed = rows(cliEnv).find((r) => r.sessionId === sessionId);
+      assert.equal(listed.permissionMode, "plan");
+      assert.deepEqual(listed.modes, ["build", "plan"]);
+      assert.equal(listed.gated, false);
+      assert.equal(listed.ungatedWhy, why);
+      await s.click(acpCard);
+      await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
+      await s.waitForText(plan, "[data-testid=acp-conversation]", { timeout: 20000 });
     });
-    assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).hostPid, serverPid);
+    const told = api.received().find((r) => r.user?.includes("Plan a file named planned.txt."));
+    assert.ok(told?.user.some((t) => /Plan mode ACTIVE/.test(t)), JSON.stringify(api.received()).slice(0, 2000));
   } finally {
     await cleanUp(cliEnv, sessionId, serverPid);
     api.stop();

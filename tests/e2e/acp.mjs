@@ -8,11 +8,13 @@ import { join, resolve } from "node:path";
 import assert from "node:assert/strict";
 import { plandeckBin, ROOT, waitFor } from "./webdriver.mjs";
 
-/** Starts `plandeck agents check name --repo repo --wait --json`; `done` resolves with its exit
- * status and output once it ends (it never ends on its own while a request waits). */
-export function startCheck(name, repo, env, { prompt, timeout = 90 } = {}) {
+/** Starts `plandeck agents check name --repo repo --wait --json` (in plan mode where the agent
+ * offers one, unless `plan` is false: `--no-plan`); `done` resolves with its exit status and
+ * output once it ends (it never ends on its own while a request waits). */
+export function startCheck(name, repo, env, { prompt, timeout = 90, plan = true } = {}) {
   const args = ["agents", "check", name, "--repo", repo, "--wait", "--timeout", String(timeout), "--json"];
   if (prompt) args.push("--prompt", prompt);
+  if (!plan) args.push("--no-plan");
   const proc = spawn(plandeckBin(), args, { env, stdio: ["ignore", "pipe", "pipe"] });
   let stdout = "";
   let stderr = "";
@@ -68,6 +70,30 @@ export async function checkReport(check, { timeout = 120000 } = {}) {
   return JSON.parse(r.stdout);
 }
 
+/** OpenCode's config on `home` (`~/.config/opencode/opencode.json`): the stand-in at `apiUrl` (an
+ * OpenAI-compatible Chat Completions one) its only model, `permission` its permissions. */
+export function writeOpencodeConfig(home, apiUrl, permission) {
+  mkdirSync(join(home, ".config/opencode"), { recursive: true });
+  writeFileSync(
+    join(home, ".config/opencode/opencode.json"),
+    JSON.stringify({
+      $schema: "https://opencode.ai/config.json",
+      autoupdate: false,
+      share: "disabled",
+      provider: {
+        standin: {
+          npm: "@ai-sdk/openai-compatible",
+          name: "Stand-in",
+          options: { baseURL: `${apiUrl}/v1`, apiKey: "plandeck-e2e-standin-key" },
+          models: { standin: { name: "Stand-in" } },
+        },
+      },
+      model: "standin/standin",
+      permission,
+    }),
+  );
+}
+
 /**
  * With PLANDECK_ACP_RECORD=DIR, every frame of the run is recorded to DIR/FILE
  * (tests/agents/acp-tee.mjs, the temp folder written `<tmp>`): a shim named `program` that runs
@@ -81,6 +107,9 @@ export function recordFrames(env, base, program, real, file) {
   const tee = join(ROOT, "tests/agents/acp-tee.mjs");
   const log = join(resolve(to), file);
   rmSync(log, { force: true });
-  writeFileSync(join(dir, program), `#!/bin/sh\nexec ${JSON.stringify(process.execPath)} ${JSON.stringify(tee)} -- ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
-  return { ...env, PATH: `${dir}:${env.PATH}`, ACP_TEE_LOG: log, ACP_TEE_REDACT: JSON.stringify({ [realpathSync(base)]: "<tmp>", [base]: "<tmp>" }) };
+  const redact = JSON.stringify({ [realpathSync(base)]: "<tmp>", [base]: "<tmp>" });
+  // Written into the shim: Plandeck starts an agent with only its own variables (acp::agent_env).
+  const vars = `ACP_TEE_LOG=${JSON.stringify(log)} ACP_TEE_REDACT=${JSON.stringify(redact)}`;
+  writeFileSync(join(dir, program), `#!/bin/sh\nexec env ${vars} ${JSON.stringify(process.execPath)} ${JSON.stringify(tee)} -- ${JSON.stringify(real)} "$@"\n`, { mode: 0o755 });
+  return { ...env, PATH: `${dir}:${env.PATH}` };
 }

@@ -23,11 +23,11 @@ pub enum AgentsAction {
         #[arg(long)]
         json: bool,
     },
-    /// Start an ACP agent in a folder, in plan mode where it offers it, give it a prompt and
-    /// show what it asks. Every request is rejected (nothing runs) unless --approve; a plan
-    /// rejected with --feedback gets that text as the next prompt. Prints each turn: its stop
-    /// reason, the requests (kind plan|permission, title, plan and planHash, options, outcome),
-    /// the mode, whether the session stayed gated, the cost.
+    /// Start an ACP agent in a folder, in plan mode where it offers it (unless --no-plan), give
+    /// it a prompt and show what it asks. Every request is rejected (nothing runs) unless
+    /// --approve; a plan rejected with --feedback gets that text as the next prompt. Prints each
+    /// turn: its stop reason, the requests (kind plan|permission, title, plan and planHash,
+    /// options, outcome), the mode, whether the session stayed gated, the cost.
     Check {
         /// The ACP agent (`agents list`: claude-acp, codex-acp, gemini-acp, opencode).
         name: String,
@@ -55,6 +55,9 @@ pub enum AgentsAction {
         /// long (nothing waiting for you) is cancelled.
         #[arg(long, default_value_t = 120)]
         timeout: u64,
+        /// Leave the agent in its own default mode, not plan mode.
+        #[arg(long)]
+        no_plan: bool,
         /// Print JSON ({name, agentInfo, sessionId, modes, planMode, turns: [{stopReason,
         /// requests, mode, gated, ungatedWhy, said, costUsd, skipped, agentEnded}]}).
         #[arg(long)]
@@ -82,6 +85,7 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
             approve,
             wait,
             timeout,
+            no_plan,
             json,
         } => {
             return check(
@@ -89,6 +93,7 @@ pub fn run(ctx: &Context, args: AgentsArgs, out: &mut Out<'_>) -> Result<i32, Ip
                 &name,
                 &repo,
                 &prompt,
+                !no_plan,
                 feedback,
                 if wait {
                     Decider::Person
@@ -172,6 +177,7 @@ fn check(
     name: &str,
     repo: &std::path::Path,
     prompt: &str,
+    plan: bool,
     feedback: Option<String>,
     decider: Decider,
     timeout: std::time::Duration,
@@ -211,7 +217,11 @@ fn check(
     let failed = |e: plandeck_core::acp::AcpError| {
         IpcError::new(ErrorKind::Internal, format!("{}: {e}", entry.name))
     };
-    let mut session = Session::start(&cmd, &cwd, true, timeout).map_err(failed)?;
+    let mut session = Session::start(&cmd, &cwd, plan, timeout).map_err(failed)?;
+    // Plan mode of an agent that asks nothing to leave it holds no plan for the person.
+    if !entry.plan_gate {
+        session.tracker.plan_mode_without_gate(entry.display_name);
+    }
     let roots = ctx.roots()?;
     let mut feedback = feedback;
     let mut turns = Vec::new();

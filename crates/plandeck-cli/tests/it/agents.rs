@@ -65,15 +65,17 @@ fn node() -> std::path::PathBuf {
 #[test]
 fn agents_check_starts_an_acp_agent_in_plan_mode_and_rejects_its_plan_with_the_feedback_as_next_prompt(
 ) {
-    let t = tempfile::tempdir().unwrap();
-    let (bin, repo) = (t.path().join("bin"), t.path().join("repo"));
-    std::fs::create_dir_all(&repo).unwrap();
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "plan", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("plan", false);
     let feedback = "Keyset pagination; keep `rm -rf /` as text.";
     let (code, out, err) = plandeck_in(
         &[
-            ("HOME", t.path().to_str().unwrap()),
+            ("HOME", home.to_str().unwrap()),
             ("PATH", bin.to_str().unwrap()),
             ("IS_SANDBOX", "yes"),
         ],
@@ -144,11 +146,17 @@ fn agents_check_of_an_agent_not_installed_names_its_package() {
 
 /// A `claude-agent-acp` on `bin` that is the scripted ACP agent playing `scenario`.
 fn scripted_claude_acp(bin: &std::path::Path, scenario: &str, log: &std::path::Path) {
+    scripted_as(bin, "claude-agent-acp", scenario, log);
+}
+
+/// The program `program` on `bin` that is the scripted ACP agent playing `scenario` (its own
+/// arguments left out).
+fn scripted_as(bin: &std::path::Path, program: &str, scenario: &str, log: &std::path::Path) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/agents/acp-scripted.mjs");
     std::fs::create_dir_all(bin).unwrap();
     write_executable(
-        &bin.join("claude-agent-acp"),
+        &bin.join(program),
         &format!(
             "#!/bin/sh\nexec '{}' '{}' --scenario {scenario} --log '{}'\n",
             node().display(),
@@ -234,6 +242,28 @@ fn read_log(log: &std::path::Path) -> Vec<serde_json::Value> {
         .lines()
         .map(|l| serde_json::from_str(l).unwrap())
         .collect()
+}
+
+/// `agents check`'s report once it ended (it must succeed), and the option the agent was answered
+/// with (the first answer in the log of what it read).
+fn checked_and_answered(host: Host, log: &std::path::Path) -> (serde_json::Value, String) {
+    let done = host.output();
+    assert!(
+        done.status.success(),
+        "{}",
+        String::from_utf8_lossy(&done.stderr)
+    );
+    let answer = read_log(log)
+        .into_iter()
+        .find(|f| f["result"]["outcome"]["optionId"].is_string())
+        .expect("the agent was answered");
+    (
+        serde_json::from_slice(&done.stdout).unwrap(),
+        answer["result"]["outcome"]["optionId"]
+            .as_str()
+            .unwrap()
+            .to_owned(),
+    )
 }
 
 /// A host process that is ended when the test ends, passed or not (never left waiting).
@@ -441,19 +471,9 @@ fn an_acp_tool_permission_waits_as_kind_permission_and_approve_answers_with_the_
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
         "allow"
     );
-    let done = host.output();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    let report: serde_json::Value = serde_json::from_slice(&done.stdout).unwrap();
+    let (report, answered) = checked_and_answered(host, &log);
     assert_eq!(report["turns"][0]["requests"][0]["outcome"], "approved");
-    let answer = read_log(&log)
-        .into_iter()
-        .find(|f| f["result"]["outcome"]["optionId"].is_string())
-        .unwrap();
-    assert_eq!(answer["result"]["outcome"]["optionId"], "allow");
+    assert_eq!(answered, "allow");
 }
 
 #[test]
@@ -468,17 +488,26 @@ fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_di
     let host = check_waiting(&home, &bin, &repo);
     let row = pending_acp_row(&home);
     let id = row["id"].as_str().unwrap().to_owned();
-    // Not one of this request's allow options: refused, nothing decided.
-    for bogus in ["bogus", "reject"] {
-        let (code, out, _) = plandeck(&home, &["approve", &id, "--option", bogus, "--json"]);
+    // Not one of this request's allow options: refused, nothing decided; nor is a rejection
+    // answered with an option that is not one of its reject options.
+    for (args, why) in [
+        (["approve", "bogus", ""], "as a way to allow"),
+        (["approve", "reject", ""], "as a way to allow"),
+        (["reject", "bogus", "--feedback"], "as a way to reject"),
+        (["reject", "always", "--feedback"], "as a way to reject"),
+    ] {
+        let [verb, option, feedback] = args;
+        let mut argv = vec![verb, id.as_str(), "--option", option, "--json"];
+        if !feedback.is_empty() {
+            argv.extend([feedback, "no"]);
+        }
+        let (code, out, _) = plandeck(&home, &argv);
         assert_ne!(code, 0, "{out}");
         let v: serde_json::Value = serde_json::from_str(&out).unwrap();
         assert_eq!(v["error"]["kind"], "badInput", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
         assert!(
-            v["error"]["message"]
-                .as_str()
-                .unwrap()
-                .contains("did not offer"),
+            message.contains(&format!("did not offer {option:?} {why}")),
             "{v}"
         );
         assert_eq!(pending_acp_row(&home)["id"], id.as_str(), "still waiting");
@@ -508,17 +537,9 @@ fn approve_option_answers_with_the_agents_own_option_named_and_refuses_one_it_di
         serde_json::from_str::<serde_json::Value>(&out).unwrap()["optionId"],
         "always"
     );
-    let done = host.output();
-    assert!(
-        done.status.success(),
-        "{}",
-        String::from_utf8_lossy(&done.stderr)
-    );
-    let answer = read_log(&log)
-        .into_iter()
-        .find(|f| f["result"]["outcome"]["optionId"].is_string())
-        .unwrap();
-    assert_eq!(answer["result"]["outcome"]["optionId"], "always");
+    let (report, answered) = checked_and_answered(host, &log);
+    assert_eq!(report["turns"][0]["requests"][0]["optionId"], "always");
+    assert_eq!(answered, "always");
 }
 
 #[test]
@@ -841,24 +862,20 @@ fn the_server_is_started_for_a_new_acp_session_when_none_runs() {
 /// from before this was known is tried, and the host says the same (its record then knows).
 #[test]
 fn resume_of_an_agent_without_load_session_says_it_cannot_and_offers_a_new_session() {
-    let t = tempfile::tempdir().unwrap();
-    let (home, bin, repo) = (
-        t.path().join("home"),
-        t.path().join("bin"),
-        t.path().join("repo"),
-    );
-    std::fs::create_dir_all(&home).unwrap();
-    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
-    let log = t.path().join("agent-read.jsonl");
-    scripted_claude_acp(&bin, "hosted --no-load", &log);
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("hosted --no-load", true);
     let _server = Server(home.join(".local/share/plandeck/serve"));
-    let start = plandeck_process(&home)
-        .env("PATH", &bin)
-        .args(["start", "--agent", "claude-acp", "--repo"])
-        .arg(&repo)
-        .args(["--prompt", "Plan pagination.", "--json"])
-        .output()
-        .unwrap();
+    let start = start_hosted(
+        &home,
+        &bin,
+        &repo,
+        &["--prompt", "Plan pagination.", "--json"],
+    );
     assert!(start.status.success(), "{start:?}");
     let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
     let id = started["id"].as_str().unwrap().to_owned();
@@ -977,4 +994,58 @@ fn the_windows_resume_starts_the_server_when_none_runs() {
         plandeck_core::acp::host::get(&roots, id).filter(|h| h.host_pid != gone.host_pid)
     });
     assert_ne!(taken.updated, gone.updated);
+}
+
+/// OpenCode 1.18 offers its `plan` agent as the `configOptions` entry `mode`, not as ACP modes
+/// (docs/agents.md): `plandeck start --agent opencode --plan` sets it with
+/// `session/set_config_option`. Its plan mode asks nothing to leave it, so the session is listed
+/// ungated from the start, with why (the scripted agent plays OpenCode's modes).
+#[test]
+fn opencode_started_in_plan_mode_gets_it_through_its_mode_option_and_is_listed_ungated() {
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log,
+    } = Scripted::new("say", true);
+    scripted_as(&bin, "opencode", "say --modes-as-option", &log);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = plandeck_process(&home)
+        .env("PATH", &bin)
+        .args(["start", "--agent", "opencode", "--repo"])
+        .arg(&repo)
+        .args(["--plan", "--prompt", "Plan pagination.", "--json"])
+        .output()
+        .unwrap();
+    assert!(start.status.success(), "{start:?}");
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = acp_session_row(&home, &id, "the first turn ended", |r| {
+        r["state"] == "idle"
+            && read_log(&log)
+                .iter()
+                .any(|f| f["method"] == "session/prompt")
+    });
+    assert_eq!(row["agent"], "opencode", "{row}");
+    assert_eq!(row["permissionMode"], "plan", "{row}");
+    assert_eq!(row["modes"], serde_json::json!(["build", "plan"]), "{row}");
+    assert_eq!(row["gated"], false, "{row}");
+    assert_eq!(
+        row["ungatedWhy"],
+        "OpenCode (ACP) asks nothing to leave plan mode: its plan does not wait for you"
+    );
+    let read = read_log(&log);
+    let set: Vec<_> = read
+        .iter()
+        .filter(|f| f["method"] == "session/set_config_option")
+        .collect();
+    assert_eq!(set.len(), 1, "{read:?}");
+    assert_eq!(
+        set[0]["params"],
+        serde_json::json!({"sessionId": "s1", "configId": "mode", "value": "plan"})
+    );
+    assert!(!read.iter().any(|f| f["method"] == "session/set_mode"));
+    let (code, out, err) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
 }

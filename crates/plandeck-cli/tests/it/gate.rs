@@ -237,6 +237,53 @@ fn reject_prints_deny_with_the_feedback() {
     assert!(gate::pending(&s.roots).is_empty());
 }
 
+/// `--option` names one of an ACP agent's own options: a request waiting on a hook has none, so
+/// `approve --option` and `reject --option` on it are refused with the reason, and nothing is
+/// decided (the hook still waits, nothing is logged); decided without it, it goes as always.
+#[test]
+fn an_option_named_for_a_hooks_request_is_refused_and_nothing_is_decided() {
+    let s = claude_setup();
+    let (_app, hook, req) = claude_waiting(&s);
+    assert!(req.acp.is_none());
+    for args in [
+        vec!["approve", req.id.as_str(), "--option", "default", "--json"],
+        vec!["approve", req.id.as_str(), "--option", "bogus", "--json"],
+        vec![
+            "reject",
+            req.id.as_str(),
+            "--feedback",
+            "split step 2",
+            "--option",
+            "plan",
+            "--json",
+        ],
+    ] {
+        let (code, out, _) = plandeck(&s.home, &args);
+        assert_ne!(code, 0, "{args:?}: {out}");
+        let v: serde_json::Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(v["error"]["kind"], "badInput", "{v}");
+        let message = v["error"]["message"].as_str().unwrap();
+        assert!(
+            message.contains("Claude Code's request through its hook or terminal")
+                && message.contains("no options to name"),
+            "{message}"
+        );
+        assert_status(&s.roots, &req, GateStatus::Waiting);
+        assert!(!hook.is_finished(), "the hook got an answer");
+        assert!(log_json(&s.home).is_empty());
+    }
+    // Without --option: decided, once.
+    let (code, out, err) = plandeck(
+        &s.home,
+        &["reject", &req.id, "--feedback", "split step 2", "--json"],
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let out = hook.join().unwrap();
+    assert!(out.stdout.contains("\"deny\""), "{out:?}");
+    assert_status(&s.roots, &req, GateStatus::Rejected);
+    assert_eq!(log_json(&s.home).len(), 1);
+}
+
 /// A Claude Code session outside tmux (no pane): approved through its waiting hook, never left
 /// for the terminal. The request closes as approved once the transcript shows the hook's answer
 /// taken.

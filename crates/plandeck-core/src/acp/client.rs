@@ -96,6 +96,9 @@ pub struct SessionInfo {
     pub session_id: String,
     pub current_mode: Option<String>,
     pub modes: Vec<String>,
+    /// The modes came as a `configOptions` entry `mode` (OpenCode 1.18: its agents `build` and
+    /// `plan`), not as `modes`: a mode is set with `session/set_config_option`.
+    pub modes_as_option: bool,
 }
 
 impl SessionInfo {
@@ -115,13 +118,35 @@ impl SessionInfo {
         // What a hostile agent offers is bounded: at most MAX_MODES ids, each one Plandeck could
         // set as sent (a longer or unprintable id is left out, as is a repeat).
         let mut modes: Vec<String> = Vec::new();
-        for id in v
+        let listed = v
             .pointer("/modes/availableModes")
             .and_then(Value::as_array)
-            .into_iter()
-            .flatten()
-            .filter_map(|m| m.get("id").and_then(Value::as_str))
-        {
+            .filter(|m| !m.is_empty());
+        // No `modes`: a select `configOptions` entry `mode` (OpenCode's agents), its values.
+        let option = match listed {
+            Some(_) => None,
+            None => v
+                .get("configOptions")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .find(|o| o.get("id").and_then(Value::as_str) == Some("mode")),
+        };
+        let ids: Vec<&str> = match (listed, option) {
+            (Some(m), _) => m
+                .iter()
+                .filter_map(|m| m.get("id").and_then(Value::as_str))
+                .collect(),
+            (None, Some(o)) => o
+                .get("options")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+                .filter_map(|m| m.get("value").and_then(Value::as_str))
+                .collect(),
+            (None, None) => Vec::new(),
+        };
+        for id in ids {
             if modes.len() == super::MAX_MODES {
                 break;
             }
@@ -129,12 +154,14 @@ impl SessionInfo {
                 modes.push(id.to_owned());
             }
         }
+        let current = match option {
+            Some(o) => o.get("currentValue"),
+            None => v.pointer("/modes/currentModeId"),
+        };
         Ok(SessionInfo {
             session_id,
-            current_mode: v
-                .pointer("/modes/currentModeId")
-                .and_then(Value::as_str)
-                .map(super::mode_id),
+            current_mode: current.and_then(Value::as_str).map(super::mode_id),
+            modes_as_option: option.is_some() && !modes.is_empty(),
             modes,
         })
     }
@@ -285,12 +312,30 @@ impl Client {
         mode: &str,
         timeout: Duration,
     ) -> Result<(), AcpError> {
-        self.call(
+        self.answered(
             "session/set_mode",
             json!({"sessionId": session_id, "modeId": mode}),
-        )?
-        .wait(timeout)
-        .map(|_| ())
+            timeout,
+        )
+    }
+
+    /// `session/set_config_option` of the option `mode` (an agent whose modes are that option).
+    pub fn set_mode_option(
+        &self,
+        session_id: &str,
+        mode: &str,
+        timeout: Duration,
+    ) -> Result<(), AcpError> {
+        self.answered(
+            "session/set_config_option",
+            json!({"sessionId": session_id, "configId": "mode", "value": mode}),
+            timeout,
+        )
+    }
+
+    /// A call whose answer says only that it was done.
+    fn answered(&self, method: &str, params: Value, timeout: Duration) -> Result<(), AcpError> {
+        self.call(method, params)?.wait(timeout).map(|_| ())
     }
 
     /// `session/prompt` with one text block; the answer (its `stopReason`) comes when the turn
@@ -498,5 +543,40 @@ mod tests {
             panic!("{u:?}")
         };
         assert_eq!(m.chars().count(), super::super::MAX_MODE_ID_CHARS + 1);
+    }
+
+    /// The `session/new` answer of a recorded run (tests/fixtures/acp).
+    fn session_new_answer(recording: &str) -> Value {
+        recording
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["frame"].clone())
+            .find(|f| f["result"]["sessionId"].is_string())
+            .unwrap()["result"]
+            .clone()
+    }
+
+    /// OpenCode 1.18.33 sends no `modes`: its agents `build` and `plan` are the `configOptions`
+    /// entry `mode`, set with `session/set_config_option`. claude-agent-acp sends both (`modes`
+    /// is read, set with `session/set_mode`).
+    #[test]
+    fn opencodes_agents_are_its_modes_set_as_a_config_option() {
+        let v = session_new_answer(include_str!(
+            "../../../../tests/fixtures/acp/opencode-1.18.33.jsonl"
+        ));
+        assert!(v.get("modes").is_none());
+        let info = SessionInfo::parse("session/new", &v, None).unwrap();
+        assert_eq!(info.modes, ["build", "plan"]);
+        assert_eq!(info.current_mode.as_deref(), Some("build"));
+        assert!(info.modes_as_option);
+        let v = session_new_answer(include_str!(
+            "../../../../tests/fixtures/acp/claude-agent-acp-0.23.1.jsonl"
+        ));
+        let info = SessionInfo::parse("session/new", &v, None).unwrap();
+        assert!(info.modes.contains(&"plan".to_owned()));
+        assert!(!info.modes_as_option);
+        // A `mode` option that is no list of values: no modes.
+        let odd = json!({"sessionId": "s", "configOptions": [{"id": "mode", "options": "plan"}]});
+        let info = SessionInfo::parse("session/new", &odd, None).unwrap();
+        assert!(info.modes.is_empty() && !info.modes_as_option);
     }
 }

@@ -269,6 +269,19 @@ impl Tracker {
         }
     }
 
+    /// An agent whose plan mode asks nothing to leave it (no permission round-trip: OpenCode's
+    /// `plan` agent, docs/agents.md) was put in plan mode: nothing holds its plan for the person,
+    /// so the session is not gated from the start, said so in the person's words (`agent`: its
+    /// name as shown). Nothing changes when it is not in plan mode.
+    pub fn plan_mode_without_gate(&mut self, agent: &str) {
+        if self.mode.as_deref() == Some("plan") {
+            self.ungate(format!(
+                "{} asks nothing to leave plan mode: its plan does not wait for you",
+                one_line(agent)
+            ));
+        }
+    }
+
     fn ungate(&mut self, why: String) {
         tracing::warn!(why, "acp: session ungated");
         if self.ungated.is_none() {
@@ -641,6 +654,21 @@ mod tests {
         t.on_event(&mode("default"));
         assert!(!t.gated());
         assert!(t.ungated_why().unwrap().contains("left plan mode"));
+    }
+
+    #[test]
+    fn plan_mode_of_an_agent_with_no_plan_gate_is_ungated_from_the_start() {
+        let mut t = Tracker::new();
+        t.mode_set("build");
+        t.plan_mode_without_gate("OpenCode (ACP)");
+        assert!(t.gated(), "not in plan mode: nothing to hold");
+        t.mode_set("plan");
+        t.plan_mode_without_gate("OpenCode (ACP)");
+        assert!(!t.gated());
+        assert_eq!(
+            t.ungated_why(),
+            Some("OpenCode (ACP) asks nothing to leave plan mode: its plan does not wait for you")
+        );
     }
 
     #[test]

@@ -788,6 +788,10 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
             "Resumed: the agent loaded its session (session/load).",
         );
     }
+    // Plan mode of an agent that asks nothing to leave it holds no plan for the person.
+    if !entry.plan_gate {
+        session.tracker.plan_mode_without_gate(entry.display_name);
+    }
     // A person may take long: the agent's silence while a turn runs is not a reason to cancel.
     session.cancel_after_silence(Duration::from_secs(24 * 3600));
     let agent_process = session.agent_process();
@@ -799,6 +803,8 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         );
         r.hosted.modes = session.info.modes.clone();
         r.hosted.mode = session.tracker.mode().map(str::to_owned);
+        r.hosted.gated = session.tracker.gated();
+        r.hosted.ungated_why = session.tracker.ungated_why().map(str::to_owned);
         r.hosted.agent_pid = Some(agent_process.0);
         r.hosted.state = "idle".into();
         r.save();

@@ -447,6 +447,11 @@ mod tests {
                     (RequestKind::Permission, "touch refused.txt"),
                 ],
             ),
+            // In its plan mode, with commands allowed: nothing asked.
+            (
+                include_str!("../../../../tests/fixtures/acp/opencode-1.18.33-plan.jsonl"),
+                vec![],
+            ),
         ];
         for (text, expected) in runs {
             let mut tracker = Tracker::new();

@@ -121,7 +121,12 @@ impl Session {
             control: None,
         };
         if plan && s.plan_mode_offered() {
-            s.client.set_mode(&s.info.session_id, "plan", timeout)?;
+            if s.info.modes_as_option {
+                s.client
+                    .set_mode_option(&s.info.session_id, "plan", timeout)?;
+            } else {
+                s.client.set_mode(&s.info.session_id, "plan", timeout)?;
+            }
             s.tracker.mode_set("plan");
         }
         Ok(s)
@@ -306,8 +311,7 @@ impl Session {
         let stop_reason = match result {
             Ok(v) => {
                 self.tracker.turn_ended();
-                let count = |k: &str| v.pointer(&format!("/usage/{k}")).and_then(Value::as_u64);
-                tokens = (count("inputTokens"), count("outputTokens"));
+                tokens = prompt_tokens(&v);
                 v.get("stopReason")
                     .and_then(Value::as_str)
                     .map(str::to_owned)
@@ -354,9 +358,95 @@ impl Session {
     }
 }
 
+/// The tokens of one prompt (input, output) as its answer tells them: ACP's `usage`
+/// (`inputTokens`, `outputTokens`: claude-agent-acp, OpenCode), else Gemini CLI's
+/// `_meta.quota.token_count` (`input_tokens`, `output_tokens`: 0.61.0 sends no `usage` and no
+/// `usage_update`, only this, summed over the prompt's model calls; docs/agents.md). A count that
+/// is not a whole number is not read.
+pub fn prompt_tokens(answer: &Value) -> (Option<u64>, Option<u64>) {
+    let count = |p: &str| answer.pointer(p).and_then(Value::as_u64);
+    let usage = (count("/usage/inputTokens"), count("/usage/outputTokens"));
+    if usage != (None, None) {
+        return usage;
+    }
+    (
+        count("/_meta/quota/token_count/input_tokens"),
+        count("/_meta/quota/token_count/output_tokens"),
+    )
+}
+
 fn refused(err: DecideError) -> AcpError {
     AcpError::Protocol {
         method: "session/request_permission".into(),
         message: err.to_string(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use serde_json::json;
+
+    /// Every prompt answer of a recorded run (tests/fixtures/acp), in order.
+    fn prompt_answers(recording: &str) -> Vec<Value> {
+        let frames: Vec<Value> = recording
+            .lines()
+            .map(|l| serde_json::from_str::<Value>(l).unwrap()["frame"].clone())
+            .collect();
+        let prompt_ids: Vec<Value> = frames
+            .iter()
+            .filter(|f| f["method"] == "session/prompt")
+            .map(|f| f["id"].clone())
+            .collect();
+        frames
+            .into_iter()
+            .filter(|f| f["method"].is_null() && prompt_ids.contains(&f["id"]))
+            .map(|f| f["result"].clone())
+            .collect()
+    }
+
+    /// Gemini CLI 0.61.0 tells a prompt's tokens only in `_meta.quota.token_count`, as the
+    /// recorded run has them (two prompts: 30 and 40 tokens each way).
+    #[test]
+    fn gemini_prompt_tokens_come_from_its_quota_meta() {
+        let answers = prompt_answers(include_str!(
+            "../../../../tests/fixtures/acp/gemini-cli-0.61.0.jsonl"
+        ));
+        assert_eq!(answers.len(), 2, "{answers:?}");
+        assert!(answers.iter().all(|a| a.get("usage").is_none()));
+        let tokens: Vec<_> = answers.iter().map(prompt_tokens).collect();
+        assert_eq!(tokens, [(Some(30), Some(30)), (Some(40), Some(40))]);
+    }
+
+    /// ACP's own `usage` (claude-agent-acp, OpenCode) is read first; codex-acp 0.16 sends none.
+    #[test]
+    fn acp_usage_is_read_first_and_none_is_none() {
+        for (recording, has) in [
+            (
+                include_str!("../../../../tests/fixtures/acp/claude-agent-acp-0.23.1.jsonl"),
+                true,
+            ),
+            (
+                include_str!("../../../../tests/fixtures/acp/opencode-1.18.33.jsonl"),
+                true,
+            ),
+            (
+                include_str!("../../../../tests/fixtures/acp/codex-acp-0.16.0.jsonl"),
+                false,
+            ),
+        ] {
+            for a in prompt_answers(recording) {
+                let (i, o) = prompt_tokens(&a);
+                assert_eq!(i.is_some() && o.is_some(), has, "{a}");
+                if has {
+                    assert_eq!(i, a.pointer("/usage/inputTokens").and_then(Value::as_u64));
+                }
+            }
+        }
+        let both = json!({"usage": {"inputTokens": 5, "outputTokens": 6},
+            "_meta": {"quota": {"token_count": {"input_tokens": 50, "output_tokens": 60}}}});
+        assert_eq!(prompt_tokens(&both), (Some(5), Some(6)));
+        let odd = json!({"_meta": {"quota": {"token_count": {"input_tokens": -1, "output_tokens": "7"}}}});
+        assert_eq!(prompt_tokens(&odd), (None, None));
     }
 }
