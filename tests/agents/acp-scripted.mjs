@@ -34,7 +34,9 @@
 // `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
 // person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
 // with mode `default`. With `--no-load`, `initialize` offers no `loadSession` and `session/load`
-// is refused (method not found), as agents that cannot resume do.
+// is refused (method not found), as agents that cannot resume do. With `--linger`, it keeps running
+// after its input closes (as claude-agent-acp was seen to when the server hosting it was killed):
+// only a signal ends it.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -46,6 +48,7 @@ const log = args.log;
 // --times FILE: each frame read, as "<Date.now()> <line>" (benchmarks time what reached the agent).
 const times = args.times;
 const canLoad = !("no-load" in args);
+if ("linger" in args) setInterval(() => {}, 1 << 30);
 const SID = "s1";
 let nextId = 0;
 const waiting = new Map();
