@@ -1202,3 +1202,44 @@ fn a_hosted_acp_sessions_own_transcript_is_not_listed_as_a_second_session() {
         1
     );
 }
+
+/// The plan hook, installed in `~/.claude/settings.json` for terminal sessions, runs in the
+/// Claude Code that claude-agent-acp starts too (it reads the person's settings): for a session
+/// an ACP host hosts it gives no decision and files nothing, so the plan waits once, as the ACP
+/// session's request its host answers.
+#[test]
+fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let _app = plandeck_core::gate::app_heartbeat(&roots).unwrap();
+    let stdin = std::fs::read(
+        Path::new(FIXTURES)
+            .join("claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"),
+    )
+    .unwrap();
+    let input: serde_json::Value = serde_json::from_slice(&stdin).unwrap();
+    hosted_record(
+        &roots,
+        "acps-00000000000000cc",
+        input["session_id"].as_str().unwrap(),
+    );
+    let out = plandeck_core::gate::hook_claude(
+        &roots,
+        &stdin,
+        plandeck_core::gate::HookOptions {
+            // Only what a hook that did file a request would wait.
+            deadline: std::time::Duration::from_millis(300),
+            hook_pid: std::process::id(),
+            agent_pid: None,
+            tmux_env: None,
+        },
+    );
+    assert_eq!((out.exit_code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert!(out.stderr.contains("hosted over ACP"), "{out:?}");
+    for folder in ["requests", "done"] {
+        let filed = std::fs::read_dir(roots.data.join("gate").join(folder))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(filed, 0, "a request was filed in gate/{folder}");
+    }
+}
