@@ -715,6 +715,13 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
     let (code, out, _) = plandeck(&home, &["stop", &id]);
     assert_eq!(code, 0);
     assert!(out.contains("would end"), "{out}");
+    // Every process it ends listed, the agent first; its watchdog, Plandeck's own, not.
+    let first = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("  {pid} ")) && first.contains("acp-scripted.mjs"),
+        "{out}"
+    );
+    assert!(!out.contains("kill -TERM 0"), "{out}");
     let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
     assert_eq!(code, 0, "{out}");
     acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");

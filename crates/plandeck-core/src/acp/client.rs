@@ -69,7 +69,9 @@ pub struct Client {
 /// What the watchdog runs: it waits for its input to close (only this process holds it open, and
 /// nothing is ever written to it), then ends its process group, the agent's. `read` and `kill`
 /// are the shell's own: no program is looked up, no data of anyone's is in it.
-const WATCHDOG: &str = "read -r line; kill -TERM 0";
+pub(crate) const WATCHDOG: &str = "read -r line; kill -TERM 0";
+/// The watchdog's program.
+pub(crate) const WATCHDOG_SHELL: &str = "/bin/sh";
 
 /// The agent's watchdog: `/bin/sh` running [`WATCHDOG`] in the agent's process group, its input a
 /// pipe only this process holds open. However this process ends (the server killed with SIGKILL
@@ -82,7 +84,7 @@ const WATCHDOG: &str = "read -r line; kill -TERM 0";
 fn watchdog(agent_pid: u32) -> Option<Child> {
     use std::os::unix::process::CommandExt;
     let group = i32::try_from(agent_pid).ok()?;
-    match Command::new("/bin/sh")
+    match Command::new(WATCHDOG_SHELL)
         .args(["-c", WATCHDOG])
         .env_clear()
         .current_dir("/")
