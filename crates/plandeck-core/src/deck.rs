@@ -986,7 +986,7 @@ impl Deck {
                 format!("no hosted ACP session {}", crate::visible::shown(id)),
             )
         })?;
-        Ok(crate::acp::host::stop_preview(&h))
+        Ok(control::acp_stop_preview(&h))
     }
 
     /// Send (a prompt, only when no turn runs), Interrupt or Stop, handed to the session's host.

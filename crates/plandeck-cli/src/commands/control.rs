@@ -408,7 +408,7 @@ pub fn stop(ctx: &Context, args: StopArgs, out: &mut Out<'_>) -> Result<i32, Ipc
         if !args.yes {
             // Every process it ends, the agent first, as the window lists them.
             let mut message = format!("would end {what}:");
-            for p in plandeck_core::acp::host::stop_preview(&hosted) {
+            for p in plandeck_core::control::acp_stop_preview(&hosted) {
                 message.push_str(&format!("\n  {} {}", p.pid, p.command));
             }
             message.push_str("\nrerun with --yes to end them");

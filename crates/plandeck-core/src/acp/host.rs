@@ -164,28 +164,6 @@ impl Hosted {
     }
 }
 
-/// What Stop of `h` ends, listed before it does: the processes of its agent's process group, read
-/// now, the agent first, then what it started there (claude-agent-acp's Claude Code, the commands
-/// that runs); the agent's watchdog, Plandeck's own, is left out. Empty when the session no
-/// longer runs, or when its pid is no longer its agent's (no group led by a child of its host).
-pub fn stop_preview(h: &Hosted) -> Vec<crate::control::ProcessLine> {
-    if matches!(h.live_state(), "ended" | "failed") {
-        return Vec::new();
-    }
-    let Some(pid) = h.agent_pid else {
-        return Vec::new();
-    };
-    if crate::process::parent_of(pid) != Some(h.host_pid) {
-        return Vec::new();
-    }
-    let watchdog = [super::client::WATCHDOG_SHELL, "-c", super::client::WATCHDOG];
-    crate::control::group_processes(pid)
-        .into_iter()
-        .filter(|(line, argv)| line.pid == pid || argv.as_slice() != watchdog)
-        .map(|(line, _)| line)
-        .collect()
-}
-
 /// `h` as the window shows it: what the agent and the person said rendered and sanitized as every
 /// plan is (Markdown through the plans' renderer and sanitizer); the rest stays text.
 pub fn for_window(mut h: Hosted) -> Hosted {

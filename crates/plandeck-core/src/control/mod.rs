@@ -31,9 +31,10 @@ pub use record::{exited, fill_started, mark_exited, Record};
 pub use start::{
     agent_program, check_tmux, start, start_acp, worktree_dir, AcpStartAsked, TMUX_MIN,
 };
-pub(crate) use steer::{group_processes, send_to};
+pub(crate) use steer::send_to;
 pub use steer::{
-    interrupt, open_in_terminal, resolve, resume, send_message, stop, stop_preview, Steerable,
+    acp_stop_preview, interrupt, open_in_terminal, resolve, resume, send_message, stop,
+    stop_preview, Steerable,
 };
 
 /// What to start.

@@ -209,9 +209,36 @@ fn group_members(pgrp: u64) -> Vec<u32> {
         .unwrap_or_default()
 }
 
+/// What Stop of the hosted ACP session `h` ends, listed before it does: the processes of its
+/// agent's process group, read now, the agent first, then what it started there
+/// (claude-agent-acp's Claude Code, the commands that runs); the agent's watchdog, Plandeck's own
+/// (`acp::client`), is left out. Empty when the session no longer runs, or when its pid is no
+/// longer its agent's (no group led by a child of its host).
+pub fn acp_stop_preview(h: &crate::acp::host::Hosted) -> Vec<ProcessLine> {
+    if matches!(h.live_state(), "ended" | "failed") {
+        return Vec::new();
+    }
+    let Some(pid) = h.agent_pid else {
+        return Vec::new();
+    };
+    if crate::process::parent_of(pid) != Some(h.host_pid) {
+        return Vec::new();
+    }
+    let watchdog = [
+        crate::acp::client::WATCHDOG_SHELL,
+        "-c",
+        crate::acp::client::WATCHDOG,
+    ];
+    group_processes(pid)
+        .into_iter()
+        .filter(|(line, argv)| line.pid == pid || argv.as_slice() != watchdog)
+        .map(|(line, _)| line)
+        .collect()
+}
+
 /// Every running process of the group `pid` leads, `pid` first, each with its command line as a
 /// person reads it, and its arguments as they are; empty when `pid` leads no group.
-pub(crate) fn group_processes(pid: u32) -> Vec<(ProcessLine, Vec<String>)> {
+fn group_processes(pid: u32) -> Vec<(ProcessLine, Vec<String>)> {
     if crate::process::stat_number(pid, 5) != Some(u64::from(pid)) {
         return Vec::new();
     }

@@ -526,7 +526,7 @@ fn stop_lists_the_agents_group_the_agent_first_and_not_its_watchdog() {
         entries: Vec::new(),
         machine: None,
     };
-    let listed = plandeck_core::acp::host::stop_preview(&hosted);
+    let listed = plandeck_core::control::acp_stop_preview(&hosted);
     assert_eq!(listed.len(), group.len() - 1, "{listed:?} of {group:?}");
     assert_eq!(listed[0].pid, pid);
     assert!(listed[0].command.contains("acp-scripted.mjs"), "{listed:?}");
@@ -535,5 +535,5 @@ fn stop_lists_the_agents_group_the_agent_first_and_not_its_watchdog() {
         "{listed:?}"
     );
     hosted.host_pid = 1;
-    assert!(plandeck_core::acp::host::stop_preview(&hosted).is_empty());
+    assert!(plandeck_core::control::acp_stop_preview(&hosted).is_empty());
 }
