@@ -39,7 +39,9 @@
 // `session/load` (any scenario; `loadSession: true` is offered) replays the first turn (the
 // person's "Plan pagination." and the agent's "Here is my plan."), counts it as had, and answers
 // with mode `default`. With `--no-load`, `initialize` offers no `loadSession` and `session/load`
-// is refused (method not found), as agents that cannot resume do.
+// is refused (method not found), as agents that cannot resume do. With `--linger`, it keeps running
+// after its input closes (as claude-agent-acp was seen to when the server hosting it was killed):
+// only a signal ends it.
 
 import { appendFileSync } from "node:fs";
 import { createInterface } from "node:readline";
@@ -52,6 +54,7 @@ const log = args.log;
 const times = args.times;
 const canLoad = !("no-load" in args);
 const modesAsOption = "modes-as-option" in args;
+if ("linger" in args) setInterval(() => {}, 1 << 30);
 const SID = "s1";
 let nextId = 0;
 const waiting = new Map();

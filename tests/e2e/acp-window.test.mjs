@@ -356,6 +356,16 @@ test("claude-agent-acp from the window: New session in a worktree in plan mode, 
       await s.waitFor(`[data-testid=acp-view][data-id="${sessionId}"]`);
       assert.match(await seen(s, "[data-testid=acp-conversation]"), /Plan pagination for the list endpoint\./);
       await s.screenshot("acp-window-reopened");
+
+      // One card and one row for the session: the transcript the adapter's bundled Claude Code
+      // keeps under ~/.claude/projects, named by the ACP session's id, is no second (terminal)
+      // session, with a Send, Interrupt, Stop and Open in terminal that do not apply.
+      const acpSid = rows(cliEnv).find((r) => r.sessionId === sessionId).acpSessionId;
+      const transcripts = spawnSync("find", [join(home, ".claude", "projects"), "-name", `${acpSid}.jsonl`], { encoding: "utf8" }).stdout.trim();
+      assert.ok(transcripts, `the bundled Claude Code's transcript ${acpSid}.jsonl`);
+      assert.equal(rows(cliEnv).filter((r) => r.sessionId === acpSid || r.acpSessionId === acpSid).length, 1);
+      await waitFor(() => s.exec(`return !!document.querySelector("[data-testid=session-card], [data-testid=empty-todo]")`), { timeout: 30000, what: "the sessions list read" });
+      assert.equal(await s.exec(`return document.querySelectorAll(arguments[0]).length`, `[data-testid=session-card][data-session="${acpSid}"]`), 0, "no terminal card for the ACP session");
     });
     assert.equal(rows(cliEnv).find((r) => r.sessionId === sessionId).state, "idle");
   } finally {

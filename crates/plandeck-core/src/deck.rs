@@ -974,6 +974,21 @@ impl Deck {
         Ok(crate::acp::host::for_window(h))
     }
 
+    /// What Stop of the hosted ACP session `id` ends, listed first: the processes of its agent's
+    /// group, the agent first (none when it no longer runs).
+    pub fn acp_stop_preview(&self, id: &str) -> Result<Vec<crate::control::ProcessLine>, IpcError> {
+        if let Some((there, own)) = self.there(id) {
+            return there.acp_stop_preview(own);
+        }
+        let h = crate::acp::host::get(&self.roots, id).ok_or_else(|| {
+            IpcError::new(
+                crate::ipc::ErrorKind::NotFound,
+                format!("no hosted ACP session {}", crate::visible::shown(id)),
+            )
+        })?;
+        Ok(control::acp_stop_preview(&h))
+    }
+
     /// Send (a prompt, only when no turn runs), Interrupt or Stop, handed to the session's host.
     /// Resume (a session whose host ended) is handed to this user's server, started when none runs
     /// (the window may be the only Plandeck left: `serve --daemon-launch`, as New session does).

@@ -265,6 +265,11 @@ impl OnMachine for crate::control::Started {
     }
 }
 
+/// A process there: its pid is that machine's, named by the call that listed it.
+impl OnMachine for crate::control::ProcessLine {
+    fn on_machine(&mut self, _machine: &str) {}
+}
+
 impl OnMachine for crate::control::StopPreview {
     fn on_machine(&mut self, machine: &str) {
         id(machine, &mut self.id);

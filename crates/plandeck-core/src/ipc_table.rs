@@ -79,6 +79,7 @@ macro_rules! ipc_table {
                 sessions::session_index_progress() -> $crate::sessions::IndexProgress = |d, _| d.session_index_progress();
                 sessions::list_acp_sessions() -> Vec<$crate::acp::host::Hosted> = |d, _| d.list_acp_sessions();
                 #[read] sessions::acp_session(id: String) -> $crate::acp::host::Hosted = |d, _| d.acp_session(&id);
+                sessions::acp_stop_preview(id: String) -> Vec<$crate::control::ProcessLine> = |d, _| d.acp_stop_preview(&id);
                 sessions::steer_acp_session(id: String, command: $crate::acp::host::Command) -> ()
                     = |d, _| d.steer_acp_session(&id, command);
                 terminals::open_terminal(session_id: String) -> $crate::mirror::TerminalView

@@ -198,10 +198,13 @@ impl<'a> Waiting<'a> {
     }
 }
 
-/// Settles the sessions listed now, as the window and `plandeck sessions` show them: their
-/// states with the gate ([`settle_sessions`]), and the process and tmux pane of those that run
-/// without a registry to say so (sessions Plandeck started, Codex TUIs).
-pub fn settle_listed(roots: &Roots, sessions: &mut [crate::sessions::SessionSummary]) {
+/// Settles the sessions listed now, as the window and `plandeck sessions` show them: a hosted
+/// ACP session's agent's own records left out (its ACP card is the one:
+/// [`crate::acp::host::fold_hosted`]), their states with the gate ([`settle_sessions`]), and the
+/// process and tmux pane of those that run without a registry to say so (sessions Plandeck
+/// started, Codex TUIs).
+pub fn settle_listed(roots: &Roots, sessions: &mut Vec<crate::sessions::SessionSummary>) {
+    crate::acp::host::fold_hosted(roots, sessions);
     settle_sessions(roots, sessions, &crate::gate::pending(roots));
     crate::control::fill_started(roots, sessions);
     crate::gate::codex::fill_panes(&roots.codex, sessions);

@@ -99,6 +99,13 @@ describe("AcpSessions", () => {
         steered.push(args);
         return null;
       }
+      if (cmd === "acp_stop_preview") {
+        expect(args).toEqual({ id: "acps-1" });
+        return [
+          { pid: 11, command: "node /usr/lib/node_modules/@zed-industries/claude-agent-acp/dist/index.js" },
+          { pid: 12, command: "claude --output-format stream-json" },
+        ];
+      }
     });
     render(AcpSessions, { pollMs: 60_000 });
     await fireEvent.click(await screen.findByTestId("acp-card"));
@@ -115,6 +122,12 @@ describe("AcpSessions", () => {
     await waitFor(() => expect(steered[1]).toEqual({ id: "acps-1", command: { command: "interrupt" } }));
     await fireEvent.click(screen.getByTestId("acp-stop"));
     expect(await screen.findByTestId("acp-stop-confirm")).toHaveTextContent("pid 11");
+    // Every process it ends, listed before it ends them: the agent first.
+    const listed = await screen.findByTestId("acp-stop-processes");
+    expect(within(listed).getAllByRole("listitem").map((li) => li.textContent)).toEqual([
+      "11 node /usr/lib/node_modules/@zed-industries/claude-agent-acp/dist/index.js",
+      "12 claude --output-format stream-json",
+    ]);
     expect(steered.length).toBe(2);
     await fireEvent.click(screen.getByTestId("acp-stop-yes"));
     await waitFor(() => expect(steered[2]).toEqual({ id: "acps-1", command: { command: "stop" } }));

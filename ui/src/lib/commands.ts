@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { AcpAgentChoice, AcpChanged, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpChanged, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, ProcessLine, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -35,6 +35,7 @@ export type Commands = {
   session_index_progress: { args: {}; returns: IndexProgress };
   list_acp_sessions: { args: {}; returns: Array<AcpSession> };
   acp_session: { args: { id: string }; returns: AcpSession };
+  acp_stop_preview: { args: { id: string }; returns: Array<ProcessLine> };
   steer_acp_session: { args: { id: string; command: AcpCommand }; returns: null };
   open_terminal: { args: { sessionId: string }; returns: TerminalView };
   close_terminal: { args: { view: string }; returns: null };
@@ -117,6 +118,7 @@ export const commands = {
   sessionIndexProgress: () => invoke<IndexProgress>("session_index_progress"),
   listAcpSessions: () => invoke<Array<AcpSession>>("list_acp_sessions"),
   acpSession: (args: { id: string }) => invoke<AcpSession>("acp_session", args),
+  acpStopPreview: (args: { id: string }) => invoke<Array<ProcessLine>>("acp_stop_preview", args),
   steerAcpSession: (args: { id: string; command: AcpCommand }) => invoke<null>("steer_acp_session", args),
   openTerminal: (args: { sessionId: string }) => invoke<TerminalView>("open_terminal", args),
   closeTerminal: (args: { view: string }) => invoke<null>("close_terminal", args),

@@ -406,11 +406,13 @@ pub fn stop(ctx: &Context, args: StopArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             hosted.cwd
         );
         if !args.yes {
-            return print_message(
-                &format!("would end {what}: rerun with --yes"),
-                args.json,
-                out,
-            );
+            // Every process it ends, the agent first, as the window lists them.
+            let mut message = format!("would end {what}:");
+            for p in plandeck_core::control::acp_stop_preview(&hosted) {
+                message.push_str(&format!("\n  {} {}", p.pid, p.command));
+            }
+            message.push_str("\nrerun with --yes to end them");
+            return print_message(&message, args.json, out);
         }
         return acp_command(
             ctx,

@@ -736,6 +736,13 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
     let (code, out, _) = plandeck(&home, &["stop", &id]);
     assert_eq!(code, 0);
     assert!(out.contains("would end"), "{out}");
+    // Every process it ends listed, the agent first; its watchdog, Plandeck's own, not.
+    let first = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("  {pid} ")) && first.contains("acp-scripted.mjs"),
+        "{out}"
+    );
+    assert!(!out.contains("kill -TERM 0"), "{out}");
     let (code, out, _) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
     assert_eq!(code, 0, "{out}");
     acp_session_row(&home, &id, "the session ended", |r| r["state"] == "ended");
@@ -744,6 +751,66 @@ fn an_acp_agent_started_with_start_is_hosted_by_the_server_and_steered() {
             || std::fs::read_to_string(format!("/proc/{pid}/stat"))
                 .is_ok_and(|s| s.contains(") Z "))
     });
+}
+
+/// Whether process `pid` has ended (gone, or a zombie not yet reaped).
+fn ended(pid: u64) -> bool {
+    std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+        s.rsplit_once(')')
+            .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+    })
+}
+
+/// The agents a server hosts end with it, however it ends: killed with SIGKILL (no chance to stop
+/// them), the agent's watchdog sees its input close and ends the agent's process group. The
+/// scripted agent plays one that goes on after its input closes (`--linger`), as
+/// claude-agent-acp was seen to.
+#[test]
+fn a_hosted_agent_ends_when_its_server_is_killed() {
+    let Scripted {
+        t: _t,
+        home,
+        bin,
+        repo,
+        log: _,
+    } = Scripted::new("hosted --linger", true);
+    let _server = Server(home.join(".local/share/plandeck/serve"));
+    let start = start_hosted(&home, &bin, &repo, &["--json"]);
+    assert!(
+        start.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&start.stdout),
+        String::from_utf8_lossy(&start.stderr)
+    );
+    let started: serde_json::Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    let row = acp_session_row(&home, &id, "the agent started, idle", |r| {
+        r["state"] == "idle" && r["pid"].is_u64()
+    });
+    let (agent, server) = (
+        row["pid"].as_u64().unwrap(),
+        row["hostPid"].as_u64().unwrap(),
+    );
+    assert!(!ended(agent), "{row}");
+    // Never left running when the test fails.
+    struct Agent(u64);
+    impl Drop for Agent {
+        fn drop(&mut self) {
+            if !ended(self.0) {
+                let _ = std::process::Command::new("kill")
+                    .args(["-KILL", &self.0.to_string()])
+                    .status();
+            }
+        }
+    }
+    let _agent = Agent(agent);
+    let killed = std::process::Command::new("kill")
+        .args(["-KILL", &server.to_string()])
+        .status()
+        .unwrap();
+    assert!(killed.success());
+    plandeck_testkit::wait_until("the server gone", || ended(server));
+    plandeck_testkit::wait_until("the agent ended with its server", || ended(agent));
 }
 
 /// Resume: a hosted session whose host ended is hosted again: its agent started anew and its

@@ -60,8 +60,49 @@ type Input = Arc<Mutex<Option<ChildStdin>>>;
 pub struct Client {
     stdin: Input,
     child: Mutex<Child>,
+    /// The agent's watchdog ([`watchdog`]): ends the agent's group when this process ends.
+    watchdog: Mutex<Option<Child>>,
     next_id: AtomicU64,
     waiters: Waiters,
+}
+
+/// What the watchdog runs: it waits for its input to close (only this process holds it open, and
+/// nothing is ever written to it), then ends its process group, the agent's. `read` and `kill`
+/// are the shell's own: no program is looked up, no data of anyone's is in it.
+pub(crate) const WATCHDOG: &str = "read -r line; kill -TERM 0";
+/// The watchdog's program.
+pub(crate) const WATCHDOG_SHELL: &str = "/bin/sh";
+
+/// The agent's watchdog: `/bin/sh` running [`WATCHDOG`] in the agent's process group, its input a
+/// pipe only this process holds open. However this process ends (the server killed with SIGKILL
+/// included), the kernel closes that pipe and the watchdog ends the agent's process group, the
+/// agent and its children (claude-agent-acp's Claude Code), so no agent outlives its host. Being
+/// in the group, it keeps the group's id from being taken by another process while it waits.
+/// (`PR_SET_PDEATHSIG` would need code run in the child before `exec`, `unsafe` this crate
+/// forbids, and it follows the thread that spawned the child, not the process.) `None` when it
+/// cannot be started (said in the log): the agent runs, ended only by Stop or its host.
+fn watchdog(agent_pid: u32) -> Option<Child> {
+    use std::os::unix::process::CommandExt;
+    let group = i32::try_from(agent_pid).ok()?;
+    match Command::new(WATCHDOG_SHELL)
+        .args(["-c", WATCHDOG])
+        .env_clear()
+        .current_dir("/")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::null())
+        .stderr(Stdio::null())
+        .process_group(group)
+        .spawn()
+    {
+        Ok(child) => Some(child),
+        Err(e) => {
+            tracing::warn!(
+                "the ACP agent (pid {agent_pid}) has no watchdog: it may outlive this process \
+                 if it is killed: {e}"
+            );
+            None
+        }
+    }
 }
 
 /// A call sent, its answer to come.
@@ -186,6 +227,7 @@ impl Client {
                 program: cmd.program.display().to_string(),
                 source,
             })?;
+        let watchdog = watchdog(child.id());
         let stdin: Input = Arc::new(Mutex::new(child.stdin.take()));
         let stdout = child.stdout.take();
         let waiters: Waiters = Arc::default();
@@ -204,6 +246,7 @@ impl Client {
             Client {
                 stdin,
                 child: Mutex::new(child),
+                watchdog: Mutex::new(watchdog),
                 next_id: AtomicU64::new(1),
                 waiters,
             },
@@ -352,7 +395,7 @@ impl Client {
         self.notify("session/cancel", json!({"sessionId": session_id}))
     }
 
-    /// Ends the agent: its input closed, then its process group ended.
+    /// Ends the agent: its input closed, then its process group ended (its watchdog with it).
     pub fn stop(&self) {
         lock(&self.stdin).take();
         let mut child = lock(&self.child);
@@ -362,6 +405,17 @@ impl Client {
             }
         }
         let _ = child.wait();
+        drop(child);
+        self.end_watchdog();
+    }
+
+    /// The watchdog's input closed: it ends what is left of the agent's group and itself, and is
+    /// waited for (no zombie left).
+    fn end_watchdog(&self) {
+        if let Some(mut w) = lock(&self.watchdog).take() {
+            drop(w.stdin.take());
+            let _ = w.wait();
+        }
     }
 
     /// The agent's process id.
@@ -373,7 +427,9 @@ impl Client {
 impl Drop for Client {
     fn drop(&mut self) {
         let exited = lock(&self.child).try_wait().ok().flatten().is_some();
-        if !exited {
+        if exited {
+            self.end_watchdog();
+        } else {
             self.stop();
         }
     }

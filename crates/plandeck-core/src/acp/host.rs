@@ -406,6 +406,77 @@ pub fn list(roots: &Roots) -> Vec<Hosted> {
     out
 }
 
+/// The agent's own ids of the hosted sessions (`session/new`'s `sessionId`), running or ended.
+/// Read from each record as data, once per version of its file (a streaming session's record is
+/// rewritten many times a second; the others are not read again).
+pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
+    use std::collections::HashMap;
+    use std::time::SystemTime;
+    /// Only what this reads of a record.
+    #[derive(Deserialize)]
+    #[serde(rename_all = "camelCase")]
+    struct Ids {
+        id: String,
+        #[serde(default)]
+        session_id: Option<String>,
+    }
+    type Seen = HashMap<PathBuf, (SystemTime, u64, Option<String>)>;
+    static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
+    let Ok(entries) = std::fs::read_dir(dir(roots, "sessions")) else {
+        return Default::default();
+    };
+    let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
+    let seen = seen.get_or_insert_with(HashMap::new);
+    let mut ids = std::collections::HashSet::new();
+    for e in entries.flatten() {
+        let path = e.path();
+        let Some(id) = path
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".json"))
+        else {
+            continue;
+        };
+        if check_id(id).is_err() {
+            continue;
+        }
+        let Ok(meta) = std::fs::symlink_metadata(&path) else {
+            continue;
+        };
+        let version = (
+            meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
+            meta.len(),
+        );
+        let session_id = match seen.get(&path) {
+            Some((at, len, sid)) if (*at, *len) == version => sid.clone(),
+            _ => {
+                let sid = read::<Ids>(&path)
+                    .filter(|r| r.id == id)
+                    .and_then(|r| r.session_id);
+                seen.insert(path.clone(), (version.0, version.1, sid.clone()));
+                sid
+            }
+        };
+        ids.extend(session_id.filter(|s| !s.is_empty()));
+    }
+    ids
+}
+
+/// Leaves out of `sessions` (found from the agents' own records) those that are a hosted ACP
+/// session: the agent an adapter runs keeps its records where the terminal agent does
+/// (claude-agent-acp 0.23 starts its bundled Claude Code with `sessionId` set to the ACP
+/// session's id, so its transcript is `~/.claude/projects/<folder>/<that id>.jsonl`), and it is
+/// the ACP session's card that shows and steers it: one session, one card, one row.
+pub fn fold_hosted(roots: &Roots, sessions: &mut Vec<crate::sessions::SessionSummary>) {
+    if sessions.is_empty() {
+        return;
+    }
+    let hosted = agent_session_ids(roots);
+    if !hosted.is_empty() {
+        sessions.retain(|s| !hosted.contains(&s.session_id));
+    }
+}
+
 /// Hands `command` to the host of session `id`. Send is refused while a turn runs.
 pub fn command(roots: &Roots, id: &str, command: &Command) -> Result<(), HostError> {
     check_id(id)?;

@@ -359,6 +359,95 @@ mod tests {
         }
     }
 
+    /// The decider, having handed its decision over, waits for the host to answer the agent and
+    /// close the request: woken by the close (the closed requests' folder watched), not by its
+    /// next look. With looks [`LATE`] apart, the close that comes after the first look is read
+    /// before the second is due.
+    #[test]
+    fn the_decider_is_woken_by_the_hosts_close_not_by_its_next_look() {
+        const LATE: Duration = Duration::from_secs(20);
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(RequestKind::Plan, &[("ok", "allow_once")]),
+            me(),
+        )
+        .unwrap();
+        let watch = DecisionsWatch::closed(&roots);
+        assert!(watch.watching(), "the closed requests' folder is watched");
+        let (looked, first_look) = std::sync::mpsc::channel::<()>();
+        let host = {
+            let (roots, id) = (roots.clone(), f.id.clone());
+            std::thread::spawn(move || {
+                first_look.recv().unwrap();
+                close(
+                    &roots,
+                    &id,
+                    &Outcome::Approved {
+                        option_id: "ok".into(),
+                    },
+                );
+            })
+        };
+        let done = store::done_dir(&roots).join(format!("{}.json", f.id));
+        let first = std::cell::Cell::new(None::<std::time::Instant>);
+        let closed = watch
+            .until(2 * LATE, LATE, || {
+                if first.get().is_none() {
+                    first.set(Some(std::time::Instant::now()));
+                    let _ = looked.send(());
+                }
+                store::read_request(&done).ok().flatten()
+            })
+            .expect("the closed request");
+        // Read before the next look was due: the close woke the decider.
+        assert!(first.get().unwrap().elapsed() < LATE);
+        assert_eq!(closed.status, GateStatus::Approved);
+        host.join().unwrap();
+    }
+
+    /// A decision the host takes: the decider hears how the agent took it (delivered, with the
+    /// option), however long the wait it is allowed.
+    #[test]
+    fn a_decision_the_host_answers_is_delivered() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let f = file(
+            &roots,
+            "claude-acp",
+            "/r",
+            &waiting(
+                RequestKind::Plan,
+                &[("ok", "allow_once"), ("no", "reject_once")],
+            ),
+            me(),
+        )
+        .unwrap();
+        let host = {
+            let (roots, id) = (roots.clone(), f.id.clone());
+            std::thread::spawn(move || {
+                let d = wait_decision(&roots, &id, || false).unwrap();
+                close(
+                    &roots,
+                    &id,
+                    &Outcome::Approved {
+                        option_id: d.option_id.unwrap(),
+                    },
+                );
+            })
+        };
+        let mut opts = quick(Some("ok"), None);
+        opts.hook_timeout = Duration::from_secs(600);
+        let out = crate::gate::decide_with(&roots, &f.id, approve(), &opts).unwrap();
+        assert_eq!(out.delivery, crate::gate::Delivery::Delivered, "{out:?}");
+        assert_eq!(out.status, GateStatus::Approved);
+        assert!(out.message.contains("\"ok\""), "{}", out.message);
+        host.join().unwrap();
+    }
+
     /// An approval that names no option (the phone's Approve and the queue's Approve or Edit send
     /// `auto` and none) answers with the agent's "allow once", never its "allow always", which
     /// only the person's own pick of it sends; an agent offering only "always" is refused, the

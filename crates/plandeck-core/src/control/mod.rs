@@ -33,7 +33,8 @@ pub use start::{
 };
 pub(crate) use steer::send_to;
 pub use steer::{
-    interrupt, open_in_terminal, resolve, resume, send_message, stop, stop_preview, Steerable,
+    acp_stop_preview, interrupt, open_in_terminal, resolve, resume, send_message, stop,
+    stop_preview, Steerable,
 };
 
 /// What to start.

@@ -191,6 +191,73 @@ pub(super) fn runs_agent(agent: Agent, argv: &[String]) -> bool {
         .is_some_and(|cli| agents::driver::runs(cli, argv))
 }
 
+/// The running members of the process group `pgrp` (none a zombie), in no order.
+fn group_members(pgrp: u64) -> Vec<u32> {
+    std::fs::read_dir("/proc")
+        .map(|entries| {
+            entries
+                .flatten()
+                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+                .filter(|p| {
+                    crate::process::stat_fields(*p).is_some_and(|f| {
+                        !matches!(f.first().map(String::as_str), Some("Z" | "X"))
+                            && f.get(2).and_then(|s| s.parse::<u64>().ok()) == Some(pgrp)
+                    })
+                })
+                .collect()
+        })
+        .unwrap_or_default()
+}
+
+/// What Stop of the hosted ACP session `h` ends, listed before it does: the processes of its
+/// agent's process group, read now, the agent first, then what it started there
+/// (claude-agent-acp's Claude Code, the commands that runs); the agent's watchdog, Plandeck's own
+/// (`acp::client`), is left out. Empty when the session no longer runs, or when its pid is no
+/// longer its agent's (no group led by a child of its host).
+pub fn acp_stop_preview(h: &crate::acp::host::Hosted) -> Vec<ProcessLine> {
+    if matches!(h.live_state(), "ended" | "failed") {
+        return Vec::new();
+    }
+    let Some(pid) = h.agent_pid else {
+        return Vec::new();
+    };
+    if crate::process::parent_of(pid) != Some(h.host_pid) {
+        return Vec::new();
+    }
+    let watchdog = [
+        crate::acp::client::WATCHDOG_SHELL,
+        "-c",
+        crate::acp::client::WATCHDOG,
+    ];
+    group_processes(pid)
+        .into_iter()
+        .filter(|(line, argv)| line.pid == pid || argv.as_slice() != watchdog)
+        .map(|(line, _)| line)
+        .collect()
+}
+
+/// Every running process of the group `pid` leads, `pid` first, each with its command line as a
+/// person reads it, and its arguments as they are; empty when `pid` leads no group.
+fn group_processes(pid: u32) -> Vec<(ProcessLine, Vec<String>)> {
+    if crate::process::stat_number(pid, 5) != Some(u64::from(pid)) {
+        return Vec::new();
+    }
+    let mut members = group_members(u64::from(pid));
+    members.sort_by_key(|m| (*m != pid, *m));
+    members
+        .into_iter()
+        .map(|p| {
+            (
+                ProcessLine {
+                    pid: p,
+                    command: command_words(p),
+                },
+                argv_of(p),
+            )
+        })
+        .collect()
+}
+
 /// The process group `pid` leads, when every running member is `pid` or one of its descendants;
 /// else only `pid`.
 fn own_processes(pid: u32) -> (Vec<u32>, bool) {
@@ -199,20 +266,7 @@ fn own_processes(pid: u32) -> (Vec<u32>, bool) {
         return (vec![pid], false);
     }
     let descendants = record::descendants(pid);
-    let members: Vec<u32> = std::fs::read_dir("/proc")
-        .map(|entries| {
-            entries
-                .flatten()
-                .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
-                .filter(|p| {
-                    crate::process::stat_fields(*p).is_some_and(|f| {
-                        !matches!(f.first().map(String::as_str), Some("Z" | "X"))
-                            && f.get(2).and_then(|s| s.parse::<u64>().ok()) == pgrp
-                    })
-                })
-                .collect()
-        })
-        .unwrap_or_default();
+    let members = group_members(u64::from(pid));
     if members.iter().all(|m| *m == pid || descendants.contains(m)) {
         let mut ordered = vec![pid];
         ordered.extend(members.into_iter().filter(|m| *m != pid));

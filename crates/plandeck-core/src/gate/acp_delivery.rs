@@ -7,9 +7,10 @@
 //! The host's side (filing, waiting for the decision, closing) is `crate::acp::requests`.
 
 use std::path::Path;
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 use super::claim::Claim;
+use super::hook_wait::DecisionsWatch;
 use super::store::{self, done_dir, hook_alive, read_request, save_open_request, write_decision};
 use super::{
     DecisionOutcome, Delivery, DeliveryOptions, GateDecision, GateError, GateRequest, GateStatus,
@@ -20,7 +21,12 @@ use crate::config::Roots;
 /// The most characters of a rejection's feedback (sent to the agent as its next prompt).
 pub const MAX_FEEDBACK_CHARS: usize = 64 * 1024;
 
-const POLL: Duration = Duration::from_millis(10);
+/// While the decider waits for the host to close the request: the closed requests' folder is
+/// watched, so the close wakes it at once; it looks again this often all the same (a wake-up lost
+/// to a full event queue costs at most this). Where the folder cannot be watched, it is polled
+/// every [`POLL_UNWATCHED`].
+const LOOK_EVERY: Duration = Duration::from_secs(1);
+const POLL_UNWATCHED: Duration = Duration::from_millis(10);
 
 pub(super) fn deliver(
     roots: &Roots,
@@ -103,24 +109,25 @@ pub(super) fn deliver(
         a.chosen = Some(option.clone());
     }
     req.decision = Some(decision.clone());
+    // The host answers the agent and closes the request: wait for that, a while, woken when it
+    // lands in the closed requests' folder (watched before the decision is handed over, so the
+    // close is never missed between the two).
+    let watch = DecisionsWatch::closed(roots);
     let handed =
         save_open_request(roots, &req).and_then(|()| write_decision(roots, &req.id, &decision));
     if let Err(e) = handed {
         claim.withdraw();
         return Err(e);
     }
-    // The host answers the agent and closes the request: wait for that, a while.
     let done = done_dir(roots).join(format!("{}.json", req.id));
-    let start = Instant::now();
-    let closed = loop {
-        if let Ok(Some(closed)) = read_request(&done) {
-            break Some(closed);
-        }
-        if start.elapsed() > opts.hook_timeout {
-            break None;
-        }
-        std::thread::sleep(POLL);
+    let tick = if watch.watching() {
+        LOOK_EVERY
+    } else {
+        POLL_UNWATCHED
     };
+    let closed = watch.until(opts.hook_timeout, tick, || {
+        read_request(&done).ok().flatten()
+    });
     let agent = crate::visible::shown(&ask.agent_name);
     let (status, delivery, message) = match closed.map(|c| c.status) {
         Some(s @ (GateStatus::Approved | GateStatus::Rejected)) => (

@@ -20,25 +20,37 @@ const TICK: Duration = Duration::from_millis(50);
 const TICK_WITHOUT_WATCHER: Duration = Duration::from_millis(10);
 const APP_CHECK: Duration = Duration::from_millis(250);
 
-/// The decisions folder watched: a waiter sleeps until a file lands there (inotify), or its next
-/// look is due. Made before the first look for the decision, so none lands unseen between the two.
+/// A folder of the gate's watched: the decisions folder (a hook, or the host of an ACP session,
+/// waits there for a decision), or the closed requests' (a decider waits there for the host of an
+/// ACP session to close the request it handed over). A waiter sleeps until a file lands there
+/// (inotify), or its next look is due. Made before the first look, so nothing lands unseen
+/// between the two.
 pub(crate) struct DecisionsWatch {
     _watcher: Option<RecommendedWatcher>,
     rx: mpsc::Receiver<()>,
 }
 
 impl DecisionsWatch {
+    /// The decisions folder watched.
     pub(crate) fn new(roots: &Roots) -> Self {
-        let decisions = store::decisions_dir(roots);
-        let _ = crate::durable::create_private_dir(&decisions);
+        Self::of(&store::decisions_dir(roots))
+    }
+
+    /// The closed requests' folder watched (`done/`).
+    pub(crate) fn closed(roots: &Roots) -> Self {
+        Self::of(&store::done_dir(roots))
+    }
+
+    fn of(folder: &std::path::Path) -> Self {
+        let _ = crate::durable::create_private_dir(folder);
         let (tx, rx) = mpsc::channel();
         let watcher = notify::recommended_watcher(move |_| {
             let _ = tx.send(());
         })
-        .and_then(|mut w| w.watch(&decisions, RecursiveMode::NonRecursive).map(|()| w))
+        .and_then(|mut w| w.watch(folder, RecursiveMode::NonRecursive).map(|()| w))
         .ok();
         if watcher.is_none() {
-            tracing::debug!("the decisions folder cannot be watched: decisions are polled");
+            tracing::debug!("{} cannot be watched: it is polled", folder.display());
         }
         DecisionsWatch {
             _watcher: watcher,
@@ -68,6 +80,28 @@ impl DecisionsWatch {
         }
         // Drain a burst of events so one decision does not cause many wake-ups.
         while self.rx.try_recv().is_ok() {}
+    }
+
+    /// What `look` finds, looked for now and again each time something lands in the folder (or
+    /// every `tick` at most: where the folder is not watched, that is the poll), until `timeout`
+    /// has passed; `None` then. The last look is at the deadline.
+    pub(crate) fn until<T>(
+        &self,
+        timeout: Duration,
+        tick: Duration,
+        mut look: impl FnMut() -> Option<T>,
+    ) -> Option<T> {
+        let start = Instant::now();
+        loop {
+            if let Some(found) = look() {
+                return Some(found);
+            }
+            let left = timeout.saturating_sub(start.elapsed());
+            if left.is_zero() {
+                return None;
+            }
+            self.sleep(tick.min(left));
+        }
     }
 }
 

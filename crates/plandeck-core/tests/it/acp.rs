@@ -469,3 +469,71 @@ fn a_hosted_turn_whose_agent_falls_silent_is_cancelled() {
     let read = std::fs::read_to_string(&log).unwrap();
     assert_eq!(read.matches("session/cancel").count(), 1, "{read}");
 }
+
+/// The members of process group `pgrp` and their command lines, read from /proc.
+fn group_of(pgrp: u32) -> Vec<(u32, String)> {
+    std::fs::read_dir("/proc")
+        .unwrap()
+        .flatten()
+        .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+        .filter(|p| {
+            std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                s.rsplit_once(')').is_some_and(|(_, rest)| {
+                    let f: Vec<&str> = rest.split_whitespace().collect();
+                    f.first() != Some(&"Z") && f.get(2) == Some(&pgrp.to_string().as_str())
+                })
+            })
+        })
+        .map(|p| {
+            let cmd = std::fs::read(format!("/proc/{p}/cmdline")).unwrap_or_default();
+            (p, String::from_utf8_lossy(&cmd).replace('\0', " "))
+        })
+        .collect()
+}
+
+/// Stop lists what it ends first: the processes of the agent's group, the agent first, read
+/// now; the agent's watchdog (in the group, Plandeck's own) is not listed. A record whose host is
+/// not the agent's parent (its pid reused, or another host's) lists nothing.
+#[test]
+fn stop_lists_the_agents_group_the_agent_first_and_not_its_watchdog() {
+    let run = Run::start("plan");
+    let pid = run.client.pid();
+    let group = group_of(pid);
+    assert!(
+        group.iter().any(|(_, c)| c.contains("kill -TERM 0")),
+        "the watchdog is in the agent's group: {group:?}"
+    );
+    let now = "2026-11-28T20:00:00Z".to_owned();
+    let mut hosted = plandeck_core::acp::host::Hosted {
+        id: "acps-00000000000000dd".into(),
+        agent: "claude-acp".into(),
+        display_name: "Claude Code (ACP)".into(),
+        cwd: run.dir.path().to_string_lossy().into_owned(),
+        session_id: Some(run.sid.clone()),
+        state: "idle".into(),
+        mode: None,
+        modes: Vec::new(),
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: None,
+        agent_pid: Some(pid),
+        started: now.clone(),
+        updated: now,
+        entries: Vec::new(),
+        machine: None,
+    };
+    let listed = plandeck_core::control::acp_stop_preview(&hosted);
+    assert_eq!(listed.len(), group.len() - 1, "{listed:?} of {group:?}");
+    assert_eq!(listed[0].pid, pid);
+    assert!(listed[0].command.contains("acp-scripted.mjs"), "{listed:?}");
+    assert!(
+        !listed.iter().any(|l| l.command.contains("kill -TERM 0")),
+        "{listed:?}"
+    );
+    hosted.host_pid = 1;
+    assert!(plandeck_core::control::acp_stop_preview(&hosted).is_empty());
+}

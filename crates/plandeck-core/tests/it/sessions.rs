@@ -1130,3 +1130,116 @@ fn a_large_transcript_read_at_its_ends_has_partial_usage_until_a_totals_record()
         (26000, 2000, Some(1.25), false)
     );
 }
+
+/// The record a hosted ACP session's host writes (`<data>/acp/sessions/<id>.json`), its agent's
+/// own id of the session `session_id`.
+fn hosted_record(roots: &Roots, id: &str, session_id: &str) {
+    let now = "2026-11-23T00:50:00Z".to_owned();
+    let hosted = plandeck_core::acp::host::Hosted {
+        id: id.to_owned(),
+        agent: "claude-acp".into(),
+        display_name: "Claude Code (ACP)".into(),
+        cwd: "/home/dev/work/api".into(),
+        session_id: Some(session_id.to_owned()),
+        state: "idle".into(),
+        mode: Some("plan".into()),
+        modes: vec!["default".into(), "plan".into()],
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: None,
+        agent_pid: None,
+        started: now.clone(),
+        updated: now,
+        entries: Vec::new(),
+        machine: None,
+    };
+    let dir = roots.data.join("acp").join("sessions");
+    std::fs::create_dir_all(&dir).unwrap();
+    std::fs::write(
+        dir.join(format!("{id}.json")),
+        serde_json::to_vec(&hosted).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Issue 36: claude-agent-acp starts its bundled Claude Code with the ACP session's id as its
+/// session id, so that Claude Code's transcript (`~/.claude/projects/<folder>/<id>.jsonl`) is found
+/// like any other. The hosted session's ACP card is the one: the transcript is not listed as a
+/// second, terminal session (whose Send, Interrupt, Stop and Open in terminal do not apply), in
+/// the window's list nor in `sessions list` (both settled by `standing::settle_listed`).
+#[test]
+fn a_hosted_acp_sessions_own_transcript_is_not_listed_as_a_second_session() {
+    let home = fixture_home();
+    let roots = Roots::under_home(home.path());
+    let sid = "616b9e27-ce4d-4e5c-aa43-9d801b0ce4b1";
+    let listed = || {
+        let mut list = sessions::list(&roots);
+        plandeck_core::standing::settle_listed(&roots, &mut list);
+        list.into_iter().map(|s| s.session_id).collect::<Vec<_>>()
+    };
+    let before = listed();
+    assert!(before.iter().any(|s| s == sid), "{before:#?}");
+
+    // An ACP session hosted for another agent session changes nothing.
+    hosted_record(&roots, "acps-00000000000000aa", "not-a-transcript");
+    assert_eq!(listed(), before);
+
+    hosted_record(&roots, "acps-00000000000000bb", sid);
+    let after = listed();
+    assert!(!after.iter().any(|s| s == sid), "{after:#?}");
+    assert_eq!(after.len(), before.len() - 1);
+    // The ACP session itself is listed, once.
+    let hosted = plandeck_core::acp::host::list(&roots);
+    assert_eq!(
+        hosted
+            .iter()
+            .filter(|h| h.session_id.as_deref() == Some(sid))
+            .count(),
+        1
+    );
+}
+
+/// The plan hook, installed in `~/.claude/settings.json` for terminal sessions, runs in the
+/// Claude Code that claude-agent-acp starts too (it reads the person's settings): for a session
+/// an ACP host hosts it gives no decision and files nothing, so the plan waits once, as the ACP
+/// session's request its host answers.
+#[test]
+fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let _app = plandeck_core::gate::app_heartbeat(&roots).unwrap();
+    let stdin = std::fs::read(
+        Path::new(FIXTURES)
+            .join("claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"),
+    )
+    .unwrap();
+    let input: serde_json::Value = serde_json::from_slice(&stdin).unwrap();
+    hosted_record(
+        &roots,
+        "acps-00000000000000cc",
+        input["session_id"].as_str().unwrap(),
+    );
+    let out = plandeck_core::gate::hook_claude(
+        &roots,
+        &stdin,
+        plandeck_core::gate::HookOptions {
+            // Only what a hook that did file a request would wait.
+            deadline: std::time::Duration::from_millis(300),
+            hook_pid: std::process::id(),
+            agent_pid: None,
+            tmux_env: None,
+        },
+    );
+    assert_eq!((out.exit_code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert!(out.stderr.contains("hosted over ACP"), "{out:?}");
+    for folder in ["requests", "done"] {
+        let filed = std::fs::read_dir(roots.data.join("gate").join(folder))
+            .map(|d| d.count())
+            .unwrap_or(0);
+        assert_eq!(filed, 0, "a request was filed in gate/{folder}");
+    }
+}

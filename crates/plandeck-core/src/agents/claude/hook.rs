@@ -43,6 +43,13 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
             input.tool_name.as_deref().unwrap_or("none")
         ));
     }
+    // The Claude Code claude-agent-acp runs reads the person's settings, this hook too; its plan
+    // waits as the ACP session's request, answered by its host: not twice.
+    if crate::acp::host::agent_session_ids(roots).contains(&input.session_id) {
+        return HookOutcome::quiet(
+            "plandeck hook claude: this session is hosted over ACP; its plan waits there\n",
+        );
+    }
     if !someone_to_decide(roots) {
         return HookOutcome::quiet(
             "plandeck hook claude: Plandeck is not running; answer in the terminal\n",
