@@ -433,12 +433,18 @@ fn localapi(
                 (200, pair.clone())
             } else if let Some(addr) = path.strip_prefix("/localapi/v0/whois?addr=") {
                 asked2.lock().unwrap().push(addr.to_owned());
+                // The node whois names holds the caller's address, as tailscaled's does.
+                let ip = addr
+                    .rsplit_once(':')
+                    .map_or(addr, |(ip, _)| ip)
+                    .replace("%5B", "")
+                    .replace("%5D", "");
                 let node = |user: i64, name: &str, tags: Value| {
                     json!({
                         "ID": 2, "StableID": "nPHONE2CNTRL", "Name": name, "User": user,
                         "Key": "nodekey:1111", "KeyExpiry": "2027-01-01T00:00:00Z",
                         "Machine": "mkey:2222", "DiscoKey": "discokey:3333",
-                        "Addresses": ["100.64.0.2/32", "fd7a:115c:a1e0::2/128"],
+                        "Addresses": [format!("{ip}/32"), "fd7a:115c:a1e0::2/128"],
                         "AllowedIPs": ["100.64.0.2/32"], "Endpoints": [], "HomeDERP": 1,
                         "Hostinfo": {"OS": "android", "Hostname": "pixel"}, "Created": "2026-01-01T00:00:00Z",
                         "Cap": 106, "Tags": tags, "Online": true, "MachineAuthorized": true

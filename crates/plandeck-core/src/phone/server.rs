@@ -480,7 +480,7 @@ fn connection(
     let stream = Deadlined { stream, deadline };
     let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
     let mut tls = rustls::StreamOwned::new(conn, stream);
-    let Some((method, path, body)) = read_request(&mut tls)? else {
+    let Some(req) = read_request(&mut tls)? else {
         return Ok(());
     };
     // On Tailscale, only the machine's user's own devices are answered (whois, each request).
@@ -489,19 +489,10 @@ fn connection(
             tracing::debug!("phone page: {e}");
             refusal(&e)
         }
-        _ => respond(roots, &method, &path, &body),
+        _ => respond_to(roots, &req),
     };
-    let mut head = format!(
-        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        resp.status,
-        resp.content_type,
-        resp.body.len()
-    );
-    for (k, v) in SECURITY_HEADERS {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    tls.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    tls.write_all(head(&resp).as_bytes())
+        .map_err(|e| e.to_string())?;
     tls.write_all(&resp.body).map_err(|e| e.to_string())?;
     tls.flush().map_err(|e| e.to_string())?;
     tls.conn.send_close_notify();
@@ -522,8 +513,37 @@ const SECURITY_HEADERS: [(&str, &str); 6] = [
     ("Strict-Transport-Security", "max-age=31536000"),
 ];
 
-/// Reads one request: its method, path and body; `None` when the peer closed first.
-fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>, String> {
+/// A response's head: its status, type and length, and [`SECURITY_HEADERS`] on every answer
+/// (the page, a file, a refusal, a whois refusal, a 404): nothing served may be framed.
+pub(super) fn head(resp: &Response) -> String {
+    let mut head = format!(
+        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        resp.status,
+        resp.content_type,
+        resp.body.len()
+    );
+    for (k, v) in SECURITY_HEADERS {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    head
+}
+
+/// One request as read: its method, path, body, and the headers that say which page sent it
+/// (a browser sets them; a page cannot forge them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Request {
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) body: Vec<u8>,
+    /// `Origin`, when sent (a browser sends it with every POST).
+    pub(super) origin: Option<String>,
+    /// `Sec-Fetch-Site` (`same-origin`, `same-site`, `cross-site`, `none`), when sent.
+    pub(super) fetch_site: Option<String>,
+}
+
+/// Reads one request: its method, path, body and origin; `None` when the peer closed first.
+pub(super) fn read_request<S: Read>(s: &mut S) -> Result<Option<Request>, String> {
     let mut buf = Vec::with_capacity(2048);
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -557,6 +577,21 @@ fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>,
     if length > MAX_BODY {
         return Err("request body too long".to_owned());
     }
+    let header = |name: &str| -> Result<Option<String>, String> {
+        let mut found = req
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned());
+        let first = found.next();
+        // Twice (a proxy or a forger hoping one of them is read): refused, never guessed.
+        if found.next().is_some() {
+            return Err(format!("{name} sent twice"));
+        }
+        Ok(first)
+    };
+    let origin = header("origin")?;
+    let fetch_site = header("sec-fetch-site")?;
     let mut body = buf[head_end..].to_vec();
     while body.len() < length {
         let n = s.read(&mut chunk).map_err(|e| e.to_string())?;
@@ -566,13 +601,19 @@ fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>,
         body.extend_from_slice(&chunk[..n]);
     }
     body.truncate(length);
-    Ok(Some((method, path, body)))
+    Ok(Some(Request {
+        method,
+        path,
+        body,
+        origin,
+        fetch_site,
+    }))
 }
 
-struct Response {
-    status: &'static str,
-    content_type: &'static str,
-    body: Vec<u8>,
+pub(super) struct Response {
+    pub(super) status: &'static str,
+    pub(super) content_type: &'static str,
+    pub(super) body: Vec<u8>,
 }
 
 fn json(status: &'static str, value: &serde_json::Value) -> Response {
@@ -598,6 +639,71 @@ fn refusal(e: &PhoneError) -> Response {
         status,
         &serde_json::json!({"error": {"kind": e.kind(), "message": e.to_string()}}),
     )
+}
+
+/// The origins the page is served at: its name's (the link's) and its address's, each
+/// `https://HOST[:PORT]` as a browser writes an origin. A page of any other origin is another
+/// site: a hostile page open in the phone's browser.
+fn own_origins(roots: &Roots) -> Vec<String> {
+    let Some(config) = read_config(roots).ok().flatten() else {
+        return Vec::new();
+    };
+    let mut own = Vec::new();
+    if let Ok(e) = super::webauthn::Expect::for_config(&config) {
+        own.push(e.origin);
+    }
+    if let Ok(e) = super::webauthn::Expect::for_config(&PhoneConfig {
+        name: None,
+        ..config
+    }) {
+        own.push(e.origin);
+    }
+    own
+}
+
+/// Refuses a call made by another site's page in the phone's browser: a POST whose `Origin` is
+/// not the page's own, or that the browser says came from another site (`Sec-Fetch-Site`). No
+/// call is authorised by where it comes from (each is signed); this refuses, before anything is
+/// read, what a hostile page sends to the page's API from the phone itself (a cross-site
+/// request, a form posted as `text/plain`, the pairing secret it saw).
+fn check_origin(roots: &Roots, req: &Request) -> Result<(), PhoneError> {
+    if req.method == "GET" || req.method == "HEAD" {
+        // The page itself holds no data: a link from anywhere may open it (framing is refused
+        // by the headers on every answer).
+        return Ok(());
+    }
+    let refuse = |why: String| PhoneError::CrossOrigin {
+        message: format!("refused: {why}; the page's own calls come from the page itself"),
+    };
+    if let Some(site) = &req.fetch_site {
+        if site != "same-origin" && site != "none" {
+            return Err(refuse(format!(
+                "the browser says this call came from a page of another site ({})",
+                crate::visible::shown(&site.chars().take(40).collect::<String>())
+            )));
+        }
+    }
+    if let Some(origin) = &req.origin {
+        let own = own_origins(roots);
+        if !own.iter().any(|o| o == origin) {
+            return Err(refuse(format!(
+                "this call came from a page at {}, not this page ({})",
+                crate::visible::shown(&origin.chars().take(200).collect::<String>()),
+                own.join(" or ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Answers one request read from a connection: a call from another site's page is refused
+/// first ([`check_origin`]), then [`respond`].
+pub(super) fn respond_to(roots: &Roots, req: &Request) -> Response {
+    if let Err(e) = check_origin(roots, req) {
+        tracing::debug!("phone page: {e}");
+        return refusal(&e);
+    }
+    respond(roots, &req.method, &req.path, &req.body)
 }
 
 const PAGE: &str = include_str!("page/index.html");
@@ -814,9 +920,9 @@ mod tests {
         );
         assert!(read_request(&mut big.as_bytes()).is_err());
         let ok = b"POST /api/pending HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
-        let (m, p, b) = read_request(&mut &ok[..]).unwrap().unwrap();
+        let r = read_request(&mut &ok[..]).unwrap().unwrap();
         assert_eq!(
-            (m.as_str(), p.as_str(), &b[..]),
+            (r.method.as_str(), r.path.as_str(), &r.body[..]),
             ("POST", "/api/pending", &b"{}"[..])
         );
     }
