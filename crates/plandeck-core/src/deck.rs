@@ -899,6 +899,33 @@ impl Deck {
         Ok(outcome)
     }
 
+    /// [`Deck::decide_request`] for someone this side checked (a paired phone, its signature,
+    /// nonce and plan hash): on another machine, that machine's log names them, relayed by this
+    /// one (`the phone "Pixel" (device …) via laptop, through plandeck serve (over SSH from …)`),
+    /// not only this machine's ssh. A machine whose Plandeck predates the call is asked the plain
+    /// decision (nothing was decided by the refused call).
+    pub fn decide_request_for(
+        &self,
+        id: &str,
+        decision: GateDecision,
+        seen_hash: Option<String>,
+        by: &str,
+    ) -> Result<DecisionOutcome, IpcError> {
+        let Some((there, own)) = self.there(id) else {
+            return self.decide_request(id, decision, None, seen_hash, None, by);
+        };
+        let relayed = format!("{by} via {}", crate::phone::server::machine());
+        match there.decide_request_for(own.clone(), decision.clone(), seen_hash.clone(), relayed) {
+            Err(e)
+                if e.kind == ErrorKind::Unsupported
+                    && e.message.contains("no method `decide_request_for`") =>
+            {
+                there.decide_request(own, decision, None, seen_hash, None)
+            }
+            other => other,
+        }
+    }
+
     pub fn request_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
         if let Some((there, own)) = self.there(id) {
             return there.request_comments(own);

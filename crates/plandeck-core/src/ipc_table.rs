@@ -168,6 +168,9 @@ macro_rules! ipc_table {
                 "remove_worktree" => remove_shown(id: String, token: String) -> $crate::worktrees::RemoveOutcome;
                 "clean_removals_to_confirm" => clean_removals_to_confirm(repo_id: String) -> $crate::ipc_table::CleanRemovalsToConfirm;
                 "remove_clean_worktrees" => remove_clean_shown(repo_id: String, tokens: Vec<String>) -> Vec<String>;
+                // A decision this side checked for someone it names (a paired phone): the
+                // server's log names them, relayed through its client.
+                "decide_request_for" => decide_request_for(id: String, decision: $crate::gate::GateDecision, seen_hash: Option<String>, on_behalf_of: String) -> $crate::gate::DecisionOutcome;
             }
             events {
                 "app:roots-changed" => $crate::live::RootsChanged;

@@ -319,12 +319,11 @@ pub fn decide_there(
             }
         }
     };
-    deck.decide_request(
+    // Decided there for the device: that machine's log names it, relayed by this one.
+    deck.decide_request_for(
         &d.request_id,
         decision,
-        None,
         Some(d.plan_hash.clone()),
-        None,
         &crate::phone::decider(device),
     )
     .map_err(there_error)

@@ -19,47 +19,11 @@ use plandeck_core::gate::{self, GateRequest, HookOptions, HookOutcome};
 use plandeck_testkit::{free_port, wait_for};
 use serde_json::{json, Value};
 
-/// Runs a program the test needs; a missing one fails the test loudly.
-pub(crate) fn run(program: &str, args: &[&str], dir: &Path) -> Vec<u8> {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("{program} is needed by this test (scripts/setup.sh --test): {e}")
-        });
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 /// A certificate authority and a server certificate for 127.0.0.1 signed by it; returns the
 /// base64 SHA-256 of the server key's SPKI (what Chromium is told to trust).
 fn make_certificates(dir: &Path) -> String {
-    plandeck_testkit::tls::test_ca(dir);
-    let public = run(
-        "openssl",
-        &["x509", "-in", "server.pem", "-pubkey", "-noout"],
-        dir,
-    );
-    std::fs::write(dir.join("server.pub"), public).unwrap();
-    let der = run(
-        "openssl",
-        &["pkey", "-pubin", "-in", "server.pub", "-outform", "der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.der"), der).unwrap();
-    let hash = run(
-        "openssl",
-        &["dgst", "-sha256", "-binary", "server.der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.hash"), hash).unwrap();
-    let b64 = run("openssl", &["base64", "-A", "-in", "server.hash"], dir);
-    String::from_utf8(b64).unwrap().trim().to_owned()
+    let ca = plandeck_testkit::tls::test_ca(dir);
+    plandeck_testkit::tls::spki_sha256_b64(&ca.server_pem)
 }
 
 /// chromedriver and one session of headless Chromium at a phone's size.
