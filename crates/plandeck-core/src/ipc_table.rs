@@ -152,6 +152,10 @@ macro_rules! ipc_table {
                     here "the phone page is set on the machine itself";
                 phone::phone_on(listen: String, cert: String, key: String, name: Option<String>, wait_minutes: u32) -> $crate::phone::settings::PhoneStatus,
                     here "the phone page is turned on in the window's own dialog on the machine itself";
+                phone::phone_tailscale() -> $crate::phone::settings::TailscaleOffer = |d, _| d.phone_tailscale(),
+                    here "the phone page is set on the machine itself";
+                phone::phone_on_tailscale(port: u16, wait_minutes: u32) -> $crate::phone::settings::PhoneStatus,
+                    here "the phone page is turned on in the window's own dialog on the machine itself";
                 phone::phone_pick_file(what: String) -> Option<String>,
                     here "files are picked in the window's own dialog on the machine itself";
                 phone::phone_off() -> $crate::phone::settings::PhoneStatus = |d, _| d.phone_off(),

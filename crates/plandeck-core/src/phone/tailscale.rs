@@ -506,7 +506,7 @@ impl Guard {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -523,7 +523,7 @@ mod tests {
     }
 
     /// A LocalAPI stand-in answering every request with `code` and `body`, for `n` requests.
-    fn answering(dir: &Path, code: u16, body: &str, n: usize) -> PathBuf {
+    pub(crate) fn answering(dir: &Path, code: u16, body: &str, n: usize) -> PathBuf {
         let socket = dir.join(format!(
             "ts-{}.sock",
             crate::durable::sha256_hex(body.as_bytes())
