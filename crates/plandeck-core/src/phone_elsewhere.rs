@@ -49,6 +49,9 @@ impl crate::phone::OtherMachines for Reach {
     fn plan(&self, roots: &Roots, id: &str) -> Result<Value, PhoneError> {
         plan_there(roots, id)
     }
+    fn waiting(&self, roots: &Roots) -> crate::phone::push::Waiting {
+        waiting_there(roots)
+    }
     fn decide(
         &self,
         roots: &Roots,
@@ -188,6 +191,26 @@ pub fn elsewhere_cards(roots: &Roots) -> (Vec<Value>, Vec<Value>) {
         })
         .collect();
     (cards, machines)
+}
+
+/// The plans waiting now on each other machine that answered now (a machine not connected says
+/// only what it last said: left out, nothing is pushed from it).
+pub fn waiting_there(roots: &Roots) -> crate::phone::push::Waiting {
+    let Some(elsewhere) = attached(roots) else {
+        return Vec::new();
+    };
+    elsewhere
+        .gather(crate::wire::calls::list_pending::NAME)
+        .into_iter()
+        .filter(|g| g.current)
+        .filter_map(|g| {
+            let theirs = g
+                .answer
+                .and_then(|v| elsewhere::answer::<Vec<GateRequest>>(&g.machine, v))
+                .ok()?;
+            Some((g.machine, theirs))
+        })
+        .collect()
 }
 
 /// Why a call to another machine did not go (nothing decided there).

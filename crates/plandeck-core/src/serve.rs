@@ -1045,6 +1045,18 @@ mod tests {
         crate::phone_elsewhere::reach();
         let _shown = crate::phone_elsewhere::attach(&here, Arc::new(InProcess(server)));
         let id = crate::elsewhere::on_machine("box", &req.id);
+        // What the page's push asks of the other machines: the plan waiting there, named.
+        let waiting = crate::phone_elsewhere::waiting_there(&here);
+        assert_eq!(waiting.len(), 1, "{waiting:?}");
+        assert_eq!(waiting[0].0, "box");
+        assert_eq!(
+            waiting[0]
+                .1
+                .iter()
+                .map(|r| (r.id.as_str(), r.machine.as_deref()))
+                .collect::<Vec<_>>(),
+            [(id.as_str(), Some("box"))]
+        );
         let hash = req.plan_hash.clone().unwrap();
         let nonce = crate::phone::sign::random_token(18).unwrap();
         let expires = crate::timestamp::now().unix_timestamp() + 60;

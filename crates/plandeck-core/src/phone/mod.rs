@@ -64,6 +64,8 @@ pub trait OtherMachines: Send + Sync {
     fn owns(&self, id: &str) -> bool;
     /// Their waiting plans as cards, and how each machine is.
     fn cards(&self, roots: &Roots) -> (Vec<serde_json::Value>, Vec<serde_json::Value>);
+    /// The plans waiting now on each of them that answered now (to push the new ones).
+    fn waiting(&self, roots: &Roots) -> push::Waiting;
     /// One of their plans as the page shows it.
     fn plan(&self, roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError>;
     /// A checked decision sent there.

@@ -303,13 +303,24 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     tracing::info!("phone page on {}", state.url);
     // Each request filed from now on is pushed to the paired devices (no plan text).
     let stop_push = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let push = match super::push::Notifier::new(roots, super::outbound::Outbound::from_env()) {
-        Ok(n) => Some(super::push::watch(Arc::new(n), stop_push.clone())),
-        Err(e) => {
-            tracing::warn!("push is off: {e}");
-            None
+    let mut push = Vec::new();
+    match super::push::Notifier::new(roots, super::outbound::Outbound::from_env()) {
+        Ok(n) => {
+            let n = Arc::new(n);
+            push.push(super::push::watch(n.clone(), stop_push.clone()));
+            // And each plan that starts waiting on another machine, naming it.
+            if let Some(other) = super::other_machines() {
+                let roots = roots.clone();
+                push.push(super::push::watch_others(
+                    n,
+                    Box::new(move || other.waiting(&roots)),
+                    super::push::OTHERS_EVERY,
+                    stop_push.clone(),
+                ));
+            }
         }
-    };
+        Err(e) => tracing::warn!("push is off: {e}"),
+    }
     // The other machines of the settings, kept connected while the page is served: their
     // waiting plans are on it too.
     let machines = super::other_machines().map(|o| o.attach_settings(roots));
@@ -371,7 +382,7 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     }
     drop(machines);
     stop_push.store(true, Ordering::SeqCst);
-    if let Some(p) = push {
+    for p in push {
         let _ = p.join();
     }
     let _ = std::fs::remove_file(super::dir(roots).join("server.json"));
