@@ -652,6 +652,23 @@ fn fetch_status(certs: &Path, url: &str) -> Option<String> {
     (out.status.success() && code != "000").then_some(code)
 }
 
+/// What `curl` gets for a POST of `{}` to `url` sent as from the page at `origin`: the head and
+/// the body.
+fn post_from(certs: &Path, url: &str, origin: &str) -> (String, String) {
+    let out = Command::new("curl")
+        .args(["-s", "-i", "--max-time", "5", "-X", "POST", "-d", "{}"])
+        .arg("-H")
+        .arg(format!("Origin: {origin}"))
+        .arg("--cacert")
+        .arg(certs.join("ca.pem"))
+        .arg(url)
+        .output()
+        .unwrap_or_else(|e| panic!("curl is needed by this test (scripts/setup.sh --test): {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_owned(), body.to_owned())
+}
+
 pub(crate) fn status(home: &Path) -> Value {
     let (code, out, err) = plandeck(home, &["phone", "status", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -756,6 +773,24 @@ fn the_per_user_server_hosts_the_page_takes_on_and_off_without_a_restart_and_sta
         fetch_status(&certs, &format!("https://127.0.0.1:{port2}/")).as_deref(),
         Some("200")
     );
+    // A page of another site calling the API from the phone's browser: refused by the running
+    // server before the call is read, with the reason; the page's own origin is read (and this
+    // empty call refused as not the page's); neither answer may be framed.
+    let api = format!("https://127.0.0.1:{port2}/api/pending");
+    let (head, body) = post_from(&certs, &api, "https://evil.example");
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert!(
+        body.contains("\"crossOrigin\"") && body.contains("evil.example"),
+        "{body}"
+    );
+    let (head, body) = post_from(&certs, &api, &format!("https://127.0.0.1:{port2}"));
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}{body}");
+    for h in [head, post_from(&certs, &api, "null").0] {
+        assert!(
+            h.contains("X-Frame-Options: DENY") && h.contains("frame-ancestors 'none'"),
+            "{h}"
+        );
+    }
     wait_for("the old address to be let go", || {
         fetch_status(&certs, &format!("https://127.0.0.1:{port}/"))
             .is_none()
