@@ -956,10 +956,14 @@ mod tests {
 
     /// Another machine reached in-process: its calls answered by a server of its own store, as
     /// `plandeck serve` there answers this side's ssh (from 192.0.2.7).
-    struct InProcess(Server);
+    /// `.1`: a server older than `decide_request_for` (it says it has no such method).
+    struct InProcess(Server, bool);
 
     impl crate::elsewhere::Elsewhere for InProcess {
         fn call(&self, _machine: &str, method: &str, params: Value) -> Result<Value, IpcError> {
+            if self.1 && method == calls::decide_request_for::NAME {
+                return Err(unsupported(format!("no method `{method}`")));
+            }
             self.0
                 .table(method, params)
                 .unwrap_or_else(|| Err(unsupported(format!("no method `{method}`"))))
@@ -983,11 +987,10 @@ mod tests {
         }
     }
 
-    /// A phone paired here rejects a plan waiting on another machine: that machine's record of
-    /// the decision names the phone (relayed by this machine, through its ssh), not only "over
-    /// SSH" (issue 37: the log names the device).
-    #[test]
-    fn a_phones_decision_on_another_machine_names_the_phone_in_that_machines_log() {
+    /// A phone paired here rejects a plan waiting on another machine (its server `older` than
+    /// `decide_request_for`, or not): the hook there gets it. Returns the phone's device id and
+    /// who decided, as the records there say it.
+    fn a_phone_decides_there(older: bool) -> (String, Vec<String>) {
         use ring::rand::SystemRandom;
         use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
         let b64 = |b: &[u8]| {
@@ -1043,7 +1046,7 @@ mod tests {
         )
         .unwrap();
         crate::phone_elsewhere::reach();
-        let _shown = crate::phone_elsewhere::attach(&here, Arc::new(InProcess(server)));
+        let _shown = crate::phone_elsewhere::attach(&here, Arc::new(InProcess(server, older)));
         let id = crate::elsewhere::on_machine("box", &req.id);
         // What the page's push asks of the other machines: the plan waiting there, named.
         let waiting = crate::phone_elsewhere::waiting_there(&here);
@@ -1086,12 +1089,36 @@ mod tests {
         )
         .unwrap();
         let decisions = crate::review::log::read_all(&there.data).unwrap_or_default();
-        let logged = decisions.iter().filter_map(|d| d.decided_by.as_ref());
-        for by in logged.chain(closed["decidedBy"].as_str().map(str::to_owned).as_ref()) {
-            let phone = format!("the phone \"Pixel\" (device {}) via ", device.id);
+        let mut by: Vec<String> = decisions.into_iter().filter_map(|d| d.decided_by).collect();
+        by.extend(closed["decidedBy"].as_str().map(str::to_owned));
+        assert!(!by.is_empty());
+        (device.id, by)
+    }
+
+    /// A phone paired here rejects a plan waiting on another machine: that machine's record of
+    /// the decision names the phone (relayed by this machine, through its ssh), not only "over
+    /// SSH" (issue 37: the log names the device).
+    #[test]
+    fn a_phones_decision_on_another_machine_names_the_phone_in_that_machines_log() {
+        let (device, bys) = a_phone_decides_there(false);
+        for by in bys {
+            let phone = format!("the phone \"Pixel\" (device {device}) via ");
             assert!(
                 by.contains(&phone)
                     && by.contains(", through plandeck serve (over SSH from 192.0.2.7)"),
+                "{by}"
+            );
+        }
+    }
+
+    /// The other machine's Plandeck is older (no `decide_request_for`): the phone's decision
+    /// still goes, as the plain decision, recorded there as by its ssh.
+    #[test]
+    fn a_phones_decision_on_an_older_machine_goes_as_the_plain_decision() {
+        let (_, bys) = a_phone_decides_there(true);
+        for by in bys {
+            assert!(
+                by.contains("plandeck serve (over SSH from 192.0.2.7)") && !by.contains("Pixel"),
                 "{by}"
             );
         }
