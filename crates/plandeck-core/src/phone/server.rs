@@ -326,7 +326,28 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     let machines = super::other_machines().map(|o| o.attach_settings(roots));
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
-    let mut last_asked = std::time::Instant::now();
+    // On Tailscale: the machine re-asked every few seconds (logged in as another user, tailscaled
+    // gone: the page ends, and is served again only for who it is now), on a thread of its own:
+    // a tailscaled slow to answer never holds the page's accepting loop.
+    let moved = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop_asking = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(g) = guard.clone() {
+        let (moved, stop) = (moved.clone(), stop_asking.clone());
+        std::thread::spawn(move || {
+            let mut last_asked = std::time::Instant::now();
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last_asked.elapsed() < TAILSCALE_RECHECK {
+                    continue;
+                }
+                if !g.still_same() {
+                    moved.store(true, Ordering::SeqCst);
+                    break;
+                }
+                last_asked = std::time::Instant::now();
+            }
+        });
+    }
     loop {
         if last_check.elapsed() >= Duration::from_millis(500) {
             last_check = std::time::Instant::now();
@@ -340,20 +361,10 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
                 break;
             }
-            // On Tailscale: the machine re-asked every few seconds (logged in as another user,
-            // tailscaled gone: the page ends, and is served again only for who it is now).
-            if let Some(g) = guard
-                .as_ref()
-                .filter(|_| last_asked.elapsed() >= TAILSCALE_RECHECK)
-            {
-                last_asked = std::time::Instant::now();
-                if !g.still_same() {
-                    tracing::warn!(
-                        "Tailscale names this machine otherwise now: the phone page restarts"
-                    );
-                    break;
-                }
-            }
+        }
+        if moved.load(Ordering::SeqCst) {
+            tracing::warn!("Tailscale names this machine otherwise now: the phone page restarts");
+            break;
         }
         if opts.stop.load(Ordering::SeqCst) {
             break;
@@ -381,6 +392,8 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
         }
     }
     drop(machines);
+    // The asking thread ends by itself (after the question it may be waiting on, at most 5 s).
+    stop_asking.store(true, Ordering::SeqCst);
     stop_push.store(true, Ordering::SeqCst);
     for p in push {
         let _ = p.join();
@@ -974,5 +987,104 @@ mod tests {
             .map(|r| r["id"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(listed, ["plan1"]);
+    }
+
+    /// On Tailscale the server asks tailscaled again every few seconds who this machine is. A
+    /// tailscaled slow to answer that (here: held until the test lets it go) must not hold the
+    /// page: a phone's request made meanwhile is answered (the question is asked beside the
+    /// accepting loop, never in it).
+    #[test]
+    fn a_slow_tailscaled_recheck_does_not_hold_the_page() {
+        use std::io::{BufRead, BufReader};
+        use std::os::unix::net::UnixListener;
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let certs = dir.path().join("certs");
+        let ca = plandeck_testkit::tls::test_ca_for(&certs, "IP:127.0.0.1");
+        let socket = dir.path().join("tailscaled.sock");
+        let listener = UnixListener::bind(&socket).unwrap();
+        let (asked_tx, asked_rx) = std::sync::mpsc::channel::<()>();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let go = Arc::new(std::sync::Mutex::new(go_rx));
+        std::thread::spawn(move || {
+            let statuses = Arc::new(AtomicUsize::new(0));
+            for s in listener.incoming().flatten() {
+                let (statuses, asked_tx, go) = (statuses.clone(), asked_tx.clone(), go.clone());
+                // Each question on its own thread, as tailscaled answers them.
+                std::thread::spawn(move || {
+                    let status = r#"{"BackendState":"Running","Self":{"DNSName":"m.example.ts.net.","TailscaleIPs":["127.0.0.1"],"UserID":1},"User":{}}"#;
+                    let who = r#"{"Node":{"Name":"p.","User":1,"Addresses":["127.0.0.1/32"]},"UserProfile":{"ID":1,"LoginName":"amy@example.com"}}"#;
+                    let mut line = String::new();
+                    let _ = BufReader::new(s.try_clone().unwrap()).read_line(&mut line);
+                    let body = if line.contains("/status") {
+                        if statuses.fetch_add(1, Ordering::SeqCst) == 1 {
+                            // The first recheck: held until the test has its answer.
+                            let _ = asked_tx.send(());
+                            let _ = go.lock().unwrap().recv();
+                        }
+                        status
+                    } else {
+                        who
+                    };
+                    let mut s = s;
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                });
+            }
+        });
+        let port = plandeck_testkit::free_port();
+        super::super::tailscale::write_config(
+            &roots,
+            &super::super::tailscale::TailscaleConfig {
+                on: true,
+                socket: Some(socket),
+                allow_users: vec![],
+            },
+        )
+        .unwrap();
+        write_config(
+            &roots,
+            &PhoneConfig {
+                on: true,
+                listen: format!("127.0.0.1:{port}"),
+                cert: ca.server_pem.clone(),
+                key: ca.server_key.clone(),
+                name: None,
+                wait_minutes: 15,
+            },
+        )
+        .unwrap();
+        let opts = ServeOptions::default();
+        let stop = opts.stop.clone();
+        let server = {
+            let roots = roots.clone();
+            std::thread::spawn(move || serve_with(&roots, &opts))
+        };
+        asked_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server asks tailscaled again");
+        let out = std::process::Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "--max-time",
+                "60",
+            ])
+            .arg("--cacert")
+            .arg(&ca.ca_pem)
+            .arg(format!("https://127.0.0.1:{port}/"))
+            .output()
+            .unwrap_or_else(|e| panic!("curl is needed by this test: {e}"));
+        let code = String::from_utf8_lossy(&out.stdout).into_owned();
+        let _ = go_tx.send(());
+        stop.store(true, Ordering::SeqCst);
+        server.join().unwrap().unwrap();
+        assert_eq!(code, "200", "answered while tailscaled was asked again");
     }
 }
