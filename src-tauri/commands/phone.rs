@@ -35,6 +35,32 @@ pub async fn phone_on(
     blocking(move || deck.phone_on(&listen, &cert, &key, name, wait_minutes)).await
 }
 
+/// Settings → Phone's "On Tailscale": the page at this machine's Tailscale address and port, once
+/// the person confirmed it natively (the address and name `tailscaled` gives now).
+#[tauri::command]
+#[tracing::instrument(skip(app, state))]
+pub async fn phone_on_tailscale(
+    app: AppHandle,
+    state: State<'_, AppState>,
+    port: u16,
+    wait_minutes: u32,
+) -> Result<PhoneStatus, IpcError> {
+    let deck = state.deck();
+    let (deck, ask) = blocking(move || {
+        let ask = deck.phone_on_tailscale_to_confirm(port, wait_minutes)?;
+        Ok((deck, ask))
+    })
+    .await?;
+    let asked = app.clone();
+    if !blocking(move || Ok(crate::confirm::ask(&asked, ask))).await? {
+        return Err(IpcError::new(
+            ErrorKind::Refused,
+            "the phone page was not turned on: it was not confirmed",
+        ));
+    }
+    blocking(move || deck.phone_on_tailscale(port, wait_minutes)).await
+}
+
 /// Settings → Phone's "Choose…" beside the certificate and its key (`what`: `cert` or `key`): the
 /// native file picker. The path picked only fills the form; turning the page on still shows it in
 /// the native confirmation and checks that the certificate and key load and match.

@@ -2,6 +2,8 @@
 // native dialog naming it), served by the per-user server; a pairing link drawn as a QR code with
 // its countdown; a phone pairing through that link (a P-256 key made with WebCrypto, as the page
 // makes it) appears in the list; Revoke, once confirmed, takes it out; Turn off stops the page.
+// And on this machine's Tailscale, chosen in the window (a LocalAPI stand-in on a unix socket in
+// tailscaled's shapes): served at the address and name it gives, each caller checked by whois.
 
 import { test } from "node:test";
 import assert from "node:assert/strict";
@@ -9,6 +11,7 @@ import { mkdirSync, mkdtempSync, readFileSync, writeFileSync } from "node:fs";
 import { spawnSync } from "node:child_process";
 import { request } from "node:https";
 import { createServer } from "node:net";
+import { createServer as createHttpServer } from "node:http";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { webcrypto } from "node:crypto";
@@ -19,13 +22,13 @@ function run(program, args, cwd) {
   assert.equal(r.status, 0, `${program} ${args.join(" ")}: ${r.stderr ?? r.error}`);
 }
 
-/** A certificate authority and a certificate for 127.0.0.1 signed by it (openssl). */
-function makeCertificates(dir) {
+/** A certificate authority and a certificate for `names` (127.0.0.1 unless given) signed by it. */
+function makeCertificates(dir, names = "IP:127.0.0.1") {
   mkdirSync(dir, { recursive: true });
   const ec = ["-newkey", "ec", "-pkeyopt", "ec_paramgen_curve:P-256", "-nodes"];
   run("openssl", ["req", "-x509", ...ec, "-keyout", "ca.key", "-out", "ca.pem", "-days", "2", "-subj", "/CN=Plandeck test CA"], dir);
   run("openssl", ["req", ...ec, "-keyout", "server.key", "-out", "server.csr", "-subj", "/CN=127.0.0.1"], dir);
-  writeFileSync(join(dir, "ext.cnf"), "subjectAltName=IP:127.0.0.1\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n");
+  writeFileSync(join(dir, "ext.cnf"), `subjectAltName=${names}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n`);
   run("openssl", ["x509", "-req", "-in", "server.csr", "-CA", "ca.pem", "-CAkey", "ca.key", "-CAcreateserial", "-out", "server.pem", "-days", "2", "-extfile", "ext.cnf"], dir);
 }
 
@@ -130,4 +133,96 @@ test("Settings → Phone: on at the typed address, a QR code of the pairing link
     await s.waitForText("off", "[data-testid=phone-state]", { timeout: 15000 });
     await assert.rejects(post(`https://127.0.0.1:${port}/api/pending`, {}, ca));
   });
+});
+
+/** POSTs JSON to the page at https://localhost:PORT (on 127.0.0.1), trusting only the test's CA. */
+function postLocalhost(port, path, body, ca) {
+  return new Promise((resolve, reject) => {
+    const data = JSON.stringify(body);
+    const req = request(
+      { host: "127.0.0.1", port, path, servername: "localhost", method: "POST", ca, headers: { host: `localhost:${port}`, "content-type": "application/json", "content-length": Buffer.byteLength(data) } },
+      (res) => {
+        let text = "";
+        res.on("data", (d) => (text += d));
+        res.on("end", () => resolve({ status: res.statusCode, body: JSON.parse(text || "null") }));
+      },
+    );
+    req.on("error", reject);
+    req.end(data);
+  });
+}
+
+/** A LocalAPI stand-in on a unix socket: status, cert and whois in tailscaled's shapes. `who`
+ * says whose node the callers are ("amy": the machine's own user, "bob": another). */
+function localApi(socket, certs, who) {
+  const pair = readFileSync(join(certs, "server.key"), "utf8") + readFileSync(join(certs, "server.pem"), "utf8");
+  const server = createHttpServer((req, res) => {
+    let body;
+    let code = 200;
+    if (req.url === "/localapi/v0/status?peers=false") {
+      body = JSON.stringify({
+        BackendState: "Running",
+        Self: { DNSName: "localhost.", TailscaleIPs: ["127.0.0.1"], UserID: 1111 },
+        User: { 1111: { ID: 1111, LoginName: "amy@example.com" } },
+      });
+    } else if (req.url === "/localapi/v0/cert/localhost?type=pair") {
+      body = pair;
+    } else if (req.url.startsWith("/localapi/v0/whois?addr=")) {
+      const ip = decodeURIComponent(req.url.split("=")[1]).replace(/:\d+$/, "");
+      const id = who.user === "amy" ? 1111 : 2222;
+      body = JSON.stringify({
+        Node: { Name: `${who.user}-phone.tail1234.ts.net.`, User: id, Addresses: [`${ip}/32`] },
+        UserProfile: { ID: id, LoginName: `${who.user}@example.com` },
+      });
+    } else {
+      code = 404;
+      body = "404 page not found\n";
+    }
+    res.writeHead(code, { "Content-Type": "application/json", "Content-Length": Buffer.byteLength(body) });
+    res.end(body);
+  });
+  server.listen(socket);
+  return server;
+}
+
+test("Settings → Phone: Tailscale offered with its address and name, the page served there, each caller checked by whois", async () => {
+  const home = mkdtempSync(join(tmpdir(), "plandeck-e2e-phone-ts-"));
+  const certs = join(home, "certs");
+  makeCertificates(certs, "DNS:localhost");
+  const ca = readFileSync(join(certs, "ca.pem"));
+  const socket = join(home, "tailscaled.sock");
+  const who = { user: "amy" };
+  const api = localApi(socket, certs, who);
+  const port = await freePort();
+  try {
+    await withApp({ home, env: { PLANDECK_TAILSCALE_SOCKET: socket } }, async (s) => {
+      await s.click("[data-view=settings]");
+      await s.waitForText("off", "[data-testid=phone-state]");
+      await s.waitFor("[data-testid=phone-where-tailscale]");
+      const offered = await s.exec("const i = document.querySelector('[data-testid=phone-where-tailscale]'); return { checked: i.checked, text: i.closest('label').textContent };");
+      assert.ok(offered.checked, "chosen first while the page is off");
+      assert.match(offered.text, /Tailscale \(127\.0\.0\.1, localhost\)/);
+      await s.exec(`const e = document.querySelector('[data-testid=phone-port]'); e.value = '${port}'; e.dispatchEvent(new Event('input')); return null;`);
+      await s.click("[data-testid=phone-on]");
+      assert.ok(clickNativeDialog(`^Serve the phone page at https://localhost:${port}/ on Tailscale`, 0.75), "a native dialog names the address and name");
+      await s.waitForText("served by plandeck serve --daemon", "[data-testid=phone-state]", { timeout: 30000 });
+      await s.waitForText("checked by whois", "[data-testid=phone-tailscale]");
+      assert.match(await s.text("[data-testid=phone-state]"), new RegExp(`https://localhost:${port}/`));
+
+      // The machine's own user's device is answered (its call then checked by its signature);
+      // another user's device is refused by whois, with the reason.
+      const mine = await postLocalhost(port, "/api/pending", {}, ca);
+      assert.notEqual(mine.body?.error?.kind, "notYourTailnet", JSON.stringify(mine.body));
+      who.user = "bob";
+      const theirs = await postLocalhost(port, "/api/pending", {}, ca);
+      assert.equal(theirs.status, 403, JSON.stringify(theirs.body));
+      assert.equal(theirs.body.error.kind, "notYourTailnet");
+      assert.match(theirs.body.error.message, /bob@example\.com/);
+
+      await s.click("[data-testid=phone-off]");
+      await s.waitForText("off", "[data-testid=phone-state]", { timeout: 15000 });
+    });
+  } finally {
+    api.close();
+  }
 });

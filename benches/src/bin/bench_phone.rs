@@ -51,21 +51,9 @@ fn b64(bytes: &[u8]) -> String {
 
 /// A CA and a server certificate for 127.0.0.1 signed by it; returns the base64 SHA-256 of the
 /// server key's SPKI (what Chromium is told to trust).
-use plandeck_testkit::tls::openssl;
-
 fn certificates(dir: &Path) -> String {
-    plandeck_testkit::tls::test_ca(dir);
-    let public = openssl(&["x509", "-in", "server.pem", "-pubkey", "-noout"], dir);
-    std::fs::write(dir.join("server.pub"), public).unwrap();
-    let der = openssl(
-        &["pkey", "-pubin", "-in", "server.pub", "-outform", "der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.der"), der).unwrap();
-    let hash = openssl(&["dgst", "-sha256", "-binary", "server.der"], dir);
-    std::fs::write(dir.join("server.hash"), hash).unwrap();
-    let b = openssl(&["base64", "-A", "-in", "server.hash"], dir);
-    String::from_utf8(b).unwrap().trim().to_owned()
+    let ca = plandeck_testkit::tls::test_ca(dir);
+    plandeck_testkit::tls::spki_sha256_b64(&ca.server_pem)
 }
 
 /// A paired phone's key, as WebCrypto makes one.

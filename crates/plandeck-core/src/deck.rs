@@ -899,6 +899,33 @@ impl Deck {
         Ok(outcome)
     }
 
+    /// [`Deck::decide_request`] for someone this side checked (a paired phone, its signature,
+    /// nonce and plan hash): on another machine, that machine's log names them, relayed by this
+    /// one (`the phone "Pixel" (device …) via laptop, through plandeck serve (over SSH from …)`),
+    /// not only this machine's ssh. A machine whose Plandeck predates the call is asked the plain
+    /// decision (nothing was decided by the refused call).
+    pub fn decide_request_for(
+        &self,
+        id: &str,
+        decision: GateDecision,
+        seen_hash: Option<String>,
+        by: &str,
+    ) -> Result<DecisionOutcome, IpcError> {
+        let Some((there, own)) = self.there(id) else {
+            return self.decide_request(id, decision, None, seen_hash, None, by);
+        };
+        let relayed = format!("{by} via {}", crate::phone::server::machine());
+        match there.decide_request_for(own.clone(), decision.clone(), seen_hash.clone(), relayed) {
+            Err(e)
+                if e.kind == ErrorKind::Unsupported
+                    && e.message.contains("no method `decide_request_for`") =>
+            {
+                there.decide_request(own, decision, None, seen_hash, None)
+            }
+            other => other,
+        }
+    }
+
     pub fn request_comments(&self, id: &str) -> Result<Vec<PlacedComment>, IpcError> {
         if let Some((there, own)) = self.there(id) {
             return there.request_comments(own);
@@ -1313,6 +1340,77 @@ impl Deck {
             wait_minutes,
         )?;
         crate::phone::settings::address_named(&self.roots, &config)?;
+        let roots = self.roots.clone();
+        crate::phone::settings::turn_on(&self.roots, &config, &|| {
+            crate::phone::settings::launch_daemon(&roots)
+        })?;
+        self.phone_status()
+    }
+
+    /// The LocalAPI socket the window asks ([`crate::phone::settings::tailscale_socket`]).
+    fn tailscale_socket(&self) -> std::path::PathBuf {
+        crate::phone::settings::tailscale_socket(
+            &self.roots,
+            std::env::var(crate::phone::tailscale::SOCKET_ENV).ok(),
+        )
+    }
+
+    /// Whether Settings → Phone can offer this machine's Tailscale (its address and name), or
+    /// why not.
+    pub fn phone_tailscale(&self) -> Result<crate::phone::settings::TailscaleOffer, IpcError> {
+        Ok(crate::phone::settings::tailscale_offer(
+            &self.tailscale_socket(),
+        ))
+    }
+
+    /// What the window asks natively before it serves the page on Tailscale: the address and
+    /// name `tailscaled` gives now, and who is answered.
+    pub fn phone_on_tailscale_to_confirm(
+        &self,
+        port: u16,
+        wait_minutes: u32,
+    ) -> Result<Confirmation, IpcError> {
+        if wait_minutes > crate::phone::server::MAX_WAIT_MINUTES {
+            return Err(IpcError::new(
+                ErrorKind::BadInput,
+                "the wait for a phone is at most a day (1440 minutes)",
+            ));
+        }
+        let (addr, name) =
+            crate::phone::settings::tailscale_preview(&self.tailscale_socket(), port)?;
+        Ok(Confirmation {
+            title: format!("Serve the phone page at https://{name}:{port}/ on Tailscale?"),
+            text: format!(
+                "It listens only on {addr}, this machine's Tailscale address, with the certificate \
+                 Tailscale gives for {name}; only devices of this machine's Tailscale user are \
+                 answered, each caller checked by whois (a decision still needs a phone you \
+                 paired). Your Plandeck server on this machine serves it, also when this window \
+                 is closed, until you turn it off."
+            ),
+            destructive: false,
+            action: "Turn on".to_owned(),
+        })
+    }
+
+    /// Serves the page on this machine's Tailscale at `port` (once the person confirmed it in
+    /// the window's own dialog), as `plandeck phone on --tailscale` does: its address, its
+    /// MagicDNS name and Tailscale's certificate for it; the users allowed before stay allowed.
+    pub fn phone_on_tailscale(
+        &self,
+        port: u16,
+        wait_minutes: u32,
+    ) -> Result<crate::phone::settings::PhoneStatus, IpcError> {
+        let allowed = crate::phone::tailscale::read_config(&self.roots)?
+            .map(|t| t.allow_users)
+            .unwrap_or_default();
+        let (config, ts) = crate::phone::settings::tailscale_config(
+            &self.roots,
+            Some(self.tailscale_socket()),
+            port,
+            allowed,
+            wait_minutes,
+        )?;
+        crate::phone::settings::choose_tailscale(&self.roots, Some(&ts))?;
         let roots = self.roots.clone();
         crate::phone::settings::turn_on(&self.roots, &config, &|| {
             crate::phone::settings::launch_daemon(&roots)

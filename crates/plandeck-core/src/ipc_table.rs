@@ -153,6 +153,10 @@ macro_rules! ipc_table {
                     here "the phone page is set on the machine itself";
                 phone::phone_on(listen: String, cert: String, key: String, name: Option<String>, wait_minutes: u32) -> $crate::phone::settings::PhoneStatus,
                     here "the phone page is turned on in the window's own dialog on the machine itself";
+                phone::phone_tailscale() -> $crate::phone::settings::TailscaleOffer = |d, _| d.phone_tailscale(),
+                    here "the phone page is set on the machine itself";
+                phone::phone_on_tailscale(port: u16, wait_minutes: u32) -> $crate::phone::settings::PhoneStatus,
+                    here "the phone page is turned on in the window's own dialog on the machine itself";
                 phone::phone_pick_file(what: String) -> Option<String>,
                     here "files are picked in the window's own dialog on the machine itself";
                 phone::phone_off() -> $crate::phone::settings::PhoneStatus = |d, _| d.phone_off(),
@@ -169,6 +173,9 @@ macro_rules! ipc_table {
                 "remove_worktree" => remove_shown(id: String, token: String) -> $crate::worktrees::RemoveOutcome;
                 "clean_removals_to_confirm" => clean_removals_to_confirm(repo_id: String) -> $crate::ipc_table::CleanRemovalsToConfirm;
                 "remove_clean_worktrees" => remove_clean_shown(repo_id: String, tokens: Vec<String>) -> Vec<String>;
+                // A decision this side checked for someone it names (a paired phone): the
+                // server's log names them, relayed through its client.
+                "decide_request_for" => decide_request_for(id: String, decision: $crate::gate::GateDecision, seen_hash: Option<String>, on_behalf_of: String) -> $crate::gate::DecisionOutcome;
             }
             events {
                 "app:roots-changed" => $crate::live::RootsChanged;

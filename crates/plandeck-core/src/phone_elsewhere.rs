@@ -49,6 +49,9 @@ impl crate::phone::OtherMachines for Reach {
     fn plan(&self, roots: &Roots, id: &str) -> Result<Value, PhoneError> {
         plan_there(roots, id)
     }
+    fn waiting(&self, roots: &Roots) -> crate::phone::push::Waiting {
+        waiting_there(roots)
+    }
     fn decide(
         &self,
         roots: &Roots,
@@ -190,6 +193,26 @@ pub fn elsewhere_cards(roots: &Roots) -> (Vec<Value>, Vec<Value>) {
     (cards, machines)
 }
 
+/// The plans waiting now on each other machine that answered now (a machine not connected says
+/// only what it last said: left out, nothing is pushed from it).
+pub fn waiting_there(roots: &Roots) -> crate::phone::push::Waiting {
+    let Some(elsewhere) = attached(roots) else {
+        return Vec::new();
+    };
+    elsewhere
+        .gather(crate::wire::calls::list_pending::NAME)
+        .into_iter()
+        .filter(|g| g.current)
+        .filter_map(|g| {
+            let theirs = g
+                .answer
+                .and_then(|v| elsewhere::answer::<Vec<GateRequest>>(&g.machine, v))
+                .ok()?;
+            Some((g.machine, theirs))
+        })
+        .collect()
+}
+
 /// Why a call to another machine did not go (nothing decided there).
 fn there_error(e: crate::ipc::IpcError) -> crate::phone::PhoneError {
     crate::phone::PhoneError::Elsewhere(e)
@@ -319,12 +342,11 @@ pub fn decide_there(
             }
         }
     };
-    deck.decide_request(
+    // Decided there for the device: that machine's log names it, relayed by this one.
+    deck.decide_request_for(
         &d.request_id,
         decision,
-        None,
         Some(d.plan_hash.clone()),
-        None,
         &crate::phone::decider(device),
     )
     .map_err(there_error)

@@ -36,6 +36,7 @@ use serde_json::{json, Value};
 
 use crate::config::Roots;
 use crate::deck::{Confirmation, Deck};
+use crate::gate::{DecisionOutcome, GateDecision};
 use crate::ipc::{ErrorKind, IpcError};
 use crate::live::{Live, LiveEvent};
 use crate::wire::{
@@ -56,6 +57,27 @@ pub fn decided_by(ssh_client: Option<&str>) -> String {
         Some(ip) => format!("plandeck serve (over SSH from {ip})"),
         None => "plandeck serve".to_owned(),
     }
+}
+
+/// The most characters kept of whom a client decides for ([`on_behalf`]).
+const MAX_ON_BEHALF: usize = 200;
+
+/// Who decides when a client relays a decision it checked for someone ("the phone \"Pixel\"
+/// (device …) via laptop"): their words as the client sent them (one visible line, bounded: the
+/// client's claim, kept as data), then this server's own name for the client, so the log tells
+/// whom the client vouched for and who the client is.
+pub fn on_behalf(words: &str, by: &str) -> Result<String, IpcError> {
+    let words: String = crate::terminal::clean_text(words, MAX_ON_BEHALF * 4)
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join(" ");
+    if words.is_empty() || words.chars().count() > MAX_ON_BEHALF {
+        return Err(IpcError::new(
+            ErrorKind::BadInput,
+            format!("whom a decision is made for is 1 to {MAX_ON_BEHALF} visible characters"),
+        ));
+    }
+    Ok(format!("{words}, through {by}"))
 }
 
 /// Where an event frame goes: a connection's writer.
@@ -436,6 +458,19 @@ impl Served for Server {
         let outcome = self.shared.deck.remove_worktree(&id, &preview);
         lock(&self.shown).remove(&id);
         outcome
+    }
+
+    fn decide_request_for(
+        &self,
+        id: String,
+        decision: GateDecision,
+        seen_hash: Option<String>,
+        on_behalf_of: String,
+    ) -> Result<DecisionOutcome, IpcError> {
+        let by = on_behalf(&on_behalf_of, &self.by)?;
+        self.shared
+            .deck
+            .decide_request(&id, decision, None, seen_hash, None, &by)
     }
 
     fn clean_removals_to_confirm(
@@ -903,5 +938,189 @@ mod tests {
             "plandeck serve (over SSH from 192.0.2.7)"
         );
         assert_eq!(decided_by(None), "plandeck serve");
+    }
+
+    #[test]
+    fn whom_a_client_decides_for_is_one_bounded_line_then_the_client() {
+        assert_eq!(
+            on_behalf(
+                "the phone \"Pixel\"\n(device 0123)\u{1b}[2J via laptop",
+                "plandeck serve (over SSH from 192.0.2.7)"
+            )
+            .unwrap(),
+            "the phone \"Pixel\" (device 0123)[2J via laptop, through plandeck serve (over SSH from 192.0.2.7)"
+        );
+        assert!(on_behalf(" \n ", "x").is_err());
+        assert!(on_behalf(&"a".repeat(MAX_ON_BEHALF + 1), "x").is_err());
+    }
+
+    /// Another machine reached in-process: its calls answered by a server of its own store, as
+    /// `plandeck serve` there answers this side's ssh (from 192.0.2.7).
+    /// `.1`: a server older than `decide_request_for` (it says it has no such method).
+    struct InProcess(Server, bool);
+
+    impl crate::elsewhere::Elsewhere for InProcess {
+        fn call(&self, _machine: &str, method: &str, params: Value) -> Result<Value, IpcError> {
+            if self.1 && method == calls::decide_request_for::NAME {
+                return Err(unsupported(format!("no method `{method}`")));
+            }
+            self.0
+                .table(method, params)
+                .unwrap_or_else(|| Err(unsupported(format!("no method `{method}`"))))
+        }
+        fn gather(&self, method: &str) -> Vec<crate::elsewhere::Gathered> {
+            vec![crate::elsewhere::Gathered {
+                machine: "box".into(),
+                current: true,
+                answer: self.call("box", method, json!({})),
+            }]
+        }
+        fn last(&self, method: &str) -> Vec<crate::elsewhere::Gathered> {
+            self.gather(method)
+        }
+        fn statuses(&self) -> Vec<crate::elsewhere::MachineStatus> {
+            Vec::new()
+        }
+        fn hosts_changed(&self, _hosts: Vec<crate::config::Host>) {}
+        fn reconnect(&self, _machine: &str) -> Result<(), IpcError> {
+            Ok(())
+        }
+    }
+
+    /// A phone paired here rejects a plan waiting on another machine (its server `older` than
+    /// `decide_request_for`, or not): the hook there gets it. Returns the phone's device id and
+    /// who decided, as the records there say it.
+    fn a_phone_decides_there(older: bool) -> (String, Vec<String>) {
+        use ring::rand::SystemRandom;
+        use ring::signature::{EcdsaKeyPair, KeyPair, ECDSA_P256_SHA256_FIXED_SIGNING};
+        let b64 = |b: &[u8]| {
+            use base64::Engine as _;
+            base64::engine::general_purpose::URL_SAFE_NO_PAD.encode(b)
+        };
+        let here_home = tempfile::tempdir().unwrap();
+        let there_home = tempfile::tempdir().unwrap();
+        let here = Roots::under_home(here_home.path());
+        let there = Roots::under_home(there_home.path());
+        // There: its server holds the presence (a client is connected), so its hook waits.
+        let server = Server {
+            shared: Shared::start(&there, true, 16),
+            conn: 1,
+            sink: Arc::new(|_| {}),
+            by: decided_by(Some("192.0.2.7 51234 22")),
+            shown: Mutex::default(),
+            shown_clean: Mutex::default(),
+        };
+        let stdin = json!({
+            "session_id": "s-box", "cwd": "/w/shop", "hook_event_name": "PreToolUse",
+            "tool_name": "ExitPlanMode", "tool_input": {"plan": "# Plan\n\n1. Do it.\n"},
+        })
+        .to_string();
+        let hook = {
+            let there = there.clone();
+            let opts = crate::gate::HookOptions {
+                deadline: std::time::Duration::from_secs(120),
+                hook_pid: std::process::id(),
+                agent_pid: None,
+                tmux_env: None,
+            };
+            std::thread::spawn(move || crate::gate::hook_claude(&there, stdin.as_bytes(), opts))
+        };
+        let req = plandeck_testkit::wait_for("the plan to wait there", || {
+            crate::gate::pending(&there).into_iter().next()
+        });
+        // Here: a phone paired, the other machine shown on its page.
+        let rng = SystemRandom::new();
+        let pkcs8 = EcdsaKeyPair::generate_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, &rng).unwrap();
+        let key = EcdsaKeyPair::from_pkcs8(&ECDSA_P256_SHA256_FIXED_SIGNING, pkcs8.as_ref(), &rng)
+            .unwrap();
+        let sign = |m: &str| b64(key.sign(&rng, m.as_bytes()).unwrap().as_ref());
+        let p = crate::phone::pair_start(&here).unwrap();
+        let device = crate::phone::pair_finish(
+            &here,
+            &crate::phone::PairRequest {
+                secret: p.secret.clone(),
+                name: "Pixel".to_owned(),
+                public_key: Value::String(b64(key.public_key().as_ref())),
+                signature: sign(&crate::phone::sign::canonical_pairing(&p.secret)),
+            },
+        )
+        .unwrap();
+        crate::phone_elsewhere::reach();
+        let _shown = crate::phone_elsewhere::attach(&here, Arc::new(InProcess(server, older)));
+        let id = crate::elsewhere::on_machine("box", &req.id);
+        // What the page's push asks of the other machines: the plan waiting there, named.
+        let waiting = crate::phone_elsewhere::waiting_there(&here);
+        assert_eq!(waiting.len(), 1, "{waiting:?}");
+        assert_eq!(waiting[0].0, "box");
+        assert_eq!(
+            waiting[0]
+                .1
+                .iter()
+                .map(|r| (r.id.as_str(), r.machine.as_deref()))
+                .collect::<Vec<_>>(),
+            [(id.as_str(), Some("box"))]
+        );
+        let hash = req.plan_hash.clone().unwrap();
+        let nonce = crate::phone::sign::random_token(18).unwrap();
+        let expires = crate::timestamp::now().unix_timestamp() + 60;
+        let verdict = crate::phone::Verdict::Reject;
+        let msg =
+            crate::phone::canonical_decision(&id, &hash, verdict, "Not yet.", &nonce, expires)
+                .unwrap();
+        let d = crate::phone::SignedDecision {
+            request_id: id,
+            plan_hash: hash,
+            decision: verdict,
+            feedback: "Not yet.".to_owned(),
+            signed: crate::phone::Signed {
+                device: device.id.clone(),
+                nonce,
+                expires,
+                signature: sign(&msg),
+            },
+        };
+        crate::phone::decide(&here, &d).unwrap();
+        let out = hook.join().unwrap();
+        assert!(out.stdout.contains("Not yet."), "{out:?}");
+        // There, the closed request (and the decision log, where the plan is logged) names the
+        // phone, the machine it came through, and the ssh.
+        let closed: Value = serde_json::from_slice(
+            &std::fs::read(there.data.join(format!("gate/done/{}.json", req.id))).unwrap(),
+        )
+        .unwrap();
+        let decisions = crate::review::log::read_all(&there.data).unwrap_or_default();
+        let mut by: Vec<String> = decisions.into_iter().filter_map(|d| d.decided_by).collect();
+        by.extend(closed["decidedBy"].as_str().map(str::to_owned));
+        assert!(!by.is_empty());
+        (device.id, by)
+    }
+
+    /// A phone paired here rejects a plan waiting on another machine: that machine's record of
+    /// the decision names the phone (relayed by this machine, through its ssh), not only "over
+    /// SSH" (issue 37: the log names the device).
+    #[test]
+    fn a_phones_decision_on_another_machine_names_the_phone_in_that_machines_log() {
+        let (device, bys) = a_phone_decides_there(false);
+        for by in bys {
+            let phone = format!("the phone \"Pixel\" (device {device}) via ");
+            assert!(
+                by.contains(&phone)
+                    && by.contains(", through plandeck serve (over SSH from 192.0.2.7)"),
+                "{by}"
+            );
+        }
+    }
+
+    /// The other machine's Plandeck is older (no `decide_request_for`): the phone's decision
+    /// still goes, as the plain decision, recorded there as by its ssh.
+    #[test]
+    fn a_phones_decision_on_an_older_machine_goes_as_the_plain_decision() {
+        let (_, bys) = a_phone_decides_there(true);
+        for by in bys {
+            assert!(
+                by.contains("plandeck serve (over SSH from 192.0.2.7)") && !by.contains("Pixel"),
+                "{by}"
+            );
+        }
     }
 }

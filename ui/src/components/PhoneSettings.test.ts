@@ -99,4 +99,56 @@ describe("PhoneSettings", () => {
     await screen.findByTestId("phone-state");
     expect(screen.queryByTestId("phone-tailscale")).toBeNull();
   });
+
+  it("offers this machine's Tailscale with its address and name when it runs, and turns the page on there through its own command", async () => {
+    const calls: [string, any][] = [];
+    mockIPC((cmd, args: any) => {
+      calls.push([cmd, args]);
+      if (cmd === "phone_status") return { ...on, on: false, running: false, listen: null, cert: null, key: null, url: null, by: null, tailscale: false, devices: [] };
+      if (cmd === "phone_tailscale") return { running: true, ip: "100.64.0.7", name: "box.tail1234.ts.net", reason: null };
+      if (cmd === "phone_on_tailscale")
+        return { ...on, listen: "100.64.0.7:9443", name: "box.tail1234.ts.net", url: "https://box.tail1234.ts.net:9443/", tailscale: true, devices: [] };
+    });
+    render(PhoneSettings);
+    const choice = (await screen.findByTestId("phone-where-tailscale")) as HTMLInputElement;
+    expect(choice.closest("label")).toHaveTextContent("Tailscale (100.64.0.7, box.tail1234.ts.net)");
+    // Chosen first while the page is off; the typed form is not shown, nor asked for.
+    expect(choice.checked).toBe(true);
+    expect(screen.queryByTestId("phone-listen")).toBeNull();
+    await fireEvent.input(screen.getByTestId("phone-port"), { target: { value: "9443" } });
+    await fireEvent.click(screen.getByTestId("phone-on"));
+    await waitFor(() => expect(calls.find(([c]) => c === "phone_on_tailscale")?.[1]).toEqual({ port: 9443, waitMinutes: 15 }));
+    expect(calls.some(([c]) => c === "phone_on")).toBe(false);
+    expect(await screen.findByTestId("phone-tailscale")).toHaveTextContent("checked by whois");
+    // The typed address is still there to choose.
+    await fireEvent.click(screen.getByTestId("phone-where-typed"));
+    expect(await screen.findByTestId("phone-listen")).toBeInTheDocument();
+    expect(screen.queryByTestId("phone-port")).toBeNull();
+  });
+
+  it("says plainly when Tailscale is not running, offering the typed address only", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, on: false, running: false, tailscale: false, devices: [] };
+      if (cmd === "phone_tailscale")
+        return { running: false, ip: null, name: null, reason: "Tailscale is not running on this machine (its state: Stopped)" };
+    });
+    render(PhoneSettings);
+    expect(await screen.findByTestId("phone-no-tailscale")).toHaveTextContent(
+      "Tailscale is not available here: Tailscale is not running on this machine (its state: Stopped)",
+    );
+    expect(screen.queryByTestId("phone-where-tailscale")).toBeNull();
+    expect((screen.getByTestId("phone-where-typed") as HTMLInputElement).checked).toBe(true);
+    expect(screen.getByTestId("phone-listen")).toBeInTheDocument();
+  });
+
+  it("keeps the typed address chosen while the page is on there, though Tailscale runs", async () => {
+    mockIPC((cmd) => {
+      if (cmd === "phone_status") return { ...on, tailscale: false, devices: [] };
+      if (cmd === "phone_tailscale") return { running: true, ip: "100.64.0.7", name: "box.tail1234.ts.net", reason: null };
+    });
+    render(PhoneSettings);
+    const choice = (await screen.findByTestId("phone-where-tailscale")) as HTMLInputElement;
+    expect(choice.checked).toBe(false);
+    expect((screen.getByTestId("phone-listen") as HTMLInputElement).value).toBe("100.64.0.7:8443");
+  });
 });

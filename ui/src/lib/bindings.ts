@@ -1603,3 +1603,22 @@ waitMinutes: number, devices: Array<PhoneDevice>, };
 export type PhoneDevice = { id: string, name: string, pairedAt: string, lastSeen: string | null, revoked: boolean, };
 
 export type PhonePairing = { link: string, expires: string, qrSvg: string, };
+
+export type TailscaleOffer = { 
+/**
+ * `tailscaled` answers, its state is Running, and it names this machine's address and
+ * MagicDNS name: the page can be served there.
+ */
+running: boolean, 
+/**
+ * This machine's Tailscale address (IPv4 first), when running.
+ */
+ip: string | null, 
+/**
+ * Its MagicDNS name (the name in the link and of the certificate), when running.
+ */
+name: string | null, 
+/**
+ * Why not, in words (not running, no MagicDNS name, the LocalAPI not answering).
+ */
+reason: string | null, };

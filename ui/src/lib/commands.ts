@@ -3,7 +3,7 @@
 // this file is stale. Call commands through `ipc` in ./ipc.ts.
 
 import { invoke } from "@tauri-apps/api/core";
-import type { AcpAgentChoice, AcpChanged, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, ProcessLine, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
+import type { AcpAgentChoice, AcpChanged, AcpCommand, AcpSession, AcpStartAsked, Agent, AgentInfo, CommentAction, CommentsChanged, Decision, DecisionOutcome, GateChanged, GateDecision, GateRequest, HistoryChanged, HookPreview, IndexProgress, InstallReport, MachineStatus, Overview, PhonePairing, PhoneStatus, PlacedComment, PlanDecision, PlanDiff, PlanDocument, PlanHistory, PlanListing, PlanOutcome, PlansChanged, ProcessLine, RecoveredPlan, RecoveredPlanView, RemoveOutcome, Restored, RootsChanged, ScanProgress, SearchHit, SessionSummary, SessionsChanged, StartRequest, Started, StepOverride, StepStatus, StopOutcome, StopPreview, TailscaleOffer, Team, TerminalClosed, TerminalOutput, TerminalView, VerifyReport, WorktreeDetails, WorktreeSize, WorktreeSummary, WorktreesChanged } from "./bindings";
 
 /** Every command: its arguments (as sent, camelCased) and its result. */
 export type Commands = {
@@ -82,6 +82,8 @@ export type Commands = {
   reconnect_machine: { args: { name: string }; returns: null };
   phone_status: { args: {}; returns: PhoneStatus };
   phone_on: { args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }; returns: PhoneStatus };
+  phone_tailscale: { args: {}; returns: TailscaleOffer };
+  phone_on_tailscale: { args: { port: number; waitMinutes: number }; returns: PhoneStatus };
   phone_pick_file: { args: { what: string }; returns: string | null };
   phone_off: { args: {}; returns: PhoneStatus };
   phone_pair: { args: {}; returns: PhonePairing };
@@ -165,6 +167,8 @@ export const commands = {
   reconnectMachine: (args: { name: string }) => invoke<null>("reconnect_machine", args),
   phoneStatus: () => invoke<PhoneStatus>("phone_status"),
   phoneOn: (args: { listen: string; cert: string; key: string; name?: string | null; waitMinutes: number }) => invoke<PhoneStatus>("phone_on", args),
+  phoneTailscale: () => invoke<TailscaleOffer>("phone_tailscale"),
+  phoneOnTailscale: (args: { port: number; waitMinutes: number }) => invoke<PhoneStatus>("phone_on_tailscale", args),
   phonePickFile: (args: { what: string }) => invoke<string | null>("phone_pick_file", args),
   phoneOff: () => invoke<PhoneStatus>("phone_off"),
   phonePair: () => invoke<PhonePairing>("phone_pair"),

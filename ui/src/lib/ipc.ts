@@ -145,6 +145,11 @@ export const ipc = {
    * the page on; refused when not confirmed. */
   phoneOn: (listen: string, cert: string, key: string, name: string | null, waitMinutes: number) =>
     call(commands.phoneOn({ listen, cert, key, name, waitMinutes })),
+  /** Whether this machine's Tailscale can serve the page (its address and name), or why not. */
+  phoneTailscale: () => call(commands.phoneTailscale()),
+  /** On this machine's Tailscale at `port`, once the person confirmed it natively (the address
+   * and name tailscaled gives); refused when not confirmed. */
+  phoneOnTailscale: (port: number, waitMinutes: number) => call(commands.phoneOnTailscale({ port, waitMinutes })),
   /** The native file picker for the certificate (`cert`) or its key (`key`); null: cancelled. */
   phonePickFile: (what: "cert" | "key") => call(commands.phonePickFile({ what })),
   phoneOff: () => call(commands.phoneOff()),

@@ -19,47 +19,11 @@ use plandeck_core::gate::{self, GateRequest, HookOptions, HookOutcome};
 use plandeck_testkit::{free_port, wait_for};
 use serde_json::{json, Value};
 
-/// Runs a program the test needs; a missing one fails the test loudly.
-pub(crate) fn run(program: &str, args: &[&str], dir: &Path) -> Vec<u8> {
-    let out = Command::new(program)
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .unwrap_or_else(|e| {
-            panic!("{program} is needed by this test (scripts/setup.sh --test): {e}")
-        });
-    assert!(
-        out.status.success(),
-        "{program} {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    out.stdout
-}
-
 /// A certificate authority and a server certificate for 127.0.0.1 signed by it; returns the
 /// base64 SHA-256 of the server key's SPKI (what Chromium is told to trust).
 fn make_certificates(dir: &Path) -> String {
-    plandeck_testkit::tls::test_ca(dir);
-    let public = run(
-        "openssl",
-        &["x509", "-in", "server.pem", "-pubkey", "-noout"],
-        dir,
-    );
-    std::fs::write(dir.join("server.pub"), public).unwrap();
-    let der = run(
-        "openssl",
-        &["pkey", "-pubin", "-in", "server.pub", "-outform", "der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.der"), der).unwrap();
-    let hash = run(
-        "openssl",
-        &["dgst", "-sha256", "-binary", "server.der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.hash"), hash).unwrap();
-    let b64 = run("openssl", &["base64", "-A", "-in", "server.hash"], dir);
-    String::from_utf8(b64).unwrap().trim().to_owned()
+    let ca = plandeck_testkit::tls::test_ca(dir);
+    plandeck_testkit::tls::spki_sha256_b64(&ca.server_pem)
 }
 
 /// chromedriver and one session of headless Chromium at a phone's size.
@@ -688,6 +652,23 @@ fn fetch_status(certs: &Path, url: &str) -> Option<String> {
     (out.status.success() && code != "000").then_some(code)
 }
 
+/// What `curl` gets for a POST of `{}` to `url` sent as from the page at `origin`: the head and
+/// the body.
+fn post_from(certs: &Path, url: &str, origin: &str) -> (String, String) {
+    let out = Command::new("curl")
+        .args(["-s", "-i", "--max-time", "5", "-X", "POST", "-d", "{}"])
+        .arg("-H")
+        .arg(format!("Origin: {origin}"))
+        .arg("--cacert")
+        .arg(certs.join("ca.pem"))
+        .arg(url)
+        .output()
+        .unwrap_or_else(|e| panic!("curl is needed by this test (scripts/setup.sh --test): {e}"));
+    let text = String::from_utf8_lossy(&out.stdout).into_owned();
+    let (head, body) = text.split_once("\r\n\r\n").unwrap_or((&text, ""));
+    (head.to_owned(), body.to_owned())
+}
+
 pub(crate) fn status(home: &Path) -> Value {
     let (code, out, err) = plandeck(home, &["phone", "status", "--json"]);
     assert_eq!(code, 0, "{err}");
@@ -792,6 +773,24 @@ fn the_per_user_server_hosts_the_page_takes_on_and_off_without_a_restart_and_sta
         fetch_status(&certs, &format!("https://127.0.0.1:{port2}/")).as_deref(),
         Some("200")
     );
+    // A page of another site calling the API from the phone's browser: refused by the running
+    // server before the call is read, with the reason; the page's own origin is read (and this
+    // empty call refused as not the page's); neither answer may be framed.
+    let api = format!("https://127.0.0.1:{port2}/api/pending");
+    let (head, body) = post_from(&certs, &api, "https://evil.example");
+    assert!(head.starts_with("HTTP/1.1 403"), "{head}");
+    assert!(
+        body.contains("\"crossOrigin\"") && body.contains("evil.example"),
+        "{body}"
+    );
+    let (head, body) = post_from(&certs, &api, &format!("https://127.0.0.1:{port2}"));
+    assert!(head.starts_with("HTTP/1.1 400"), "{head}{body}");
+    for h in [head, post_from(&certs, &api, "null").0] {
+        assert!(
+            h.contains("X-Frame-Options: DENY") && h.contains("frame-ancestors 'none'"),
+            "{h}"
+        );
+    }
     wait_for("the old address to be let go", || {
         fetch_status(&certs, &format!("https://127.0.0.1:{port}/"))
             .is_none()

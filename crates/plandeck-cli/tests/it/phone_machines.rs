@@ -283,6 +283,15 @@ fn a_plan_waiting_on_a_machine_is_on_the_page_with_its_diff_and_comments_and_dec
         log.contains("Use keyset pagination."),
         "decided there: {log}"
     );
+    // The log there names the phone, relayed through this machine's ssh, not only "over SSH".
+    let line: Value = serde_json::from_str(log.lines().last().unwrap()).unwrap();
+    let by = line["decidedBy"].as_str().unwrap_or_default();
+    assert!(
+        by.starts_with("the phone \"Pixel\" (device ")
+            && by.contains(") via ")
+            && by.ends_with(", through plandeck serve (over SSH from 127.0.0.1)"),
+        "{line}"
+    );
     assert!(!roots.data.join("decisions.jsonl").exists(), "none here");
     drop(machines);
 }

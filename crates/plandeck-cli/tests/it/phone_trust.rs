@@ -5,7 +5,7 @@
 //! `status`, `cert` and `whois` in their real shapes: only the machine's user's devices answered.
 
 use crate::common;
-use crate::phone::{claude_waits, run, status, Browser, EndDaemon};
+use crate::phone::{claude_waits, status, Browser, EndDaemon};
 
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
@@ -18,87 +18,11 @@ use plandeck_testkit::free_port;
 use serde_json::{json, Value};
 
 /// A certificate authority and a certificate for `names` (`DNS:…`, `IP:…`) signed by it, in
-/// `dir` (ca.pem, server.pem, server.key); returns the base64 SHA-256 of the certificate's SPKI
-/// (what Chromium is told to trust).
+/// `dir` (ca.pem, server.pem, server.key: the testkit's); returns the base64 SHA-256 of the
+/// certificate's SPKI (what Chromium is told to trust).
 fn certificates(dir: &Path, names: &str) -> String {
-    std::fs::create_dir_all(dir).unwrap();
-    let ec = [
-        "-newkey",
-        "ec",
-        "-pkeyopt",
-        "ec_paramgen_curve:P-256",
-        "-nodes",
-    ];
-    let mut ca = vec!["req", "-x509"];
-    ca.extend(ec);
-    ca.extend([
-        "-keyout",
-        "ca.key",
-        "-out",
-        "ca.pem",
-        "-days",
-        "2",
-        "-subj",
-        "/CN=Plandeck test CA",
-    ]);
-    run("openssl", &ca, dir);
-    let mut csr = vec!["req"];
-    csr.extend(ec);
-    csr.extend([
-        "-keyout",
-        "server.key",
-        "-out",
-        "server.csr",
-        "-subj",
-        "/CN=plandeck-test",
-    ]);
-    run("openssl", &csr, dir);
-    std::fs::write(
-        dir.join("ext.cnf"),
-        format!("subjectAltName={names}\nbasicConstraints=CA:FALSE\nextendedKeyUsage=serverAuth\n"),
-    )
-    .unwrap();
-    run(
-        "openssl",
-        &[
-            "x509",
-            "-req",
-            "-in",
-            "server.csr",
-            "-CA",
-            "ca.pem",
-            "-CAkey",
-            "ca.key",
-            "-CAcreateserial",
-            "-out",
-            "server.pem",
-            "-days",
-            "2",
-            "-extfile",
-            "ext.cnf",
-        ],
-        dir,
-    );
-    let public = run(
-        "openssl",
-        &["x509", "-in", "server.pem", "-pubkey", "-noout"],
-        dir,
-    );
-    std::fs::write(dir.join("server.pub"), public).unwrap();
-    let der = run(
-        "openssl",
-        &["pkey", "-pubin", "-in", "server.pub", "-outform", "der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.der"), der).unwrap();
-    let hash = run(
-        "openssl",
-        &["dgst", "-sha256", "-binary", "server.der"],
-        dir,
-    );
-    std::fs::write(dir.join("server.hash"), hash).unwrap();
-    let b64 = run("openssl", &["base64", "-A", "-in", "server.hash"], dir);
-    String::from_utf8(b64).unwrap().trim().to_owned()
+    let ca = plandeck_testkit::tls::test_ca_for(dir, names);
+    plandeck_testkit::tls::spki_sha256_b64(&ca.server_pem)
 }
 
 /// The page's own functions, loaded in it, that make a decision's body as the page sends it;
@@ -433,12 +357,18 @@ fn localapi(
                 (200, pair.clone())
             } else if let Some(addr) = path.strip_prefix("/localapi/v0/whois?addr=") {
                 asked2.lock().unwrap().push(addr.to_owned());
+                // The node whois names holds the caller's address, as tailscaled's does.
+                let ip = addr
+                    .rsplit_once(':')
+                    .map_or(addr, |(ip, _)| ip)
+                    .replace("%5B", "")
+                    .replace("%5D", "");
                 let node = |user: i64, name: &str, tags: Value| {
                     json!({
                         "ID": 2, "StableID": "nPHONE2CNTRL", "Name": name, "User": user,
                         "Key": "nodekey:1111", "KeyExpiry": "2027-01-01T00:00:00Z",
                         "Machine": "mkey:2222", "DiscoKey": "discokey:3333",
-                        "Addresses": ["100.64.0.2/32", "fd7a:115c:a1e0::2/128"],
+                        "Addresses": [format!("{ip}/32"), "fd7a:115c:a1e0::2/128"],
                         "AllowedIPs": ["100.64.0.2/32"], "Endpoints": [], "HomeDERP": 1,
                         "Hostinfo": {"OS": "android", "Hostname": "pixel"}, "Created": "2026-01-01T00:00:00Z",
                         "Cap": 106, "Tags": tags, "Online": true, "MachineAuthorized": true

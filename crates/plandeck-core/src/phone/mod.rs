@@ -64,6 +64,8 @@ pub trait OtherMachines: Send + Sync {
     fn owns(&self, id: &str) -> bool;
     /// Their waiting plans as cards, and how each machine is.
     fn cards(&self, roots: &Roots) -> (Vec<serde_json::Value>, Vec<serde_json::Value>);
+    /// The plans waiting now on each of them that answered now (to push the new ones).
+    fn waiting(&self, roots: &Roots) -> push::Waiting;
     /// One of their plans as the page shows it.
     fn plan(&self, roots: &Roots, id: &str) -> Result<serde_json::Value, PhoneError>;
     /// A checked decision sent there.
@@ -134,6 +136,9 @@ pub enum PhoneError {
     PasskeyRequired,
     #[error("{message}")]
     NotYourTailnet { message: String },
+    /// A call sent by a page of another site open in the phone's browser.
+    #[error("{message}")]
+    CrossOrigin { message: String },
     #[error("{0}")]
     Gate(#[from] GateError),
     /// Another machine's request: what that machine (or its link) said; nothing decided when it
@@ -165,6 +170,7 @@ impl PhoneError {
             PhoneError::UserNotVerified => "userNotVerified",
             PhoneError::PasskeyRequired => "passkeyRequired",
             PhoneError::NotYourTailnet { .. } => "notYourTailnet",
+            PhoneError::CrossOrigin { .. } => "crossOrigin",
             PhoneError::Gate(GateError::AlreadyDecided { .. }) => "alreadyDecided",
             PhoneError::Gate(GateError::AlreadyDeciding { .. }) => "alreadyDeciding",
             PhoneError::Gate(GateError::Closed { .. }) => "closed",
@@ -406,9 +412,16 @@ pub fn pair_finish_with(
     };
     let mut devices: DeviceFile = read(roots, "devices.json")?;
     let id = sign::device_id(&key);
-    if devices.devices.iter().any(|d| d.id == id) {
+    if let Some(d) = devices.devices.iter().find(|d| d.id == id) {
         return Err(PhoneError::BadInput {
-            message: "this device key is already paired".to_owned(),
+            message: if d.revoked {
+                format!(
+                    "this device key was revoked (as \"{}\"): it stays refused; pair the phone afresh, with a new key",
+                    d.name
+                )
+            } else {
+                format!("this device key is already paired (as \"{}\")", d.name)
+            },
         });
     }
     if devices.devices.iter().any(|d| d.name == name && !d.revoked) {

@@ -16,7 +16,8 @@
 //! - **Watching** ([`watch`]): the phone server notices each request filed from then on, woken by
 //!   the gate's folder's watch (the one the live handle follows the gate with, [`crate::watch`];
 //!   a look every [`WATCH_FALLBACK`] only where no watch can be set) and notifies once per
-//!   request.
+//!   request; and each plan that starts waiting on another machine the page shows
+//!   ([`watch_others`], asked every [`OTHERS_EVERY`]), its machine named.
 
 use std::collections::{HashSet, VecDeque};
 use std::path::Path;
@@ -600,6 +601,63 @@ pub fn watch(notifier: Arc<Notifier>, stop: Arc<AtomicBool>) -> std::thread::Joi
             }
             // Closed requests leave the set with their files; an id is never reused.
             known = now;
+        }
+    })
+}
+
+/// How often the phone server asks the other machines which plans wait there (to push new ones).
+pub const OTHERS_EVERY: Duration = Duration::from_secs(1);
+/// The most ids of other machines' requests remembered as told (the oldest forgotten first).
+const OTHERS_KNOWN: usize = 10_000;
+
+/// The plans waiting now on each other machine that answered now: its name and its requests
+/// (ids `@machine/…`, each naming its machine).
+pub type Waiting = Vec<(String, Vec<GateRequest>)>;
+
+/// Notices each plan that starts waiting on another machine (`waiting`, asked every `every`)
+/// and notifies it once, as [`watch`] does here: "Plan waiting: <project> · <agent> · <machine>",
+/// the opaque id, nothing of the plan. A machine's plans waiting when it is first heard from were
+/// waiting before (as those here when the server starts): not pushed; nor again when a machine
+/// comes back after a drop. Permission requests are not pushed (the page shows plans only).
+pub fn watch_others(
+    notifier: Arc<Notifier>,
+    waiting: Box<dyn Fn() -> Waiting + Send>,
+    every: Duration,
+    stop: Arc<AtomicBool>,
+) -> std::thread::JoinHandle<()> {
+    std::thread::spawn(move || {
+        let mut heard: HashSet<String> = HashSet::new();
+        let mut known: HashSet<String> = HashSet::new();
+        let mut order: VecDeque<String> = VecDeque::new();
+        while !stop.load(Ordering::SeqCst) {
+            for (machine, requests) in waiting() {
+                let first = heard.insert(machine);
+                for req in requests {
+                    if known.contains(&req.id) {
+                        continue;
+                    }
+                    known.insert(req.id.clone());
+                    order.push_back(req.id.clone());
+                    if order.len() > OTHERS_KNOWN {
+                        if let Some(old) = order.pop_front() {
+                            known.remove(&old);
+                        }
+                    }
+                    let plan = req.kind == crate::gate::RequestKind::Plan
+                        && req.status == GateStatus::Waiting;
+                    if first || !plan {
+                        continue;
+                    }
+                    let n = notifier.clone();
+                    std::thread::spawn(move || {
+                        n.notify(&req);
+                    });
+                }
+            }
+            let until = Instant::now() + every;
+            while Instant::now() < until && !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(STOP_CHECK.min(every));
+            }
         }
     })
 }

@@ -583,3 +583,100 @@ fn the_install_and_push_routes_are_served_and_subscribing_needs_a_signature() {
     assert_ne!(s, "200 OK");
     assert!(route(&roots, "GET", "/api/pending", b"").is_none());
 }
+
+/// A plan that starts waiting on another machine is pushed too: its machine named, its opaque id,
+/// no plan text. Those waiting when a machine is first heard from, again after it comes back, and
+/// a permission request are not pushed.
+#[test]
+fn a_plan_waiting_on_another_machine_is_pushed_naming_it_with_no_plan_text() {
+    let dir = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(dir.path());
+    let certs = dir.path().join("certs");
+    plandeck_testkit::tls::test_ca_for(&certs, "IP:127.0.0.1");
+    let (port, rx) = stand_in(&certs, 201);
+    let phone = Phone::pair(&roots, "Pixel");
+    let endpoint = format!("https://127.0.0.1:{port}/push/v2/opaque-token");
+    subscribe(&roots, &phone.subscription(&phone.id, &endpoint)).unwrap();
+    let outbound = Outbound::for_test(&std::fs::read(certs.join("ca.pem")).unwrap()).unwrap();
+    let notifier = Arc::new(Notifier::new(&roots, outbound).unwrap());
+    let theirs = |machine: &str, id: &str, cwd: &str, kind: crate::gate::RequestKind| {
+        let mut req = GateRequest {
+            plan: PLAN_TEXT.to_owned(),
+            cwd: cwd.to_owned(),
+            kind,
+            machine: Some(machine.to_owned()),
+            ..GateRequest::for_test(&crate::elsewhere::on_machine(machine, id))
+        };
+        req.agent = crate::agents::Agent::Claude;
+        req
+    };
+    let plan = crate::gate::RequestKind::Plan;
+    let now: Arc<Mutex<Waiting>> = Arc::new(Mutex::new(vec![(
+        "box".to_owned(),
+        vec![theirs("box", "old1", "/srv/old", plan)],
+    )]));
+    let asked = Arc::new(std::sync::atomic::AtomicUsize::new(0));
+    let stop = Arc::new(AtomicBool::new(false));
+    let watcher = {
+        let (now, asked) = (now.clone(), asked.clone());
+        watch_others(
+            notifier,
+            Box::new(move || {
+                asked.fetch_add(1, Ordering::SeqCst);
+                now.lock().unwrap().clone()
+            }),
+            Duration::from_millis(20),
+            stop.clone(),
+        )
+    };
+    let asked_again = |n: usize| {
+        let from = asked.load(Ordering::SeqCst);
+        plandeck_testkit::wait_for("the machines asked again", || {
+            (asked.load(Ordering::SeqCst) >= from + n).then_some(())
+        });
+    };
+    asked_again(1);
+    // Heard from: a permission request, a machine first heard from with a plan waiting, the
+    // first machine gone then back: none pushed.
+    now.lock().unwrap()[0].1.push(theirs(
+        "box",
+        "tool1",
+        "/srv/x",
+        crate::gate::RequestKind::Permission,
+    ));
+    now.lock().unwrap().push((
+        "lab".to_owned(),
+        vec![theirs("lab", "waiting1", "/srv/lab", plan)],
+    ));
+    asked_again(2);
+    let kept = now.lock().unwrap().remove(0);
+    asked_again(2);
+    now.lock().unwrap().push(kept);
+    asked_again(2);
+    // A new plan there: pushed.
+    now.lock().unwrap()[1]
+        .1
+        .push(theirs("box", "new1", "/srv/shop\u{1b}[2J", plan));
+    let got = recv(&rx);
+    let plain = decrypt(&got.body, &phone.sub_private, &phone.auth);
+    let notice: serde_json::Value = serde_json::from_slice(&plain).unwrap();
+    assert_eq!(notice["id"], "@box/new1", "{notice}");
+    assert_eq!(
+        notice["title"],
+        "Plan waiting: shop [2J · Claude Code · box"
+    );
+    let text = String::from_utf8_lossy(&plain);
+    for word in [
+        "secret-plan-words",
+        "Drop table",
+        "users_secret_column",
+        "Rotate",
+    ] {
+        assert!(!text.contains(word), "no plan text in the message: {text}");
+        assert!(!got.headers.iter().any(|(_, v)| v.contains(word)));
+    }
+    asked_again(3);
+    stop.store(true, Ordering::SeqCst);
+    watcher.join().unwrap();
+    assert!(rx.try_recv().is_err(), "one message only");
+}

@@ -303,19 +303,51 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
     tracing::info!("phone page on {}", state.url);
     // Each request filed from now on is pushed to the paired devices (no plan text).
     let stop_push = Arc::new(std::sync::atomic::AtomicBool::new(false));
-    let push = match super::push::Notifier::new(roots, super::outbound::Outbound::from_env()) {
-        Ok(n) => Some(super::push::watch(Arc::new(n), stop_push.clone())),
-        Err(e) => {
-            tracing::warn!("push is off: {e}");
-            None
+    let mut push = Vec::new();
+    match super::push::Notifier::new(roots, super::outbound::Outbound::from_env()) {
+        Ok(n) => {
+            let n = Arc::new(n);
+            push.push(super::push::watch(n.clone(), stop_push.clone()));
+            // And each plan that starts waiting on another machine, naming it.
+            if let Some(other) = super::other_machines() {
+                let roots = roots.clone();
+                push.push(super::push::watch_others(
+                    n,
+                    Box::new(move || other.waiting(&roots)),
+                    super::push::OTHERS_EVERY,
+                    stop_push.clone(),
+                ));
+            }
         }
-    };
+        Err(e) => tracing::warn!("push is off: {e}"),
+    }
     // The other machines of the settings, kept connected while the page is served: their
     // waiting plans are on it too.
     let machines = super::other_machines().map(|o| o.attach_settings(roots));
     let busy = Arc::new(AtomicUsize::new(0));
     let mut last_check = std::time::Instant::now();
-    let mut last_asked = std::time::Instant::now();
+    // On Tailscale: the machine re-asked every few seconds (logged in as another user, tailscaled
+    // gone: the page ends, and is served again only for who it is now), on a thread of its own:
+    // a tailscaled slow to answer never holds the page's accepting loop.
+    let moved = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let stop_asking = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    if let Some(g) = guard.clone() {
+        let (moved, stop) = (moved.clone(), stop_asking.clone());
+        std::thread::spawn(move || {
+            let mut last_asked = std::time::Instant::now();
+            while !stop.load(Ordering::SeqCst) {
+                std::thread::sleep(Duration::from_millis(100));
+                if last_asked.elapsed() < TAILSCALE_RECHECK {
+                    continue;
+                }
+                if !g.still_same() {
+                    moved.store(true, Ordering::SeqCst);
+                    break;
+                }
+                last_asked = std::time::Instant::now();
+            }
+        });
+    }
     loop {
         if last_check.elapsed() >= Duration::from_millis(500) {
             last_check = std::time::Instant::now();
@@ -329,20 +361,10 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
             if super::tailscale::chosen(roots).ok() != Some(tailscale.clone()) {
                 break;
             }
-            // On Tailscale: the machine re-asked every few seconds (logged in as another user,
-            // tailscaled gone: the page ends, and is served again only for who it is now).
-            if let Some(g) = guard
-                .as_ref()
-                .filter(|_| last_asked.elapsed() >= TAILSCALE_RECHECK)
-            {
-                last_asked = std::time::Instant::now();
-                if !g.still_same() {
-                    tracing::warn!(
-                        "Tailscale names this machine otherwise now: the phone page restarts"
-                    );
-                    break;
-                }
-            }
+        }
+        if moved.load(Ordering::SeqCst) {
+            tracing::warn!("Tailscale names this machine otherwise now: the phone page restarts");
+            break;
         }
         if opts.stop.load(Ordering::SeqCst) {
             break;
@@ -370,8 +392,10 @@ pub fn serve_with(roots: &Roots, opts: &ServeOptions) -> Result<(), PhoneError> 
         }
     }
     drop(machines);
+    // The asking thread ends by itself (after the question it may be waiting on, at most 5 s).
+    stop_asking.store(true, Ordering::SeqCst);
     stop_push.store(true, Ordering::SeqCst);
-    if let Some(p) = push {
+    for p in push {
         let _ = p.join();
     }
     let _ = std::fs::remove_file(super::dir(roots).join("server.json"));
@@ -480,7 +504,7 @@ fn connection(
     let stream = Deadlined { stream, deadline };
     let conn = rustls::ServerConnection::new(tls).map_err(|e| e.to_string())?;
     let mut tls = rustls::StreamOwned::new(conn, stream);
-    let Some((method, path, body)) = read_request(&mut tls)? else {
+    let Some(req) = read_request(&mut tls)? else {
         return Ok(());
     };
     // On Tailscale, only the machine's user's own devices are answered (whois, each request).
@@ -489,19 +513,10 @@ fn connection(
             tracing::debug!("phone page: {e}");
             refusal(&e)
         }
-        _ => respond(roots, &method, &path, &body),
+        _ => respond_to(roots, &req),
     };
-    let mut head = format!(
-        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
-        resp.status,
-        resp.content_type,
-        resp.body.len()
-    );
-    for (k, v) in SECURITY_HEADERS {
-        head.push_str(&format!("{k}: {v}\r\n"));
-    }
-    head.push_str("\r\n");
-    tls.write_all(head.as_bytes()).map_err(|e| e.to_string())?;
+    tls.write_all(head(&resp).as_bytes())
+        .map_err(|e| e.to_string())?;
     tls.write_all(&resp.body).map_err(|e| e.to_string())?;
     tls.flush().map_err(|e| e.to_string())?;
     tls.conn.send_close_notify();
@@ -522,8 +537,37 @@ const SECURITY_HEADERS: [(&str, &str); 6] = [
     ("Strict-Transport-Security", "max-age=31536000"),
 ];
 
-/// Reads one request: its method, path and body; `None` when the peer closed first.
-fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>, String> {
+/// A response's head: its status, type and length, and [`SECURITY_HEADERS`] on every answer
+/// (the page, a file, a refusal, a whois refusal, a 404): nothing served may be framed.
+pub(super) fn head(resp: &Response) -> String {
+    let mut head = format!(
+        "HTTP/1.1 {}\r\nContent-Type: {}\r\nContent-Length: {}\r\nConnection: close\r\n",
+        resp.status,
+        resp.content_type,
+        resp.body.len()
+    );
+    for (k, v) in SECURITY_HEADERS {
+        head.push_str(&format!("{k}: {v}\r\n"));
+    }
+    head.push_str("\r\n");
+    head
+}
+
+/// One request as read: its method, path, body, and the headers that say which page sent it
+/// (a browser sets them; a page cannot forge them).
+#[derive(Debug, Clone, Default, PartialEq, Eq)]
+pub(super) struct Request {
+    pub(super) method: String,
+    pub(super) path: String,
+    pub(super) body: Vec<u8>,
+    /// `Origin`, when sent (a browser sends it with every POST).
+    pub(super) origin: Option<String>,
+    /// `Sec-Fetch-Site` (`same-origin`, `same-site`, `cross-site`, `none`), when sent.
+    pub(super) fetch_site: Option<String>,
+}
+
+/// Reads one request: its method, path, body and origin; `None` when the peer closed first.
+pub(super) fn read_request<S: Read>(s: &mut S) -> Result<Option<Request>, String> {
     let mut buf = Vec::with_capacity(2048);
     let mut chunk = [0u8; 4096];
     let head_end = loop {
@@ -557,6 +601,21 @@ fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>,
     if length > MAX_BODY {
         return Err("request body too long".to_owned());
     }
+    let header = |name: &str| -> Result<Option<String>, String> {
+        let mut found = req
+            .headers
+            .iter()
+            .filter(|h| h.name.eq_ignore_ascii_case(name))
+            .map(|h| String::from_utf8_lossy(h.value).trim().to_owned());
+        let first = found.next();
+        // Twice (a proxy or a forger hoping one of them is read): refused, never guessed.
+        if found.next().is_some() {
+            return Err(format!("{name} sent twice"));
+        }
+        Ok(first)
+    };
+    let origin = header("origin")?;
+    let fetch_site = header("sec-fetch-site")?;
     let mut body = buf[head_end..].to_vec();
     while body.len() < length {
         let n = s.read(&mut chunk).map_err(|e| e.to_string())?;
@@ -566,13 +625,19 @@ fn read_request<S: Read>(s: &mut S) -> Result<Option<(String, String, Vec<u8>)>,
         body.extend_from_slice(&chunk[..n]);
     }
     body.truncate(length);
-    Ok(Some((method, path, body)))
+    Ok(Some(Request {
+        method,
+        path,
+        body,
+        origin,
+        fetch_site,
+    }))
 }
 
-struct Response {
-    status: &'static str,
-    content_type: &'static str,
-    body: Vec<u8>,
+pub(super) struct Response {
+    pub(super) status: &'static str,
+    pub(super) content_type: &'static str,
+    pub(super) body: Vec<u8>,
 }
 
 fn json(status: &'static str, value: &serde_json::Value) -> Response {
@@ -598,6 +663,71 @@ fn refusal(e: &PhoneError) -> Response {
         status,
         &serde_json::json!({"error": {"kind": e.kind(), "message": e.to_string()}}),
     )
+}
+
+/// The origins the page is served at: its name's (the link's) and its address's, each
+/// `https://HOST[:PORT]` as a browser writes an origin. A page of any other origin is another
+/// site: a hostile page open in the phone's browser.
+fn own_origins(roots: &Roots) -> Vec<String> {
+    let Some(config) = read_config(roots).ok().flatten() else {
+        return Vec::new();
+    };
+    let mut own = Vec::new();
+    if let Ok(e) = super::webauthn::Expect::for_config(&config) {
+        own.push(e.origin);
+    }
+    if let Ok(e) = super::webauthn::Expect::for_config(&PhoneConfig {
+        name: None,
+        ..config
+    }) {
+        own.push(e.origin);
+    }
+    own
+}
+
+/// Refuses a call made by another site's page in the phone's browser: a POST whose `Origin` is
+/// not the page's own, or that the browser says came from another site (`Sec-Fetch-Site`). No
+/// call is authorised by where it comes from (each is signed); this refuses, before anything is
+/// read, what a hostile page sends to the page's API from the phone itself (a cross-site
+/// request, a form posted as `text/plain`, the pairing secret it saw).
+fn check_origin(roots: &Roots, req: &Request) -> Result<(), PhoneError> {
+    if req.method == "GET" || req.method == "HEAD" {
+        // The page itself holds no data: a link from anywhere may open it (framing is refused
+        // by the headers on every answer).
+        return Ok(());
+    }
+    let refuse = |why: String| PhoneError::CrossOrigin {
+        message: format!("refused: {why}; the page's own calls come from the page itself"),
+    };
+    if let Some(site) = &req.fetch_site {
+        if site != "same-origin" && site != "none" {
+            return Err(refuse(format!(
+                "the browser says this call came from a page of another site ({})",
+                crate::visible::shown(&site.chars().take(40).collect::<String>())
+            )));
+        }
+    }
+    if let Some(origin) = &req.origin {
+        let own = own_origins(roots);
+        if !own.iter().any(|o| o == origin) {
+            return Err(refuse(format!(
+                "this call came from a page at {}, not this page ({})",
+                crate::visible::shown(&origin.chars().take(200).collect::<String>()),
+                own.join(" or ")
+            )));
+        }
+    }
+    Ok(())
+}
+
+/// Answers one request read from a connection: a call from another site's page is refused
+/// first ([`check_origin`]), then [`respond`].
+pub(super) fn respond_to(roots: &Roots, req: &Request) -> Response {
+    if let Err(e) = check_origin(roots, req) {
+        tracing::debug!("phone page: {e}");
+        return refusal(&e);
+    }
+    respond(roots, &req.method, &req.path, &req.body)
 }
 
 const PAGE: &str = include_str!("page/index.html");
@@ -814,9 +944,9 @@ mod tests {
         );
         assert!(read_request(&mut big.as_bytes()).is_err());
         let ok = b"POST /api/pending HTTP/1.1\r\nContent-Length: 2\r\n\r\n{}";
-        let (m, p, b) = read_request(&mut &ok[..]).unwrap().unwrap();
+        let r = read_request(&mut &ok[..]).unwrap().unwrap();
         assert_eq!(
-            (m.as_str(), p.as_str(), &b[..]),
+            (r.method.as_str(), r.path.as_str(), &r.body[..]),
             ("POST", "/api/pending", &b"{}"[..])
         );
     }
@@ -857,5 +987,104 @@ mod tests {
             .map(|r| r["id"].as_str().unwrap().to_owned())
             .collect();
         assert_eq!(listed, ["plan1"]);
+    }
+
+    /// On Tailscale the server asks tailscaled again every few seconds who this machine is. A
+    /// tailscaled slow to answer that (here: held until the test lets it go) must not hold the
+    /// page: a phone's request made meanwhile is answered (the question is asked beside the
+    /// accepting loop, never in it).
+    #[test]
+    fn a_slow_tailscaled_recheck_does_not_hold_the_page() {
+        use std::io::{BufRead, BufReader};
+        use std::os::unix::net::UnixListener;
+        let dir = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(dir.path());
+        let certs = dir.path().join("certs");
+        let ca = plandeck_testkit::tls::test_ca_for(&certs, "IP:127.0.0.1");
+        let socket = dir.path().join("tailscaled.sock");
+        let listener = UnixListener::bind(&socket).unwrap();
+        let (asked_tx, asked_rx) = std::sync::mpsc::channel::<()>();
+        let (go_tx, go_rx) = std::sync::mpsc::channel::<()>();
+        let go = Arc::new(std::sync::Mutex::new(go_rx));
+        std::thread::spawn(move || {
+            let statuses = Arc::new(AtomicUsize::new(0));
+            for s in listener.incoming().flatten() {
+                let (statuses, asked_tx, go) = (statuses.clone(), asked_tx.clone(), go.clone());
+                // Each question on its own thread, as tailscaled answers them.
+                std::thread::spawn(move || {
+                    let status = r#"{"BackendState":"Running","Self":{"DNSName":"m.example.ts.net.","TailscaleIPs":["127.0.0.1"],"UserID":1},"User":{}}"#;
+                    let who = r#"{"Node":{"Name":"p.","User":1,"Addresses":["127.0.0.1/32"]},"UserProfile":{"ID":1,"LoginName":"amy@example.com"}}"#;
+                    let mut line = String::new();
+                    let _ = BufReader::new(s.try_clone().unwrap()).read_line(&mut line);
+                    let body = if line.contains("/status") {
+                        if statuses.fetch_add(1, Ordering::SeqCst) == 1 {
+                            // The first recheck: held until the test has its answer.
+                            let _ = asked_tx.send(());
+                            let _ = go.lock().unwrap().recv();
+                        }
+                        status
+                    } else {
+                        who
+                    };
+                    let mut s = s;
+                    let _ = write!(
+                        s,
+                        "HTTP/1.1 200 OK\r\nContent-Length: {}\r\n\r\n{body}",
+                        body.len()
+                    );
+                });
+            }
+        });
+        let port = plandeck_testkit::free_port();
+        super::super::tailscale::write_config(
+            &roots,
+            &super::super::tailscale::TailscaleConfig {
+                on: true,
+                socket: Some(socket),
+                allow_users: vec![],
+            },
+        )
+        .unwrap();
+        write_config(
+            &roots,
+            &PhoneConfig {
+                on: true,
+                listen: format!("127.0.0.1:{port}"),
+                cert: ca.server_pem.clone(),
+                key: ca.server_key.clone(),
+                name: None,
+                wait_minutes: 15,
+            },
+        )
+        .unwrap();
+        let opts = ServeOptions::default();
+        let stop = opts.stop.clone();
+        let server = {
+            let roots = roots.clone();
+            std::thread::spawn(move || serve_with(&roots, &opts))
+        };
+        asked_rx
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the server asks tailscaled again");
+        let out = std::process::Command::new("curl")
+            .args([
+                "-s",
+                "-o",
+                "/dev/null",
+                "-w",
+                "%{http_code}",
+                "--max-time",
+                "60",
+            ])
+            .arg("--cacert")
+            .arg(&ca.ca_pem)
+            .arg(format!("https://127.0.0.1:{port}/"))
+            .output()
+            .unwrap_or_else(|e| panic!("curl is needed by this test: {e}"));
+        let code = String::from_utf8_lossy(&out.stdout).into_owned();
+        let _ = go_tx.send(());
+        stop.store(true, Ordering::SeqCst);
+        server.join().unwrap().unwrap();
+        assert_eq!(code, "200", "answered while tailscaled was asked again");
     }
 }

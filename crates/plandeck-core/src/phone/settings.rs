@@ -149,6 +149,67 @@ pub fn config_for(
     Ok(config)
 }
 
+/// Whether Settings → Phone can offer this machine's Tailscale: what `tailscaled` says of it now.
+#[derive(Debug, Clone, PartialEq, Eq, Serialize, Deserialize, TS)]
+#[serde(rename_all = "camelCase")]
+pub struct TailscaleOffer {
+    /// `tailscaled` answers, its state is Running, and it names this machine's address and
+    /// MagicDNS name: the page can be served there.
+    pub running: bool,
+    /// This machine's Tailscale address (IPv4 first), when running.
+    pub ip: Option<String>,
+    /// Its MagicDNS name (the name in the link and of the certificate), when running.
+    pub name: Option<String>,
+    /// Why not, in words (not running, no MagicDNS name, the LocalAPI not answering).
+    pub reason: Option<String>,
+}
+
+/// The LocalAPI socket the window asks: the one the person chose before (`phone on
+/// --tailscale`), else `from_env` ([`super::tailscale::SOCKET_ENV`]), else the default.
+pub fn tailscale_socket(roots: &Roots, from_env: Option<String>) -> std::path::PathBuf {
+    super::tailscale::read_config(roots)
+        .ok()
+        .flatten()
+        .and_then(|c| c.socket)
+        .or(from_env
+            .filter(|s| !s.is_empty())
+            .map(std::path::PathBuf::from))
+        .unwrap_or_else(|| std::path::PathBuf::from(super::tailscale::DEFAULT_SOCKET))
+}
+
+/// What Settings → Phone offers of Tailscale: asked of `tailscaled` now (at most 5 s).
+pub fn tailscale_offer(socket: &std::path::Path) -> TailscaleOffer {
+    match super::tailscale::machine(socket) {
+        Ok(m) => TailscaleOffer {
+            running: true,
+            ip: Some(m.ip.to_string()),
+            name: Some(m.name),
+            reason: None,
+        },
+        Err(e) => TailscaleOffer {
+            running: false,
+            ip: None,
+            name: None,
+            reason: Some(e.to_string()),
+        },
+    }
+}
+
+/// The address and name the page would have on Tailscale at `port`, asked of `tailscaled` now
+/// and written nowhere: what the window's native dialog names before anything is turned on.
+pub fn tailscale_preview(
+    socket: &std::path::Path,
+    port: u16,
+) -> Result<(std::net::SocketAddr, String), PhoneError> {
+    if port == 0 {
+        return Err(PhoneError::BadInput {
+            message: "the port is 1 to 65535".to_owned(),
+        });
+    }
+    let m = super::tailscale::machine(socket)?;
+    Ok((std::net::SocketAddr::new(m.ip, port), m.name))
+}
+
 /// What `phone on --tailscale` (Settings → Phone on Tailscale) saves: this machine's Tailscale
 /// address with `port`, its MagicDNS name, and the certificate `tailscaled` gives for it (kept
 /// in the phone store); `socket` the LocalAPI's ([`super::tailscale::DEFAULT_SOCKET`] when
@@ -340,6 +401,7 @@ pub(crate) fn ts_declarations() -> Vec<String> {
         PhoneStatus::decl(),
         PhoneDevice::decl(),
         PhonePairing::decl(),
+        TailscaleOffer::decl(),
     ]
 }
 
@@ -403,6 +465,73 @@ mod tests {
         };
         address_named(&roots, &other).unwrap();
         assert!(!status(&roots).unwrap().tailscale);
+    }
+
+    /// Settings → Phone offers Tailscale only when `tailscaled` (a LocalAPI stand-in in its
+    /// shapes) says it runs, naming the address and name; otherwise it says why, plainly.
+    #[test]
+    fn tailscale_is_offered_with_its_address_and_name_only_when_it_runs() {
+        use super::super::tailscale::tests::answering;
+        let dir = tempfile::tempdir().unwrap();
+        let running = answering(
+            dir.path(),
+            200,
+            r#"{"BackendState":"Running","Self":{"DNSName":"box.tail1234.ts.net.","TailscaleIPs":["fd7a:115c:a1e0::7","100.64.0.7"],"UserID":7},"User":{}}"#,
+            2,
+        );
+        assert_eq!(
+            tailscale_offer(&running),
+            TailscaleOffer {
+                running: true,
+                ip: Some("100.64.0.7".to_owned()),
+                name: Some("box.tail1234.ts.net".to_owned()),
+                reason: None,
+            }
+        );
+        let (addr, name) = tailscale_preview(&running, 8443).unwrap();
+        assert_eq!(
+            (addr.to_string(), name.as_str()),
+            ("100.64.0.7:8443".to_owned(), "box.tail1234.ts.net")
+        );
+        let stopped = answering(
+            dir.path(),
+            200,
+            r#"{"BackendState":"Stopped","Self":null,"User":{}}"#,
+            1,
+        );
+        let offer = tailscale_offer(&stopped);
+        assert!(!offer.running && offer.ip.is_none());
+        assert!(offer
+            .reason
+            .unwrap()
+            .contains("not running on this machine (its state: Stopped)"));
+        let none = tailscale_offer(&dir.path().join("no-tailscaled.sock"));
+        assert!(!none.running);
+        assert!(none.reason.unwrap().contains("is tailscaled running?"));
+        // The socket chosen before wins over the environment's, which wins over the default.
+        let roots = Roots::under_home(dir.path());
+        assert_eq!(
+            tailscale_socket(&roots, None),
+            std::path::PathBuf::from(super::super::tailscale::DEFAULT_SOCKET)
+        );
+        assert_eq!(
+            tailscale_socket(&roots, Some("/e.sock".into())),
+            std::path::PathBuf::from("/e.sock")
+        );
+        super::super::tailscale::write_config(
+            &roots,
+            &super::super::tailscale::TailscaleConfig {
+                on: false,
+                socket: Some("/chosen.sock".into()),
+                allow_users: vec![],
+            },
+        )
+        .unwrap();
+        assert_eq!(
+            tailscale_socket(&roots, Some("/e.sock".into())),
+            std::path::PathBuf::from("/chosen.sock")
+        );
+        assert!(tailscale_preview(&running, 0).is_err());
     }
 
     #[test]

@@ -18,7 +18,7 @@ use std::io::{Read, Write};
 use std::net::{IpAddr, SocketAddr};
 use std::os::unix::net::UnixStream;
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use serde::{Deserialize, Serialize};
 
@@ -82,25 +82,74 @@ fn unreachable(socket: &Path, e: impl std::fmt::Display) -> PhoneError {
     }
 }
 
-/// One GET to the LocalAPI: the status code and the body.
+/// What is left of `deadline`, or the error saying it passed.
+fn left(socket: &Path, deadline: Instant) -> Result<Duration, PhoneError> {
+    let left = deadline.saturating_duration_since(Instant::now());
+    if left.is_zero() {
+        return Err(unreachable(socket, "no whole answer within 5 s"));
+    }
+    Ok(left)
+}
+
+/// Connects to the LocalAPI by `deadline`: a tailscaled that accepts nobody (its queue of
+/// connections full) makes `connect` wait forever on a blocking socket, so it is made
+/// non-blocking and tried again until the deadline.
+fn connect(socket: &Path, deadline: Instant) -> Result<UnixStream, PhoneError> {
+    use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+    let fd = rustix::net::socket_with(
+        AddressFamily::UNIX,
+        SocketType::STREAM,
+        SocketFlags::NONBLOCK | SocketFlags::CLOEXEC,
+        None,
+    )
+    .map_err(|e| unreachable(socket, e))?;
+    let addr = SocketAddrUnix::new(socket).map_err(|e| unreachable(socket, e))?;
+    loop {
+        match rustix::net::connect(&fd, &addr) {
+            Ok(()) => break,
+            Err(rustix::io::Errno::AGAIN | rustix::io::Errno::INTR) => {
+                left(socket, deadline)
+                    .map_err(|_| unreachable(socket, "it accepts no connection within 5 s"))?;
+                std::thread::sleep(Duration::from_millis(20));
+            }
+            Err(e) => return Err(unreachable(socket, e)),
+        }
+    }
+    let s = UnixStream::from(fd);
+    s.set_nonblocking(false)
+        .map_err(|e| unreachable(socket, e))?;
+    Ok(s)
+}
+
+/// One GET to the LocalAPI: the status code and the body. The whole call (connecting, asking,
+/// reading) ends within [`TIMEOUT`], however slowly the LocalAPI trickles its answer.
 fn get(socket: &Path, path: &str) -> Result<(u16, Vec<u8>), PhoneError> {
-    let mut s = UnixStream::connect(socket).map_err(|e| unreachable(socket, e))?;
-    s.set_read_timeout(Some(TIMEOUT))
-        .and_then(|_| s.set_write_timeout(Some(TIMEOUT)))
+    let deadline = Instant::now() + TIMEOUT;
+    let mut s = connect(socket, deadline)?;
+    s.set_write_timeout(Some(left(socket, deadline)?))
         .map_err(|e| unreachable(socket, e))?;
     // HTTP/1.0: the answer ends when the connection does (no chunks to undo).
     let request =
         format!("GET {path} HTTP/1.0\r\nHost: {LOCALAPI_HOST}\r\nUser-Agent: Plandeck\r\n\r\n");
     s.write_all(request.as_bytes())
         .map_err(|e| unreachable(socket, e))?;
-    let started = std::time::Instant::now();
     let mut buf = Vec::new();
     let mut chunk = [0u8; 16 * 1024];
     loop {
-        if started.elapsed() > TIMEOUT {
-            return Err(unreachable(socket, "no whole answer within 5 s"));
-        }
-        let n = s.read(&mut chunk).map_err(|e| unreachable(socket, e))?;
+        s.set_read_timeout(Some(left(socket, deadline)?))
+            .map_err(|e| unreachable(socket, e))?;
+        let n = match s.read(&mut chunk) {
+            Ok(n) => n,
+            Err(e)
+                if matches!(
+                    e.kind(),
+                    std::io::ErrorKind::WouldBlock | std::io::ErrorKind::TimedOut
+                ) =>
+            {
+                return Err(unreachable(socket, "no whole answer within 5 s"))
+            }
+            Err(e) => return Err(unreachable(socket, e)),
+        };
         if n == 0 {
             break;
         }
@@ -214,6 +263,22 @@ struct WhoIsNode {
     user: Option<i64>,
     #[serde(default)]
     tags: Option<Vec<String>>,
+    /// The node's own addresses (`100.64.0.2/32`): the caller's is one of them.
+    #[serde(default)]
+    addresses: Option<Vec<String>>,
+}
+
+/// At most this many characters of a name Tailscale gives are said in a refusal.
+const MAX_SAID: usize = 120;
+
+/// A name from the LocalAPI as a refusal says it: its invisible and control characters marked,
+/// cut to [`MAX_SAID`] characters.
+fn said(text: &str) -> String {
+    let mut cut: String = text.chars().take(MAX_SAID).collect();
+    if cut.len() < text.len() {
+        cut.push('…');
+    }
+    crate::visible::shown(&cut).into_owned()
 }
 
 /// This machine on its tailnet.
@@ -243,6 +308,13 @@ pub fn machine(socket: &Path) -> Result<Machine, PhoneError> {
     let Some(me) = status.me else {
         return Err(unreachable(socket, "its status names no machine"));
     };
+    // No user (0 is nobody's id): whose devices to let in is not known, so nobody is.
+    if me.user_id <= 0 {
+        return Err(unreachable(
+            socket,
+            "its status names no user of this machine",
+        ));
+    }
     let ip = me
         .tailscale_ips
         .iter()
@@ -377,17 +449,39 @@ impl Guard {
                 "Tailscale names no node and user for {peer}"
             )));
         };
-        let name = crate::visible::shown(node.name.trim_end_matches('.')).into_owned();
-        let login = crate::visible::shown(&user.login_name).into_owned();
+        let name = said(node.name.trim_end_matches('.'));
+        let login = said(&user.login_name);
         if let Some(tags) = node.tags.filter(|t| !t.is_empty()) {
             return Err(refused(format!(
                 "{peer} is {name}, a tagged node ({}), no person's device",
-                crate::visible::shown(&tags.join(", "))
+                said(&tags.join(", "))
             )));
         }
-        if node.user.is_some_and(|u| u != user.id) {
+        // The node and its user each named, by the same id (0 is nobody's): an answer missing
+        // either is no answer.
+        match node.user {
+            Some(u) if u == user.id && u > 0 => {}
+            Some(u) if u != user.id => {
+                return Err(refused(format!(
+                    "Tailscale's answer for {peer} names two users"
+                )))
+            }
+            _ => {
+                return Err(refused(format!(
+                    "Tailscale's answer for {peer} names no user of {name}"
+                )))
+            }
+        }
+        // The node named is the caller's: one of its addresses is the caller's own.
+        let theirs = node.addresses.unwrap_or_default().iter().any(|a| {
+            a.split('/')
+                .next()
+                .and_then(|ip| ip.parse::<IpAddr>().ok())
+                .is_some_and(|ip| ip.to_canonical() == peer.ip().to_canonical())
+        });
+        if !theirs {
             return Err(refused(format!(
-                "Tailscale's answer for {peer} names two users"
+                "Tailscale's answer for {peer} names {name}, whose addresses are not the caller's"
             )));
         }
         let own = !self.machine.tagged && user.id == self.machine.user_id;
@@ -412,7 +506,7 @@ impl Guard {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     use super::*;
 
     #[test]
@@ -429,7 +523,7 @@ mod tests {
     }
 
     /// A LocalAPI stand-in answering every request with `code` and `body`, for `n` requests.
-    fn answering(dir: &Path, code: u16, body: &str, n: usize) -> PathBuf {
+    pub(crate) fn answering(dir: &Path, code: u16, body: &str, n: usize) -> PathBuf {
         let socket = dir.join(format!(
             "ts-{}.sock",
             crate::durable::sha256_hex(body.as_bytes())
@@ -475,7 +569,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let who = |user: i64, node_user: i64, login: &str, tags: &str| {
             format!(
-                r#"{{"Node":{{"ID":2,"Name":"p.example.ts.net.","User":{node_user},"Tags":{tags}}},"UserProfile":{{"ID":{user},"LoginName":"{login}","DisplayName":"x"}},"CapMap":{{}}}}"#
+                r#"{{"Node":{{"ID":2,"Name":"p.example.ts.net.","User":{node_user},"Tags":{tags},"Addresses":["100.64.0.2/32","fd7a:115c:a1e0::2/128"]}},"UserProfile":{{"ID":{user},"LoginName":"{login}","DisplayName":"x"}},"CapMap":{{}}}}"#
             )
         };
         let peer: SocketAddr = "100.64.0.2:40000".parse().unwrap();
@@ -533,5 +627,187 @@ mod tests {
         assert_eq!(e.kind(), "notYourTailnet");
         assert!(e.to_string().contains("does not say who"), "{e}");
         assert!(machine(&dir.path().join("none.sock")).is_err());
+    }
+
+    // ---- Attacks (issue 37's hostile review): a hostile peer on the tailnet, and a LocalAPI
+    // that answers what tailscaled never would (malformed, huge, slow, or never).
+
+    /// Runs `f` on a thread and gives its result, failing (not hanging) when it never returns.
+    fn within<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+        let (tx, rx) = std::sync::mpsc::channel();
+        std::thread::spawn(move || {
+            let _ = tx.send(f());
+        });
+        rx.recv_timeout(Duration::from_secs(120))
+            .expect("the LocalAPI call never returned")
+    }
+
+    /// A LocalAPI whose queue of connections is full (a hung tailscaled accepting nobody): a
+    /// blocking `connect` would wait forever, and with it every request of the page and the
+    /// server's own loop (`phone off` never taking effect). Refused within the call's deadline.
+    #[test]
+    fn a_localapi_that_accepts_nobody_is_refused_not_waited_for() {
+        use rustix::net::{AddressFamily, SocketAddrUnix, SocketFlags, SocketType};
+        let dir = tempfile::tempdir().unwrap();
+        let socket = dir.path().join("hung.sock");
+        let listener = rustix::net::socket(AddressFamily::UNIX, SocketType::STREAM, None).unwrap();
+        let addr = SocketAddrUnix::new(&socket).unwrap();
+        rustix::net::bind(&listener, &addr).unwrap();
+        rustix::net::listen(&listener, 0).unwrap();
+        // Fill its queue: connections it never accepts, until one more would wait.
+        let mut fillers = Vec::new();
+        loop {
+            let fd = rustix::net::socket_with(
+                AddressFamily::UNIX,
+                SocketType::STREAM,
+                SocketFlags::NONBLOCK,
+                None,
+            )
+            .unwrap();
+            match rustix::net::connect(&fd, &addr) {
+                Ok(()) => fillers.push(fd),
+                Err(rustix::io::Errno::AGAIN) => break,
+                Err(e) => panic!("{e}"),
+            }
+            assert!(fillers.len() < 10_000, "the queue never filled");
+        }
+        let s = socket.clone();
+        let e = within(move || machine(&s)).unwrap_err();
+        assert!(e.to_string().contains("accepts no connection"), "{e}");
+        let g = guard(socket, false, &[]);
+        let e = within(move || g.check("100.64.0.2:40000".parse().unwrap())).unwrap_err();
+        assert_eq!(e.kind(), "notYourTailnet", "{e}");
+        drop((listener, fillers));
+    }
+
+    /// A LocalAPI that trickles its answer (a byte every half second, forever), or sends more
+    /// than 4 MiB: refused with the reason, the call ended.
+    #[test]
+    fn a_slow_or_huge_localapi_answer_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let slow = dir.path().join("slow.sock");
+        let listener = std::os::unix::net::UnixListener::bind(&slow).unwrap();
+        std::thread::spawn(move || {
+            for mut s in listener.incoming().flatten() {
+                std::thread::spawn(move || {
+                    let _ =
+                        s.write_all(b"HTTP/1.1 200 OK\r\nContent-Type: application/json\r\n\r\n{");
+                    while s.write_all(b" ").is_ok() {
+                        std::thread::sleep(Duration::from_millis(500));
+                    }
+                });
+            }
+        });
+        let e = within(move || machine(&slow)).unwrap_err();
+        assert!(e.to_string().contains("no whole answer within 5 s"), "{e}");
+        let huge = answering(
+            dir.path(),
+            200,
+            &format!("{{\"BackendState\":\"{}\"}}", "x".repeat(MAX_ANSWER)),
+            1,
+        );
+        let e = within(move || machine(&huge)).unwrap_err();
+        assert!(e.to_string().contains("too long"), "{e}");
+    }
+
+    /// tailscaled's status in its shape, with `Self.UserID` as given (`null`: left out).
+    fn status(user: &str) -> String {
+        format!(
+            r#"{{"BackendState":"Running","Self":{{"DNSName":"m.example.ts.net.","TailscaleIPs":["100.64.0.1"]{user}}},"User":{{}}}}"#
+        )
+    }
+
+    /// A status naming no user (or user 0) and a whois naming none, or 0, for the caller: with
+    /// both, a check of `user == own user` would read 0 == 0 and let anyone in. Refused: a
+    /// machine with no user is not served, a caller with no user not answered.
+    #[test]
+    fn no_user_named_lets_nobody_in() {
+        let dir = tempfile::tempdir().unwrap();
+        for user in ["", r#","UserID":0"#, r#","UserID":-5"#] {
+            let s = answering(dir.path(), 200, &status(user), 1);
+            let e = machine(&s).unwrap_err();
+            assert!(e.to_string().contains("no user"), "{user}: {e}");
+        }
+        let ok = answering(dir.path(), 200, &status(r#","UserID":7"#), 1);
+        assert_eq!(machine(&ok).unwrap().user_id, 7);
+        let peer: SocketAddr = "100.64.0.2:40000".parse().unwrap();
+        let mut g = guard(PathBuf::new(), false, &[]);
+        g.machine.user_id = 0;
+        for (what, who) in [
+            (
+                "no ids at all",
+                r#"{"Node":{"Name":"p.","Addresses":["100.64.0.2/32"]},"UserProfile":{"LoginName":"x"}}"#,
+            ),
+            (
+                "ids of 0",
+                r#"{"Node":{"Name":"p.","User":0,"Addresses":["100.64.0.2/32"]},"UserProfile":{"ID":0,"LoginName":"x"}}"#,
+            ),
+            (
+                "the node's user left out",
+                r#"{"Node":{"Name":"p.","Addresses":["100.64.0.2/32"]},"UserProfile":{"ID":1,"LoginName":"amy@example.com"}}"#,
+            ),
+        ] {
+            let s = answering(dir.path(), 200, who, 2);
+            g.socket = s.clone();
+            let e = g.check(peer).unwrap_err();
+            assert_eq!(e.kind(), "notYourTailnet", "{what}: {e}");
+            let mut own = guard(s, false, &[]);
+            own.machine.user_id = 1;
+            assert!(own.check(peer).is_err(), "{what}: let in");
+        }
+    }
+
+    /// A whois answer naming the user's own device, but another node than the caller (its
+    /// addresses not the caller's, or none): refused, the caller is not that device.
+    #[test]
+    fn a_whois_naming_another_node_than_the_caller_is_refused() {
+        let dir = tempfile::tempdir().unwrap();
+        let peer: SocketAddr = "100.64.0.9:40000".parse().unwrap();
+        for addresses in [
+            r#","Addresses":["100.64.0.2/32"]"#,
+            r#","Addresses":[]"#,
+            "",
+            r#","Addresses":["nonsense"]"#,
+        ] {
+            let who = format!(
+                r#"{{"Node":{{"Name":"pixel.example.ts.net.","User":1{addresses}}},"UserProfile":{{"ID":1,"LoginName":"amy@example.com"}}}}"#
+            );
+            let s = answering(dir.path(), 200, &who, 1);
+            let e = guard(s, false, &[]).check(peer).unwrap_err();
+            assert!(
+                e.to_string().contains("not the caller's"),
+                "{addresses}: {e}"
+            );
+        }
+        // Its own address, IPv4 or IPv6: let in.
+        let who = r#"{"Node":{"Name":"p.","User":1,"Addresses":["100.64.0.9/32","fd7a:115c:a1e0::9/128"]},"UserProfile":{"ID":1,"LoginName":"amy@example.com"}}"#;
+        let s = answering(dir.path(), 200, who, 2);
+        assert!(guard(s.clone(), false, &[]).check(peer).is_ok());
+        let v6: SocketAddr = "[fd7a:115c:a1e0::9]:40000".parse().unwrap();
+        assert!(guard(s, false, &[]).check(v6).is_ok());
+    }
+
+    /// Names from the LocalAPI in a refusal (shown to the caller, logged): control and invisible
+    /// characters marked, and cut, however long.
+    #[test]
+    fn hostile_names_from_the_localapi_are_marked_and_cut() {
+        let dir = tempfile::tempdir().unwrap();
+        let login = format!("bob\u{1b}[2J\u{202e}{}", "b".repeat(100_000));
+        let who = serde_json::json!({
+            "Node": {"Name": "x\u{1b}]0;owned\u{7}.", "User": 2, "Addresses": ["100.64.0.2/32"]},
+            "UserProfile": {"ID": 2, "LoginName": login},
+        })
+        .to_string();
+        let s = answering(dir.path(), 200, &who, 1);
+        let e = guard(s, false, &[])
+            .check("100.64.0.2:40000".parse().unwrap())
+            .unwrap_err()
+            .to_string();
+        assert!(e.len() < 1_000, "{} bytes", e.len());
+        assert!(
+            !e.contains('\u{1b}') && !e.contains('\u{202e}') && !e.contains('\u{7}'),
+            "{e}"
+        );
+        assert!(e.contains("U+001B"), "{e}");
     }
 }

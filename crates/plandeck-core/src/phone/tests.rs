@@ -490,3 +490,291 @@ fn a_phone_cannot_approve_a_permission_request_it_was_never_shown() {
     assert_eq!(e.kind(), "badInput", "{e}");
     nothing_decided(&roots);
 }
+
+// ---- Attacks (issue 37's hostile review): a hostile page in the phone's browser, an old
+// pairing link. Each is refused with its reason, nothing read or decided.
+
+/// The page served at `https://127.0.0.1:8443` (named `phone.example` when `name` is given).
+fn page_at(roots: &Roots, name: Option<&str>) {
+    server::write_config(
+        roots,
+        &server::PhoneConfig {
+            on: true,
+            listen: "127.0.0.1:8443".to_owned(),
+            cert: "cert.pem".into(),
+            key: "key.pem".into(),
+            name: name.map(str::to_owned),
+            wait_minutes: 15,
+        },
+    )
+    .unwrap();
+}
+
+/// A call as a browser sends it: from the page at `origin`, the browser's `Sec-Fetch-Site`.
+fn call(
+    path: &str,
+    body: &impl serde::Serialize,
+    origin: Option<&str>,
+    site: Option<&str>,
+) -> server::Request {
+    server::Request {
+        method: "POST".to_owned(),
+        path: path.to_owned(),
+        body: serde_json::to_vec(body).unwrap(),
+        origin: origin.map(str::to_owned),
+        fetch_site: site.map(str::to_owned),
+    }
+}
+
+fn kind_of(r: &server::Response) -> String {
+    let v: serde_json::Value = serde_json::from_slice(&r.body).unwrap();
+    v["error"]["kind"].as_str().unwrap_or_default().to_owned()
+}
+
+/// A page of another site open in the phone's browser calls the page's API (a `fetch` with
+/// `no-cors`, a form posted as `text/plain`, a forged `Origin` or none the page's): refused
+/// before anything is read, so the signed call it carried (had it one) is not even spent; the
+/// same call from the page itself is answered.
+#[test]
+fn a_hostile_page_in_the_phones_browser_is_refused_before_anything_is_read() {
+    let (_d, roots, hash) = store_with_request();
+    page_at(&roots, Some("phone.example"));
+    let phone = Phone::new();
+    let device = phone.pair(&roots, "Pixel");
+    let nonce = sign::random_token(18).unwrap();
+    let expires = soon();
+    let read = Signed {
+        device: device.id.clone(),
+        nonce: nonce.clone(),
+        expires,
+        signature: phone.sign(&canonical_read("pending", "", &nonce, expires).unwrap()),
+    };
+    for (origin, site) in [
+        (Some("https://evil.example"), Some("cross-site")),
+        // The browser's word alone, or the origin alone: each enough.
+        (None, Some("cross-site")),
+        (Some("https://evil.example"), None),
+        // A sibling on the same site, a sandboxed frame or a file, another port, plain http.
+        (Some("https://phone.example:8443"), Some("same-site")),
+        (Some("null"), None),
+        (Some("https://phone.example:8444"), None),
+        (Some("http://phone.example:8443"), None),
+        (Some("https://phone.example:8443.evil.example"), None),
+    ] {
+        let r = server::respond_to(&roots, &call("/api/pending", &read, origin, site));
+        assert_eq!(r.status, "403 Forbidden", "{origin:?} {site:?}");
+        assert_eq!(kind_of(&r), "crossOrigin", "{origin:?} {site:?}");
+        let said = String::from_utf8_lossy(&r.body).into_owned();
+        assert!(
+            said.contains("another site") || said.contains("not this page"),
+            "{said}"
+        );
+    }
+    // A decision from there: refused, nothing decided.
+    let d = phone.decision(&device.id, &hash, Verdict::Approve, "", soon());
+    let r = server::respond_to(
+        &roots,
+        &call(
+            "/api/decide",
+            &d,
+            Some("https://evil.example"),
+            Some("cross-site"),
+        ),
+    );
+    assert_eq!(kind_of(&r), "crossOrigin");
+    nothing_decided(&roots);
+    // A pairing link's secret a hostile page saw, posted from there: refused, and the secret
+    // still pairs the phone from the page itself.
+    let p = pair_start(&roots).unwrap();
+    let other = Phone::new();
+    let pairing = serde_json::json!({
+        "secret": p.secret, "name": "Evil", "publicKey": other.public(),
+        "signature": other.sign(&sign::canonical_pairing(&p.secret)),
+    });
+    let r = server::respond_to(
+        &roots,
+        &call(
+            "/api/pair",
+            &pairing,
+            Some("https://evil.example"),
+            Some("cross-site"),
+        ),
+    );
+    assert_eq!(kind_of(&r), "crossOrigin");
+    assert_eq!(
+        devices(&roots).unwrap().len(),
+        1,
+        "nothing paired from there"
+    );
+    // The push subscription too (the server would push to where the hostile page says).
+    let r = server::respond_to(
+        &roots,
+        &call(
+            "/api/push/subscribe",
+            &serde_json::json!({}),
+            Some("https://evil.example"),
+            None,
+        ),
+    );
+    assert_eq!(kind_of(&r), "crossOrigin");
+    // From the page itself (its name's origin, or its address's): answered, the very same call.
+    let ok = server::respond_to(
+        &roots,
+        &call(
+            "/api/pending",
+            &read,
+            Some("https://phone.example:8443"),
+            Some("same-origin"),
+        ),
+    );
+    assert_eq!(ok.status, "200 OK", "{}", String::from_utf8_lossy(&ok.body));
+    let r = server::respond_to(
+        &roots,
+        &call(
+            "/api/pair",
+            &pairing,
+            Some("https://127.0.0.1:8443"),
+            Some("same-origin"),
+        ),
+    );
+    assert_eq!(r.status, "200 OK", "{}", String::from_utf8_lossy(&r.body));
+    // A client that is no browser sends no Origin: it is checked by its signature alone.
+    let r = server::respond_to(&roots, &call("/api/pending", &read, None, None));
+    assert_eq!(kind_of(&r), "replayed");
+    // The page itself may be opened from a link anywhere (it holds no data).
+    let get = server::Request {
+        method: "GET".to_owned(),
+        path: "/".to_owned(),
+        origin: Some("https://evil.example".to_owned()),
+        fetch_site: Some("cross-site".to_owned()),
+        ..Default::default()
+    };
+    assert_eq!(server::respond_to(&roots, &get).status, "200 OK");
+}
+
+/// Two `Origin` headers (one the page's, one not: a forger hoping the first or the last is
+/// read): the request is not read at all.
+#[test]
+fn a_request_with_two_origins_is_not_read() {
+    let two = b"POST /api/pending HTTP/1.1\r\nOrigin: https://127.0.0.1:8443\r\nOrigin: https://evil.example\r\nContent-Length: 2\r\n\r\n{}";
+    let e = server::read_request(&mut &two[..]).unwrap_err();
+    assert!(e.contains("twice"), "{e}");
+    let one = b"POST /api/pending HTTP/1.1\r\norigin: https://evil.example\r\nSec-Fetch-Site: cross-site\r\nContent-Length: 2\r\n\r\n{}";
+    let r = server::read_request(&mut &one[..]).unwrap().unwrap();
+    assert_eq!(r.origin.as_deref(), Some("https://evil.example"));
+    assert_eq!(r.fetch_site.as_deref(), Some("cross-site"));
+}
+
+/// Framing and redirects: every answer (the page, a file, a refusal, a 404, a 405) says it may
+/// not be framed by another site (clickjacking the Approve button) and none is a redirect (the
+/// page never sends the phone elsewhere, whatever path or query it is given after pairing).
+#[test]
+fn no_answer_may_be_framed_and_none_redirects() {
+    let (_d, roots, _) = store_with_request();
+    page_at(&roots, None);
+    let cases = [
+        ("GET", "/"),
+        ("GET", "/app.js"),
+        ("GET", "/sw.js"),
+        ("GET", "//evil.example/"),
+        ("GET", "/\\evil.example"),
+        ("GET", "/?next=https://evil.example"),
+        ("POST", "/api/pair?next=https://evil.example"),
+        ("POST", "/api/pending"),
+        ("PUT", "/"),
+        ("OPTIONS", "/api/decide"),
+    ];
+    for (method, path) in cases {
+        let r = server::respond_to(
+            &roots,
+            &server::Request {
+                method: method.to_owned(),
+                path: path.to_owned(),
+                body: b"{}".to_vec(),
+                ..Default::default()
+            },
+        );
+        let head = server::head(&r);
+        assert!(!r.status.starts_with('3'), "{method} {path}: {}", r.status);
+        assert!(
+            !head.to_ascii_lowercase().contains("\r\nlocation:"),
+            "{head}"
+        );
+        assert!(head.contains("frame-ancestors 'none'"), "{head}");
+        assert!(head.contains("X-Frame-Options: DENY"), "{head}");
+        assert!(head.contains("Cache-Control: no-store"), "{head}");
+        // No answer lets another site read it (no CORS header is ever sent).
+        assert!(!head.contains("Access-Control-Allow"), "{head}");
+    }
+    // A refusal made before the request is answered (Tailscale's whois) has them too.
+    let refused = server::Response {
+        status: "403 Forbidden",
+        content_type: "application/json",
+        body: Vec::new(),
+    };
+    assert!(server::head(&refused).contains("frame-ancestors 'none'"));
+}
+
+/// One pairing link opened on two phones at the same instant (or sent twice by one): exactly
+/// one device is paired, the other told the link is used.
+#[test]
+fn a_pairing_link_used_twice_at_once_pairs_one_device() {
+    let (_d, roots, _) = store_with_request();
+    let p = pair_start(&roots).unwrap();
+    let phones: Vec<Phone> = (0..8).map(|_| Phone::new()).collect();
+    let barrier = std::sync::Barrier::new(phones.len());
+    let results: Vec<Result<Device, PhoneError>> = std::thread::scope(|s| {
+        let handles: Vec<_> = phones
+            .iter()
+            .enumerate()
+            .map(|(i, phone)| {
+                let (roots, p, barrier) = (&roots, &p, &barrier);
+                s.spawn(move || {
+                    let req = PairRequest {
+                        secret: p.secret.clone(),
+                        name: format!("Phone {i}"),
+                        public_key: phone.public(),
+                        signature: phone.sign(&sign::canonical_pairing(&p.secret)),
+                    };
+                    barrier.wait();
+                    pair_finish(roots, &req)
+                })
+            })
+            .collect();
+        handles.into_iter().map(|h| h.join().unwrap()).collect()
+    });
+    let paired = results.iter().filter(|r| r.is_ok()).count();
+    assert_eq!(paired, 1, "{results:?}");
+    for e in results.iter().filter_map(|r| r.as_ref().err()) {
+        assert_eq!(e.kind(), "pairingUnknown", "{e}");
+        assert!(e.to_string().contains("already used"), "{e}");
+    }
+    assert_eq!(devices(&roots).unwrap().len(), 1);
+}
+
+/// A revoked phone's key brought back with a new link: refused, saying it was revoked (its
+/// decisions stay refused: the person makes a new key by pairing the phone afresh).
+#[test]
+fn a_revoked_devices_key_cannot_pair_again() {
+    let (_d, roots, _) = store_with_request();
+    let phone = Phone::new();
+    phone.pair(&roots, "Pixel");
+    revoke(&roots, "Pixel").unwrap();
+    let p = pair_start(&roots).unwrap();
+    let e = pair_finish(
+        &roots,
+        &PairRequest {
+            secret: p.secret.clone(),
+            name: "Pixel again".to_owned(),
+            public_key: phone.public(),
+            signature: phone.sign(&sign::canonical_pairing(&p.secret)),
+        },
+    )
+    .unwrap_err();
+    assert_eq!(e.kind(), "badInput", "{e}");
+    assert!(
+        e.to_string().contains("revoked") && e.to_string().contains("Pixel"),
+        "{e}"
+    );
+    assert_eq!(devices(&roots).unwrap().len(), 1);
+}

@@ -249,7 +249,20 @@ fn cose_p256(key: &cbor::Value<'_>) -> Result<Vec<u8>, PhoneError> {
     let mut raw = vec![4u8];
     raw.extend_from_slice(cose_coordinate(entries, -2)?);
     raw.extend_from_slice(cose_coordinate(entries, -3)?);
+    on_the_curve(&raw)?;
     Ok(raw)
+}
+
+/// Refuses a public key that is no point of P-256 (kept, it would verify nothing, and each
+/// decision of the device would be refused as a wrong signature): ring checks the point when it
+/// agrees a key with it.
+fn on_the_curve(raw: &[u8]) -> Result<(), PhoneError> {
+    use ring::agreement::{agree_ephemeral, EphemeralPrivateKey, UnparsedPublicKey, ECDH_P256};
+    let rng = ring::rand::SystemRandom::new();
+    let mine = EphemeralPrivateKey::generate(&ECDH_P256, &rng)
+        .map_err(|_| bad("no random bytes to check its public key with"))?;
+    agree_ephemeral(mine, &UnparsedPublicKey::new(&ECDH_P256, raw), |_| ())
+        .map_err(|_| bad("its public key is not a point of P-256"))
 }
 
 /// Checks a passkey made at pairing against the page's host and origin and the pairing's

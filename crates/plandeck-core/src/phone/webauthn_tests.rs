@@ -633,3 +633,188 @@ fn a_device_paired_with_a_passkey_decides_only_with_its_verified_assertion_of_th
     assert_eq!(e.kind(), "badPasskey", "{e}");
     nothing_decided();
 }
+
+// ---- Attacks (issue 37's hostile review): a hostile passkey client.
+
+/// A counter that goes backwards (a cloned authenticator behind the real one), or stays: refused.
+#[test]
+fn a_counter_going_backwards_is_refused() {
+    let mut a = Authenticator::new();
+    let c = sha256(b"c");
+    let mut kept = verify_registration(&a.register(&c), &expect(), &c).unwrap();
+    a.count = 9;
+    kept.sign_count = verify_assertion(&a.assert(&c), &kept, &expect(), &c).unwrap();
+    assert_eq!(kept.sign_count, 10);
+    for count in [3, 0, 10] {
+        let s = a.assert_raw(
+            Authenticator::client_data("webauthn.get", &c, ORIGIN),
+            a.auth_data(RP, 0x05, count, None),
+        );
+        let e = reason(verify_assertion(&s, &kept, &expect(), &c).unwrap_err());
+        assert!(e.contains("counter"), "{count}: {e}");
+    }
+}
+
+/// Nobody present (UP unset) at pairing or for a decision: refused.
+#[test]
+fn nobody_present_is_refused() {
+    let a = Authenticator::new();
+    let c = sha256(b"c");
+    let kept = verify_registration(&a.register(&c), &expect(), &c).unwrap();
+    let r = a.register_raw(
+        Authenticator::client_data("webauthn.create", &c, ORIGIN),
+        a.auth_data(RP, 0x44, 0, Some(&a.cose())),
+    );
+    assert!(reason(verify_registration(&r, &expect(), &c).unwrap_err()).contains("nobody"));
+    let s = a.assert_raw(
+        Authenticator::client_data("webauthn.get", &c, ORIGIN),
+        a.auth_data(RP, 0x04, 1, None),
+    );
+    assert!(reason(verify_assertion(&s, &kept, &expect(), &c).unwrap_err()).contains("nobody"));
+}
+
+/// Keys of another algorithm or curve (EdDSA, ES256 on P-384, RS256), and an ES256 key whose
+/// point is not on P-256 (it would pair, then every decision be refused as a wrong signature):
+/// each refused at pairing with its reason.
+#[test]
+fn keys_of_another_kind_or_off_the_curve_are_refused_at_pairing() {
+    let a = Authenticator::new();
+    let c = sha256(b"c");
+    let p = a.key.public_key().as_ref();
+    let with_key = |cose: Vec<u8>| {
+        a.register_raw(
+            Authenticator::client_data("webauthn.create", &c, ORIGIN),
+            a.auth_data(RP, 0x45, 0, Some(&cose)),
+        )
+    };
+    let kinds = [
+        (
+            "EdDSA",
+            map(&[
+                (int(1), int(1)),
+                (int(3), int(-8)),
+                (int(-1), int(6)),
+                (int(-2), bytes(&[1u8; 32])),
+            ]),
+        ),
+        (
+            "ES256 on P-384",
+            map(&[
+                (int(1), int(2)),
+                (int(3), int(-7)),
+                (int(-1), int(2)),
+                (int(-2), bytes(&p[1..33])),
+                (int(-3), bytes(&p[33..65])),
+            ]),
+        ),
+        (
+            "ES384",
+            map(&[
+                (int(1), int(2)),
+                (int(3), int(-35)),
+                (int(-1), int(1)),
+                (int(-2), bytes(&p[1..33])),
+                (int(-3), bytes(&p[33..65])),
+            ]),
+        ),
+        (
+            "the alg as text",
+            map(&[
+                (int(1), int(2)),
+                (int(3), text("ES256")),
+                (int(-1), int(1)),
+                (int(-2), bytes(&p[1..33])),
+                (int(-3), bytes(&p[33..65])),
+            ]),
+        ),
+    ];
+    for (what, cose) in kinds {
+        let e = reason(verify_registration(&with_key(cose), &expect(), &c).unwrap_err());
+        assert!(e.contains("ES256"), "{what}: {e}");
+    }
+    // Coordinates that are no point of the curve (x, y changed by one bit), and 33-byte ones.
+    let mut y = p[33..65].to_vec();
+    y[31] ^= 1;
+    let off = map(&[
+        (int(1), int(2)),
+        (int(3), int(-7)),
+        (int(-1), int(1)),
+        (int(-2), bytes(&p[1..33])),
+        (int(-3), bytes(&y)),
+    ]);
+    let e = reason(verify_registration(&with_key(off), &expect(), &c).unwrap_err());
+    assert!(e.contains("not a point of P-256"), "{e}");
+    let long = map(&[
+        (int(1), int(2)),
+        (int(3), int(-7)),
+        (int(-1), int(1)),
+        (int(-2), bytes(&[0u8; 33])),
+        (int(-3), bytes(&p[33..65])),
+    ]);
+    let e = reason(verify_registration(&with_key(long), &expect(), &c).unwrap_err());
+    assert!(e.contains("32 bytes"), "{e}");
+}
+
+/// Malformed or huge parts of a passkey's answer: a credential id over WebAuthn's 1023 bytes,
+/// client data nested past any parser's depth, with two challenges, or no challenge: refused
+/// with a reason, never a panic or a stack overflow.
+#[test]
+fn malformed_or_huge_client_data_and_ids_are_refused() {
+    let mut a = Authenticator::new();
+    let c = sha256(b"c");
+    let kept = verify_registration(&a.register(&c), &expect(), &c).unwrap();
+    let mut r = a.register(&c);
+    r.credential_id = b64(&[7u8; 1100]);
+    assert!(reason(verify_registration(&r, &expect(), &c).unwrap_err()).contains("too long"));
+    let mut s = a.assert(&c);
+    s.credential_id = b64(&[7u8; 1100]);
+    assert!(reason(verify_assertion(&s, &kept, &expect(), &c).unwrap_err()).contains("too long"));
+    let nested = "[".repeat(3000);
+    let two = format!(
+        r#"{{"type":"webauthn.get","challenge":"{}","challenge":"{}","origin":"{ORIGIN}"}}"#,
+        b64(&sha256(b"other")),
+        b64(&c)
+    );
+    let none = format!(r#"{{"type":"webauthn.get","origin":"{ORIGIN}"}}"#);
+    for client in [
+        nested,
+        two,
+        none,
+        "null".to_owned(),
+        "\u{feff}{}".to_owned(),
+    ] {
+        a.count += 1;
+        let s = a.assert_raw(
+            client.clone().into_bytes(),
+            a.auth_data(RP, 0x05, a.count, None),
+        );
+        let e = reason(verify_assertion(&s, &kept, &expect(), &c).unwrap_err());
+        assert!(e.contains("client data"), "{client:.40}: {e}");
+    }
+}
+
+/// A registration's answer (made at pairing) replayed as a decision's assertion, and a
+/// decision's assertion offered at pairing: the types differ, each refused.
+#[test]
+fn a_pairings_answer_is_no_decisions_and_the_other_way_round() {
+    let mut a = Authenticator::new();
+    let c = sha256(b"c");
+    let reg = a.register(&c);
+    let kept = verify_registration(&reg, &expect(), &c).unwrap();
+    let as_assertion = Assertion {
+        credential_id: reg.credential_id.clone(),
+        client_data_json: reg.client_data_json.clone(),
+        authenticator_data: b64(&a.auth_data(RP, 0x05, 1, None)),
+        signature: a.assert(&c).signature,
+    };
+    assert!(verify_assertion(&as_assertion, &kept, &expect(), &c).is_err());
+    let s = a.assert(&c);
+    let as_registration = Registration {
+        credential_id: s.credential_id.clone(),
+        client_data_json: s.client_data_json.clone(),
+        attestation_object: reg.attestation_object.clone(),
+    };
+    assert!(
+        reason(verify_registration(&as_registration, &expect(), &c).unwrap_err()).contains("type")
+    );
+}
