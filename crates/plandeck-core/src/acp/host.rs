@@ -528,6 +528,30 @@ pub fn fold_hints(roots: &Roots, hints: &mut Vec<crate::sessions::WorktreeHint>)
     }
 }
 
+/// Fills in what the agent's own record of the session tells and the agent did not say over ACP:
+/// its tokens (and cost) when it told none. codex-acp 0.16 sends `usage_update` with no cost and
+/// no `usage` in a prompt's answer, while the Codex it embeds counts them in its rollout, named by
+/// the ACP session's id (`~/.codex/sessions/…/rollout-…-<id>.jsonl`, folded into this card:
+/// [`fold_hosted`]). What the agent said over ACP stays. `record`: the agent's own record whose
+/// session id is `session_id` (the session index's), asked for only when needed.
+pub fn fill_from_records(
+    h: &mut Hosted,
+    record: impl FnOnce(&str) -> Option<crate::sessions::SessionSummary>,
+) {
+    if h.usage.input_tokens.is_some() || h.usage.output_tokens.is_some() {
+        return;
+    }
+    let Some(sid) = h.session_id.as_deref().filter(|s| !s.is_empty()) else {
+        return;
+    };
+    let Some(u) = record(sid).and_then(|r| r.usage) else {
+        return;
+    };
+    h.usage.input_tokens = Some(u.input_tokens);
+    h.usage.output_tokens = Some(u.output_tokens);
+    h.usage.cost_usd = h.usage.cost_usd.or(u.cost_usd);
+}
+
 /// Leaves out of `sessions` (found from the agents' own records) those that are a hosted ACP
 /// session: the agent an adapter runs keeps its records where the terminal agent does
 /// (claude-agent-acp 0.23 starts its bundled Claude Code with `sessionId` set to the ACP
