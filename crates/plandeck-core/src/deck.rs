@@ -981,9 +981,18 @@ impl Deck {
             .into_iter()
             .map(|mut h| {
                 h.state = h.live_state().to_owned();
+                self.fill_hosted(&mut h);
                 h
             })
             .collect())
+    }
+
+    /// What the agent's own record of the hosted session `h` tells that it did not say over ACP
+    /// (its tokens: [`crate::acp::host::fill_from_records`]), from the live session index.
+    fn fill_hosted(&self, h: &mut crate::acp::host::Hosted) {
+        crate::acp::host::fill_from_records(h, |sid| {
+            lock(&self.sessions).as_ref().and_then(|i| i.session(sid))
+        });
     }
 
     /// One hosted ACP session with its conversation.
@@ -998,6 +1007,7 @@ impl Deck {
             )
         })?;
         h.state = h.live_state().to_owned();
+        self.fill_hosted(&mut h);
         Ok(crate::acp::host::for_window(h))
     }
 

@@ -675,9 +675,14 @@ submoduleCommits: number,
  */
 sizeBytes: number | null, 
 /**
- * The session working in this worktree, from the transcripts.
+ * The session working in this worktree, from the transcripts; a session hosted over ACP by
+ * its card's id (`acps-…`).
  */
 sessionId: string | null, 
+/**
+ * That session's plan file, where it has one (what "Verify its plan" opens).
+ */
+planPath: string | null, 
 /**
  * The person chose Keep for it.
  */

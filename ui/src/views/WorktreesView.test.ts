@@ -24,6 +24,7 @@ const worktree = (over: Partial<WorktreeSummary>): WorktreeSummary => ({
   submoduleCommits: 0,
   sizeBytes: null,
   sessionId: null,
+  planPath: null,
   kept: false,
   problem: null,
   ...over,
@@ -168,6 +169,24 @@ describe("WorktreesView", () => {
     await fireEvent.click(await screen.findByTestId("unkeep-worktree"));
     await waitFor(() => expect(calls.filter(([c]) => c === "unkeep_worktree")).toHaveLength(2));
     expect(await screen.findByTestId("keep-worktree")).toBeInTheDocument();
+  });
+
+  it("links a worktree to its session's plan from its row: an ACP-hosted session, whose agent's records no session list shows (issue 36)", async () => {
+    const calls: string[] = [];
+    mockIPC((cmd) => {
+      calls.push(cmd);
+      if (cmd === "list_worktrees") return [worktree({ sessionId: "acps-00000000000000c1", planPath: "/h/.claude/plans/p.md" })];
+      // The session lists hold the ACP card, never its agent's transcript: no plan from here.
+      if (cmd === "list_sessions") return [];
+      return null;
+    });
+    const opened: string[] = [];
+    render(WorktreesView, { overview: null, onLoadDemo: () => {}, onVerifyPlan: (p: string) => opened.push(p) });
+    await fireEvent.click(await screen.findByTestId("worktree-verify"));
+    expect(opened).toEqual(["/h/.claude/plans/p.md"]);
+    expect(screen.getByText("acps-000")).toBeInTheDocument();
+    // The row named the plan: the sessions were not listed for it.
+    expect(calls).not.toContain("list_sessions");
   });
 
   it("says a cancelled removal plainly, not in a success's green", async () => {

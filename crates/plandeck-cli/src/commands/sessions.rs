@@ -42,9 +42,16 @@ pub fn run(ctx: &Context, args: SessionsArgs, out: &mut Out<'_>) -> Result<i32, 
     match args.command.unwrap_or(SessionsCommand::List { json }) {
         SessionsCommand::List { .. } => {
             let mut list = sessions::list(&roots);
+            // ACP sessions hosted by this user's server (`plandeck start --agent claude-acp`),
+            // with what their agents' own records tell and they did not (read before those
+            // records are folded into them).
+            let mut hosted = plandeck_core::acp::host::list(&roots);
+            for h in &mut hosted {
+                plandeck_core::acp::host::fill_from_records(h, |sid| {
+                    list.iter().find(|s| s.session_id == sid).cloned()
+                });
+            }
             plandeck_core::standing::settle_listed(&roots, &mut list);
-            // ACP sessions hosted by this user's server (`plandeck start --agent claude-acp`).
-            let hosted = plandeck_core::acp::host::list(&roots);
             if hosted.is_empty() {
                 return print_sessions(&list, &roots.home, json, out);
             }

@@ -1116,3 +1116,78 @@ fn opencode_started_in_plan_mode_gets_it_through_its_mode_option_and_is_listed_u
     let (code, out, err) = plandeck(&home, &["stop", &id, "--yes", "--json"]);
     assert_eq!(code, 0, "{out}{err}");
 }
+
+/// Issue 36: codex-acp 0.16 tells no tokens over ACP; its Codex's rollout, named by the ACP
+/// session's id, counts them (`tests/fixtures/acp/codex-acp-0.16.0-rollout-<id>.jsonl`, from a real
+/// run). `sessions list --json`'s ACP row and the window's card (`list_acp_sessions`,
+/// `acp_session`) show that count; the rollout is not listed as a second session.
+#[test]
+fn an_acp_session_that_told_no_tokens_shows_its_agents_own_count() {
+    let t = tempfile::tempdir().unwrap();
+    let home = t.path().join("home");
+    let roots = plandeck_core::config::Roots::under_home(&home);
+    let sid = "01a2253f-22ee-7933-bb2f-ac52b9ed6641";
+    let day = roots.codex.join("sessions/2026/11/29");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(
+        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
+            "../../tests/fixtures/acp/codex-acp-0.16.0-rollout-{sid}.jsonl"
+        )),
+        day.join(format!("rollout-2026-11-29T03-00-24-{sid}.jsonl")),
+    )
+    .unwrap();
+    let id = "acps-00000000000000ee";
+    let hosted = plandeck_core::acp::host::Hosted {
+        id: id.into(),
+        agent: "codex-acp".into(),
+        display_name: "Codex (ACP)".into(),
+        cwd: t.path().to_string_lossy().into_owned(),
+        session_id: Some(sid.into()),
+        state: "idle".into(),
+        mode: Some("auto".into()),
+        modes: vec!["read-only".into(), "auto".into(), "full-access".into()],
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: plandeck_core::process::start_time(std::process::id()),
+        agent_pid: None,
+        started: "2026-11-29T03:00:24Z".into(),
+        updated: "2026-11-29T03:00:25Z".into(),
+        entries: Vec::new(),
+        machine: None,
+    };
+    let sessions = roots.data.join("acp/sessions");
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(
+        sessions.join(format!("{id}.json")),
+        serde_json::to_vec(&hosted).unwrap(),
+    )
+    .unwrap();
+
+    let (code, out, err) = plandeck(&home, &["sessions", "list", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let rows: Vec<serde_json::Value> = serde_json::from_str(&out).unwrap();
+    assert_eq!(rows.len(), 1, "{rows:#?}");
+    assert_eq!(rows[0]["sessionId"], id);
+    assert_eq!(
+        rows[0]["usage"],
+        serde_json::json!({"inputTokens": 10, "outputTokens": 10, "costUsd": null})
+    );
+
+    let index = std::sync::Arc::new(std::sync::Mutex::new(Some(
+        plandeck_core::sessions::SessionIndex::open(&roots),
+    )));
+    let deck = plandeck_core::deck::Deck::starting(
+        roots.clone(),
+        false,
+        index,
+        std::sync::Arc::new(|_| {}),
+    );
+    let listed = deck.list_acp_sessions().unwrap();
+    assert_eq!(listed[0].usage.input_tokens, Some(10), "{listed:#?}");
+    assert_eq!(listed[0].usage.output_tokens, Some(10));
+    assert_eq!(deck.acp_session(id).unwrap().usage.input_tokens, Some(10));
+}

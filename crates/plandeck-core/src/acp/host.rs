@@ -406,28 +406,48 @@ pub fn list(roots: &Roots) -> Vec<Hosted> {
     out
 }
 
-/// The agent's own ids of the hosted sessions (`session/new`'s `sessionId`), running or ended.
-/// Read from each record as data, once per version of its file (a streaming session's record is
-/// rewritten many times a second; the others are not read again).
-pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
+/// What listings of other things need of a hosted session (the worktrees its folder is in, the
+/// agent's own records it folds): read from its record as data.
+#[derive(Debug, Clone, PartialEq, Deserialize)]
+#[serde(rename_all = "camelCase")]
+pub struct Brief {
+    pub id: String,
+    /// The agent's own id of the session (`session/new`'s `sessionId`), once started.
+    #[serde(default)]
+    pub session_id: Option<String>,
+    #[serde(default)]
+    pub cwd: String,
+    #[serde(default)]
+    pub state: String,
+    #[serde(default)]
+    pub host_pid: u32,
+    #[serde(default)]
+    pub host_start_time: Option<u64>,
+}
+
+impl Brief {
+    /// Whether it runs now: not ended or failed, and its host still there (as
+    /// [`Hosted::live_state`] says).
+    pub fn running(&self) -> bool {
+        !matches!(self.state.as_str(), "ended" | "failed")
+            && crate::process::is_running(self.host_pid, self.host_start_time)
+    }
+}
+
+/// Every hosted session, running or ended, in brief ([`Brief`]). Each record is read once per
+/// version of its file (a streaming session's record is rewritten many times a second; the others
+/// are not read again).
+pub fn briefs(roots: &Roots) -> Vec<Brief> {
     use std::collections::HashMap;
     use std::time::SystemTime;
-    /// Only what this reads of a record.
-    #[derive(Deserialize)]
-    #[serde(rename_all = "camelCase")]
-    struct Ids {
-        id: String,
-        #[serde(default)]
-        session_id: Option<String>,
-    }
-    type Seen = HashMap<PathBuf, (SystemTime, u64, Option<String>)>;
+    type Seen = HashMap<PathBuf, (SystemTime, u64, Option<Brief>)>;
     static SEEN: Mutex<Option<Seen>> = Mutex::new(None);
     let Ok(entries) = std::fs::read_dir(dir(roots, "sessions")) else {
-        return Default::default();
+        return Vec::new();
     };
     let mut seen = SEEN.lock().unwrap_or_else(|e| e.into_inner());
     let seen = seen.get_or_insert_with(HashMap::new);
-    let mut ids = std::collections::HashSet::new();
+    let mut out = Vec::new();
     for e in entries.flatten() {
         let path = e.path();
         let Some(id) = path
@@ -447,19 +467,89 @@ pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
             meta.modified().unwrap_or(SystemTime::UNIX_EPOCH),
             meta.len(),
         );
-        let session_id = match seen.get(&path) {
-            Some((at, len, sid)) if (*at, *len) == version => sid.clone(),
+        let brief = match seen.get(&path) {
+            Some((at, len, b)) if (*at, *len) == version => b.clone(),
             _ => {
-                let sid = read::<Ids>(&path)
-                    .filter(|r| r.id == id)
-                    .and_then(|r| r.session_id);
-                seen.insert(path.clone(), (version.0, version.1, sid.clone()));
-                sid
+                let b = read::<Brief>(&path).filter(|r| r.id == id);
+                seen.insert(path.clone(), (version.0, version.1, b.clone()));
+                b
             }
         };
-        ids.extend(session_id.filter(|s| !s.is_empty()));
+        out.extend(brief);
     }
-    ids
+    out.sort_by(|a, b| a.id.cmp(&b.id));
+    out
+}
+
+/// The agent's own ids of the hosted sessions (`session/new`'s `sessionId`), running or ended.
+pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
+    briefs(roots)
+        .into_iter()
+        .filter_map(|b| b.session_id.filter(|s| !s.is_empty()))
+        .collect()
+}
+
+/// The sessions' worktree hints (found from the agents' own records) with the hosted ACP
+/// sessions in: each hosted session is a hint of its own (its id, its folder, running while its
+/// host does), and the hint of its agent's own record (claude-agent-acp's Claude Code's
+/// transcript, [`fold_hosted`]) folds into it, giving it its worktree facts and its plan: the
+/// worktree a hosted session works in names that session, as its card does. Folding hints
+/// already folded changes nothing.
+pub fn fold_hints(roots: &Roots, hints: &mut Vec<crate::sessions::WorktreeHint>) {
+    for b in briefs(roots) {
+        if b.cwd.is_empty() {
+            continue;
+        }
+        let own = b.session_id.as_deref().filter(|s| !s.is_empty());
+        let mut hint = crate::sessions::WorktreeHint {
+            session_id: b.id.clone(),
+            cwd: PathBuf::from(&b.cwd),
+            worktree_path: None,
+            original_head_commit: None,
+            original_branch: None,
+            plan_path: None,
+            running: b.running(),
+        };
+        let mut i = 0;
+        while i < hints.len() {
+            let h = &hints[i];
+            if h.session_id == b.id || Some(h.session_id.as_str()) == own {
+                let h = hints.remove(i);
+                hint.running |= h.running;
+                hint.worktree_path = hint.worktree_path.or(h.worktree_path);
+                hint.original_head_commit = hint.original_head_commit.or(h.original_head_commit);
+                hint.original_branch = hint.original_branch.or(h.original_branch);
+                hint.plan_path = hint.plan_path.or(h.plan_path);
+            } else {
+                i += 1;
+            }
+        }
+        hints.push(hint);
+    }
+}
+
+/// Fills in what the agent's own record of the session tells and the agent did not say over ACP:
+/// its tokens (and cost) when it told none. codex-acp 0.16 sends `usage_update` with no cost and
+/// no `usage` in a prompt's answer, while the Codex it embeds counts them in its rollout, named by
+/// the ACP session's id (`~/.codex/sessions/…/rollout-…-<id>.jsonl`, folded into this card:
+/// [`fold_hosted`]). What the agent said over ACP stays. `record`: the agent's own record whose
+/// session id is `session_id` (the session index's), asked for only when needed.
+pub fn fill_from_records(
+    h: &mut Hosted,
+    record: impl FnOnce(&str) -> Option<crate::sessions::SessionSummary>,
+) {
+    if h.usage.input_tokens.is_some() || h.usage.output_tokens.is_some() {
+        return;
+    }
+    let Some(sid) = h.session_id.as_deref().filter(|s| !s.is_empty()) else {
+        return;
+    };
+    let Some(u) = record(sid).and_then(|r| r.usage) else {
+        return;
+    };
+    h.usage.input_tokens = Some(u.input_tokens);
+    h.usage.output_tokens = Some(u.output_tokens);
+    h.usage.cost_usd = h.usage.cost_usd.or(u.cost_usd);
 }
 
 /// Leaves out of `sessions` (found from the agents' own records) those that are a hosted ACP

@@ -699,6 +699,7 @@ impl SessionIndex {
                     worktree_path: wt.map(|w| PathBuf::from(&w.path)),
                     original_head_commit: wt.and_then(|w| w.original_head_commit.clone()),
                     original_branch: wt.and_then(|w| w.original_branch.clone()),
+                    plan_path: e.plan.clone(),
                     running: self
                         .live_for(Some(e.agent), &e.key)
                         .is_some_and(|l| l.alive),

@@ -177,6 +177,8 @@ pub struct WorktreeHint {
     pub original_head_commit: Option<String>,
     /// `originalBranch` of that record.
     pub original_branch: Option<String>,
+    /// The session's plan file, where it has one.
+    pub plan_path: Option<PathBuf>,
     /// True when a live registry entry (`sessions/<pid>.json`) names this session.
     pub running: bool,
 }

@@ -36,6 +36,8 @@ pub(crate) struct Sessions {
     pub session_id: Option<String>,
     pub running: Option<String>,
     pub original_head: Option<String>,
+    /// The plan of the session named by `session_id`, where it has one.
+    pub plan_path: Option<PathBuf>,
 }
 
 /// What a listing measures besides the counts.
@@ -53,6 +55,20 @@ pub fn list(roots: &Roots, repo: Option<&Path>) -> Result<Vec<WorktreeSummary>, 
     list_with(roots, repo, &worktree_hints(roots), ListOptions::default())
 }
 
+/// The sessions' worktree hints `hints` with the hosted ACP sessions folded in
+/// ([`crate::acp::host::fold_hints`]): a worktree an ACP-hosted session works in names that
+/// session (its card's id) and its plan.
+pub(crate) fn with_hosted(roots: &Roots, hints: &[WorktreeHint]) -> Vec<WorktreeHint> {
+    let mut hints = hints.to_vec();
+    crate::acp::host::fold_hints(roots, &mut hints);
+    hints
+}
+
+/// Every session's worktree hints, the hosted ACP sessions' folded in ([`with_hosted`]).
+pub(crate) fn hints(roots: &Roots) -> Vec<WorktreeHint> {
+    with_hosted(roots, &worktree_hints(roots))
+}
+
 /// [`list`], with the sessions' worktree hints from the caller (the live session index's
 /// [`crate::sessions::SessionIndex::worktree_hints`]) and sizes when asked for.
 pub fn list_with(
@@ -61,6 +77,7 @@ pub fn list_with(
     hints: &[WorktreeHint],
     opts: ListOptions,
 ) -> Result<Vec<WorktreeSummary>, WorktreeError> {
+    let hints = &with_hosted(roots, hints);
     let kept = super::keep::kept_set(roots)?;
     let (found, mut problems) = match repo {
         Some(repo) => {
@@ -86,6 +103,7 @@ pub fn refresh<S: AsRef<str>>(
     hints: &[WorktreeHint],
     ids: &[S],
 ) -> Result<Vec<WorktreeSummary>, WorktreeError> {
+    let hints = &with_hosted(roots, hints);
     let kept = super::keep::kept_set(roots)?;
     let (found, _) = find_all(roots, hints);
     let sessions = assign_sessions(&found, hints);
@@ -187,6 +205,7 @@ fn problem_entry(path: &Path, problem: &str) -> WorktreeSummary {
         submodule_commits: 0,
         size_bytes: None,
         session_id: None,
+        plan_path: None,
         kept: false,
         problem: Some(problem.to_owned()),
         machine: None,
@@ -263,11 +282,12 @@ pub(crate) fn assign_sessions(all: &[Found], hints: &[WorktreeHint]) -> Vec<Sess
         if hint.worktree_path.is_some() && hint.original_head_commit.is_some() {
             s.original_head = hint.original_head_commit.clone();
         }
+        if hint.running || s.running.is_none() {
+            s.session_id = Some(hint.session_id.clone());
+            s.plan_path = hint.plan_path.clone();
+        }
         if hint.running {
             s.running = Some(hint.session_id.clone());
-            s.session_id = Some(hint.session_id.clone());
-        } else if s.running.is_none() {
-            s.session_id = Some(hint.session_id.clone());
         }
     }
     out
@@ -298,7 +318,7 @@ pub(crate) fn open_validated(f: &Found) -> Result<Repository, String> {
 /// The worktree path whose id is `id`, from a fresh listing (what the window passes instead of a
 /// path). An id not listed now is refused.
 pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, WorktreeError> {
-    let (found, _) = find_all(roots, &worktree_hints(roots));
+    let (found, _) = find_all(roots, &hints(roots));
     found
         .into_iter()
         .find(|f| worktree_id(&f.path, &f.common_dir) == id)
@@ -308,7 +328,7 @@ pub fn resolve_id(roots: &Roots, id: &str) -> Result<PathBuf, WorktreeError> {
 
 /// The repository folder whose id is `id`, from a fresh listing.
 pub fn resolve_repo_id(roots: &Roots, id: &str) -> Result<PathBuf, WorktreeError> {
-    let (found, _) = find_all(roots, &worktree_hints(roots));
+    let (found, _) = find_all(roots, &hints(roots));
     found
         .into_iter()
         .find(|f| repo_id(&f.common_dir) == id)
@@ -357,6 +377,7 @@ pub(crate) fn summarize_in_full(
     s.lock_reason = f.locked.clone().flatten().filter(|r| !r.is_empty());
     s.prunable = f.prunable;
     s.session_id = sessions.session_id.clone();
+    s.plan_path = sessions.plan_path.as_deref().map(path_text);
     s.kept = kept.contains(&canonical(&f.path));
     if f.prunable {
         s.problem =

@@ -98,8 +98,12 @@ pub struct WorktreeSummary {
     /// not walk folders: sizes come later, see [`Sizes`], or with [`ListOptions::sizes`]).
     #[ts(type = "number | null")]
     pub size_bytes: Option<u64>,
-    /// The session working in this worktree, from the transcripts.
+    /// The session working in this worktree, from the transcripts; a session hosted over ACP by
+    /// its card's id (`acps-…`).
     pub session_id: Option<String>,
+    /// That session's plan file, where it has one (what "Verify its plan" opens).
+    #[serde(default)]
+    pub plan_path: Option<String>,
     /// The person chose Keep for it.
     pub kept: bool,
     /// Something that could not be read, said plainly; the counts are then incomplete.

@@ -28,7 +28,6 @@ use super::{
     Refusal, RemovalPreview, RemoveOutcome, SubmoduleCommits, WorktreeDetails, WorktreeError,
 };
 use crate::config::Roots;
-use crate::sessions::worktree_hints;
 
 const FILES_SHOWN: usize = 200;
 const COMMITS_SHOWN: usize = 100;
@@ -54,7 +53,7 @@ fn locate(roots: &Roots, path: &Path) -> Result<Result<Located, String>, Worktre
         }
     }
     let me = canonical(path);
-    let hints = worktree_hints(roots);
+    let hints = list::hints(roots);
     let all = match list::common_dir_of(path) {
         Ok(common) => list::worktrees_of(&common)?,
         // The folder may be gone (a prunable worktree): look through every known repository.
@@ -820,7 +819,7 @@ pub fn clean_removals(
 ) -> Result<Vec<RemovalPreview>, WorktreeError> {
     let common = list::common_dir_of(repo)?;
     let all = list::worktrees_of(&common)?;
-    let hints = worktree_hints(roots);
+    let hints = list::hints(roots);
     let sessions = assign_sessions(&all, &hints);
     let kept = keep::kept_set(roots)?;
     let mut out = Vec::new();

@@ -1325,3 +1325,139 @@ fn a_folder_name_cannot_forge_a_pane_in_the_list() {
     let _ = agent.kill();
     let _ = agent.wait();
 }
+
+/// A hosted ACP session's record (`<data>/acp/sessions/<id>.json`) as its host writes it: of
+/// `agent`, in `cwd`, its agent's own id of the session `session_id`, its host this process.
+fn hosted_record(roots: &Roots, id: &str, agent: &str, cwd: &Path, session_id: &str) {
+    let now = "2026-11-29T02:50:00Z".to_owned();
+    let hosted = crate::acp::host::Hosted {
+        id: id.to_owned(),
+        agent: agent.to_owned(),
+        display_name: agent.to_owned(),
+        cwd: cwd.to_string_lossy().into_owned(),
+        session_id: Some(session_id.to_owned()),
+        state: "idle".into(),
+        mode: Some("plan".into()),
+        modes: vec!["default".into(), "plan".into()],
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: crate::process::start_time(std::process::id()),
+        agent_pid: None,
+        started: now.clone(),
+        updated: now,
+        entries: Vec::new(),
+        machine: None,
+    };
+    let dir = roots.data.join("acp").join("sessions");
+    fs::create_dir_all(&dir).unwrap();
+    fs::write(
+        dir.join(format!("{id}.json")),
+        serde_json::to_vec(&hosted).unwrap(),
+    )
+    .unwrap();
+}
+
+/// Issue 36: the Claude Code claude-agent-acp runs writes its transcript under the ACP session's
+/// id, and that transcript is folded into the ACP session's card (`acp::host::fold_hosted`). The
+/// worktree it works in names the ACP session (the card's id, not the folded transcript's, which
+/// no list shows any more) and that session's plan (from its transcript), so "Verify its plan"
+/// stays; an ACP session whose agent keeps no transcript here (codex-acp) names its worktree too,
+/// and a running one holds its worktree against removal like any running session.
+#[test]
+fn a_worktree_names_the_acp_session_hosted_in_it_and_its_plan() {
+    const FIXTURES: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../../tests/fixtures");
+    let f = fixture();
+    let roots = f.roots();
+    let (claude_wt, _) = f.worktree("claude-acp");
+    let (codex_wt, _) = f.worktree("codex-acp");
+    // The transcript of claude-agent-acp's Claude Code, working in the first worktree.
+    let sid = "616b9e27-ce4d-4e5c-aa43-9d801b0ce4b1";
+    let claude = f.home.join(".claude");
+    let fixture = fs::read_to_string(format!(
+        "{FIXTURES}/claude-code-2.1.328/projects/-home-dev-work-api/{sid}.jsonl"
+    ))
+    .unwrap()
+    .replace("/home/dev/.claude", &claude.to_string_lossy())
+    .replace("/home/dev/work/api", &claude_wt.to_string_lossy());
+    let folder = claude_wt.to_string_lossy().replace('/', "-");
+    write(
+        &claude
+            .join("projects")
+            .join(folder)
+            .join(format!("{sid}.jsonl")),
+        &fixture,
+    );
+    let plan = claude.join("plans/plan-pagination-four-wiggly-kernighan.md");
+    write(
+        &plan,
+        &fs::read_to_string(format!(
+            "{FIXTURES}/claude-code-2.1.328/plans/plan-pagination-four-wiggly-kernighan.md"
+        ))
+        .unwrap(),
+    );
+    let row = |list: &[WorktreeSummary], wt: &Path| {
+        let w = list.iter().find(|w| Path::new(&w.path) == wt).unwrap();
+        (w.session_id.clone(), w.plan_path.clone())
+    };
+    let plan_text = Some(plan.to_string_lossy().into_owned());
+
+    // Before it is hosted: the transcript's own session, and its plan.
+    let before = list(&roots, None).unwrap();
+    assert_eq!(
+        row(&before, &claude_wt),
+        (Some(sid.to_owned()), plan_text.clone())
+    );
+    assert_eq!(row(&before, &codex_wt), (None, None));
+
+    hosted_record(
+        &roots,
+        "acps-00000000000000c1",
+        "claude-acp",
+        &claude_wt,
+        sid,
+    );
+    hosted_record(
+        &roots,
+        "acps-00000000000000c2",
+        "codex-acp",
+        &codex_wt,
+        "019ad7c0-codex-thread",
+    );
+    let hints = crate::sessions::worktree_hints(&roots);
+    for listed in [
+        list(&roots, None).unwrap(),
+        list_with(&roots, None, &hints, ListOptions::default()).unwrap(),
+        refresh(
+            &roots,
+            &hints,
+            &before.iter().map(|w| w.id.clone()).collect::<Vec<_>>(),
+        )
+        .unwrap(),
+    ] {
+        assert_eq!(
+            row(&listed, &claude_wt),
+            (Some("acps-00000000000000c1".to_owned()), plan_text.clone()),
+            "{listed:#?}"
+        );
+        assert_eq!(
+            row(&listed, &codex_wt),
+            (Some("acps-00000000000000c2".to_owned()), None),
+            "{listed:#?}"
+        );
+    }
+    // It runs (its host is this process): removing its worktree waits for it to be stopped.
+    let p = removal_preview(&roots, &codex_wt, None).unwrap();
+    assert!(
+        p.refusals.iter().any(|r| matches!(
+            r,
+            Refusal::RunningSession { session_id } if session_id == "acps-00000000000000c2"
+        )),
+        "{p:#?}"
+    );
+    let clean = clean_removals(&roots, &f.repo_dir, None).unwrap();
+    assert!(clean.is_empty(), "{clean:#?}");
+}

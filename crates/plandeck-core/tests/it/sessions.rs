@@ -1243,3 +1243,53 @@ fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
         assert_eq!(filed, 0, "a request was filed in gate/{folder}");
     }
 }
+
+/// Issue 36: codex-acp 0.16 tells no tokens over ACP (`usage_update` without cost, no `usage` in a
+/// prompt's answer), while the Codex it embeds counts them in its rollout, named by the ACP
+/// session's id (`tests/fixtures/acp/codex-acp-0.16.0-rollout-<id>.jsonl`, written by a real run).
+/// The ACP card (and its `sessions list --json` row) shows that count; the rollout itself is folded
+/// into the card, not listed; an ACP session whose agent told its tokens keeps its own.
+#[test]
+fn a_hosted_sessions_tokens_come_from_its_agents_own_record_when_it_told_none() {
+    use plandeck_core::acp::host::{self, Usage};
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let sid = "01a2253f-22ee-7933-bb2f-ac52b9ed6641";
+    let day = roots.codex.join("sessions/2026/11/29");
+    std::fs::create_dir_all(&day).unwrap();
+    std::fs::copy(
+        Path::new(FIXTURES).join(format!("acp/codex-acp-0.16.0-rollout-{sid}.jsonl")),
+        day.join(format!("rollout-2026-11-29T03-00-24-{sid}.jsonl")),
+    )
+    .unwrap();
+    hosted_record(&roots, "acps-00000000000000dd", sid);
+    let index = SessionIndex::open(&roots);
+    let mut h = host::get(&roots, "acps-00000000000000dd").unwrap();
+    assert_eq!(h.usage, Usage::default());
+    host::fill_from_records(&mut h, |id| index.session(id));
+    assert_eq!(
+        h.usage,
+        Usage {
+            input_tokens: Some(10),
+            output_tokens: Some(10),
+            cost_usd: None,
+        }
+    );
+    assert_eq!(h.row()["usage"]["inputTokens"], 10);
+    // The rollout is the card's: not a second session.
+    let mut listed = sessions::list(&roots);
+    assert!(listed.iter().any(|s| s.session_id == sid));
+    plandeck_core::standing::settle_listed(&roots, &mut listed);
+    assert!(!listed.iter().any(|s| s.session_id == sid), "{listed:#?}");
+
+    // What the agent told over ACP stays, and the records are not asked.
+    let told = Usage {
+        input_tokens: Some(7),
+        output_tokens: None,
+        cost_usd: Some(0.5),
+    };
+    let mut h = host::get(&roots, "acps-00000000000000dd").unwrap();
+    h.usage = told.clone();
+    host::fill_from_records(&mut h, |_| panic!("asked the records"));
+    assert_eq!(h.usage, told);
+}
