@@ -1522,10 +1522,11 @@ fn remote_acp_record(m: &Machines, id: &str) -> Value {
 /// machine's ACP sessions: Send reaches the agent as its prompt, word for word; a second Send
 /// while the turn runs is the remote's refusal; Interrupt is its `session/cancel`; Resume of a
 /// session that still runs is refused; Stop lists what it ends (the agent first, listed by the
-/// remote) and ends nothing without `--yes`, then ends it; a name that cannot be a session is
-/// refused before anything is sent; a machine that cannot be reached is said so.
+/// remote) and ends nothing without `--yes`, then ends it; Resume of the stopped session has it
+/// hosted again (`session/load`) and steered again; a name that cannot be a session is refused
+/// before anything is sent; a machine that cannot be reached is said so.
 #[test]
-fn over_host_an_acp_session_hosted_on_the_remote_is_sent_interrupted_and_stopped() {
+fn over_host_an_acp_session_hosted_on_the_remote_is_sent_interrupted_stopped_and_resumed() {
     let mut m = Machines::new(true);
     let user = remote_user();
     let bin = m.remote.join("bin");
@@ -1687,6 +1688,33 @@ fn over_host_an_acp_session_hosted_on_the_remote_is_sent_interrupted_and_stopped
             "{args:?}: {out}"
         );
     }
+
+    // Resume: the remote's server hosts it again, its agent loading the session; it is steered
+    // again from here.
+    let (code, out, err) = m.plandeck(&["--host", "box", "resume", &id, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let resumed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(resumed["id"], id.as_str(), "{out}");
+    assert_eq!(resumed["state"], "idle", "{out}");
+    assert!(
+        read_agent_log(&log)
+            .iter()
+            .any(|f| f["method"] == "session/load"),
+        "session/load sent"
+    );
+    let (code, out, err) = m.plandeck(&["--host", "box", "resume", &id]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("still runs"), "{err}");
+    let (code, out, err) = m.plandeck(&["--host", "box", "send", &id, "after resume"]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_until("the resumed agent got the message", || {
+        read_agent_log(&log).iter().any(|f| {
+            f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == "after resume"
+        })
+    });
+    let (code, out, err) = m.plandeck(&["--host", "box", "stop", &id, "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    state("ended");
 
     // A machine that cannot be reached: said so, nothing sent.
     m.stop_sshd();
