@@ -299,7 +299,18 @@ fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, Ip
         },
         |problem| format!("{} was not resumed: {problem}", args.id),
     )?;
-    if args.json {
+    print_resumed(&hosted, "plandeck", args.json, out)
+}
+
+/// A resumed hosted ACP session, as text or JSON; `plandeck` is how the person names the command
+/// that reaches it (`plandeck --host NAME` for another machine's).
+pub(crate) fn print_resumed(
+    hosted: &plandeck_core::acp::host::Hosted,
+    plandeck: &str,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    if json {
         print_json(
             out,
             &serde_json::json!({
@@ -318,7 +329,7 @@ fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, Ip
     }
     print_message(
         &format!(
-            "Resumed {} ({}): its agent loaded the session; send it a message with `plandeck send {}`.",
+            "Resumed {} ({}): its agent loaded the session; send it a message with `{plandeck} send {}`.",
             hosted.id, hosted.agent, hosted.id
         ),
         false,
@@ -326,8 +337,46 @@ fn resume_acp(ctx: &Context, args: &IdArgs, out: &mut Out<'_>) -> Result<i32, Ip
     )
 }
 
-fn is_acp_session(id: &str) -> bool {
+/// Whether `id` names a hosted ACP session (`acps-…`) rather than a terminal one.
+pub(crate) fn is_acp_session(id: &str) -> bool {
     id.starts_with("acps-")
+}
+
+/// What Send of a hosted ACP session did.
+pub(crate) const ACP_SENT: &str = "Sent: the agent's next turn starts with it (session/prompt).";
+/// What Interrupt of a hosted ACP session did.
+pub(crate) const ACP_INTERRUPTED: &str =
+    "Interrupted: the agent was asked to end its turn (session/cancel).";
+
+/// What Stop of the hosted session `hosted` ends, for a person; refused when it no longer runs
+/// (there is nothing to end).
+pub(crate) fn acp_stop_what(hosted: &plandeck_core::acp::host::Hosted) -> Result<String, IpcError> {
+    if matches!(hosted.live_state(), "ended" | "failed") {
+        return Err(IpcError::from(plandeck_core::acp::host::HostError::Ended(
+            hosted.id.clone(),
+        )));
+    }
+    Ok(format!(
+        "{} (its process group, pid {}) in {}",
+        hosted.display_name,
+        hosted
+            .agent_pid
+            .map_or_else(|| "?".to_owned(), |p| p.to_string()),
+        hosted.cwd
+    ))
+}
+
+/// Stop's preview: every process it ends, the agent first, as the window lists them.
+pub(crate) fn acp_stop_listing(
+    what: &str,
+    processes: &[plandeck_core::control::ProcessLine],
+) -> String {
+    let mut message = format!("would end {what}:");
+    for p in processes {
+        message.push_str(&format!("\n  {} {}", p.pid, p.command));
+    }
+    message.push_str("\nrerun with --yes to end them");
+    message
 }
 
 pub fn send(ctx: &Context, args: SendArgs, out: &mut Out<'_>) -> Result<i32, IpcError> {
@@ -336,7 +385,7 @@ pub fn send(ctx: &Context, args: SendArgs, out: &mut Out<'_>) -> Result<i32, Ipc
             ctx,
             &args.id,
             plandeck_core::acp::host::Command::Send { text: args.text },
-            "Sent: the agent's next turn starts with it (session/prompt).",
+            ACP_SENT,
             args.json,
             out,
         );
@@ -352,7 +401,7 @@ pub fn interrupt(ctx: &Context, args: IdArgs, out: &mut Out<'_>) -> Result<i32, 
             ctx,
             &args.id,
             plandeck_core::acp::host::Command::Interrupt,
-            "Interrupted: the agent was asked to end its turn (session/cancel).",
+            ACP_INTERRUPTED,
             args.json,
             out,
         );
@@ -397,22 +446,10 @@ pub fn stop(ctx: &Context, args: StopArgs, out: &mut Out<'_>) -> Result<i32, Ipc
                 ),
             )
         })?;
-        let what = format!(
-            "{} (its process group, pid {}) in {}",
-            hosted.display_name,
-            hosted
-                .agent_pid
-                .map_or_else(|| "?".to_owned(), |p| p.to_string()),
-            hosted.cwd
-        );
+        let what = acp_stop_what(&hosted)?;
         if !args.yes {
-            // Every process it ends, the agent first, as the window lists them.
-            let mut message = format!("would end {what}:");
-            for p in plandeck_core::control::acp_stop_preview(&hosted) {
-                message.push_str(&format!("\n  {} {}", p.pid, p.command));
-            }
-            message.push_str("\nrerun with --yes to end them");
-            return print_message(&message, args.json, out);
+            let processes = plandeck_core::control::acp_stop_preview(&hosted);
+            return print_message(&acp_stop_listing(&what, &processes), args.json, out);
         }
         return acp_command(
             ctx,

@@ -3,6 +3,7 @@
 //! printers as here (the same `--json`). A subcommand not served over `--host` yet is refused,
 //! never run here instead.
 
+use plandeck_core::acp::host::Command as AcpCommand;
 use plandeck_core::comments::CommentAction;
 use plandeck_core::config;
 use plandeck_core::gate::GateDecision;
@@ -307,6 +308,30 @@ pub fn run(
                 plandeck_core::elsewhere::attach_on(&remote.host().name, &started.tmux_session);
             super::control::print_started(&started, args.json, out)
         }
+        Command::Send(args) if super::control::is_acp_session(&args.id) => acp_steer(
+            &remote,
+            &args.id,
+            AcpCommand::Send {
+                text: args.text.clone(),
+            },
+            super::control::ACP_SENT,
+            args.json,
+            out,
+        ),
+        Command::Interrupt(args) if super::control::is_acp_session(&args.id) => acp_steer(
+            &remote,
+            &args.id,
+            AcpCommand::Interrupt,
+            super::control::ACP_INTERRUPTED,
+            args.json,
+            out,
+        ),
+        Command::Stop(args) if super::control::is_acp_session(&args.id) => {
+            acp_stop(&remote, &args.id, args.yes, args.json, out)
+        }
+        Command::Resume(args) if super::control::is_acp_session(&args.id) => {
+            acp_resume(&remote, &args.id, args.json, out)
+        }
         Command::Send(args) => {
             let said = remote.send_to_agent(args.id.clone(), args.text.clone())?;
             super::control::print_message(&said, args.json, out)
@@ -356,6 +381,103 @@ pub fn run(
         }
     }
     result
+}
+
+/// How long `--host … resume acps-…` waits for the remote's server to host the session again
+/// (as long as a local resume waits).
+const ACP_RESUME_PATIENCE: std::time::Duration = std::time::Duration::from_secs(150);
+
+/// The hosted ACP session `id` as the remote names it, checked before anything is sent: a name
+/// that cannot be one is refused here.
+fn acp_id(remote: &Remote, id: &str) -> Result<String, IpcError> {
+    if plandeck_core::acp::host::check_id(id).is_err() {
+        return Err(IpcError::new(
+            ErrorKind::NotFound,
+            format!(
+                "{} cannot be a hosted ACP session of {} (see `plandeck --host {} sessions \
+                 list`): nothing was sent",
+                plandeck_core::visible::shown(&id.chars().take(80).collect::<String>()),
+                remote.host().name,
+                remote.host().name
+            ),
+        ));
+    }
+    Ok(id.to_owned())
+}
+
+/// Send or Interrupt of a hosted ACP session of the remote: handed to its host there, through the
+/// same call the window makes for another machine's session.
+fn acp_steer(
+    remote: &Remote,
+    id: &str,
+    command: AcpCommand,
+    done: &str,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    let id = acp_id(remote, id)?;
+    remote.steer_acp_session(id, command)?;
+    super::control::print_message(done, json, out)
+}
+
+/// Stop of a hosted ACP session of the remote: without `yes`, what it would end (listed by the
+/// remote, the agent first); with it, ended.
+fn acp_stop(
+    remote: &Remote,
+    id: &str,
+    yes: bool,
+    json: bool,
+    out: &mut Out<'_>,
+) -> Result<i32, IpcError> {
+    let id = acp_id(remote, id)?;
+    let hosted = remote.acp_session(id.clone())?;
+    let what = super::control::acp_stop_what(&hosted)
+        .map_err(|e| IpcError::new(e.kind, format!("{}: {}", remote.host().name, e.message)))?;
+    if !yes {
+        let processes = remote.acp_stop_preview(id)?;
+        let listing = super::control::acp_stop_listing(&what, &processes);
+        return super::control::print_message(&listing, json, out);
+    }
+    remote.steer_acp_session(id, AcpCommand::Stop)?;
+    super::control::print_message(&format!("Stopping {what}."), json, out)
+}
+
+/// Resume of a hosted ACP session of the remote whose host ended: hosted again by the remote's
+/// server (started there when none runs); waits, asking the remote, until it is loaded (or
+/// failed).
+fn acp_resume(remote: &Remote, id: &str, json: bool, out: &mut Out<'_>) -> Result<i32, IpcError> {
+    let id = acp_id(remote, id)?;
+    let name = remote.host().name.clone();
+    // Its record's next write tells the new host took it.
+    let before = remote.acp_session(id.clone())?.updated;
+    remote.steer_acp_session(id.clone(), AcpCommand::Resume)?;
+    let asked = std::time::Instant::now();
+    let hosted = loop {
+        let h = remote.acp_session(id.clone())?;
+        if h.updated != before && h.state != "starting" {
+            break h;
+        }
+        if asked.elapsed() > ACP_RESUME_PATIENCE {
+            return Err(IpcError::new(
+                ErrorKind::Internal,
+                format!(
+                    "the Plandeck server of {name} did not resume {id} within 150 s: see its log \
+                     there"
+                ),
+            ));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(200));
+    };
+    if hosted.state == "failed" {
+        return Err(IpcError::new(
+            ErrorKind::Unsupported,
+            format!(
+                "{id} was not resumed on {name}: {}",
+                hosted.problem.as_deref().unwrap_or("?")
+            ),
+        ));
+    }
+    super::control::print_resumed(&hosted, &format!("plandeck --host {name}"), json, out)
 }
 
 /// What `approve`/`reject` name on the remote: a waiting request, or a plan (with the hash of

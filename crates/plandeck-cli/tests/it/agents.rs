@@ -55,7 +55,7 @@ fn agents_list_json_names_every_agent_its_kind_command_and_whether_it_was_found(
 }
 
 /// node's absolute path (the scripted agent runs on it); the test fails loudly without it.
-fn node() -> std::path::PathBuf {
+pub(crate) fn node() -> std::path::PathBuf {
     std::env::split_paths(&std::env::var_os("PATH").unwrap())
         .map(|d| d.join("node"))
         .find(|n| n.is_file())
@@ -151,7 +151,12 @@ fn scripted_claude_acp(bin: &std::path::Path, scenario: &str, log: &std::path::P
 
 /// The program `program` on `bin` that is the scripted ACP agent playing `scenario` (its own
 /// arguments left out).
-fn scripted_as(bin: &std::path::Path, program: &str, scenario: &str, log: &std::path::Path) {
+pub(crate) fn scripted_as(
+    bin: &std::path::Path,
+    program: &str,
+    scenario: &str,
+    log: &std::path::Path,
+) {
     let script = std::path::Path::new(env!("CARGO_MANIFEST_DIR"))
         .join("../../tests/agents/acp-scripted.mjs");
     std::fs::create_dir_all(bin).unwrap();

@@ -1507,3 +1507,227 @@ fn hosts_install_checks_what_arrived_and_installs_nothing_that_differs() {
     assert!(!m.remote.join(".local/bin/plandeck").exists());
     assert!(!m.remote.join(".local/bin/.plandeck.tmp").exists());
 }
+
+/// The remote's record of its hosted ACP session `id`, as its host last wrote it.
+fn remote_acp_record(m: &Machines, id: &str) -> Value {
+    let path = m
+        .remote_data()
+        .join("acp/sessions")
+        .join(format!("{id}.json"));
+    serde_json::from_slice(&std::fs::read(&path).unwrap_or_default()).unwrap_or(Value::Null)
+}
+
+/// Issue 36, item 2: an ACP session hosted by the remote's own server (started there, by its
+/// user) is steered from here with `--host`, through the same calls the window makes for another
+/// machine's ACP sessions: Send reaches the agent as its prompt, word for word; a second Send
+/// while the turn runs is the remote's refusal; Interrupt is its `session/cancel`; Resume of a
+/// session that still runs is refused; Stop lists what it ends (the agent first, listed by the
+/// remote) and ends nothing without `--yes`, then ends it; Resume of the stopped session has it
+/// hosted again (`session/load`) and steered again; a name that cannot be a session is refused
+/// before anything is sent; a machine that cannot be reached is said so.
+#[test]
+fn over_host_an_acp_session_hosted_on_the_remote_is_sent_interrupted_stopped_and_resumed() {
+    let mut m = Machines::new(true);
+    let user = remote_user();
+    let bin = m.remote.join("bin");
+    let log = m.remote.join("agent-read.jsonl");
+    let repo = m.remote.join("repo");
+    plandeck_testkit::verify::git_init(&repo, &[("README.md", "# r\n")], 1_700_000_000);
+    // An agent that holds every turn until it is cancelled (`silent`).
+    crate::agents::scripted_as(&bin, "claude-agent-acp", "silent", &log);
+    run(Command::new("chown")
+        .arg("-R")
+        .arg(format!("{USER}:"))
+        .arg(&m.remote));
+    // Started on the remote by its user: its server (started by this) hosts the agent.
+    let start = Command::new(m.remote.join(".local/bin/plandeck"))
+        .args(["start", "--agent", "claude-acp", "--repo"])
+        .arg(&repo)
+        .arg("--json")
+        .env_clear()
+        .env("HOME", &m.remote)
+        .env("PATH", format!("{}:/usr/bin:/bin", bin.display()))
+        .uid(user.uid)
+        .gid(user.gid)
+        .current_dir(&m.remote)
+        .output()
+        .unwrap();
+    assert!(
+        start.status.success(),
+        "{}{}",
+        String::from_utf8_lossy(&start.stdout),
+        String::from_utf8_lossy(&start.stderr)
+    );
+    let started: Value = serde_json::from_slice(&start.stdout).unwrap();
+    let id = started["id"].as_str().unwrap().to_owned();
+    assert!(id.starts_with("acps-"), "{started}");
+    let pid = started["agentPid"].as_u64().expect("the agent's pid");
+    m.start_sshd();
+    m.add_box();
+    let state = |want: &str| {
+        wait_until(&format!("the remote's session {want}"), || {
+            remote_acp_record(&m, &id)["state"] == want
+        })
+    };
+    state("idle");
+
+    // Send: the agent's prompt, word for word.
+    let text = "Write the tests -- then \"hold\" on; $HOME stays `data`";
+    let (code, out, err) = m.plandeck(&["--host", "box", "send", &id, text, "--json"]);
+    assert_eq!(code, 0, "{out}{err}\nsshd: {}", m.sshd_log());
+    assert!(out.contains("session/prompt"), "{out}");
+    wait_until("the remote's agent got the prompt", || {
+        read_agent_log(&log)
+            .iter()
+            .any(|f| f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == text)
+    });
+    state("working");
+    // A turn runs: a second Send is the remote's refusal, said with the machine's name.
+    let (code, out, _) = m.plandeck(&["--host", "box", "send", &id, "more", "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "conflict", "{out}");
+    let said = e["error"]["message"].as_str().unwrap();
+    assert!(
+        said.starts_with("box: ") && said.contains("is running"),
+        "{out}"
+    );
+    assert!(
+        !read_agent_log(&log)
+            .iter()
+            .any(|f| f["params"]["prompt"][0]["text"] == "more"),
+        "a refused message never reaches the agent"
+    );
+    // Interrupt: the agent's session/cancel; the turn ends.
+    let (code, out, err) = m.plandeck(&["--host", "box", "interrupt", &id]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("session/cancel"), "{out}");
+    wait_until("the remote's agent was asked to cancel", || {
+        read_agent_log(&log)
+            .iter()
+            .any(|f| f["method"] == "session/cancel")
+    });
+    state("idle");
+    // Resume is for a session whose host ended.
+    let (code, out, _) = m.plandeck(&["--host", "box", "resume", &id, "--json"]);
+    assert_eq!(code, 1, "{out}");
+    let e: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(e["error"]["kind"], "conflict", "{out}");
+    assert!(
+        e["error"]["message"]
+            .as_str()
+            .unwrap()
+            .contains("still runs"),
+        "{out}"
+    );
+    // Names that cannot be a session, or one the remote does not have: refused, nothing sent.
+    for (args, kind, words) in [
+        (
+            &["send", "acps-../../x", "hi", "--json"][..],
+            "notFound",
+            "cannot be a hosted ACP session of box",
+        ),
+        (
+            &["stop", "acps-nope", "--json"],
+            "notFound",
+            "box: no hosted ACP session acps-nope",
+        ),
+        (
+            &["interrupt", "acps-nope", "--json"],
+            "notFound",
+            "box: no hosted ACP session acps-nope",
+        ),
+    ] {
+        let mut all = vec!["--host", "box"];
+        all.extend_from_slice(args);
+        let (code, out, _) = m.plandeck(&all);
+        assert_eq!(code, 1, "{args:?}: {out}");
+        let e: Value = serde_json::from_str(&out).unwrap();
+        assert_eq!(e["error"]["kind"], kind, "{args:?}: {out}");
+        assert!(
+            e["error"]["message"].as_str().unwrap().contains(words),
+            "{args:?}: {out}"
+        );
+    }
+
+    // Stop: listed first (the agent first, by the remote), nothing ended without --yes.
+    let (code, out, err) = m.plandeck(&["--host", "box", "stop", &id]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.starts_with("would end "), "{out}");
+    let first = out.lines().nth(1).unwrap_or_default();
+    assert!(
+        first.starts_with(&format!("  {pid} ")) && first.contains("acp-scripted.mjs"),
+        "{out}"
+    );
+    assert!(out.contains("--yes"), "{out}");
+    assert_eq!(remote_acp_record(&m, &id)["state"], "idle");
+    assert!(std::path::Path::new(&format!("/proc/{pid}")).exists());
+    let (code, out, err) = m.plandeck(&["--host", "box", "stop", &id, "--yes", "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    assert!(out.contains("Stopping"), "{out}");
+    state("ended");
+    wait_until("the remote's agent is gone", || {
+        std::fs::read_to_string(format!("/proc/{pid}/stat")).map_or(true, |s| {
+            s.rsplit_once(')')
+                .is_some_and(|(_, rest)| rest.trim_start().starts_with('Z'))
+        })
+    });
+    // An ended session: nothing to stop, nothing to send to.
+    for args in [
+        &["stop", &id, "--json"][..],
+        &["send", &id, "hello", "--json"],
+    ] {
+        let mut all = vec!["--host", "box"];
+        all.extend_from_slice(args);
+        let (code, out, _) = m.plandeck(&all);
+        assert_eq!(code, 1, "{args:?}: {out}");
+        let e: Value = serde_json::from_str(&out).unwrap();
+        let said = e["error"]["message"].as_str().unwrap();
+        assert!(
+            said.starts_with("box: ") && said.contains("has ended"),
+            "{args:?}: {out}"
+        );
+    }
+
+    // Resume: the remote's server hosts it again, its agent loading the session; it is steered
+    // again from here.
+    let (code, out, err) = m.plandeck(&["--host", "box", "resume", &id, "--json"]);
+    assert_eq!(code, 0, "{out}{err}");
+    let resumed: Value = serde_json::from_str(&out).unwrap();
+    assert_eq!(resumed["id"], id.as_str(), "{out}");
+    assert_eq!(resumed["state"], "idle", "{out}");
+    assert!(
+        read_agent_log(&log)
+            .iter()
+            .any(|f| f["method"] == "session/load"),
+        "session/load sent"
+    );
+    let (code, out, err) = m.plandeck(&["--host", "box", "resume", &id]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("still runs"), "{err}");
+    let (code, out, err) = m.plandeck(&["--host", "box", "send", &id, "after resume"]);
+    assert_eq!(code, 0, "{out}{err}");
+    wait_until("the resumed agent got the message", || {
+        read_agent_log(&log).iter().any(|f| {
+            f["method"] == "session/prompt" && f["params"]["prompt"][0]["text"] == "after resume"
+        })
+    });
+    let (code, out, err) = m.plandeck(&["--host", "box", "stop", &id, "--yes"]);
+    assert_eq!(code, 0, "{out}{err}");
+    state("ended");
+
+    // A machine that cannot be reached: said so, nothing sent.
+    m.stop_sshd();
+    let (code, out, err) = m.plandeck(&["--host", "box", "interrupt", &id, "--json"]);
+    assert_eq!(code, 1, "{out}{err}");
+    assert!(err.contains("box is unreachable"), "{err}");
+}
+
+/// What the scripted agent read, one JSON frame a line.
+fn read_agent_log(log: &Path) -> Vec<Value> {
+    std::fs::read_to_string(log)
+        .unwrap_or_default()
+        .lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}

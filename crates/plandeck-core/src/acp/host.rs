@@ -260,7 +260,9 @@ fn dir(roots: &Roots, sub: &str) -> PathBuf {
     roots.data.join("acp").join(sub)
 }
 
-pub(crate) fn check_id(id: &str) -> Result<(), HostError> {
+/// Refused (as not found) unless `id` can name a hosted session: 1 to 64 ASCII letters, digits
+/// and dashes.
+pub fn check_id(id: &str) -> Result<(), HostError> {
     if id.is_empty() || id.len() > 64 || !id.chars().all(|c| c.is_ascii_alphanumeric() || c == '-')
     {
         return Err(HostError::NotFound(id.chars().take(80).collect()));
