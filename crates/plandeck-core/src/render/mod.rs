@@ -367,7 +367,9 @@ impl<'a> SafeEvents<'a, '_> {
             }
             Tag::Strikethrough => out.push(Event::Html(STRIKE_OPEN.into())),
             Tag::CodeBlock(CodeBlockKind::Fenced(info)) => {
-                let info_text = info.trim();
+                // ASCII blanks only: `str::trim` also takes U+2028, U+2029 and U+0085 (Unicode
+                // white space), which would drop an unseen character from the info string shown.
+                let info_text = info.trim_matches(|c: char| c.is_ascii_whitespace());
                 let lang = info_text.split_whitespace().next().unwrap_or("");
                 let kind = if valid_language(lang) {
                     CodeBlockKind::Fenced(CowStr::from(lang.to_owned()))

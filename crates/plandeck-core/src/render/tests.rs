@@ -389,6 +389,17 @@ fn odd_code_languages_lose_their_class() {
     assert!(r.html.contains("class=\"language-c++\""), "{}", r.html);
 }
 
+/// Found by `no_unseen_character_is_dropped`: an info string ending in a line or paragraph
+/// separator (Unicode white space, not CommonMark's) showed without it.
+#[test]
+fn unseen_characters_in_a_code_blocks_info_string_are_shown() {
+    for c in ['\u{2028}', '\u{2029}', '\u{85}'] {
+        let r = render(&format!("```a{c}\nx\n```\n"));
+        let mark = format!("⟨U+{:04X}⟩", c as u32);
+        assert!(r.html.contains(&mark), "{mark} not shown: {}", r.html);
+    }
+}
+
 #[test]
 fn markdown_html_wraps_render() {
     let html = markdown_html("# Hi\n\n<script>alert(1)</script>\n\n[x](javascript:alert(1))");
