@@ -491,6 +491,16 @@ pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
         .collect()
 }
 
+/// The agent's own ids of the hosted sessions running now ([`Brief::running`]): an ended one's
+/// transcript can be resumed in a terminal (`claude --resume`), where its plans are the hook's.
+pub fn running_agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
+    briefs(roots)
+        .into_iter()
+        .filter(Brief::running)
+        .filter_map(|b| b.session_id.filter(|s| !s.is_empty()))
+        .collect()
+}
+
 /// The sessions' worktree hints (found from the agents' own records) with the hosted ACP
 /// sessions in: each hosted session is a hint of its own (its id, its folder, running while its
 /// host does), and the hint of its agent's own record (claude-agent-acp's Claude Code's

@@ -1134,6 +1134,10 @@ fn a_large_transcript_read_at_its_ends_has_partial_usage_until_a_totals_record()
 /// The record a hosted ACP session's host writes (`<data>/acp/sessions/<id>.json`), its agent's
 /// own id of the session `session_id`.
 fn hosted_record(roots: &Roots, id: &str, session_id: &str) {
+    hosted_record_in(roots, id, session_id, "idle")
+}
+
+fn hosted_record_in(roots: &Roots, id: &str, session_id: &str, state: &str) {
     let now = "2026-11-23T00:50:00Z".to_owned();
     let hosted = plandeck_core::acp::host::Hosted {
         id: id.to_owned(),
@@ -1141,7 +1145,7 @@ fn hosted_record(roots: &Roots, id: &str, session_id: &str) {
         display_name: "Claude Code (ACP)".into(),
         cwd: "/home/dev/work/api".into(),
         session_id: Some(session_id.to_owned()),
-        state: "idle".into(),
+        state: state.into(),
         mode: Some("plan".into()),
         modes: vec!["default".into(), "plan".into()],
         gated: true,
@@ -1242,6 +1246,48 @@ fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
             .unwrap_or(0);
         assert_eq!(filed, 0, "a request was filed in gate/{folder}");
     }
+}
+
+/// An ended hosted session's transcript resumed in a terminal (`claude --resume <id>`): its plan
+/// is the hook's again, filed and waiting as any terminal session's (the hook steps aside only
+/// while a host runs the session).
+#[test]
+fn the_plan_hook_files_the_plan_of_an_ended_hosted_session_resumed_in_a_terminal() {
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let _app = plandeck_core::gate::app_heartbeat(&roots).unwrap();
+    let stdin = std::fs::read(
+        Path::new(FIXTURES)
+            .join("claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"),
+    )
+    .unwrap();
+    let input: serde_json::Value = serde_json::from_slice(&stdin).unwrap();
+    hosted_record_in(
+        &roots,
+        "acps-00000000000000cd",
+        input["session_id"].as_str().unwrap(),
+        "ended",
+    );
+    let out = plandeck_core::gate::hook_claude(
+        &roots,
+        &stdin,
+        plandeck_core::gate::HookOptions {
+            deadline: std::time::Duration::from_millis(300),
+            hook_pid: std::process::id(),
+            agent_pid: None,
+            tmux_env: None,
+        },
+    );
+    assert!(!out.stderr.contains("hosted over ACP"), "{out:?}");
+    let filed: usize = ["requests", "done"]
+        .iter()
+        .map(|folder| {
+            std::fs::read_dir(roots.data.join("gate").join(folder))
+                .map(|d| d.count())
+                .unwrap_or(0)
+        })
+        .sum();
+    assert!(filed > 0, "no request was filed: {out:?}");
 }
 
 /// Issue 36: codex-acp 0.16 tells no tokens over ACP (`usage_update` without cost, no `usage` in a
