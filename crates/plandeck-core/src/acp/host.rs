@@ -491,14 +491,16 @@ pub fn agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
         .collect()
 }
 
-/// The agent's own ids of the hosted sessions running now ([`Brief::running`]): an ended one's
-/// transcript can be resumed in a terminal (`claude --resume`), where its plans are the hook's.
-pub fn running_agent_session_ids(roots: &Roots) -> std::collections::HashSet<String> {
-    briefs(roots)
-        .into_iter()
-        .filter(Brief::running)
-        .filter_map(|b| b.session_id.filter(|s| !s.is_empty()))
-        .collect()
+/// Whether the process `pid` (the plan hook) runs under the host of a running hosted session
+/// whose agent's own id is `session_id` (the hook of the Claude Code claude-agent-acp runs): a
+/// session id alone is the agent's answer to `session/new`, and can be a terminal session's.
+pub fn hosts_process(roots: &Roots, session_id: &str, pid: u32) -> bool {
+    !session_id.is_empty()
+        && briefs(roots).iter().any(|b| {
+            b.session_id.as_deref() == Some(session_id)
+                && b.running()
+                && descends_from(pid, b.host_pid)
+        })
 }
 
 /// The sessions' worktree hints (found from the agents' own records) with the hosted ACP
@@ -525,7 +527,8 @@ pub fn fold_hints(roots: &Roots, hints: &mut Vec<crate::sessions::WorktreeHint>)
         let mut i = 0;
         while i < hints.len() {
             let h = &hints[i];
-            if h.session_id == b.id || Some(h.session_id.as_str()) == own {
+            let its_own = Some(h.session_id.as_str()) == own && same_folder(&h.cwd, &b.cwd);
+            if h.session_id == b.id || its_own {
                 let h = hints.remove(i);
                 hint.running |= h.running;
                 hint.worktree_path = hint.worktree_path.or(h.worktree_path);
@@ -573,10 +576,64 @@ pub fn fold_hosted(roots: &Roots, sessions: &mut Vec<crate::sessions::SessionSum
     if sessions.is_empty() {
         return;
     }
-    let hosted = agent_session_ids(roots);
+    let hosted = briefs(roots);
     if !hosted.is_empty() {
-        sessions.retain(|s| !hosted.contains(&s.session_id));
+        sessions.retain(|s| !hosted.iter().any(|b| hosts_record(b, s)));
     }
+}
+
+/// Whether the agent's record `s` is plausibly the hosted session `b`'s own, not only one with the
+/// same id: the id is the agent's answer to `session/new` (an agent can answer any string, such
+/// as a terminal session's id), and an ended hosted session's transcript can be resumed in a
+/// terminal (`claude --resume`) under its id. So the record must work in the hosted session's
+/// folder (or name none), run in no tmux pane, and, when a process runs it, that process must be
+/// one the session's host started (its descendant, the host running): a terminal session stays
+/// listed, and its worktree its own.
+fn hosts_record(b: &Brief, s: &crate::sessions::SessionSummary) -> bool {
+    if b.session_id.as_deref().filter(|id| !id.is_empty()) != Some(s.session_id.as_str()) {
+        return false;
+    }
+    if !(s.cwd.is_empty() || same_folder(std::path::Path::new(&s.cwd), &b.cwd)) {
+        return false;
+    }
+    if s.tmux_pane.is_some() {
+        return false;
+    }
+    match s.pid {
+        None => true,
+        Some(pid) => b.running() && descends_from(pid, b.host_pid),
+    }
+}
+
+/// Whether `folder` is the hosted session's folder `cwd`: the same path (a trailing `/` aside),
+/// or the same folder once symlinks are resolved (an agent records the folder it runs in as the
+/// kernel names it).
+fn same_folder(folder: &std::path::Path, cwd: &str) -> bool {
+    let cwd = std::path::Path::new(cwd);
+    if cwd.as_os_str().is_empty() {
+        return false;
+    }
+    folder == cwd
+        || matches!(
+            (std::fs::canonicalize(folder), std::fs::canonicalize(cwd)),
+            (Ok(a), Ok(b)) if a == b
+        )
+}
+
+/// Whether the process `pid` is `ancestor` or one of its descendants (its parents walked, at most
+/// 64 of them).
+fn descends_from(pid: u32, ancestor: u32) -> bool {
+    let mut p = pid;
+    for _ in 0..64 {
+        if p == ancestor {
+            return true;
+        }
+        match crate::process::parent_of(p) {
+            Some(parent) if parent != 0 && parent != p => p = parent,
+            _ => return false,
+        }
+    }
+    false
 }
 
 /// Hands `command` to the host of session `id`. Send is refused while a turn runs.
@@ -1203,6 +1260,87 @@ mod tests {
             saved_at: None,
             dirty: false,
         }
+    }
+
+    /// A hosted agent answers `session/new` with the id of a terminal session of the person's
+    /// (any string can be its answer), or an ended hosted session's transcript is resumed in a
+    /// terminal (`claude --resume`, the same id): the terminal session stays listed (its own row,
+    /// its own worktree), and its plan hook does not step aside; only the record in the hosted
+    /// session's folder that no terminal runs, or that a process under its host runs, is folded.
+    #[test]
+    fn a_terminal_session_with_a_hosted_agents_id_is_not_folded_into_it() {
+        let home = tempfile::tempdir().unwrap();
+        let roots = Roots::under_home(home.path());
+        let sid = "5a1e0000-0000-4000-8000-00000000beef";
+        let mut r = idle_record(
+            roots.clone(),
+            "acps-00000000000000e1",
+            std::process::id(),
+            None,
+        );
+        r.hosted.session_id = Some(sid.into());
+        r.hosted.cwd = "/home/dev/work/api".into();
+        r.save();
+        let summary = |cwd: &str, pane: Option<&str>, pid: Option<u32>| {
+            let mut s: crate::sessions::SessionSummary =
+                serde_json::from_value(serde_json::json!({
+                    "agent": "claude", "sessionId": sid, "cwd": cwd, "state": "idle",
+                    "unreadableLines": 0
+                }))
+                .unwrap();
+            s.tmux_pane = pane.map(str::to_owned);
+            s.pid = pid;
+            s
+        };
+        // Another user's process of this machine, or the person's shell: not under this host.
+        let init = 1;
+        let kept = [
+            summary("/home/dev/other", None, None),
+            summary("/home/dev/work/api", Some("%3"), None),
+            summary("/home/dev/work/api", None, Some(init)),
+        ];
+        let mut listed = kept.to_vec();
+        fold_hosted(&roots, &mut listed);
+        assert_eq!(listed, kept.to_vec());
+        // Its own: in its folder, no pane, run by nothing or by a process under its host.
+        let mut listed = vec![
+            summary("/home/dev/work/api", None, None),
+            summary("/home/dev/work/api/", None, Some(std::process::id())),
+            summary("", None, None),
+        ];
+        fold_hosted(&roots, &mut listed);
+        assert!(listed.is_empty(), "{listed:#?}");
+
+        let hint = |cwd: &str| crate::sessions::WorktreeHint {
+            session_id: sid.into(),
+            cwd: cwd.into(),
+            worktree_path: None,
+            original_head_commit: None,
+            original_branch: None,
+            plan_path: None,
+            running: true,
+        };
+        let mut hints = vec![hint("/home/dev/other")];
+        fold_hints(&roots, &mut hints);
+        assert!(hints.iter().any(|h| h.session_id == sid), "{hints:#?}");
+        let mut hints = vec![hint("/home/dev/work/api")];
+        fold_hints(&roots, &mut hints);
+        assert!(!hints.iter().any(|h| h.session_id == sid), "{hints:#?}");
+
+        // The hook runs under this host here; under another (a child of this test), it is not
+        // this one's.
+        assert!(hosts_process(&roots, sid, std::process::id()));
+        let mut other = std::process::Command::new("sleep")
+            .arg("600")
+            .spawn()
+            .unwrap();
+        r.hosted.host_pid = other.id();
+        r.save();
+        let under_other = hosts_process(&roots, sid, std::process::id());
+        other.kill().unwrap();
+        other.wait().unwrap();
+        assert!(!under_other);
+        assert!(!hosts_process(&roots, "", std::process::id()));
     }
 
     /// What the agent says reaches the window through the plans' sanitizer: no script, no

@@ -1303,9 +1303,15 @@ fn a_hosted_sessions_tokens_come_from_its_agents_own_record_when_it_told_none() 
     let sid = "01a2253f-22ee-7933-bb2f-ac52b9ed6641";
     let day = roots.codex.join("sessions/2026/11/29");
     std::fs::create_dir_all(&day).unwrap();
-    std::fs::copy(
+    // Its rollout names the hosted session's folder (the fixture's `<tmp>/repo`).
+    let rollout = std::fs::read_to_string(
         Path::new(FIXTURES).join(format!("acp/codex-acp-0.16.0-rollout-{sid}.jsonl")),
+    )
+    .unwrap()
+    .replace("<tmp>/repo", "/home/dev/work/api");
+    std::fs::write(
         day.join(format!("rollout-2026-11-29T03-00-24-{sid}.jsonl")),
+        rollout,
     )
     .unwrap();
     hosted_record(&roots, "acps-00000000000000dd", sid);

@@ -45,8 +45,9 @@ pub fn hook_claude(roots: &Roots, stdin: &[u8], opts: HookOptions) -> HookOutcom
     }
     // The Claude Code claude-agent-acp runs reads the person's settings, this hook too; its plan
     // waits as the ACP session's request, answered by its host: not twice. Only while its host
-    // runs it: an ended session resumed in a terminal is the hook's again.
-    if crate::acp::host::running_agent_session_ids(roots).contains(&input.session_id) {
+    // runs it, and only for a Claude Code under its host: an ended session resumed in a terminal,
+    // or a terminal session whose id a hosted agent took as its own, is the hook's.
+    if crate::acp::host::hosts_process(roots, &input.session_id, opts.hook_pid) {
         return HookOutcome::quiet(
             "plandeck hook claude: this session is hosted over ACP; its plan waits there\n",
         );
