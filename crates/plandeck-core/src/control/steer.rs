@@ -174,12 +174,23 @@ fn argv_of(pid: u32) -> Vec<String> {
 
 fn command_words(pid: u32) -> String {
     let argv = argv_of(pid);
-    if argv.is_empty() {
-        return std::fs::read_to_string(format!("/proc/{pid}/comm"))
-            .map(|c| format!("[{}]", c.trim()))
-            .unwrap_or_else(|_| "?".to_owned());
-    }
-    let line = argv.join(" ");
+    let comm = if argv.is_empty() {
+        std::fs::read_to_string(format!("/proc/{pid}/comm")).ok()
+    } else {
+        None
+    };
+    command_line(&argv, comm.as_deref())
+}
+
+/// A process's command as a person reads it: its arguments, else (a process that emptied them)
+/// its name in brackets; either with control and invisible characters marked (a process names
+/// itself: `/proc/self/comm` takes any 15 bytes, ESC included) and cut to 300 characters.
+fn command_line(argv: &[String], comm: Option<&str>) -> String {
+    let line = match comm {
+        _ if !argv.is_empty() => argv.join(" "),
+        Some(c) => format!("[{}]", c.trim_end_matches('\n')),
+        None => "?".to_owned(),
+    };
     crate::visible::shown(&line).chars().take(300).collect()
 }
 
@@ -212,8 +223,9 @@ fn group_members(pgrp: u64) -> Vec<u32> {
 /// What Stop of the hosted ACP session `h` ends, listed before it does: the processes of its
 /// agent's process group, read now, the agent first, then what it started there
 /// (claude-agent-acp's Claude Code, the commands that runs); the agent's watchdog, Plandeck's own
-/// (`acp::client`), is left out. Empty when the session no longer runs, or when its pid is no
-/// longer its agent's (no group led by a child of its host).
+/// (`acp::client`: its program and script, a child of the host), is left out, and a process of
+/// the agent's running the same words is listed (Stop ends it too). Empty when the session no
+/// longer runs, or when its pid is no longer its agent's (no group led by a child of its host).
 pub fn acp_stop_preview(h: &crate::acp::host::Hosted) -> Vec<ProcessLine> {
     if matches!(h.live_state(), "ended" | "failed") {
         return Vec::new();
@@ -231,7 +243,11 @@ pub fn acp_stop_preview(h: &crate::acp::host::Hosted) -> Vec<ProcessLine> {
     ];
     group_processes(pid)
         .into_iter()
-        .filter(|(line, argv)| line.pid == pid || argv.as_slice() != watchdog)
+        .filter(|(line, argv)| {
+            line.pid == pid
+                || argv.as_slice() != watchdog
+                || crate::process::parent_of(line.pid) != Some(h.host_pid)
+        })
         .map(|(line, _)| line)
         .collect()
 }
@@ -579,5 +595,25 @@ pub fn open_in_terminal(roots: &Roots, id: &str) -> Result<String, ControlError>
         Err(e) => Err(ControlError::Io {
             message: format!("cannot start {program}: {e}"),
         }),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A process that emptied its arguments is shown by the name it gave itself, which can hold
+    /// ESC and bidi controls (`/proc/self/comm`): marked, like its arguments, never raw.
+    #[test]
+    fn a_process_name_with_escapes_is_shown_marked() {
+        let shown = command_line(&[], Some("\u{1b}]0;x\u{7}\u{202e}\n"));
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
+            "{shown:?}"
+        );
+        assert!(shown.starts_with('[') && shown.ends_with(']'), "{shown:?}");
+        let argv = vec!["node".to_owned(), "\u{1b}[2J".to_owned()];
+        assert!(!command_line(&argv, None).contains('\u{1b}'));
+        assert_eq!(command_line(&[], None), "?");
     }
 }

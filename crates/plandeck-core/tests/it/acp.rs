@@ -491,6 +491,134 @@ fn group_of(pgrp: u32) -> Vec<(u32, String)> {
         .collect()
 }
 
+/// A process of the agent's own running the watchdog's words (`/bin/sh -c 'read -r line; kill
+/// -TERM 0'`) is listed: only the watchdog the host started is left out, so nothing Stop ends is
+/// hidden from its list.
+#[test]
+fn a_process_of_the_agents_posing_as_its_watchdog_is_listed() {
+    let dir = tempfile::tempdir().unwrap();
+    let script = "sleep 600 | /bin/sh -c 'read -r line; kill -TERM 0' & exec sleep 600".to_owned();
+    let cmd = AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec!["-c".into(), script],
+        env: vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())],
+        cwd: dir.path().to_owned(),
+    };
+    let (client, _events) = plandeck_core::acp::client::Client::spawn(&cmd).unwrap();
+    let pid = client.pid();
+    let posing = |group: &[(u32, String)]| {
+        group
+            .iter()
+            .filter(|(_, c)| c.contains("kill -TERM 0"))
+            .count()
+    };
+    plandeck_testkit::wait_until("the watchdog and the one posing as it", || {
+        posing(&group_of(pid)) == 2
+    });
+    let now = "2026-11-28T20:00:00Z".to_owned();
+    let hosted = plandeck_core::acp::host::Hosted {
+        id: "acps-00000000000000de".into(),
+        agent: "claude-acp".into(),
+        display_name: "Claude Code (ACP)".into(),
+        cwd: dir.path().to_string_lossy().into_owned(),
+        session_id: Some("s".into()),
+        state: "idle".into(),
+        mode: None,
+        modes: Vec::new(),
+        gated: true,
+        ungated_why: None,
+        usage: Default::default(),
+        can_load: Some(true),
+        problem: None,
+        host_pid: std::process::id(),
+        host_start_time: None,
+        agent_pid: Some(pid),
+        started: now.clone(),
+        updated: now,
+        entries: Vec::new(),
+        machine: None,
+    };
+    let listed = plandeck_core::control::acp_stop_preview(&hosted);
+    assert_eq!(
+        listed
+            .iter()
+            .filter(|l| l.command.contains("kill -TERM 0"))
+            .count(),
+        1,
+        "{listed:?}"
+    );
+    assert_eq!(listed.len(), group_of(pid).len() - 1, "{listed:?}");
+}
+
+/// The watchdog ends only the agent's group, whoever wakes it: a line written into its input by
+/// a process of the person's (as the agent could, through `/proc/<watchdog>/fd/0`) ends the
+/// agent's group and itself, and a process of the person's outside it runs on; a child of the
+/// agent that left the group (`setsid`, its own choice) is not the watchdog's to end.
+#[test]
+fn the_watchdog_woken_by_anyone_ends_only_the_agents_group() {
+    let dir = tempfile::tempdir().unwrap();
+    let cmd = AgentCommand {
+        program: "/bin/sh".into(),
+        args: vec![
+            "-c".into(),
+            "setsid sleep 600 </dev/null >/dev/null 2>&1 & exec sleep 600".into(),
+        ],
+        env: vec![("PATH".into(), std::env::var("PATH").unwrap_or_default())],
+        cwd: dir.path().to_owned(),
+    };
+    let mut person = std::process::Command::new("sleep")
+        .arg("600")
+        .spawn()
+        .unwrap();
+    let (client, _events) = plandeck_core::acp::client::Client::spawn(&cmd).unwrap();
+    let pid = client.pid();
+    let watchdog = plandeck_testkit::wait_for("the watchdog", || {
+        group_of(pid)
+            .into_iter()
+            .find(|(_, c)| c.contains("kill -TERM 0"))
+            .map(|(p, _)| p)
+    });
+    // The agent's child in a session (and group) of its own.
+    let escaped = plandeck_testkit::wait_for("the child that left the group", || {
+        std::fs::read_dir("/proc")
+            .unwrap()
+            .flatten()
+            .filter_map(|e| e.file_name().to_str()?.parse::<u32>().ok())
+            .find(|p| {
+                std::fs::read_to_string(format!("/proc/{p}/stat")).is_ok_and(|s| {
+                    s.rsplit_once(')').is_some_and(|(_, rest)| {
+                        let f: Vec<&str> = rest.split_whitespace().collect();
+                        let (me, agent) = (p.to_string(), pid.to_string());
+                        f.first() != Some(&"Z")
+                            && f.get(1) == Some(&agent.as_str())
+                            && f.get(3) == Some(&me.as_str())
+                    })
+                })
+            })
+    });
+    std::fs::OpenOptions::new()
+        .write(true)
+        .open(format!("/proc/{watchdog}/fd/0"))
+        .and_then(|mut f| std::io::Write::write_all(&mut f, b"\n"))
+        .unwrap();
+    plandeck_testkit::wait_until("the agent's group to end", || group_of(pid).is_empty());
+    assert!(
+        person.try_wait().unwrap().is_none(),
+        "the person's process ended"
+    );
+    assert!(
+        plandeck_core::process::is_running(escaped, None),
+        "what left the group is not the watchdog's"
+    );
+    let _ = rustix::process::kill_process(
+        rustix::process::Pid::from_raw(escaped as i32).unwrap(),
+        rustix::process::Signal::TERM,
+    );
+    person.kill().unwrap();
+    person.wait().unwrap();
+    drop(client);
+}
+
 /// Stop lists what it ends first: the processes of the agent's group, the agent first, read
 /// now; the agent's watchdog (in the group, Plandeck's own) is not listed. A record whose host is
 /// not the agent's parent (its pid reused, or another host's) lists nothing.
