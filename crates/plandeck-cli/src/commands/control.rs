@@ -330,7 +330,7 @@ pub(crate) fn print_resumed(
     print_message(
         &format!(
             "Resumed {} ({}): its agent loaded the session; send it a message with `{plandeck} send {}`.",
-            hosted.id, hosted.agent, hosted.id
+            cut(&hosted.id, 80), cut(&hosted.agent, 80), cut(&hosted.id, 80)
         ),
         false,
         out,
@@ -358,22 +358,44 @@ pub(crate) fn acp_stop_what(hosted: &plandeck_core::acp::host::Hosted) -> Result
     }
     Ok(format!(
         "{} (its process group, pid {}) in {}",
-        hosted.display_name,
+        cut(&hosted.display_name, 100),
         hosted
             .agent_pid
             .map_or_else(|| "?".to_owned(), |p| p.to_string()),
-        hosted.cwd
+        cut(&hosted.cwd, 300)
     ))
 }
 
-/// Stop's preview: every process it ends, the agent first, as the window lists them.
+/// `text` cut to `max` characters (`…` said where it was cut): what another machine sends is
+/// printed bounded.
+pub(crate) fn cut(text: &str, max: usize) -> String {
+    if text.chars().count() <= max {
+        return text.to_owned();
+    }
+    let mut t: String = text.chars().take(max).collect();
+    t.push('…');
+    t
+}
+
+/// The most processes Stop's preview lists one by one (the rest counted).
+const STOP_LISTED: usize = 200;
+
+/// Stop's preview: every process it ends, the agent first, as the window lists them (at most
+/// [`STOP_LISTED`], each command at most 300 characters, the rest counted: another machine's
+/// list is printed bounded).
 pub(crate) fn acp_stop_listing(
     what: &str,
     processes: &[plandeck_core::control::ProcessLine],
 ) -> String {
     let mut message = format!("would end {what}:");
-    for p in processes {
-        message.push_str(&format!("\n  {} {}", p.pid, p.command));
+    for p in processes.iter().take(STOP_LISTED) {
+        message.push_str(&format!("\n  {} {}", p.pid, cut(&p.command, 300)));
+    }
+    if processes.len() > STOP_LISTED {
+        message.push_str(&format!(
+            "\n  … and {} more processes",
+            processes.len() - STOP_LISTED
+        ));
     }
     message.push_str("\nrerun with --yes to end them");
     message

@@ -473,7 +473,7 @@ fn acp_resume(remote: &Remote, id: &str, json: bool, out: &mut Out<'_>) -> Resul
             ErrorKind::Unsupported,
             format!(
                 "{id} was not resumed on {name}: {}",
-                hosted.problem.as_deref().unwrap_or("?")
+                super::control::cut(hosted.problem.as_deref().unwrap_or("?"), 500)
             ),
         ));
     }

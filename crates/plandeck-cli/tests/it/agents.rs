@@ -1134,11 +1134,15 @@ fn an_acp_session_that_told_no_tokens_shows_its_agents_own_count() {
     let sid = "01a2253f-22ee-7933-bb2f-ac52b9ed6641";
     let day = roots.codex.join("sessions/2026/11/29");
     std::fs::create_dir_all(&day).unwrap();
-    std::fs::copy(
-        std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(format!(
-            "../../tests/fixtures/acp/codex-acp-0.16.0-rollout-{sid}.jsonl"
-        )),
+    // Its rollout names the hosted session's folder (the fixture's `<tmp>/repo`).
+    let rollout = std::fs::read_to_string(std::path::Path::new(env!("CARGO_MANIFEST_DIR")).join(
+        format!("../../tests/fixtures/acp/codex-acp-0.16.0-rollout-{sid}.jsonl"),
+    ))
+    .unwrap()
+    .replace("<tmp>/repo", &t.path().to_string_lossy());
+    std::fs::write(
         day.join(format!("rollout-2026-11-29T03-00-24-{sid}.jsonl")),
+        rollout,
     )
     .unwrap();
     let id = "acps-00000000000000ee";

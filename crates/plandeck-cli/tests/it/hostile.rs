@@ -450,3 +450,74 @@ fn adding_a_machine_is_confirmed_naming_its_destination_and_a_bad_one_is_refused
     }
     assert!(!home.path().join(".config/plandeck/settings.json").exists());
 }
+
+/// `plandeck --host box stop acps-…` against a machine whose answers are hostile: the session's
+/// name and folder hold escape sequences, bidi controls and 100k characters, and its list of
+/// processes runs to 5000 lines of 1000 characters each with escapes in them. What reaches this
+/// terminal is data (no ESC, no bidi control), bounded (the list counted past its first lines),
+/// and nothing is ended without `--yes`.
+#[test]
+fn a_hostile_machines_acp_stop_preview_is_printed_as_bounded_data() {
+    use crate::common::{output, plandeck_process};
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let evil = format!("\u{1b}]52;c;eA==\u{7}\u{202e}{}", "x".repeat(100_000));
+    let hosted = json!({
+        "id": "acps-00000000000000ee", "agent": "claude-acp", "displayName": evil,
+        "cwd": format!("/w\u{1b}[2J{evil}"), "sessionId": "s", "state": "idle", "mode": null,
+        "modes": [], "gated": true, "ungatedWhy": null,
+        "usage": {"inputTokens": null, "outputTokens": null, "costUsd": null},
+        "canLoad": true, "problem": null, "hostPid": 1, "hostStartTime": null, "agentPid": 7,
+        "started": "2026-11-29T00:00:00Z", "updated": "2026-11-29T00:00:00Z", "entries": [],
+        "machine": null
+    });
+    let processes: Vec<Value> = (0..5000)
+        .map(|i| json!({"pid": i + 7, "command": format!("\u{1b}[8m{}", "y".repeat(1000))}))
+        .collect();
+    std::fs::write(d.join("session.json"), hosted.to_string()).unwrap();
+    std::fs::write(d.join("preview.json"), Value::from(processes).to_string()).unwrap();
+    // The "ssh": answers each request by its id, the session first, then its processes.
+    std::fs::write(
+        d.join("ssh.sh"),
+        format!(
+            r#"d={}
+echo '{{"hello":{{"protocol":1,"version":"6.6.6","instance":"1-a"}}}}'
+for f in session preview; do
+  read -r line
+  id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9][0-9]*\)[,}}].*/\1/')
+  printf '{{"id":%s,"result":' "$id"; cat "$d/$f.json"; printf '}}\n'
+done
+cat >/dev/null
+"#,
+            d.display()
+        ),
+    )
+    .unwrap();
+    let ssh = format!("sh {}", d.join("ssh.sh").display());
+    let (code, out, err) = output(
+        plandeck_process(home.path())
+            .args(["hosts", "add", "box", "--ssh", "box"])
+            .env("PLANDECK_SSH", &ssh),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = output(
+        plandeck_process(home.path())
+            .args(["--host", "box", "stop", "acps-00000000000000ee"])
+            .env("PLANDECK_SSH", &ssh),
+    );
+    assert_eq!(code, 0, "{err}");
+    for shown in [&out, &err] {
+        assert!(
+            !shown.contains('\u{1b}') && !shown.contains('\u{7}') && !shown.contains('\u{202e}'),
+            "raw control characters reached the terminal"
+        );
+    }
+    assert!(out.len() < 256 * 1024, "{} bytes printed", out.len());
+    assert!(out.contains("and 4800 more processes"), "{}", &out[..2000]);
+    assert!(
+        out.contains("rerun with --yes"),
+        "{}",
+        &out[out.len() - 500..]
+    );
+}
