@@ -538,6 +538,8 @@ struct Ignored {
 
 /// How many reasons for ignored frames are kept.
 const REASONS_KEPT: usize = 10;
+/// The most characters of an error message the remote answers that are kept.
+const MESSAGE_KEPT: usize = 16 * 1024;
 
 /// The table's calls on the machine this connection reaches, their answers read as the server
 /// gave them (ids as that machine knows them: `--host` prints them so).
@@ -757,10 +759,17 @@ impl Remote {
         }
         match rx.recv_timeout(patience) {
             Ok(Ok(value)) => Ok(value),
-            Ok(Err(error)) => Err(RemoteError::Answered {
-                host: self.host.name.clone(),
-                error,
-            }),
+            Ok(Err(mut error)) => {
+                // The remote's words, bounded: a hostile machine's refusal of megabytes is cut.
+                if error.message.chars().count() > MESSAGE_KEPT {
+                    error.message = error.message.chars().take(MESSAGE_KEPT).collect();
+                    error.message.push('…');
+                }
+                Err(RemoteError::Answered {
+                    host: self.host.name.clone(),
+                    error,
+                })
+            }
             Err(mpsc::RecvTimeoutError::Timeout) => {
                 forget();
                 Err(RemoteError::TimedOut {

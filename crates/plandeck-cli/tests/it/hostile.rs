@@ -521,3 +521,50 @@ cat >/dev/null
         &out[out.len() - 500..]
     );
 }
+
+/// A hostile machine refusing `--host box send acps-…` with a message of a megabyte, escapes and
+/// bidi controls in it: the refusal is said in its words, marked and cut.
+#[test]
+fn a_hostile_machines_refusal_is_said_marked_and_bounded() {
+    use crate::common::{output, plandeck_process};
+    let home = tempfile::tempdir().unwrap();
+    let dir = tempfile::tempdir().unwrap();
+    let d = dir.path();
+    let refusal = json!({"kind": "refused", "message": format!(
+        "busy \u{1b}]52;c;eA==\u{7}\u{202e}{}", "z".repeat(1 << 20)
+    )});
+    std::fs::write(d.join("refusal.json"), refusal.to_string()).unwrap();
+    std::fs::write(
+        d.join("ssh.sh"),
+        format!(
+            r#"d={}
+echo '{{"hello":{{"protocol":1,"version":"6.6.6","instance":"1-a"}}}}'
+read -r line
+id=$(printf '%s' "$line" | sed 's/.*"id":\([0-9][0-9]*\)[,}}].*/\1/')
+printf '{{"id":%s,"error":' "$id"; cat "$d/refusal.json"; printf '}}\n'
+cat >/dev/null
+"#,
+            d.display()
+        ),
+    )
+    .unwrap();
+    let ssh = format!("sh {}", d.join("ssh.sh").display());
+    let (code, out, err) = output(
+        plandeck_process(home.path())
+            .args(["hosts", "add", "box", "--ssh", "box"])
+            .env("PLANDECK_SSH", &ssh),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    let (code, out, err) = output(
+        plandeck_process(home.path())
+            .args(["--host", "box", "send", "acps-00000000000000ee", "hi"])
+            .env("PLANDECK_SSH", &ssh),
+    );
+    assert_ne!(code, 0, "{out}");
+    assert!(err.contains("box: busy"), "{}", &err[..err.len().min(500)]);
+    assert!(
+        !err.contains('\u{1b}') && !err.contains('\u{7}') && !err.contains('\u{202e}'),
+        "raw control characters reached the terminal"
+    );
+    assert!(err.len() < 128 * 1024, "{} bytes printed", err.len());
+}
