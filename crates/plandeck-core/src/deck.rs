@@ -1015,7 +1015,7 @@ impl Deck {
     /// group, the agent first (none when it no longer runs).
     pub fn acp_stop_preview(&self, id: &str) -> Result<Vec<crate::control::ProcessLine>, IpcError> {
         if let Some((there, own)) = self.there(id) {
-            return there.acp_stop_preview(own);
+            return there.acp_stop_preview(own).map(another_machines_processes);
         }
         let h = crate::acp::host::get(&self.roots, id).ok_or_else(|| {
             IpcError::new(
@@ -1832,4 +1832,36 @@ mod worktree_tests {
             .unwrap();
         assert_eq!(plan.state, crate::review::ReviewState::Approved, "{plan:?}");
     }
+}
+
+/// The most processes of another machine's Stop list shown one by one.
+const STOP_LISTED: usize = 200;
+
+/// Another machine's list of what Stop ends, as this window shows it: each pid once (the window
+/// keys its rows by pid), each command marked here (control and invisible characters as
+/// `⟨U+XXXX⟩`, whatever that machine did) and cut to 300 characters, at most [`STOP_LISTED`]
+/// lines and then one (pid 0) counting the rest.
+fn another_machines_processes(
+    lines: Vec<crate::control::ProcessLine>,
+) -> Vec<crate::control::ProcessLine> {
+    let mut seen = std::collections::HashSet::new();
+    let mut unique: Vec<crate::control::ProcessLine> = lines
+        .into_iter()
+        .filter(|l| l.pid != 0 && seen.insert(l.pid))
+        .collect();
+    let rest = unique.len().saturating_sub(STOP_LISTED);
+    unique.truncate(STOP_LISTED);
+    for l in &mut unique {
+        l.command = crate::visible::shown(&l.command)
+            .chars()
+            .take(300)
+            .collect();
+    }
+    if rest > 0 {
+        unique.push(crate::control::ProcessLine {
+            pid: 0,
+            command: format!("… and {rest} more processes"),
+        });
+    }
+    unique
 }

@@ -568,3 +568,42 @@ cat >/dev/null
     );
     assert!(err.len() < 128 * 1024, "{} bytes printed", err.len());
 }
+
+/// The window's Stop of another machine's ACP session lists what that machine answers: here 5000
+/// processes, one pid twice, commands with escapes and bidi controls. The window gets each pid
+/// once (it keys its rows by pid), the commands marked and cut, at most 200 lines and one more
+/// counting the rest.
+#[test]
+fn a_hostile_machines_acp_stop_list_reaches_the_window_marked_unique_and_bounded() {
+    let stand = StandIn::new();
+    let (_home, machines, deck, _heard) = deck_with(&stand, timing(Duration::from_secs(10)));
+    let mut conn = stand.accept();
+    conn.greet();
+    wait_until("box connected", || connected(&machines));
+    let call = {
+        let deck = deck.clone();
+        std::thread::spawn(move || deck.acp_stop_preview("@box/acps-00000000000000ee"))
+    };
+    let (id, method, _) = conn.request();
+    assert_eq!(method, "acp_stop_preview");
+    let mut lines: Vec<Value> = (0..5000)
+        .map(|i| json!({"pid": i + 7, "command": format!("\u{1b}[8m\u{202e}{}", "y".repeat(1000))}))
+        .collect();
+    lines.insert(1, json!({"pid": 7, "command": "again"}));
+    conn.answer(id, Value::from(lines));
+    let listed = call.join().unwrap().unwrap();
+    let mut pids: Vec<u32> = listed.iter().map(|l| l.pid).collect();
+    pids.sort_unstable();
+    pids.dedup();
+    assert_eq!(pids.len(), listed.len(), "a pid listed twice");
+    assert_eq!(listed.len(), 201);
+    assert_eq!(listed[200].command, "… and 4800 more processes");
+    for l in &listed {
+        assert!(
+            !l.command.contains('\u{1b}') && !l.command.contains('\u{202e}'),
+            "{:?}",
+            &l.command[..40.min(l.command.len())]
+        );
+        assert!(l.command.chars().count() <= 300);
+    }
+}
