@@ -1345,3 +1345,34 @@ fn a_hosted_sessions_tokens_come_from_its_agents_own_record_when_it_told_none() 
     host::fill_from_records(&mut h, |_| panic!("asked the records"));
     assert_eq!(h.usage, told);
 }
+
+/// A hosted agent answering `session/new` with a path (`../`, a rollout's file name) reaches no
+/// file: its tokens are looked up by id among the records the index read, never by a path made
+/// of the id. Nothing is found, nothing panics.
+#[test]
+fn a_hosted_session_id_that_is_a_path_reaches_no_file() {
+    use plandeck_core::acp::host::{self, Usage};
+    let home = tempfile::tempdir().unwrap();
+    let roots = Roots::under_home(home.path());
+    let sid = "01a2253f-22ee-7933-bb2f-ac52b9ed6641";
+    let day = roots.codex.join("sessions/2026/11/29");
+    std::fs::create_dir_all(&day).unwrap();
+    let rollout = format!("rollout-2026-11-29T03-00-24-{sid}.jsonl");
+    std::fs::copy(
+        Path::new(FIXTURES).join(format!("acp/codex-acp-0.16.0-rollout-{sid}.jsonl")),
+        day.join(&rollout),
+    )
+    .unwrap();
+    let index = SessionIndex::open(&roots);
+    for hostile in [
+        format!("../../.codex/sessions/2026/11/29/{rollout}"),
+        format!("sessions/2026/11/29/{rollout}"),
+        "../../../../../../etc/passwd".to_owned(),
+        "\u{1b}]52;c;eA==\u{7}".to_owned(),
+    ] {
+        hosted_record(&roots, "acps-00000000000000df", &hostile);
+        let mut h = host::get(&roots, "acps-00000000000000df").unwrap();
+        host::fill_from_records(&mut h, |id| index.session(id));
+        assert_eq!(h.usage, Usage::default(), "{hostile}");
+    }
+}
