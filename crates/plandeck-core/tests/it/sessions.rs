@@ -1207,12 +1207,9 @@ fn a_hosted_acp_sessions_own_transcript_is_not_listed_as_a_second_session() {
     );
 }
 
-/// The plan hook, installed in `~/.claude/settings.json` for terminal sessions, runs in the
-/// Claude Code that claude-agent-acp starts too (it reads the person's settings): for a session
-/// an ACP host hosts it gives no decision and files nothing, so the plan waits once, as the ACP
-/// session's request its host answers.
-#[test]
-fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
+/// Claude Code's plan hook run (the app present) on a real hook input whose session an ACP record
+/// `id` in `state` names; what it answered and how many requests it filed.
+fn plan_hook_on_hosted(id: &str, state: &str) -> (plandeck_core::gate::HookOutcome, usize) {
     let home = tempfile::tempdir().unwrap();
     let roots = Roots::under_home(home.path());
     let _app = plandeck_core::gate::app_heartbeat(&roots).unwrap();
@@ -1222,11 +1219,7 @@ fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
     )
     .unwrap();
     let input: serde_json::Value = serde_json::from_slice(&stdin).unwrap();
-    hosted_record(
-        &roots,
-        "acps-00000000000000cc",
-        input["session_id"].as_str().unwrap(),
-    );
+    hosted_record_in(&roots, id, input["session_id"].as_str().unwrap(), state);
     let out = plandeck_core::gate::hook_claude(
         &roots,
         &stdin,
@@ -1238,48 +1231,7 @@ fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
             tmux_env: None,
         },
     );
-    assert_eq!((out.exit_code, out.stdout.as_str()), (0, ""), "{out:?}");
-    assert!(out.stderr.contains("hosted over ACP"), "{out:?}");
-    for folder in ["requests", "done"] {
-        let filed = std::fs::read_dir(roots.data.join("gate").join(folder))
-            .map(|d| d.count())
-            .unwrap_or(0);
-        assert_eq!(filed, 0, "a request was filed in gate/{folder}");
-    }
-}
-
-/// An ended hosted session's transcript resumed in a terminal (`claude --resume <id>`): its plan
-/// is the hook's again, filed and waiting as any terminal session's (the hook steps aside only
-/// while a host runs the session).
-#[test]
-fn the_plan_hook_files_the_plan_of_an_ended_hosted_session_resumed_in_a_terminal() {
-    let home = tempfile::tempdir().unwrap();
-    let roots = Roots::under_home(home.path());
-    let _app = plandeck_core::gate::app_heartbeat(&roots).unwrap();
-    let stdin = std::fs::read(
-        Path::new(FIXTURES)
-            .join("claude-code-2.1.328/hook-input/permission-request-exit-plan-mode.json"),
-    )
-    .unwrap();
-    let input: serde_json::Value = serde_json::from_slice(&stdin).unwrap();
-    hosted_record_in(
-        &roots,
-        "acps-00000000000000cd",
-        input["session_id"].as_str().unwrap(),
-        "ended",
-    );
-    let out = plandeck_core::gate::hook_claude(
-        &roots,
-        &stdin,
-        plandeck_core::gate::HookOptions {
-            deadline: std::time::Duration::from_millis(300),
-            hook_pid: std::process::id(),
-            agent_pid: None,
-            tmux_env: None,
-        },
-    );
-    assert!(!out.stderr.contains("hosted over ACP"), "{out:?}");
-    let filed: usize = ["requests", "done"]
+    let filed = ["requests", "done"]
         .iter()
         .map(|folder| {
             std::fs::read_dir(roots.data.join("gate").join(folder))
@@ -1287,6 +1239,28 @@ fn the_plan_hook_files_the_plan_of_an_ended_hosted_session_resumed_in_a_terminal
                 .unwrap_or(0)
         })
         .sum();
+    (out, filed)
+}
+
+/// The plan hook, installed in `~/.claude/settings.json` for terminal sessions, runs in the
+/// Claude Code that claude-agent-acp starts too (it reads the person's settings): for a session
+/// an ACP host hosts it gives no decision and files nothing, so the plan waits once, as the ACP
+/// session's request its host answers.
+#[test]
+fn the_plan_hook_leaves_a_hosted_acp_session_to_its_host() {
+    let (out, filed) = plan_hook_on_hosted("acps-00000000000000cc", "idle");
+    assert_eq!((out.exit_code, out.stdout.as_str()), (0, ""), "{out:?}");
+    assert!(out.stderr.contains("hosted over ACP"), "{out:?}");
+    assert_eq!(filed, 0, "a request was filed: {out:?}");
+}
+
+/// An ended hosted session's transcript resumed in a terminal (`claude --resume <id>`): its plan
+/// is the hook's again, filed and waiting as any terminal session's (the hook steps aside only
+/// while a host runs the session).
+#[test]
+fn the_plan_hook_files_the_plan_of_an_ended_hosted_session_resumed_in_a_terminal() {
+    let (out, filed) = plan_hook_on_hosted("acps-00000000000000cd", "ended");
+    assert!(!out.stderr.contains("hosted over ACP"), "{out:?}");
     assert!(filed > 0, "no request was filed: {out:?}");
 }
 
