@@ -1022,26 +1022,18 @@ fn the_windows_resume_starts_the_server_when_none_runs() {
     // A session whose host ended long ago (no process of that start time).
     let id = "acps-0123456789abcdef";
     let gone = plandeck_core::acp::host::Hosted {
-        id: id.into(),
-        agent: "claude-acp".into(),
-        display_name: "Claude Code (ACP)".into(),
-        cwd: t.path().to_string_lossy().into_owned(),
         session_id: Some("s1".into()),
         state: "ended".into(),
-        mode: None,
-        modes: Vec::new(),
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
         host_start_time: Some(1),
-        agent_pid: None,
-        started: "2026-11-28T00:00:00Z".into(),
-        updated: "2026-11-28T00:00:00Z".into(),
-        entries: Vec::new(),
-        machine: None,
+        ..plandeck_core::acp::host::Hosted::new(
+            id,
+            "claude-acp",
+            "Claude Code (ACP)",
+            t.path().to_string_lossy().into_owned(),
+            std::process::id(),
+            "2026-11-28T00:00:00Z",
+        )
     };
     let sessions = home.join(".local/share/plandeck/acp/sessions");
     std::fs::create_dir_all(&sessions).unwrap();
@@ -1147,26 +1139,21 @@ fn an_acp_session_that_told_no_tokens_shows_its_agents_own_count() {
     .unwrap();
     let id = "acps-00000000000000ee";
     let hosted = plandeck_core::acp::host::Hosted {
-        id: id.into(),
-        agent: "codex-acp".into(),
-        display_name: "Codex (ACP)".into(),
-        cwd: t.path().to_string_lossy().into_owned(),
         session_id: Some(sid.into()),
         state: "idle".into(),
         mode: Some("auto".into()),
         modes: vec!["read-only".into(), "auto".into(), "full-access".into()],
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
         host_start_time: plandeck_core::process::start_time(std::process::id()),
-        agent_pid: None,
         started: "2026-11-29T03:00:24Z".into(),
-        updated: "2026-11-29T03:00:25Z".into(),
-        entries: Vec::new(),
-        machine: None,
+        ..plandeck_core::acp::host::Hosted::new(
+            id,
+            "codex-acp",
+            "Codex (ACP)",
+            t.path().to_string_lossy().into_owned(),
+            std::process::id(),
+            "2026-11-29T03:00:25Z",
+        )
     };
     let sessions = roots.data.join("acp/sessions");
     std::fs::create_dir_all(&sessions).unwrap();

@@ -125,6 +125,41 @@ pub struct Hosted {
 }
 
 impl Hosted {
+    /// A session just started by the host `host_pid` (its start time read now) at `now`: state
+    /// `starting`, gated, nothing known of the agent yet.
+    pub fn new(
+        id: impl Into<String>,
+        agent: impl Into<String>,
+        display_name: impl Into<String>,
+        cwd: impl Into<String>,
+        host_pid: u32,
+        now: impl Into<String>,
+    ) -> Hosted {
+        let now = now.into();
+        Hosted {
+            id: id.into(),
+            agent: agent.into(),
+            display_name: display_name.into(),
+            cwd: cwd.into(),
+            session_id: None,
+            state: "starting".into(),
+            mode: None,
+            modes: Vec::new(),
+            gated: true,
+            ungated_why: None,
+            usage: Usage::default(),
+            can_load: None,
+            problem: None,
+            host_pid,
+            host_start_time: crate::process::start_time(host_pid),
+            agent_pid: None,
+            started: now.clone(),
+            updated: now,
+            entries: Vec::new(),
+            machine: None,
+        }
+    }
+
     /// Its state as a listing says it: a session whose host is gone has ended, whatever its file
     /// last said.
     pub fn live_state(&self) -> &str {
@@ -949,27 +984,15 @@ fn host(roots: &Roots, env: &Env, req: StartRequest) {
         });
     let record = Arc::new(Mutex::new(Record::new(
         roots.clone(),
-        resumed.unwrap_or_else(|| Hosted {
-            id: req.id.clone(),
-            agent: req.agent.clone(),
-            display_name: entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
-            cwd: req.cwd.clone(),
-            session_id: None,
-            state: "starting".into(),
-            mode: None,
-            modes: Vec::new(),
-            gated: true,
-            ungated_why: None,
-            usage: Usage::default(),
-            can_load: None,
-            problem: None,
-            host_pid: pid,
-            host_start_time: crate::process::start_time(pid),
-            agent_pid: None,
-            started: now.clone(),
-            updated: now,
-            entries: Vec::new(),
-            machine: None,
+        resumed.unwrap_or_else(|| {
+            Hosted::new(
+                req.id.clone(),
+                req.agent.clone(),
+                entry.map(|e| e.display_name).unwrap_or("?").to_owned(),
+                req.cwd.clone(),
+                pid,
+                now,
+            )
         }),
     )));
     lock(&record).save();

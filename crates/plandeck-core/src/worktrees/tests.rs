@@ -1331,26 +1331,19 @@ fn a_folder_name_cannot_forge_a_pane_in_the_list() {
 fn hosted_record(roots: &Roots, id: &str, agent: &str, cwd: &Path, session_id: &str) {
     let now = "2026-11-29T02:50:00Z".to_owned();
     let hosted = crate::acp::host::Hosted {
-        id: id.to_owned(),
-        agent: agent.to_owned(),
-        display_name: agent.to_owned(),
-        cwd: cwd.to_string_lossy().into_owned(),
         session_id: Some(session_id.to_owned()),
         state: "idle".into(),
         mode: Some("plan".into()),
         modes: vec!["default".into(), "plan".into()],
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
-        host_start_time: crate::process::start_time(std::process::id()),
-        agent_pid: None,
-        started: now.clone(),
-        updated: now,
-        entries: Vec::new(),
-        machine: None,
+        ..crate::acp::host::Hosted::new(
+            id.to_owned(),
+            agent.to_owned(),
+            agent.to_owned(),
+            cwd.to_string_lossy().into_owned(),
+            std::process::id(),
+            now,
+        )
     };
     let dir = roots.data.join("acp").join("sessions");
     fs::create_dir_all(&dir).unwrap();

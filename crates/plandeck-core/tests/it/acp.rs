@@ -517,26 +517,19 @@ fn a_process_of_the_agents_posing_as_its_watchdog_is_listed() {
     });
     let now = "2026-11-28T20:00:00Z".to_owned();
     let hosted = plandeck_core::acp::host::Hosted {
-        id: "acps-00000000000000de".into(),
-        agent: "claude-acp".into(),
-        display_name: "Claude Code (ACP)".into(),
-        cwd: dir.path().to_string_lossy().into_owned(),
         session_id: Some("s".into()),
         state: "idle".into(),
-        mode: None,
-        modes: Vec::new(),
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
         host_start_time: None,
         agent_pid: Some(pid),
-        started: now.clone(),
-        updated: now,
-        entries: Vec::new(),
-        machine: None,
+        ..plandeck_core::acp::host::Hosted::new(
+            "acps-00000000000000de",
+            "claude-acp",
+            "Claude Code (ACP)",
+            dir.path().to_string_lossy().into_owned(),
+            std::process::id(),
+            now,
+        )
     };
     let listed = plandeck_core::control::acp_stop_preview(&hosted);
     assert_eq!(
@@ -633,26 +626,19 @@ fn stop_lists_the_agents_group_the_agent_first_and_not_its_watchdog() {
     );
     let now = "2026-11-28T20:00:00Z".to_owned();
     let mut hosted = plandeck_core::acp::host::Hosted {
-        id: "acps-00000000000000dd".into(),
-        agent: "claude-acp".into(),
-        display_name: "Claude Code (ACP)".into(),
-        cwd: run.dir.path().to_string_lossy().into_owned(),
         session_id: Some(run.sid.clone()),
         state: "idle".into(),
-        mode: None,
-        modes: Vec::new(),
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
         host_start_time: None,
         agent_pid: Some(pid),
-        started: now.clone(),
-        updated: now,
-        entries: Vec::new(),
-        machine: None,
+        ..plandeck_core::acp::host::Hosted::new(
+            "acps-00000000000000dd",
+            "claude-acp",
+            "Claude Code (ACP)",
+            run.dir.path().to_string_lossy().into_owned(),
+            std::process::id(),
+            now,
+        )
     };
     let listed = plandeck_core::control::acp_stop_preview(&hosted);
     assert_eq!(listed.len(), group.len() - 1, "{listed:?} of {group:?}");

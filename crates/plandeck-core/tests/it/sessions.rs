@@ -1140,26 +1140,20 @@ fn hosted_record(roots: &Roots, id: &str, session_id: &str) {
 fn hosted_record_in(roots: &Roots, id: &str, session_id: &str, state: &str) {
     let now = "2026-11-23T00:50:00Z".to_owned();
     let hosted = plandeck_core::acp::host::Hosted {
-        id: id.to_owned(),
-        agent: "claude-acp".into(),
-        display_name: "Claude Code (ACP)".into(),
-        cwd: "/home/dev/work/api".into(),
         session_id: Some(session_id.to_owned()),
         state: state.into(),
         mode: Some("plan".into()),
         modes: vec!["default".into(), "plan".into()],
-        gated: true,
-        ungated_why: None,
-        usage: Default::default(),
         can_load: Some(true),
-        problem: None,
-        host_pid: std::process::id(),
         host_start_time: None,
-        agent_pid: None,
-        started: now.clone(),
-        updated: now,
-        entries: Vec::new(),
-        machine: None,
+        ..plandeck_core::acp::host::Hosted::new(
+            id.to_owned(),
+            "claude-acp",
+            "Claude Code (ACP)",
+            "/home/dev/work/api",
+            std::process::id(),
+            now,
+        )
     };
     let dir = roots.data.join("acp").join("sessions");
     std::fs::create_dir_all(&dir).unwrap();
