@@ -494,13 +494,7 @@ cat >/dev/null
         ),
     )
     .unwrap();
-    let ssh = format!("sh {}", d.join("ssh.sh").display());
-    let (code, out, err) = output(
-        plandeck_process(home.path())
-            .args(["hosts", "add", "box", "--ssh", "box"])
-            .env("PLANDECK_SSH", &ssh),
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let ssh = add_stand_in_box(home.path(), d);
     let (code, out, err) = output(
         plandeck_process(home.path())
             .args(["--host", "box", "stop", "acps-00000000000000ee"])
@@ -548,13 +542,7 @@ cat >/dev/null
         ),
     )
     .unwrap();
-    let ssh = format!("sh {}", d.join("ssh.sh").display());
-    let (code, out, err) = output(
-        plandeck_process(home.path())
-            .args(["hosts", "add", "box", "--ssh", "box"])
-            .env("PLANDECK_SSH", &ssh),
-    );
-    assert_eq!(code, 0, "{out}{err}");
+    let ssh = add_stand_in_box(home.path(), d);
     let (code, out, err) = output(
         plandeck_process(home.path())
             .args(["--host", "box", "send", "acps-00000000000000ee", "hi"])
@@ -606,4 +594,18 @@ fn a_hostile_machines_acp_stop_list_reaches_the_window_marked_unique_and_bounded
         );
         assert!(l.command.chars().count() <= 300);
     }
+}
+
+/// Adds the machine `box` to `home`'s settings, reached through the stand-in `<d>/ssh.sh` (as
+/// `PLANDECK_SSH`); returns that `PLANDECK_SSH` for the calls that follow.
+fn add_stand_in_box(home: &std::path::Path, d: &std::path::Path) -> String {
+    let ssh = format!("sh {}", d.join("ssh.sh").display());
+    use crate::common::{output, plandeck_process};
+    let (code, out, err) = output(
+        plandeck_process(home)
+            .args(["hosts", "add", "box", "--ssh", "box"])
+            .env("PLANDECK_SSH", &ssh),
+    );
+    assert_eq!(code, 0, "{out}{err}");
+    ssh
 }
